@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# ktop: an interactive explorer for live Linux kernel traces.
+#
+#   make            build ./ktop
+#   make run        build, then start ktop live (or the demo snapshot)
+#   make check      install what is missing, build, run every test
+#   make check-fast every test but the qemu ones
+#   make bench      benchmarks, each next to its anchor
+#   make deps       apt-get install the Debian packages ktop needs
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# V=1 shows full commands.
+
+VERSION		:= 0.1.0
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+MANDIR		?= $(PREFIX)/share/man
+DATADIR		?= $(PREFIX)/share/ktop
+
+CC		?= cc
+CLANG		?= clang
+BPFTOOL		?= bpftool
+PKG_CONFIG	?= pkg-config
+B		:= build
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' $(1) $(2)
+endif
+
+# Debian packages: build, run, tests, benchmarks, the qemu rig.
+DEB_PKGS := build-essential pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
+	libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libzstd-dev libpcre2-dev \
+	libncurses-dev tmux trace-cmd qemu-system-x86 busybox-static cpio \
+	libclang-rt-14-dev python3 linux-perf libbpf-tools
+
+# Lazily expanded, so a target that installs the libraries first can still use them.
+PC_LIBS		= libtracefs libtraceevent libtracecmd libbpf libpcre2-8
+PC_CFLAGS	= $(shell $(PKG_CONFIG) --cflags $(PC_LIBS) ncursesw 2>/dev/null)
+CORE_LDLIBS	= $(shell $(PKG_CONFIG) --libs $(PC_LIBS) 2>/dev/null) -lzstd -lelf -lz -lpthread -lm
+UI_LDLIBS	= $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null)
+
+WARN		:= -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
+		   -Wmissing-prototypes -Wstrict-prototypes
+OPT		?= -O2 -g
+KTOP_CFLAGS	= -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -DKTOP_VERSION='"$(VERSION)"' \
+		  -DKTOP_DATADIR='"$(DATADIR)"' -Isrc -Iui -I$(B) $(PC_CFLAGS) $(EXTRA_CFLAGS)
+KTOP_LDFLAGS	= $(EXTRA_LDFLAGS)
+
+# Variants: build/ (normal), build-asan/ (ASan+UBSan), build-tsan/ (TSan).
+ifeq ($(SAN),asan)
+B		:= build-asan
+OPT		:= -O1 -g -fno-omit-frame-pointer
+EXTRA_CFLAGS	+= -fsanitize=address,undefined -fno-sanitize-recover=all
+EXTRA_LDFLAGS	+= -fsanitize=address,undefined
+endif
+ifeq ($(SAN),tsan)
+B		:= build-tsan
+OPT		:= -O1 -g
+EXTRA_CFLAGS	+= -fsanitize=thread
+EXTRA_LDFLAGS	+= -fsanitize=thread
+endif
+
+CORE_SRCS	:= $(filter-out src/main.c,$(wildcard src/*.c))
+UI_SRCS		:= $(wildcard ui/*.c)
+BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
+BPF_SKELS	:= $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
+CORE_OBJS	:= $(patsubst %.c,$(B)/%.o,$(CORE_SRCS))
+UI_OBJS		:= $(patsubst %.c,$(B)/%.o,$(UI_SRCS))
+UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
+UNIT_BINS	:= $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+TOOL_SRCS	:= $(wildcard tests/tools/*.c)
+TOOL_BINS	:= $(patsubst tests/tools/%.c,$(B)/tools/%,$(TOOL_SRCS))
+BENCH_SRCS	:= $(wildcard bench/*.c)
+BENCH_BINS	:= $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
+
+.PHONY: all run check check-fast check-unit check-asan check-tsan check-live check-tui \
+	check-vm fixtures bench install deps deps-ensure clean tests tools benches
+.DEFAULT_GOAL := all
+
+all: ktop
+
+ifeq ($(B),build)
+ktop: $(B)/ktop
+	$(Q)cp $< $@
+else
+ktop: $(B)/ktop
+endif
+
+$(B)/ktop: $(B)/src/main.o $(UI_OBJS) $(B)/libktop.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(KTOP_LDFLAGS) -o $@ $^ $(UI_LDLIBS) $(CORE_LDLIBS)
+
+$(B)/libktop.a: $(CORE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/%.o: %.c $(BPF_SKELS) | $(B)/src $(B)/ui
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
+
+# tests/unit: no root, no tracefs, no terminal; link the core library only.
+$(B)/tests/%: tests/unit/%.c $(B)/libktop.a | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(KTOP_CFLAGS) -Itests/unit $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a $(CORE_LDLIBS)
+
+$(B)/tools/%: tests/tools/%.c $(B)/libktop.a | $(B)/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a $(CORE_LDLIBS)
+
+$(B)/bench/%: bench/%.c $(B)/libktop.a $(UI_OBJS) | $(B)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(filter-out $(B)/ui/main_loop.o,$(UI_OBJS)) $(B)/libktop.a $(UI_LDLIBS) $(CORE_LDLIBS)
+
+# BPF: CO-RE objects, stripped, then skeletons. vmlinux.h: see bpf/README.
+$(B)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(B)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(B) -c $< -o $@
+	$(Q)llvm-strip -g $@
+
+$(B)/%.skel.h: $(B)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(B) $(B)/src $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
+	$(Q)mkdir -p $@
+
+tests: $(UNIT_BINS) $(TOOL_BINS)
+tools: $(TOOL_BINS)
+benches: $(BENCH_BINS)
+
+# ---- set-up ------------------------------------------------------------
+
+deps:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS)
+
+# Install only when something is missing: quick when all is there.
+deps-ensure:
+	@missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing missing packages:" $$missing; \
+		$(MAKE) --no-print-directory deps; \
+	fi
+
+run: deps-ensure
+	$(Q)$(MAKE) --no-print-directory ktop
+	$(Q)tests/run-ktop.sh
+
+# ---- tests ---------------------------------------------------------------
+
+# Everything, from a fresh machine: unit (plain, ASan+UBSan, TSan), live on
+# this host, the TUI under tmux, and the qemu rig for the tracers this host lacks.
+check: deps-ensure
+	$(Q)$(MAKE) --no-print-directory ktop tests tools
+	$(Q)$(MAKE) --no-print-directory SAN=asan tests ktop
+	$(Q)$(MAKE) --no-print-directory SAN=tsan tests
+	$(Q)tests/run.sh all
+
+check-fast: deps-ensure
+	$(Q)$(MAKE) --no-print-directory ktop tests tools
+	$(Q)$(MAKE) --no-print-directory SAN=asan tests ktop
+	$(Q)$(MAKE) --no-print-directory SAN=tsan tests
+	$(Q)tests/run.sh fast
+
+check-unit: ktop tests
+	$(Q)tests/run.sh unit
+
+check-live: ktop tests tools
+	$(Q)tests/run.sh live
+
+check-tui: ktop
+	$(Q)tests/run.sh tui
+
+check-vm: deps-ensure
+	$(Q)$(MAKE) --no-print-directory ktop tools
+	$(Q)tests/run.sh vm
+
+fixtures: deps-ensure
+	$(Q)$(MAKE) --no-print-directory ktop tools
+	$(Q)tests/vm/run.sh fixtures
+
+bench: deps-ensure
+	$(Q)$(MAKE) --no-print-directory ktop tools benches
+	$(Q)bench/run.sh
+
+# ---- install ---------------------------------------------------------------
+
+install: ktop
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/themes
+	install -m 0755 ktop $(DESTDIR)$(BINDIR)/ktop
+	install -m 0644 man/ktop.1 $(DESTDIR)$(MANDIR)/man1/ktop.1
+	install -m 0644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
+	if [ -f tests/fixtures/demo.ktop ]; then install -m 0644 tests/fixtures/demo.ktop $(DESTDIR)$(DATADIR)/demo.ktop; fi
+
+clean:
+	rm -rf build build-asan build-tsan ktop
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Raw ring-buffer pages -> struct ktop_event -> store.
+ *
+ * decode_ctx holds what every CPU shares: the tep handle, the field offsets
+ * of every event type resolved once, the symbol table. A decoder is per CPU
+ * (per consumer thread): it owns a kbuffer and small caches, so decoding one
+ * event is a few loads, never a name lookup.
+ */
+#ifndef KTOP_DECODE_H
+#define KTOP_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "event.h"
+
+struct tep_handle;
+struct store;
+struct symbols;
+struct decode_ctx;
+struct decoder;
+
+/**
+ * decode_ctx_new - resolve offsets of all events known to @tep
+ * @syms: may be NULL (addresses then print as hex)
+ * Context: setup, before consumer threads start.
+ * Return: the context (free with decode_ctx_free), or NULL with errno set.
+ */
+struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
+				  struct symbols *syms);
+void decode_ctx_free(struct decode_ctx *dc);
+
+struct decoder *decoder_new(struct decode_ctx *dc, unsigned int cpu);
+void decoder_free(struct decoder *d);
+
+struct decode_stats {
+	uint64_t	events;		/* decoded and appended */
+	uint64_t	missed;		/* from kbuffer missed-events marks */
+	uint64_t	missed_marks;	/* pages that carried a mark */
+	uint64_t	pages;
+	uint64_t	bad;		/* records that could not be decoded */
+};
+
+/**
+ * decoder_page - decode one raw ring-buffer page (as read from
+ * trace_pipe_raw) and append its events to the store
+ *
+ * Missed-event marks on the page become store_add_lost() records.
+ * Context: the thread owning @d.
+ * Return: number of events appended, or a negative errno for a malformed page.
+ */
+int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats *stats);
+
+/* Decode one event into @out without storing it (tests, tools). Return: 0 or -errno. */
+int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
+		   struct ktop_event *out);
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A tracing session: ktop's tracefs instance (or, for tracers the kernel
+ * allows only at top level, the top level with its whole state saved), the
+ * tracer and events enabled in it, and the guarantee that every exit path
+ * puts the kernel back as it was.
+ */
+#ifndef KTOP_SESSION_H
+#define KTOP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "features.h"
+
+struct tracefs_instance;
+struct tep_handle;
+
+#define SESSION_MAX_LIST	64
+
+struct session_opts {
+	const char	*tracer;		/* NULL/"nop": events only */
+	const char	*events[SESSION_MAX_LIST];	/* "sched", "sched:sched_switch", globs */
+	unsigned int	nevents;
+	const char	*filters[SESSION_MAX_LIST];	/* -l */
+	unsigned int	nfilters;
+	const char	*notrace[SESSION_MAX_LIST];	/* -n */
+	unsigned int	nnotrace;
+	const char	*graph_funcs[SESSION_MAX_LIST];	/* -g */
+	unsigned int	ngraph_funcs;
+	int		pids[SESSION_MAX_LIST];	/* -P */
+	unsigned int	npids;
+	const char	*cpus;			/* -C list, NULL: all */
+	size_t		buffer_kb;		/* per CPU, 0: kernel's default */
+	bool		force;			/* take over a busy top level */
+	bool		exclude_self;		/* do not trace ktop's own pids */
+};
+
+struct session;
+
+/**
+ * session_open - set up tracing as @o asks, without starting it
+ * @err: receives a message for the user on failure (what and what to do)
+ *
+ * Return: 0, or a negative errno; on failure nothing is left changed.
+ */
+int session_open(struct session **out, const struct session_opts *o,
+		 const struct features *ft, char *err, size_t errlen);
+
+int session_start(struct session *s);		/* tracing_on = 1 */
+int session_stop(struct session *s);		/* tracing_on = 0 */
+
+/* Undo everything session_open did; accepts NULL. Safe to call twice. */
+void session_close(struct session *s);
+
+struct tracefs_instance *session_instance(struct session *s);	/* NULL: top level */
+struct tep_handle *session_tep(struct session *s);
+const char *session_tracer(const struct session *s);
+const char *session_name(const struct session *s);	/* "ktop-1234" or "(top level)" */
+int session_ncpus(const struct session *s);
+
+/*
+ * Remove ktop-<pid> instances whose pid is dead, and restore a top-level
+ * state saved by a ktop that was killed. Return: number cleaned.
+ */
+int session_reap_stale(void);
+
+/*
+ * Install handlers so that SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGQUIT end
+ * the program through the normal exit path: they set a flag and write to
+ * session_signal_fd(); fatal signals (SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
+ * SIGILL) restore the kernel state best-effort and re-raise.
+ */
+int session_signals_init(void);
+int session_signal_fd(void);		/* readable when a terminating signal came */
+int session_signal_pending(void);	/* the signal number, 0 when none */
+
+#endif

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The columnar event store.
+ *
+ * Events live in per-CPU streams of chunks. A chunk is struct-of-arrays
+ * (time, pid, type, flags, preempt count, argument payload) and carries its
+ * own time range, so a seek by timestamp skips whole chunks. Each CPU stream
+ * has exactly one writer (the consumer thread of that CPU, or a loader);
+ * readers (UI, batch, exporters) never block it for more than a pointer swap:
+ * the writer publishes a count with release semantics and a reader always sees
+ * a consistent prefix.
+ *
+ * Events are named by (cpu, seq): seq is the per-CPU sequence number, which
+ * counts from 0 at creation and is never reused, so references survive
+ * eviction of older chunks (a stale reference simply stops resolving).
+ *
+ * The store is bounded: when its chunks use more than the memory limit, the
+ * oldest chunks (across CPUs, by time) are dropped and counted.
+ */
+#ifndef KTOP_STORE_H
+#define KTOP_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "event.h"
+
+struct store;
+struct intern;
+struct schema;
+
+#define STORE_DEFAULT_MEMORY	(256ull << 20)
+
+/**
+ * store_new - create an empty store
+ * @mem_limit: bytes the event chunks may use (0: STORE_DEFAULT_MEMORY)
+ * @ncpus: number of CPU streams
+ *
+ * Return: the store (free with store_free), or NULL on ENOMEM.
+ */
+struct store *store_new(size_t mem_limit, unsigned int ncpus);
+void store_free(struct store *st);
+
+unsigned int store_ncpus(const struct store *st);
+struct intern *store_strings(struct store *st);
+struct schema *store_schema(struct store *st);
+
+/* --- writer side: Context: the single writer of ev->cpu's stream --- */
+
+/**
+ * store_append - add one event at the end of its CPU stream
+ *
+ * Events of one CPU must come in non-decreasing time order; an event older
+ * than the last one of its CPU is clamped to it and counted as reordered.
+ * Return: 0, or -ENOMEM.
+ */
+int store_append(struct store *st, const struct ktop_event *ev);
+
+/* Make everything appended so far to @cpu visible to readers. */
+void store_publish(struct store *st, unsigned int cpu);
+
+/**
+ * store_add_lost - record that the kernel lost @count events on @cpu just
+ * before @ts (count 0 means "some, number unknown").
+ * Context: the writer of @cpu's stream.
+ */
+void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t count);
+
+/* pid -> comm, as last seen in sched_switch/exec/wakeup. Context: any thread. */
+void store_set_comm(struct store *st, int32_t pid, const char *comm);
+/* Return: the comm of @pid, or NULL when never seen. Context: any thread. */
+const char *store_comm(const struct store *st, int32_t pid);
+
+/* --- reader side: Context: any thread --- */
+
+struct store_stats {
+	uint64_t	events;		/* currently held */
+	uint64_t	appended;	/* ever appended */
+	uint64_t	evicted;	/* dropped for the memory limit */
+	uint64_t	lost;		/* kernel-lost events, sum of store_add_lost */
+	uint64_t	lost_marks;	/* number of lost-event records */
+	uint64_t	reordered;
+	uint64_t	bytes;		/* chunk memory in use */
+	uint64_t	limit;
+	uint64_t	first_ts;	/* oldest held, 0 when empty */
+	uint64_t	last_ts;
+};
+void store_get_stats(const struct store *st, struct store_stats *out);
+/* Per-CPU figures, same meaning. */
+void store_get_cpu_stats(const struct store *st, unsigned int cpu, struct store_stats *out);
+
+struct store_lost {
+	uint64_t	ts;
+	uint64_t	count;
+	uint16_t	cpu;
+};
+/**
+ * store_lost_marks - copy lost-event records with ts in [t0, t1]
+ * Return: how many exist (may exceed @max; only @max are copied).
+ */
+size_t store_lost_marks(const struct store *st, uint64_t t0, uint64_t t1,
+			struct store_lost *out, size_t max);
+
+/* Range of valid seq numbers of @cpu: [*first, *end). */
+void store_cpu_range(const struct store *st, unsigned int cpu, uint64_t *first, uint64_t *end);
+
+/* Return: 0 and the event, or -ENOENT when evicted or not yet published. */
+int store_get(const struct store *st, unsigned int cpu, uint64_t seq, struct ktop_event *out);
+
+/* Return: the seq of the first event of @cpu with ts >= @ts (the end seq if none). */
+uint64_t store_seek(const struct store *st, unsigned int cpu, uint64_t ts);
+
+/*
+ * Iteration in time order across CPUs (a k-way merge of the CPU streams), over
+ * [t0, t1] and the CPUs set in @cpus (NULL: all). The iterator sees the events
+ * published when it was started, plus any published while it runs.
+ */
+struct store_iter;
+struct store_iter *store_iter_new(const struct store *st, uint64_t t0, uint64_t t1,
+				  const uint64_t *cpus /* bitmap or NULL */);
+/* Return: true and the next event (and its cpu/seq in *seq), false at the end. */
+bool store_iter_next(struct store_iter *it, struct ktop_event *out, uint64_t *seq);
+void store_iter_free(struct store_iter *it);
+
+/* Aggregation queries for the panes. */
+enum store_key {
+	STORE_KEY_TYPE,		/* event type id */
+	STORE_KEY_FUNC,		/* function symbol id (function, funcgraph entry) */
+	STORE_KEY_CPU,
+	STORE_KEY_PID,
+};
+
+struct store_filter {
+	uint64_t	t0, t1;		/* time window, inclusive */
+	int32_t		pid;		/* -1: any */
+	int32_t		cpu;		/* -1: any */
+	uint32_t	comm_id;	/* 0: any; interned comm */
+};
+
+struct store_count {
+	uint64_t	key;
+	uint64_t	count;
+};
+
+/**
+ * store_count_by - count events by @key over the filter
+ * @out: receives up to @max entries sorted by count, descending
+ * Return: the number of distinct keys found (may exceed @max).
+ */
+size_t store_count_by(const struct store *st, enum store_key key,
+		      const struct store_filter *f, struct store_count *out, size_t max);
+
+#endif

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A minimal unit-test harness. Each tests/unit/test_*.c defines test cases
+ * with TEST(name) and ends with TEST_MAIN(). A run prints one line per case,
+ * "ok NAME" or "FAIL NAME: file:line: expression", then "N passed, N failed".
+ * The exit status is 1 when any case failed.
+ */
+#ifndef KTOP_TEST_H
+#define KTOP_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <inttypes.h>
+
+struct test_case {
+	const char	*name;
+	void		(*fn)(void);
+};
+
+#define TEST_MAX 256
+extern struct test_case test_cases[TEST_MAX];
+extern int test_ncases;
+extern int test_failed_now;
+
+#define TEST(name)							\
+	static void test_##name(void);					\
+	__attribute__((constructor)) static void test_reg_##name(void)	\
+	{								\
+		if (test_ncases < TEST_MAX)				\
+			test_cases[test_ncases++] = (struct test_case){	\
+				#name, test_##name };			\
+	}								\
+	static void test_##name(void)
+
+#define CHECK(expr)							\
+	do {								\
+		if (!(expr)) {						\
+			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #expr); \
+			test_failed_now = 1;				\
+			return;						\
+		}							\
+	} while (0)
+
+#define CHECK_EQ_U64(a, b)						\
+	do {								\
+		uint64_t _a = (uint64_t)(a), _b = (uint64_t)(b);	\
+		if (_a != _b) {						\
+			printf("FAIL %s:%d: %s == %s (%" PRIu64 " != %" PRIu64 ")\n", \
+			       __FILE__, __LINE__, #a, #b, _a, _b);	\
+			test_failed_now = 1;				\
+			return;						\
+		}							\
+	} while (0)
+
+#define CHECK_STR(a, b)							\
+	do {								\
+		const char *_a = (a), *_b = (b);			\
+		if (!_a || !_b || strcmp(_a, _b)) {			\
+			printf("FAIL %s:%d: %s == %s (\"%s\" != \"%s\")\n", \
+			       __FILE__, __LINE__, #a, #b, _a ? _a : "(null)", \
+			       _b ? _b : "(null)");			\
+			test_failed_now = 1;				\
+			return;						\
+		}							\
+	} while (0)
+
+#define TEST_MAIN()							\
+	struct test_case test_cases[TEST_MAX];				\
+	int test_ncases;						\
+	int test_failed_now;						\
+	int main(int argc, char **argv)					\
+	{								\
+		int pass = 0, fail = 0;					\
+		for (int i = 0; i < test_ncases; i++) {			\
+			if (argc > 1 && !strstr(test_cases[i].name, argv[1])) \
+				continue;				\
+			test_failed_now = 0;				\
+			test_cases[i].fn();				\
+			if (test_failed_now) {				\
+				printf("FAIL %s\n", test_cases[i].name); \
+				fail++;					\
+			} else {					\
+				printf("ok %s\n", test_cases[i].name);	\
+				pass++;					\
+			}						\
+			fflush(stdout);					\
+		}							\
+		printf("%d passed, %d failed\n", pass, fail);		\
+		return fail ? 1 : 0;					\
+	}
+
+#endif

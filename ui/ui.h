@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The TUI entry point: the only way into ui/ from main(). */
+#ifndef KTOP_UI_H
+#define KTOP_UI_H
+
+struct app;
+
+/**
+ * ui_run - run the interactive view until the user quits or a terminating
+ * signal arrives.
+ * Context: the main thread; the only thread that calls ncurses.
+ * Return: the process exit status.
+ */
+int ui_run(struct app *a);
+
+#endif
