@@ -47,7 +47,7 @@ WARN		:= -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
 		   -Wmissing-prototypes -Wstrict-prototypes
 OPT		?= -O2 -g
 KTOP_CFLAGS	= -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -DKTOP_VERSION='"$(VERSION)"' \
-		  -DKTOP_DATADIR='"$(DATADIR)"' -Isrc -Iui -I$(B) $(PC_CFLAGS) $(EXTRA_CFLAGS)
+		  -DKTOP_DATADIR='"$(DATADIR)"' -iquote src -iquote ui -I$(B) $(PC_CFLAGS) $(EXTRA_CFLAGS)
 KTOP_LDFLAGS	= $(EXTRA_LDFLAGS)
 
 # Variants: build/ (normal), build-asan/ (ASan+UBSan), build-tsan/ (TSan).
@@ -84,8 +84,9 @@ BENCH_BINS	:= $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 all: ktop
 
 ifeq ($(B),build)
+# cp + rename: ./ktop may be running (cp onto it fails with ETXTBSY)
 ktop: $(B)/ktop
-	$(Q)cp $< $@
+	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 else
 ktop: $(B)/ktop
 endif
@@ -107,6 +108,9 @@ $(B)/tests/%: tests/unit/%.c $(B)/libktop.a | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(KTOP_CFLAGS) -Itests/unit $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a $(CORE_LDLIBS)
 
+# tests/unit/test_ui_*.c include the terminal-free ui/*.c files directly.
+$(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_ui_*.c)): $(wildcard ui/*.c ui/*.h)
+
 $(B)/tools/%: tests/tools/%.c $(B)/libktop.a | $(B)/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a $(CORE_LDLIBS)
@@ -124,6 +128,14 @@ $(B)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(B)
 $(B)/%.skel.h: $(B)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# Syscall names for the BPF stats, from the C library's <sys/syscall.h>.
+$(B)/syscall_names.h: | $(B)
+	$(call msg,GEN,$@)
+	$(Q)echo '#include <sys/syscall.h>' | $(CC) -E -dM - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' > $@
+
+$(B)/src/bpfstats.o: $(B)/syscall_names.h
 
 $(B) $(B)/src $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
 	$(Q)mkdir -p $@

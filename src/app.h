@@ -31,6 +31,8 @@ struct app_opts {
 	const char		*output;	/* -o */
 	const char		*input;		/* -i */
 	const char		*theme;		/* --theme */
+	bool			demo;		/* --demo */
+	bool			stream;		/* --stream */
 };
 
 struct app {

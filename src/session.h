@@ -71,6 +71,13 @@ int session_reap_stale(void);
  * SIGILL) restore the kernel state best-effort and re-raise.
  */
 int session_signals_init(void);
+
+/*
+ * Tell the fatal-signal path about an fd that keeps the instance busy (a
+ * trace_pipe_raw): it is closed there before the instance is removed.
+ * @add false forgets it (call before close()). Context: any thread.
+ */
+void session_track_fd(int fd, bool add);
 int session_signal_fd(void);		/* readable when a terminating signal came */
 int session_signal_pending(void);	/* the signal number, 0 when none */
 

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Store benchmark: append rate (with sealing), bytes per event for event
+ * mixes shaped like real ones, and merged iteration rate.
+ *
+ * The streams are synthetic but shaped like a busy machine: gaps between
+ * events log-uniform in 100 ns..10 us (100 ns..2 us for function events),
+ * 40 pids, 3000 symbols picked with a Zipf-like skew and a few callers each,
+ * sys_enter arguments as registers really look (small fds, per-process
+ * buffer pointers, sizes, leftovers), sched_switch/wakeup between the pids.
+ *
+ * Anchors: the naive store (an array of struct ktop_event) for size and
+ * append rate, measured in the same run.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "intern.h"
+#include "store.h"
+
+#define NPIDS	40
+#define NSYMS	3000
+
+static uint64_t rng_state = 0x1234567;
+
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	rng_state = x;
+	return x;
+}
+
+static double rndf(void)
+{
+	return (rnd() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static uint64_t gap(double lo, double hi)
+{
+	return (uint64_t)exp(log(lo) + rndf() * (log(hi) - log(lo)));
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);	/* the machine is shared */
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+struct gen {
+	uint64_t	ts;
+	int		cur;		/* index of the running pid */
+	int32_t		pids[NPIDS];
+	uint32_t	comms[NPIDS];
+	uint64_t	bufs[NPIDS];
+	uint32_t	syms[NSYMS];
+	uint32_t	parents[NSYMS][3];
+	int		in_sys;		/* sys_enter pending */
+	int		sysno;
+	uint64_t	run_left;	/* function events until the next switch */
+};
+
+static void gen_init(struct gen *g, struct store *st, unsigned int cpu)
+{
+	struct intern *in = store_strings(st);
+	char name[64];
+
+	memset(g, 0, sizeof(*g));
+	g->ts = 1000000000ull + cpu * 13;
+	for (int i = 0; i < NPIDS; i++) {
+		int len;
+
+		g->pids[i] = 1000 + (int32_t)(rnd() % 30000);
+		len = snprintf(name, sizeof(name), "proc-%d", i % 25);
+		g->comms[i] = intern_id(in, name, len);
+		g->bufs[i] = 0x7ffc00000000ull + (rnd() & 0xffffff000ull);
+	}
+	for (int i = 0; i < NSYMS; i++) {
+		int len = snprintf(name, sizeof(name), "kernel_function_%d", i);
+
+		g->syms[i] = intern_id(in, name, len);
+	}
+	for (int i = 0; i < NSYMS; i++)
+		for (int k = 0; k < 3; k++)
+			g->parents[i][k] = g->syms[rnd() % NSYMS];
+	g->run_left = 1000;
+}
+
+/* Zipf-like: small indices much more likely. */
+static int zipf(int n)
+{
+	double u = rndf();
+
+	return (int)(pow(u, 3.0) * n);
+}
+
+static void gen_base(struct gen *g, struct ktop_event *ev, unsigned int cpu, double lo, double hi)
+{
+	memset(ev, 0, sizeof(*ev));
+	g->ts += gap(lo, hi);
+	ev->ts = g->ts;
+	ev->cpu = cpu;
+	ev->pid = g->pids[g->cur];
+}
+
+static void gen_sched(struct gen *g, struct ktop_event *ev, unsigned int cpu)
+{
+	gen_base(g, ev, cpu, 100, 10000);
+	if (rnd() % 2) {
+		int next = rnd() % NPIDS;
+
+		ev->type = KTOP_T_SCHED_SWITCH;
+		ev->nargs = 7;
+		ev->flags = 0x01;			/* irqs off in __schedule */
+		ev->pc = rnd() % 4 ? 0x02 : 0x12;
+		ev->args[0] = g->comms[g->cur];
+		ev->args[1] = (uint64_t)(int64_t)g->pids[g->cur];
+		ev->args[2] = g->cur < 3 ? 49 : 120;
+		ev->args[3] = rnd() % 3 ? 1 : 0;	/* S or R */
+		ev->args[4] = g->comms[next];
+		ev->args[5] = (uint64_t)(int64_t)g->pids[next];
+		ev->args[6] = next < 3 ? 49 : 120;
+		g->cur = next;
+	} else {
+		int w = rnd() % NPIDS;
+
+		ev->type = KTOP_T_SCHED_WAKEUP;
+		ev->nargs = 4;
+		ev->flags = rnd() % 3 ? 0x00 : 0x09;	/* sometimes from hardirq */
+		ev->pc = rnd() % 2 ? 0x01 : 0x02;
+		ev->args[0] = g->comms[w];
+		ev->args[1] = (uint64_t)(int64_t)g->pids[w];
+		ev->args[2] = w < 3 ? 49 : 120;
+		ev->args[3] = cpu ^ (rnd() % 4 == 0);
+	}
+}
+
+static void gen_syscall(struct gen *g, struct ktop_event *ev, unsigned int cpu)
+{
+	static const int calls[] = { 0, 1, 202, 232, 7, 3, 257, 228, 17, 44, 45 };
+
+	gen_base(g, ev, cpu, 100, 10000);
+	if (!g->in_sys) {
+		uint64_t buf = g->bufs[g->cur];
+
+		if (rnd() % 200 == 0)
+			g->cur = rnd() % NPIDS;	/* a context switch now and then */
+		ev->pid = g->pids[g->cur];
+		g->sysno = calls[zipf(sizeof(calls) / sizeof(calls[0]))];
+		ev->type = KTOP_T_SYS_ENTER;
+		ev->nargs = 7;
+		ev->args[0] = g->sysno;
+		ev->args[1] = rnd() % 16;				/* fd */
+		ev->args[2] = buf + (rnd() % 8) * 4096;			/* buffer */
+		ev->args[3] = rnd() % 4 ? 4096 : rnd() % 65536;		/* count */
+		ev->args[4] = rnd() % 2 ? 0 : buf + 0x1000;		/* leftovers */
+		ev->args[5] = rnd() % 2 ? 8 : 0;
+		ev->args[6] = rnd() % 3 ? 0 : 0x55550000a000ull + (rnd() % 64) * 16;
+		g->in_sys = 1;
+	} else {
+		ev->type = KTOP_T_SYS_EXIT;
+		ev->nargs = 2;
+		ev->args[0] = g->sysno;
+		ev->args[1] = rnd() % 8 ? rnd() % 4097 : (uint64_t)-(int64_t)(rnd() % 20 + 1);
+		g->in_sys = 0;
+	}
+}
+
+static void gen_function(struct gen *g, struct ktop_event *ev, unsigned int cpu)
+{
+	int s = zipf(NSYMS);
+
+	if (!g->run_left--) {
+		g->cur = rnd() % NPIDS;
+		g->run_left = 200 + rnd() % 5000;
+	}
+	gen_base(g, ev, cpu, 100, 2000);
+	ev->type = KTOP_T_FUNCTION;
+	ev->nargs = 2;
+	ev->args[0] = g->syms[s];
+	ev->args[1] = g->parents[s][rnd() % 3];
+	if (rnd() % 10 == 0) {
+		ev->flags = 0x09;	/* in an irq handler */
+		ev->pc = 0x01;
+	} else if (rnd() % 10 == 0) {
+		ev->flags = 0x01;
+	}
+}
+
+enum mix { MIX_SCHED, MIX_SYSCALL, MIX_FUNCTION, MIX_MIXED, MIX_NR };
+static const char *const mix_names[MIX_NR] = { "sched", "syscall", "function", "mixed" };
+
+static void gen_event(struct gen *g, enum mix m, struct ktop_event *ev, unsigned int cpu)
+{
+	if (m == MIX_MIXED) {
+		unsigned int r = rnd() % 10;
+
+		/* keep enter/exit paired */
+		if (g->in_sys || r < 3)
+			gen_syscall(g, ev, cpu);
+		else if (r < 5)
+			gen_sched(g, ev, cpu);
+		else
+			gen_function(g, ev, cpu);
+		return;
+	}
+	if (m == MIX_SCHED)
+		gen_sched(g, ev, cpu);
+	else if (m == MIX_SYSCALL)
+		gen_syscall(g, ev, cpu);
+	else
+		gen_function(g, ev, cpu);
+}
+
+#define NCPU	4
+
+int main(int argc, char **argv)
+{
+	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 2000000;
+	struct ktop_event *evs, *naive;
+	double t, dt_store = 0, dt_naive;
+	uint64_t total = 0;
+	struct store *st;
+	struct gen *g;
+
+	evs = malloc(n * sizeof(*evs));
+	g = malloc(NCPU * sizeof(*g));
+	if (!evs || !g)
+		return 1;
+	for (int m = 0; m < MIX_NR; m++) {
+		struct store_stats s;
+
+		/* pre-generate, so only the store is timed */
+		st = store_new(4ull << 30, NCPU);
+		if (!st)
+			return 1;
+		for (unsigned int c = 0; c < NCPU; c++)
+			gen_init(&g[c], st, c);
+		for (uint64_t i = 0; i < n; i++)
+			gen_event(&g[i % NCPU], m, &evs[i], i % NCPU);
+		t = now();
+		for (uint64_t i = 0; i < n; i++) {
+			if (store_append(st, &evs[i]))
+				return 1;
+			if (i % 256 == 255)
+				store_publish(st, i % NCPU);
+		}
+		for (unsigned int c = 0; c < NCPU; c++)
+			store_publish(st, c);
+		dt_store += now() - t;
+		total += n;
+		store_get_stats(st, &s);
+		printf("bench store.bytes_per_event.%s %.2f B\n", mix_names[m],
+		       (double)s.bytes / s.events);
+		if (m == MIX_MIXED) {
+			struct store_iter *it = store_iter_new(st, 0, UINT64_MAX, NULL);
+			struct ktop_event ev;
+			uint64_t k = 0, seq, sum = 0;
+
+			t = now();
+			while (store_iter_next(it, &ev, &seq)) {
+				sum += ev.ts + ev.args[0];
+				k++;
+			}
+			t = now() - t;
+			store_iter_free(it);
+			if (k != n)
+				fprintf(stderr, "iter: %" PRIu64 " != %" PRIu64 " (%" PRIu64 ")\n",
+					k, n, sum);
+			printf("bench store.iter %.2f Mevents/s\n", k / t / 1e6);
+			/* per-CPU reads by seq, as a pane scrolls */
+			t = now();
+			for (unsigned int c = 0; c < NCPU; c++) {
+				uint64_t first, end;
+
+				store_cpu_range(st, c, &first, &end);
+				for (uint64_t q = first; q < end; q++)
+					if (!store_get(st, c, q, &ev))
+						sum += ev.ts;
+			}
+			t = now() - t;
+			printf("bench store.get_seq %.2f Mevents/s\n", n / t / 1e6);
+		}
+		store_free(st);
+	}
+	printf("bench store.bytes_per_event.anchor %zu B (naive array of struct ktop_event)\n",
+	       sizeof(struct ktop_event));
+	printf("bench store.append %.2f Mevents/s\n", total / dt_store / 1e6);
+	printf("bench store.append_ns %.1f ns/event\n", dt_store * 1e9 / total);
+
+	/* anchor: appending to a naive array (no encoding, no bound) */
+	naive = malloc(n * sizeof(*naive));
+	if (!naive)
+		return 1;
+	t = now();
+	for (uint64_t i = 0; i < n; i++)
+		naive[i] = evs[i];
+	dt_naive = now() - t;
+	/* keep the copy alive */
+	if (naive[n / 2].ts != evs[n / 2].ts)
+		return 1;
+	printf("bench store.append.anchor %.2f Mevents/s (copy into a naive array of "
+	       "struct ktop_event)\n", n / dt_naive / 1e6);
+	free(naive);
+	free(evs);
+	free(g);
+	return 0;
+}

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Starting and stopping everything a live ktop needs: probe the kernel, pick
+ * what to trace, open the session, the store, symbols, decoders, collectors.
+ *
+ * The order matters for the promise "on failure the kernel state is unchanged":
+ * everything that only reads (probe, checks of the request) comes before
+ * session_open, the first call that writes to tracefs, and every later
+ * failure unwinds through session_close.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "consumer.h"
+#include "decode.h"
+#include "store.h"
+#include "symbols.h"
+
+/* What ktop traces when asked for nothing: scheduling, interrupts, syscalls. */
+static const char *const default_events[] = { "sched", "irq", "raw_syscalls" };
+
+uint64_t app_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int app_err(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* Read a whole tracefs file into a NUL-terminated buffer. Caller frees. */
+static char *app_read_tracefs(const struct features *ft, const char *name)
+{
+	size_t len = 0, cap = 0;
+	char path[512];
+	char *buf = NULL;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", ft->tracefs, name);
+	fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	for (;;) {
+		size_t n;
+
+		if (cap - len < 4096) {
+			char *p = realloc(buf, cap ? cap * 2 : 65536);
+
+			if (!p) {
+				free(buf);
+				fclose(fp);
+				return NULL;
+			}
+			buf = p;
+			cap = cap ? cap * 2 : 65536;
+		}
+		n = fread(buf + len, 1, cap - len - 1, fp);
+		if (!n)
+			break;
+		len += n;
+	}
+	fclose(fp);
+	buf[len] = 0;
+	return buf;
+}
+
+static const struct feature *app_feature_named(const struct features *ft, const char *name)
+{
+	for (int i = 0; i < FEATURE_NR; i++)
+		if (ft->f[i].name && !strcmp(ft->f[i].name, name))
+			return &ft->f[i];
+	return NULL;
+}
+
+static bool app_word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || strchr(" \t\n", p[-1])) && strchr(" \t\n", p[n]))
+			return true;
+	return false;
+}
+
+/* -p NAME: is there such a tracer, and may we use it? Reads only. */
+static int app_check_tracer(const struct features *ft, const char *tracer, char *err,
+			    size_t errlen)
+{
+	const struct feature *f = app_feature_named(ft, tracer);
+	char *avail;
+	bool found;
+
+	if (!strcmp(tracer, "nop"))
+		return 0;
+	avail = app_read_tracefs(ft, "available_tracers");
+	if (!avail)
+		return app_err(err, errlen, -errno, "cannot read %s/available_tracers: %s",
+			       ft->tracefs, strerror(errno));
+	found = app_word_in(avail, tracer);
+	if (!found) {
+		int n = (int)strcspn(avail, "\n");
+
+		if (f && f->config)
+			app_err(err, errlen, -ENOENT,
+				"tracer '%s' is not built into this kernel (%s); available: %.*s",
+				tracer, f->config, n, avail);
+		else
+			app_err(err, errlen, -ENOENT, "unknown tracer '%s'; available: %.*s",
+				tracer, n, avail);
+		free(avail);
+		return -ENOENT;
+	}
+	free(avail);
+	if (f && f->state == FEAT_NOT_PERMITTED)
+		return app_err(err, errlen, -EPERM, "tracer '%s' is not permitted here: %s", tracer,
+			       f->detail[0] ? f->detail : "EPERM");
+	return 0;
+}
+
+/* Does -e PATTERN name at least one event in available_events ("sys:event" lines)? */
+static bool app_event_matches(const char *avail, const char *pat)
+{
+	const char *colon = strchr(pat, ':');
+	char sys[128], ev[256];
+
+	for (const char *p = avail; *p; ) {
+		const char *nl = strchr(p, '\n'), *c;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		c = memchr(p, ':', len);
+		if (c && (size_t)(c - p) < sizeof(sys) && len - (size_t)(c - p) < sizeof(ev)) {
+			char full[384];
+
+			memcpy(sys, p, (size_t)(c - p));
+			sys[c - p] = 0;
+			memcpy(ev, c + 1, len - (size_t)(c - p) - 1);
+			ev[len - (size_t)(c - p) - 1] = 0;
+			snprintf(full, sizeof(full), "%s:%s", sys, ev);
+			if (colon ? !fnmatch(pat, full, 0) :
+			    (!fnmatch(pat, sys, 0) || !fnmatch(pat, ev, 0)))
+				return true;
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	return false;
+}
+
+static int app_check_events(const struct features *ft, const struct session_opts *so,
+			    char *err, size_t errlen)
+{
+	char *avail;
+
+	if (!so->nevents)
+		return 0;
+	avail = app_read_tracefs(ft, "available_events");
+	if (!avail)
+		return app_err(err, errlen, -errno, "cannot read %s/available_events: %s",
+			       ft->tracefs, strerror(errno));
+	for (unsigned int i = 0; i < so->nevents; i++) {
+		if (!app_event_matches(avail, so->events[i])) {
+			free(avail);
+			return app_err(err, errlen, -ENOENT,
+				       "unknown event '%s': no match in %s/available_events",
+				       so->events[i], ft->tracefs);
+		}
+	}
+	free(avail);
+	return 0;
+}
+
+static void app_describe_request(struct app *a)
+{
+	const struct session_opts *so = &a->opts.so;
+	size_t len = sizeof(a->mode_why);
+	char *p = a->mode_why;
+	int n;
+
+	if (so->tracer && strcmp(so->tracer, "nop"))
+		n = snprintf(p, len, "tracer %s%s", so->tracer, so->nevents ? " + events" : "");
+	else
+		n = snprintf(p, len, "events");
+	for (unsigned int i = 0; i < so->nevents && n > 0 && (size_t)n < len; i++)
+		n += snprintf(p + n, len - (size_t)n, "%s%s", i ? ", " : " ", so->events[i]);
+	if (n > 0 && (size_t)n < len)
+		snprintf(p + n, len - (size_t)n, ", as asked on the command line");
+}
+
+/* One line of why function_graph cannot be the default here. */
+static void app_fgraph_why(const struct features *ft, char *buf, size_t len)
+{
+	const struct feature *f = &ft->f[FEATURE_FUNCTION_GRAPH];
+
+	switch (f->state) {
+	case FEAT_NOT_BUILT:
+		snprintf(buf, len, "function_graph is not built in (%s)",
+			 f->config ? f->config : "CONFIG_FUNCTION_GRAPH_TRACER");
+		break;
+	case FEAT_NOT_PERMITTED:
+		snprintf(buf, len, "function_graph is not permitted (EPERM%s%s)",
+			 f->detail[0] ? ": " : "", f->detail);
+		break;
+	default:
+		snprintf(buf, len, "function_graph is %s%s%s", feature_state_str(f->state),
+			 f->detail[0] ? ": " : "", f->detail);
+	}
+}
+
+static bool app_fgraph_ok(const struct features *ft)
+{
+	enum feature_state s = ft->f[FEATURE_FUNCTION_GRAPH].state;
+
+	return s == FEAT_AVAILABLE || s == FEAT_TOP_LEVEL_ONLY;
+}
+
+static void app_use_default_events(struct app *a, const char *why)
+{
+	struct session_opts *so = &a->opts.so;
+
+	so->tracer = NULL;
+	so->nevents = 0;
+	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
+		so->events[so->nevents++] = default_events[i];
+	snprintf(a->mode_why, sizeof(a->mode_why),
+		 "events sched, irq, raw_syscalls (default): %s", why);
+}
+
+static int app_open_session(struct app *a, char *err, size_t errlen)
+{
+	struct session_opts *so = &a->opts.so;
+	bool by_default = !so->tracer && !so->nevents;
+	char why[200];
+	int ret;
+
+	if (by_default) {
+		if (app_fgraph_ok(&a->ft)) {
+			so->tracer = "function_graph";
+			snprintf(a->mode_why, sizeof(a->mode_why),
+				 "function_graph (default): this kernel permits it%s",
+				 a->ft.f[FEATURE_FUNCTION_GRAPH].state == FEAT_TOP_LEVEL_ONLY ?
+				 " (top-level buffer only)" : "");
+		} else {
+			app_fgraph_why(&a->ft, why, sizeof(why));
+			app_use_default_events(a, why);
+		}
+	} else {
+		if (so->tracer)
+			ret = app_check_tracer(&a->ft, so->tracer, err, errlen);
+		else
+			ret = 0;
+		if (!ret)
+			ret = app_check_events(&a->ft, so, err, errlen);
+		if (ret)
+			return ret;
+		app_describe_request(a);
+	}
+
+	ret = session_open(&a->sess, so, &a->ft, err, errlen);
+	if (ret && by_default && so->tracer) {
+		/* function_graph looked possible but was refused: say so, use events */
+		snprintf(why, sizeof(why), "function_graph refused: %.150s", err);
+		app_use_default_events(a, why);
+		ret = session_open(&a->sess, so, &a->ft, err, errlen);
+	}
+	if (ret && !err[0])
+		app_err(err, errlen, ret, "cannot set up tracing: %s", strerror(-ret));
+	return ret;
+}
+
+int app_start(struct app *a, char *err, size_t errlen)
+{
+	int ncpus, ret;
+
+	err[0] = 0;
+	a->sess = NULL;
+	a->st = NULL;
+	a->syms = NULL;
+	a->dc = NULL;
+	a->cons = NULL;
+	a->wake_fd = -1;
+	a->live = true;
+
+	ret = features_probe(&a->ft);
+	if (ret)
+		return app_err(err, errlen, ret, "cannot probe the kernel's tracing support: %s",
+			       strerror(-ret));
+	if (!a->ft.root)
+		return app_err(err, errlen, -EPERM,
+			       "ktop needs root to trace (tracefs and BPF are root-only here); "
+			       "try: sudo ktop");
+	if (!a->ft.tracefs[0])
+		return app_err(err, errlen, -ENODEV,
+			       "tracefs is not mounted; mount it with: "
+			       "mount -t tracefs nodev /sys/kernel/tracing");
+
+	session_reap_stale();
+
+	ret = app_open_session(a, err, errlen);
+	if (ret)
+		return ret;
+
+	ncpus = session_ncpus(a->sess);
+	a->st = store_new(a->opts.memory, ncpus > 0 ? (unsigned int)ncpus : 1);
+	if (!a->st) {
+		ret = app_err(err, errlen, -ENOMEM, "cannot allocate the event store");
+		goto out_close;
+	}
+	/* Without symbols, addresses print as hex: worth a note, not a failure. */
+	a->syms = symbols_load("/proc/kallsyms");
+	a->dc = decode_ctx_new(session_tep(a->sess), a->st, a->syms);
+	if (!a->dc) {
+		ret = app_err(err, errlen, errno ? -errno : -EINVAL,
+			      "cannot prepare the event decoders: %s", strerror(errno));
+		goto out_close;
+	}
+	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (a->wake_fd < 0) {
+		ret = app_err(err, errlen, -errno, "eventfd: %s", strerror(errno));
+		goto out_close;
+	}
+	ret = consumer_start(&a->cons, a->sess, a->st, a->dc, a->wake_fd);
+	if (ret) {
+		app_err(err, errlen, ret, "cannot start reading the trace buffers: %s",
+			strerror(-ret));
+		goto out_close;
+	}
+	ret = session_start(a->sess);
+	if (ret) {
+		app_err(err, errlen, ret, "cannot turn tracing on: %s", strerror(-ret));
+		goto out_close;
+	}
+	a->start_ns = app_now_ns();
+	return 0;
+
+out_close:
+	app_stop(a);
+	return ret;
+}
+
+void app_stop(struct app *a)
+{
+	/* the style is that destroyers accept NULL; do not rely on it here */
+	if (a->sess)
+		session_stop(a->sess);
+	if (a->cons)
+		consumer_stop(a->cons);
+	a->cons = NULL;
+	if (a->sess)
+		session_close(a->sess);
+	a->sess = NULL;
+	if (a->dc)
+		decode_ctx_free(a->dc);
+	a->dc = NULL;
+	if (a->syms)
+		symbols_free(a->syms);
+	a->syms = NULL;
+	if (a->st)
+		store_free(a->st);
+	a->st = NULL;
+	if (a->wake_fd >= 0)
+		close(a->wake_fd);
+	a->wake_fd = -1;
+}

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Headless mode (--batch, --json): a summary every interval, like top -b.
+ *
+ * Every figure is per interval and computed from the new events only: for
+ * each CPU we remember the sequence number and timestamp where the previous
+ * summary stopped, scan [that, published end) once for the flag counts, and
+ * ask store_count_by() for the same time window. Nothing rescans the store.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "batch.h"
+#include "consumer.h"
+#include "event.h"
+#include "intern.h"
+#include "schema.h"
+#include "session.h"
+#include "store.h"
+
+#define BATCH_TOP	10	/* rows in each top list */
+
+enum batch_flag {
+	BF_IRQS_OFF,
+	BF_NEED_RESCHED,
+	BF_HARDIRQ,
+	BF_SOFTIRQ,
+	BF_NMI,
+	BF_PREEMPT,
+	BF_MIGRATE,
+	BF_NR,
+};
+
+static const char *const flag_names[BF_NR] = {
+	"irqs_off", "need_resched", "hardirq", "softirq", "nmi", "preempt", "migrate_disable",
+};
+static const char *const flag_heads[BF_NR] = {
+	"IRQOFF", "NRESCHED", "HARDIRQ", "SOFTIRQ", "NMI", "PREEMPT", "MIGDIS",
+};
+
+struct batch_cpu {
+	/* where the previous summary stopped */
+	uint64_t			next_seq;
+	uint64_t			last_ts;
+	bool				any;		/* last_ts is valid */
+	struct consumer_cpu_stats	cs;		/* consumer counters at that time */
+	uint64_t			store_lost;
+	/* this interval */
+	uint64_t			events;
+	uint64_t			flags[BF_NR];
+	uint64_t			missed, overrun, dropped, lost;
+	uint64_t			lost_total;
+	bool				window;		/* has new events */
+	uint64_t			t0, t1;		/* their time window */
+};
+
+struct batch_list {
+	struct store_count	*v;
+	size_t			n, cap;
+};
+
+struct batch {
+	struct app		*a;
+	FILE			*out;
+	unsigned int		ncpus;
+	struct batch_cpu	*cpu;
+	long			iteration;
+	uint64_t		prev_ns;	/* monotonic time of the previous summary */
+	double			dt;		/* seconds covered by this summary */
+	uint64_t		events;		/* this interval, all CPUs */
+	uint64_t		lost;		/* this interval */
+	uint64_t		lost_total;
+	struct store_stats	ss;
+	struct batch_list	types, funcs, pids;
+	bool			has_funcs;
+	struct store_count	*tmp;
+	size_t			tmp_cap;
+};
+
+/* ---- gathering ------------------------------------------------------ */
+
+static void batch_scan_cpu(struct batch *b, unsigned int cpu)
+{
+	struct batch_cpu *c = &b->cpu[cpu];
+	uint64_t first, end, seq;
+	struct ktop_event ev;
+
+	c->events = 0;
+	memset(c->flags, 0, sizeof(c->flags));
+	c->window = false;
+	store_cpu_range(b->a->st, cpu, &first, &end);
+	seq = c->next_seq < first ? first : c->next_seq;	/* older ones were evicted */
+	for (; seq < end; seq++) {
+		uint8_t f, pc;
+
+		if (store_get(b->a->st, cpu, seq, &ev))
+			continue;	/* evicted under us */
+		f = ev.flags;
+		pc = ev.pc;
+		c->flags[BF_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
+		c->flags[BF_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
+		c->flags[BF_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
+		c->flags[BF_SOFTIRQ] += !!(f & KTOP_KF_SOFTIRQ);
+		c->flags[BF_NMI] += !!(f & KTOP_KF_NMI);
+		c->flags[BF_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
+		c->flags[BF_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
+		if (!c->window) {
+			c->window = true;
+			c->t0 = c->any ? c->last_ts + 1 : 0;
+			if (ev.ts < c->t0)	/* same timestamp as the last one */
+				c->t0 = ev.ts;
+		}
+		c->t1 = ev.ts;
+		c->events++;
+	}
+	c->next_seq = end;
+	if (c->window) {
+		c->last_ts = c->t1;
+		c->any = true;
+	}
+}
+
+static void batch_lost_cpu(struct batch *b, unsigned int cpu)
+{
+	struct batch_cpu *c = &b->cpu[cpu];
+	struct consumer_cpu_stats cs;
+	struct store_stats ss;
+
+	memset(&cs, 0, sizeof(cs));
+	if (b->a->cons)
+		consumer_get_stats(b->a->cons, cpu, &cs);
+	store_get_cpu_stats(b->a->st, cpu, &ss);
+	c->missed = cs.missed - c->cs.missed;
+	c->overrun = cs.overrun - c->cs.overrun;
+	c->dropped = cs.dropped - c->cs.dropped;
+	/*
+	 * Missed-event marks and the per_cpu "overrun" count the same loss;
+	 * marks may say "some, number unknown", so take the larger.
+	 */
+	c->lost = c->missed > c->overrun ? c->missed : c->overrun;
+	if (ss.lost - c->store_lost > c->lost)
+		c->lost = ss.lost - c->store_lost;
+	c->lost += c->dropped;
+	c->lost_total += c->lost;
+	c->cs = cs;
+	c->store_lost = ss.lost;
+}
+
+static int batch_list_add(struct batch_list *l, const struct store_count *v, size_t n)
+{
+	if (l->n + n > l->cap) {
+		size_t cap = l->cap ? l->cap : 64;
+		struct store_count *p;
+
+		while (cap < l->n + n)
+			cap *= 2;
+		p = realloc(l->v, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		l->v = p;
+		l->cap = cap;
+	}
+	memcpy(l->v + l->n, v, n * sizeof(*v));
+	l->n += n;
+	return 0;
+}
+
+static int count_key_cmp(const void *x, const void *y)
+{
+	const struct store_count *a = x, *b = y;
+
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static int count_desc_cmp(const void *x, const void *y)
+{
+	const struct store_count *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Merge the per-CPU lists: sum equal keys, sort by count. */
+static void batch_list_finish(struct batch_list *l)
+{
+	size_t w = 0;
+
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), count_key_cmp);
+	for (size_t r = 1; r < l->n; r++) {
+		if (l->v[r].key == l->v[w].key)
+			l->v[w].count += l->v[r].count;
+		else
+			l->v[++w] = l->v[r];
+	}
+	l->n = w + 1;
+	qsort(l->v, l->n, sizeof(*l->v), count_desc_cmp);
+}
+
+/* Every key of one CPU's window (exact, so that merging CPUs stays exact). */
+static void batch_count(struct batch *b, enum store_key key, unsigned int cpu,
+			struct batch_list *l)
+{
+	const struct batch_cpu *c = &b->cpu[cpu];
+	struct store_filter f = {
+		.t0 = c->t0, .t1 = c->t1, .pid = -1, .cpu = (int32_t)cpu, .comm_id = 0,
+	};
+	size_t n;
+
+	for (;;) {
+		n = store_count_by(b->a->st, key, &f, b->tmp, b->tmp_cap);
+		if (n <= b->tmp_cap)
+			break;
+		free(b->tmp);
+		b->tmp_cap = n + n / 2;
+		b->tmp = malloc(b->tmp_cap * sizeof(*b->tmp));
+		if (!b->tmp) {
+			b->tmp_cap = 0;
+			return;
+		}
+	}
+	batch_list_add(l, b->tmp, n);
+}
+
+static void batch_gather(struct batch *b, uint64_t now)
+{
+	b->dt = (double)(now - b->prev_ns) / 1e9;
+	b->prev_ns = now;
+	b->events = 0;
+	b->lost = 0;
+	b->types.n = b->funcs.n = b->pids.n = 0;
+	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
+		struct batch_cpu *c = &b->cpu[cpu];
+
+		batch_scan_cpu(b, cpu);
+		batch_lost_cpu(b, cpu);
+		b->events += c->events;
+		b->lost += c->lost;
+		if (!c->window)
+			continue;
+		batch_count(b, STORE_KEY_TYPE, cpu, &b->types);
+		batch_count(b, STORE_KEY_PID, cpu, &b->pids);
+		if (b->has_funcs)
+			batch_count(b, STORE_KEY_FUNC, cpu, &b->funcs);
+	}
+	b->lost_total += b->lost;
+	batch_list_finish(&b->types);
+	batch_list_finish(&b->pids);
+	batch_list_finish(&b->funcs);
+	store_get_stats(b->a->st, &b->ss);
+}
+
+/* ---- naming ----------------------------------------------------------- */
+
+static const char *batch_type_name(struct batch *b, uint64_t id, char *buf, size_t len)
+{
+	const struct ktop_schema_type *t = schema_get(store_schema(b->a->st), (uint16_t)id);
+
+	if (!t)
+		snprintf(buf, len, "type#%" PRIu64, id);
+	else if (t->system && t->system[0])
+		snprintf(buf, len, "%s:%s", t->system, t->name);
+	else
+		snprintf(buf, len, "%s", t->name);
+	return buf;
+}
+
+static const char *batch_func_name(struct batch *b, uint64_t id)
+{
+	const char *s = intern_str(store_strings(b->a->st), (uint32_t)id);
+
+	return s && *s ? s : "?";
+}
+
+/*
+ * The comm as traced (sched_switch, exec); for a task the trace has not named
+ * (no sched events enabled) and that is still alive, ask /proc.
+ */
+static const char *batch_comm(struct batch *b, int32_t pid)
+{
+	static char buf[32];
+	const char *s;
+	char path[64];
+	FILE *fp;
+
+	if (pid == 0)
+		return "<idle>";
+	s = store_comm(b->a->st, pid);
+	if (s && *s)
+		return s;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fp = b->a->live ? fopen(path, "r") : NULL;
+	if (fp) {
+		s = fgets(buf, sizeof(buf), fp);
+		fclose(fp);
+		if (s) {
+			buf[strcspn(buf, "\n")] = 0;
+			return buf;
+		}
+	}
+	return "<...>";
+}
+
+static const char *batch_tracer(struct batch *b)
+{
+	const char *t = b->a->sess ? session_tracer(b->a->sess) : NULL;
+
+	return t && *t ? t : "nop";
+}
+
+static void batch_size(char *buf, size_t len, uint64_t v)
+{
+	if (v >= (10ull << 30))
+		snprintf(buf, len, "%.1fG", (double)v / (1ull << 30));
+	else if (v >= (10ull << 20))
+		snprintf(buf, len, "%.1fM", (double)v / (1ull << 20));
+	else if (v >= (10ull << 10))
+		snprintf(buf, len, "%.1fK", (double)v / (1ull << 10));
+	else
+		snprintf(buf, len, "%" PRIu64 "B", v);
+}
+
+static double batch_rate(const struct batch *b, uint64_t n)
+{
+	return b->dt > 0 ? (double)n / b->dt : 0;
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static void batch_text(struct batch *b)
+{
+	char used[32], limit[32], name[160], clock[32];
+	double up = (double)(b->prev_ns - b->a->start_ns) / 1e9;
+	struct batch_cpu all = { 0 };
+	FILE *o = b->out;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
+	batch_size(used, sizeof(used), b->ss.bytes);
+	batch_size(limit, sizeof(limit), b->ss.limit);
+
+	fprintf(o, "ktop %s - %s, up %.1fs, summary %ld, interval %.2fs\n", KTOP_VERSION, clock,
+		up, b->iteration, b->dt);
+	fprintf(o, "Trace: %s\n", b->a->mode_why);
+	fprintf(o, "Session: %s, tracer %s\n", b->a->sess ? session_name(b->a->sess) : "-",
+		batch_tracer(b));
+	fprintf(o, "Events: %" PRIu64 " this interval, %.0f/s ingested, %" PRIu64
+		" since start\n", b->events, batch_rate(b, b->events), b->ss.appended);
+	fprintf(o, "Store: %s used of %s (%.1f%%), %" PRIu64 " events held, %" PRIu64
+		" evicted\n", used, limit,
+		b->ss.limit ? 100.0 * (double)b->ss.bytes / (double)b->ss.limit : 0.0,
+		b->ss.events, b->ss.evicted);
+	fprintf(o, "Lost: %" PRIu64 " this interval, %" PRIu64 " since start\n\n", b->lost,
+		b->lost_total);
+
+	fprintf(o, "%4s %10s %10s %8s", "CPU", "EVENTS", "RATE/s", "LOST");
+	for (int i = 0; i < BF_NR; i++)
+		fprintf(o, " %8s", flag_heads[i]);
+	fputc('\n', o);
+	for (unsigned int cpu = 0; cpu <= b->ncpus; cpu++) {
+		const struct batch_cpu *c = cpu < b->ncpus ? &b->cpu[cpu] : &all;
+
+		if (cpu < b->ncpus) {
+			all.events += c->events;
+			all.lost += c->lost;
+			for (int i = 0; i < BF_NR; i++)
+				all.flags[i] += c->flags[i];
+			fprintf(o, "%4u", cpu);
+		} else {
+			fprintf(o, "%4s", "all");
+		}
+		fprintf(o, " %10" PRIu64 " %10.0f %8" PRIu64, c->events, batch_rate(b, c->events),
+			c->lost);
+		for (int i = 0; i < BF_NR; i++)
+			fprintf(o, " %8" PRIu64, c->flags[i]);
+		fputc('\n', o);
+	}
+
+	fprintf(o, "\nTop events\n%10s  %s\n", "COUNT", "EVENT");
+	for (size_t i = 0; i < b->types.n && i < BATCH_TOP; i++)
+		fprintf(o, "%10" PRIu64 "  %s\n", b->types.v[i].count,
+			batch_type_name(b, b->types.v[i].key, name, sizeof(name)));
+	if (!b->types.n)
+		fprintf(o, "%10s  (none this interval)\n", "-");
+
+	fprintf(o, "\nTop functions\n%10s  %s\n", "COUNT", "FUNCTION");
+	for (size_t i = 0; i < b->funcs.n && i < BATCH_TOP; i++)
+		fprintf(o, "%10" PRIu64 "  %s\n", b->funcs.v[i].count,
+			batch_func_name(b, b->funcs.v[i].key));
+	if (!b->funcs.n)
+		fprintf(o, "%10s  (%s)\n", "-", b->has_funcs ? "none this interval" :
+			"no function tracer in this session");
+
+	fprintf(o, "\nTop tasks\n%10s %8s  %s\n", "COUNT", "PID", "COMM");
+	for (size_t i = 0; i < b->pids.n && i < BATCH_TOP; i++) {
+		int32_t pid = (int32_t)b->pids.v[i].key;
+
+		fprintf(o, "%10" PRIu64 " %8d  %s\n", b->pids.v[i].count, pid, batch_comm(b, pid));
+	}
+	if (!b->pids.n)
+		fprintf(o, "%10s %8s  (none this interval)\n", "-", "-");
+
+	fprintf(o, "\nLost per CPU (since start: missed-event marks, ring-buffer overrun, "
+		"dropped)\n");
+	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
+		const struct batch_cpu *c = &b->cpu[cpu];
+
+		fprintf(o, "%4u %10" PRIu64 "  (missed %" PRIu64 ", overrun %" PRIu64
+			", dropped %" PRIu64 ")\n", cpu, c->lost_total, c->cs.missed,
+			c->cs.overrun, c->cs.dropped);
+	}
+	fputc('\n', o);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void json_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(o, "\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			fprintf(o, "\\u%04x", ch);
+		else
+			fputc(ch, o);
+	}
+	fputc('"', o);
+}
+
+static void batch_json(struct batch *b)
+{
+	double up = (double)(b->prev_ns - b->a->start_ns) / 1e9;
+	char name[160], clock[40];
+	time_t t = time(NULL);
+	FILE *o = b->out;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(clock, sizeof(clock), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(o, "{\"time\":\"%s\",\"uptime_s\":%.3f,\"summary\":%ld,\"interval_s\":%.3f,",
+		clock, up, b->iteration, b->dt);
+	fputs("\"mode\":", o);
+	json_str(o, b->a->mode_why);
+	fputs(",\"tracer\":", o);
+	json_str(o, batch_tracer(b));
+	fputs(",\"session\":", o);
+	json_str(o, b->a->sess ? session_name(b->a->sess) : "");
+	fprintf(o, ",\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"events_total\":%" PRIu64
+		",\"lost\":%" PRIu64 ",\"lost_total\":%" PRIu64,
+		b->events, batch_rate(b, b->events), b->ss.appended, b->lost, b->lost_total);
+	fprintf(o, ",\"store\":{\"bytes\":%" PRIu64 ",\"limit\":%" PRIu64 ",\"held\":%" PRIu64
+		",\"evicted\":%" PRIu64 "}", b->ss.bytes, b->ss.limit, b->ss.events,
+		b->ss.evicted);
+
+	fputs(",\"cpus\":[", o);
+	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
+		const struct batch_cpu *c = &b->cpu[cpu];
+
+		fprintf(o, "%s{\"cpu\":%u,\"events\":%" PRIu64 ",\"rate\":%.1f,\"lost\":%" PRIu64
+			",\"lost_total\":%" PRIu64 ",\"missed_total\":%" PRIu64
+			",\"overrun_total\":%" PRIu64 ",\"dropped_total\":%" PRIu64 ",\"flags\":{",
+			cpu ? "," : "", cpu, c->events, batch_rate(b, c->events), c->lost,
+			c->lost_total, c->cs.missed, c->cs.overrun, c->cs.dropped);
+		for (int i = 0; i < BF_NR; i++)
+			fprintf(o, "%s\"%s\":%" PRIu64, i ? "," : "", flag_names[i], c->flags[i]);
+		fputs("}}", o);
+	}
+	fputs("],\"top_events\":[", o);
+	for (size_t i = 0; i < b->types.n && i < BATCH_TOP; i++) {
+		fprintf(o, "%s{\"event\":", i ? "," : "");
+		json_str(o, batch_type_name(b, b->types.v[i].key, name, sizeof(name)));
+		fprintf(o, ",\"count\":%" PRIu64 "}", b->types.v[i].count);
+	}
+	fputs("],\"top_functions\":[", o);
+	for (size_t i = 0; i < b->funcs.n && i < BATCH_TOP; i++) {
+		fprintf(o, "%s{\"function\":", i ? "," : "");
+		json_str(o, batch_func_name(b, b->funcs.v[i].key));
+		fprintf(o, ",\"count\":%" PRIu64 "}", b->funcs.v[i].count);
+	}
+	fputs("],\"top_tasks\":[", o);
+	for (size_t i = 0; i < b->pids.n && i < BATCH_TOP; i++) {
+		int32_t pid = (int32_t)b->pids.v[i].key;
+
+		fprintf(o, "%s{\"pid\":%d,\"comm\":", i ? "," : "", pid);
+		json_str(o, batch_comm(b, pid));
+		fprintf(o, ",\"count\":%" PRIu64 "}", b->pids.v[i].count);
+	}
+	fputs("]}\n", o);
+}
+
+/* ---- the loop --------------------------------------------------------- */
+
+/* Sleep until @deadline (monotonic ns) or a terminating signal. Return: true on signal. */
+static bool batch_wait(uint64_t deadline)
+{
+	int sfd = session_signal_fd();
+
+	for (;;) {
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		uint64_t now = app_now_ns();
+		int ms;
+
+		if (session_signal_pending())
+			return true;
+		if (now >= deadline)
+			return false;
+		ms = (int)((deadline - now + 999999) / 1000000);
+		if (poll(&pfd, sfd >= 0 ? 1 : 0, ms) < 0 && errno != EINTR)
+			return false;
+	}
+}
+
+static void batch_drain_wake(struct app *a)
+{
+	uint64_t v;
+
+	/* the collectors' wake-ups matter to the UI only; keep the counter low */
+	if (a->wake_fd >= 0 && read(a->wake_fd, &v, sizeof(v)) < 0)
+		return;
+}
+
+int batch_run(struct app *a, FILE *out)
+{
+	uint64_t interval = (uint64_t)(a->opts.interval * 1e9);
+	uint64_t end = 0, next;
+	struct batch b = { .a = a, .out = out };
+	const char *tracer;
+	int status = 0;
+
+	if (!interval)
+		interval = 1000000000ull;
+	b.ncpus = store_ncpus(a->st);
+	b.cpu = calloc(b.ncpus ? b.ncpus : 1, sizeof(*b.cpu));
+	if (!b.cpu)
+		return 1;
+	tracer = batch_tracer(&b);
+	b.has_funcs = !strcmp(tracer, "function") || !strcmp(tracer, "function_graph");
+	b.prev_ns = a->start_ns;
+	next = a->start_ns + interval;
+	if (a->opts.duration > 0)
+		end = a->start_ns + (uint64_t)(a->opts.duration * 1e9);
+
+	for (;;) {
+		uint64_t deadline = end && end < next ? end : next, now;
+
+		if (batch_wait(deadline))
+			break;
+		now = app_now_ns();
+		b.iteration++;
+		batch_drain_wake(a);
+		batch_gather(&b, now);
+		if (a->opts.json)
+			batch_json(&b);
+		else
+			batch_text(&b);
+		if (fflush(out) || ferror(out)) {
+			status = errno == EPIPE ? 0 : 1;
+			break;
+		}
+		if (a->opts.iterations && b.iteration >= a->opts.iterations)
+			break;
+		if (end && now >= end)
+			break;
+		next += interval;
+		if (next <= now)	/* we fell behind: do not print a burst */
+			next = now + interval;
+	}
+	free(b.tmp);
+	free(b.types.v);
+	free(b.funcs.v);
+	free(b.pids.v);
+	free(b.cpu);
+	return status;
+}

@@ -1,0 +1,895 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Raw ring-buffer pages -> struct ktop_event -> store.
+ *
+ * At setup every event format known to the tep is turned into a small
+ * program: one load instruction per argument slot (offset, size, how to
+ * convert), plus an optional post-step for the events that carry a comm. The
+ * programs sit in an array indexed by the kernel's event id, so decoding one
+ * record is an array index, a few loads at fixed offsets and, for strings and
+ * addresses, a hit in a per-decoder cache. No field is looked up by name
+ * after decode_ctx_new().
+ *
+ * Events with a fixed type (src/event.h) get their arguments in the order the
+ * schema gives; every other event becomes a dynamic schema type holding all
+ * of its fields, registered the first time a record of it is decoded.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+
+#include "decode.h"
+#include "intern.h"
+#include "schema.h"
+#include "store.h"
+#include "symbols.h"
+
+/* How one argument slot is loaded. */
+enum dop {
+	DOP_ZERO,	/* field absent in this kernel's format */
+	DOP_U8, DOP_U16, DOP_U32, DOP_U64,
+	DOP_S8, DOP_S16, DOP_S32, DOP_S64,
+	DOP_STR,	/* char[N]: interned, up to the first NUL */
+	DOP_STR_TAIL,	/* char[] at the end of the record */
+	DOP_DLOC,	/* __data_loc char[]: interned */
+	DOP_RLOC,	/* __rel_loc char[]: interned */
+	DOP_HEX,	/* fixed array: interned hex string */
+	DOP_DLOC_HEX,	/* __data_loc/__rel_loc non-char array: interned hex string */
+	DOP_SYM,	/* kernel address: interned symbol name */
+};
+
+/* What to do after the loads. */
+enum dpost {
+	DPOST_NONE,
+	DPOST_SWITCH,		/* comm of prev and next */
+	DPOST_COMM_PID,		/* args 0 (comm), 1 (pid): wakeup, exit, thread_noise */
+	DPOST_EXEC,		/* comm = basename(filename) */
+	DPOST_REPEATS,		/* delta ts = top << 32 | bottom */
+};
+
+struct dslot {
+	uint16_t	off;
+	uint16_t	size;
+	uint8_t		op;
+	uint8_t		rel;	/* DOP_DLOC_HEX: the location is relative */
+};
+
+struct dtype {
+	_Atomic uint16_t	type;	/* ktop type id; 0 until registered (dynamic) */
+	uint8_t			nargs;
+	uint8_t			post;
+	uint16_t		min_size;
+	uint16_t		aux_off;	/* DPOST_REPEATS: bottom_delta_ts */
+	struct dslot		slot[KTOP_MAX_ARGS];
+	/* for dynamic registration */
+	struct tep_event	*event;
+	uint8_t			nfields;
+	struct ktop_field	fields[KTOP_MAX_ARGS];
+};
+
+struct decode_ctx {
+	struct tep_handle	*tep;
+	struct store		*st;
+	struct intern		*strs;
+	struct schema		*schema;
+	struct symbols		*syms;
+	struct dtype		**by_id;
+	unsigned int		nids;
+	int			long_size;	/* KBUFFER_LSIZE_* */
+	bool			old_format;
+	bool			fast_walk;	/* 64-bit little-endian pages: decoder_walk() */
+	struct dslot		c_type, c_flags, c_pc, c_pid;
+	uint16_t		common_min;
+};
+
+#define STR_CACHE	1024	/* entries, power of two */
+#define STR_KEY		32	/* strings up to this long are cached */
+#define SYM_CACHE	4096
+#define COMM_CACHE	4096
+
+struct str_entry {
+	uint64_t	key[STR_KEY / 8];
+	uint32_t	len;
+	uint32_t	id;
+};
+
+struct sym_entry {
+	uint64_t	addr;
+	uint32_t	id;
+	uint32_t	valid;
+};
+
+struct comm_entry {
+	int32_t		pid;
+	uint32_t	id;
+};
+
+struct decoder {
+	struct decode_ctx	*dc;
+	struct kbuffer		*kb;
+	unsigned int		cpu;
+	struct str_entry	str[STR_CACHE];
+	struct sym_entry	sym[SYM_CACHE];
+	struct comm_entry	comm[COMM_CACHE];
+};
+
+/* ---- setup ------------------------------------------------------------- */
+
+struct fixed_spec {
+	uint16_t	type;
+	uint8_t		post;
+	const char	*system;
+	const char	*name;
+	const char	*fields[KTOP_MAX_ARGS];	/* "name" or "name[i]" */
+};
+
+/* Argument order: src/event.h; kinds: the fixed types in src/schema.c. */
+static const struct fixed_spec fixed_specs[] = {
+	{ KTOP_T_FUNCTION, DPOST_NONE, "ftrace", "function", { "ip", "parent_ip" } },
+	{ KTOP_T_FGRAPH_ENTRY, DPOST_NONE, "ftrace", "funcgraph_entry", { "func", "depth" } },
+	{ KTOP_T_FGRAPH_EXIT, DPOST_NONE, "ftrace", "funcgraph_exit",
+	  { "func", "depth", "calltime", "rettime", "overrun" } },
+	{ KTOP_T_FUNC_REPEATS, DPOST_REPEATS, "ftrace", "func_repeats",
+	  { "ip", "parent_ip", "count", "top_delta_ts" } },
+	{ KTOP_T_SCHED_SWITCH, DPOST_SWITCH, "sched", "sched_switch",
+	  { "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid",
+	    "next_prio" } },
+	{ KTOP_T_SCHED_WAKEUP, DPOST_COMM_PID, "sched", "sched_wakeup",
+	  { "comm", "pid", "prio", "target_cpu" } },
+	{ KTOP_T_SCHED_WAKEUP_NEW, DPOST_COMM_PID, "sched", "sched_wakeup_new",
+	  { "comm", "pid", "prio", "target_cpu" } },
+	{ KTOP_T_SCHED_PROCESS_EXEC, DPOST_EXEC, "sched", "sched_process_exec",
+	  { "filename", "pid", "old_pid" } },
+	{ KTOP_T_SCHED_PROCESS_EXIT, DPOST_COMM_PID, "sched", "sched_process_exit",
+	  { "comm", "pid", "prio" } },
+	{ KTOP_T_IRQ_HANDLER_ENTRY, DPOST_NONE, "irq", "irq_handler_entry", { "irq", "name" } },
+	{ KTOP_T_IRQ_HANDLER_EXIT, DPOST_NONE, "irq", "irq_handler_exit", { "irq", "ret" } },
+	{ KTOP_T_SOFTIRQ_ENTRY, DPOST_NONE, "irq", "softirq_entry", { "vec" } },
+	{ KTOP_T_SOFTIRQ_EXIT, DPOST_NONE, "irq", "softirq_exit", { "vec" } },
+	{ KTOP_T_SYS_ENTER, DPOST_NONE, "raw_syscalls", "sys_enter",
+	  { "id", "args[0]", "args[1]", "args[2]", "args[3]", "args[4]", "args[5]" } },
+	{ KTOP_T_SYS_EXIT, DPOST_NONE, "raw_syscalls", "sys_exit", { "id", "ret" } },
+	{ KTOP_T_OSNOISE, DPOST_NONE, "ftrace", "osnoise",
+	  { "runtime", "noise", "max_sample", "hw_count", "nmi_count", "irq_count",
+	    "softirq_count", "thread_count" } },
+	{ KTOP_T_TIMERLAT, DPOST_NONE, "ftrace", "timerlat",
+	  { "seqnum", "context", "timer_latency" } },
+	{ KTOP_T_IRQ_NOISE, DPOST_NONE, "osnoise", "irq_noise",
+	  { "start", "duration", "desc", "vector" } },
+	{ KTOP_T_SOFTIRQ_NOISE, DPOST_NONE, "osnoise", "softirq_noise",
+	  { "start", "duration", "vector" } },
+	{ KTOP_T_NMI_NOISE, DPOST_NONE, "osnoise", "nmi_noise", { "start", "duration" } },
+	{ KTOP_T_THREAD_NOISE, DPOST_COMM_PID, "osnoise", "thread_noise",
+	  { "comm", "pid", "start", "duration" } },
+	{ KTOP_T_SAMPLE_THRESHOLD, DPOST_NONE, "osnoise", "sample_threshold",
+	  { "start", "duration", "interference" } },
+};
+
+/* Hex strings of arrays longer than this are not kept. */
+#define HEX_MAX_BYTES	64
+
+static uint8_t int_op(unsigned int size, bool is_signed)
+{
+	switch (size) {
+	case 1:
+		return is_signed ? DOP_S8 : DOP_U8;
+	case 2:
+		return is_signed ? DOP_S16 : DOP_U16;
+	case 4:
+		return is_signed ? DOP_S32 : DOP_U32;
+	case 8:
+		return is_signed ? DOP_S64 : DOP_U64;
+	default:
+		return DOP_ZERO;
+	}
+}
+
+static int slot_end(const struct dslot *s)
+{
+	switch (s->op) {
+	case DOP_ZERO:
+		return 0;
+	case DOP_DLOC:
+	case DOP_RLOC:
+	case DOP_DLOC_HEX:
+		return s->off + 4;
+	default:
+		return s->off + s->size;
+	}
+}
+
+/*
+ * Slot for a whole field. Return: true when the field can be kept, with
+ * @kind set to how it reads.
+ */
+static bool slot_from_field(const struct tep_format_field *f, struct dslot *s,
+			    enum ktop_field_kind *kind)
+{
+	unsigned long fl = f->flags;
+
+	s->off = f->offset;
+	s->size = f->size;
+	s->rel = !!(fl & TEP_FIELD_IS_RELATIVE);
+	if (fl & TEP_FIELD_IS_DYNAMIC) {
+		*kind = KTOP_FK_STR;
+		if (f->size != 4)
+			return false;
+		if (fl & TEP_FIELD_IS_STRING)
+			s->op = s->rel ? DOP_RLOC : DOP_DLOC;
+		else
+			s->op = DOP_DLOC_HEX;
+		return true;
+	}
+	if (fl & TEP_FIELD_IS_ARRAY) {
+		*kind = KTOP_FK_STR;
+		if (fl & TEP_FIELD_IS_STRING) {
+			s->op = f->size ? DOP_STR : DOP_STR_TAIL;
+			return true;
+		}
+		if (!f->size || f->size > HEX_MAX_BYTES)
+			return false;
+		s->op = DOP_HEX;
+		return true;
+	}
+	s->op = int_op(f->size, fl & TEP_FIELD_IS_SIGNED);
+	if (s->op == DOP_ZERO)
+		return false;
+	if (fl & TEP_FIELD_IS_POINTER)
+		*kind = KTOP_FK_HEX;
+	else
+		*kind = (fl & TEP_FIELD_IS_SIGNED) ? KTOP_FK_INT : KTOP_FK_UINT;
+	return true;
+}
+
+/* Slot for "name" or "name[i]" of @event, converted as @kind says. */
+static void slot_fixed(struct tep_event *event, const char *spec, enum ktop_field_kind kind,
+		       struct dslot *s)
+{
+	char name[64];
+	const char *br = strchr(spec, '[');
+	struct tep_format_field *f;
+	unsigned int idx = 0, esz;
+	enum ktop_field_kind k;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(name, sizeof(name), "%.*s", br ? (int)(br - spec) : (int)strlen(spec), spec);
+	if (br)
+		idx = strtoul(br + 1, NULL, 10);
+	f = tep_find_field(event, name);
+	if (!f)
+		return;		/* DOP_ZERO: this kernel has no such field */
+	if (br) {
+		esz = f->elementsize ? f->elementsize :
+		      (f->arraylen ? f->size / f->arraylen : 0);
+		if (!esz || (idx + 1) * esz > (unsigned int)f->size)
+			return;
+		s->off = f->offset + idx * esz;
+		s->size = esz;
+		s->op = int_op(esz, f->flags & TEP_FIELD_IS_SIGNED);
+		return;
+	}
+	if (kind == KTOP_FK_STR) {
+		if (!slot_from_field(f, s, &k))
+			memset(s, 0, sizeof(*s));
+		return;
+	}
+	s->off = f->offset;
+	s->size = f->size;
+	if (kind == KTOP_FK_SYM && f->size == 8)
+		s->op = DOP_SYM;
+	else if (kind == KTOP_FK_SYM && f->size == 4)
+		s->op = DOP_U32;	/* 32-bit kernel: still an address */
+	else
+		s->op = int_op(f->size, f->flags & TEP_FIELD_IS_SIGNED);
+	if (kind == KTOP_FK_SYM && s->op == DOP_U32)
+		s->op = DOP_SYM;
+}
+
+static struct dtype *dtype_fixed(struct decode_ctx *dc, struct tep_event *event,
+				 const struct fixed_spec *fs)
+{
+	const struct ktop_schema_type *st = schema_get(dc->schema, fs->type);
+	struct dtype *t;
+	int end;
+
+	if (!st)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	atomic_init(&t->type, fs->type);
+	t->post = fs->post;
+	t->event = event;
+	for (unsigned int i = 0; i < st->nfields && i < KTOP_MAX_ARGS && fs->fields[i]; i++) {
+		slot_fixed(event, fs->fields[i], st->fields[i].kind, &t->slot[i]);
+		end = slot_end(&t->slot[i]);
+		if (end > t->min_size)
+			t->min_size = end;
+		t->nargs = i + 1;
+	}
+	if (fs->post == DPOST_REPEATS) {
+		struct tep_format_field *f = tep_find_field(event, "bottom_delta_ts");
+
+		if (f && f->size == 4 && t->slot[3].size == 4) {
+			t->aux_off = f->offset;
+			if (f->offset + 4 > t->min_size)
+				t->min_size = f->offset + 4;
+		} else {
+			t->post = DPOST_NONE;
+		}
+	}
+	return t;
+}
+
+static struct dtype *dtype_dynamic(struct decode_ctx *dc, struct tep_event *event)
+{
+	struct tep_format_field *f;
+	struct dtype *t;
+	int end;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	atomic_init(&t->type, 0);
+	t->event = event;
+	for (f = event->format.fields; f && t->nargs < KTOP_MAX_ARGS; f = f->next) {
+		struct dslot *s = &t->slot[t->nargs];
+		enum ktop_field_kind kind;
+
+		if (!slot_from_field(f, s, &kind)) {
+			memset(s, 0, sizeof(*s));
+			continue;	/* wide integer or large array: not kept */
+		}
+		t->fields[t->nargs].name = f->name;
+		t->fields[t->nargs].kind = kind;
+		end = slot_end(s);
+		if (end > t->min_size)
+			t->min_size = end;
+		t->nargs++;
+	}
+	t->nfields = t->nargs;
+	return t;
+}
+
+static int common_slot(struct tep_event *event, const char *name, struct dslot *s)
+{
+	struct tep_format_field *f = tep_find_common_field(event, name);
+
+	if (!f)
+		return -EINVAL;
+	s->off = f->offset;
+	s->size = f->size;
+	s->op = int_op(f->size, f->flags & TEP_FIELD_IS_SIGNED);
+	return s->op == DOP_ZERO ? -EINVAL : 0;
+}
+
+static int ctx_common(struct decode_ctx *dc, struct tep_event *event)
+{
+	int ret;
+
+	ret = common_slot(event, "common_type", &dc->c_type);
+	if (!ret)
+		ret = common_slot(event, "common_flags", &dc->c_flags);
+	if (!ret)
+		ret = common_slot(event, "common_preempt_count", &dc->c_pc);
+	if (!ret)
+		ret = common_slot(event, "common_pid", &dc->c_pid);
+	if (ret)
+		return ret;
+	dc->common_min = 0;
+	for (const struct dslot *s = &dc->c_type; s <= &dc->c_pid; s++)
+		if (s->off + s->size > dc->common_min)
+			dc->common_min = s->off + s->size;
+	return 0;
+}
+
+static const struct fixed_spec *fixed_find(const struct tep_event *event)
+{
+	for (size_t i = 0; i < sizeof(fixed_specs) / sizeof(fixed_specs[0]); i++)
+		if (!strcmp(event->name, fixed_specs[i].name) &&
+		    !strcmp(event->system, fixed_specs[i].system))
+			return &fixed_specs[i];
+	return NULL;
+}
+
+struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
+				  struct symbols *syms)
+{
+	struct tep_event **events;
+	struct decode_ctx *dc;
+	int err = ENOMEM, maxid = -1;
+
+	if (!tep || !st) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep)) {
+		errno = EPROTONOSUPPORT;
+		return NULL;
+	}
+	events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	if (!events || !events[0]) {
+		errno = ENOENT;
+		return NULL;
+	}
+	dc = calloc(1, sizeof(*dc));
+	if (!dc)
+		goto out_err;
+	dc->tep = tep;
+	dc->st = st;
+	dc->strs = store_strings(st);
+	dc->schema = store_schema(st);
+	dc->syms = syms;
+	dc->long_size = tep_get_header_page_size(tep) == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8;
+	dc->old_format = tep_is_old_format(tep);
+	dc->fast_walk = !dc->old_format && dc->long_size == KBUFFER_LSIZE_8 &&
+			!tep_is_file_bigendian(tep) && !getenv("KTOP_DECODE_KBUFFER_WALK");
+	if (ctx_common(dc, events[0])) {
+		err = EINVAL;
+		goto out_free;
+	}
+	for (int i = 0; events[i]; i++)
+		if (events[i]->id > maxid)
+			maxid = events[i]->id;
+	if (maxid < 0 || maxid > UINT16_MAX) {
+		err = EINVAL;
+		goto out_free;
+	}
+	dc->nids = maxid + 1;
+	dc->by_id = calloc(dc->nids, sizeof(*dc->by_id));
+	if (!dc->by_id)
+		goto out_free;
+	for (int i = 0; events[i]; i++) {
+		struct tep_event *ev = events[i];
+		const struct fixed_spec *fs;
+
+		if (ev->id < 0 || ev->flags & TEP_EVENT_FL_FAILED)
+			continue;
+		fs = fixed_find(ev);
+		dc->by_id[ev->id] = fs ? dtype_fixed(dc, ev, fs) : dtype_dynamic(dc, ev);
+		if (!dc->by_id[ev->id])
+			goto out_free;
+	}
+	return dc;
+
+out_free:
+	decode_ctx_free(dc);
+out_err:
+	errno = err;
+	return NULL;
+}
+
+void decode_ctx_free(struct decode_ctx *dc)
+{
+	if (!dc)
+		return;
+	if (dc->by_id)
+		for (unsigned int i = 0; i < dc->nids; i++)
+			free(dc->by_id[i]);
+	free(dc->by_id);
+	free(dc);
+}
+
+struct decoder *decoder_new(struct decode_ctx *dc, unsigned int cpu)
+{
+	struct decoder *d;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->dc = dc;
+	d->cpu = cpu;
+	d->kb = kbuffer_alloc(dc->long_size, tep_is_file_bigendian(dc->tep) ?
+			      KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+	if (!d->kb) {
+		free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (dc->old_format)
+		kbuffer_set_old_format(d->kb);
+	for (unsigned int i = 0; i < COMM_CACHE; i++)
+		d->comm[i].pid = -1;
+	return d;
+}
+
+void decoder_free(struct decoder *d)
+{
+	if (!d)
+		return;
+	kbuffer_free(d->kb);
+	free(d);
+}
+
+/* ---- per event ----------------------------------------------------------- */
+
+static inline uint64_t load_slot(const uint8_t *p, uint8_t op)
+{
+	union {
+		uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+		int8_t s8; int16_t s16; int32_t s32; int64_t s64;
+	} v;
+
+	switch (op) {
+	case DOP_U8:
+		return *p;
+	case DOP_S8:
+		return (uint64_t)(int64_t)(int8_t)*p;
+	case DOP_U16:
+		memcpy(&v.u16, p, 2);
+		return v.u16;
+	case DOP_S16:
+		memcpy(&v.s16, p, 2);
+		return (uint64_t)(int64_t)v.s16;
+	case DOP_U32:
+		memcpy(&v.u32, p, 4);
+		return v.u32;
+	case DOP_S32:
+		memcpy(&v.s32, p, 4);
+		return (uint64_t)(int64_t)v.s32;
+	case DOP_U64:
+	case DOP_S64:
+		memcpy(&v.u64, p, 8);
+		return v.u64;
+	default:
+		return 0;
+	}
+}
+
+static inline uint32_t str_hash(const uint64_t *k, uint32_t len)
+{
+	uint64_t h = (k[0] ^ (k[1] * 0x9e3779b97f4a7c15ull) ^ (k[2] * 0xc2b2ae3d27d4eb4full) ^
+		      k[3] ^ len) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 40) & (STR_CACHE - 1);
+}
+
+static uint32_t decoder_intern(struct decoder *d, const char *s, size_t len)
+{
+	struct str_entry *e;
+	uint64_t key[STR_KEY / 8];
+	uint32_t id;
+
+	if (!len)
+		return 0;
+	if (len > STR_KEY)
+		return intern_id(d->dc->strs, s, len);
+	memset(key, 0, sizeof(key));
+	memcpy(key, s, len);
+	e = &d->str[str_hash(key, len)];
+	if (e->len == len && !memcmp(e->key, key, sizeof(key)))
+		return e->id;
+	id = intern_id(d->dc->strs, s, len);
+	if (id == UINT32_MAX)
+		return 0;
+	memcpy(e->key, key, sizeof(key));
+	e->len = len;
+	e->id = id;
+	return id;
+}
+
+static uint32_t decoder_sym(struct decoder *d, uint64_t addr)
+{
+	struct sym_entry *e = &d->sym[((addr >> 4) ^ (addr >> 17)) & (SYM_CACHE - 1)];
+	const char *name;
+	char hex[24];
+	uint32_t id;
+
+	if (e->valid && e->addr == addr)
+		return e->id;
+	name = symbols_lookup(d->dc->syms, addr, NULL);
+	if (name) {
+		id = intern_id(d->dc->strs, name, strlen(name));
+	} else {
+		int n = snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
+
+		id = intern_id(d->dc->strs, hex, n);
+	}
+	if (id == UINT32_MAX)
+		return 0;
+	e->addr = addr;
+	e->id = id;
+	e->valid = 1;
+	return id;
+}
+
+static uint32_t decoder_hex(struct decoder *d, const uint8_t *p, size_t len)
+{
+	char buf[2 * HEX_MAX_BYTES + 1];
+	static const char digits[] = "0123456789abcdef";
+
+	if (len > HEX_MAX_BYTES)
+		len = HEX_MAX_BYTES;
+	for (size_t i = 0; i < len; i++) {
+		buf[2 * i] = digits[p[i] >> 4];
+		buf[2 * i + 1] = digits[p[i] & 0xf];
+	}
+	return intern_id(d->dc->strs, buf, 2 * len);
+}
+
+/* Bounds of a __data_loc / __rel_loc field. Return: false when out of the record. */
+static inline bool dloc(const uint8_t *data, int size, const struct dslot *s, bool rel,
+			const uint8_t **p, size_t *len)
+{
+	uint32_t v, off, l;
+
+	memcpy(&v, data + s->off, 4);
+	off = v & 0xffff;
+	l = v >> 16;
+	if (rel)
+		off += s->off + 4;
+	if (off + l > (uint32_t)size)
+		return false;
+	*p = data + off;
+	*len = l;
+	return true;
+}
+
+static void decoder_comm(struct decoder *d, int32_t pid, uint32_t id)
+{
+	struct comm_entry *e = &d->comm[(uint32_t)pid & (COMM_CACHE - 1)];
+
+	if (pid <= 0 || !id)
+		return;		/* pid 0 is each CPU's idle task, named per CPU */
+	if (e->pid == pid && e->id == id)
+		return;
+	e->pid = pid;
+	e->id = id;
+	store_set_comm(d->dc->st, pid, intern_str(d->dc->strs, id));
+}
+
+static int decoder_register(struct decoder *d, struct dtype *t)
+{
+	int id = schema_add(d->dc->schema, t->event->system, t->event->name, t->nfields,
+			    t->fields);
+
+	if (id < 0)
+		return id;
+	atomic_store_explicit(&t->type, id, memory_order_relaxed);
+	return id;
+}
+
+int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
+		   struct ktop_event *out)
+{
+	const struct decode_ctx *dc = d->dc;
+	const uint8_t *p = data;
+	struct dtype *t;
+	uint64_t id;
+	int type;
+
+	if (size < dc->common_min)
+		return -EINVAL;
+	id = load_slot(p + dc->c_type.off, dc->c_type.op);
+	if (id >= dc->nids || !(t = dc->by_id[id]))
+		return -ENOENT;
+	if (size < t->min_size)
+		return -EINVAL;
+	type = atomic_load_explicit(&t->type, memory_order_relaxed);
+	if (!type) {
+		type = decoder_register(d, t);
+		if (type < 0)
+			return type;
+	}
+	out->ts = ts;
+	out->type = type;
+	out->cpu = d->cpu;
+	out->flags = load_slot(p + dc->c_flags.off, dc->c_flags.op);
+	out->pc = load_slot(p + dc->c_pc.off, dc->c_pc.op);
+	out->pid = load_slot(p + dc->c_pid.off, dc->c_pid.op);
+	out->nargs = t->nargs;
+
+	for (unsigned int i = 0; i < t->nargs; i++) {
+		const struct dslot *s = &t->slot[i];
+		const uint8_t *sp;
+		size_t len;
+
+		switch (s->op) {
+		case DOP_STR:
+			sp = p + s->off;
+			out->args[i] = decoder_intern(d, (const char *)sp, strnlen((const char *)sp,
+								s->size));
+			break;
+		case DOP_STR_TAIL:
+			sp = p + s->off;
+			len = s->off < size ? strnlen((const char *)sp, size - s->off) : 0;
+			out->args[i] = decoder_intern(d, (const char *)sp, len);
+			break;
+		case DOP_DLOC:
+		case DOP_RLOC:
+			if (!dloc(p, size, s, s->op == DOP_RLOC, &sp, &len)) {
+				out->args[i] = 0;
+				break;
+			}
+			out->args[i] = decoder_intern(d, (const char *)sp,
+						      strnlen((const char *)sp, len));
+			break;
+		case DOP_HEX:
+			out->args[i] = decoder_hex(d, p + s->off, s->size);
+			break;
+		case DOP_DLOC_HEX:
+			out->args[i] = dloc(p, size, s, s->rel, &sp, &len) ?
+				       decoder_hex(d, sp, len) : 0;
+			break;
+		case DOP_SYM:
+			out->args[i] = decoder_sym(d, load_slot(p + s->off, s->size == 8 ?
+							       DOP_U64 : DOP_U32));
+			break;
+		default:
+			out->args[i] = load_slot(p + s->off, s->op);
+			break;
+		}
+	}
+
+	switch (t->post) {
+	case DPOST_NONE:
+		break;
+	case DPOST_SWITCH:
+		decoder_comm(d, (int32_t)out->args[1], (uint32_t)out->args[0]);
+		decoder_comm(d, (int32_t)out->args[5], (uint32_t)out->args[4]);
+		break;
+	case DPOST_COMM_PID:
+		decoder_comm(d, (int32_t)out->args[1], (uint32_t)out->args[0]);
+		break;
+	case DPOST_EXEC: {
+		/* the kernel names the new image after the file: kbasename(), 15 chars */
+		const char *fn = intern_str(dc->strs, (uint32_t)out->args[0]);
+		const char *base = strrchr(fn, '/');
+
+		base = base ? base + 1 : fn;
+		decoder_comm(d, (int32_t)out->args[1],
+			     decoder_intern(d, base, strnlen(base, 15)));
+		break;
+	}
+	case DPOST_REPEATS: {
+		uint32_t bottom;
+
+		memcpy(&bottom, p + t->aux_off, 4);
+		out->args[3] = (out->args[3] << 32) | bottom;
+		break;
+	}
+	}
+	return 0;
+}
+
+/* ---- pages ----------------------------------------------------------------- */
+
+/* Ring-buffer event header types (kernel/trace/ring_buffer.c, kbuffer.h). */
+#define RB_TYPE_DATA_MAX	28
+#define RB_TYPE_PADDING		29
+#define RB_TYPE_TIME_EXTEND	30
+#define RB_TYPE_TIME_STAMP	31
+#define RB_TS_SHIFT		27
+#define RB_COMMIT_MASK		((1u << 27) - 1)
+
+static inline uint32_t load32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/*
+ * Walk the events of a little-endian 64-bit page, as kbuffer_next_event()
+ * does, without its per-event indirect calls: that walk cost more than the
+ * decoding itself. tests/unit/test_decode.c checks both walks give the same
+ * records. Return: events appended.
+ */
+static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
+			struct decode_stats *stats)
+{
+	const uint8_t *data = page + 16;
+	uint64_t ts, commit;
+	uint32_t size, off = 0;
+	struct ktop_event ev;
+	int n = 0;
+
+	memcpy(&ts, page, 8);
+	memcpy(&commit, page + 8, 8);
+	size = commit & RB_COMMIT_MASK;
+	while (off + 4 <= size) {
+		uint32_t h = load32(data + off), type_len = h & 0x1f, rlen;
+		uint64_t delta = h >> 5;
+		const uint8_t *rec;
+
+		switch (type_len) {
+		case RB_TYPE_PADDING:
+			if (off + 8 > size)
+				goto out;
+			off += 4 + load32(data + off + 4);
+			continue;
+		case RB_TYPE_TIME_EXTEND:
+		case RB_TYPE_TIME_STAMP:
+			if (off + 8 > size)
+				goto out;
+			delta += (uint64_t)load32(data + off + 4) << RB_TS_SHIFT;
+			ts = type_len == RB_TYPE_TIME_STAMP ? delta : ts + delta;
+			off += 8;
+			continue;
+		case 0:
+			if (off + 8 > size)
+				goto out;
+			rlen = load32(data + off + 4);
+			if (rlen < 4)
+				goto out_bad;
+			rlen = (rlen - 4 + 3) & ~3u;
+			rec = data + off + 8;
+			off += 8 + rlen;
+			break;
+		default:
+			rlen = type_len * 4;
+			rec = data + off + 4;
+			off += 4 + rlen;
+			break;
+		}
+		ts += delta;
+		if (off > size || 16 + off > len)
+			goto out_bad;
+		if (!decoder_record(d, rec, rlen, ts, &ev) && !store_append(d->dc->st, &ev))
+			n++;
+		else if (stats)
+			stats->bad++;
+	}
+out:
+	return n;
+out_bad:
+	if (stats)
+		stats->bad++;
+	return n;
+}
+
+int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats *stats)
+{
+	struct decode_ctx *dc = d->dc;
+	size_t hdr = 8 + (dc->long_size == KBUFFER_LSIZE_4 ? 4 : 8);
+	unsigned long long ts;
+	struct ktop_event ev;
+	uint64_t commit = 0;
+	int missed, n = 0;
+	void *data;
+
+	if (len < hdr)
+		return -EINVAL;
+	memcpy(&commit, (uint8_t *)page + 8, hdr - 8);
+	/* the top bits carry the missed-events marks */
+	if ((commit & RB_COMMIT_MASK) + hdr > len)
+		return -EINVAL;
+	if (kbuffer_load_subbuffer(d->kb, page) < 0)
+		return -EINVAL;
+	if (stats)
+		stats->pages++;
+	missed = kbuffer_missed_events(d->kb);
+	data = kbuffer_read_event(d->kb, &ts);
+	if (missed) {
+		uint64_t when = data ? ts : kbuffer_subbuf_timestamp(d->kb, page);
+
+		store_add_lost(dc->st, d->cpu, when, missed > 0 ? (uint64_t)missed : 0);
+		if (stats) {
+			stats->missed_marks++;
+			if (missed > 0)
+				stats->missed += missed;
+		}
+	}
+	if (dc->fast_walk) {
+		n = decoder_walk(d, page, len, stats);
+	} else {
+		while (data) {
+			if (!decoder_record(d, data, kbuffer_event_size(d->kb), ts, &ev) &&
+			    !store_append(dc->st, &ev))
+				n++;
+			else if (stats)
+				stats->bad++;
+			data = kbuffer_next_event(d->kb, &ts);
+		}
+	}
+	store_publish(dc->st, d->cpu);
+	if (stats)
+		stats->events += n;
+	return n;
+}

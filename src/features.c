@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What this kernel lets ktop do. Tracers are tried, not guessed: each one is
+ * written to current_tracer of a scratch instance (removed after), and when
+ * the instance refuses it, at top level (only when the top level is idle,
+ * and put back to nop at once).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+
+#include "features.h"
+
+#ifndef TRACEFS_MAGIC
+#define TRACEFS_MAGIC	0x74726163
+#endif
+
+static const struct {
+	const char *name;
+	const char *config;
+} feature_names[FEATURE_NR] = {
+	[FEATURE_TRACEFS]	 = { "tracefs",		  "CONFIG_TRACING" },
+	[FEATURE_INSTANCES]	 = { "instances",	  "CONFIG_TRACING" },
+	[FEATURE_EVENTS]	 = { "events",		  "CONFIG_EVENT_TRACING" },
+	[FEATURE_FUNCTION]	 = { "function",	  "CONFIG_FUNCTION_TRACER" },
+	[FEATURE_FUNCTION_GRAPH] = { "function_graph",	  "CONFIG_FUNCTION_GRAPH_TRACER" },
+	[FEATURE_FTRACE_FILTER]	 = { "set_ftrace_filter", "CONFIG_DYNAMIC_FTRACE" },
+	[FEATURE_OSNOISE]	 = { "osnoise",		  "CONFIG_OSNOISE_TRACER" },
+	[FEATURE_TIMERLAT]	 = { "timerlat",	  "CONFIG_TIMERLAT_TRACER" },
+	[FEATURE_BPF]		 = { "bpf",		  "CONFIG_BPF_SYSCALL" },
+	[FEATURE_BTF]		 = { "btf",		  "CONFIG_DEBUG_INFO_BTF" },
+};
+
+const char *feature_state_str(enum feature_state s)
+{
+	switch (s) {
+	case FEAT_AVAILABLE:		return "available";
+	case FEAT_NOT_BUILT:		return "not built in";
+	case FEAT_NOT_PERMITTED:	return "not permitted";
+	case FEAT_NEEDS_ROOT:		return "needs root";
+	case FEAT_TOP_LEVEL_ONLY:	return "top level only";
+	case FEAT_UNKNOWN:		break;
+	}
+	return "unknown";
+}
+
+static void feat_set(struct features *ft, enum feature_id id, enum feature_state st,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void feat_set(struct features *ft, enum feature_id id, enum feature_state st,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	ft->f[id].state = st;
+	va_start(ap, fmt);
+	vsnprintf(ft->f[id].detail, sizeof(ft->f[id].detail), fmt, ap);
+	va_end(ap);
+}
+
+/* Return: 0 or -errno. */
+static int feat_write(const char *path, const char *s)
+{
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Read up to @len - 1 bytes, trailing newline stripped. Return: 0 or -errno. */
+static int feat_read(const char *path, char *buf, size_t len)
+{
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, len - 1);
+	if (r < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	close(fd);
+	buf[r] = '\0';
+	while (r && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
+		buf[--r] = '\0';
+	return 0;
+}
+
+static bool is_tracefs(const char *dir)
+{
+	struct statfs sfs;
+
+	return !statfs(dir, &sfs) && (unsigned long)sfs.f_type == TRACEFS_MAGIC;
+}
+
+static void probe_tracefs(struct features *ft)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (is_tracefs(dirs[i])) {
+			snprintf(ft->tracefs, sizeof(ft->tracefs), "%s", dirs[i]);
+			feat_set(ft, FEATURE_TRACEFS, FEAT_AVAILABLE, "mounted at %s", dirs[i]);
+			return;
+		}
+	}
+	if (access("/sys/kernel/tracing", F_OK)) {
+		feat_set(ft, FEATURE_TRACEFS, FEAT_NOT_BUILT,
+			 "no /sys/kernel/tracing: kernel without CONFIG_TRACING");
+		return;
+	}
+	if (!ft->root) {
+		feat_set(ft, FEATURE_TRACEFS, FEAT_NEEDS_ROOT,
+			 "not mounted; as root: mount -t tracefs nodev /sys/kernel/tracing");
+		return;
+	}
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
+		feat_set(ft, FEATURE_TRACEFS, errno == ENODEV ? FEAT_NOT_BUILT : FEAT_NOT_PERMITTED,
+			 "not mounted, and mount failed: %s", strerror(errno));
+		return;
+	}
+	snprintf(ft->tracefs, sizeof(ft->tracefs), "/sys/kernel/tracing");
+	feat_set(ft, FEATURE_TRACEFS, FEAT_AVAILABLE,
+		 "was not mounted: ktop mounted it at /sys/kernel/tracing (left mounted)");
+}
+
+/* Is @name listed in @dir/available_tracers? */
+static bool tracer_listed(const char *dir, const char *name)
+{
+	char path[1024], buf[1024], *tok, *save;
+
+	snprintf(path, sizeof(path), "%s/available_tracers", dir);
+	if (feat_read(path, buf, sizeof(buf)))
+		return false;
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, name))
+			return true;
+	return false;
+}
+
+/* The top level is idle when no tracer runs there and no event is enabled. */
+static bool top_level_idle(const char *top)
+{
+	char path[1024], buf[64];
+
+	snprintf(path, sizeof(path), "%s/current_tracer", top);
+	if (feat_read(path, buf, sizeof(buf)) || strcmp(buf, "nop"))
+		return false;
+	snprintf(path, sizeof(path), "%s/set_event", top);
+	if (feat_read(path, buf, sizeof(buf)) || buf[0])
+		return false;
+	return true;
+}
+
+static void probe_tracer(struct features *ft, enum feature_id id, const char *scratch)
+{
+	const char *name = ft->f[id].name;
+	char path[1024];
+	int ret, top;
+
+	if (!tracer_listed(ft->tracefs, name)) {
+		feat_set(ft, id, FEAT_NOT_BUILT, "not in available_tracers (%s)", ft->f[id].config);
+		return;
+	}
+	ret = -ENOENT;
+	if (scratch) {
+		snprintf(path, sizeof(path), "%s/current_tracer", scratch);
+		ret = feat_write(path, name);
+		if (!ret) {
+			feat_write(path, "nop");
+			feat_set(ft, id, FEAT_AVAILABLE, "tried in an instance");
+			return;
+		}
+	}
+	/* Refused in an instance: maybe only the top level may run it. */
+	if (!top_level_idle(ft->tracefs)) {
+		feat_set(ft, id, ret == -EPERM ? FEAT_NOT_PERMITTED : FEAT_UNKNOWN,
+			 "refused in an instance (%s); top level busy, not tried there",
+			 strerror(-ret));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/current_tracer", ft->tracefs);
+	top = feat_write(path, name);
+	if (!top) {
+		feat_write(path, "nop");
+		feat_set(ft, id, FEAT_TOP_LEVEL_ONLY, "refused in an instance (%s)",
+			 strerror(-ret));
+		return;
+	}
+	if (top == -EPERM || ret == -EPERM)
+		feat_set(ft, id, FEAT_NOT_PERMITTED,
+			 "writing current_tracer: %s (kernel lockdown or security policy)",
+			 strerror(EPERM));
+	else
+		feat_set(ft, id, FEAT_UNKNOWN, "writing current_tracer: %s", strerror(-top));
+}
+
+static void probe_ftrace_filter(struct features *ft, const char *scratch)
+{
+	char path[1024];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", scratch ? scratch : ft->tracefs);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		feat_set(ft, FEATURE_FTRACE_FILTER, FEAT_AVAILABLE, "readable");
+		return;
+	}
+	if (errno == ENOENT)
+		feat_set(ft, FEATURE_FTRACE_FILTER, FEAT_NOT_BUILT, "no set_ftrace_filter (%s)",
+			 ft->f[FEATURE_FTRACE_FILTER].config);
+	else if (errno == EPERM)
+		feat_set(ft, FEATURE_FTRACE_FILTER, FEAT_NOT_PERMITTED,
+			 "opening set_ftrace_filter: %s (kernel lockdown or security policy)",
+			 strerror(EPERM));
+	else
+		feat_set(ft, FEATURE_FTRACE_FILTER, FEAT_UNKNOWN, "opening set_ftrace_filter: %s",
+			 strerror(errno));
+}
+
+static void probe_bpf(struct features *ft)
+{
+	struct bpf_insn insns[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_TRACEPOINT;
+	attr.insns = (uint64_t)(unsigned long)insns;
+	attr.insn_cnt = 2;
+	attr.license = (uint64_t)(unsigned long)"GPL";
+	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	if (fd >= 0) {
+		close(fd);
+		feat_set(ft, FEATURE_BPF, FEAT_AVAILABLE, "loaded a tracepoint program");
+		return;
+	}
+	if (errno == ENOSYS)
+		feat_set(ft, FEATURE_BPF, FEAT_NOT_BUILT, "no bpf() syscall (%s)",
+			 ft->f[FEATURE_BPF].config);
+	else if (errno == EPERM && !ft->root)
+		feat_set(ft, FEATURE_BPF, FEAT_NEEDS_ROOT, "BPF_PROG_LOAD: %s", strerror(EPERM));
+	else if (errno == EPERM)
+		feat_set(ft, FEATURE_BPF, FEAT_NOT_PERMITTED, "BPF_PROG_LOAD: %s", strerror(EPERM));
+	else
+		feat_set(ft, FEATURE_BPF, FEAT_UNKNOWN, "BPF_PROG_LOAD: %s", strerror(errno));
+}
+
+static void probe_btf(struct features *ft)
+{
+	if (!access("/sys/kernel/btf/vmlinux", R_OK))
+		feat_set(ft, FEATURE_BTF, FEAT_AVAILABLE, "/sys/kernel/btf/vmlinux");
+	else if (errno == ENOENT)
+		feat_set(ft, FEATURE_BTF, FEAT_NOT_BUILT, "no /sys/kernel/btf/vmlinux (%s)",
+			 ft->f[FEATURE_BTF].config);
+	else
+		feat_set(ft, FEATURE_BTF, FEAT_NOT_PERMITTED, "/sys/kernel/btf/vmlinux: %s",
+			 strerror(errno));
+}
+
+static void probe_events(struct features *ft)
+{
+	char path[1024], buf[65536];
+	long n = 0;
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/available_events", ft->tracefs);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		feat_set(ft, FEATURE_EVENTS, errno == ENOENT ? FEAT_NOT_BUILT : FEAT_UNKNOWN,
+			 "available_events: %s", strerror(errno));
+		return;
+	}
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < r; i++)
+			n += buf[i] == '\n';
+	close(fd);
+	if (n)
+		feat_set(ft, FEATURE_EVENTS, FEAT_AVAILABLE, "%ld events", n);
+	else
+		feat_set(ft, FEATURE_EVENTS, FEAT_NOT_BUILT, "no events (%s)",
+			 ft->f[FEATURE_EVENTS].config);
+}
+
+int features_probe(struct features *ft)
+{
+	static const enum feature_id tracers[] = {
+		FEATURE_FUNCTION, FEATURE_FUNCTION_GRAPH, FEATURE_OSNOISE, FEATURE_TIMERLAT,
+	};
+	char scratch[512], path[1024];
+	bool have_scratch = false;
+
+	memset(ft, 0, sizeof(*ft));
+	for (int i = 0; i < FEATURE_NR; i++) {
+		ft->f[i].name = feature_names[i].name;
+		ft->f[i].config = feature_names[i].config;
+		ft->f[i].state = FEAT_UNKNOWN;
+	}
+	ft->root = geteuid() == 0;
+
+	probe_btf(ft);
+	probe_bpf(ft);
+	probe_tracefs(ft);
+	if (!ft->tracefs[0]) {
+		for (int i = FEATURE_INSTANCES; i <= FEATURE_TIMERLAT; i++)
+			feat_set(ft, i, ft->f[FEATURE_TRACEFS].state, "no tracefs");
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/current_tracer", ft->tracefs);
+	if (access(path, R_OK | W_OK)) {
+		for (int i = FEATURE_TRACEFS; i <= FEATURE_TIMERLAT; i++)
+			feat_set(ft, i, FEAT_NEEDS_ROOT, "tracefs files are root's (%s)",
+				 strerror(errno));
+		return 0;
+	}
+	probe_events(ft);
+
+	snprintf(scratch, sizeof(scratch), "%s/instances/ktop-probe-%d", ft->tracefs, getpid());
+	if (!mkdir(scratch, 0750)) {
+		have_scratch = true;
+		feat_set(ft, FEATURE_INSTANCES, FEAT_AVAILABLE, "created and removed one");
+	} else if (errno == ENOENT) {
+		feat_set(ft, FEATURE_INSTANCES, FEAT_NOT_BUILT, "no instances directory");
+	} else {
+		feat_set(ft, FEATURE_INSTANCES, errno == EPERM ? FEAT_NOT_PERMITTED : FEAT_UNKNOWN,
+			 "mkdir instances/...: %s", strerror(errno));
+	}
+
+	for (size_t i = 0; i < sizeof(tracers) / sizeof(tracers[0]); i++)
+		probe_tracer(ft, tracers[i], have_scratch ? scratch : NULL);
+	probe_ftrace_filter(ft, have_scratch ? scratch : NULL);
+
+	if (have_scratch && rmdir(scratch)) {
+		/* leave a trace for session_reap_stale(): it removes ktop-probe-<dead pid> */
+		return -errno;
+	}
+	return 0;
+}
+
+void features_print(const struct features *ft, FILE *fp)
+{
+	fprintf(fp, "%-18s %-15s %s\n", "user", ft->root ? "root" : "not root",
+		ft->root ? "" : "tracing needs root");
+	for (int i = 0; i < FEATURE_NR; i++) {
+		const struct feature *f = &ft->f[i];
+
+		fprintf(fp, "%-18s %-15s %s\n", f->name, feature_state_str(f->state), f->detail);
+	}
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel's latency column ("d.h1." in the trace file): irqs-off/BH-off,
+ * need-resched, hardirq/softirq/NMI, preempt depth, migrate-disable depth,
+ * formatted from the raw common_flags and common_preempt_count exactly as
+ * kernel/trace/trace_output.c trace_print_lat_fmt() does for the kernel that
+ * wrote them. Which letters a bit gives depends on the kernel: see
+ * enum flags_style.
+ */
+#ifndef KTOP_FLAGS_H
+#define KTOP_FLAGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum flags_style {
+	/* before 6.12: bit 0x02 is IRQS_NOSUPPORT ('X'); five columns */
+	FLAGS_STYLE_NOSUPPORT,
+	/* 6.12 and later (and 6.12-rt): bit 0x02 is NEED_RESCHED_LAZY; five columns */
+	FLAGS_STYLE_LAZY,
+	/*
+	 * The old PREEMPT_RT lazy-preemption patch (6.1-rt and earlier, the kernels
+	 * with common_preempt_lazy_count): 0x20 means NEED_RESCHED_LAZY, shown in
+	 * its own column, plus a preempt-lazy-depth column; seven columns.
+	 */
+	FLAGS_STYLE_RT_LAZY_COUNT,
+};
+
+/* Longest column (seven characters) plus the NUL. */
+#define FLAGS_COLUMN_MAX	8
+
+/**
+ * flags_style_detect - the style of a kernel
+ * @release: uname -r of the kernel that wrote the events (NULL: unknown, taken as new)
+ * @has_lazy_count: the event formats have common_preempt_lazy_count
+ * Return: the style.
+ */
+enum flags_style flags_style_detect(const char *release, bool has_lazy_count);
+
+/**
+ * flags_format - format the latency column
+ * @buf: receives the column, NUL-terminated; at least FLAGS_COLUMN_MAX bytes
+ * @flags: raw common_flags
+ * @pc: raw common_preempt_count
+ * @lazy_count: raw common_preempt_lazy_count (FLAGS_STYLE_RT_LAZY_COUNT only)
+ * Return: the number of characters written (5 or 7).
+ * Context: any thread.
+ */
+int flags_format(char *buf, enum flags_style style, uint8_t flags, uint8_t pc,
+		 uint8_t lazy_count);
+
+#endif

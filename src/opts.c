@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Command-line parsing. Letters follow trace-cmd record (-p -l -n -g -e -P -C
+ * -b -o -i), so a trace-cmd user's fingers already know them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "opts.h"
+#include "store.h"
+
+enum {
+	OPT_BATCH = 0x100,
+	OPT_JSON,
+	OPT_DURATION,
+	OPT_INTERVAL,
+	OPT_ITERATIONS,
+	OPT_FEATURES,
+	OPT_FORCE,
+	OPT_THEME,
+	OPT_NO_BPF,
+	OPT_DEMO,
+	OPT_STREAM,
+};
+
+static const struct option long_opts[] = {
+	{ "tracer",		required_argument,	NULL, 'p' },
+	{ "filter",		required_argument,	NULL, 'l' },
+	{ "notrace",		required_argument,	NULL, 'n' },
+	{ "graph-function",	required_argument,	NULL, 'g' },
+	{ "event",		required_argument,	NULL, 'e' },
+	{ "pid",		required_argument,	NULL, 'P' },
+	{ "cpu",		required_argument,	NULL, 'C' },
+	{ "buffer-kb",		required_argument,	NULL, 'b' },
+	{ "memory",		required_argument,	NULL, 'm' },
+	{ "output",		required_argument,	NULL, 'o' },
+	{ "input",		required_argument,	NULL, 'i' },
+	{ "batch",		no_argument,		NULL, OPT_BATCH },
+	{ "json",		no_argument,		NULL, OPT_JSON },
+	{ "duration",		required_argument,	NULL, OPT_DURATION },
+	{ "interval",		required_argument,	NULL, OPT_INTERVAL },
+	{ "iterations",		required_argument,	NULL, OPT_ITERATIONS },
+	{ "features",		no_argument,		NULL, OPT_FEATURES },
+	{ "force",		no_argument,		NULL, OPT_FORCE },
+	{ "theme",		required_argument,	NULL, OPT_THEME },
+	{ "no-bpf",		no_argument,		NULL, OPT_NO_BPF },
+	{ "demo",		no_argument,		NULL, OPT_DEMO },
+	{ "stream",		no_argument,		NULL, OPT_STREAM },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "version",		no_argument,		NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const char short_opts[] = ":p:l:n:g:e:P:C:b:m:o:i:hV";
+
+void opts_usage(FILE *fp)
+{
+	fputs("usage: ktop [OPTIONS]\n"
+	      "An interactive explorer for live Linux kernel traces (htop for ftrace).\n"
+	      "With no options: the most useful live view this kernel permits\n"
+	      "(function_graph if permitted, else sched, irq and raw_syscalls events).\n"
+	      "\n"
+	      "What to trace (as in trace-cmd record):\n"
+	      "  -p, --tracer NAME          ftrace tracer: function, function_graph, osnoise, ...\n"
+	      "  -l, --filter PATTERN       trace only matching functions (set_ftrace_filter)\n"
+	      "  -n, --notrace PATTERN      do not trace matching functions\n"
+	      "  -g, --graph-function FUNC  graph only FUNC and what it calls\n"
+	      "  -e, --event SYS[:EVENT]    enable events; repeatable; globs allowed\n"
+	      "  -P, --pid PID              trace only PID; repeatable\n"
+	      "  -C, --cpu LIST             trace only these CPUs (0-3,6)\n"
+	      "  -b, --buffer-kb KB         kernel ring buffer per CPU, in KB\n"
+	      "  -m, --memory SIZE          event store limit (default 256M; K, M, G suffixes)\n"
+	      "      --force                take over a top-level tracer in use\n"
+	      "      --no-bpf               do not load BPF programs\n"
+	      "\n"
+	      "Output:\n"
+	      "      --batch                no UI: print a summary every interval (works without a tty)\n"
+	      "      --json                 --batch, one JSON object per interval\n"
+	      "      --interval SEC         seconds between summaries (default 1)\n"
+	      "      --duration SEC         stop after SEC seconds\n"
+	      "      --iterations N         stop after N summaries\n"
+	      "      --features             print what this kernel permits, and exit\n"
+	      "      --theme NAME           colour theme of the UI\n"
+	      "  -o, --output FILE          write a snapshot on exit\n"
+	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin)\n"
+	      "      --stream               write a live .ktop stream to stdout\n"
+	      "      --demo                 open the bundled demo snapshot\n"
+	      "  -h, --help                 this text\n"
+	      "  -V, --version              version\n"
+	      "\n"
+	      "Exit status: 0 success, 1 failure while running, 2 bad usage or tracing\n"
+	      "could not be set up (the kernel's tracing state is then left untouched).\n",
+	      fp);
+}
+
+void opts_defaults(struct app_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->memory = STORE_DEFAULT_MEMORY;
+	o->interval = 1.0;
+	o->so.exclude_self = true;
+}
+
+int opts_parse_size(const char *s, size_t *out)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case 0:
+		break;
+	case 'K':
+		mul = 1ull << 10;
+		break;
+	case 'M':
+		mul = 1ull << 20;
+		break;
+	case 'G':
+		mul = 1ull << 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end) {
+		end++;
+		/* allow "256M", "256MB", "256MiB" */
+		if (toupper((unsigned char)*end) == 'I')
+			end++;
+		if (toupper((unsigned char)*end) == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+	}
+	if (v > SIZE_MAX / mul)
+		return -EINVAL;
+	*out = (size_t)(v * mul);
+	return 0;
+}
+
+int opts_check_cpulist(const char *s)
+{
+	const char *p = s;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (;;) {
+		unsigned long a, b;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		a = strtoul(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return -EINVAL;
+			b = strtoul(p, &end, 10);
+			p = end;
+			if (b < a)
+				return -EINVAL;
+		}
+		if (a > 8191)
+			return -EINVAL;
+		if (!*p)
+			return 0;
+		if (*p != ',')
+			return -EINVAL;
+		p++;
+	}
+}
+
+static int opts_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int opts_seconds(const char *name, const char *arg, double *out, char *err, size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 1e9)
+		return opts_err(err, errlen, "%s wants a number of seconds > 0, not '%s'", name, arg);
+	*out = v;
+	return 0;
+}
+
+static int opts_add(const char **list, unsigned int *n, const char *what, const char *arg,
+		    char *err, size_t errlen)
+{
+	if (!*arg)
+		return opts_err(err, errlen, "%s wants a non-empty argument", what);
+	if (*n >= SESSION_MAX_LIST)
+		return opts_err(err, errlen, "too many %s options (at most %d)", what,
+				SESSION_MAX_LIST);
+	list[(*n)++] = arg;
+	return 0;
+}
+
+/* -P 12 or -P 12,34 */
+static int opts_add_pids(struct session_opts *so, const char *arg, char *err, size_t errlen)
+{
+	const char *p = arg;
+
+	for (;;) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v <= 0 || v > INT_MAX || (*end && *end != ','))
+			return opts_err(err, errlen, "-P wants a process id (or a comma list), not '%s'",
+					arg);
+		if (so->npids >= SESSION_MAX_LIST)
+			return opts_err(err, errlen, "too many pids (at most %d)", SESSION_MAX_LIST);
+		so->pids[so->npids++] = (int)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	struct session_opts *so = &o->so;
+	unsigned long long v;
+	char *end;
+
+	switch (c) {
+	case 'p':
+		if (!*arg || strpbrk(arg, " /\t\n"))
+			return opts_err(err, errlen, "-p wants a tracer name, not '%s'", arg);
+		so->tracer = arg;
+		return 0;
+	case 'l':
+		return opts_add(so->filters, &so->nfilters, "-l", arg, err, errlen);
+	case 'n':
+		return opts_add(so->notrace, &so->nnotrace, "-n", arg, err, errlen);
+	case 'g':
+		return opts_add(so->graph_funcs, &so->ngraph_funcs, "-g", arg, err, errlen);
+	case 'e':
+		if (strpbrk(arg, " \t\n/") || arg[0] == ':')
+			return opts_err(err, errlen, "-e wants SYSTEM[:EVENT] (globs allowed), not '%s'",
+					arg);
+		return opts_add(so->events, &so->nevents, "-e", arg, err, errlen);
+	case 'P':
+		return opts_add_pids(so, arg, err, errlen);
+	case 'C':
+		if (opts_check_cpulist(arg))
+			return opts_err(err, errlen, "-C wants a CPU list such as 0-3,6, not '%s'", arg);
+		so->cpus = arg;
+		return 0;
+	case 'b':
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v == 0 ||
+		    v > (1ull << 30))
+			return opts_err(err, errlen, "-b wants a buffer size in KB per CPU, not '%s'",
+					arg);
+		so->buffer_kb = (size_t)v;
+		return 0;
+	case 'm':
+		if (opts_parse_size(arg, &o->memory))
+			return opts_err(err, errlen,
+					"-m wants a size such as 256M or 2G, not '%s'", arg);
+		if (o->memory < (1u << 20))
+			return opts_err(err, errlen,
+					"-m %s is below the 1M minimum (did you mean %sM?)", arg, arg);
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'i':
+		o->input = arg;
+		return 0;
+	case OPT_BATCH:
+		o->batch = true;
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		o->batch = true;
+		return 0;
+	case OPT_DURATION:
+		return opts_seconds("--duration", arg, &o->duration, err, errlen);
+	case OPT_INTERVAL:
+		if (opts_seconds("--interval", arg, &o->interval, err, errlen))
+			return -EINVAL;
+		if (o->interval < 0.01)
+			return opts_err(err, errlen, "--interval %s is below the 0.01 s minimum", arg);
+		return 0;
+	case OPT_ITERATIONS:
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v == 0 ||
+		    v > LONG_MAX)
+			return opts_err(err, errlen, "--iterations wants a count > 0, not '%s'", arg);
+		o->iterations = (long)v;
+		return 0;
+	case OPT_FEATURES:
+		o->features_only = true;
+		return 0;
+	case OPT_FORCE:
+		so->force = true;
+		return 0;
+	case OPT_THEME:
+		o->theme = arg;
+		return 0;
+	case OPT_NO_BPF:
+		o->no_bpf = true;
+		return 0;
+	case OPT_DEMO:
+		o->demo = true;
+		return 0;
+	case OPT_STREAM:
+		o->stream = true;
+		return 0;
+	}
+	return opts_err(err, errlen, "internal error: option %d", c);
+}
+
+/* The name of the option getopt just complained about, as the user typed it. */
+static const char *opts_bad_name(int argc, char **argv, char *buf, size_t len)
+{
+	const char *a;
+
+	if (optopt && optopt < 0x100 && optopt != ':' && optopt != '?') {
+		snprintf(buf, len, "-%c", optopt);
+		return buf;
+	}
+	if (optopt >= 0x100) {
+		for (const struct option *lo = long_opts; lo->name; lo++)
+			if (lo->val == optopt) {
+				snprintf(buf, len, "--%s", lo->name);
+				return buf;
+			}
+	}
+	a = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	snprintf(buf, len, "%s", a);
+	return buf;
+}
+
+int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, size_t errlen)
+{
+	char name[64];
+	int c;
+
+	opterr = 0;
+	optind = 0;	/* full re-initialisation, so tests may parse twice */
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			opts_usage(out);
+			return OPTS_DONE;
+		case 'V':
+			fprintf(out, "ktop %s\n", KTOP_VERSION);
+			return OPTS_DONE;
+		case ':':
+			return opts_err(err, errlen, "option %s needs an argument; see ktop --help",
+					opts_bad_name(argc, argv, name, sizeof(name)));
+		case '?':
+			return opts_err(err, errlen, "unknown option '%s'; see ktop --help",
+					opts_bad_name(argc, argv, name, sizeof(name)));
+		default:
+			if (opts_one(o, c, optarg, err, errlen))
+				return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		return opts_err(err, errlen, "unexpected argument '%s'; see ktop --help",
+				argv[optind]);
+
+	/* trace-cmd habit: a function filter means the function tracer */
+	if (!o->so.tracer && o->so.ngraph_funcs)
+		o->so.tracer = "function_graph";
+	else if (!o->so.tracer && (o->so.nfilters || o->so.nnotrace))
+		o->so.tracer = "function";
+	if (o->so.ngraph_funcs && strcmp(o->so.tracer, "function_graph"))
+		return opts_err(err, errlen, "-g needs the function_graph tracer, not '%s'",
+				o->so.tracer);
+	if (o->input && (o->demo || o->stream))
+		return opts_err(err, errlen, "-i cannot be combined with %s",
+				o->demo ? "--demo" : "--stream");
+	return OPTS_RUN;
+}

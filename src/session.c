@@ -1,0 +1,1053 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The tracing session: ktop's own instance ktop-<pid>, or the top level with
+ * its whole state saved first (to memory, and to a file under /run/ktop so a
+ * later ktop can put it back after a SIGKILL), and the exit paths that undo
+ * it: session_close(), the terminating signals (through the main loop), the
+ * fatal signals and atexit() (best effort, here).
+ *
+ * A live session holds an flock()ed file /run/ktop/ktop-<pid>.lock: that is
+ * how session_reap_stale() tells a ktop that is alive from a pid that was
+ * reused.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+#include <event-parse.h>
+
+#include "session.h"
+#include "tracestate.h"
+
+#define SESSION_BUFFER_PERCENT	"1"	/* wake readers early; they also poll every 100 ms */
+#define SESSION_MAX_SYSTEMS	64
+#define SESSION_MAX_FDS		1024
+#define SESSION_MAX_OPEN	4
+
+struct session {
+	struct tracefs_instance	*inst;		/* NULL: top level */
+	struct tep_handle	*tep;
+	struct tracestate	*saved;		/* top level: the state before ktop */
+	bool			top;
+	bool			restored;	/* top level already put back */
+	int			ncpus;
+	int			lock_fd;
+	char			name[64];
+	char			tracer[64];
+	char			dir[512];	/* tracefs directory of the session */
+	char			tracefs[256];	/* tracefs mount point */
+	/* prepared for the signal-handler path: no formatting there */
+	char			p_tracing_on[600];
+	char			p_set_event[600];
+	char			state_path[PATH_MAX];
+	char			lock_path[PATH_MAX];
+	const char		*systems[SESSION_MAX_SYSTEMS + 1];
+	int			nsystems;
+	bool			all_systems;
+};
+
+/* Sessions not yet closed; compared, never dereferenced, when checking a pointer. */
+static struct session *session_open_list[SESSION_MAX_OPEN];
+/* The session the fatal-signal and atexit paths restore. */
+static struct session *volatile session_live;
+static int session_emergency_done;
+
+/* fds that keep the instance busy (trace_pipe_raw): closed before rmdir on emergency */
+static volatile int session_fds[SESSION_MAX_FDS];
+static int session_nfds;
+
+static int sig_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t sig_pending;
+
+/* ---- small file helpers ---------------------------------------------- */
+
+/* Write @s to @path (truncating). No allocation. Return: 0 or -errno. */
+static int sess_write_path(const char *path, const char *s)
+{
+	int fd, ret = 0;
+	size_t len = strlen(s);
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (len && write(fd, s, len) < 0)
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static int sess_write(struct session *s, const char *file, const char *str)
+{
+	char path[2048];
+
+	snprintf(path, sizeof(path), "%s/%s", s->dir, file);
+	return sess_write_path(path, str);
+}
+
+/* Open @file of the session for writing each item with its own write(). */
+static int sess_open_w(struct session *s, const char *file, bool trunc)
+{
+	char path[2048];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", s->dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC | (trunc ? O_TRUNC : O_APPEND));
+	return fd < 0 ? -errno : fd;
+}
+
+static int sess_read(const char *path, char *buf, size_t len)
+{
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, len - 1);
+	if (r < 0)
+		r = -errno;
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[r] = '\0';
+	while (r && isspace((unsigned char)buf[r - 1]))
+		buf[--r] = '\0';
+	return 0;
+}
+
+static const char *run_dir(void)
+{
+	static const char *dir;
+
+	if (dir)
+		return dir;
+	if (!mkdir("/run/ktop", 0700) || errno == EEXIST)
+		dir = "/run/ktop";
+	else if (!mkdir("/tmp/ktop", 0700) || errno == EEXIST)
+		dir = "/tmp/ktop";
+	else
+		dir = "/tmp";
+	return dir;
+}
+
+/* ---- fds and emergency restore ---------------------------------------- */
+
+/**
+ * session_track_fd - tell the emergency path about an fd that keeps the
+ * instance busy (a trace_pipe_raw), so it can close it before rmdir
+ * @add: true to add, false to forget (before close())
+ * Context: any thread.
+ */
+void session_track_fd(int fd, bool add)
+{
+	int i;
+
+	if (fd < 0)
+		return;
+	if (!add) {
+		for (i = 0; i < session_nfds; i++)
+			if (session_fds[i] == fd)
+				__atomic_store_n(&session_fds[i], -1, __ATOMIC_RELEASE);
+		return;
+	}
+	for (i = 0; i < session_nfds; i++) {
+		int exp = -1;
+
+		if (__atomic_compare_exchange_n(&session_fds[i], &exp, fd, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return;
+	}
+	i = __atomic_fetch_add(&session_nfds, 1, __ATOMIC_ACQ_REL);
+	if (i < SESSION_MAX_FDS)
+		__atomic_store_n(&session_fds[i], fd, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_sub(&session_nfds, 1, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * Put the kernel back without allocating: for fatal signals and atexit.
+ * Only open/write/close/rmdir/unlink on paths prepared by session_open().
+ */
+static void session_emergency(void)
+{
+	struct session *s = session_live;
+
+	if (!s || __atomic_exchange_n(&session_emergency_done, 1, __ATOMIC_ACQ_REL))
+		return;
+	sess_write_path(s->p_tracing_on, "0");
+	if (s->top) {
+		if (s->saved && !s->restored && !tracestate_restore_blind(s->saved))
+			unlink(s->state_path);
+	} else {
+		sess_write_path(s->p_set_event, "");
+		for (int i = 0; i < session_nfds && i < SESSION_MAX_FDS; i++) {
+			int fd = session_fds[i];
+
+			if (fd >= 0)
+				close(fd);
+		}
+		for (int i = 0; i < 20 && rmdir(s->dir) && errno == EBUSY; i++) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (s->lock_fd >= 0)
+		unlink(s->lock_path);
+	session_live = NULL;
+}
+
+static void session_atexit(void)
+{
+	session_emergency();
+}
+
+static void on_fatal(int sig)
+{
+	session_emergency();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void on_term(int sig)
+{
+	int saved = errno;
+
+	/* A second ^C while the first is being handled: give up waiting. */
+	if (sig_pending && (sig == SIGINT || sig == SIGQUIT)) {
+		session_emergency();
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	if (!sig_pending)
+		sig_pending = sig;
+	if (sig_pipe[1] >= 0 && write(sig_pipe[1], "", 1) < 0) {
+		/* pipe full: a wake-up is already pending */
+	}
+	errno = saved;
+}
+
+int session_signals_init(void)
+{
+	static const int term[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT };
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	static bool done;
+	struct sigaction sa;
+	stack_t ss;
+
+	if (done)
+		return 0;
+	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC))
+		return -errno;
+
+	/* A stack overflow must still reach the restore. */
+	ss.ss_size = 64 * 1024;
+	ss.ss_sp = malloc(ss.ss_size);
+	ss.ss_flags = 0;
+	if (ss.ss_sp && sigaltstack(&ss, NULL))
+		free(ss.ss_sp);
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_term;
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof(term) / sizeof(term[0]); i++)
+		if (sigaction(term[i], &sa, NULL))
+			return -errno;
+
+	sa.sa_handler = on_fatal;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		if (sigaction(fatal[i], &sa, NULL))
+			return -errno;
+
+	atexit(session_atexit);
+	done = true;
+	return 0;
+}
+
+int session_signal_fd(void)
+{
+	return sig_pipe[0];
+}
+
+int session_signal_pending(void)
+{
+	return sig_pending;
+}
+
+/* ---- liveness of other ktops ------------------------------------------ */
+
+static int lock_acquire(struct session *s)
+{
+	snprintf(s->lock_path, sizeof(s->lock_path), "%s/ktop-%d.lock", run_dir(), getpid());
+	s->lock_fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (s->lock_fd < 0)
+		return -errno;
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB)) {
+		int ret = -errno;
+
+		close(s->lock_fd);
+		s->lock_fd = -1;
+		return ret;
+	}
+	return 0;
+}
+
+static void lock_release(struct session *s)
+{
+	if (s->lock_fd < 0)
+		return;
+	unlink(s->lock_path);
+	close(s->lock_fd);
+	s->lock_fd = -1;
+}
+
+/*
+ * Is the ktop with @pid alive? Its lock file says so when there is one (an
+ * flock dies with its process); without one, /proc/<pid>/comm must be a ktop.
+ */
+static bool ktop_alive(long pid)
+{
+	char path[PATH_MAX], comm[64];
+	bool alive;
+	int fd;
+
+	if (pid == getpid())
+		return true;
+	snprintf(path, sizeof(path), "/proc/%ld", pid);
+	if (access(path, F_OK))
+		return false;
+	snprintf(path, sizeof(path), "%s/ktop-%ld.lock", run_dir(), pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		alive = flock(fd, LOCK_EX | LOCK_NB) != 0;
+		close(fd);
+		return alive;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if (sess_read(path, comm, sizeof(comm)))
+		return false;
+	return !strncmp(comm, "ktop", 4);
+}
+
+/* "ktop-123" or "ktop-probe-123" -> 123, else -1. */
+static long instance_pid(const char *name)
+{
+	const char *p;
+	char *end;
+	long pid;
+
+	if (strncmp(name, "ktop-", 5))
+		return -1;
+	p = name + 5;
+	if (!strncmp(p, "probe-", 6))
+		p += 6;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	pid = strtol(p, &end, 10);
+	return *end ? -1 : pid;
+}
+
+static const char *tracefs_dir(void)
+{
+	const char *d = tracefs_tracing_dir();
+
+	return d ? d : "/sys/kernel/tracing";
+}
+
+int session_reap_stale(void)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int cleaned = 0;
+	long pid;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/instances", tracefs_dir());
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		pid = instance_pid(de->d_name);
+		if (pid <= 0 || ktop_alive(pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/instances/%s/tracing_on", tracefs_dir(),
+			 de->d_name);
+		sess_write_path(path, "0");
+		snprintf(path, sizeof(path), "%s/instances/%s", tracefs_dir(), de->d_name);
+		if (!rmdir(path))
+			cleaned++;
+	}
+	if (d)
+		closedir(d);
+
+	d = opendir(run_dir());
+	while (d && (de = readdir(d))) {
+		struct tracestate *ts;
+		char *end;
+
+		if (!strncmp(de->d_name, "toplevel-", 9)) {
+			pid = strtol(de->d_name + 9, &end, 10);
+			if (strcmp(end, ".state") || ktop_alive(pid))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", run_dir(), de->d_name);
+			ts = tracestate_load(path);
+			if (ts && !tracestate_restore(ts)) {
+				unlink(path);
+				cleaned++;
+			}
+			tracestate_free(ts);
+		} else if (!strncmp(de->d_name, "ktop-", 5)) {
+			pid = strtol(de->d_name + 5, &end, 10);
+			if (strcmp(end, ".lock") || ktop_alive(pid))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", run_dir(), de->d_name);
+			unlink(path);
+		}
+	}
+	if (d)
+		closedir(d);
+	return cleaned;
+}
+
+/* ---- session_open ----------------------------------------------------- */
+
+static void add_system(struct session *s, const char *sys)
+{
+	for (int i = 0; i < s->nsystems; i++)
+		if (!strcmp(s->systems[i], sys))
+			return;
+	if (s->nsystems == SESSION_MAX_SYSTEMS) {
+		s->all_systems = true;
+		return;
+	}
+	s->systems[s->nsystems] = strdup(sys);
+	if (s->systems[s->nsystems])
+		s->nsystems++;
+	else
+		s->all_systems = true;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/*
+ * Enable the events @spec names: "sys", "sys:event", "event", globs in any
+ * part ("sched:sched_sw*", "*:*irq*"). Return: number enabled, or -errno.
+ */
+static int enable_events(struct session *s, const char *spec, char *err, size_t errlen)
+{
+	char sysg[256], evg[256], path[1024];
+	const char *colon = strpbrk(spec, ":/");
+	struct dirent *sde, *ede;
+	DIR *sd, *ed;
+	int n = 0, ret = 0, r;
+	bool bare = !colon;
+
+	if (colon) {
+		snprintf(sysg, sizeof(sysg), "%.*s", (int)(colon - spec), spec);
+		snprintf(evg, sizeof(evg), "%s", colon + 1);
+	} else {
+		snprintf(sysg, sizeof(sysg), "%s", spec);
+		evg[0] = '\0';
+	}
+	if (!sysg[0])
+		snprintf(sysg, sizeof(sysg), "*");
+
+	snprintf(path, sizeof(path), "%s/events", s->dir);
+	sd = opendir(path);
+	if (!sd) {
+		snprintf(err, errlen, "cannot list %s: %s", path, strerror(errno));
+		return -errno;
+	}
+again:
+	rewinddir(sd);
+	while ((sde = readdir(sd))) {
+		if (sde->d_name[0] == '.' || fnmatch(sysg, sde->d_name, 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", s->dir, sde->d_name);
+		if (!is_dir(path))
+			continue;
+		if (!evg[0] || !strcmp(evg, "*")) {
+			snprintf(path, sizeof(path), "events/%s/enable", sde->d_name);
+			r = sess_write(s, path, "1");
+			if (r && !ret)
+				ret = r;
+			if (!r) {
+				n++;
+				add_system(s, sde->d_name);
+			}
+			continue;
+		}
+		ed = opendir(path);
+		while (ed && (ede = readdir(ed))) {
+			if (ede->d_name[0] == '.' || fnmatch(evg, ede->d_name, 0))
+				continue;
+			snprintf(path, sizeof(path), "events/%s/%s/enable", sde->d_name,
+				 ede->d_name);
+			r = sess_write(s, path, "1");
+			if (r == -ENOENT)
+				continue;	/* a file, not an event */
+			if (r && !ret)
+				ret = r;
+			if (!r) {
+				n++;
+				add_system(s, sde->d_name);
+			}
+		}
+		if (ed)
+			closedir(ed);
+	}
+	/* "sched_switch" alone: an event name in any system, as trace-cmd -e allows */
+	if (!n && !ret && bare) {
+		bare = false;
+		snprintf(evg, sizeof(evg), "%s", spec);
+		snprintf(sysg, sizeof(sysg), "*");
+		goto again;
+	}
+	closedir(sd);
+	if (ret && !n) {
+		snprintf(err, errlen, "cannot enable event '%s': %s", spec, strerror(-ret));
+		return ret;
+	}
+	if (!n) {
+		snprintf(err, errlen, "unknown event '%s': no such event; see %s/available_events",
+			 spec, s->tracefs);
+		return -ENOENT;
+	}
+	return n;
+}
+
+static int write_list(struct session *s, const char *file, const char *const *items,
+		      unsigned int n, const char *what, char *err, size_t errlen)
+{
+	int fd = sess_open_w(s, file, true);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s/%s for %s: %s%s", s->dir, file, what,
+			 strerror(-fd), fd == -EPERM ?
+			 " (this kernel does not permit function filters)" : "");
+		return fd;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		/* the newline ends the word: tracefs would join it with the next */
+		if (write(fd, items[i], strlen(items[i])) < 0 || write(fd, "\n", 1) < 0) {
+			int ret = -errno;
+
+			snprintf(err, errlen, "%s '%s': %s%s", what, items[i], strerror(-ret),
+				 ret == -EINVAL || ret == -ENOENT ?
+				 " (no function matches; see available_filter_functions)" : "");
+			close(fd);
+			return ret;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static int write_pids(struct session *s, const char *file, const int *pids, unsigned int n,
+		      char *err, size_t errlen)
+{
+	char buf[32];
+	int fd = sess_open_w(s, file, true);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s/%s: %s", s->dir, file, strerror(-fd));
+		return fd;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%d ", pids[i]);
+		if (write(fd, buf, strlen(buf)) < 0) {
+			int ret = -errno;
+
+			snprintf(err, errlen, "pid %d for %s: %s", pids[i], file, strerror(-ret));
+			close(fd);
+			return ret;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* Every thread of this process, to keep ktop out of its own trace. */
+static int self_tids(int *tids, int max)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir("/proc/self/task");
+	while (d && (de = readdir(d)) && n < max)
+		if (isdigit((unsigned char)de->d_name[0]))
+			tids[n++] = atoi(de->d_name);
+	if (d)
+		closedir(d);
+	if (!n)
+		tids[n++] = getpid();
+	return n;
+}
+
+static int count_cpus(const char *dir)
+{
+	char path[1024];
+	struct dirent *de;
+	int max = -1;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/per_cpu", dir);
+	d = opendir(path);
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "cpu", 3) && isdigit((unsigned char)de->d_name[3]))
+			if (atoi(de->d_name + 3) > max)
+				max = atoi(de->d_name + 3);
+	if (d)
+		closedir(d);
+	if (max < 0) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+
+		return n > 0 ? (int)n : 1;
+	}
+	return max + 1;
+}
+
+static bool tracer_listed(const char *tracefs, const char *name, char *list, size_t len)
+{
+	char path[512], *tok, *save, buf[1024];
+
+	snprintf(path, sizeof(path), "%s/available_tracers", tracefs);
+	if (sess_read(path, list, len))
+		list[0] = '\0';
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, name))
+			return true;
+	return false;
+}
+
+/* Check what the options ask against the features. Sets *top. Return: 0 or -errno. */
+static int check_opts(const struct session_opts *o, const struct features *ft,
+		      const char *tracer, bool *top, char *err, size_t errlen)
+{
+	const struct feature *f = NULL;
+	char list[1024];
+
+	*top = false;
+	if (!ft->root) {
+		snprintf(err, errlen, "ktop needs root: tracefs and BPF are root-only here "
+			 "(run it with sudo, or open a snapshot with -i FILE)");
+		return -EPERM;
+	}
+	if (!ft->tracefs[0]) {
+		snprintf(err, errlen, "tracefs is not mounted (%s); as root: "
+			 "mount -t tracefs nodev /sys/kernel/tracing",
+			 ft->f[FEATURE_TRACEFS].detail);
+		return -ENOENT;
+	}
+	if (tracer) {
+		for (int i = 0; i < FEATURE_NR; i++)
+			if (ft->f[i].name && !strcmp(ft->f[i].name, tracer))
+				f = &ft->f[i];
+		if (f && f->state == FEAT_NOT_BUILT) {
+			snprintf(err, errlen, "tracer '%s' is not built into this kernel (%s); "
+				 "see %s/available_tracers", tracer, f->config, ft->tracefs);
+			return -ENOENT;
+		}
+		if (f && f->state == FEAT_NOT_PERMITTED) {
+			snprintf(err, errlen, "tracer '%s' not permitted by this kernel (EPERM): "
+				 "writing current_tracer is refused (lockdown or security policy); "
+				 "trace events instead, e.g. -e sched -e irq -e raw_syscalls", tracer);
+			return -EPERM;
+		}
+		if (f && f->state == FEAT_TOP_LEVEL_ONLY)
+			*top = true;
+		if (!f && !tracer_listed(ft->tracefs, tracer, list, sizeof(list))) {
+			snprintf(err, errlen, "unknown tracer '%s'; this kernel has: %s", tracer,
+				 list[0] ? list : "(none)");
+			return -EINVAL;
+		}
+	}
+	if ((o->nfilters || o->nnotrace || o->ngraph_funcs) && !tracer) {
+		snprintf(err, errlen, "-l/-n/-g filter functions: they need a function tracer "
+			 "(-p function or -p function_graph)");
+		return -EINVAL;
+	}
+	if ((o->nfilters || o->nnotrace || o->ngraph_funcs) &&
+	    ft->f[FEATURE_FTRACE_FILTER].state != FEAT_AVAILABLE) {
+		snprintf(err, errlen, "function filters (-l/-n/-g) are unavailable: %s: %s",
+			 feature_state_str(ft->f[FEATURE_FTRACE_FILTER].state),
+			 ft->f[FEATURE_FTRACE_FILTER].detail);
+		return -EPERM;
+	}
+	if (!tracer && !o->nevents) {
+		snprintf(err, errlen, "nothing to trace: give a tracer (-p) or events (-e)");
+		return -EINVAL;
+	}
+	/* Test hook: exercise the top-level path on kernels where no tracer needs it. */
+	if (getenv("KTOP_TEST_TOP_LEVEL"))
+		*top = true;
+	return 0;
+}
+
+static int open_instance(struct session *s, char *err, size_t errlen)
+{
+	char *dir;
+
+	snprintf(s->name, sizeof(s->name), "ktop-%d", getpid());
+	if (tracefs_instance_exists(s->name)) {
+		snprintf(err, errlen, "instance %s already exists (a session of this process "
+			 "is open)", s->name);
+		return -EEXIST;
+	}
+	s->inst = tracefs_instance_create(s->name);
+	if (!s->inst) {
+		int ret = errno ? -errno : -ENOMEM;
+
+		snprintf(err, errlen, "cannot create tracefs instance %s: %s", s->name,
+			 strerror(-ret));
+		return ret;
+	}
+	dir = tracefs_instance_get_dir(s->inst);
+	if (!dir) {
+		tracefs_instance_free(s->inst);
+		s->inst = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	free(dir);
+	/* a new instance starts with tracing_on=1: nothing until session_start() */
+	sess_write(s, "tracing_on", "0");
+	return 0;
+}
+
+static int open_top(struct session *s, const struct session_opts *o, char *err, size_t errlen)
+{
+	const char *cur, *ev;
+	int ret;
+
+	snprintf(s->name, sizeof(s->name), "(top level)");
+	snprintf(s->dir, sizeof(s->dir), "%s", s->tracefs);
+	s->saved = tracestate_capture(s->dir, 0);
+	if (!s->saved) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read the top-level tracing state: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	cur = tracestate_get(s->saved, "current_tracer");
+	ev = tracestate_get(s->saved, "set_event");
+	if (!o->force && cur && strcmp(cur, "nop")) {
+		snprintf(err, errlen, "the top-level tracer is in use (current_tracer is '%s'): "
+			 "another tool is tracing; stop it, or run with --force "
+			 "(ktop puts the top level back as it was on exit)", cur);
+		return -EBUSY;
+	}
+	if (!o->force && ev && ev[0]) {
+		snprintf(err, errlen, "events are enabled at the top level (%.60s%s): another "
+			 "tool is tracing; stop it, or run with --force (ktop puts the top level "
+			 "back as it was on exit)", ev, strlen(ev) > 60 ? "..." : "");
+		return -EBUSY;
+	}
+	snprintf(s->state_path, sizeof(s->state_path), "%s/toplevel-%d.state", run_dir(),
+		 getpid());
+	ret = tracestate_save(s->saved, s->state_path);
+	if (ret) {
+		s->state_path[0] = '\0';
+		snprintf(err, errlen, "cannot save the top-level state to %s/: %s "
+			 "(needed to restore it if ktop is killed)", run_dir(), strerror(-ret));
+		return ret;
+	}
+	/* from here on, a crash restores the top level */
+	session_live = s;
+
+	/* start from a clean top level: what others left would filter our events */
+	sess_write(s, "tracing_on", "0");
+	sess_write(s, "set_event", "");
+	sess_write(s, "set_event_pid", "");
+	sess_write(s, "set_event_notrace_pid", "");
+	sess_write(s, "set_ftrace_pid", "");
+	sess_write(s, "set_ftrace_notrace_pid", "");
+	sess_write(s, "current_tracer", "nop");
+	sess_write(s, "trace", "");
+	return 0;
+}
+
+static int configure(struct session *s, const struct session_opts *o, const char *tracer,
+		     char *err, size_t errlen)
+{
+	char buf[64];
+	int ret;
+
+	if (o->buffer_kb) {
+		snprintf(buf, sizeof(buf), "%zu", o->buffer_kb);
+		ret = sess_write(s, "buffer_size_kb", buf);
+		if (ret) {
+			snprintf(err, errlen, "cannot set a %zu KB buffer per CPU: %s", o->buffer_kb,
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	sess_write(s, "buffer_percent", SESSION_BUFFER_PERCENT);
+
+	if (o->cpus && o->cpus[0]) {
+		ret = tracefs_instance_set_affinity(s->inst, o->cpus);
+		if (ret) {
+			snprintf(err, errlen, "bad CPU list '%s' for -C (e.g. 0-3,6): %s", o->cpus,
+				 strerror(errno ? errno : EINVAL));
+			return -EINVAL;
+		}
+	} else if (s->top) {
+		snprintf(buf, sizeof(buf), "0-%d", s->ncpus - 1);
+		tracefs_instance_set_affinity(s->inst, buf);
+	}
+
+	if (o->npids) {
+		ret = write_pids(s, "set_event_pid", o->pids, o->npids, err, errlen);
+		if (ret)
+			return ret;
+		if (tracer) {
+			ret = write_pids(s, "set_ftrace_pid", o->pids, o->npids, err, errlen);
+			if (ret)
+				return ret;
+		}
+	} else if (o->exclude_self) {
+		int tids[256], n = self_tids(tids, 256);
+
+		/* event-fork: threads ktop starts later inherit the exclusion */
+		sess_write(s, "options/event-fork", "1");
+		ret = write_pids(s, "set_event_notrace_pid", tids, n, err, errlen);
+		if (ret)
+			return ret;
+		if (tracer) {
+			sess_write(s, "options/function-fork", "1");
+			write_pids(s, "set_ftrace_notrace_pid", tids, n, err, errlen);
+			err[0] = '\0';
+		}
+	}
+
+	for (unsigned int i = 0; i < o->nevents; i++) {
+		ret = enable_events(s, o->events[i], err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+
+	if (tracer) {
+		if (o->nfilters) {
+			ret = write_list(s, "set_ftrace_filter", o->filters, o->nfilters,
+					 "function filter (-l)", err, errlen);
+			if (ret)
+				return ret;
+		}
+		if (o->nnotrace) {
+			ret = write_list(s, "set_ftrace_notrace", o->notrace, o->nnotrace,
+					 "notrace filter (-n)", err, errlen);
+			if (ret)
+				return ret;
+		}
+		if (o->ngraph_funcs) {
+			ret = write_list(s, "set_graph_function", o->graph_funcs, o->ngraph_funcs,
+					 "graph function (-g)", err, errlen);
+			if (ret)
+				return ret;
+		}
+		ret = sess_write(s, "current_tracer", tracer);
+		if (ret) {
+			snprintf(err, errlen, "tracer '%s' refused in %s: %s%s", tracer, s->name,
+				 strerror(-ret), ret == -EPERM ?
+				 " (not permitted by this kernel: lockdown or security policy)" :
+				 ret == -EBUSY ? " (another instance runs it; stop that first)" : "");
+			return ret;
+		}
+		snprintf(s->tracer, sizeof(s->tracer), "%s", tracer);
+		add_system(s, "ftrace");
+	}
+	return 0;
+}
+
+static int load_tep(struct session *s, char *err, size_t errlen)
+{
+	add_system(s, "ftrace");	/* print, function, funcgraph: small */
+	if (s->all_systems)
+		s->tep = tracefs_local_events(s->tracefs);
+	else
+		s->tep = tracefs_local_events_system(s->tracefs, s->systems);
+	if (!s->tep) {
+		snprintf(err, errlen, "cannot read the event formats under %s/events: %s",
+			 s->tracefs, strerror(errno ? errno : ENOMEM));
+		return errno ? -errno : -ENOMEM;
+	}
+	return 0;
+}
+
+static void session_undo(struct session *s)
+{
+	if (s->top) {
+		if (s->saved && !s->restored) {
+			sess_write(s, "tracing_on", "0");
+			if (!tracestate_restore(s->saved)) {
+				s->restored = true;
+				if (s->state_path[0])
+					unlink(s->state_path);
+			}
+		}
+	} else if (s->inst) {
+		sess_write(s, "tracing_on", "0");
+		sess_write(s, "set_event", "");
+		for (int i = 0; i < 100; i++) {
+			if (!tracefs_instance_destroy(s->inst) || errno != EBUSY)
+				break;
+			/* readers still closing their trace_pipe_raw */
+			usleep(10 * 1000);
+		}
+		if (is_dir(s->dir))
+			fprintf(stderr, "ktop: could not remove tracefs instance %s: %s; the next "
+				"ktop start removes it\n", s->dir, strerror(errno));
+		tracefs_instance_free(s->inst);
+		s->inst = NULL;
+	}
+}
+
+static void session_free(struct session *s)
+{
+	for (int i = 0; i < SESSION_MAX_OPEN; i++)
+		if (session_open_list[i] == s)
+			session_open_list[i] = NULL;
+	if (session_live == s)
+		session_live = NULL;
+	lock_release(s);
+	tep_free(s->tep);
+	tracestate_free(s->saved);
+	for (int i = 0; i < s->nsystems; i++)
+		free((char *)s->systems[i]);
+	free(s);
+}
+
+int session_open(struct session **out, const struct session_opts *o,
+		 const struct features *ft, char *err, size_t errlen)
+{
+	const char *tracer = o->tracer && strcmp(o->tracer, "nop") ? o->tracer : NULL;
+	struct session *s;
+	bool top;
+	int ret, slot;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = '\0';
+	ret = check_opts(o, ft, tracer, &top, err, errlen);
+	if (ret)
+		return ret;
+	for (slot = 0; slot < SESSION_MAX_OPEN && session_open_list[slot]; slot++)
+		;
+	if (slot == SESSION_MAX_OPEN || (top && session_live)) {
+		snprintf(err, errlen, "too many tracing sessions open in this process");
+		return -EBUSY;
+	}
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->lock_fd = -1;
+	s->top = top;
+	snprintf(s->tracefs, sizeof(s->tracefs), "%s", ft->tracefs);
+	snprintf(s->tracer, sizeof(s->tracer), "nop");
+	ret = lock_acquire(s);
+	if (ret) {
+		snprintf(err, errlen, "cannot create the lock file %s: %s", s->lock_path,
+			 strerror(-ret));
+		free(s);
+		return ret;
+	}
+
+	ret = top ? open_top(s, o, err, errlen) : open_instance(s, err, errlen);
+	if (ret)
+		goto out_undo;
+	s->ncpus = count_cpus(s->dir);
+	snprintf(s->p_tracing_on, sizeof(s->p_tracing_on), "%s/tracing_on", s->dir);
+	snprintf(s->p_set_event, sizeof(s->p_set_event), "%s/set_event", s->dir);
+	if (!session_live)
+		session_live = s;
+
+	ret = configure(s, o, tracer, err, errlen);
+	if (ret)
+		goto out_undo;
+	ret = load_tep(s, err, errlen);
+	if (ret)
+		goto out_undo;
+
+	session_open_list[slot] = s;
+	*out = s;
+	return 0;
+
+out_undo:
+	session_undo(s);
+	session_free(s);
+	return ret;
+}
+
+int session_start(struct session *s)
+{
+	return sess_write(s, "tracing_on", "1");
+}
+
+int session_stop(struct session *s)
+{
+	return sess_write(s, "tracing_on", "0");
+}
+
+void session_close(struct session *s)
+{
+	bool open = false;
+
+	if (!s)
+		return;
+	for (int i = 0; i < SESSION_MAX_OPEN; i++)
+		open |= session_open_list[i] == s;
+	if (!open)
+		return;		/* closed already (or never opened) */
+	sess_write(s, "tracing_on", "0");
+	session_undo(s);
+	session_free(s);
+}
+
+struct tracefs_instance *session_instance(struct session *s)
+{
+	return s->inst;
+}
+
+struct tep_handle *session_tep(struct session *s)
+{
+	return s->tep;
+}
+
+const char *session_tracer(const struct session *s)
+{
+	return s->tracer;
+}
+
+const char *session_name(const struct session *s)
+{
+	return s->name;
+}
+
+int session_ncpus(const struct session *s)
+{
+	return s->ncpus;
+}

@@ -1,0 +1,1497 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The columnar event store.
+ *
+ * Each CPU stream is a list of chunks of up to CHUNK_EVENTS events. The newest
+ * chunk is open: plain struct-of-arrays that its single writer fills in place.
+ * When it is full the writer seals it: each column is encoded compactly into
+ * one immutable allocation (time deltas, run-length pid and type/flags/preempt
+ * dictionary indices, arguments with a per-type codec), and the raw arrays are
+ * recycled. Readers decode a sealed chunk on access into their own buffer.
+ *
+ * Visibility: the writer appends past the published end and moves pub_end
+ * forward with a release store (store_publish); readers load it with acquire
+ * and never look past it, so they always see a consistent prefix.
+ *
+ * Lifetime: the chunk list of a stream is guarded by a mutex that readers hold
+ * only to find a chunk and take a reference on it (the writer takes it once
+ * per chunk, to swap pointers). Chunks are reference counted: the list holds
+ * one reference, readers one each while they decode or copy; eviction only
+ * drops the list's reference, and whoever drops the last one frees the chunk,
+ * so a reader never touches freed memory and never blocks the writer.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intern.h"
+#include "schema.h"
+#include "store.h"
+
+#define CHUNK_EVENTS	2048
+#define CHUNK_ARGS	(CHUNK_EVENTS * 4)
+#define PID_DICT_MAX	4096		/* pids per chunk: event pids plus pid arguments */
+#define PID_HASH	8192
+#define META_HASH	4096
+#define PREV_TYPES	128
+
+/* Argument codecs. The default (0) is a delta against the previous value of
+ * the same slot of the same type within the chunk. */
+enum {
+	C_DPREV,	/* zigzag(v - previous) */
+	C_UV,		/* unsigned varint: ids, counts */
+	C_ZZ,		/* zigzag varint: small signed values */
+	C_DTS,		/* zigzag(v - ts): timestamps near the event's own */
+	C_PID,		/* index in the chunk's pid dictionary, escape 0 + zigzag */
+};
+
+/* Raw struct-of-arrays: an open chunk, or a decoded sealed one. */
+struct raw {
+	uint64_t	ts[CHUNK_EVENTS];
+	int32_t		pid[CHUNK_EVENTS];
+	uint32_t	aoff[CHUNK_EVENTS];
+	uint16_t	type[CHUNK_EVENTS];
+	uint8_t		flags[CHUNK_EVENTS];
+	uint8_t		pc[CHUNK_EVENTS];
+	uint8_t		nargs[CHUNK_EVENTS];
+	uint64_t	args[CHUNK_ARGS];
+};
+
+struct meta {
+	uint16_t	type;
+	uint8_t		flags;
+	uint8_t		pc;
+	uint8_t		nargs;
+	uint8_t		codec[KTOP_MAX_ARGS];
+};
+
+/* A reader's decode target, with the scratch a decode needs. */
+struct decbuf {
+	struct raw	r;
+	uint16_t	midx[CHUNK_EVENTS];
+	uint16_t	pidx[CHUNK_EVENTS];
+	int32_t		pids[PID_DICT_MAX];
+	struct meta	metas[CHUNK_EVENTS];
+};
+
+struct stream;
+
+struct chunk {
+	atomic_int	refs;
+	uint32_t	n;		/* events (sealed) */
+	uint64_t	first_seq;
+	uint64_t	t_min, t_max;	/* t_max: sealed only */
+	uint64_t	uid;		/* names the contents, for decode caches */
+	size_t		bytes;
+	struct raw	*raw;		/* open chunk: the arrays; sealed: NULL */
+	struct stream	*sm;
+	/* sealed: columns in data[], in this order */
+	uint32_t	npid, nmeta;
+	uint32_t	off_pid, off_meta, off_args, off_pdict, off_mdict, len;
+	uint8_t		data[];
+};
+
+/* Writer-private encoding scratch. */
+struct enc {
+	uint32_t	stamp;
+	uint32_t	npid, nmeta;
+	struct {
+		int32_t		key;
+		uint32_t	stamp;
+		uint32_t	idx;
+	} ph[PID_HASH];
+	struct {
+		uint64_t	key;
+		uint32_t	stamp;
+		uint32_t	idx;
+	} mh[META_HASH];
+	int32_t		pids[PID_DICT_MAX];
+	struct meta	metas[CHUNK_EVENTS];
+	uint16_t	pidx[CHUNK_EVENTS];
+	uint16_t	midx[CHUNK_EVENTS];
+	uint64_t	prev[PREV_TYPES][KTOP_MAX_ARGS];
+	uint8_t		buf[];
+};
+
+#define ENC_BUF_SIZE	(CHUNK_EVENTS * (10 + 6 + 6 + 5 + 4 + KTOP_MAX_ARGS) + CHUNK_ARGS * 11 + \
+			 PID_DICT_MAX * 5)
+
+struct stream {
+	pthread_mutex_t		lock;
+	/* under lock: sealed chunks v[lo..hi), then the open chunk */
+	struct chunk		**v;
+	size_t			lo, hi, cap;
+	struct chunk		*open;
+	_Atomic uint64_t	pub_end;	/* published seq end */
+	_Atomic uint64_t	first_seq;	/* oldest held seq */
+	_Atomic uint64_t	evict_tmin;	/* t_min of the oldest sealed chunk, or MAX */
+	_Atomic uint64_t	last_pub_ts;
+	_Atomic(struct raw *)	spare;		/* a recycled raw buffer */
+	/* counters, written by one thread each (relaxed) */
+	_Atomic uint64_t	appended, reordered, evicted, lost, lost_marks;
+	_Atomic int64_t		bytes;
+	/* writer-private */
+	uint64_t		end;		/* appended seq end */
+	uint64_t		last_ts;
+	uint32_t		on, oa;		/* events and args in the open chunk */
+	unsigned int		cpu;
+	struct store		*st;
+	struct enc		*enc;
+};
+
+#define COMM_PAGE_SHIFT	12
+#define COMM_PAGE	(1u << COMM_PAGE_SHIFT)
+#define COMM_MAX_PID	(1u << 23)
+
+struct store {
+	unsigned int		ncpus;
+	size_t			limit;
+	struct intern		*strings;
+	struct schema		*schema;
+	_Atomic int64_t		bytes;
+	pthread_mutex_t		evict_lock;
+	pthread_mutex_t		lost_lock;
+	struct store_lost	*lost;
+	size_t			nlost, caplost;
+	_Atomic(_Atomic uint32_t *) comm[COMM_MAX_PID / COMM_PAGE + 1];	/* pid -> id + 1 */
+	struct stream		sm[];
+};
+
+static _Atomic uint64_t chunk_uid_next = 1;
+
+static const uint8_t fixed_codec[KTOP_T_NR_FIXED][KTOP_MAX_ARGS] = {
+	[KTOP_T_FUNCTION]		= { C_UV, C_UV },
+	[KTOP_T_FGRAPH_ENTRY]		= { C_UV, C_DPREV },
+	[KTOP_T_FGRAPH_EXIT]		= { C_UV, C_DPREV, C_DTS, C_DTS, C_UV },
+	[KTOP_T_FUNC_REPEATS]		= { C_UV, C_UV, C_UV, C_UV },
+	[KTOP_T_SCHED_SWITCH]		= { C_UV, C_PID, C_DPREV, C_UV, C_UV, C_PID, C_DPREV },
+	[KTOP_T_SCHED_WAKEUP]		= { C_UV, C_PID, C_DPREV, C_DPREV },
+	[KTOP_T_SCHED_WAKEUP_NEW]	= { C_UV, C_PID, C_DPREV, C_DPREV },
+	[KTOP_T_SCHED_PROCESS_EXEC]	= { C_UV, C_PID, C_PID },
+	[KTOP_T_SCHED_PROCESS_EXIT]	= { C_UV, C_PID, C_DPREV },
+	[KTOP_T_IRQ_HANDLER_ENTRY]	= { C_DPREV, C_UV },
+	[KTOP_T_IRQ_HANDLER_EXIT]	= { C_DPREV, C_ZZ },
+	[KTOP_T_SYS_EXIT]		= { C_DPREV, C_ZZ },
+	[KTOP_T_OSNOISE]		= { C_DPREV, C_UV, C_UV, C_UV, C_UV, C_UV, C_UV, C_UV },
+	[KTOP_T_TIMERLAT]		= { C_DPREV, C_UV, C_UV },
+	[KTOP_T_IRQ_NOISE]		= { C_DTS, C_UV, C_UV, C_DPREV },
+	[KTOP_T_SOFTIRQ_NOISE]		= { C_DTS, C_UV, C_DPREV },
+	[KTOP_T_NMI_NOISE]		= { C_DTS, C_UV },
+	[KTOP_T_THREAD_NOISE]		= { C_UV, C_PID, C_DTS, C_UV },
+	[KTOP_T_SAMPLE_THRESHOLD]	= { C_DTS, C_UV, C_UV },
+	[KTOP_T_MARKER]			= { C_UV },
+};
+
+/* ---- varints ------------------------------------------------------------- */
+
+static inline uint8_t *put_uv(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline const uint8_t *get_uv(const uint8_t *p, uint64_t *out)
+{
+	uint64_t v = *p++;
+	int sh = 7;
+
+	if (__builtin_expect(v < 0x80, 1)) {
+		*out = v;
+		return p;
+	}
+	v &= 0x7f;
+	for (;;) {
+		uint64_t b = *p++;
+
+		v |= (b & 0x7f) << sh;
+		if (b < 0x80)
+			break;
+		sh += 7;
+	}
+	*out = v;
+	return p;
+}
+
+static inline uint64_t zz_enc(uint64_t v)
+{
+	return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+static inline uint64_t zz_dec(uint64_t v)
+{
+	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
+}
+
+static inline unsigned int prev_slot(uint16_t type)
+{
+	return type < 64 ? type : 64 + (type & 63);
+}
+
+/* Run-length coded index column: uv(idx * 2 + (run > 1)) [uv(run - 2)]. */
+static uint8_t *put_rle(uint8_t *p, const uint16_t *idx, uint32_t n)
+{
+	uint32_t i = 0;
+
+	while (i < n) {
+		uint32_t j = i + 1;
+
+		while (j < n && idx[j] == idx[i])
+			j++;
+		p = put_uv(p, (uint64_t)idx[i] * 2 + (j - i > 1));
+		if (j - i > 1)
+			p = put_uv(p, j - i - 2);
+		i = j;
+	}
+	return p;
+}
+
+static const uint8_t *get_rle(const uint8_t *p, uint16_t *idx, uint32_t n)
+{
+	uint32_t i = 0;
+
+	while (i < n) {
+		uint64_t v, run = 1;
+
+		p = get_uv(p, &v);
+		if (v & 1) {
+			p = get_uv(p, &run);
+			run += 2;
+		}
+		if (run > n - i)
+			run = n - i;
+		for (uint64_t k = 0; k < run; k++)
+			idx[i++] = (uint16_t)(v >> 1);
+	}
+	return p;
+}
+
+/* ---- chunks -------------------------------------------------------------- */
+
+static void stream_bytes_add(struct stream *sm, int64_t d)
+{
+	atomic_fetch_add_explicit(&sm->bytes, d, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sm->st->bytes, d, memory_order_relaxed);
+}
+
+static struct raw *raw_get(struct stream *sm)
+{
+	struct raw *r = atomic_exchange_explicit(&sm->spare, NULL, memory_order_acq_rel);
+
+	if (r)
+		return r;
+	r = malloc(sizeof(*r));
+	if (r)
+		stream_bytes_add(sm, sizeof(*r));
+	return r;
+}
+
+static void raw_recycle(struct stream *sm, struct raw *r)
+{
+	r = atomic_exchange_explicit(&sm->spare, r, memory_order_acq_rel);
+	if (r) {
+		free(r);
+		stream_bytes_add(sm, -(int64_t)sizeof(*r));
+	}
+}
+
+static void chunk_put(struct chunk *c)
+{
+	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	if (c->raw)
+		raw_recycle(c->sm, c->raw);
+	free(c);
+}
+
+static void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu,
+			 struct ktop_event *ev)
+{
+	unsigned int na = r->nargs[i];
+
+	ev->ts = r->ts[i];
+	ev->pid = r->pid[i];
+	ev->cpu = cpu;
+	ev->type = r->type[i];
+	ev->flags = r->flags[i];
+	ev->pc = r->pc[i];
+	ev->nargs = na;
+	memcpy(ev->args, &r->args[r->aoff[i]], na * sizeof(uint64_t));
+	memset(ev->args + na, 0, (KTOP_MAX_ARGS - na) * sizeof(uint64_t));
+}
+
+/* ---- encoding (writer) ------------------------------------------------------ */
+
+static uint32_t enc_pid(struct enc *e, int32_t pid)
+{
+	uint32_t h = ((uint32_t)pid * 0x9e3779b1u) >> (32 - 13);
+
+	for (;;) {
+		if (e->ph[h].stamp != e->stamp) {
+			if (e->npid == PID_DICT_MAX)
+				return UINT32_MAX;
+			e->ph[h].stamp = e->stamp;
+			e->ph[h].key = pid;
+			e->ph[h].idx = e->npid;
+			e->pids[e->npid] = pid;
+			return e->npid++;
+		}
+		if (e->ph[h].key == pid)
+			return e->ph[h].idx;
+		h = (h + 1) & (PID_HASH - 1);
+	}
+}
+
+static void meta_codecs(struct store *st, struct meta *m)
+{
+	const struct ktop_schema_type *t = NULL;
+
+	memset(m->codec, C_DPREV, sizeof(m->codec));
+	if (m->type < KTOP_T_NR_FIXED) {
+		memcpy(m->codec, fixed_codec[m->type], sizeof(m->codec));
+		return;
+	}
+	t = schema_get(st->schema, m->type);
+	for (unsigned int i = 0; t && i < t->nfields && i < KTOP_MAX_ARGS; i++)
+		if (t->fields[i].kind == KTOP_FK_STR || t->fields[i].kind == KTOP_FK_SYM)
+			m->codec[i] = C_UV;
+}
+
+static uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, uint32_t i)
+{
+	uint64_t key = r->type[i] | (uint64_t)r->flags[i] << 16 | (uint64_t)r->pc[i] << 24 |
+		       (uint64_t)r->nargs[i] << 32;
+	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - 12));
+
+	for (;;) {
+		if (e->mh[h].stamp != e->stamp) {
+			struct meta *m = &e->metas[e->nmeta];
+
+			e->mh[h].stamp = e->stamp;
+			e->mh[h].key = key;
+			e->mh[h].idx = e->nmeta;
+			m->type = r->type[i];
+			m->flags = r->flags[i];
+			m->pc = r->pc[i];
+			m->nargs = r->nargs[i];
+			meta_codecs(sm->st, m);
+			return e->nmeta++;
+		}
+		if (e->mh[h].key == key)
+			return e->mh[h].idx;
+		h = (h + 1) & (META_HASH - 1);
+	}
+}
+
+static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_t n)
+{
+	memset(e->prev, 0, sizeof(e->prev));
+	for (uint32_t i = 0; i < n; i++) {
+		const struct meta *m = &e->metas[e->midx[i]];
+		const uint64_t *a = &r->args[r->aoff[i]];
+		uint64_t *prev = e->prev[prev_slot(m->type)];
+		uint64_t ts = r->ts[i];
+
+		for (unsigned int s = 0; s < m->nargs; s++) {
+			uint64_t v = a[s];
+
+			switch (m->codec[s]) {
+			case C_UV:
+				p = put_uv(p, v);
+				break;
+			case C_ZZ:
+				p = put_uv(p, zz_enc(v));
+				break;
+			case C_DTS:
+				p = put_uv(p, zz_enc(v - ts));
+				break;
+			case C_PID: {
+				uint32_t idx = UINT32_MAX;
+
+				if (v == (uint64_t)(int64_t)(int32_t)v)
+					idx = enc_pid(e, (int32_t)v);
+				if (idx != UINT32_MAX) {
+					p = put_uv(p, idx + 1);
+				} else {
+					*p++ = 0;
+					p = put_uv(p, zz_enc(v));
+				}
+				break;
+			}
+			default:
+				p = put_uv(p, zz_enc(v - prev[s]));
+				prev[s] = v;
+				break;
+			}
+		}
+	}
+	return p;
+}
+
+/* Return: a sealed chunk holding the @n events of @r, or NULL on ENOMEM. */
+static struct chunk *chunk_encode(struct stream *sm, const struct raw *r, uint32_t n,
+				  uint64_t first_seq)
+{
+	struct enc *e = sm->enc;
+	uint8_t *p = e->buf, *pid_col, *meta_col, *args_col, *pdict, *mdict;
+	struct chunk *c;
+	size_t len;
+
+	if (++e->stamp == 0) {
+		memset(e->ph, 0, sizeof(e->ph));
+		memset(e->mh, 0, sizeof(e->mh));
+		e->stamp = 1;
+	}
+	e->npid = 0;
+	e->nmeta = 0;
+	/* time: deltas from t_min */
+	for (uint32_t i = 1; i < n; i++)
+		p = put_uv(p, r->ts[i] - r->ts[i - 1]);
+	pid_col = p;
+	for (uint32_t i = 0; i < n; i++)
+		e->pidx[i] = enc_pid(e, r->pid[i]);	/* always fits: n <= PID_DICT_MAX */
+	p = put_rle(p, e->pidx, n);
+	meta_col = p;
+	for (uint32_t i = 0; i < n; i++)
+		e->midx[i] = enc_meta(sm, e, r, i);
+	p = put_rle(p, e->midx, n);
+	args_col = p;
+	p = enc_args(e, p, r, n);
+	pdict = p;
+	for (uint32_t i = 0; i < e->npid; i++)
+		p = put_uv(p, zz_enc((uint64_t)(int64_t)e->pids[i]));
+	mdict = p;
+	for (uint32_t i = 0; i < e->nmeta; i++) {
+		const struct meta *m = &e->metas[i];
+
+		p = put_uv(p, m->type);
+		*p++ = m->flags;
+		*p++ = m->pc;
+		*p++ = m->nargs;
+		for (unsigned int s = 0; s < m->nargs; s += 2)
+			*p++ = m->codec[s] | m->codec[s + 1] << 4;
+	}
+	len = p - e->buf;
+	c = malloc(sizeof(*c) + len);
+	if (!c)
+		return NULL;
+	memcpy(c->data, e->buf, len);
+	atomic_init(&c->refs, 1);
+	c->n = n;
+	c->first_seq = first_seq;
+	c->t_min = r->ts[0];
+	c->t_max = r->ts[n - 1];
+	c->uid = atomic_fetch_add_explicit(&chunk_uid_next, 1, memory_order_relaxed);
+	c->bytes = sizeof(*c) + len;
+	c->raw = NULL;
+	c->sm = sm;
+	c->npid = e->npid;
+	c->nmeta = e->nmeta;
+	c->off_pid = pid_col - e->buf;
+	c->off_meta = meta_col - e->buf;
+	c->off_args = args_col - e->buf;
+	c->off_pdict = pdict - e->buf;
+	c->off_mdict = mdict - e->buf;
+	c->len = len;
+	return c;
+}
+
+/* ---- decoding (readers) ------------------------------------------------------ */
+
+enum {
+	DEC_TS		= 1,
+	DEC_PID		= 2,
+	DEC_META	= 4,
+	DEC_ARGS	= 8,
+	DEC_ALL		= 15,
+};
+
+static void chunk_decode_ts(const struct chunk *c, uint64_t *ts)
+{
+	const uint8_t *p = c->data;
+	uint64_t t = c->t_min;
+
+	ts[0] = t;
+	for (uint32_t i = 1; i < c->n; i++) {
+		uint64_t dt;
+
+		p = get_uv(p, &dt);
+		t += dt;
+		ts[i] = t;
+	}
+}
+
+static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int mask)
+{
+	struct raw *r = &d->r;
+	const uint8_t *p;
+	uint32_t n = c->n;
+
+	if (mask & DEC_ARGS)
+		mask |= DEC_TS | DEC_META;
+	if (mask & DEC_TS)
+		chunk_decode_ts(c, r->ts);
+	if (mask & DEC_PID) {
+		p = c->data + c->off_pdict;
+		for (uint32_t i = 0; i < c->npid; i++) {
+			uint64_t v;
+
+			p = get_uv(p, &v);
+			d->pids[i] = (int32_t)zz_dec(v);
+		}
+		get_rle(c->data + c->off_pid, d->pidx, n);
+		for (uint32_t i = 0; i < n; i++)
+			r->pid[i] = d->pids[d->pidx[i]];
+	}
+	if (mask & DEC_META) {
+		p = c->data + c->off_mdict;
+		for (uint32_t i = 0; i < c->nmeta; i++) {
+			struct meta *m = &d->metas[i];
+			uint64_t v;
+
+			p = get_uv(p, &v);
+			m->type = (uint16_t)v;
+			m->flags = *p++;
+			m->pc = *p++;
+			m->nargs = *p++;
+			for (unsigned int s = 0; s < m->nargs; s += 2) {
+				m->codec[s] = *p & 0xf;
+				if (s + 1 < KTOP_MAX_ARGS)
+					m->codec[s + 1] = *p >> 4;
+				p++;
+			}
+		}
+		get_rle(c->data + c->off_meta, d->midx, n);
+		for (uint32_t i = 0; i < n; i++) {
+			const struct meta *m = &d->metas[d->midx[i]];
+
+			r->type[i] = m->type;
+			r->flags[i] = m->flags;
+			r->pc[i] = m->pc;
+			r->nargs[i] = m->nargs;
+		}
+	}
+	if (mask & DEC_ARGS) {
+		uint64_t prev[PREV_TYPES][KTOP_MAX_ARGS];
+		uint32_t a = 0;
+
+		if (!(mask & DEC_PID)) {
+			p = c->data + c->off_pdict;
+			for (uint32_t i = 0; i < c->npid; i++) {
+				uint64_t v;
+
+				p = get_uv(p, &v);
+				d->pids[i] = (int32_t)zz_dec(v);
+			}
+		}
+		memset(prev, 0, sizeof(prev));
+		p = c->data + c->off_args;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct meta *m = &d->metas[d->midx[i]];
+			uint64_t *pv = prev[prev_slot(m->type)];
+			uint64_t *out = &r->args[a];
+			uint64_t ts = r->ts[i];
+
+			r->aoff[i] = a;
+			for (unsigned int s = 0; s < m->nargs; s++) {
+				uint64_t v;
+
+				p = get_uv(p, &v);
+				switch (m->codec[s]) {
+				case C_UV:
+					break;
+				case C_ZZ:
+					v = zz_dec(v);
+					break;
+				case C_DTS:
+					v = zz_dec(v) + ts;
+					break;
+				case C_PID:
+					if (v) {
+						v = (uint64_t)(int64_t)d->pids[v - 1];
+					} else {
+						p = get_uv(p, &v);
+						v = zz_dec(v);
+					}
+					break;
+				default:
+					v = zz_dec(v) + pv[s];
+					pv[s] = v;
+					break;
+				}
+				out[s] = v;
+			}
+			a += m->nargs;
+		}
+	}
+}
+
+/* ---- store ----------------------------------------------------------------- */
+
+struct store *store_new(size_t mem_limit, unsigned int ncpus)
+{
+	struct store *st;
+
+	if (!ncpus)
+		ncpus = 1;
+	st = calloc(1, sizeof(*st) + ncpus * sizeof(st->sm[0]));
+	if (!st)
+		return NULL;
+	st->ncpus = ncpus;
+	st->limit = mem_limit ? mem_limit : STORE_DEFAULT_MEMORY;
+	pthread_mutex_init(&st->evict_lock, NULL);
+	pthread_mutex_init(&st->lost_lock, NULL);
+	for (unsigned int i = 0; i < ncpus; i++) {
+		struct stream *sm = &st->sm[i];
+
+		pthread_mutex_init(&sm->lock, NULL);
+		sm->cpu = i;
+		sm->st = st;
+		atomic_init(&sm->evict_tmin, UINT64_MAX);
+	}
+	st->strings = intern_new();
+	st->schema = schema_new();
+	if (!st->strings || !st->schema) {
+		store_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void store_free(struct store *st)
+{
+	if (!st)
+		return;
+	for (unsigned int i = 0; i < st->ncpus; i++) {
+		struct stream *sm = &st->sm[i];
+
+		for (size_t k = sm->lo; k < sm->hi; k++)
+			free(sm->v[k]);
+		free(sm->v);
+		if (sm->open) {
+			free(sm->open->raw);
+			free(sm->open);
+		}
+		free(atomic_load(&sm->spare));
+		free(sm->enc);
+		pthread_mutex_destroy(&sm->lock);
+	}
+	for (size_t i = 0; i < sizeof(st->comm) / sizeof(st->comm[0]); i++)
+		free((void *)atomic_load_explicit(&st->comm[i], memory_order_relaxed));
+	free(st->lost);
+	intern_free(st->strings);
+	schema_free(st->schema);
+	pthread_mutex_destroy(&st->evict_lock);
+	pthread_mutex_destroy(&st->lost_lock);
+	free(st);
+}
+
+unsigned int store_ncpus(const struct store *st)
+{
+	return st->ncpus;
+}
+
+struct intern *store_strings(struct store *st)
+{
+	return st->strings;
+}
+
+struct schema *store_schema(struct store *st)
+{
+	return st->schema;
+}
+
+/* Drop the oldest sealed chunks, across CPUs, until under the limit. */
+static void store_evict(struct store *st)
+{
+	pthread_mutex_lock(&st->evict_lock);
+	while (atomic_load_explicit(&st->bytes, memory_order_relaxed) > (int64_t)st->limit) {
+		struct stream *best = NULL;
+		uint64_t best_t = UINT64_MAX;
+		struct chunk *c = NULL;
+
+		for (unsigned int i = 0; i < st->ncpus; i++) {
+			uint64_t t = atomic_load_explicit(&st->sm[i].evict_tmin,
+							  memory_order_relaxed);
+
+			if (t < best_t) {
+				best_t = t;
+				best = &st->sm[i];
+			}
+		}
+		if (!best)
+			break;
+		pthread_mutex_lock(&best->lock);
+		if (best->lo < best->hi) {
+			c = best->v[best->lo++];
+			atomic_store_explicit(&best->first_seq, c->first_seq + c->n,
+					      memory_order_release);
+			atomic_store_explicit(&best->evict_tmin, best->lo < best->hi ?
+					      best->v[best->lo]->t_min : UINT64_MAX,
+					      memory_order_relaxed);
+		}
+		pthread_mutex_unlock(&best->lock);
+		if (!c)
+			continue;
+		atomic_fetch_add_explicit(&best->evicted, c->n, memory_order_relaxed);
+		stream_bytes_add(best, -(int64_t)c->bytes);
+		chunk_put(c);
+	}
+	pthread_mutex_unlock(&st->evict_lock);
+}
+
+/* Writer: encode the open chunk and swap it for its sealed form. */
+static int stream_seal(struct stream *sm)
+{
+	struct chunk *o = sm->open, *c;
+
+	if (!sm->enc) {
+		sm->enc = calloc(1, sizeof(*sm->enc) + ENC_BUF_SIZE);
+		if (!sm->enc)
+			return -ENOMEM;
+	}
+	c = chunk_encode(sm, o->raw, sm->on, o->first_seq);
+	if (!c)
+		return -ENOMEM;
+	pthread_mutex_lock(&sm->lock);
+	if (sm->hi == sm->cap) {
+		if (sm->lo > sm->cap / 2) {
+			memmove(sm->v, sm->v + sm->lo, (sm->hi - sm->lo) * sizeof(*sm->v));
+			sm->hi -= sm->lo;
+			sm->lo = 0;
+		} else {
+			size_t cap = sm->cap ? sm->cap * 2 : 64;
+			struct chunk **v = realloc(sm->v, cap * sizeof(*v));
+
+			if (!v) {
+				pthread_mutex_unlock(&sm->lock);
+				free(c);
+				return -ENOMEM;
+			}
+			sm->v = v;
+			sm->cap = cap;
+		}
+	}
+	sm->v[sm->hi++] = c;
+	if (sm->hi - sm->lo == 1)
+		atomic_store_explicit(&sm->evict_tmin, c->t_min, memory_order_relaxed);
+	sm->open = NULL;
+	pthread_mutex_unlock(&sm->lock);
+	stream_bytes_add(sm, c->bytes);
+	chunk_put(o);
+	sm->on = 0;
+	sm->oa = 0;
+	if (atomic_load_explicit(&sm->st->bytes, memory_order_relaxed) > (int64_t)sm->st->limit)
+		store_evict(sm->st);
+	return 0;
+}
+
+static int stream_open(struct stream *sm, uint64_t ts)
+{
+	struct chunk *o = malloc(sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	memset(o, 0, sizeof(*o));
+	o->raw = raw_get(sm);
+	if (!o->raw) {
+		free(o);
+		return -ENOMEM;
+	}
+	atomic_init(&o->refs, 1);
+	o->first_seq = sm->end;
+	o->t_min = ts;
+	o->sm = sm;
+	o->bytes = 0;	/* the raw buffer is counted on its own */
+	pthread_mutex_lock(&sm->lock);
+	sm->open = o;
+	pthread_mutex_unlock(&sm->lock);
+	return 0;
+}
+
+int store_append(struct store *st, const struct ktop_event *ev)
+{
+	struct stream *sm;
+	unsigned int na;
+	struct raw *r;
+	uint64_t ts;
+	uint32_t i;
+	int ret;
+
+	if (ev->cpu >= st->ncpus)
+		return -EINVAL;
+	sm = &st->sm[ev->cpu];
+	na = ev->nargs < KTOP_MAX_ARGS ? ev->nargs : KTOP_MAX_ARGS;
+	ts = ev->ts;
+	if (ts < sm->last_ts) {
+		ts = sm->last_ts;
+		atomic_store_explicit(&sm->reordered,
+				      atomic_load_explicit(&sm->reordered, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+	}
+	if (sm->open && (sm->on == CHUNK_EVENTS || sm->oa + na > CHUNK_ARGS)) {
+		ret = stream_seal(sm);
+		if (ret)
+			return ret;
+	}
+	if (!sm->open) {
+		ret = stream_open(sm, ts);
+		if (ret)
+			return ret;
+	}
+	r = sm->open->raw;
+	i = sm->on++;
+	r->ts[i] = ts;
+	r->pid[i] = ev->pid;
+	r->type[i] = ev->type;
+	r->flags[i] = ev->flags;
+	r->pc[i] = ev->pc;
+	r->nargs[i] = na;
+	r->aoff[i] = sm->oa;
+	memcpy(&r->args[sm->oa], ev->args, na * sizeof(uint64_t));
+	sm->oa += na;
+	sm->end++;
+	sm->last_ts = ts;
+	atomic_store_explicit(&sm->appended, sm->end, memory_order_relaxed);
+	return 0;
+}
+
+void store_publish(struct store *st, unsigned int cpu)
+{
+	struct stream *sm;
+
+	if (cpu >= st->ncpus)
+		return;
+	sm = &st->sm[cpu];
+	atomic_store_explicit(&sm->last_pub_ts, sm->last_ts, memory_order_relaxed);
+	atomic_store_explicit(&sm->pub_end, sm->end, memory_order_release);
+}
+
+void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t count)
+{
+	struct stream *sm;
+
+	if (cpu >= st->ncpus)
+		return;
+	sm = &st->sm[cpu];
+	pthread_mutex_lock(&st->lost_lock);
+	if (st->nlost == st->caplost) {
+		size_t cap = st->caplost ? st->caplost * 2 : 64;
+		struct store_lost *n = realloc(st->lost, cap * sizeof(*n));
+
+		if (!n)
+			goto out;
+		st->lost = n;
+		st->caplost = cap;
+	}
+	st->lost[st->nlost++] = (struct store_lost){ .ts = ts, .count = count, .cpu = cpu };
+	atomic_fetch_add_explicit(&sm->lost, count, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sm->lost_marks, 1, memory_order_relaxed);
+out:
+	pthread_mutex_unlock(&st->lost_lock);
+}
+
+/* ---- comm ------------------------------------------------------------------ */
+
+void store_set_comm(struct store *st, int32_t pid, const char *comm)
+{
+	_Atomic uint32_t *page, *exp = NULL;
+	uint32_t id;
+
+	if (pid < 0 || (uint32_t)pid > COMM_MAX_PID || !comm)
+		return;
+	id = intern_id(st->strings, comm, strlen(comm));
+	if (id == UINT32_MAX)
+		return;
+	page = atomic_load_explicit(&st->comm[pid >> COMM_PAGE_SHIFT], memory_order_acquire);
+	if (!page) {
+		page = calloc(COMM_PAGE, sizeof(*page));
+		if (!page)
+			return;
+		if (!atomic_compare_exchange_strong_explicit(&st->comm[pid >> COMM_PAGE_SHIFT],
+							     &exp, page, memory_order_acq_rel,
+							     memory_order_acquire)) {
+			free((void *)page);
+			page = exp;
+		}
+	}
+	atomic_store_explicit(&page[pid & (COMM_PAGE - 1)], id + 1, memory_order_release);
+}
+
+/* Return: the interned comm id + 1 of @pid, 0 when never seen. */
+static uint32_t store_comm_id1(const struct store *st, int32_t pid)
+{
+	_Atomic uint32_t *page;
+
+	if (pid < 0 || (uint32_t)pid > COMM_MAX_PID)
+		return 0;
+	page = atomic_load_explicit(&((struct store *)st)->comm[pid >> COMM_PAGE_SHIFT],
+				    memory_order_acquire);
+	if (!page)
+		return 0;
+	return atomic_load_explicit(&page[pid & (COMM_PAGE - 1)], memory_order_acquire);
+}
+
+const char *store_comm(const struct store *st, int32_t pid)
+{
+	uint32_t id1 = store_comm_id1(st, pid);
+
+	return id1 ? intern_str(st->strings, id1 - 1) : NULL;
+}
+
+/* ---- stats ----------------------------------------------------------------- */
+
+static void stream_stats(const struct store *st, unsigned int cpu, struct store_stats *o)
+{
+	struct stream *sm = (struct stream *)&st->sm[cpu];
+	uint64_t pub, first, t_first = 0;
+
+	pthread_mutex_lock(&sm->lock);
+	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
+	first = atomic_load_explicit(&sm->first_seq, memory_order_relaxed);
+	if (pub > first) {
+		if (sm->lo < sm->hi)
+			t_first = sm->v[sm->lo]->t_min;
+		else if (sm->open)
+			t_first = sm->open->t_min;
+	}
+	pthread_mutex_unlock(&sm->lock);
+	if (pub > first) {
+		uint64_t last = atomic_load_explicit(&sm->last_pub_ts, memory_order_relaxed);
+
+		o->events += pub - first;
+		if (!o->first_ts || t_first < o->first_ts)
+			o->first_ts = t_first;
+		if (last > o->last_ts)
+			o->last_ts = last;
+	}
+	o->appended += atomic_load_explicit(&sm->appended, memory_order_relaxed);
+	o->evicted += atomic_load_explicit(&sm->evicted, memory_order_relaxed);
+	o->lost += atomic_load_explicit(&sm->lost, memory_order_relaxed);
+	o->lost_marks += atomic_load_explicit(&sm->lost_marks, memory_order_relaxed);
+	o->reordered += atomic_load_explicit(&sm->reordered, memory_order_relaxed);
+	o->bytes += atomic_load_explicit(&sm->bytes, memory_order_relaxed);
+}
+
+void store_get_stats(const struct store *st, struct store_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < st->ncpus; i++)
+		stream_stats(st, i, out);
+	out->limit = st->limit;
+}
+
+void store_get_cpu_stats(const struct store *st, unsigned int cpu, struct store_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->limit = st->limit;
+	if (cpu < st->ncpus)
+		stream_stats(st, cpu, out);
+}
+
+size_t store_lost_marks(const struct store *st, uint64_t t0, uint64_t t1,
+			struct store_lost *out, size_t max)
+{
+	struct store *s = (struct store *)st;
+	size_t n = 0;
+
+	pthread_mutex_lock(&s->lost_lock);
+	for (size_t i = 0; i < st->nlost; i++) {
+		if (st->lost[i].ts < t0 || st->lost[i].ts > t1)
+			continue;
+		if (n < max)
+			out[n] = st->lost[i];
+		n++;
+	}
+	pthread_mutex_unlock(&s->lost_lock);
+	return n;
+}
+
+void store_cpu_range(const struct store *st, unsigned int cpu, uint64_t *first, uint64_t *end)
+{
+	const struct stream *sm;
+
+	*first = *end = 0;
+	if (cpu >= st->ncpus)
+		return;
+	sm = &st->sm[cpu];
+	*end = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
+	*first = atomic_load_explicit(&sm->first_seq, memory_order_acquire);
+	if (*end < *first)
+		*end = *first;
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+/* Called locked. Return: the chunk holding @seq, or NULL. */
+static struct chunk *stream_find_locked(const struct stream *sm, uint64_t seq)
+{
+	size_t lo = sm->lo, hi = sm->hi;
+
+	if (sm->open && seq >= sm->open->first_seq)
+		return sm->open;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sm->v[mid]->first_seq <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == sm->lo)
+		return NULL;
+	if (seq >= sm->v[lo - 1]->first_seq + sm->v[lo - 1]->n)
+		return NULL;
+	return sm->v[lo - 1];
+}
+
+/*
+ * Take a reference on the chunk holding @*seq; when @clamp, an evicted @*seq
+ * moves up to the oldest held event. Return: the chunk, or NULL.
+ */
+static struct chunk *stream_ref(const struct stream *csm, uint64_t *seq, bool clamp)
+{
+	struct stream *sm = (struct stream *)csm;
+	struct chunk *c;
+
+	pthread_mutex_lock(&sm->lock);
+	if (clamp) {
+		uint64_t first = atomic_load_explicit(&sm->first_seq, memory_order_relaxed);
+
+		if (*seq < first)
+			*seq = first;
+	}
+	c = stream_find_locked(sm, *seq);
+	if (c)
+		atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&sm->lock);
+	return c;
+}
+
+struct tls_cache {
+	uint64_t	uid;
+	struct decbuf	d;
+};
+
+static __thread struct tls_cache *tls_cache;
+static pthread_key_t tls_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+
+static void tls_key_init(void)
+{
+	pthread_key_create(&tls_key, free);
+}
+
+static struct tls_cache *tls_cache_get(void)
+{
+	if (tls_cache)
+		return tls_cache;
+	pthread_once(&tls_once, tls_key_init);
+	tls_cache = malloc(sizeof(*tls_cache));
+	if (tls_cache) {
+		tls_cache->uid = 0;
+		pthread_setspecific(tls_key, tls_cache);
+	}
+	return tls_cache;
+}
+
+int store_get(const struct store *st, unsigned int cpu, uint64_t seq, struct ktop_event *out)
+{
+	const struct stream *sm;
+	struct tls_cache *tc;
+	struct chunk *c;
+	int ret = 0;
+
+	if (cpu >= st->ncpus)
+		return -ENOENT;
+	sm = &st->sm[cpu];
+	if (seq >= atomic_load_explicit(&sm->pub_end, memory_order_acquire))
+		return -ENOENT;
+	c = stream_ref(sm, &seq, false);
+	if (!c)
+		return -ENOENT;
+	if (c->raw) {
+		raw_to_event(c->raw, seq - c->first_seq, cpu, out);
+	} else {
+		tc = tls_cache_get();
+		if (!tc) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (tc->uid != c->uid) {
+			chunk_decode(c, &tc->d, DEC_ALL);
+			tc->uid = c->uid;
+		}
+		raw_to_event(&tc->d.r, seq - c->first_seq, cpu, out);
+	}
+out:
+	chunk_put(c);
+	return ret;
+}
+
+static uint32_t ts_lower_bound(const uint64_t *ts, uint32_t n, uint64_t t)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ts[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t store_seek(const struct store *st, unsigned int cpu, uint64_t ts)
+{
+	struct stream *sm;
+	uint64_t pub, first, seq;
+	struct chunk *c = NULL;
+	size_t lo, hi;
+
+	if (cpu >= st->ncpus)
+		return 0;
+	sm = (struct stream *)&st->sm[cpu];
+	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
+	pthread_mutex_lock(&sm->lock);
+	first = atomic_load_explicit(&sm->first_seq, memory_order_relaxed);
+	/* the first sealed chunk ending at or after @ts, else the open one */
+	lo = sm->lo;
+	hi = sm->hi;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sm->v[mid]->t_max < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	c = lo < sm->hi ? sm->v[lo] : sm->open;
+	if (c)
+		atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&sm->lock);
+	if (pub < first)
+		pub = first;
+	if (!c)
+		return pub;
+	if (c->first_seq >= pub) {
+		seq = pub;
+	} else if (c->raw) {
+		seq = c->first_seq + ts_lower_bound(c->raw->ts, pub - c->first_seq, ts);
+	} else {
+		uint64_t tsv[CHUNK_EVENTS];
+
+		/* only the time column is decoded */
+		chunk_decode_ts(c, tsv);
+		seq = c->first_seq + ts_lower_bound(tsv, c->n, ts);
+	}
+	chunk_put(c);
+	if (seq > pub)
+		seq = pub;
+	if (seq < first)
+		seq = first;
+	return seq;
+}
+
+/* A reader's position in one CPU stream, with its own decoded copy. */
+struct cursor {
+	uint64_t	bfirst;		/* seq of buffer index 0 */
+	uint32_t	pos, end;	/* valid buffer indices [pos, end) */
+	uint64_t	next;		/* seq of the next event to return */
+	bool		off;		/* excluded, or past the window */
+	struct decbuf	*d;
+};
+
+/* Refill @cu from @next. Return: true when events are available. */
+static bool cursor_load(const struct stream *sm, struct cursor *cu, unsigned int mask)
+{
+	uint64_t pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
+	uint64_t seq = cu->next;
+	struct chunk *c;
+
+	if (seq >= pub)
+		return false;
+	if (!cu->d) {
+		cu->d = malloc(sizeof(*cu->d));
+		if (!cu->d)
+			return false;
+	}
+	c = stream_ref(sm, &seq, true);
+	if (!c)
+		return false;
+	cu->bfirst = c->first_seq;
+	cu->pos = seq - c->first_seq;
+	if (c->raw) {
+		uint32_t a0, a1, end = pub - c->first_seq;
+		const struct raw *r = c->raw;
+
+		a0 = r->aoff[cu->pos];
+		a1 = r->aoff[end - 1] + r->nargs[end - 1];
+		memcpy(&cu->d->r.ts[cu->pos], &r->ts[cu->pos], (end - cu->pos) * sizeof(r->ts[0]));
+		memcpy(&cu->d->r.pid[cu->pos], &r->pid[cu->pos], (end - cu->pos) * sizeof(r->pid[0]));
+		memcpy(&cu->d->r.aoff[cu->pos], &r->aoff[cu->pos],
+		       (end - cu->pos) * sizeof(r->aoff[0]));
+		memcpy(&cu->d->r.type[cu->pos], &r->type[cu->pos],
+		       (end - cu->pos) * sizeof(r->type[0]));
+		memcpy(&cu->d->r.flags[cu->pos], &r->flags[cu->pos], end - cu->pos);
+		memcpy(&cu->d->r.pc[cu->pos], &r->pc[cu->pos], end - cu->pos);
+		memcpy(&cu->d->r.nargs[cu->pos], &r->nargs[cu->pos], end - cu->pos);
+		memcpy(&cu->d->r.args[a0], &r->args[a0], (a1 - a0) * sizeof(r->args[0]));
+		cu->end = end;
+	} else {
+		chunk_decode(c, cu->d, mask);
+		cu->end = c->n;
+		if (cu->bfirst + cu->end > pub)
+			cu->end = pub - cu->bfirst;
+	}
+	cu->next = seq;
+	chunk_put(c);
+	return cu->pos < cu->end;
+}
+
+static inline bool cursor_ready(const struct stream *sm, struct cursor *cu, unsigned int mask)
+{
+	return cu->pos < cu->end || cursor_load(sm, cu, mask);
+}
+
+static inline void cursor_advance(struct cursor *cu)
+{
+	cu->pos++;
+	cu->next++;
+}
+
+struct store_iter {
+	const struct store	*st;
+	uint64_t		t0, t1;
+	struct cursor		cu[];
+};
+
+struct store_iter *store_iter_new(const struct store *st, uint64_t t0, uint64_t t1,
+				  const uint64_t *cpus)
+{
+	struct store_iter *it;
+
+	it = calloc(1, sizeof(*it) + st->ncpus * sizeof(it->cu[0]));
+	if (!it)
+		return NULL;
+	it->st = st;
+	it->t0 = t0;
+	it->t1 = t1;
+	for (unsigned int i = 0; i < st->ncpus; i++) {
+		if (cpus && !(cpus[i / 64] & (1ull << (i % 64))))
+			it->cu[i].off = true;
+		else
+			it->cu[i].next = store_seek(st, i, t0);
+	}
+	return it;
+}
+
+bool store_iter_next(struct store_iter *it, struct ktop_event *out, uint64_t *seq)
+{
+	const struct store *st = it->st;
+	struct cursor *best = NULL;
+	uint64_t best_ts = UINT64_MAX;
+	unsigned int best_cpu = 0;
+
+	for (unsigned int i = 0; i < st->ncpus; i++) {
+		struct cursor *cu = &it->cu[i];
+		uint64_t t;
+
+		if (cu->off || !cursor_ready(&st->sm[i], cu, DEC_ALL))
+			continue;
+		t = cu->d->r.ts[cu->pos];
+		if (t < it->t0) {
+			/* evicted under us and clamped: skip to the window */
+			while (cursor_ready(&st->sm[i], cu, DEC_ALL) &&
+			       cu->d->r.ts[cu->pos] < it->t0)
+				cursor_advance(cu);
+			if (cu->pos >= cu->end)
+				continue;
+			t = cu->d->r.ts[cu->pos];
+		}
+		if (t > it->t1) {
+			cu->off = true;
+			continue;
+		}
+		if (!best || t < best_ts) {
+			best = cu;
+			best_ts = t;
+			best_cpu = i;
+		}
+	}
+	if (!best)
+		return false;
+	raw_to_event(&best->d->r, best->pos, best_cpu, out);
+	if (seq)
+		*seq = best->next;
+	cursor_advance(best);
+	return true;
+}
+
+void store_iter_free(struct store_iter *it)
+{
+	if (!it)
+		return;
+	for (unsigned int i = 0; i < it->st->ncpus; i++)
+		free(it->cu[i].d);
+	free(it);
+}
+
+/* ---- aggregation ------------------------------------------------------------- */
+
+struct cmap {
+	uint64_t	*key;
+	uint64_t	*cnt;
+	size_t		cap, n;
+};
+
+static int cmap_grow(struct cmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 256;
+	uint64_t *key = malloc(cap * sizeof(*key)), *cnt = calloc(cap, sizeof(*cnt));
+
+	if (!key || !cnt) {
+		free(key);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t h;
+
+		if (!m->cnt[i])
+			continue;
+		h = (m->key[i] * 0x9e3779b97f4a7c15ull) >> 20 & (cap - 1);
+		while (cnt[h])
+			h = (h + 1) & (cap - 1);
+		key[h] = m->key[i];
+		cnt[h] = m->cnt[i];
+	}
+	free(m->key);
+	free(m->cnt);
+	m->key = key;
+	m->cnt = cnt;
+	m->cap = cap;
+	return 0;
+}
+
+static int cmap_add(struct cmap *m, uint64_t k)
+{
+	size_t h;
+
+	if ((m->n + 1) * 2 > m->cap && cmap_grow(m))
+		return -ENOMEM;
+	h = (k * 0x9e3779b97f4a7c15ull) >> 20 & (m->cap - 1);
+	while (m->cnt[h] && m->key[h] != k)
+		h = (h + 1) & (m->cap - 1);
+	if (!m->cnt[h]) {
+		m->key[h] = k;
+		m->n++;
+	}
+	m->cnt[h]++;
+	return 0;
+}
+
+static int count_cmp(const void *a, const void *b)
+{
+	const struct store_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+size_t store_count_by(const struct store *st, enum store_key key,
+		      const struct store_filter *f, struct store_count *out, size_t max)
+{
+	struct store_filter all = { 0, UINT64_MAX, -1, -1, 0 };
+	unsigned int mask = DEC_TS;
+	struct cmap m = { 0 };
+	struct cursor cu = { 0 };
+	struct store_count *v;
+	size_t n = 0;
+
+	if (!f)
+		f = &all;
+	if (key == STORE_KEY_TYPE)
+		mask |= DEC_META;
+	if (key == STORE_KEY_FUNC)
+		mask |= DEC_ALL;
+	if (key == STORE_KEY_PID || f->pid >= 0 || f->comm_id)
+		mask |= DEC_PID;
+	if (cmap_grow(&m))
+		return 0;
+	for (unsigned int cpu = 0; cpu < st->ncpus; cpu++) {
+		const struct stream *sm = &st->sm[cpu];
+
+		if (f->cpu >= 0 && (unsigned int)f->cpu != cpu)
+			continue;
+		cu.next = store_seek(st, cpu, f->t0);
+		cu.pos = cu.end = 0;
+		while (cursor_ready(sm, &cu, mask)) {
+			const struct raw *r = &cu.d->r;
+			uint32_t i = cu.pos, e = cu.end;
+			bool stop = false;
+
+			for (; i < e; i++) {
+				uint64_t k;
+
+				if (r->ts[i] > f->t1) {
+					stop = true;
+					break;
+				}
+				if (r->ts[i] < f->t0)
+					continue;
+				if (f->pid >= 0 && r->pid[i] != f->pid)
+					continue;
+				if (f->comm_id && store_comm_id1(st, r->pid[i]) != f->comm_id + 1)
+					continue;
+				switch (key) {
+				case STORE_KEY_TYPE:
+					k = r->type[i];
+					break;
+				case STORE_KEY_FUNC:
+					if (r->type[i] != KTOP_T_FUNCTION &&
+					    r->type[i] != KTOP_T_FGRAPH_ENTRY)
+						continue;
+					k = r->args[r->aoff[i]];
+					break;
+				case STORE_KEY_CPU:
+					k = cpu;
+					break;
+				default:
+					k = (uint64_t)(int64_t)r->pid[i];
+					break;
+				}
+				if (cmap_add(&m, k))
+					goto out;
+			}
+			if (stop)
+				break;
+			cu.next += e - cu.pos;
+			cu.pos = e;
+		}
+	}
+out:
+	free(cu.d);
+	v = malloc((m.n ? m.n : 1) * sizeof(*v));
+	if (v) {
+		for (size_t i = 0; i < m.cap; i++)
+			if (m.cnt[i])
+				v[n++] = (struct store_count){ .key = m.key[i], .count = m.cnt[i] };
+		qsort(v, n, sizeof(*v), count_cmp);
+		if (out)
+			memcpy(out, v, (n < max ? n : max) * sizeof(*out));
+		free(v);
+	}
+	free(m.key);
+	free(m.cnt);
+	return n;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A snapshot of the settings of one tracefs directory (the top level or an
+ * instance) as a list of (file, content): tracing_on, current_tracer, events,
+ * buffer sizes, options, pid and function filters, clock, cpumask. Used to
+ * save the top level before ktop takes it over and to put it back exactly,
+ * and by the tests to compare the kernel's state before and after a run.
+ *
+ * Contents are normalised (trailing blanks and '#' comment lines dropped,
+ * trace_clock reduced to the selected clock, "7 (expanded: 1408)" to 1408).
+ * Event files (enable, filter, trigger) are kept only when they differ from
+ * the default, so a missing entry means "0", "none" or "".
+ */
+#ifndef KTOP_TRACESTATE_H
+#define KTOP_TRACESTATE_H
+
+#include <stdio.h>
+#include <stdbool.h>
+
+struct tracestate;
+
+enum tracestate_flags {
+	TRACESTATE_NO_EVENTS	= 1 << 0,	/* skip the events/<sys>/<event>/ walk */
+	TRACESTATE_NO_INSTANCES	= 1 << 1,	/* do not record the list of instances */
+};
+
+/**
+ * tracestate_capture - read the settings of the tracefs directory @dir
+ * @dir: "/sys/kernel/tracing" or ".../instances/NAME" (any directory laid
+ *       out like one, which is how the unit tests use it)
+ * @flags: enum tracestate_flags
+ *
+ * Files that do not exist are left out; files that cannot be read (EPERM)
+ * are recorded as unreadable and never written back.
+ * Return: the state (free with tracestate_free), or NULL with errno set.
+ */
+struct tracestate *tracestate_capture(const char *dir, unsigned int flags);
+void tracestate_free(struct tracestate *ts);
+
+/* Directory the state was captured from (or loaded for). */
+const char *tracestate_dir(const struct tracestate *ts);
+
+/* Return: the normalised content of @file ("tracing_on", "options/raw", ...), or NULL. */
+const char *tracestate_get(const struct tracestate *ts, const char *file);
+/* Number of entries. */
+int tracestate_count(const struct tracestate *ts);
+
+/* One "file<TAB>content" line per entry (newlines in content shown as \n). */
+void tracestate_print(const struct tracestate *ts, FILE *fp);
+
+/**
+ * tracestate_diff - compare two states entry by entry
+ * @fp: receives one line per difference ("file: 'a' -> 'b'"); may be NULL
+ * @ignore: entries whose file name starts with one of these prefixes are
+ *          skipped (NULL-terminated array, or NULL)
+ * Return: the number of differences.
+ */
+int tracestate_diff(const struct tracestate *a, const struct tracestate *b, FILE *fp,
+		    const char *const *ignore);
+
+/**
+ * tracestate_restore - make the directory's settings equal to @ts again
+ *
+ * Reads the current state, then writes only what differs, in an order the
+ * kernel accepts (tracer first, tracing_on last). The list of instances is
+ * compared but never changed.
+ * Return: 0, or the first negative errno met (it carries on past errors).
+ */
+int tracestate_restore(const struct tracestate *ts);
+
+/**
+ * tracestate_restore_blind - write every saved entry back without reading
+ *
+ * For the fatal-signal path: no allocation, only open/write/close on paths
+ * prepared at capture time. Writes that are no-ops in the kernel (same
+ * tracer, same size) cost nothing there; per-event files are not touched
+ * (set_event is written instead).
+ * Context: any, including a signal handler.
+ * Return: number of writes that failed.
+ */
+int tracestate_restore_blind(const struct tracestate *ts);
+
+/* Save to / load from a text file (for restoring after a SIGKILL). Return: 0 or -errno. */
+int tracestate_save(const struct tracestate *ts, const char *path);
+struct tracestate *tracestate_load(const char *path);
+
+#endif

@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# ktop --batch / --json on this host's kernel (root):
+#  - a child making N write() calls shows at least N (and not many more than
+#    N) raw_syscalls:sys_enter events for its pid, with and without -P;
+#  - every --json line is a valid JSON object with the documented fields;
+#  - the text summary says what was traced and why, has a row per CPU, stops
+#    after --iterations / --duration, and needs no terminal;
+#  - the tracing state is the same afterwards and ktop's instance is gone.
+
+cd "$(dirname "$0")/../.." || exit 2
+. tests/live/lib_ktop.sh
+need tracestate nwrite
+
+N=${KTOP_TEST_NWRITES:-200000}
+ncpu=$(nproc)
+
+# --- 1. N writes seen, JSON valid ------------------------------------------
+# ktop runs until told to stop: after the child exits, wait for two more
+# summaries (the machine may be loaded; the child's pace is not ours), then
+# SIGINT, which ends a batch run normally. The buffer is big (32 MB per CPU)
+# because every task's syscalls are traced and the machine may be busy: this
+# test is about seeing events, tests/live/test_lost.sh about losing them.
+state_save "$tmp/state"
+"$KTOP" --json -b 32768 -e raw_syscalls:sys_enter --duration 120 >"$tmp/j.out" 2>"$tmp/j.err" &
+kpid=$!
+cpid=-1
+if wait_for "$tmp/j.out" '"summary"' 10; then
+	"$TOOLS/nwrite" "$N" &
+	cpid=$!
+	wait $cpid
+	echo "  (nwrite pid $cpid made $N writes)"
+	after_lines "$tmp/j.out" 2 30
+fi
+kill -INT $kpid
+wait $kpid
+rc=$?
+check "json: exit status 0 after SIGINT (got $rc; stderr: $(head -c 300 "$tmp/j.err"))" [ $rc -eq 0 ]
+check "json: python3 -m json.tool accepts a summary" \
+	sh -c "head -n 1 '$tmp/j.out' | python3 -m json.tool >/dev/null"
+out=$(python3 - "$tmp/j.out" "$cpid" "$N" "$ncpu" <<'PY' 2>&1
+import json, sys
+path, cpid, n, ncpu = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+objs = [json.loads(l) for l in open(path) if l.strip()]
+errs = []
+need = ["time", "uptime_s", "summary", "interval_s", "mode", "tracer", "session", "events",
+        "events_per_s", "events_total", "lost", "lost_total", "store", "cpus", "top_events",
+        "top_functions", "top_tasks"]
+for i, o in enumerate(objs):
+    miss = [k for k in need if k not in o]
+    if miss:
+        errs.append("summary %s lacks %s" % (o.get("summary"), miss))
+        continue
+    if o["summary"] != i + 1:
+        errs.append("summary %d numbered %s" % (i + 1, o["summary"]))
+    if len(o["cpus"]) != ncpu:
+        errs.append("summary %s has %d cpus, want %d" % (o["summary"], len(o["cpus"]), ncpu))
+    if sum(c["events"] for c in o["cpus"]) != o["events"]:
+        errs.append("per-CPU events do not add up in summary %s" % o["summary"])
+    if sum(e["count"] for e in o["top_events"]) != o["events"]:
+        errs.append("top_events do not add up to events in summary %s" % o["summary"])
+    for e in o["top_events"]:
+        if e["event"] != "raw_syscalls:sys_enter":
+            errs.append("unexpected event %s" % e["event"])
+seen = sum(t["count"] for o in objs for t in o["top_tasks"] if t["pid"] == cpid)
+print("seen=%d lost=%d" % (seen, objs[-1]["lost_total"] if objs else -1))
+for e in errs:
+    print("ERR " + e)
+PY
+)
+seen=$(echo "$out" | sed -n 's/^seen=\([0-9]*\).*/\1/p')
+lost=$(echo "$out" | sed -n 's/^seen=.* lost=//p')
+check "json: every line is a summary with the documented fields" \
+	[ -z "$(echo "$out" | grep '^ERR\|Error\|Traceback')" ]
+echo "$out" | grep '^ERR\|Error' | head -5 | sed 's/^/    /'
+check "json: child's $N write() calls show >= $N sys_enter for its pid (saw ${seen:-none}, lost ${lost:-?})" \
+	[ "${seen:-0}" -ge "$N" ]
+check "json: and not many more (<= N+500; saw ${seen:-none})" [ "${seen:-0}" -le $((N + 500)) ]
+state_same "json: tracing state unchanged" "$tmp/state"
+no_instance "json: instance removed" $kpid
+
+# --- 2. -P PID: only that task ---------------------------------------------
+mkfifo "$tmp/go"
+"$TOOLS/nwrite" "$N" "$tmp/go" &
+cpid=$!
+"$KTOP" --json -P $cpid -e raw_syscalls:sys_enter --duration 120 >"$tmp/p.out" 2>"$tmp/p.err" &
+kpid=$!
+wait_for "$tmp/p.out" '"summary"' 10
+echo go >"$tmp/go"	# release the child (also when ktop failed)
+wait $cpid
+after_lines "$tmp/p.out" 2 30
+kill -INT $kpid
+wait $kpid
+rc=$?
+check "pid: exit status 0 (got $rc; stderr: $(head -c 300 "$tmp/p.err"))" [ $rc -eq 0 ]
+res=$(python3 - "$tmp/p.out" "$cpid" <<'PY' 2>&1
+import json, sys
+cpid = int(sys.argv[2])
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+mine = sum(t["count"] for o in objs for t in o["top_tasks"] if t["pid"] == cpid)
+other = sum(t["count"] for o in objs for t in o["top_tasks"] if t["pid"] != cpid)
+print(mine, other, objs[-1]["lost_total"])
+PY
+)
+read -r mine other lost <<<"$res"
+check "pid: -P $cpid sees the child's writes (>= $N; saw ${mine:-none}, lost ${lost:-?})" \
+	[ "${mine:-0}" -ge "$N" ]
+check "pid: -P $cpid sees no other task (saw ${other:-?} events of others)" [ "${other:-1}" -eq 0 ]
+state_same "pid: tracing state unchanged" "$tmp/state"
+
+# --- 2b. --duration ends the run by itself ------------------------------------
+t0=$(date +%s.%N)
+"$KTOP" --json -e sched:sched_switch --duration 2 --interval 0.5 >"$tmp/d.out" 2>"$tmp/d.err"
+rc=$?
+t1=$(date +%s.%N)
+took=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")
+check "duration: exit status 0 (got $rc; $(head -c 300 "$tmp/d.err"))" [ $rc -eq 0 ]
+check "duration: --duration 2 stops after about 2 s (took $took s)" \
+	awk "BEGIN { exit !($took >= 2 && $took < 5) }"
+check "duration: --interval 0.5 gives 4 summaries (got $(wc -l <"$tmp/d.out"))" \
+	[ "$(wc -l <"$tmp/d.out")" -eq 4 ]
+
+# --- 2c. -C LIST: only those CPUs ---------------------------------------------
+if [ "$ncpu" -gt 1 ]; then
+	"$KTOP" --json -C 0 -e sched:sched_switch --duration 1.5 --interval 0.5 \
+		>"$tmp/c.out" 2>"$tmp/c.err"
+	rc=$?
+	check "cpu: -C 0 exit status 0 (got $rc; $(head -c 300 "$tmp/c.err"))" [ $rc -eq 0 ]
+	res=$(python3 -c '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print(sum(c["events"] for x in o for c in x["cpus"] if c["cpu"] == 0),
+      sum(c["events"] for x in o for c in x["cpus"] if c["cpu"] != 0))' "$tmp/c.out" 2>/dev/null)
+	read -r on0 others <<<"$res"
+	check "cpu: -C 0 sees CPU 0 (${on0:-?} events) and no other CPU (${others:-?})" \
+		[ "${on0:-0}" -gt 0 -a "${others:-1}" -eq 0 ]
+fi
+
+# --- 3. text, the default view, no terminal ----------------------------------
+t0=$(date +%s.%N)
+"$KTOP" --batch --iterations 2 --interval 0.5 >"$tmp/t.out" 2>"$tmp/t.err" </dev/null
+rc=$?
+t1=$(date +%s.%N)
+check "text: exit status 0 without a terminal (got $rc; $(head -c 300 "$tmp/t.err"))" [ $rc -eq 0 ]
+check "text: --iterations 2 prints 2 summaries" [ "$(grep -c '^ktop .* summary ' "$tmp/t.out")" -eq 2 ]
+took=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")
+check "text: --iterations 2 --interval 0.5 takes about 1 s (took $took s)" \
+	awk "BEGIN { exit !($took >= 0.9 && $took < 3.5) }"
+# what was chosen and why: function_graph when permitted, else events, with the reason
+fg=$("$KTOP" --features 2>/dev/null | grep -w function_graph | head -1)
+if echo "$fg" | grep -qw available; then
+	check "text: default view is function_graph (features: $fg)" \
+		grep -q '^Trace: function_graph (default)' "$tmp/t.out"
+else
+	check "text: default view is sched, irq, raw_syscalls and says why function_graph is not used" \
+		grep -q '^Trace: events sched, irq, raw_syscalls (default): function_graph' "$tmp/t.out"
+fi
+for ((c = 0; c < ncpu; c++)); do
+	check "text: a row for CPU $c" grep -qE "^ +$c +[0-9]+ +[0-9]+ +[0-9]+" "$tmp/t.out"
+done
+check "text: top events name sched/irq/raw_syscalls events" \
+	grep -qE '^ +[0-9]+  (sched|irq|raw_syscalls):' "$tmp/t.out"
+check "text: header shows store memory" grep -qE '^Store: .* used of 256\.0M' "$tmp/t.out"
+check "text: lost per CPU section" grep -q '^Lost per CPU' "$tmp/t.out"
+state_same "text: tracing state unchanged" "$tmp/state"
+finish

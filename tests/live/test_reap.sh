@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Live, as root: after a ktop is killed with SIGKILL (no handler runs), the
+# next start removes its stale ktop-<pid> instance and puts back the top-level
+# state it had saved; it leaves alone the instances of ktops still running.
+# Run with build/tools/session_drive, and with ./ktop --batch when it runs.
+#
+# Prints "ok NAME" / "FAIL NAME: evidence", then "N passed, N failed".
+
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+TS=build/tools/tracestate
+DRIVE=build/tools/session_drive
+KTOP=./ktop
+T=/sys/kernel/tracing
+TMP=$(mktemp -d /tmp/ktop-test-reap.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok() { echo "ok $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "skip test_reap: needs root"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+for b in $TS $DRIVE; do
+	[ -x $b ] || { echo "FAIL setup: $b missing (make tools)"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+snap() { $TS -x > "$1" 2>&1; }
+# tracestate -x hides instances of live pids: list them all here
+instances() { ls $T/instances | grep '^ktop-' | tr '\n' ' '; }
+
+wait_ready() {
+	i=0
+	while [ $i -lt 100 ]; do
+		grep -q '^ready' "$1" 2>/dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# start_killed OUTVAR [env...]: start session_drive, wait until ready, SIGKILL it
+start_killed() {
+	"$@" $DRIVE -e sched -e irq > "$TMP/out" 2> "$TMP/err" &
+	pid=$!
+	if ! wait_ready "$TMP/out"; then
+		kill -9 $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		return 1
+	fi
+	sleep 0.2
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	return 0
+}
+
+# 1. instance left by SIGKILL, reaped by the next start
+snap "$TMP/before"
+if ! start_killed env; then
+	bad reap_instance "session_drive not ready: $(cat "$TMP/err")"
+elif ! [ -d $T/instances/ktop-$pid ]; then
+	bad reap_instance "SIGKILL left no instance ktop-$pid: nothing to reap, test is void"
+else
+	$DRIVE -e sched -d 0.2 > "$TMP/out2" 2> "$TMP/err2"
+	if [ -d $T/instances/ktop-$pid ]; then
+		bad reap_instance "ktop-$pid still there after the next start ($(cat "$TMP/err2"))"
+	else
+		snap "$TMP/after"
+		if diff "$TMP/before" "$TMP/after" > "$TMP/diff"; then
+			ok "reap_instance (ktop-$pid: $(cat "$TMP/err2"))"
+		else
+			bad reap_instance "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
+		fi
+	fi
+fi
+
+# 2. top level taken over, SIGKILL, the next start restores it from /run/ktop
+snap "$TMP/before"
+if ! start_killed env KTOP_TEST_TOP_LEVEL=1; then
+	bad reap_top "session_drive not ready: $(cat "$TMP/err")"
+else
+	state=$(ls /run/ktop/toplevel-$pid.state /tmp/ktop/toplevel-$pid.state 2>/dev/null)
+	snap "$TMP/killed"
+	if [ -z "$state" ]; then
+		bad reap_top "no saved state file for pid $pid"
+	elif diff -q "$TMP/before" "$TMP/killed" > /dev/null; then
+		bad reap_top "top level unchanged after SIGKILL: the test is void"
+	else
+		$DRIVE -e sched -d 0.2 > "$TMP/out2" 2> "$TMP/err2"
+		snap "$TMP/after"
+		if [ -e "$state" ]; then
+			bad reap_top "$state still there after the next start"
+		elif diff "$TMP/before" "$TMP/after" > "$TMP/diff"; then
+			ok "reap_top (changed: $(diff "$TMP/before" "$TMP/killed" | grep -c '^>') entries, all restored)"
+		else
+			bad reap_top "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
+		fi
+	fi
+fi
+
+# 3. a running ktop's instance is not reaped by another start
+$DRIVE -e sched > "$TMP/out" 2> "$TMP/err" &
+live=$!
+if ! wait_ready "$TMP/out"; then
+	bad reap_spares_live "session_drive not ready: $(cat "$TMP/err")"
+else
+	$DRIVE -e irq -d 0.2 > "$TMP/out2" 2> "$TMP/err2"
+	if [ -d $T/instances/ktop-$live ]; then
+		ok "reap_spares_live (ktop-$live kept while its process runs)"
+	else
+		bad reap_spares_live "ktop-$live removed while running"
+	fi
+fi
+kill -TERM $live 2>/dev/null
+wait $live 2>/dev/null
+
+# 4. leftovers without a lock file: a dead pid, and a live pid that is not a ktop
+dead=$(sh -c 'echo $$')
+sleep 30 &
+notktop=$!
+mkdir $T/instances/ktop-$dead $T/instances/ktop-probe-$dead $T/instances/ktop-$notktop
+$DRIVE -e sched -d 0.1 > "$TMP/out2" 2> "$TMP/err2"
+left=$(ls $T/instances | grep -E "^ktop-(probe-)?($dead|$notktop)\$" | tr '\n' ' ')
+if [ -n "$left" ]; then
+	bad reap_nolock "left: $left"
+	for i in $left; do rmdir $T/instances/$i; done
+else
+	ok "reap_nolock (ktop-$dead, ktop-probe-$dead, ktop-$notktop of 'sleep')"
+fi
+kill $notktop 2>/dev/null
+wait $notktop 2>/dev/null
+
+# 5. the real program, when it builds and runs here
+if [ -x $KTOP ] && $KTOP --batch --duration 1 > /dev/null 2>&1; then
+	snap "$TMP/before"
+	$KTOP --batch --interval 0.2 > /dev/null 2>&1 &
+	pid=$!
+	i=0
+	while [ $i -lt 100 ] && ! [ -d $T/instances/ktop-$pid ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.3
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	if ! [ -d $T/instances/ktop-$pid ]; then
+		bad ktop_reap "SIGKILLed ktop left no instance ktop-$pid: the test is void"
+	else
+		$KTOP --batch --duration 1 > /dev/null 2> "$TMP/kerr"
+		snap "$TMP/after"
+		if [ -d $T/instances/ktop-$pid ]; then
+			bad ktop_reap "ktop-$pid still there after ktop --batch --duration 1"
+		elif diff "$TMP/before" "$TMP/after" > "$TMP/diff"; then
+			ok "ktop_reap (ktop-$pid)"
+		else
+			bad ktop_reap "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
+		fi
+	fi
+else
+	echo "# ./ktop --batch not runnable here; only session_drive cases ran"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for the TUI tests (sourced, not run): drive ./ktop in a private tmux
+# server, keys in, screen text out. Run from the repo root, as root.
+
+KTOP=${KTOP:-./ktop}
+TOOLS=${KTOP_TOOLS:-build/tools}
+TRACEFS=/sys/kernel/tracing
+export LC_ALL=C.UTF-8
+
+npass=0
+nfail=0
+tmp=$(mktemp -d /tmp/ktop-tui.XXXXXX)
+SOCK=ktop-tui-$$
+LOADPID=
+
+tui_cleanup() {
+	tmux -L "$SOCK" kill-server 2>/dev/null
+	[ -n "$LOADPID" ] && kill "$LOADPID" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap tui_cleanup EXIT
+
+ok() {
+	echo "ok $*"
+	npass=$((npass + 1))
+}
+
+fail() {
+	echo "FAIL $*"
+	nfail=$((nfail + 1))
+}
+
+finish() {
+	echo "$npass passed, $nfail failed"
+	[ "$nfail" -eq 0 ]
+	exit
+}
+
+need() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "FAIL setup: the TUI tests trace the live kernel and need root"
+		exit 1
+	fi
+	if ! command -v tmux >/dev/null; then
+		echo "FAIL setup: tmux is not installed (make deps)"
+		exit 1
+	fi
+	if [ ! -x "$KTOP" ]; then
+		echo "FAIL setup: $KTOP is not built (make ktop)"
+		exit 1
+	fi
+	if [ ! -x "$TOOLS/tracestate" ]; then
+		echo "FAIL setup: $TOOLS/tracestate is not built (make tools)"
+		exit 1
+	fi
+}
+
+# A light, steady source of syscalls and context switches.
+start_load() {
+	(while :; do cat /proc/version >/dev/null; sleep 0.01; done) >/dev/null 2>&1 &
+	LOADPID=$!
+}
+
+# tui_start COLS ROWS ARGS...: ktop in a new tmux session "t"; its status goes to $tmp/exit
+tui_start() {
+	local cols=$1 rows=$2
+	shift 2
+	rm -f "$tmp/exit"
+	mkdir -p "$tmp/conf"
+	tmux -L "$SOCK" -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
+		"cd '$PWD' && XDG_CONFIG_HOME='$tmp/conf' $KTOP $* 2>'$tmp/stderr'; echo \"EXIT=\$?\" >'$tmp/exit'; stty -a >'$tmp/stty'; sleep 600"
+	tmux -L "$SOCK" set-option -t t remain-on-exit on >/dev/null 2>&1
+}
+
+scr() {
+	tmux -L "$SOCK" capture-pane -p -t t 2>/dev/null
+}
+
+# scr_esc: the screen with colours and attributes as escape sequences
+scr_esc() {
+	tmux -L "$SOCK" capture-pane -p -e -t t 2>/dev/null
+}
+
+keys() {
+	tmux -L "$SOCK" send-keys -t t "$@"
+}
+
+# wait_screen REGEX [SECONDS]: poll the screen until a line matches (grep -E)
+wait_screen() {
+	local n=$(( ${2:-5} * 20 )) i
+	for ((i = 0; i < n; i++)); do
+		scr | grep -Eq -- "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_gone REGEX [SECONDS]: poll until no line matches
+wait_gone() {
+	local n=$(( ${2:-5} * 20 )) i
+	for ((i = 0; i < n; i++)); do
+		scr | grep -Eq -- "$1" || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# ktop_pid: the ktop process in the tmux pane
+ktop_pid() {
+	local sh
+	sh=$(tmux -L "$SOCK" display-message -p -t t '#{pane_pid}' 2>/dev/null)
+	[ -n "$sh" ] && pgrep -P "$sh" -x ktop
+}
+
+# evidence LABEL: the current screen, indented, for a FAIL line
+evidence() {
+	echo "    --- screen ($1) ---"
+	scr | sed -e 's/[[:space:]]*$//' -e '/^$/d' -e 's/^/    | /' | head -${2:-30}
+}
+
+# The kernel's tracing state, ignoring instances of other ktops that are alive.
+state_save() {
+	"$TOOLS/tracestate" -x --save "$1"
+}
+
+state_same() {
+	local out
+	out=$("$TOOLS/tracestate" -x --diff "$2" 2>&1)
+	if [ $? -eq 0 ]; then
+		ok "$1"
+	else
+		fail "$1: tracing state changed:"
+		echo "$out" | head -20 | sed 's/^/    /'
+	fi
+}
+
+# wait_exit PID SECONDS
+wait_exit() {
+	local i
+	for ((i = 0; i < $2 * 20; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	return 1
+}

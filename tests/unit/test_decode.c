@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The decoder against independent readings of the same recorded records:
+ *  - libtraceevent's generic by-name path (tep_get_field_val/_raw,
+ *    tep_find_function on the fixture's kallsyms) for every argument of
+ *    every record;
+ *  - the kernel's own trace text (trace.txt) for pid, cpu, timestamp and
+ *    event name, record by record;
+ *  - the kernel's per-CPU stats (overrun) and the trace header
+ *    (entries-in-buffer) for lost and decoded counts.
+ *
+ * Fixtures: every tests/fixtures/host-* and rt-* directory (KTOP_FIXTURES
+ * overrides the root). At least one host fixture must exist; each rt fixture
+ * must contain the events of its tracer.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+
+#include <traceevent/event-parse.h>
+
+#include "decode.h"
+#include "fixture.h"
+#include "intern.h"
+#include "schema.h"
+#include "store.h"
+#include "symbols.h"
+#include "test.h"
+
+#define MAX_FIXTURES 32
+
+static int list_fixtures(const char *prefix, char names[][256], int max)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir(fixture_root());
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max)
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			snprintf(names[n++], 256, "%.120s/%.120s", fixture_root(), de->d_name);
+	closedir(d);
+	return n;
+}
+
+struct env {
+	struct fixture		*fx;
+	struct tep_handle	*tep;
+	struct store		*st;
+	struct symbols		*syms;
+	struct decode_ctx	*dc;
+	struct decoder		*d;
+	struct trace_seq	s;
+	const char		*name;
+	bool			negate;	/* set the sign bit of every integer field first */
+	uint8_t			copy[65536];
+	/* results */
+	uint64_t		records;
+	uint64_t		by_type[KTOP_T_DYNAMIC + 1];
+	uint64_t		dynamic;
+	uint64_t		args_checked;
+	char			fail[512];
+};
+
+static int env_open(struct env *e, const char *dir, unsigned int cpu)
+{
+	memset(e, 0, sizeof(*e));
+	e->name = dir;
+	e->fx = fixture_open(dir);
+	if (!e->fx)
+		return -1;
+	e->tep = fixture_tep(e->fx);
+	e->st = store_new(0, fixture_ncpus(e->fx));
+	e->syms = symbols_load(fixture_path(e->fx, "kallsyms"));	/* may be NULL */
+	e->dc = e->st ? decode_ctx_new(e->tep, e->st, e->syms) : NULL;
+	e->d = e->dc ? decoder_new(e->dc, cpu) : NULL;
+	trace_seq_init(&e->s);
+	return e->d ? 0 : -1;
+}
+
+static void env_close(struct env *e)
+{
+	decoder_free(e->d);
+	decode_ctx_free(e->dc);
+	symbols_free(e->syms);
+	store_free(e->st);
+	fixture_close(e->fx);
+	trace_seq_destroy(&e->s);
+}
+
+static uint64_t sext(uint64_t v, int size)
+{
+	switch (size) {
+	case 1:
+		return (uint64_t)(int64_t)(int8_t)v;
+	case 2:
+		return (uint64_t)(int64_t)(int16_t)v;
+	case 4:
+		return (uint64_t)(int64_t)(int32_t)v;
+	default:
+		return v;
+	}
+}
+
+/* Expected symbol text for @addr, through libtraceevent's own kallsyms table. */
+static void expect_sym(struct env *e, uint64_t addr, char *buf, size_t len)
+{
+	const char *fn = tep_find_function(e->tep, addr);
+
+	if (fn)
+		snprintf(buf, len, "%s", fn);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+}
+
+static int failf(struct env *e, const char *what, struct tep_event *ev, const char *field,
+		 const char *got, const char *want)
+{
+	snprintf(e->fail, sizeof(e->fail), "%.100s: record %llu %.40s:%.40s field %.40s: got '%.100s' want '%.100s' (%.40s)",
+		 e->name, (unsigned long long)e->records, ev->system, ev->name, field, got, want,
+		 what);
+	return 1;
+}
+
+/* One argument slot against libtraceevent. Return: 0 or 1 (e->fail set). */
+static int check_arg(struct env *e, struct tep_event *ev, struct tep_record *rec,
+		     const struct ktop_schema_type *t, unsigned int i, const struct ktop_event *k)
+{
+	const struct ktop_field *kf = &t->fields[i];
+	struct intern *in = store_strings(e->st);
+	char want[512], got[512], name[64];
+	struct tep_format_field *f;
+	unsigned long long val;
+	const char *br;
+	int len;
+	void *raw;
+
+	br = strchr(kf->name, '[');
+	snprintf(name, sizeof(name), "%.*s", br ? (int)(br - kf->name) : (int)strlen(kf->name),
+		 kf->name);
+	f = tep_find_field(ev, name);
+	if (!f) {
+		/* absent in this kernel: the decoder must give 0 */
+		if (k->args[i])
+			return failf(e, "absent field not zero", ev, kf->name, "nonzero", "0");
+		return 0;
+	}
+	if (br) {
+		unsigned int idx = strtoul(br + 1, NULL, 10);
+		unsigned int esz = f->elementsize ? f->elementsize : f->size / f->arraylen;
+
+		val = tep_read_number(e->tep, (char *)rec->data + f->offset + idx * esz, esz);
+		if (k->args[i] != val) {
+			snprintf(got, sizeof(got), "%llu", (unsigned long long)k->args[i]);
+			snprintf(want, sizeof(want), "%llu", val);
+			return failf(e, "array element", ev, kf->name, got, want);
+		}
+		return 0;
+	}
+	switch (kf->kind) {
+	case KTOP_FK_INT:
+	case KTOP_FK_UINT:
+	case KTOP_FK_HEX:
+		if (tep_get_field_val(&e->s, ev, name, rec, &val, 0))
+			return failf(e, "tep_get_field_val failed", ev, kf->name, "", "");
+		if (f->flags & TEP_FIELD_IS_SIGNED)
+			val = sext(val, f->size);
+		if (!strcmp(t->name, "func_repeats") && !strcmp(name, "top_delta_ts")) {
+			unsigned long long bottom;
+
+			tep_get_field_val(&e->s, ev, "bottom_delta_ts", rec, &bottom, 0);
+			val = (val << 32) | bottom;
+		}
+		if (k->args[i] != val) {
+			snprintf(got, sizeof(got), "%#llx", (unsigned long long)k->args[i]);
+			snprintf(want, sizeof(want), "%#llx", val);
+			return failf(e, "integer", ev, kf->name, got, want);
+		}
+		return 0;
+	case KTOP_FK_SYM:
+		if (tep_get_field_val(&e->s, ev, name, rec, &val, 0))
+			return failf(e, "tep_get_field_val failed", ev, kf->name, "", "");
+		expect_sym(e, val, want, sizeof(want));
+		snprintf(got, sizeof(got), "%s", intern_str(in, k->args[i]));
+		if (strcmp(got, want))
+			return failf(e, "symbol", ev, kf->name, got, want);
+		return 0;
+	case KTOP_FK_STR:
+		raw = tep_get_field_raw(&e->s, ev, name, rec, &len, 0);
+		if (!raw && len)
+			return failf(e, "tep_get_field_raw failed", ev, kf->name, "", "");
+		if (f->flags & TEP_FIELD_IS_STRING) {
+			if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && !f->size)
+				len = rec->size - f->offset;	/* char[] at the end */
+			snprintf(want, sizeof(want), "%.*s", (int)strnlen(raw ? raw : "", len),
+				 raw ? (char *)raw : "");
+		} else {
+			int n = 0;
+
+			for (int b = 0; b < len && b < 64; b++)
+				n += snprintf(want + n, sizeof(want) - n, "%02x",
+					      ((unsigned char *)raw)[b]);
+			want[n] = '\0';
+		}
+		snprintf(got, sizeof(got), "%s", intern_str(in, k->args[i]));
+		if (strcmp(got, want))
+			return failf(e, "string", ev, kf->name, got, want);
+		return 0;
+	}
+	return failf(e, "unknown kind", ev, kf->name, "", "");
+}
+
+/* The number of fields libtraceevent sees that the decoder could keep. */
+static unsigned int keepable_fields(struct tep_event *ev)
+{
+	unsigned int n = 0;
+
+	for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
+		if (f->flags & TEP_FIELD_IS_DYNAMIC)
+			n += f->size == 4;
+		else if (f->flags & TEP_FIELD_IS_ARRAY)
+			n += (f->flags & TEP_FIELD_IS_STRING) || (f->size && f->size <= 64);
+		else
+			n += f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8;
+	}
+	return n > KTOP_MAX_ARGS ? KTOP_MAX_ARGS : n;
+}
+
+static int check_record(void *arg, unsigned int cpu, unsigned long long ts, void *data, int size)
+{
+	struct env *e = arg;
+	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
+	const struct ktop_schema_type *t;
+	unsigned long long val;
+	struct ktop_event k;
+	struct tep_event *ev;
+	char got[64], want[64];
+
+	e->records++;
+	ev = tep_find_event(e->tep, tep_data_type(e->tep, &rec));
+	if (!ev) {
+		snprintf(e->fail, sizeof(e->fail), "%s: record %llu: unknown event id", e->name,
+			 (unsigned long long)e->records);
+		return 1;
+	}
+	if (e->negate && size <= (int)sizeof(e->copy)) {
+		/* the same record with every integer field made negative */
+		memcpy(e->copy, data, size);
+		for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
+			if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+			    f->size && f->offset + f->size <= size)
+				e->copy[f->offset + f->size - 1] |= 0x80;
+		data = e->copy;
+		rec.data = data;
+	}
+	if (decoder_record(e->d, data, size, ts, &k)) {
+		snprintf(e->fail, sizeof(e->fail), "%s: record %llu %s:%s: decoder_record failed",
+			 e->name, (unsigned long long)e->records, ev->system, ev->name);
+		return 1;
+	}
+	if (k.ts != ts || k.cpu != cpu)
+		return failf(e, "ts/cpu", ev, "-", "", "");
+	tep_get_common_field_val(&e->s, ev, "common_pid", &rec, &val, 0);
+	if ((uint64_t)(int64_t)k.pid != sext(val, 4))
+		return failf(e, "common", ev, "common_pid", "", "");
+	tep_get_common_field_val(&e->s, ev, "common_flags", &rec, &val, 0);
+	if (k.flags != val)
+		return failf(e, "common", ev, "common_flags", "", "");
+	tep_get_common_field_val(&e->s, ev, "common_preempt_count", &rec, &val, 0);
+	if (k.pc != val)
+		return failf(e, "common", ev, "common_preempt_count", "", "");
+	t = schema_get(store_schema(e->st), k.type);
+	if (!t)
+		return failf(e, "no schema", ev, "-", "", "");
+	if (strcmp(t->name, ev->name) || strcmp(t->system, ev->system))
+		return failf(e, "type", ev, "-", t->name, ev->name);
+	if (k.nargs != t->nfields) {
+		snprintf(got, sizeof(got), "%u", k.nargs);
+		snprintf(want, sizeof(want), "%u", t->nfields);
+		return failf(e, "nargs", ev, "-", got, want);
+	}
+	if (k.type >= KTOP_T_DYNAMIC && t->nfields != keepable_fields(ev)) {
+		snprintf(got, sizeof(got), "%u", t->nfields);
+		snprintf(want, sizeof(want), "%u", keepable_fields(ev));
+		return failf(e, "dynamic field count", ev, "-", got, want);
+	}
+	for (unsigned int i = 0; i < t->nfields; i++) {
+		if (check_arg(e, ev, &rec, t, i, &k))
+			return 1;
+		e->args_checked++;
+	}
+	/* comm as the store now knows it, against the record's own comm fields */
+	if (e->negate)
+		;	/* pids made negative: no comm kept */
+	else if (k.type == KTOP_T_SCHED_SWITCH || k.type == KTOP_T_SCHED_WAKEUP ||
+	    k.type == KTOP_T_SCHED_WAKEUP_NEW || k.type == KTOP_T_SCHED_PROCESS_EXIT) {
+		const char *cf = k.type == KTOP_T_SCHED_SWITCH ? "next_comm" : "comm";
+		const char *pf = k.type == KTOP_T_SCHED_SWITCH ? "next_pid" : "pid";
+		const char *have;
+		int len;
+		char *c = tep_get_field_raw(&e->s, ev, cf, &rec, &len, 0);
+
+		tep_get_field_val(&e->s, ev, pf, &rec, &val, 0);
+		snprintf(want, sizeof(want), "%.*s", (int)strnlen(c, len), c);
+		have = store_comm(e->st, (int32_t)val);
+		if ((int32_t)val > 0 && (!have || strcmp(have, want)))
+			return failf(e, "store_comm", ev, cf, have ? have : "(null)", want);
+	}
+	if (k.type == KTOP_T_SCHED_PROCESS_EXEC && !e->negate) {
+		/* the kernel sets comm from the file name: compare with the next switch-out */
+		tep_get_field_val(&e->s, ev, "pid", &rec, &val, 0);
+		if (!store_comm(e->st, (int32_t)val))
+			return failf(e, "store_comm after exec", ev, "filename", "(null)", "set");
+	}
+	e->by_type[k.type < KTOP_T_DYNAMIC ? k.type : KTOP_T_DYNAMIC]++;
+	return 0;
+}
+
+struct fixture_totals {
+	uint64_t	records;
+	uint64_t	by_type[KTOP_T_DYNAMIC + 1];
+	uint64_t	args;
+	char		tracer[64];
+};
+
+/* Every record of every CPU of @dir against libtraceevent. Return: 0 or 1. */
+static int check_fixture(const char *dir, struct fixture_totals *tot, bool negate)
+{
+	struct fixture *fx = fixture_open(dir);
+	unsigned int ncpus;
+	const char *tr;
+
+	memset(tot, 0, sizeof(*tot));
+	if (!fx) {
+		printf("  %s: fixture_open: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	ncpus = fixture_ncpus(fx);
+	tr = fixture_meta(fx, "tracer");
+	snprintf(tot->tracer, sizeof(tot->tracer), "%s", tr ? tr : "nop");
+	fixture_close(fx);
+	for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
+		struct env *e = calloc(1, sizeof(*e));
+		int ret;
+
+		if (!e || env_open(e, dir, cpu)) {
+			printf("  %s: setup failed: %s\n", dir, strerror(errno));
+			free(e);
+			return 1;
+		}
+		e->negate = negate;
+		ret = fixture_for_each_record(e->fx, cpu, check_record, e);
+		if (ret)
+			printf("  %s\n", e->fail[0] ? e->fail : "fixture_for_each_record failed");
+		tot->records += e->records;
+		tot->args += e->args_checked;
+		for (int i = 0; i <= KTOP_T_DYNAMIC; i++)
+			tot->by_type[i] += e->by_type[i];
+		env_close(e);
+		free(e);
+		if (ret)
+			return 1;
+	}
+	printf("  %s: %llu records, %llu arguments checked (tracer %s)\n", dir,
+	       (unsigned long long)tot->records, (unsigned long long)tot->args, tot->tracer);
+	return 0;
+}
+
+TEST(host_fixtures_decode_like_libtraceevent)
+{
+	char names[MAX_FIXTURES][256];
+	int n = list_fixtures("host-", names, MAX_FIXTURES);
+	struct fixture_totals tot, all = { 0 };
+
+	CHECK(n > 0);	/* committed with the decoder: missing means broken checkout */
+	for (int i = 0; i < n; i++) {
+		CHECK(check_fixture(names[i], &tot, false) == 0);
+		all.records += tot.records;
+		for (int t = 0; t <= KTOP_T_DYNAMIC; t++)
+			all.by_type[t] += tot.by_type[t];
+	}
+	/* the host fixtures were recorded with sched, raw_syscalls, irq and timer on */
+	CHECK(all.by_type[KTOP_T_SCHED_SWITCH] > 0);
+	CHECK(all.by_type[KTOP_T_SCHED_WAKEUP] > 0);
+	CHECK(all.by_type[KTOP_T_SYS_ENTER] > 0);
+	CHECK(all.by_type[KTOP_T_SYS_EXIT] > 0);
+	CHECK(all.by_type[KTOP_T_SCHED_PROCESS_EXEC] > 0);
+	CHECK(all.by_type[KTOP_T_DYNAMIC] > 0);
+}
+
+TEST(rt_fixtures_decode_like_libtraceevent)
+{
+	char names[MAX_FIXTURES][256];
+	int n = list_fixtures("rt-", names, MAX_FIXTURES);
+	struct fixture_totals tot;
+
+	if (!n)
+		printf("  note: no rt-* fixture yet (recorded by the qemu rig)\n");
+	for (int i = 0; i < n; i++) {
+		CHECK(check_fixture(names[i], &tot, false) == 0);
+		CHECK(tot.records > 0);
+		/* each tracer's own records must be there and decoded as their fixed type */
+		if (!strcmp(tot.tracer, "function"))
+			CHECK(tot.by_type[KTOP_T_FUNCTION] + tot.by_type[KTOP_T_FUNC_REPEATS] > 0);
+		if (!strcmp(tot.tracer, "function_graph")) {
+			CHECK(tot.by_type[KTOP_T_FGRAPH_ENTRY] > 0);
+			CHECK(tot.by_type[KTOP_T_FGRAPH_EXIT] > 0);
+		}
+		if (!strcmp(tot.tracer, "osnoise"))
+			CHECK(tot.by_type[KTOP_T_OSNOISE] > 0);
+		if (!strcmp(tot.tracer, "timerlat"))
+			CHECK(tot.by_type[KTOP_T_TIMERLAT] > 0);
+	}
+}
+
+/* Sign extension of every integer size: the same records, fields made negative. */
+TEST(negative_integers_like_libtraceevent)
+{
+	char names[2 * MAX_FIXTURES][256];
+	int n = list_fixtures("host-", names, MAX_FIXTURES);
+	struct fixture_totals tot;
+
+	n += list_fixtures("rt-", names + n, MAX_FIXTURES);
+	CHECK(n > 0);
+	for (int i = 0; i < n; i++)
+		CHECK(check_fixture(names[i], &tot, true) == 0);
+}
+
+/* ---- whole pages: counts, lost events, the store --------------------------- */
+
+static uint64_t stats_value(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : UINT64_MAX;
+}
+
+static int check_pages(const char *dir)
+{
+	struct fixture *fx = fixture_open(dir);
+	struct decode_stats ds = { 0 };
+	struct store_stats ss;
+	struct decode_ctx *dc;
+	struct store *st;
+	uint64_t entries = UINT64_MAX, total = 0;
+	char *text;
+	int bad = 0;
+
+	if (!fx)
+		return 1;
+	st = store_new(0, fixture_ncpus(fx));
+	dc = decode_ctx_new(fixture_tep(fx), st, NULL);
+	if (!dc) {
+		fixture_close(fx);
+		store_free(st);
+		return 1;
+	}
+	for (unsigned int cpu = 0; cpu < fixture_ncpus(fx); cpu++) {
+		struct decoder *d = decoder_new(dc, cpu);
+		struct decode_stats cs = { 0 };
+		char name[32], *stats;
+		uint64_t overrun;
+
+		for (size_t i = 0; i < fixture_npages(fx, cpu); i++) {
+			int n = decoder_page(d, fixture_page(fx, cpu, i), fixture_page_size(fx), &cs);
+
+			if (n < 0) {
+				printf("  %s: cpu%u page %zu: %d\n", dir, cpu, i, n);
+				bad++;
+			}
+		}
+		decoder_free(d);
+		snprintf(name, sizeof(name), "stats%u", cpu);
+		stats = fixture_read_file(fixture_path(fx, name), NULL);
+		overrun = stats_value(stats, "overrun: ");
+		free(stats);
+		/* the kernel's own count of what it overwrote on this CPU */
+		if (overrun != UINT64_MAX && overrun != cs.missed) {
+			printf("  %s: cpu%u: missed %llu, kernel overrun %llu\n", dir, cpu,
+			       (unsigned long long)cs.missed, (unsigned long long)overrun);
+			bad++;
+		}
+		if (cs.bad) {
+			printf("  %s: cpu%u: %llu bad records\n", dir, cpu,
+			       (unsigned long long)cs.bad);
+			bad++;
+		}
+		ds.events += cs.events;
+		ds.missed += cs.missed;
+		ds.missed_marks += cs.missed_marks;
+		total += cs.events;
+	}
+	store_get_stats(st, &ss);
+	if (ss.events != total || ss.lost != ds.missed || ss.lost_marks != ds.missed_marks) {
+		printf("  %s: store holds %llu events / %llu lost, decoded %llu / %llu\n", dir,
+		       (unsigned long long)ss.events, (unsigned long long)ss.lost,
+		       (unsigned long long)total, (unsigned long long)ds.missed);
+		bad++;
+	}
+	/* "# entries-in-buffer/entries-written: N/M" from the kernel */
+	text = fixture_read_file(fixture_path(fx, "trace.txt"), NULL);
+	if (text)
+		entries = stats_value(text, "entries-in-buffer/entries-written: ");
+	free(text);
+	if (entries != UINT64_MAX && entries != total) {
+		printf("  %s: decoded %llu events, kernel says %llu in buffer\n", dir,
+		       (unsigned long long)total, (unsigned long long)entries);
+		bad++;
+	}
+	printf("  %s: %llu events, %llu missed in %llu marks\n", dir, (unsigned long long)total,
+	       (unsigned long long)ds.missed, (unsigned long long)ds.missed_marks);
+	decode_ctx_free(dc);
+	store_free(st);
+	fixture_close(fx);
+	return bad;
+}
+
+TEST(pages_counts_match_kernel)
+{
+	char names[2 * MAX_FIXTURES][256];
+	int n = list_fixtures("host-", names, MAX_FIXTURES);
+
+	n += list_fixtures("rt-", names + n, MAX_FIXTURES);
+	CHECK(n > 0);
+	for (int i = 0; i < n; i++)
+		CHECK(check_pages(names[i]) == 0);
+}
+
+/* ---- decoder_page's own page walk against kbuffer's ----------------------- */
+
+struct walk_cmp {
+	struct decoder	*d;
+	struct store	*st;
+	unsigned int	cpu;
+	uint64_t	seq, end;
+	char		fail[256];
+};
+
+static int walk_cmp_record(void *arg, unsigned int cpu, unsigned long long ts, void *data,
+			   int size)
+{
+	struct walk_cmp *w = arg;
+	struct ktop_event a, b;
+
+	if (w->seq >= w->end) {
+		snprintf(w->fail, sizeof(w->fail), "cpu%u: page walk gave only %llu events", cpu,
+			 (unsigned long long)w->end);
+		return 1;
+	}
+	if (store_get(w->st, cpu, w->seq, &a) || decoder_record(w->d, data, size, ts, &b)) {
+		snprintf(w->fail, sizeof(w->fail), "cpu%u seq %llu: not readable", cpu,
+			 (unsigned long long)w->seq);
+		return 1;
+	}
+	if (a.ts != b.ts || a.type != b.type || a.pid != b.pid || a.flags != b.flags ||
+	    a.pc != b.pc || a.nargs != b.nargs ||
+	    memcmp(a.args, b.args, a.nargs * sizeof(a.args[0]))) {
+		snprintf(w->fail, sizeof(w->fail),
+			 "cpu%u seq %llu: page walk ts %llu type %u, kbuffer ts %llu type %u", cpu,
+			 (unsigned long long)w->seq, (unsigned long long)a.ts, a.type,
+			 (unsigned long long)b.ts, b.type);
+		return 1;
+	}
+	w->seq++;
+	return 0;
+}
+
+static int check_walk(const char *dir, bool kbuffer_walk)
+{
+	struct fixture *fx = fixture_open(dir);
+	struct decode_ctx *dc;
+	struct store *st;
+	int bad = 0;
+
+	if (!fx)
+		return 1;
+	st = store_new(0, fixture_ncpus(fx));
+	if (kbuffer_walk)
+		setenv("KTOP_DECODE_KBUFFER_WALK", "1", 1);
+	dc = decode_ctx_new(fixture_tep(fx), st, NULL);
+	unsetenv("KTOP_DECODE_KBUFFER_WALK");
+	for (unsigned int cpu = 0; dc && cpu < fixture_ncpus(fx) && !bad; cpu++) {
+		struct decoder *d = decoder_new(dc, cpu);
+		struct walk_cmp w = { .d = d, .st = st, .cpu = cpu };
+		uint64_t first;
+
+		for (size_t i = 0; i < fixture_npages(fx, cpu); i++)
+			decoder_page(d, fixture_page(fx, cpu, i), fixture_page_size(fx), NULL);
+		store_cpu_range(st, cpu, &first, &w.end);
+		w.seq = first;
+		bad = fixture_for_each_record(fx, cpu, walk_cmp_record, &w);
+		if (!bad && w.seq != w.end) {
+			snprintf(w.fail, sizeof(w.fail), "cpu%u: page walk gave %llu more events",
+				 cpu, (unsigned long long)(w.end - w.seq));
+			bad = 1;
+		}
+		if (bad)
+			printf("  %s (%s walk): %s\n", dir, kbuffer_walk ? "kbuffer" : "own",
+			       w.fail);
+		decoder_free(d);
+	}
+	decode_ctx_free(dc);
+	store_free(st);
+	fixture_close(fx);
+	return bad || !dc;
+}
+
+TEST(page_walk_matches_kbuffer)
+{
+	char names[2 * MAX_FIXTURES][256];
+	int n = list_fixtures("host-", names, MAX_FIXTURES);
+
+	n += list_fixtures("rt-", names + n, MAX_FIXTURES);
+	CHECK(n > 0);
+	for (int i = 0; i < n; i++) {
+		CHECK(check_walk(names[i], false) == 0);
+		CHECK(check_walk(names[i], true) == 0);
+	}
+}
+
+/* ---- the kernel's text, record by record ---------------------------------- */
+
+struct text_line {
+	int		pid;
+	unsigned int	cpu;
+	char		flags[16];
+	char		ts[32];
+	char		name[64];	/* "" when the line has no "name:" */
+};
+
+/* Parse "TASK-PID [CPU] FLAGS SECS.USECS: NAME: ..." Return: true when it is one. */
+static bool parse_line(const char *l, struct text_line *t)
+{
+	const char *br = strstr(l, "] "), *lb, *p, *dash;
+	int n;
+
+	if (*l == '#' || !br)
+		return false;
+	for (lb = br; lb > l && *lb != '['; lb--)
+		;
+	if (lb == l || lb[-1] != ' ')
+		return false;
+	t->cpu = strtoul(lb + 1, NULL, 10);
+	for (p = lb - 1; p > l && *p == ' '; p--)
+		;
+	for (dash = p; dash > l && *dash != '-'; dash--)
+		;
+	t->pid = strtol(dash + 1, NULL, 10);
+	if (sscanf(br + 2, "%15s %31[0-9.]: %n", t->flags, t->ts, &n) != 2)
+		return false;
+	p = br + 2 + n;
+	t->name[0] = '\0';
+	if (strchr(p, ':') && strcspn(p, ": ") == strcspn(p, ":"))
+		snprintf(t->name, sizeof(t->name), "%.*s", (int)strcspn(p, ":"), p);
+	return true;
+}
+
+struct text_cmp {
+	struct env	*e;
+	char		*text;	/* strtok'd lines of this CPU, in order */
+	char		*save;
+	unsigned int	cpu;
+	uint64_t	matched;
+	bool		check_names;
+	char		fail[512];
+};
+
+static bool next_line(struct text_cmp *c, struct text_line *t)
+{
+	char *l;
+
+	while ((l = strtok_r(c->text, "\n", &c->save))) {
+		c->text = NULL;
+		if (parse_line(l, t) && t->cpu == c->cpu)
+			return true;
+	}
+	return false;
+}
+
+static int cmp_text(void *arg, unsigned int cpu, unsigned long long ts, void *data, int size)
+{
+	struct text_cmp *c = arg;
+	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
+	struct ktop_event k;
+	struct text_line t;
+	struct tep_event *ev;
+	unsigned long long us = (ts + 500) / 1000;	/* the kernel's ns2usecs() */
+	char want_ts[32];
+
+	if (!next_line(c, &t)) {
+		snprintf(c->fail, sizeof(c->fail), "cpu%u: text ends before record %llu", cpu,
+			 (unsigned long long)c->matched);
+		return 1;
+	}
+	if (decoder_record(c->e->d, data, size, ts, &k))
+		return 1;
+	ev = tep_find_event(c->e->tep, tep_data_type(c->e->tep, &rec));
+	snprintf(want_ts, sizeof(want_ts), "%llu.%06llu", us / 1000000, us % 1000000);
+	if (t.pid != k.pid || strcmp(t.ts, want_ts) ||
+	    (c->check_names && t.name[0] && ev && strcmp(ev->system, "ftrace") &&
+	     strcmp(t.name, ev->name))) {
+		snprintf(c->fail, sizeof(c->fail),
+			 "cpu%u record %llu: text pid %d ts %s name %s; decoded pid %d ts %s name %s",
+			 cpu, (unsigned long long)c->matched, t.pid, t.ts, t.name, k.pid, want_ts,
+			 ev ? ev->name : "?");
+		return 1;
+	}
+	c->matched++;
+	return 0;
+}
+
+TEST(records_match_kernel_text)
+{
+	char names[2 * MAX_FIXTURES][256];
+	int n = list_fixtures("host-", names, MAX_FIXTURES), checked = 0;
+
+	n += list_fixtures("rt-", names + n, MAX_FIXTURES);
+	CHECK(n > 0);
+	for (int i = 0; i < n; i++) {
+		struct fixture *fx = fixture_open(names[i]);
+		const char *tr;
+		bool graph;
+		unsigned int ncpus;
+		char *text0;
+
+		CHECK(fx);
+		tr = fixture_meta(fx, "tracer");
+		graph = tr && !strcmp(tr, "function_graph");	/* its text has no such columns */
+		ncpus = fixture_ncpus(fx);
+		text0 = fixture_read_file(fixture_path(fx, "trace.txt"), NULL);
+		free(text0);
+		if (graph || !text0) {
+			fixture_close(fx);
+			continue;
+		}
+		fixture_close(fx);
+		for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
+			struct text_cmp c = { .cpu = cpu, .check_names = true };
+			struct env *e = calloc(1, sizeof(*e));
+			struct text_line t;
+			char *text;
+			int ret;
+
+			CHECK(e && env_open(e, names[i], cpu) == 0);
+			text = fixture_read_file(fixture_path(e->fx, "trace.txt"), NULL);
+			c.e = e;
+			c.text = text;
+			ret = fixture_for_each_record(e->fx, cpu, cmp_text, &c);
+			if (!ret && next_line(&c, &t)) {
+				snprintf(c.fail, sizeof(c.fail), "cpu%u: text has more lines", cpu);
+				ret = 1;
+			}
+			if (ret)
+				printf("  %s: %s\n", names[i], c.fail);
+			free(text);
+			env_close(e);
+			free(e);
+			CHECK(ret == 0);
+			checked++;
+		}
+	}
+	CHECK(checked > 0);
+}
+
+TEST(decode_rejects_garbage)
+{
+	char names[MAX_FIXTURES][256];
+	struct env e;
+	struct ktop_event k;
+	uint8_t buf[64];
+
+	CHECK(list_fixtures("host-", names, MAX_FIXTURES) > 0);
+	CHECK(env_open(&e, names[0], 0) == 0);
+	memset(buf, 0xff, sizeof(buf));	/* event id 0xffff: none */
+	CHECK(decoder_record(e.d, buf, sizeof(buf), 1, &k) == -ENOENT);
+	CHECK(decoder_record(e.d, buf, 2, 1, &k) == -EINVAL);
+	/* a page whose commit runs past its length */
+	memset(buf, 0, sizeof(buf));
+	buf[8] = 200;
+	CHECK(decoder_page(e.d, buf, sizeof(buf), NULL) == -EINVAL);
+	env_close(&e);
+}
+
+TEST_MAIN()

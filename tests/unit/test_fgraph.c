@@ -1,0 +1,944 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Tests of the function_graph call-tree model (src/fgraph.c).
+ *
+ * Synthetic: a random machine (tasks that call, return, migrate between
+ * CPUs and get interrupted) writes entry/exit records and, beside them, the
+ * true call tree. The model built from the records must equal the truth;
+ * with records cut off at the start, or lost in the middle, it must mark
+ * what is missing and never invent a parent.
+ *
+ * Fixtures: tests/fixtures/rt-* recorded from the rt kernel in qemu: the
+ * model built from the raw records is compared with the tree parsed from
+ * the kernel's own text output of the same run (trace.txt).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include "test.h"
+#include "fgraph.h"
+#include "fgraph_text.h"
+
+/* ---- a random machine --------------------------------------------------- */
+
+#define G_MAXN		200000
+#define G_MAXEV		400000
+#define G_NFUNC		40
+
+struct tnode {
+	uint32_t	func;
+	uint64_t	start, end;	/* end 0: still open */
+	int		parent;		/* truth parent, -1: top level of its context */
+	int		iparent;	/* parent when interrupt frames nest in the task */
+	int		depth;
+	int		pid;		/* task context; -1 for interrupt context */
+	int		cpu;		/* entry CPU (and the irq context's CPU) */
+	int		entry_ev, exit_ev;
+	bool		irq;
+};
+
+struct gen {
+	struct tnode	n[G_MAXN];
+	int		nn;
+	struct ktop_event ev[G_MAXEV];
+	int		nev;
+	int		evnode[G_MAXEV];	/* node of each event */
+	uint64_t	clock;
+	uint64_t	rng;
+};
+
+struct gtask {
+	int	pid;
+	int	stack[64];
+	int	top;
+	int	running;	/* cpu or -1 */
+};
+
+static uint32_t rnd(struct gen *g, uint32_t n)
+{
+	g->rng ^= g->rng << 13;
+	g->rng ^= g->rng >> 7;
+	g->rng ^= g->rng << 17;
+	return (uint32_t)(g->rng % n);
+}
+
+static void gen_event(struct gen *g, int node, bool entry, int cpu, int pid, uint8_t flags)
+{
+	struct ktop_event *e = &g->ev[g->nev];
+	struct tnode *x = &g->n[node];
+
+	memset(e, 0, sizeof(*e));
+	g->clock += 1 + rnd(g, 3000);
+	e->ts = g->clock;
+	e->cpu = (uint16_t)cpu;
+	e->pid = pid;
+	e->flags = flags;
+	e->args[0] = x->func;
+	e->args[1] = (uint64_t)x->depth;
+	if (entry) {
+		e->type = KTOP_T_FGRAPH_ENTRY;
+		e->nargs = 2;
+		x->start = e->ts;
+		x->entry_ev = g->nev;
+	} else {
+		e->type = KTOP_T_FGRAPH_EXIT;
+		e->nargs = 5;
+		x->end = e->ts;
+		e->args[2] = x->start;	/* calltime */
+		e->args[3] = x->end;	/* rettime */
+		e->args[4] = 0;		/* overrun */
+		x->exit_ev = g->nev;
+	}
+	g->evnode[g->nev] = node;
+	g->nev++;
+}
+
+static int gen_node(struct gen *g, uint32_t func, int depth, int parent, int iparent, int pid,
+		    int cpu, bool irq)
+{
+	struct tnode *x = &g->n[g->nn];
+
+	memset(x, 0, sizeof(*x));
+	x->func = func;
+	x->depth = depth;
+	x->parent = parent;
+	x->iparent = iparent;
+	x->pid = pid;
+	x->cpu = cpu;
+	x->irq = irq;
+	x->entry_ev = x->exit_ev = -1;
+	return g->nn++;
+}
+
+/* A whole interrupt on @cpu over task @t: nested calls, all with @flags. */
+static void gen_irq(struct gen *g, struct gtask *t, int cpu, int depth, int parent, int iparent,
+		    uint8_t flags, int budget)
+{
+	int id = gen_node(g, 1 + rnd(g, G_NFUNC), depth, parent, iparent,
+			  t->pid ? t->pid : -2 - cpu, cpu, true);
+	int kids = budget > 0 ? (int)rnd(g, 3) : 0;
+
+	gen_event(g, id, true, cpu, t->pid, flags);
+	for (int k = 0; k < kids && g->nn < G_MAXN - 64 && g->nev < G_MAXEV - 128; k++)
+		gen_irq(g, t, cpu, depth + 1, id, id, flags, budget - 1);
+	gen_event(g, id, false, cpu, t->pid, flags);
+}
+
+/* Run the machine for about @steps records; @close: return from everything at the end. */
+static void gen_run(struct gen *g, uint64_t seed, int ntasks, int ncpus, int steps, bool close)
+{
+	struct gtask tasks[32];
+	int cur[8];
+
+	memset(g, 0, sizeof(*g));
+	g->rng = seed * 2654435761u + 88172645463325252ull;
+	g->clock = 1000000;
+	/* tasks[0..ncpus-1] are the idle tasks of each CPU (pid 0) */
+	for (int i = 0; i < ntasks + ncpus; i++) {
+		tasks[i].pid = i < ncpus ? 0 : 100 + i;
+		tasks[i].top = 0;
+		tasks[i].running = i < ncpus ? i : -1;
+	}
+	for (int c = 0; c < ncpus; c++)
+		cur[c] = c;
+	while (g->nev < steps && g->nn < G_MAXN - 64 && g->nev < G_MAXEV - 128) {
+		int c = (int)rnd(g, (uint32_t)ncpus), r = (int)rnd(g, 100);
+		struct gtask *t = &tasks[cur[c]];
+
+		if (r < 4) {
+			/* switch to a task not running anywhere (or this CPU's idle task) */
+			int n = (int)rnd(g, (uint32_t)ntasks + 1);
+			int pick = n == ntasks ? c : ncpus + n;
+
+			if (tasks[pick].running >= 0)
+				continue;
+			t->running = -1;
+			tasks[pick].running = c;
+			cur[c] = pick;
+		} else if (r < 8) {
+			int ip = t->top ? t->stack[t->top - 1] : -1;
+			uint8_t fl = rnd(g, 4) ? KTOP_KF_HARDIRQ : KTOP_KF_SOFTIRQ;
+
+			gen_irq(g, t, c, t->top, -1, ip, fl | KTOP_KF_IRQS_OFF, 2);
+		} else if (t->top && (t->top >= 20 || rnd(g, 100) < 45)) {
+			gen_event(g, t->stack[--t->top], false, c, t->pid, 0);
+		} else {
+			int parent = t->top ? t->stack[t->top - 1] : -1;
+			int id = gen_node(g, 1 + rnd(g, G_NFUNC), t->top, parent, parent, t->pid, c,
+					  false);
+
+			if (t->pid == 0)
+				g->n[id].pid = -2 - c;	/* idle task of CPU c */
+			gen_event(g, id, true, c, t->pid, 0);
+			t->stack[t->top++] = id;
+		}
+	}
+	if (close) {
+		for (int i = 0; i < ntasks + ncpus; i++) {
+			struct gtask *t = &tasks[i];
+			int c = t->running >= 0 ? t->running : (int)rnd(g, (uint32_t)ncpus);
+
+			if (i < ncpus)
+				c = i;	/* an idle task stays on its CPU */
+
+			while (t->top)
+				gen_event(g, t->stack[--t->top], false, c, t->pid, 0);
+		}
+	}
+}
+
+/* ---- comparing the model with the truth -------------------------------- */
+
+static struct gen G;
+static int *t2m;	/* truth node -> model id */
+static int *tkid[2], *tnext[2];	/* [inline]: first child (index +1; [0] = top level), next */
+
+/* Children lists of the truth in creation (= start) order, for both nestings. */
+static void truth_lists(void)
+{
+	for (int m = 0; m < 2; m++) {
+		int *last = malloc(sizeof(int) * (size_t)(G.nn + 1));
+
+		free(tkid[m]);
+		free(tnext[m]);
+		tkid[m] = malloc(sizeof(int) * (size_t)(G.nn + 1));
+		tnext[m] = malloc(sizeof(int) * (size_t)G.nn);
+		for (int i = 0; i <= G.nn; i++)
+			tkid[m][i] = last[i] = -1;
+		for (int i = 0; i < G.nn; i++) {
+			int p = (m ? G.n[i].iparent : G.n[i].parent) + 1;
+
+			tnext[m][i] = -1;
+			if (last[p] < 0)
+				tkid[m][p] = i;
+			else
+				tnext[m][last[p]] = i;
+			last[p] = i;
+		}
+		free(last);
+	}
+}
+
+static uint32_t find_ctx(struct fgraph *fg, int pid, int cpu, bool irq)
+{
+	struct fgraph_info in;
+
+	for (uint32_t k = fgraph_first_child(fg, FGRAPH_TIMELINE, FGRAPH_ROOT); k != FGRAPH_NONE;
+	     k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k)) {
+		fgraph_node(fg, FGRAPH_TIMELINE, k, &in);
+		if (irq && in.kind == FGRAPH_K_IRQ && in.cpu == cpu)
+			return k;
+		if (!irq && in.kind == FGRAPH_K_TASK && in.pid == pid && (pid || in.cpu == cpu))
+			return k;
+	}
+	return FGRAPH_NONE;
+}
+
+/*
+ * Map every model call to the truth node with the same start and function
+ * (times are unique). Return: number of model calls that map to nothing.
+ */
+static int map_model(struct fgraph *fg, int **m2t_out, uint32_t *nm)
+{
+	struct fgraph_stats st;
+	struct fgraph_info in;
+	int *m2t, bad = 0;
+	/* truth index by start time: starts are increasing with node creation? no: sort */
+	int *order = malloc(sizeof(int) * (size_t)G.nn);
+
+	fgraph_get_stats(fg, &st);
+	m2t = malloc(sizeof(int) * st.nodes);
+	for (int i = 0; i < G.nn; i++)
+		order[i] = i;
+	/* truth starts are strictly increasing in creation order */
+	for (uint32_t id = 0; id < st.nodes; id++) {
+		int lo = 0, hi = G.nn;
+
+		m2t[id] = -1;
+		fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+		if (in.kind != FGRAPH_K_CALL)
+			continue;
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
+
+			if (G.n[order[mid]].start < in.start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < G.nn && G.n[order[lo]].start == in.start && G.n[order[lo]].func == in.func)
+			m2t[id] = order[lo];
+		else
+			bad++;
+	}
+	free(order);
+	*m2t_out = m2t;
+	*nm = st.nodes;
+	return bad;
+}
+
+/*
+ * Compare the children of model node @m with the truth nodes whose parent
+ * (iparent when @inl) is @tp within context filter. Return: 0 when equal.
+ */
+static int cmp_children(struct fgraph *fg, uint32_t m, int tp, int pid, int cpu, bool irq,
+			bool inl, int *where)
+{
+	struct fgraph_info in;
+	uint32_t k = fgraph_first_child(fg, FGRAPH_TIMELINE, m);
+
+	for (int i = tkid[inl][tp + 1]; i >= 0; i = tnext[inl][i]) {
+		struct tnode *x = &G.n[i];
+
+		if (tp < 0) {
+			/* top level: the context must match */
+			if (!inl && x->irq != irq)
+				continue;
+			if ((inl || !irq) && x->pid != (pid ? pid : -2 - cpu))
+				continue;
+			if (!inl && irq && x->cpu != cpu)
+				continue;
+		}
+		if (k == FGRAPH_NONE) {
+			*where = i;
+			return 1;
+		}
+		fgraph_node(fg, FGRAPH_TIMELINE, k, &in);
+		if (in.kind != FGRAPH_K_CALL || in.func != x->func || in.start != x->start ||
+		    in.depth != (unsigned int)x->depth) {
+			printf("  model %u kind %d func %u start %llu depth %u flags %#x; truth func %u "
+			       "start %llu depth %d irq %d\n", k, in.kind, in.func,
+			       (unsigned long long)in.start, in.depth, in.flags, x->func,
+			       (unsigned long long)x->start, x->depth, x->irq);
+			*where = i;
+			return 2;
+		}
+		if (x->end && (in.flags & (FGRAPH_F_OPEN | FGRAPH_F_EXIT_MISSING) ||
+			       in.total != x->end - x->start)) {
+			*where = i;
+			return 3;
+		}
+		if (!x->end && !(in.flags & FGRAPH_F_OPEN)) {
+			*where = i;
+			return 4;
+		}
+		if (in.flags & (FGRAPH_F_ENTRY_MISSING | FGRAPH_F_HAS_GAP)) {
+			*where = i;
+			return 5;
+		}
+		if (cmp_children(fg, k, i, pid, cpu, irq, inl, where))
+			return 6;
+		t2m[i] = (int)k;
+		k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k);
+	}
+	if (k != FGRAPH_NONE) {
+		*where = -1;
+		return 7;
+	}
+	return 0;
+}
+
+static struct fgraph *build(bool inl, int from, int to)
+{
+	struct fgraph_config cfg = { .irq_inline = inl };
+	struct fgraph *fg = fgraph_new(&cfg);
+
+	for (int i = from; i < to; i++)
+		if (fgraph_feed(fg, &G.ev[i]))
+			return NULL;
+	return fg;
+}
+
+/* Compare every context of the model with the truth. Return: 0 when equal. */
+static int cmp_all(struct fgraph *fg, bool inl, int ntasks, int ncpus)
+{
+	int where = 0, r;
+
+	free(t2m);
+	t2m = calloc((size_t)G.nn, sizeof(int));
+	truth_lists();
+	for (int c = 0; c < ncpus; c++) {
+		uint32_t ctx = find_ctx(fg, 0, c, false);
+
+		if (ctx != FGRAPH_NONE && (r = cmp_children(fg, ctx, -1, 0, c, false, inl, &where))) {
+			printf("  idle cpu %d: mismatch %d at truth node %d\n", c, r, where);
+			return r;
+		}
+		ctx = find_ctx(fg, -1, c, true);
+		if (!inl && ctx != FGRAPH_NONE &&
+		    (r = cmp_children(fg, ctx, -1, -1, c, true, inl, &where))) {
+			printf("  irq cpu %d: mismatch %d at truth node %d\n", c, r, where);
+			return r;
+		}
+	}
+	for (int t = 0; t < ntasks; t++) {
+		int pid = 100 + ncpus + t;
+		uint32_t ctx = find_ctx(fg, pid, -1, false);
+
+		if (ctx != FGRAPH_NONE &&
+		    (r = cmp_children(fg, ctx, -1, pid, -1, false, inl, &where))) {
+			printf("  pid %d: mismatch %d at truth node %d\n", pid, r, where);
+			return r;
+		}
+	}
+	/* and nothing in the truth was left out */
+	for (int i = 0; i < G.nn; i++)
+		if (G.n[i].entry_ev >= 0 && !t2m[i]) {
+			printf("  truth node %d (pid %d irq %d) not in the model\n", i, G.n[i].pid,
+			       G.n[i].irq);
+			return 8;
+		}
+	return 0;
+}
+
+TEST(fgraph_synthetic_matches_truth)
+{
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		int ntasks = 1 + (int)(seed % 6), ncpus = 1 + (int)(seed % 4);
+
+		gen_run(&G, seed, ntasks, ncpus, 20000, seed % 2);
+		for (int inl = 0; inl < 2; inl++) {
+			struct fgraph *fg = build(inl, 0, G.nev);
+			struct fgraph_stats st;
+
+			CHECK(fg);
+			fgraph_get_stats(fg, &st);
+			CHECK_EQ_U64(st.entry_missing, 0);
+			CHECK_EQ_U64(st.exit_missing, 0);
+			CHECK_EQ_U64(st.gaps, 0);
+			CHECK_EQ_U64(st.inconsistent, 0);
+			CHECK(cmp_all(fg, inl, ntasks, ncpus) == 0);
+			fgraph_free(fg);
+		}
+	}
+}
+
+/* Calls the kernel cannot have recorded yet still nest right: a trace that
+ * starts mid-call. Every truth node whose exit is kept is there; those whose
+ * entry was cut are marked; parents are the true ones. */
+TEST(fgraph_truncated_start)
+{
+	for (uint64_t seed = 20; seed < 32; seed++) {
+		int ntasks = 1 + (int)(seed % 5), ncpus = 1 + (int)(seed % 3);
+
+		gen_run(&G, seed, ntasks, ncpus, 20000, true);
+		int cut = 100 + (int)(seed * 97 % 3000);
+
+		for (int inl = 0; inl < 2; inl++) {
+			struct fgraph *fg = build(inl, cut, G.nev);
+			struct fgraph_info in, pin;
+			uint32_t nm;
+			int *m2t, missing = 0, kept = 0;
+
+			CHECK(fg);
+			CHECK(map_model(fg, &m2t, &nm) == 0);
+			for (int i = 0; i < G.nn; i++)
+				kept += G.n[i].exit_ev >= cut;
+			int calls = 0;
+
+			for (uint32_t id = 0; id < nm; id++) {
+				int t = m2t[id], tp;
+
+				if (t < 0)
+					continue;
+				calls++;
+				fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+				CHECK(G.n[t].exit_ev >= cut);
+				CHECK_EQ_U64(in.total, G.n[t].end - G.n[t].start);
+				CHECK(!!(in.flags & FGRAPH_F_ENTRY_MISSING) == (G.n[t].entry_ev < cut));
+				missing += G.n[t].entry_ev < cut;
+				tp = inl ? G.n[t].iparent : G.n[t].parent;
+				fgraph_node(fg, FGRAPH_TIMELINE, in.parent, &pin);
+				if (pin.kind == FGRAPH_K_CALL) {
+					CHECK(m2t[in.parent] == tp);
+				} else {
+					/* top level of a context: the truth parent must be cut
+					 * or absent, or be in the other context */
+					CHECK(tp < 0 || (!inl && G.n[t].irq != G.n[tp].irq));
+				}
+			}
+			CHECK_EQ_U64(calls, kept);
+			CHECK(missing > 0);
+			free(m2t);
+			fgraph_free(fg);
+		}
+	}
+}
+
+/* Records of one CPU lost in a window: gaps are marked, and no call gets a
+ * parent it did not have or a duration it did not take. */
+TEST(fgraph_lost_events)
+{
+	for (uint64_t seed = 40; seed < 56; seed++) {
+		int ntasks = 2 + (int)(seed % 5), ncpus = 2 + (int)(seed % 3);
+
+		gen_run(&G, seed, ntasks, ncpus, 30000, true);
+		int lcpu = (int)(seed % (uint64_t)ncpus), w0 = G.nev / 3, w1 = w0 + 200 +
+			   (int)(seed * 31 % 2000);
+
+		for (int inl = 0; inl < 2; inl++) {
+			struct fgraph_config cfg = { .irq_inline = inl };
+			struct fgraph *fg = fgraph_new(&cfg);
+			struct fgraph_stats st;
+			struct fgraph_info in, pin;
+			bool marked = false;
+			uint32_t nm;
+			int *m2t, ndrop = 0;
+
+			for (int i = 0; i < G.nev; i++) {
+				bool drop = i >= w0 && i < w1 && G.ev[i].cpu == lcpu;
+
+				if (drop) {
+					/* the kernel stamps the loss with the next record kept on
+					 * that CPU; an offline reader knows it at the first loss */
+					if (!marked) {
+						int j = w1;
+
+						while (j < G.nev && G.ev[j].cpu != lcpu)
+							j++;
+						CHECK(fgraph_lost(fg, (unsigned int)lcpu,
+								  j < G.nev ? G.ev[j].ts : G.clock + 1,
+								  0) == 0);
+						marked = true;
+					}
+					ndrop++;
+					continue;
+				}
+				CHECK(fgraph_feed(fg, &G.ev[i]) == 0);
+			}
+			CHECK(ndrop > 0);
+			fgraph_get_stats(fg, &st);
+			CHECK(st.gaps > 0);
+			CHECK(map_model(fg, &m2t, &nm) == 0);
+			for (uint32_t id = 0; id < nm; id++) {
+				int t = m2t[id], tp;
+
+				if (t < 0)
+					continue;
+				fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+				if (!(in.flags & (FGRAPH_F_EXIT_MISSING | FGRAPH_F_OPEN)))
+					CHECK_EQ_U64(in.total, G.n[t].end - G.n[t].start);
+				tp = inl ? G.n[t].iparent : G.n[t].parent;
+				fgraph_node(fg, FGRAPH_TIMELINE, in.parent, &pin);
+				if (pin.kind == FGRAPH_K_CALL) {
+					if (m2t[in.parent] != tp)
+						printf("  seed %llu inl %d: node %u (truth %d) parent "
+						       "truth %d, model's %d\n",
+						       (unsigned long long)seed, inl, id, t, tp,
+						       m2t[in.parent]);
+					if (m2t[in.parent] != tp)
+						for (int q = 0; q < 3; q++) {
+							int z = q == 0 ? t : q == 1 ? tp : m2t[in.parent];
+
+							if (z < 0)
+								continue;
+							struct tnode *x = &G.n[z];
+
+							printf("   truth %d: func %u depth %d pid %d cpu %d irq %d"
+							       " entry_ev %d exit_ev %d par %d ipar %d\n", z,
+							       x->func, x->depth, x->pid, x->cpu, x->irq,
+							       x->entry_ev, x->exit_ev, x->parent, x->iparent);
+						}
+					if (m2t[in.parent] != tp)
+						printf("   window %d..%d cpu %d\n", w0, w1, lcpu);
+					CHECK(m2t[in.parent] == tp);
+				}
+			}
+			free(m2t);
+			fgraph_free(fg);
+		}
+	}
+}
+
+/* ---- views, navigation, text --------------------------------------------- */
+
+static const char *test_name(void *ctx, uint32_t sym)
+{
+	static char buf[8][32];
+	static int i;
+
+	(void)ctx;
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "fn_%u", sym);
+	return buf[i];
+}
+
+/* The aggregated view equals a plain path-keyed sum of the truth. */
+TEST(fgraph_aggregate_matches_truth)
+{
+	gen_run(&G, 7, 3, 2, 30000, true);
+	struct fgraph_config cfg = { .name = test_name };
+	struct fgraph *fg = fgraph_new(&cfg);
+	struct fgraph_info in;
+	long n;
+
+	for (int i = 0; i < G.nev; i++)
+		CHECK(fgraph_feed(fg, &G.ev[i]) == 0);
+	CHECK(cmp_all(fg, false, 3, 2) == 0);
+	/* for each aggregated call node, recompute from the truth nodes mapped to it */
+	n = fgraph_rows(fg, FGRAPH_AGG, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, NULL, 0);
+	CHECK(n > 0);
+	struct fgraph_row *rows = malloc(sizeof(*rows) * (size_t)n);
+
+	CHECK(fgraph_rows(fg, FGRAPH_AGG, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, rows,
+			  (size_t)n) == n);
+	uint64_t sumcount = 0;
+	struct fgraph_stats st;
+
+	fgraph_get_stats(fg, &st);
+	uint64_t *acnt = calloc(st.agg_nodes, 8), *atot = calloc(st.agg_nodes, 8);
+	uint64_t *aself = calloc(st.agg_nodes, 8), *amax = calloc(st.agg_nodes, 8);
+	uint64_t *ct = calloc((size_t)G.nn, 8);
+
+	for (int i = 0; i < G.nn; i++)
+		if (G.n[i].parent >= 0)
+			ct[G.n[i].parent] += G.n[i].end - G.n[i].start;
+	for (int i = 0; i < G.nn; i++) {
+		uint32_t a = fgraph_agg_of(fg, (uint32_t)t2m[i]);
+		uint64_t d = G.n[i].end - G.n[i].start;
+
+		CHECK(a < st.agg_nodes);
+		acnt[a]++;
+		atot[a] += d;
+		aself[a] += d - ct[i];
+		if (d > amax[a])
+			amax[a] = d;
+	}
+	for (long r = 0; r < n; r++) {
+		fgraph_node(fg, FGRAPH_AGG, rows[r].id, &in);
+		if (in.kind != FGRAPH_K_CALL)
+			continue;
+		CHECK_EQ_U64(in.count, acnt[rows[r].id]);
+		CHECK_EQ_U64(in.total, atot[rows[r].id]);
+		CHECK_EQ_U64(in.self, aself[rows[r].id]);
+		CHECK_EQ_U64(in.max, amax[rows[r].id]);
+		sumcount += in.count;
+	}
+	CHECK_EQ_U64(sumcount, G.nn);
+	free(acnt);
+	free(atot);
+	free(aself);
+	free(amax);
+	free(ct);
+	/* paths: an aggregated child's function differs from its siblings' */
+	for (long r = 0; r < n; r++) {
+		uint32_t a = rows[r].id, b;
+
+		for (b = fgraph_next_sibling(fg, FGRAPH_AGG, a); b != FGRAPH_NONE;
+		     b = fgraph_next_sibling(fg, FGRAPH_AGG, b)) {
+			struct fgraph_info ia, ib;
+
+			fgraph_node(fg, FGRAPH_AGG, a, &ia);
+			fgraph_node(fg, FGRAPH_AGG, b, &ib);
+			CHECK(ia.kind != ib.kind || ia.func != ib.func || ia.kind != FGRAPH_K_CALL);
+		}
+	}
+	free(rows);
+	fgraph_free(fg);
+}
+
+struct foldset {
+	uint32_t	*ids;
+	int		n;
+};
+
+static bool is_folded(void *ctx, uint32_t id)
+{
+	struct foldset *f = ctx;
+
+	for (int i = 0; i < f->n; i++)
+		if (f->ids[i] == id)
+			return true;
+	return false;
+}
+
+/* Count the descendants of @id by plain recursion. */
+static long count_desc(struct fgraph *fg, enum fgraph_view v, uint32_t id)
+{
+	long n = 0;
+
+	for (uint32_t k = fgraph_first_child(fg, v, id); k != FGRAPH_NONE;
+	     k = fgraph_next_sibling(fg, v, k))
+		n += 1 + count_desc(fg, v, k);
+	return n;
+}
+
+TEST(fgraph_rows_fold_sort_find)
+{
+	gen_run(&G, 3, 2, 2, 8000, true);
+	struct fgraph_config cfg = { .name = test_name };
+	struct fgraph *fg = fgraph_new(&cfg);
+	struct fgraph_stats st;
+	struct fgraph_info in;
+	uint32_t fold[4];
+	struct foldset fs = { fold, 0 };
+
+	for (int i = 0; i < G.nev; i++)
+		CHECK(fgraph_feed(fg, &G.ev[i]) == 0);
+	fgraph_get_stats(fg, &st);
+	long all = fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL,
+			       NULL, 0);
+
+	CHECK_EQ_U64(all, st.nodes - 1);
+	CHECK_EQ_U64(all, count_desc(fg, FGRAPH_TIMELINE, FGRAPH_ROOT));
+	/* fold the call with the most descendants: rows drop by exactly that many */
+	uint32_t big = FGRAPH_NONE;
+	long bigd = -1;
+
+	for (uint32_t id = 1; id < st.nodes; id++) {
+		fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+		if (in.kind != FGRAPH_K_CALL)
+			continue;
+		long d = count_desc(fg, FGRAPH_TIMELINE, id);
+
+		if (d > bigd) {
+			bigd = d;
+			big = id;
+		}
+	}
+	CHECK(big != FGRAPH_NONE && bigd > 0);
+	fold[fs.n++] = big;
+	for (int s = FGRAPH_SORT_ORDER; s <= FGRAPH_SORT_NAME; s++) {
+		long n = fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, (enum fgraph_sort)s,
+				     is_folded, &fs, NULL, 0);
+
+		CHECK_EQ_U64(n, all - bigd);
+	}
+	/* sorted rows: siblings in descending total; levels consistent with parents */
+	long n = fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, FGRAPH_SORT_TOTAL, NULL, NULL,
+			     NULL, 0);
+	struct fgraph_row *rows = malloc(sizeof(*rows) * (size_t)n);
+
+	CHECK(fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, FGRAPH_SORT_TOTAL, NULL, NULL, rows,
+			  (size_t)n) == n);
+	for (long r = 1; r < n; r++) {
+		struct fgraph_info a, b;
+
+		fgraph_node(fg, FGRAPH_TIMELINE, rows[r].id, &b);
+		CHECK(rows[r].level <= rows[r - 1].level + 1);
+		if (rows[r].level == rows[r - 1].level + 1)
+			CHECK(b.parent == rows[r - 1].id);
+		if (rows[r].level == rows[r - 1].level) {
+			fgraph_node(fg, FGRAPH_TIMELINE, rows[r - 1].id, &a);
+			CHECK(a.parent == b.parent);
+			CHECK(a.total >= b.total);
+		}
+	}
+	free(rows);
+	/* longest child, siblings, parent */
+	uint32_t lc = fgraph_longest_child(fg, FGRAPH_TIMELINE, big);
+
+	CHECK(lc != FGRAPH_NONE);
+	fgraph_node(fg, FGRAPH_TIMELINE, lc, &in);
+	uint64_t best = in.total;
+
+	for (uint32_t k = fgraph_first_child(fg, FGRAPH_TIMELINE, big); k != FGRAPH_NONE;
+	     k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k)) {
+		struct fgraph_info kk;
+
+		fgraph_node(fg, FGRAPH_TIMELINE, k, &kk);
+		CHECK(kk.total <= best);
+		CHECK(fgraph_parent(fg, FGRAPH_TIMELINE, k) == big);
+		if (fgraph_next_sibling(fg, FGRAPH_TIMELINE, k) != FGRAPH_NONE)
+			CHECK(fgraph_prev_sibling(fg, FGRAPH_TIMELINE,
+						  fgraph_next_sibling(fg, FGRAPH_TIMELINE, k)) == k);
+	}
+	/* search: every hit has the name, and walking all hits finds them all */
+	int hits = 0, want = 0;
+
+	for (int i = 0; i < G.nn; i++)
+		want += G.n[i].func == 17;
+	uint32_t h = FGRAPH_NONE, first = FGRAPH_NONE;
+
+	for (;;) {
+		h = fgraph_find(fg, FGRAPH_TIMELINE, h, "fn_17", false);
+		if (h == FGRAPH_NONE || h == first)
+			break;
+		if (first == FGRAPH_NONE)
+			first = h;
+		fgraph_node(fg, FGRAPH_TIMELINE, h, &in);
+		CHECK(in.func == 17);
+		hits++;
+		CHECK(hits <= want);
+	}
+	CHECK_EQ_U64(hits, want);
+	/* backward from the first hit wraps to the last one */
+	h = fgraph_find(fg, FGRAPH_TIMELINE, first, "fn_17", true);
+	CHECK(h != FGRAPH_NONE && h != first);
+	CHECK(fgraph_find(fg, FGRAPH_TIMELINE, FGRAPH_NONE, "no_such_fn", false) == FGRAPH_NONE);
+	/* aggregated view search */
+	h = fgraph_find(fg, FGRAPH_AGG, FGRAPH_NONE, "fn_17", false);
+	CHECK(h != FGRAPH_NONE);
+	fgraph_node(fg, FGRAPH_AGG, h, &in);
+	CHECK(in.func == 17);
+	fgraph_free(fg);
+}
+
+/* Ids survive live updates: rows computed before more records arrive keep their ids. */
+TEST(fgraph_ids_stable_while_feeding)
+{
+	gen_run(&G, 9, 3, 2, 10000, true);
+	struct fgraph *fg = fgraph_new(NULL);
+	struct fgraph_info a, b;
+
+	for (int i = 0; i < G.nev / 2; i++)
+		CHECK(fgraph_feed(fg, &G.ev[i]) == 0);
+	long n = fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL,
+			     NULL, 0);
+	struct fgraph_row *rows = malloc(sizeof(*rows) * (size_t)n);
+	struct fgraph_info *before = malloc(sizeof(*before) * (size_t)n);
+
+	fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, rows,
+		    (size_t)n);
+	for (long r = 0; r < n; r++)
+		fgraph_node(fg, FGRAPH_TIMELINE, rows[r].id, &before[r]);
+	for (int i = G.nev / 2; i < G.nev; i++)
+		CHECK(fgraph_feed(fg, &G.ev[i]) == 0);
+	for (long r = 0; r < n; r++) {
+		fgraph_node(fg, FGRAPH_TIMELINE, rows[r].id, &b);
+		a = before[r];
+		CHECK(a.kind == b.kind && a.func == b.func && a.start == b.start &&
+		      a.parent == b.parent);
+	}
+	free(rows);
+	free(before);
+	fgraph_free(fg);
+}
+
+TEST(fgraph_depth_overflow)
+{
+	gen_run(&G, 11, 2, 1, 20000, true);
+	struct fgraph_config cfg = { .max_depth = 6 };
+	struct fgraph *fg = fgraph_new(&cfg);
+	struct fgraph_stats st;
+	struct fgraph_info in;
+	uint64_t deep = 0, over = 0;
+
+	for (int i = 0; i < G.nev; i++) {
+		CHECK(fgraph_feed(fg, &G.ev[i]) == 0);
+		deep += G.ev[i].args[1] >= 6;
+	}
+	fgraph_get_stats(fg, &st);
+	CHECK(deep > 0);
+	CHECK_EQ_U64(st.overflow, deep);
+	CHECK(st.max_depth_seen < 6);
+	for (uint32_t id = 1; id < st.nodes; id++) {
+		fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+		over += in.overflow;
+		if (in.overflow)
+			CHECK(in.flags & FGRAPH_F_DEPTH_OVERFLOW);
+	}
+	CHECK(over > 0);
+	CHECK_EQ_U64(st.entry_missing + st.exit_missing, 0);
+	fgraph_free(fg);
+}
+
+TEST(fgraph_marks_and_durations)
+{
+	char b[40];
+
+	CHECK(fgraph_mark(10000) == ' ');
+	CHECK(fgraph_mark(10001) == '+');
+	CHECK(fgraph_mark(100001) == '!');
+	CHECK(fgraph_mark(1000001) == '#');
+	CHECK(fgraph_mark(10000001) == '*');
+	CHECK(fgraph_mark(100000001) == '@');
+	CHECK(fgraph_mark(1000000001) == '$');
+	/* the column is 12 wide: "N.NNN us" plus padding, as the kernel pads it */
+	fgraph_fmt_duration(b, sizeof(b), 451);
+	CHECK_EQ_U64(strlen(b), 12);
+	uint64_t ns, unit;
+
+	for (uint64_t v = 1; v < 20000000000ull; v = v * 7 + 3) {
+		fgraph_fmt_duration(b, sizeof(b), v);
+		CHECK(ft_parse_dur(b, b + strlen(b), &ns, &unit));
+		CHECK(ns <= v && v - ns < unit);
+	}
+}
+
+/* The printed timeline, read back by the kernel-text parser, is the model again. */
+TEST(fgraph_print_reads_back)
+{
+	gen_run(&G, 5, 2, 2, 6000, false);
+	struct fgraph_config cfg = { .name = test_name };
+	struct fgraph *fg = fgraph_new(&cfg);
+	struct fgraph_print_opts po = { .view = FGRAPH_TIMELINE, .top = FGRAPH_ROOT };
+	char *buf = NULL, line[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct ft_rec r;
+
+	for (int i = 300; i < G.nev; i++)	/* a truncated start too */
+		CHECK(fgraph_feed(fg, &G.ev[i]) == 0);
+	CHECK(fgraph_print(fg, f, &po) == 0);
+	fclose(f);
+	/* walk the model in pre-order alongside the parsed lines */
+	long n = fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL,
+			     NULL, 0);
+	struct fgraph_row *rows = malloc(sizeof(*rows) * (size_t)n);
+
+	fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, rows,
+		    (size_t)n);
+	FILE *in = fmemopen(buf, len, "r");
+	long ri = 0, closes = 0, opens = 0, leaves = 0;
+	uint32_t stack[256];
+	int sp = 0;
+
+	while (fgets(line, sizeof(line), in)) {
+		struct fgraph_info ni;
+
+		if (ft_parse_line(line, &r) != 1)
+			continue;
+		if (r.kind == FT_CTX) {
+			while (ri < n && (fgraph_node(fg, FGRAPH_TIMELINE, rows[ri].id, &ni), 1) &&
+			       ni.kind != FGRAPH_K_TASK && ni.kind != FGRAPH_K_IRQ)
+				ri++;
+			CHECK(ri < n);
+			CHECK_STR(r.label, ni.name);
+			ri++;
+			CHECK(sp == 0);
+			continue;
+		}
+		if (r.kind == FT_EXIT) {
+			CHECK(sp > 0);
+			fgraph_node(fg, FGRAPH_TIMELINE, stack[--sp], &ni);
+			if (!(ni.flags & (FGRAPH_F_OPEN | FGRAPH_F_EXIT_MISSING))) {
+				CHECK(r.has_dur);
+				CHECK(ni.total >= r.dur && ni.total - r.dur < r.dur_unit);
+				CHECK(r.mark == fgraph_mark(ni.total));
+			} else {
+				CHECK(!r.has_dur);
+			}
+			closes++;
+			continue;
+		}
+		while (ri < n && (fgraph_node(fg, FGRAPH_TIMELINE, rows[ri].id, &ni), 1) &&
+		       ni.kind == FGRAPH_K_GAP)
+			ri++;
+		CHECK(ri < n);
+		CHECK_STR(r.func, ni.name);
+		CHECK_EQ_U64(r.indent, rows[ri].level - 1);
+		CHECK_EQ_U64(r.cpu, ni.cpu);
+		if (r.kind == FT_LEAF) {
+			CHECK(ni.nchildren == 0);
+			CHECK(r.has_dur && ni.total >= r.dur && ni.total - r.dur < r.dur_unit);
+			leaves++;
+		} else {
+			stack[sp++] = rows[ri].id;
+			opens++;
+		}
+		ri++;
+	}
+	CHECK(sp == 0);
+	CHECK_EQ_U64(opens, closes);
+	CHECK(leaves > 0 && opens > 0);
+	fclose(in);
+	free(buf);
+	free(rows);
+	fgraph_free(fg);
+}
+
+TEST_MAIN()

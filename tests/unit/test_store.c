@@ -1,0 +1,676 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The event store: append/publish/get, exact round trips of every field,
+ * eviction, the time index, the merge across CPUs, the queries, lost marks,
+ * comms, and a concurrent reader and writer checked event by event.
+ *
+ * Expected values come from a deterministic generator (a hash of cpu and seq),
+ * never from the store itself.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "intern.h"
+#include "schema.h"
+#include "store.h"
+#include "test.h"
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SLOW 1
+#else
+#define SLOW 0
+#endif
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static const uint8_t gen_nargs[KTOP_T_NR_FIXED] = {
+	[KTOP_T_FUNCTION] = 2, [KTOP_T_FGRAPH_ENTRY] = 2, [KTOP_T_FGRAPH_EXIT] = 5,
+	[KTOP_T_SCHED_SWITCH] = 7, [KTOP_T_SCHED_WAKEUP] = 4, [KTOP_T_SYS_ENTER] = 7,
+	[KTOP_T_SYS_EXIT] = 2, [KTOP_T_IRQ_HANDLER_ENTRY] = 2, [KTOP_T_TIMERLAT] = 3,
+	[KTOP_T_OSNOISE] = 8, [KTOP_T_MARKER] = 1, [KTOP_T_THREAD_NOISE] = 4,
+};
+
+/* An argument of any magnitude: small, pid-like, id-like, negative, huge. */
+static uint64_t gen_arg(uint64_t h)
+{
+	switch (h & 7) {
+	case 0:
+		return (h >> 8) & 0xf;
+	case 1:
+		return 1000 + ((h >> 8) & 31);
+	case 2:
+		return (h >> 8) & 0xfff;
+	case 3:
+		return (uint64_t)-(int64_t)((h >> 8) & 0xff);
+	case 4:
+		return h;
+	case 5:
+		return 0xffffffff81000000ull + ((h >> 8) & 0xffffff);
+	case 6:
+		return (uint64_t)(int64_t)(int32_t)(h >> 20);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Event number @seq of @cpu. Time strictly increases with seq (steps of
+ * 1..1000 ns on top of 1000 per event), so ts identifies the event.
+ */
+static void gen_event(unsigned int cpu, uint64_t seq, uint16_t dyn_type, struct ktop_event *ev)
+{
+	static const uint16_t types[] = {
+		KTOP_T_FUNCTION, KTOP_T_FUNCTION, KTOP_T_FGRAPH_ENTRY, KTOP_T_FGRAPH_EXIT,
+		KTOP_T_SCHED_SWITCH, KTOP_T_SCHED_WAKEUP, KTOP_T_SYS_ENTER, KTOP_T_SYS_EXIT,
+		KTOP_T_IRQ_HANDLER_ENTRY, KTOP_T_TIMERLAT, KTOP_T_OSNOISE, KTOP_T_MARKER,
+		KTOP_T_THREAD_NOISE, KTOP_T_DYNAMIC,
+	};
+	uint64_t h = mix64(((uint64_t)cpu << 48) ^ seq);
+
+	memset(ev, 0, sizeof(*ev));
+	ev->cpu = cpu;
+	ev->ts = 1000000000ull + seq * 1000 + (h % 1000) + cpu * 7;
+	h = mix64(h);
+	ev->type = types[h % (sizeof(types) / sizeof(types[0]))];
+	if (ev->type == KTOP_T_DYNAMIC)
+		ev->type = dyn_type;
+	ev->pid = (h >> 8) % 5 == 0 ? (int32_t)(h >> 16) : (int32_t)(100 + ((h >> 12) % 40));
+	ev->flags = (h >> 20) & 3 ? 0 : (uint8_t)(h >> 24);
+	ev->pc = (h >> 32) & 1 ? 0 : (uint8_t)(h >> 40);
+	if (ev->type < KTOP_T_NR_FIXED)
+		ev->nargs = gen_nargs[ev->type];
+	else
+		ev->nargs = (h >> 44) % (KTOP_MAX_ARGS + 1);
+	for (unsigned int i = 0; i < ev->nargs; i++) {
+		h = mix64(h + i);
+		ev->args[i] = gen_arg(h);
+	}
+	/* function keys: a symbol id from a small set */
+	if (ev->type == KTOP_T_FUNCTION || ev->type == KTOP_T_FGRAPH_ENTRY)
+		ev->args[0] = 1 + (h >> 50) % 50;
+}
+
+static int ev_equal(const struct ktop_event *a, const struct ktop_event *b)
+{
+	if (a->ts != b->ts || a->pid != b->pid || a->cpu != b->cpu || a->type != b->type ||
+	    a->flags != b->flags || a->pc != b->pc || a->nargs != b->nargs)
+		return 0;
+	return !memcmp(a->args, b->args, a->nargs * sizeof(a->args[0]));
+}
+
+static uint16_t add_dyn_type(struct store *st)
+{
+	struct ktop_field f[KTOP_MAX_ARGS];
+
+	for (int i = 0; i < KTOP_MAX_ARGS; i++)
+		f[i] = (struct ktop_field){ "f", (enum ktop_field_kind)(i % 5) };
+	return schema_add(store_schema(st), "test", "dyn", KTOP_MAX_ARGS, f);
+}
+
+static struct store *fill(size_t limit, unsigned int ncpus, uint64_t n, uint16_t *dyn)
+{
+	struct store *st = store_new(limit, ncpus);
+	struct ktop_event ev;
+
+	if (!st)
+		return NULL;
+	*dyn = add_dyn_type(st);
+	for (uint64_t s = 0; s < n; s++) {
+		for (unsigned int c = 0; c < ncpus; c++) {
+			gen_event(c, s, *dyn, &ev);
+			if (store_append(st, &ev))
+				return NULL;
+		}
+		if (s % 100 == 99)
+			for (unsigned int c = 0; c < ncpus; c++)
+				store_publish(st, c);
+	}
+	for (unsigned int c = 0; c < ncpus; c++)
+		store_publish(st, c);
+	return st;
+}
+
+TEST(store_append_publish_get)
+{
+	struct store *st = store_new(0, 2);
+	struct ktop_event ev, got;
+	struct store_stats s;
+	uint64_t first, end;
+
+	CHECK(st);
+	CHECK_EQ_U64(store_ncpus(st), 2);
+	CHECK(store_strings(st) && store_schema(st));
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.events, 0);
+	CHECK_EQ_U64(s.first_ts, 0);
+	CHECK_EQ_U64(s.limit, STORE_DEFAULT_MEMORY);
+	for (uint64_t i = 0; i < 10; i++) {
+		gen_event(1, i, KTOP_T_FUNCTION, &ev);
+		CHECK(!store_append(st, &ev));
+	}
+	/* nothing visible before publish */
+	CHECK_EQ_U64(store_get(st, 1, 0, &got), -ENOENT);
+	store_cpu_range(st, 1, &first, &end);
+	CHECK_EQ_U64(end, 0);
+	store_publish(st, 1);
+	store_cpu_range(st, 1, &first, &end);
+	CHECK_EQ_U64(first, 0);
+	CHECK_EQ_U64(end, 10);
+	for (uint64_t i = 0; i < 10; i++) {
+		gen_event(1, i, KTOP_T_FUNCTION, &ev);
+		CHECK(!store_get(st, 1, i, &got));
+		CHECK(ev_equal(&ev, &got));
+		for (unsigned int a = got.nargs; a < KTOP_MAX_ARGS; a++)
+			CHECK_EQ_U64(got.args[a], 0);
+	}
+	CHECK_EQ_U64(store_get(st, 1, 10, &got), -ENOENT);
+	CHECK_EQ_U64(store_get(st, 0, 0, &got), -ENOENT);
+	CHECK_EQ_U64(store_get(st, 5, 0, &got), -ENOENT);
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.events, 10);
+	CHECK_EQ_U64(s.appended, 10);
+	gen_event(1, 0, 0, &ev);
+	CHECK_EQ_U64(s.first_ts, ev.ts);
+	gen_event(1, 9, 0, &ev);
+	CHECK_EQ_U64(s.last_ts, ev.ts);
+	store_get_cpu_stats(st, 0, &s);
+	CHECK_EQ_U64(s.events, 0);
+	/* an event older than the last one is clamped and counted */
+	gen_event(1, 3, KTOP_T_FUNCTION, &ev);
+	CHECK(!store_append(st, &ev));
+	store_publish(st, 1);
+	CHECK(!store_get(st, 1, 10, &got));
+	gen_event(1, 9, 0, &ev);
+	CHECK_EQ_U64(got.ts, ev.ts);
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.reordered, 1);
+	store_free(st);
+	store_free(NULL);
+}
+
+/* Every field of every type, over many chunks, comes back bit for bit. */
+TEST(store_roundtrip_exact)
+{
+	const uint64_t n = SLOW ? 30000 : 100000;
+	struct ktop_event ev, got;
+	uint16_t dyn;
+	struct store *st = fill(0, 3, n, &dyn);
+
+	CHECK(st);
+	for (unsigned int c = 0; c < 3; c++) {
+		uint64_t first, end;
+
+		store_cpu_range(st, c, &first, &end);
+		CHECK_EQ_U64(first, 0);
+		CHECK_EQ_U64(end, n);
+		for (uint64_t s = 0; s < n; s++) {
+			gen_event(c, s, dyn, &ev);
+			CHECK(!store_get(st, c, s, &got));
+			if (!ev_equal(&ev, &got))
+				printf("cpu %u seq %" PRIu64 " type %u\n", c, s, ev.type);
+			CHECK(ev_equal(&ev, &got));
+		}
+		/* backwards and scattered, too */
+		for (uint64_t k = 0; k < 2000; k++) {
+			uint64_t s = mix64(k) % n;
+
+			gen_event(c, s, dyn, &ev);
+			CHECK(!store_get(st, c, s, &got));
+			CHECK(ev_equal(&ev, &got));
+		}
+	}
+	store_free(st);
+}
+
+TEST(store_eviction)
+{
+	const size_t limit = 4u << 20;
+	const uint64_t n = SLOW ? 100000 : 300000;
+	struct store_stats s, c0, c1;
+	struct ktop_event ev, got;
+	uint64_t first0, end0, first1, end1;
+	uint16_t dyn;
+	struct store *st = fill(limit, 2, n, &dyn);
+
+	CHECK(st);
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.limit, limit);
+	CHECK_EQ_U64(s.appended, 2 * n);
+	CHECK(s.evicted > 0);
+	CHECK(s.bytes <= limit);
+	CHECK_EQ_U64(s.events + s.evicted, s.appended);
+	store_get_cpu_stats(st, 0, &c0);
+	store_get_cpu_stats(st, 1, &c1);
+	CHECK_EQ_U64(c0.evicted + c1.evicted, s.evicted);
+	CHECK_EQ_U64(c0.events + c1.events, s.events);
+	CHECK_EQ_U64(c0.bytes + c1.bytes, s.bytes);
+	store_cpu_range(st, 0, &first0, &end0);
+	store_cpu_range(st, 1, &first1, &end1);
+	CHECK_EQ_U64(end0, n);
+	CHECK_EQ_U64(end1, n);
+	CHECK(first0 > 0 && first1 > 0);
+	CHECK_EQ_U64(first0, c0.evicted);
+	CHECK_EQ_U64(end0 - first0, c0.events);
+	/* the oldest went first: both CPUs keep about the same time span */
+	CHECK(first0 < first1 + n / 10 && first1 < first0 + n / 10);
+	CHECK_EQ_U64(store_get(st, 0, first0 - 1, &got), -ENOENT);
+	CHECK_EQ_U64(store_get(st, 0, 0, &got), -ENOENT);
+	CHECK(!store_get(st, 0, first0, &got));
+	gen_event(0, first0, dyn, &ev);
+	CHECK(ev_equal(&ev, &got));
+	CHECK(s.first_ts <= ev.ts);
+	gen_event(1, first1, dyn, &ev);
+	CHECK(s.first_ts <= ev.ts);
+	CHECK(s.first_ts == ev.ts || s.first_ts == c0.first_ts);
+	gen_event(1, n - 1, dyn, &ev);
+	CHECK_EQ_U64(s.last_ts, ev.ts);
+	/* seek below the held range lands on the first held event */
+	CHECK_EQ_U64(store_seek(st, 0, 0), first0);
+	store_free(st);
+}
+
+TEST(store_seek)
+{
+	const uint64_t n = SLOW ? 20000 : 50000;
+	struct ktop_event ev;
+	uint16_t dyn;
+	struct store *st = fill(0, 2, n, &dyn);
+
+	CHECK(st);
+	for (unsigned int c = 0; c < 2; c++) {
+		CHECK_EQ_U64(store_seek(st, c, 0), 0);
+		CHECK_EQ_U64(store_seek(st, c, UINT64_MAX), n);
+		for (uint64_t k = 0; k < 3000; k++) {
+			uint64_t s = mix64(k * 31 + c) % n;
+			struct ktop_event prev;
+
+			gen_event(c, s, dyn, &ev);
+			/* exactly at an event, and just after the previous one */
+			CHECK_EQ_U64(store_seek(st, c, ev.ts), s);
+			if (s > 0) {
+				gen_event(c, s - 1, dyn, &prev);
+				CHECK_EQ_U64(store_seek(st, c, prev.ts + 1), s);
+			}
+			CHECK_EQ_U64(store_seek(st, c, ev.ts + 1), s + 1);
+		}
+	}
+	store_free(st);
+}
+
+static int iter_check(struct store *st, unsigned int ncpus, uint64_t n, uint16_t dyn,
+		      uint64_t t0, uint64_t t1, const uint64_t *cpus)
+{
+	struct store_iter *it = store_iter_new(st, t0, t1, cpus);
+	uint64_t expect = 0, seen = 0, last = 0, seq;
+	struct ktop_event ev, got;
+
+	if (!it)
+		return 0;
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (cpus && !(cpus[0] & (1ull << c)))
+			continue;
+		for (uint64_t s = 0; s < n; s++) {
+			gen_event(c, s, dyn, &ev);
+			expect += ev.ts >= t0 && ev.ts <= t1;
+		}
+	}
+	while (store_iter_next(it, &got, &seq)) {
+		if (got.ts < last || got.ts < t0 || got.ts > t1)
+			break;
+		if (cpus && !(cpus[0] & (1ull << got.cpu)))
+			break;
+		gen_event(got.cpu, seq, dyn, &ev);
+		if (!ev_equal(&ev, &got))
+			break;
+		last = got.ts;
+		seen++;
+	}
+	store_iter_free(it);
+	return seen == expect;
+}
+
+TEST(store_iter_merge)
+{
+	const uint64_t n = SLOW ? 10000 : 40000;
+	uint64_t mask = 0x5;	/* cpus 0 and 2 */
+	uint16_t dyn;
+	struct store *st = fill(0, 4, n, &dyn);
+	struct ktop_event a, b;
+
+	CHECK(st);
+	CHECK(iter_check(st, 4, n, dyn, 0, UINT64_MAX, NULL));
+	gen_event(1, n / 3, dyn, &a);
+	gen_event(2, 2 * n / 3, dyn, &b);
+	CHECK(iter_check(st, 4, n, dyn, a.ts, b.ts, NULL));
+	CHECK(iter_check(st, 4, n, dyn, a.ts, b.ts, &mask));
+	CHECK(iter_check(st, 4, n, dyn, b.ts, a.ts, NULL));
+	store_free(st);
+}
+
+static int count_cmp(const void *x, const void *y)
+{
+	const struct store_count *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static int key_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Brute force over the generator. Return: distinct keys, sorted into @out. */
+static size_t count_expect(unsigned int ncpus, uint64_t n, uint16_t dyn, enum store_key key,
+			   const struct store_filter *f, struct store_count *out, size_t cap)
+{
+	uint64_t *keys = malloc(ncpus * n * sizeof(*keys));
+	struct ktop_event ev;
+	size_t nk = 0, m = 0;
+
+	if (!keys)
+		return SIZE_MAX;
+	for (unsigned int c = 0; c < ncpus; c++) {
+		for (uint64_t s = 0; s < n; s++) {
+			gen_event(c, s, dyn, &ev);
+			if (ev.ts < f->t0 || ev.ts > f->t1)
+				continue;
+			if ((f->pid >= 0 && ev.pid != f->pid) || (f->cpu >= 0 && ev.cpu != f->cpu))
+				continue;
+			if (key == STORE_KEY_TYPE)
+				keys[m++] = ev.type;
+			else if (key == STORE_KEY_CPU)
+				keys[m++] = ev.cpu;
+			else if (key == STORE_KEY_PID)
+				keys[m++] = (uint64_t)(int64_t)ev.pid;
+			else if (ev.type == KTOP_T_FUNCTION || ev.type == KTOP_T_FGRAPH_ENTRY)
+				keys[m++] = ev.args[0];
+		}
+	}
+	qsort(keys, m, sizeof(*keys), key_cmp);
+	for (size_t i = 0; i < m; i++) {
+		if (!nk || out[nk - 1].key != keys[i]) {
+			if (nk == cap) {
+				free(keys);
+				return SIZE_MAX;
+			}
+			out[nk++] = (struct store_count){ .key = keys[i] };
+		}
+		out[nk - 1].count++;
+	}
+	free(keys);
+	qsort(out, nk, sizeof(*out), count_cmp);
+	return nk;
+}
+
+TEST(store_count_by)
+{
+	enum { CAP = 1 << 16 };
+	const uint64_t n = SLOW ? 5000 : 20000;
+	static struct store_count exp[CAP], got[CAP];
+	struct ktop_event a, b;
+	uint16_t dyn;
+	struct store *st = fill(0, 3, n, &dyn);
+	struct store_filter filters[4];
+
+	CHECK(st);
+	gen_event(0, n / 4, dyn, &a);
+	gen_event(2, n / 2, dyn, &b);
+	filters[0] = (struct store_filter){ 0, UINT64_MAX, -1, -1, 0 };
+	filters[1] = (struct store_filter){ a.ts, b.ts, -1, -1, 0 };
+	filters[2] = (struct store_filter){ 0, UINT64_MAX, 105, -1, 0 };
+	filters[3] = (struct store_filter){ a.ts, UINT64_MAX, 110, 1, 0 };
+	for (int fi = 0; fi < 4; fi++) {
+		for (int key = STORE_KEY_TYPE; key <= STORE_KEY_PID; key++) {
+			size_t ne, ng;
+
+			ne = count_expect(3, n, dyn, key, &filters[fi], exp, CAP);
+			CHECK(ne != SIZE_MAX && ne > 0);
+			ng = store_count_by(st, key, &filters[fi], got, CAP);
+			if (ne != ng)
+				printf("filter %d key %d: %zu != %zu\n", fi, key, ne, ng);
+			CHECK_EQ_U64(ng, ne);
+			for (size_t i = 0; i < ne; i++) {
+				CHECK_EQ_U64(got[i].count, exp[i].count);
+				CHECK_EQ_U64(got[i].key, exp[i].key);
+			}
+			/* a short @out gets the top entries, the return counts all */
+			CHECK_EQ_U64(store_count_by(st, key, &filters[fi], got, 2), ne);
+			CHECK_EQ_U64(got[0].count, exp[0].count);
+		}
+	}
+	store_free(st);
+}
+
+TEST(store_count_by_comm)
+{
+	struct store *st = store_new(0, 1);
+	struct store_filter f = { 0, UINT64_MAX, -1, -1, 0 };
+	struct store_count out[8];
+	struct ktop_event ev;
+
+	CHECK(st);
+	store_set_comm(st, 10, "alpha");
+	store_set_comm(st, 11, "beta");
+	store_set_comm(st, 12, "alpha");
+	for (int i = 0; i < 30; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.ts = 100 + i;
+		ev.type = KTOP_T_SYS_EXIT;
+		ev.pid = 10 + i % 3;
+		ev.nargs = 2;
+		CHECK(!store_append(st, &ev));
+	}
+	store_publish(st, 0);
+	f.comm_id = intern_id(store_strings(st), "alpha", 5);
+	CHECK_EQ_U64(store_count_by(st, STORE_KEY_PID, &f, out, 8), 2);
+	CHECK_EQ_U64(out[0].count, 10);
+	CHECK(out[0].key == 10 && out[1].key == 12);
+	store_free(st);
+}
+
+TEST(store_lost_marks)
+{
+	struct store *st = store_new(0, 4);
+	struct store_lost out[8];
+	struct store_stats s;
+
+	CHECK(st);
+	store_add_lost(st, 0, 1000, 5);
+	store_add_lost(st, 3, 2000, 0);
+	store_add_lost(st, 1, 3000, 7);
+	store_add_lost(st, 0, 4000, 1);
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.lost, 13);
+	CHECK_EQ_U64(s.lost_marks, 4);
+	store_get_cpu_stats(st, 0, &s);
+	CHECK_EQ_U64(s.lost, 6);
+	CHECK_EQ_U64(s.lost_marks, 2);
+	CHECK_EQ_U64(store_lost_marks(st, 0, UINT64_MAX, out, 8), 4);
+	CHECK_EQ_U64(store_lost_marks(st, 1500, 3000, out, 8), 2);
+	CHECK(out[0].ts == 2000 && out[0].cpu == 3 && out[0].count == 0);
+	CHECK(out[1].ts == 3000 && out[1].cpu == 1 && out[1].count == 7);
+	CHECK_EQ_U64(store_lost_marks(st, 0, UINT64_MAX, out, 1), 4);
+	CHECK_EQ_U64(out[0].ts, 1000);
+	CHECK_EQ_U64(store_lost_marks(st, 5000, 6000, out, 8), 0);
+	store_free(st);
+}
+
+TEST(store_comm)
+{
+	struct store *st = store_new(0, 1);
+
+	CHECK(st);
+	CHECK(store_comm(st, 42) == NULL);
+	CHECK(store_comm(st, -1) == NULL);
+	store_set_comm(st, 42, "bash");
+	store_set_comm(st, 0, "swapper/0");
+	store_set_comm(st, 4194304, "maxpid");
+	CHECK_STR(store_comm(st, 42), "bash");
+	CHECK_STR(store_comm(st, 0), "swapper/0");
+	CHECK_STR(store_comm(st, 4194304), "maxpid");
+	store_set_comm(st, 42, "ls");
+	CHECK_STR(store_comm(st, 42), "ls");
+	CHECK(store_comm(st, 43) == NULL);
+	store_free(st);
+}
+
+/* ---- a concurrent writer per CPU and readers ---------------------------- */
+
+#define CW_CPUS		2
+#define CW_READERS	2
+
+struct cw {
+	struct store	*st;
+	uint64_t	n;
+	uint16_t	dyn;
+	atomic_int	done;
+	atomic_int	bad;
+	atomic_ullong	reads;
+};
+
+struct cw_writer {
+	struct cw	*cw;
+	unsigned int	cpu;
+};
+
+static void *cw_write(void *p)
+{
+	struct cw_writer *w = p;
+	struct ktop_event ev;
+	char comm[16];
+
+	for (uint64_t s = 0; s < w->cw->n; s++) {
+		gen_event(w->cpu, s, w->cw->dyn, &ev);
+		if (store_append(w->cw->st, &ev))
+			atomic_fetch_add(&w->cw->bad, 1);
+		if (s % 64 == 63 || (s & 0x1ff) == 0x11)
+			store_publish(w->cw->st, w->cpu);
+		if (s % 1000 == 0) {
+			snprintf(comm, sizeof(comm), "c%u-%" PRIu64, w->cpu, s % 7);
+			store_set_comm(w->cw->st, 100 + s % 40, comm);
+		}
+		if (s % 5000 == 0)
+			store_add_lost(w->cw->st, w->cpu, ev.ts, 1);
+	}
+	store_publish(w->cw->st, w->cpu);
+	return NULL;
+}
+
+static void *cw_read(void *p)
+{
+	struct cw *cw = p;
+	struct ktop_event ev, got;
+	struct store_stats stats;
+	struct store_count cnt[4];
+	struct store_filter f = { 0, UINT64_MAX, -1, -1, 0 };
+	uint64_t k = 0, reads = 0;
+	uint64_t lastc[CW_CPUS];
+
+	while (!atomic_load(&cw->done)) {
+		unsigned int cpu = k % CW_CPUS;
+		uint64_t first, end, seq;
+		struct store_iter *it;
+		int n = 0;
+
+		k++;
+		store_cpu_range(cw->st, cpu, &first, &end);
+		if (end > first) {
+			/* the newest, the oldest (may be evicted meanwhile), random */
+			uint64_t pick[3] = { end - 1, first, first + mix64(k) % (end - first) };
+
+			for (int i = 0; i < 3; i++) {
+				int r = store_get(cw->st, cpu, pick[i], &got);
+
+				if (r == -ENOENT && i > 0)
+					continue;
+				gen_event(cpu, pick[i], cw->dyn, &ev);
+				if (r || !ev_equal(&ev, &got))
+					atomic_fetch_add(&cw->bad, 1);
+				reads++;
+			}
+		}
+		/*
+		 * A short merged walk from the oldest held events. While writers
+		 * run, time order holds per CPU only: a CPU may publish events
+		 * older than ones another CPU already gave.
+		 */
+		memset(lastc, 0, sizeof(lastc));
+		it = store_iter_new(cw->st, 0, UINT64_MAX, NULL);
+		while (it && n++ < 3000 && store_iter_next(it, &got, &seq)) {
+			gen_event(got.cpu, seq, cw->dyn, &ev);
+			if (!ev_equal(&ev, &got) || got.ts < lastc[got.cpu])
+				atomic_fetch_add(&cw->bad, 1);
+			lastc[got.cpu] = got.ts;
+			reads++;
+		}
+		store_iter_free(it);
+		if (k % 16 == 0) {
+			uint64_t t;
+
+			store_get_stats(cw->st, &stats);
+			store_count_by(cw->st, STORE_KEY_TYPE, &f, cnt, 4);
+			t = store_seek(cw->st, cpu, stats.last_ts);
+			store_cpu_range(cw->st, cpu, &first, &end);
+			if (t > end)
+				atomic_fetch_add(&cw->bad, 1);
+			store_comm(cw->st, 100 + k % 40);
+		}
+	}
+	atomic_fetch_add(&cw->reads, reads);
+	return NULL;
+}
+
+TEST(store_concurrent)
+{
+	struct cw cw = { .n = SLOW ? 60000 : 400000 };
+	struct cw_writer wr[CW_CPUS];
+	pthread_t tw[CW_CPUS], tr[CW_READERS];
+	struct ktop_event ev, got;
+	struct store_stats s;
+	uint64_t first, end;
+
+	cw.st = store_new(2u << 20, CW_CPUS);
+	CHECK(cw.st);
+	cw.dyn = add_dyn_type(cw.st);
+	for (int i = 0; i < CW_READERS; i++)
+		CHECK(!pthread_create(&tr[i], NULL, cw_read, &cw));
+	for (unsigned int c = 0; c < CW_CPUS; c++) {
+		wr[c] = (struct cw_writer){ &cw, c };
+		CHECK(!pthread_create(&tw[c], NULL, cw_write, &wr[c]));
+	}
+	for (unsigned int c = 0; c < CW_CPUS; c++)
+		pthread_join(tw[c], NULL);
+	atomic_store(&cw.done, 1);
+	for (int i = 0; i < CW_READERS; i++)
+		pthread_join(tr[i], NULL);
+	CHECK_EQ_U64(atomic_load(&cw.bad), 0);
+	CHECK(atomic_load(&cw.reads) > 0);
+	store_get_stats(cw.st, &s);
+	CHECK_EQ_U64(s.appended, CW_CPUS * cw.n);
+	CHECK(s.evicted > 0);
+	CHECK_EQ_U64(s.events + s.evicted, s.appended);
+	for (unsigned int c = 0; c < CW_CPUS; c++) {
+		store_cpu_range(cw.st, c, &first, &end);
+		CHECK_EQ_U64(end, cw.n);
+		for (uint64_t q = first; q < end; q++) {
+			gen_event(c, q, cw.dyn, &ev);
+			CHECK(!store_get(cw.st, c, q, &got));
+			CHECK(ev_equal(&ev, &got));
+		}
+	}
+	store_free(cw.st);
+}
+
+TEST_MAIN()

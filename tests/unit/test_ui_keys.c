@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The key table (ui/keys.c) is the one source of the key dispatch and the help
+ * overlay; this test holds man/ktop.1's KEYS section to it, entry for entry,
+ * and checks the table itself. No terminal: keys.c takes only key codes from
+ * curses.h.
+ */
+#include <stdlib.h>
+#include "test.h"
+
+#include "../../ui/keys.c"
+
+#include "fixture.h"
+
+/* Undo the man escapes used in KEYS: "\-" and "\e". */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] == '-') {
+			*d++ = '-';
+			s++;
+		} else if (s[0] == '\\' && s[1] == 'e') {
+			*d++ = '\\';
+			s++;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+TEST(man_keys_section_lists_the_key_table)
+{
+	char *man = fixture_read_file("man/ktop.1", NULL), *p, *end, *line, *save = NULL;
+	char *lines[512];
+	unsigned int n = 0, k = 0;
+	int bad = 0;
+
+	CHECK(man != NULL);
+	p = strstr(man, "\n.SH KEYS");
+	CHECK(p != NULL);
+	end = strstr(p + 1, "\n.SH ");
+	if (end)
+		*end = '\0';
+	for (line = strtok_r(p, "\n", &save); line && n < 512; line = strtok_r(NULL, "\n", &save))
+		lines[n++] = line;
+	for (unsigned int i = 0; i + 2 < n; i++) {
+		char label[128], help[256];
+		size_t hl;
+
+		if (strcmp(lines[i], ".TP") || strncmp(lines[i + 1], ".B ", 3))
+			continue;
+		snprintf(label, sizeof(label), "%s", lines[i + 1] + 3);
+		snprintf(help, sizeof(help), "%s", lines[i + 2]);
+		unescape(label);
+		unescape(help);
+		hl = strlen(help);
+		if (hl && help[hl - 1] == '.')
+			help[hl - 1] = '\0';
+		if (k >= ui_nkeys) {
+			printf("  man page has an extra key: %s\n", label);
+			bad++;
+			continue;
+		}
+		if (strcmp(label, ui_keys[k].label) || strcmp(help, ui_keys[k].help)) {
+			printf("  entry %u: man \"%s\" / \"%s\", table \"%s\" / \"%s\"\n", k, label,
+			       help, ui_keys[k].label, ui_keys[k].help);
+			bad++;
+		}
+		k++;
+	}
+	if (k < ui_nkeys)
+		printf("  man page lacks %u keys, first: %s\n", ui_nkeys - k, ui_keys[k].label);
+	free(man);
+	CHECK(bad == 0);
+	CHECK_EQ_U64(k, ui_nkeys);
+}
+
+TEST(no_key_is_bound_twice)
+{
+	for (unsigned int i = 0; i < ui_nkeys; i++)
+		for (unsigned int a = 0; a < 8 && ui_keys[i].keys[a]; a++)
+			CHECK(ui_key_lookup(ui_keys[i].keys[a]) == &ui_keys[i]);
+}
+
+TEST(the_keys_the_issue_asks_for_are_bound)
+{
+	static const struct {
+		int		key;
+		enum ui_action	act;
+	} want[] = {
+		{ '\t', ACT_NEXT_PANE }, { KEY_BTAB, ACT_PREV_PANE }, { '3', ACT_PANE },
+		{ KEY_UP, ACT_UP }, { 'k', ACT_UP }, { KEY_DOWN, ACT_DOWN }, { 'j', ACT_DOWN },
+		{ 'h', ACT_LEFT }, { 'l', ACT_RIGHT }, { KEY_PPAGE, ACT_PGUP },
+		{ KEY_NPAGE, ACT_PGDN }, { KEY_HOME, ACT_HOME }, { KEY_END, ACT_END },
+		{ '\n', ACT_ENTER }, { KEY_F(1), ACT_HELP }, { '?', ACT_HELP },
+		{ KEY_F(2), ACT_THEME }, { KEY_F(3), ACT_SEARCH }, { '/', ACT_SEARCH },
+		{ 'n', ACT_SEARCH_NEXT }, { 'N', ACT_SEARCH_PREV }, { KEY_F(4), ACT_FILTER },
+		{ KEY_F(5), ACT_TREE }, { KEY_F(6), ACT_SORT }, { KEY_F(10), ACT_QUIT },
+		{ 'q', ACT_QUIT }, { ' ', ACT_PAUSE }, { '+', ACT_SLOWER }, { '-', ACT_FASTER },
+	};
+
+	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct ui_key *k = ui_key_lookup(want[i].key);
+
+		if (!k || k->act != want[i].act)
+			printf("  key %d: %s\n", want[i].key, k ? k->label : "unbound");
+		CHECK(k && k->act == want[i].act);
+	}
+	CHECK(ui_key_lookup('Z') == NULL);
+}
+
+TEST_MAIN()

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `make fixtures`, guest side: record each fixture with record_fixture into
+# /tmp/fx/<name>, check it holds what the workload must have produced, then
+# send /tmp/fx as a base64 tar between markers on the second UART (ttyS1,
+# a file on the host).  Per-fixture results go to the console like the
+# scenarios' do.
+#
+# Names: rt-<what> from bookworm's 6.1-rt, rt612-<what> from backports' 6.12-rt.
+
+. /vm/lib.sh
+PER_FIXTURE_TIMEOUT=${PER_FIXTURE_TIMEOUT:-120}
+case ${KTOP_VM_FLAVOUR:-bookworm} in
+backports)	P=rt612- ;;
+*)		P=rt- ;;
+esac
+FX=/tmp/fx
+mkdir -p "$FX" /tmp/log
+
+# Each fx_NAME records $FX/$P<NAME with - for _> and checks its trace.txt.
+fx_function()
+{
+	record_fixture -o "$FX/${P}function" -p function -l "$FUNC" -l vfs_read \
+		-- vmload read /dev/zero 100 &&
+	fx_expect "${P}function" "vmload-[0-9]+ .* $FUNC <-vfs_read" 100 &&
+	fx_expect "${P}function" "vmload-[0-9]+ .* vfs_read <-" 100
+}
+
+fx_fgraph()
+{
+	record_fixture -o "$FX/${P}fgraph" -p function_graph -g vfs_read $TOPFG -b 2048 \
+		-- vmload read /dev/zero 20 4096 &&
+	fx_expect "${P}fgraph" "vfs_read\(\) \{" 20 &&
+	fx_expect "${P}fgraph" "$FUNC\(\)" 20
+}
+
+fx_osnoise()
+{
+	record_fixture -o "$FX/${P}osnoise" -p osnoise -e osnoise -t 2 &&
+	fx_expect "${P}osnoise" "osnoise/[0-9]+-[0-9]+ +\[000\]" 1 &&
+	fx_expect "${P}osnoise" "osnoise/[0-9]+-[0-9]+ +\[001\]" 1
+}
+
+fx_timerlat()
+{
+	record_fixture -o "$FX/${P}timerlat" -p timerlat -t 0.3 &&
+	fx_expect "${P}timerlat" "\[000\].*context +irq timer_latency" 10 &&
+	fx_expect "${P}timerlat" "\[001\].*context +thread timer_latency" 10
+}
+
+fx_sched_irq()
+{
+	record_fixture -o "$FX/${P}sched-irq" -e sched -e irq -t 0.2 \
+		-- sh -c 'vmload spin 30; sleep 0.05; vmload read /dev/zero 50; sleep 0.05' &&
+	fx_expect "${P}sched-irq" "sched_switch: .*next_comm=vmload" 1 &&
+	fx_expect "${P}sched-irq" "sched_process_exec: .*vmload" 2 &&
+	fx_expect "${P}sched-irq" "irq_handler_entry|softirq_entry" 1
+}
+
+fx_expect()
+{
+	local d=$FX/$1 n
+	[ -s "$d/meta" ] && [ -s "$d/header_page" ] || fail "$1: no meta or header_page"
+	ls "$d"/cpu*.raw* > /dev/null 2>&1 || fail "$1: no cpuN.raw"
+	n=$(zcat "$d/trace.txt.gz" 2>/dev/null | grep -cE "$2")
+	note "$1: $n lines matching '$2' (want >= $3)"
+	[ "$n" -ge "$3" ] || { zcat "$d/trace.txt.gz" | head -n 30; fail "$1: too few"; }
+}
+
+[ -n "${FX_LIB:-}" ] && return 0
+
+# function_graph: top level only on 6.1 (record_fixture -T).
+TOPFG=
+mkdir "$T/instances/ktopvm-probe"
+echo function_graph > "$T/instances/ktopvm-probe/current_tracer" 2>/dev/null || TOPFG=-T
+echo nop > "$T/instances/ktopvm-probe/current_tracer"
+rmdir "$T/instances/ktopvm-probe"
+export TOPFG P
+
+names="function fgraph osnoise timerlat sched_irq"
+[ -n "${KTOP_VM_ONLY:-}" ] && names=$(echo "$KTOP_VM_ONLY" | sed 's/fixture-//g')
+echo "@@KTOP-VM kernel $(uname -r)"
+echo "@@KTOP-VM scenarios$(for n in $names; do printf ' fixture-%s' "$n"; done)"
+for n in $names; do
+	tracing_reset
+	t0=$(now)
+	FX_LIB=1 timeout "$PER_FIXTURE_TIMEOUT" sh -c ". /vm/fixtures.sh; fx_$n" \
+		> /tmp/log/$n 2>&1 < /dev/null
+	rc=$?
+	secs=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+	if [ "$rc" -eq 0 ]; then
+		echo "@@KTOP-VM result fixture-$n ok $secs"
+	else
+		echo "@@KTOP-VM result fixture-$n FAIL $secs"
+		tail -n 40 /tmp/log/$n | sed "s|^|@@KTOP-VM evidence fixture-$n |"
+		rm -rf "$FX/$P$(echo "$n" | tr _ -)"
+	fi
+	sed "s|^|@@KTOP-VM log fixture-$n |" /tmp/log/$n
+done
+tracing_reset
+{
+	echo "@@KTOP-VM-XFER begin"
+	tar -C "$FX" -cz . | base64
+	echo "@@KTOP-VM-XFER end"
+} > /dev/ttyS1
+echo "@@KTOP-VM done"

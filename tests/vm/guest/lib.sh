@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers sourced by every guest scenario (busybox ash).  A scenario prints
+# what it saw, calls fail() on the first wrong thing, and exits 0 when all
+# was right.  Every line it prints is evidence the host shows on failure.
+
+T=/sys/kernel/tracing
+
+note()
+{
+	echo "$*"
+}
+
+fail()
+{
+	echo "FAIL: $*"
+	exit 1
+}
+
+# Print a file's content with its name, for the evidence.
+show()
+{
+	echo "--- $1:"
+	head -n "${2:-20}" "$1" 2>&1 | sed 's/^/  /'
+}
+
+# ktop or a tool is in the initramfs, or this scenario cannot run.
+need()
+{
+	command -v "$1" > /dev/null || fail "$1 is not in the initramfs (not built on the host?)"
+}
+
+# Back to the boot state, like rtla's tests/engine.sh does before each case.
+tracing_reset()
+{
+	local i
+	for i in "$T"/instances/*; do
+		[ -d "$i" ] || continue
+		echo nop > "$i/current_tracer" 2>/dev/null
+		echo 0 > "$i/events/enable" 2>/dev/null
+		rmdir "$i" 2>/dev/null
+	done
+	echo 0 > "$T/tracing_on"
+	echo nop > "$T/current_tracer"
+	echo 0 > "$T/events/enable"
+	for i in set_ftrace_filter set_ftrace_notrace set_graph_function set_graph_notrace \
+		 set_ftrace_pid set_event_pid set_event_notrace_pid set_ftrace_notrace_pid; do
+		[ -e "$T/$i" ] && echo > "$T/$i"
+	done
+	[ -f /tmp/boot_buffer_size_kb ] || cat "$T/buffer_size_kb" > /tmp/boot_buffer_size_kb
+	cat /tmp/boot_buffer_size_kb > "$T/buffer_size_kb"
+	echo > "$T/trace"
+	echo 1 > "$T/tracing_on"
+}
+
+# Everything a tracing session can change, one "name: value" per line, so two
+# dumps can be diffed.  build/tools/tracestate does the same from C when it is
+# in the initramfs; both are printed on a mismatch.
+tracing_state_sh()
+{
+	local d f
+	for d in "$T" "$T"/instances/*; do
+		[ -d "$d" ] || continue
+		echo "dir: ${d#$T}"
+		for f in current_tracer tracing_on buffer_size_kb tracing_cpumask trace_clock \
+			 set_ftrace_filter set_ftrace_notrace set_graph_function set_graph_notrace \
+			 set_ftrace_pid set_event_pid set_event_notrace_pid set_ftrace_notrace_pid \
+			 set_event tracing_thresh buffer_percent; do
+			[ -r "$d/$f" ] || continue
+			sed "s|^|${d#$T}/$f: |" "$d/$f" 2>/dev/null | head -n 200
+		done
+		for f in "$d"/options/*; do
+			[ -f "$f" ] && echo "${d#$T}/options/${f##*/}: $(cat "$f")"
+		done
+	done
+}
+
+tracing_state()
+{
+	tracing_state_sh
+	if command -v tracestate > /dev/null; then
+		echo "== tracestate"
+		tracestate 2>&1
+	fi
+}
+
+# Number of lines in FILE matching an extended regex.
+count()
+{
+	grep -cE "$1" "$2" 2>/dev/null || true
+}
+
+# Wait up to $2 seconds for a command to succeed.
+wait_for()
+{
+	local n=0 cmd=$1 lim=$(( ${2:-10} * 10 ))
+	while ! eval "$cmd" > /dev/null 2>&1; do
+		n=$((n + 1))
+		[ "$n" -ge "$lim" ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# The known function the function-tracer scenarios filter on: only a read of
+# /dev/zero calls it, and only vmload reads /dev/zero in the guest.
+FUNC=read_zero
+
+# Seconds since boot, for timing notes.
+now()
+{
+	cut -d' ' -f1 /proc/uptime
+}
+
+# Start ktop in the background with output to $1; the rest are its arguments.
+# Sets KPID.  Waits until its session traces: an instance ktop-KPID whose
+# tracing_on is 1 with the tracer asked for, or the top level taken over.
+ktop_start()
+{
+	local out=$1 tracer=nop a prev=
+	shift
+	for a in "$@"; do
+		[ "$prev" = -p ] && tracer=$a
+		prev=$a
+	done
+	ktop "$@" > "$out" 2> "$out.err" &
+	KPID=$!
+	if ! wait_for "ktop_tracing $KPID $tracer" 60; then
+		note "ktop $* did not start tracing within 60 s"
+		show "$out.err"
+		show "$out"
+		ls "$T/instances"
+		kill -9 "$KPID" 2>/dev/null
+		return 1
+	fi
+	return 0
+}
+
+# ktop PID is alive and its session is tracing with TRACER.
+ktop_tracing()
+{
+	local pid=$1 tracer=$2 d
+	kill -0 "$pid" 2>/dev/null || return 1
+	for d in "$T/instances/ktop-$pid" "$T"; do
+		[ -d "$d" ] || continue
+		[ "$(cat "$d/tracing_on")" = 1 ] || continue
+		[ "$(cat "$d/current_tracer")" = "$tracer" ] && return 0
+	done
+	return 1
+}
+
+# Stop ktop KPID with a signal (default INT) and wait for it; its status in KRC.
+ktop_stop()
+{
+	kill -"${1:-INT}" "$KPID" 2>/dev/null
+	local n=0
+	while kill -0 "$KPID" 2>/dev/null; do
+		n=$((n + 1))
+		[ "$n" -ge 300 ] && { note "ktop $KPID still alive 30 s after SIG${1:-INT}"; kill -9 "$KPID"; }
+		sleep 0.1
+	done
+	wait "$KPID"
+	KRC=$?
+}
+
+# Sum of "count" over the JSON objects of ktop --json output $1 that start
+# with the text $2 (e.g. '{"function":"read_zero"').
+json_sum()
+{
+	grep -o "$2[^}]*}" "$1" | sed -n 's/.*"count":\([0-9]*\).*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# Wait up to $1 seconds for ktop KPID to end by itself; its status in KRC.
+ktop_wait()
+{
+	local n=0
+	while kill -0 "$KPID" 2>/dev/null; do
+		n=$((n + 1))
+		if [ "$n" -ge $(($1 * 10)) ]; then
+			note "ktop $KPID did not end within $1 s: SIGKILL"
+			kill -9 "$KPID"
+			break
+		fi
+		sleep 0.1
+	done
+	wait "$KPID"
+	KRC=$?
+}

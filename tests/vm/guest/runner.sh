@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Run each /vm/scenario-*.sh in its own shell with a time limit, from a reset
+# tracing state; print "@@KTOP-VM ..." result lines on the console for
+# tests/vm/run.sh.  The scenario's output is sent as evidence only when it
+# failed.
+
+PER_SCENARIO_TIMEOUT=${PER_SCENARIO_TIMEOUT:-60}
+. /vm/lib.sh
+
+names=
+for f in /vm/scenario-*.sh; do
+	n=${f#/vm/scenario-}
+	n=${n%.sh}
+	n=${n#[0-9][0-9]-}
+	if [ -n "${KTOP_VM_ONLY:-}" ]; then
+		case " $KTOP_VM_ONLY " in *" $n "*) ;; *) continue ;; esac
+	fi
+	names="$names $n"
+done
+
+echo "@@KTOP-VM kernel $(uname -r)"
+echo "@@KTOP-VM scenarios$names"
+mkdir -p /tmp/log
+for f in /vm/scenario-*.sh; do
+	n=${f#/vm/scenario-}
+	n=${n%.sh}
+	n=${n#[0-9][0-9]-}
+	case " $names " in *" $n "*) ;; *) continue ;; esac
+	tracing_reset
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	lim=$(sed -n 's/^# timeout: \([0-9]*\).*/\1/p' "$f")
+	timeout "${lim:-$PER_SCENARIO_TIMEOUT}" sh -c ". /vm/lib.sh; . $f" > /tmp/log/$n 2>&1 < /dev/null
+	rc=$?
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	if [ "$rc" -eq 0 ]; then
+		echo "@@KTOP-VM result $n ok $secs"
+	else
+		[ "$rc" -eq 143 ] && echo "FAIL: killed after ${lim:-$PER_SCENARIO_TIMEOUT}s" >> /tmp/log/$n
+		echo "@@KTOP-VM result $n FAIL $secs"
+		tail -n 60 /tmp/log/$n | sed "s|^|@@KTOP-VM evidence $n |"
+	fi
+	sed "s|^|@@KTOP-VM log $n |" /tmp/log/$n
+done
+tracing_reset
+echo "@@KTOP-VM done"

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Time-ordered walks over the store, in either direction. No curses here. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "evnav.h"
+#include "store.h"
+
+int ui_evpos_cmp(const struct ui_evpos *a, const struct ui_evpos *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return 0;
+}
+
+struct ui_evpos ui_evpos_of(const struct ui_evrow *r)
+{
+	return (struct ui_evpos){ .ts = r->ev.ts, .seq = r->seq, .cpu = r->ev.cpu };
+}
+
+/* Fetch the head of @cpu's stream in the walk's direction. */
+static void walk_fill(struct ui_evwalk *w, unsigned int cpu)
+{
+	uint64_t first, end;
+
+	w->have[cpu] = false;
+	store_cpu_range(w->st, cpu, &first, &end);
+	if (w->dir > 0) {
+		if (w->next[cpu] < first)
+			w->next[cpu] = first;	/* evicted meanwhile */
+		if (w->next[cpu] >= end)
+			return;
+		if (!store_get(w->st, cpu, w->next[cpu], &w->head[cpu].ev)) {
+			w->head[cpu].seq = w->next[cpu]++;
+			w->have[cpu] = true;
+		}
+	} else {
+		if (w->next[cpu] <= first)
+			return;
+		if (!store_get(w->st, cpu, w->next[cpu] - 1, &w->head[cpu].ev)) {
+			w->head[cpu].seq = --w->next[cpu];
+			w->have[cpu] = true;
+		}
+	}
+}
+
+int ui_evwalk_init(struct ui_evwalk *w, struct store *st, const struct ui_evpos *pos,
+		   int dir, bool incl)
+{
+	unsigned int n = store_ncpus(st);
+
+	memset(w, 0, sizeof(*w));
+	w->st = st;
+	w->ncpus = n;
+	w->dir = dir >= 0 ? 1 : -1;
+	w->next = calloc(n, sizeof(*w->next));
+	w->first = calloc(n, sizeof(*w->first));
+	w->head = calloc(n, sizeof(*w->head));
+	w->have = calloc(n, sizeof(*w->have));
+	if (!w->next || !w->first || !w->head || !w->have) {
+		ui_evwalk_destroy(w);
+		return -ENOMEM;
+	}
+	for (unsigned int c = 0; c < n; c++) {
+		uint64_t first, end, s;
+		struct ktop_event ev;
+
+		store_cpu_range(st, c, &first, &end);
+		w->first[c] = first;
+		/* s: first seq of @c whose position is past @pos (or at it, when !incl) */
+		if (pos->ts == UINT64_MAX) {
+			s = end;
+		} else {
+			s = store_seek(st, c, pos->ts);
+			while (s < end && !store_get(st, c, s, &ev) && ev.ts == pos->ts) {
+				struct ui_evpos p = { ev.ts, s, c };
+				int cmp = ui_evpos_cmp(&p, pos);
+
+				if (cmp > 0 || (cmp == 0 && (w->dir > 0) == incl))
+					break;
+				s++;
+			}
+		}
+		/*
+		 * Backwards: read below s. Forwards: read from s. With incl and
+		 * dir > 0 the loop stopped at pos itself; with incl and dir < 0
+		 * it stepped past it, so it is read first.
+		 */
+		w->next[c] = s;
+		walk_fill(w, c);
+	}
+	return 0;
+}
+
+bool ui_evwalk_next(struct ui_evwalk *w, struct ui_evrow *out)
+{
+	int best = -1;
+
+	for (unsigned int c = 0; c < w->ncpus; c++) {
+		struct ui_evpos a, b;
+
+		if (!w->have[c])
+			continue;
+		if (best < 0) {
+			best = (int)c;
+			continue;
+		}
+		a = ui_evpos_of(&w->head[c]);
+		b = ui_evpos_of(&w->head[best]);
+		if ((ui_evpos_cmp(&a, &b) < 0) == (w->dir > 0))
+			best = (int)c;
+	}
+	if (best < 0)
+		return false;
+	*out = w->head[best];
+	walk_fill(w, (unsigned int)best);
+	return true;
+}
+
+void ui_evwalk_destroy(struct ui_evwalk *w)
+{
+	free(w->next);
+	free(w->first);
+	free(w->head);
+	free(w->have);
+	w->next = w->first = NULL;
+	w->head = NULL;
+	w->have = NULL;
+}
+
+int ui_ev_before(struct store *st, const struct ui_evpos *pos, bool incl,
+		 struct ui_evrow *out, int n)
+{
+	struct ui_evwalk w;
+	int k = 0;
+
+	if (n <= 0 || ui_evwalk_init(&w, st, pos, -1, incl))
+		return 0;
+	while (k < n && ui_evwalk_next(&w, &out[n - 1 - k]))
+		k++;
+	ui_evwalk_destroy(&w);
+	if (k < n)
+		memmove(out, out + (n - k), (size_t)k * sizeof(*out));
+	return k;
+}
+
+int ui_ev_after(struct store *st, const struct ui_evpos *pos, bool incl,
+		struct ui_evrow *out, int n)
+{
+	struct ui_evwalk w;
+	int k = 0;
+
+	if (n <= 0 || ui_evwalk_init(&w, st, pos, +1, incl))
+		return 0;
+	while (k < n && ui_evwalk_next(&w, &out[k]))
+		k++;
+	ui_evwalk_destroy(&w);
+	return k;
+}

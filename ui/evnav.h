@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Walking the store's events in time order across CPUs, forwards or backwards
+ * from any position: the event list's scrolling, paging and search. Events are
+ * ordered by (ts, cpu, seq). No curses here.
+ */
+#ifndef KTOP_UI_EVNAV_H
+#define KTOP_UI_EVNAV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "event.h"
+
+struct store;
+
+struct ui_evpos {
+	uint64_t	ts;
+	uint64_t	seq;
+	uint32_t	cpu;
+};
+
+/* After every event / before every event. */
+#define UI_EVPOS_END	((struct ui_evpos){ UINT64_MAX, UINT64_MAX, UINT32_MAX })
+#define UI_EVPOS_START	((struct ui_evpos){ 0, 0, 0 })
+
+struct ui_evrow {
+	struct ktop_event	ev;
+	uint64_t		seq;
+};
+
+struct ui_evwalk {
+	struct store		*st;
+	unsigned int		ncpus;
+	int			dir;		/* +1 newer, -1 older */
+	uint64_t		*next;		/* per CPU: next seq to read (backwards: one past) */
+	uint64_t		*first;
+	struct ui_evrow		*head;
+	bool			*have;
+};
+
+int ui_evpos_cmp(const struct ui_evpos *a, const struct ui_evpos *b);
+struct ui_evpos ui_evpos_of(const struct ui_evrow *r);
+
+/**
+ * ui_evwalk_init - start a walk from @pos
+ * @dir: +1 for events after @pos (newer), -1 for events before it (older)
+ * @incl: include the event at @pos itself
+ * Return: 0 or -ENOMEM. Free with ui_evwalk_destroy.
+ */
+int ui_evwalk_init(struct ui_evwalk *w, struct store *st, const struct ui_evpos *pos,
+		   int dir, bool incl);
+/* Return: true and the next event in the walk's direction; false at the end. */
+bool ui_evwalk_next(struct ui_evwalk *w, struct ui_evrow *out);
+void ui_evwalk_destroy(struct ui_evwalk *w);
+
+/* Up to @n events before @pos (@incl: including it), oldest first. Return: how many. */
+int ui_ev_before(struct store *st, const struct ui_evpos *pos, bool incl,
+		 struct ui_evrow *out, int n);
+/* Up to @n events after @pos (@incl: including it), oldest first. Return: how many. */
+int ui_ev_after(struct store *st, const struct ui_evpos *pos, bool incl,
+		struct ui_evrow *out, int n);
+
+#endif

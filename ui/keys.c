@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The key table. Dispatch (ui_handle_key), the help overlay (help.c) and the
+ * KEYS section test against man/ktop.1 all read this one table, so they cannot
+ * drift apart. Only key codes come from curses.h; nothing here draws.
+ */
+#include <curses.h>
+#include "ui-local.h"
+
+#define CTRL(c)	((c) & 0x1f)
+
+const struct ui_key ui_keys[] = {
+	/* Panes */
+	{ { '\t' }, "Tab", "next pane", ACT_NEXT_PANE, 0, "Panes" },
+	{ { KEY_BTAB }, "Shift-Tab", "previous pane", ACT_PREV_PANE, 0, "Panes" },
+	{ { '1', '2', '3', '4', '5', '6' }, "1-6",
+	  "go to pane: 1 CPUs, 2 Top, 3 Events, 4 Graph, 5 Latency, 6 BPF", ACT_PANE, -1,
+	  "Panes" },
+	/* Moving */
+	{ { KEY_UP, 'k' }, "Up, k", "move up one row", ACT_UP, 0, "Moving" },
+	{ { KEY_DOWN, 'j' }, "Down, j", "move down one row", ACT_DOWN, 0, "Moving" },
+	{ { KEY_LEFT, 'h' }, "Left, h", "scroll left", ACT_LEFT, 0, "Moving" },
+	{ { KEY_RIGHT, 'l' }, "Right, l", "scroll right", ACT_RIGHT, 0, "Moving" },
+	{ { KEY_PPAGE }, "PgUp", "up one page", ACT_PGUP, 0, "Moving" },
+	{ { KEY_NPAGE }, "PgDn", "down one page", ACT_PGDN, 0, "Moving" },
+	{ { KEY_HOME, 'g' }, "Home, g", "first row (event list: oldest event held)", ACT_HOME,
+	  0, "Moving" },
+	{ { KEY_END, 'G' }, "End, G", "last row (event list: follow the live tail)", ACT_END, 0,
+	  "Moving" },
+	{ { '\n', '\r', KEY_ENTER }, "Enter",
+	  "top view: list the selected row's events; CPU pane: top view of that CPU",
+	  ACT_ENTER, 0, "Moving" },
+	/* Commands */
+	{ { KEY_F(1), '?' }, "F1, ?", "this help", ACT_HELP, 0, "Commands" },
+	{ { KEY_F(2) }, "F2", "setup: choose a colour theme (saved in ktop.conf)", ACT_THEME, 0,
+	  "Commands" },
+	{ { KEY_F(3), '/' }, "F3, /", "search the event list (older first)", ACT_SEARCH, 0,
+	  "Commands" },
+	{ { 'n' }, "n", "next match, older", ACT_SEARCH_NEXT, 0, "Commands" },
+	{ { 'N' }, "N", "previous match, newer", ACT_SEARCH_PREV, 0, "Commands" },
+	{ { KEY_F(4) }, "F4", "filter expression (needs the filter feature)", ACT_FILTER, 0,
+	  "Commands" },
+	{ { KEY_F(5) }, "F5", "tree view (the function graph pane)", ACT_TREE, 0, "Commands" },
+	{ { KEY_F(6), 's' }, "F6, s", "top view: next sort key", ACT_SORT, 0, "Commands" },
+	{ { 't' }, "t", "event list: jump to a time", ACT_JUMP_TIME, 0, "Commands" },
+	{ { 'f' }, "f", "event list: freeze or follow the live tail", ACT_FREEZE, 0,
+	  "Commands" },
+	{ { 'p' }, "p", "top view: narrow to a pid", ACT_NARROW_PID, 0, "Commands" },
+	{ { 'c' }, "c", "top view: narrow to a comm", ACT_NARROW_COMM, 0, "Commands" },
+	{ { 'C' }, "C", "top view: narrow to a CPU", ACT_NARROW_CPU, 0, "Commands" },
+	{ { 'x' }, "x", "top view: clear the narrowing", ACT_NARROW_CLEAR, 0, "Commands" },
+	{ { ' ' }, "Space", "pause the view (collection goes on)", ACT_PAUSE, 0, "Commands" },
+	{ { '+', '=' }, "+", "refresh less often (+50%)", ACT_SLOWER, 0, "Commands" },
+	{ { '-' }, "-", "refresh more often", ACT_FASTER, 0, "Commands" },
+	{ { 'L' }, "L", "lost events per CPU in the header", ACT_LOST, 0, "Commands" },
+	{ { CTRL('l') }, "Ctrl-L", "redraw the whole screen", ACT_REDRAW, 0, "Commands" },
+	{ { 27 }, "Esc", "close the overlay or prompt", ACT_ESC, 0, "Commands" },
+	{ { KEY_F(10), 'q' }, "F10, q", "quit", ACT_QUIT, 0, "Commands" },
+};
+
+const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
+
+const struct ui_key *ui_key_lookup(int ch)
+{
+	for (unsigned int i = 0; i < ui_nkeys; i++)
+		for (unsigned int k = 0; k < 8 && ui_keys[i].keys[k]; k++)
+			if (ui_keys[i].keys[k] == ch)
+				return &ui_keys[i];
+	return NULL;
+}

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The UI thread's loop: poll() on the terminal, the collectors' wake fd, the
+ * session's signal fd and a SIGWINCH self-pipe, with the next due frame or
+ * tick as the timeout. It never busy-loops: data only marks the screen
+ * stale, and a stale screen is redrawn at most once per refresh interval;
+ * keys redraw at once. Only this thread calls curses. The terminal is restored
+ * on every way out: quit, terminating signals (through the session's signal
+ * fd), a lost terminal, exit(), and fatal signals (async-signal-safe reset).
+ */
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+#include "app.h"
+#include "session.h"
+#include "ui.h"
+#include "ui-local.h"
+
+#define TICK_NS		1000000000ull
+
+static int winch_pipe[2] = { -1, -1 };
+static struct termios saved_tio;
+static bool saved_tio_ok;
+static volatile sig_atomic_t curses_active;
+static char reset_seq[256];
+static size_t reset_len;
+
+static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+static struct sigaction fatal_old[sizeof(fatal_sigs) / sizeof(fatal_sigs[0])];
+
+static void winch_handler(int sig)
+{
+	int saved = errno;
+	char c = 0;
+
+	if (write(winch_pipe[1], &c, 1) < 0) {
+		/* full pipe: a resize is already pending */
+	}
+	errno = saved;
+}
+
+/* Put the terminal back with only async-signal-safe calls. */
+static void term_reset_raw(void)
+{
+	if (!curses_active)
+		return;
+	if (reset_len && write(STDOUT_FILENO, reset_seq, reset_len) < 0) {
+		/* nothing more can be done */
+	}
+	if (saved_tio_ok)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+	curses_active = 0;
+}
+
+static void fatal_handler(int sig, siginfo_t *si, void *uc)
+{
+	term_reset_raw();
+	for (unsigned int i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
+		if (fatal_sigs[i] != sig)
+			continue;
+		/* hand over to whoever was there before (the session's kernel restore) */
+		if (fatal_old[i].sa_flags & SA_SIGINFO && fatal_old[i].sa_sigaction) {
+			fatal_old[i].sa_sigaction(sig, si, uc);
+		} else if (fatal_old[i].sa_handler != SIG_DFL &&
+			   fatal_old[i].sa_handler != SIG_IGN) {
+			fatal_old[i].sa_handler(sig);
+		}
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void add_cap(const char *name)
+{
+	char *s = tigetstr((char *)name);
+	size_t n;
+
+	if (!s || s == (char *)-1)
+		return;
+	n = strlen(s);
+	if (reset_len + n < sizeof(reset_seq)) {
+		memcpy(reset_seq + reset_len, s, n);
+		reset_len += n;
+	}
+}
+
+static void term_prepare_reset(void)
+{
+	static const char mouse_off[] = "\033[?1000l\033[?1002l\033[?1006l";
+
+	reset_len = 0;
+	memcpy(reset_seq, mouse_off, sizeof(mouse_off) - 1);
+	reset_len = sizeof(mouse_off) - 1;
+	add_cap("sgr0");
+	add_cap("cnorm");
+	add_cap("rmkx");
+	add_cap("rmcup");
+}
+
+static void ui_atexit(void)
+{
+	if (curses_active) {
+		endwin();
+		curses_active = 0;
+	}
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = winch_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGWINCH, &sa, NULL);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fatal_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned int i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		sigaction(fatal_sigs[i], &sa, &fatal_old[i]);
+}
+
+static void restore_handlers(void)
+{
+	signal(SIGWINCH, SIG_DFL);
+	for (unsigned int i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		sigaction(fatal_sigs[i], &fatal_old[i], NULL);
+}
+
+static void do_resize(struct ui *ui)
+{
+	struct winsize ws;
+	char buf[64];
+
+	while (read(winch_pipe[0], buf, sizeof(buf)) > 0)
+		;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		resize_term(ws.ws_row, ws.ws_col);
+	clearok(curscr, TRUE);
+	ui->dirty = true;
+}
+
+int ui_run(struct app *a)
+{
+	uint64_t last_frame = 0;
+	bool data_stale = true;
+	int status = 0, ret;
+	struct ui *ui;
+	SCREEN *scr;
+
+	setlocale(LC_ALL, "");
+	ui = calloc(1, sizeof(*ui));
+	if (!ui)
+		return 1;
+	ret = ui_init(ui, a);
+	if (ret) {
+		fprintf(stderr, "ktop: cannot start the interactive view: %s\n", strerror(-ret));
+		free(ui);
+		return 1;
+	}
+	if (pipe2(winch_pipe, O_NONBLOCK | O_CLOEXEC)) {
+		ui_destroy(ui);
+		free(ui);
+		return 1;
+	}
+	saved_tio_ok = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		fprintf(stderr, "ktop: cannot use the terminal (TERM=%s); try TERM=xterm, "
+			"or --batch\n", getenv("TERM") ? getenv("TERM") : "");
+		status = 1;
+		goto out_pipe;
+	}
+	set_term(scr);
+	curses_active = 1;
+	atexit(ui_atexit);
+	term_prepare_reset();
+	install_handlers();
+	ui_term_setup(ui);
+
+	for (;;) {
+		uint64_t now = ui_now_ns(), refresh = (uint64_t)ui->refresh_ms * 1000000u;
+		struct pollfd pfd[4];
+		bool key_redraw = false, quit = false;
+		int timeout, sfd = session_signal_fd();
+		uint64_t due;
+
+		if (session_signal_pending()) {
+			status = 128 + session_signal_pending();
+			break;
+		}
+		if (now - ui->tick_ns >= TICK_NS)
+			ui_tick(ui, now);
+		/* a stale screen is redrawn once the refresh interval has passed */
+		if ((data_stale || ui->dirty) && now - last_frame >= refresh) {
+			ui_frame(ui, true);
+			last_frame = ui_now_ns();
+			data_stale = false;
+			now = last_frame;
+		}
+		due = ui->tick_ns + TICK_NS;
+		if ((data_stale || ui->dirty) && last_frame + refresh < due)
+			due = last_frame + refresh;
+		timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
+
+		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = winch_pipe[0], .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		/* once the screen is stale, more data changes nothing until the frame */
+		pfd[3] = (struct pollfd){ .fd = data_stale ? -1 : a->wake_fd, .events = POLLIN };
+		ret = poll(pfd, 4, timeout);
+		if (ret < 0 && errno != EINTR)
+			break;
+		if (ret <= 0)
+			continue;
+		if (pfd[2].revents)
+			continue;	/* session_signal_pending() ends the loop */
+		if (pfd[1].revents & POLLIN)
+			do_resize(ui), key_redraw = true;
+		if (pfd[3].revents & POLLIN) {
+			uint64_t v;
+
+			if (read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				pfd[3].fd = -1;
+			if (!ui->paused)
+				data_stale = true;
+		}
+		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			status = 1;	/* the terminal went away */
+			break;
+		}
+		if (pfd[0].revents & POLLIN) {
+			int ch;
+
+			while ((ch = getch()) != ERR) {
+				int r = ui_handle_key(ui, ch);
+
+				if (r & UI_QUIT) {
+					quit = true;
+					break;
+				}
+				if (r & (UI_REDRAW | UI_RESIZE))
+					key_redraw = true;
+			}
+		}
+		if (quit)
+			break;
+		if (key_redraw) {
+			ui_frame(ui, false);
+			ui->dirty = false;
+		}
+	}
+
+	restore_handlers();
+	endwin();
+	curses_active = 0;
+	delscreen(scr);
+	if (saved_tio_ok)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+out_pipe:
+	close(winch_pipe[0]);
+	close(winch_pipe[1]);
+	winch_pipe[0] = winch_pipe[1] = -1;
+	ui_destroy(ui);
+	free(ui);
+	return status;
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pane 1: per-CPU event rate and the share of events with each flag of the
+ * kernel's latency column, with a legend of that column's letters. Fits in 80
+ * columns.
+ */
+#include <stdlib.h>
+#include "ui-local.h"
+
+struct cpus_state {
+	int	sel;
+	int	top;
+};
+
+static int cpus_init(struct ui *ui, struct pane *p)
+{
+	p->priv = calloc(1, sizeof(struct cpus_state));
+	return p->priv ? 0 : -1;
+}
+
+static void cpus_destroy(struct pane *p)
+{
+	free(p->priv);
+	p->priv = NULL;
+}
+
+static void cpus_header(struct ui *ui, struct pane *p, struct richstr *rs)
+{
+	ui_fmt_cpu_header(rs);
+}
+
+/* The legend, kernel letters as trace_print_lat_fmt() prints them. */
+static const char *const legend_common[] = {
+	"Flags column of the kernel's trace, e.g. \"dNh1.\": one letter per column",
+	" 1 irqs     d irqs off  D irqs and BH off  b BH off  . irqs on",
+	NULL,	/* resched: depends on the kernel */
+	NULL,
+	" 3 context  z NMI  Z NMI in hardirq  h hardirq  H hardirq in softirq  s softirq",
+	" 4 preempt  preempt_count depth, hex digit, . when 0 (column preempt: > 0)",
+	" 5 migrate  migrate_disable depth, hex digit, . when 0 (column migrdis)",
+};
+
+static const char *legend_line(struct ui *ui, int i)
+{
+	if (i == 1 && ui->fstyle == FLAGS_STYLE_NOSUPPORT)
+		return " 1 irqs     d irqs off  D irqs and BH off  b BH off  X no irq flags  . on";
+	if (i == 2)
+		return " 2 resched  N need-resched and preempt-resched  n need-resched"
+		       "  p preempt-resched";
+	if (i == 3)
+		return ui->fstyle == FLAGS_STYLE_NOSUPPORT ? NULL :
+		       "            lazy: l lazy  L lazy+preempt  b need+lazy  B all three";
+	return legend_common[i];
+}
+
+static void cpus_draw(struct ui *ui, struct pane *p, int y, int h, int w)
+{
+	struct cpus_state *cs = p->priv;
+	struct ui_stats *s = &ui->stats;
+	int ncpu = (int)s->ncpus, nleg = 7, rows, row = y;
+	uint64_t tot[UI_FLAG_NR] = { 0 }, total = 0, lost = 0;
+	double rate = 0;
+	struct richstr rs;
+
+	cpus_header(ui, p, &rs);
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(ui, row++, 0, &rs, w);
+	/* CPU rows get what the legend leaves; the legend goes when space is short */
+	rows = h - 1 - 1 - (h - 2 - ncpu >= nleg + 2 ? nleg + 2 : 0);
+	if (rows < 1)
+		rows = 1;
+	if (cs->sel >= ncpu)
+		cs->sel = ncpu - 1;
+	if (cs->sel < cs->top)
+		cs->top = cs->sel;
+	if (cs->sel >= cs->top + rows)
+		cs->top = cs->sel - rows + 1;
+	for (int c = 0; c < ncpu; c++) {
+		const struct ui_cpu_stat *st = &s->cpu[c];
+
+		for (int i = 0; i < UI_FLAG_NR; i++)
+			tot[i] += st->shown[i];
+		total += st->shown_total;
+		lost += st->lost;
+		rate += st->rate;
+		if (c < cs->top || c >= cs->top + rows)
+			continue;
+		ui_fmt_cpu_row(&rs, c, st->rate, st->lost, st->shown, st->shown_total);
+		if (c == cs->sel && ui->active == 0) {
+			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
+			richstr_pad(&rs, ROLE_SELECTED, w);
+		}
+		ui_draw_rs(ui, row++, 0, &rs, w);
+	}
+	ui_fmt_cpu_row(&rs, 0, rate, lost, tot, total);
+	rs.ch[0] = 'a', rs.ch[1] = 'l', rs.ch[2] = 'l';
+	richstr_set_role(&rs, 0, 3, ROLE_EVENT);
+	ui_draw_rs(ui, row++, 0, &rs, w);
+	if (h - (row - y) < nleg + 2)
+		return;
+	row++;
+	ui_draw_text(ui, row++, 0, ROLE_DIM,
+		     "Shares: the CPU's events of the last second with the flag set.", w);
+	for (int i = 0; i < nleg && row < y + h; i++) {
+		const char *l = legend_line(ui, i);
+
+		if (l)
+			ui_draw_text(ui, row++, 0, i ? ROLE_DEFAULT : ROLE_EVENT, l, w);
+	}
+}
+
+static int cpus_key(struct ui *ui, struct pane *p, enum ui_action act)
+{
+	struct cpus_state *cs = p->priv;
+	int n = (int)ui->stats.ncpus;
+
+	switch (act) {
+	case ACT_UP:
+		cs->sel--;
+		break;
+	case ACT_DOWN:
+		cs->sel++;
+		break;
+	case ACT_PGUP:
+		cs->sel -= p->h - 2;
+		break;
+	case ACT_PGDN:
+		cs->sel += p->h - 2;
+		break;
+	case ACT_HOME:
+		cs->sel = 0;
+		break;
+	case ACT_END:
+		cs->sel = n - 1;
+		break;
+	case ACT_ENTER: {
+		struct ui_narrow nw = ui->stats.narrow;
+
+		nw.cpu = cs->sel;
+		ui_stats_set_narrow(&ui->stats, &nw);
+		ui->active = 1;
+		ui_message(ui, "top view narrowed to CPU %d (x clears)", cs->sel);
+		return UI_HANDLED | UI_REDRAW;
+	}
+	default:
+		return 0;
+	}
+	if (cs->sel < 0)
+		cs->sel = 0;
+	if (cs->sel >= n)
+		cs->sel = n - 1;
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int cpus_click(struct ui *ui, struct pane *p, int row, int col)
+{
+	struct cpus_state *cs = p->priv;
+	int c = cs->top + row - 1;
+
+	if (row >= 1 && c < (int)ui->stats.ncpus)
+		cs->sel = c;
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static const char *cpus_footer(struct ui *ui, struct pane *p)
+{
+	return "Enter: top view of CPU";
+}
+
+const struct pane_ops pane_cpus_ops = {
+	.name	= "CPUs",
+	.init	= cpus_init,
+	.destroy = cpus_destroy,
+	.header	= cpus_header,
+	.draw	= cpus_draw,
+	.key	= cpus_key,
+	.click	= cpus_click,
+	.footer	= cpus_footer,
+};

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pane 3: the event list, in the kernel's trace format. Follows the live tail
+ * or stays frozen at a position; scrolls back through everything the store
+ * holds; / search with n/N; t jumps to a time. A frame reads only the rows it
+ * shows (a k-way merge of the CPU streams from the bottom row backwards).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store.h"
+#include "ui-local.h"
+
+#define SEARCH_MAX_EVENTS	(8u << 20)
+#define SEARCH_MAX_NS		(3000000000ull)
+
+struct events_state {
+	bool			follow;
+	struct ui_evpos		anchor;		/* bottom row when frozen */
+	struct ui_evpos		pending_sel;	/* select this row at the next draw */
+	bool			have_pending;
+	int			sel;
+	int			hscroll;
+	int			n, cap;
+	struct ui_evrow		*rows;		/* the rows of the last frame */
+};
+
+static int events_init(struct ui *ui, struct pane *p)
+{
+	struct events_state *es = calloc(1, sizeof(*es));
+
+	if (!es)
+		return -1;
+	es->follow = true;
+	es->sel = -1;
+	p->priv = es;
+	return 0;
+}
+
+static void events_destroy(struct pane *p)
+{
+	struct events_state *es = p->priv;
+
+	if (es)
+		free(es->rows);
+	free(es);
+	p->priv = NULL;
+}
+
+static void events_header(struct ui *ui, struct pane *p, struct richstr *rs)
+{
+	richstr_clear(rs);
+	/* the kernel's own column header, aligned with ui_fmt_event() */
+	richstr_add(rs, ROLE_COLHDR, "#           TASK-PID     CPU#  flags  TIMESTAMP  "
+		    "FUNCTION/EVENT: fields");
+}
+
+static void shift_left(struct richstr *rs, int n)
+{
+	if (n <= 0)
+		return;
+	if (n >= rs->len) {
+		richstr_clear(rs);
+		return;
+	}
+	memmove(rs->ch, rs->ch + n, (size_t)(rs->len - n) + 1);
+	memmove(rs->role, rs->role + n, (size_t)(rs->len - n));
+	rs->len -= n;
+}
+
+static void mark_match(struct richstr *rs, const char *needle)
+{
+	size_t nl = strlen(needle);
+	const char *m;
+
+	if (!nl)
+		return;
+	for (m = strstr(rs->ch, needle); m; m = strstr(m + nl, needle))
+		richstr_set_role(rs, (int)(m - rs->ch), (int)(m - rs->ch + (long)nl), ROLE_MATCH);
+}
+
+static int rows_visible(const struct pane *p)
+{
+	return p->h > 3 ? p->h - 2 : 1;
+}
+
+static void events_fetch(struct ui *ui, struct pane *p, int nrows)
+{
+	struct events_state *es = p->priv;
+	struct ui_evpos pos = es->follow ? UI_EVPOS_END : es->anchor;
+
+	if (nrows > es->cap) {
+		struct ui_evrow *r = realloc(es->rows, (size_t)nrows * sizeof(*r));
+
+		if (!r)
+			return;
+		es->rows = r;
+		es->cap = nrows;
+	}
+	es->n = ui_ev_before(ui->st, &pos, true, es->rows, nrows);
+}
+
+static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
+{
+	struct events_state *es = p->priv;
+	int nrows = h - 2 > 0 ? h - 2 : 1;
+	struct richstr rs;
+	char b[32];
+
+	/* paused: the live tail stands still where it was */
+	if (ui->paused && es->follow && es->n > 0) {
+		es->anchor = ui_evpos_of(&es->rows[es->n - 1]);
+		es->follow = false;
+	}
+	events_fetch(ui, p, nrows);
+	if (es->have_pending) {
+		es->sel = -1;
+		for (int i = 0; i < es->n; i++) {
+			struct ui_evpos q = ui_evpos_of(&es->rows[i]);
+
+			if (!ui_evpos_cmp(&q, &es->pending_sel))
+				es->sel = i;
+		}
+		es->have_pending = false;
+	}
+	if (es->sel < 0 || es->sel >= es->n || es->follow)
+		es->sel = es->n - 1;
+
+	richstr_clear(&rs);
+	if (es->follow)
+		richstr_add(&rs, ROLE_OK, "Events: following the live tail");
+	else
+		richstr_add(&rs, ROLE_WARN, "Events: frozen (End or f follows the tail)");
+	if (ui->search[0])
+		richstr_addf(&rs, ROLE_DIM, "  search \"%s\" (n older, N newer)", ui->search);
+	if (es->n == 0)
+		richstr_add(&rs, ROLE_DIM, "  no events held yet");
+	else
+		richstr_addf(&rs, ROLE_DIM, "  %d rows  scroll %s", es->n,
+			     ui_fmt_count(b, sizeof(b), (uint64_t)es->hscroll));
+	ui_draw_rs(ui, y, 0, &rs, w);
+	events_header(ui, p, &rs);
+	shift_left(&rs, es->hscroll);
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(ui, y + 1, 0, &rs, w);
+	for (int i = 0; i < es->n; i++) {
+		ui_fmt_event(&rs, ui->st, ui->fstyle, &es->rows[i].ev);
+		if (ui->search[0])
+			mark_match(&rs, ui->search);
+		shift_left(&rs, es->hscroll);
+		if (i == es->sel && ui->active == 2 && !es->follow) {
+			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
+			richstr_pad(&rs, ROLE_SELECTED, w);
+		}
+		ui_draw_rs(ui, y + 2 + (nrows - es->n) * 0 + i, 0, &rs, w);
+	}
+}
+
+static void freeze_here(struct events_state *es)
+{
+	if (es->follow && es->n > 0) {
+		es->anchor = ui_evpos_of(&es->rows[es->n - 1]);
+		es->follow = false;
+	}
+}
+
+/* Move the bottom of the page by @delta events (negative: older). */
+static void scroll_by(struct ui *ui, struct events_state *es, int delta)
+{
+	struct ui_evrow r;
+	struct ui_evwalk w;
+	int moved = 0;
+
+	if (!delta || es->n == 0)
+		return;
+	freeze_here(es);
+	if (ui_evwalk_init(&w, ui->st, &es->anchor, delta < 0 ? -1 : 1, false))
+		return;
+	while (moved < abs(delta) && ui_evwalk_next(&w, &r)) {
+		es->anchor = ui_evpos_of(&r);
+		moved++;
+	}
+	ui_evwalk_destroy(&w);
+	if (delta > 0 && moved < delta)
+		es->follow = true;	/* ran into the newest event */
+	/* keep the page full when scrolling up near the oldest events */
+}
+
+static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
+{
+	struct events_state *es = p->priv;
+	int page = rows_visible(p);
+
+	switch (act) {
+	case ACT_UP:
+		freeze_here(es);
+		if (es->sel > 0)
+			es->sel--;
+		else
+			scroll_by(ui, es, -1);
+		break;
+	case ACT_DOWN:
+		if (es->follow)
+			break;
+		if (es->sel < es->n - 1)
+			es->sel++;
+		else
+			scroll_by(ui, es, 1);
+		break;
+	case ACT_PGUP:
+		scroll_by(ui, es, -page);
+		break;
+	case ACT_PGDN:
+		if (!es->follow)
+			scroll_by(ui, es, page);
+		break;
+	case ACT_HOME: {
+		struct ui_evrow *r = calloc((size_t)page, sizeof(*r));
+		int n;
+
+		if (!r)
+			break;
+		n = ui_ev_after(ui->st, &UI_EVPOS_START, true, r, page);
+		if (n > 0) {
+			es->follow = false;
+			es->anchor = ui_evpos_of(&r[n - 1]);
+			es->pending_sel = ui_evpos_of(&r[0]);
+			es->have_pending = true;
+		}
+		free(r);
+		break;
+	}
+	case ACT_END:
+		es->follow = true;
+		break;
+	case ACT_FREEZE:
+		if (es->follow)
+			freeze_here(es);
+		else
+			es->follow = true;
+		break;
+	case ACT_LEFT:
+		es->hscroll = es->hscroll >= 8 ? es->hscroll - 8 : 0;
+		break;
+	case ACT_RIGHT:
+		if (es->hscroll < RICHSTR_MAX - 40)
+			es->hscroll += 8;
+		break;
+	case ACT_ENTER:
+		if (es->sel >= 0 && es->sel < es->n) {
+			struct richstr rs;
+
+			ui_fmt_event(&rs, ui->st, ui->fstyle, &es->rows[es->sel].ev);
+			ui_message(ui, "%s", rs.ch);
+		}
+		break;
+	default:
+		return 0;
+	}
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int events_search(struct ui *ui, struct pane *p, const char *needle, int dir)
+{
+	struct events_state *es = p->priv;
+	uint64_t t0 = ui_now_ns(), n = 0;
+	struct ui_evpos from;
+	struct ui_evwalk w;
+	struct richstr rs;
+	struct ui_evrow r;
+	bool found = false;
+
+	if (es->n == 0)
+		events_fetch(ui, p, rows_visible(p));
+	if (es->n == 0) {
+		ui_message(ui, "search: no events held");
+		return UI_HANDLED;
+	}
+	if (es->sel < 0 || es->sel >= es->n)
+		es->sel = es->n - 1;
+	from = ui_evpos_of(&es->rows[es->sel]);
+	if (ui_evwalk_init(&w, ui->st, &from, dir, false))
+		return UI_HANDLED;
+	while (ui_evwalk_next(&w, &r)) {
+		ui_fmt_event(&rs, ui->st, ui->fstyle, &r.ev);
+		if (strstr(rs.ch, needle)) {
+			found = true;
+			break;
+		}
+		if (++n >= SEARCH_MAX_EVENTS || ((n & 4095) == 0 && ui_now_ns() - t0 > SEARCH_MAX_NS))
+			break;
+	}
+	ui_evwalk_destroy(&w);
+	if (!found) {
+		char b[32];
+
+		ui_message(ui, "\"%s\": no %s match (%s events searched)", needle,
+			   dir < 0 ? "older" : "newer", ui_fmt_count(b, sizeof(b), n));
+		return UI_HANDLED;
+	}
+	/* show the match with half a page of context after it */
+	es->follow = false;
+	es->anchor = ui_evpos_of(&r);
+	es->pending_sel = es->anchor;
+	es->have_pending = true;
+	{
+		struct ui_evwalk w2;
+		struct ui_evrow r2;
+		int k = 0;
+
+		if (!ui_evwalk_init(&w2, ui->st, &es->anchor, 1, false)) {
+			while (k++ < rows_visible(p) / 2 && ui_evwalk_next(&w2, &r2))
+				es->anchor = ui_evpos_of(&r2);
+			ui_evwalk_destroy(&w2);
+		}
+	}
+	return UI_HANDLED | UI_REDRAW;
+}
+
+int pane_events_jump(struct ui *ui, struct pane *p, const char *spec)
+{
+	struct events_state *es = p->priv;
+	struct store_stats ss;
+	char *end;
+	double v = strtod(spec, &end);
+	uint64_t ts;
+
+	if (end == spec || *end) {
+		ui_message(ui, "jump: not a time: '%s'", spec);
+		return UI_HANDLED;
+	}
+	store_get_stats(ui->st, &ss);
+	if (spec[0] == '-')
+		ts = ss.last_ts > (uint64_t)(-v * 1e9) ? ss.last_ts - (uint64_t)(-v * 1e9) : 0;
+	else
+		ts = (uint64_t)(v * 1e9);
+	es->follow = false;
+	es->anchor = (struct ui_evpos){ .ts = ts, .seq = UINT64_MAX, .cpu = UINT32_MAX };
+	es->sel = -1;
+	if (ts < ss.first_ts)
+		ui_message(ui, "%.6f is before the oldest event held (%.6f)", (double)ts / 1e9,
+			   (double)ss.first_ts / 1e9);
+	else
+		ui_message(ui, "at %.6f", (double)ts / 1e9);
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int events_click(struct ui *ui, struct pane *p, int row, int col)
+{
+	struct events_state *es = p->priv;
+
+	if (row >= 2 && row - 2 < es->n) {
+		freeze_here(es);
+		es->sel = row - 2;
+	}
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static const char *events_footer(struct ui *ui, struct pane *p)
+{
+	return "/ n N search t time f freeze";
+}
+
+const struct pane_ops pane_events_ops = {
+	.name	= "Events",
+	.init	= events_init,
+	.destroy = events_destroy,
+	.header	= events_header,
+	.draw	= events_draw,
+	.key	= events_key,
+	.click	= events_click,
+	.footer	= events_footer,
+	.search	= events_search,
+};

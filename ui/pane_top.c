@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Pane 2: the top view, "what is the kernel doing right now": events and
+ * functions by count, rate and (where entry/exit pairs give one) duration.
+ * Sort key selectable (F6, Left/Right, a click on a column header); narrowed
+ * by pid, comm or CPU (p, c, C; x clears).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ui-local.h"
+
+#define TOP_MAX		4096
+#define COLW		9
+
+struct top_state {
+	int			sel;
+	int			top;
+	size_t			n;
+	const struct ui_top_ent	*rows[TOP_MAX];
+};
+
+static const char *const col_title[UI_SORT_NR] = {
+	[UI_SORT_COUNT] = "COUNT", [UI_SORT_RATE] = "RATE/s", [UI_SORT_TOTAL] = "TOTAL",
+	[UI_SORT_AVG] = "AVG", [UI_SORT_MAX] = "MAX", [UI_SORT_NAME] = "EVENT / FUNCTION",
+};
+
+static int top_init(struct ui *ui, struct pane *p)
+{
+	p->priv = calloc(1, sizeof(struct top_state));
+	return p->priv ? 0 : -1;
+}
+
+static void top_destroy(struct pane *p)
+{
+	free(p->priv);
+	p->priv = NULL;
+}
+
+static void top_header(struct ui *ui, struct pane *p, struct richstr *rs)
+{
+	richstr_clear(rs);
+	for (int i = 0; i < UI_SORT_NR; i++) {
+		enum ui_role r = i == (int)ui->sort ? ROLE_COLHDR_SORT : ROLE_COLHDR;
+
+		if (i == UI_SORT_NAME) {
+			richstr_add(rs, r, "  ");
+			richstr_add(rs, r, col_title[i]);
+		} else {
+			richstr_add_right(rs, r, col_title[i], COLW);
+		}
+	}
+}
+
+/* One row of the top view. Exported for tests through the header. */
+static void top_row(struct ui *ui, const struct ui_top_ent *e, struct richstr *rs)
+{
+	char b[32], name[160];
+
+	richstr_clear(rs);
+	richstr_add_right(rs, ROLE_DEFAULT, ui_fmt_count(b, sizeof(b), e->count), COLW);
+	if (ui->stats.rates_valid)
+		richstr_add_right(rs, ROLE_DEFAULT,
+				  ui_fmt_count(b, sizeof(b), (uint64_t)(e->rate + 0.5)), COLW);
+	else
+		richstr_add_right(rs, ROLE_DIM, "-", COLW);
+	if (e->dur_n) {
+		richstr_add_right(rs, ROLE_DEFAULT, ui_fmt_dur(b, sizeof(b), e->dur_total), COLW);
+		richstr_add_right(rs, ROLE_DEFAULT,
+				  ui_fmt_dur(b, sizeof(b), e->dur_total / e->dur_n), COLW);
+		richstr_add_right(rs, ROLE_DEFAULT, ui_fmt_dur(b, sizeof(b), e->dur_max), COLW);
+	} else {
+		for (int i = 0; i < 3; i++)
+			richstr_add_right(rs, ROLE_DIM, "-", COLW);
+	}
+	richstr_add(rs, ROLE_DEFAULT, "  ");
+	richstr_add(rs, ROLE_EVENT, ui_top_name(&ui->stats, e->key, name, sizeof(name)));
+}
+
+static void top_title(struct ui *ui, struct richstr *rs)
+{
+	const struct ui_narrow *n = &ui->stats.narrow;
+	char b[32];
+
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_DEFAULT, "Top events and functions by %s", ui_sort_name(ui->sort));
+	if (n->pid >= 0 || n->cpu >= 0 || n->comm[0]) {
+		richstr_add(rs, ROLE_WARN, "  narrowed to");
+		if (n->pid >= 0)
+			richstr_addf(rs, ROLE_WARN, " pid %d", n->pid);
+		if (n->comm[0])
+			richstr_addf(rs, ROLE_WARN, " comm %s", n->comm);
+		if (n->cpu >= 0)
+			richstr_addf(rs, ROLE_WARN, " CPU %d", n->cpu);
+		richstr_add(rs, ROLE_DIM, " (x clears)");
+	}
+	if (ui->stats.rescanning)
+		richstr_add(rs, ROLE_WARN, "  recounting the events held...");
+	richstr_addf(rs, ROLE_DIM, "  %s read", ui_fmt_count(b, sizeof(b), ui->stats.examined));
+}
+
+static void top_draw(struct ui *ui, struct pane *p, int y, int h, int w)
+{
+	struct top_state *ts = p->priv;
+	struct richstr rs;
+	int rows = h - 2;
+
+	ts->n = ui_stats_sorted(&ui->stats, ui->sort, ts->rows, TOP_MAX);
+	top_title(ui, &rs);
+	ui_draw_rs(ui, y, 0, &rs, w);
+	top_header(ui, p, &rs);
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(ui, y + 1, 0, &rs, w);
+	if (ts->sel >= (int)ts->n)
+		ts->sel = (int)ts->n - 1;
+	if (ts->sel < 0)
+		ts->sel = 0;
+	if (ts->sel < ts->top)
+		ts->top = ts->sel;
+	if (ts->sel >= ts->top + rows)
+		ts->top = ts->sel - rows + 1;
+	if (!ts->n) {
+		ui_draw_text(ui, y + 2, 2, ROLE_DIM,
+			     ui->stats.narrow.pid >= 0 || ui->stats.narrow.cpu >= 0 ||
+			     ui->stats.narrow.comm[0] ? "no events match the narrowing yet" :
+			     "no events yet", w - 2);
+		return;
+	}
+	for (int r = 0; r < rows && ts->top + r < (int)ts->n; r++) {
+		top_row(ui, ts->rows[ts->top + r], &rs);
+		if (ts->top + r == ts->sel) {
+			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
+			richstr_pad(&rs, ROLE_SELECTED, w);
+		}
+		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
+	}
+}
+
+static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
+{
+	struct top_state *ts = p->priv;
+	int page = p->h > 3 ? p->h - 3 : 1;
+
+	switch (act) {
+	case ACT_UP:
+		ts->sel--;
+		break;
+	case ACT_DOWN:
+		ts->sel++;
+		break;
+	case ACT_PGUP:
+		ts->sel -= page;
+		break;
+	case ACT_PGDN:
+		ts->sel += page;
+		break;
+	case ACT_HOME:
+		ts->sel = 0;
+		break;
+	case ACT_END:
+		ts->sel = (int)ts->n - 1;
+		break;
+	case ACT_LEFT:
+		ui->sort = (enum ui_sort)((ui->sort + UI_SORT_NR - 1) % UI_SORT_NR);
+		break;
+	case ACT_RIGHT:
+		ui->sort = (enum ui_sort)((ui->sort + 1) % UI_SORT_NR);
+		break;
+	case ACT_ENTER: {
+		char name[160];
+
+		if (ts->sel < 0 || ts->sel >= (int)ts->n)
+			return UI_HANDLED;
+		ui_top_name(&ui->stats, ts->rows[ts->sel]->key, name, sizeof(name));
+		/* search the event list for the event (or function) name */
+		*strchrnul(name, ' ') = '\0';
+		snprintf(ui->search, sizeof(ui->search), "%.120s", name);
+		ui->active = 2;
+		return ui_search(ui, -1) | UI_HANDLED;
+	}
+	default:
+		return 0;
+	}
+	if (ts->sel >= (int)ts->n)
+		ts->sel = (int)ts->n - 1;
+	if (ts->sel < 0)
+		ts->sel = 0;
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int top_click(struct ui *ui, struct pane *p, int row, int col)
+{
+	struct top_state *ts = p->priv;
+
+	if (row == 1) {
+		int c = col / COLW;
+
+		ui->sort = (enum ui_sort)(c < UI_SORT_NAME ? c : UI_SORT_NAME);
+		ui_message(ui, "top view sorted by %s", ui_sort_name(ui->sort));
+	} else if (row >= 2) {
+		ts->sel = ts->top + row - 2;
+	}
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static const char *top_footer(struct ui *ui, struct pane *p)
+{
+	return "p/c/C narrow x clear";
+}
+
+const struct pane_ops pane_top_ops = {
+	.name	= "Top",
+	.init	= top_init,
+	.destroy = top_destroy,
+	.header	= top_header,
+	.draw	= top_draw,
+	.key	= top_key,
+	.click	= top_click,
+	.footer	= top_footer,
+};

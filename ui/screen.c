@@ -1,0 +1,860 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The frame: header, tabs, the active pane, the footer and overlays, drawn
+ * into stdscr with erase() and sent with wnoutrefresh()/doupdate(), so curses
+ * sends only what changed (cheap over ssh). Key dispatch through ui_keys[].
+ * Only the UI thread calls anything here.
+ */
+#include <curses.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include "app.h"
+#include "features.h"
+#include "session.h"
+#include "store.h"
+#include "ui-local.h"
+
+static const struct pane_ops *const pane_table[UI_NPANES] = {
+	&pane_cpus_ops, &pane_top_ops, &pane_events_ops,
+	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops,
+};
+
+static attr_t role_attr[ROLE_NR];
+
+void ui_message(struct ui *ui, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ui->message, sizeof(ui->message), fmt, ap);
+	va_end(ap);
+	ui->message_until = ui_now_ns() + 4000000000ull;
+	ui->dirty = true;
+}
+
+int ui_init(struct ui *ui, struct app *a)
+{
+	char name[64] = "", err[256];
+	struct utsname un;
+	int ret;
+
+	memset(ui, 0, sizeof(*ui));
+	ui->app = a;
+	ui->st = a->st;
+	ui->refresh_ms = 250;
+	ui->sort = UI_SORT_COUNT;
+	ret = ui_stats_init(&ui->stats, a->st);
+	if (ret)
+		return ret;
+	ui->stats.live_skip = a->live;
+	ui->fstyle = flags_style_detect(uname(&un) ? NULL : un.release, false);
+
+	if (a->opts.theme && *a->opts.theme)
+		snprintf(name, sizeof(name), "%s", a->opts.theme);
+	else if (ui_config_get("theme", name, sizeof(name)))
+		snprintf(name, sizeof(name), "default");
+	if (ui_theme_load(&ui->theme, name, err, sizeof(err))) {
+		ui_theme_builtin(&ui->theme);
+		ui_message(ui, "theme: %s; using the built-in default", err);
+	}
+	for (int i = 0; i < UI_NPANES; i++) {
+		ui->panes[i].ops = pane_table[i];
+		if (pane_table[i]->init && pane_table[i]->init(ui, &ui->panes[i]))
+			return -ENOMEM;
+	}
+	ui->active = 0;
+	ui->tick_ns = ui_now_ns();
+	ui->dirty = true;
+	return 0;
+}
+
+void ui_destroy(struct ui *ui)
+{
+	for (int i = 0; i < UI_NPANES; i++)
+		if (ui->panes[i].ops && ui->panes[i].ops->destroy)
+			ui->panes[i].ops->destroy(&ui->panes[i]);
+	for (int i = 0; i < ui->nthemes; i++)
+		free(ui->theme_names[i]);
+	ui->nthemes = 0;
+	ui_stats_destroy(&ui->stats);
+}
+
+static attr_t to_curses_attr(unsigned int a)
+{
+	attr_t r = A_NORMAL;
+
+	if (a & UI_A_BOLD)
+		r |= A_BOLD;
+	if (a & UI_A_REVERSE)
+		r |= A_REVERSE;
+	if (a & UI_A_UNDERLINE)
+		r |= A_UNDERLINE;
+	if (a & UI_A_DIM)
+		r |= A_DIM;
+	return r;
+}
+
+static short pick_color(short c256, short c8)
+{
+	if (c256 == UI_COLOR_DEFAULT || c8 == UI_COLOR_DEFAULT)
+		return c256 >= 0 && c256 < COLORS ? c256 : -1;
+	return c256 >= 0 && c256 < COLORS ? c256 : c8;
+}
+
+void ui_theme_apply(struct ui *ui)
+{
+	for (int i = 0; i < ROLE_NR; i++) {
+		const struct ui_style *s = &ui->theme.style[i];
+
+		if (!ui->color) {
+			role_attr[i] = to_curses_attr(ui_role_mono_attr((enum ui_role)i) |
+						      (s->attr & (UI_A_BOLD | UI_A_REVERSE |
+								  UI_A_UNDERLINE)));
+			continue;
+		}
+		init_pair((short)(i + 1), pick_color(s->fg, s->fg8), pick_color(s->bg, s->bg8));
+		role_attr[i] = COLOR_PAIR(i + 1) | to_curses_attr(s->attr);
+	}
+	bkgdset(' ' | role_attr[ROLE_DEFAULT]);
+	ui->dirty = true;
+}
+
+void ui_term_setup(struct ui *ui)
+{
+	const char *nc = getenv("NO_COLOR");
+	const char *cs = nl_langinfo(CODESET);
+
+	ui->utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+	ui->color = has_colors() && !(nc && *nc);
+	if (ui->color && start_color() == OK) {
+		use_default_colors();
+	} else {
+		ui->color = false;
+	}
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	mouseinterval(0);
+	ui->rows = LINES;
+	ui->cols = COLS;
+	ui->term_ready = true;
+	ui_theme_apply(ui);
+}
+
+/* ---- drawing helpers ---------------------------------------------------- */
+
+void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w)
+{
+	int i = 0, n = rs->len < w ? rs->len : w;
+
+	if (y < 0 || y >= ui->rows)
+		return;
+	while (i < n) {
+		int j = i;
+
+		while (j < n && rs->role[j] == rs->role[i])
+			j++;
+		attrset(role_attr[rs->role[i]]);
+		mvaddnstr(y, x + i, rs->ch + i, j - i);
+		i = j;
+	}
+	attrset(role_attr[ROLE_DEFAULT]);
+}
+
+void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w)
+{
+	struct richstr rs;
+
+	richstr_clear(&rs);
+	richstr_add(&rs, role, s);
+	ui_draw_rs(ui, y, x, &rs, w);
+}
+
+void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
+{
+	if (y < 0 || y >= ui->rows)
+		return;
+	attrset(role_attr[role]);
+	mvhline(y, 0, ' ', w);
+	attrset(role_attr[ROLE_DEFAULT]);
+}
+
+int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
+{
+	const char *p = text;
+	int used = 0, width = w - 4;
+
+	if (width < 10)
+		width = w;
+	while (*p && used < h) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		if (n > width) {
+			int cut = width;
+
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			n = cut > 0 ? cut : width;
+		}
+		struct richstr rs;
+
+		richstr_clear(&rs);
+		richstr_addn(&rs, role, p, n);
+		ui_draw_rs(ui, y + used, 2, &rs, width);
+		used++;
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (*p == '\n')
+			p++;
+	}
+	return used;
+}
+
+static const char *state_words(enum feature_state s)
+{
+	switch (s) {
+	case FEAT_AVAILABLE:
+		return "available";
+	case FEAT_NOT_BUILT:
+		return "not built in";
+	case FEAT_NOT_PERMITTED:
+		return "not permitted (EPERM)";
+	case FEAT_NEEDS_ROOT:
+		return "needs root";
+	case FEAT_TOP_LEVEL_ONLY:
+		return "top level only";
+	default:
+		return "unknown";
+	}
+}
+
+void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
+			 const int *features, int nfeatures, const char *plan)
+{
+	const struct features *ft = &ui->app->ft;
+	char buf[1024];
+	int row = y;
+
+	ui_draw_text(ui, row++, 2, ROLE_EVENT, title, w - 2);
+	row++;
+	for (int i = 0; i < nfeatures && row < y + h; i++) {
+		const struct feature *f = &ft->f[features[i]];
+
+		if (!f->name)
+			continue;
+		snprintf(buf, sizeof(buf), "%s: %s%s%s%s%s", f->name, state_words(f->state),
+			 f->config && f->state == FEAT_NOT_BUILT ? " (" : "",
+			 f->config && f->state == FEAT_NOT_BUILT ? f->config : "",
+			 f->config && f->state == FEAT_NOT_BUILT ? ")" : "",
+			 f->detail[0] ? "" : "");
+		row += ui_draw_wrapped(ui, row, y + h - row, w,
+				       f->state == FEAT_AVAILABLE ? ROLE_OK : ROLE_WARN, buf);
+		if (f->detail[0] && row < y + h)
+			row += ui_draw_wrapped(ui, row, y + h - row, w, ROLE_DIM, f->detail);
+	}
+	if (row < y + h)
+		row++;
+	if (row < y + h)
+		row += ui_draw_wrapped(ui, row, y + h - row, w, ROLE_DEFAULT, plan);
+	if (ui->app->mode_why[0] && row + 1 < y + h) {
+		snprintf(buf, sizeof(buf), "This run: %s", ui->app->mode_why);
+		ui_draw_wrapped(ui, row + 1, y + h - row - 1, w, ROLE_DIM, buf);
+	}
+}
+
+/* ---- header, tabs, footer ------------------------------------------------ */
+
+static void join_events(const struct app *a, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < a->opts.so.nevents && n + 2 < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", a->opts.so.events[i]);
+	if (!buf[0])
+		snprintf(buf, len, "default");
+}
+
+static int draw_header(struct ui *ui)
+{
+	const struct app *a = ui->app;
+	char b1[32], b2[32], b3[32], ev[128], missing[512];
+	struct store_stats ss;
+	struct richstr rs;
+	uint64_t now = ui_now_ns();
+	const char *tracer;
+	size_t mn = 0;
+	int y = 0;
+
+	store_get_stats(ui->st, &ss);
+	tracer = a->sess ? session_tracer(a->sess) : a->opts.so.tracer;
+	if (!tracer || !*tracer)
+		tracer = "nop";
+	join_events(a, ev, sizeof(ev));
+
+	richstr_clear(&rs);
+	richstr_add(&rs, ROLE_HEADER_VALUE, " ktop ");
+	richstr_addf(&rs, ROLE_HEADER, "tracer ");
+	richstr_add(&rs, ROLE_HEADER_VALUE, tracer);
+	richstr_add(&rs, ROLE_HEADER, "  events ");
+	richstr_add(&rs, ROLE_HEADER_VALUE, ev);
+	richstr_add(&rs, ROLE_HEADER, "  ");
+	if (ui->paused) {
+		richstr_addf(&rs, ROLE_PAUSED, " PAUSED +%s since ",
+			     ui_fmt_count(b1, sizeof(b1), ss.appended - ui->paused_appended));
+	} else {
+		richstr_add(&rs, ROLE_HEADER_VALUE, a->live ? "LIVE" : "SNAPSHOT");
+	}
+	richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
+		     ui_fmt_elapsed(b2, sizeof(b2), now - (a->start_ns ? a->start_ns : now)),
+		     ui->refresh_ms);
+	richstr_pad(&rs, ROLE_HEADER, ui->cols);
+	ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+
+	richstr_clear(&rs);
+	richstr_add(&rs, ROLE_HEADER, " events/s ");
+	richstr_add(&rs, ROLE_HEADER_VALUE, ui_fmt_count(b1, sizeof(b1), (uint64_t)ui->ev_rate));
+	richstr_add(&rs, ROLE_HEADER, "  held ");
+	richstr_add(&rs, ROLE_HEADER_VALUE, ui_fmt_count(b1, sizeof(b1), ss.events));
+	richstr_add(&rs, ROLE_HEADER, "  lost ");
+	richstr_add(&rs, ss.lost ? ROLE_WARN : ROLE_HEADER_VALUE,
+		    ui_fmt_count(b1, sizeof(b1), ss.lost));
+	if (ss.lost_marks && !ss.lost)
+		richstr_add(&rs, ROLE_WARN, "?");
+	richstr_add(&rs, ROLE_HEADER, "  store ");
+	richstr_addf(&rs, ROLE_HEADER_VALUE, "%s/%s %d%%", ui_fmt_bytes(b2, sizeof(b2), ss.bytes),
+		     ui_fmt_bytes(b3, sizeof(b3), ss.limit),
+		     ss.limit ? (int)(100 * ss.bytes / ss.limit) : 0);
+	if (ss.evicted)
+		richstr_addf(&rs, ROLE_HEADER, " (%s evicted)",
+			     ui_fmt_count(b1, sizeof(b1), ss.evicted));
+	richstr_add(&rs, ROLE_HEADER, "  filter ");
+	richstr_add(&rs, ROLE_HEADER_VALUE,
+		    a->opts.so.nfilters ? a->opts.so.filters[0] : "none");
+	richstr_pad(&rs, ROLE_HEADER, ui->cols);
+	ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+
+	missing[0] = '\0';
+	for (int i = 0; i < FEATURE_NR; i++) {
+		const struct feature *f = &a->ft.f[i];
+
+		if (!f->name || f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY)
+			continue;
+		if (mn + 2 < sizeof(missing))
+			mn += (size_t)snprintf(missing + mn, sizeof(missing) - mn, "%s%s (%s)",
+					       mn ? ", " : "", f->name, state_words(f->state));
+	}
+	if (missing[0] && ui->rows >= 16) {
+		richstr_clear(&rs);
+		richstr_add(&rs, ROLE_WARN, " unavailable: ");
+		richstr_add(&rs, ROLE_DIM, missing);
+		ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+	}
+	if (ui->show_lost) {
+		richstr_clear(&rs);
+		richstr_add(&rs, ROLE_HEADER, " lost per CPU:");
+		for (unsigned int c = 0; c < ui->stats.ncpus; c++) {
+			struct store_stats cs;
+
+			store_get_cpu_stats(ui->st, c, &cs);
+			richstr_addf(&rs, cs.lost ? ROLE_WARN : ROLE_HEADER, " cpu%u %s", c,
+				     ui_fmt_count(b1, sizeof(b1), cs.lost));
+		}
+		richstr_pad(&rs, ROLE_HEADER, ui->cols);
+		ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+	}
+	return y;
+}
+
+static void draw_tabs(struct ui *ui, int y)
+{
+	struct richstr rs;
+
+	richstr_clear(&rs);
+	for (int i = 0; i < UI_NPANES; i++) {
+		ui->tab_x[i] = rs.len;
+		richstr_addf(&rs, i == ui->active ? ROLE_TAB_ACTIVE : ROLE_TAB, " %d %s ", i + 1,
+			     ui->panes[i].ops->name);
+		richstr_add(&rs, ROLE_TAB, " ");
+	}
+	ui->tab_x[UI_NPANES] = rs.len;
+	ui->tabs_y = y;
+	ui_draw_rs(ui, y, 0, &rs, ui->cols);
+}
+
+static void draw_footer(struct ui *ui, int y)
+{
+	static const char *const fk[][2] = {
+		{ "F1", "Help" }, { "F2", "Theme" }, { "F3", "Search" }, { "F4", "Filter" },
+		{ "F5", "Tree" }, { "F6", "Sort" }, { "Spc", "Pause" }, { "F10", "Quit" },
+	};
+	struct pane *p = &ui->panes[ui->active];
+	struct richstr rs;
+
+	ui->footer_y = y;
+	richstr_clear(&rs);
+	if (ui->modal == MODAL_PROMPT) {
+		richstr_add(&rs, ROLE_FKEY, ui->prompt_label);
+		richstr_add(&rs, ROLE_DEFAULT, " ");
+		richstr_add(&rs, ROLE_DEFAULT, ui->prompt_buf);
+		richstr_add(&rs, ROLE_SELECTED, " ");
+		ui_draw_rs(ui, y, 0, &rs, ui->cols);
+		return;
+	}
+	if (ui->message[0] && ui_now_ns() < ui->message_until) {
+		richstr_add(&rs, ROLE_WARN, ui->message);
+		ui_draw_rs(ui, y, 0, &rs, ui->cols);
+		return;
+	}
+	for (unsigned int i = 0; i < sizeof(fk) / sizeof(fk[0]); i++) {
+		richstr_add(&rs, ROLE_FKEY, fk[i][0]);
+		richstr_add(&rs, ROLE_FTEXT, fk[i][1]);
+		richstr_add(&rs, ROLE_FTEXT, " ");
+	}
+	if (p->ops->footer)
+		richstr_add(&rs, ROLE_FTEXT, p->ops->footer(ui, p));
+	richstr_pad(&rs, ROLE_FTEXT, ui->cols);
+	ui_draw_rs(ui, y, 0, &rs, ui->cols);
+}
+
+static void draw_box(struct ui *ui, int y, int x, int h, int w)
+{
+	attrset(role_attr[ROLE_OVERLAY]);
+	for (int r = y; r < y + h; r++)
+		mvhline(r, x, ' ', w);
+	if (ui->utf8) {
+		mvhline(y, x + 1, ACS_HLINE, w - 2);
+		mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
+		mvvline(y + 1, x, ACS_VLINE, h - 2);
+		mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
+		mvaddch(y, x, ACS_ULCORNER);
+		mvaddch(y, x + w - 1, ACS_URCORNER);
+		mvaddch(y + h - 1, x, ACS_LLCORNER);
+		mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	} else {
+		/* ASCII line drawing when the locale cannot show box characters */
+		mvhline(y, x + 1, '-', w - 2);
+		mvhline(y + h - 1, x + 1, '-', w - 2);
+		mvvline(y + 1, x, '|', h - 2);
+		mvvline(y + 1, x + w - 1, '|', h - 2);
+		mvaddch(y, x, '+');
+		mvaddch(y, x + w - 1, '+');
+		mvaddch(y + h - 1, x, '+');
+		mvaddch(y + h - 1, x + w - 1, '+');
+	}
+	attrset(role_attr[ROLE_DEFAULT]);
+}
+
+static void draw_theme_chooser(struct ui *ui)
+{
+	int h = ui->nthemes + 4, w = 40, y, x;
+
+	if (h > ui->rows - 2)
+		h = ui->rows - 2;
+	if (w > ui->cols)
+		w = ui->cols;
+	y = (ui->rows - h) / 2;
+	x = (ui->cols - w) / 2;
+	draw_box(ui, y, x, h, w);
+	ui_draw_text(ui, y, x + 2, ROLE_OVERLAY, " Setup: colour theme ", w - 4);
+	for (int i = 0; i < ui->nthemes && i < h - 4; i++) {
+		struct richstr rs;
+
+		richstr_clear(&rs);
+		richstr_addf(&rs, i == ui->theme_sel ? ROLE_SELECTED : ROLE_OVERLAY, " %s %-24s",
+			     i == ui->theme_sel ? ">" : " ", ui->theme_names[i]);
+		ui_draw_rs(ui, y + 1 + i, x + 2, &rs, w - 4);
+	}
+	ui_draw_text(ui, y + h - 2, x + 2, ROLE_OVERLAY, "Up/Down try  Enter keep  Esc undo",
+		     w - 4);
+}
+
+void ui_frame(struct ui *ui, bool ingest)
+{
+	uint64_t t0 = ui_now_ns();
+	struct pane *p;
+	int y, ph;
+
+	if (ingest && !ui->paused)
+		ui_stats_ingest(&ui->stats, 8000000);
+	ui->rows = LINES;
+	ui->cols = COLS;
+	erase();
+	if (ui->rows < UI_MIN_ROWS || ui->cols < UI_MIN_COLS) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "ktop: the terminal is %dx%d; it needs at least %dx%d",
+			 ui->cols, ui->rows, UI_MIN_COLS, UI_MIN_ROWS);
+		ui_draw_wrapped(ui, 0, ui->rows, ui->cols + 4, ROLE_WARN, buf);
+		goto out;
+	}
+	y = draw_header(ui);
+	draw_tabs(ui, y++);
+	ph = ui->rows - 1 - y;
+	ui->pane_y = y;
+	ui->pane_h = ph;
+	p = &ui->panes[ui->active];
+	p->h = ph;
+	p->ops->draw(ui, p, y, ph, ui->cols);
+	draw_footer(ui, ui->rows - 1);
+	if (ui->modal == MODAL_HELP)
+		ui_draw_help(ui);
+	else if (ui->modal == MODAL_THEME)
+		draw_theme_chooser(ui);
+out:
+	wnoutrefresh(stdscr);
+	doupdate();
+	ui->frames++;
+	ui->dirty = false;
+	ui->last_frame_ns = ui_now_ns() - t0;
+}
+
+void ui_tick(struct ui *ui, uint64_t now_ns)
+{
+	struct store_stats ss;
+	double dt = (double)(now_ns - ui->tick_ns) / 1e9;
+
+	if (dt <= 0)
+		return;
+	store_get_stats(ui->st, &ss);
+	if (ss.appended >= ui->appended_prev)
+		ui->ev_rate = (double)(ss.appended - ui->appended_prev) / dt;
+	ui->appended_prev = ss.appended;
+	ui->tick_ns = now_ns;
+	if (!ui->paused)
+		ui_stats_tick(&ui->stats, now_ns);
+	ui->dirty = true;
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static void prompt_open(struct ui *ui, enum ui_prompt_kind kind, const char *label)
+{
+	ui->modal = MODAL_PROMPT;
+	ui->prompt_kind = kind;
+	snprintf(ui->prompt_label, sizeof(ui->prompt_label), "%s", label);
+	ui->prompt_buf[0] = '\0';
+	ui->prompt_len = 0;
+}
+
+int ui_search(struct ui *ui, int dir)
+{
+	struct pane *p = &ui->panes[ui->active];
+
+	if (!ui->search[0]) {
+		ui_message(ui, "no search yet: press / or F3");
+		return UI_REDRAW;
+	}
+	if (!p->ops->search) {
+		ui->active = 2;		/* the event list */
+		p = &ui->panes[ui->active];
+	}
+	return p->ops->search(ui, p, ui->search, dir) | UI_REDRAW;
+}
+
+static int prompt_submit(struct ui *ui)
+{
+	struct ui_narrow n = ui->stats.narrow;
+	const char *s = ui->prompt_buf;
+	char *end;
+	long v;
+
+	ui->modal = MODAL_NONE;
+	switch (ui->prompt_kind) {
+	case PROMPT_SEARCH:
+		if (!*s)
+			return UI_REDRAW;
+		snprintf(ui->search, sizeof(ui->search), "%s", s);
+		return ui_search(ui, -1);
+	case PROMPT_JUMP:
+		if (!*s)
+			return UI_REDRAW;
+		ui->active = 2;
+		return pane_events_jump(ui, &ui->panes[2], s) | UI_REDRAW;
+	case PROMPT_FILTER:
+		ui_message(ui, "filter not applied: filter expressions need the filter feature "
+			   "(ktop issue 7), not in this build");
+		return UI_REDRAW;
+	case PROMPT_PID:
+	case PROMPT_CPU:
+		v = strtol(s, &end, 10);
+		if (!*s || *end || v < 0 || v > INT32_MAX) {
+			ui_message(ui, "not a number: '%s'", s);
+			return UI_REDRAW;
+		}
+		if (ui->prompt_kind == PROMPT_PID)
+			n.pid = (int32_t)v;
+		else if (v >= (long)ui->stats.ncpus)
+			return ui_message(ui, "no CPU %ld (0-%u)", v, ui->stats.ncpus - 1), UI_REDRAW;
+		else
+			n.cpu = (int32_t)v;
+		break;
+	case PROMPT_COMM:
+		snprintf(n.comm, sizeof(n.comm), "%.31s", s);
+		break;
+	}
+	ui_stats_set_narrow(&ui->stats, &n);
+	ui->active = 1;
+	return UI_REDRAW;
+}
+
+static int prompt_key(struct ui *ui, int ch)
+{
+	if (ch == 27) {
+		ui->modal = MODAL_NONE;
+		return UI_REDRAW;
+	}
+	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+		return prompt_submit(ui);
+	if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (ui->prompt_len > 0)
+			ui->prompt_buf[--ui->prompt_len] = '\0';
+		return UI_REDRAW;
+	}
+	if (ch >= 0x20 && ch < 0x7f && ui->prompt_len + 1 < (int)sizeof(ui->prompt_buf)) {
+		ui->prompt_buf[ui->prompt_len++] = (char)ch;
+		ui->prompt_buf[ui->prompt_len] = '\0';
+	}
+	return UI_REDRAW;
+}
+
+static void theme_select(struct ui *ui, int idx)
+{
+	char err[256];
+	struct ui_theme t;
+
+	if (idx < 0 || idx >= ui->nthemes)
+		return;
+	ui->theme_sel = idx;
+	if (ui_theme_load(&t, ui->theme_names[idx], err, sizeof(err))) {
+		ui_message(ui, "theme: %s", err);
+		return;
+	}
+	ui->theme = t;
+	if (ui->term_ready)
+		ui_theme_apply(ui);
+}
+
+static int theme_key(struct ui *ui, int ch)
+{
+	const struct ui_key *k = ui_key_lookup(ch);
+	enum ui_action act = k ? k->act : ACT_NONE;
+	int ret;
+
+	if (act == ACT_UP)
+		theme_select(ui, ui->theme_sel - 1);
+	else if (act == ACT_DOWN)
+		theme_select(ui, ui->theme_sel + 1);
+	else if (act == ACT_ENTER) {
+		ui->modal = MODAL_NONE;
+		ret = ui_config_set("theme", ui->theme.name);
+		if (ret)
+			ui_message(ui, "theme %s (not saved: %s)", ui->theme.name, strerror(-ret));
+		else
+			ui_message(ui, "theme %s, saved in ktop.conf", ui->theme.name);
+	} else if (act == ACT_ESC || act == ACT_THEME || act == ACT_QUIT) {
+		ui->modal = MODAL_NONE;
+		for (int i = 0; i < ui->nthemes; i++)
+			if (!strcmp(ui->theme_names[i], ui->theme_before))
+				theme_select(ui, i);
+	}
+	return UI_REDRAW;
+}
+
+static int help_key(struct ui *ui, int ch)
+{
+	const struct ui_key *k = ui_key_lookup(ch);
+	enum ui_action act = k ? k->act : ACT_NONE;
+	int page = ui->rows - 6;
+
+	if (act == ACT_DOWN)
+		ui->help_top++;
+	else if (act == ACT_UP)
+		ui->help_top--;
+	else if (act == ACT_PGDN)
+		ui->help_top += page;
+	else if (act == ACT_PGUP)
+		ui->help_top -= page;
+	else if (act == ACT_QUIT && ch == KEY_F(10))
+		return UI_QUIT;
+	else
+		ui->modal = MODAL_NONE;
+	if (ui->help_top > ui_help_lines() - page)
+		ui->help_top = ui_help_lines() - page;
+	if (ui->help_top < 0)
+		ui->help_top = 0;
+	return UI_REDRAW;
+}
+
+static int mouse_event(struct ui *ui)
+{
+	struct pane *p = &ui->panes[ui->active];
+	MEVENT me;
+	int ret = 0;
+
+	if (getmouse(&me) != OK)
+		return 0;
+	if (ui->modal != MODAL_NONE)
+		return 0;
+	if (me.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		enum ui_action act = me.bstate & BUTTON4_PRESSED ? ACT_UP : ACT_DOWN;
+
+		for (int i = 0; i < 3 && p->ops->key; i++)
+			ret |= p->ops->key(ui, p, act);
+		return ret | UI_REDRAW;
+	}
+	if (!(me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
+		return 0;
+	if (me.y == ui->tabs_y) {
+		for (int i = 0; i < UI_NPANES; i++)
+			if (me.x >= ui->tab_x[i] && me.x < ui->tab_x[i + 1])
+				ui->active = i;
+		return UI_REDRAW;
+	}
+	if (me.y >= ui->pane_y && me.y < ui->pane_y + ui->pane_h && p->ops->click)
+		return p->ops->click(ui, p, me.y - ui->pane_y, me.x) | UI_REDRAW;
+	return 0;
+}
+
+int ui_handle_key(struct ui *ui, int ch)
+{
+	struct pane *p = &ui->panes[ui->active];
+	const struct ui_key *k;
+	int arg;
+
+	if (ch == KEY_MOUSE)
+		return mouse_event(ui);
+	if (ch == KEY_RESIZE)
+		return UI_RESIZE | UI_REDRAW;
+	switch (ui->modal) {
+	case MODAL_PROMPT:
+		return prompt_key(ui, ch);
+	case MODAL_HELP:
+		return help_key(ui, ch);
+	case MODAL_THEME:
+		return theme_key(ui, ch);
+	default:
+		break;
+	}
+	k = ui_key_lookup(ch);
+	if (!k)
+		return 0;
+	arg = k->arg < 0 ? ch - '1' : k->arg;
+	switch (k->act) {
+	case ACT_QUIT:
+		return UI_QUIT;
+	case ACT_HELP:
+		ui->modal = MODAL_HELP;
+		ui->help_top = 0;
+		return UI_REDRAW;
+	case ACT_THEME:
+		for (int i = 0; i < ui->nthemes; i++)
+			free(ui->theme_names[i]);
+		ui->nthemes = ui_theme_list(ui->theme_names, 32);
+		snprintf(ui->theme_before, sizeof(ui->theme_before), "%s", ui->theme.name);
+		ui->theme_sel = 0;
+		for (int i = 0; i < ui->nthemes; i++)
+			if (!strcmp(ui->theme_names[i], ui->theme.name))
+				ui->theme_sel = i;
+		ui->modal = MODAL_THEME;
+		return UI_REDRAW;
+	case ACT_SEARCH:
+		prompt_open(ui, PROMPT_SEARCH, "search older events for:");
+		return UI_REDRAW;
+	case ACT_FILTER: {
+		const struct feature *f = &ui->app->ft.f[FEATURE_FTRACE_FILTER];
+		char label[96];
+
+		snprintf(label, sizeof(label), "filter [needs ktop issue 7; set_ftrace_filter %s]:",
+			 f->name ? state_words(f->state) : "unknown");
+		prompt_open(ui, PROMPT_FILTER, label);
+		return UI_REDRAW;
+	}
+	case ACT_TREE:
+		if (p->ops->fold)
+			return p->ops->fold(ui, p, true) | UI_REDRAW;
+		ui->active = 3;
+		return UI_REDRAW;
+	case ACT_SORT:
+		ui->sort = (enum ui_sort)((ui->sort + 1) % UI_SORT_NR);
+		ui->active = 1;
+		ui_message(ui, "top view sorted by %s", ui_sort_name(ui->sort));
+		return UI_REDRAW;
+	case ACT_PAUSE: {
+		struct store_stats ss;
+
+		store_get_stats(ui->st, &ss);
+		ui->paused = !ui->paused;
+		ui->paused_appended = ss.appended;
+		ui->paused_ns = ui_now_ns();
+		return UI_REDRAW;
+	}
+	case ACT_FASTER:
+	case ACT_SLOWER:
+		ui->refresh_ms = k->act == ACT_SLOWER ? ui->refresh_ms * 3 / 2 : ui->refresh_ms * 2 / 3;
+		if (ui->refresh_ms < 50)
+			ui->refresh_ms = 50;
+		if (ui->refresh_ms > 10000)
+			ui->refresh_ms = 10000;
+		ui_message(ui, "refresh every %d ms", ui->refresh_ms);
+		return UI_REDRAW;
+	case ACT_NEXT_PANE:
+		ui->active = (ui->active + 1) % UI_NPANES;
+		return UI_REDRAW;
+	case ACT_PREV_PANE:
+		ui->active = (ui->active + UI_NPANES - 1) % UI_NPANES;
+		return UI_REDRAW;
+	case ACT_PANE:
+		if (arg >= 0 && arg < UI_NPANES)
+			ui->active = arg;
+		return UI_REDRAW;
+	case ACT_LOST:
+		ui->show_lost = !ui->show_lost;
+		return UI_REDRAW;
+	case ACT_NARROW_PID:
+		prompt_open(ui, PROMPT_PID, "top view: narrow to pid:");
+		return UI_REDRAW;
+	case ACT_NARROW_COMM:
+		prompt_open(ui, PROMPT_COMM, "top view: narrow to comm:");
+		return UI_REDRAW;
+	case ACT_NARROW_CPU:
+		prompt_open(ui, PROMPT_CPU, "top view: narrow to CPU:");
+		return UI_REDRAW;
+	case ACT_NARROW_CLEAR: {
+		struct ui_narrow n = { .pid = -1, .cpu = -1 };
+
+		ui_stats_set_narrow(&ui->stats, &n);
+		ui_message(ui, "top view: all pids, comms and CPUs");
+		return UI_REDRAW;
+	}
+	case ACT_REDRAW:
+		clearok(curscr, TRUE);
+		return UI_REDRAW;
+	case ACT_ESC:
+		return 0;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+		return ui_search(ui, k->act == ACT_SEARCH_NEXT ? -1 : 1);
+	case ACT_JUMP_TIME:
+		prompt_open(ui, PROMPT_JUMP, "jump to time (seconds as in TIMESTAMP, or -N: "
+			    "N s before the newest):");
+		return UI_REDRAW;
+	default:
+		break;
+	}
+	if (p->ops->key)
+		return p->ops->key(ui, p, k->act);
+	return 0;
+}

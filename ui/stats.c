@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Incremental aggregation for the CPU and top panes. No curses here. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "intern.h"
+#include "stats.h"
+#include "store.h"
+
+#define PID_SLOTS	65536u
+/* Live and further behind than this: skip ahead rather than fall behind forever. */
+#define BACKLOG_MAX	(4u << 20)
+#define CHUNK		4096u
+
+uint64_t ui_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int ui_stats_init(struct ui_stats *s, struct store *st)
+{
+	memset(s, 0, sizeof(*s));
+	s->st = st;
+	s->ncpus = store_ncpus(st);
+	s->narrow.pid = s->narrow.cpu = -1;
+	s->cpu = calloc(s->ncpus, sizeof(*s->cpu));
+	s->top_seq = calloc(s->ncpus, sizeof(*s->top_seq));
+	s->rescan_end = calloc(s->ncpus, sizeof(*s->rescan_end));
+	s->comm_match = calloc(PID_SLOTS, sizeof(*s->comm_match));
+	s->comm_pid = calloc(PID_SLOTS, sizeof(*s->comm_pid));
+	s->sys = calloc(PID_SLOTS, sizeof(*s->sys));
+	s->cap = 1024;
+	s->tab = calloc(s->cap, sizeof(*s->tab));
+	if (!s->cpu || !s->top_seq || !s->rescan_end || !s->comm_match || !s->comm_pid ||
+	    !s->sys || !s->tab) {
+		ui_stats_destroy(s);
+		return -ENOMEM;
+	}
+	for (unsigned int c = 0; c < s->ncpus; c++) {
+		uint64_t first, end;
+
+		store_cpu_range(st, c, &first, &end);
+		s->cpu[c].seq = s->top_seq[c] = first;
+	}
+	s->last_tick_ns = ui_now_ns();
+	return 0;
+}
+
+void ui_stats_destroy(struct ui_stats *s)
+{
+	free(s->cpu);
+	free(s->top_seq);
+	free(s->rescan_end);
+	free(s->comm_match);
+	free(s->comm_pid);
+	free(s->sys);
+	free(s->tab);
+	memset(s, 0, sizeof(*s));
+}
+
+static int tab_grow(struct ui_stats *s)
+{
+	size_t ncap = s->cap * 2;
+	struct ui_top_ent *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->cap; i++) {
+		size_t j;
+
+		if (!s->tab[i].key)
+			continue;
+		j = (s->tab[i].key * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
+		while (nt[j].key)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = s->tab[i];
+	}
+	free(s->tab);
+	s->tab = nt;
+	s->cap = ncap;
+	return 0;
+}
+
+static struct ui_top_ent *tab_get(struct ui_stats *s, uint64_t key)
+{
+	size_t j;
+
+	if (!key)
+		key = UI_TOP_KEY(0xffff, 0);
+	if ((s->n + 1) * 10 > s->cap * 7 && tab_grow(s))
+		return NULL;
+	j = (key * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1);
+	while (s->tab[j].key && s->tab[j].key != key)
+		j = (j + 1) & (s->cap - 1);
+	if (!s->tab[j].key) {
+		s->tab[j].key = key;
+		s->n++;
+	}
+	return &s->tab[j];
+}
+
+static void add_dur(struct ui_stats *s, uint64_t key, uint64_t d)
+{
+	struct ui_top_ent *e = tab_get(s, key);
+
+	if (!e)
+		return;
+	e->dur_total += d;
+	e->dur_n++;
+	if (d > e->dur_max)
+		e->dur_max = d;
+}
+
+static bool narrow_match(struct ui_stats *s, const struct ktop_event *ev)
+{
+	const struct ui_narrow *n = &s->narrow;
+	unsigned int slot;
+
+	if (n->pid >= 0 && ev->pid != n->pid)
+		return false;
+	if (n->cpu >= 0 && ev->cpu != n->cpu)
+		return false;
+	if (!n->comm[0])
+		return true;
+	slot = (uint32_t)ev->pid & (PID_SLOTS - 1);
+	if (s->comm_pid[slot] != ev->pid || !s->comm_match[slot]) {
+		const char *c = ev->pid ? store_comm(s->st, ev->pid) : "<idle>";
+
+		s->comm_pid[slot] = ev->pid;
+		s->comm_match[slot] = c && !strcmp(c, n->comm) ? 2 : 1;
+	}
+	return s->comm_match[slot] == 2;
+}
+
+static void top_add(struct ui_stats *s, const struct ktop_event *ev)
+{
+	struct ui_cpu_stat *cs = &s->cpu[ev->cpu < s->ncpus ? ev->cpu : 0];
+	unsigned int slot = (uint32_t)ev->pid & (PID_SLOTS - 1);
+	uint32_t sub = 0;
+	struct ui_top_ent *e;
+
+	if (!narrow_match(s, ev))
+		return;
+	switch (ev->type) {
+	case KTOP_T_FUNCTION:
+	case KTOP_T_FGRAPH_ENTRY:
+		sub = (uint32_t)ev->args[0];
+		break;
+	case KTOP_T_FGRAPH_EXIT:
+		if (ev->args[3] >= ev->args[2])
+			add_dur(s, UI_TOP_KEY(KTOP_T_FGRAPH_ENTRY, (uint32_t)ev->args[0]),
+				ev->args[3] - ev->args[2]);
+		return;
+	case KTOP_T_SYS_ENTER:
+		sub = (uint32_t)ev->args[0];
+		s->sys[slot].pid = ev->pid;
+		s->sys[slot].id = sub;
+		s->sys[slot].ts = ev->ts;
+		break;
+	case KTOP_T_SYS_EXIT:
+		if (s->sys[slot].pid == ev->pid && s->sys[slot].ts && ev->ts >= s->sys[slot].ts)
+			add_dur(s, UI_TOP_KEY(KTOP_T_SYS_ENTER, s->sys[slot].id),
+				ev->ts - s->sys[slot].ts);
+		s->sys[slot].ts = 0;
+		break;
+	case KTOP_T_IRQ_HANDLER_ENTRY:
+		sub = (uint32_t)ev->args[0];
+		cs->irq_ts = ev->ts;
+		cs->irq_vec = sub;
+		break;
+	case KTOP_T_IRQ_HANDLER_EXIT:
+		if (cs->irq_ts && ev->ts >= cs->irq_ts)
+			add_dur(s, UI_TOP_KEY(KTOP_T_IRQ_HANDLER_ENTRY, cs->irq_vec),
+				ev->ts - cs->irq_ts);
+		cs->irq_ts = 0;
+		break;
+	case KTOP_T_SOFTIRQ_ENTRY:
+		sub = (uint32_t)ev->args[0];
+		cs->softirq_ts = ev->ts;
+		cs->softirq_vec = sub;
+		break;
+	case KTOP_T_SOFTIRQ_EXIT:
+		if (cs->softirq_ts && ev->ts >= cs->softirq_ts)
+			add_dur(s, UI_TOP_KEY(KTOP_T_SOFTIRQ_ENTRY, cs->softirq_vec),
+				ev->ts - cs->softirq_ts);
+		cs->softirq_ts = 0;
+		break;
+	default:
+		break;
+	}
+	e = tab_get(s, UI_TOP_KEY(ev->type, sub));
+	if (e)
+		e->count++;
+}
+
+static void flags_add(struct ui_cpu_stat *cs, const struct ktop_event *ev)
+{
+	unsigned int b = ui_flag_bits(ev->flags, ev->pc);
+
+	for (int i = 0; i < UI_FLAG_NR; i++)
+		cs->cur[i] += (b >> i) & 1;
+	cs->cur_total++;
+	cs->events++;
+}
+
+uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns)
+{
+	uint64_t t0 = ui_now_ns(), n = 0;
+	bool progress = true, over = false;
+
+	while (progress && !over) {
+		progress = false;
+		for (unsigned int c = 0; c < s->ncpus && !over; c++) {
+			struct ui_cpu_stat *cs = &s->cpu[c];
+			uint64_t first, end, lim;
+			struct ktop_event ev;
+			bool rescan;
+
+			store_cpu_range(s->st, c, &first, &end);
+			if (cs->seq < first) {
+				cs->skipped += first - cs->seq;
+				cs->seq = first;
+			}
+			if (s->top_seq[c] < first)
+				s->top_seq[c] = first;
+			rescan = s->top_seq[c] < s->rescan_end[c];
+			if (s->live_skip && !rescan && end - cs->seq > BACKLOG_MAX) {
+				cs->skipped += end - BACKLOG_MAX / 2 - cs->seq;
+				cs->seq = end - BACKLOG_MAX / 2;
+				if (s->top_seq[c] < cs->seq)
+					s->top_seq[c] = cs->seq;
+			}
+			/* The top view catching up after a reset. */
+			lim = s->top_seq[c] + CHUNK;
+			while (s->top_seq[c] < cs->seq && s->top_seq[c] < lim) {
+				if (!store_get(s->st, c, s->top_seq[c], &ev))
+					top_add(s, &ev);
+				s->top_seq[c]++;
+				n++;
+				progress = true;
+			}
+			if (s->top_seq[c] < cs->seq)
+				goto check;
+			lim = cs->seq + CHUNK;
+			while (cs->seq < end && cs->seq < lim) {
+				if (!store_get(s->st, c, cs->seq, &ev)) {
+					flags_add(cs, &ev);
+					if (s->top_seq[c] == cs->seq) {
+						top_add(s, &ev);
+						s->top_seq[c]++;
+					}
+				} else if (s->top_seq[c] == cs->seq) {
+					s->top_seq[c]++;
+				}
+				cs->seq++;
+				n++;
+				progress = true;
+			}
+check:
+			if (budget_ns && ui_now_ns() - t0 > budget_ns)
+				over = true;
+		}
+	}
+	s->rescanning = false;
+	for (unsigned int c = 0; c < s->ncpus; c++)
+		if (s->top_seq[c] < s->rescan_end[c])
+			s->rescanning = true;
+	s->examined += n;
+	s->last_ingest_ns = ui_now_ns() - t0;
+	return n;
+}
+
+void ui_stats_tick(struct ui_stats *s, uint64_t now_ns)
+{
+	double dt = (double)(now_ns - s->last_tick_ns) / 1e9;
+
+	if (dt <= 0)
+		return;
+	for (unsigned int c = 0; c < s->ncpus; c++) {
+		struct ui_cpu_stat *cs = &s->cpu[c];
+		struct store_stats ss;
+
+		store_get_cpu_stats(s->st, c, &ss);
+		if (s->last_tick_ns && ss.appended >= cs->appended_prev)
+			cs->rate = (double)(ss.appended - cs->appended_prev) / dt;
+		cs->appended_prev = ss.appended;
+		cs->lost = ss.lost;
+		if (cs->cur_total) {
+			memcpy(cs->shown, cs->cur, sizeof(cs->shown));
+			cs->shown_total = cs->cur_total;
+			memset(cs->cur, 0, sizeof(cs->cur));
+			cs->cur_total = 0;
+		}
+	}
+	for (size_t i = 0; i < s->cap; i++) {
+		struct ui_top_ent *e = &s->tab[i];
+
+		if (!e->key)
+			continue;
+		e->rate = (double)(e->count - e->count_prev) / dt;
+		e->count_prev = e->count;
+	}
+	s->rates_valid = !s->rescanning;
+	s->last_tick_ns = now_ns;
+}
+
+void ui_stats_reset_top(struct ui_stats *s)
+{
+	memset(s->tab, 0, s->cap * sizeof(*s->tab));
+	s->n = 0;
+	memset(s->comm_match, 0, PID_SLOTS * sizeof(*s->comm_match));
+	memset(s->sys, 0, PID_SLOTS * sizeof(*s->sys));
+	for (unsigned int c = 0; c < s->ncpus; c++) {
+		uint64_t first, end;
+
+		store_cpu_range(s->st, c, &first, &end);
+		s->top_seq[c] = first;
+		s->rescan_end[c] = s->cpu[c].seq;
+		s->cpu[c].irq_ts = s->cpu[c].softirq_ts = 0;
+	}
+	s->rescanning = true;
+	s->rates_valid = false;
+}
+
+void ui_stats_set_narrow(struct ui_stats *s, const struct ui_narrow *n)
+{
+	s->narrow = *n;
+	ui_stats_reset_top(s);
+}
+
+const char *ui_top_name(struct ui_stats *s, uint64_t key, char *buf, size_t len)
+{
+	uint16_t type = UI_TOP_TYPE(key);
+	uint32_t sub = UI_TOP_SUB(key);
+	const char *name = ui_event_name(s->st, type);
+
+	switch (type) {
+	case KTOP_T_FUNCTION:
+	case KTOP_T_FGRAPH_ENTRY:
+		snprintf(buf, len, "%s", intern_str(store_strings(s->st), sub));
+		break;
+	case KTOP_T_SYS_ENTER:
+		snprintf(buf, len, "%s id=%d", name, (int32_t)sub);
+		break;
+	case KTOP_T_IRQ_HANDLER_ENTRY:
+		snprintf(buf, len, "%s irq=%d", name, (int32_t)sub);
+		break;
+	case KTOP_T_SOFTIRQ_ENTRY:
+		snprintf(buf, len, "%s %s", name, ui_softirq_name(sub));
+		break;
+	default:
+		snprintf(buf, len, "%s", name);
+		break;
+	}
+	return buf;
+}
+
+const char *ui_sort_name(enum ui_sort k)
+{
+	static const char *const names[UI_SORT_NR] = {
+		[UI_SORT_COUNT] = "count", [UI_SORT_RATE] = "rate", [UI_SORT_TOTAL] = "total",
+		[UI_SORT_AVG] = "avg", [UI_SORT_MAX] = "max", [UI_SORT_NAME] = "name",
+	};
+
+	return (unsigned int)k < UI_SORT_NR ? names[k] : "?";
+}
+
+struct sort_ctx {
+	struct ui_stats	*s;
+	enum ui_sort	key;
+};
+
+static double sort_val(const struct ui_top_ent *e, enum ui_sort k)
+{
+	switch (k) {
+	case UI_SORT_RATE:
+		return e->rate;
+	case UI_SORT_TOTAL:
+		return (double)e->dur_total;
+	case UI_SORT_AVG:
+		return e->dur_n ? (double)e->dur_total / (double)e->dur_n : 0;
+	case UI_SORT_MAX:
+		return (double)e->dur_max;
+	default:
+		return (double)e->count;
+	}
+}
+
+static int sort_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ui_top_ent *x = *(const struct ui_top_ent *const *)a;
+	const struct ui_top_ent *y = *(const struct ui_top_ent *const *)b;
+	const struct sort_ctx *ctx = arg;
+	double vx, vy;
+
+	if (ctx->key == UI_SORT_NAME) {
+		char bx[128], by[128];
+
+		return strcmp(ui_top_name(ctx->s, x->key, bx, sizeof(bx)),
+			      ui_top_name(ctx->s, y->key, by, sizeof(by)));
+	}
+	vx = sort_val(x, ctx->key);
+	vy = sort_val(y, ctx->key);
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->key < y->key ? -1 : (x->key > y->key);
+}
+
+size_t ui_stats_sorted(struct ui_stats *s, enum ui_sort key, const struct ui_top_ent **out,
+		       size_t max)
+{
+	const struct ui_top_ent **all;
+	struct sort_ctx ctx = { s, key };
+	size_t n = 0;
+
+	all = malloc((s->n + 1) * sizeof(*all));
+	if (!all)
+		return 0;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->tab[i].key && s->tab[i].count)
+			all[n++] = &s->tab[i];
+	qsort_r(all, n, sizeof(*all), sort_cmp, &ctx);
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof(*out));
+	free(all);
+	return n;
+}

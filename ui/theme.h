@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Colours named by role. A theme maps every role to a foreground, a
+ * background and attributes; themes/NAME.theme files are plain text:
+ *
+ *	# comment
+ *	role = FG BG [bold] [reverse] [underline] [dim]
+ *
+ * where FG/BG are black red green yellow blue magenta cyan white default,
+ * bright<name>, or N/name (colour N of 256 where the terminal has it, else
+ * name). No curses here: ui/screen.c applies a theme to the terminal.
+ */
+#ifndef KTOP_UI_THEME_H
+#define KTOP_UI_THEME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum ui_role {
+	ROLE_DEFAULT,
+	ROLE_HEADER,		/* the status lines */
+	ROLE_HEADER_VALUE,
+	ROLE_TAB,
+	ROLE_TAB_ACTIVE,
+	ROLE_COLHDR,		/* column headers */
+	ROLE_COLHDR_SORT,	/* the column the view is sorted by */
+	ROLE_SELECTED,		/* the selected row */
+	ROLE_DIM,
+	ROLE_WARN,
+	ROLE_ERROR,
+	ROLE_OK,
+	ROLE_PAUSED,
+	ROLE_TASK,
+	ROLE_PID,
+	ROLE_CPU,
+	ROLE_FLAGS,
+	ROLE_TIME,
+	ROLE_EVENT,
+	ROLE_FIELD,
+	ROLE_MATCH,		/* search hit */
+	ROLE_BAR,		/* share bars */
+	ROLE_FKEY,		/* footer key names */
+	ROLE_FTEXT,		/* footer text */
+	ROLE_OVERLAY,		/* help, theme chooser, prompts */
+	ROLE_NR,
+};
+
+enum ui_attr {
+	UI_A_BOLD	= 1,
+	UI_A_REVERSE	= 2,
+	UI_A_UNDERLINE	= 4,
+	UI_A_DIM	= 8,
+};
+
+#define UI_COLOR_DEFAULT	(-1)
+
+struct ui_style {
+	short		fg, bg;		/* 0-255, or UI_COLOR_DEFAULT */
+	short		fg8, bg8;	/* the same for terminals with fewer than 256 colours */
+	unsigned int	attr;		/* enum ui_attr */
+};
+
+struct ui_theme {
+	char		name[64];
+	struct ui_style	style[ROLE_NR];
+};
+
+const char *ui_role_name(enum ui_role r);
+
+/* Attributes used when the terminal has no colour (TERM=vt100, NO_COLOR). */
+unsigned int ui_role_mono_attr(enum ui_role r);
+
+/* The built-in default theme (used when no theme file can be found). */
+void ui_theme_builtin(struct ui_theme *t);
+
+/**
+ * ui_theme_parse - parse theme text into @t (starting from the built-in default)
+ * @err: receives "line N: what" on failure
+ * Return: 0, or -EINVAL.
+ */
+int ui_theme_parse(struct ui_theme *t, const char *name, const char *text,
+		   char *err, size_t errlen);
+
+/**
+ * ui_theme_load - find NAME.theme in the theme directories and parse it
+ * Return: 0, -ENOENT when no such theme, -EINVAL when it does not parse.
+ */
+int ui_theme_load(struct ui_theme *t, const char *name, char *err, size_t errlen);
+
+/**
+ * ui_theme_list - names of the themes found (sorted, unique)
+ * Return: how many were written to @names (each a malloc'd string the caller frees).
+ */
+int ui_theme_list(char **names, int max);
+
+/* $XDG_CONFIG_HOME/ktop/ktop.conf (or ~/.config/...). Return: 0 or -errno. */
+int ui_config_path(char *buf, size_t len);
+/* Read "key = value" @key from the config file into @val. Return: 0 or -errno. */
+int ui_config_get(const char *key, char *val, size_t len);
+/* Set @key in the config file, keeping its other lines. Return: 0 or -errno. */
+int ui_config_set(const char *key, const char *val);
+
+#endif
