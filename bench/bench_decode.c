@@ -9,7 +9,11 @@
  * Prints:
  *   bench decode.store_rate          M events/s, decoder_page() into the store
  *   bench decode.ns_per_event        the same, per event
- *   bench decode.record_ns_per_event decoder_record() alone (no store)
+ *   bench decode.store_append_ns_per_event   store_append() alone on the same
+ *                                    events already decoded (the store's share)
+ *   bench decode.decode_share_ns_per_event   the difference: the decoder's share
+ *   bench decode.record_ns_per_event decoder_record() alone (no store), fed by
+ *                                    kbuffer's walk
  *   bench decode.ns_per_event.anchor libtraceevent's generic path on the same
  *                                    records: kbuffer walk, tep_data_type, and
  *                                    tep_get_field_val/_raw for every field
@@ -34,7 +38,7 @@ static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -130,6 +134,66 @@ static double bench_store(struct fixture *fx, struct pages *p, struct symbols *s
 	return t * 1e9 / (ds.events ? ds.events : 1);
 }
 
+struct collect {
+	struct decoder		*d;
+	struct ktop_event	*ev;
+	size_t			n, cap;
+};
+
+static int collect_one(void *arg, unsigned int cpu, unsigned long long ts, void *data, int size)
+{
+	struct collect *c = arg;
+
+	if (c->n == c->cap) {
+		struct ktop_event *p = realloc(c->ev, (c->cap = c->cap ? 2 * c->cap : 4096) *
+					       sizeof(*p));
+
+		if (!p)
+			return -1;
+		c->ev = p;
+	}
+	if (!decoder_record(c->d, data, size, ts, &c->ev[c->n]))
+		c->ev[c->n++].cpu = cpu;
+	return 0;
+}
+
+/* store_append alone, of the same events already decoded: the store's share. */
+static double bench_append(struct fixture *fx, struct symbols *syms)
+{
+	struct store *st = store_new(64ull << 20, fixture_ncpus(fx));
+	struct decode_ctx *dc = decode_ctx_new(fixture_tep(fx), st, syms);
+	struct collect c = { .d = dc ? decoder_new(dc, 0) : NULL };
+	uint64_t shift = 0, n = 0, span;
+	double t0, t;
+
+	if (!c.d)
+		return -1;
+	for (unsigned int cpu = 0; cpu < fixture_ncpus(fx); cpu++)
+		fixture_for_each_record(fx, cpu, collect_one, &c);
+	span = c.n ? c.ev[c.n - 1].ts - c.ev[0].ts + 1000000 : 1;
+	for (size_t i = 0; i < c.n; i++)
+		if (c.ev[i].ts - c.ev[0].ts >= span)
+			span = c.ev[i].ts - c.ev[0].ts + 1000000;
+	t0 = now();
+	do {
+		for (size_t i = 0; i < c.n; i++) {
+			c.ev[i].ts += shift;
+			store_append(st, &c.ev[i]);
+			c.ev[i].ts -= shift;
+		}
+		for (unsigned int cpu = 0; cpu < fixture_ncpus(fx); cpu++)
+			store_publish(st, cpu);
+		n += c.n;
+		shift += span;
+		t = now() - t0;
+	} while (t < target_seconds());
+	free(c.ev);
+	decoder_free(c.d);
+	decode_ctx_free(dc);
+	store_free(st);
+	return t * 1e9 / (n ? n : 1);
+}
+
 struct walk {
 	struct decoder		*d;
 	struct tep_handle	*tep;
@@ -205,7 +269,7 @@ int main(void)
 	struct store *st;
 	struct decode_ctx *dc;
 	uint64_t events = 0;
-	double ns, rec_ns, gen_ns;
+	double ns, rec_ns, gen_ns, app_ns;
 
 	if (!dir) {
 		snprintf(path, sizeof(path), "%s/host-sched", fixture_root());
@@ -228,6 +292,7 @@ int main(void)
 		return 1;
 	}
 
+	app_ns = bench_append(fx, syms);
 	st = store_new(0, fixture_ncpus(fx));
 	dc = decode_ctx_new(fixture_tep(fx), st, syms);
 	w.d = decoder_new(dc, 0);
@@ -239,6 +304,10 @@ int main(void)
 	printf("bench decode.store_rate %.2f Mevents/s (%llu events from %s, one core)\n",
 	       1e3 / ns, (unsigned long long)events, dir);
 	printf("bench decode.ns_per_event %.1f ns\n", ns);
+	printf("bench decode.store_append_ns_per_event %.1f ns (store_append alone, same events "
+	       "already decoded: the store's share of ns_per_event)\n", app_ns);
+	printf("bench decode.decode_share_ns_per_event %.1f ns (ns_per_event minus the store's "
+	       "share)\n", ns - app_ns);
 	printf("bench decode.record_ns_per_event %.1f ns (decoder_record alone, kbuffer walk "
 	       "included)\n", rec_ns);
 	printf("bench decode.ns_per_event.anchor %.1f ns (libtraceevent generic: "

@@ -5,7 +5,8 @@
 #
 # Load: `perf bench sched pipe` (two tasks passing a token through pipes),
 # pinned to one CPU so that every operation is two context switches and two
-# wakeups: the worst case for scheduler hooks. Configurations, interleaved
+# wakeups: the worst case for scheduler hooks. Measured: the CPU time (user +
+# system) the load used per operation. Configurations, interleaved
 # round by round, median of each:
 #   off      no BPF
 #   all      ktop's programs, all of them (sched, irq, syscalls), polled at 4 Hz
@@ -28,19 +29,36 @@ ROUNDS=${KTOP_BENCH_ROUNDS:-5}
 CPU=${KTOP_BENCH_CPU-0}
 tmp=$(mktemp -d /tmp/ktop-bench-bpf.XXXXXX)
 bg=""
-trap '[ -n "$bg" ] && kill -KILL $bg 2>/dev/null; rm -rf "$tmp"' EXIT
+stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
+restore() {
+	[ -n "$bg" ] && kill -KILL $bg 2>/dev/null
+	[ -n "$stats_was" ] && sysctl -q -w kernel.bpf_stats_enabled="$stats_was"
+	rm -rf "$tmp"
+}
+trap restore EXIT
+trap 'exit 130' INT TERM HUP
+# The kernel's own accounting of BPF run time (run_time_ns per program):
+# immune to the neighbours' noise. Restored on exit.
+[ -n "$stats_was" ] && sysctl -q -w kernel.bpf_stats_enabled=1
 
 for need in perf runqlat bpftool python3; do
 	command -v "$need" > /dev/null || { echo "bench bpf: $need missing (make deps)"; exit 1; }
 done
 [ -x "$TOOLS/bpf_drive" ] || { echo "bench bpf: $TOOLS/bpf_drive not built (make tools)"; exit 1; }
 
+# load: CPU time (user + system) of the load, in microseconds per operation.
+# CPU time, not wall time: BPF programs run in the context of the task that
+# hits the tracepoint, so their cost lands in the load's CPU time, while wall
+# time on this shared machine mostly measures the neighbours.
 load() {
-	if [ -n "$CPU" ]; then
-		taskset -c "$CPU" perf bench sched pipe -l "$LOOPS" 2>/dev/null
-	else
-		perf bench sched pipe -l "$LOOPS" 2>/dev/null
-	fi | awk '/usecs\/op/ { print $1 }'
+	local t
+	t=$( { TIMEFORMAT='%3U %3S'; time {
+		if [ -n "$CPU" ]; then
+			taskset -c "$CPU" perf bench sched pipe -l "$LOOPS" > /dev/null 2>&1
+		else
+			perf bench sched pipe -l "$LOOPS" > /dev/null 2>&1
+		fi; } ; } 2>&1 )
+	echo "$t" | awk -v n="$LOOPS" '{ printf "%.4f\n", ($1 + $2) * 1e6 / n }'
 }
 
 max_prog_id() {
@@ -63,9 +81,19 @@ sys.exit(0 if any(p["id"] > low and re.search(pat, p.get("name", ""))
 	return 1
 }
 
-# one CONFIG: print usecs/op of one load under CONFIG
+# prog_ns LOW PATTERN: total run_time_ns of programs with id > LOW named like PATTERN
+prog_ns() {
+	bpftool prog show -j 2>/dev/null | python3 -c '
+import json, re, sys
+low, pat = int(sys.argv[1]), sys.argv[2]
+print(sum(p.get("run_time_ns", 0) for p in json.load(sys.stdin)
+          if p["id"] > low and re.search(pat, p.get("name", ""))))' "$1" "$2"
+}
+
+# one CONFIG: print "CPU-us/op BPF-ns/op" of one load under CONFIG
 one() {
-	local low v
+	local low v pat=ktop_
+	low=$(max_prog_id)
 	case $1 in
 	off)
 		load
@@ -80,12 +108,13 @@ one() {
 			sleep 0.05
 		done;;
 	runqlat)
-		low=$(max_prog_id)
+		pat=sched_
 		runqlat 3600 1 > /dev/null 2>&1 &
 		bg=$!
 		wait_progs "$low" 'sched_switch' || echo "bench bpf: runqlat did not attach" >&2;;
 	esac
 	v=$(load)
+	v="$v $(prog_ns "$low" "$pat" | awk -v n="$LOOPS" '{ printf "%.1f", $1 / n }')"
 	kill -INT "$bg" 2>/dev/null
 	wait "$bg" 2>/dev/null
 	bg=""
@@ -105,13 +134,28 @@ for ((r = 0; r < ROUNDS; r++)); do
 	done
 done
 for c in off all sched runqlat; do
-	eval "m_$c=$(median < "$tmp/$c")"
-	echo "# $c usecs/op: $(tr '\n' ' ' < "$tmp/$c")(median $(median < "$tmp/$c"))"
+	awk '{ print $1 }' "$tmp/$c" > "$tmp/$c.cpu"
+	awk '{ print $2 }' "$tmp/$c" > "$tmp/$c.bpf"
+	eval "m_$c=$(median < "$tmp/$c.cpu")"
+	eval "b_$c=$(median < "$tmp/$c.bpf")"
+	echo "# $c: load CPU us/op $(tr '\n' ' ' < "$tmp/$c.cpu")(median $(median < "$tmp/$c.cpu"));" \
+	     "BPF ns/op $(tr '\n' ' ' < "$tmp/$c.bpf")"
 done
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) * 100 / b }'; }
-echo "bench bpf.overhead_pct $(pct "$m_all" "$m_off") % (ktop all programs, perf bench sched pipe" \
-     "-l $LOOPS${CPU:+ on CPU $CPU}, median of $ROUNDS)"
-echo "bench bpf.overhead_pct.sched $(pct "$m_sched" "$m_off") % (ktop sched programs only)"
-echo "bench bpf.overhead_pct.anchor.runqlat $(pct "$m_runqlat" "$m_off") % (libbpf-tools runqlat," \
-     "same load)"
+# pct BPF-NS CPU-US: BPF ns/op as a share of the CPU us/op
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a * 100 / (b * 1000) }'; }
+# overhead = BPF run time per operation / the load's CPU time per operation without BPF
+if [ -n "$stats_was" ]; then
+	echo "bench bpf.overhead_pct $(pct "$b_all" "$m_off") % (ktop, all programs:" \
+	     "BPF run time per op of perf bench sched pipe on CPU ${CPU:-any} / its CPU time" \
+	     "without BPF, median of $ROUNDS)"
+	echo "bench bpf.overhead_pct.sched $(pct "$b_sched" "$m_off") % (ktop, sched programs only)"
+	echo "bench bpf.overhead_pct.anchor.runqlat $(pct "$b_runqlat" "$m_off") %" \
+	     "(libbpf-tools runqlat on the same load)"
+	echo "bench bpf.ns_per_op $b_all ns (ktop all programs; sched only: $b_sched ns)"
+	echo "bench bpf.ns_per_op.anchor.runqlat $b_runqlat ns (libbpf-tools runqlat)"
+fi
+cpct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) * 100 / b }'; }
+echo "bench bpf.cpu_overhead_pct $(cpct "$m_all" "$m_off") % (load CPU time with ktop's programs" \
+     "vs without; noisy on a shared machine)"
+echo "bench bpf.cpu_overhead_pct.anchor.runqlat $(cpct "$m_runqlat" "$m_off") % (same, runqlat)"
 echo "bench bpf.poll_us $(median < "$tmp/poll") us (one poll of every map, 2 CPUs)"

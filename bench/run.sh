@@ -38,16 +38,16 @@ for p in "${progs[@]}"; do
 	fi
 	echo "== $name" >&2
 	case $p in
-	*.sh)	timeout -k 10 600 bash "$p" </dev/null ;;
-	*)	timeout -k 10 600 "$p" </dev/null ;;
-	esac > >(while IFS= read -r l; do
+	*.sh)	cmd=(bash "$p") ;;
+	*)	cmd=("$p") ;;
+	esac
+	timeout -k 10 600 "${cmd[@]}" </dev/null 2>&1 | while IFS= read -r l; do
 		case $l in bench\ *) echo "$l" ;; *) echo "  $l" >&2 ;; esac
-	done)
-	rc=$?
+	done
+	rc=${PIPESTATUS[0]}
 	if [ $rc -ne 0 ]; then
 		echo "  $name: exit status $rc" >&2
 		status=1
 	fi
 done
-wait
 exit $status

@@ -69,6 +69,14 @@ struct {
 	__type(value, struct sys_start);
 } ktop_sys_ts SEC(".maps");
 
+/* The same, in task local storage: much cheaper than a hash, tp_btf only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sys_start);
+} ktop_sys_tls SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
@@ -225,7 +233,19 @@ static __always_inline void on_exit(struct task_struct *p, const bool btf)
 	t = bpf_map_lookup_elem(&ktop_task, &tid);
 	if (t)
 		t->dead = 1;
-	bpf_map_delete_elem(&ktop_sys_ts, &tid);
+	if (!btf)	/* task storage goes with the task */
+		bpf_map_delete_elem(&ktop_sys_ts, &tid);
+}
+
+/* exec changes the comm that was copied when the task was first seen */
+static __always_inline void on_exec(struct task_struct *p, const bool btf)
+{
+	__u32 tid = TASK_READ(btf, p, pid);
+	struct kstat_task *t;
+
+	t = bpf_map_lookup_elem(&ktop_task, &tid);
+	if (t)
+		bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), &p->comm);
 }
 
 static __always_inline void on_irq_entry(void)
@@ -286,6 +306,45 @@ static __always_inline void on_softirq_exit(__u32 vec)
 	}
 }
 
+static __always_inline void sys_done(struct sys_start *s)
+{
+	struct kstat_hist *h;
+	__u32 id;
+	__u64 d;
+
+	d = bpf_ktime_get_ns() - s->ts;
+	id = s->id >= KSTAT_MAX_SYSCALLS ? KSTAT_MAX_SYSCALLS - 1 : s->id;
+	s->ts = 0;
+	h = bpf_map_lookup_elem(&ktop_sys, &id);
+	if (h)
+		hist_add(h, d);
+}
+
+/* tp_btf: the start lives in the task's local storage */
+static __always_inline void on_sys_enter_btf(long id)
+{
+	struct sys_start *s;
+
+	if ((bpf_get_current_pid_tgid() >> 32) == self_tgid)
+		return;
+	s = bpf_task_storage_get(&ktop_sys_tls, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s)
+		return;
+	s->ts = bpf_ktime_get_ns();
+	s->id = id;
+}
+
+static __always_inline void on_sys_exit_btf(void)
+{
+	struct sys_start *s;
+
+	s = bpf_task_storage_get(&ktop_sys_tls, bpf_get_current_task_btf(), 0, 0);
+	if (s && s->ts)
+		sys_done(s);
+}
+
+/* raw_tp: in a hash by tid */
 static __always_inline void on_sys_enter(long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -302,20 +361,13 @@ static __always_inline void on_sys_enter(long id)
 static __always_inline void on_sys_exit(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct kstat_hist *h;
 	struct sys_start *s;
-	__u32 id;
-	__u64 d;
 
 	s = bpf_map_lookup_elem(&ktop_sys_ts, &tid);
 	if (!s)
 		return;
-	d = bpf_ktime_get_ns() - s->ts;
-	id = s->id >= KSTAT_MAX_SYSCALLS ? KSTAT_MAX_SYSCALLS - 1 : s->id;
+	sys_done(s);
 	bpf_map_delete_elem(&ktop_sys_ts, &tid);
-	h = bpf_map_lookup_elem(&ktop_sys, &id);
-	if (h)
-		hist_add(h, d);
 }
 
 /* tp_btf set */
@@ -344,6 +396,13 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(ktop_exit, struct task_struct *p)
 {
 	on_exit(p, true);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(ktop_exec, struct task_struct *p)
+{
+	on_exec(p, true);
 	return 0;
 }
 
@@ -378,14 +437,14 @@ int BPF_PROG(ktop_sirq_out, unsigned int vec)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ktop_sys_in, struct pt_regs *regs, long id)
 {
-	on_sys_enter(id);
+	on_sys_enter_btf(id);
 	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ktop_sys_out, struct pt_regs *regs, long ret)
 {
-	on_sys_exit();
+	on_sys_exit_btf();
 	return 0;
 }
 
@@ -415,6 +474,13 @@ SEC("raw_tp/sched_process_exit")
 int BPF_PROG(ktop_exit_r, struct task_struct *p)
 {
 	on_exit(p, false);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(ktop_exec_r, struct task_struct *p)
+{
+	on_exec(p, false);
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include "store.h"
 
 #define BATCH_TOP	10	/* rows in each top list */
+#define KTOP_BATCH_MAX_CPUS	8192
 
 enum batch_flag {
 	BF_IRQS_OFF,
@@ -86,24 +87,37 @@ struct batch {
 
 /* ---- gathering ------------------------------------------------------ */
 
+/*
+ * One pass over the events @cpu published since the previous summary, with a
+ * single-CPU iterator (it decodes each chunk once and takes no lock per
+ * event). It starts at the last timestamp seen and skips by sequence number,
+ * so events that share that timestamp are neither lost nor counted twice.
+ */
 static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 {
+	uint64_t mask[(KTOP_BATCH_MAX_CPUS + 63) / 64] = { 0 };
 	struct batch_cpu *c = &b->cpu[cpu];
 	uint64_t first, end, seq;
+	struct store_iter *it;
 	struct ktop_event ev;
 
 	c->events = 0;
 	memset(c->flags, 0, sizeof(c->flags));
 	c->window = false;
 	store_cpu_range(b->a->st, cpu, &first, &end);
-	seq = c->next_seq < first ? first : c->next_seq;	/* older ones were evicted */
-	for (; seq < end; seq++) {
-		uint8_t f, pc;
+	if (end <= c->next_seq || end <= first)
+		return;
+	mask[cpu / 64] |= 1ull << (cpu % 64);
+	it = store_iter_new(b->a->st, c->any ? c->last_ts : 0, UINT64_MAX, mask);
+	if (!it)
+		return;
+	while (store_iter_next(it, &ev, &seq)) {
+		uint8_t f = ev.flags, pc = ev.pc;
 
-		if (store_get(b->a->st, cpu, seq, &ev))
-			continue;	/* evicted under us */
-		f = ev.flags;
-		pc = ev.pc;
+		if (seq < c->next_seq)
+			continue;
+		if (seq >= end)		/* published after we looked: next time */
+			break;
 		c->flags[BF_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
 		c->flags[BF_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
 		c->flags[BF_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
@@ -113,13 +127,12 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 		c->flags[BF_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
 		if (!c->window) {
 			c->window = true;
-			c->t0 = c->any ? c->last_ts + 1 : 0;
-			if (ev.ts < c->t0)	/* same timestamp as the last one */
-				c->t0 = ev.ts;
+			c->t0 = ev.ts;
 		}
 		c->t1 = ev.ts;
 		c->events++;
 	}
+	store_iter_free(it);
 	c->next_seq = end;
 	if (c->window) {
 		c->last_ts = c->t1;
@@ -319,11 +332,11 @@ static const char *batch_tracer(struct batch *b)
 
 static void batch_size(char *buf, size_t len, uint64_t v)
 {
-	if (v >= (10ull << 30))
+	if (v >= (1ull << 30))
 		snprintf(buf, len, "%.1fG", (double)v / (1ull << 30));
-	else if (v >= (10ull << 20))
+	else if (v >= (1ull << 20))
 		snprintf(buf, len, "%.1fM", (double)v / (1ull << 20));
-	else if (v >= (10ull << 10))
+	else if (v >= (1ull << 10))
 		snprintf(buf, len, "%.1fK", (double)v / (1ull << 10));
 	else
 		snprintf(buf, len, "%" PRIu64 "B", v);
@@ -544,6 +557,8 @@ int batch_run(struct app *a, FILE *out)
 	if (!interval)
 		interval = 1000000000ull;
 	b.ncpus = store_ncpus(a->st);
+	if (b.ncpus > KTOP_BATCH_MAX_CPUS)
+		b.ncpus = KTOP_BATCH_MAX_CPUS;
 	b.cpu = calloc(b.ncpus ? b.ncpus : 1, sizeof(*b.cpu));
 	if (!b.cpu)
 		return 1;

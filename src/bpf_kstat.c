@@ -26,7 +26,11 @@ struct bpf_kstat {
 	bool			irqs;
 };
 
-/* libbpf talks through one global hook: keep its last warning for the reason string. */
+/*
+ * libbpf talks through one global hook: keep its first warning of an attempt
+ * (the failing program, not the generic "failed to load skeleton") for the
+ * reason string; never print.
+ */
 static pthread_mutex_t kstat_log_lock = PTHREAD_MUTEX_INITIALIZER;
 static char kstat_log_last[256];
 
@@ -42,17 +46,23 @@ static int kstat_libbpf_print(enum libbpf_print_level level, const char *fmt, va
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	pthread_mutex_lock(&kstat_log_lock);
-	snprintf(kstat_log_last, sizeof(kstat_log_last), "%s", buf);
+	if (!kstat_log_last[0])
+		snprintf(kstat_log_last, sizeof(kstat_log_last), "%s", buf);
 	pthread_mutex_unlock(&kstat_log_lock);
 	return 0;
 }
 
 static void kstat_why(char *why, size_t whylen, const char *what, int err)
 {
+	const char *last;
+
 	pthread_mutex_lock(&kstat_log_lock);
+	last = kstat_log_last;
+	if (!strncmp(last, "libbpf: ", 8))
+		last += 8;
 	snprintf(why, whylen, "%s: %s%s%s", what, strerror(-err),
-		 kstat_log_last[0] ? " (libbpf: " : "", kstat_log_last[0] ? kstat_log_last : "");
-	if (kstat_log_last[0] && strlen(why) + 1 < whylen)
+		 last[0] ? " (libbpf: " : "", last);
+	if (last[0] && strlen(why) + 1 < whylen)
 		strcat(why, ")");
 	pthread_mutex_unlock(&kstat_log_lock);
 }
@@ -67,6 +77,7 @@ static void kstat_select(struct kstat_bpf *s, bool raw, bool sys, bool irq)
 		{ s->progs.ktop_wakeup, s->progs.ktop_wakeup_r, true },
 		{ s->progs.ktop_wakeup_new, s->progs.ktop_wakeup_new_r, true },
 		{ s->progs.ktop_exit, s->progs.ktop_exit_r, true },
+		{ s->progs.ktop_exec, s->progs.ktop_exec_r, true },
 		{ s->progs.ktop_irq_in, s->progs.ktop_irq_in_r, irq },
 		{ s->progs.ktop_irq_out, s->progs.ktop_irq_out_r, irq },
 		{ s->progs.ktop_sirq_in, s->progs.ktop_sirq_in_r, irq },
@@ -80,6 +91,9 @@ static void kstat_select(struct kstat_bpf *s, bool raw, bool sys, bool irq)
 		bpf_program__set_autoload(p[i].btf, p[i].on && !raw);
 		bpf_program__set_autoload(p[i].raw, p[i].on && raw);
 	}
+	/* each set has its own syscall scratch map; do not create the other */
+	bpf_map__set_autocreate(s->maps.ktop_sys_tls, sys && !raw);
+	bpf_map__set_autocreate(s->maps.ktop_sys_ts, raw);	/* ktop_exit_r uses it too */
 }
 
 static int kstat_rb_cb(void *ctx, void *data, size_t size)
@@ -97,7 +111,9 @@ static int kstat_try(struct bpf_kstat *k, const struct bpf_kstat_opts *o, bool r
 	struct kstat_bpf *s;
 	int err;
 
+	pthread_mutex_lock(&kstat_log_lock);
 	kstat_log_last[0] = '\0';
+	pthread_mutex_unlock(&kstat_log_lock);
 	s = kstat_bpf__open();
 	if (!s) {
 		err = -errno ? -errno : -ENOMEM;

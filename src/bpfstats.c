@@ -6,6 +6,7 @@
  * the task and irq tables and drains the outlier ring buffer.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1027,4 +1028,148 @@ size_t bpfstats_outliers(struct bpfstats *bs, uint64_t after_seq,
 		out[n++] = bs->outl[(s - 1) % BPFSTATS_OUTLIERS_KEPT];
 	pthread_mutex_unlock(&bs->lock);
 	return n;
+}
+
+/* --- batch text --- */
+
+static void print_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns >= 1000000000ull)
+		snprintf(buf, len, "%.2fs", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, len, "%.2fms", (double)ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+}
+
+uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsigned int rows,
+			uint64_t after_seq)
+{
+	struct bpfstats_outlier ol[16];
+	struct bpfstats_status st;
+	struct bpfstats_hist h;
+	char a[32], b[32], c[32];
+	unsigned int k, first = BPFSTATS_SLOTS, last = 0, m;
+	uint64_t peak = 0;
+	size_t n, i, max;
+	int cpu;
+	union {
+		struct bpfstats_task	t[32];
+		struct bpfstats_syscall	s[32];
+		struct bpfstats_irq	q[32];
+	} *u;
+
+	if (!rows)
+		rows = 5;
+	max = rows < 32 ? rows : 32;
+	bpfstats_get_status(bs, &st);
+	fprintf(o, "BPF: %s programs%s%s, poll %.2fs (last took %.2fms), outliers %" PRIu64
+		" (%" PRIu64 " dropped), tasks %" PRIu64 "%s\n", st.mode,
+		st.irqs ? ", irq" : "", st.syscalls ? ", syscalls" : "", st.interval,
+		(double)st.poll_ns / 1e6, st.outliers, st.outliers_dropped, st.tasks,
+		st.tasks_untracked ? " (map full: some untracked)" : "");
+	fprintf(o, "%4s", "CPU");
+	for (m = 0; m < BPFSTATS_METRIC_NR; m++)
+		fprintf(o, " %12s", bpfstats_metric_name((enum bpfstats_metric)m));
+	fprintf(o, "\n");
+	for (cpu = 0; cpu <= (int)st.ncpus; cpu++) {
+		int row = cpu == (int)st.ncpus ? -1 : cpu;
+		double v;
+
+		if (row < 0)
+			fprintf(o, "%4s", "all");
+		else
+			fprintf(o, "%4d", row);
+		for (m = 0; m < BPFSTATS_METRIC_NR; m++) {
+			v = 0;
+			bpfstats_series(bs, (enum bpfstats_metric)m, row, &v, NULL, 1);
+			fprintf(o, " %12.1f", v);
+		}
+		fprintf(o, "\n");
+	}
+
+	bpfstats_runq_hist(bs, -1, ticks, &h);
+	print_ns(a, sizeof(a), h.count ? h.sum_ns / h.count : 0);
+	print_ns(b, sizeof(b), bpfstats_hist_quantile(&h, 0.99));
+	fprintf(o, "Run-queue latency %s: %" PRIu64 " wakeups, avg %s, p99 %s\n",
+		ticks ? "(last poll)" : "(since start)", h.count, a, b);
+	for (k = 0; k < BPFSTATS_SLOTS; k++) {
+		if (!h.slot[k])
+			continue;
+		if (first == BPFSTATS_SLOTS)
+			first = k;
+		last = k;
+		if (h.slot[k] > peak)
+			peak = h.slot[k];
+	}
+	for (k = first; k <= last && k < BPFSTATS_SLOTS; k++) {
+		char bar[41];
+		unsigned int w = (unsigned int)(h.slot[k] * 40 / (peak ? peak : 1));
+
+		memset(bar, '*', w);
+		bar[w] = '\0';
+		print_ns(a, sizeof(a), k ? 1ull << k : 0);
+		print_ns(b, sizeof(b), (1ull << (k + 1)) - 1);
+		fprintf(o, "  %9s -> %-9s : %-10" PRIu64 " |%-40s|\n", a, b, h.slot[k], bar);
+	}
+
+	u = malloc(sizeof(*u));
+	if (!u)
+		return after_seq;
+	n = bpfstats_top_tasks(bs, BPFSTATS_BY_RUNQ, ticks, u->t, max);
+	if (n)
+		fprintf(o, "%7s %-16s %10s %10s %10s  (top run-queue wait)\n", "TID", "COMM",
+			"WAIT", "WAKEUPS", "MAX");
+	for (i = 0; i < n && i < max; i++) {
+		print_ns(a, sizeof(a), u->t[i].runq_ns);
+		print_ns(b, sizeof(b), u->t[i].runq_max_ns);
+		fprintf(o, "%7u %-16s %10s %10" PRIu64 " %10s\n", u->t[i].tid, u->t[i].comm, a,
+			u->t[i].runq_n, b);
+	}
+	n = bpfstats_top_tasks(bs, BPFSTATS_BY_OFFCPU, ticks, u->t, max);
+	if (n)
+		fprintf(o, "%7s %-16s %10s %10s  (top off-CPU)\n", "TID", "COMM", "OFF-CPU",
+			"SWITCHES");
+	for (i = 0; i < n && i < max; i++) {
+		print_ns(a, sizeof(a), u->t[i].offcpu_ns);
+		fprintf(o, "%7u %-16s %10s %10" PRIu64 "\n", u->t[i].tid, u->t[i].comm, a,
+			u->t[i].offcpu_n);
+	}
+	n = bpfstats_syscalls(bs, -1, ticks, u->s, max);
+	if (n)
+		fprintf(o, "%-16s %10s %10s %10s %10s  (syscalls by total time)\n", "SYSCALL",
+			"CALLS", "TOTAL", "AVG", "P99");
+	for (i = 0; i < n && i < max; i++) {
+		print_ns(a, sizeof(a), u->s[i].h.sum_ns);
+		print_ns(b, sizeof(b), u->s[i].h.sum_ns / u->s[i].h.count);
+		print_ns(c, sizeof(c), bpfstats_hist_quantile(&u->s[i].h, 0.99));
+		fprintf(o, "%-16s %10" PRIu64 " %10s %10s %10s\n", u->s[i].name, u->s[i].h.count,
+			a, b, c);
+	}
+	n = bpfstats_irqs(bs, -1, ticks, u->q, max);
+	if (n)
+		fprintf(o, "%-8s %-20s %10s %10s  (irq time)\n", "KIND", "NAME", "TIME", "COUNT");
+	for (i = 0; i < n && i < max; i++) {
+		print_ns(a, sizeof(a), u->q[i].ns);
+		fprintf(o, "%-8s %-20s %10s %10" PRIu64 "\n", u->q[i].soft ? "softirq" : "irq",
+			u->q[i].name, a, u->q[i].count);
+	}
+	free(u);
+	/* only the newest @max outliers */
+	if (st.outliers > max && after_seq < st.outliers - max)
+		after_seq = st.outliers - max;
+	while ((n = bpfstats_outliers(bs, after_seq, ol, max < 16 ? max : 16))) {
+		for (i = 0; i < n; i++) {
+			print_ns(a, sizeof(a), ol[i].latency_ns);
+			fprintf(o, "outlier ts %" PRIu64 " cpu %u tid %u %s waited %s (after %u %s)\n",
+				ol[i].ts, ol[i].cpu, ol[i].pid, ol[i].comm, a, ol[i].prev_pid,
+				ol[i].prev_comm);
+		}
+		after_seq = ol[n - 1].seq;
+		if (n < (max < 16 ? max : 16))
+			break;
+	}
+	return after_seq;
 }

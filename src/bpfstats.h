@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct features;
 struct bpfstats;
@@ -232,6 +233,18 @@ size_t bpfstats_irqs(struct bpfstats *bs, int cpu, unsigned int ticks,
 #define BPFSTATS_OUTLIERS_KEPT	4096
 size_t bpfstats_outliers(struct bpfstats *bs, uint64_t after_seq,
 			 struct bpfstats_outlier *out, size_t max);
+
+/**
+ * bpfstats_print - a plain-text summary block for the batch printer
+ * @ticks: 0: figures since start; else the last poll (rates are always the
+ *         last poll's; set the poll interval to the batch interval to match)
+ * @rows: rows per table (tasks, syscalls, irqs, outliers); 0: 5
+ * @after_seq: outliers newer than this are listed; returns the newest listed
+ *
+ * Context: any thread. Return: the newest outlier seq listed (or @after_seq).
+ */
+uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsigned int rows,
+			uint64_t after_seq);
 
 /* Pure helpers. */
 uint64_t bpfstats_hist_quantile(const struct bpfstats_hist *h, double q);

@@ -13,6 +13,13 @@
  * Events with a fixed type (src/event.h) get their arguments in the order the
  * schema gives; every other event becomes a dynamic schema type holding all
  * of its fields, registered the first time a record of it is decoded.
+ *
+ * Pages: kbuffer loads each page and reports its missed-events mark; the
+ * records of 64-bit little-endian pages are then walked by decoder_walk(),
+ * which does what kbuffer_next_event() does without its per-record indirect
+ * calls (they cost as much as the decoding). Other pages use kbuffer's walk.
+ * KTOP_DECODE_KBUFFER_WALK=1 in the environment forces kbuffer's walk (the
+ * tests compare both).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -83,6 +90,7 @@ struct decode_ctx {
 	int			long_size;	/* KBUFFER_LSIZE_* */
 	bool			old_format;
 	bool			fast_walk;	/* 64-bit little-endian pages: decoder_walk() */
+	bool			lazy_count;	/* common_preempt_lazy_count exists */
 	struct dslot		c_type, c_flags, c_pc, c_pid;
 	uint16_t		common_min;
 };
@@ -280,14 +288,10 @@ static void slot_fixed(struct tep_event *event, const char *spec, enum ktop_fiel
 	}
 	s->off = f->offset;
 	s->size = f->size;
-	if (kind == KTOP_FK_SYM && f->size == 8)
-		s->op = DOP_SYM;
-	else if (kind == KTOP_FK_SYM && f->size == 4)
-		s->op = DOP_U32;	/* 32-bit kernel: still an address */
+	if (kind == KTOP_FK_SYM && (f->size == 8 || f->size == 4))
+		s->op = DOP_SYM;	/* an address, on a 64- or 32-bit kernel */
 	else
 		s->op = int_op(f->size, f->flags & TEP_FIELD_IS_SIGNED);
-	if (kind == KTOP_FK_SYM && s->op == DOP_U32)
-		s->op = DOP_SYM;
 }
 
 static struct dtype *dtype_fixed(struct decode_ctx *dc, struct tep_event *event,
@@ -315,7 +319,8 @@ static struct dtype *dtype_fixed(struct decode_ctx *dc, struct tep_event *event,
 	if (fs->post == DPOST_REPEATS) {
 		struct tep_format_field *f = tep_find_field(event, "bottom_delta_ts");
 
-		if (f && f->size == 4 && t->slot[3].size == 4) {
+		/* top_delta_ts is a u16 or u32 depending on the kernel */
+		if (f && f->size == 4 && t->slot[3].op != DOP_ZERO && t->slot[3].size <= 4) {
 			t->aux_off = f->offset;
 			if (f->offset + 4 > t->min_size)
 				t->min_size = f->offset + 4;
@@ -324,6 +329,50 @@ static struct dtype *dtype_fixed(struct decode_ctx *dc, struct tep_event *event,
 		}
 	}
 	return t;
+}
+
+/*
+ * Fields the event's own print format shows as a kernel symbol (%ps, %pS,
+ * %pf, %pF, %pB), e.g. timer:hrtimer_start's function: those are kept as
+ * symbols rather than hex. The format's conversions are matched to its
+ * argument list in order.
+ */
+static bool field_is_sym(struct tep_event *event, const struct tep_format_field *f)
+{
+	struct tep_print_arg *arg = event->print_fmt.args;
+	const char *p = event->print_fmt.format;
+
+	if (!p || (f->size != 8 && f->size != 4) ||
+	    (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+		return false;
+	while (p && (p = strchr(p, '%')) && arg) {
+		bool sym;
+
+		p++;
+		if (*p == '%') {
+			p++;
+			continue;
+		}
+		for (; *p && strchr("-+ #0123456789.*", *p); p++) {
+			if (*p == '*' && arg)
+				arg = arg->next;	/* a width or precision argument */
+		}
+		while (*p && strchr("hlLzjtq", *p))
+			p++;
+		sym = p[0] == 'p' && p[1] && strchr("sSfFB", p[1]);
+		if (!arg)
+			break;
+		if (sym) {
+			struct tep_print_arg *a = arg;
+
+			while (a && a->type == TEP_PRINT_TYPE)
+				a = a->typecast.item;
+			if (a && a->type == TEP_PRINT_FIELD && a->field.field == f)
+				return true;
+		}
+		arg = arg->next;
+	}
+	return false;
 }
 
 static struct dtype *dtype_dynamic(struct decode_ctx *dc, struct tep_event *event)
@@ -337,6 +386,7 @@ static struct dtype *dtype_dynamic(struct decode_ctx *dc, struct tep_event *even
 		return NULL;
 	atomic_init(&t->type, 0);
 	t->event = event;
+	/* the first KTOP_MAX_ARGS fields that can be kept; no tracepoint here has more */
 	for (f = event->format.fields; f && t->nargs < KTOP_MAX_ARGS; f = f->next) {
 		struct dslot *s = &t->slot[t->nargs];
 		enum ktop_field_kind kind;
@@ -344,6 +394,10 @@ static struct dtype *dtype_dynamic(struct decode_ctx *dc, struct tep_event *even
 		if (!slot_from_field(f, s, &kind)) {
 			memset(s, 0, sizeof(*s));
 			continue;	/* wide integer or large array: not kept */
+		}
+		if (field_is_sym(event, f)) {
+			s->op = DOP_SYM;
+			kind = KTOP_FK_SYM;
 		}
 		t->fields[t->nargs].name = f->name;
 		t->fields[t->nargs].kind = kind;
@@ -433,6 +487,7 @@ struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 		err = EINVAL;
 		goto out_free;
 	}
+	dc->lazy_count = tep_find_common_field(events[0], "common_preempt_lazy_count");
 	for (int i = 0; events[i]; i++)
 		if (events[i]->id > maxid)
 			maxid = events[i]->id;
@@ -462,6 +517,11 @@ out_free:
 out_err:
 	errno = err;
 	return NULL;
+}
+
+bool decode_ctx_has_lazy_count(const struct decode_ctx *dc)
+{
+	return dc->lazy_count;
 }
 
 void decode_ctx_free(struct decode_ctx *dc)

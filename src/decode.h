@@ -10,6 +10,7 @@
 #ifndef KTOP_DECODE_H
 #define KTOP_DECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "event.h"
@@ -29,6 +30,13 @@ struct decoder;
 struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 				  struct symbols *syms);
 void decode_ctx_free(struct decode_ctx *dc);
+
+/*
+ * Return: true when the formats carry common_preempt_lazy_count (the old
+ * PREEMPT_RT lazy-preemption kernels, 6.1-rt): the latency column then has
+ * two more letters, see flags_style_detect() in src/flags.h.
+ */
+bool decode_ctx_has_lazy_count(const struct decode_ctx *dc);
 
 struct decoder *decoder_new(struct decode_ctx *dc, unsigned int cpu);
 void decoder_free(struct decoder *d);
@@ -51,7 +59,13 @@ struct decode_stats {
  */
 int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats *stats);
 
-/* Decode one event into @out without storing it (tests, tools). Return: 0 or -errno. */
+/*
+ * Decode one event into @out without storing it (tests, tools). Like
+ * decoder_page(), it still updates the store's comm table from sched_switch,
+ * sched_wakeup(_new), sched_process_exec/exit and osnoise:thread_noise.
+ * Return: 0, -ENOENT for an event id the tep does not know, -EINVAL for a
+ * record too short for its format.
+ */
 int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
 		   struct ktop_event *out);
 

@@ -176,7 +176,7 @@ static void probe_tracer(struct features *ft, enum feature_id id, const char *sc
 	int ret, top;
 
 	if (!tracer_listed(ft->tracefs, name)) {
-		feat_set(ft, id, FEAT_NOT_BUILT, "not in available_tracers (%s)", ft->f[id].config);
+		feat_set(ft, id, FEAT_NOT_BUILT, "not in available_tracers");
 		return;
 	}
 	ret = -ENOENT;
@@ -225,8 +225,7 @@ static void probe_ftrace_filter(struct features *ft, const char *scratch)
 		return;
 	}
 	if (errno == ENOENT)
-		feat_set(ft, FEATURE_FTRACE_FILTER, FEAT_NOT_BUILT, "no set_ftrace_filter (%s)",
-			 ft->f[FEATURE_FTRACE_FILTER].config);
+		feat_set(ft, FEATURE_FTRACE_FILTER, FEAT_NOT_BUILT, "no set_ftrace_filter file");
 	else if (errno == EPERM)
 		feat_set(ft, FEATURE_FTRACE_FILTER, FEAT_NOT_PERMITTED,
 			 "opening set_ftrace_filter: %s (kernel lockdown or security policy)",
@@ -257,8 +256,7 @@ static void probe_bpf(struct features *ft)
 		return;
 	}
 	if (errno == ENOSYS)
-		feat_set(ft, FEATURE_BPF, FEAT_NOT_BUILT, "no bpf() syscall (%s)",
-			 ft->f[FEATURE_BPF].config);
+		feat_set(ft, FEATURE_BPF, FEAT_NOT_BUILT, "no bpf() syscall");
 	else if (errno == EPERM && !ft->root)
 		feat_set(ft, FEATURE_BPF, FEAT_NEEDS_ROOT, "BPF_PROG_LOAD: %s", strerror(EPERM));
 	else if (errno == EPERM)
@@ -272,8 +270,7 @@ static void probe_btf(struct features *ft)
 	if (!access("/sys/kernel/btf/vmlinux", R_OK))
 		feat_set(ft, FEATURE_BTF, FEAT_AVAILABLE, "/sys/kernel/btf/vmlinux");
 	else if (errno == ENOENT)
-		feat_set(ft, FEATURE_BTF, FEAT_NOT_BUILT, "no /sys/kernel/btf/vmlinux (%s)",
-			 ft->f[FEATURE_BTF].config);
+		feat_set(ft, FEATURE_BTF, FEAT_NOT_BUILT, "no /sys/kernel/btf/vmlinux");
 	else
 		feat_set(ft, FEATURE_BTF, FEAT_NOT_PERMITTED, "/sys/kernel/btf/vmlinux: %s",
 			 strerror(errno));
@@ -300,8 +297,7 @@ static void probe_events(struct features *ft)
 	if (n)
 		feat_set(ft, FEATURE_EVENTS, FEAT_AVAILABLE, "%ld events", n);
 	else
-		feat_set(ft, FEATURE_EVENTS, FEAT_NOT_BUILT, "no events (%s)",
-			 ft->f[FEATURE_EVENTS].config);
+		feat_set(ft, FEATURE_EVENTS, FEAT_NOT_BUILT, "available_events is empty");
 }
 
 int features_probe(struct features *ft)
@@ -361,11 +357,21 @@ int features_probe(struct features *ft)
 
 void features_print(const struct features *ft, FILE *fp)
 {
-	fprintf(fp, "%-18s %-15s %s\n", "user", ft->root ? "root" : "not root",
-		ft->root ? "" : "tracing needs root");
+	char state[96];
+
+	if (ft->root)
+		fprintf(fp, "%-18s yes\n", "root");
+	else
+		fprintf(fp, "%-18s %-44s %s\n", "root", "no", "tracing needs root (sudo)");
 	for (int i = 0; i < FEATURE_NR; i++) {
 		const struct feature *f = &ft->f[i];
 
-		fprintf(fp, "%-18s %-15s %s\n", f->name, feature_state_str(f->state), f->detail);
+		if (f->state == FEAT_NOT_BUILT)
+			snprintf(state, sizeof(state), "not built in (%s)", f->config);
+		else if (f->state == FEAT_NOT_PERMITTED && strstr(f->detail, "not permitted"))
+			snprintf(state, sizeof(state), "not permitted (EPERM)");
+		else
+			snprintf(state, sizeof(state), "%s", feature_state_str(f->state));
+		fprintf(fp, "%-18s %-44s %s\n", f->name, state, f->detail);
 	}
 }

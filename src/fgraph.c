@@ -31,14 +31,13 @@ struct fg_node {
 	uint64_t	child_time;	/* sum of the children's durations */
 	uint32_t	parent, first, last, next, prev;
 	uint32_t	func;		/* CALL: sym; TASK: pid; IRQ: cpu; GAP: lost (saturated) */
-	uint32_t	agg;
-	uint32_t	overflow;
 	uint32_t	nchild;
 	uint16_t	cpu;
 	uint16_t	depth;
 	uint16_t	flags;
+	uint16_t	overflow;	/* saturated; fgraph_stats.overflow is exact */
 	uint8_t		kind;
-};
+};	/* 64 bytes: one cache line per call */
 
 struct fg_agg {
 	uint64_t	count;		/* complete calls (GAP: events lost) */
@@ -87,7 +86,12 @@ struct fgraph {
 	uint32_t		na, capa;
 	uint32_t		*ahash;
 	uint32_t		ahmask;
-	bool			agg_dirty;
+	bool			agg_dirty;	/* paths changed: rebuild from scratch */
+	uint32_t		agg_nn;		/* timeline ids below this are mapped */
+	uint32_t		*amap;		/* timeline id -> aggregated id */
+	uint32_t		capamap;
+	uint32_t		*pending;	/* calls closed since the last agg_sync */
+	uint32_t		npending, cappending;
 	uint64_t		last_lost_ts;	/* of any CPU */
 
 	/* tasks: open addressing pid -> ctx */
@@ -95,7 +99,8 @@ struct fgraph {
 	uint32_t		tmask, ntasks;
 	struct fg_cpu		*cpus;
 	unsigned int		ncpus;
-	unsigned int		cpu_width;
+	unsigned int		cpu_width;	/* digits of the highest CPU seen */
+	unsigned int		cpu_p10;
 
 	struct fgraph_stats	st;
 
@@ -170,7 +175,6 @@ static uint32_t node_new(struct fgraph *g, enum fgraph_kind kind, uint32_t paren
 	x->kind = kind;
 	x->parent = parent;
 	x->first = x->last = x->next = x->prev = NONE;
-	x->agg = NONE;
 	if (parent != NONE) {
 		struct fg_node *p = &g->n[parent];
 
@@ -303,7 +307,13 @@ static uint32_t agg_get(struct fgraph *g, uint32_t parent, uint32_t func,
 static uint32_t agg_map(struct fgraph *g, uint32_t id)
 {
 	struct fg_node *x = &g->n[id];
-	uint32_t pa = g->n[x->parent].agg, a;
+	uint32_t pa, a;
+
+	if (grow((void **)&g->amap, &g->capamap, id + 1, sizeof(*g->amap)))
+		return NONE;
+	if (id == FGRAPH_ROOT)
+		return g->amap[id] = FGRAPH_ROOT;
+	pa = g->amap[x->parent];
 
 	switch (x->kind) {
 	case FGRAPH_K_TASK:
@@ -332,7 +342,7 @@ static uint32_t agg_map(struct fgraph *g, uint32_t id)
 		if (x->kind == FGRAPH_K_GAP)
 			ag->count += x->func;
 	}
-	x->agg = a;
+	g->amap[id] = a;
 	return a;
 }
 
@@ -343,9 +353,9 @@ static void agg_close(struct fgraph *g, uint32_t id)
 	struct fg_agg *a;
 	uint64_t self;
 
-	if (x->agg == NONE)
+	if (id >= g->capamap || g->amap[id] == NONE)
 		return;
-	a = &g->a[x->agg];
+	a = &g->a[g->amap[id]];
 	a->flags |= x->flags & (F_INCOMPLETE | FGRAPH_F_DEPTH_OVERFLOW);
 	if (x->flags & F_INCOMPLETE) {
 		a->incomplete++;
@@ -370,10 +380,11 @@ static void agg_rebuild(struct fgraph *g)
 
 		a->count = a->incomplete = a->total = a->self = a->max = 0;
 		a->min = UINT64_MAX;
-		a->refs = 0;
+		a->refs = i == FGRAPH_ROOT;
 		a->flags = 0;
 	}
 	/* pre-order: a parent is always mapped before its children */
+	agg_map(g, FGRAPH_ROOT);
 	i = g->n[FGRAPH_ROOT].first;
 	while (i != NONE) {
 		struct fg_node *x = &g->n[i];
@@ -381,8 +392,8 @@ static void agg_rebuild(struct fgraph *g)
 		agg_map(g, i);
 		if (x->kind == FGRAPH_K_CALL && !(x->flags & FGRAPH_F_OPEN))
 			agg_close(g, i);
-		else if (x->kind == FGRAPH_K_CALL)
-			g->a[x->agg].flags |= FGRAPH_F_OPEN;
+		else if (x->kind == FGRAPH_K_CALL && g->amap[i] != NONE)
+			g->a[g->amap[i]].flags |= FGRAPH_F_OPEN;
 		if (x->first != NONE) {
 			i = x->first;
 			continue;
@@ -393,19 +404,50 @@ static void agg_rebuild(struct fgraph *g)
 			i = g->n[i].next;
 	}
 	g->agg_dirty = false;
+	g->agg_nn = g->nn;
+	g->npending = 0;
 }
 
+/*
+ * Bring the aggregated view up to date. Feeding does not touch it: calls
+ * are mapped to their paths here, in id order (a parent's id is lower than
+ * its children's unless an adoption happened, which asks for a rebuild).
+ */
 static void agg_sync(struct fgraph *g)
 {
-	if (g->agg_dirty)
+	uint32_t i;
+
+	if (g->agg_dirty) {
 		agg_rebuild(g);
+		return;
+	}
+	for (i = g->agg_nn; i < g->nn; i++)
+		agg_map(g, i);
+	g->agg_nn = g->nn;
+	for (i = 0; i < g->npending; i++)
+		agg_close(g, g->pending[i]);
+	g->npending = 0;
+}
+
+/* A call closed: its figures go to the aggregated view at the next agg_sync. */
+static void agg_pending(struct fgraph *g, uint32_t id)
+{
+	if (g->agg_dirty)
+		return;
+	if (grow((void **)&g->pending, &g->cappending, g->npending + 1, sizeof(*g->pending))) {
+		g->agg_dirty = true;	/* cannot queue: recompute everything later */
+		return;
+	}
+	g->pending[g->npending++] = id;
 }
 
 /* ---- contexts ------------------------------------------------------------ */
 
 static struct fg_cpu *cpu_get(struct fgraph *g, unsigned int cpu)
 {
-	if (cpu >= g->ncpus) {
+	if (cpu < g->ncpus)
+		return &g->cpus[cpu];
+	{
 		unsigned int n = cpu + 1 > 2 * g->ncpus ? cpu + 1 : 2 * g->ncpus;
 		struct fg_cpu *c = realloc(g->cpus, n * sizeof(*c));
 
@@ -414,16 +456,6 @@ static struct fg_cpu *cpu_get(struct fgraph *g, unsigned int cpu)
 		memset(c + g->ncpus, 0, (n - g->ncpus) * sizeof(*c));
 		g->cpus = c;
 		g->ncpus = n;
-	}
-	{
-		unsigned int p10 = 10, w = 1;
-
-		while (cpu >= p10 && w < 9) {
-			p10 *= 10;
-			w++;
-		}
-		if (w > g->cpu_width)
-			g->cpu_width = w;
 	}
 	return &g->cpus[cpu];
 }
@@ -444,7 +476,6 @@ static struct fg_ctx *ctx_new(struct fgraph *g, enum fgraph_kind kind, int32_t p
 	g->n[c->node].cpu = cpu;
 	c->pid = pid;
 	c->last_cpu = cpu;
-	agg_map(g, c->node);
 	return c;
 }
 
@@ -469,6 +500,8 @@ static struct fg_ctx *task_get(struct fgraph *g, int32_t pid, unsigned int cpu)
 
 	if (!pc)
 		return NULL;
+	if (pc->cur && pc->cur->pid == pid && (pid || pc->cur == pc->idle))
+		return pc->cur;
 	if (pid == 0) {
 		if (!pc->idle)
 			pc->idle = ctx_new(g, FGRAPH_K_TASK, 0, cpu);
@@ -543,7 +576,7 @@ static void ctx_pop_missing(struct fgraph *g, struct fg_ctx *c)
 	x->flags &= ~FGRAPH_F_OPEN;
 	x->flags |= FGRAPH_F_EXIT_MISSING;
 	g->st.exit_missing++;
-	agg_close(g, id);
+	agg_pending(g, id);
 }
 
 /* A gap node under the innermost open frame of @c; every open frame spans it. */
@@ -558,7 +591,6 @@ static int ctx_gap(struct fgraph *g, struct fg_ctx *c, uint64_t ts, uint64_t cou
 	g->n[id].func = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
 	g->n[id].flags = FGRAPH_F_HAS_GAP;
 	g->n[id].depth = top != NONE ? g->n[top].depth + 1 : 0;
-	agg_map(g, id);
 	for (i = 0; i < c->top; i++)
 		g->n[c->stack[i]].flags |= FGRAPH_F_HAS_GAP;
 	/*
@@ -627,28 +659,22 @@ static bool ctx_consistent(struct fgraph *g, struct fg_ctx *c, const struct ktop
  * on another CPU (where it may have run meanwhile) counts when the record
  * does not fit the stack.
  */
-static int ctx_check_lost(struct fgraph *g, struct fg_ctx *c, const struct ktop_event *ev)
+static int ctx_check_lost_slow(struct fgraph *g, struct fg_ctx *c, const struct ktop_event *ev)
 {
 	uint64_t first = 0, sum = 0, ts = ev->ts;
 	unsigned int cpu = ev->cpu, i;
 	bool any;
 
-	if (!c->seen) {
-		c->seen = true;
-		c->last_ts = ts;
-		c->last_cpu = cpu;
-		return 0;
-	}
-	if (g->last_lost_ts <= c->last_ts) {
-		c->last_ts = ts;
-		c->last_cpu = cpu;
-		return 0;
-	}
 	any = cpu_lost_between(g, c->last_cpu, c->last_ts, ts, &first, &sum);
 	if ((int)cpu != c->last_cpu)
 		any |= cpu_lost_between(g, cpu, c->last_ts, ts, &first, &sum);
-	/* it may have run on a lossy CPU meanwhile: only a proven exit clears it */
-	if (!any && (ev->type == KTOP_T_FGRAPH_ENTRY || !ctx_consistent(g, c, ev))) {
+	/*
+	 * It may have run on a lossy CPU meanwhile. To get there and back it
+	 * went through schedule(), so the record that resumes it here is the
+	 * exit of a schedule() entered in the lost window: a calltime later
+	 * than the open frame's entry gives it away.
+	 */
+	if (!any && c->pid >= 0 && !ctx_consistent(g, c, ev)) {
 		for (i = 0; i < g->ncpus; i++)
 			if ((int)i != c->last_cpu && i != cpu)
 				any |= cpu_lost_between(g, i, c->last_ts, ts, &first, &sum);
@@ -656,6 +682,17 @@ static int ctx_check_lost(struct fgraph *g, struct fg_ctx *c, const struct ktop_
 	c->last_ts = ts;
 	c->last_cpu = cpu;
 	return any ? ctx_gap(g, c, first, sum) : 0;
+}
+
+static inline int ctx_check_lost(struct fgraph *g, struct fg_ctx *c, const struct ktop_event *ev)
+{
+	if (!c->seen || g->last_lost_ts <= c->last_ts) {
+		c->seen = true;
+		c->last_ts = ev->ts;
+		c->last_cpu = ev->cpu;
+		return 0;
+	}
+	return ctx_check_lost_slow(g, c, ev);
 }
 
 /* ---- feeding ------------------------------------------------------------- */
@@ -726,7 +763,7 @@ static int feed_entry(struct fgraph *g, const struct ktop_event *ev)
 	if (!g->cfg.irq_inline) {
 		/* an interrupt in progress on this CPU is on top of whatever runs */
 		irq = pc->irq;
-		if (irq && irq->top && g->n[ctx_top(g, irq)].depth + 1u == depth)
+		if (irq && irq->top > irq->susp && g->n[ctx_top(g, irq)].depth + 1u == depth)
 			c = irq;
 		else if (cf)
 			c = irq_get(g, ev->cpu);
@@ -741,7 +778,8 @@ static int feed_entry(struct fgraph *g, const struct ktop_event *ev)
 		top = ctx_top(g, c);
 		g->st.overflow++;
 		if (top != NONE) {
-			g->n[top].overflow++;
+			if (g->n[top].overflow < UINT16_MAX)
+				g->n[top].overflow++;
 			g->n[top].flags |= FGRAPH_F_DEPTH_OVERFLOW;
 		}
 		return 0;
@@ -767,7 +805,6 @@ static int feed_entry(struct fgraph *g, const struct ktop_event *ev)
 	g->n[id].cpu = ev->cpu;
 	g->n[id].start = ev->ts;
 	g->n[id].flags = (uint16_t)flags;
-	agg_map(g, id);
 	if (ctx_push(c, id))
 		return -ENOMEM;
 	g->st.calls++;
@@ -809,7 +846,7 @@ static void node_close(struct fgraph *g, uint32_t id, uint64_t dur)
 	x->flags &= ~FGRAPH_F_OPEN;
 	if (x->parent != NONE && g->n[x->parent].kind == FGRAPH_K_CALL)
 		g->n[x->parent].child_time += dur;
-	agg_close(g, id);
+	agg_pending(g, id);
 }
 
 static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
@@ -833,22 +870,27 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 		g->st.overflow++;
 		return 0;
 	}
+	/* losses first: they decide whether the open frames can be trusted */
 	if (!g->cfg.irq_inline) {
 		irq = pc->irq;
+		if (irq && (err = ctx_check_lost(g, irq, ev)))
+			return err;
 		if (irq && irq->top && (i = ctx_find(g, irq, depth, func, calltime)) >= 0)
 			c = irq;
 	}
 	if (!c) {
+		err = ctx_check_lost(g, task, ev);
+		if (err)
+			return err;
 		i = ctx_find(g, task, depth, func, calltime);
 		c = task;
 		if (i < 0 && cf && !g->cfg.irq_inline)
 			c = irq_get(g, ev->cpu);
 		if (!c)
 			return -ENOMEM;
+		if (c != task && c != irq && (err = ctx_check_lost(g, c, ev)))
+			return err;
 	}
-	err = ctx_check_lost(g, c, ev);
-	if (err)
-		return err;
 
 	if (i >= 0 && i < (int)c->top) {
 		bool suspended = (uint32_t)i < c->susp;
@@ -860,8 +902,16 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 			ctx_pop_missing(g, c);
 		c->top--;
 		if (suspended) {
-			/* proven the same call as before the gap: so are all below it */
-			c->susp = 0;
+			/*
+			 * Proven the same call as before the gap: so are its
+			 * ancestors, down to the first frame whose parent was
+			 * not known when it was entered.
+			 */
+			uint32_t k = (uint32_t)i;
+
+			while (k > 0 && g->n[c->stack[k]].parent == c->stack[k - 1])
+				k--;
+			c->susp = k;
 			adopt_trailing(g, c->node, id, depth, g->n[id].start);
 		}
 		node_close(g, id, dur);
@@ -913,7 +963,6 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 		g->n[parent].last = id;
 		g->n[parent].nchild++;
 	}
-	agg_map(g, id);
 	g->st.calls++;
 	g->st.entry_missing++;
 	if (depth > g->st.max_depth_seen)
@@ -933,6 +982,11 @@ int fgraph_feed(struct fgraph *g, const struct ktop_event *ev)
 	g->st.last_ts = ev->ts;
 	if (ev->cpu < g->ncpus)
 		g->cpus[ev->cpu].last_ts = ev->ts;
+	while (ev->cpu >= g->cpu_p10 && g->cpu_width < 9) {
+		/* the kernel sizes its CPU column for the highest CPU number */
+		g->cpu_p10 *= 10;
+		g->cpu_width++;
+	}
 	if (ev->type == KTOP_T_FGRAPH_ENTRY)
 		ret = feed_entry(g, ev);
 	else
@@ -980,7 +1034,6 @@ static int fgraph_init_roots(struct fgraph *g)
 
 	if (node_new(g, FGRAPH_K_ROOT, NONE) != FGRAPH_ROOT)
 		return -ENOMEM;
-	g->n[FGRAPH_ROOT].agg = FGRAPH_ROOT;
 	if (grow((void **)&g->a, &g->capa, 1, sizeof(*g->a)))
 		return -ENOMEM;
 	memset(&g->a[0], 0, sizeof(g->a[0]));
@@ -994,6 +1047,7 @@ static int fgraph_init_roots(struct fgraph *g)
 	for (i = 0; i <= g->ahmask; i++)
 		g->ahash[i] = NONE;
 	g->cpu_width = 1;
+	g->cpu_p10 = 10;
 	return 0;
 }
 
@@ -1044,6 +1098,8 @@ static void fgraph_clear(struct fgraph *g)
 	g->needle = NULL;
 	memset(&g->st, 0, sizeof(g->st));
 	g->agg_dirty = false;
+	g->agg_nn = 0;
+	g->npending = 0;
 	g->last_lost_ts = 0;
 }
 
@@ -1061,6 +1117,8 @@ void fgraph_free(struct fgraph *g)
 	free(g->n);
 	free(g->a);
 	free(g->ahash);
+	free(g->pending);
+	free(g->amap);
 	free(g->scratch);
 	free(g);
 }
@@ -1142,7 +1200,7 @@ uint32_t fgraph_agg_of(struct fgraph *g, uint32_t timeline_id)
 	if (timeline_id >= g->nn)
 		return NONE;
 	agg_sync(g);
-	return g->n[timeline_id].agg;
+	return g->amap[timeline_id];
 }
 
 static const char *ctx_label(struct fgraph *g, enum fgraph_kind kind, int32_t pid, int cpu,

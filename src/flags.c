@@ -113,11 +113,10 @@ int flags_format(char *buf, enum flags_style style, uint8_t flags, uint8_t pc,
 		break;
 	case FLAGS_STYLE_RT_LAZY_COUNT:
 		/*
-		 * PREEMPT_RESCHED shares its bit with NEED_RESCHED_LAZY there, and
-		 * the 'N' and 'p' cases are compiled out.
+		 * There bit 0x20 is NEED_RESCHED_LAZY and PREEMPT_RESCHED is 0 (the
+		 * two share the bit), so the 'N' and 'p' cases never occur.
 		 */
-		buf[n++] = (flags & (KTOP_KF_NEED_RESCHED | KTOP_KF_PREEMPT_RESCHED)) ==
-			   KTOP_KF_NEED_RESCHED ? 'n' : '.';
+		buf[n++] = flags & KTOP_KF_NEED_RESCHED ? 'n' : '.';
 		buf[n++] = flags & KTOP_KF_PREEMPT_RESCHED ? 'L' : '.';
 		break;
 	}

@@ -21,8 +21,9 @@ enum flags_style {
 	FLAGS_STYLE_LAZY,
 	/*
 	 * The old PREEMPT_RT lazy-preemption patch (6.1-rt and earlier, the kernels
-	 * with common_preempt_lazy_count): 0x20 means NEED_RESCHED_LAZY, shown in
-	 * its own column, plus a preempt-lazy-depth column; seven columns.
+	 * with common_preempt_lazy_count): 0x20 means NEED_RESCHED_LAZY (there is
+	 * no PREEMPT_RESCHED), shown in its own column, plus a preempt-lazy-depth
+	 * column; seven columns.
 	 */
 	FLAGS_STYLE_RT_LAZY_COUNT,
 };

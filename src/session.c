@@ -17,6 +17,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ struct session {
 	const char		*systems[SESSION_MAX_SYSTEMS + 1];
 	int			nsystems;
 	bool			all_systems;
+	pid_t			owner;		/* a forked child must not undo the parent's */
 };
 
 /* Sessions not yet closed; compared, never dereferenced, when checking a pointer. */
@@ -69,6 +71,7 @@ static volatile int session_fds[SESSION_MAX_FDS];
 static int session_nfds;
 
 static int sig_pipe[2] = { -1, -1 };
+static char sig_altstack[64 * 1024] __attribute__((aligned(16)));
 static volatile sig_atomic_t sig_pending;
 
 /* ---- small file helpers ---------------------------------------------- */
@@ -185,7 +188,8 @@ static void session_emergency(void)
 {
 	struct session *s = session_live;
 
-	if (!s || __atomic_exchange_n(&session_emergency_done, 1, __ATOMIC_ACQ_REL))
+	if (!s || s->owner != getpid() ||
+	    __atomic_exchange_n(&session_emergency_done, 1, __ATOMIC_ACQ_REL))
 		return;
 	sess_write_path(s->p_tracing_on, "0");
 	if (s->top) {
@@ -254,11 +258,10 @@ int session_signals_init(void)
 		return -errno;
 
 	/* A stack overflow must still reach the restore. */
-	ss.ss_size = 64 * 1024;
-	ss.ss_sp = malloc(ss.ss_size);
+	ss.ss_sp = sig_altstack;
+	ss.ss_size = sizeof(sig_altstack);
 	ss.ss_flags = 0;
-	if (ss.ss_sp && sigaltstack(&ss, NULL))
-		free(ss.ss_sp);
+	sigaltstack(&ss, NULL);
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
@@ -382,6 +385,10 @@ int session_reap_stale(void)
 	while (d && (de = readdir(d))) {
 		pid = instance_pid(de->d_name);
 		if (pid <= 0 || ktop_alive(pid))
+			continue;
+		/* a probe takes no lock and lasts 0.1 s: any live pid keeps it */
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		if (!strncmp(de->d_name, "ktop-probe-", 11) && !access(path, F_OK))
 			continue;
 		snprintf(path, sizeof(path), "%s/instances/%s/tracing_on", tracefs_dir(),
 			 de->d_name);
@@ -788,6 +795,50 @@ static int open_top(struct session *s, const struct session_opts *o, char *err, 
 	return 0;
 }
 
+/*
+ * "0-3,6" -> "4f", in the kernel's cpumask format: hex, groups of 32 bits
+ * separated by commas, most significant first. Return: 0 or -EINVAL.
+ */
+static int cpulist_to_mask(const char *list, int ncpus, char *out, size_t len)
+{
+	uint32_t words[1024 / 32] = { 0 };
+	int nwords = (ncpus + 31) / 32, any = 0;
+	const char *p = list;
+	size_t off = 0;
+	char *end;
+
+	if (ncpus <= 0 || ncpus > 1024)
+		return -EINVAL;
+	while (*p) {
+		long a = strtol(p, &end, 10), b;
+
+		if (end == p || a < 0)
+			return -EINVAL;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1)
+				return -EINVAL;
+			p = end;
+		}
+		if (b < a || b >= ncpus)
+			return -EINVAL;
+		for (long c = a; c <= b; c++)
+			words[c / 32] |= 1u << (c % 32);
+		any = 1;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	if (!any)
+		return -EINVAL;
+	for (int i = nwords - 1; i >= 0 && off < len; i--)
+		off += snprintf(out + off, len - off, i == nwords - 1 ? "%x" : ",%08x", words[i]);
+	return off < len ? 0 : -EINVAL;
+}
+
 static int configure(struct session *s, const struct session_opts *o, const char *tracer,
 		     char *err, size_t errlen)
 {
@@ -805,16 +856,23 @@ static int configure(struct session *s, const struct session_opts *o, const char
 	}
 	sess_write(s, "buffer_percent", SESSION_BUFFER_PERCENT);
 
-	if (o->cpus && o->cpus[0]) {
-		ret = tracefs_instance_set_affinity(s->inst, o->cpus);
-		if (ret) {
-			snprintf(err, errlen, "bad CPU list '%s' for -C (e.g. 0-3,6): %s", o->cpus,
-				 strerror(errno ? errno : EINVAL));
-			return -EINVAL;
-		}
-	} else if (s->top) {
+	if ((o->cpus && o->cpus[0]) || s->top) {
+		char mask[1200];
+
 		snprintf(buf, sizeof(buf), "0-%d", s->ncpus - 1);
-		tracefs_instance_set_affinity(s->inst, buf);
+		ret = cpulist_to_mask(o->cpus && o->cpus[0] ? o->cpus : buf, s->ncpus, mask,
+				      sizeof(mask));
+		if (ret) {
+			snprintf(err, errlen, "bad CPU list '%s' for -C: use numbers from 0 to %d, "
+				 "ranges and commas (e.g. 0-3,6)", o->cpus, s->ncpus - 1);
+			return ret;
+		}
+		ret = sess_write(s, "tracing_cpumask", mask);
+		if (ret) {
+			snprintf(err, errlen, "cannot set tracing_cpumask to %s (-C %s): %s", mask,
+				 o->cpus, strerror(-ret));
+			return ret;
+		}
 	}
 
 	if (o->npids) {
@@ -966,6 +1024,7 @@ int session_open(struct session **out, const struct session_opts *o,
 	}
 	s->lock_fd = -1;
 	s->top = top;
+	s->owner = getpid();
 	snprintf(s->tracefs, sizeof(s->tracefs), "%s", ft->tracefs);
 	snprintf(s->tracer, sizeof(s->tracer), "nop");
 	ret = lock_acquire(s);

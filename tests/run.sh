@@ -62,7 +62,8 @@ run_prog() {
 		f=${f%% failed}
 	else
 		p=$(grep -cE '^(ok|PASS)\b' "$log")
-		f=$(grep -cE '^(FAIL|not ok)\b' "$log")
+		# "FAIL file.c:12: expr" is the detail of the "FAIL case" line after it
+		f=$(grep -E '^(FAIL|not ok)\b' "$log" | grep -cvE '^FAIL [^ ]+:[0-9]+: ')
 	fi
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "  [$name] FAIL: timed out after ${tmo}s"

@@ -25,26 +25,37 @@ struct ui_evpos ui_evpos_of(const struct ui_evrow *r)
 /* Fetch the head of @cpu's stream in the walk's direction. */
 static void walk_fill(struct ui_evwalk *w, unsigned int cpu)
 {
+	struct ui_evrow *buf = w->buf + (size_t)cpu * UI_EVWALK_BATCH;
 	uint64_t first, end;
+	uint16_t n = 0;
 
 	w->have[cpu] = false;
+	if (w->bi[cpu] < w->bn[cpu]) {
+		w->head[cpu] = buf[w->bi[cpu]++];
+		w->have[cpu] = true;
+		return;
+	}
 	store_cpu_range(w->st, cpu, &first, &end);
 	if (w->dir > 0) {
 		if (w->next[cpu] < first)
 			w->next[cpu] = first;	/* evicted meanwhile */
-		if (w->next[cpu] >= end)
-			return;
-		if (!store_get(w->st, cpu, w->next[cpu], &w->head[cpu].ev)) {
-			w->head[cpu].seq = w->next[cpu]++;
-			w->have[cpu] = true;
+		while (n < UI_EVWALK_BATCH && w->next[cpu] < end) {
+			if (!store_get(w->st, cpu, w->next[cpu], &buf[n].ev))
+				buf[n++].seq = w->next[cpu];
+			w->next[cpu]++;
 		}
 	} else {
-		if (w->next[cpu] <= first)
-			return;
-		if (!store_get(w->st, cpu, w->next[cpu] - 1, &w->head[cpu].ev)) {
-			w->head[cpu].seq = --w->next[cpu];
-			w->have[cpu] = true;
+		while (n < UI_EVWALK_BATCH && w->next[cpu] > first) {
+			w->next[cpu]--;
+			if (!store_get(w->st, cpu, w->next[cpu], &buf[n].ev))
+				buf[n++].seq = w->next[cpu];
 		}
+	}
+	w->bn[cpu] = n;
+	w->bi[cpu] = 0;
+	if (n) {
+		w->head[cpu] = buf[w->bi[cpu]++];
+		w->have[cpu] = true;
 	}
 }
 
@@ -61,7 +72,10 @@ int ui_evwalk_init(struct ui_evwalk *w, struct store *st, const struct ui_evpos 
 	w->first = calloc(n, sizeof(*w->first));
 	w->head = calloc(n, sizeof(*w->head));
 	w->have = calloc(n, sizeof(*w->have));
-	if (!w->next || !w->first || !w->head || !w->have) {
+	w->buf = calloc((size_t)n * UI_EVWALK_BATCH, sizeof(*w->buf));
+	w->bn = calloc(n, sizeof(*w->bn));
+	w->bi = calloc(n, sizeof(*w->bi));
+	if (!w->next || !w->first || !w->head || !w->have || !w->buf || !w->bn || !w->bi) {
 		ui_evwalk_destroy(w);
 		return -ENOMEM;
 	}
@@ -127,6 +141,11 @@ void ui_evwalk_destroy(struct ui_evwalk *w)
 	free(w->first);
 	free(w->head);
 	free(w->have);
+	free(w->buf);
+	free(w->bn);
+	free(w->bi);
+	w->buf = NULL;
+	w->bn = w->bi = NULL;
 	w->next = w->first = NULL;
 	w->head = NULL;
 	w->have = NULL;

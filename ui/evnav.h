@@ -36,7 +36,13 @@ struct ui_evwalk {
 	uint64_t		*first;
 	struct ui_evrow		*head;
 	bool			*have;
+	/* per CPU, events read ahead in the walk's direction: reading one CPU's
+	 * events in runs keeps the store's decoded-chunk cache warm */
+	struct ui_evrow		*buf;
+	uint16_t		*bn, *bi;
 };
+
+#define UI_EVWALK_BATCH	64
 
 int ui_evpos_cmp(const struct ui_evpos *a, const struct ui_evpos *b);
 struct ui_evpos ui_evpos_of(const struct ui_evrow *r);

@@ -193,19 +193,33 @@ int ui_run(struct app *a)
 	for (;;) {
 		uint64_t now = ui_now_ns(), refresh = (uint64_t)ui->refresh_ms * 1000000u;
 		struct pollfd pfd[4];
-		bool key_redraw = false, quit = false;
+		bool key_redraw = false, quit = false, ingesting;
 		int timeout, sfd = session_signal_fd();
 		uint64_t due;
 
-		if (session_signal_pending()) {
-			status = 128 + session_signal_pending();
+		/* SIGINT, SIGTERM, SIGHUP end the view normally: status 0, as in batch mode */
+		if (session_signal_pending())
 			break;
-		}
 		if (now - ui->tick_ns >= TICK_NS)
 			ui_tick(ui, now);
+		/*
+		 * Read new events in short slices between polls, so keys are
+		 * never kept waiting, and at most UI_INGEST_CAP_NS a second;
+		 * beyond that the statistics fall behind and, live, skip ahead
+		 * (the top view says so).
+		 */
+		ingesting = false;
+		if (!ui->paused && ui->ingest_ns_sec < UI_INGEST_CAP_NS &&
+		    ui_stats_behind(&ui->stats)) {
+			if (ui_stats_ingest(&ui->stats, UI_INGEST_SLICE_NS))
+				data_stale = true;
+			ui->ingest_ns_sec += ui->stats.last_ingest_ns;
+			ingesting = ui_stats_behind(&ui->stats);
+			now = ui_now_ns();
+		}
 		/* a stale screen is redrawn once the refresh interval has passed */
 		if ((data_stale || ui->dirty) && now - last_frame >= refresh) {
-			ui_frame(ui, true);
+			ui_frame(ui, false);
 			last_frame = ui_now_ns();
 			data_stale = false;
 			now = last_frame;
@@ -214,6 +228,8 @@ int ui_run(struct app *a)
 		if ((data_stale || ui->dirty) && last_frame + refresh < due)
 			due = last_frame + refresh;
 		timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
+		if (ingesting)
+			timeout = 0;	/* more to read: just look at the keys first */
 
 		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = winch_pipe[0], .events = POLLIN };

@@ -5,6 +5,7 @@
  * columns.
  */
 #include <stdlib.h>
+#include "app.h"
 #include "ui-local.h"
 
 struct cpus_state {
@@ -107,6 +108,9 @@ static void cpus_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		if (l)
 			ui_draw_text(ui, row++, 0, i ? ROLE_DEFAULT : ROLE_EVENT, l, w);
 	}
+	/* what ktop chose to trace, and why */
+	if (ui->app->mode_why[0] && row + 1 < y + h)
+		ui_draw_wrapped(ui, row + 1, y + h - row - 1, w, ROLE_DIM, ui->app->mode_why);
 }
 
 static int cpus_key(struct ui *ui, struct pane *p, enum ui_action act)

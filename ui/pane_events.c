@@ -19,6 +19,7 @@ struct events_state {
 	struct ui_evpos		anchor;		/* bottom row when frozen */
 	struct ui_evpos		pending_sel;	/* select this row at the next draw */
 	bool			have_pending;
+	bool			follow_after_pause;
 	int			sel;
 	int			hscroll;
 	int			n, cap;
@@ -107,10 +108,14 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	struct richstr rs;
 	char b[32];
 
-	/* paused: the live tail stands still where it was */
+	/* paused: the live tail stands still where it was, and follows again after */
 	if (ui->paused && es->follow && es->n > 0) {
 		es->anchor = ui_evpos_of(&es->rows[es->n - 1]);
 		es->follow = false;
+		es->follow_after_pause = true;
+	} else if (!ui->paused && es->follow_after_pause) {
+		es->follow = true;
+		es->follow_after_pause = false;
 	}
 	events_fetch(ui, p, nrows);
 	if (es->have_pending) {
@@ -191,6 +196,7 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 	struct events_state *es = p->priv;
 	int page = rows_visible(p);
 
+	es->follow_after_pause = false;
 	switch (act) {
 	case ACT_UP:
 		freeze_here(es);

@@ -136,11 +136,40 @@ static void top_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	}
 }
 
+/* What the event list shows for the events of a row, as ui_fmt_event writes it. */
+static void top_needle(struct ui *ui, uint64_t key, char *buf, size_t len)
+{
+	uint16_t type = UI_TOP_TYPE(key);
+	int32_t sub = (int32_t)UI_TOP_SUB(key);
+	const char *name = ui_event_name(ui->st, type);
+
+	switch (type) {
+	case KTOP_T_SYS_ENTER:
+		snprintf(buf, len, "%s: id=%d ", name, sub);
+		break;
+	case KTOP_T_IRQ_HANDLER_ENTRY:
+		snprintf(buf, len, "%s: irq=%d ", name, sub);
+		break;
+	case KTOP_T_SOFTIRQ_ENTRY:
+		snprintf(buf, len, "%s: vec=%d ", name, sub);
+		break;
+	case KTOP_T_FUNCTION:
+	case KTOP_T_FGRAPH_ENTRY:
+		ui_top_name(&ui->stats, key, buf, len);
+		break;
+	default:
+		snprintf(buf, len, "%s: ", name);
+		break;
+	}
+}
+
 static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 {
 	struct top_state *ts = p->priv;
 	int page = p->h > 3 ? p->h - 3 : 1;
 
+	/* the rows as drawn (a key may come before the first draw) */
+	ts->n = ui_stats_sorted(&ui->stats, ui->sort, ts->rows, TOP_MAX);
 	switch (act) {
 	case ACT_UP:
 		ts->sel--;
@@ -169,11 +198,10 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 	case ACT_ENTER: {
 		char name[160];
 
+
 		if (ts->sel < 0 || ts->sel >= (int)ts->n)
 			return UI_HANDLED;
-		ui_top_name(&ui->stats, ts->rows[ts->sel]->key, name, sizeof(name));
-		/* search the event list for the event (or function) name */
-		*strchrnul(name, ' ') = '\0';
+		top_needle(ui, ts->rows[ts->sel]->key, name, sizeof(name));
 		snprintf(ui->search, sizeof(ui->search), "%.120s", name);
 		ui->active = 2;
 		return ui_search(ui, -1) | UI_HANDLED;

@@ -434,26 +434,22 @@ static void draw_box(struct ui *ui, int y, int x, int h, int w)
 	attrset(role_attr[ROLE_OVERLAY]);
 	for (int r = y; r < y + h; r++)
 		mvhline(r, x, ' ', w);
-	if (ui->utf8) {
-		mvhline(y, x + 1, ACS_HLINE, w - 2);
-		mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
-		mvvline(y + 1, x, ACS_VLINE, h - 2);
-		mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
-		mvaddch(y, x, ACS_ULCORNER);
-		mvaddch(y, x + w - 1, ACS_URCORNER);
-		mvaddch(y + h - 1, x, ACS_LLCORNER);
-		mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
-	} else {
-		/* ASCII line drawing when the locale cannot show box characters */
-		mvhline(y, x + 1, '-', w - 2);
-		mvhline(y + h - 1, x + 1, '-', w - 2);
-		mvvline(y + 1, x, '|', h - 2);
-		mvvline(y + 1, x + w - 1, '|', h - 2);
-		mvaddch(y, x, '+');
-		mvaddch(y, x + w - 1, '+');
-		mvaddch(y + h - 1, x, '+');
-		mvaddch(y + h - 1, x + w - 1, '+');
+	const char *hl = ui->utf8 ? "\u2500" : "-", *vl = ui->utf8 ? "\u2502" : "|";
+
+	/* box characters as UTF-8 text (terminals and tmux may lack the ACS
+	 * charset); plain ASCII when the locale is not UTF-8 */
+	for (int i = 1; i < w - 1; i++) {
+		mvaddstr(y, x + i, hl);
+		mvaddstr(y + h - 1, x + i, hl);
 	}
+	for (int r = 1; r < h - 1; r++) {
+		mvaddstr(y + r, x, vl);
+		mvaddstr(y + r, x + w - 1, vl);
+	}
+	mvaddstr(y, x, ui->utf8 ? "\u250c" : "+");
+	mvaddstr(y, x + w - 1, ui->utf8 ? "\u2510" : "+");
+	mvaddstr(y + h - 1, x, ui->utf8 ? "\u2514" : "+");
+	mvaddstr(y + h - 1, x + w - 1, ui->utf8 ? "\u2518" : "+");
 	attrset(role_attr[ROLE_DEFAULT]);
 }
 
@@ -488,7 +484,7 @@ void ui_frame(struct ui *ui, bool ingest)
 	int y, ph;
 
 	if (ingest && !ui->paused)
-		ui_stats_ingest(&ui->stats, 8000000);
+		ui_stats_ingest(&ui->stats, UI_INGEST_SLICE_NS);
 	ui->rows = LINES;
 	ui->cols = COLS;
 	erase();
@@ -533,6 +529,8 @@ void ui_tick(struct ui *ui, uint64_t now_ns)
 		ui->ev_rate = (double)(ss.appended - ui->appended_prev) / dt;
 	ui->appended_prev = ss.appended;
 	ui->tick_ns = now_ns;
+	ui->ingest_ns_last_sec = ui->ingest_ns_sec;
+	ui->ingest_ns_sec = 0;
 	if (!ui->paused)
 		ui_stats_tick(&ui->stats, now_ns);
 	ui->dirty = true;

@@ -275,6 +275,18 @@ check:
 	return n;
 }
 
+bool ui_stats_behind(struct ui_stats *s)
+{
+	for (unsigned int c = 0; c < s->ncpus; c++) {
+		uint64_t first, end;
+
+		store_cpu_range(s->st, c, &first, &end);
+		if (s->cpu[c].seq < end || s->top_seq[c] < s->cpu[c].seq)
+			return true;
+	}
+	return false;
+}
+
 void ui_stats_tick(struct ui_stats *s, uint64_t now_ns)
 {
 	double dt = (double)(now_ns - s->last_tick_ns) / 1e9;

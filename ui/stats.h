@@ -89,6 +89,9 @@ void ui_stats_destroy(struct ui_stats *s);
  */
 uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns);
 
+/* Return: true when events were published that ui_stats_ingest has not read. */
+bool ui_stats_behind(struct ui_stats *s);
+
 /* Once a second or so: rates from the counts, and roll the flag windows. */
 void ui_stats_tick(struct ui_stats *s, uint64_t now_ns);
 

@@ -140,6 +140,10 @@ enum ui_prompt_kind {
 	PROMPT_CPU,
 };
 
+/* Reading new events happens in slices between polls, at most this much a second. */
+#define UI_INGEST_SLICE_NS	2000000ull
+#define UI_INGEST_CAP_NS	250000000ull
+
 #define UI_MIN_COLS	40
 #define UI_MIN_ROWS	12
 
@@ -181,6 +185,9 @@ struct ui {
 	/* layout of the last frame, for the mouse */
 	int			tabs_y, pane_y, pane_h, footer_y;
 	int			tab_x[UI_NPANES + 1];
+	/* ingestion: UI-thread time spent reading events in the current second */
+	uint64_t		ingest_ns_sec;
+	uint64_t		ingest_ns_last_sec;
 	/* measurements */
 	uint64_t		frames;
 	uint64_t		last_frame_ns;

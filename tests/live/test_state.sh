@@ -19,8 +19,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 
 TS=build/tools/tracestate
-DRIVE=build/tools/session_drive
-KTOP=./ktop
+DRIVE=${KTOP_DRIVE:-build/tools/session_drive}
+KTOP=${KTOP:-./ktop}
 T=/sys/kernel/tracing
 TMP=$(mktemp -d /tmp/ktop-test-state.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -31,9 +31,9 @@ ok() { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
 
 if [ "$(id -u)" != 0 ]; then
-	echo "skip test_state: needs root"
-	echo "0 passed, 0 failed"
-	exit 0
+	echo "FAIL test_state: needs root (tracefs is root's)"
+	echo "0 passed, 1 failed"
+	exit 1
 fi
 for b in $TS $DRIVE; do
 	[ -x $b ] || { echo "FAIL setup: $b missing (make tools)"; echo "0 passed, 1 failed"; exit 1; }

@@ -3,13 +3,14 @@
  * bpf_drive: run ktop's BPF statistics (src/bpfstats.c) without the TUI, for
  * the live tests and the overhead benchmark.
  *
- *   bpf_drive [-i SECONDS] [-t SECONDS] [-T TID,TID...] [-o US] [-S] [-I] [-r] [-q]
+ *   bpf_drive [-i SECONDS] [-t SECONDS] [-T TID,TID...] [-o US] [-S] [-I] [-r] [-q] [-p] [-A]
  *
  * Prints "ready MODE" once the programs are attached, then polls until
  * SIGINT/SIGTERM/SIGHUP or -t, then stops the poller, polls a last time and
  * prints a summary (one fact per line, "key value..."), and frees everything.
  *   -i poll interval   -t duration   -T tids to report   -o outlier threshold (us)
  *   -S no syscall programs   -I no irq programs   -r raw_tp programs   -q less output
+ *   -p also print the batch block (bpfstats_print)   -A print every outlier held
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -115,6 +116,50 @@ static void summary(struct bpfstats *bs, const uint32_t *tids, size_t ntids, boo
 	}
 }
 
+/* Every outlier held: "outlier SEQ ts TS cpu CPU pid PID COMM latency_ns NS" */
+static void print_outliers(struct bpfstats *bs)
+{
+	struct bpfstats_outlier ol[64];
+	uint64_t seq = 0;
+	size_t n, i;
+
+	while ((n = bpfstats_outliers(bs, seq, ol, 64))) {
+		for (i = 0; i < n; i++)
+			printf("outlier %" PRIu64 " ts %" PRIu64 " cpu %u pid %u %s latency_ns %"
+			       PRIu64 "\n", ol[i].seq, ol[i].ts, ol[i].cpu, ol[i].pid, ol[i].comm,
+			       ol[i].latency_ns);
+		seq = ol[n - 1].seq;
+	}
+}
+
+/* What a pane does on every wake: query everything (and exercise the locking). */
+static void query_all(struct bpfstats *bs)
+{
+	static struct bpfstats_syscall sc[16];
+	static struct bpfstats_outlier ol[16];
+	static struct bpfstats_task tk[16];
+	static struct bpfstats_irq iq[16];
+	static uint64_t seen;
+	struct bpfstats_status st;
+	struct bpfstats_hist h;
+	uint64_t times[64];
+	double v[64];
+	size_t n;
+	int cpu;
+
+	bpfstats_get_status(bs, &st);
+	for (cpu = -1; cpu < (int)st.ncpus; cpu++) {
+		bpfstats_runq_hist(bs, cpu, 8, &h);
+		bpfstats_series(bs, BPFSTATS_CTXSW, cpu, v, times, 64);
+	}
+	bpfstats_top_tasks(bs, BPFSTATS_BY_OFFCPU, 1, tk, 16);
+	bpfstats_top_tasks(bs, BPFSTATS_BY_RUNQ_MAX, 0, tk, 16);
+	bpfstats_syscalls(bs, -1, 1, sc, 16);
+	bpfstats_irqs(bs, 0, 1, iq, 16);
+	while ((n = bpfstats_outliers(bs, seen, ol, 16)))
+		seen = ol[n - 1].seq;
+}
+
 int main(int argc, char **argv)
 {
 	struct bpfstats_opts o = { .wake_fd = -1 };
@@ -125,12 +170,12 @@ int main(int argc, char **argv)
 	struct bpfstats *bs;
 	struct timespec t0, t;
 	char why[512], *p;
-	bool quiet = false;
+	bool quiet = false, print_block = false, all_outliers = false;
 	sigset_t sigs;
 	uint64_t v;
 	int opt, err, timeout;
 
-	while ((opt = getopt(argc, argv, "i:t:T:o:SIrq")) != -1) {
+	while ((opt = getopt(argc, argv, "i:t:T:o:SIrqpA")) != -1) {
 		switch (opt) {
 		case 'i':
 			o.interval = atof(optarg);
@@ -162,8 +207,14 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'p':
+			print_block = true;
+			break;
+		case 'A':
+			all_outliers = true;
+			break;
 		default:
-			fprintf(stderr, "usage: bpf_drive [-i S] [-t S] [-T TIDS] [-o US] [-S] [-I] [-r] [-q]\n");
+			fprintf(stderr, "usage: bpf_drive [-i S] [-t S] [-T TIDS] [-o US] [-S] [-I] [-r] [-q] [-p] [-A]\n");
 			return 2;
 		}
 	}
@@ -216,12 +267,19 @@ int main(int argc, char **argv)
 				printf("signal %u\n", si.ssi_signo);
 			break;
 		}
-		if ((pfd[1].revents & POLLIN) && read(pfd[1].fd, &v, sizeof(v)) < 0)
-			break;
+		if (pfd[1].revents & POLLIN) {
+			if (read(pfd[1].fd, &v, sizeof(v)) < 0)
+				break;
+			query_all(bs);
+		}
 	}
 	bpfstats_stop(bs);
 	bpfstats_poll(bs);
 	summary(bs, tids, ntids, quiet);
+	if (print_block)
+		bpfstats_print(bs, stdout, 0, 5, 0);
+	if (all_outliers)
+		print_outliers(bs);
 	bpfstats_free(bs);
 	printf("freed\n");
 	return 0;

@@ -31,18 +31,20 @@
  * tracer, runs the workload or sleeps, turns tracing off, saves the kernel's
  * text rendering of the buffer (trace.txt, non-consuming), then reads every
  * CPU's raw pages through tracefs_cpu_read (trace_pipe_raw, non-blocking) into
- * DIR/cpuN.raw. It saves alongside: header_page, the format of every event
- * that occurs or was enabled (and every ftrace/ and osnoise/ format when a
- * tracer is set), the kallsyms lines that the records' addresses fall in,
- * saved_cmdlines, each CPU's per_cpu/cpuN/stats (statsN) and a meta file (release, machine, command line, date, cpus,
- * page size, long size, tracer, events). Finally it removes its instance (or
- * resets the top level), on every exit path including SIGINT/SIGTERM.
+ * DIR/cpuN.raw. It saves alongside: header_page, the format of every enabled
+ * event (and every ftrace/ and osnoise/ format when a tracer is set), the
+ * kallsyms lines that the records' addresses fall in, saved_cmdlines, each
+ * CPU's per_cpu/cpuN/stats (statsN) and a meta file (release, machine,
+ * command line, date, cpus, page size, long size, tracer, events). Finally it
+ * removes its instance (or resets the top level), on every exit path
+ * including SIGINT/SIGTERM/SIGHUP.
  *
  * Examples:
  *   record_fixture -o tests/fixtures/host-sched -e sched -e raw_syscalls -e irq \
  *                  -e timer -- sh -c 'for i in 1 2 3; do ls / >/dev/null; done'
  *   record_fixture -o tests/fixtures/rt-function -p function -l 'vfs_*' -t 1
- *   record_fixture -o tests/fixtures/rt-fgraph -p function_graph -g vfs_read -T -- cat /proc/version
+ *   record_fixture -o tests/fixtures/rt-fgraph -p function_graph -g vfs_read -T \
+ *                  -- cat /proc/version
  *   record_fixture -o tests/fixtures/rt-timerlat -p timerlat -e osnoise -t 1
  *
  * The tool is self-contained (libtracefs, libtraceevent and src/fixture.c), so
@@ -197,8 +199,9 @@ static void copy_system(const char *out, const char *system)
 
 /* ---- state ------------------------------------------------------------ */
 
-static struct tracefs_instance *inst;
+static struct tracefs_instance *inst;	/* NULL: the top level */
 static bool instance_made;
+static bool top_taken;
 
 static int set_file(const char *file, const char *val)
 {
@@ -240,6 +243,7 @@ static bool file_idle(const char *file)
 }
 
 static char *saved_buffer_kb;
+static int saved_tracing_on = 1;
 
 static int top_level_check(void)
 {
@@ -254,12 +258,13 @@ static int top_level_check(void)
 		return -1;
 	}
 	saved_buffer_kb = tracefs_instance_file_read(NULL, "buffer_size_kb", NULL);
+	saved_tracing_on = tracefs_trace_is_on(NULL);
 	return 0;
 }
 
 static void cleanup(void)
 {
-	if (!inst && !instance_made)
+	if (!instance_made && !top_taken)
 		return;
 	tracefs_trace_off(inst);
 	tracefs_instance_file_write(inst, "current_tracer", "nop");
@@ -271,7 +276,7 @@ static void cleanup(void)
 		tracefs_instance_destroy(inst);
 		tracefs_instance_free(inst);
 	} else {
-		/* top level: it was idle with tracing on; give it back that way */
+		/* top level: it was idle; give it back that way */
 		tracefs_instance_file_clear(NULL, "trace");
 		if (saved_buffer_kb) {
 			char kb[32];
@@ -279,12 +284,14 @@ static void cleanup(void)
 			snprintf(kb, sizeof(kb), "%lu", strtoul(saved_buffer_kb, NULL, 10));
 			tracefs_instance_file_write(NULL, "buffer_size_kb", kb);
 		}
-		tracefs_trace_on(NULL);
+		if (saved_tracing_on > 0)
+			tracefs_trace_on(NULL);
 	}
 	free(saved_buffer_kb);
 	saved_buffer_kb = NULL;
 	inst = NULL;
 	instance_made = false;
+	top_taken = false;
 }
 
 static int setup(const struct opts *o)
@@ -295,6 +302,7 @@ static int setup(const struct opts *o)
 		inst = NULL;
 		if (top_level_check())
 			return -1;
+		top_taken = true;
 	} else {
 		snprintf(name, sizeof(name), "ktop-fixture-%d", (int)getpid());
 		inst = tracefs_instance_create(name);

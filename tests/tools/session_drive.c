@@ -4,17 +4,21 @@
  * the batch printer, for the live tests of src/session.c and src/consumer.c.
  *
  *   session_drive [-e EVENT]... [-p TRACER] [-b KB] [-P PID] [-C CPUS]
- *                 [-d SECONDS] [-F] [-S] [-c]
+ *                 [-d SECONDS] [-F] [-S] [-c] [-n]
  *
  * Probes, reaps stale sessions, opens a session, starts one consumer thread
  * per CPU, prints "ready NAME" on stdout, then waits for a terminating
  * signal (through session_signal_fd) or -d seconds, and prints per-CPU
  * figures and "events N lost M overrun O rate R/s". -F forces the top level,
  * -S crashes with SIGSEGV after the start (tests the fatal path), -c prints
- * the consumer's CPU time (user+sys of the whole process) at the end.
+ * the consumer's CPU time (user+sys of the whole process) at the end, -n
+ * turns off the exclusion of ktop's own threads. The last line also gives
+ * "self N": events whose pid is one of this process's threads, and
+ * "pids N": events of the -P pids.
  * Exit status: 0, 2 when session_open failed (its message on stderr), 128+sig
  * on a signal, as a shell would show.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -42,6 +46,44 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* Events of this process's threads (*self) and of the -P pids (*pids). */
+static long self_tids[64];
+static int nself_tids;
+
+/* Remember this process's threads while the consumer threads still run. */
+static void note_tids(void)
+{
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir("/proc/self/task");
+	while (d && (de = readdir(d)) && nself_tids < 64)
+		if (atol(de->d_name) > 0)
+			self_tids[nself_tids++] = atol(de->d_name);
+	if (d)
+		closedir(d);
+}
+
+static void count_pids(struct store *st, const struct session_opts *so, uint64_t *self,
+		       uint64_t *pids)
+{
+	struct store_filter f = { .t0 = 0, .t1 = UINT64_MAX, .pid = -1, .cpu = -1 };
+	static struct store_count cnt[65536];
+	size_t n;
+
+	n = store_count_by(st, STORE_KEY_PID, &f, cnt, 65536);
+	if (n > 65536)
+		n = 65536;
+	for (int j = 0; j < nself_tids; j++)
+		for (size_t i = 0; i < n; i++)
+			if ((long)cnt[i].key == self_tids[j])
+				*self += cnt[i].count;
+	for (unsigned int j = 0; j < so->npids; j++)
+		for (size_t i = 0; i < n; i++)
+			if ((long)cnt[i].key == so->pids[j])
+				*pids += cnt[i].count;
+}
+
 int main(int argc, char **argv)
 {
 	struct session_opts so = { .exclude_self = true };
@@ -51,14 +93,14 @@ int main(int argc, char **argv)
 	struct session *sess = NULL;
 	struct store *st = NULL;
 	struct features ft;
-	uint64_t t0 = 0, t1 = 0, events = 0, lost = 0, overrun = 0, wakes = 0;
+	uint64_t t0 = 0, t1 = 0, events = 0, lost = 0, overrun = 0, wakes = 0, self = 0, pids = 0;
 	double duration = 0;
 	bool crash = false, cpu_time = false;
 	struct rusage ru;
 	char err[512];
 	int c, ret, sig = 0, wake_fd;
 
-	while ((c = getopt(argc, argv, "e:p:b:P:C:d:FSc")) != -1) {
+	while ((c = getopt(argc, argv, "e:p:b:P:C:d:FScn")) != -1) {
 		switch (c) {
 		case 'e': so.events[so.nevents++] = optarg; break;
 		case 'p': so.tracer = optarg; break;
@@ -69,6 +111,7 @@ int main(int argc, char **argv)
 		case 'F': so.force = true; break;
 		case 'S': crash = true; break;
 		case 'c': cpu_time = true; break;
+		case 'n': so.exclude_self = false; break;
 		default:
 			fprintf(stderr, "usage: session_drive [-e EV]... [-p TRACER] [-b KB] "
 				"[-P PID] [-C CPUS] [-d SEC] [-F] [-S] [-c]\n");
@@ -145,6 +188,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	t1 = mono_ns();
+	note_tids();
 	session_stop(sess);
 	/* let the threads read their per_cpu stats once more */
 	usleep(150 * 1000);
@@ -169,14 +213,17 @@ out:
 		store_get_stats(st, &ss);
 		events = ss.appended;
 		lost = ss.lost;
+		count_pids(st, &so, &self, &pids);
 	}
 	if (cpu_time && !getrusage(RUSAGE_SELF, &ru))
 		printf("cpu_ms %.1f\n", ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3 +
 		       ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3);
 	if (!ret || sig)
-		printf("events %llu lost %llu overrun %llu wakeups %llu rate %.0f/s signal %d\n",
+		printf("events %llu lost %llu overrun %llu self %llu pids %llu wakeups %llu "
+		       "rate %.0f/s signal %d\n",
 		       (unsigned long long)events, (unsigned long long)lost,
-		       (unsigned long long)overrun,
+		       (unsigned long long)overrun, (unsigned long long)self,
+		       (unsigned long long)pids,
 		       (unsigned long long)wakes, events / ((t1 - t0) / 1e9 + 1e-9), sig);
 	fflush(stdout);
 	decode_ctx_free(dc);

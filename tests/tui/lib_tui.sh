@@ -31,6 +31,10 @@ fail() {
 }
 
 finish() {
+	# a sanitizer build (KTOP=build-asan/ktop) reports on stderr
+	if grep -Eq 'Sanitizer|runtime error' "$tmp/stderr" 2>/dev/null; then
+		fail "sanitizer: $(grep -Em1 'Sanitizer|runtime error' "$tmp/stderr")"
+	fi
 	echo "$npass passed, $nfail failed"
 	[ "$nfail" -eq 0 ]
 	exit
@@ -68,7 +72,7 @@ tui_start() {
 	rm -f "$tmp/exit"
 	mkdir -p "$tmp/conf"
 	tmux -L "$SOCK" -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
-		"cd '$PWD' && XDG_CONFIG_HOME='$tmp/conf' $KTOP $* 2>'$tmp/stderr'; echo \"EXIT=\$?\" >'$tmp/exit'; stty -a >'$tmp/stty'; sleep 600"
+		"cd '$PWD' && XDG_CONFIG_HOME='$tmp/conf' ${TUI_ENV:-} $KTOP $* 2>'$tmp/stderr'; echo \"EXIT=\$?\" >'$tmp/exit'; stty -a >'$tmp/stty'; sleep 600"
 	tmux -L "$SOCK" set-option -t t remain-on-exit on >/dev/null 2>&1
 }
 
@@ -123,10 +127,17 @@ state_save() {
 	"$TOOLS/tracestate" -x --save "$1"
 }
 
+# Other people's tests on this shared machine may change the top level for a
+# while and put it back: a difference must last 10 s to count.
 state_same() {
-	local out
-	out=$("$TOOLS/tracestate" -x --diff "$2" 2>&1)
-	if [ $? -eq 0 ]; then
+	local out i rc
+	for ((i = 0; i < 20; i++)); do
+		out=$("$TOOLS/tracestate" -x --diff "$2" 2>&1)
+		rc=$?
+		[ $rc -eq 0 ] && break
+		sleep 0.5
+	done
+	if [ $rc -eq 0 ]; then
 		ok "$1"
 	else
 		fail "$1: tracing state changed:"
@@ -142,4 +153,21 @@ wait_exit() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# click X Y [BUTTON]: a mouse press and release at 0-based X, Y (xterm X10 encoding);
+# BUTTON 0 left, 64 wheel up, 65 wheel down
+click() {
+	local b=${3:-0} cb cx cy rel
+	cb=$(printf "\\$(printf %03o $((32 + b)))")
+	cx=$(printf "\\$(printf %03o $((33 + $1)))")
+	cy=$(printf "\\$(printf %03o $((33 + $2)))")
+	rel=$(printf "\\$(printf %03o 35)")
+	tmux -L "$SOCK" send-keys -t t -l $'\033[M'"$cb$cx$cy"
+	[ "$b" -lt 64 ] && tmux -L "$SOCK" send-keys -t t -l $'\033[M'"$rel$cx$cy"
+}
+
+# row_of REGEX: the 0-based screen row of the first line matching
+row_of() {
+	scr | grep -nE -- "$1" | head -1 | cut -d: -f1 | awk '{ print $1 - 1 }'
 }

@@ -149,15 +149,28 @@ static void gen_run(struct gen *g, uint64_t seed, int ntasks, int ncpus, int ste
 		struct gtask *t = &tasks[cur[c]];
 
 		if (r < 4) {
-			/* switch to a task not running anywhere (or this CPU's idle task) */
+			/*
+			 * Switch to a task not running anywhere (or this CPU's idle task):
+			 * as in the kernel, through a schedule() call that the task
+			 * enters here and leaves wherever it runs next.
+			 */
 			int n = (int)rnd(g, (uint32_t)ntasks + 1);
 			int pick = n == ntasks ? c : ncpus + n;
+			struct gtask *nt = &tasks[pick];
 
-			if (tasks[pick].running >= 0)
+			if (nt->running >= 0 || t->top >= 40)
 				continue;
+			int parent = t->top ? t->stack[t->top - 1] : -1;
+			int id = gen_node(g, G_NFUNC + 1, t->top, parent, parent,
+					  t->pid ? t->pid : -2 - c, c, false);
+
+			gen_event(g, id, true, c, t->pid, 0);
+			t->stack[t->top++] = id;
 			t->running = -1;
-			tasks[pick].running = c;
+			nt->running = c;
 			cur[c] = pick;
+			if (nt->top && G_NFUNC + 1 == g->n[nt->stack[nt->top - 1]].func)
+				gen_event(g, nt->stack[--nt->top], false, c, nt->pid, 0);
 		} else if (r < 8) {
 			int ip = t->top ? t->stack[t->top - 1] : -1;
 			uint8_t fl = rnd(g, 4) ? KTOP_KF_HARDIRQ : KTOP_KF_SOFTIRQ;
@@ -396,7 +409,9 @@ static int cmp_all(struct fgraph *fg, bool inl, int ntasks, int ncpus)
 
 TEST(fgraph_synthetic_matches_truth)
 {
-	for (uint64_t seed = 1; seed <= 12; seed++) {
+	uint64_t nseeds = getenv("FGRAPH_SEEDS") ? strtoull(getenv("FGRAPH_SEEDS"), NULL, 0) : 12;
+
+	for (uint64_t seed = 1; seed <= nseeds; seed++) {
 		int ntasks = 1 + (int)(seed % 6), ncpus = 1 + (int)(seed % 4);
 
 		gen_run(&G, seed, ntasks, ncpus, 20000, seed % 2);
@@ -421,7 +436,9 @@ TEST(fgraph_synthetic_matches_truth)
  * entry was cut are marked; parents are the true ones. */
 TEST(fgraph_truncated_start)
 {
-	for (uint64_t seed = 20; seed < 32; seed++) {
+	uint64_t nseeds = getenv("FGRAPH_SEEDS") ? strtoull(getenv("FGRAPH_SEEDS"), NULL, 0) : 12;
+
+	for (uint64_t seed = 20; seed < 20 + nseeds; seed++) {
 		int ntasks = 1 + (int)(seed % 5), ncpus = 1 + (int)(seed % 3);
 
 		gen_run(&G, seed, ntasks, ncpus, 20000, true);
@@ -472,7 +489,9 @@ TEST(fgraph_truncated_start)
  * parent it did not have or a duration it did not take. */
 TEST(fgraph_lost_events)
 {
-	for (uint64_t seed = 40; seed < 56; seed++) {
+	uint64_t nseeds = getenv("FGRAPH_SEEDS") ? strtoull(getenv("FGRAPH_SEEDS"), NULL, 0) : 16;
+
+	for (uint64_t seed = 40; seed < 40 + nseeds; seed++) {
 		int ntasks = 2 + (int)(seed % 5), ncpus = 2 + (int)(seed % 3);
 
 		gen_run(&G, seed, ntasks, ncpus, 30000, true);
@@ -486,7 +505,7 @@ TEST(fgraph_lost_events)
 			struct fgraph_info in, pin;
 			bool marked = false;
 			uint32_t nm;
-			int *m2t, ndrop = 0;
+			int *m2t, ndrop = 0, nfar = 0;
 
 			for (int i = 0; i < G.nev; i++) {
 				bool drop = i >= w0 && i < w1 && G.ev[i].cpu == lcpu;
@@ -519,34 +538,42 @@ TEST(fgraph_lost_events)
 				if (t < 0)
 					continue;
 				fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+				if (!(in.flags & (FGRAPH_F_EXIT_MISSING | FGRAPH_F_OPEN)) &&
+				    in.total != G.n[t].end - G.n[t].start)
+					printf("  seed %llu inl %d: truth %d (pid %d, entry_ev %d exit_ev %d)"
+					       " flags %#x\n", (unsigned long long)seed, inl, t, G.n[t].pid,
+					       G.n[t].entry_ev, G.n[t].exit_ev, in.flags);
 				if (!(in.flags & (FGRAPH_F_EXIT_MISSING | FGRAPH_F_OPEN)))
 					CHECK_EQ_U64(in.total, G.n[t].end - G.n[t].start);
 				tp = inl ? G.n[t].iparent : G.n[t].parent;
 				fgraph_node(fg, FGRAPH_TIMELINE, in.parent, &pin);
 				if (pin.kind == FGRAPH_K_CALL) {
-					if (m2t[in.parent] != tp)
-						printf("  seed %llu inl %d: node %u (truth %d) parent "
-						       "truth %d, model's %d\n",
-						       (unsigned long long)seed, inl, id, t, tp,
-						       m2t[in.parent]);
-					if (m2t[in.parent] != tp)
-						for (int q = 0; q < 3; q++) {
-							int z = q == 0 ? t : q == 1 ? tp : m2t[in.parent];
+					/* the model's parent is a true ancestor, and the true
+					 * parent itself when it is one level up */
+					int mp = m2t[in.parent], anc = tp;
 
-							if (z < 0)
-								continue;
-							struct tnode *x = &G.n[z];
-
-							printf("   truth %d: func %u depth %d pid %d cpu %d irq %d"
-							       " entry_ev %d exit_ev %d par %d ipar %d\n", z,
-							       x->func, x->depth, x->pid, x->cpu, x->irq,
-							       x->entry_ev, x->exit_ev, x->parent, x->iparent);
-						}
-					if (m2t[in.parent] != tp)
-						printf("   window %d..%d cpu %d\n", w0, w1, lcpu);
-					CHECK(m2t[in.parent] == tp);
+					while (anc >= 0 && anc != mp)
+						anc = inl ? G.n[anc].iparent : G.n[anc].parent;
+					if (anc < 0 || (pin.depth + 1 == in.depth && mp != tp))
+						printf("  seed %llu inl %d: truth %d depth %u parent truth "
+						       "%d, model's %d depth %u\n",
+						       (unsigned long long)seed, inl, t, in.depth, tp, mp,
+						       pin.depth);
+					CHECK(anc >= 0);
+					CHECK(pin.depth + 1 != in.depth || mp == tp);
+					if (mp != tp)
+						CHECK(in.flags & FGRAPH_F_PARENT_MISSING);
+					nfar += mp != tp;
 				}
 			}
+			if (getenv("FGRAPH_VERBOSE"))
+				printf("  seed %llu inl %d: dropped %d, gaps %llu, inconsistent %llu, "
+				       "entry/exit missing %llu/%llu, far parents %d\n",
+				       (unsigned long long)seed, inl, ndrop,
+				       (unsigned long long)st.gaps,
+				       (unsigned long long)st.inconsistent,
+				       (unsigned long long)st.entry_missing,
+				       (unsigned long long)st.exit_missing, nfar);
 			free(m2t);
 			fgraph_free(fg);
 		}

@@ -26,7 +26,7 @@ static int list_fixtures(char names[][256], int max)
 	if (!d)
 		return 0;
 	while ((de = readdir(d)) && n < max)
-		if (!strncmp(de->d_name, "host-", 5) || !strncmp(de->d_name, "rt-", 3))
+		if (!strncmp(de->d_name, "host-", 5) || !strncmp(de->d_name, "rt", 2))
 			snprintf(names[n++], 256, "%.120s/%.120s", fixture_root(), de->d_name);
 	closedir(d);
 	return n;

@@ -146,7 +146,7 @@ TEST(fixture_kallsyms_like_libtraceevent)
 	while ((de = readdir(d))) {
 		char path[600];
 
-		if (strncmp(de->d_name, "host-", 5) && strncmp(de->d_name, "rt-", 3))
+		if (strncmp(de->d_name, "host-", 5) && strncmp(de->d_name, "rt", 2))
 			continue;
 		snprintf(path, sizeof(path), "%.200s/%.200s/kallsyms", fixture_root(), de->d_name);
 		if (access(path, R_OK))

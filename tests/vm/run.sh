@@ -163,7 +163,7 @@ boot()
 	local vmlinuz=$2 initrd=$3 log=$4 xfer=$5 append=$6 rc
 	local qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 1G -smp 2
 		    -kernel "$vmlinuz" -initrd "$initrd"
-		    -append "console=ttyS0 quiet panic=-1 8250.nr_uarts=2 $append"
+		    -append "console=ttyS0 quiet panic=-1 8250.nr_uarts=2 noirqdebug $append"
 		    -nographic -no-reboot -nic none
 		    -serial mon:stdio -serial "file:$xfer")
 	if [ "$mode" = shell ]; then
@@ -220,10 +220,10 @@ report_fixtures()
 	local flavour=$1 log=$2 xfer=$3 qrc=$4 tmp n d
 	tmp=$cache/fx.$$
 	rm -rf "$tmp" && mkdir -p "$tmp"
-	tr -d '\r' < "$xfer" |
-		sed -n '/^@@KTOP-VM-XFER begin$/,/^@@KTOP-VM-XFER end$/p' |
+	tr -d '\r' < "$xfer" > "$xfer.txt"
+	sed -n '/^@@KTOP-VM-XFER begin$/,/^@@KTOP-VM-XFER end$/p' "$xfer.txt" |
 		sed '1d;$d' | base64 -d 2> "$tmp.err" | tar -xz -C "$tmp" 2>> "$tmp.err"
-	if ! grep -q '^@@KTOP-VM-XFER end$' "$xfer" || [ -s "$tmp.err" ]; then
+	if ! grep -q '^@@KTOP-VM-XFER end$' "$xfer.txt" || [ -s "$tmp.err" ]; then
 		rig_fail "$flavour: fixtures did not come back whole (qemu exit $qrc)" \
 			"$(cat "$tmp.err" 2>/dev/null)" "$(tail -n 25 "$log")"
 		rm -rf "$tmp" "$tmp.err"

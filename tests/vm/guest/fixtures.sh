@@ -97,9 +97,24 @@ for n in $names; do
 	sed "s|^|@@KTOP-VM log fixture-$n |" /tmp/log/$n
 done
 tracing_reset
+t_x=$(now)
 {
 	echo "@@KTOP-VM-XFER begin"
 	tar -C "$FX" -cz . | base64
 	echo "@@KTOP-VM-XFER end"
-} > /dev/ttyS1
+} > /tmp/xfer.b64
+# close() does not wait for the UART to drain and poweroff -f would cut the
+# tail: wait until the port's tx counter covers every byte (+1 CR per line).
+want=$(( $(wc -c < /tmp/xfer.b64) + $(wc -l < /tmp/xfer.b64) ))
+tx0=$(sed -n 's/^1: .* tx:\([0-9]*\).*/\1/p' /proc/tty/driver/serial)
+cat /tmp/xfer.b64 > /dev/ttyS1
+n=0
+while :; do
+	tx=$(sed -n 's/^1: .* tx:\([0-9]*\).*/\1/p' /proc/tty/driver/serial)
+	[ $((tx - tx0)) -ge "$want" ] && break
+	n=$((n + 1))
+	[ "$n" -ge 1200 ] && { echo "fixtures: ttyS1 sent $((tx - tx0)) of $want bytes"; break; }
+	sleep 0.1
+done
+echo "@@KTOP-VM xfer $want bytes of base64 in $(awk -v a="$t_x" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
 echo "@@KTOP-VM done"
