@@ -207,7 +207,7 @@ install: ktop
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/themes
 	install -m 0755 ktop $(DESTDIR)$(BINDIR)/ktop
 	install -m 0644 man/ktop.1 $(DESTDIR)$(MANDIR)/man1/ktop.1
-	install -m 0644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
+	$(if $(wildcard themes/*.theme),install -m 0644 $(wildcard themes/*.theme) $(DESTDIR)$(DATADIR)/themes/)
 	if [ -f tests/fixtures/demo.ktop ]; then install -m 0644 tests/fixtures/demo.ktop $(DESTDIR)$(DATADIR)/demo.ktop; fi
 
 clean:

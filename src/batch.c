@@ -26,6 +26,7 @@
 #include "store.h"
 
 #define BATCH_TOP	10	/* rows in each top list */
+#define BATCH_TOP_JSON	50	/* entries in each JSON top list (for scripts) */
 #define KTOP_BATCH_MAX_CPUS	8192
 
 enum batch_flag {
@@ -493,19 +494,19 @@ static void batch_json(struct batch *b)
 		fputs("}}", o);
 	}
 	fputs("],\"top_events\":[", o);
-	for (size_t i = 0; i < b->types.n && i < BATCH_TOP; i++) {
+	for (size_t i = 0; i < b->types.n && i < BATCH_TOP_JSON; i++) {
 		fprintf(o, "%s{\"event\":", i ? "," : "");
 		json_str(o, batch_type_name(b, b->types.v[i].key, name, sizeof(name)));
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->types.v[i].count);
 	}
 	fputs("],\"top_functions\":[", o);
-	for (size_t i = 0; i < b->funcs.n && i < BATCH_TOP; i++) {
+	for (size_t i = 0; i < b->funcs.n && i < BATCH_TOP_JSON; i++) {
 		fprintf(o, "%s{\"function\":", i ? "," : "");
 		json_str(o, batch_func_name(b, b->funcs.v[i].key));
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->funcs.v[i].count);
 	}
 	fputs("],\"top_tasks\":[", o);
-	for (size_t i = 0; i < b->pids.n && i < BATCH_TOP; i++) {
+	for (size_t i = 0; i < b->pids.n && i < BATCH_TOP_JSON; i++) {
 		int32_t pid = (int32_t)b->pids.v[i].key;
 
 		fprintf(o, "%s{\"pid\":%d,\"comm\":", i ? "," : "", pid);

@@ -390,7 +390,8 @@ static void series_tick(struct bpfstats *bs, double dt, bool push)
 		csys = 0;
 		if (bpf_kstat_has_syscalls(bs->k)) {
 			for (id = 0; id < KSTAT_MAX_SYSCALLS; id++)
-				csys += bs->sys_cur[id * nc + c].count - bs->sys_prev[id * nc + c].count;
+				csys += bs->sys_cur[id * nc + c].count -
+					bs->sys_prev[id * nc + c].count;
 		}
 		v[BPFSTATS_CTXSW] = (double)(a->ctxsw - b->ctxsw) / dt;
 		v[BPFSTATS_RUNQ_RATE] = (double)hw[c].count / dt;
@@ -567,8 +568,9 @@ static int bpfstats_check_features(const struct features *ft, char *why, size_t 
 		return -EPERM;
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(why, whylen, "BPF statistics off: no kernel BTF at /sys/kernel/btf/vmlinux "
-			 "(CONFIG_DEBUG_INFO_BTF=y is needed for CO-RE programs)");
+		snprintf(why, whylen, "BPF statistics off: no kernel BTF at "
+			 "/sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF=y is needed for CO-RE "
+			 "programs)");
 		return -ENOENT;
 	}
 	return 0;
@@ -1021,7 +1023,9 @@ size_t bpfstats_outliers(struct bpfstats *bs, uint64_t after_seq,
 	size_t n = 0;
 
 	pthread_mutex_lock(&bs->lock);
-	first = bs->outl_seq > BPFSTATS_OUTLIERS_KEPT ? bs->outl_seq - BPFSTATS_OUTLIERS_KEPT + 1 : 1;
+	first = 1;
+	if (bs->outl_seq > BPFSTATS_OUTLIERS_KEPT)
+		first = bs->outl_seq - BPFSTATS_OUTLIERS_KEPT + 1;
 	if (after_seq + 1 > first)
 		first = after_seq + 1;
 	for (s = first; s <= bs->outl_seq && n < max; s++)
@@ -1163,9 +1167,9 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 	while ((n = bpfstats_outliers(bs, after_seq, ol, max < 16 ? max : 16))) {
 		for (i = 0; i < n; i++) {
 			print_ns(a, sizeof(a), ol[i].latency_ns);
-			fprintf(o, "outlier ts %" PRIu64 " cpu %u tid %u %s waited %s (after %u %s)\n",
-				ol[i].ts, ol[i].cpu, ol[i].pid, ol[i].comm, a, ol[i].prev_pid,
-				ol[i].prev_comm);
+			fprintf(o, "outlier ts %" PRIu64 " cpu %u tid %u %s waited %s "
+				"(after %u %s)\n", ol[i].ts, ol[i].cpu, ol[i].pid, ol[i].comm, a,
+				ol[i].prev_pid, ol[i].prev_comm);
 		}
 		after_seq = ol[n - 1].seq;
 		if (n < (max < 16 ? max : 16))

@@ -46,6 +46,7 @@ struct consumer_cpu {
 	int			page_size;
 	bool			running;
 	uint64_t		last_stats_ns;
+	uint64_t		stats_missed;	/* ds.missed when the stats were last read */
 	struct decode_stats	ds;	/* owned by the thread, published below */
 	/* read by consumer_get_stats() from any thread: atomic access only */
 	uint64_t		events;
@@ -200,8 +201,12 @@ static void *cc_thread(void *arg)
 			nanosleep(&ts, NULL);
 		}
 		now = now_ns();
-		if (now - cc->last_stats_ns >= CONSUMER_STATS_NS) {
+		/* once a second; sooner once drained after a loss, so both counts agree */
+		if (now - cc->last_stats_ns >= CONSUMER_STATS_NS ||
+		    (n == 0 && cc->ds.missed != cc->stats_missed &&
+		     now - cc->last_stats_ns >= CONSUMER_STATS_NS / 10)) {
 			cc->last_stats_ns = now;
+			cc->stats_missed = cc->ds.missed;
 			cc_read_stats(cc);
 		}
 	}

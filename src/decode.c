@@ -714,8 +714,8 @@ static int decoder_register(struct decoder *d, struct dtype *t)
 	return id;
 }
 
-int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
-		   struct ktop_event *out)
+static inline __attribute__((always_inline)) int
+decode_one(struct decoder *d, const void *data, int size, uint64_t ts, struct ktop_event *out)
 {
 	const struct decode_ctx *dc = d->dc;
 	const uint8_t *p = data;
@@ -817,6 +817,12 @@ int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
 	return 0;
 }
 
+int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
+		   struct ktop_event *out)
+{
+	return decode_one(d, data, size, ts, out);
+}
+
 /* ---- pages ----------------------------------------------------------------- */
 
 /* Ring-buffer event header types (kernel/trace/ring_buffer.c, kbuffer.h). */
@@ -891,7 +897,7 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 		ts += delta;
 		if (off > size || 16 + off > len)
 			goto out_bad;
-		if (!decoder_record(d, rec, rlen, ts, &ev) && !store_append(d->dc->st, &ev))
+		if (!decode_one(d, rec, rlen, ts, &ev) && !store_append(d->dc->st, &ev))
 			n++;
 		else if (stats)
 			stats->bad++;

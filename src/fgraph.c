@@ -1259,7 +1259,7 @@ int fgraph_node(struct fgraph *g, enum fgraph_view v, uint32_t id, struct fgraph
 		o->self = a->self;
 		o->min = a->count ? a->min : 0;
 		o->max = a->max;
-		o->overflow = a->incomplete;
+		o->incomplete = a->incomplete;
 		if (a->kind == FGRAPH_K_TASK) {
 			o->pid = merged ? -1 : a->pid;
 			o->cpu = !merged && a->pid == 0 ? a->cpu : -1;
@@ -1754,8 +1754,8 @@ static void pr_agg(struct pr *p, const struct fgraph_row *rows, long n)
 		us3(m, sizeof(m), in.max);
 		fprintf(p->f, "%c %14s %14s %14s %14s %9llu  %*s%s", fgraph_mark(in.max), t, s, a, m,
 			(unsigned long long)in.count, (int)rows[i].level * 2, "", in.name);
-		if (in.overflow)
-			fprintf(p->f, " /* +%llu incomplete */", (unsigned long long)in.overflow);
+		if (in.incomplete)
+			fprintf(p->f, " /* +%llu incomplete */", (unsigned long long)in.incomplete);
 		fputc('\n', p->f);
 	}
 }

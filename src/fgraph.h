@@ -173,7 +173,10 @@ struct fgraph_info {
 	uint64_t	total;		/* TIMELINE: duration; AGG: sum of durations */
 	uint64_t	self;		/* total minus children's totals */
 	uint64_t	min, max;	/* AGG */
-	uint64_t	overflow;	/* records cut off below, for max_depth */
+	uint64_t	incomplete;	/* AGG: calls left out of the figures above (entry or
+					 * exit missing, events lost inside) */
+	uint64_t	overflow;	/* TIMELINE: calls cut off below for max_depth
+					 * (saturates at 65535; fgraph_stats.overflow is exact) */
 };
 
 /* Return: 0 and the node, or -ENOENT. */

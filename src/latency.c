@@ -242,7 +242,7 @@ static int feed_timerlat(struct latency *l, struct lat_block *b, const struct kt
 	sample(l, b, s, v, ev->ts, ev->ts > v ? ev->ts - v : 0, ev->ts, seq);
 	if (l->cfg.stop_ns && v > l->cfg.stop_ns) {
 		if (!l->stop.valid)
-			l->stop = b->row.worst.value == v ? b->row.worst : (struct latency_worst){
+			l->stop = (struct latency_worst){
 				.valid = true, .series = s, .cpu = b->row.cpu, .value = v,
 				.ts = ev->ts, .win_start = ev->ts > v ? ev->ts - v : 0,
 				.win_end = ev->ts, .seqnum = seq };

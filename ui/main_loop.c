@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <termios.h>
 #include <unistd.h>
 #include "app.h"
@@ -139,6 +142,93 @@ static void restore_handlers(void)
 		sigaction(fatal_sigs[i], &fatal_old[i], NULL);
 }
 
+/*
+ * KTOP_UI_KEY_LATENCY=FILE: on exit, write one line per key redraw with the
+ * time from poll() waking up to the frame sent (ns), for bench/ui_latency.sh.
+ */
+static void key_lat_dump(struct ui *ui)
+{
+	const char *path = getenv("KTOP_UI_KEY_LATENCY");
+	FILE *fp;
+
+	if (!path || !*path)
+		return;
+	fp = fopen(path, "w");
+	if (!fp)
+		return;
+	for (unsigned int i = 0; i < ui->nkey_lat; i++)
+		fprintf(fp, "%llu\n", (unsigned long long)ui->key_lat[i]);
+	fclose(fp);
+}
+
+/*
+ * The helper that reads new events into ui->stats: in slices of about 2 ms
+ * under ui->lock, at most UI_INGEST_CAP_NS a second (beyond that the
+ * statistics fall behind and, live, skip ahead, which the top view shows).
+ * It runs at a lower priority than the UI thread and never calls curses.
+ */
+static void *ingest_main(void *arg)
+{
+	struct ui *ui = arg;
+
+	pthread_setname_np(pthread_self(), "ktop-ui-stats");
+	/* nice 10: the UI thread (and the collectors) go first */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	pthread_mutex_lock(&ui->lock);
+	while (!ui->ingest_stop) {
+		bool behind = !ui->paused && ui->ingest_ns_sec < UI_INGEST_CAP_NS &&
+			      ui_stats_behind(&ui->stats);
+
+		if (behind) {
+			ui_stats_ingest(&ui->stats, UI_INGEST_SLICE_NS);
+			ui->ingest_ns_sec += ui->stats.last_ingest_ns;
+			/* let the UI thread have the lock between slices */
+			pthread_mutex_unlock(&ui->lock);
+			sched_yield();
+			pthread_mutex_lock(&ui->lock);
+			continue;
+		}
+		struct timespec ts;
+
+		/* woken by new data, a key, or every 100 ms to look again */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&ui->cond, &ui->lock, &ts);
+	}
+	pthread_mutex_unlock(&ui->lock);
+	return NULL;
+}
+
+static int ingest_start(struct ui *ui)
+{
+	sigset_t all, old;
+	int ret;
+
+	/* the helper takes no signals: they go to the UI thread and the session */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = pthread_create(&ui->ingest_thread, NULL, ingest_main, ui);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ui->ingest_running = ret == 0;
+	return -ret;
+}
+
+static void ingest_stop(struct ui *ui)
+{
+	if (!ui->ingest_running)
+		return;
+	pthread_mutex_lock(&ui->lock);
+	ui->ingest_stop = true;
+	pthread_cond_signal(&ui->cond);
+	pthread_mutex_unlock(&ui->lock);
+	pthread_join(ui->ingest_thread, NULL);
+	ui->ingest_running = false;
+}
+
 static void do_resize(struct ui *ui)
 {
 	struct winsize ws;
@@ -189,37 +279,30 @@ int ui_run(struct app *a)
 	term_prepare_reset();
 	install_handlers();
 	ui_term_setup(ui);
+	if (ingest_start(ui))
+		ui_message(ui, "cannot start the statistics helper: the CPU and top panes stay empty");
 
 	for (;;) {
 		uint64_t now = ui_now_ns(), refresh = (uint64_t)ui->refresh_ms * 1000000u;
 		struct pollfd pfd[4];
-		bool key_redraw = false, quit = false, ingesting;
+		bool key_redraw = false, quit = false;
 		int timeout, sfd = session_signal_fd();
-		uint64_t due;
+		uint64_t due, polled;
 
 		/* SIGINT, SIGTERM, SIGHUP end the view normally: status 0, as in batch mode */
 		if (session_signal_pending())
 			break;
-		if (now - ui->tick_ns >= TICK_NS)
+		if (now - ui->tick_ns >= TICK_NS) {
+			pthread_mutex_lock(&ui->lock);
 			ui_tick(ui, now);
-		/*
-		 * Read new events in short slices between polls, so keys are
-		 * never kept waiting, and at most UI_INGEST_CAP_NS a second;
-		 * beyond that the statistics fall behind and, live, skip ahead
-		 * (the top view says so).
-		 */
-		ingesting = false;
-		if (!ui->paused && ui->ingest_ns_sec < UI_INGEST_CAP_NS &&
-		    ui_stats_behind(&ui->stats)) {
-			if (ui_stats_ingest(&ui->stats, UI_INGEST_SLICE_NS))
-				data_stale = true;
-			ui->ingest_ns_sec += ui->stats.last_ingest_ns;
-			ingesting = ui_stats_behind(&ui->stats);
-			now = ui_now_ns();
+			ui->ingest_ns_sec = 0;
+			pthread_mutex_unlock(&ui->lock);
 		}
 		/* a stale screen is redrawn once the refresh interval has passed */
 		if ((data_stale || ui->dirty) && now - last_frame >= refresh) {
+			pthread_mutex_lock(&ui->lock);
 			ui_frame(ui, false);
+			pthread_mutex_unlock(&ui->lock);
 			last_frame = ui_now_ns();
 			data_stale = false;
 			now = last_frame;
@@ -228,8 +311,6 @@ int ui_run(struct app *a)
 		if ((data_stale || ui->dirty) && last_frame + refresh < due)
 			due = last_frame + refresh;
 		timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
-		if (ingesting)
-			timeout = 0;	/* more to read: just look at the keys first */
 
 		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = winch_pipe[0], .events = POLLIN };
@@ -237,6 +318,7 @@ int ui_run(struct app *a)
 		/* once the screen is stale, more data changes nothing until the frame */
 		pfd[3] = (struct pollfd){ .fd = data_stale ? -1 : a->wake_fd, .events = POLLIN };
 		ret = poll(pfd, 4, timeout);
+		polled = ui_now_ns();
 		if (ret < 0 && errno != EINTR)
 			break;
 		if (ret <= 0)
@@ -250,8 +332,11 @@ int ui_run(struct app *a)
 
 			if (read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 				pfd[3].fd = -1;
+			pthread_mutex_lock(&ui->lock);
 			if (!ui->paused)
 				data_stale = true;
+			pthread_cond_signal(&ui->cond);
+			pthread_mutex_unlock(&ui->lock);
 		}
 		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
 			status = 1;	/* the terminal went away */
@@ -261,8 +346,12 @@ int ui_run(struct app *a)
 			int ch;
 
 			while ((ch = getch()) != ERR) {
-				int r = ui_handle_key(ui, ch);
+				int r;
 
+				pthread_mutex_lock(&ui->lock);
+				r = ui_handle_key(ui, ch);
+				pthread_cond_signal(&ui->cond);	/* narrowing, resume */
+				pthread_mutex_unlock(&ui->lock);
 				if (r & UI_QUIT) {
 					quit = true;
 					break;
@@ -274,13 +363,19 @@ int ui_run(struct app *a)
 		if (quit)
 			break;
 		if (key_redraw) {
+			pthread_mutex_lock(&ui->lock);
 			ui_frame(ui, false);
+			pthread_mutex_unlock(&ui->lock);
 			ui->dirty = false;
+			if (ui->nkey_lat < UI_KEY_LAT_MAX)
+				ui->key_lat[ui->nkey_lat++] = ui_now_ns() - polled;
 		}
 	}
 
+	ingest_stop(ui);
 	restore_handlers();
 	endwin();
+	key_lat_dump(ui);
 	curses_active = 0;
 	delscreen(scr);
 	if (saved_tio_ok)

@@ -44,6 +44,8 @@ int ui_init(struct ui *ui, struct app *a)
 	int ret;
 
 	memset(ui, 0, sizeof(*ui));
+	pthread_mutex_init(&ui->lock, NULL);
+	pthread_cond_init(&ui->cond, NULL);
 	ui->app = a;
 	ui->st = a->st;
 	ui->refresh_ms = 250;
@@ -82,6 +84,8 @@ void ui_destroy(struct ui *ui)
 		free(ui->theme_names[i]);
 	ui->nthemes = 0;
 	ui_stats_destroy(&ui->stats);
+	pthread_cond_destroy(&ui->cond);
+	pthread_mutex_destroy(&ui->lock);
 }
 
 static attr_t to_curses_attr(unsigned int a)
@@ -529,8 +533,6 @@ void ui_tick(struct ui *ui, uint64_t now_ns)
 		ui->ev_rate = (double)(ss.appended - ui->appended_prev) / dt;
 	ui->appended_prev = ss.appended;
 	ui->tick_ns = now_ns;
-	ui->ingest_ns_last_sec = ui->ingest_ns_sec;
-	ui->ingest_ns_sec = 0;
 	if (!ui->paused)
 		ui_stats_tick(&ui->stats, now_ns);
 	ui->dirty = true;

@@ -7,6 +7,7 @@
 #ifndef KTOP_UI_LOCAL_H
 #define KTOP_UI_LOCAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "evnav.h"
@@ -185,10 +186,23 @@ struct ui {
 	/* layout of the last frame, for the mouse */
 	int			tabs_y, pane_y, pane_h, footer_y;
 	int			tab_x[UI_NPANES + 1];
-	/* ingestion: UI-thread time spent reading events in the current second */
-	uint64_t		ingest_ns_sec;
-	uint64_t		ingest_ns_last_sec;
+	/*
+	 * Reading new events into ui->stats happens in a low-priority helper
+	 * thread (ktop-ui-stats, no curses), so that the UI thread sleeps in
+	 * poll() and wakes at once for a key however busy the kernel is. @lock
+	 * guards @stats and @paused; the UI thread holds it while it handles a
+	 * key, ticks or draws a frame.
+	 */
+	pthread_mutex_t		lock;
+	pthread_cond_t		cond;
+	pthread_t		ingest_thread;
+	bool			ingest_running;
+	bool			ingest_stop;
+	uint64_t		ingest_ns_sec;	/* helper's time in the current second */
 	/* measurements */
+#define UI_KEY_LAT_MAX	1024
+	uint64_t		key_lat[UI_KEY_LAT_MAX];	/* poll wake-up to frame sent, ns */
+	unsigned int		nkey_lat;
 	uint64_t		frames;
 	uint64_t		last_frame_ns;
 	bool			dirty;

@@ -119,8 +119,8 @@ if [ -d /sys/kernel/tracing/per_cpu/cpu1 ]; then
 	fi
 fi
 
-# 5. idle cost: a rare event, CPU time of the ktop-cpuN threads over 5 s
-$DRIVE -e sched:sched_process_exec -d 7 > "$TMP/out" 2> "$TMP/err" &
+# 5. idle cost: an event that does not fire (hung tasks), CPU time of the ktop-cpuN threads over 5 s
+$DRIVE -e sched:sched_process_hang -d 7 > "$TMP/out" 2> "$TMP/err" &
 drv=$!
 if wait_ready "$TMP/out"; then
 	sleep 0.5

@@ -98,8 +98,9 @@ static void summary(struct bpfstats *bs, const uint32_t *tids, size_t ntids, boo
 		       bpfstats_hist_quantile(&sc[i].h, 0.99));
 	n = bpfstats_irqs(bs, -1, 0, iq, 10);
 	for (i = 0; i < n && i < 10; i++)
-		printf("%s %u %s ns %" PRIu64 " count %" PRIu64 "\n", iq[i].soft ? "softirq" : "irq",
-		       iq[i].vec, iq[i].name, iq[i].ns, iq[i].count);
+		printf("%s %u %s ns %" PRIu64 " count %" PRIu64 "\n",
+		       iq[i].soft ? "softirq" : "irq", iq[i].vec, iq[i].name, iq[i].ns,
+		       iq[i].count);
 	n = bpfstats_outliers(bs, st.outliers > 10 ? st.outliers - 10 : 0, ol, 10);
 	for (i = 0; i < n; i++)
 		printf("outlier %" PRIu64 " ts %" PRIu64 " cpu %u pid %u %s latency_ns %" PRIu64
@@ -214,7 +215,8 @@ int main(int argc, char **argv)
 			all_outliers = true;
 			break;
 		default:
-			fprintf(stderr, "usage: bpf_drive [-i S] [-t S] [-T TIDS] [-o US] [-S] [-I] [-r] [-q] [-p] [-A]\n");
+			fprintf(stderr, "usage: bpf_drive [-i S] [-t S] [-T TIDS] [-o US] "
+				"[-S] [-I] [-r] [-q] [-p] [-A]\n");
 			return 2;
 		}
 	}

@@ -408,6 +408,9 @@ static int save_text(const struct opts *o)
 	return ret;
 }
 
+/* The sub-buffer size trace_pipe_raw gives (a page unless changed by the kernel). */
+static long subbuf_size;
+
 static int save_raw(const struct opts *o, int ncpus, long *pages_out)
 {
 	long total = 0;
@@ -432,6 +435,7 @@ static int save_raw(const struct opts *o, int ncpus, long *pages_out)
 			free(stats);
 		}
 		size = tracefs_cpu_read_size(tcpu);
+		subbuf_size = size;
 		for (;;) {
 			if (len + size > cap) {
 				char *p = realloc(all, cap = cap ? cap * 2 : 64 * (size_t)size);
@@ -641,7 +645,8 @@ static void save_meta(const struct opts *o, int ncpus, long pages, long records)
 	clock = tracefs_instance_file_read(inst, "trace_clock", NULL);
 	fprintf(f, "release=%s\nversion=%s\nmachine=%s\ndate=%s\ncpus=%d\n", u.release,
 		u.version, u.machine, date, ncpus);
-	fprintf(f, "page_size=%ld\nlong_size=%zu\n", sysconf(_SC_PAGESIZE), sizeof(long));
+	fprintf(f, "page_size=%ld\nlong_size=%zu\n",
+		subbuf_size > 0 ? subbuf_size : sysconf(_SC_PAGESIZE), sizeof(long));
 	fprintf(f, "tracer=%s\ntop_level=%d\nbuffer_kb=%lu\n", o->tracer ? o->tracer : "nop",
 		o->top_level, o->buffer_kb);
 	fprintf(f, "events=");

@@ -190,8 +190,8 @@ int main(int argc, char **argv)
 	t1 = mono_ns();
 	note_tids();
 	session_stop(sess);
-	/* let the threads read their per_cpu stats once more */
-	usleep(150 * 1000);
+	/* let the threads drain and read their per_cpu stats once more */
+	usleep(300 * 1000);
 	for (int cpu = 0; cpu < session_ncpus(sess); cpu++) {
 		consumer_get_stats(cons, cpu, &cs);
 		printf("cpu%d events %llu pages %llu missed %llu overrun %llu dropped %llu\n", cpu,

@@ -14,6 +14,7 @@
  * must contain the events of its tracer.
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdbool.h>
 
@@ -471,6 +472,9 @@ TEST(host_fixtures_decode_like_libtraceevent)
 	CHECK(all.by_type[KTOP_T_SYS_ENTER] > 0);
 	CHECK(all.by_type[KTOP_T_SYS_EXIT] > 0);
 	CHECK(all.by_type[KTOP_T_SCHED_PROCESS_EXEC] > 0);
+	CHECK(all.by_type[KTOP_T_IRQ_HANDLER_ENTRY] > 0);
+	CHECK(all.by_type[KTOP_T_IRQ_HANDLER_EXIT] > 0);
+	CHECK(all.by_type[KTOP_T_SOFTIRQ_ENTRY] > 0);
 	CHECK(all.by_type[KTOP_T_DYNAMIC] > 0);
 	CHECK(all.exec_checked > 0);
 }
@@ -860,6 +864,66 @@ TEST(records_match_kernel_text)
 		}
 	}
 	CHECK(checked > 0);
+}
+
+/* One decoder per CPU on its own thread, one shared context and store (TSan). */
+struct cpu_job {
+	struct fixture		*fx;
+	struct decode_ctx	*dc;
+	unsigned int		cpu;
+	struct decode_stats	ds;
+};
+
+static void *cpu_job_run(void *arg)
+{
+	struct cpu_job *j = arg;
+	struct decoder *d = decoder_new(j->dc, j->cpu);
+
+	for (int round = 0; d && round < 3; round++)
+		for (size_t i = 0; i < fixture_npages(j->fx, j->cpu); i++)
+			decoder_page(d, fixture_page(j->fx, j->cpu, i), fixture_page_size(j->fx),
+				     &j->ds);
+	decoder_free(d);
+	return NULL;
+}
+
+TEST(decoders_on_threads)
+{
+	char names[MAX_FIXTURES][256];
+	struct cpu_job jobs[64];
+	pthread_t th[64];
+	struct decode_ctx *dc;
+	struct fixture *fx;
+	struct store *st;
+	unsigned int n;
+	uint64_t events = 0;
+
+	CHECK(list_fixtures("host-sched", names, MAX_FIXTURES) == 1);
+	fx = fixture_open(names[0]);
+	CHECK(fx);
+	n = fixture_ncpus(fx) < 64 ? fixture_ncpus(fx) : 64;
+	st = store_new(0, n);
+	dc = decode_ctx_new(fixture_tep(fx), st, NULL);
+	CHECK(dc);
+	for (unsigned int c = 0; c < n; c++) {
+		jobs[c] = (struct cpu_job){ .fx = fx, .dc = dc, .cpu = c };
+		CHECK(pthread_create(&th[c], NULL, cpu_job_run, &jobs[c]) == 0);
+	}
+	for (unsigned int c = 0; c < n; c++) {
+		pthread_join(th[c], NULL);
+		events += jobs[c].ds.events;
+		CHECK(jobs[c].ds.bad == 0);
+	}
+	CHECK(events > 0);
+	/* every dynamic type registered once, whichever thread met it first */
+	for (unsigned int id = KTOP_T_DYNAMIC; id < schema_max_id(store_schema(st)); id++) {
+		const struct ktop_schema_type *t = schema_get(store_schema(st), id);
+
+		CHECK(t && schema_find(store_schema(st), t->system, t->name) == (int)id);
+	}
+	decode_ctx_free(dc);
+	store_free(st);
+	fixture_close(fx);
 }
 
 TEST(decode_rejects_garbage)

@@ -19,8 +19,13 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include "test.h"
+#include "decode.h"
 #include "fgraph.h"
 #include "fgraph_text.h"
+#include "fixture.h"
+#include "intern.h"
+#include "store.h"
+#include "symbols.h"
 
 /* ---- a random machine --------------------------------------------------- */
 
@@ -578,6 +583,436 @@ TEST(fgraph_lost_events)
 			fgraph_free(fg);
 		}
 	}
+}
+
+/* ---- fixtures recorded from the rt kernel -------------------------------- */
+
+/* A tree parsed from the kernel's text output. */
+struct xnode {
+	char		func[96];
+	int		depth;
+	bool		has_dur, entry_missing, closed;
+	uint64_t	dur, unit;
+	int		parent, first, last, next;
+};
+
+struct xtask {
+	int		pid, cpu;	/* cpu only for pid 0 (each CPU has its idle task) */
+	int		first, last;	/* top-level nodes */
+	int		stack[512];
+	int		top;
+};
+
+struct xtree {
+	struct xnode	*n;
+	int		nn, cap;
+	struct xtask	t[512];
+	int		nt;
+	uint64_t	lines, records;
+};
+
+static struct xtask *x_task(struct xtree *x, int pid, int cpu)
+{
+	for (int i = 0; i < x->nt; i++)
+		if (x->t[i].pid == pid && (pid > 0 || x->t[i].cpu == cpu))
+			return &x->t[i];
+	if (x->nt == 512)
+		return NULL;
+	struct xtask *t = &x->t[x->nt++];
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->cpu = pid > 0 ? -1 : cpu;
+	t->first = t->last = -1;
+	return t;
+}
+
+static void x_link(struct xtree *x, struct xtask *t, int id, int parent)
+{
+	int *first = parent >= 0 ? &x->n[parent].first : &t->first;
+	int *last = parent >= 0 ? &x->n[parent].last : &t->last;
+
+	x->n[id].parent = parent;
+	x->n[id].next = -1;
+	if (*last >= 0)
+		x->n[*last].next = id;
+	else
+		*first = id;
+	*last = id;
+}
+
+static int x_new(struct xtree *x, const struct ft_rec *r)
+{
+	if (x->nn == x->cap) {
+		x->cap = x->cap ? x->cap * 2 : 4096;
+		x->n = realloc(x->n, sizeof(*x->n) * (size_t)x->cap);
+	}
+	struct xnode *n = &x->n[x->nn];
+
+	memset(n, 0, sizeof(*n));
+	snprintf(n->func, sizeof(n->func), "%s", r->func);
+	n->depth = r->indent;
+	n->first = n->last = n->next = n->parent = -1;
+	n->has_dur = r->has_dur;
+	n->dur = r->dur;
+	n->unit = r->dur_unit;
+	return x->nn++;
+}
+
+/*
+ * Build per-task trees from the kernel's function_graph text: "f() {" opens,
+ * "f();" is a leaf, "}" closes the innermost open call of the task on that
+ * CPU. The task of a line is its proc column, or the last context switch
+ * line ("a-1 => b-2") of that CPU (before the first one: its left side).
+ */
+static int x_parse(struct xtree *x, const char *text)
+{
+	int cur[256], ncpu = 256;
+	const char *p = text;
+	struct ft_rec r;
+	char line[1024];
+
+	memset(x, 0, sizeof(*x));
+	for (int c = 0; c < ncpu; c++)
+		cur[c] = -1;
+	/* first pass: the task each CPU starts with */
+	for (const char *q = text; *q;) {
+		const char *e = strchr(q, '\n');
+		size_t n = e ? (size_t)(e - q) : strlen(q);
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 1023 ? n : 1023), q);
+		q += n + (e ? 1 : 0);
+		if (ft_parse_line(line, &r) != 1 || r.kind != FT_SWITCH || r.cpu < 0 || r.cpu >= ncpu)
+			continue;
+		if (cur[r.cpu] == -1) {
+			const char *arrow = strstr(line, "=>"), *a = arrow;
+
+			while (a > line && a[-1] == ' ')
+				a--;
+			const char *b = a;
+
+			while (b > line && b[-1] != ' ')
+				b--;
+			cur[r.cpu] = arrow ? ft_pid_of(b, (size_t)(a - b)) : -2;
+			if (cur[r.cpu] < 0)
+				cur[r.cpu] = -2;
+		}
+	}
+	for (int c = 0; c < ncpu; c++)
+		if (cur[c] == -1)
+			cur[c] = -2;	/* never switched: unknown task */
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 1023 ? n : 1023), p);
+		p += n + (e ? 1 : 0);
+		x->lines++;
+		if (ft_parse_line(line, &r) != 1 || r.cpu < 0 || r.cpu >= ncpu)
+			continue;
+		if (r.kind == FT_SWITCH) {
+			cur[r.cpu] = r.pid;
+			continue;
+		}
+		if (r.kind == FT_CTX)
+			continue;
+		x->records++;
+		int pid = r.pid >= 0 ? r.pid : cur[r.cpu];
+		struct xtask *t = x_task(x, pid, r.cpu);
+
+		if (!t)
+			return -1;
+		if (r.kind == FT_EXIT) {
+			while (t->top && x->n[t->stack[t->top - 1]].depth > r.indent)
+				t->top--;	/* exit missing */
+			if (t->top && x->n[t->stack[t->top - 1]].depth == r.indent) {
+				struct xnode *o = &x->n[t->stack[--t->top]];
+
+				o->has_dur = r.has_dur;
+				o->dur = r.dur;
+				o->unit = r.dur_unit;
+				o->closed = true;
+				continue;
+			}
+			/* entry not in the text: it adopts the deeper calls before it */
+			int id = x_new(x, &r), parent = t->top ? t->stack[t->top - 1] : -1;
+			int *last = parent >= 0 ? &x->n[parent].last : &t->last;
+			int run = -1;
+
+			x->n[id].entry_missing = true;
+			x->n[id].closed = true;
+			for (int k = parent >= 0 ? x->n[parent].first : t->first; k >= 0;
+			     k = x->n[k].next)
+				if (x->n[k].depth > r.indent) {
+					if (run < 0)
+						run = k;
+				} else {
+					run = -1;
+				}
+			if (run >= 0) {
+				/* cut the run off the parent's list, hang it under id */
+				int prev = -1;
+
+				for (int k = parent >= 0 ? x->n[parent].first : t->first; k != run;
+				     k = x->n[k].next)
+					prev = k;
+				if (prev >= 0)
+					x->n[prev].next = -1;
+				else if (parent >= 0)
+					x->n[parent].first = -1;
+				else
+					t->first = -1;
+				*last = prev;
+				x->n[id].first = run;
+				for (int k = run; k >= 0; k = x->n[k].next) {
+					x->n[k].parent = id;
+					x->n[id].last = k;
+				}
+			}
+			x_link(x, t, id, parent);
+			continue;
+		}
+		while (t->top && x->n[t->stack[t->top - 1]].depth >= r.indent)
+			t->top--;	/* exit missing */
+		int id = x_new(x, &r);
+
+		x_link(x, t, id, t->top ? t->stack[t->top - 1] : -1);
+		if (r.kind == FT_LEAF)
+			x->n[id].closed = true;
+		else if (t->top < 512)
+			t->stack[t->top++] = id;
+	}
+	return 0;
+}
+
+static const char *intern_name(void *ctx, uint32_t sym)
+{
+	return intern_str(ctx, sym);
+}
+
+static int fx_cmp(struct fgraph *fg, uint32_t m, struct xtree *x, int first, int lvl,
+		  char *why, size_t len)
+{
+	uint32_t k = fgraph_first_child(fg, FGRAPH_TIMELINE, m);
+	struct fgraph_info in;
+
+	for (int i = first; i >= 0; i = x->n[i].next) {
+		struct xnode *xn = &x->n[i];
+
+		while (k != FGRAPH_NONE && (fgraph_node(fg, FGRAPH_TIMELINE, k, &in), 1) &&
+		       in.kind == FGRAPH_K_GAP)
+			k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k);
+		if (k == FGRAPH_NONE) {
+			snprintf(why, len, "level %d: text has %s, model has no more", lvl, xn->func);
+			return 1;
+		}
+		fgraph_node(fg, FGRAPH_TIMELINE, k, &in);
+		if (strcmp(in.name, xn->func) && !(xn->entry_missing && !xn->func[0])) {
+			snprintf(why, len, "level %d: text %s, model %s (id %u)", lvl, xn->func,
+				 in.name, k);
+			return 2;
+		}
+		if (xn->has_dur && xn->closed &&
+		    !(in.total >= xn->dur && in.total - xn->dur < xn->unit)) {
+			snprintf(why, len, "level %d: %s: text %llu ns, model %llu ns", lvl, xn->func,
+				 (unsigned long long)xn->dur, (unsigned long long)in.total);
+			return 3;
+		}
+		if (xn->entry_missing != !!(in.flags & FGRAPH_F_ENTRY_MISSING)) {
+			snprintf(why, len, "level %d: %s: entry missing: text %d, model %d", lvl,
+				 xn->func, xn->entry_missing, !!(in.flags & FGRAPH_F_ENTRY_MISSING));
+			return 4;
+		}
+		if (fx_cmp(fg, k, x, xn->first, lvl + 1, why, len))
+			return 5;
+		k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k);
+	}
+	while (k != FGRAPH_NONE && (fgraph_node(fg, FGRAPH_TIMELINE, k, &in), 1) &&
+	       in.kind == FGRAPH_K_GAP)
+		k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k);
+	if (k != FGRAPH_NONE) {
+		fgraph_node(fg, FGRAPH_TIMELINE, k, &in);
+		snprintf(why, len, "level %d: model has %s more", lvl, in.name);
+		return 6;
+	}
+	return 0;
+}
+
+static int list_rt(char names[][256], int max)
+{
+	const char *root = fixture_root();
+	DIR *d = opendir(root);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max)
+		if (!strncmp(de->d_name, "rt", 2) && strlen(root) + strlen(de->d_name) < 250)
+			snprintf(names[n++], 256, "%.120s/%.120s", root, de->d_name);
+	closedir(d);
+	return n;
+}
+
+/*
+ * Decode the raw pages of a fixture into a store and feed the model in time
+ * order, with the lost-event marks right after the last record of their CPU
+ * before the loss.
+ */
+static struct fgraph *fx_build(const char *dir, struct fixture **fxo, struct store **sto,
+			       struct fgraph_config *cfg)
+{
+	struct fixture *fx = fixture_open(dir);
+	struct symbols *syms;
+	struct decode_ctx *dc;
+	struct store *st;
+	struct fgraph *fg;
+	struct store_iter *it;
+	struct ktop_event ev, nx;
+	struct store_lost lost[4096];
+	size_t nlost;
+	uint64_t seq;
+	bool *done;
+
+	if (!fx)
+		return NULL;
+	st = store_new(0, fixture_ncpus(fx));
+	syms = symbols_load(fixture_path(fx, "kallsyms"));
+	dc = decode_ctx_new(fixture_tep(fx), st, syms);
+	for (unsigned int cpu = 0; dc && cpu < fixture_ncpus(fx); cpu++) {
+		struct decoder *d = decoder_new(dc, cpu);
+
+		for (size_t i = 0; d && i < fixture_npages(fx, cpu); i++)
+			decoder_page(d, fixture_page(fx, cpu, i), fixture_page_size(fx), NULL);
+		decoder_free(d);
+		store_publish(st, cpu);
+	}
+	decode_ctx_free(dc);
+	symbols_free(syms);
+	cfg->name = intern_name;
+	cfg->name_ctx = store_strings(st);
+	fg = fgraph_new(cfg);
+	nlost = store_lost_marks(st, 0, UINT64_MAX, lost, 4096);
+	if (nlost > 4096)
+		nlost = 4096;
+	done = calloc(nlost + 1, 1);
+	/* losses before a CPU's first record */
+	for (unsigned int cpu = 0; cpu < fixture_ncpus(fx); cpu++) {
+		uint64_t first, end;
+
+		store_cpu_range(st, cpu, &first, &end);
+		if (first < end && store_get(st, cpu, first, &ev) == 0)
+			for (size_t k = 0; k < nlost; k++)
+				if (lost[k].cpu == cpu && lost[k].ts <= ev.ts && !done[k]) {
+					fgraph_lost(fg, cpu, lost[k].ts, lost[k].count);
+					done[k] = true;
+				}
+	}
+	it = store_iter_new(st, 0, UINT64_MAX, NULL);
+	while (store_iter_next(it, &ev, &seq)) {
+		uint64_t next_ts = UINT64_MAX;
+
+		fgraph_feed(fg, &ev);
+		if (!nlost)
+			continue;
+		if (store_get(st, ev.cpu, seq + 1, &nx) == 0)
+			next_ts = nx.ts;
+		for (size_t k = 0; k < nlost; k++)
+			if (!done[k] && lost[k].cpu == ev.cpu && lost[k].ts > ev.ts &&
+			    lost[k].ts <= next_ts) {
+				fgraph_lost(fg, ev.cpu, lost[k].ts, lost[k].count);
+				done[k] = true;
+			}
+	}
+	store_iter_free(it);
+	free(done);
+	*fxo = fx;
+	*sto = st;
+	return fg;
+}
+
+/* The model built from the raw records is the tree of the kernel's own text. */
+TEST(fgraph_fixtures_match_kernel_text)
+{
+	char names[16][256], why[512];
+	int n = list_rt(names, 16), checked = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct fgraph_config cfg = { .irq_inline = true };
+		struct fixture *fx = NULL;
+		struct store *st = NULL;
+		struct fgraph *fg;
+		struct fgraph_stats fst;
+		struct xtree x;
+		const char *tr;
+		char *text;
+
+		fx = fixture_open(names[i]);
+		tr = fx ? fixture_meta(fx, "tracer") : NULL;
+		if (!tr || strcmp(tr, "function_graph")) {
+			fixture_close(fx);
+			continue;
+		}
+		text = fixture_read_file(fixture_path(fx, "trace.txt"), NULL);
+		fixture_close(fx);
+		if (!text)
+			continue;
+		fg = fx_build(names[i], &fx, &st, &cfg);
+		CHECK(fg);
+		CHECK(x_parse(&x, text) == 0);
+		fgraph_get_stats(fg, &fst);
+		printf("  %s: text %llu records in %d tasks; model %llu entries %llu exits, "
+		       "%llu calls, entry/exit missing %llu/%llu, gaps %llu, lost %llu\n", names[i],
+		       (unsigned long long)x.records, x.nt, (unsigned long long)fst.entries,
+		       (unsigned long long)fst.exits, (unsigned long long)fst.calls,
+		       (unsigned long long)fst.entry_missing, (unsigned long long)fst.exit_missing,
+		       (unsigned long long)fst.gaps, (unsigned long long)fst.lost);
+		CHECK(x.records > 0);
+		for (int t = 0; t < x.nt; t++) {
+			struct xtask *xt = &x.t[t];
+			uint32_t ctx = FGRAPH_NONE;
+			struct fgraph_info in;
+
+			int nctx = 0;
+
+			for (uint32_t k = fgraph_first_child(fg, FGRAPH_TIMELINE, FGRAPH_ROOT);
+			     k != FGRAPH_NONE; k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k)) {
+				fgraph_node(fg, FGRAPH_TIMELINE, k, &in);
+				if (in.kind != FGRAPH_K_TASK)
+					continue;
+				if (xt->pid >= 0 && in.pid == xt->pid && (xt->pid || in.cpu == xt->cpu))
+					ctx = k, nctx++;
+				/* a CPU that never switched: the one task with calls there */
+				if (xt->pid < 0 && fgraph_first_child(fg, FGRAPH_TIMELINE, k) !=
+				    FGRAPH_NONE) {
+					struct fgraph_info c0;
+
+					fgraph_node(fg, FGRAPH_TIMELINE,
+						    fgraph_first_child(fg, FGRAPH_TIMELINE, k), &c0);
+					if (c0.cpu == xt->cpu)
+						ctx = k, nctx++;
+				}
+			}
+			if (nctx != 1) {
+				printf("  %s: text task %d: %d model tasks match\n", names[i], xt->pid,
+				       nctx);
+				CHECK(0);
+			}
+			CHECK(ctx != FGRAPH_NONE);
+			if (fx_cmp(fg, ctx, &x, xt->first, 0, why, sizeof(why))) {
+				printf("  %s: pid %d (cpu %d): %s\n", names[i], xt->pid, xt->cpu, why);
+				CHECK(0);
+			}
+			checked++;
+		}
+		free(x.n);
+		free(text);
+		fgraph_free(fg);
+		store_free(st);
+		fixture_close(fx);
+	}
+	if (!checked)
+		printf("  (no rt-* function_graph fixture under %s yet)\n", fixture_root());
 }
 
 /* ---- views, navigation, text --------------------------------------------- */
