@@ -35,7 +35,7 @@ endif
 DEB_PKGS := build-essential pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
 	libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libzstd-dev libpcre2-dev \
 	libncurses-dev tmux trace-cmd qemu-system-x86 busybox-static cpio \
-	libclang-rt-14-dev python3 linux-perf libbpf-tools
+	libclang-rt-14-dev python3 linux-perf libbpf-tools procps
 
 # Lazily expanded, so a target that installs the libraries first can still use them.
 PC_LIBS		= libtracefs libtraceevent libtracecmd libbpf libpcre2-8
@@ -99,7 +99,16 @@ $(B)/libktop.a: $(CORE_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/%.o: %.c $(BPF_SKELS) | $(B)/src $(B)/ui
+# Objects depend on the settings baked into them (PREFIX via DATADIR, VERSION,
+# OPT), so `make install PREFIX=/usr` after a plain `make` rebuilds what it must.
+$(B)/settings: FORCE | $(B)
+	@echo '$(DATADIR) $(VERSION) $(OPT) $(SAN)' | cmp -s - $@ 2>/dev/null || \
+		echo '$(DATADIR) $(VERSION) $(OPT) $(SAN)' > $@
+
+.PHONY: FORCE
+FORCE:
+
+$(B)/%.o: %.c $(BPF_SKELS) $(B)/settings | $(B)/src $(B)/ui
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
 

@@ -58,6 +58,7 @@ struct fg_ctx {
 	uint32_t	*stack;		/* open frames, outermost first */
 	uint32_t	top, cap;
 	uint32_t	susp;		/* frames [0, susp) span lost events: not trusted */
+	uint32_t	barrier;	/* first node id after the last gap */
 	int32_t		pid;
 	int		last_cpu;
 	uint64_t	last_ts;
@@ -93,6 +94,13 @@ struct fgraph {
 	uint32_t		*pending;	/* calls closed since the last agg_sync */
 	uint32_t		npending, cappending;
 	uint64_t		last_lost_ts;	/* of any CPU */
+	/*
+	 * Whether an exit's calltime is on the clock of the records' time
+	 * stamps: it is trace_clock_local, the same as the ring buffer's only
+	 * with the "local" trace_clock. Learnt from matched calls unless set.
+	 */
+	bool			same_clock;
+	uint32_t		clock_agree, clock_disagree;
 
 	/* tasks: open addressing pid -> ctx */
 	struct fg_ctx		**tasks;
@@ -598,6 +606,7 @@ static int ctx_gap(struct fgraph *g, struct fg_ctx *c, uint64_t ts, uint64_t cou
 	 * exits with a matching calltime: new calls do not go under them.
 	 */
 	c->susp = c->top;
+	c->barrier = g->nn;
 	g->st.gaps++;
 	return 0;
 }
@@ -650,7 +659,9 @@ static bool ctx_consistent(struct fgraph *g, struct fg_ctx *c, const struct ktop
 	x = &g->n[top];
 	if (ev->type == KTOP_T_FGRAPH_ENTRY)
 		return x->depth + 1u == depth;
-	return x->depth == depth && x->func == (uint32_t)ev->args[0] && x->start >= ev->args[2];
+	if (x->depth != depth || x->func != (uint32_t)ev->args[0])
+		return false;
+	return !g->same_clock || x->start >= ev->args[2];
 }
 
 /*
@@ -672,9 +683,10 @@ static int ctx_check_lost_slow(struct fgraph *g, struct fg_ctx *c, const struct 
 	 * It may have run on a lossy CPU meanwhile. To get there and back it
 	 * went through schedule(), so the record that resumes it here is the
 	 * exit of a schedule() entered in the lost window: a calltime later
-	 * than the open frame's entry gives it away.
+	 * than the open frame's entry gives it away. Without a comparable
+	 * calltime nothing does: then any loss it may have run into counts.
 	 */
-	if (!any && c->pid >= 0 && !ctx_consistent(g, c, ev)) {
+	if (!any && c->pid >= 0 && (!g->same_clock || !ctx_consistent(g, c, ev))) {
 		for (i = 0; i < g->ncpus; i++)
 			if ((int)i != c->last_cpu && i != cpu)
 				any |= cpu_lost_between(g, i, c->last_ts, ts, &first, &sum);
@@ -719,19 +731,21 @@ static uint32_t ctx_parent(struct fgraph *g, struct fg_ctx *c, bool task, unsign
 
 /*
  * Move under @np the calls at the end of @from's children that are deeper
- * than @depth and started at or after @since: the calls seen before their
+ * than @depth, started at or after @since and have an id of at least
+ * @min_id: the calls seen before their
  * ancestor's exit proved where they belong. Stops at a gap.
  * Return: true when some moved.
  */
 static bool adopt_trailing(struct fgraph *g, uint32_t from, uint32_t np, unsigned int depth,
-			   uint64_t since)
+			   uint64_t since, uint32_t min_id)
 {
 	uint32_t id, first = NONE, k;
 
 	for (id = g->n[from].last; id != NONE; id = g->n[id].prev) {
 		struct fg_node *x = &g->n[id];
 
-		if (id == np || x->kind != FGRAPH_K_CALL || x->depth <= depth || x->start < since)
+		if (id == np || x->kind != FGRAPH_K_CALL || x->depth <= depth || x->start < since ||
+		    id < min_id)
 			break;
 		first = id;
 	}
@@ -830,12 +844,27 @@ static int ctx_find(struct fgraph *g, struct fg_ctx *c, unsigned int depth, uint
 
 		if (x->depth < depth)
 			break;
-		if (x->depth == depth && x->func == func &&
-		    ((i == (int)c->top - 1 && !(x->flags & FGRAPH_F_HAS_GAP)) ||
-		     x->start >= calltime))
+		if (x->depth != depth || x->func != func)
+			continue;
+		if (i == (int)c->top - 1 && !(x->flags & FGRAPH_F_HAS_GAP))
 			return i;
+		if (g->same_clock ? x->start >= calltime : !(x->flags & FGRAPH_F_HAS_GAP))
+			return i;	/* unverifiable across a gap on another clock: no */
 	}
 	return -1;
+}
+
+/* Learn whether calltime and the time stamps share a clock, from a matched call. */
+static void clock_learn(struct fgraph *g, const struct fg_node *x, uint64_t calltime)
+{
+	if (g->cfg.clock != FGRAPH_CLOCK_AUTO)
+		return;
+	/* the entry record is written just after calltime is taken */
+	if (x->start >= calltime && x->start - calltime < 1000000)
+		g->clock_agree++;
+	else
+		g->clock_disagree++;
+	g->same_clock = g->clock_agree && !g->clock_disagree;
 }
 
 static void node_close(struct fgraph *g, uint32_t id, uint64_t dur)
@@ -898,6 +927,8 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 		id = c->stack[i];
 		if (i != (int)c->top - 1)
 			g->st.inconsistent++;
+		else if (!suspended && g->clock_agree < 64)
+			clock_learn(g, &g->n[id], calltime);
 		while ((int)c->top - 1 > i)
 			ctx_pop_missing(g, c);
 		c->top--;
@@ -912,7 +943,7 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 			while (k > 0 && g->n[c->stack[k]].parent == c->stack[k - 1])
 				k--;
 			c->susp = k;
-			adopt_trailing(g, c->node, id, depth, g->n[id].start);
+			adopt_trailing(g, c->node, id, depth, g->n[id].start, 0);
 		}
 		node_close(g, id, dur);
 		/* an interrupt cannot outlive the task frame it came in over */
@@ -928,7 +959,7 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 	 */
 	if (c->top > c->susp) {
 		g->st.inconsistent++;
-		err = ctx_gap(g, c, calltime, 0);
+		err = ctx_gap(g, c, ev->ts, 0);
 		if (err)
 			return err;
 	}
@@ -943,14 +974,20 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 	g->n[id].func = func;
 	g->n[id].depth = (uint16_t)depth;
 	g->n[id].cpu = ev->cpu;
-	g->n[id].start = calltime;
+	/* its start on the records' clock: the exit's time less the duration */
+	g->n[id].start = g->same_clock ? calltime : (ev->ts > dur ? ev->ts - dur : 0);
 	g->n[id].flags = (uint16_t)flags;
 	/* the calls seen before it that ran inside it */
 	node_unlink(g, id);
 	{
 		uint32_t last = g->n[parent].last;
 
-		adopt_trailing(g, parent, id, depth, calltime);
+		/*
+		 * Without a comparable calltime, calls from before a gap cannot
+		 * be told from its own: they stay where they are.
+		 */
+		adopt_trailing(g, parent, id, depth, g->same_clock ? calltime : 0,
+			       g->same_clock ? 0 : c->barrier);
 		/* back into @parent, after what stayed there */
 		last = g->n[parent].last;
 		g->n[id].parent = parent;
@@ -1063,6 +1100,7 @@ struct fgraph *fgraph_new(const struct fgraph_config *cfg)
 		g->cfg.max_depth = FGRAPH_DEFAULT_DEPTH;
 	if (g->cfg.max_depth > UINT16_MAX)
 		g->cfg.max_depth = UINT16_MAX;
+	g->same_clock = g->cfg.clock == FGRAPH_CLOCK_SAME;
 	if (!g->cfg.max_nodes || g->cfg.max_nodes > UINT32_MAX - 2)
 		g->cfg.max_nodes = g->cfg.max_nodes ? UINT32_MAX - 2 : FGRAPH_DEFAULT_NODES;
 	if (fgraph_init_roots(g)) {
@@ -1101,6 +1139,8 @@ static void fgraph_clear(struct fgraph *g)
 	g->agg_nn = 0;
 	g->npending = 0;
 	g->last_lost_ts = 0;
+	g->same_clock = g->cfg.clock == FGRAPH_CLOCK_SAME;
+	g->clock_agree = g->clock_disagree = 0;
 }
 
 void fgraph_reset(struct fgraph *g)
@@ -1396,7 +1436,8 @@ uint32_t fgraph_find(struct fgraph *g, enum fgraph_view v, uint32_t from,
 	start = valid(g, v, from) ? from : FGRAPH_ROOT;
 	if (start == FGRAPH_ROOT) {
 		wrapped = true;
-		id = backward ? deepest_last(g, v, FGRAPH_ROOT) : fgraph_first_child(g, v, FGRAPH_ROOT);
+		id = backward ? deepest_last(g, v, FGRAPH_ROOT) :
+				fgraph_first_child(g, v, FGRAPH_ROOT);
 	} else {
 		id = backward ? preorder_prev(g, v, start) : preorder_next(g, v, start);
 	}
@@ -1752,8 +1793,8 @@ static void pr_agg(struct pr *p, const struct fgraph_row *rows, long n)
 		us3(s, sizeof(s), in.self);
 		us3(a, sizeof(a), in.count ? in.total / in.count : 0);
 		us3(m, sizeof(m), in.max);
-		fprintf(p->f, "%c %14s %14s %14s %14s %9llu  %*s%s", fgraph_mark(in.max), t, s, a, m,
-			(unsigned long long)in.count, (int)rows[i].level * 2, "", in.name);
+		fprintf(p->f, "%c %14s %14s %14s %14s %9llu  %*s%s", fgraph_mark(in.max), t, s, a,
+			m, (unsigned long long)in.count, (int)rows[i].level * 2, "", in.name);
 		if (in.incomplete)
 			fprintf(p->f, " /* +%llu incomplete */", (unsigned long long)in.incomplete);
 		fputc('\n', p->f);

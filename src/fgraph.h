@@ -40,6 +40,20 @@
  *   FGRAPH_F_DEPTH_OVERFLOW calls deeper than max_depth were cut off below
  *                           this node (counted in overflow).
  *
+ * A pane, typically:
+ *	fgraph_feed() every new event (store_iter order), fgraph_lost() the
+ *	store's lost marks; keep folded ids in a set; on redraw
+ *	n = fgraph_rows(g, view, FGRAPH_ROOT, sort, is_folded, set, rows, max);
+ *	then fgraph_node() for the ~50 rows on screen; keep the selection as a
+ *	node id and find its row again after the update (ids never change).
+ *	Keys: fgraph_parent/first_child/next_sibling/prev_sibling,
+ *	fgraph_longest_child (hot path), fgraph_find (search; unfold the
+ *	ancestors of the hit). "Follow": the last child of a context node.
+ *	Duration column: fgraph_mark() and fgraph_fmt_duration().
+ *
+ * Interrupt context comes from the records' own common_flags (hardirq,
+ * softirq, NMI bits), so irq_handler/softirq events are not needed.
+ *
  * Context: one model belongs to one thread (the UI or the batch printer);
  * nothing here locks.
  */
@@ -89,11 +103,24 @@ typedef const char *(*fgraph_name_fn)(void *ctx, uint32_t sym);
 /* pid -> comm for context node labels; may return NULL. */
 typedef const char *(*fgraph_comm_fn)(void *ctx, int32_t pid);
 
+/*
+ * The clock of funcgraph_exit's calltime/rettime is trace_clock_local; the
+ * records' time stamps are on the instance's trace_clock. Only with "local"
+ * can a call's entry time be compared with an exit's calltime (which helps
+ * to tell a call from an older one of the same function across lost events).
+ */
+enum fgraph_clock {
+	FGRAPH_CLOCK_AUTO,	/* learn it from the first matched calls */
+	FGRAPH_CLOCK_SAME,	/* trace_clock is "local" */
+	FGRAPH_CLOCK_OTHER,	/* any other trace_clock */
+};
+
 struct fgraph_config {
+	enum fgraph_clock clock;
 	unsigned int	max_depth;	/* 0: FGRAPH_DEFAULT_DEPTH; deeper calls are cut */
-	uint32_t	max_nodes;	/* 0: FGRAPH_DEFAULT_NODES; then calls are counted as dropped */
+	uint32_t	max_nodes;	/* 0: FGRAPH_DEFAULT_NODES; beyond: counted as dropped */
 	bool		irq_inline;	/* keep interrupt frames where the kernel nests them */
-	bool		agg_merge_tasks;	/* AGG: one context for all tasks, one for all irqs */
+	bool		agg_merge_tasks;	/* AGG: one context for all tasks, one for irqs */
 	fgraph_name_fn	name;		/* NULL: names print as "sym#<id>" */
 	void		*name_ctx;
 	fgraph_comm_fn	comm;		/* may be NULL */

@@ -32,7 +32,8 @@
 #include "session.h"
 #include "tracestate.h"
 
-#define SESSION_BUFFER_PERCENT	"1"	/* wake readers early; they also poll every 100 ms */
+/* wake readers early; they also poll every 100 ms */
+#define SESSION_BUFFER_PERCENT	"1"
 #define SESSION_MAX_SYSTEMS	64
 #define SESSION_MAX_FDS		1024
 #define SESSION_MAX_OPEN	4
@@ -53,11 +54,12 @@ struct session {
 	char			p_tracing_on[600];
 	char			p_set_event[600];
 	char			state_path[PATH_MAX];
+	char			ours_path[PATH_MAX];	/* the top level as ktop set it */
 	char			lock_path[PATH_MAX];
 	const char		*systems[SESSION_MAX_SYSTEMS + 1];
 	int			nsystems;
 	bool			all_systems;
-	pid_t			owner;		/* a forked child must not undo the parent's */
+	pid_t			owner;		/* a forked child must not undo it */
 };
 
 /* Sessions not yet closed; compared, never dereferenced, when checking a pointer. */
@@ -193,8 +195,11 @@ static void session_emergency(void)
 		return;
 	sess_write_path(s->p_tracing_on, "0");
 	if (s->top) {
-		if (s->saved && !s->restored && !tracestate_restore_blind(s->saved))
+		if (s->saved && !s->restored && !tracestate_restore_blind(s->saved)) {
 			unlink(s->state_path);
+			if (s->ours_path[0])
+				unlink(s->ours_path);
+		}
 	} else {
 		sess_write_path(s->p_set_event, "");
 		for (int i = 0; i < session_nfds && i < SESSION_MAX_FDS; i++) {
@@ -372,6 +377,61 @@ static const char *tracefs_dir(void)
 	return d ? d : "/sys/kernel/tracing";
 }
 
+/*
+ * Does the top level still look as the dead ktop @pid set it up? If another
+ * tool took it over since, putting back the old state would wreck its work.
+ * tracing_on and the instance list do not count: ktop started tracing after
+ * saving its setup, and instances come and go; nor do the notrace pid lists,
+ * which grow with ktop's own threads.
+ */
+static bool top_level_still_ours(long pid)
+{
+	static const char *const ignore[] = {
+		"tracing_on", "instances",
+		/* event-fork adds ktop's later threads to these */
+		"set_event_notrace_pid", "set_ftrace_notrace_pid", NULL
+	};
+	struct tracestate *ours, *now;
+	char path[PATH_MAX];
+	bool same;
+
+	snprintf(path, sizeof(path), "%s/toplevel-%ld.ours", run_dir(), pid);
+	ours = tracestate_load(path);
+	if (!ours)
+		return true;	/* killed before its setup was saved: restore */
+	now = tracestate_capture(tracestate_dir(ours), TRACESTATE_NO_INSTANCES);
+	same = now && !tracestate_diff(ours, now, NULL, ignore);
+	tracestate_free(ours);
+	tracestate_free(now);
+	return same;
+}
+
+/* Put back the top level a dead ktop @pid had saved. Return: 1 when restored. */
+static int reap_top_level(long pid)
+{
+	char state[PATH_MAX], ours[PATH_MAX];
+	struct tracestate *ts;
+	int ret = 0;
+
+	snprintf(state, sizeof(state), "%s/toplevel-%ld.state", run_dir(), pid);
+	snprintf(ours, sizeof(ours), "%s/toplevel-%ld.ours", run_dir(), pid);
+	if (!top_level_still_ours(pid)) {
+		fprintf(stderr, "ktop: the top level was changed after ktop %ld died; not "
+			"restoring the state it had saved\n", pid);
+		unlink(state);
+		unlink(ours);
+		return 0;
+	}
+	ts = tracestate_load(state);
+	if (ts && !tracestate_restore(ts)) {
+		unlink(state);
+		unlink(ours);
+		ret = 1;
+	}
+	tracestate_free(ts);
+	return ret;
+}
+
 int session_reap_stale(void)
 {
 	char path[PATH_MAX];
@@ -402,20 +462,24 @@ int session_reap_stale(void)
 
 	d = opendir(run_dir());
 	while (d && (de = readdir(d))) {
-		struct tracestate *ts;
 		char *end;
 
 		if (!strncmp(de->d_name, "toplevel-", 9)) {
 			pid = strtol(de->d_name + 9, &end, 10);
-			if (strcmp(end, ".state") || ktop_alive(pid))
+			if (ktop_alive(pid))
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", run_dir(), de->d_name);
-			ts = tracestate_load(path);
-			if (ts && !tracestate_restore(ts)) {
-				unlink(path);
-				cleaned++;
+			if (!strcmp(end, ".state")) {
+				cleaned += reap_top_level(pid);
+			} else if (!strcmp(end, ".ours")) {
+				/* an orphan: its .state is gone */
+				snprintf(path, sizeof(path), "%s/toplevel-%ld.state", run_dir(),
+					 pid);
+				if (access(path, F_OK)) {
+					snprintf(path, sizeof(path), "%s/%s", run_dir(),
+						 de->d_name);
+					unlink(path);
+				}
 			}
-			tracestate_free(ts);
 		} else if (!strncmp(de->d_name, "ktop-", 5)) {
 			pid = strtol(de->d_name + 5, &end, 10);
 			if (strcmp(end, ".lock") || ktop_alive(pid))
@@ -678,7 +742,8 @@ static int check_opts(const struct session_opts *o, const struct features *ft,
 		if (f && f->state == FEAT_NOT_PERMITTED) {
 			snprintf(err, errlen, "tracer '%s' not permitted by this kernel (EPERM): "
 				 "writing current_tracer is refused (lockdown or security policy); "
-				 "trace events instead, e.g. -e sched -e irq -e raw_syscalls", tracer);
+				 "trace events instead, e.g. -e sched -e irq -e raw_syscalls",
+				 tracer);
 			return -EPERM;
 		}
 		if (f && f->state == FEAT_TOP_LEVEL_ONLY)
@@ -849,8 +914,8 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		snprintf(buf, sizeof(buf), "%zu", o->buffer_kb);
 		ret = sess_write(s, "buffer_size_kb", buf);
 		if (ret) {
-			snprintf(err, errlen, "cannot set a %zu KB buffer per CPU: %s", o->buffer_kb,
-				 strerror(-ret));
+			snprintf(err, errlen, "cannot set a %zu KB buffer per CPU: %s",
+				 o->buffer_kb, strerror(-ret));
 			return ret;
 		}
 	}
@@ -929,13 +994,30 @@ static int configure(struct session *s, const struct session_opts *o, const char
 			snprintf(err, errlen, "tracer '%s' refused in %s: %s%s", tracer, s->name,
 				 strerror(-ret), ret == -EPERM ?
 				 " (not permitted by this kernel: lockdown or security policy)" :
-				 ret == -EBUSY ? " (another instance runs it; stop that first)" : "");
+				 ret == -EBUSY ? " (another instance runs it; stop that first)" :
+				 "");
 			return ret;
 		}
 		snprintf(s->tracer, sizeof(s->tracer), "%s", tracer);
 		add_system(s, "ftrace");
 	}
 	return 0;
+}
+
+/*
+ * Save the top level as ktop set it up, for top_level_still_ours() of a
+ * later ktop, should this one be killed. Best effort: without it, the
+ * saved state is restored unconditionally.
+ */
+static void save_ours(struct session *s)
+{
+	struct tracestate *ours = tracestate_capture(s->dir, TRACESTATE_NO_INSTANCES);
+
+	snprintf(s->ours_path, sizeof(s->ours_path), "%s/toplevel-%d.ours", run_dir(),
+		 getpid());
+	if (!ours || tracestate_save(ours, s->ours_path))
+		s->ours_path[0] = '\0';
+	tracestate_free(ours);
 }
 
 static int load_tep(struct session *s, char *err, size_t errlen)
@@ -962,6 +1044,8 @@ static void session_undo(struct session *s)
 				s->restored = true;
 				if (s->state_path[0])
 					unlink(s->state_path);
+				if (s->ours_path[0])
+					unlink(s->ours_path);
 			}
 		}
 	} else if (s->inst) {
@@ -1050,6 +1134,8 @@ int session_open(struct session **out, const struct session_opts *o,
 	ret = load_tep(s, err, errlen);
 	if (ret)
 		goto out_undo;
+	if (s->top)
+		save_ours(s);
 
 	session_open_list[slot] = s;
 	*out = s;

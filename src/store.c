@@ -67,7 +67,7 @@ struct row {
 struct raw {
 	void		*base;		/* what to free */
 	struct row	row[CHUNK_EVENTS];
-	uint64_t	args[CHUNK_ARGS];
+	uint64_t	args[CHUNK_ARGS + KTOP_MAX_ARGS];	/* slack: appends copy all 16 */
 };
 
 struct meta {
@@ -76,6 +76,8 @@ struct meta {
 	uint8_t		pc;
 	uint8_t		nargs;
 	uint8_t		codec[KTOP_MAX_ARGS];
+	/* the codecs as slot bitmasks, so coding an argument needs no switch */
+	uint16_t	m_ts, m_prev, m_zz, m_pid;
 };
 
 /* A reader's decode target, with the scratch a decode needs. */
@@ -123,6 +125,7 @@ struct enc {
 	uint16_t	pidx[CHUNK_EVENTS];
 	uint16_t	midx[CHUNK_EVENTS];
 	uint64_t	prev[PREV_TYPES][KTOP_MAX_ARGS];
+	uint32_t	prev_stamp[PREV_TYPES];
 	uint8_t		buf[];
 };
 
@@ -147,9 +150,9 @@ struct stream {
 	uint64_t		end;		/* appended seq end */
 	uint64_t		last_ts;
 	uint32_t		on, oa;		/* events and args in the open chunk */
+	struct raw		*wraw;		/* the open chunk's raw */
 	unsigned int		cpu;
 	struct store		*st;
-	struct enc		*enc;
 };
 
 #define COMM_PAGE_SHIFT	12
@@ -199,6 +202,15 @@ static const uint8_t fixed_codec[KTOP_T_NR_FIXED][KTOP_MAX_ARGS] = {
 
 static inline uint8_t *put_uv(uint8_t *p, uint64_t v)
 {
+	if (__builtin_expect(v < 0x80, 1)) {
+		*p = (uint8_t)v;
+		return p + 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)v | 0x80;
+		p[1] = (uint8_t)(v >> 7);
+		return p + 2;
+	}
 	while (v >= 0x80) {
 		*p++ = (uint8_t)v | 0x80;
 		v >>= 7;
@@ -250,11 +262,12 @@ static uint8_t *put_rle(uint8_t *p, const uint16_t *idx, uint32_t n)
 	uint32_t i = 0;
 
 	while (i < n) {
+		uint16_t v = idx[i];
 		uint32_t j = i + 1;
 
-		while (j < n && idx[j] == idx[i])
+		while (j < n && idx[j] == v)
 			j++;
-		p = put_uv(p, (uint64_t)idx[i] * 2 + (j - i > 1));
+		p = put_uv(p, (uint64_t)v * 2 + (j - i > 1));
 		if (j - i > 1)
 			p = put_uv(p, j - i - 2);
 		i = j;
@@ -367,6 +380,38 @@ static uint32_t enc_pid(struct enc *e, int32_t pid)
 	}
 }
 
+static void meta_masks(struct meta *m)
+{
+	m->m_ts = m->m_prev = m->m_zz = m->m_pid = 0;
+	for (unsigned int s = 0; s < m->nargs; s++) {
+		uint16_t b = 1u << s;
+
+		switch (m->codec[s]) {
+		case C_UV:
+			break;
+		case C_ZZ:
+			m->m_zz |= b;
+			break;
+		case C_DTS:
+			m->m_zz |= b;
+			m->m_ts |= b;
+			break;
+		case C_PID:
+			m->m_pid |= b;
+			break;
+		default:
+			m->m_zz |= b;
+			m->m_prev |= b;
+			break;
+		}
+	}
+}
+
+/* Per codec: is the base the event's ts, the previous value; is it zigzag. */
+static const uint64_t codec_ts[8] = { [C_DTS] = ~0ull };
+static const uint64_t codec_prev[8] = { [C_DPREV] = ~0ull };
+static const uint64_t codec_zz[8] = { [C_DPREV] = ~0ull, [C_ZZ] = ~0ull, [C_DTS] = ~0ull };
+
 static void meta_codecs(struct store *st, struct meta *m)
 {
 	const struct ktop_schema_type *t = NULL;
@@ -374,18 +419,25 @@ static void meta_codecs(struct store *st, struct meta *m)
 	memset(m->codec, C_DPREV, sizeof(m->codec));
 	if (m->type < KTOP_T_NR_FIXED) {
 		memcpy(m->codec, fixed_codec[m->type], sizeof(m->codec));
-		return;
+	} else {
+		t = schema_get(st->schema, m->type);
+		for (unsigned int i = 0; t && i < t->nfields && i < KTOP_MAX_ARGS; i++)
+			if (t->fields[i].kind == KTOP_FK_STR || t->fields[i].kind == KTOP_FK_SYM)
+				m->codec[i] = C_UV;
 	}
-	t = schema_get(st->schema, m->type);
-	for (unsigned int i = 0; t && i < t->nfields && i < KTOP_MAX_ARGS; i++)
-		if (t->fields[i].kind == KTOP_FK_STR || t->fields[i].kind == KTOP_FK_SYM)
-			m->codec[i] = C_UV;
+	meta_masks(m);
+}
+
+/* type, flags, pc and nargs in one word */
+static inline uint64_t row_meta_key(const struct row *w)
+{
+	return w->type | (uint64_t)w->flags << 16 | (uint64_t)w->pc << 24 |
+	       (uint64_t)w->nargs << 32;
 }
 
 static uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, uint32_t i)
 {
-	uint64_t key = r->row[i].type | (uint64_t)r->row[i].flags << 16 | (uint64_t)r->row[i].pc << 24 |
-		       (uint64_t)r->row[i].nargs << 32;
+	uint64_t key = row_meta_key(&r->row[i]);
 	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - 12));
 
 	for (;;) {
@@ -400,6 +452,10 @@ static uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, 
 			m->pc = r->row[i].pc;
 			m->nargs = r->row[i].nargs;
 			meta_codecs(sm->st, m);
+			if (e->prev_stamp[prev_slot(m->type)] != e->stamp) {
+				e->prev_stamp[prev_slot(m->type)] = e->stamp;
+				memset(e->prev[prev_slot(m->type)], 0, sizeof(e->prev[0]));
+			}
 			return e->nmeta++;
 		}
 		if (e->mh[h].key == key)
@@ -408,19 +464,34 @@ static uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, 
 	}
 }
 
+/*
+ * Arguments, event by event. Each value is coded as put_uv(zz?(v - base))
+ * where base is the event's ts (C_DTS), the previous value of the slot
+ * (C_DPREV) or 0, selected with masks; pids go through the dictionary.
+ */
 static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_t n)
 {
-	memset(e->prev, 0, sizeof(e->prev));
 	for (uint32_t i = 0; i < n; i++) {
 		const struct meta *m = &e->metas[e->midx[i]];
 		const uint64_t *a = &r->args[r->row[i].aoff];
-		uint64_t *prev = e->prev[prev_slot(m->type)];
-		uint64_t ts = r->row[i].ts;
+		unsigned int na = m->nargs;
+		const uint8_t *codec;
+		uint64_t ts, *prev;
 
-		for (unsigned int s = 0; s < m->nargs; s++) {
+		/* the most frequent events, without the generic loop */
+		if (m->type == KTOP_T_FUNCTION && na == 2) {
+			p = put_uv(p, a[0]);
+			p = put_uv(p, a[1]);
+			continue;
+		}
+		prev = e->prev[prev_slot(m->type)];
+		codec = m->codec;
+		ts = r->row[i].ts;
+
+		for (unsigned int s = 0; s < na; s++) {
 			uint64_t v = a[s];
 
-			switch (m->codec[s]) {
+			switch (codec[s]) {
 			case C_UV:
 				p = put_uv(p, v);
 				break;
@@ -441,23 +512,22 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 					*p++ = 0;
 					p = put_uv(p, zz_enc(v));
 				}
-				break;
+				continue;	/* pids do not update prev */
 			}
 			default:
 				p = put_uv(p, zz_enc(v - prev[s]));
-				prev[s] = v;
 				break;
 			}
+			prev[s] = v;
 		}
 	}
 	return p;
 }
 
 /* Return: a sealed chunk holding the @n events of @r, or NULL on ENOMEM. */
-static struct chunk *chunk_encode(struct stream *sm, const struct raw *r, uint32_t n,
-				  uint64_t first_seq)
+static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct raw *r,
+				  uint32_t n, uint64_t first_seq)
 {
-	struct enc *e = sm->enc;
 	uint8_t *p = e->buf, *pid_col, *meta_col, *args_col, *pdict, *mdict;
 	struct chunk *c;
 	size_t len;
@@ -473,12 +543,21 @@ static struct chunk *chunk_encode(struct stream *sm, const struct raw *r, uint32
 	for (uint32_t i = 1; i < n; i++)
 		p = put_uv(p, r->row[i].ts - r->row[i - 1].ts);
 	pid_col = p;
-	for (uint32_t i = 0; i < n; i++)
-		e->pidx[i] = enc_pid(e, r->row[i].pid);	/* always fits: n <= PID_DICT_MAX */
+	for (uint32_t i = 0, last = UINT32_MAX; i < n; i++) {
+		int32_t pid = r->row[i].pid;
+
+		/* always fits: n <= PID_DICT_MAX; pids come in runs */
+		if (!i || pid != r->row[i - 1].pid)
+			last = enc_pid(e, pid);
+		e->pidx[i] = last;
+	}
 	p = put_rle(p, e->pidx, n);
 	meta_col = p;
-	for (uint32_t i = 0; i < n; i++)
-		e->midx[i] = enc_meta(sm, e, r, i);
+	for (uint32_t i = 0, last = 0; i < n; i++) {
+		if (!i || row_meta_key(&r->row[i]) != row_meta_key(&r->row[i - 1]))
+			last = enc_meta(sm, e, r, i);
+		e->midx[i] = last;
+	}
 	p = put_rle(p, e->midx, n);
 	args_col = p;
 	p = enc_args(e, p, r, n);
@@ -586,6 +665,7 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 					m->codec[s + 1] = *p >> 4;
 				p++;
 			}
+			meta_masks(m);
 		}
 		get_rle(c->data + c->off_meta, d->midx, n);
 		for (uint32_t i = 0; i < n; i++) {
@@ -599,6 +679,7 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 	}
 	if (mask & DEC_ARGS) {
 		uint64_t prev[PREV_TYPES][KTOP_MAX_ARGS];
+		uint8_t used[PREV_TYPES] = { 0 };
 		uint32_t a = 0;
 
 		if (!(mask & DEC_PID)) {
@@ -610,44 +691,52 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 				d->pids[i] = (int32_t)zz_dec(v);
 			}
 		}
-		memset(prev, 0, sizeof(prev));
+		for (uint32_t i = 0; i < c->nmeta; i++) {
+			unsigned int slot = prev_slot(d->metas[i].type);
+
+			if (!used[slot]) {
+				used[slot] = 1;
+				memset(prev[slot], 0, sizeof(prev[slot]));
+			}
+		}
 		p = c->data + c->off_args;
 		for (uint32_t i = 0; i < n; i++) {
 			const struct meta *m = &d->metas[d->midx[i]];
-			uint64_t *pv = prev[prev_slot(m->type)];
-			uint64_t *out = &r->args[a];
-			uint64_t ts = r->row[i].ts;
+			uint64_t *pv, *out = &r->args[a];
+			unsigned int na = m->nargs;
+			uint64_t ts;
 
 			r->row[i].aoff = a;
-			for (unsigned int s = 0; s < m->nargs; s++) {
-				uint64_t v;
+			a += na;
+			if (m->type == KTOP_T_FUNCTION && na == 2) {
+				p = get_uv(p, &out[0]);
+				p = get_uv(p, &out[1]);
+				continue;
+			}
+			pv = prev[prev_slot(m->type)];
+			ts = r->row[i].ts;
+			for (unsigned int s = 0; s < na; s++) {
+				uint64_t v, zm;
+				unsigned int k;
 
 				p = get_uv(p, &v);
-				switch (m->codec[s]) {
-				case C_UV:
-					break;
-				case C_ZZ:
-					v = zz_dec(v);
-					break;
-				case C_DTS:
-					v = zz_dec(v) + ts;
-					break;
-				case C_PID:
+				if (__builtin_expect((m->m_pid >> s) & 1, 0)) {
 					if (v) {
 						v = (uint64_t)(int64_t)d->pids[v - 1];
 					} else {
 						p = get_uv(p, &v);
 						v = zz_dec(v);
 					}
-					break;
-				default:
-					v = zz_dec(v) + pv[s];
-					pv[s] = v;
-					break;
+					out[s] = v;
+					continue;
 				}
+				k = m->codec[s];
+				zm = codec_zz[k];
+				v = (zz_dec(v) & zm) | (v & ~zm);
+				v += (ts & codec_ts[k]) | (pv[s] & codec_prev[k]);
+				pv[s] = v;
 				out[s] = v;
 			}
-			a += m->nargs;
 		}
 	}
 }
@@ -673,6 +762,7 @@ struct store *store_new(size_t mem_limit, unsigned int ncpus)
 		pthread_mutex_init(&sm->lock, NULL);
 		sm->cpu = i;
 		sm->st = st;
+		sm->on = CHUNK_EVENTS;	/* no open chunk */
 		atomic_init(&sm->evict_tmin, UINT64_MAX);
 	}
 	st->strings = intern_new();
@@ -700,7 +790,6 @@ void store_free(struct store *st)
 		}
 		if (atomic_load(&sm->spare))
 			free(atomic_load(&sm->spare)->base);
-		free(sm->enc);
 		pthread_mutex_destroy(&sm->lock);
 	}
 	for (size_t i = 0; i < sizeof(st->comm) / sizeof(st->comm[0]); i++)
@@ -767,17 +856,60 @@ static void store_evict(struct store *st)
 	pthread_mutex_unlock(&st->evict_lock);
 }
 
+/*
+ * Per-thread scratch: the encoder of a writer thread (shared by the CPU
+ * streams it writes, so it stays in cache), and a reader's decode cache.
+ * Freed when the thread exits.
+ */
+struct tls_cache {
+	uint64_t	uid;
+	struct decbuf	d;
+};
+
+static __thread struct enc *tls_enc;
+static __thread struct tls_cache *tls_cache;
+static pthread_key_t tls_enc_key, tls_cache_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+
+static void tls_keys_init(void)
+{
+	pthread_key_create(&tls_enc_key, free);
+	pthread_key_create(&tls_cache_key, free);
+}
+
+static struct enc *tls_enc_get(void)
+{
+	if (tls_enc)
+		return tls_enc;
+	pthread_once(&tls_once, tls_keys_init);
+	tls_enc = calloc(1, sizeof(*tls_enc) + ENC_BUF_SIZE);
+	if (tls_enc)
+		pthread_setspecific(tls_enc_key, tls_enc);
+	return tls_enc;
+}
+
+static struct tls_cache *tls_cache_get(void)
+{
+	if (tls_cache)
+		return tls_cache;
+	pthread_once(&tls_once, tls_keys_init);
+	tls_cache = malloc(sizeof(*tls_cache));
+	if (tls_cache) {
+		tls_cache->uid = 0;
+		pthread_setspecific(tls_cache_key, tls_cache);
+	}
+	return tls_cache;
+}
+
 /* Writer: encode the open chunk and swap it for its sealed form. */
 static int stream_seal(struct stream *sm)
 {
 	struct chunk *o = sm->open, *c;
+	struct enc *e = tls_enc_get();
 
-	if (!sm->enc) {
-		sm->enc = calloc(1, sizeof(*sm->enc) + ENC_BUF_SIZE);
-		if (!sm->enc)
-			return -ENOMEM;
-	}
-	c = chunk_encode(sm, o->raw, sm->on, o->first_seq);
+	if (!e)
+		return -ENOMEM;
+	c = chunk_encode(sm, e, o->raw, sm->on, o->first_seq);
 	if (!c)
 		return -ENOMEM;
 	pthread_mutex_lock(&sm->lock);
@@ -806,8 +938,10 @@ static int stream_seal(struct stream *sm)
 	pthread_mutex_unlock(&sm->lock);
 	stream_bytes_add(sm, c->bytes);
 	chunk_put(o);
-	sm->on = 0;
+	sm->on = CHUNK_EVENTS;
 	sm->oa = 0;
+	sm->wraw = NULL;
+	atomic_store_explicit(&sm->appended, sm->end, memory_order_relaxed);
 	if (atomic_load_explicit(&sm->st->bytes, memory_order_relaxed) > (int64_t)sm->st->limit)
 		store_evict(sm->st);
 	return 0;
@@ -830,6 +964,7 @@ static int stream_open(struct stream *sm, uint64_t ts)
 	o->t_min = ts;
 	o->sm = sm;
 	o->bytes = 0;	/* the raw buffer is counted on its own */
+	sm->wraw = o->raw;
 	pthread_mutex_lock(&sm->lock);
 	sm->open = o;
 	pthread_mutex_unlock(&sm->lock);
@@ -838,49 +973,55 @@ static int stream_open(struct stream *sm, uint64_t ts)
 
 int store_append(struct store *st, const struct ktop_event *ev)
 {
+	unsigned int na = ev->nargs < KTOP_MAX_ARGS ? ev->nargs : KTOP_MAX_ARGS;
 	struct stream *sm;
-	unsigned int na;
-	struct raw *r;
+	uint32_t on, oa;
+	struct row *row;
 	uint64_t ts;
-	uint32_t i;
 	int ret;
 
 	if (ev->cpu >= st->ncpus)
 		return -EINVAL;
 	sm = &st->sm[ev->cpu];
-	na = ev->nargs < KTOP_MAX_ARGS ? ev->nargs : KTOP_MAX_ARGS;
 	ts = ev->ts;
-	if (ts < sm->last_ts) {
+	if (__builtin_expect(ts < sm->last_ts, 0)) {
 		ts = sm->last_ts;
 		atomic_store_explicit(&sm->reordered,
 				      atomic_load_explicit(&sm->reordered, memory_order_relaxed) + 1,
 				      memory_order_relaxed);
 	}
-	if (sm->open && (sm->on == CHUNK_EVENTS || sm->oa + na > CHUNK_ARGS)) {
-		ret = stream_seal(sm);
-		if (ret)
-			return ret;
-	}
-	if (!sm->open) {
+	/* locals: the stores below may alias anything as far as the compiler knows */
+	on = sm->on;
+	oa = sm->oa;
+	if (__builtin_expect(on == CHUNK_EVENTS || oa + na > CHUNK_ARGS, 0)) {
+		/* full, or no open chunk (on starts at CHUNK_EVENTS) */
+		if (sm->open) {
+			ret = stream_seal(sm);
+			if (ret)
+				return ret;
+		}
 		ret = stream_open(sm, ts);
 		if (ret)
 			return ret;
+		on = 0;
+		oa = 0;
 	}
-	r = sm->open->raw;
-	i = sm->on++;
-	r->row[i].ts = ts;
-	r->row[i].pid = ev->pid;
-	r->row[i].type = ev->type;
-	r->row[i].flags = ev->flags;
-	r->row[i].pc = ev->pc;
-	r->row[i].nargs = na;
-	r->row[i].aoff = sm->oa;
-	for (unsigned int k = 0; k < na; k++)
-		r->args[sm->oa + k] = ev->args[k];
-	sm->oa += na;
+	/* fixed-size copies are cheaper than a variable one; args[] has the slack */
+	memcpy(&sm->wraw->args[oa], ev->args, 4 * sizeof(ev->args[0]));
+	if (na > 4)
+		memcpy(&sm->wraw->args[oa + 4], &ev->args[4], 12 * sizeof(ev->args[0]));
+	row = &sm->wraw->row[on];
+	row->ts = ts;
+	row->pid = ev->pid;
+	row->aoff = oa;
+	row->type = ev->type;
+	row->flags = ev->flags;
+	row->pc = ev->pc;
+	row->nargs = na;
+	sm->on = on + 1;
+	sm->oa = oa + na;
 	sm->end++;
 	sm->last_ts = ts;
-	atomic_store_explicit(&sm->appended, sm->end, memory_order_relaxed);
 	return 0;
 }
 
@@ -892,6 +1033,7 @@ void store_publish(struct store *st, unsigned int cpu)
 		return;
 	sm = &st->sm[cpu];
 	atomic_store_explicit(&sm->last_pub_ts, sm->last_ts, memory_order_relaxed);
+	atomic_store_explicit(&sm->appended, sm->end, memory_order_relaxed);
 	atomic_store_explicit(&sm->pub_end, sm->end, memory_order_release);
 }
 
@@ -1094,33 +1236,6 @@ static struct chunk *stream_ref(const struct stream *csm, uint64_t *seq, bool cl
 		atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&sm->lock);
 	return c;
-}
-
-struct tls_cache {
-	uint64_t	uid;
-	struct decbuf	d;
-};
-
-static __thread struct tls_cache *tls_cache;
-static pthread_key_t tls_key;
-static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
-
-static void tls_key_init(void)
-{
-	pthread_key_create(&tls_key, free);
-}
-
-static struct tls_cache *tls_cache_get(void)
-{
-	if (tls_cache)
-		return tls_cache;
-	pthread_once(&tls_once, tls_key_init);
-	tls_cache = malloc(sizeof(*tls_cache));
-	if (tls_cache) {
-		tls_cache->uid = 0;
-		pthread_setspecific(tls_key, tls_cache);
-	}
-	return tls_cache;
 }
 
 int store_get(const struct store *st, unsigned int cpu, uint64_t seq, struct ktop_event *out)

@@ -37,7 +37,7 @@ struct ts_entry {
 
 struct tracestate {
 	char		*dir;
-	char		expanded_kb[24];	/* top-level buffer not yet allocated: its size */
+	char		expanded_kb[24];	/* size of a buffer not yet allocated */
 	struct ts_entry	*e;
 	int		n;
 	int		cap;

@@ -4,13 +4,15 @@
 # Run ktop's test suites and print one overall line "N passed, N failed".
 #
 #   tests/run.sh [SUITE...]     SUITE: all (default), fast (all but vm), unit,
-#                               asan, tsan, live, tui, vm
+#                               asan, tsan, live, live-asan, tui, vm
 #
 # Suites are found by directory:
 #   unit   build/tests/test_*              (tests/unit/test_*.c, built by make tests)
 #   asan   build-asan/tests/test_*         (the same, ASan+UBSan: make SAN=asan tests)
 #   tsan   build-tsan/tests/test_*         (the same, TSan: make SAN=tsan tests)
 #   live   tests/live/*.sh                 (root, this host's kernel)
+#   live-asan  tests/live/test_batch.sh's JSON part with build-asan/ktop
+#          (make SAN=asan ktop): the real ingestion path under ASan+UBSan+LSan
 #   tui    tests/tui/*.sh                  (root, under tmux)
 #   vm     tests/vm/run.sh                 (qemu, the rt kernels)
 # Scripts named lib*.sh, common*.sh or _*.sh are helpers and are not run.
@@ -146,6 +148,19 @@ run_scripts() {	# $1: suite name = directory under tests/
 	done
 }
 
+run_live_asan() {
+	if [ ! -x build-asan/ktop ]; then
+		say_fail "live-asan: build-asan/ktop is not built (make SAN=asan ktop)"
+		return
+	fi
+	need_kernel live-asan || return
+	run_prog "live-asan/test_batch" "${KTOP_TEST_TIMEOUT:-300}" \
+		env KTOP=build-asan/ktop KTOP_TEST_PARTS=json \
+		ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		bash tests/live/test_batch.sh
+}
+
 run_vm() {
 	if [ ! -f tests/vm/run.sh ]; then
 		say_fail "vm: tests/vm/run.sh is missing"
@@ -165,6 +180,7 @@ run_suite() {
 	asan)	run_unit asan build-asan SAN=asan ;;
 	tsan)	run_unit tsan build-tsan SAN=tsan ;;
 	live)	run_scripts live ;;
+	live-asan) run_live_asan ;;
 	tui)	run_scripts tui ;;
 	vm)	run_vm ;;
 	*)	say_fail "unknown suite '$1'" ;;
@@ -179,8 +195,8 @@ suites=()
 [ $# -eq 0 ] && set -- all
 for a in "$@"; do
 	case $a in
-	all)	suites+=(unit asan tsan live tui vm) ;;
-	fast)	suites+=(unit asan tsan live tui) ;;
+	all)	suites+=(unit asan tsan live live-asan tui vm) ;;
+	fast)	suites+=(unit asan tsan live live-asan tui) ;;
 	*)	suites+=("$a") ;;
 	esac
 done

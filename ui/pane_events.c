@@ -101,6 +101,26 @@ static void events_fetch(struct ui *ui, struct pane *p, int nrows)
 	es->n = ui_ev_before(ui->st, &pos, true, es->rows, nrows);
 }
 
+/* Read the rows of the page and resolve a selection asked for by position. */
+static void events_sync(struct ui *ui, struct pane *p, int nrows)
+{
+	struct events_state *es = p->priv;
+
+	events_fetch(ui, p, nrows);
+	if (es->have_pending) {
+		es->sel = -1;
+		for (int i = 0; i < es->n; i++) {
+			struct ui_evpos q = ui_evpos_of(&es->rows[i]);
+
+			if (!ui_evpos_cmp(&q, &es->pending_sel))
+				es->sel = i;
+		}
+		es->have_pending = false;
+	}
+	if (es->sel < 0 || es->sel >= es->n || es->follow)
+		es->sel = es->n - 1;
+}
+
 static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
 	struct events_state *es = p->priv;
@@ -117,19 +137,7 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		es->follow = true;
 		es->follow_after_pause = false;
 	}
-	events_fetch(ui, p, nrows);
-	if (es->have_pending) {
-		es->sel = -1;
-		for (int i = 0; i < es->n; i++) {
-			struct ui_evpos q = ui_evpos_of(&es->rows[i]);
-
-			if (!ui_evpos_cmp(&q, &es->pending_sel))
-				es->sel = i;
-		}
-		es->have_pending = false;
-	}
-	if (es->sel < 0 || es->sel >= es->n || es->follow)
-		es->sel = es->n - 1;
+	events_sync(ui, p, nrows);
 
 	richstr_clear(&rs);
 	if (es->follow)
@@ -197,6 +205,9 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 	int page = rows_visible(p);
 
 	es->follow_after_pause = false;
+	/* keys may come faster than frames: act on the page as it is now */
+	if (es->have_pending && !es->follow)
+		events_sync(ui, p, page);
 	switch (act) {
 	case ACT_UP:
 		freeze_here(es);
@@ -276,8 +287,8 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 	struct ui_evrow r;
 	bool found = false;
 
-	if (es->n == 0)
-		events_fetch(ui, p, rows_visible(p));
+	if (es->n == 0 || es->have_pending)
+		events_sync(ui, p, rows_visible(p));
 	if (es->n == 0) {
 		ui_message(ui, "search: no events held");
 		return UI_HANDLED;

@@ -105,6 +105,32 @@ else
 	fi
 fi
 
+# 2b. the same, but another tool took the top level over after the kill: the
+# next start must leave that tool's setup alone (and say so)
+snap "$TMP/before"
+$TS --save "$TMP/before.state"
+if ! start_killed env KTOP_TEST_TOP_LEVEL=1; then
+	bad reap_top_taken_over "session_drive not ready: $(cat "$TMP/err")"
+else
+	echo 'irq:irq_handler_entry' > $T/set_event	# "another tool"
+	$DRIVE -e sched -d 0.2 > "$TMP/out2" 2> "$TMP/err2"
+	ev=$(cat $T/set_event)
+	if [ "$ev" != "irq:irq_handler_entry" ]; then
+		bad reap_top_taken_over "the other tool's set_event became '$ev'"
+	elif ! grep -q "top level was changed after ktop $pid died" "$TMP/err2"; then
+		bad reap_top_taken_over "no warning: $(cat "$TMP/err2")"
+	elif ls /run/ktop/toplevel-$pid.* /tmp/ktop/toplevel-$pid.* 2>/dev/null | grep -q .; then
+		bad reap_top_taken_over "files of $pid left in /run/ktop"
+	else
+		ok "reap_top_taken_over (left alone, warned)"
+	fi
+	# put back what the killed ktop and "the other tool" changed
+	$TS --restore "$TMP/before.state"
+	snap "$TMP/after"
+	diff -q "$TMP/before" "$TMP/after" > /dev/null ||
+		bad reap_top_taken_over_cleanup "tracestate --restore: $(diff "$TMP/before" "$TMP/after" | head -3 | tr '\n' ' ')"
+fi
+
 # 3. a running ktop's instance is not reaped by another start
 $DRIVE -e sched > "$TMP/out" 2> "$TMP/err" &
 live=$!

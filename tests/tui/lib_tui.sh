@@ -119,7 +119,7 @@ ktop_pid() {
 # evidence LABEL: the current screen, indented, for a FAIL line
 evidence() {
 	echo "    --- screen ($1) ---"
-	scr | sed -e 's/[[:space:]]*$//' -e '/^$/d' -e 's/^/    | /' | head -${2:-30}
+	scr | sed -e 's/[[:space:]]*$//' -e '/^$/d' -e 's/^/    | /' | head -${2:-45}
 }
 
 # The kernel's tracing state, ignoring instances of other ktops that are alive.

@@ -36,6 +36,7 @@
 struct tnode {
 	uint32_t	func;
 	uint64_t	start, end;	/* end 0: still open */
+	uint64_t	kcall, kret;	/* calltime/rettime as the exit carries them */
 	int		parent;		/* truth parent, -1: top level of its context */
 	int		iparent;	/* parent when interrupt frames nest in the task */
 	int		depth;
@@ -61,6 +62,12 @@ struct gtask {
 	int	top;
 	int	running;	/* cpu or -1 */
 };
+
+/*
+ * calltime/rettime on another clock than the time stamps (trace_clock other
+ * than "local"): offset and jitter, in ns.
+ */
+static uint64_t g_skew, g_jitter;
 
 static uint32_t rnd(struct gen *g, uint32_t n)
 {
@@ -92,8 +99,12 @@ static void gen_event(struct gen *g, int node, bool entry, int cpu, int pid, uin
 		e->type = KTOP_T_FGRAPH_EXIT;
 		e->nargs = 5;
 		x->end = e->ts;
-		e->args[2] = x->start;	/* calltime */
-		e->args[3] = x->end;	/* rettime */
+		x->kcall = x->start + g_skew + (g_jitter ? rnd(g, (uint32_t)g_jitter) : 0);
+		x->kret = x->end + g_skew + (g_jitter ? rnd(g, (uint32_t)g_jitter) : 0);
+		if (x->kret < x->kcall)
+			x->kret = x->kcall;
+		e->args[2] = x->kcall;	/* calltime */
+		e->args[3] = x->kret;	/* rettime */
 		e->args[4] = 0;		/* overrun */
 		x->exit_ev = g->nev;
 	}
@@ -264,35 +275,43 @@ static int map_model(struct fgraph *fg, int **m2t_out, uint32_t *nm)
 	struct fgraph_stats st;
 	struct fgraph_info in;
 	int *m2t, bad = 0;
-	/* truth index by start time: starts are increasing with node creation? no: sort */
-	int *order = malloc(sizeof(int) * (size_t)G.nn);
 
 	fgraph_get_stats(fg, &st);
 	m2t = malloc(sizeof(int) * st.nodes);
-	for (int i = 0; i < G.nn; i++)
-		order[i] = i;
-	/* truth starts are strictly increasing in creation order */
 	for (uint32_t id = 0; id < st.nodes; id++) {
-		int lo = 0, hi = G.nn;
+		int lo = 0, hi = G.nn, t = -1;
 
 		m2t[id] = -1;
 		fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
 		if (in.kind != FGRAPH_K_CALL)
 			continue;
-		while (lo < hi) {
-			int mid = (lo + hi) / 2;
+		if (!(in.flags & FGRAPH_F_ENTRY_MISSING)) {
+			/* truth starts increase with creation order */
+			while (lo < hi) {
+				int mid = (lo + hi) / 2;
 
-			if (G.n[order[mid]].start < in.start)
-				lo = mid + 1;
-			else
-				hi = mid;
+				if (G.n[mid].start < in.start)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < G.nn && G.n[lo].start == in.start)
+				t = lo;
+		} else {
+			/* the start is an estimate: the exit's time stamp is not */
+			int e = 0;
+
+			for (e = 0; e < G.nev; e++)
+				if (G.ev[e].type == KTOP_T_FGRAPH_EXIT && G.ev[e].ts == in.start + in.total)
+					break;
+			if (e < G.nev)
+				t = G.evnode[e];
 		}
-		if (lo < G.nn && G.n[order[lo]].start == in.start && G.n[order[lo]].func == in.func)
-			m2t[id] = order[lo];
+		if (t >= 0 && G.n[t].func == in.func)
+			m2t[id] = t;
 		else
 			bad++;
 	}
-	free(order);
 	*m2t_out = m2t;
 	*nm = st.nodes;
 	return bad;
@@ -335,7 +354,7 @@ static int cmp_children(struct fgraph *fg, uint32_t m, int tp, int pid, int cpu,
 			return 2;
 		}
 		if (x->end && (in.flags & (FGRAPH_F_OPEN | FGRAPH_F_EXIT_MISSING) ||
-			       in.total != x->end - x->start)) {
+			       in.total != x->kret - x->kcall)) {
 			*where = i;
 			return 3;
 		}
@@ -446,7 +465,10 @@ TEST(fgraph_truncated_start)
 	for (uint64_t seed = 20; seed < 20 + nseeds; seed++) {
 		int ntasks = 1 + (int)(seed % 5), ncpus = 1 + (int)(seed % 3);
 
+		g_skew = seed % 2 ? 816000000 : 0;	/* odd seeds: calltime on another clock */
+		g_jitter = seed % 2 ? 150000 : 0;
 		gen_run(&G, seed, ntasks, ncpus, 20000, true);
+		g_skew = g_jitter = 0;
 		int cut = 100 + (int)(seed * 97 % 3000);
 
 		for (int inl = 0; inl < 2; inl++) {
@@ -469,7 +491,7 @@ TEST(fgraph_truncated_start)
 				calls++;
 				fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
 				CHECK(G.n[t].exit_ev >= cut);
-				CHECK_EQ_U64(in.total, G.n[t].end - G.n[t].start);
+				CHECK_EQ_U64(in.total, G.n[t].kret - G.n[t].kcall);
 				CHECK(!!(in.flags & FGRAPH_F_ENTRY_MISSING) == (G.n[t].entry_ev < cut));
 				missing += G.n[t].entry_ev < cut;
 				tp = inl ? G.n[t].iparent : G.n[t].parent;
@@ -499,7 +521,10 @@ TEST(fgraph_lost_events)
 	for (uint64_t seed = 40; seed < 40 + nseeds; seed++) {
 		int ntasks = 2 + (int)(seed % 5), ncpus = 2 + (int)(seed % 3);
 
+		g_skew = seed % 2 ? 816000000 : 0;	/* odd seeds: calltime on another clock */
+		g_jitter = seed % 2 ? 150000 : 0;
 		gen_run(&G, seed, ntasks, ncpus, 30000, true);
+		g_skew = g_jitter = 0;
 		int lcpu = (int)(seed % (uint64_t)ncpus), w0 = G.nev / 3, w1 = w0 + 200 +
 			   (int)(seed * 31 % 2000);
 
@@ -544,12 +569,12 @@ TEST(fgraph_lost_events)
 					continue;
 				fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
 				if (!(in.flags & (FGRAPH_F_EXIT_MISSING | FGRAPH_F_OPEN)) &&
-				    in.total != G.n[t].end - G.n[t].start)
+				    in.total != G.n[t].kret - G.n[t].kcall)
 					printf("  seed %llu inl %d: truth %d (pid %d, entry_ev %d exit_ev %d)"
 					       " flags %#x\n", (unsigned long long)seed, inl, t, G.n[t].pid,
 					       G.n[t].entry_ev, G.n[t].exit_ev, in.flags);
 				if (!(in.flags & (FGRAPH_F_EXIT_MISSING | FGRAPH_F_OPEN)))
-					CHECK_EQ_U64(in.total, G.n[t].end - G.n[t].start);
+					CHECK_EQ_U64(in.total, G.n[t].kret - G.n[t].kcall);
 				tp = inl ? G.n[t].iparent : G.n[t].parent;
 				fgraph_node(fg, FGRAPH_TIMELINE, in.parent, &pin);
 				if (pin.kind == FGRAPH_K_CALL) {

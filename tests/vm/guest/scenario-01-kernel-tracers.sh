@@ -42,6 +42,7 @@ note "function_graph: $n_entry vfs_read entries, $n_zero read_zero calls, $n_dur
 
 # function_graph in an instance: which code path ktop must take.
 mkdir "$T/instances/ktopvm-probe" || fail "cannot create an instance"
+echo "$FUNC" > "$T/instances/ktopvm-probe/set_ftrace_filter"	# patch 1 function, not 40,000
 if echo function_graph > "$T/instances/ktopvm-probe/current_tracer" 2>/dev/null; then
 	note "function_graph in an instance: allowed"
 else
@@ -51,6 +52,7 @@ echo nop > "$T/instances/ktopvm-probe/current_tracer"
 echo osnoise > "$T/instances/ktopvm-probe/current_tracer" 2>/dev/null &&
 	note "osnoise in an instance: allowed" || note "osnoise in an instance: refused"
 echo nop > "$T/instances/ktopvm-probe/current_tracer"
+echo > "$T/instances/ktopvm-probe/set_ftrace_filter"
 rmdir "$T/instances/ktopvm-probe" || fail "cannot remove the probe instance"
 
 # osnoise and timerlat: samples from every CPU.  Short osnoise runtime, so

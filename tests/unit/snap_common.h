@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared by test_snapshot.c and test_export.c: fill a store from a recorded
+ * fixture (the same path a live session takes: raw pages -> decoder_page),
+ * and compare two stores event by event, by meaning (type names, string
+ * texts) rather than by ids, which may differ between stores.
+ */
+#ifndef KTOP_SNAP_COMMON_H
+#define KTOP_SNAP_COMMON_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "decode.h"
+#include "fixture.h"
+#include "intern.h"
+#include "schema.h"
+#include "snapshot.h"
+#include "store.h"
+#include "symbols.h"
+
+/* Return: the store of @name's events (and its meta), or NULL. */
+static inline struct store *snap_fixture_store(const char *name, struct snapshot_meta *meta)
+{
+	char dir[512];
+	struct fixture *fx;
+	struct symbols *syms;
+	struct decode_ctx *dc;
+	struct store *st;
+
+	snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name);
+	fx = fixture_open(dir);
+	if (!fx) {
+		printf("  fixture_open %s: %s\n", dir, strerror(errno));
+		return NULL;
+	}
+	st = store_new(0, fixture_ncpus(fx));
+	syms = symbols_load(fixture_path(fx, "kallsyms"));
+	dc = st ? decode_ctx_new(fixture_tep(fx), st, syms) : NULL;
+	if (!dc) {
+		store_free(st);
+		symbols_free(syms);
+		fixture_close(fx);
+		return NULL;
+	}
+	for (unsigned int cpu = 0; cpu < fixture_ncpus(fx); cpu++) {
+		struct decoder *d = decoder_new(dc, cpu);
+
+		for (size_t i = 0; d && i < fixture_npages(fx, cpu); i++)
+			decoder_page(d, fixture_page(fx, cpu, i), fixture_page_size(fx), NULL);
+		decoder_free(d);
+		store_publish(st, cpu);
+	}
+	if (meta) {
+		memset(meta, 0, sizeof(*meta));
+		if (snapshot_meta_load_dir(meta, dir, NULL))
+			printf("  snapshot_meta_load_dir %s failed\n", dir);
+	}
+	decode_ctx_free(dc);
+	symbols_free(syms);
+	fixture_close(fx);
+	return st;
+}
+
+static inline uint64_t snap_count(const struct store *st)
+{
+	struct store_stats s;
+
+	store_get_stats(st, &s);
+	return s.events;
+}
+
+/*
+ * Compare every event of @a with @b (same CPU order, same seq order).
+ * Return: 0, or the index of the first difference + 1 (printed).
+ */
+static inline long snap_compare(struct store *a, struct store *b, uint64_t t0, uint64_t t1)
+{
+	struct schema *sa = store_schema(a), *sb = store_schema(b);
+	struct intern *ia = store_strings(a), *ib = store_strings(b);
+	long n = 0;
+
+	if (store_ncpus(a) != store_ncpus(b)) {
+		printf("  ncpus %u != %u\n", store_ncpus(a), store_ncpus(b));
+		return 1;
+	}
+	for (unsigned int cpu = 0; cpu < store_ncpus(a); cpu++) {
+		uint64_t fa, ea, fb, eb, j;
+
+		store_cpu_range(a, cpu, &fa, &ea);
+		store_cpu_range(b, cpu, &fb, &eb);
+		j = fb;
+		for (uint64_t i = fa; i < ea; i++) {
+			struct ktop_event x, y;
+			const struct ktop_schema_type *tx, *ty;
+
+			if (store_get(a, cpu, i, &x))
+				continue;
+			if (x.ts < t0 || x.ts > t1)
+				continue;
+			n++;
+			if (j >= eb || store_get(b, cpu, j++, &y)) {
+				printf("  cpu %u: event %ld missing in the copy\n", cpu, n);
+				return n;
+			}
+			tx = schema_get(sa, x.type);
+			ty = schema_get(sb, y.type);
+			if (x.ts != y.ts || x.pid != y.pid || x.flags != y.flags || x.pc != y.pc ||
+			    x.nargs != y.nargs || !tx || !ty || strcmp(tx->name, ty->name) ||
+			    strcmp(tx->system, ty->system)) {
+				printf("  cpu %u event %ld differs: ts %llu/%llu pid %d/%d type %s/%s\n",
+				       cpu, n, (unsigned long long)x.ts, (unsigned long long)y.ts,
+				       x.pid, y.pid, tx ? tx->name : "?", ty ? ty->name : "?");
+				return n;
+			}
+			for (unsigned int k = 0; k < x.nargs; k++) {
+				enum ktop_field_kind kind = k < tx->nfields ? tx->fields[k].kind :
+							    KTOP_FK_UINT;
+
+				if (kind == KTOP_FK_STR || kind == KTOP_FK_SYM) {
+					if (strcmp(intern_str(ia, (uint32_t)x.args[k]),
+						   intern_str(ib, (uint32_t)y.args[k]))) {
+						printf("  cpu %u event %ld %s arg %u: '%s' != '%s'\n",
+						       cpu, n, tx->name, k,
+						       intern_str(ia, (uint32_t)x.args[k]),
+						       intern_str(ib, (uint32_t)y.args[k]));
+						return n;
+					}
+				} else if (x.args[k] != y.args[k]) {
+					printf("  cpu %u event %ld %s arg %u: %llu != %llu\n", cpu, n,
+					       tx->name, k, (unsigned long long)x.args[k],
+					       (unsigned long long)y.args[k]);
+					return n;
+				}
+			}
+		}
+		if (j != eb) {
+			printf("  cpu %u: the copy has %llu extra events\n", cpu,
+			       (unsigned long long)(eb - j));
+			return n + 1;
+		}
+	}
+	return 0;
+}
+
+#endif

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Headless summaries from a store filled by hand (no tracefs, no root): the
+ * per-CPU event and flag counts, the top lists and their names, JSON escaping,
+ * and that a second summary counts only what arrived after the first.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "batch.h"
+#include "event.h"
+#include "store.h"
+#include "test.h"
+
+static struct app *app_fake(void)
+{
+	static struct app a;
+
+	memset(&a, 0, sizeof(a));
+	a.opts.interval = 0.05;
+	a.opts.iterations = 1;
+	a.opts.json = true;
+	a.opts.batch = true;
+	a.wake_fd = -1;
+	a.live = false;
+	a.st = store_new(16 << 20, 2);
+	snprintf(a.mode_why, sizeof(a.mode_why), "test \"mode\"");
+	a.start_ns = app_now_ns();
+	return &a;
+}
+
+static void put(struct store *st, unsigned int cpu, uint64_t ts, uint16_t type, int32_t pid,
+		uint8_t flags, uint8_t pc)
+{
+	struct ktop_event ev = {
+		.ts = ts, .pid = pid, .cpu = (uint16_t)cpu, .type = type, .flags = flags, .pc = pc,
+		.nargs = 0,
+	};
+
+	store_append(st, &ev);
+}
+
+/* Three events on CPU 0, three on CPU 1, with known flags. */
+static void fill(struct store *st)
+{
+	for (int i = 0; i < 3; i++)
+		put(st, 0, 1000 + i, KTOP_T_SCHED_SWITCH, 100,
+		    KTOP_KF_IRQS_OFF | KTOP_KF_NEED_RESCHED, 0x01);
+	put(st, 1, 1500, KTOP_T_SYS_ENTER, 200, KTOP_KF_HARDIRQ, 0x10);
+	put(st, 1, 1501, KTOP_T_SYS_ENTER, 200, KTOP_KF_HARDIRQ, 0x10);
+	put(st, 1, 1502, KTOP_T_SYS_ENTER, 200, KTOP_KF_SOFTIRQ | KTOP_KF_NMI, 0x00);
+	store_publish(st, 0);
+	store_publish(st, 1);
+	store_set_comm(st, 100, "wr\"it\\er");
+	store_set_comm(st, 200, "sys");
+}
+
+static char *run(struct app *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	if (!fp)
+		return NULL;
+	if (batch_run(a, fp)) {
+		fclose(fp);
+		free(buf);
+		return NULL;
+	}
+	fclose(fp);
+	return buf;
+}
+
+TEST(json_counts)
+{
+	struct app *a = app_fake();
+	char *out;
+
+	CHECK(a->st);
+	fill(a->st);
+	out = run(a);
+	CHECK(out);
+	/* one line, one object */
+	CHECK(strchr(out, '\n') == out + strlen(out) - 1);
+	CHECK(out[0] == '{');
+	CHECK(strstr(out, "\"summary\":1,"));
+	CHECK(strstr(out, "\"mode\":\"test \\\"mode\\\"\""));
+	CHECK(strstr(out, "\"events\":6,"));
+	CHECK(strstr(out, "\"events_total\":6,"));
+	CHECK(strstr(out, "\"lost_total\":0"));
+	CHECK(strstr(out, "{\"cpu\":0,\"events\":3,"));
+	CHECK(strstr(out, "{\"cpu\":1,\"events\":3,"));
+	CHECK(strstr(out, "\"flags\":{\"irqs_off\":3,\"need_resched\":3,\"hardirq\":0,"
+			  "\"softirq\":0,\"nmi\":0,\"preempt\":3,\"migrate_disable\":0}"));
+	CHECK(strstr(out, "\"flags\":{\"irqs_off\":0,\"need_resched\":0,\"hardirq\":2,"
+			  "\"softirq\":1,\"nmi\":1,\"preempt\":0,\"migrate_disable\":2}"));
+	CHECK(strstr(out, "{\"event\":\"sched:sched_switch\",\"count\":3}"));
+	CHECK(strstr(out, "{\"event\":\"raw_syscalls:sys_enter\",\"count\":3}"));
+	CHECK(strstr(out, "{\"pid\":100,\"comm\":\"wr\\\"it\\\\er\",\"count\":3}"));
+	CHECK(strstr(out, "{\"pid\":200,\"comm\":\"sys\",\"count\":3}"));
+	CHECK(strstr(out, "\"top_functions\":[]"));
+	free(out);
+	store_free(a->st);
+}
+
+TEST(text_counts)
+{
+	struct app *a = app_fake();
+	char *out;
+
+	CHECK(a->st);
+	a->opts.json = false;
+	fill(a->st);
+	out = run(a);
+	CHECK(out);
+	CHECK(strstr(out, "Trace: test \"mode\"\n"));
+	CHECK(strstr(out, "Events: 6 this interval"));
+	CHECK(strstr(out, "Lost: 0 this interval, 0 since start"));
+	/* CPU row: events, rate, lost, then the seven flag columns */
+	CHECK(strstr(out, "\n   0          3 "));
+	CHECK(strstr(out, "\n all          6 "));
+	CHECK(strstr(out, "         3  sched:sched_switch\n"));
+	CHECK(strstr(out, "         3  raw_syscalls:sys_enter\n"));
+	CHECK(strstr(out, "       100  wr\"it\\er\n"));
+	CHECK(strstr(out, "(no function tracer in this session)"));
+	free(out);
+	store_free(a->st);
+}
+
+struct later {
+	struct store	*st;
+	int		done;
+};
+
+/* Appends two more events on CPU 1 once the first summary is out. */
+static void *append_later(void *arg)
+{
+	struct later *l = arg;
+
+	usleep(120 * 1000);	/* interval is 50 ms: summary 1 is printed by now */
+	put(l->st, 1, 2000, KTOP_T_SYS_EXIT, 300, 0, 0);
+	put(l->st, 1, 2001, KTOP_T_SYS_EXIT, 300, 0, 0x02);
+	store_publish(l->st, 1);
+	__atomic_store_n(&l->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+TEST(second_summary_is_incremental)
+{
+	struct app *a = app_fake();
+	struct later l;
+	pthread_t t;
+	char *out, *second;
+
+	CHECK(a->st);
+	fill(a->st);
+	a->opts.iterations = 4;		/* 200 ms: the writer lands in summary 3 */
+	l.st = a->st;
+	l.done = 0;
+	pthread_create(&t, NULL, append_later, &l);
+	out = run(a);
+	pthread_join(t, NULL);
+	CHECK(out);
+	second = strstr(out, "\"summary\":2,");
+	CHECK(second);
+	CHECK(strstr(out, "\"summary\":4,"));
+	/* the first summary holds the six events; the later two come once */
+	CHECK(strstr(out, "\"events\":6,"));
+	CHECK(strstr(out, "\"events\":2,\"events_per_s\""));
+	CHECK(strstr(out, "{\"event\":\"raw_syscalls:sys_exit\",\"count\":2}"));
+	CHECK(!strstr(strstr(out, "{\"event\":\"raw_syscalls:sys_exit\",\"count\":2}") + 1,
+		      "raw_syscalls:sys_exit"));
+	CHECK(strstr(out, "\"events_total\":8,"));
+	/* after the first summary nothing is counted again */
+	CHECK(!strstr(second, "sched:sched_switch"));
+	free(out);
+	store_free(a->st);
+}
+
+TEST_MAIN()

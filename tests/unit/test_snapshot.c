@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * .ktop snapshots: round trips through a file and through a stream, time
+ * windows, atomic writes, EPIPE, and every kind of bad input the issue lists
+ * (truncated, bit flips, wrong version, zero length, huge sizes, not a trace).
+ * The expected events always come from the fixtures decoded afresh.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "test.h"
+#include "snap_common.h"
+
+static const char *fixtures[] = { "host-sched", "host-overrun", "host-sparse", "host-irq" };
+
+static char tmpdir[256];
+
+/* Return: @name in the test's directory; a new string each call (freed at exit). */
+static const char *tmp_path(const char *name)
+{
+	char *path = malloc(512);
+
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/ktop-test-snapshot.XXXXXX");
+		if (!mkdtemp(tmpdir))
+			abort();
+	}
+	if (!path)
+		abort();
+	snprintf(path, 512, "%s/%s", tmpdir, name);
+	return path;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *p;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	p = malloc(n + 1);
+	if (p && fread(p, 1, n, f) != (size_t)n) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	*len = n;
+	return p;
+}
+
+static int spit(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return -1;
+	if (n && fwrite(p, 1, n, f) != n) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f);
+}
+
+TEST(file_round_trip_every_fixture)
+{
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		struct snapshot_meta meta, back;
+		struct store *st, *st2 = NULL;
+		struct store_stats a, b;
+		char err[512] = "";
+		struct stat sb;
+		const char *path = tmp_path("rt.ktop");
+		size_t na, nb;
+
+		st = snap_fixture_store(fixtures[i], &meta);
+		CHECK(st);
+		CHECK(snap_count(st) > 0);
+		CHECK(meta.nformats > 0);
+		CHECK(snapshot_write(path, st, &meta, NULL, err, sizeof(err)) == 0);
+		CHECK(stat(path, &sb) == 0);
+		CHECK((sb.st_mode & 0777) == 0600);
+		CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
+		CHECK(st2);
+		CHECK(snap_compare(st, st2, 0, UINT64_MAX) == 0);
+		store_get_stats(st, &a);
+		store_get_stats(st2, &b);
+		CHECK_EQ_U64(a.events, b.events);
+		CHECK_EQ_U64(a.lost, b.lost);
+		CHECK_EQ_U64(a.lost_marks, b.lost_marks);
+		/* lost marks: same cpu, ts, count */
+		na = store_lost_marks(st, 0, UINT64_MAX, NULL, 0);
+		nb = store_lost_marks(st2, 0, UINT64_MAX, NULL, 0);
+		CHECK_EQ_U64(na, nb);
+		if (na) {
+			struct store_lost la[na], lb[nb];
+
+			store_lost_marks(st, 0, UINT64_MAX, la, na);
+			store_lost_marks(st2, 0, UINT64_MAX, lb, nb);
+			for (size_t k = 0; k < na; k++)
+				CHECK(la[k].ts == lb[k].ts && la[k].count == lb[k].count &&
+				      la[k].cpu == lb[k].cpu);
+		}
+		/* every comm known to the original is known to the copy */
+		for (int32_t pid = 0; pid < 70000; pid++) {
+			const char *c1 = store_comm(st, pid), *c2 = store_comm(st2, pid);
+
+			CHECK((!c1 && !c2) || (c1 && c2 && !strcmp(c1, c2)));
+		}
+		CHECK_STR(back.release, meta.release);
+		CHECK_EQ_U64(back.nformats, meta.nformats);
+		CHECK_EQ_U64(back.ncpus, store_ncpus(st));
+		CHECK(back.header_page && meta.header_page &&
+		      !strcmp(back.header_page, meta.header_page));
+		for (size_t k = 0; k < meta.nformats; k++)
+			CHECK(!strcmp(meta.formats[k].text, back.formats[k].text));
+		printf("  %s: %llu events, %llu lost marks, %zu formats\n", fixtures[i],
+		       (unsigned long long)a.events, (unsigned long long)a.lost_marks,
+		       meta.nformats);
+		snapshot_meta_free(&meta);
+		snapshot_meta_free(&back);
+		store_free(st);
+		store_free(st2);
+		unlink(path);
+	}
+}
+
+TEST(time_window)
+{
+	struct store *st = snap_fixture_store("host-sched", NULL), *st2 = NULL;
+	struct snapshot_write_opts o = { 0 };
+	struct store_stats s;
+	char err[512];
+	const char *path = tmp_path("win.ktop");
+	uint64_t n = 0;
+
+	CHECK(st);
+	store_get_stats(st, &s);
+	o.t0 = s.first_ts + (s.last_ts - s.first_ts) / 3;
+	o.t1 = s.first_ts + 2 * (s.last_ts - s.first_ts) / 3;
+	CHECK(snapshot_write(path, st, NULL, &o, err, sizeof(err)) == 0);
+	CHECK(snapshot_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
+	CHECK(snap_compare(st, st2, o.t0, o.t1) == 0);
+	for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
+		uint64_t f, e;
+		struct ktop_event ev;
+
+		store_cpu_range(st, cpu, &f, &e);
+		for (uint64_t i = f; i < e; i++)
+			if (!store_get(st, cpu, i, &ev) && ev.ts >= o.t0 && ev.ts <= o.t1)
+				n++;
+	}
+	CHECK(n > 0 && n < s.events);
+	CHECK_EQ_U64(snap_count(st2), n);
+	store_free(st);
+	store_free(st2);
+	unlink(path);
+}
+
+/* A stream written in several flushes while the store grows reads back whole. */
+TEST(stream_incremental)
+{
+	struct store *full = snap_fixture_store("host-sched", NULL), *live, *got;
+	struct snapshot_writer *w;
+	struct snapshot_reader *r;
+	struct schema *sf;
+	char err[512];
+	int fds[2], ret, blocks = 0;
+
+	CHECK(full);
+	sf = store_schema(full);
+	live = store_new(0, store_ncpus(full));
+	CHECK(live);
+	CHECK(pipe(fds) == 0);
+	/* a pipe holds 64 KiB; the reader runs in a child-free way: big pipe */
+	fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+	w = snapshot_writer_new(fds[1], "pipe", live, NULL, NULL, err, sizeof(err));
+	CHECK(w);
+	/* copy events in three slices, flushing after each */
+	for (int slice = 0; slice < 3; slice++) {
+		for (unsigned int cpu = 0; cpu < store_ncpus(full); cpu++) {
+			uint64_t f, e;
+
+			store_cpu_range(full, cpu, &f, &e);
+			for (uint64_t i = f + (e - f) * slice / 3; i < f + (e - f) * (slice + 1) / 3;
+			     i++) {
+				struct ktop_event ev;
+				const struct ktop_schema_type *t;
+				int id;
+
+				CHECK(store_get(full, cpu, i, &ev) == 0);
+				t = schema_get(sf, ev.type);
+				CHECK(t);
+				id = schema_find(store_schema(live), t->system, t->name);
+				if (id < 0)
+					id = schema_add(store_schema(live), t->system, t->name,
+							t->nfields, t->fields);
+				CHECK(id > 0);
+				ev.type = id;
+				for (unsigned int k = 0; k < ev.nargs && k < t->nfields; k++) {
+					const char *s;
+
+					if (t->fields[k].kind != KTOP_FK_STR &&
+					    t->fields[k].kind != KTOP_FK_SYM)
+						continue;
+					s = intern_str(store_strings(full), (uint32_t)ev.args[k]);
+					ev.args[k] = intern_id(store_strings(live), s, strlen(s));
+				}
+				CHECK(store_append(live, &ev) == 0);
+			}
+			store_publish(live, cpu);
+		}
+		CHECK(snapshot_writer_flush(w, live) == 0);
+	}
+	CHECK(snapshot_writer_finish(w) == 0);
+	snapshot_writer_free(w);
+	close(fds[1]);
+	r = snapshot_reader_new(fds[0], "pipe", 0, err, sizeof(err));
+	CHECK(r);
+	while ((ret = snapshot_reader_next(r)) > 0)
+		blocks++;
+	CHECK(ret == 0);
+	CHECK(blocks > 3);
+	got = snapshot_reader_store(r);
+	CHECK(snap_compare(full, got, 0, UINT64_MAX) == 0);
+	snapshot_reader_free(r);
+	close(fds[0]);
+	store_free(full);
+	store_free(live);
+}
+
+/* The reader went away: -EPIPE, and the process (SIGPIPE default) lives on. */
+TEST(stream_epipe)
+{
+	struct store *st = snap_fixture_store("host-sched", NULL);
+	struct snapshot_writer *w = NULL;
+	char err[512] = "";
+	int fds[2], ret = 0;
+
+	CHECK(st);
+	signal(SIGPIPE, SIG_DFL);
+	CHECK(pipe(fds) == 0);
+	close(fds[0]);
+	w = snapshot_writer_new(fds[1], "stdout", st, NULL, NULL, err, sizeof(err));
+	if (w) {
+		ret = snapshot_writer_flush(w, st);
+		snapshot_writer_free(w);
+	} else {
+		ret = -errno;
+	}
+	close(fds[1]);
+	CHECK(ret == -EPIPE);
+	CHECK(strstr(err, "stdout") || !w);
+	store_free(st);
+}
+
+/* --- bad input ------------------------------------------------------------ */
+
+static int load_err(const char *path, char *err, size_t len)
+{
+	struct store *st = NULL;
+	struct snapshot_meta m;
+	int ret;
+
+	err[0] = 0;
+	ret = snapshot_load(path, 0, &st, &m, err, len);
+	if (!ret) {
+		store_free(st);
+		snapshot_meta_free(&m);
+	}
+	return ret;
+}
+
+static uint8_t *good_file(size_t *len)
+{
+	struct snapshot_meta meta;
+	struct store *st = snap_fixture_store("host-sched", &meta);
+	const char *path = tmp_path("good.ktop");
+	char err[512];
+	uint8_t *p = NULL;
+
+	if (st && !snapshot_write(path, st, &meta, NULL, err, sizeof(err)))
+		p = slurp(path, len);
+	snapshot_meta_free(&meta);
+	store_free(st);
+	return p;
+}
+
+TEST(bad_zero_length)
+{
+	const char *path = tmp_path("empty.ktop");
+	char err[512];
+
+	CHECK(spit(path, "", 0) == 0);
+	CHECK(load_err(path, err, sizeof(err)) < 0);
+	CHECK(strstr(err, path) && strstr(err, "empty"));
+	printf("  %s\n", err);
+}
+
+TEST(bad_not_a_trace)
+{
+	const char *path = tmp_path("text.ktop");
+	char err[512];
+
+	CHECK(spit(path, "hello, this is not a trace\n", 27) == 0);
+	CHECK(load_err(path, err, sizeof(err)) < 0);
+	CHECK(strstr(err, path) && strstr(err, "not a trace"));
+	printf("  %s\n", err);
+	CHECK(load_err("/nonexistent/x.ktop", err, sizeof(err)) == -ENOENT);
+	CHECK(load_err("/tmp", err, sizeof(err)) < 0);
+}
+
+TEST(bad_truncated_every_length)
+{
+	const char *path = tmp_path("trunc.ktop");
+	size_t len, fails = 0, tried = 0;
+	uint8_t *p = good_file(&len);
+	char err[512];
+
+	CHECK(p && len > 100);
+	/* every prefix near the structure boundaries, then a stride through the rest */
+	for (size_t n = 1; n < len; n += n < 200 ? 1 : 97) {
+		CHECK(spit(path, p, n) == 0);
+		tried++;
+		if (load_err(path, err, sizeof(err)) < 0 && strstr(err, path))
+			fails++;
+		else
+			printf("  prefix %zu of %zu loaded: '%s'\n", n, len, err);
+	}
+	CHECK_EQ_U64(fails, tried);
+	CHECK(spit(path, p, len - 1) == 0);
+	CHECK(load_err(path, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "truncated"));
+	printf("  %s\n", err);
+	free(p);
+}
+
+TEST(bad_bit_flips)
+{
+	const char *path = tmp_path("flip.ktop");
+	size_t len, fails = 0, tried = 0;
+	uint8_t *p = good_file(&len);
+	char err[512];
+
+	CHECK(p);
+	srand(12345);
+	for (int i = 0; i < 300; i++) {
+		size_t pos = i < 100 ? (size_t)i : (size_t)rand() % len;
+		uint8_t bit = 1u << (rand() % 8);
+
+		p[pos] ^= bit;
+		CHECK(spit(path, p, len) == 0);
+		tried++;
+		if (load_err(path, err, sizeof(err)) < 0 && strstr(err, path))
+			fails++;
+		else
+			printf("  flip at %zu loaded\n", pos);
+		p[pos] ^= bit;
+	}
+	/* the CRCs catch every single-bit flip */
+	CHECK_EQ_U64(fails, tried);
+	free(p);
+}
+
+static void fix_header_crc(uint8_t *p)
+{
+	uint32_t c = (uint32_t)crc32(crc32(0, NULL, 0), p, 28);
+
+	memcpy(p + 28, &c, 4);
+}
+
+TEST(bad_wrong_version)
+{
+	const char *path = tmp_path("ver.ktop");
+	size_t len;
+	uint8_t *p = good_file(&len);
+	char err[512];
+	uint32_t v = SNAPSHOT_VERSION + 1;
+
+	CHECK(p);
+	memcpy(p + 8, &v, 4);
+	fix_header_crc(p);
+	CHECK(spit(path, p, len) == 0);
+	CHECK(load_err(path, err, sizeof(err)) == -EPROTONOSUPPORT);
+	CHECK(strstr(err, path) && strstr(err, "version"));
+	printf("  %s\n", err);
+	free(p);
+}
+
+TEST(bad_huge_sizes)
+{
+	const char *path = tmp_path("huge.ktop");
+	size_t len;
+	uint8_t *p = good_file(&len);
+	char err[512];
+
+	CHECK(p);
+	/* first block header at 32: raw_len and comp_len claim 4 GiB, header CRC fixed */
+	for (int field = 8; field <= 12; field += 4) {
+		uint8_t q[64];
+		uint32_t huge = 0xfffffff0u, c;
+
+		memcpy(q, p, sizeof(q));
+		memcpy(q + 32 + field, &huge, 4);
+		c = (uint32_t)crc32(crc32(0, NULL, 0), q + 32, 20);
+		memcpy(q + 32 + 20, &c, 4);
+		memcpy(p, q, sizeof(q));
+		CHECK(spit(path, p, len) == 0);
+		CHECK(load_err(path, err, sizeof(err)) == -E2BIG);
+		CHECK(strstr(err, path) && strstr(err, "limit"));
+		printf("  %s\n", err);
+	}
+	free(p);
+}
+
+TEST(bad_trailing_garbage_and_stdin_name)
+{
+	const char *path = tmp_path("tail.ktop");
+	size_t len;
+	uint8_t *p = good_file(&len), *q;
+	char err[512];
+
+	CHECK(p);
+	/* data after END is ignored by the reader (a stream may be cut after END) */
+	q = malloc(len + 10);
+	CHECK(q);
+	memcpy(q, p, len);
+	memset(q + len, 'x', 10);
+	CHECK(spit(path, q, len + 10) == 0);
+	CHECK(load_err(path, err, sizeof(err)) == 0);
+	free(q);
+	free(p);
+}
+
+TEST(detect)
+{
+	static const uint8_t tdat[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g', '6' };
+
+	CHECK(snapshot_detect("", 0) == SNAPSHOT_KIND_EMPTY);
+	CHECK(snapshot_detect("KTOPSNAP\1\0\0\0", 12) == SNAPSHOT_KIND_KTOP);
+	CHECK(snapshot_detect(tdat, sizeof(tdat)) == SNAPSHOT_KIND_TRACEDAT);
+	CHECK(snapshot_detect("# tracer: nop\n", 14) == SNAPSHOT_KIND_UNKNOWN);
+}
+
+TEST(meta_tep_parses_formats)
+{
+	struct snapshot_meta meta;
+	struct store *st = snap_fixture_store("host-sched", &meta);
+	struct tep_handle *tep;
+
+	CHECK(st);
+	tep = snapshot_meta_tep(&meta);
+	CHECK(tep);
+	CHECK(tep_find_event_by_name(tep, "sched", "sched_switch"));
+	CHECK(tep_find_event_by_name(tep, "raw_syscalls", "sys_enter"));
+	tep_free(tep);
+	snapshot_meta_free(&meta);
+	store_free(st);
+}
+
+TEST(cleanup)
+{
+	if (tmpdir[0]) {
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		CHECK(system(cmd) == 0);
+	}
+}
+
+TEST_MAIN()
