@@ -78,7 +78,7 @@ BENCH_SRCS	:= $(wildcard bench/*.c)
 BENCH_BINS	:= $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all run check check-fast check-unit check-asan check-tsan check-live check-tui \
-	check-vm fixtures bench install deps deps-ensure clean tests tools benches
+	check-vm fixtures bench install deps deps-ensure clean tests tools benches fuzz
 .DEFAULT_GOAL := all
 
 all: ktop
@@ -153,6 +153,18 @@ tests: $(UNIT_BINS) $(TOOL_BINS)
 tools: $(TOOL_BINS)
 benches: $(BENCH_BINS)
 
+# libFuzzer targets tests/fuzz/fuzz_*.c -> build-fuzz/ (clang, ASan+UBSan; the
+# sources they reach are compiled in). tests/fuzz/run.sh builds and runs them.
+FUZZ_SRCS	:= src/snapshot.c src/store.c src/intern.c src/schema.c src/decode.c \
+		   src/symbols.c src/fixture.c
+fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(wildcard src/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p build-fuzz
+	$(Q)$(CLANG) $(filter-out -Werror,$(KTOP_CFLAGS)) -O1 -fno-omit-frame-pointer \
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_SRCS) $(CORE_LDLIBS)
+
 # ---- set-up ------------------------------------------------------------
 
 deps:
@@ -220,6 +232,6 @@ install: ktop
 	if [ -f tests/fixtures/demo.ktop ]; then install -m 0644 tests/fixtures/demo.ktop $(DESTDIR)$(DATADIR)/demo.ktop; fi
 
 clean:
-	rm -rf build build-asan build-tsan ktop
+	rm -rf build build-asan build-tsan build-fuzz ktop
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

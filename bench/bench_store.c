@@ -9,6 +9,10 @@
  * sys_enter arguments as registers really look (small fds, per-process
  * buffer pointers, sizes, leftovers), sched_switch/wakeup between the pids.
  *
+ * Real events too: each recorded fixture (tests/fixtures, raw pages from this
+ * host's kernel) is decoded, then replayed shifted in time until the store
+ * holds enough chunks for the size to be the sealed size.
+ *
  * Anchors: the naive store (an array of struct ktop_event) for size and
  * append rate, measured in the same run.
  */
@@ -19,7 +23,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "decode.h"
+#include "fixture.h"
 #include "intern.h"
+#include "schema.h"
 #include "store.h"
 
 #define NPIDS	40
@@ -221,6 +228,75 @@ static void gen_event(struct gen *g, enum mix m, struct ktop_event *ev, unsigned
 		gen_function(g, ev, cpu);
 }
 
+/* Decode fixture @name and replay it into a fresh store. */
+static void bench_real(const char *name)
+{
+	struct store *src = NULL, *dst = NULL;
+	struct decode_ctx *dc = NULL;
+	struct fixture *fx;
+	struct store_stats s;
+	uint64_t total = 0, span, held;
+	unsigned int ncpus;
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name);
+	fx = fixture_open(dir);
+	if (!fx) {
+		printf("# bench store.bytes_per_event.real_%s: no fixture %s\n", name, dir);
+		return;
+	}
+	ncpus = fixture_ncpus(fx);
+	src = store_new(0, ncpus);
+	dst = store_new(4ull << 30, ncpus);
+	dc = src && dst ? decode_ctx_new(fixture_tep(fx), src, NULL) : NULL;
+	if (!dc)
+		goto out;
+	for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
+		struct decoder *d = decoder_new(dc, cpu);
+		struct decode_stats ds = { 0 };
+
+		for (size_t i = 0; d && i < fixture_npages(fx, cpu); i++)
+			decoder_page(d, fixture_page(fx, cpu, i), fixture_page_size(fx), &ds);
+		decoder_free(d);
+		store_publish(src, cpu);
+	}
+	/* same dynamic type ids in the copy, so the same codecs */
+	for (unsigned int id = KTOP_T_DYNAMIC; id < schema_max_id(store_schema(src)); id++) {
+		const struct ktop_schema_type *t = schema_get(store_schema(src), id);
+
+		if (t)
+			schema_add(store_schema(dst), t->system, t->name, t->nfields, t->fields);
+	}
+	store_get_stats(src, &s);
+	held = s.events;
+	span = s.last_ts - s.first_ts + 1000000;
+	for (uint64_t rep = 0; held && total < 1000000; rep++) {
+		for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
+			uint64_t first, end;
+			struct ktop_event ev;
+
+			store_cpu_range(src, cpu, &first, &end);
+			for (uint64_t q = first; q < end; q++) {
+				if (store_get(src, cpu, q, &ev))
+					continue;
+				ev.ts += rep * span;
+				store_append(dst, &ev);
+				total++;
+			}
+			store_publish(dst, cpu);
+		}
+	}
+	store_get_stats(dst, &s);
+	if (s.events)
+		printf("bench store.bytes_per_event.real_%s %.2f B (%" PRIu64 " recorded events, "
+		       "replayed)\n", name, (double)s.bytes / s.events, held);
+out:
+	decode_ctx_free(dc);
+	store_free(src);
+	store_free(dst);
+	fixture_close(fx);
+}
+
 #define NCPU	4
 #define WIN	16384
 
@@ -305,6 +381,9 @@ int main(int argc, char **argv)
 		}
 		store_free(st);
 	}
+	bench_real("host-sched");
+	bench_real("host-overrun");
+	bench_real("host-irq");
 	printf("bench store.bytes_per_event.anchor %zu B (naive array of struct ktop_event)\n",
 	       sizeof(struct ktop_event));
 	printf("bench store.append %.2f Mevents/s\n", total / dt_store / 1e6);
@@ -314,6 +393,7 @@ int main(int argc, char **argv)
 	naive = malloc(n * sizeof(*naive));
 	if (!naive)
 		return 1;
+	memset(naive, 0, n * sizeof(*naive));	/* fault it in first: time the copy only */
 	t = now();
 	for (uint64_t i = 0; i < n; i++)
 		naive[i] = evs[i % WIN];
@@ -323,6 +403,16 @@ int main(int argc, char **argv)
 		return 1;
 	printf("bench store.append.anchor %.2f Mevents/s (copy into a naive array of "
 	       "struct ktop_event)\n", n / dt_naive / 1e6);
+	{
+		uint64_t sum = 0;
+
+		t = now();
+		for (uint64_t i = 0; i < n; i++)
+			sum += naive[i].ts + naive[i].args[0];
+		t = now() - t;
+		printf("bench store.iter.anchor %.2f Mevents/s (reading the naive array in order, "
+		       "one CPU, %" PRIu64 ")\n", n / t / 1e6, sum & 1);
+	}
 	free(naive);
 	free(evs);
 	free(g);

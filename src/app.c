@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +249,9 @@ static int app_open_session(struct app *a, char *err, size_t errlen)
 	char why[200];
 	int ret;
 
+	for (unsigned int i = 0; i < so->npids; i++)
+		if (kill(so->pids[i], 0) && errno == ESRCH)
+			return app_err(err, errlen, -ESRCH, "-P %d: no such process", so->pids[i]);
 	if (by_default) {
 		if (app_fgraph_ok(&a->ft)) {
 			so->tracer = "function_graph";

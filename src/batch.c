@@ -135,10 +135,13 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 	}
 	store_iter_free(it);
 	c->next_seq = end;
-	if (c->window) {
-		c->last_ts = c->t1;
-		c->any = true;
-	}
+	if (!c->window)
+		return;
+	/* the count_by window must not take the previous summary's last event again */
+	if (c->any && c->t0 <= c->last_ts)
+		c->t0 = c->last_ts + 1;
+	c->last_ts = c->t1;
+	c->any = true;
 }
 
 static void batch_lost_cpu(struct batch *b, unsigned int cpu)
@@ -259,7 +262,7 @@ static void batch_gather(struct batch *b, uint64_t now)
 		batch_lost_cpu(b, cpu);
 		b->events += c->events;
 		b->lost += c->lost;
-		if (!c->window)
+		if (!c->window || c->t0 > c->t1)
 			continue;
 		batch_count(b, STORE_KEY_TYPE, cpu, &b->types);
 		batch_count(b, STORE_KEY_PID, cpu, &b->pids);

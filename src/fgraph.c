@@ -9,19 +9,26 @@
  * that stack by depth and function, which is how irregular input (missing
  * entries or exits, lost events) is detected and marked.
  *
- * Aggregated nodes are keyed by (parent, function, kind) in a hash; a
- * timeline call gets its aggregated node when it is entered and adds its
- * duration when it exits. When a late exit adopts calls seen before it (a
- * trace that started mid-call), their paths change: the aggregated
- * figures are then rebuilt from the timeline at the next read.
+ * Aggregated nodes are keyed by (parent, function, kind) in a hash. Feeding
+ * does not touch them: when the aggregated view is read, the calls created
+ * since the last read get their path's node and the calls closed since add
+ * their durations. When a late exit adopts calls seen before it (a trace
+ * that started mid-call, or lost events), their paths change: the
+ * aggregated figures are then rebuilt from the timeline at the next read.
+ *
+ * Lost events: a gap node goes where they happened, and the frames open
+ * across it are "suspended": new calls do not go under them (they become
+ * orphans of the context, flagged PARENT_MISSING) until one of them exits
+ * with a calltime that proves it is the same call; then it adopts the
+ * orphans that ran inside it.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fgraph.h"
+#include "store.h"
 
 #define NONE	FGRAPH_NONE
-#define F_IRQCTX	(FGRAPH_F_HARDIRQ | FGRAPH_F_SOFTIRQ | FGRAPH_F_NMI)
 #define F_INCOMPLETE	(FGRAPH_F_ENTRY_MISSING | FGRAPH_F_EXIT_MISSING | FGRAPH_F_OPEN | \
 			 FGRAPH_F_HAS_GAP)
 
@@ -864,7 +871,8 @@ static void clock_learn(struct fgraph *g, const struct fg_node *x, uint64_t call
 		g->clock_agree++;
 	else
 		g->clock_disagree++;
-	g->same_clock = g->clock_agree && !g->clock_disagree;
+	/* an interrupt between calltime and the entry record is a rare outlier */
+	g->same_clock = g->clock_agree && g->clock_agree >= 8 * g->clock_disagree;
 }
 
 static void node_close(struct fgraph *g, uint32_t id, uint64_t dur)
@@ -927,7 +935,7 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 		id = c->stack[i];
 		if (i != (int)c->top - 1)
 			g->st.inconsistent++;
-		else if (!suspended && g->clock_agree < 64)
+		else if (!suspended && g->clock_agree + g->clock_disagree < 256)
 			clock_learn(g, &g->n[id], calltime);
 		while ((int)c->top - 1 > i)
 			ctx_pop_missing(g, c);
@@ -980,7 +988,7 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 	/* the calls seen before it that ran inside it */
 	node_unlink(g, id);
 	{
-		uint32_t last = g->n[parent].last;
+		uint32_t last;
 
 		/*
 		 * Without a comparable calltime, calls from before a gap cannot
@@ -1061,6 +1069,106 @@ int fgraph_lost(struct fgraph *g, unsigned int cpu, uint64_t ts, uint64_t count)
 		pc->irq->last_ts = l->to;
 	}
 	return err;
+}
+
+struct mark_pos {
+	struct store_lost	m;
+	uint64_t		after;	/* feed it after this seq of its CPU */
+	bool			done;
+};
+
+static int mark_cmp(const void *a, const void *b)
+{
+	const struct mark_pos *x = a, *y = b;
+
+	if (x->m.cpu != y->m.cpu)
+		return x->m.cpu < y->m.cpu ? -1 : 1;
+	return x->after < y->after ? -1 : x->after > y->after;
+}
+
+long fgraph_feed_store(struct fgraph *g, const struct store *st, uint64_t t0, uint64_t t1)
+{
+	unsigned int ncpus = store_ncpus(st), cpu;
+	struct mark_pos *mp = NULL;
+	struct store_lost *ml = NULL;
+	size_t nm, i, *next = NULL;
+	struct store_iter *it;
+	struct ktop_event ev;
+	uint64_t seq;
+	long n = 0;
+	int err;
+
+	nm = store_lost_marks(st, t0, t1, NULL, 0);
+	if (nm) {
+		ml = calloc(nm, sizeof(*ml));
+		mp = calloc(nm, sizeof(*mp));
+		next = calloc(ncpus + 1, sizeof(*next));
+		if (!ml || !mp || !next) {
+			n = -ENOMEM;
+			goto out_free;
+		}
+		nm = store_lost_marks(st, t0, t1, ml, nm);
+		for (i = 0; i < nm; i++) {
+			uint64_t s = store_seek(st, ml[i].cpu, ml[i].ts), first, end;
+
+			store_cpu_range(st, ml[i].cpu, &first, &end);
+			mp[i].m = ml[i];
+			/* UINT64_MAX: nothing of its CPU before it in the store */
+			mp[i].after = s > first ? s - 1 : UINT64_MAX;
+		}
+		qsort(mp, nm, sizeof(*mp), mark_cmp);
+		/* losses before anything of their CPU that this call feeds */
+		for (i = 0; i < nm; i++) {
+			struct store_lost *m = &mp[i].m;
+			struct ktop_event pe;
+
+			if (mp[i].after != UINT64_MAX &&
+			    !(store_get(st, m->cpu, mp[i].after, &pe) == 0 && pe.ts < t0))
+				continue;
+			err = fgraph_lost(g, m->cpu, m->ts, m->count);
+			if (err) {
+				n = err;
+				goto out_free;
+			}
+			mp[i].done = true;
+		}
+		/* next[cpu]: the first pending mark of that CPU */
+		for (cpu = 0; cpu <= ncpus; cpu++)
+			next[cpu] = nm;
+		for (i = nm; i-- > 0;)
+			if (!mp[i].done && mp[i].m.cpu < ncpus)
+				next[mp[i].m.cpu] = i;
+	}
+	it = store_iter_new(st, t0, t1, NULL);
+	if (!it) {
+		n = -ENOMEM;
+		goto out_free;
+	}
+	while (store_iter_next(it, &ev, &seq)) {
+		err = fgraph_feed(g, &ev);
+		if (err && err != -ENOSPC) {
+			n = err;
+			break;
+		}
+		n++;
+		if (!nm || ev.cpu >= ncpus)
+			continue;
+		for (i = next[ev.cpu]; i < nm && mp[i].m.cpu == ev.cpu && mp[i].after <= seq; i++) {
+			if (mp[i].done)
+				continue;
+			err = fgraph_lost(g, ev.cpu, mp[i].m.ts, mp[i].m.count);
+			if (err)
+				break;
+			mp[i].done = true;
+		}
+		next[ev.cpu] = i;
+	}
+	store_iter_free(it);
+out_free:
+	free(ml);
+	free(mp);
+	free(next);
+	return n;
 }
 
 /* ---- life cycle ---------------------------------------------------------- */
@@ -1168,6 +1276,7 @@ void fgraph_get_stats(const struct fgraph *g, struct fgraph_stats *out)
 	*out = g->st;
 	out->nodes = g->nn;
 	out->agg_nodes = g->na;
+	out->same_clock = g->same_clock;
 }
 
 /* ---- reading ------------------------------------------------------------- */

@@ -164,6 +164,21 @@ int fgraph_feed(struct fgraph *g, const struct ktop_event *ev);
  */
 int fgraph_lost(struct fgraph *g, unsigned int cpu, uint64_t ts, uint64_t count);
 
+struct store;
+
+/**
+ * fgraph_feed_store - feed the events of @st with time in [@t0, @t1] in time
+ * order, and the store's lost marks of that range right after the last
+ * record of their CPU before the loss
+ *
+ * For live use call it again with @t0 just above the last @t1, and keep @t1
+ * at or below the oldest of the CPUs' newest published times, so that no
+ * CPU's records arrive after later ones of another CPU.
+ * Context: the model's thread; the store may be written meanwhile.
+ * Return: the number of events fed, or a negative errno.
+ */
+long fgraph_feed_store(struct fgraph *g, const struct store *st, uint64_t t0, uint64_t t1);
+
 struct fgraph_stats {
 	uint64_t	entries;	/* entry records fed */
 	uint64_t	exits;
@@ -178,6 +193,7 @@ struct fgraph_stats {
 	uint32_t	nodes;		/* timeline node ids in use */
 	uint32_t	agg_nodes;
 	unsigned int	max_depth_seen;
+	bool		same_clock;	/* calltime comparable with the time stamps */
 	uint64_t	first_ts, last_ts;
 };
 void fgraph_get_stats(const struct fgraph *g, struct fgraph_stats *out);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "latency.h"
+#include "store.h"
 
 #define NSPARK	(LATENCY_NSERIES + 1)	/* + the max over the timerlat series */
 
@@ -344,6 +345,31 @@ int latency_feed(struct latency *l, const struct ktop_event *ev)
 	if (ev->type == KTOP_T_OSNOISE)
 		return feed_osnoise(l, b, ev);
 	return feed_noise(l, b, ev);
+}
+
+long latency_feed_store(struct latency *l, const struct store *st, uint64_t t0, uint64_t t1,
+			bool *stop)
+{
+	struct store_iter *it = store_iter_new(st, t0, t1, NULL);
+	struct ktop_event ev;
+	uint64_t seq;
+	long n = 0;
+	int r;
+
+	if (!it)
+		return -ENOMEM;
+	while (store_iter_next(it, &ev, &seq)) {
+		r = latency_feed(l, &ev);
+		if (r < 0) {
+			n = r;
+			break;
+		}
+		if (r && stop)
+			*stop = true;
+		n++;
+	}
+	store_iter_free(it);
+	return n;
 }
 
 unsigned int latency_ncpus(const struct latency *l)

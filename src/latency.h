@@ -113,6 +113,16 @@ void latency_reset(struct latency *l);
  */
 int latency_feed(struct latency *l, const struct ktop_event *ev);
 
+struct store;
+
+/**
+ * latency_feed_store - feed the events of @st with time in [@t0, @t1]
+ * @stop: set when a sample was above stop_ns (may be NULL)
+ * Return: the number of events read, or a negative errno.
+ */
+long latency_feed_store(struct latency *l, const struct store *st, uint64_t t0, uint64_t t1,
+			bool *stop);
+
 /* Number of CPU rows (one past the highest CPU seen). */
 unsigned int latency_ncpus(const struct latency *l);
 

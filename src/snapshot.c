@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -228,11 +229,6 @@ static inline void put_le64(uint8_t *p, uint64_t v)
 	put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-static inline uint64_t get_le64(const uint8_t *p)
-{
-	return get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
-}
-
 static uint32_t crc(const void *p, size_t n)
 {
 	return (uint32_t)crc32(crc32(0, NULL, 0), p, (uInt)n);
@@ -403,6 +399,8 @@ struct tep_handle *snapshot_meta_tep(const struct snapshot_meta *m)
 				     m->formats[i].system))
 			parsed++;
 	}
+	if (m->kallsyms)
+		tep_parse_kallsyms(tep, m->kallsyms);
 	if (!parsed) {
 		tep_free(tep);
 		errno = EINVAL;
@@ -1594,6 +1592,31 @@ struct tdat_load {
 	int			err;
 };
 
+/*
+ * The decoder had no symbol table (the kallsyms of a trace.dat is inside the
+ * tep): addresses it kept as "0x..." are resolved with tep_find_function.
+ */
+static void tdat_syms(struct tdat_load *l, struct ktop_event *ev)
+{
+	const struct ktop_schema_type *t = schema_get(store_schema(l->st), ev->type);
+	struct intern *in = store_strings(l->st);
+
+	for (unsigned int k = 0; t && k < ev->nargs && k < t->nfields; k++) {
+		const char *s, *name;
+		unsigned long long addr;
+
+		if (t->fields[k].kind != KTOP_FK_SYM)
+			continue;
+		s = intern_str(in, (uint32_t)ev->args[k]);
+		if (strncmp(s, "0x", 2))
+			continue;
+		addr = strtoull(s, NULL, 16);
+		name = tep_find_function(l->tep, addr);
+		if (name)
+			ev->args[k] = intern_id(in, name, strlen(name));
+	}
+}
+
 static int tdat_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *arg)
 {
 	struct tdat_load *l = arg;
@@ -1609,6 +1632,7 @@ static int tdat_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 		return 0;
 	}
 	ev.cpu = (uint16_t)cpu;
+	tdat_syms(l, &ev);
 	if (!store_comm(l->st, ev.pid)) {
 		const char *c = tep_data_comm_from_pid(l->tep, ev.pid);
 
@@ -1622,44 +1646,203 @@ static int tdat_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	return 0;
 }
 
+/* ---- trace.dat structure check ------------------------------------------------ */
+
 /*
- * The parts of a trace.dat header libtracecmd trusts without checking, checked
- * here first: magic, version, endianness, long size and page size.
+ * libtracecmd 1.x trusts the sizes and counts in a trace.dat file (hostile
+ * files crash it), so the whole structure of a version 6 file is walked here
+ * first: every size must fit in the file, every count is bounded by the
+ * bytes left, and only the options whose contents libtracecmd reads as plain
+ * text or numbers are accepted. Version 7 (sections, compression) is refused.
  */
-static int tdat_precheck(int fd, const char *path, char *err, size_t errlen)
+struct tdat_walk {
+	const uint8_t	*p, *end;
+	const char	*what;		/* the part being read, for the message */
+	bool		bad;
+};
+
+static bool tw_need(struct tdat_walk *w, uint64_t n)
 {
-	uint8_t h[32];
-	ssize_t n = pread(fd, h, sizeof(h), 0);
-	const char *v = (const char *)h + 3 + 7;
-	unsigned long ver;
-	uint32_t page;
+	if (w->bad || n > (uint64_t)(w->end - w->p)) {
+		w->bad = true;
+		return false;
+	}
+	return true;
+}
+
+static uint64_t tw_u(struct tdat_walk *w, unsigned int size)
+{
+	uint64_t v = 0;
+
+	if (!tw_need(w, size))
+		return 0;
+	for (unsigned int i = 0; i < size; i++)
+		v |= (uint64_t)w->p[i] << (8 * i);
+	w->p += size;
+	return v;
+}
+
+static void tw_skip(struct tdat_walk *w, uint64_t n)
+{
+	if (tw_need(w, n))
+		w->p += n;
+}
+
+static bool tw_tag(struct tdat_walk *w, const char *tag, size_t len)
+{
+	if (!tw_need(w, len) || memcmp(w->p, tag, len)) {
+		w->bad = true;
+		return false;
+	}
+	w->p += len;
+	return true;
+}
+
+/* A NUL-terminated string of at most @max bytes. */
+static void tw_str(struct tdat_walk *w, size_t max)
+{
+	size_t left = w->end - w->p;
+	const uint8_t *nul = memchr(w->p, 0, left < max ? left : max);
+
+	if (w->bad || !nul) {
+		w->bad = true;
+		return;
+	}
+	w->p = nul + 1;
+}
+
+static int tdat_check(const uint8_t *file, size_t size, const char *path, char *err,
+		      size_t errlen)
+{
+	struct tdat_walk w = { file, file + size, "file header", false };
+	uint64_t n, cpus, page;
+	const char *v;
 	size_t vl;
 
-	if (n < 0) {
-		snprintf(err, errlen, "%s: read: %s", path, strerror(errno));
-		return -errno;
-	}
-	vl = strnlen(v, (size_t)n > 10 ? (size_t)n - 10 : 0);
-	if ((size_t)n < 10 + vl + 1 + 2 + 4 || !vl || vl > 3) {
+	if (size < 10 + 2) {
 		snprintf(err, errlen, "%s: truncated trace.dat header", path);
 		return -EBADMSG;
 	}
-	ver = strtoul(v, NULL, 10);
-	if (ver < 6 || ver > 7) {
-		snprintf(err, errlen, "%s: unsupported trace.dat version '%.*s' (6 and 7 are read)",
-			 path, (int)vl, v);
-		return -EPROTONOSUPPORT;
-	}
-	if (h[10 + vl + 1] > 1 || (h[10 + vl + 2] != 4 && h[10 + vl + 2] != 8)) {
-		snprintf(err, errlen, "%s: corrupt trace.dat header (endianness/long size)", path);
+	v = (const char *)file + 10;
+	vl = strnlen(v, size - 10);
+	if (vl == size - 10 || !vl || vl > 3) {
+		snprintf(err, errlen, "%s: truncated trace.dat header", path);
 		return -EBADMSG;
 	}
-	memcpy(&page, h + 10 + vl + 3, 4);
-	if (page < 1024 || page > (1u << 20) || (page & (page - 1))) {
-		snprintf(err, errlen, "%s: corrupt trace.dat header (page size %u)", path, page);
+	if (strcmp(v, "6")) {
+		snprintf(err, errlen, "%s: unsupported trace.dat version '%.3s' (ktop reads "
+			 "version 6; `trace-cmd convert --file-version 6` converts)", path, v);
+		return -EPROTONOSUPPORT;
+	}
+	w.p = file + 10 + vl + 1;
+	if (tw_u(&w, 1) != 0 || tw_u(&w, 1) != 8) {
+		snprintf(err, errlen, "%s: not a little-endian 64-bit trace.dat (or corrupt)",
+			 path);
+		return w.bad ? -EBADMSG : -EPROTONOSUPPORT;
+	}
+	page = tw_u(&w, 4);
+	if (w.bad || page < 1024 || page > (1u << 20) || (page & (page - 1))) {
+		snprintf(err, errlen, "%s: corrupt trace.dat header (page size %llu)", path,
+			 (unsigned long long)page);
+		return -EBADMSG;
+	}
+	w.what = "header_page";
+	if (tw_tag(&w, "header_page", 12))
+		tw_skip(&w, tw_u(&w, 8));
+	w.what = "header_event";
+	if (tw_tag(&w, "header_event", 13))
+		tw_skip(&w, tw_u(&w, 8));
+	w.what = "ftrace event formats";
+	n = tw_u(&w, 4);
+	for (uint64_t i = 0; i < n && !w.bad; i++)
+		tw_skip(&w, tw_u(&w, 8));
+	w.what = "event formats";
+	n = tw_u(&w, 4);
+	for (uint64_t i = 0; i < n && !w.bad; i++) {
+		uint64_t ne;
+
+		tw_str(&w, 256);
+		ne = tw_u(&w, 4);
+		for (uint64_t j = 0; j < ne && !w.bad; j++)
+			tw_skip(&w, tw_u(&w, 8));
+	}
+	w.what = "kallsyms";
+	tw_skip(&w, tw_u(&w, 4));
+	w.what = "printk formats";
+	tw_skip(&w, tw_u(&w, 4));
+	w.what = "saved command lines";
+	tw_skip(&w, tw_u(&w, 8));
+	w.what = "CPU count";
+	cpus = tw_u(&w, 4);
+	if (!w.bad && (!cpus || cpus > SNAPSHOT_MAX_CPUS)) {
+		snprintf(err, errlen, "%s: corrupt trace.dat (%llu CPUs)", path,
+			 (unsigned long long)cpus);
+		return -EBADMSG;
+	}
+	w.what = "options";
+	while (!w.bad && tw_need(&w, 10) && !memcmp(w.p, "options  ", 10)) {
+		w.p += 10;
+		for (;;) {
+			uint64_t id = tw_u(&w, 2), len;
+
+			if (w.bad || !id)
+				break;
+			len = tw_u(&w, 4);
+			/* DATE CPUSTAT TRACECLOCK UNAME CPUCOUNT VERSION TRACEID: plain data */
+			if (!w.bad && id != 1 && id != 2 && id != 4 && id != 5 && id != 8 &&
+			    id != 9 && id != 11) {
+				snprintf(err, errlen, "%s: trace.dat option %llu is not read by ktop "
+					 "(several buffers, guests or time shifts)", path,
+					 (unsigned long long)id);
+				return -EPROTONOSUPPORT;
+			}
+			tw_skip(&w, len);
+		}
+	}
+	w.what = "flyrecord section";
+	if (tw_tag(&w, "flyrecord", 10)) {
+		for (uint64_t c = 0; c < cpus && !w.bad; c++) {
+			uint64_t off = tw_u(&w, 8), len = tw_u(&w, 8);
+
+			if (!w.bad && (off > size || len > size - off)) {
+				snprintf(err, errlen, "%s: corrupt trace.dat (CPU %llu data at %llu+%llu "
+					 "past the end of the %zu-byte file)", path,
+					 (unsigned long long)c, (unsigned long long)off,
+					 (unsigned long long)len, size);
+				return -EBADMSG;
+			}
+		}
+	}
+	if (w.bad) {
+		snprintf(err, errlen, "%s: truncated or corrupt trace.dat (%s at offset %zu)", path,
+			 w.what, (size_t)(w.p - file));
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+static int tdat_precheck(int fd, const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+	uint8_t *map;
+	int ret;
+
+	if (fstat(fd, &sb)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (sb.st_size < 16) {
+		snprintf(err, errlen, "%s: truncated trace.dat header", path);
+		return -EBADMSG;
+	}
+	map = mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
+		return -errno;
+	}
+	ret = tdat_check(map, sb.st_size, path, err, errlen);
+	munmap(map, sb.st_size);
+	return ret;
 }
 
 int snapshot_load_tracedat(const char *path, size_t mem_limit, struct store **out,

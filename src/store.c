@@ -37,6 +37,9 @@
 #define PID_HASH	8192
 #define META_HASH	4096
 #define PREV_TYPES	128
+#define PREV_SYS	64		/* sys_enter arguments: previous values per syscall */
+#define PREV_ROWS	(PREV_TYPES + PREV_SYS)
+#define DECBUF_POOL	64
 
 /* Argument codecs. The default (0) is a delta against the previous value of
  * the same slot of the same type within the chunk. */
@@ -124,7 +127,7 @@ struct enc {
 	struct meta	metas[CHUNK_EVENTS];
 	uint16_t	pidx[CHUNK_EVENTS];
 	uint16_t	midx[CHUNK_EVENTS];
-	uint64_t	prev[PREV_TYPES][KTOP_MAX_ARGS];
+	uint64_t	prev[PREV_ROWS][KTOP_MAX_ARGS];
 	uint32_t	prev_stamp[PREV_TYPES];
 	uint8_t		buf[];
 };
@@ -167,6 +170,9 @@ struct store {
 	_Atomic int64_t		bytes;
 	pthread_mutex_t		evict_lock;
 	pthread_mutex_t		lost_lock;
+	pthread_mutex_t		pool_lock;	/* readers' decode buffers, reused */
+	struct decbuf		*pool[DECBUF_POOL];
+	unsigned int		npool;
 	struct store_lost	*lost;
 	size_t			nlost, caplost;
 	_Atomic(_Atomic uint32_t *) comm[COMM_MAX_PID / COMM_PAGE + 1];	/* pid -> id + 1 */
@@ -249,6 +255,15 @@ static inline uint64_t zz_enc(uint64_t v)
 static inline uint64_t zz_dec(uint64_t v)
 {
 	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
+}
+
+/*
+ * The arguments of sys_enter are best predicted by the previous call of the
+ * same syscall (the same fd, buffer, size), so they get a row per syscall nr.
+ */
+static inline unsigned int prev_sys_slot(uint64_t nr)
+{
+	return PREV_TYPES + (nr & (PREV_SYS - 1));
 }
 
 static inline unsigned int prev_slot(uint16_t type)
@@ -455,6 +470,8 @@ static uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, 
 			if (e->prev_stamp[prev_slot(m->type)] != e->stamp) {
 				e->prev_stamp[prev_slot(m->type)] = e->stamp;
 				memset(e->prev[prev_slot(m->type)], 0, sizeof(e->prev[0]));
+				if (m->type == KTOP_T_SYS_ENTER)
+					memset(e->prev[PREV_TYPES], 0, PREV_SYS * sizeof(e->prev[0]));
 			}
 			return e->nmeta++;
 		}
@@ -519,6 +536,8 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 				break;
 			}
 			prev[s] = v;
+			if (!s && m->type == KTOP_T_SYS_ENTER)
+				prev = e->prev[prev_sys_slot(v)];
 		}
 	}
 	return p;
@@ -678,7 +697,7 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 		}
 	}
 	if (mask & DEC_ARGS) {
-		uint64_t prev[PREV_TYPES][KTOP_MAX_ARGS];
+		uint64_t prev[PREV_ROWS][KTOP_MAX_ARGS];
 		uint8_t used[PREV_TYPES] = { 0 };
 		uint32_t a = 0;
 
@@ -697,6 +716,8 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 			if (!used[slot]) {
 				used[slot] = 1;
 				memset(prev[slot], 0, sizeof(prev[slot]));
+				if (d->metas[i].type == KTOP_T_SYS_ENTER)
+					memset(prev[PREV_TYPES], 0, PREV_SYS * sizeof(prev[0]));
 			}
 		}
 		p = c->data + c->off_args;
@@ -736,6 +757,8 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 				v += (ts & codec_ts[k]) | (pv[s] & codec_prev[k]);
 				pv[s] = v;
 				out[s] = v;
+				if (!s && m->type == KTOP_T_SYS_ENTER)
+					pv = prev[prev_sys_slot(v)];
 			}
 		}
 	}
@@ -756,6 +779,7 @@ struct store *store_new(size_t mem_limit, unsigned int ncpus)
 	st->limit = mem_limit ? mem_limit : STORE_DEFAULT_MEMORY;
 	pthread_mutex_init(&st->evict_lock, NULL);
 	pthread_mutex_init(&st->lost_lock, NULL);
+	pthread_mutex_init(&st->pool_lock, NULL);
 	for (unsigned int i = 0; i < ncpus; i++) {
 		struct stream *sm = &st->sm[i];
 
@@ -799,6 +823,9 @@ void store_free(struct store *st)
 	schema_free(st->schema);
 	pthread_mutex_destroy(&st->evict_lock);
 	pthread_mutex_destroy(&st->lost_lock);
+	for (unsigned int i = 0; i < st->npool; i++)
+		free(st->pool[i]);
+	pthread_mutex_destroy(&st->pool_lock);
 	free(st);
 }
 
@@ -1353,6 +1380,36 @@ uint64_t store_seek(const struct store *st, unsigned int cpu, uint64_t ts)
 	return seq;
 }
 
+/*
+ * Decode buffers of iterators and queries are big (~200 KiB): keep a few for
+ * the next user rather than fault fresh pages in for every screen refresh.
+ */
+static struct decbuf *decbuf_get(struct store *st)
+{
+	struct decbuf *d = NULL;
+
+	pthread_mutex_lock(&st->pool_lock);
+	if (st->npool)
+		d = st->pool[--st->npool];
+	pthread_mutex_unlock(&st->pool_lock);
+	return d ? d : malloc(sizeof(*d));
+}
+
+static void decbuf_put(const struct store *cst, struct decbuf *d)
+{
+	struct store *st = (struct store *)cst;
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&st->pool_lock);
+	if (st->npool < DECBUF_POOL) {
+		st->pool[st->npool++] = d;
+		d = NULL;
+	}
+	pthread_mutex_unlock(&st->pool_lock);
+	free(d);
+}
+
 /* A reader's position in one CPU stream, with its own decoded copy. */
 struct cursor {
 	uint64_t	bfirst;		/* seq of buffer index 0 */
@@ -1372,7 +1429,7 @@ static bool cursor_load(const struct stream *sm, struct cursor *cu, unsigned int
 	if (seq >= pub)
 		return false;
 	if (!cu->d) {
-		cu->d = malloc(sizeof(*cu->d));
+		cu->d = decbuf_get(sm->st);
 		if (!cu->d)
 			return false;
 	}
@@ -1485,7 +1542,7 @@ void store_iter_free(struct store_iter *it)
 	if (!it)
 		return;
 	for (unsigned int i = 0; i < it->st->ncpus; i++)
-		free(it->cu[i].d);
+		decbuf_put(it->st, it->cu[i].d);
 	free(it);
 }
 
@@ -1624,7 +1681,7 @@ size_t store_count_by(const struct store *st, enum store_key key,
 		}
 	}
 out:
-	free(cu.d);
+	decbuf_put(st, cu.d);
 	v = malloc((m.n ? m.n : 1) * sizeof(*v));
 	if (v) {
 		for (size_t i = 0; i < m.cap; i++)

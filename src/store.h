@@ -16,6 +16,12 @@
  *
  * The store is bounded: when its chunks use more than the memory limit, the
  * oldest chunks (across CPUs, by time) are dropped and counted.
+ *
+ * Threads: a thread may write several CPU streams, but each stream has one
+ * writer at a time. Readers may run in any number of threads, concurrently
+ * with the writers and with eviction; what they get back is a copy, so there
+ * is nothing to release except iterators. store_free() needs all readers and
+ * writers to be done.
  */
 #ifndef KTOP_STORE_H
 #define KTOP_STORE_H
@@ -68,14 +74,17 @@ void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t co
 
 /* pid -> comm, as last seen in sched_switch/exec/wakeup. Context: any thread. */
 void store_set_comm(struct store *st, int32_t pid, const char *comm);
-/* Return: the comm of @pid, or NULL when never seen. Context: any thread. */
+/*
+ * Return: the comm of @pid, or NULL when never seen. The string is interned:
+ * it stays valid until store_free(). Context: any thread.
+ */
 const char *store_comm(const struct store *st, int32_t pid);
 
 /* --- reader side: Context: any thread --- */
 
 struct store_stats {
 	uint64_t	events;		/* currently held */
-	uint64_t	appended;	/* ever appended */
+	uint64_t	appended;	/* ever appended (as of the last publish or seal) */
 	uint64_t	evicted;	/* dropped for the memory limit */
 	uint64_t	lost;		/* kernel-lost events, sum of store_add_lost */
 	uint64_t	lost_marks;	/* number of lost-event records */
@@ -104,7 +113,10 @@ size_t store_lost_marks(const struct store *st, uint64_t t0, uint64_t t1,
 /* Range of valid seq numbers of @cpu: [*first, *end). */
 void store_cpu_range(const struct store *st, unsigned int cpu, uint64_t *first, uint64_t *end);
 
-/* Return: 0 and the event, or -ENOENT when evicted or not yet published. */
+/*
+ * Return: 0 and the event (args past nargs are 0), or -ENOENT when evicted or
+ * not yet published.
+ */
 int store_get(const struct store *st, unsigned int cpu, uint64_t seq, struct ktop_event *out);
 
 /* Return: the seq of the first event of @cpu with ts >= @ts (the end seq if none). */
@@ -114,6 +126,11 @@ uint64_t store_seek(const struct store *st, unsigned int cpu, uint64_t ts);
  * Iteration in time order across CPUs (a k-way merge of the CPU streams), over
  * [t0, t1] and the CPUs set in @cpus (NULL: all). The iterator sees the events
  * published when it was started, plus any published while it runs.
+ *
+ * While writers run, time order holds for each CPU; across CPUs it holds for
+ * what was published when each event was returned (a CPU may later publish
+ * events older than ones already returned). An iterator holds no chunk
+ * between calls: events evicted under it are skipped. One thread per iterator.
  */
 struct store_iter;
 struct store_iter *store_iter_new(const struct store *st, uint64_t t0, uint64_t t1,

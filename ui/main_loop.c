@@ -173,7 +173,8 @@ static void *ingest_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "ktop-ui-stats");
 	/* nice 10: the UI thread (and the collectors) go first */
-	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	if (!getenv("KTOP_UI_NO_NICE"))
+		setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	pthread_mutex_lock(&ui->lock);
 	while (!ui->ingest_stop) {
 		bool behind = !ui->paused && ui->ingest_ns_sec < UI_INGEST_CAP_NS &&

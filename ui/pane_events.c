@@ -5,6 +5,7 @@
  * holds; / search with n/N; t jumps to a time. A frame reads only the rows it
  * shows (a k-way merge of the CPU streams from the bottom row backwards).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,13 @@
 struct events_state {
 	bool			follow;
 	struct ui_evpos		anchor;		/* bottom row when frozen */
-	struct ui_evpos		pending_sel;	/* select this row at the next draw */
-	bool			have_pending;
+	/*
+	 * The selected row, by position: late events of another CPU may still
+	 * be published into the page, so a row index alone would drift.
+	 */
+	struct ui_evpos		sel_pos;
+	bool			have_sel;
+	bool			keep_rows;	/* paused: show exactly the same rows */
 	bool			follow_after_pause;
 	int			sel;
 	int			hscroll;
@@ -101,24 +107,37 @@ static void events_fetch(struct ui *ui, struct pane *p, int nrows)
 	es->n = ui_ev_before(ui->st, &pos, true, es->rows, nrows);
 }
 
-/* Read the rows of the page and resolve a selection asked for by position. */
+/* Read the rows of the page and find the selected row in them. */
 static void events_sync(struct ui *ui, struct pane *p, int nrows)
 {
 	struct events_state *es = p->priv;
 
-	events_fetch(ui, p, nrows);
-	if (es->have_pending) {
-		es->sel = -1;
+	if (!es->keep_rows || es->n == 0)
+		events_fetch(ui, p, nrows);
+	if (es->have_sel && !es->follow) {
 		for (int i = 0; i < es->n; i++) {
 			struct ui_evpos q = ui_evpos_of(&es->rows[i]);
 
-			if (!ui_evpos_cmp(&q, &es->pending_sel))
+			if (!ui_evpos_cmp(&q, &es->sel_pos)) {
 				es->sel = i;
+				break;
+			}
 		}
-		es->have_pending = false;
 	}
 	if (es->sel < 0 || es->sel >= es->n || es->follow)
 		es->sel = es->n - 1;
+	es->have_sel = es->n > 0;
+	if (es->have_sel)
+		es->sel_pos = ui_evpos_of(&es->rows[es->sel]);
+}
+
+/* Select row @i of the page. */
+static void select_row(struct events_state *es, int i)
+{
+	es->sel = i;
+	es->have_sel = i >= 0 && i < es->n;
+	if (es->have_sel)
+		es->sel_pos = ui_evpos_of(&es->rows[i]);
 }
 
 static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
@@ -137,7 +156,10 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		es->follow = true;
 		es->follow_after_pause = false;
 	}
+	if (!ui->paused)
+		es->keep_rows = false;
 	events_sync(ui, p, nrows);
+	es->keep_rows = ui->paused;
 
 	richstr_clear(&rs);
 	if (es->follow)
@@ -196,6 +218,7 @@ static void scroll_by(struct ui *ui, struct events_state *es, int delta)
 	ui_evwalk_destroy(&w);
 	if (delta > 0 && moved < delta)
 		es->follow = true;	/* ran into the newest event */
+	es->have_sel = false;		/* the same row index, now another event */
 	/* keep the page full when scrolling up near the oldest events */
 }
 
@@ -205,14 +228,15 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 	int page = rows_visible(p);
 
 	es->follow_after_pause = false;
+	es->keep_rows = false;
 	/* keys may come faster than frames: act on the page as it is now */
-	if (es->have_pending && !es->follow)
+	if (!es->follow)
 		events_sync(ui, p, page);
 	switch (act) {
 	case ACT_UP:
 		freeze_here(es);
 		if (es->sel > 0)
-			es->sel--;
+			select_row(es, es->sel - 1);
 		else
 			scroll_by(ui, es, -1);
 		break;
@@ -220,7 +244,7 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		if (es->follow)
 			break;
 		if (es->sel < es->n - 1)
-			es->sel++;
+			select_row(es, es->sel + 1);
 		else
 			scroll_by(ui, es, 1);
 		break;
@@ -241,8 +265,8 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		if (n > 0) {
 			es->follow = false;
 			es->anchor = ui_evpos_of(&r[n - 1]);
-			es->pending_sel = ui_evpos_of(&r[0]);
-			es->have_pending = true;
+			es->sel_pos = ui_evpos_of(&r[0]);
+			es->have_sel = true;
 		}
 		free(r);
 		break;
@@ -287,7 +311,7 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 	struct ui_evrow r;
 	bool found = false;
 
-	if (es->n == 0 || es->have_pending)
+	if (!es->follow || es->n == 0)
 		events_sync(ui, p, rows_visible(p));
 	if (es->n == 0) {
 		ui_message(ui, "search: no events held");
@@ -318,8 +342,9 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 	/* show the match with half a page of context after it */
 	es->follow = false;
 	es->anchor = ui_evpos_of(&r);
-	es->pending_sel = es->anchor;
-	es->have_pending = true;
+	es->sel_pos = es->anchor;
+	es->have_sel = true;
+	es->keep_rows = false;
 	{
 		struct ui_evwalk w2;
 		struct ui_evrow r2;
@@ -349,11 +374,13 @@ int pane_events_jump(struct ui *ui, struct pane *p, const char *spec)
 	store_get_stats(ui->st, &ss);
 	if (spec[0] == '-')
 		ts = ss.last_ts > (uint64_t)(-v * 1e9) ? ss.last_ts - (uint64_t)(-v * 1e9) : 0;
-	else
-		ts = (uint64_t)(v * 1e9);
+	else	/* TIMESTAMP shows microseconds rounded: take all it covers */
+		ts = (uint64_t)llround(v * 1e6) * 1000u + 499u;
 	es->follow = false;
 	es->anchor = (struct ui_evpos){ .ts = ts, .seq = UINT64_MAX, .cpu = UINT32_MAX };
 	es->sel = -1;
+	es->have_sel = false;
+	es->keep_rows = false;
 	if (ts < ss.first_ts)
 		ui_message(ui, "%.6f is before the oldest event held (%.6f)", (double)ts / 1e9,
 			   (double)ss.first_ts / 1e9);
@@ -368,7 +395,8 @@ static int events_click(struct ui *ui, struct pane *p, int row, int col)
 
 	if (row >= 2 && row - 2 < es->n) {
 		freeze_here(es);
-		es->sel = row - 2;
+		es->keep_rows = false;
+		select_row(es, row - 2);
 	}
 	return UI_HANDLED | UI_REDRAW;
 }

@@ -41,6 +41,9 @@ refuse "unknown event" "unknown event 'nosuchsys:nosuchevent'" --batch -e nosuch
 refuse "unknown event among good ones" "unknown event 'sched:nope_\*'" \
 	--batch -e sched -e 'sched:nope_*'
 refuse "unknown tracer" "unknown tracer 'nosuchtracer'" --batch -p nosuchtracer
+nopid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+while [ -e /proc/$nopid ]; do nopid=$((nopid - 1)); done
+refuse "no such pid" "-P $nopid: no such process" --batch -P $nopid
 
 # tracers this kernel does not have or does not permit: say which and why
 avail=$(cat $TRACEFS/available_tracers)

@@ -171,3 +171,13 @@ click() {
 row_of() {
 	scr | grep -nE -- "$1" | head -1 | cut -d: -f1 | awk '{ print $1 - 1 }'
 }
+
+# wait_footer REGEX [SECONDS]: poll until the last screen line matches
+wait_footer() {
+	local n=$(( ${2:-5} * 20 )) i
+	for ((i = 0; i < n; i++)); do
+		scr | tail -1 | grep -Eq -- "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}

@@ -76,8 +76,7 @@ wait_screen 'Events:' 3
 keys / sched_switch Enter
 if wait_screen 'Events: frozen' 5 && wait_screen 'search "sched_switch"' 2; then
 	keys Enter
-	if wait_screen '^ *[^ ]+-[0-9]+ +\[[0-9]{3}\] .*: sched_switch: prev_comm=' 3 &&
-	   scr | tail -1 | grep -q 'sched_switch: prev_comm='; then
+	if wait_footer '^ *[^ ]+-[0-9]+ +\[[0-9]{3}\] .*: sched_switch: prev_comm=' 5; then
 		ok "search_selects_a_matching_event"
 	else
 		fail "search_selects_a_matching_event"; evidence search
@@ -85,10 +84,11 @@ if wait_screen 'Events: frozen' 5 && wait_screen 'search "sched_switch"' 2; then
 else
 	fail "search_selects_a_matching_event: no frozen view after search"; evidence search
 fi
+before=$(scr | tail -1)
 keys n
 sleep 0.3
 keys Enter
-if wait_screen 'sched_switch: prev_comm=' 2 && scr | tail -1 | grep -q 'sched_switch'; then
+if wait_footer 'sched_switch: prev_comm=' 10 && [ "$(scr | tail -1)" != "$before" ]; then
 	ok "n_finds_the_next_older_match"
 else
 	fail "n_finds_the_next_older_match"; evidence n

@@ -378,6 +378,58 @@ static int cmp_children(struct fgraph *fg, uint32_t m, int tp, int pid, int cpu,
 	return 0;
 }
 
+/*
+ * The aggregated view agrees with the timeline: each call maps to the node
+ * of its path (its parent's node's child, same function), and each node
+ * counts the complete calls mapped to it and the incomplete ones apart.
+ */
+static int check_agg(struct fgraph *fg)
+{
+	struct fgraph_stats st;
+	struct fgraph_info in, an;
+	uint64_t *cnt, *inc, *tot;
+	int bad = 0;
+
+	fgraph_agg_of(fg, 0);
+	fgraph_get_stats(fg, &st);
+	cnt = calloc(st.agg_nodes, 8);
+	inc = calloc(st.agg_nodes, 8);
+	tot = calloc(st.agg_nodes, 8);
+	for (uint32_t id = 1; id < st.nodes; id++) {
+		uint32_t a = fgraph_agg_of(fg, id), pa;
+
+		fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+		if (in.kind != FGRAPH_K_CALL)
+			continue;
+		if (a >= st.agg_nodes) {
+			bad++;
+			continue;
+		}
+		fgraph_node(fg, FGRAPH_AGG, a, &an);
+		pa = fgraph_agg_of(fg, in.parent);
+		if (an.func != in.func || an.parent != pa)
+			bad++;
+		if (in.flags & FGRAPH_F_OPEN)
+			continue;
+		if (in.flags & (FGRAPH_F_ENTRY_MISSING | FGRAPH_F_EXIT_MISSING | FGRAPH_F_HAS_GAP)) {
+			inc[a]++;
+		} else {
+			cnt[a]++;
+			tot[a] += in.total;
+		}
+	}
+	for (uint32_t a = 1; a < st.agg_nodes; a++) {
+		fgraph_node(fg, FGRAPH_AGG, a, &an);
+		if (an.kind == FGRAPH_K_CALL &&
+		    (an.count != cnt[a] || an.incomplete != inc[a] || an.total != tot[a]))
+			bad++;
+	}
+	free(cnt);
+	free(inc);
+	free(tot);
+	return bad;
+}
+
 static struct fgraph *build(bool inl, int from, int to)
 {
 	struct fgraph_config cfg = { .irq_inline = inl };
@@ -506,6 +558,7 @@ TEST(fgraph_truncated_start)
 			}
 			CHECK_EQ_U64(calls, kept);
 			CHECK(missing > 0);
+			CHECK(check_agg(fg) == 0);
 			free(m2t);
 			fgraph_free(fg);
 		}
@@ -528,9 +581,12 @@ TEST(fgraph_lost_events)
 		int lcpu = (int)(seed % (uint64_t)ncpus), w0 = G.nev / 3, w1 = w0 + 200 +
 			   (int)(seed * 31 % 2000);
 
-		for (int inl = 0; inl < 2; inl++) {
+		for (int mode = 0; mode < 4; mode++) {
+			/* irq frames nested or apart; fed directly or through a store */
+			int inl = mode & 1, via_store = mode >> 1;
 			struct fgraph_config cfg = { .irq_inline = inl };
 			struct fgraph *fg = fgraph_new(&cfg);
+			struct store *sto = via_store ? store_new(0, (unsigned int)ncpus) : NULL;
 			struct fgraph_stats st;
 			struct fgraph_info in, pin;
 			bool marked = false;
@@ -545,22 +601,35 @@ TEST(fgraph_lost_events)
 					 * that CPU; an offline reader knows it at the first loss */
 					if (!marked) {
 						int j = w1;
+						uint64_t lts;
 
 						while (j < G.nev && G.ev[j].cpu != lcpu)
 							j++;
-						CHECK(fgraph_lost(fg, (unsigned int)lcpu,
-								  j < G.nev ? G.ev[j].ts : G.clock + 1,
-								  0) == 0);
+						lts = j < G.nev ? G.ev[j].ts : G.clock + 1;
+						if (sto)
+							store_add_lost(sto, (unsigned int)lcpu, lts, 0);
+						else
+							CHECK(fgraph_lost(fg, (unsigned int)lcpu, lts, 0) == 0);
 						marked = true;
 					}
 					ndrop++;
 					continue;
 				}
-				CHECK(fgraph_feed(fg, &G.ev[i]) == 0);
+				if (sto)
+					CHECK(store_append(sto, &G.ev[i]) == 0);
+				else
+					CHECK(fgraph_feed(fg, &G.ev[i]) == 0);
+			}
+			if (sto) {
+				for (int c = 0; c < ncpus; c++)
+					store_publish(sto, (unsigned int)c);
+				CHECK(fgraph_feed_store(fg, sto, 0, UINT64_MAX) == G.nev - ndrop);
+				store_free(sto);
 			}
 			CHECK(ndrop > 0);
 			fgraph_get_stats(fg, &st);
 			CHECK(st.gaps > 0);
+			CHECK(st.same_clock == !(seed % 2));	/* learnt from the records */
 			CHECK(map_model(fg, &m2t, &nm) == 0);
 			for (uint32_t id = 0; id < nm; id++) {
 				int t = m2t[id], tp;
@@ -585,9 +654,9 @@ TEST(fgraph_lost_events)
 					while (anc >= 0 && anc != mp)
 						anc = inl ? G.n[anc].iparent : G.n[anc].parent;
 					if (anc < 0 || (pin.depth + 1 == in.depth && mp != tp))
-						printf("  seed %llu inl %d: truth %d depth %u parent truth "
+						printf("  seed %llu mode %d: truth %d depth %u parent truth "
 						       "%d, model's %d depth %u\n",
-						       (unsigned long long)seed, inl, t, in.depth, tp, mp,
+						       (unsigned long long)seed, mode, t, in.depth, tp, mp,
 						       pin.depth);
 					CHECK(anc >= 0);
 					CHECK(pin.depth + 1 != in.depth || mp == tp);
@@ -604,6 +673,7 @@ TEST(fgraph_lost_events)
 				       (unsigned long long)st.inconsistent,
 				       (unsigned long long)st.entry_missing,
 				       (unsigned long long)st.exit_missing, nfar);
+			CHECK(check_agg(fg) == 0);
 			free(m2t);
 			fgraph_free(fg);
 		}
@@ -879,11 +949,7 @@ static int list_rt(char names[][256], int max)
 	return n;
 }
 
-/*
- * Decode the raw pages of a fixture into a store and feed the model in time
- * order, with the lost-event marks right after the last record of their CPU
- * before the loss.
- */
+/* Decode the raw pages of a fixture into a store and feed the model from it. */
 static struct fgraph *fx_build(const char *dir, struct fixture **fxo, struct store **sto,
 			       struct fgraph_config *cfg)
 {
@@ -892,12 +958,6 @@ static struct fgraph *fx_build(const char *dir, struct fixture **fxo, struct sto
 	struct decode_ctx *dc;
 	struct store *st;
 	struct fgraph *fg;
-	struct store_iter *it;
-	struct ktop_event ev, nx;
-	struct store_lost lost[4096];
-	size_t nlost;
-	uint64_t seq;
-	bool *done;
 
 	if (!fx)
 		return NULL;
@@ -917,40 +977,10 @@ static struct fgraph *fx_build(const char *dir, struct fixture **fxo, struct sto
 	cfg->name = intern_name;
 	cfg->name_ctx = store_strings(st);
 	fg = fgraph_new(cfg);
-	nlost = store_lost_marks(st, 0, UINT64_MAX, lost, 4096);
-	if (nlost > 4096)
-		nlost = 4096;
-	done = calloc(nlost + 1, 1);
-	/* losses before a CPU's first record */
-	for (unsigned int cpu = 0; cpu < fixture_ncpus(fx); cpu++) {
-		uint64_t first, end;
-
-		store_cpu_range(st, cpu, &first, &end);
-		if (first < end && store_get(st, cpu, first, &ev) == 0)
-			for (size_t k = 0; k < nlost; k++)
-				if (lost[k].cpu == cpu && lost[k].ts <= ev.ts && !done[k]) {
-					fgraph_lost(fg, cpu, lost[k].ts, lost[k].count);
-					done[k] = true;
-				}
+	if (fg && fgraph_feed_store(fg, st, 0, UINT64_MAX) < 0) {
+		fgraph_free(fg);
+		fg = NULL;
 	}
-	it = store_iter_new(st, 0, UINT64_MAX, NULL);
-	while (store_iter_next(it, &ev, &seq)) {
-		uint64_t next_ts = UINT64_MAX;
-
-		fgraph_feed(fg, &ev);
-		if (!nlost)
-			continue;
-		if (store_get(st, ev.cpu, seq + 1, &nx) == 0)
-			next_ts = nx.ts;
-		for (size_t k = 0; k < nlost; k++)
-			if (!done[k] && lost[k].cpu == ev.cpu && lost[k].ts > ev.ts &&
-			    lost[k].ts <= next_ts) {
-				fgraph_lost(fg, ev.cpu, lost[k].ts, lost[k].count);
-				done[k] = true;
-			}
-	}
-	store_iter_free(it);
-	free(done);
 	*fxo = fx;
 	*sto = st;
 	return fg;
@@ -978,6 +1008,9 @@ TEST(fgraph_fixtures_match_kernel_text)
 			fixture_close(fx);
 			continue;
 		}
+		const char *clk = fixture_meta(fx, "trace_clock");
+		int local = clk ? !strcmp(clk, "local") : -1;
+
 		text = fixture_read_file(fixture_path(fx, "trace.txt"), NULL);
 		fixture_close(fx);
 		if (!text)
@@ -987,12 +1020,17 @@ TEST(fgraph_fixtures_match_kernel_text)
 		CHECK(x_parse(&x, text) == 0);
 		fgraph_get_stats(fg, &fst);
 		printf("  %s: text %llu records in %d tasks; model %llu entries %llu exits, "
-		       "%llu calls, entry/exit missing %llu/%llu, gaps %llu, lost %llu\n", names[i],
+		       "%llu calls, entry/exit missing %llu/%llu, gaps %llu, lost %llu, calltime %s "
+		       "the time stamps' clock\n", names[i],
 		       (unsigned long long)x.records, x.nt, (unsigned long long)fst.entries,
 		       (unsigned long long)fst.exits, (unsigned long long)fst.calls,
 		       (unsigned long long)fst.entry_missing, (unsigned long long)fst.exit_missing,
-		       (unsigned long long)fst.gaps, (unsigned long long)fst.lost);
+		       (unsigned long long)fst.gaps, (unsigned long long)fst.lost,
+		       fst.same_clock ? "on" : "not on");
 		CHECK(x.records > 0);
+		/* calltime is trace_clock_local: comparable only under the "local" trace_clock */
+		if (local >= 0 && fst.exits > fst.entry_missing + 8)
+			CHECK(fst.same_clock == (local == 1));
 		for (int t = 0; t < x.nt; t++) {
 			struct xtask *xt = &x.t[t];
 			uint32_t ctx = FGRAPH_NONE;
@@ -1293,6 +1331,54 @@ TEST(fgraph_ids_stable_while_feeding)
 	free(rows);
 	free(before);
 	fgraph_free(fg);
+}
+
+/* One context for all tasks, one for all interrupts: the same calls, merged. */
+TEST(fgraph_aggregate_merged_contexts)
+{
+	gen_run(&G, 13, 4, 3, 20000, true);
+	struct fgraph_config c1 = { 0 }, c2 = { .agg_merge_tasks = true };
+	struct fgraph *a = fgraph_new(&c1), *b = fgraph_new(&c2);
+	struct fgraph_info in;
+	uint64_t ca = 0, cb = 0;
+	int nctx = 0;
+
+	for (int i = 0; i < G.nev; i++) {
+		CHECK(fgraph_feed(a, &G.ev[i]) == 0);
+		CHECK(fgraph_feed(b, &G.ev[i]) == 0);
+	}
+	CHECK(check_agg(a) == 0);
+	CHECK(check_agg(b) == 0);
+	for (uint32_t k = fgraph_first_child(b, FGRAPH_AGG, FGRAPH_ROOT); k != FGRAPH_NONE;
+	     k = fgraph_next_sibling(b, FGRAPH_AGG, k)) {
+		fgraph_node(b, FGRAPH_AGG, k, &in);
+		CHECK(in.kind == FGRAPH_K_TASK || in.kind == FGRAPH_K_IRQ);
+		nctx++;
+	}
+	CHECK_EQ_U64(nctx, 2);
+	long na = fgraph_rows(a, FGRAPH_AGG, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, NULL, 0);
+	long nb = fgraph_rows(b, FGRAPH_AGG, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, NULL, 0);
+	struct fgraph_row *ra = malloc(sizeof(*ra) * (size_t)na), *rb = malloc(sizeof(*rb) * (size_t)nb);
+
+	fgraph_rows(a, FGRAPH_AGG, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, ra, (size_t)na);
+	fgraph_rows(b, FGRAPH_AGG, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, rb, (size_t)nb);
+	for (long r = 0; r < na; r++)
+		ca += (fgraph_node(a, FGRAPH_AGG, ra[r].id, &in), in.count * (in.kind == FGRAPH_K_CALL));
+	for (long r = 0; r < nb; r++)
+		cb += (fgraph_node(b, FGRAPH_AGG, rb[r].id, &in), in.count * (in.kind == FGRAPH_K_CALL));
+	CHECK_EQ_U64(ca, cb);
+	CHECK(nb < na);
+	/* reset: empty, and the same again when fed again */
+	fgraph_reset(b);
+	CHECK(fgraph_rows(b, FGRAPH_AGG, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, NULL, 0) == 0);
+	for (int i = 0; i < G.nev; i++)
+		CHECK(fgraph_feed(b, &G.ev[i]) == 0);
+	CHECK_EQ_U64(fgraph_rows(b, FGRAPH_AGG, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL, NULL, 0),
+		     nb);
+	free(ra);
+	free(rb);
+	fgraph_free(a);
+	fgraph_free(b);
 }
 
 TEST(fgraph_depth_overflow)

@@ -343,10 +343,7 @@ static struct latency *fx_latency(const char *dir, const struct latency_config *
 	struct fixture *fx = fixture_open(dir);
 	struct decode_ctx *dc;
 	struct store *st;
-	struct store_iter *it;
-	struct ktop_event ev;
 	struct latency *l;
-	uint64_t seq;
 
 	*nrec = 0;
 	if (!fx)
@@ -362,12 +359,11 @@ static struct latency *fx_latency(const char *dir, const struct latency_config *
 		store_publish(st, cpu);
 	}
 	l = latency_new(cfg);
-	it = st ? store_iter_new(st, 0, UINT64_MAX, NULL) : NULL;
-	while (it && store_iter_next(it, &ev, &seq)) {
-		latency_feed(l, &ev);
-		(*nrec)++;
+	if (l && st) {
+		long n = latency_feed_store(l, st, 0, UINT64_MAX, NULL);
+
+		*nrec = n > 0 ? (uint64_t)n : 0;
 	}
-	store_iter_free(it);
 	decode_ctx_free(dc);
 	store_free(st);
 	fixture_close(fx);

@@ -15,7 +15,8 @@
 #                     (bookworm: 6.1-rt, function_graph only at top level;
 #                      backports: 6.12-rt, function_graph in an instance too)
 #   KTOP_VM_ONLY      scenario names to run (space separated), default all
-#   KTOP_VM_TIMEOUT   seconds per boot before qemu is killed, default 240
+#   KTOP_VM_TIMEOUT   seconds per boot before qemu is killed, default 400
+#   KTOP_VM_PARALLEL  1 (default): boot the kernels at the same time; 0: in turn
 #   KTOP_VM_CACHE     cache dir (default $XDG_CACHE_HOME/ktop-vm, else tests/vm/cache)
 #   KTOP_BIN          the ktop to test, default ./ktop
 #   KTOP_FIXTURES     where `fixtures` writes, default tests/fixtures
@@ -48,7 +49,7 @@ check|fixtures|shell) ;;
 esac
 
 kernels=${KTOP_VM_KERNELS:-bookworm backports}
-boot_timeout=${KTOP_VM_TIMEOUT:-240}
+boot_timeout=${KTOP_VM_TIMEOUT:-400}
 ktop_bin=${KTOP_BIN:-./ktop}
 fixtures_dir=${KTOP_FIXTURES:-tests/fixtures}
 cache=$(vm_cache_dir)
@@ -199,12 +200,13 @@ report_check()
 		fi
 		if [ -z "$res" ]; then
 			echo "FAIL $flavour/$name ($kver): no result from the guest (qemu exit $qrc)"
-			tail -n 15 "$log" | sed 's/^/    /'
+			grep -v '^@@KTOP-VM \(evidence\|log\|result\)' "$log" | tail -n 8 |
+				cut -c1-300 | sed 's/^/    /'
 		else
 			echo "FAIL $flavour/$name ($kver, ${secs}s)"
 		fi
 		awk -v n="$name" '$1 == "@@KTOP-VM" && $2 == "evidence" && $3 == n {
-			sub(/^@@KTOP-VM evidence [^ ]* ?/, ""); print "    " $0 }' "$log"
+			sub(/^@@KTOP-VM evidence [^ ]* ?/, ""); print "    " substr($0, 1, 300) }' "$log"
 		nfail=$((nfail + 1))
 	done
 	if [ -z "$expected" ]; then
@@ -273,29 +275,54 @@ echo "vm: initramfs $(du -k "$initrd" | cut -f1) KB in $(elapsed "$t0") s"
 append="ktop.mode=$mode"
 [ -n "${KTOP_VM_ONLY:-}" ] && append="$append ktop.only=$(echo "$KTOP_VM_ONLY" | tr ' ' ',')"
 
+# Fetch first (apt is not safe to run twice at once), then boot.
+booted=
 for flavour in $kernels; do
-	t0=$(date +%s.%N)
 	if ! vmlinuz=$(vm_kernel_fetch "$flavour"); then
 		rig_fail "$flavour: cannot fetch the rt kernel (see the message above)"
 		continue
 	fi
-	log=$cache/console-$flavour.log
-	xfer=$cache/xfer-$flavour.txt
-	a="$append ktop.flavour=$flavour"
+	eval "vmlinuz_$flavour=\$vmlinuz"
+	booted="$booted $flavour"
 	if [ "$mode" = shell ]; then
 		echo "vm: $flavour: $(basename "$vmlinuz"); leave with 'poweroff -f' (or Ctrl-a x)"
-		boot "$flavour" "$vmlinuz" "$initrd" "$log" "$xfer" "$a"
-		break
+		boot "$flavour" "$vmlinuz" "$initrd" "$cache/console-$flavour.log" \
+			"$cache/xfer-$flavour.txt" "$append ktop.flavour=$flavour"
+		rm -f "$initrd"
+		exit 0
 	fi
-	boot "$flavour" "$vmlinuz" "$initrd" "$log" "$xfer" "$a"
+done
+
+# One qemu per kernel, in parallel by default: each is single-threaded TCG.
+run_one()
+{
+	local flavour=$1 t0 qrc vmlinuz
+	eval "vmlinuz=\$vmlinuz_$flavour"
+	t0=$(date +%s.%N)
+	boot "$flavour" "$vmlinuz" "$initrd" "$cache/console-$flavour.log" \
+		"$cache/xfer-$flavour.txt" "$append ktop.flavour=$flavour"
 	qrc=$?
-	echo "vm: $flavour: $(basename "$vmlinuz") booted and ran in $(elapsed "$t0") s" \
-	     "(qemu exit $qrc, console log $log.txt)"
+	echo "$qrc $(elapsed "$t0")" > "$cache/boot-$flavour.rc"
+}
+for flavour in $booted; do
+	rm -f "$cache/boot-$flavour.rc"
+	if [ "${KTOP_VM_PARALLEL:-1}" = 1 ]; then
+		run_one "$flavour" &
+	else
+		run_one "$flavour"
+	fi
+done
+wait
+for flavour in $booted; do
+	log=$cache/console-$flavour.log
+	read -r qrc secs < "$cache/boot-$flavour.rc" 2>/dev/null || { qrc=255; secs=?; }
+	echo "vm: $flavour: $(basename "$(eval echo "\$vmlinuz_$flavour")") booted and ran" \
+	     "in $secs s (qemu exit $qrc, console log $log.txt)"
 	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 		echo "vm: $flavour: qemu was killed after ${boot_timeout}s"
 	fi
 	if [ "$mode" = fixtures ]; then
-		report_fixtures "$flavour" "$log.txt" "$xfer" "$qrc"
+		report_fixtures "$flavour" "$log.txt" "$cache/xfer-$flavour.txt" "$qrc"
 	else
 		report_check "$flavour" "$log.txt" "$qrc"
 	fi

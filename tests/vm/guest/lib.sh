@@ -124,14 +124,16 @@ ktop_start()
 	done
 	ktop "$@" > "$out" 2> "$out.err" &
 	KPID=$!
-	if ! wait_for "ktop_tracing $KPID $tracer" 60; then
-		note "ktop $* did not start tracing within 60 s"
+	local t0=$(now)
+	if ! wait_for "ktop_tracing $KPID $tracer" "${KTOP_START_LIMIT:-90}"; then
+		note "ktop $* did not start tracing within ${KTOP_START_LIMIT:-90} s"
 		show "$out.err"
 		show "$out"
 		ls "$T/instances"
 		kill -9 "$KPID" 2>/dev/null
 		return 1
 	fi
+	note "ktop $KPID tracing after $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
 	return 0
 }
 

@@ -1,0 +1,1320 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Exports: trace.dat (libtracecmd), Chrome/Perfetto JSON, kernel text, CSV.
+ *
+ * trace.dat: libtracecmd 1.x writes a trace.dat from a tracefs directory and
+ * per-CPU files of raw ring-buffer pages; it reads the headers and formats
+ * from the directory named with tracecmd_output_set_trace_dir(). So a
+ * temporary directory is laid out like tracefs (events/header_page,
+ * events/header_event, events/SYS/EVENT/format, saved_cmdlines,
+ * printk_formats, kallsyms) from the snapshot_meta, and every event is
+ * re-encoded into pages with the same layout the kernel gave it (field
+ * offsets and sizes from its format). Those output calls are exported by
+ * libtracecmd.so but declared only in trace-cmd's private header: their
+ * prototypes, unchanged since trace-cmd 3.0, are repeated below.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <traceevent/event-parse.h>
+#include <trace-cmd/trace-cmd.h>
+
+#include "export.h"
+#include "flags.h"
+#include "intern.h"
+#include "schema.h"
+#include "snapshot.h"
+#include "store.h"
+
+/* libtracecmd's output API (trace-cmd-private.h), exported by libtracecmd.so.1 */
+struct tracecmd_output;
+struct tracecmd_event_list;
+struct tracecmd_output *tracecmd_output_create(const char *output_file);
+int tracecmd_output_set_trace_dir(struct tracecmd_output *handle, const char *tracing_dir);
+int tracecmd_output_set_kallsyms(struct tracecmd_output *handle, const char *kallsyms);
+int tracecmd_output_set_version(struct tracecmd_output *handle, int file_version);
+int tracecmd_output_write_headers(struct tracecmd_output *handle,
+				  struct tracecmd_event_list *list);
+int tracecmd_write_cmdlines(struct tracecmd_output *handle);
+int tracecmd_write_cpus(struct tracecmd_output *handle, int cpus);
+int tracecmd_write_options(struct tracecmd_output *handle);
+int tracecmd_write_cpu_data(struct tracecmd_output *handle, int cpus,
+			    char * const *cpu_data_files, const char *buff_name);
+void tracecmd_output_close(struct tracecmd_output *handle);
+void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
+
+/* The kernel's events/header_event: fixed since 2.6.3x. */
+static const char header_event_text[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+/*
+ * libtracecmd 1.x dereferences a NULL list when the tracing directory has no
+ * events/ftrace/ format at all (a session that saved only the formats of its
+ * trace events). This is the kernel's own ftrace:print format (64-bit, the
+ * same since v4.x), written only in that case.
+ */
+static const char ftrace_print_format[] =
+	"name: print\n"
+	"ID: 5\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+
+#define RB_MAX_SMALL	(28 * 4)
+#define RB_TS_BITS	27
+#define RB_PAGE_HDR	16
+#define RB_MISSED_EVENTS (1ull << 31)
+#define RB_MISSED_STORED (1ull << 30)
+#define REC_MAX		65536
+
+static int fail(char *err, size_t errlen, int ret, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "%s: ", path);
+
+	if (n < 0 || (size_t)n >= errlen)
+		return ret;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static void window(const struct export_opts *o, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = o ? o->t0 : 0;
+	*t1 = o && (o->t0 || o->t1) ? o->t1 : UINT64_MAX;
+}
+
+int export_format_from_name(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (!dot)
+		return -1;
+	if (!strcmp(dot, ".ktop"))
+		return EXPORT_KTOP;
+	if (!strcmp(dot, ".dat"))
+		return EXPORT_TRACEDAT;
+	if (!strcmp(dot, ".json"))
+		return EXPORT_JSON;
+	if (!strcmp(dot, ".txt") || !strcmp(dot, ".trace"))
+		return EXPORT_TEXT;
+	if (!strcmp(dot, ".csv"))
+		return EXPORT_CSV;
+	return -1;
+}
+
+const char *export_format_name(enum export_format f)
+{
+	static const char *names[] = { "ktop", "trace.dat", "json", "text", "csv" };
+
+	return (unsigned int)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
+}
+
+/* ---- symbol name -> address, from kallsyms text ---------------------------- */
+
+struct ksym {
+	const char	*name;
+	uint64_t	addr;
+};
+
+struct ksyms {
+	struct ksym	*v;
+	size_t		n;
+	char		*text;	/* names point into it */
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static void ksyms_load(struct ksyms *k, const char *text)
+{
+	size_t cap = 0;
+	char *line, *save;
+
+	memset(k, 0, sizeof(*k));
+	if (!text || !(k->text = strdup(text)))
+		return;
+	for (line = strtok_r(k->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, *name;
+		uint64_t addr = strtoull(line, &end, 16);
+
+		if (end == line || !end[0] || !end[1] || !end[2] || end[2] != ' ')
+			continue;
+		name = end + 3;
+		name[strcspn(name, " \t")] = 0;
+		if (!addr || !*name)
+			continue;
+		if (k->n == cap) {
+			struct ksym *n;
+
+			cap = cap ? cap * 2 : 1024;
+			n = realloc(k->v, cap * sizeof(*n));
+			if (!n)
+				break;
+			k->v = n;
+		}
+		k->v[k->n++] = (struct ksym){ name, addr };
+	}
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
+}
+
+static uint64_t ksyms_addr(const struct ksyms *k, const char *name)
+{
+	size_t lo = 0, hi = k->n;
+
+	if (!strncmp(name, "0x", 2))
+		return strtoull(name, NULL, 16);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(k->v[mid].name, name);
+
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->n && !strcmp(k->v[lo].name, name) ? k->v[lo].addr : 0;
+}
+
+static void ksyms_free(struct ksyms *k)
+{
+	free(k->v);
+	free(k->text);
+}
+
+/* ---- re-encoding one event as the kernel wrote it ------------------------------ */
+
+struct encoder {
+	struct tep_handle	*tep;
+	struct store		*st;
+	struct schema		*sc;
+	struct intern		*in;
+	struct ksyms		syms;
+	struct tep_event	**ev_of_type;	/* cache by store type id */
+	uint8_t			*have;		/* 0 unknown, 1 found, 2 none */
+	unsigned int		ntypes;
+	int			pc_off, pc_size, fl_off, fl_size, pid_off, pid_size, ty_off,
+				ty_size;
+};
+
+static void put_int(uint8_t *p, unsigned int size, uint64_t v)
+{
+	for (unsigned int i = 0; i < size && i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Decode hex text into @out (at most @max bytes). Return: bytes. */
+static size_t unhex(const char *s, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && hexval(s[0]) >= 0 && hexval(s[1]) >= 0) {
+		out[n++] = (uint8_t)(hexval(s[0]) << 4 | hexval(s[1]));
+		s += 2;
+	}
+	return n;
+}
+
+static int encoder_init(struct encoder *e, struct tep_handle *tep, struct store *st,
+			const struct snapshot_meta *meta)
+{
+	memset(e, 0, sizeof(*e));
+	e->tep = tep;
+	e->st = st;
+	e->sc = store_schema(st);
+	e->in = store_strings(st);
+	e->ntypes = 65536;
+	e->ev_of_type = calloc(e->ntypes, sizeof(*e->ev_of_type));
+	e->have = calloc(e->ntypes, 1);
+	if (!e->ev_of_type || !e->have)
+		return -ENOMEM;
+	ksyms_load(&e->syms, meta->kallsyms);
+	return 0;
+}
+
+static void encoder_fini(struct encoder *e)
+{
+	free(e->ev_of_type);
+	free(e->have);
+	ksyms_free(&e->syms);
+}
+
+static struct tep_event *encoder_event(struct encoder *e, uint16_t type)
+{
+	const struct ktop_schema_type *t;
+
+	if (e->have[type] == 1)
+		return e->ev_of_type[type];
+	if (e->have[type] == 2)
+		return NULL;
+	t = schema_get(e->sc, type);
+	e->ev_of_type[type] = t ? tep_find_event_by_name(e->tep, t->system, t->name) : NULL;
+	e->have[type] = e->ev_of_type[type] ? 1 : 2;
+	return e->ev_of_type[type];
+}
+
+static void put_common(struct tep_event *tev, uint8_t *rec, const char *name, uint64_t v)
+{
+	struct tep_format_field *f = tep_find_common_field(tev, name);
+
+	if (f && f->offset + f->size <= REC_MAX)
+		put_int(rec + f->offset, f->size, v);
+}
+
+/*
+ * Lay out @ev as its kernel format says, in @rec (REC_MAX bytes).
+ * Return: the record size, 0 when the event has no kernel format.
+ */
+static int encode_event(struct encoder *e, const struct ktop_event *ev, uint8_t *rec)
+{
+	const struct ktop_schema_type *t = schema_get(e->sc, ev->type);
+	struct tep_event *tev = encoder_event(e, ev->type);
+	struct tep_format_field *f;
+	int size = 0;
+
+	if (!tev || !t)
+		return 0;
+	for (f = tev->format.common_fields; f; f = f->next)
+		if (f->offset + f->size > size)
+			size = f->offset + f->size;
+	for (f = tev->format.fields; f; f = f->next)
+		if (f->offset + f->size > size)
+			size = f->offset + f->size;
+	if (size <= 0 || size > REC_MAX / 2)
+		return 0;
+	memset(rec, 0, size);
+	put_common(tev, rec, "common_type", tev->id);
+	put_common(tev, rec, "common_flags", ev->flags);
+	put_common(tev, rec, "common_preempt_count", ev->pc);
+	put_common(tev, rec, "common_pid", (uint32_t)ev->pid);
+	for (unsigned int k = 0; k < ev->nargs && k < t->nfields; k++) {
+		const char *spec = t->fields[k].name, *br = strchr(spec, '[');
+		enum ktop_field_kind kind = t->fields[k].kind;
+		char name[64];
+		unsigned int idx = 0;
+
+		snprintf(name, sizeof(name), "%.*s", br ? (int)(br - spec) : (int)strlen(spec), spec);
+		if (br)
+			idx = strtoul(br + 1, NULL, 10);
+		f = tep_find_field(tev, name);
+		if (!f)
+			continue;
+		if (br) {
+			unsigned int esz = f->elementsize ? f->elementsize :
+					   (f->arraylen ? f->size / f->arraylen : 0);
+
+			if (esz && (idx + 1) * esz <= (unsigned int)f->size)
+				put_int(rec + f->offset + idx * esz, esz, ev->args[k]);
+			continue;
+		}
+		if (kind == KTOP_FK_STR) {
+			const char *s = intern_str(e->in, (uint32_t)ev->args[k]);
+			size_t len = strlen(s);
+
+			if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+				uint32_t off = size, loc;
+				size_t n;
+
+				if (f->flags & TEP_FIELD_IS_STRING) {
+					if (size + len + 1 > REC_MAX)
+						continue;
+					memcpy(rec + size, s, len + 1);
+					n = len + 1;
+				} else {
+					n = unhex(s, rec + size, REC_MAX - size);
+				}
+				if (f->flags & TEP_FIELD_IS_RELATIVE)
+					off -= f->offset + f->size;
+				loc = (uint32_t)(n << 16) | (off & 0xffff);
+				put_int(rec + f->offset, 4, loc);
+				size += n;
+			} else if (f->flags & TEP_FIELD_IS_STRING) {
+				if (f->size > 0) {
+					size_t n = len < (size_t)f->size - 1 ? len : (size_t)f->size - 1;
+
+					memcpy(rec + f->offset, s, n);
+				}
+			} else if (f->flags & TEP_FIELD_IS_ARRAY) {
+				unhex(s, rec + f->offset, f->size);
+			}
+			continue;
+		}
+		if (kind == KTOP_FK_SYM) {
+			put_int(rec + f->offset, f->size,
+				ksyms_addr(&e->syms, intern_str(e->in, (uint32_t)ev->args[k])));
+			continue;
+		}
+		put_int(rec + f->offset, f->size, ev->args[k]);
+	}
+	return size;
+}
+
+/* ---- ring-buffer pages --------------------------------------------------------- */
+
+struct pager {
+	FILE		*fp;
+	uint8_t		*page;
+	size_t		psize, used;	/* used: data bytes after the header */
+	uint64_t	last_ts;
+	bool		open;
+	uint64_t	missed;		/* flag the page: UINT64_MAX unknown count */
+	int		err;
+};
+
+static void pager_close(struct pager *p)
+{
+	uint64_t commit = p->used;
+
+	if (!p->open)
+		return;
+	if (p->missed) {
+		commit |= RB_MISSED_EVENTS;
+		if (p->missed != UINT64_MAX && RB_PAGE_HDR + p->used + 8 <= p->psize) {
+			put_int(p->page + RB_PAGE_HDR + p->used, 8, p->missed);
+			commit |= RB_MISSED_STORED;
+		}
+	}
+	put_int(p->page + 8, 8, commit);
+	if (fwrite(p->page, 1, p->psize, p->fp) != p->psize)
+		p->err = -EIO;
+	p->open = false;
+	p->missed = 0;
+}
+
+static void pager_open(struct pager *p, uint64_t ts)
+{
+	memset(p->page, 0, p->psize);
+	put_int(p->page, 8, ts);
+	p->used = 0;
+	p->last_ts = ts;
+	p->open = true;
+}
+
+static void pager_add(struct pager *p, uint64_t ts, const uint8_t *rec, int size)
+{
+	size_t len = (size + 3) & ~3u, need;
+	uint64_t delta;
+	uint8_t *w;
+
+	need = 4 + len + (len > RB_MAX_SMALL ? 4 : 0);
+	if (!p->open)
+		pager_open(p, ts);
+	delta = ts - p->last_ts;
+	if (delta >= (1ull << RB_TS_BITS))
+		need += 8;
+	/* keep 8 bytes free for a stored missed count */
+	if (RB_PAGE_HDR + p->used + need + 8 > p->psize) {
+		pager_close(p);
+		pager_open(p, ts);
+		delta = 0;
+		need = 4 + len + (len > RB_MAX_SMALL ? 4 : 0);
+		if (RB_PAGE_HDR + need > p->psize)
+			return;	/* cannot happen for REC_MAX/2 records and 4 KiB pages */
+	}
+	w = p->page + RB_PAGE_HDR + p->used;
+	if (delta >= (1ull << RB_TS_BITS)) {
+		put_int(w, 4, 30 | (uint32_t)((delta & ((1u << RB_TS_BITS) - 1)) << 5));
+		put_int(w + 4, 4, delta >> RB_TS_BITS);
+		w += 8;
+		p->used += 8;
+		delta = 0;
+	}
+	if (len <= RB_MAX_SMALL && len) {
+		put_int(w, 4, (uint32_t)(len / 4) | (uint32_t)(delta << 5));
+		memcpy(w + 4, rec, size);
+		p->used += 4 + len;
+	} else {
+		put_int(w, 4, (uint32_t)(delta << 5));
+		put_int(w + 4, 4, len + 4);
+		memcpy(w + 8, rec, size);
+		p->used += 8 + len;
+	}
+	p->last_ts = ts;
+}
+
+/* ---- trace.dat ------------------------------------------------------------------ */
+
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	if (text)
+		fputs(text, f);
+	return fclose(f) ? -EIO : 0;
+}
+
+static int write_format(const char *dir, const struct snapshot_format *fm)
+{
+	char path[PATH_MAX], name[128];
+	const char *p = strstr(fm->text, "name: ");
+	size_t n;
+
+	if (!p)
+		return 0;
+	p += 6;
+	n = strcspn(p, "\n");
+	if (!n || n >= sizeof(name) || strchr(fm->system, '/') || fm->system[0] == '.')
+		return 0;
+	memcpy(name, p, n);
+	name[n] = 0;
+	if (strchr(name, '/') || name[0] == '.')
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/%s", dir, fm->system);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/events/%s/%s", dir, fm->system, name);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "events/%s/%s/format", fm->system, name);
+	return write_text(dir, path, fm->text);
+}
+
+static int write_cmdlines(const char *dir, struct store *st)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (int32_t pid = 1; pid < (1 << 23); pid++) {
+		const char *c = store_comm(st, pid);
+
+		if (c && *c)
+			fprintf(f, "%d %s\n", pid, c);
+	}
+	return fclose(f) ? -EIO : 0;
+}
+
+static void rm_tree(const char *dir)
+{
+	char cmd[PATH_MAX + 32];
+
+	/* our own mkdtemp directory: no user input in the name */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		return;
+}
+
+static int cmp_lost(const void *a, const void *b)
+{
+	const struct store_lost *x = a, *y = b;
+
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+int export_tracedat(const char *path, struct store *st, const struct snapshot_meta *meta,
+		    const struct export_opts *opts, struct export_stats *stats,
+		    char *err, size_t errlen)
+{
+	unsigned int ncpus = store_ncpus(st);
+	char tdir[] = "/tmp/ktop-tracedat.XXXXXX";
+	char **files = NULL, sub[PATH_MAX];
+	struct tracecmd_output *out = NULL;
+	struct store_lost *lost = NULL;
+	struct export_stats s = { 0 };
+	struct tep_handle *tep = NULL;
+	struct encoder enc;
+	uint8_t *rec = NULL;
+	char *tmp = NULL;
+	uint64_t t0, t1;
+	size_t nlost;
+	bool have_dir = false, have_ftrace = false;
+	int fd, ret;
+	struct stat sb;
+
+	window(opts, &t0, &t1);
+	memset(&enc, 0, sizeof(enc));
+	if (!meta || !meta->nformats)
+		return fail(err, errlen, -EINVAL, path, "no kernel event formats in this session: "
+			    "cannot write trace.dat");
+	tep = snapshot_meta_tep(meta);
+	if (!tep)
+		return fail(err, errlen, -EINVAL, path, "the event formats do not parse");
+	ret = encoder_init(&enc, tep, st, meta);
+	rec = malloc(REC_MAX);
+	files = calloc(ncpus, sizeof(*files));
+	if (ret || !rec || !files) {
+		ret = fail(err, errlen, -ENOMEM, path, "out of memory");
+		goto out;
+	}
+	if (!mkdtemp(tdir)) {
+		ret = fail(err, errlen, -errno, path, "temporary directory: %s", strerror(errno));
+		goto out;
+	}
+	have_dir = true;
+	snprintf(sub, sizeof(sub), "%s/events", tdir);
+	mkdir(sub, 0700);
+	ret = write_text(tdir, "events/header_page", meta->header_page);
+	if (!ret)
+		ret = write_text(tdir, "events/header_event", header_event_text);
+	if (!ret)
+		ret = write_text(tdir, "printk_formats", "");
+	if (!ret)
+		ret = write_text(tdir, "kallsyms", meta->kallsyms ? meta->kallsyms : "");
+	for (size_t i = 0; !ret && i < meta->nformats; i++) {
+		ret = write_format(tdir, &meta->formats[i]);
+		have_ftrace |= !strcmp(meta->formats[i].system, "ftrace");
+	}
+	if (!ret && !have_ftrace) {
+		struct snapshot_format pf = { (char *)"ftrace", (char *)ftrace_print_format };
+
+		ret = write_format(tdir, &pf);
+	}
+	if (!ret)
+		ret = write_cmdlines(tdir, st);
+	if (ret) {
+		ret = fail(err, errlen, ret, path, "temporary files: %s", strerror(-ret));
+		goto out;
+	}
+
+	nlost = store_lost_marks(st, t0, t1, NULL, 0);
+	lost = calloc(nlost + 1, sizeof(*lost));
+	if (!lost) {
+		ret = fail(err, errlen, -ENOMEM, path, "out of memory");
+		goto out;
+	}
+	nlost = store_lost_marks(st, t0, t1, lost, nlost);
+	qsort(lost, nlost, sizeof(*lost), cmp_lost);
+
+	for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
+		struct pager pg = { .psize = meta->page_size ? meta->page_size : 4096 };
+		uint64_t first, end;
+		size_t li = 0;
+
+		if (asprintf(&files[cpu], "%s/cpu%u", tdir, cpu) < 0) {
+			files[cpu] = NULL;
+			ret = fail(err, errlen, -ENOMEM, path, "out of memory");
+			goto out;
+		}
+		pg.fp = fopen(files[cpu], "w");
+		pg.page = malloc(pg.psize);
+		if (!pg.fp || !pg.page) {
+			if (pg.fp)
+				fclose(pg.fp);
+			free(pg.page);
+			ret = fail(err, errlen, -EIO, path, "temporary files: %s", strerror(errno));
+			goto out;
+		}
+		store_cpu_range(st, cpu, &first, &end);
+		for (uint64_t seq = t0 ? store_seek(st, cpu, t0) : first; seq < end; seq++) {
+			struct ktop_event ev;
+			int size;
+
+			if (store_get(st, cpu, seq, &ev))
+				continue;
+			if (ev.ts < t0)
+				continue;
+			if (ev.ts > t1)
+				break;
+			/* lost events before this one: a flagged page, as the kernel does */
+			for (; li < nlost && lost[li].ts <= ev.ts; li++) {
+				if (lost[li].cpu != cpu)
+					continue;
+				pager_close(&pg);
+				pager_open(&pg, ev.ts);
+				pg.missed = pg.missed && pg.missed != UINT64_MAX ? pg.missed : 0;
+				pg.missed = lost[li].count ? pg.missed + lost[li].count : UINT64_MAX;
+			}
+			size = encode_event(&enc, &ev, rec);
+			if (!size) {
+				s.skipped++;
+				continue;
+			}
+			pager_add(&pg, ev.ts, rec, size);
+			s.events++;
+		}
+		pager_close(&pg);
+		if (fclose(pg.fp) && !pg.err)
+			pg.err = -EIO;
+		free(pg.page);
+		if (pg.err) {
+			ret = fail(err, errlen, pg.err, path, "temporary files: write error");
+			goto out;
+		}
+	}
+
+	fd = snapshot_atomic_open(path, &tmp, err, errlen);
+	if (fd < 0) {
+		ret = fd;
+		goto out;
+	}
+	if (!tmp) {
+		ret = fail(err, errlen, -EINVAL, path, "trace.dat cannot be written to stdout");
+		goto out;
+	}
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	out = tracecmd_output_create(tmp);
+	if (out)
+		tracecmd_set_quiet(out, true);	/* it prints to stdout otherwise */
+	ret = -EIO;
+	if (!out) {
+		fail(err, errlen, ret, path, "libtracecmd cannot create the file");
+	} else if (tracecmd_output_set_trace_dir(out, tdir) ||
+		   tracecmd_output_set_kallsyms(out, (snprintf(sub, sizeof(sub), "%s/kallsyms",
+							      tdir), sub)) ||
+		   tracecmd_output_write_headers(out, NULL)) {
+		fail(err, errlen, ret, path, "libtracecmd: writing the headers failed");
+	} else if (tracecmd_write_cmdlines(out) < 0 || tracecmd_write_cpus(out, ncpus) < 0 ||
+		   tracecmd_write_options(out) < 0) {
+		fail(err, errlen, ret, path, "libtracecmd: writing the options failed");
+	} else if (tracecmd_write_cpu_data(out, ncpus, files, NULL) < 0) {
+		fail(err, errlen, ret, path, "libtracecmd: writing the CPU data failed");
+	} else {
+		ret = 0;
+	}
+	if (out)
+		tracecmd_output_close(out);
+	ret = snapshot_atomic_commit(fd, path, tmp, ret == 0, err, errlen) ? (ret ? ret : -EIO) : 0;
+	tmp = NULL;
+	if (!ret && !stat(path, &sb))
+		s.bytes = sb.st_size;
+out:
+	if (stats)
+		*stats = s;
+	for (unsigned int cpu = 0; files && cpu < ncpus; cpu++)
+		free(files[cpu]);
+	free(files);
+	free(lost);
+	free(rec);
+	encoder_fini(&enc);
+	if (tep)
+		tep_free(tep);
+	if (have_dir)
+		rm_tree(tdir);
+	return ret;
+}
+
+/* ---- output files with stdio ------------------------------------------------------ */
+
+struct outf {
+	FILE	*fp;
+	int	fd;
+	char	*tmp;
+};
+
+static int outf_open(struct outf *o, const char *path, char *err, size_t errlen)
+{
+	o->fd = snapshot_atomic_open(path, &o->tmp, err, errlen);
+	if (o->fd < 0)
+		return o->fd;
+	o->fp = fdopen(o->tmp ? o->fd : dup(1), "w");
+	if (!o->fp) {
+		snapshot_atomic_commit(o->fd, path, o->tmp, false, err, errlen);
+		return fail(err, errlen, -ENOMEM, path, "out of memory");
+	}
+	setvbuf(o->fp, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
+static int outf_close(struct outf *o, const char *path, int ret, struct export_stats *s,
+		      char *err, size_t errlen)
+{
+	long size;
+
+	if (fflush(o->fp) || ferror(o->fp)) {
+		if (!ret)
+			ret = fail(err, errlen, -EIO, path, "write: %s", strerror(errno));
+	}
+	size = ftell(o->fp);
+	if (o->tmp) {
+		int fd2 = dup(o->fd);
+
+		fclose(o->fp);	/* closes o->fd */
+		ret = snapshot_atomic_commit(fd2, path, o->tmp, !ret, err, errlen) ? (ret ? ret : -EIO)
+										  : 0;
+	} else {
+		fclose(o->fp);
+	}
+	if (s && size > 0)
+		s->bytes = size;
+	return ret;
+}
+
+/* ---- JSON -------------------------------------------------------------------------- */
+
+static void json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+static void json_ts(FILE *fp, uint64_t ns)
+{
+	fprintf(fp, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+}
+
+struct jframe {
+	uint32_t	func;
+	int32_t		depth;
+};
+
+struct jstack {
+	int32_t		pid;
+	unsigned int	n, cap;
+	struct jframe	*f;
+	bool		used;
+};
+
+struct jtasks {
+	struct jstack	*v;
+	size_t		cap;	/* power of two, open addressing by pid */
+	size_t		n;
+};
+
+static struct jstack *jtask(struct jtasks *t, int32_t pid)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		struct jtasks nt = { .cap = t->cap ? t->cap * 2 : 256 };
+
+		nt.v = calloc(nt.cap, sizeof(*nt.v));
+		if (!nt.v)
+			return NULL;
+		for (size_t k = 0; k < t->cap; k++) {
+			if (!t->v[k].used)
+				continue;
+			for (i = (uint32_t)t->v[k].pid * 2654435761u & (nt.cap - 1); nt.v[i].used;
+			     i = (i + 1) & (nt.cap - 1))
+				;
+			nt.v[i] = t->v[k];
+		}
+		nt.n = t->n;
+		free(t->v);
+		*t = nt;
+	}
+	for (i = (uint32_t)pid * 2654435761u & (t->cap - 1); t->v[i].used; i = (i + 1) & (t->cap - 1))
+		if (t->v[i].pid == pid)
+			return &t->v[i];
+	t->v[i].used = true;
+	t->v[i].pid = pid;
+	t->n++;
+	return &t->v[i];
+}
+
+static void json_args(FILE *fp, struct store *st, const struct ktop_schema_type *t,
+		      const struct ktop_event *ev)
+{
+	struct intern *in = store_strings(st);
+
+	fputs(",\"args\":{", fp);
+	for (unsigned int k = 0; t && k < ev->nargs && k < t->nfields; k++) {
+		if (k)
+			fputc(',', fp);
+		json_str(fp, t->fields[k].name);
+		fputc(':', fp);
+		switch (t->fields[k].kind) {
+		case KTOP_FK_STR:
+		case KTOP_FK_SYM:
+			json_str(fp, intern_str(in, (uint32_t)ev->args[k]));
+			break;
+		case KTOP_FK_INT:
+			fprintf(fp, "%lld", (long long)ev->args[k]);
+			break;
+		case KTOP_FK_HEX:
+			fprintf(fp, "\"0x%llx\"", (unsigned long long)ev->args[k]);
+			break;
+		default:
+			fprintf(fp, "%llu", (unsigned long long)ev->args[k]);
+		}
+	}
+	fputc('}', fp);
+}
+
+/*
+ * A track per task; the idle tasks (pid 0) of each CPU get their own track,
+ * tid JSON_IDLE_TID + cpu, as their call stacks are separate.
+ */
+#define JSON_IDLE_TID	(1 << 30)
+
+static int32_t json_tid(int32_t pid, unsigned int cpu)
+{
+	return pid ? pid : JSON_IDLE_TID + (int32_t)cpu;
+}
+
+static void json_head(FILE *fp, const char *ph, const char *name, int32_t tid, uint64_t ts,
+		      unsigned int cpu, bool *first)
+{
+	fputs(*first ? "\n" : ",\n", fp);
+	*first = false;
+	fprintf(fp, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", ph,
+		tid >= JSON_IDLE_TID ? 0 : tid, tid);
+	json_ts(fp, ts);
+	fputs(",\"name\":", fp);
+	json_str(fp, name);
+	fprintf(fp, ",\"cat\":\"cpu%u\"", cpu);
+}
+
+int export_json(const char *path, struct store *st, const struct snapshot_meta *meta,
+		const struct export_opts *opts, struct export_stats *stats,
+		char *err, size_t errlen)
+{
+	struct schema *sc = store_schema(st);
+	struct intern *in = store_strings(st);
+	struct export_stats s = { 0 };
+	struct jtasks tasks = { 0 };
+	struct store_iter *it;
+	struct ktop_event ev;
+	struct outf o;
+	uint64_t t0, t1, seq, last_ts = 0;
+	bool first = true;
+	size_t nlost;
+	int ret;
+
+	window(opts, &t0, &t1);
+	ret = outf_open(&o, path, err, errlen);
+	if (ret)
+		return ret;
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", o.fp);
+	fputs("\"generator\":\"ktop\"", o.fp);
+	if (meta && meta->release[0]) {
+		fputs(",\"kernel\":", o.fp);
+		json_str(o.fp, meta->release);
+	}
+	if (meta && meta->tracer[0]) {
+		fputs(",\"tracer\":", o.fp);
+		json_str(o.fp, meta->tracer);
+	}
+	fputs("},\"traceEvents\":[", o.fp);
+	it = store_iter_new(st, t0, t1, NULL);
+	if (!it) {
+		ret = fail(err, errlen, -ENOMEM, path, "out of memory");
+		goto out;
+	}
+	while (store_iter_next(it, &ev, &seq)) {
+		const struct ktop_schema_type *t = schema_get(sc, ev.type);
+		const char *name = t ? t->name : "unknown";
+		struct jstack *js;
+
+		last_ts = ev.ts;
+		s.events++;
+		if (ev.type == KTOP_T_FGRAPH_ENTRY || ev.type == KTOP_T_FGRAPH_EXIT) {
+			uint32_t func = (uint32_t)ev.args[0];
+			int32_t depth = (int32_t)ev.args[1];
+
+			js = jtask(&tasks, json_tid(ev.pid, ev.cpu));
+			if (!js) {
+				ret = fail(err, errlen, -ENOMEM, path, "out of memory");
+				goto out;
+			}
+			if (ev.type == KTOP_T_FGRAPH_ENTRY) {
+				/* frames at this depth or deeper never returned: close them */
+				while (js->n && js->f[js->n - 1].depth >= depth) {
+					js->n--;
+					json_head(o.fp, "E", intern_str(in, js->f[js->n].func),
+						  json_tid(ev.pid, ev.cpu), ev.ts, ev.cpu, &first);
+					fputs(",\"args\":{\"exit_missing\":true}}", o.fp);
+				}
+				if (js->n == js->cap) {
+					struct jframe *nf;
+
+					js->cap = js->cap ? js->cap * 2 : 16;
+					nf = realloc(js->f, js->cap * sizeof(*nf));
+					if (!nf) {
+						ret = fail(err, errlen, -ENOMEM, path, "out of memory");
+						goto out;
+					}
+					js->f = nf;
+				}
+				js->f[js->n++] = (struct jframe){ func, depth };
+				json_head(o.fp, "B", intern_str(in, func), js->pid, ev.ts, ev.cpu,
+					  &first);
+				fputs("}", o.fp);
+				continue;
+			}
+			/* exit: close deeper frames, then this one or a complete slice */
+			while (js->n && js->f[js->n - 1].depth > depth) {
+				js->n--;
+				json_head(o.fp, "E", intern_str(in, js->f[js->n].func), js->pid,
+					  ev.ts, ev.cpu, &first);
+				fputs(",\"args\":{\"exit_missing\":true}}", o.fp);
+			}
+			if (js->n && js->f[js->n - 1].depth == depth &&
+			    js->f[js->n - 1].func == func) {
+				js->n--;
+				json_head(o.fp, "E", intern_str(in, func), js->pid, ev.ts, ev.cpu,
+					  &first);
+				fputs("}", o.fp);
+			} else {
+				uint64_t dur = ev.nargs > 3 && ev.args[3] > ev.args[2] ?
+					       ev.args[3] - ev.args[2] : 0;
+
+				if (dur > ev.ts)
+					dur = ev.ts;
+				/* a call entered before the trace began: as long as it ran */
+				json_head(o.fp, "X", intern_str(in, func), js->pid, ev.ts - dur,
+					  ev.cpu, &first);
+				fputs(",\"dur\":", o.fp);
+				json_ts(o.fp, dur);
+				fputs(",\"args\":{\"entry_missing\":true}}", o.fp);
+			}
+			continue;
+		}
+		if (ev.type == KTOP_T_TIMERLAT || ev.type == KTOP_T_OSNOISE) {
+			char cname[48];
+
+			snprintf(cname, sizeof(cname), "%s cpu%u", name, ev.cpu);
+			json_head(o.fp, "C", cname, 0, ev.ts, ev.cpu, &first);
+			if (ev.type == KTOP_T_TIMERLAT)
+				fprintf(o.fp, ",\"args\":{\"%s_ns\":%llu}}",
+					ev.nargs > 1 && (int64_t)ev.args[1] == 0 ? "irq" : "thread",
+					(unsigned long long)(ev.nargs > 2 ? ev.args[2] : 0));
+			else
+				fprintf(o.fp, ",\"args\":{\"noise_ns\":%llu,\"max_sample_ns\":%llu}}",
+					(unsigned long long)ev.args[1],
+					(unsigned long long)ev.args[2]);
+			continue;
+		}
+		json_head(o.fp, "i", name, json_tid(ev.pid, ev.cpu), ev.ts, ev.cpu, &first);
+		fputs(",\"s\":\"t\"", o.fp);
+		json_args(o.fp, st, t, &ev);
+		fputs("}", o.fp);
+	}
+	store_iter_free(it);
+	/* calls still open when the trace ended */
+	for (size_t k = 0; k < tasks.cap; k++) {
+		struct jstack *js = &tasks.v[k];
+
+		while (js->used && js->n) {
+			js->n--;
+			json_head(o.fp, "E", intern_str(in, js->f[js->n].func), js->pid, last_ts, 0,
+				  &first);
+			fputs(",\"args\":{\"open\":true}}", o.fp);
+		}
+	}
+	/* lost events: global instants */
+	nlost = store_lost_marks(st, t0, t1, NULL, 0);
+	if (nlost) {
+		struct store_lost *l = calloc(nlost, sizeof(*l));
+
+		nlost = l ? store_lost_marks(st, t0, t1, l, nlost) : 0;
+		for (size_t k = 0; k < nlost; k++) {
+			json_head(o.fp, "i", "lost events", 0, l[k].ts, l[k].cpu, &first);
+			fprintf(o.fp, ",\"s\":\"g\",\"args\":{\"cpu\":%u,\"count\":%llu}}", l[k].cpu,
+				(unsigned long long)l[k].count);
+		}
+		free(l);
+	}
+	/* task names */
+	for (size_t k = 0; k < tasks.cap; k++) {
+		int32_t tid = tasks.v[k].pid;
+		char idle[32];
+		const char *c;
+
+		if (!tasks.v[k].used)
+			continue;
+		if (tid >= JSON_IDLE_TID) {
+			snprintf(idle, sizeof(idle), "swapper/%d", tid - JSON_IDLE_TID);
+			c = idle;
+		} else if (!(c = store_comm(st, tid))) {
+			continue;
+		}
+		fprintf(o.fp, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
+			"\"args\":{\"name\":", tid >= JSON_IDLE_TID ? 0 : tid, tid);
+		json_str(o.fp, c);
+		fputs("}}", o.fp);
+	}
+	fputs("\n]}\n", o.fp);
+out:
+	for (size_t k = 0; k < tasks.cap; k++)
+		free(tasks.v[k].f);
+	free(tasks.v);
+	ret = outf_close(&o, path, ret, &s, err, errlen);
+	if (stats)
+		*stats = s;
+	return ret;
+}
+
+/* ---- kernel text -------------------------------------------------------------------- */
+
+static bool meta_has_lazy_count(const struct snapshot_meta *m)
+{
+	for (size_t i = 0; i < m->nformats; i++)
+		if (strstr(m->formats[i].text, "common_preempt_lazy_count"))
+			return true;
+	return false;
+}
+
+int export_text(const char *path, struct store *st, const struct snapshot_meta *meta,
+		const struct export_opts *opts, struct export_stats *stats,
+		char *err, size_t errlen)
+{
+	struct export_stats s = { 0 };
+	struct store_stats ss;
+	struct tep_handle *tep;
+	struct store_iter *it = NULL;
+	struct encoder enc;
+	struct trace_seq seq;
+	struct ktop_event ev;
+	enum flags_style style;
+	uint8_t *rec;
+	struct outf o;
+	uint64_t t0, t1, q, usecs;
+	int ret;
+
+	window(opts, &t0, &t1);
+	if (!meta || !meta->nformats)
+		return fail(err, errlen, -EINVAL, path, "no kernel event formats in this session: "
+			    "cannot write the kernel's text format");
+	tep = snapshot_meta_tep(meta);
+	if (!tep)
+		return fail(err, errlen, -EINVAL, path, "the event formats do not parse");
+	rec = malloc(REC_MAX);
+	if (encoder_init(&enc, tep, st, meta) || !rec) {
+		encoder_fini(&enc);
+		free(rec);
+		tep_free(tep);
+		return fail(err, errlen, -ENOMEM, path, "out of memory");
+	}
+	ret = outf_open(&o, path, err, errlen);
+	if (ret)
+		goto out_free;
+	style = flags_style_detect(meta->release[0] ? meta->release : NULL,
+				   meta_has_lazy_count(meta));
+	store_get_stats(st, &ss);
+	fprintf(o.fp, "# tracer: %s\n#\n", meta->tracer[0] ? meta->tracer : "nop");
+	fprintf(o.fp, "# entries-in-buffer/entries-written: %llu/%llu   #P:%u\n#\n",
+		(unsigned long long)ss.events, (unsigned long long)(ss.appended + ss.lost),
+		store_ncpus(st));
+	fputs("#                                _-----=> irqs-off/BH-disabled\n"
+	      "#                               / _----=> need-resched\n"
+	      "#                              | / _---=> hardirq/softirq\n"
+	      "#                              || / _--=> preempt-depth\n"
+	      "#                              ||| / _-=> migrate-disable\n"
+	      "#                              |||| /     delay\n"
+	      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+	      "#              | |         |   |||||     |         |\n", o.fp);
+	trace_seq_init(&seq);
+	it = store_iter_new(st, t0, t1, NULL);
+	if (!it) {
+		ret = fail(err, errlen, -ENOMEM, path, "out of memory");
+		goto out;
+	}
+	while (store_iter_next(it, &ev, &q)) {
+		const struct ktop_schema_type *t = schema_get(store_schema(st), ev.type);
+		struct tep_record r = { 0 };
+		const char *comm = store_comm(st, ev.pid);
+		char lat[FLAGS_COLUMN_MAX];
+		int size = encode_event(&enc, &ev, rec);
+
+		if (!comm)
+			comm = ev.pid ? "<...>" : "<idle>";
+		flags_format(lat, style, ev.flags, ev.pc, 0);
+		/* the kernel rounds to the nearest microsecond (ns2usecs) */
+		usecs = (ev.ts + 500) / 1000;
+		fprintf(o.fp, "%16s-%-7d [%03u] %s %5llu.%06llu: %s: ", comm, ev.pid, ev.cpu, lat,
+			(unsigned long long)(usecs / 1000000ull),
+			(unsigned long long)(usecs % 1000000ull),
+			t ? t->name : "unknown");
+		if (size) {
+			r.ts = ev.ts;
+			r.cpu = ev.cpu;
+			r.data = rec;
+			r.size = size;
+			r.record_size = size;
+			trace_seq_reset(&seq);
+			tep_print_event(tep, &seq, &r, "%s", TEP_PRINT_INFO);
+			trace_seq_terminate(&seq);
+			fprintf(o.fp, "%s\n", seq.buffer);
+		} else {
+			/* no kernel format (ktop's own marks): field=value */
+			for (unsigned int k = 0; t && k < ev.nargs && k < t->nfields; k++) {
+				if (t->fields[k].kind == KTOP_FK_STR || t->fields[k].kind == KTOP_FK_SYM)
+					fprintf(o.fp, "%s%s=%s", k ? " " : "", t->fields[k].name,
+						intern_str(store_strings(st), (uint32_t)ev.args[k]));
+				else
+					fprintf(o.fp, "%s%s=%llu", k ? " " : "", t->fields[k].name,
+						(unsigned long long)ev.args[k]);
+			}
+			fputc('\n', o.fp);
+			s.skipped++;
+		}
+		s.events++;
+	}
+	store_iter_free(it);
+out:
+	trace_seq_destroy(&seq);
+	ret = outf_close(&o, path, ret, &s, err, errlen);
+out_free:
+	encoder_fini(&enc);
+	free(rec);
+	tep_free(tep);
+	if (stats)
+		*stats = s;
+	return ret;
+}
+
+/* ---- CSV ---------------------------------------------------------------------------- */
+
+static void csv_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+int export_csv(const char *path, struct store *st, const struct snapshot_meta *meta,
+	       const struct export_opts *opts, struct export_stats *stats,
+	       char *err, size_t errlen)
+{
+	enum store_key key = opts ? opts->csv_key : STORE_KEY_TYPE;
+	struct store_filter f = { .pid = -1, .cpu = -1 };
+	struct export_stats s = { 0 };
+	struct store_count *c;
+	struct outf o;
+	uint64_t total = 0;
+	size_t n, max = 65536;
+	int ret;
+
+	window(opts, &f.t0, &f.t1);
+	c = calloc(max, sizeof(*c));
+	if (!c)
+		return fail(err, errlen, -ENOMEM, path, "out of memory");
+	n = store_count_by(st, key, &f, c, max);
+	if (n > max)
+		n = max;
+	ret = outf_open(&o, path, err, errlen);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	for (size_t i = 0; i < n; i++)
+		total += c[i].count;
+	switch (key) {
+	case STORE_KEY_CPU:
+		fputs("cpu,events,percent\n", o.fp);
+		break;
+	case STORE_KEY_PID:
+		fputs("pid,comm,events,percent\n", o.fp);
+		break;
+	case STORE_KEY_FUNC:
+		fputs("function,calls,percent\n", o.fp);
+		break;
+	default:
+		fputs("system,event,events,percent\n", o.fp);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double pct = total ? 100.0 * c[i].count / total : 0;
+
+		switch (key) {
+		case STORE_KEY_CPU:
+			fprintf(o.fp, "%llu", (unsigned long long)c[i].key);
+			break;
+		case STORE_KEY_PID: {
+			const char *comm = store_comm(st, (int32_t)c[i].key);
+
+			fprintf(o.fp, "%lld,", (long long)(int32_t)c[i].key);
+			csv_str(o.fp, comm ? comm : "");
+			break;
+		}
+		case STORE_KEY_FUNC:
+			csv_str(o.fp, intern_str(store_strings(st), (uint32_t)c[i].key));
+			break;
+		default: {
+			const struct ktop_schema_type *t = schema_get(store_schema(st),
+								      (uint16_t)c[i].key);
+
+			csv_str(o.fp, t ? t->system : "");
+			fputc(',', o.fp);
+			csv_str(o.fp, t ? t->name : "");
+		}
+		}
+		fprintf(o.fp, ",%llu,%.2f\n", (unsigned long long)c[i].count, pct);
+		s.events += c[i].count;
+	}
+	free(c);
+	ret = outf_close(&o, path, 0, &s, err, errlen);
+	if (stats)
+		*stats = s;
+	return ret;
+}
+
+int export_write(enum export_format fmt, const char *path, struct store *st,
+		 const struct snapshot_meta *meta, const struct export_opts *opts,
+		 struct export_stats *stats, char *err, size_t errlen)
+{
+	switch (fmt) {
+	case EXPORT_KTOP: {
+		struct snapshot_write_opts so = { .t0 = opts ? opts->t0 : 0,
+						  .t1 = opts ? opts->t1 : 0 };
+		struct stat sb;
+		int ret = snapshot_write(path, st, meta, &so, err, errlen);
+
+		if (stats) {
+			memset(stats, 0, sizeof(*stats));
+			if (!ret && strcmp(path, "-") && !stat(path, &sb))
+				stats->bytes = sb.st_size;
+		}
+		return ret;
+	}
+	case EXPORT_TRACEDAT:
+		return export_tracedat(path, st, meta, opts, stats, err, errlen);
+	case EXPORT_JSON:
+		return export_json(path, st, meta, opts, stats, err, errlen);
+	case EXPORT_TEXT:
+		return export_text(path, st, meta, opts, stats, err, errlen);
+	case EXPORT_CSV:
+		return export_csv(path, st, meta, opts, stats, err, errlen);
+	}
+	return fail(err, errlen, -EINVAL, path, "unknown export format");
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Exports of a store (all of it, or a time window) to files other tools open:
+ *
+ *   trace.dat   through libtracecmd; `trace-cmd report FILE` and KernelShark
+ *               read it. The store holds decoded events, so each event is
+ *               re-encoded into ring-buffer pages with the kernel's own event
+ *               formats (the snapshot_meta's format texts) and handed to
+ *               libtracecmd as per-CPU data. Symbol fields are written back
+ *               as the symbol's start address from the meta's kallsyms.
+ *   JSON        Chrome trace-event format (Perfetto and chrome://tracing
+ *               load it): function_graph calls as nested B/E slices per task,
+ *               other events as instants, timerlat/osnoise samples as counters.
+ *   text        the kernel's trace file format (latency column from
+ *               src/flags.h, event text from the formats' print fmt).
+ *   CSV         counts by event type, CPU or pid (the table panes).
+ *
+ * Every writer is atomic: a temporary file in the same directory, fsync,
+ * rename, mode 0600 (path "-" writes to stdout).
+ */
+#ifndef KTOP_EXPORT_H
+#define KTOP_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "store.h"
+
+struct snapshot_meta;
+
+enum export_format {
+	EXPORT_KTOP,
+	EXPORT_TRACEDAT,
+	EXPORT_JSON,
+	EXPORT_TEXT,
+	EXPORT_CSV,
+};
+
+/* Return: the format of a file name by its extension (.ktop .dat .json .txt .csv), or -1. */
+int export_format_from_name(const char *path);
+const char *export_format_name(enum export_format f);
+
+struct export_opts {
+	uint64_t	t0, t1;		/* inclusive window; both 0: everything */
+	enum store_key	csv_key;	/* EXPORT_CSV: STORE_KEY_TYPE, _CPU or _PID */
+};
+
+struct export_stats {
+	uint64_t	events;		/* written */
+	uint64_t	skipped;	/* with no kernel format (trace.dat/text): not written */
+	uint64_t	bytes;		/* file size */
+};
+
+/**
+ * export_write - write @st in format @fmt to @path
+ * @meta: event formats etc.; required for EXPORT_TRACEDAT and EXPORT_TEXT
+ *	  (the formats), optional otherwise
+ * @opts: may be NULL (everything; CSV by event type)
+ * @stats: may be NULL
+ * Context: any thread; @st may be written concurrently (a consistent prefix
+ * is exported).
+ * Return: 0, or a negative errno with a message naming @path in @err.
+ */
+int export_write(enum export_format fmt, const char *path, struct store *st,
+		 const struct snapshot_meta *meta, const struct export_opts *opts,
+		 struct export_stats *stats, char *err, size_t errlen);
+
+/* The individual writers, same contract. */
+int export_tracedat(const char *path, struct store *st, const struct snapshot_meta *meta,
+		    const struct export_opts *opts, struct export_stats *stats,
+		    char *err, size_t errlen);
+int export_json(const char *path, struct store *st, const struct snapshot_meta *meta,
+		const struct export_opts *opts, struct export_stats *stats,
+		char *err, size_t errlen);
+int export_text(const char *path, struct store *st, const struct snapshot_meta *meta,
+		const struct export_opts *opts, struct export_stats *stats,
+		char *err, size_t errlen);
+int export_csv(const char *path, struct store *st, const struct snapshot_meta *meta,
+	       const struct export_opts *opts, struct export_stats *stats,
+	       char *err, size_t errlen);
+
+#endif

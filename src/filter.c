@@ -1,0 +1,1249 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The filter prompt's language: see filter.h for the grammar.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pcre2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "filter.h"
+
+/* pcre2 limits: a catastrophic regex fails cleanly instead of spinning. */
+#define FILTER_MATCH_LIMIT	200000
+#define FILTER_DEPTH_LIMIT	2000
+#define FILTER_MAX_TERMS	64
+
+static const char *const target_files[FILTER_T_NR] = {
+	[FILTER_T_FILTER]	= "set_ftrace_filter",
+	[FILTER_T_NOTRACE]	= "set_ftrace_notrace",
+	[FILTER_T_GRAPH]	= "set_graph_function",
+};
+
+const char *filter_target_file(enum filter_target t)
+{
+	return t < FILTER_T_NR ? target_files[t] : "";
+}
+
+/* ---- available_filter_functions ------------------------------------------------ */
+
+struct filter_funcs {
+	char		*text;		/* the lines, NUL-split into name and module */
+	uint32_t	*name;		/* offset of each name in text */
+	uint16_t	*mod;		/* index into mods, 0: kernel image ("") */
+	uint32_t	*next;		/* next index with the same name, UINT32_MAX: none */
+	uint32_t	*sorted;	/* indexes sorted by name */
+	uint32_t	*hash;		/* open addressing: first index of a name + 1, 0 empty */
+	size_t		hmask;
+	size_t		n;
+	const char	**mods;
+	size_t		nmods;
+};
+
+static uint64_t str_hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static int funcs_mod_id(struct filter_funcs *ff, const char *m)
+{
+	for (size_t i = ff->nmods; i-- > 1;)
+		if (!strcmp(ff->mods[i], m))
+			return (int)i;
+	if (ff->nmods >= UINT16_MAX)
+		return 0;
+	if (!(ff->nmods & (ff->nmods - 1)) || ff->nmods == 1) {
+		const char **p = realloc(ff->mods, sizeof(*p) * (ff->nmods ? ff->nmods * 2 : 2));
+
+		if (!p)
+			return -ENOMEM;
+		ff->mods = p;
+	}
+	ff->mods[ff->nmods] = m;
+	return (int)ff->nmods++;
+}
+
+static const struct filter_funcs *sort_ff;
+
+static int cmp_by_name(const void *a, const void *b)
+{
+	const struct filter_funcs *ff = sort_ff;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(ff->text + ff->name[x], ff->text + ff->name[y]);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+struct filter_funcs *filter_funcs_parse(const char *buf, size_t len)
+{
+	struct filter_funcs *ff = calloc(1, sizeof(*ff));
+	size_t nlines = 0, cap, i;
+	char *p, *end;
+
+	if (!ff)
+		return NULL;
+	ff->text = malloc(len + 1);
+	if (!ff->text)
+		goto out_free;
+	memcpy(ff->text, buf, len);
+	ff->text[len] = '\0';
+	for (i = 0; i < len; i++)
+		nlines += buf[i] == '\n';
+	cap = nlines + 1;
+	ff->name = malloc(cap * sizeof(*ff->name));
+	ff->mod = malloc(cap * sizeof(*ff->mod));
+	ff->next = malloc(cap * sizeof(*ff->next));
+	ff->mods = malloc(2 * sizeof(*ff->mods));
+	if (!ff->name || !ff->mod || !ff->next || !ff->mods)
+		goto out_free;
+	ff->mods[0] = "";
+	ff->nmods = 1;
+	p = ff->text;
+	end = ff->text + len;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *sp;
+		int mid = 0;
+
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		if (nl > p) {
+			/* "name [module]"; older kernels may add more after a tab */
+			sp = strchr(p, ' ');
+			if (sp) {
+				*sp = '\0';
+				if (sp[1] == '[') {
+					char *cb = strchr(sp + 2, ']');
+
+					if (cb)
+						*cb = '\0';
+					mid = funcs_mod_id(ff, sp + 2);
+					if (mid < 0)
+						goto out_free;
+				}
+			}
+			ff->name[ff->n] = (uint32_t)(p - ff->text);
+			ff->mod[ff->n] = (uint16_t)mid;
+			ff->next[ff->n] = UINT32_MAX;
+			ff->n++;
+		}
+		p = nl + 1;
+	}
+	/* name hash, chains of equal names in index order */
+	for (ff->hmask = 1; ff->hmask < ff->n * 2; ff->hmask <<= 1)
+		;
+	ff->hash = calloc(ff->hmask, sizeof(*ff->hash));
+	ff->sorted = malloc((ff->n + 1) * sizeof(*ff->sorted));
+	if (!ff->hash || !ff->sorted)
+		goto out_free;
+	ff->hmask--;
+	for (i = ff->n; i-- > 0;) {
+		const char *nm = ff->text + ff->name[i];
+		size_t h = (size_t)str_hash(nm, strlen(nm)) & ff->hmask;
+
+		for (;;) {
+			uint32_t e = ff->hash[h];
+
+			if (!e) {
+				ff->hash[h] = (uint32_t)i + 1;
+				break;
+			}
+			if (!strcmp(ff->text + ff->name[e - 1], nm)) {
+				ff->next[i] = e - 1;
+				ff->hash[h] = (uint32_t)i + 1;
+				break;
+			}
+			h = (h + 1) & ff->hmask;
+		}
+	}
+	for (i = 0; i < ff->n; i++)
+		ff->sorted[i] = (uint32_t)i;
+	sort_ff = ff;
+	qsort(ff->sorted, ff->n, sizeof(*ff->sorted), cmp_by_name);
+	sort_ff = NULL;
+	return ff;
+
+out_free:
+	filter_funcs_free(ff);
+	return NULL;
+}
+
+int filter_funcs_load(struct filter_funcs **out, const char *path)
+{
+	size_t len = 0, cap = 1 << 20;
+	char *buf = malloc(cap);
+	int fd, ret = 0;
+	ssize_t r;
+
+	*out = NULL;
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+	for (;;) {
+		if (len == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				goto out_close;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out_close;
+		}
+		if (!r)
+			break;
+		len += (size_t)r;
+	}
+	*out = filter_funcs_parse(buf, len);
+	if (!*out)
+		ret = -ENOMEM;
+out_close:
+	close(fd);
+out_free:
+	free(buf);
+	return ret;
+}
+
+void filter_funcs_free(struct filter_funcs *ff)
+{
+	if (!ff)
+		return;
+	free(ff->text);
+	free(ff->name);
+	free(ff->mod);
+	free(ff->next);
+	free(ff->sorted);
+	free(ff->hash);
+	free(ff->mods);
+	free(ff);
+}
+
+size_t filter_funcs_count(const struct filter_funcs *ff)
+{
+	return ff ? ff->n : 0;
+}
+
+const char *filter_funcs_name(const struct filter_funcs *ff, size_t i)
+{
+	return ff && i < ff->n ? ff->text + ff->name[i] : "";
+}
+
+const char *filter_funcs_module(const struct filter_funcs *ff, size_t i)
+{
+	return ff && i < ff->n ? ff->mods[ff->mod[i]] : "";
+}
+
+bool filter_funcs_has_module(const struct filter_funcs *ff, const char *module)
+{
+	for (size_t i = 1; ff && i < ff->nmods; i++)
+		if (!strcmp(ff->mods[i], module))
+			return true;
+	return false;
+}
+
+static size_t funcs_first_named(const struct filter_funcs *ff, const char *name, size_t len)
+{
+	size_t h;
+
+	if (!ff || !ff->n)
+		return SIZE_MAX;
+	h = (size_t)str_hash(name, len) & ff->hmask;
+	for (;;) {
+		uint32_t e = ff->hash[h];
+		const char *nm;
+
+		if (!e)
+			return SIZE_MAX;
+		nm = ff->text + ff->name[e - 1];
+		if (!strncmp(nm, name, len) && !nm[len])
+			return e - 1;
+		h = (h + 1) & ff->hmask;
+	}
+}
+
+static bool funcs_mod_is(const struct filter_funcs *ff, size_t i, const char *mod, size_t mlen)
+{
+	const char *m = ff->mods[ff->mod[i]];
+
+	return !strncmp(m, mod, mlen) && !m[mlen];
+}
+
+size_t filter_funcs_find_line(const struct filter_funcs *ff, const char *line, size_t len,
+			      size_t *first)
+{
+	const char *sp = memchr(line, ' ', len), *mod = "";
+	size_t nlen = sp ? (size_t)(sp - line) : len, mlen = 0, n = 0, i;
+
+	*first = SIZE_MAX;
+	if (sp && sp + 2 < line + len && sp[1] == '[' && line[len - 1] == ']') {
+		mod = sp + 2;
+		mlen = (size_t)(line + len - 1 - mod);
+	}
+	for (i = funcs_first_named(ff, line, nlen); i != SIZE_MAX;
+	     i = ff->next[i] == UINT32_MAX ? SIZE_MAX : ff->next[i]) {
+		if (!funcs_mod_is(ff, i, mod, mlen))
+			continue;
+		if (!n++)
+			*first = i;
+	}
+	return n;
+}
+
+size_t filter_funcs_next_same(const struct filter_funcs *ff, size_t i)
+{
+	uint16_t m;
+
+	if (!ff || i >= ff->n)
+		return SIZE_MAX;
+	m = ff->mod[i];
+	for (uint32_t j = ff->next[i]; j != UINT32_MAX; j = ff->next[j])
+		if (ff->mod[j] == m)
+			return j;
+	return SIZE_MAX;
+}
+
+/* ---- sets ------------------------------------------------------------------------ */
+
+int filter_set_init(struct filter_set *s, size_t nbits)
+{
+	s->nbits = nbits;
+	s->bits = calloc(nbits / 64 + 1, sizeof(*s->bits));
+	return s->bits ? 0 : -ENOMEM;
+}
+
+void filter_set_destroy(struct filter_set *s)
+{
+	if (!s)
+		return;
+	free(s->bits);
+	s->bits = NULL;
+	s->nbits = 0;
+}
+
+size_t filter_set_count(const struct filter_set *s)
+{
+	size_t n = 0;
+
+	for (size_t w = 0; w < s->nbits / 64 + 1; w++)
+		n += (size_t)__builtin_popcountll(s->bits[w]);
+	return n;
+}
+
+size_t filter_set_next(const struct filter_set *s, size_t from)
+{
+	size_t w = from / 64;
+	uint64_t m;
+
+	if (from >= s->nbits)
+		return SIZE_MAX;
+	m = s->bits[w] & (~0ull << (from % 64));
+	for (;;) {
+		if (m) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(m);
+
+			return i < s->nbits ? i : SIZE_MAX;
+		}
+		if (++w > s->nbits / 64)
+			return SIZE_MAX;
+		m = s->bits[w];
+	}
+}
+
+/* ---- glob: the kernel's lib/glob.c ----------------------------------------------- */
+
+bool filter_glob_match(const char *pat, const char *str)
+{
+	const char *back_pat = NULL, *back_str = NULL;
+
+	for (;;) {
+		unsigned char c = (unsigned char)*str++;
+		unsigned char d = (unsigned char)*pat++;
+
+		switch (d) {
+		case '?':
+			if (c == '\0')
+				return false;
+			break;
+		case '*':
+			if (*pat == '\0')
+				return true;
+			back_pat = pat;
+			back_str = --str;
+			break;
+		case '[': {
+			bool match = false, inverted = (*pat == '!');
+			const char *cls = pat + inverted;
+			unsigned char a = (unsigned char)*cls++;
+
+			do {
+				unsigned char b = a;
+
+				if (a == '\0')
+					goto literal;
+				if (cls[0] == '-' && cls[1] != ']') {
+					b = (unsigned char)cls[1];
+					if (b == '\0')
+						goto literal;
+					cls += 2;
+				}
+				match |= (a <= c && c <= b);
+			} while ((a = (unsigned char)*cls++) != ']');
+			if (match == inverted)
+				goto backtrack;
+			pat = cls;
+			break;
+		}
+		case '\\':
+			d = (unsigned char)*pat++;
+			/* fall through */
+		default:
+literal:
+			if (c == d) {
+				if (d == '\0')
+					return true;
+				break;
+			}
+backtrack:
+			if (c == '\0' || !back_pat)
+				return false;
+			pat = back_pat;
+			str = ++back_str;
+			break;
+		}
+	}
+}
+
+/* ---- parsing ------------------------------------------------------------------------ */
+
+struct term {
+	enum filter_target	target;
+	bool			neg;
+	bool			clear;
+	bool			any;		/* :mod:M alone: every function of M */
+	bool			literal;	/* no wildcard: a hash lookup */
+	char			*pat;		/* glob or regex text */
+	char			*mod;		/* NULL: any */
+	pcre2_code		*re;
+	int			offset;		/* in the line, for messages */
+	int			len;
+};
+
+struct filter_spec {
+	struct term		terms[FILTER_MAX_TERMS];
+	size_t			nterms;
+	bool			append;
+	bool			has[FILTER_T_NR];
+	bool			clear[FILTER_T_NR];
+	int			npids;		/* -1: no pid item */
+	int			pids[FILTER_MAX_PIDS];
+	bool			is_event;
+	char			system[64];
+	char			event[128];
+	char			*expr;
+	pcre2_match_context	*mctx;
+};
+
+static int seterr(struct filter_error *err, int offset, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int seterr(struct filter_error *err, int offset, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->offset = offset;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+void filter_spec_free(struct filter_spec *sp)
+{
+	if (!sp)
+		return;
+	for (size_t i = 0; i < sp->nterms; i++) {
+		free(sp->terms[i].pat);
+		free(sp->terms[i].mod);
+		pcre2_code_free(sp->terms[i].re);
+	}
+	free(sp->expr);
+	pcre2_match_context_free(sp->mctx);
+	free(sp);
+}
+
+/* Length, control characters, UTF-8. Return: 0 or -errno with @err set. */
+static int check_bytes(const char *line, size_t len, struct filter_error *err)
+{
+	const unsigned char *s = (const unsigned char *)line;
+
+	if (len > FILTER_LINE_MAX)
+		return seterr(err, -1, -E2BIG, "the line is too long: %zu bytes (at most %d); "
+			      "nothing applied", len, FILTER_LINE_MAX);
+	for (size_t i = 0; i < len;) {
+		unsigned char c = s[i];
+		size_t n, k;
+
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t') || c == 0x7f)
+				return seterr(err, (int)i, -EILSEQ, "control character 0x%02x at "
+					      "column %zu; nothing applied", c, i + 1);
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3;
+		else
+			goto bad;
+		for (k = 1; k <= n; k++)
+			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+				goto bad;
+		/* overlong 3- and 4-byte forms, surrogates, > U+10FFFF */
+		if ((c == 0xe0 && s[i + 1] < 0xa0) || (c == 0xed && s[i + 1] > 0x9f) ||
+		    (c == 0xf0 && s[i + 1] < 0x90) || (c == 0xf4 && s[i + 1] > 0x8f))
+			goto bad;
+		i += n + 1;
+		continue;
+bad:
+		return seterr(err, (int)i, -EILSEQ, "byte 0x%02x at column %zu is not UTF-8; "
+			      "nothing applied", c, i + 1);
+	}
+	return 0;
+}
+
+/* Is @m a line of /proc/modules (the module is loaded)? */
+static bool module_loaded(const char *m)
+{
+	FILE *f = fopen("/proc/modules", "re");
+	char buf[512];
+	size_t ml = strlen(m);
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(buf, sizeof(buf), f))
+		found = !strncmp(buf, m, ml) && buf[ml] == ' ';
+	fclose(f);
+	return found;
+}
+
+static bool is_word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* comm:NAME -> the tids whose comm is NAME. */
+static int resolve_comm(struct filter_spec *sp, const char *name, int off,
+			struct filter_error *err)
+{
+	DIR *d = opendir("/proc"), *td;
+	struct dirent *de, *te;
+	int n = 0;
+
+	if (!d)
+		return seterr(err, off, -errno, "comm:%s: cannot read /proc: %s", name,
+			      strerror(errno));
+	while ((de = readdir(d))) {
+		char path[600], comm[64];
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", de->d_name);
+		td = opendir(path);
+		if (!td)
+			continue;
+		while ((te = readdir(td))) {
+			FILE *f;
+
+			if (!isdigit((unsigned char)te->d_name[0]))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", de->d_name,
+				 te->d_name);
+			f = fopen(path, "re");
+			if (!f)
+				continue;
+			if (fgets(comm, sizeof(comm), f)) {
+				comm[strcspn(comm, "\n")] = '\0';
+				if (!strcmp(comm, name) && sp->npids < FILTER_MAX_PIDS)
+					sp->pids[sp->npids++] = atoi(te->d_name), n++;
+			}
+			fclose(f);
+		}
+		closedir(td);
+	}
+	closedir(d);
+	if (!n)
+		return seterr(err, off, -ENOENT, "comm:%s: no task has that name; nothing applied",
+			      name);
+	return 0;
+}
+
+static int parse_pids(struct filter_spec *sp, const char *s, size_t len, int off,
+		      struct filter_error *err)
+{
+	size_t i = 0;
+
+	if (sp->npids < 0)
+		sp->npids = 0;
+	while (i < len) {
+		long v = 0;
+		size_t st = i;
+
+		while (i < len && isdigit((unsigned char)s[i]) && v < 1 << 23)
+			v = v * 10 + (s[i++] - '0');
+		if (i == st || (i < len && s[i] != ',') || v > 4194304)
+			return seterr(err, off + (int)i, -EINVAL, "pid:%.*s: expected numbers "
+				      "separated by commas", (int)len, s);
+		if (sp->npids >= FILTER_MAX_PIDS)
+			return seterr(err, off, -E2BIG, "more than %d pids", FILTER_MAX_PIDS);
+		sp->pids[sp->npids++] = (int)v;
+		i += i < len;
+	}
+	return 0;
+}
+
+static int compile_regex(struct filter_spec *sp, struct term *t, const char *re, size_t len,
+			 int off, struct filter_error *err)
+{
+	PCRE2_UCHAR msg[200];
+	PCRE2_SIZE eoff;
+	int ec;
+
+	t->re = pcre2_compile((PCRE2_SPTR)re, len, 0, &ec, &eoff, NULL);
+	if (!t->re) {
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		return seterr(err, off + (int)eoff, -EINVAL, "regex error at column %d: %s; "
+			      "nothing applied", off + (int)eoff + 1, (char *)msg);
+	}
+	/* without JIT, pcre2_match interprets: slower but the same results */
+	pcre2_jit_compile(t->re, PCRE2_JIT_COMPLETE);
+	if (!sp->mctx) {
+		sp->mctx = pcre2_match_context_create(NULL);
+		if (!sp->mctx)
+			return -ENOMEM;
+		pcre2_set_match_limit(sp->mctx, FILTER_MATCH_LIMIT);
+		pcre2_set_depth_limit(sp->mctx, FILTER_DEPTH_LIMIT);
+	}
+	return 0;
+}
+
+/* One term at line[*pos]; advances *pos past it. */
+static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
+		      enum filter_target target, const struct filter_funcs *ff,
+		      struct filter_error *err)
+{
+	size_t i = *pos, len = strlen(line), pstart, pend;
+	struct term *t;
+	bool regex = false;
+	int ret;
+
+	if (sp->nterms >= FILTER_MAX_TERMS)
+		return seterr(err, (int)i, -E2BIG, "more than %d patterns in one line",
+			      FILTER_MAX_TERMS);
+	t = &sp->terms[sp->nterms];
+	memset(t, 0, sizeof(*t));
+	t->target = target;
+	t->offset = (int)i;
+	if (line[i] == '!') {
+		t->neg = true;
+		i++;
+	}
+	pstart = i;
+	if (line[i] == '/') {
+		regex = true;
+		for (i++; i < len && line[i] != '/'; i++)
+			if (line[i] == '\\' && i + 1 < len)
+				i++;
+		if (i >= len)
+			return seterr(err, (int)pstart, -EINVAL, "unbalanced regex: no closing '/' "
+				      "for the one at column %zu; nothing applied", pstart + 1);
+		pend = ++i;
+	} else {
+		while (i < len && !isspace((unsigned char)line[i]) && line[i] != ':')
+			i++;
+		pend = i;
+	}
+	/* :mod:NAME, or :clear */
+	if (line[i] == ':') {
+		if (!strncmp(line + i, ":clear", 6) && pend == pstart && !t->neg &&
+		    (!line[i + 6] || isspace((unsigned char)line[i + 6]))) {
+			t->clear = true;
+			i += 6;
+			goto done;
+		}
+		if (strncmp(line + i, ":mod:", 5))
+			return seterr(err, (int)i, -EINVAL, "unexpected ':' at column %zu (a "
+				      "pattern may end in :mod:MODULE)", i + 1);
+		size_t ms = i + 5;
+
+		for (i = ms; i < len && !isspace((unsigned char)line[i]); i++)
+			if (!is_word_char(line[i]) && line[i] != '-')
+				return seterr(err, (int)i, -EINVAL, "bad module name at column %zu",
+					      i + 1);
+		if (i == ms)
+			return seterr(err, (int)ms, -EINVAL, ":mod: needs a module name");
+		t->mod = strndup(line + ms, i - ms);
+		if (!t->mod)
+			return -ENOMEM;
+		/* kernel names use _ for - */
+		for (char *c = t->mod; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		if (ff && !filter_funcs_has_module(ff, t->mod) && !module_loaded(t->mod)) {
+			ret = seterr(err, (int)ms, -ENOENT, "module %s is not loaded (not in "
+				     "/proc/modules); nothing applied", t->mod);
+			free(t->mod);
+			return ret;
+		}
+	}
+	if (i < len && !isspace((unsigned char)line[i])) {
+		free(t->mod);
+		return seterr(err, (int)i, -EINVAL, "unexpected '%c' at column %zu after the "
+			      "pattern", line[i], i + 1);
+	}
+	if (pend == pstart) {
+		if (!t->mod) {
+			return seterr(err, (int)pstart, -EINVAL, "empty pattern at column %zu",
+				      pstart + 1);
+		}
+		t->any = true;
+	} else if (regex) {
+		t->pat = strndup(line + pstart + 1, pend - pstart - 2);
+		if (!t->pat)
+			return -ENOMEM;
+		/* count the term now so that filter_spec_free frees it on error */
+		sp->nterms++;
+		ret = compile_regex(sp, t, line + pstart + 1, pend - pstart - 2, (int)pstart + 1,
+				    err);
+		if (ret)
+			return ret;
+		sp->nterms--;
+	} else {
+		t->pat = strndup(line + pstart, pend - pstart);
+		if (!t->pat)
+			return -ENOMEM;
+		t->literal = !strpbrk(t->pat, "*?[\\");
+		for (const char *c = t->pat; *c; c++) {
+			if ((unsigned char)*c >= 0x80 || (!is_word_char(*c) && !strchr("*?[]!-^.\\", *c))) {
+				ret = seterr(err, (int)(pstart + (size_t)(c - t->pat)), -EINVAL,
+					     "'%c' at column %zu cannot be in a function name "
+					     "(regexes are written /.../)", *c,
+					     pstart + (size_t)(c - t->pat) + 1);
+				free(t->pat);
+				free(t->mod);
+				return ret;
+			}
+		}
+		if (isdigit((unsigned char)t->pat[0])) {
+			free(t->pat);
+			free(t->mod);
+			return seterr(err, (int)pstart, -EINVAL, "'%.*s': a function name cannot "
+				      "start with a digit", (int)(pend - pstart), line + pstart);
+		}
+	}
+done:
+	t->len = (int)(i - (size_t)t->offset);
+	sp->nterms++;
+	sp->has[target] = true;
+	if (t->clear)
+		sp->clear[target] = true;
+	*pos = i;
+	return 0;
+}
+
+/* "[system:]event: expr" at the start of the line? Fills sp and returns 1. */
+static int parse_event(struct filter_spec *sp, const char *line, struct filter_error *err)
+{
+	size_t i = 0, a, b = 0, c;
+
+	while (isspace((unsigned char)line[i]))
+		i++;
+	a = i;
+	while (is_word_char(line[i]))
+		i++;
+	if (i == a || line[i] != ':')
+		return 0;
+	b = i;
+	if (is_word_char(line[i + 1])) {
+		i++;
+		while (is_word_char(line[i]))
+			i++;
+		if (line[i] != ':')
+			return 0;
+	}
+	c = i;
+	if (line[c + 1] && !isspace((unsigned char)line[c + 1]))
+		return 0;
+	if (!strncmp(line + a, "pid:", 4) || !strncmp(line + a, "comm:", 5))
+		return 0;
+	sp->is_event = true;
+	if (c == b) {
+		snprintf(sp->event, sizeof(sp->event), "%.*s", (int)(b - a), line + a);
+	} else {
+		snprintf(sp->system, sizeof(sp->system), "%.*s", (int)(b - a), line + a);
+		snprintf(sp->event, sizeof(sp->event), "%.*s", (int)(c - b - 1), line + b + 1);
+	}
+	i = c + 1;
+	while (isspace((unsigned char)line[i]))
+		i++;
+	if (!line[i])
+		return seterr(err, (int)i, -EINVAL, "%s: no filter expression (write '%s: 0' to "
+			      "clear the event's filter)", sp->event, sp->event);
+	sp->expr = strdup(line + i);
+	if (!sp->expr)
+		return -ENOMEM;
+	/* trailing blanks are noise to the kernel's parser */
+	for (size_t n = strlen(sp->expr); n && isspace((unsigned char)sp->expr[n - 1]); n--)
+		sp->expr[n - 1] = '\0';
+	return 1;
+}
+
+int filter_spec_parse(struct filter_spec **out, const char *line, const struct filter_funcs *ff,
+		      struct filter_error *err)
+{
+	struct filter_spec *sp;
+	size_t len, i = 0;
+	int ret;
+
+	*out = NULL;
+	if (err) {
+		err->offset = -1;
+		err->msg[0] = '\0';
+	}
+	len = strnlen(line, FILTER_LINE_MAX + 1);
+	if (len > FILTER_LINE_MAX)
+		len = strlen(line);
+	ret = check_bytes(line, len, err);
+	if (ret)
+		return ret;
+	sp = calloc(1, sizeof(*sp));
+	if (!sp)
+		return -ENOMEM;
+	sp->npids = -1;
+	ret = parse_event(sp, line, err);
+	if (ret < 0)
+		goto out_free;
+	if (ret > 0)
+		goto out;
+	while (isspace((unsigned char)line[i]))
+		i++;
+	if (line[i] == '+') {
+		sp->append = true;
+		i++;
+	}
+	for (;;) {
+		enum filter_target target = FILTER_T_FILTER;
+
+		while (isspace((unsigned char)line[i]))
+			i++;
+		if (!line[i])
+			break;
+		if (line[i] == '-' && strchr("ngl", line[i + 1]) &&
+		    (!line[i + 2] || isspace((unsigned char)line[i + 2]))) {
+			size_t flag = i;
+
+			target = line[i + 1] == 'n' ? FILTER_T_NOTRACE :
+				 line[i + 1] == 'g' ? FILTER_T_GRAPH : FILTER_T_FILTER;
+			i += 2;
+			while (isspace((unsigned char)line[i]))
+				i++;
+			if (!line[i]) {
+				ret = seterr(err, (int)flag, -EINVAL, "-%c needs a pattern",
+					     line[flag + 1]);
+				goto out_free;
+			}
+		} else if (!strncmp(line + i, "pid:", 4)) {
+			size_t st = i + 4;
+
+			for (i = st; line[i] && !isspace((unsigned char)line[i]); i++)
+				;
+			ret = parse_pids(sp, line + st, i - st, (int)st, err);
+			if (ret)
+				goto out_free;
+			continue;
+		} else if (!strncmp(line + i, "comm:", 5)) {
+			size_t st = i + 5;
+			char name[64];
+
+			for (i = st; line[i] && !isspace((unsigned char)line[i]); i++)
+				;
+			if (i == st || i - st > 15) {
+				ret = seterr(err, (int)st, -EINVAL, "comm: needs a task name of 1 "
+					     "to 15 characters");
+				goto out_free;
+			}
+			snprintf(name, sizeof(name), "%.*s", (int)(i - st), line + st);
+			if (sp->npids < 0)
+				sp->npids = 0;
+			ret = resolve_comm(sp, name, (int)st, err);
+			if (ret)
+				goto out_free;
+			continue;
+		}
+		ret = parse_term(sp, line, &i, target, ff, err);
+		if (ret)
+			goto out_free;
+	}
+	if (!sp->nterms && sp->npids < 0) {
+		ret = seterr(err, -1, -EINVAL, "empty filter: type a pattern (vfs_*, /regex/), "
+			     "pid:N, comm:NAME or EVENT: EXPR");
+		goto out_free;
+	}
+out:
+	*out = sp;
+	return 0;
+out_free:
+	filter_spec_free(sp);
+	return ret;
+}
+
+bool filter_spec_has_target(const struct filter_spec *sp, enum filter_target t)
+{
+	return sp && t < FILTER_T_NR && sp->has[t];
+}
+
+bool filter_spec_appends(const struct filter_spec *sp)
+{
+	return sp && sp->append;
+}
+
+bool filter_spec_clears(const struct filter_spec *sp, enum filter_target t)
+{
+	return sp && t < FILTER_T_NR && sp->clear[t];
+}
+
+int filter_spec_pids(const struct filter_spec *sp, const int **pids)
+{
+	*pids = sp->pids;
+	return sp->npids;
+}
+
+bool filter_spec_event(const struct filter_spec *sp, const char **system, const char **event,
+		       const char **expr)
+{
+	if (!sp || !sp->is_event)
+		return false;
+	*system = sp->system;
+	*event = sp->event;
+	*expr = sp->expr;
+	return true;
+}
+
+/* ---- matching ------------------------------------------------------------------- */
+
+/*
+ * Add (or, for '!' terms, remove) what @t matches to @out.
+ * Return: the number of functions matched, or -ERANGE (match limit).
+ */
+static long term_apply(const struct filter_spec *sp, const struct term *t,
+		       const struct filter_funcs *ff, pcre2_match_data *md, struct filter_set *out,
+		       struct filter_error *err)
+{
+	long n = 0;
+
+	if (t->literal && !t->mod) {
+		size_t len = strlen(t->pat);
+
+		for (size_t i = funcs_first_named(ff, t->pat, len); i != SIZE_MAX;
+		     i = ff->next[i] == UINT32_MAX ? SIZE_MAX : ff->next[i]) {
+			if (t->neg)
+				out->bits[i / 64] &= ~(1ull << (i % 64));
+			else
+				filter_set_add(out, i);
+			n++;
+		}
+		return n;
+	}
+	for (size_t i = 0; i < ff->n; i++) {
+		const char *name = ff->text + ff->name[i];
+		bool m;
+
+		if (t->mod && strcmp(ff->mods[ff->mod[i]], t->mod))
+			continue;
+		if (t->any) {
+			m = true;
+		} else if (t->re) {
+			int rc = pcre2_match(t->re, (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0,
+					     md, sp->mctx);
+
+			if (rc == PCRE2_ERROR_NOMATCH) {
+				m = false;
+			} else if (rc < 0) {
+				PCRE2_UCHAR msg[160];
+
+				pcre2_get_error_message(rc, msg, sizeof(msg));
+				return seterr(err, t->offset, -ERANGE, "regex /%s/ is too costly "
+					      "on '%s' (%s): simplify it; nothing applied",
+					      t->pat, name, (char *)msg);
+			} else {
+				m = true;
+			}
+		} else {
+			m = filter_glob_match(t->pat, name);
+		}
+		if (!m)
+			continue;
+		if (t->neg)
+			out->bits[i / 64] &= ~(1ull << (i % 64));
+		else
+			filter_set_add(out, i);
+		n++;
+	}
+	return n;
+}
+
+static const char *term_text(const struct term *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s%s%s", t->neg ? "!" : "", t->re ? "/" : "",
+		 t->pat ? t->pat : "", t->re ? "/" : "", t->mod ? ":mod:" : "",
+		 t->mod ? t->mod : "");
+	return buf;
+}
+
+int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs *ff,
+			enum filter_target t, const struct filter_set *current,
+			struct filter_set *out, struct filter_error *err)
+{
+	pcre2_match_data *md;
+	bool any_pos = false;
+	char tb[200];
+	int ret = 0;
+
+	if (err) {
+		err->offset = -1;
+		err->msg[0] = '\0';
+	}
+	memset(out->bits, 0, (out->nbits / 64 + 1) * sizeof(*out->bits));
+	if (!sp->has[t] || sp->clear[t])
+		return 0;
+	for (size_t k = 0; k < sp->nterms; k++)
+		any_pos |= sp->terms[k].target == t && !sp->terms[k].neg;
+	if ((sp->append || !any_pos) && current)
+		memcpy(out->bits, current->bits,
+		       (out->nbits < current->nbits ? out->nbits : current->nbits) / 64 * 8 +
+		       ((out->nbits < current->nbits ? out->nbits : current->nbits) % 64 ? 8 : 0));
+	md = pcre2_match_data_create(4, NULL);
+	if (!md)
+		return -ENOMEM;
+	for (size_t k = 0; k < sp->nterms; k++) {
+		const struct term *tm = &sp->terms[k];
+		long n;
+
+		if (tm->target != t)
+			continue;
+		n = term_apply(sp, tm, ff, md, out, err);
+		if (n < 0) {
+			ret = (int)n;
+			goto out;
+		}
+		if (!n) {
+			ret = seterr(err, tm->offset, -EINVAL, "%s matches no function%s; nothing "
+				     "applied", term_text(tm, tb, sizeof(tb)),
+				     tm->mod ? " of that module" : "");
+			goto out;
+		}
+	}
+	if (t == FILTER_T_FILTER && !filter_set_count(out))
+		ret = seterr(err, -1, -EINVAL, "this would leave set_ftrace_filter empty, which "
+			     "the kernel reads as every function; say :clear for that");
+out:
+	pcre2_match_data_free(md);
+	return ret;
+}
+
+/* ---- preview and completion ------------------------------------------------------ */
+
+static size_t appendf(char *buf, size_t len, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t appendf(char *buf, size_t len, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (at >= len)
+		return at;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + at, len - at, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return at;
+	return at + (size_t)n >= len ? len - 1 : at + (size_t)n;
+}
+
+int filter_preview_line(const struct filter_funcs *ff, const char *line,
+			const struct filter_set *current, struct filter_preview *pv)
+{
+	struct filter_spec *sp;
+	struct filter_set set = { 0 };
+	size_t at = 0;
+	int ret;
+
+	memset(pv, 0, sizeof(*pv));
+	pv->target = FILTER_T_NR;
+	ret = filter_spec_parse(&sp, line, ff, &pv->err);
+	if (ret)
+		goto out_err;
+	if (sp->is_event) {
+		at = appendf(pv->text, sizeof(pv->text), at, "event filter %s%s%s := %s",
+			     sp->system, sp->system[0] ? ":" : "", sp->event, sp->expr);
+		goto out_ok;
+	}
+	if (sp->npids >= 0) {
+		at = appendf(pv->text, sizeof(pv->text), at, "pids:");
+		for (int i = 0; i < sp->npids; i++)
+			at = appendf(pv->text, sizeof(pv->text), at, " %d", sp->pids[i]);
+		at = appendf(pv->text, sizeof(pv->text), at, sp->npids ? ";" : " (clear);");
+	}
+	for (int t = 0; t < FILTER_T_NR; t++) {
+		size_t n;
+
+		if (!sp->has[t])
+			continue;
+		if (sp->clear[t]) {
+			at = appendf(pv->text, sizeof(pv->text), at, "%s%s: clear", at ? " " : "",
+				     target_files[t]);
+			continue;
+		}
+		if (!ff) {
+			at = appendf(pv->text, sizeof(pv->text), at, "%s%s: (function list "
+				     "unavailable)", at ? " " : "", target_files[t]);
+			continue;
+		}
+		ret = filter_set_init(&set, ff->n);
+		if (ret)
+			goto out_spec;
+		ret = filter_spec_resolve(sp, ff, (enum filter_target)t, current, &set, &pv->err);
+		if (ret) {
+			filter_set_destroy(&set);
+			goto out_err;
+		}
+		n = filter_set_count(&set);
+		if (pv->target == FILTER_T_NR) {
+			pv->target = (enum filter_target)t;
+			pv->count = n;
+			for (size_t i = filter_set_next(&set, 0);
+			     i != SIZE_MAX && pv->nnames < FILTER_PREVIEW_NAMES;
+			     i = filter_set_next(&set, i + 1))
+				pv->names[pv->nnames++] = ff->text + ff->name[i];
+		}
+		at = appendf(pv->text, sizeof(pv->text), at, "%s%s: %zu of %zu functions",
+			     at ? " " : "", target_files[t], n, ff->n);
+		if (pv->target == (enum filter_target)t) {
+			for (size_t k = 0; k < pv->nnames && at < sizeof(pv->text) - 40; k++)
+				at = appendf(pv->text, sizeof(pv->text), at, "%s%s", k ? " " : ": ",
+					     pv->names[k]);
+			if (pv->count > pv->nnames)
+				at = appendf(pv->text, sizeof(pv->text), at, " ...");
+		}
+		filter_set_destroy(&set);
+	}
+out_ok:
+	pv->ok = true;
+	filter_spec_free(sp);
+	return 0;
+out_err:
+	if (pv->err.offset >= 0)
+		snprintf(pv->text, sizeof(pv->text), "col %d: %s", pv->err.offset + 1,
+			 pv->err.msg);
+	else
+		snprintf(pv->text, sizeof(pv->text), "%s", pv->err.msg);
+out_spec:
+	filter_spec_free(sp);
+	return ret;
+}
+
+size_t filter_complete(const struct filter_funcs *ff, const char *line, size_t cursor,
+		       struct filter_completion *c)
+{
+	size_t s, lo, hi, wlen, plen;
+	const char *w, *prev = NULL;
+
+	memset(c, 0, sizeof(*c));
+	if (cursor > strlen(line))
+		cursor = strlen(line);
+	for (s = cursor; s > 0 && !isspace((unsigned char)line[s - 1]); s--)
+		;
+	c->start = s;
+	snprintf(c->prefix, sizeof(c->prefix), "%.*s", (int)(cursor - s), line + s);
+	w = line + s;
+	if (*w == '+' && s == 0)
+		w++;
+	if (*w == '!')
+		w++;
+	wlen = (size_t)(line + cursor - w);
+	if (!ff || !ff->n || wlen >= 200 || memchr(w, '/', wlen) || memchr(w, ':', wlen) ||
+	    memchr(w, '*', wlen) || memchr(w, '?', wlen) || memchr(w, '[', wlen))
+		return 0;
+	/* binary search the sorted names for the first >= w */
+	lo = 0;
+	hi = ff->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strncmp(ff->text + ff->name[ff->sorted[mid]], w, wlen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	plen = 0;
+	for (size_t i = lo; i < ff->n; i++) {
+		const char *nm = ff->text + ff->name[ff->sorted[i]];
+
+		if (strncmp(nm, w, wlen))
+			break;
+		/* duplicates (same name, several entries) complete once */
+		if (prev && !strcmp(nm, prev))
+			continue;
+		prev = nm;
+		if (!c->ncand) {
+			plen = strlen(nm);
+		} else {
+			const char *p0 = c->cand[0];
+			size_t k = 0;
+
+			while (k < plen && p0[k] == nm[k])
+				k++;
+			plen = k;
+		}
+		if (c->ncand < FILTER_COMPLETE_MAX)
+			c->cand[c->ncand] = nm;
+		c->ncand++;
+	}
+	if (c->ncand) {
+		size_t keep = (size_t)(w - (line + s));
+
+		snprintf(c->prefix, sizeof(c->prefix), "%.*s%.*s", (int)keep, line + s,
+			 (int)plen, c->cand[0]);
+	}
+	return c->ncand;
+}

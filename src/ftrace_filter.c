@@ -1,0 +1,1123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Applying filter lines to tracefs; see ftrace_filter.h.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <tracefs.h>
+
+#include "event.h"
+#include "ftrace_filter.h"
+#include "intern.h"
+#include "store.h"
+
+#define UNDO_MAX	64
+#define CHANGE_FILES	8	/* 3 function files, 2 pid files, 1 event filter */
+
+enum file_kind {
+	KIND_FUNCS,		/* set_ftrace_filter / set_ftrace_notrace (index form) */
+	KIND_GRAPH,		/* set_graph_function (names) */
+	KIND_PIDS,		/* set_ftrace_pid, set_event_pid */
+	KIND_EVENT,		/* events/SYS/EVENT/filter */
+};
+
+struct file_change {
+	char		path[PATH_MAX];
+	char		name[160];	/* for messages: "set_ftrace_filter" */
+	enum file_kind	kind;
+	char		*before;	/* read back before the change */
+	char		*after;		/* read back after it */
+};
+
+struct change {
+	struct file_change	files[CHANGE_FILES];
+	int			nfiles;
+	char			line[256];
+};
+
+struct ftrace_filter {
+	char			dir[1024];
+	char			top[1024];
+	struct filter_funcs	*funcs;
+	char			unavailable[256];
+	bool			index_ok;
+	struct change		*undo[UNDO_MAX];
+	size_t			nundo;
+	struct change		*redo[UNDO_MAX];
+	size_t			nredo;
+};
+
+static int setmsg(struct ftrace_filter_result *res, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int setmsg(struct ftrace_filter_result *res, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
+	va_end(ap);
+	res->err = ret;
+	return ret;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- files ------------------------------------------------------------------------- */
+
+/* Read all of @path. Return: 0 and *out (malloc'd, NUL-terminated), or -errno. */
+static int read_all(const char *path, char **out)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int fd, ret = 0;
+	ssize_t r;
+
+	*out = NULL;
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		free(buf);
+		return ret;
+	}
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			break;
+		}
+		if (!r)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/*
+ * Write @buf to an fd of a tracefs list file. The kernel's parser takes one
+ * word per write() and says so in the return value, so loop.
+ */
+static int write_words(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (!w)
+			return -EIO;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+struct strbuf {
+	char	*s;
+	size_t	len, cap;
+};
+
+static int sb_add(struct strbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *ns;
+
+		while (b->len + n + 1 > cap)
+			cap *= 2;
+		ns = realloc(b->s, cap);
+		if (!ns)
+			return -ENOMEM;
+		b->s = ns;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+/* Is this read-back line a function (not a comment, :mod: cache or probe)? */
+static bool funcs_line_is_function(const char *l, size_t n)
+{
+	return n && l[0] != '#' && !memchr(l, ':', n);
+}
+
+/*
+ * Turn a read-back of a function file into the set it names. The k-th time a
+ * line repeats it names the k-th function with that line.
+ */
+static int readback_to_set(const struct filter_funcs *ff, const char *text,
+			   struct filter_set *set, size_t *unknown)
+{
+	const char *p = text;
+
+	*unknown = 0;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p), first, i;
+
+		if (funcs_line_is_function(p, n) && filter_funcs_find_line(ff, p, n, &first)) {
+			for (i = first; i != SIZE_MAX && filter_set_test(set, i);
+			     i = filter_funcs_next_same(ff, i))
+				;
+			if (i != SIZE_MAX)
+				filter_set_add(set, i);
+		} else if (funcs_line_is_function(p, n)) {
+			(*unknown)++;
+		}
+		p += n + (nl != NULL);
+	}
+	return 0;
+}
+
+/*
+ * Write a set of functions with O_TRUNC; an empty set truncates only.
+ * @names: write names (set_graph_function, or kernels without index form).
+ */
+static int write_funcs(struct ftrace_filter *f, const char *path, const struct filter_set *set,
+		       bool names, bool *used_index)
+{
+	struct strbuf b = { 0 };
+	char num[24];
+	int fd, ret = 0;
+	const char *prev = NULL;
+
+	*used_index = false;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!names && f->index_ok) {
+		for (size_t i = filter_set_next(set, 0); i != SIZE_MAX && !ret;
+		     i = filter_set_next(set, i + 1)) {
+			int n = snprintf(num, sizeof(num), "%zu ", i + 1);
+
+			ret = sb_add(&b, num, (size_t)n);
+		}
+		if (ret || !b.len)
+			goto out;
+		ret = write_words(fd, b.s, b.len);
+		if (!ret) {
+			*used_index = true;
+			goto out;
+		}
+		/* a kernel before 5.1 takes "1234" for a name that matches nothing */
+		if (ret != -EINVAL)
+			goto out;
+		f->index_ok = false;
+		close(fd);
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			goto out_free;
+		}
+		b.len = 0;
+	}
+	for (size_t i = filter_set_next(set, 0); i != SIZE_MAX && !ret;
+	     i = filter_set_next(set, i + 1)) {
+		const char *nm = filter_funcs_name(f->funcs, i);
+
+		/* a name enables all its duplicates: once is enough */
+		if (prev && !strcmp(prev, nm))
+			continue;
+		prev = nm;
+		ret = sb_add(&b, nm, strlen(nm));
+		if (!ret)
+			ret = sb_add(&b, " ", 1);
+	}
+	if (!ret && b.len)
+		ret = write_words(fd, b.s, b.len);
+out:
+	if (close(fd) && !ret)
+		ret = -errno;
+out_free:
+	free(b.s);
+	return ret;
+}
+
+/* Put a read-back text into a file, the way its kind wants it. */
+static int restore_file(struct ftrace_filter *f, const struct file_change *fc, const char *text)
+{
+	bool idx;
+	int fd, ret = 0;
+
+	switch (fc->kind) {
+	case KIND_FUNCS:
+	case KIND_GRAPH: {
+		struct filter_set set;
+		size_t unknown;
+		struct strbuf other = { 0 };
+		const char *p = text;
+
+		if (!f->funcs)
+			return -EPERM;
+		ret = filter_set_init(&set, filter_funcs_count(f->funcs));
+		if (ret)
+			return ret;
+		readback_to_set(f->funcs, text, &set, &unknown);
+		ret = write_funcs(f, fc->path, &set, fc->kind == KIND_GRAPH, &idx);
+		filter_set_destroy(&set);
+		/* cached :mod: filters go back as written */
+		while (!ret && *p) {
+			const char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+			if (n && p[0] != '#' && memchr(p, ':', n) && strstr(p, ":mod:"))
+				ret = sb_add(&other, p, n) ?: sb_add(&other, "\n", 1);
+			p += n + (nl != NULL);
+		}
+		if (!ret && other.len) {
+			fd = open(fc->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+			if (fd < 0)
+				ret = -errno;
+			else {
+				ret = write_words(fd, other.s, other.len);
+				close(fd);
+			}
+		}
+		free(other.s);
+		return ret;
+	}
+	case KIND_PIDS: {
+		const char *w = strncmp(text, "no pid", 6) ? text : "";
+
+		fd = open(fc->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		{
+			/* one line of pids: newlines would end the list */
+			char *t = strdup(w);
+
+			if (!t) {
+				close(fd);
+				return -ENOMEM;
+			}
+			for (char *c = t; *c; c++)
+				if (*c == '\n')
+					*c = ' ';
+			while (*t && t[strlen(t) - 1] == ' ')
+				t[strlen(t) - 1] = '\0';
+			if (*t)
+				ret = write_words(fd, t, strlen(t));
+			free(t);
+		}
+		if (close(fd) && !ret)
+			ret = -errno;
+		return ret;
+	}
+	case KIND_EVENT: {
+		char *t = strdup(strncmp(text, "none", 4) ? text : "0");
+
+		if (!t)
+			return -ENOMEM;
+		t[strcspn(t, "\n")] = '\0';
+		if (!*t) {
+			free(t);
+			t = strdup("0");
+			if (!t)
+				return -ENOMEM;
+		}
+		fd = open(fc->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+		} else {
+			/* an event filter is one expression: a single write */
+			if (write(fd, t, strlen(t)) < 0)
+				ret = -errno;
+			if (close(fd) && !ret)
+				ret = -errno;
+		}
+		free(t);
+		return ret;
+	}
+	}
+	return -EINVAL;
+}
+
+/* ---- error_log ------------------------------------------------------------------- */
+
+static void error_log_path(const struct ftrace_filter *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/error_log", f->dir);
+	if (access(buf, R_OK))
+		snprintf(buf, len, "%s/error_log", f->top);
+}
+
+/* The last entry's first line ("[  12.3] ..."), to find later entries by. */
+static char *error_log_last(const struct ftrace_filter *f)
+{
+	char path[PATH_MAX], *text, *last = NULL, *p, *ret;
+
+	error_log_path(f, path, sizeof(path));
+	if (read_all(path, &text))
+		return NULL;
+	for (p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		if (*p == '[')
+			last = p;
+	ret = last ? strndup(last, strcspn(last, "\n")) : strdup("");
+	free(text);
+	return ret;
+}
+
+/*
+ * The entries after @mark, one line: "event filter parse error: error:
+ * Field not found (Command: prev_pidx == 1, column 1)".
+ */
+static void error_log_new(const struct ftrace_filter *f, const char *mark, char *out,
+			  size_t len)
+{
+	char path[PATH_MAX], *text, *p, *cmd = NULL;
+	size_t at = 0;
+
+	out[0] = '\0';
+	error_log_path(f, path, sizeof(path));
+	if (read_all(path, &text))
+		return;
+	p = text;
+	if (mark && *mark) {
+		char *m = strstr(text, mark);
+
+		/* skip the marked entry's own Command and caret lines */
+		if (m) {
+			p = m + strlen(mark);
+			while (*p && !(p[-1] == '\n' && *p == '['))
+				p++;
+		}
+	}
+	while (*p) {
+		char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (*p == '[') {
+			char *rb = memchr(p, ']', n);
+			const char *s = rb ? rb + 2 : p;
+
+			if (s > p + n)
+				s = p + n;
+			at += (size_t)snprintf(out + at, at < len ? len - at : 0, "%s%.*s",
+					       at ? "; " : "", (int)(p + n - s), s);
+		} else if (!strncmp(p, "  Command: ", 11)) {
+			cmd = p + 11;
+			at += (size_t)snprintf(out + at, at < len ? len - at : 0, " (command '%.*s'",
+					       (int)(n - 11), cmd);
+		} else if (cmd && memchr(p, '^', n)) {
+			long col = (long)((char *)memchr(p, '^', n) - p) - 11 + 1;
+
+			at += (size_t)snprintf(out + at, at < len ? len - at : 0, ", column %ld)",
+					       col);
+			cmd = NULL;
+		}
+		if (at >= len)
+			break;
+		p += n + (nl != NULL);
+	}
+	if (cmd && at < len)
+		snprintf(out + at, len - at, ")");
+	free(text);
+}
+
+/* ---- open / close ------------------------------------------------------------------ */
+
+static void load_funcs(struct ftrace_filter *f)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/available_filter_functions", f->top);
+	ret = filter_funcs_load(&f->funcs, path);
+	if (ret == -EPERM || ret == -EACCES)
+		snprintf(f->unavailable, sizeof(f->unavailable), "this kernel does not permit "
+			 "function filtering (%.150s: %s)", path, strerror(-ret));
+	else if (ret == -ENOENT)
+		snprintf(f->unavailable, sizeof(f->unavailable), "this kernel has no function "
+			 "tracer (no %.150s; CONFIG_FUNCTION_TRACER)", path);
+	else if (ret)
+		snprintf(f->unavailable, sizeof(f->unavailable), "cannot read %.150s: %s", path,
+			 strerror(-ret));
+}
+
+int ftrace_filter_open_dir(struct ftrace_filter **out, const char *dir, const char *top_dir,
+			   char *err, size_t errlen)
+{
+	struct ftrace_filter *f = calloc(1, sizeof(*f));
+
+	*out = NULL;
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(f->dir, sizeof(f->dir), "%s", dir);
+	snprintf(f->top, sizeof(f->top), "%s", top_dir ? top_dir : dir);
+	f->index_ok = true;
+	load_funcs(f);
+	*out = f;
+	return 0;
+}
+
+int ftrace_filter_open(struct ftrace_filter **out, struct tracefs_instance *inst,
+		       char *err, size_t errlen)
+{
+	const char *top = tracefs_tracing_dir();
+	char *idir = NULL;
+	int ret;
+
+	*out = NULL;
+	if (!top) {
+		snprintf(err, errlen, "tracefs is not mounted (mount -t tracefs nodev "
+			 "/sys/kernel/tracing)");
+		return -ENODEV;
+	}
+	if (inst) {
+		idir = tracefs_instance_get_dir(inst);
+		if (!idir) {
+			snprintf(err, errlen, "cannot find the tracefs instance's directory");
+			return -ENOENT;
+		}
+	}
+	ret = ftrace_filter_open_dir(out, idir ? idir : top, top, err, errlen);
+	tracefs_put_tracing_file(idir);
+	return ret;
+}
+
+static void change_free(struct change *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->nfiles; i++) {
+		free(c->files[i].before);
+		free(c->files[i].after);
+	}
+	free(c);
+}
+
+void ftrace_filter_close(struct ftrace_filter *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nundo; i++)
+		change_free(f->undo[i]);
+	for (size_t i = 0; i < f->nredo; i++)
+		change_free(f->redo[i]);
+	filter_funcs_free(f->funcs);
+	free(f);
+}
+
+const struct filter_funcs *ftrace_filter_funcs(const struct ftrace_filter *f)
+{
+	return f ? f->funcs : NULL;
+}
+
+const char *ftrace_filter_unavailable(const struct ftrace_filter *f)
+{
+	return f->funcs ? "" : f->unavailable;
+}
+
+void ftrace_filter_set_index_form(struct ftrace_filter *f, bool on)
+{
+	f->index_ok = on;
+}
+
+size_t ftrace_filter_undo_depth(const struct ftrace_filter *f)
+{
+	return f->nundo;
+}
+
+size_t ftrace_filter_redo_depth(const struct ftrace_filter *f)
+{
+	return f->nredo;
+}
+
+int ftrace_filter_current(struct ftrace_filter *f, enum filter_target t, struct filter_set *out)
+{
+	char path[PATH_MAX], *text;
+	size_t unknown;
+	int ret;
+
+	out->bits = NULL;
+	if (!f->funcs)
+		return -EPERM;
+	snprintf(path, sizeof(path), "%s/%s", f->dir, filter_target_file(t));
+	ret = read_all(path, &text);
+	if (ret)
+		return ret;
+	ret = filter_set_init(out, filter_funcs_count(f->funcs));
+	if (!ret)
+		readback_to_set(f->funcs, text, out, &unknown);
+	free(text);
+	return ret;
+}
+
+/* ---- apply ------------------------------------------------------------------------- */
+
+/* events/SYS/EVENT/filter of @event; "" system: search every system. */
+static int find_event_filter(const struct ftrace_filter *f, const char *sys, const char *event,
+			     char *path, size_t len)
+{
+	char d[PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+	int n = 0;
+
+	if (*sys) {
+		snprintf(path, len, "%s/events/%s/%s/filter", f->dir, sys, event);
+		return access(path, F_OK) ? -ENOENT : 0;
+	}
+	snprintf(d, sizeof(d), "%s/events", f->dir);
+	dir = opendir(d);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		char p[PATH_MAX];
+
+		if (de->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s/%s/filter", d, de->d_name, event) >=
+		    sizeof(p))
+			continue;
+		if (!access(p, F_OK) && !n++)
+			snprintf(path, len, "%s", p);
+	}
+	closedir(dir);
+	return n == 1 ? 0 : n ? -EEXIST : -ENOENT;
+}
+
+static void summarize(struct ftrace_filter *f, struct ftrace_filter_result *res)
+{
+	char path[PATH_MAX], *text;
+	size_t at = 0;
+
+	for (int t = 0; t < FILTER_T_NR; t++) {
+		struct filter_set s;
+
+		res->count[t] = 0;
+		if (!f->funcs || ftrace_filter_current(f, (enum filter_target)t, &s))
+			continue;
+		res->count[t] = filter_set_count(&s);
+		filter_set_destroy(&s);
+	}
+	res->effective[0] = '\0';
+	res->all_functions = false;
+	if (!f->funcs)
+		return;
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", f->dir);
+	if (read_all(path, &text))
+		return;
+	res->all_functions = !res->count[FILTER_T_FILTER];
+	if (res->all_functions) {
+		snprintf(res->effective, sizeof(res->effective), "all functions");
+	} else {
+		const char *p = text;
+
+		at = (size_t)snprintf(res->effective, sizeof(res->effective), "%zu:",
+				      res->count[FILTER_T_FILTER]);
+		while (*p && at < sizeof(res->effective) - 8) {
+			size_t n = strcspn(p, "\n");
+
+			if (funcs_line_is_function(p, n))
+				at += (size_t)snprintf(res->effective + at,
+						       sizeof(res->effective) - at, " %.*s",
+						       (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+		if (*p)
+			snprintf(res->effective + at, sizeof(res->effective) - at, " ...");
+	}
+	free(text);
+}
+
+static struct file_change *change_add(struct change *c, const char *dir, const char *file,
+				      enum file_kind kind)
+{
+	struct file_change *fc = &c->files[c->nfiles++];
+
+	snprintf(fc->path, sizeof(fc->path), "%.1024s/%.1024s", dir, file);
+	snprintf(fc->name, sizeof(fc->name), "%.150s", file);
+	fc->kind = kind;
+	return fc;
+}
+
+/* Push @c on @stack (dropping the oldest when full). */
+static void stack_push(struct change **stack, size_t *n, struct change *c)
+{
+	if (*n == UNDO_MAX) {
+		change_free(stack[0]);
+		memmove(stack, stack + 1, (UNDO_MAX - 1) * sizeof(*stack));
+		(*n)--;
+	}
+	stack[(*n)++] = c;
+}
+
+/* Read every file of @c back into ->after. */
+static void change_read_after(struct change *c)
+{
+	for (int i = 0; i < c->nfiles; i++) {
+		free(c->files[i].after);
+		if (read_all(c->files[i].path, &c->files[i].after))
+			c->files[i].after = strdup("");
+	}
+}
+
+int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
+			struct ftrace_filter_result *res)
+{
+	struct filter_set sets[FILTER_T_NR] = { 0 };
+	struct filter_spec *sp = NULL;
+	struct filter_error ferr;
+	struct change *c = NULL;
+	char *mark = NULL, evpath[PATH_MAX];
+	const char *sys, *event, *expr;
+	const int *pids;
+	int ret, npids, written = 0;
+	double t0;
+
+	memset(res, 0, sizeof(*res));
+	res->err_offset = -1;
+	ret = filter_spec_parse(&sp, line, f->funcs, &ferr);
+	if (ret) {
+		res->err_offset = ferr.offset;
+		return setmsg(res, ret, "%s", ferr.msg);
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		ret = setmsg(res, -ENOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(c->line, sizeof(c->line), "%s", line);
+	/* plan: what files change, what they hold now, and the new sets */
+	for (int t = 0; t < FILTER_T_NR; t++) {
+		struct file_change *fc;
+
+		if (!filter_spec_has_target(sp, (enum filter_target)t))
+			continue;
+		if (!f->funcs) {
+			ret = setmsg(res, -EPERM, "%s; nothing applied", f->unavailable);
+			goto out;
+		}
+		fc = change_add(c, f->dir, filter_target_file((enum filter_target)t),
+				t == FILTER_T_GRAPH ? KIND_GRAPH : KIND_FUNCS);
+		ret = read_all(fc->path, &fc->before);
+		if (ret) {
+			ret = setmsg(res, ret, "cannot read %s: %s%s; nothing applied", fc->path,
+				     strerror(-ret), ret == -EPERM ? " (this kernel does not "
+				     "permit function filtering)" : "");
+			goto out;
+		}
+		ret = ftrace_filter_current(f, (enum filter_target)t, &sets[t]);
+		if (!ret) {
+			struct filter_set cur = sets[t];
+
+			ret = filter_set_init(&sets[t], filter_funcs_count(f->funcs));
+			if (!ret)
+				ret = filter_spec_resolve(sp, f->funcs, (enum filter_target)t, &cur,
+							  &sets[t], &ferr);
+			filter_set_destroy(&cur);
+			if (ret) {
+				res->err_offset = ferr.offset;
+				ret = setmsg(res, ret, "%s", ferr.msg);
+				goto out;
+			}
+		}
+		if (ret) {
+			ret = setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
+			goto out;
+		}
+	}
+	npids = filter_spec_pids(sp, &pids);
+	if (npids >= 0) {
+		static const char *const pidfiles[] = { "set_ftrace_pid", "set_event_pid" };
+
+		for (int k = 0; k < 2; k++) {
+			struct file_change *fc = change_add(c, f->dir, pidfiles[k], KIND_PIDS);
+
+			/* set_ftrace_pid is missing without a function tracer */
+			if (read_all(fc->path, &fc->before)) {
+				c->nfiles--;
+				continue;
+			}
+		}
+	}
+	if (filter_spec_event(sp, &sys, &event, &expr)) {
+		struct file_change *fc;
+		char rel[PATH_MAX];
+
+		ret = find_event_filter(f, sys, event, evpath, sizeof(evpath));
+		if (ret) {
+			ret = setmsg(res, ret, "event %s%s%s: %s; nothing applied", sys,
+				     *sys ? ":" : "", event, ret == -EEXIST ?
+				     "several systems have it: write SYSTEM:EVENT:" :
+				     "no such event in this instance");
+			goto out;
+		}
+		snprintf(rel, sizeof(rel), "%s", evpath + strlen(f->dir) + 1);
+		fc = change_add(c, f->dir, rel, KIND_EVENT);
+		ret = read_all(fc->path, &fc->before);
+		if (ret) {
+			ret = setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
+			goto out;
+		}
+	}
+	/* write */
+	mark = error_log_last(f);
+	t0 = now_ms();
+	for (int i = 0; i < c->nfiles && !ret; i++) {
+		struct file_change *fc = &c->files[i];
+		bool idx = false;
+
+		switch (fc->kind) {
+		case KIND_FUNCS:
+		case KIND_GRAPH: {
+			enum filter_target t = !strcmp(fc->name, "set_ftrace_notrace") ?
+					       FILTER_T_NOTRACE : fc->kind == KIND_GRAPH ?
+					       FILTER_T_GRAPH : FILTER_T_FILTER;
+
+			ret = write_funcs(f, fc->path, &sets[t], fc->kind == KIND_GRAPH, &idx);
+			res->index_form |= idx;
+			break;
+		}
+		case KIND_PIDS: {
+			char buf[FILTER_MAX_PIDS * 12 + 1] = "";
+			size_t at = 0;
+
+			for (int k = 0; k < npids; k++)
+				at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%d",
+						       k ? " " : "", pids[k]);
+			ret = restore_file(f, fc, buf);
+			break;
+		}
+		case KIND_EVENT:
+			ret = restore_file(f, fc, expr);
+			break;
+		}
+		written = i + 1;
+		if (ret) {
+			char kerr[sizeof(res->kernel_error)];
+
+			error_log_new(f, mark, kerr, sizeof(kerr));
+			snprintf(res->kernel_error, sizeof(res->kernel_error), "%s", kerr);
+			setmsg(res, ret, "writing %s failed: %s%s%s%s", fc->name, strerror(-ret),
+			       ret == -EPERM && fc->kind != KIND_EVENT ? " (this kernel does not "
+			       "permit function filtering)" : "", *kerr ? "; kernel: " : "", kerr);
+		}
+	}
+	if (ret) {
+		/* put back everything touched, the failed file included */
+		for (int i = 0; i < written; i++)
+			restore_file(f, &c->files[i], c->files[i].before);
+		res->apply_ms = now_ms() - t0;
+		goto out;
+	}
+	change_read_after(c);
+	error_log_new(f, mark, res->kernel_error, sizeof(res->kernel_error));
+	res->apply_ms = now_ms() - t0;
+	/* did the kernel keep what we wrote? */
+	for (int t = 0; t < FILTER_T_NR; t++) {
+		struct filter_set now;
+
+		if (!filter_spec_has_target(sp, (enum filter_target)t) || t == FILTER_T_GRAPH)
+			continue;
+		if (ftrace_filter_current(f, (enum filter_target)t, &now))
+			continue;
+		if (filter_set_count(&now) != filter_set_count(&sets[t]))
+			snprintf(res->kernel_error + strlen(res->kernel_error),
+				 sizeof(res->kernel_error) - strlen(res->kernel_error),
+				 "%s%s holds %zu functions, %zu were written",
+				 res->kernel_error[0] ? "; " : "",
+				 filter_target_file((enum filter_target)t), filter_set_count(&now),
+				 filter_set_count(&sets[t]));
+		filter_set_destroy(&now);
+	}
+	summarize(f, res);
+	res->changed = true;
+	stack_push(f->undo, &f->nundo, c);
+	c = NULL;
+	while (f->nredo)
+		change_free(f->redo[--f->nredo]);
+	snprintf(res->marker, sizeof(res->marker), "filter: %s", line);
+	setmsg(res, 0, "applied in %.1f ms%s%s%s", res->apply_ms,
+	       res->index_form ? " (index form)" : "", f->funcs ? ": set_ftrace_filter " : "",
+	       f->funcs ? res->effective : "");
+out:
+	free(mark);
+	for (int t = 0; t < FILTER_T_NR; t++)
+		filter_set_destroy(&sets[t]);
+	change_free(c);
+	filter_spec_free(sp);
+	return ret;
+}
+
+/* Write one side of @c; on failure, put the files done back. */
+static int change_write(struct ftrace_filter *f, struct change *c, bool undo,
+			struct ftrace_filter_result *res)
+{
+	char *mark = error_log_last(f);
+	double t0 = now_ms();
+	int ret = 0, i;
+
+	for (i = 0; i < c->nfiles && !ret; i++) {
+		struct file_change *fc = &c->files[i];
+
+		ret = restore_file(f, fc, undo ? fc->before : fc->after);
+		if (ret)
+			setmsg(res, ret, "%s: writing %s failed: %s", undo ? "undo" : "redo",
+			       fc->name, strerror(-ret));
+	}
+	error_log_new(f, mark, res->kernel_error, sizeof(res->kernel_error));
+	if (ret)
+		for (int k = 0; k < i; k++)
+			restore_file(f, &c->files[k], undo ? c->files[k].after :
+				     c->files[k].before);
+	res->apply_ms = now_ms() - t0;
+	free(mark);
+	if (ret)
+		return ret;
+	/* exactly as before? */
+	for (i = 0; i < c->nfiles; i++) {
+		struct file_change *fc = &c->files[i];
+		const char *want = undo ? fc->before : fc->after;
+		char *now = NULL;
+
+		if (read_all(fc->path, &now) || strcmp(now, want))
+			snprintf(res->kernel_error, sizeof(res->kernel_error),
+				 "%s does not read back as it was", fc->name);
+		free(now);
+	}
+	summarize(f, res);
+	res->changed = true;
+	snprintf(res->marker, sizeof(res->marker), "filter %s: %.200s", undo ? "undo" : "redo",
+		 c->line);
+	setmsg(res, 0, "%s '%s' in %.1f ms%s%s", undo ? "undid" : "redid", c->line,
+	       res->apply_ms, f->funcs ? ": set_ftrace_filter " : "", f->funcs ? res->effective : "");
+	return 0;
+}
+
+int ftrace_filter_undo(struct ftrace_filter *f, struct ftrace_filter_result *res)
+{
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->err_offset = -1;
+	if (!f->nundo)
+		return setmsg(res, -ENOENT, "nothing to undo");
+	ret = change_write(f, f->undo[f->nundo - 1], true, res);
+	if (ret)
+		return ret;
+	stack_push(f->redo, &f->nredo, f->undo[--f->nundo]);
+	return 0;
+}
+
+int ftrace_filter_redo(struct ftrace_filter *f, struct ftrace_filter_result *res)
+{
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->err_offset = -1;
+	if (!f->nredo)
+		return setmsg(res, -ENOENT, "nothing to redo");
+	ret = change_write(f, f->redo[f->nredo - 1], false, res);
+	if (ret)
+		return ret;
+	stack_push(f->undo, &f->nundo, f->redo[--f->nredo]);
+	return 0;
+}
+
+int ftrace_filter_marker_event(struct store *st, const char *text, uint64_t ts, uint16_t cpu,
+			       struct ktop_event *ev)
+{
+	uint32_t id = intern_id(store_strings(st), text, strlen(text));
+
+	if (id == UINT32_MAX)
+		return -ENOMEM;
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = ts;
+	ev->cpu = cpu;
+	ev->pid = getpid();
+	ev->type = KTOP_T_MARKER;
+	ev->nargs = 1;
+	ev->args[0] = id;
+	return 0;
+}
+
+/* ---- history ------------------------------------------------------------------------ */
+
+#define HISTORY_MAX	500
+
+struct filter_history {
+	char	path[PATH_MAX];
+	char	**lines;	/* oldest first */
+	size_t	n;
+};
+
+static int history_path(char *buf, size_t len)
+{
+	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (x && *x)
+		snprintf(buf, len, "%s/ktop/filter_history", x);
+	else if (home && *home)
+		snprintf(buf, len, "%s/.local/state/ktop/filter_history", home);
+	else
+		return -ENOENT;
+	return 0;
+}
+
+static int mkdir_parents(const char *path)
+{
+	char d[PATH_MAX];
+
+	snprintf(d, sizeof(d), "%s", path);
+	for (char *p = d + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(d, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+int filter_history_open(struct filter_history **out, const char *path)
+{
+	struct filter_history *h = calloc(1, sizeof(*h));
+	char *text = NULL, *p;
+	int ret;
+
+	*out = NULL;
+	if (!h)
+		return -ENOMEM;
+	if (path)
+		snprintf(h->path, sizeof(h->path), "%s", path);
+	else if ((ret = history_path(h->path, sizeof(h->path))))
+		goto out_free;
+	ret = read_all(h->path, &text);
+	if (ret == -ENOENT) {
+		*out = h;
+		return 0;
+	}
+	if (ret)
+		goto out_free;
+	for (p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		if (n && n <= FILTER_LINE_MAX) {
+			char **nl = realloc(h->lines, (h->n + 1) * sizeof(*nl));
+
+			if (!nl || !(nl[h->n] = strndup(p, n))) {
+				h->lines = nl ? nl : h->lines;
+				ret = -ENOMEM;
+				goto out_free;
+			}
+			h->lines = nl;
+			h->n++;
+		}
+		p += n + (p[n] == '\n');
+	}
+	free(text);
+	*out = h;
+	return 0;
+out_free:
+	free(text);
+	filter_history_free(h);
+	return ret;
+}
+
+void filter_history_free(struct filter_history *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n; i++)
+		free(h->lines[i]);
+	free(h->lines);
+	free(h);
+}
+
+size_t filter_history_count(const struct filter_history *h)
+{
+	return h ? h->n : 0;
+}
+
+const char *filter_history_get(const struct filter_history *h, size_t i)
+{
+	return h && i < h->n ? h->lines[h->n - 1 - i] : NULL;
+}
+
+int filter_history_add(struct filter_history *h, const char *line)
+{
+	char tmp[PATH_MAX + 8];
+	size_t first;
+	FILE *fp;
+	char **nl;
+	int ret;
+
+	if (!*line || strchr(line, '\n') || strlen(line) > FILTER_LINE_MAX)
+		return -EINVAL;
+	if (h->n && !strcmp(h->lines[h->n - 1], line))
+		return 0;
+	nl = realloc(h->lines, (h->n + 1) * sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	h->lines = nl;
+	h->lines[h->n] = strdup(line);
+	if (!h->lines[h->n])
+		return -ENOMEM;
+	h->n++;
+	if (h->n > HISTORY_MAX) {
+		free(h->lines[0]);
+		memmove(h->lines, h->lines + 1, (h->n - 1) * sizeof(*h->lines));
+		h->n--;
+	}
+	ret = mkdir_parents(h->path);
+	if (ret)
+		return ret;
+	/* write a new file and rename it: a crash never leaves half a history */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", h->path);
+	fp = fopen(tmp, "we");
+	if (!fp)
+		return -errno;
+	first = 0;
+	for (size_t i = first; i < h->n; i++)
+		fprintf(fp, "%s\n", h->lines[i]);
+	if (fclose(fp))
+		return -errno;
+	if (rename(tmp, h->path))
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * filter_apply: drive src/ftrace_filter.c without the TUI, for the guest
+ * scenario and the host EPERM test. Commands run in order in one process,
+ * so undo/redo see the changes of the commands before them.
+ *
+ *   filter_apply [-i INSTANCE] [-d DIR] COMMAND...
+ *
+ *   apply LINE      apply a prompt line (src/filter.h grammar)
+ *   undo | redo     undo / redo the last change
+ *   preview LINE    print the preview, change nothing
+ *   show            print set_ftrace_filter's count and content
+ *   save PATH       copy set_ftrace_filter's content to PATH
+ *   bench LINE      time applying LINE: index form, names in one open, and
+ *                   names one by one (open/append/close each, as shell
+ *                   scripts do; the first 200 only, extrapolated); puts the
+ *                   previous filter back
+ *
+ * For every command one line "result CMD rc=N changed=0|1 index=0|1
+ * filter=N notrace=N graph=N all=0|1 ms=F" then "msg: ..." and, when the
+ * kernel logged something, "kernel: ...". Exit status: 0 when every
+ * command succeeded, 1 otherwise (the failing ones are in the output).
+ * -i uses an existing instance; -d a directory (tests), default the top level.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <tracefs.h>
+
+#include "filter.h"
+#include "ftrace_filter.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void print_result(const char *cmd, const struct ftrace_filter_result *r)
+{
+	printf("result %s rc=%d changed=%d index=%d filter=%zu notrace=%zu graph=%zu all=%d "
+	       "ms=%.2f\n", cmd, r->err, r->changed, r->index_form, r->count[FILTER_T_FILTER],
+	       r->count[FILTER_T_NOTRACE], r->count[FILTER_T_GRAPH], r->all_functions,
+	       r->apply_ms);
+	printf("msg: %s\n", r->msg);
+	if (r->err_offset >= 0)
+		printf("offset: %d\n", r->err_offset);
+	if (r->kernel_error[0])
+		printf("kernel: %s\n", r->kernel_error);
+	if (r->marker[0])
+		printf("marker: %s\n", r->marker);
+	fflush(stdout);
+}
+
+static int show(const char *dir)
+{
+	char path[4200], buf[4096];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		printf("show: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		printf("show: %s", buf);
+		n++;
+	}
+	fclose(f);
+	printf("show-lines: %d\n", n);
+	return 0;
+}
+
+static int save(const char *dir, const char *to)
+{
+	char path[4200], buf[65536];
+	FILE *in, *out;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", dir);
+	in = fopen(path, "r");
+	out = fopen(to, "w");
+	if (!in || !out) {
+		printf("save: %s: %s\n", in ? to : path, strerror(errno));
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+		return 1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(in);
+	return fclose(out) ? 1 : 0;
+}
+
+/* Names one by one, each its own open(O_APPEND)/write/close, like `echo f >> file`. */
+static int one_by_one(const char *dir, const struct filter_funcs *ff, const struct filter_set *s,
+		      size_t max, size_t *done, double *ms)
+{
+	char path[4200];
+	double t0 = now_ms();
+	const char *prev = NULL;
+
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", dir);
+	*done = 0;
+	for (size_t i = filter_set_next(s, 0); i != SIZE_MAX && *done < max;
+	     i = filter_set_next(s, i + 1)) {
+		const char *nm = filter_funcs_name(ff, i);
+		int fd;
+
+		if (prev && !strcmp(prev, nm))
+			continue;
+		prev = nm;
+		fd = open(path, O_WRONLY | O_APPEND);
+		if (fd < 0)
+			return -errno;
+		if (write(fd, nm, strlen(nm)) < 0 || write(fd, "\n", 1) < 0) {
+			int ret = -errno;
+
+			close(fd);
+			return ret;
+		}
+		close(fd);
+		(*done)++;
+	}
+	*ms = now_ms() - t0;
+	return 0;
+}
+
+static int bench(struct ftrace_filter *f, const char *dir, const char *line)
+{
+	const struct filter_funcs *ff = ftrace_filter_funcs(f);
+	struct ftrace_filter_result r;
+	struct filter_spec *sp;
+	struct filter_error err;
+	struct filter_set set, cur;
+	size_t n, done;
+	double ms_idx, ms_names, ms_obo = 0;
+	int ret;
+
+	if (!ff) {
+		printf("bench: %s\n", ftrace_filter_unavailable(f));
+		return 1;
+	}
+	ret = filter_spec_parse(&sp, line, ff, &err);
+	if (ret) {
+		printf("bench: %s\n", err.msg);
+		return 1;
+	}
+	filter_set_init(&set, filter_funcs_count(ff));
+	if (ftrace_filter_current(f, FILTER_T_FILTER, &cur) ||
+	    filter_spec_resolve(sp, ff, FILTER_T_FILTER, &cur, &set, &err)) {
+		printf("bench: %s\n", err.msg);
+		return 1;
+	}
+	filter_set_destroy(&cur);
+	filter_spec_free(sp);
+	n = filter_set_count(&set);
+
+	ret = ftrace_filter_apply(f, line, &r);
+	print_result("bench-index", &r);
+	ms_idx = r.apply_ms;
+	if (ret || ftrace_filter_undo(f, &r))
+		return 1;
+	ftrace_filter_set_index_form(f, false);
+	ret = ftrace_filter_apply(f, line, &r);
+	ftrace_filter_set_index_form(f, true);
+	print_result("bench-names", &r);
+	ms_names = r.apply_ms;
+	if (ret)
+		return 1;
+	/* from the same starting point as the others: truncate, then one by one */
+	close(open(strcat(strcpy((char[4200]){ 0 }, dir), "/set_ftrace_filter"),
+		   O_WRONLY | O_TRUNC));
+	ret = one_by_one(dir, ff, &set, 200, &done, &ms_obo);
+	if (ftrace_filter_undo(f, &r))
+		ret = ret ? ret : -EIO;
+	print_result("bench-restore", &r);
+	if (ret) {
+		printf("bench: one by one: %s\n", strerror(-ret));
+		return 1;
+	}
+	printf("bench filter_apply.index %.1f ms (%zu functions, %s)\n", ms_idx, n, line);
+	printf("bench filter_apply.names_one_open %.1f ms (%zu functions)\n", ms_names, n);
+	printf("bench filter_apply.anchor %.1f ms (one by one, open+write+close per name, %zu "
+	       "names measured in %.1f ms, extrapolated to %zu)\n",
+	       done ? ms_obo * (double)n / (double)done : 0, done, ms_obo, n);
+	filter_set_destroy(&set);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct tracefs_instance *inst = NULL;
+	const char *dir = NULL, *iname = NULL;
+	struct ftrace_filter *f = NULL;
+	struct ftrace_filter_result r;
+	char err[512], *idir = NULL;
+	int i = 1, ret, fails = 0;
+
+	while (i + 1 < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "-i"))
+			iname = argv[i + 1];
+		else if (!strcmp(argv[i], "-d"))
+			dir = argv[i + 1];
+		else
+			break;
+		i += 2;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "usage: filter_apply [-i INSTANCE] [-d DIR] "
+			"apply LINE|undo|redo|preview LINE|show|bench LINE...\n");
+		return 2;
+	}
+	if (dir) {
+		ret = ftrace_filter_open_dir(&f, dir, NULL, err, sizeof(err));
+	} else {
+		if (iname) {
+			inst = tracefs_instance_alloc(NULL, iname);
+			if (!inst || !tracefs_instance_exists(iname)) {
+				fprintf(stderr, "filter_apply: no instance %s\n", iname);
+				return 2;
+			}
+			idir = tracefs_instance_get_dir(inst);
+		}
+		ret = ftrace_filter_open(&f, inst, err, sizeof(err));
+		dir = idir ? idir : tracefs_tracing_dir();
+	}
+	if (ret) {
+		fprintf(stderr, "filter_apply: %s\n", err);
+		return 2;
+	}
+	if (*ftrace_filter_unavailable(f))
+		printf("note: %s\n", ftrace_filter_unavailable(f));
+	else
+		printf("note: %zu functions available\n",
+		       filter_funcs_count(ftrace_filter_funcs(f)));
+	for (; i < argc; i++) {
+		const char *cmd = argv[i];
+
+		if (!strcmp(cmd, "apply") && i + 1 < argc) {
+			ret = ftrace_filter_apply(f, argv[++i], &r);
+			print_result("apply", &r);
+		} else if (!strcmp(cmd, "undo")) {
+			ret = ftrace_filter_undo(f, &r);
+			print_result("undo", &r);
+		} else if (!strcmp(cmd, "redo")) {
+			ret = ftrace_filter_redo(f, &r);
+			print_result("redo", &r);
+		} else if (!strcmp(cmd, "preview") && i + 1 < argc) {
+			struct filter_preview pv;
+			double t0 = now_ms();
+
+			ret = filter_preview_line(ftrace_filter_funcs(f), argv[++i], NULL, &pv);
+			printf("result preview rc=%d count=%zu ms=%.2f\n", ret, pv.count,
+			       now_ms() - t0);
+			printf("msg: %s\n", pv.text);
+		} else if (!strcmp(cmd, "show")) {
+			ret = show(dir);
+		} else if (!strcmp(cmd, "save") && i + 1 < argc) {
+			ret = save(dir, argv[++i]);
+		} else if (!strcmp(cmd, "bench") && i + 1 < argc) {
+			ret = bench(f, dir, argv[++i]);
+		} else {
+			fprintf(stderr, "filter_apply: bad command '%s'\n", cmd);
+			ret = 2;
+		}
+		fails += ret != 0;
+	}
+	ftrace_filter_close(f);
+	tracefs_put_tracing_file(idir);
+	tracefs_instance_free(inst);
+	return fails ? 1 : 0;
+}

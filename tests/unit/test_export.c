@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Exports: trace.dat read back by trace-cmd itself and by libtracecmd, the
+ * JSON loaded by Python's json module with its slices compared against the
+ * function_graph model (src/fgraph.h) when an rt fixture has function_graph
+ * records, the text compared with the kernel's own trace text recorded with
+ * the fixture, CSV counts, atomic writes and errors.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "snap_common.h"
+#include "export.h"
+#include "fgraph.h"
+#include "flags.h"
+
+static const char *fixtures[] = { "host-sched", "host-overrun", "host-sparse", "host-irq" };
+
+static char tmpdir[256];
+
+static char *tmp_path(const char *name)
+{
+	char *path = malloc(512);
+
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/ktop-test-export.XXXXXX");
+		if (!mkdtemp(tmpdir))
+			abort();
+	}
+	if (!path)
+		abort();
+	snprintf(path, 512, "%s/%s", tmpdir, name);
+	return path;
+}
+
+/* ---- trace.dat --------------------------------------------------------------- */
+
+struct rline {
+	unsigned int	cpu;
+	int		pid;
+	uint64_t	ts;
+	char		name[64];
+};
+
+/* Parse `trace-cmd report -t` lines: "comm-pid [cpu] sec.nsec: event: ..." */
+static size_t report_lines(const char *file, struct rline **out, size_t *dropped)
+{
+	char cmd[1024], line[4096];
+	size_t n = 0, cap = 0;
+	FILE *p;
+
+	*out = NULL;
+	*dropped = 0;
+	snprintf(cmd, sizeof(cmd), "trace-cmd report -t '%s' 2>/dev/null", file);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p)) {
+		char *br = strstr(line, "] "), *lb, *dash, *colon;
+		unsigned long long sec, nsec;
+		unsigned long long dn;
+		struct rline r;
+
+		if (sscanf(line, "CPU:%*u [%llu EVENTS DROPPED]", &dn) == 1) {
+			*dropped += dn;
+			continue;
+		}
+		if (!br)
+			continue;
+		lb = br;
+		while (lb > line && *lb != '[')
+			lb--;
+		if (*lb != '[' || sscanf(lb, "[%u]", &r.cpu) != 1)
+			continue;
+		dash = lb;
+		while (dash > line && *dash != '-')
+			dash--;
+		r.pid = atoi(dash + 1);
+		if (sscanf(br + 2, " %llu.%llu", &sec, &nsec) != 2)
+			continue;
+		r.ts = sec * 1000000000ull + nsec;
+		colon = strchr(br + 2, ':');
+		if (!colon || sscanf(colon + 1, " %63[^:]", r.name) != 1)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			*out = realloc(*out, cap * sizeof(**out));
+			if (!*out)
+				abort();
+		}
+		(*out)[n++] = r;
+	}
+	pclose(p);
+	return n;
+}
+
+TEST(tracedat_trace_cmd_report_same_events)
+{
+	for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
+		struct snapshot_meta meta;
+		struct store *st = snap_fixture_store(fixtures[f], &meta);
+		struct export_stats es;
+		struct store_stats ss;
+		struct rline *rl;
+		char err[512] = "", *path = tmp_path("r.dat");
+		size_t n, dropped, matched = 0;
+		struct stat sb;
+
+		CHECK(st);
+		CHECK(export_tracedat(path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
+		CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600);
+		store_get_stats(st, &ss);
+		CHECK_EQ_U64(es.events, ss.events);
+		n = report_lines(path, &rl, &dropped);
+		CHECK_EQ_U64(n, ss.events);
+		/* per CPU, in order: cpu, ts (ns), pid, event name */
+		for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
+			uint64_t first, end, seq;
+			size_t i = 0;
+
+			store_cpu_range(st, cpu, &first, &end);
+			for (seq = first; seq < end; seq++) {
+				struct ktop_event ev;
+				const struct ktop_schema_type *t;
+
+				CHECK(store_get(st, cpu, seq, &ev) == 0);
+				t = schema_get(store_schema(st), ev.type);
+				while (i < n && rl[i].cpu != cpu)
+					i++;
+				CHECK(i < n);
+				if (rl[i].ts != ev.ts || rl[i].pid != ev.pid || strcmp(rl[i].name, t->name))
+					printf("  %s cpu %u seq %llu: report %llu %d %s, ktop %llu %d %s\n",
+					       fixtures[f], cpu, (unsigned long long)seq,
+					       (unsigned long long)rl[i].ts, rl[i].pid, rl[i].name,
+					       (unsigned long long)ev.ts, ev.pid, t->name);
+				CHECK(rl[i].ts == ev.ts && rl[i].pid == ev.pid &&
+				      !strcmp(rl[i].name, t->name));
+				i++;
+				matched++;
+			}
+		}
+		CHECK_EQ_U64(matched, ss.events);
+		/* lost events: trace-cmd shows the counts the store holds */
+		CHECK_EQ_U64(dropped, ss.lost);
+		printf("  %s: trace-cmd report printed %zu events (%zu dropped), file %llu bytes\n",
+		       fixtures[f], n, dropped, (unsigned long long)es.bytes);
+		free(rl);
+		snapshot_meta_free(&meta);
+		store_free(st);
+		unlink(path);
+		free(path);
+	}
+}
+
+TEST(tracedat_reload_same_events)
+{
+	for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
+		struct snapshot_meta meta, back;
+		struct store *st = snap_fixture_store(fixtures[f], &meta), *st2 = NULL;
+		struct store_stats a, b;
+		char err[512] = "", *path = tmp_path("reload.dat");
+
+		CHECK(st);
+		CHECK(export_tracedat(path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		/* detected from the content, whatever the name */
+		CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
+		CHECK_STR(back.source, "trace.dat");
+		CHECK(snap_compare(st, st2, 0, UINT64_MAX) == 0);
+		store_get_stats(st, &a);
+		store_get_stats(st2, &b);
+		CHECK_EQ_U64(a.events, b.events);
+		CHECK_EQ_U64(a.lost, b.lost);
+		snapshot_meta_free(&meta);
+		snapshot_meta_free(&back);
+		store_free(st);
+		store_free(st2);
+		unlink(path);
+		free(path);
+	}
+}
+
+TEST(tracedat_window_and_errors)
+{
+	struct snapshot_meta meta, none;
+	struct store *st = snap_fixture_store("host-sched", &meta), *st2 = NULL;
+	struct export_opts o = { 0 };
+	struct store_stats ss;
+	char err[512] = "", *path = tmp_path("w.dat");
+
+	CHECK(st);
+	store_get_stats(st, &ss);
+	o.t0 = ss.first_ts + (ss.last_ts - ss.first_ts) / 4;
+	o.t1 = ss.first_ts + (ss.last_ts - ss.first_ts) / 2;
+	CHECK(export_tracedat(path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(snapshot_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
+	CHECK(snap_compare(st, st2, o.t0, o.t1) == 0);
+	CHECK(snap_count(st2) > 0 && snap_count(st2) < ss.events);
+	store_free(st2);
+	/* no formats: a clear error, no file */
+	memset(&none, 0, sizeof(none));
+	unlink(path);
+	CHECK(export_tracedat(path, st, &none, NULL, NULL, err, sizeof(err)) < 0);
+	CHECK(strstr(err, path) && strstr(err, "formats"));
+	CHECK(access(path, F_OK) != 0);
+	/* a directory that does not exist */
+	CHECK(export_tracedat("/nonexistent/dir/x.dat", st, &meta, NULL, NULL, err,
+			      sizeof(err)) < 0);
+	CHECK(strstr(err, "/nonexistent/dir/x.dat"));
+	snapshot_meta_free(&meta);
+	store_free(st);
+	free(path);
+}
+
+TEST(tracedat_bad_input)
+{
+	char *path = tmp_path("bad.dat"), err[512];
+	struct store *st = NULL;
+	FILE *f;
+	static const uint8_t hdr[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g',
+				       '9', 0, 0, 8, 0, 0x10, 0, 0 };
+
+	f = fopen(path, "wb");
+	CHECK(f);
+	fwrite(hdr, 1, sizeof(hdr), f);
+	fclose(f);
+	CHECK(snapshot_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
+	CHECK(strstr(err, path) && strstr(err, "version"));
+	printf("  %s\n", err);
+	f = fopen(path, "wb");
+	CHECK(f);
+	fwrite(hdr, 1, 12, f);
+	fclose(f);
+	CHECK(snapshot_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
+	CHECK(strstr(err, path));
+	printf("  %s\n", err);
+	free(path);
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+/* Run json_tree.py on @path. Return: its output (free it), NULL when it failed. */
+static char *json_tree(const char *path)
+{
+	char cmd[1024], *out = NULL;
+	size_t len = 0;
+	FILE *p, *m;
+	int c, rc;
+
+	snprintf(cmd, sizeof(cmd), "python3 tests/unit/json_tree.py '%s'", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	m = open_memstream(&out, &len);
+	while ((c = fgetc(p)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	rc = pclose(p);
+	if (rc) {
+		printf("  json_tree.py: %.300s\n", out);
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static uint64_t count_of(const char *tree, const char *ph)
+{
+	char key[16];
+	const char *p;
+
+	snprintf(key, sizeof(key), "count %s ", ph);
+	p = strstr(tree, key);
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+TEST(json_loads_and_counts)
+{
+	for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
+		struct snapshot_meta meta;
+		struct store *st = snap_fixture_store(fixtures[f], &meta);
+		struct export_stats es;
+		struct store_stats ss;
+		char err[512] = "", *path = tmp_path("t.json"), *tree;
+		uint64_t fg = 0, lat = 0;
+		struct store_iter *it;
+		struct ktop_event ev;
+		uint64_t seq;
+
+		CHECK(st);
+		CHECK(export_json(path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
+		tree = json_tree(path);
+		CHECK(tree);
+		store_get_stats(st, &ss);
+		it = store_iter_new(st, 0, UINT64_MAX, NULL);
+		while (store_iter_next(it, &ev, &seq)) {
+			fg += ev.type == KTOP_T_FGRAPH_ENTRY || ev.type == KTOP_T_FGRAPH_EXIT;
+			lat += ev.type == KTOP_T_TIMERLAT || ev.type == KTOP_T_OSNOISE;
+		}
+		store_iter_free(it);
+		/* every other event is one instant, plus one per lost-event record */
+		CHECK_EQ_U64(count_of(tree, "i"), ss.events - fg - lat + ss.lost_marks);
+		CHECK_EQ_U64(count_of(tree, "C"), lat);
+		CHECK_EQ_U64(count_of(tree, "B"), count_of(tree, "E"));
+		printf("  %s: %llu instants, %llu counters, %llu slices, %llu bytes\n", fixtures[f],
+		       (unsigned long long)count_of(tree, "i"), (unsigned long long)count_of(tree, "C"),
+		       (unsigned long long)count_of(tree, "B"), (unsigned long long)es.bytes);
+		free(tree);
+		snapshot_meta_free(&meta);
+		store_free(st);
+		unlink(path);
+		free(path);
+	}
+}
+
+static const char *fg_name(void *ctx, uint32_t sym)
+{
+	return intern_str(store_strings(ctx), sym);
+}
+
+/* Pre-order paths of @id's calls into @m; Return: false when the subtree is irregular. */
+static bool fg_paths(struct fgraph *g, uint32_t id, char *prefix, size_t plen, FILE *m,
+		     int32_t tid)
+{
+	bool clean = true;
+
+	for (uint32_t c = fgraph_first_child(g, FGRAPH_TIMELINE, id); c != FGRAPH_NONE;
+	     c = fgraph_next_sibling(g, FGRAPH_TIMELINE, c)) {
+		struct fgraph_info in;
+		size_t n;
+
+		if (fgraph_node(g, FGRAPH_TIMELINE, c, &in))
+			return false;
+		if (in.kind != FGRAPH_K_CALL ||
+		    (in.flags & (FGRAPH_F_ENTRY_MISSING | FGRAPH_F_EXIT_MISSING | FGRAPH_F_OPEN |
+				 FGRAPH_F_HAS_GAP | FGRAPH_F_DEPTH_OVERFLOW |
+				 FGRAPH_F_PARENT_MISSING)))
+			clean = false;
+		if (in.kind != FGRAPH_K_CALL)
+			continue;
+		n = strlen(prefix);
+		snprintf(prefix + n, plen - n, "%s%s", n ? "/" : "", in.name);
+		fprintf(m, "path %d %s\n", tid, prefix);
+		clean &= fg_paths(g, c, prefix, plen, m, tid);
+		prefix[n] = 0;
+	}
+	return clean;
+}
+
+/* The JSON's slices against the function_graph model, for rt fixtures with calls. */
+TEST(json_nesting_matches_fgraph_tree)
+{
+	DIR *d = opendir(fixture_root());
+	struct dirent *de;
+	int compared = 0, fixtures_seen = 0;
+
+	CHECK(d);
+	while ((de = readdir(d))) {
+		struct fgraph_config cfg = { .irq_inline = true };
+		struct snapshot_meta meta;
+		struct store *st;
+		struct fgraph *g;
+		struct fgraph_stats fs;
+		char err[512], *path, *tree, prefix[8192];
+		int tasks = 0, same = 0;
+
+		if (strncmp(de->d_name, "rt", 2))
+			continue;
+		st = snap_fixture_store(de->d_name, &meta);
+		if (!st)
+			continue;
+		cfg.name = fg_name;
+		cfg.name_ctx = st;
+		g = fgraph_new(&cfg);
+		CHECK(g);
+		fgraph_feed_store(g, st, 0, UINT64_MAX);
+		fgraph_get_stats(g, &fs);
+		if (!fs.entries) {
+			fgraph_free(g);
+			store_free(st);
+			snapshot_meta_free(&meta);
+			continue;
+		}
+		fixtures_seen++;
+		path = tmp_path("fg.json");
+		CHECK(export_json(path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		tree = json_tree(path);
+		CHECK(tree);
+		for (uint32_t t = fgraph_first_child(g, FGRAPH_TIMELINE, FGRAPH_ROOT);
+		     t != FGRAPH_NONE; t = fgraph_next_sibling(g, FGRAPH_TIMELINE, t)) {
+			struct fgraph_info in;
+			char *mine = NULL, *theirs = NULL, key[64], dkey[64];
+			size_t ml = 0, tl = 0;
+			int32_t tid;
+			FILE *m, *o;
+			bool clean;
+
+			if (fgraph_node(g, FGRAPH_TIMELINE, t, &in) || in.kind != FGRAPH_K_TASK)
+				continue;
+			tid = in.pid ? in.pid : (1 << 30) + in.cpu;
+			m = open_memstream(&mine, &ml);
+			prefix[0] = 0;
+			clean = fg_paths(g, t, prefix, sizeof(prefix), m, tid);
+			fclose(m);
+			snprintf(key, sizeof(key), "path %d ", tid);
+			snprintf(dkey, sizeof(dkey), "dirty %d\n", tid);
+			o = open_memstream(&theirs, &tl);
+			for (char *l = tree; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+				if (!strncmp(l, key, strlen(key)))
+					fprintf(o, "%.*s\n", (int)strcspn(l, "\n"), l);
+			fclose(o);
+			tasks++;
+			if (clean && !strstr(tree, dkey) && ml) {
+				if (strcmp(mine, theirs))
+					printf("  %s tid %d differs:\n--- fgraph\n%.400s--- json\n%.400s",
+					       de->d_name, tid, mine, theirs);
+				CHECK(!strcmp(mine, theirs));
+				same++;
+			}
+			free(mine);
+			free(theirs);
+		}
+		printf("  %s: %d of %d tasks regular and compared, all the same\n", de->d_name,
+		       same, tasks);
+		compared += same;
+		free(tree);
+		unlink(path);
+		free(path);
+		fgraph_free(g);
+		store_free(st);
+		snapshot_meta_free(&meta);
+	}
+	closedir(d);
+	if (!fixtures_seen)
+		printf("SKIP json_nesting_matches_fgraph_tree: no rt* fixture with function_graph "
+		       "records in %s (recorded in the qemu guest, see tests/fixtures/README)\n",
+		       fixture_root());
+	else
+		CHECK(compared > 0);
+}
+
+/* ---- text --------------------------------------------------------------------------- */
+
+struct tline {
+	char	*prefix;	/* "pid [cpu] flags ts: event:" without the comm */
+	char	*info;
+	int	cpu;
+};
+
+static size_t text_lines(char *text, struct tline **out)
+{
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		char *br = strstr(l, " ["), *dash, *c1, *c2;
+
+		if (l[0] == '#' || !br)
+			continue;
+		dash = br;
+		while (dash > l && *dash != '-')
+			dash--;
+		c1 = strstr(br, ": ");
+		c2 = c1 ? strstr(c1 + 2, ": ") : NULL;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			*out = realloc(*out, cap * sizeof(**out));
+		}
+		(*out)[n].cpu = atoi(br + 2);
+		(*out)[n].prefix = dash + 1;
+		if (c2) {
+			c2[1] = 0;
+			(*out)[n].info = c2 + 2;
+		} else {
+			(*out)[n].info = (char *)"";
+		}
+		n++;
+	}
+	return n;
+}
+
+struct orig {
+	struct tep_handle	*tep;
+	struct trace_seq	seq;
+	char			**info[64];
+	size_t			n[64], cap[64];
+};
+
+static int orig_rec(void *arg, unsigned int cpu, unsigned long long ts, void *data, int size)
+{
+	struct orig *o = arg;
+	struct tep_record r = { .ts = ts, .cpu = cpu, .data = data, .size = size };
+
+	if (cpu >= 64)
+		return 0;
+	trace_seq_reset(&o->seq);
+	tep_print_event(o->tep, &o->seq, &r, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&o->seq);
+	if (o->n[cpu] == o->cap[cpu]) {
+		o->cap[cpu] = o->cap[cpu] ? 2 * o->cap[cpu] : 1024;
+		o->info[cpu] = realloc(o->info[cpu], o->cap[cpu] * sizeof(char *));
+	}
+	o->info[cpu][o->n[cpu]++] = strdup(o->seq.buffer);
+	return 0;
+}
+
+/* Return: true when the store keeps fewer fields of @name than its kernel format has. */
+static bool lossy_type(struct store *st, struct tep_handle *tep, const char *name)
+{
+	struct tep_event *e = tep_find_event_by_name(tep, NULL, name);
+	const struct ktop_schema_type *t;
+	int id, nf = 0;
+
+	if (!e)
+		return false;
+	id = schema_find(store_schema(st), e->system, e->name);
+	t = id > 0 ? schema_get(store_schema(st), id) : NULL;
+	for (struct tep_format_field *f = e->format.fields; f; f = f->next)
+		nf++;
+	return t && t->nfields < nf;
+}
+
+/*
+ * The text against what the kernel recorded: pid, CPU, latency column, time
+ * stamp and event name of every line against the kernel's own trace file of
+ * the same records; the event text against libtraceevent's rendering of the
+ * original raw records (the kernel's trace file differs from libtraceevent
+ * in hashed pointers and some symbolic fields), except for the event types
+ * whose fields the store keeps only in part.
+ */
+TEST(text_matches_kernel_trace)
+{
+	for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
+		struct snapshot_meta meta;
+		struct store *st = snap_fixture_store(fixtures[f], &meta);
+		char err[512], *path = tmp_path("t.txt"), kpath[512], *mine, *theirs;
+		struct orig o = { 0 };
+		struct fixture *fx;
+		struct tline *a, *b;
+		size_t na, nb, same = 0, lossy = 0;
+
+		CHECK(st);
+		CHECK(export_text(path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		mine = fixture_read_file(path, NULL);
+		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
+		theirs = fixture_read_file(kpath, NULL);
+		CHECK(mine && theirs);
+		snprintf(kpath, sizeof(kpath), "%s/%s", fixture_root(), fixtures[f]);
+		fx = fixture_open(kpath);
+		CHECK(fx);
+		o.tep = fixture_tep(fx);
+		trace_seq_init(&o.seq);
+		for (unsigned int cpu = 0; cpu < fixture_ncpus(fx) && cpu < 64; cpu++)
+			fixture_for_each_record(fx, cpu, orig_rec, &o);
+		na = text_lines(mine, &a);
+		nb = text_lines(theirs, &b);
+		CHECK_EQ_U64(na, nb);
+		/* same lines per CPU in the same order (ties across CPUs may interleave) */
+		for (int cpu = 0; cpu < (int)store_ncpus(st) && cpu < 64; cpu++) {
+			size_t i = 0, j = 0, k = 0;
+
+			for (;;) {
+				char name[64];
+
+				while (i < na && a[i].cpu != cpu)
+					i++;
+				while (j < nb && b[j].cpu != cpu)
+					j++;
+				if (i >= na || j >= nb)
+					break;
+				if (strcmp(a[i].prefix, b[j].prefix))
+					printf("  %s:\n  ktop:   %s\n  kernel: %s\n", fixtures[f],
+					       a[i].prefix, b[j].prefix);
+				CHECK(!strcmp(a[i].prefix, b[j].prefix));
+				CHECK(k < o.n[cpu]);
+				sscanf(strrchr(a[i].prefix, ']') + 1, " %*s %*s %63[^:]", name);
+				if (!strcmp(a[i].info, o.info[cpu][k])) {
+					same++;
+				} else if (lossy_type(st, o.tep, name)) {
+					lossy++;
+				} else {
+					printf("  %s %s:\n  ktop:     %s\n  original: %s\n", fixtures[f],
+					       name, a[i].info, o.info[cpu][k]);
+					CHECK(!strcmp(a[i].info, o.info[cpu][k]));
+				}
+				i++;
+				j++;
+				k++;
+			}
+			CHECK(i >= na && j >= nb);
+		}
+		printf("  %s: %zu lines; event text identical on %zu, %zu of types the store "
+		       "keeps in part\n", fixtures[f], na, same, lossy);
+		CHECK(same > 0);
+		for (int cpu = 0; cpu < 64; cpu++) {
+			for (size_t k = 0; k < o.n[cpu]; k++)
+				free(o.info[cpu][k]);
+			free(o.info[cpu]);
+		}
+		trace_seq_destroy(&o.seq);
+		fixture_close(fx);
+		free(a);
+		free(b);
+		free(mine);
+		free(theirs);
+		snapshot_meta_free(&meta);
+		store_free(st);
+		unlink(path);
+		free(path);
+	}
+}
+
+/* ---- CSV ------------------------------------------------------------------------- */
+
+TEST(csv_counts)
+{
+	struct store *st = snap_fixture_store("host-sched", NULL);
+	struct export_opts o = { .csv_key = STORE_KEY_CPU };
+	char err[512], *path = tmp_path("c.csv"), *text, *l;
+	uint64_t per_cpu[64] = { 0 }, got[64] = { 0 };
+
+	CHECK(st);
+	for (unsigned int cpu = 0; cpu < store_ncpus(st) && cpu < 64; cpu++) {
+		uint64_t f, e;
+
+		store_cpu_range(st, cpu, &f, &e);
+		per_cpu[cpu] = e - f;
+	}
+	CHECK(export_csv(path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
+	text = fixture_read_file(path, NULL);
+	CHECK(text);
+	CHECK(!strncmp(text, "cpu,events,percent\n", 19));
+	for (l = strchr(text, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+		unsigned int cpu;
+		unsigned long long n;
+
+		CHECK(sscanf(l, "%u,%llu,", &cpu, &n) == 2 && cpu < 64);
+		got[cpu] = n;
+	}
+	for (int i = 0; i < 64; i++)
+		CHECK_EQ_U64(got[i], per_cpu[i]);
+	free(text);
+	o.csv_key = STORE_KEY_TYPE;
+	CHECK(export_csv(path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
+	text = fixture_read_file(path, NULL);
+	CHECK(text && strstr(text, "\"sched\",\"sched_switch\","));
+	free(text);
+	unlink(path);
+	free(path);
+	store_free(st);
+}
+
+TEST(format_names_and_atomic_replace)
+{
+	struct store *st = snap_fixture_store("host-sparse", NULL);
+	char err[512], *path = tmp_path("x.json");
+	FILE *f;
+	struct stat sb;
+
+	CHECK(export_format_from_name("a.ktop") == EXPORT_KTOP);
+	CHECK(export_format_from_name("a.dat") == EXPORT_TRACEDAT);
+	CHECK(export_format_from_name("a.json") == EXPORT_JSON);
+	CHECK(export_format_from_name("a.csv") == EXPORT_CSV);
+	CHECK(export_format_from_name("a.txt") == EXPORT_TEXT);
+	CHECK(export_format_from_name("a") == -1);
+	/* an existing file is replaced whole; no temporary is left behind */
+	f = fopen(path, "w");
+	CHECK(f);
+	fputs("old", f);
+	fclose(f);
+	chmod(path, 0644);
+	CHECK(export_write(EXPORT_JSON, path, st, NULL, NULL, NULL, err, sizeof(err)) == 0);
+	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600 && sb.st_size > 3);
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "test -z \"$(ls '%s' | grep 'x.json.')\"", tmpdir);
+		CHECK(system(cmd) == 0);
+	}
+	unlink(path);
+	free(path);
+	store_free(st);
+}
+
+TEST(cleanup)
+{
+	char cmd[600];
+
+	if (tmpdir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		CHECK(system(cmd) == 0);
+	}
+}
+
+TEST_MAIN()

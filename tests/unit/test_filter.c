@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The filter language (src/filter.c) against available_filter_functions
+ * recorded from Debian's 6.1-rt and 6.12-rt kernels (tests/fixtures/rt-filter).
+ * Every expected count comes from an independent matcher: fnmatch(3) for
+ * globs, POSIX regcomp(3) for regexes, plain loops for prefixes.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "test.h"
+#include "filter.h"
+#include "ftrace_filter.h"
+
+static char *fx_text;
+static size_t fx_len;
+static struct filter_funcs *fx;
+
+static const char *fixtures_root(void)
+{
+	const char *e = getenv("KTOP_FIXTURES");
+
+	return e && *e ? e : "tests/fixtures";
+}
+
+/* The recorded list of @tag ("rt" or "rt612"), decompressed. */
+static struct filter_funcs *load_tag(const char *tag, char **text, size_t *len)
+{
+	char path[512];
+	size_t cap = 1 << 20;
+	gzFile gz;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/rt-filter/%s/available_filter_functions.gz",
+		 fixtures_root(), tag);
+	gz = gzopen(path, "rb");
+	if (!gz) {
+		printf("cannot open %s\n", path);
+		return NULL;
+	}
+	*text = malloc(cap);
+	*len = 0;
+	while ((r = gzread(gz, *text + *len, (unsigned int)(cap - *len))) > 0) {
+		*len += (size_t)r;
+		if (*len == cap)
+			*text = realloc(*text, cap *= 2);
+	}
+	gzclose(gz);
+	return filter_funcs_parse(*text, *len);
+}
+
+static struct filter_funcs *funcs(void)
+{
+	if (!fx)
+		fx = load_tag("rt", &fx_text, &fx_len);
+	return fx;
+}
+
+/* The name of line @i of the fixture text, by a separate walk. */
+static size_t oracle_names(char ***names)
+{
+	size_t n = 0, cap = 65536;
+	char *p = fx_text, *end = fx_text + fx_len;
+
+	*names = malloc(cap * sizeof(**names));
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = (nl ? nl : end) - p;
+		char *sp = memchr(p, ' ', l);
+
+		if (l) {
+			if (n == cap)
+				*names = realloc(*names, (cap *= 2) * sizeof(**names));
+			(*names)[n++] = strndup(p, sp ? (size_t)(sp - p) : l);
+		}
+		p += l + 1;
+	}
+	return n;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Resolve @line for set_ftrace_filter; return the count or a negative errno. */
+static long resolve(const char *line, const struct filter_set *cur, struct filter_set *out,
+		    struct filter_error *err)
+{
+	struct filter_spec *sp;
+	int ret = filter_spec_parse(&sp, line, funcs(), err);
+
+	if (ret)
+		return ret;
+	filter_set_init(out, filter_funcs_count(funcs()));
+	ret = filter_spec_resolve(sp, funcs(), FILTER_T_FILTER, cur, out, err);
+	filter_spec_free(sp);
+	return ret ? ret : (long)filter_set_count(out);
+}
+
+TEST(fixture_loads)
+{
+	size_t lines = 0;
+
+	CHECK(funcs());
+	for (size_t i = 0; i < fx_len; i++)
+		lines += fx_text[i] == '\n';
+	CHECK_EQ_U64(filter_funcs_count(funcs()), lines);
+	CHECK(filter_funcs_count(funcs()) > 20000);
+}
+
+TEST(find_line_every_line)
+{
+	char **names;
+	size_t n = oracle_names(&names), bad = 0;
+
+	CHECK(funcs());
+	for (size_t i = 0; i < n; i++) {
+		size_t first, k, j, seen = 0;
+
+		k = filter_funcs_find_line(funcs(), names[i], strlen(names[i]), &first);
+		for (j = first; j != SIZE_MAX; j = filter_funcs_next_same(funcs(), j))
+			seen += j == i;
+		bad += !k || seen != 1 || strcmp(filter_funcs_name(funcs(), i), names[i]);
+	}
+	free_names(names, n);
+	CHECK_EQ_U64(bad, 0);
+}
+
+TEST(glob_like_fnmatch)
+{
+	static const char *const globs[] = {
+		"vfs_*", "*lock*", "*_read", "tcp_*_v4*", "?fs_read", "[a-c]*_init", "[!a-z]*",
+		"*spin*lock*irq*", "do_sys_open", "__x64_sys_*", "*.isra.*", "*[0-9]",
+		"sched_*_task", "*", "no_such_function_at_all",
+	};
+	char **names;
+	size_t n = oracle_names(&names);
+
+	CHECK(funcs());
+	for (size_t g = 0; g < sizeof(globs) / sizeof(globs[0]); g++) {
+		size_t want = 0, got = 0;
+		struct filter_set set;
+		struct filter_error err;
+		long r;
+
+		for (size_t i = 0; i < n; i++) {
+			want += !fnmatch(globs[g], names[i], 0);
+			got += filter_glob_match(globs[g], names[i]);
+		}
+		if (want != got)
+			printf("glob %s: fnmatch %zu, filter_glob_match %zu\n", globs[g], want, got);
+		CHECK_EQ_U64(got, want);
+		r = resolve(globs[g], NULL, &set, &err);
+		filter_set_destroy(&set);
+		if (!want) {
+			CHECK(r == -EINVAL);
+			CHECK(strstr(err.msg, "matches no function"));
+		} else {
+			CHECK_EQ_U64(r, want);
+		}
+	}
+	free_names(names, n);
+}
+
+TEST(regex_like_posix)
+{
+	static const char *const res[] = {
+		"^tcp_(send|recv)", "^vfs_", "lock$", "^(ext4|jbd2)_.*write", "_[0-9]+$",
+		"^sched_.*(fork|exec)",
+	};
+	char **names;
+	size_t n = oracle_names(&names);
+
+	CHECK(funcs());
+	for (size_t k = 0; k < sizeof(res) / sizeof(res[0]); k++) {
+		char line[256];
+		struct filter_set set;
+		struct filter_error err;
+		size_t want = 0;
+		regex_t re;
+		long r;
+
+		CHECK(!regcomp(&re, res[k], REG_EXTENDED | REG_NOSUB));
+		for (size_t i = 0; i < n; i++)
+			want += !regexec(&re, names[i], 0, NULL, 0);
+		regfree(&re);
+		snprintf(line, sizeof(line), "/%s/", res[k]);
+		r = resolve(line, NULL, &set, &err);
+		filter_set_destroy(&set);
+		if (want)
+			CHECK_EQ_U64(r, want);
+		else
+			CHECK(r == -EINVAL);
+	}
+	free_names(names, n);
+}
+
+TEST(negation_and_append)
+{
+	struct filter_set a, b, cur;
+	struct filter_error err;
+	char **names;
+	size_t n = oracle_names(&names), want = 0, want_app = 0, want_vfs = 0, first = SIZE_MAX;
+
+	CHECK(funcs());
+	for (size_t i = 0; i < n; i++) {
+		bool m = !fnmatch("*lock*", names[i], 0) && fnmatch("*unlock*", names[i], 0);
+
+		want += m;
+		want_app += m || !fnmatch("vfs_*", names[i], 0);
+		want_vfs += !fnmatch("vfs_*", names[i], 0);
+	}
+	free_names(names, n);
+	CHECK_EQ_U64(resolve("*lock* !*unlock*", NULL, &a, &err), want);
+	/* '+' adds to the current content; a plain line replaces it */
+	CHECK_EQ_U64(resolve("+ vfs_*", &a, &b, &err), want_app);
+	filter_set_destroy(&b);
+	CHECK_EQ_U64(resolve("vfs_*", &a, &b, &err), want_vfs);
+	filter_set_destroy(&b);
+	/* '!' alone removes from the current content */
+	first = filter_set_next(&a, 0);
+	filter_set_init(&cur, filter_funcs_count(funcs()));
+	filter_set_add(&cur, first);
+	filter_set_add(&cur, filter_set_next(&a, first + 1));
+	{
+		char line[300];
+
+		snprintf(line, sizeof(line), "!%s", filter_funcs_name(funcs(), first));
+		CHECK_EQ_U64(resolve(line, &cur, &b, &err), 1);
+		filter_set_destroy(&b);
+		/* removing every function would mean "all functions" to the kernel */
+		snprintf(line, sizeof(line), "%s !%s", filter_funcs_name(funcs(), first),
+			 filter_funcs_name(funcs(), first));
+		CHECK(resolve(line, NULL, &b, &err) == -EINVAL);
+		CHECK(strstr(err.msg, "every function"));
+		filter_set_destroy(&b);
+	}
+	filter_set_destroy(&cur);
+	filter_set_destroy(&a);
+}
+
+TEST(targets_and_items)
+{
+	struct filter_spec *sp;
+	struct filter_error err;
+	const char *sys, *ev, *expr;
+	const int *pids;
+
+	CHECK(funcs());
+	CHECK(!filter_spec_parse(&sp, "vfs_* -n vfs_readv -g do_sys_open pid:12,34", funcs(),
+				 &err));
+	CHECK(filter_spec_has_target(sp, FILTER_T_FILTER));
+	CHECK(filter_spec_has_target(sp, FILTER_T_NOTRACE));
+	CHECK(filter_spec_has_target(sp, FILTER_T_GRAPH));
+	CHECK(filter_spec_pids(sp, &pids) == 2 && pids[0] == 12 && pids[1] == 34);
+	CHECK(!filter_spec_appends(sp));
+	filter_spec_free(sp);
+
+	CHECK(!filter_spec_parse(&sp, "-n :clear", funcs(), &err));
+	CHECK(filter_spec_clears(sp, FILTER_T_NOTRACE));
+	CHECK(!filter_spec_has_target(sp, FILTER_T_FILTER));
+	filter_spec_free(sp);
+
+	CHECK(!filter_spec_parse(&sp, "sched_switch: prev_pid == 1 ", funcs(), &err));
+	CHECK(filter_spec_event(sp, &sys, &ev, &expr));
+	CHECK_STR(sys, "");
+	CHECK_STR(ev, "sched_switch");
+	CHECK_STR(expr, "prev_pid == 1");
+	filter_spec_free(sp);
+	CHECK(!filter_spec_parse(&sp, "sched:sched_wakeup: comm ~ \"k*\"", funcs(), &err));
+	CHECK(filter_spec_event(sp, &sys, &ev, &expr));
+	CHECK_STR(sys, "sched");
+	CHECK_STR(ev, "sched_wakeup");
+	filter_spec_free(sp);
+	CHECK(filter_spec_parse(&sp, "sched_switch:", funcs(), &err) == -EINVAL);
+	CHECK(filter_spec_parse(&sp, "pid:12,x", funcs(), &err) == -EINVAL);
+	CHECK(filter_spec_parse(&sp, "-n", funcs(), &err) == -EINVAL);
+}
+
+TEST(comm_resolves_to_our_tid)
+{
+	char comm[32] = "", line[64];
+	struct filter_spec *sp;
+	struct filter_error err;
+	const int *pids;
+	bool found = false;
+	FILE *f = fopen("/proc/self/comm", "r");
+	int n;
+
+	CHECK(f && fgets(comm, sizeof(comm), f));
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(line, sizeof(line), "comm:%s", comm);
+	CHECK(!filter_spec_parse(&sp, line, NULL, &err));
+	n = filter_spec_pids(sp, &pids);
+	for (int i = 0; i < n; i++)
+		found |= pids[i] == gettid();
+	filter_spec_free(sp);
+	CHECK(found);
+	CHECK(filter_spec_parse(&sp, "comm:no-such-task-x", NULL, &err) == -ENOENT);
+}
+
+TEST(bad_input)
+{
+	struct filter_spec *sp = NULL;
+	struct filter_error err;
+	struct filter_set set;
+	char *big;
+	int ret;
+
+	CHECK(funcs());
+	/* unbalanced regex: pcre2's message and the offset inside the line */
+	ret = filter_spec_parse(&sp, "vfs_* /tcp_(send/", funcs(), &err);
+	CHECK(ret == -EINVAL && !sp);
+	CHECK(strstr(err.msg, "missing closing parenthesis"));
+	CHECK(err.offset >= 7 && err.offset <= 17);
+	CHECK(filter_spec_parse(&sp, "/tcp_[a-/", funcs(), &err) == -EINVAL);
+	CHECK(filter_spec_parse(&sp, "/^tcp_", funcs(), &err) == -EINVAL);
+	CHECK(strstr(err.msg, "unbalanced regex") && err.offset == 0);
+	/* catastrophic: nested quantifiers hit pcre2's match limit, cleanly */
+	CHECK(resolve("/^(\\w|\\w|_)*\\W/", NULL, &set, &err) == -ERANGE);
+	filter_set_destroy(&set);
+	CHECK(strstr(err.msg, "too costly"));
+	/* matches nothing */
+	CHECK(resolve("no_such_function_*", NULL, &set, &err) == -EINVAL);
+	filter_set_destroy(&set);
+	CHECK(strstr(err.msg, "matches no function"));
+	/* a 100 KB paste */
+	big = malloc(100 * 1024 + 1);
+	memset(big, 'a', 100 * 1024);
+	big[100 * 1024] = '\0';
+	CHECK(filter_spec_parse(&sp, big, funcs(), &err) == -E2BIG);
+	free(big);
+	CHECK(strstr(err.msg, "too long"));
+	/* control characters, bytes that are not UTF-8 */
+	CHECK(filter_spec_parse(&sp, "vfs_\x1b[2Jread", funcs(), &err) == -EILSEQ);
+	CHECK(err.offset == 4 && strstr(err.msg, "control character 0x1b"));
+	CHECK(filter_spec_parse(&sp, "vfs_read\xff", funcs(), &err) == -EILSEQ);
+	CHECK(err.offset == 8 && strstr(err.msg, "not UTF-8"));
+	CHECK(filter_spec_parse(&sp, "vfs_\xc3", funcs(), &err) == -EILSEQ);
+	CHECK(filter_spec_parse(&sp, "vfs_\xed\xa0\x80", funcs(), &err) == -EILSEQ);
+	/* valid UTF-8 passes the byte check, then is not a function name */
+	CHECK(filter_spec_parse(&sp, "vfs_\xc3\xa9", funcs(), &err) == -EINVAL);
+	/* :mod: of a module that is not loaded (the guest had none) */
+	CHECK(filter_spec_parse(&sp, "*:mod:no_such_module", funcs(), &err) == -ENOENT);
+	CHECK(strstr(err.msg, "not loaded"));
+	CHECK(filter_spec_parse(&sp, "vfs_read:foo", funcs(), &err) == -EINVAL);
+	CHECK(filter_spec_parse(&sp, "", funcs(), &err) == -EINVAL);
+	CHECK(filter_spec_parse(&sp, "tcp_$x", funcs(), &err) == -EINVAL);
+}
+
+TEST(preview)
+{
+	struct filter_preview pv;
+	char **names;
+	size_t n = oracle_names(&names), want = 0, k = 0;
+	regex_t re;
+
+	CHECK(funcs());
+	CHECK(!regcomp(&re, "^vfs_", REG_EXTENDED | REG_NOSUB));
+	CHECK(!filter_preview_line(funcs(), "/^vfs_/", NULL, &pv));
+	CHECK(pv.ok && pv.target == FILTER_T_FILTER);
+	for (size_t i = 0; i < n; i++) {
+		if (regexec(&re, names[i], 0, NULL, 0))
+			continue;
+		/* the preview's names are the first matches in the kernel's order */
+		if (k < pv.nnames)
+			CHECK_STR(pv.names[k], names[i]);
+		k++;
+		want++;
+	}
+	regfree(&re);
+	free_names(names, n);
+	CHECK_EQ_U64(pv.count, want);
+	CHECK(pv.nnames == (want < FILTER_PREVIEW_NAMES ? want : FILTER_PREVIEW_NAMES));
+	CHECK(strstr(pv.text, "set_ftrace_filter: "));
+	CHECK(filter_preview_line(funcs(), "/tcp_(/", NULL, &pv) == -EINVAL);
+	CHECK(!pv.ok && strstr(pv.text, "col ") && strstr(pv.text, "missing closing"));
+}
+
+TEST(complete)
+{
+	struct filter_completion c;
+	char **names;
+	size_t n = oracle_names(&names), want = 0;
+	char common[256] = "";
+	const char *prev = NULL;
+
+	CHECK(funcs());
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		if (strncmp(names[i], "vfs_rea", 7))
+			continue;
+		/* distinct names only */
+		bool dup = false;
+
+		for (size_t j = 0; j < i; j++)
+			dup |= !strcmp(names[j], names[i]);
+		if (dup)
+			continue;
+		if (!want)
+			snprintf(common, sizeof(common), "%s", names[i]);
+		while (common[k] && common[k] == names[i][k])
+			k++;
+		common[k] = '\0';
+		want++;
+		prev = names[i];
+	}
+	(void)prev;
+	free_names(names, n);
+	CHECK(want > 0);
+	CHECK_EQ_U64(filter_complete(funcs(), "-n !vfs_rea", 11, &c), want);
+	CHECK_EQ_U64(c.start, 3);
+	CHECK(c.prefix[0] == '!' && !strcmp(c.prefix + 1, common));
+	for (size_t i = 1; i < c.ncand && i < FILTER_COMPLETE_MAX; i++)
+		CHECK(strcmp(c.cand[i - 1], c.cand[i]) < 0);
+	CHECK_EQ_U64(filter_complete(funcs(), "zzzz_no_such", 12, &c), 0);
+	CHECK_STR(c.prefix, "zzzz_no_such");
+	CHECK_EQ_U64(filter_complete(funcs(), "/vfs_", 5, &c), 0);
+}
+
+TEST(second_kernel)
+{
+	char *text;
+	size_t len, lines = 0;
+	struct filter_funcs *ff = load_tag("rt612", &text, &len);
+
+	CHECK(ff);
+	for (size_t i = 0; i < len; i++)
+		lines += text[i] == '\n';
+	CHECK_EQ_U64(filter_funcs_count(ff), lines);
+	filter_funcs_free(ff);
+	free(text);
+}
+
+TEST_MAIN()
