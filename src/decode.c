@@ -57,6 +57,7 @@ enum dpost {
 	DPOST_COMM_PID,		/* args 0 (comm), 1 (pid): wakeup, exit, thread_noise */
 	DPOST_EXEC,		/* comm = basename(filename) */
 	DPOST_REPEATS,		/* delta ts = top << 32 | bottom */
+	DPOST_COMM_SLOTS,	/* generic event naming a task: args aux_comm, aux_pid */
 };
 
 struct dslot {
@@ -72,6 +73,8 @@ struct dtype {
 	uint8_t			post;
 	uint16_t		min_size;
 	uint16_t		aux_off;	/* DPOST_REPEATS: bottom_delta_ts */
+	uint8_t			aux_comm;	/* DPOST_COMM_SLOTS: slot of the comm */
+	uint8_t			aux_pid;	/* its pid slot, or AUX_COMMON_PID */
 	struct dslot		slot[KTOP_MAX_ARGS];
 	/* for dynamic registration */
 	struct tep_event	*event;
@@ -177,6 +180,21 @@ static const struct fixed_spec fixed_specs[] = {
 	{ KTOP_T_SAMPLE_THRESHOLD, DPOST_NONE, "osnoise", "sample_threshold",
 	  { "start", "duration", "interference" } },
 };
+
+/*
+ * Generic events that name a task's comm: they keep all their fields like any
+ * other, and also feed the comm table. A NULL pid field means the task is
+ * the one the event ran in (common_pid).
+ */
+static const struct {
+	const char	*system, *name, *comm, *pid;
+} comm_specs[] = {
+	{ "task", "task_rename", "newcomm", "pid" },	/* prctl(PR_SET_NAME), comm writes */
+	{ "sched", "sched_process_fork", "child_comm", "child_pid" },
+	{ "sched", "sched_waking", "comm", "pid" },
+};
+
+#define AUX_COMMON_PID	0xff
 
 /* Hex strings of arrays longer than this are not kept. */
 #define HEX_MAX_BYTES	64
@@ -407,6 +425,22 @@ static struct dtype *dtype_dynamic(struct decode_ctx *dc, struct tep_event *even
 		t->nargs++;
 	}
 	t->nfields = t->nargs;
+	for (size_t i = 0; i < sizeof(comm_specs) / sizeof(comm_specs[0]); i++) {
+		if (strcmp(event->name, comm_specs[i].name) ||
+		    strcmp(event->system, comm_specs[i].system))
+			continue;
+		t->aux_comm = t->aux_pid = AUX_COMMON_PID;
+		for (unsigned int a = 0; a < t->nargs; a++) {
+			if (!strcmp(t->fields[a].name, comm_specs[i].comm) &&
+			    t->fields[a].kind == KTOP_FK_STR)
+				t->aux_comm = a;
+			if (!strcmp(t->fields[a].name, comm_specs[i].pid) &&
+			    t->fields[a].kind == KTOP_FK_INT)
+				t->aux_pid = a;
+		}
+		if (t->aux_comm != AUX_COMMON_PID)
+			t->post = DPOST_COMM_SLOTS;
+	}
 	return t;
 }
 
@@ -806,6 +840,10 @@ decode_one(struct decoder *d, const void *data, int size, uint64_t ts, struct kt
 			     decoder_intern(d, base, strnlen(base, 15)));
 		break;
 	}
+	case DPOST_COMM_SLOTS:
+		decoder_comm(d, t->aux_pid == AUX_COMMON_PID ? out->pid :
+			     (int32_t)out->args[t->aux_pid], (uint32_t)out->args[t->aux_comm]);
+		break;
 	case DPOST_REPEATS: {
 		uint32_t bottom;
 

@@ -690,8 +690,11 @@ int export_tracedat(const char *path, struct store *st, const struct snapshot_me
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	out = tracecmd_output_create(tmp);
-	if (out)
+	if (out) {
 		tracecmd_set_quiet(out, true);	/* it prints to stdout otherwise */
+		/* version 6: what trace-cmd 3.x and KernelShark read without options */
+		tracecmd_output_set_version(out, 6);
+	}
 	ret = -EIO;
 	if (!out) {
 		fail(err, errlen, ret, path, "libtracecmd cannot create the file");

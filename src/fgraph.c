@@ -600,12 +600,14 @@ static int ctx_gap(struct fgraph *g, struct fg_ctx *c, uint64_t ts, uint64_t cou
 	uint32_t top = ctx_top(g, c), id, i;
 
 	id = node_new(g, FGRAPH_K_GAP, top != NONE ? top : c->node);
-	if (id == NONE)
-		return -ENOSPC;
-	g->n[id].start = ts;
-	g->n[id].func = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
-	g->n[id].flags = FGRAPH_F_HAS_GAP;
-	g->n[id].depth = top != NONE ? g->n[top].depth + 1 : 0;
+	if (id != NONE) {
+		g->n[id].start = ts;
+		g->n[id].func = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+		g->n[id].flags = FGRAPH_F_HAS_GAP;
+		g->n[id].depth = top != NONE ? g->n[top].depth + 1 : 0;
+	} else {
+		g->st.dropped++;	/* no room for the marker: the frames still know */
+	}
 	for (i = 0; i < c->top; i++)
 		g->n[c->stack[i]].flags |= FGRAPH_F_HAS_GAP;
 	/*

@@ -1072,7 +1072,12 @@ int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs 
 			goto out;
 		}
 	}
-	if (t == FILTER_T_FILTER && !filter_set_count(out))
+	if (t == FILTER_T_FILTER && !filter_set_count(out) && !any_pos &&
+	    (!current || !filter_set_count(current)))
+		ret = seterr(err, -1, -EINVAL, "'!' removes from the current filter, which is "
+			     "empty (every function is traced): to leave functions out, use "
+			     "-n PATTERN");
+	else if (t == FILTER_T_FILTER && !filter_set_count(out))
 		ret = seterr(err, -1, -EINVAL, "this would leave set_ftrace_filter empty, which "
 			     "the kernel reads as every function; say :clear for that");
 out:

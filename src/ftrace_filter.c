@@ -401,19 +401,14 @@ static char *error_log_last(const struct ftrace_filter *f)
  * The entries after @mark, one line: "event filter parse error: error:
  * Field not found (Command: prev_pidx == 1, column 1)".
  */
-static void error_log_new(const struct ftrace_filter *f, const char *mark, char *out,
-			  size_t len)
+void ftrace_filter_error_log_parse(const char *text, const char *mark, char *out, size_t len)
 {
-	char path[PATH_MAX], *text, *p, *cmd = NULL;
+	const char *p = text, *cmd = NULL;
 	size_t at = 0;
 
 	out[0] = '\0';
-	error_log_path(f, path, sizeof(path));
-	if (read_all(path, &text))
-		return;
-	p = text;
 	if (mark && *mark) {
-		char *m = strstr(text, mark);
+		const char *m = strstr(text, mark);
 
 		/* skip the marked entry's own Command and caret lines */
 		if (m) {
@@ -422,35 +417,45 @@ static void error_log_new(const struct ftrace_filter *f, const char *mark, char 
 				p++;
 		}
 	}
-	while (*p) {
-		char *nl = strchr(p, '\n');
+	while (*p && at < len) {
+		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
 		if (*p == '[') {
-			char *rb = memchr(p, ']', n);
+			const char *rb = memchr(p, ']', n);
 			const char *s = rb ? rb + 2 : p;
 
 			if (s > p + n)
 				s = p + n;
-			at += (size_t)snprintf(out + at, at < len ? len - at : 0, "%s%.*s",
-					       at ? "; " : "", (int)(p + n - s), s);
+			at += (size_t)snprintf(out + at, len - at, "%s%.*s", at ? "; " : "",
+					       (int)(p + n - s), s);
 		} else if (!strncmp(p, "  Command: ", 11)) {
 			cmd = p + 11;
-			at += (size_t)snprintf(out + at, at < len ? len - at : 0, " (command '%.*s'",
+			at += (size_t)snprintf(out + at, len - at, " (command '%.*s'",
 					       (int)(n - 11), cmd);
 		} else if (cmd && memchr(p, '^', n)) {
-			long col = (long)((char *)memchr(p, '^', n) - p) - 11 + 1;
+			long col = (long)((const char *)memchr(p, '^', n) - p) - 11 + 1;
 
-			at += (size_t)snprintf(out + at, at < len ? len - at : 0, ", column %ld)",
-					       col);
+			at += (size_t)snprintf(out + at, len - at, ", column %ld)", col);
 			cmd = NULL;
 		}
-		if (at >= len)
-			break;
 		p += n + (nl != NULL);
 	}
 	if (cmd && at < len)
 		snprintf(out + at, len - at, ")");
+}
+
+/* The entries the kernel logged after @mark, on one line. */
+static void error_log_new(const struct ftrace_filter *f, const char *mark, char *out,
+			  size_t len)
+{
+	char path[PATH_MAX], *text;
+
+	out[0] = '\0';
+	error_log_path(f, path, sizeof(path));
+	if (read_all(path, &text))
+		return;
+	ftrace_filter_error_log_parse(text, mark, out, len);
 	free(text);
 }
 

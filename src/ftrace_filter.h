@@ -114,6 +114,15 @@ void ftrace_filter_set_index_form(struct ftrace_filter *f, bool on);
 int ftrace_filter_marker_event(struct store *st, const char *text, uint64_t ts, uint16_t cpu,
 			       struct ktop_event *ev);
 
+/**
+ * ftrace_filter_error_log_parse - the error_log entries after @mark, one line
+ * @text: the content of an error_log file
+ * @mark: the first line of the last entry before the write ("" or NULL: all)
+ * @out: receives e.g. "event filter parse error: error: Invalid value (did you
+ *       forget quotes)? (command 'prev_pid ==', column 13)"
+ */
+void ftrace_filter_error_log_parse(const char *text, const char *mark, char *out, size_t len);
+
 /* ---- history of prompt lines, kept across runs ------------------------------------ */
 
 struct filter_history;

@@ -480,3 +480,79 @@ int latency_spark(const struct latency *l, int cpu, enum latency_series series,
 		*t_end = l->t0 + l->ghead * l->cfg.spark_ns;
 	return (int)n;
 }
+
+static void pr_us(FILE *f, uint64_t ns, int w)
+{
+	fprintf(f, " %*llu.%03llu", w - 4, (unsigned long long)(ns / 1000),
+		(unsigned long long)(ns % 1000));
+}
+
+static void pr_stat(FILE *f, const struct latency_stat *s)
+{
+	fprintf(f, " %8llu", (unsigned long long)s->count);
+	pr_us(f, s->cur, 11);
+	pr_us(f, s->count ? s->min : 0, 11);
+	pr_us(f, s->count ? s->sum / s->count : 0, 11);
+	pr_us(f, s->max, 11);
+}
+
+int latency_print(const struct latency *l, FILE *f, enum latency_table which)
+{
+	struct latency_row r, tot;
+	bool user;
+	int cpu;
+
+	latency_row(l, -1, &tot);
+	user = tot.tl[LATENCY_TL_USER].count > 0;
+	if (which == LATENCY_TABLE_TIMERLAT) {
+		fprintf(f, "# %4s %52s |%52s%s\n", "", "IRQ latency (us)", "Thread latency (us)",
+			user ? " |                               User-ret latency (us)" : "");
+		fprintf(f, "# %4s", "CPU");
+		for (int k = 0; k < (user ? 3 : 2); k++)
+			fprintf(f, " %8s %11s %11s %11s %11s%s", "count", "cur", "min", "avg", "max",
+				k < (user ? 2 : 1) ? " |" : "");
+		fputc('\n', f);
+	} else {
+		fprintf(f, "# %4s %8s %15s %15s %9s %15s %15s %8s %8s %8s %8s %8s\n", "CPU",
+			"samples", "runtime us", "noise us", "% avail", "max noise us",
+			"max single us", "HW", "NMI", "IRQ", "SIRQ", "THREAD");
+	}
+	for (cpu = 0; cpu <= (int)l->ncpus; cpu++) {
+		bool all = cpu == (int)l->ncpus;
+
+		if (all ? latency_row(l, -1, &r) : latency_row(l, cpu, &r))
+			continue;
+		if (which == LATENCY_TABLE_TIMERLAT) {
+			if (!r.tl[0].count && !r.tl[1].count && !r.tl[2].count)
+				continue;
+			if (all)
+				fprintf(f, "  %4s", "ALL");
+			else
+				fprintf(f, "  %4d", cpu);
+			for (int k = 0; k < (user ? 3 : 2); k++) {
+				pr_stat(f, &r.tl[k]);
+				if (k < (user ? 2 : 1))
+					fputs(" |", f);
+			}
+		} else {
+			if (!r.os_samples)
+				continue;
+			if (all)
+				fprintf(f, "  %4s", "ALL");
+			else
+				fprintf(f, "  %4d", cpu);
+			fprintf(f, " %8llu", (unsigned long long)r.os_samples);
+			pr_us(f, r.os_runtime, 15);
+			pr_us(f, r.os_noise, 15);
+			fprintf(f, " %4u.%04u", r.os_avail_ppm / 10000, r.os_avail_ppm % 10000);
+			pr_us(f, r.os_max_noise, 15);
+			pr_us(f, r.os_max_single, 15);
+			fprintf(f, " %8llu %8llu %8llu %8llu %8llu", (unsigned long long)r.hw,
+				(unsigned long long)r.nmi, (unsigned long long)r.irq,
+				(unsigned long long)r.softirq, (unsigned long long)r.thread);
+		}
+		fputc('\n', f);
+	}
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "event.h"
 
 struct latency;
@@ -164,5 +165,21 @@ int latency_hist(const struct latency *l, int cpu, enum latency_series series,
  */
 int latency_spark(const struct latency *l, int cpu, enum latency_series series,
 		  uint64_t *out, unsigned int max, uint64_t *t_end);
+
+enum latency_table {
+	LATENCY_TABLE_TIMERLAT,
+	LATENCY_TABLE_OSNOISE,
+};
+
+/**
+ * latency_print - the per-CPU table and its totals row as text (for --batch),
+ * in us with 3 decimals, one line per CPU with samples, then "ALL"
+ *
+ * timerlat: CPU, then for IRQ, thread and (when any) user-return:
+ *           count cur min avg max
+ * osnoise:  CPU samples runtime noise %avail max-noise max-single HW NMI IRQ SIRQ THREAD
+ * Return: 0, or -EIO when writing failed.
+ */
+int latency_print(const struct latency *l, FILE *f, enum latency_table which);
 
 #endif

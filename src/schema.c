@@ -42,7 +42,7 @@ static const struct ktop_schema_type schema_fixed[KTOP_T_NR_FIXED] = {
 	T(KTOP_T_FGRAPH_ENTRY, "ftrace", "funcgraph_entry", F("func", SYM), F("depth", INT)),
 	T(KTOP_T_FGRAPH_EXIT, "ftrace", "funcgraph_exit", F("func", SYM), F("depth", INT),
 	  F("calltime", UINT), F("rettime", UINT), F("overrun", UINT)),
-	T(KTOP_T_FUNC_REPEATS, "ftrace", "func_repeats", F("ip", SYM), F("parent", SYM),
+	T(KTOP_T_FUNC_REPEATS, "ftrace", "func_repeats", F("ip", SYM), F("parent_ip", SYM),
 	  F("count", UINT), F("top_delta_ts", UINT)),
 	T(KTOP_T_SCHED_SWITCH, "sched", "sched_switch", F("prev_comm", STR), F("prev_pid", INT),
 	  F("prev_prio", INT), F("prev_state", HEX), F("next_comm", STR), F("next_pid", INT),

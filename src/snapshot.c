@@ -164,6 +164,9 @@ static inline uint64_t cur_var(struct cur *c)
 	uint64_t v = 0;
 	unsigned int shift = 0;
 
+	if (__builtin_expect(c->p < c->end && *c->p < 0x80, 1))
+		return *c->p++;	/* the common one-byte case */
+
 	while (c->p < c->end) {
 		uint8_t x = *c->p++;
 

@@ -3,11 +3,16 @@
  * The columnar event store.
  *
  * Each CPU stream is a list of chunks of up to CHUNK_EVENTS events. The newest
- * chunk is open: plain struct-of-arrays that its single writer fills in place.
- * When it is full the writer seals it: each column is encoded compactly into
- * one immutable allocation (time deltas, run-length pid and type/flags/preempt
- * dictionary indices, arguments with a per-type codec), and the raw arrays are
- * recycled. Readers decode a sealed chunk on access into their own buffer.
+ * chunk is open: plain fixed-size rows and an argument array that its single
+ * writer fills in place. When it is full the writer seals it: each column is
+ * encoded on its own, compactly, into one immutable allocation (time deltas,
+ * run-length pid and type/flags/preempt dictionary indices, arguments with a
+ * per-type codec: symbol and string ids as varints, timestamps relative to the
+ * event's, pids through the chunk's pid dictionary, the rest as deltas from
+ * the previous value of the same slot, per syscall for sys_enter), and the
+ * raw buffer is recycled. Readers decode a sealed chunk on access into their
+ * own buffer (store_get keeps the last one per thread); queries decode only
+ * the columns they need.
  *
  * Visibility: the writer appends past the published end and moves pub_end
  * forward with a release store (store_publish); readers load it with acquire
@@ -132,7 +137,8 @@ struct enc {
 	uint8_t		buf[];
 };
 
-#define ENC_BUF_SIZE	(CHUNK_EVENTS * (10 + 6 + 6 + 5 + 4 + KTOP_MAX_ARGS) + CHUNK_ARGS * 11 + \
+#define ENC_BUF_SIZE	(CHUNK_EVENTS * (10 + 6 + 6 + 5 + 4 + KTOP_MAX_ARGS) + \
+			 CHUNK_ARGS * 11 + \
 			 PID_DICT_MAX * 5)
 
 struct stream {
@@ -471,7 +477,8 @@ static uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, 
 				e->prev_stamp[prev_slot(m->type)] = e->stamp;
 				memset(e->prev[prev_slot(m->type)], 0, sizeof(e->prev[0]));
 				if (m->type == KTOP_T_SYS_ENTER)
-					memset(e->prev[PREV_TYPES], 0, PREV_SYS * sizeof(e->prev[0]));
+					memset(e->prev[PREV_TYPES], 0,
+					       PREV_SYS * sizeof(e->prev[0]));
 			}
 			return e->nmeta++;
 		}
@@ -558,25 +565,24 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 	}
 	e->npid = 0;
 	e->nmeta = 0;
-	/* time: deltas from t_min */
-	for (uint32_t i = 1; i < n; i++)
-		p = put_uv(p, r->row[i].ts - r->row[i - 1].ts);
-	pid_col = p;
-	for (uint32_t i = 0, last = UINT32_MAX; i < n; i++) {
-		int32_t pid = r->row[i].pid;
+	/* one pass over the rows: the time column, pid and meta indices */
+	e->pidx[0] = enc_pid(e, r->row[0].pid);
+	e->midx[0] = enc_meta(sm, e, r, 0);
+	for (uint32_t i = 1, lp = e->pidx[0], lm = e->midx[0]; i < n; i++) {
+		const struct row *w = &r->row[i], *v = &r->row[i - 1];
 
-		/* always fits: n <= PID_DICT_MAX; pids come in runs */
-		if (!i || pid != r->row[i - 1].pid)
-			last = enc_pid(e, pid);
-		e->pidx[i] = last;
+		p = put_uv(p, w->ts - v->ts);
+		/* always fits: n <= PID_DICT_MAX; pids and metas come in runs */
+		if (w->pid != v->pid)
+			lp = enc_pid(e, w->pid);
+		if (row_meta_key(w) != row_meta_key(v))
+			lm = enc_meta(sm, e, r, i);
+		e->pidx[i] = lp;
+		e->midx[i] = lm;
 	}
+	pid_col = p;
 	p = put_rle(p, e->pidx, n);
 	meta_col = p;
-	for (uint32_t i = 0, last = 0; i < n; i++) {
-		if (!i || row_meta_key(&r->row[i]) != row_meta_key(&r->row[i - 1]))
-			last = enc_meta(sm, e, r, i);
-		e->midx[i] = last;
-	}
 	p = put_rle(p, e->midx, n);
 	args_col = p;
 	p = enc_args(e, p, r, n);
@@ -1013,9 +1019,10 @@ int store_append(struct store *st, const struct ktop_event *ev)
 	ts = ev->ts;
 	if (__builtin_expect(ts < sm->last_ts, 0)) {
 		ts = sm->last_ts;
-		atomic_store_explicit(&sm->reordered,
-				      atomic_load_explicit(&sm->reordered, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
+		uint64_t n = atomic_load_explicit(&sm->reordered, memory_order_relaxed);
+
+		/* one writer: no read-modify-write needed */
+		atomic_store_explicit(&sm->reordered, n + 1, memory_order_relaxed);
 	}
 	/* locals: the stores below may alias anything as far as the compiler knows */
 	on = sm->on;
@@ -1444,7 +1451,8 @@ static bool cursor_load(const struct stream *sm, struct cursor *cu, unsigned int
 
 		a0 = r->row[cu->pos].aoff;
 		a1 = r->row[end - 1].aoff + r->row[end - 1].nargs;
-		memcpy(&cu->d->r.row[cu->pos], &r->row[cu->pos], (end - cu->pos) * sizeof(r->row[0]));
+		memcpy(&cu->d->r.row[cu->pos], &r->row[cu->pos],
+		       (end - cu->pos) * sizeof(r->row[0]));
 		memcpy(&cu->d->r.args[a0], &r->args[a0], (a1 - a0) * sizeof(r->args[0]));
 		cu->end = end;
 	} else {
@@ -1652,7 +1660,8 @@ size_t store_count_by(const struct store *st, enum store_key key,
 					continue;
 				if (f->pid >= 0 && r->row[i].pid != f->pid)
 					continue;
-				if (f->comm_id && store_comm_id1(st, r->row[i].pid) != f->comm_id + 1)
+				if (f->comm_id &&
+				    store_comm_id1(st, r->row[i].pid) != f->comm_id + 1)
 					continue;
 				switch (key) {
 				case STORE_KEY_TYPE:

@@ -173,20 +173,18 @@ static void *ingest_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "ktop-ui-stats");
 	/* nice 10: the UI thread (and the collectors) go first */
-	if (!getenv("KTOP_UI_NO_NICE"))
-		setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	pthread_mutex_lock(&ui->lock);
 	while (!ui->ingest_stop) {
 		bool behind = !ui->paused && ui->ingest_ns_sec < UI_INGEST_CAP_NS &&
 			      ui_stats_behind(&ui->stats);
 
 		if (behind) {
-			ui_stats_ingest(&ui->stats, UI_INGEST_SLICE_NS);
-			ui->ingest_ns_sec += ui->stats.last_ingest_ns;
-			/* let the UI thread have the lock between slices */
+			/* reads the store unlocked, counts under the lock */
 			pthread_mutex_unlock(&ui->lock);
-			sched_yield();
+			ui_stats_ingest(&ui->stats, UI_INGEST_SLICE_NS, &ui->lock);
 			pthread_mutex_lock(&ui->lock);
+			ui->ingest_ns_sec += ui->stats.last_ingest_ns;
 			continue;
 		}
 		struct timespec ts;

@@ -488,7 +488,7 @@ void ui_frame(struct ui *ui, bool ingest)
 	int y, ph;
 
 	if (ingest && !ui->paused)
-		ui_stats_ingest(&ui->stats, UI_INGEST_SLICE_NS);
+		ui_stats_ingest(&ui->stats, UI_INGEST_SLICE_NS, NULL);
 	ui->rows = LINES;
 	ui->cols = COLS;
 	erase();

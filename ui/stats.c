@@ -12,7 +12,7 @@
 #define PID_SLOTS	65536u
 /* Live and further behind than this: skip ahead rather than fall behind forever. */
 #define BACKLOG_MAX	(4u << 20)
-#define CHUNK		4096u
+#define CHUNK		2048u
 
 uint64_t ui_now_ns(void)
 {
@@ -36,8 +36,9 @@ int ui_stats_init(struct ui_stats *s, struct store *st)
 	s->sys = calloc(PID_SLOTS, sizeof(*s->sys));
 	s->cap = 1024;
 	s->tab = calloc(s->cap, sizeof(*s->tab));
+	s->buf = calloc(CHUNK, sizeof(*s->buf));
 	if (!s->cpu || !s->top_seq || !s->rescan_end || !s->comm_match || !s->comm_pid ||
-	    !s->sys || !s->tab) {
+	    !s->sys || !s->tab || !s->buf) {
 		ui_stats_destroy(s);
 		return -ENOMEM;
 	}
@@ -60,6 +61,7 @@ void ui_stats_destroy(struct ui_stats *s)
 	free(s->comm_pid);
 	free(s->sys);
 	free(s->tab);
+	free(s->buf);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -208,7 +210,98 @@ static void flags_add(struct ui_cpu_stat *cs, const struct ktop_event *ev)
 	cs->events++;
 }
 
-uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns)
+/* Read events [from, to) of @cpu into s->buf. Return: how many slots (failed reads: type 0). */
+static uint32_t read_batch(struct ui_stats *s, unsigned int cpu, uint64_t from, uint64_t to)
+{
+	uint32_t n = 0;
+
+	for (uint64_t q = from; q < to; q++, n++)
+		if (store_get(s->st, cpu, q, &s->buf[n]))
+			s->buf[n].type = KTOP_T_NONE;
+	return n;
+}
+
+static void lock(pthread_mutex_t *m)
+{
+	if (m)
+		pthread_mutex_lock(m);
+}
+
+static void unlock(pthread_mutex_t *m)
+{
+	if (m)
+		pthread_mutex_unlock(m);
+}
+
+/*
+ * One step for @cpu: reading from the store (the slow part) happens without
+ * @m, only the bookkeeping and the counting hold it. A reset of the top view
+ * in between (s->gen changes) discards what was read for it.
+ * Return: events read.
+ */
+static uint64_t ingest_cpu(struct ui_stats *s, unsigned int c, pthread_mutex_t *m)
+{
+	struct ui_cpu_stat *cs = &s->cpu[c];
+	uint64_t first, end, from, to, gen;
+	bool top_only, rescan;
+	uint32_t n;
+
+	lock(m);
+	store_cpu_range(s->st, c, &first, &end);
+	if (cs->seq < first) {
+		cs->skipped += first - cs->seq;
+		cs->seq = first;
+	}
+	if (s->top_seq[c] < first)
+		s->top_seq[c] = first;
+	rescan = s->top_seq[c] < s->rescan_end[c];
+	if (s->live_skip && !rescan && end - cs->seq > BACKLOG_MAX) {
+		cs->skipped += end - BACKLOG_MAX / 2 - cs->seq;
+		cs->seq = end - BACKLOG_MAX / 2;
+		if (s->top_seq[c] < cs->seq)
+			s->top_seq[c] = cs->seq;
+	}
+	/* the top view catching up after a reset comes first */
+	top_only = s->top_seq[c] < cs->seq;
+	from = top_only ? s->top_seq[c] : cs->seq;
+	to = top_only ? cs->seq : end;
+	if (to - from > CHUNK)
+		to = from + CHUNK;
+	gen = s->gen;
+	unlock(m);
+	if (from >= to)
+		return 0;
+
+	n = read_batch(s, c, from, to);
+
+	lock(m);
+	if (top_only) {
+		if (gen == s->gen && s->top_seq[c] == from) {
+			for (uint32_t i = 0; i < n; i++)
+				if (s->buf[i].type != KTOP_T_NONE)
+					top_add(s, &s->buf[i]);
+			s->top_seq[c] = to;
+		}
+	} else if (cs->seq == from) {
+		bool top = gen == s->gen && s->top_seq[c] == from;
+
+		for (uint32_t i = 0; i < n; i++) {
+			if (s->buf[i].type == KTOP_T_NONE)
+				continue;
+			flags_add(cs, &s->buf[i]);
+			if (top)
+				top_add(s, &s->buf[i]);
+		}
+		cs->seq = to;
+		if (top)
+			s->top_seq[c] = to;
+	}
+	s->examined += n;
+	unlock(m);
+	return n;
+}
+
+uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns, pthread_mutex_t *m)
 {
 	uint64_t t0 = ui_now_ns(), n = 0;
 	bool progress = true, over = false;
@@ -216,62 +309,21 @@ uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns)
 	while (progress && !over) {
 		progress = false;
 		for (unsigned int c = 0; c < s->ncpus && !over; c++) {
-			struct ui_cpu_stat *cs = &s->cpu[c];
-			uint64_t first, end, lim;
-			struct ktop_event ev;
-			bool rescan;
+			uint64_t k = ingest_cpu(s, c, m);
 
-			store_cpu_range(s->st, c, &first, &end);
-			if (cs->seq < first) {
-				cs->skipped += first - cs->seq;
-				cs->seq = first;
-			}
-			if (s->top_seq[c] < first)
-				s->top_seq[c] = first;
-			rescan = s->top_seq[c] < s->rescan_end[c];
-			if (s->live_skip && !rescan && end - cs->seq > BACKLOG_MAX) {
-				cs->skipped += end - BACKLOG_MAX / 2 - cs->seq;
-				cs->seq = end - BACKLOG_MAX / 2;
-				if (s->top_seq[c] < cs->seq)
-					s->top_seq[c] = cs->seq;
-			}
-			/* The top view catching up after a reset. */
-			lim = s->top_seq[c] + CHUNK;
-			while (s->top_seq[c] < cs->seq && s->top_seq[c] < lim) {
-				if (!store_get(s->st, c, s->top_seq[c], &ev))
-					top_add(s, &ev);
-				s->top_seq[c]++;
-				n++;
-				progress = true;
-			}
-			if (s->top_seq[c] < cs->seq)
-				goto check;
-			lim = cs->seq + CHUNK;
-			while (cs->seq < end && cs->seq < lim) {
-				if (!store_get(s->st, c, cs->seq, &ev)) {
-					flags_add(cs, &ev);
-					if (s->top_seq[c] == cs->seq) {
-						top_add(s, &ev);
-						s->top_seq[c]++;
-					}
-				} else if (s->top_seq[c] == cs->seq) {
-					s->top_seq[c]++;
-				}
-				cs->seq++;
-				n++;
-				progress = true;
-			}
-check:
+			n += k;
+			progress |= k > 0;
 			if (budget_ns && ui_now_ns() - t0 > budget_ns)
 				over = true;
 		}
 	}
+	lock(m);
 	s->rescanning = false;
 	for (unsigned int c = 0; c < s->ncpus; c++)
 		if (s->top_seq[c] < s->rescan_end[c])
 			s->rescanning = true;
-	s->examined += n;
 	s->last_ingest_ns = ui_now_ns() - t0;
+	unlock(m);
 	return n;
 }
 
@@ -337,6 +389,7 @@ void ui_stats_reset_top(struct ui_stats *s)
 	}
 	s->rescanning = true;
 	s->rates_valid = false;
+	s->gen++;
 }
 
 void ui_stats_set_narrow(struct ui_stats *s, const struct ui_narrow *n)

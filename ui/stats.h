@@ -8,6 +8,7 @@
 #ifndef KTOP_UI_STATS_H
 #define KTOP_UI_STATS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "format.h"
@@ -77,6 +78,8 @@ struct ui_stats {
 	bool			rates_valid;
 	bool			rescanning;
 	bool			live_skip;	/* live: skip ahead when far behind */
+	uint64_t		gen;		/* bumped by each reset of the top view */
+	struct ktop_event	*buf;		/* events read, not yet counted */
 };
 
 int ui_stats_init(struct ui_stats *s, struct store *st);
@@ -85,9 +88,12 @@ void ui_stats_destroy(struct ui_stats *s);
 /**
  * ui_stats_ingest - read what was published since the last call
  * @budget_ns: stop after about this long (0: no limit)
+ * @m: the lock that guards @s against the UI thread, or NULL; taken only to
+ *     count, never while reading from the store. Call without holding it.
+ * Context: one thread at a time (the UI's statistics helper, or a test).
  * Return: the number of events read.
  */
-uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns);
+uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns, pthread_mutex_t *m);
 
 /* Return: true when events were published that ui_stats_ingest has not read. */
 bool ui_stats_behind(struct ui_stats *s);

@@ -141,7 +141,7 @@ enum ui_prompt_kind {
 	PROMPT_CPU,
 };
 
-/* Reading new events happens in slices between polls, at most this much a second. */
+/* The statistics helper reads new events in slices, at most this much a second. */
 #define UI_INGEST_SLICE_NS	2000000ull
 #define UI_INGEST_CAP_NS	250000000ull
 

@@ -507,6 +507,99 @@ TEST(fgraph_synthetic_matches_truth)
 	}
 }
 
+/* Links are a tree: every node once in its parent's list, prev/next and counts right. */
+static int check_links(struct fgraph *fg)
+{
+	struct fgraph_stats st;
+	struct fgraph_info in;
+	uint32_t *seen;
+	int bad = 0;
+
+	fgraph_get_stats(fg, &st);
+	seen = calloc(st.nodes, sizeof(*seen));
+	for (uint32_t p = 0; p < st.nodes; p++) {
+		uint32_t prev = FGRAPH_NONE, n = 0;
+
+		for (uint32_t k = fgraph_first_child(fg, FGRAPH_TIMELINE, p); k != FGRAPH_NONE;
+		     k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k)) {
+			if (k >= st.nodes || seen[k]++ || fgraph_parent(fg, FGRAPH_TIMELINE, k) != p ||
+			    fgraph_prev_sibling(fg, FGRAPH_TIMELINE, k) != prev) {
+				bad++;
+				break;
+			}
+			prev = k;
+			n++;
+		}
+		fgraph_node(fg, FGRAPH_TIMELINE, p, &in);
+		if (fgraph_last_child(fg, FGRAPH_TIMELINE, p) != prev || in.nchildren != n)
+			bad++;
+	}
+	for (uint32_t k = 1; k < st.nodes; k++)
+		if (seen[k] != 1)
+			bad++;
+	free(seen);
+	return bad;
+}
+
+/* Garbage in (random depths, functions, flags, CPUs, losses): a sound tree out. */
+TEST(fgraph_fuzz_keeps_a_tree)
+{
+	uint64_t nseeds = getenv("FGRAPH_SEEDS") ? strtoull(getenv("FGRAPH_SEEDS"), NULL, 0) : 8;
+
+	for (uint64_t seed = 1; seed <= nseeds; seed++) {
+		struct fgraph_config cfg = { .irq_inline = seed % 2, .max_depth = 12,
+					     .max_nodes = 20000 + (uint32_t)(seed % 3) * 50000 };
+		struct fgraph *fg = fgraph_new(&cfg);
+		struct ktop_event e;
+		uint64_t ts = 1000, r = seed * 0x9e3779b97f4a7c15ull;
+
+		for (int i = 0; i < 60000; i++) {
+			r ^= r << 13;
+			r ^= r >> 7;
+			r ^= r << 17;
+			memset(&e, 0, sizeof(e));
+			ts += r % 1000;
+			e.ts = ts;
+			e.cpu = (uint16_t)(r >> 8) % 3;
+			e.pid = (int32_t)((r >> 12) % 5);
+			e.flags = (uint8_t)((r >> 16) % 7 == 0 ? KTOP_KF_HARDIRQ :
+					    (r >> 16) % 7 == 1 ? KTOP_KF_SOFTIRQ : 0);
+			e.type = (r >> 20) % 2 ? KTOP_T_FGRAPH_ENTRY : KTOP_T_FGRAPH_EXIT;
+			e.args[0] = 1 + (r >> 24) % 6;
+			e.args[1] = (r >> 28) % 15;
+			e.args[2] = ts - (r >> 32) % 5000;
+			e.args[3] = ts;
+			if ((r >> 40) % 500 == 0)
+				CHECK(fgraph_lost(fg, e.cpu, ts, (r >> 44) % 100) == 0);
+			int ret = fgraph_feed(fg, &e);
+
+			CHECK(ret == 0 || ret == -ENOSPC);
+		}
+		struct fgraph_stats st;
+
+		fgraph_get_stats(fg, &st);
+		CHECK(check_links(fg) == 0);
+		CHECK(check_agg(fg) == 0);
+		CHECK_EQ_U64(fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, FGRAPH_SORT_ORDER, NULL, NULL,
+					 NULL, 0), st.nodes - 1);
+		CHECK(fgraph_rows(fg, FGRAPH_TIMELINE, FGRAPH_ROOT, FGRAPH_SORT_SELF, NULL, NULL, NULL,
+				  0) == st.nodes - 1);
+		CHECK(st.nodes <= cfg.max_nodes + 1);
+		CHECK(st.max_depth_seen < 12);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		struct fgraph_print_opts po = { .view = FGRAPH_AGG, .sort = FGRAPH_SORT_TOTAL };
+
+		CHECK(fgraph_print(fg, f, NULL) == 0);
+		CHECK(fgraph_print(fg, f, &po) == 0);
+		fclose(f);
+		CHECK(len > 0);
+		free(buf);
+		fgraph_free(fg);
+	}
+}
+
 /* Calls the kernel cannot have recorded yet still nest right: a trace that
  * starts mid-call. Every truth node whose exit is kept is there; those whose
  * entry was cut are marked; parents are the true ones. */
@@ -885,6 +978,10 @@ static const char *intern_name(void *ctx, uint32_t sym)
 	return intern_str(ctx, sym);
 }
 
+/* Per aggregated node: what the text says of the calls matched to it. */
+static uint64_t *fx_acnt, *fx_atot, *fx_aerr;
+static uint32_t fx_na;
+
 static int fx_cmp(struct fgraph *fg, uint32_t m, struct xtree *x, int first, int lvl,
 		  char *why, size_t len)
 {
@@ -920,6 +1017,13 @@ static int fx_cmp(struct fgraph *fg, uint32_t m, struct xtree *x, int first, int
 		}
 		if (fx_cmp(fg, k, x, xn->first, lvl + 1, why, len))
 			return 5;
+		uint32_t a = fgraph_agg_of(fg, k);
+
+		if (a < fx_na && xn->has_dur && xn->closed && !xn->entry_missing) {
+			fx_acnt[a]++;
+			fx_atot[a] += xn->dur;
+			fx_aerr[a] += xn->unit;
+		}
 		k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k);
 	}
 	while (k != FGRAPH_NONE && (fgraph_node(fg, FGRAPH_TIMELINE, k, &in), 1) &&
@@ -1028,6 +1132,13 @@ TEST(fgraph_fixtures_match_kernel_text)
 		       (unsigned long long)fst.gaps, (unsigned long long)fst.lost,
 		       fst.same_clock ? "on" : "not on");
 		CHECK(x.records > 0);
+		fx_na = fst.agg_nodes + 1;
+		fgraph_agg_of(fg, 0);
+		fgraph_get_stats(fg, &fst);
+		fx_na = fst.agg_nodes;
+		fx_acnt = calloc(fx_na, 8);
+		fx_atot = calloc(fx_na, 8);
+		fx_aerr = calloc(fx_na, 8);
 		/* calltime is trace_clock_local: comparable only under the "local" trace_clock */
 		if (local >= 0 && fst.exits > fst.entry_missing + 8)
 			CHECK(fst.same_clock == (local == 1));
@@ -1068,6 +1179,25 @@ TEST(fgraph_fixtures_match_kernel_text)
 			}
 			checked++;
 		}
+		/* the aggregated view: count and total of each path, as the text sums them */
+		uint64_t paths = 0;
+
+		for (uint32_t a = 1; a < fx_na; a++) {
+			struct fgraph_info an;
+
+			if (fgraph_node(fg, FGRAPH_AGG, a, &an) || an.kind != FGRAPH_K_CALL ||
+			    !fx_acnt[a])
+				continue;
+			CHECK_EQ_U64(an.count, fx_acnt[a]);
+			CHECK(an.total >= fx_atot[a] && an.total - fx_atot[a] < fx_aerr[a] + 1);
+			paths++;
+		}
+		printf("  %s: %llu aggregated paths agree with the text\n", names[i],
+		       (unsigned long long)paths);
+		CHECK(paths > 0);
+		free(fx_acnt);
+		free(fx_atot);
+		free(fx_aerr);
 		free(x.n);
 		free(text);
 		fgraph_free(fg);

@@ -442,4 +442,102 @@ TEST(second_kernel)
 	free(text);
 }
 
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = calloc(1, 1 << 16);
+	n = fread(buf, 1, (1 << 16) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* error_log as the 6.1-rt and 6.12-rt kernels wrote it for 'prev_pid == ' */
+TEST(error_log_recorded)
+{
+	static const char *const tags[] = { "rt", "rt612" };
+
+	for (int k = 0; k < 2; k++) {
+		char path[512], out[512], first[256], *text, *caret, *cmdl;
+		long want_col;
+
+		snprintf(path, sizeof(path), "%s/rt-filter/%s/error_log", fixtures_root(), tags[k]);
+		text = read_text(path);
+		CHECK(text && text[0] == '[');
+		/* independent: the column is where the caret sits under the command */
+		cmdl = strstr(text, "  Command: ");
+		caret = strchr(cmdl, '\n') + 1;
+		want_col = (long)(strchr(caret, '^') - caret) - (long)strlen("  Command: ") + 1;
+		ftrace_filter_error_log_parse(text, "", out, sizeof(out));
+		CHECK(strstr(out, "event filter parse error: error: "));
+		snprintf(path, sizeof(path), "column %ld)", want_col);
+		CHECK(strstr(out, path));
+		CHECK(strstr(out, "(command 'prev_pid =="));
+		CHECK(!strchr(out, '['));
+		/* entries up to the mark are old news */
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(text, "\n"), text);
+		ftrace_filter_error_log_parse(text, first, out, sizeof(out));
+		CHECK_STR(out, "");
+		free(text);
+	}
+}
+
+/* the readback formats the kernel recorded: index writes of 1 2 3 and a glob */
+TEST(readback_recorded)
+{
+	char path[512], *text;
+	size_t first, n = 0;
+
+	CHECK(funcs());
+	snprintf(path, sizeof(path), "%s/rt-filter/rt/index_readback", fixtures_root());
+	text = read_text(path);
+	CHECK(text);
+	/* "echo 1 2 3 > set_ftrace_filter" kept functions 1, 2, 3 (0-based 0, 1, 2) */
+	for (char *p = text; *p; p += strcspn(p, "\n") + 1, n++) {
+		CHECK(filter_funcs_find_line(funcs(), p, strcspn(p, "\n"), &first) >= 1);
+		CHECK_EQ_U64(first, n);
+		if (!p[strcspn(p, "\n")])
+			break;
+	}
+	CHECK_EQ_U64(n, 3);
+	free(text);
+}
+
+TEST(history)
+{
+	char dir[] = "/tmp/ktop-test-hist.XXXXXX", path[128];
+	struct filter_history *h;
+
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a/b/filter_history", dir);
+	CHECK(!filter_history_open(&h, path));
+	CHECK_EQ_U64(filter_history_count(h), 0);
+	CHECK(!filter_history_add(h, "vfs_*"));
+	CHECK(!filter_history_add(h, "/^tcp_/"));
+	CHECK(!filter_history_add(h, "/^tcp_/"));
+	CHECK(filter_history_add(h, "a\nb") == -EINVAL);
+	filter_history_free(h);
+	CHECK(!filter_history_open(&h, path));
+	CHECK_EQ_U64(filter_history_count(h), 2);
+	CHECK_STR(filter_history_get(h, 0), "/^tcp_/");
+	CHECK_STR(filter_history_get(h, 1), "vfs_*");
+	CHECK(!filter_history_get(h, 2));
+	filter_history_free(h);
+	/* default place: $XDG_STATE_HOME/ktop */
+	snprintf(path, sizeof(path), "%s/state", dir);
+	setenv("XDG_STATE_HOME", path, 1);
+	CHECK(!filter_history_open(&h, NULL));
+	CHECK(!filter_history_add(h, "x"));
+	filter_history_free(h);
+	snprintf(path, sizeof(path), "%s/state/ktop/filter_history", dir);
+	CHECK(!access(path, R_OK));
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(!system(path));
+}
+
 TEST_MAIN()

@@ -318,6 +318,71 @@ TEST(latency_stop_threshold)
 	latency_free(l);
 }
 
+/* us with 3 decimals back to ns */
+static uint64_t us_ns(const char *tok)
+{
+	unsigned long long a = 0, b = 0;
+
+	sscanf(tok, "%llu.%llu", &a, &b);
+	return a * 1000 + b;
+}
+
+/* The batch table, read back, says what latency_row() says. */
+TEST(latency_print_reads_back)
+{
+	for (int os = 0; os < 2; os++) {
+		gen(3, os);
+		struct latency *l = latency_new(NULL);
+		char *buf = NULL, *save = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		int rows = 0;
+
+		for (int i = 0; i < nev; i++)
+			latency_feed(l, &evs[i]);
+		CHECK(latency_print(l, f, os ? LATENCY_TABLE_OSNOISE : LATENCY_TABLE_TIMERLAT) == 0);
+		fclose(f);
+		for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *tok[64], *sv = NULL;
+			struct latency_row r;
+			int nt = 0, cpu;
+
+			if (line[0] == '#')
+				continue;
+			for (char *t = strtok_r(line, " |", &sv); t && nt < 64; t = strtok_r(NULL, " |", &sv))
+				tok[nt++] = t;
+			cpu = strcmp(tok[0], "ALL") ? atoi(tok[0]) : -1;
+			CHECK(latency_row(l, cpu, &r) == 0);
+			if (!os) {
+				CHECK_EQ_U64(nt, 1 + 3 * 5);	/* irq, thread, user-ret */
+				for (int k = 0; k < 3; k++) {
+					char **x = tok + 1 + 5 * k;
+
+					CHECK_EQ_U64(strtoull(x[0], NULL, 10), r.tl[k].count);
+					CHECK_EQ_U64(us_ns(x[1]), r.tl[k].cur);
+					CHECK_EQ_U64(us_ns(x[2]), r.tl[k].min);
+					CHECK_EQ_U64(us_ns(x[3]), r.tl[k].sum / r.tl[k].count);
+					CHECK_EQ_U64(us_ns(x[4]), r.tl[k].max);
+				}
+			} else {
+				CHECK_EQ_U64(nt, 12);
+				CHECK_EQ_U64(strtoull(tok[1], NULL, 10), r.os_samples);
+				CHECK_EQ_U64(us_ns(tok[2]), r.os_runtime);
+				CHECK_EQ_U64(us_ns(tok[3]), r.os_noise);
+				CHECK_EQ_U64((uint64_t)(strtod(tok[4], NULL) * 10000 + 0.5), r.os_avail_ppm);
+				CHECK_EQ_U64(us_ns(tok[5]), r.os_max_noise);
+				CHECK_EQ_U64(us_ns(tok[6]), r.os_max_single);
+				CHECK_EQ_U64(strtoull(tok[7], NULL, 10), r.hw);
+				CHECK_EQ_U64(strtoull(tok[11], NULL, 10), r.thread);
+			}
+			rows++;
+		}
+		CHECK_EQ_U64(rows, 4);	/* 3 CPUs and ALL */
+		free(buf);
+		latency_free(l);
+	}
+}
+
 /* ---- fixtures recorded from the rt kernel -------------------------------- */
 
 static int list_rt(char names[][256], int max)

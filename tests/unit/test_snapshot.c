@@ -22,18 +22,18 @@ static const char *fixtures[] = { "host-sched", "host-overrun", "host-sparse", "
 
 static char tmpdir[256];
 
-/* Return: @name in the test's directory; a new string each call (freed at exit). */
+/* Return: @name in the test's directory (one of 16 rotating buffers). */
 static const char *tmp_path(const char *name)
 {
-	char *path = malloc(512);
+	static char paths[16][512];
+	static unsigned int next;
+	char *path = paths[next++ % 16];
 
 	if (!tmpdir[0]) {
 		snprintf(tmpdir, sizeof(tmpdir), "/tmp/ktop-test-snapshot.XXXXXX");
 		if (!mkdtemp(tmpdir))
 			abort();
 	}
-	if (!path)
-		abort();
 	snprintf(path, 512, "%s/%s", tmpdir, name);
 	return path;
 }

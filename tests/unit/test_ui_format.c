@@ -313,7 +313,7 @@ TEST(stats_counts_pairs_and_narrowing)
 		CHECK(store_append(st, &ev) == 0);
 	}
 	store_publish(st, 0);
-	CHECK_EQ_U64(ui_stats_ingest(&s, 0), 1000);
+	CHECK_EQ_U64(ui_stats_ingest(&s, 0, NULL), 1000);
 	ui_stats_tick(&s, ui_now_ns() + 1000000000ull);
 	n = ui_stats_sorted(&s, UI_SORT_COUNT, rows, 16);
 	CHECK_EQ_U64(n, 2);
@@ -334,7 +334,7 @@ TEST(stats_counts_pairs_and_narrowing)
 	/* narrowed to pid 7: recounted from the oldest event held */
 	ui_stats_set_narrow(&s, &nw);
 	CHECK(s.rescanning);
-	ui_stats_ingest(&s, 0);
+	ui_stats_ingest(&s, 0, NULL);
 	CHECK(!s.rescanning);
 	n = ui_stats_sorted(&s, UI_SORT_COUNT, rows, 16);
 	CHECK(n >= 1);

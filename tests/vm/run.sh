@@ -53,7 +53,12 @@ boot_timeout=${KTOP_VM_TIMEOUT:-400}
 ktop_bin=${KTOP_BIN:-./ktop}
 fixtures_dir=${KTOP_FIXTURES:-tests/fixtures}
 cache=$(vm_cache_dir)
-mkdir -p "$cache" || exit 2
+mkdir -p "$cache/runs" || exit 2
+# Per-run files, so runs started at the same time (make check in two shells)
+# do not write over each other's logs; keep the last few for inspection.
+run=$cache/runs/$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$run" || exit 2
+ls -d "$cache"/runs/*/ 2>/dev/null | head -n -6 | xargs -r rm -rf
 
 npass=0
 nfail=0
@@ -98,7 +103,7 @@ copy_elf()
 build_initramfs()
 {
 	local out=$1 stage t f
-	stage=$cache/stage.$$
+	stage=$run/stage
 	rm -rf "$stage"
 	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,root,etc,vm,lib64} ||
 		return 1
@@ -146,13 +151,14 @@ build_initramfs()
 # so a real read(2) loop is needed for vfs_read).
 build_guestbin()
 {
-	local c
+	local c b
 	mkdir -p "$cache/guestbin" || return 1
 	for c in "$here"/guest/*.c; do
 		[ -f "$c" ] || continue
-		local b=$cache/guestbin/$(basename "$c" .c)
+		b=$cache/guestbin/$(basename "$c" .c)
 		[ "$b" -nt "$c" ] && continue
-		${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -static -o "$b" "$c" || return 1
+		${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -static -o "$b.$$" "$c" &&
+			mv -f "$b.$$" "$b" || return 1
 	done
 }
 
@@ -164,7 +170,7 @@ boot()
 	local vmlinuz=$2 initrd=$3 log=$4 xfer=$5 append=$6 rc
 	local qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 1G -smp 2
 		    -kernel "$vmlinuz" -initrd "$initrd"
-		    -append "console=ttyS0 quiet panic=-1 8250.nr_uarts=2 noirqdebug $append"
+		    -append "console=ttyS0 quiet panic=-1 no_timer_check 8250.nr_uarts=2 noirqdebug $append"
 		    -nographic -no-reboot -nic none
 		    -serial mon:stdio -serial "file:$xfer")
 	if [ "$mode" = shell ]; then
@@ -182,7 +188,7 @@ boot()
 # Turn the guest's "@@KTOP-VM" lines into ok/FAIL lines.
 report_check()
 {
-	local flavour=$1 log=$2 qrc=$3 kver expected name res secs ev
+	local flavour=$1 log=$2 qrc=$3 kver expected name res secs
 	kver=$(sed -n 's/^@@KTOP-VM kernel //p' "$log" | head -n 1)
 	expected=$(sed -n 's/^@@KTOP-VM scenarios //p' "$log" | head -n 1)
 	if [ -z "$kver" ]; then
@@ -220,7 +226,7 @@ report_check()
 report_fixtures()
 {
 	local flavour=$1 log=$2 xfer=$3 qrc=$4 tmp n d
-	tmp=$cache/fx.$$
+	tmp=$run/fx
 	rm -rf "$tmp" && mkdir -p "$tmp"
 	tr -d '\r' < "$xfer" > "$xfer.txt"
 	sed -n '/^@@KTOP-VM-XFER begin$/,/^@@KTOP-VM-XFER end$/p' "$xfer.txt" |
@@ -264,7 +270,7 @@ if ! build_guestbin; then
 	rig_fail "vm rig: cannot build the guest helpers (tests/vm/guest/*.c)"
 	finish
 fi
-initrd=$cache/initrd-$$.gz
+initrd=$run/initrd.gz
 t0=$(date +%s.%N)
 if ! build_initramfs "$initrd"; then
 	rig_fail "vm rig: cannot build the initramfs"
@@ -286,8 +292,8 @@ for flavour in $kernels; do
 	booted="$booted $flavour"
 	if [ "$mode" = shell ]; then
 		echo "vm: $flavour: $(basename "$vmlinuz"); leave with 'poweroff -f' (or Ctrl-a x)"
-		boot "$flavour" "$vmlinuz" "$initrd" "$cache/console-$flavour.log" \
-			"$cache/xfer-$flavour.txt" "$append ktop.flavour=$flavour"
+		boot "$flavour" "$vmlinuz" "$initrd" "$run/console-$flavour.log" \
+			"$run/xfer-$flavour.txt" "$append ktop.flavour=$flavour"
 		rm -f "$initrd"
 		exit 0
 	fi
@@ -299,13 +305,13 @@ run_one()
 	local flavour=$1 t0 qrc vmlinuz
 	eval "vmlinuz=\$vmlinuz_$flavour"
 	t0=$(date +%s.%N)
-	boot "$flavour" "$vmlinuz" "$initrd" "$cache/console-$flavour.log" \
-		"$cache/xfer-$flavour.txt" "$append ktop.flavour=$flavour"
+	boot "$flavour" "$vmlinuz" "$initrd" "$run/console-$flavour.log" \
+		"$run/xfer-$flavour.txt" "$append ktop.flavour=$flavour"
 	qrc=$?
-	echo "$qrc $(elapsed "$t0")" > "$cache/boot-$flavour.rc"
+	echo "$qrc $(elapsed "$t0")" > "$run/boot-$flavour.rc"
 }
 for flavour in $booted; do
-	rm -f "$cache/boot-$flavour.rc"
+	rm -f "$run/boot-$flavour.rc"
 	if [ "${KTOP_VM_PARALLEL:-1}" = 1 ]; then
 		run_one "$flavour" &
 	else
@@ -314,15 +320,15 @@ for flavour in $booted; do
 done
 wait
 for flavour in $booted; do
-	log=$cache/console-$flavour.log
-	read -r qrc secs < "$cache/boot-$flavour.rc" 2>/dev/null || { qrc=255; secs=?; }
+	log=$run/console-$flavour.log
+	read -r qrc secs < "$run/boot-$flavour.rc" 2>/dev/null || { qrc=255; secs="?"; }
 	echo "vm: $flavour: $(basename "$(eval echo "\$vmlinuz_$flavour")") booted and ran" \
 	     "in $secs s (qemu exit $qrc, console log $log.txt)"
 	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 		echo "vm: $flavour: qemu was killed after ${boot_timeout}s"
 	fi
 	if [ "$mode" = fixtures ]; then
-		report_fixtures "$flavour" "$log.txt" "$cache/xfer-$flavour.txt" "$qrc"
+		report_fixtures "$flavour" "$log.txt" "$run/xfer-$flavour.txt" "$qrc"
 	else
 		report_check "$flavour" "$log.txt" "$qrc"
 	fi

@@ -92,7 +92,7 @@ for n in $names; do
 	else
 		echo "@@KTOP-VM result fixture-$n FAIL $secs"
 		tail -n 40 /tmp/log/$n | sed "s|^|@@KTOP-VM evidence fixture-$n |"
-		rm -rf "$FX/$P$(echo "$n" | tr _ -)"
+		rm -rf "${FX:?}/$P$(echo "$n" | tr _ -)"
 	fi
 	sed "s|^|@@KTOP-VM log fixture-$n |" /tmp/log/$n
 done

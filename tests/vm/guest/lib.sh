@@ -142,6 +142,9 @@ ktop_tracing()
 {
 	local pid=$1 tracer=$2 d
 	kill -0 "$pid" 2>/dev/null || return 1
+	# The feature probe also writes current_tracer (in ktop-probe-PID, and at
+	# top level for tracers an instance refuses): that is not the session yet.
+	[ -d "$T/instances/ktop-probe-$pid" ] && return 1
 	for d in "$T/instances/ktop-$pid" "$T"; do
 		[ -d "$d" ] || continue
 		[ "$(cat "$d/tracing_on")" = 1 ] || continue

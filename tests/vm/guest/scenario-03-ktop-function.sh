@@ -9,6 +9,8 @@
 
 COUNT=200
 need ktop
+need tracestate
+tracestate --save /tmp/kf.before || fail "tracestate --save failed"
 ktop_start /tmp/kf.json --batch --json --interval 0.5 -p function -l "$FUNC" ||
 	fail "ktop did not start"
 sess=$T/instances/ktop-$KPID
@@ -29,3 +31,4 @@ if [ "$nf" -ne $COUNT ] || [ "$np" -ne $COUNT ] || [ "$comm" != vmload ] || [ "$
 	tail -n 3 /tmp/kf.json
 	fail "ktop's function view does not match the workload"
 fi
+tracestate --diff /tmp/kf.before || fail "tracing state not restored after SIGINT"

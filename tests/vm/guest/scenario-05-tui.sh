@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Issue 3, scenario 5: the TUI under tmux in the guest, with the function
+# tracer the host cannot run: keys in, screen text out.  ktop -p function
+# -l read_zero; pane 2 (top events and functions) must show read_zero with
+# vmload's exact count; 'q' quits with status 0 and the state as before.
+# timeout: 150
+
+COUNT=300
+need ktop
+need tmux
+need tracestate
+tracestate --save /tmp/tui.before || fail "tracestate --save failed"
+
+scr()
+{
+	tmux capture-pane -p -t ktopvm 2>/dev/null
+}
+
+wait_screen()
+{
+	wait_for "scr | grep -Eq '$1'" "$2"
+}
+
+evidence()
+{
+	note "--- screen ($1):"
+	scr | sed 's/^/  |/'
+	show /tmp/tui.err
+}
+
+tmux -f /dev/null new-session -d -s ktopvm -x 120 -y 40 \
+	"ktop -p function -l $FUNC 2> /tmp/tui.err; echo \"ktop exit \$?\" > /tmp/tui.rc" ||
+	fail "tmux did not start"
+wait_screen '^ ktop tracer' 90 || { evidence start; fail "no ktop header within 90 s"; }
+note "header: $(scr | head -n 1)"
+tmux send-keys -t ktopvm 2
+wait_screen 'Top events and functions' 10 || { evidence pane2; fail "key 2 did not show the top pane"; }
+vmload read /dev/zero $COUNT &
+pid=$!
+wait $pid || fail "vmload failed"
+if ! wait_screen "^ +$COUNT +.*$FUNC" 20; then
+	evidence top
+	fail "the top pane does not show $FUNC with count $COUNT"
+fi
+note "top pane: $(scr | grep -E "$FUNC" | head -n 1)"
+tmux send-keys -t ktopvm q
+wait_for "[ -s /tmp/tui.rc ]" 30 || { evidence quit; fail "ktop did not quit on 'q'"; }
+note "$(cat /tmp/tui.rc)"
+tmux kill-server 2>/dev/null
+grep -qx 'ktop exit 0' /tmp/tui.rc || { show /tmp/tui.err; fail "ktop did not exit with 0"; }
+tracestate --diff /tmp/tui.before || fail "tracing state not restored after 'q'"
