@@ -920,6 +920,13 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		}
 	}
 	sess_write(s, "buffer_percent", SESSION_BUFFER_PERCENT);
+	/*
+	 * CLOCK_MONOTONIC timestamps line the ring buffer up with BPF's
+	 * bpf_ktime_get_ns() and with the UI's clock; "local" drifts per CPU.
+	 * Kernels without "mono" keep their default (alignment then relies on
+	 * bpfstats_set_clock_offset).
+	 */
+	sess_write(s, "trace_clock", "mono");
 
 	if ((o->cpus && o->cpus[0]) || s->top) {
 		char mask[1200];

@@ -158,6 +158,9 @@ static void key_lat_dump(struct ui *ui)
 		return;
 	for (unsigned int i = 0; i < ui->nkey_lat; i++)
 		fprintf(fp, "%llu\n", (unsigned long long)ui->key_lat[i]);
+	/* loop iterations that kept the UI thread away from poll() for > 2 ms */
+	for (unsigned int i = 0; i < ui->nbusy; i++)
+		fprintf(fp, "busy %llu\n", (unsigned long long)ui->busy[i]);
 	fclose(fp);
 }
 
@@ -288,6 +291,8 @@ int ui_run(struct app *a)
 		int timeout, sfd = session_signal_fd();
 		uint64_t due, polled;
 
+		uint64_t busy0 = now;
+
 		/* SIGINT, SIGTERM, SIGHUP end the view normally: status 0, as in batch mode */
 		if (session_signal_pending())
 			break;
@@ -316,6 +321,8 @@ int ui_run(struct app *a)
 		pfd[2] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		/* once the screen is stale, more data changes nothing until the frame */
 		pfd[3] = (struct pollfd){ .fd = data_stale ? -1 : a->wake_fd, .events = POLLIN };
+		if (ui->nbusy < UI_KEY_LAT_MAX && ui_now_ns() - busy0 > 2000000)
+			ui->busy[ui->nbusy++] = ui_now_ns() - busy0;
 		ret = poll(pfd, 4, timeout);
 		polled = ui_now_ns();
 		if (ret < 0 && errno != EINTR)

@@ -203,6 +203,8 @@ struct ui {
 #define UI_KEY_LAT_MAX	1024
 	uint64_t		key_lat[UI_KEY_LAT_MAX];	/* poll wake-up to frame sent, ns */
 	unsigned int		nkey_lat;
+	uint64_t		busy[UI_KEY_LAT_MAX];	/* > 2 ms away from poll(), ns */
+	unsigned int		nbusy;
 	uint64_t		frames;
 	uint64_t		last_frame_ns;
 	bool			dirty;

@@ -421,7 +421,7 @@ static int check_record(void *arg, unsigned int cpu, unsigned long long ts, void
 			return failf(e, "store_comm", ev, fork ? "child_comm" : "newcomm",
 				     have ? have : "(null)", want);
 		if ((int32_t)val == e->exec_pid)
-			snprintf(e->exec_comm, sizeof(e->exec_comm), "%s", want);
+			snprintf(e->exec_comm, sizeof(e->exec_comm), "%.31s", want);
 		e->renames_checked++;
 	}
 	if (!e->negate && check_semantics(e, ev, &k))

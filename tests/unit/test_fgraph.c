@@ -1179,6 +1179,43 @@ TEST(fgraph_fixtures_match_kernel_text)
 			}
 			checked++;
 		}
+		/*
+		 * One task only (no context switch in the text): the printed timeline is
+		 * the kernel's own text, line for line.
+		 */
+		if (x.nt == 1 && !strstr(text, "=>") && !strstr(text, "LOST")) {
+			char *buf = NULL, *mine, *kern, *sm = NULL, *sk = NULL, *a, *b;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+			long same = 0;
+
+			CHECK(fgraph_print(fg, f, NULL) == 0);
+			fclose(f);
+			mine = buf;
+			kern = strdup(text);
+			a = strtok_r(mine, "\n", &sm);
+			b = strtok_r(kern, "\n", &sk);
+			for (;;) {
+				while (a && a[0] == '#')
+					a = strtok_r(NULL, "\n", &sm);
+				while (b && b[0] == '#')
+					b = strtok_r(NULL, "\n", &sk);
+				if (!a || !b)
+					break;
+				if (strcmp(a, b)) {
+					printf("  %s: line %ld: printed\n    \"%s\"\n  kernel\n    \"%s\"\n",
+					       names[i], same + 1, a, b);
+					break;
+				}
+				same++;
+				a = strtok_r(NULL, "\n", &sm);
+				b = strtok_r(NULL, "\n", &sk);
+			}
+			printf("  %s: %ld printed lines equal the kernel's text\n", names[i], same);
+			CHECK(!a && !b);
+			free(buf);
+			free(kern);
+		}
 		/* the aggregated view: count and total of each path, as the text sums them */
 		uint64_t paths = 0;
 
@@ -1198,6 +1235,47 @@ TEST(fgraph_fixtures_match_kernel_text)
 		free(fx_acnt);
 		free(fx_atot);
 		free(fx_aerr);
+		/*
+		 * Interrupt frames apart (the default): the same calls; those moved to
+		 * a CPU's interrupt context entered there with a hardirq/softirq/NMI
+		 * flag, or one level below such a call.
+		 */
+		{
+			struct fgraph_config c2 = { .irq_inline = false };
+			struct fixture *fx2 = NULL;
+			struct store *st2 = NULL;
+			struct fgraph *g2 = fx_build(names[i], &fx2, &st2, &c2);
+			struct fgraph_stats s2;
+			struct fgraph_info in, pin;
+			uint64_t moved = 0;
+
+			CHECK(g2);
+			fgraph_get_stats(g2, &s2);
+			CHECK_EQ_U64(s2.calls, fst.calls);
+			CHECK_EQ_U64(s2.entry_missing + s2.exit_missing,
+				     fst.entry_missing + fst.exit_missing);
+			for (uint32_t id = 1; id < s2.nodes; id++) {
+				uint32_t k = id;
+
+				fgraph_node(g2, FGRAPH_TIMELINE, id, &in);
+				if (in.kind != FGRAPH_K_CALL)
+					continue;
+				while (fgraph_parent(g2, FGRAPH_TIMELINE, k) != FGRAPH_ROOT)
+					k = fgraph_parent(g2, FGRAPH_TIMELINE, k);
+				fgraph_node(g2, FGRAPH_TIMELINE, k, &pin);
+				if (pin.kind != FGRAPH_K_IRQ)
+					continue;
+				moved++;
+				fgraph_node(g2, FGRAPH_TIMELINE, in.parent, &pin);
+				CHECK((in.flags & (FGRAPH_F_HARDIRQ | FGRAPH_F_SOFTIRQ | FGRAPH_F_NMI)) ||
+				      pin.kind == FGRAPH_K_CALL);
+			}
+			printf("  %s: %llu calls in interrupt context\n", names[i],
+			       (unsigned long long)moved);
+			fgraph_free(g2);
+			store_free(st2);
+			fixture_close(fx2);
+		}
 		free(x.n);
 		free(text);
 		fgraph_free(fg);

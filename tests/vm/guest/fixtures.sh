@@ -68,10 +68,14 @@ fx_expect()
 
 [ -n "${FX_LIB:-}" ] && return 0
 
-# function_graph: top level only on 6.1 (record_fixture -T).
+# function_graph -g needs the top level (record_fixture -T) where an
+# instance refuses function_graph (6.1) or has no set_graph_function (6.12).
 TOPFG=
 mkdir "$T/instances/ktopvm-probe"
+echo "$FUNC" > "$T/instances/ktopvm-probe/set_ftrace_filter"
 echo function_graph > "$T/instances/ktopvm-probe/current_tracer" 2>/dev/null || TOPFG=-T
+[ -e "$T/instances/ktopvm-probe/set_graph_function" ] || TOPFG=-T
+echo > "$T/instances/ktopvm-probe/set_ftrace_filter"
 echo nop > "$T/instances/ktopvm-probe/current_tracer"
 rmdir "$T/instances/ktopvm-probe"
 export TOPFG P

@@ -49,6 +49,10 @@ else
 	note "function_graph in an instance: refused (top level only)"
 fi
 echo nop > "$T/instances/ktopvm-probe/current_tracer"
+for f in set_graph_function set_graph_notrace set_ftrace_filter set_ftrace_pid; do
+	[ -e "$T/instances/ktopvm-probe/$f" ] && note "$f in an instance: present" ||
+		note "$f in an instance: absent (top level only)"
+done
 echo osnoise > "$T/instances/ktopvm-probe/current_tracer" 2>/dev/null &&
 	note "osnoise in an instance: allowed" || note "osnoise in an instance: refused"
 echo nop > "$T/instances/ktopvm-probe/current_tracer"
