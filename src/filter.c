@@ -75,11 +75,9 @@ static int funcs_mod_id(struct filter_funcs *ff, const char *m)
 	return (int)ff->nmods++;
 }
 
-static const struct filter_funcs *sort_ff;
-
-static int cmp_by_name(const void *a, const void *b)
+static int cmp_by_name(const void *a, const void *b, void *arg)
 {
-	const struct filter_funcs *ff = sort_ff;
+	const struct filter_funcs *ff = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	int c = strcmp(ff->text + ff->name[x], ff->text + ff->name[y]);
 
@@ -171,9 +169,7 @@ struct filter_funcs *filter_funcs_parse(const char *buf, size_t len)
 	}
 	for (i = 0; i < ff->n; i++)
 		ff->sorted[i] = (uint32_t)i;
-	sort_ff = ff;
-	qsort(ff->sorted, ff->n, sizeof(*ff->sorted), cmp_by_name);
-	sort_ff = NULL;
+	qsort_r(ff->sorted, ff->n, sizeof(*ff->sorted), cmp_by_name, ff);
 	return ff;
 
 out_free:

@@ -16,6 +16,9 @@
 #include "test.h"
 #include "filter.h"
 #include "ftrace_filter.h"
+#include "event.h"
+#include "intern.h"
+#include "store.h"
 
 static char *fx_text;
 static size_t fx_len;
@@ -538,6 +541,26 @@ TEST(history)
 	CHECK(!access(path, R_OK));
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	CHECK(!system(path));
+}
+
+/* the marker a filter change leaves in the store reads back as its text */
+TEST(marker_event)
+{
+	struct store *st = store_new(1 << 20, 2);
+	struct ktop_event ev, got;
+	uint64_t first, end;
+
+	CHECK(st);
+	CHECK(!ftrace_filter_marker_event(st, "filter: vfs_*", 1000, 1, &ev));
+	CHECK(ev.type == KTOP_T_MARKER && ev.cpu == 1 && ev.nargs == 1);
+	CHECK(!store_append(st, &ev));
+	store_publish(st, 1);
+	store_cpu_range(st, 1, &first, &end);
+	CHECK_EQ_U64(end - first, 1);
+	CHECK(!store_get(st, 1, first, &got));
+	CHECK(got.type == KTOP_T_MARKER && got.ts == 1000);
+	CHECK_STR(intern_str(store_strings(st), (uint32_t)got.args[0]), "filter: vfs_*");
+	store_free(st);
 }
 
 TEST_MAIN()

@@ -12,6 +12,7 @@
 
 need filter_apply
 need vmload
+note "t=$(now) start"
 I=ktopvm-filter
 D=$T/instances/$I
 AFF=$T/available_filter_functions
@@ -36,7 +37,9 @@ sort /tmp/f.redo | cmp -s - /tmp/want || fail "redo did not restore the regex's 
 
 note "t=$(now) regex, undo, redo done"
 
-# 2. undo back to an empty filter ("all functions") must truncate
+# 2. undo back to an empty filter ("all functions") must truncate; with the
+# tracer off, as tracing every function under TCG takes minutes
+echo nop > "$D/current_tracer"
 echo > "$D/set_ftrace_filter"
 cat "$D/set_ftrace_filter" > /tmp/f.empty
 filter_apply -i "$I" apply "+ $FUNC vfs_read" save /tmp/f.two undo save /tmp/f.back > /tmp/fa2.out 2>&1 ||
@@ -63,7 +66,9 @@ cmp -s /tmp/f.pre "$D/set_ftrace_filter" || fail "no-match changed the filter"
 
 note "t=$(now) error_log and no-match done"
 
-# 4. events after the change: only the filtered functions
+# 4. events after a change made while tracing: only the filtered functions
+echo "$FUNC" > "$D/set_ftrace_filter"
+echo function > "$D/current_tracer"
 filter_apply -i "$I" apply "/^($FUNC|vfs_read)\$/" > /tmp/fa5.out 2>&1 || { cat /tmp/fa5.out; fail "apply"; }
 echo > "$D/trace"
 vmload read /dev/zero 100 || fail "vmload failed"
@@ -78,14 +83,13 @@ nz=$(awk -v a="$FUNC" '$2 == a { print $1 }' /tmp/funcs)
 
 note "t=$(now) filtered events done"
 
-# 5. bench: ~10k functions; names sampled (each name scans every record)
+# 5. bench: ~10k functions with the tracer off (under TCG, patching 10k call
+# sites would time the emulator, not the filter); names sampled, as each name
+# scans every record
 echo nop > "$D/current_tracer"
 echo > "$D/set_ftrace_filter"
-filter_apply -i "$I" bench '/^[a-d]/' 100 2>&1 | sed 's/^/tracer-off: /'
-note "t=$(now) bench with the tracer off done"
-echo function > "$D/current_tracer"
-filter_apply -i "$I" apply '/^[a-d]/' undo 2>&1 | grep '^result' | sed 's/^/tracer-on: /'
-note "t=$(now) apply with the tracer on done"
+filter_apply -i "$I" bench '/^[a-d]/' 50 2>&1 | sed 's/^/tracer-off: /'
+note "t=$(now) bench done"
 
 echo nop > "$D/current_tracer"
 echo > "$D/set_ftrace_filter"
