@@ -781,10 +781,39 @@ static int outf_close(struct outf *o, const char *path, int ret, struct export_s
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
+/* Unsigned decimal without stdio's format parsing (the JSON is mostly numbers). */
+static void put_u64(FILE *fp, uint64_t v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite_unlocked(p, 1, b + sizeof(b) - p, fp);
+}
+
+static void put_i64(FILE *fp, int64_t v)
+{
+	if (v < 0) {
+		fputc_unlocked('-', fp);
+		put_u64(fp, -(uint64_t)v);
+	} else {
+		put_u64(fp, (uint64_t)v);
+	}
+}
+
 static void json_str(FILE *fp, const char *s)
 {
-	fputc('"', fp);
-	for (; *s; s++) {
+	size_t n = strlen(s), i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20 ||
+		    (unsigned char)s[i] >= 0x7f)
+			break;
+	fputc_unlocked('"', fp);
+	fwrite_unlocked(s, 1, i, fp);
+	for (s += i; *s; s++) {
 		unsigned char c = *s;
 
 		if (c == '"' || c == '\\')
@@ -792,14 +821,18 @@ static void json_str(FILE *fp, const char *s)
 		else if (c < 0x20 || c >= 0x7f)
 			fprintf(fp, "\\u%04x", c);
 		else
-			fputc(c, fp);
+			fputc_unlocked(c, fp);
 	}
-	fputc('"', fp);
+	fputc_unlocked('"', fp);
 }
 
 static void json_ts(FILE *fp, uint64_t ns)
 {
-	fprintf(fp, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+	char b[4] = { '.', (char)('0' + ns % 1000 / 100), (char)('0' + ns % 100 / 10),
+		      (char)('0' + ns % 10) };
+
+	put_u64(fp, ns / 1000);
+	fwrite_unlocked(b, 1, 4, fp);
 }
 
 struct jframe {
@@ -868,13 +901,13 @@ static void json_args(FILE *fp, struct store *st, const struct ktop_schema_type 
 			json_str(fp, intern_str(in, (uint32_t)ev->args[k]));
 			break;
 		case KTOP_FK_INT:
-			fprintf(fp, "%lld", (long long)ev->args[k]);
+			put_i64(fp, (int64_t)ev->args[k]);
 			break;
 		case KTOP_FK_HEX:
 			fprintf(fp, "\"0x%llx\"", (unsigned long long)ev->args[k]);
 			break;
 		default:
-			fprintf(fp, "%llu", (unsigned long long)ev->args[k]);
+			put_u64(fp, ev->args[k]);
 		}
 	}
 	fputc('}', fp);
@@ -896,12 +929,19 @@ static void json_head(FILE *fp, const char *ph, const char *name, int32_t tid, u
 {
 	fputs(*first ? "\n" : ",\n", fp);
 	*first = false;
-	fprintf(fp, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", ph,
-		tid >= JSON_IDLE_TID ? 0 : tid, tid);
+	fputs_unlocked("{\"ph\":\"", fp);
+	fputs_unlocked(ph, fp);
+	fputs_unlocked("\",\"pid\":", fp);
+	put_i64(fp, tid >= JSON_IDLE_TID ? 0 : tid);
+	fputs_unlocked(",\"tid\":", fp);
+	put_i64(fp, tid);
+	fputs_unlocked(",\"ts\":", fp);
 	json_ts(fp, ts);
-	fputs(",\"name\":", fp);
+	fputs_unlocked(",\"name\":", fp);
 	json_str(fp, name);
-	fprintf(fp, ",\"cat\":\"cpu%u\"", cpu);
+	fputs_unlocked(",\"cat\":\"cpu", fp);
+	put_u64(fp, cpu);
+	fputc_unlocked('"', fp);
 }
 
 int export_json(const char *path, struct store *st, const struct snapshot_meta *meta,

@@ -81,7 +81,7 @@ void opts_usage(FILE *fp)
 	      "      --no-bpf               do not load BPF programs\n"
 	      "\n"
 	      "Output:\n"
-	      "      --batch                no UI: print a summary every interval (works without a tty)\n"
+	      "      --batch                no UI: a summary every interval (no tty needed)\n"
 	      "      --json                 --batch, one JSON object per interval\n"
 	      "      --interval SEC         seconds between summaries (default 1)\n"
 	      "      --duration SEC         stop after SEC seconds\n"
@@ -201,7 +201,8 @@ static int opts_seconds(const char *name, const char *arg, double *out, char *er
 	errno = 0;
 	v = strtod(arg, &end);
 	if (errno || end == arg || *end || !(v > 0) || v > 1e9)
-		return opts_err(err, errlen, "%s wants a number of seconds > 0, not '%s'", name, arg);
+		return opts_err(err, errlen, "%s wants a number of seconds > 0, not '%s'",
+				name, arg);
 	*out = v;
 	return 0;
 }
@@ -230,10 +231,11 @@ static int opts_add_pids(struct session_opts *so, const char *arg, char *err, si
 		errno = 0;
 		v = strtol(p, &end, 10);
 		if (errno || end == p || v <= 0 || v > INT_MAX || (*end && *end != ','))
-			return opts_err(err, errlen, "-P wants a process id (or a comma list), not '%s'",
-					arg);
+			return opts_err(err, errlen,
+					"-P wants a process id (or a comma list), not '%s'", arg);
 		if (so->npids >= SESSION_MAX_LIST)
-			return opts_err(err, errlen, "too many pids (at most %d)", SESSION_MAX_LIST);
+			return opts_err(err, errlen, "too many pids (at most %d)",
+					SESSION_MAX_LIST);
 		so->pids[so->npids++] = (int)v;
 		if (!*end)
 			return 0;
@@ -261,14 +263,15 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		return opts_add(so->graph_funcs, &so->ngraph_funcs, "-g", arg, err, errlen);
 	case 'e':
 		if (strpbrk(arg, " \t\n/") || arg[0] == ':')
-			return opts_err(err, errlen, "-e wants SYSTEM[:EVENT] (globs allowed), not '%s'",
-					arg);
+			return opts_err(err, errlen,
+					"-e wants SYSTEM[:EVENT] (globs allowed), not '%s'", arg);
 		return opts_add(so->events, &so->nevents, "-e", arg, err, errlen);
 	case 'P':
 		return opts_add_pids(so, arg, err, errlen);
 	case 'C':
 		if (opts_check_cpulist(arg))
-			return opts_err(err, errlen, "-C wants a CPU list such as 0-3,6, not '%s'", arg);
+			return opts_err(err, errlen, "-C wants a CPU list such as 0-3,6, not '%s'",
+					arg);
 		so->cpus = arg;
 		return 0;
 	case 'b':
@@ -276,8 +279,8 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		v = strtoull(arg, &end, 10);
 		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v == 0 ||
 		    v > (1ull << 30))
-			return opts_err(err, errlen, "-b wants a buffer size in KB per CPU, not '%s'",
-					arg);
+			return opts_err(err, errlen,
+					"-b wants a buffer size in KB per CPU, not '%s'", arg);
 		so->buffer_kb = (size_t)v;
 		return 0;
 	case 'm':
@@ -307,14 +310,16 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		if (opts_seconds("--interval", arg, &o->interval, err, errlen))
 			return -EINVAL;
 		if (o->interval < 0.01)
-			return opts_err(err, errlen, "--interval %s is below the 0.01 s minimum", arg);
+			return opts_err(err, errlen, "--interval %s is below the 0.01 s minimum",
+					arg);
 		return 0;
 	case OPT_ITERATIONS:
 		errno = 0;
 		v = strtoull(arg, &end, 10);
 		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v == 0 ||
 		    v > LONG_MAX)
-			return opts_err(err, errlen, "--iterations wants a count > 0, not '%s'", arg);
+			return opts_err(err, errlen, "--iterations wants a count > 0, not '%s'",
+					arg);
 		o->iterations = (long)v;
 		return 0;
 	case OPT_FEATURES:

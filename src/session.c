@@ -42,6 +42,10 @@ struct session {
 	struct tracefs_instance	*inst;		/* NULL: top level */
 	struct tep_handle	*tep;
 	struct tracestate	*saved;		/* top level: the state before ktop */
+	/* instance: the global files (osnoise/, tracing_thresh...) before ktop set them */
+	struct tracestate	*global;
+	bool			global_restored;
+	char			global_path[PATH_MAX];	/* its copy, for a later ktop */
 	bool			top;
 	bool			restored;	/* top level already put back */
 	int			ncpus;
@@ -71,6 +75,11 @@ static int session_emergency_done;
 /* fds that keep the instance busy (trace_pipe_raw): closed before rmdir on emergency */
 static volatile int session_fds[SESSION_MAX_FDS];
 static int session_nfds;
+
+const char *const session_osnoise_files[] = {
+	"period_us", "runtime_us", "stop_tracing_us", "stop_tracing_total_us",
+	"timerlat_period_us", "print_stack", "cpus", NULL
+};
 
 static int sig_pipe[2] = { -1, -1 };
 static char sig_altstack[64 * 1024] __attribute__((aligned(16)));
@@ -213,6 +222,8 @@ static void session_emergency(void)
 
 			nanosleep(&ts, NULL);
 		}
+		if (s->global && !s->global_restored && !tracestate_restore_blind(s->global))
+			unlink(s->global_path);
 	}
 	if (s->lock_fd >= 0)
 		unlink(s->lock_path);

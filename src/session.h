@@ -33,7 +33,22 @@ struct session_opts {
 	size_t		buffer_kb;		/* per CPU, 0: kernel's default */
 	bool		force;			/* take over a busy top level */
 	bool		exclude_self;		/* do not trace ktop's own pids */
+	/* function_graph settings; zero: leave the kernel's own */
+	bool		max_depth_set;		/* max_graph_depth = max_depth (0: no limit) */
+	unsigned int	max_depth;
+	int		funcgraph_irqs;		/* SESSION_OPT_KEEP, _ON or _OFF */
+	int		funcgraph_tail;
+	bool		thresh_set;		/* tracing_thresh = thresh_us */
+	unsigned long	thresh_us;
+	/* osnoise/timerlat settings "NAME=VALUE" (NAME a file of osnoise/: period_us...) */
+	const char	*tracer_opts[SESSION_MAX_LIST];
+	unsigned int	ntracer_opts;
 };
+
+enum { SESSION_OPT_KEEP, SESSION_OPT_ON, SESSION_OPT_OFF };
+
+/* The osnoise/ files -O NAME=VALUE may set (NULL-terminated). */
+extern const char *const session_osnoise_files[];
 
 struct session;
 

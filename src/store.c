@@ -509,6 +509,16 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 			continue;
 		}
 		prev = e->prev[prev_slot(m->type)];
+		if (m->type == KTOP_T_SYS_ENTER && na == 7) {
+			p = put_uv(p, zz_enc(a[0] - prev[0]));
+			prev[0] = a[0];
+			prev = e->prev[prev_sys_slot(a[0])];
+			for (unsigned int s = 1; s < 7; s++) {
+				p = put_uv(p, zz_enc(a[s] - prev[s]));
+				prev[s] = a[s];
+			}
+			continue;
+		}
 		codec = m->codec;
 		ts = r->row[i].ts;
 
@@ -741,6 +751,18 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 				continue;
 			}
 			pv = prev[prev_slot(m->type)];
+			if (m->type == KTOP_T_SYS_ENTER && na == 7) {
+				uint64_t v;
+
+				p = get_uv(p, &v);
+				out[0] = pv[0] = zz_dec(v) + pv[0];
+				pv = prev[prev_sys_slot(out[0])];
+				for (unsigned int s = 1; s < 7; s++) {
+					p = get_uv(p, &v);
+					out[s] = pv[s] = zz_dec(v) + pv[s];
+				}
+				continue;
+			}
 			ts = r->row[i].ts;
 			for (unsigned int s = 0; s < na; s++) {
 				uint64_t v, zm;

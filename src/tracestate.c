@@ -74,6 +74,15 @@ static const struct ts_file ts_files_mid[] = {
 static const struct ts_file ts_files_tail[] = {
 	{ "tracing_cpumask",		TS_PLAIN },
 	{ "tracing_thresh",		TS_PLAIN },
+	/* osnoise/timerlat settings: global, top level only (twice: period/runtime order) */
+	{ "osnoise/cpus",		TS_PLAIN },
+	{ "osnoise/period_us",		TS_PLAIN },
+	{ "osnoise/runtime_us",		TS_PLAIN },
+	{ "osnoise/period_us",		TS_PLAIN },
+	{ "osnoise/stop_tracing_us",	TS_PLAIN },
+	{ "osnoise/stop_tracing_total_us", TS_PLAIN },
+	{ "osnoise/timerlat_period_us",	TS_PLAIN },
+	{ "osnoise/print_stack",	TS_PLAIN },
 	{ "set_event_pid",		TS_LINES },
 	{ "set_event_notrace_pid",	TS_LINES },
 	{ "set_event",			TS_LINES },
@@ -479,6 +488,42 @@ struct tracestate *tracestate_capture(const char *dir, unsigned int flags)
 		ret = ts_add_instances(ts);
 	if (!ret)
 		ret = ts_add_file(ts, "tracing_on", TS_PLAIN, TS_G_MAIN);
+	if (ret) {
+		tracestate_free(ts);
+		errno = -ret;
+		return NULL;
+	}
+	return ts;
+}
+
+struct tracestate *tracestate_capture_files(const char *dir, const char *const *files)
+{
+	static const struct ts_file *const tabs[] = { ts_files_head, ts_files_mid, ts_files_tail };
+	static const size_t ntabs[] = {
+		ARRAY_SIZE(ts_files_head), ARRAY_SIZE(ts_files_mid), ARRAY_SIZE(ts_files_tail)
+	};
+	struct tracestate *ts = ts_new(dir);
+	int ret = 0;
+
+	if (!ts) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* in restore order: the order of the tables, then the rest as given */
+	for (size_t t = 0; t < 3 && !ret; t++)
+		for (size_t i = 0; i < ntabs[t] && !ret; i++)
+			for (const char *const *f = files; *f && !ret; f++)
+				if (!strcmp(*f, tabs[t][i].name))
+					ret = ts_add_file(ts, *f, tabs[t][i].kind, TS_G_MAIN);
+	for (const char *const *f = files; *f && !ret; f++) {
+		bool known = false;
+
+		for (size_t t = 0; t < 3 && !known; t++)
+			for (size_t i = 0; i < ntabs[t] && !known; i++)
+				known = !strcmp(*f, tabs[t][i].name);
+		if (!known)
+			ret = ts_add_file(ts, *f, TS_PLAIN, TS_G_MAIN);
+	}
 	if (ret) {
 		tracestate_free(ts);
 		errno = -ret;

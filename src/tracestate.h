@@ -37,6 +37,15 @@ enum tracestate_flags {
 struct tracestate *tracestate_capture(const char *dir, unsigned int flags);
 void tracestate_free(struct tracestate *ts);
 
+/**
+ * tracestate_capture_files - like tracestate_capture, but only the files
+ * named in @files (NULL-terminated, relative to @dir, e.g. "osnoise/period_us",
+ * "tracing_thresh"): for saving the global settings a session changes while
+ * it runs in an instance. Files that do not exist are left out.
+ * Return: the state, or NULL with errno set.
+ */
+struct tracestate *tracestate_capture_files(const char *dir, const char *const *files);
+
 /* Directory the state was captured from (or loaded for). */
 const char *tracestate_dir(const struct tracestate *ts);
 

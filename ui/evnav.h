@@ -32,7 +32,7 @@ struct ui_evwalk {
 	struct store		*st;
 	unsigned int		ncpus;
 	int			dir;		/* +1 newer, -1 older */
-	uint64_t		*next;		/* per CPU: next seq to read (backwards: one past) */
+	uint64_t		*next;		/* per CPU: next seq (backwards: one past) */
 	uint64_t		*first;
 	struct ui_evrow		*head;
 	bool			*have;

@@ -282,7 +282,8 @@ int ui_run(struct app *a)
 	install_handlers();
 	ui_term_setup(ui);
 	if (ingest_start(ui))
-		ui_message(ui, "cannot start the statistics helper: the CPU and top panes stay empty");
+		ui_message(ui, "cannot start the statistics helper: "
+			   "the CPU and top panes stay empty");
 
 	for (;;) {
 		uint64_t now = ui_now_ns(), refresh = (uint64_t)ui->refresh_ms * 1000000u;

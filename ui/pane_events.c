@@ -328,7 +328,8 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 			found = true;
 			break;
 		}
-		if (++n >= SEARCH_MAX_EVENTS || ((n & 4095) == 0 && ui_now_ns() - t0 > SEARCH_MAX_NS))
+		if (++n >= SEARCH_MAX_EVENTS ||
+		    ((n & 4095) == 0 && ui_now_ns() - t0 > SEARCH_MAX_NS))
 			break;
 	}
 	ui_evwalk_destroy(&w);

@@ -596,10 +596,12 @@ static int prompt_submit(struct ui *ui)
 		}
 		if (ui->prompt_kind == PROMPT_PID)
 			n.pid = (int32_t)v;
-		else if (v >= (long)ui->stats.ncpus)
-			return ui_message(ui, "no CPU %ld (0-%u)", v, ui->stats.ncpus - 1), UI_REDRAW;
-		else
+		else if (v < (long)ui->stats.ncpus)
 			n.cpu = (int32_t)v;
+		else {
+			ui_message(ui, "no CPU %ld (0-%u)", v, ui->stats.ncpus - 1);
+			return UI_REDRAW;
+		}
 		break;
 	case PROMPT_COMM:
 		snprintf(n.comm, sizeof(n.comm), "%.31s", s);
@@ -803,7 +805,8 @@ int ui_handle_key(struct ui *ui, int ch)
 	}
 	case ACT_FASTER:
 	case ACT_SLOWER:
-		ui->refresh_ms = k->act == ACT_SLOWER ? ui->refresh_ms * 3 / 2 : ui->refresh_ms * 2 / 3;
+		ui->refresh_ms = k->act == ACT_SLOWER ? ui->refresh_ms * 3 / 2 :
+							ui->refresh_ms * 2 / 3;
 		if (ui->refresh_ms < 50)
 			ui->refresh_ms = 50;
 		if (ui->refresh_ms > 10000)

@@ -161,7 +161,8 @@ static int parse_line(struct ui_theme *t, char *line)
 			role = i;
 	if (role < 0)
 		return -ENOENT;
-	for (tok = strtok_r(eq + 1, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+	for (tok = strtok_r(eq + 1, " \t\r\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\r\n", &save)) {
 		if (ntok == 0) {
 			if (parse_color(tok, &st.fg, &st.fg8, &st.attr))
 				return -EINVAL;
@@ -212,7 +213,8 @@ static int parse_text(struct ui_theme *t, const char *text, char *err, size_t er
 		ret = parse_line(t, s);
 		if (ret) {
 			snprintf(err, errlen, "line %d: %s", lineno,
-				 ret == -ENOENT ? "unknown role" : "expected: role = FG BG [attrs]");
+				 ret == -ENOENT ? "unknown role" :
+						  "expected: role = FG BG [attrs]");
 			return -EINVAL;
 		}
 	}

@@ -45,7 +45,7 @@ check "the recording has events ($n)" test "$n" -gt 100
 
 # trace-cmd report of the trace.dat: the same events, per CPU in order
 if command -v trace-cmd >/dev/null; then
-	trace-cmd report -t "$tmp/s.dat" 2>"$tmp/report.err" |
+	trace-cmd report -N -t "$tmp/s.dat" 2>"$tmp/report.err" |
 		sed -n 's/^ *.*-\([0-9][0-9]*\) *\[\([0-9]*\)\] *\([0-9]*\)\.\([0-9]*\): *\([^: ]*\):.*/\2 \3\4 \1 \5/p' |
 		awk '{ printf "%d %.0f %s %s\n", $1, $2, $3, $4 }' | sort -s -n -k1,1 >"$tmp/report.ev"
 	cut -d' ' -f1-3 "$tmp/ktop.dump" >"$tmp/a"

@@ -76,7 +76,8 @@ wait_screen 'Events:' 3
 keys / sched_switch Enter
 if wait_screen 'Events: frozen' 5 && wait_screen 'search "sched_switch"' 2; then
 	keys Enter
-	if wait_footer '^ *[^ ]+-[0-9]+ +\[[0-9]{3}\] .*: sched_switch: prev_comm=' 5; then
+	# the selected row, shown whole in the footer: comm (16 wide, may hold spaces)-PID [CPU]
+	if wait_footer '^.{16}-[0-9]+ +\[[0-9]{3}\] .*: sched_switch: prev_comm=' 5; then
 		ok "search_selects_a_matching_event"
 	else
 		fail "search_selects_a_matching_event"; evidence search

@@ -8,8 +8,11 @@
 #ifndef KTOP_SNAP_COMMON_H
 #define KTOP_SNAP_COMMON_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
 
@@ -20,6 +23,30 @@
 #include "snapshot.h"
 #include "store.h"
 #include "symbols.h"
+
+#define SNAP_MAX_FIXTURES	64
+
+/* Every recorded fixture (a directory with a meta file), sorted. Return: how many. */
+static inline int snap_fixture_names(char names[][64], int max)
+{
+	DIR *d = opendir(fixture_root());
+	struct dirent *de;
+	char path[600];
+	int n = 0;
+
+	while (d && (de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= 64)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/meta", fixture_root(), de->d_name);
+		if (access(path, R_OK))
+			continue;
+		snprintf(names[n++], 64, "%s", de->d_name);
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, 64, (int (*)(const void *, const void *))strcmp);
+	return n;
+}
 
 /* Return: the store of @name's events (and its meta), or NULL. */
 static inline struct store *snap_fixture_store(const char *name, struct snapshot_meta *meta)

@@ -190,7 +190,8 @@ TEST(event_lines_match_kernel_trace_text)
 		eb = eb ? strstr(eb + 2, ": ") : NULL;
 		if (!ea || !eb || ea - a != eb - b || memcmp(a, b, (size_t)(ea - a))) {
 			if (bad++ < 3)
-				printf("  line %d:\n    kernel: %s\n    ktop:   %s\n", n, line, rs.ch);
+				printf("  line %d:\n    kernel: %s\n    ktop:   %s\n", n, line,
+				       rs.ch);
 			continue;
 		}
 		if (r.ev.type == KTOP_T_SCHED_SWITCH) {

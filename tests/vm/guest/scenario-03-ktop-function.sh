@@ -28,7 +28,8 @@ comm=$(grep -o "{\"pid\":$pid,\"comm\":\"[^\"]*\"" /tmp/kf.json | head -n 1 | se
 note "ktop saw $FUNC $nf times, pid $pid $np times, comm '$comm' (expected $COUNT, $COUNT, vmload)"
 if [ "$nf" -ne $COUNT ] || [ "$np" -ne $COUNT ] || [ "$comm" != vmload ] || [ "$KRC" -ne 0 ]; then
 	show /tmp/kf.json.err
-	tail -n 3 /tmp/kf.json
+	note "ktop's summaries with events (top functions and tasks):"
+	grep -v '"events":0,' /tmp/kf.json | grep -o '"top_functions":.*' | tail -n 5
 	fail "ktop's function view does not match the workload"
 fi
 tracestate --diff /tmp/kf.before || fail "tracing state not restored after SIGINT"
