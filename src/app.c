@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "bpfstats.h"
 #include "consumer.h"
 #include "decode.h"
 #include "store.h"
@@ -287,6 +288,31 @@ static int app_open_session(struct app *a, char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * BPF statistics are an addition: when they cannot run (no BPF, no BTF,
+ * --no-bpf) the reason is kept for the UI and the batch header, and tracing
+ * goes on without them.
+ */
+static void app_start_bpf(struct app *a)
+{
+	struct bpfstats_opts bo = {
+		.interval = a->opts.batch && a->opts.interval > 0 ? a->opts.interval : 0.5,
+		.wake_fd = a->wake_fd,
+	};
+
+	if (a->opts.no_bpf) {
+		snprintf(a->bpf_why, sizeof(a->bpf_why), "BPF statistics off (--no-bpf)");
+		return;
+	}
+	if (bpfstats_new(&a->bpf, &bo, &a->ft, a->bpf_why, sizeof(a->bpf_why)))
+		a->bpf = NULL;
+	else if (bpfstats_start(a->bpf)) {
+		snprintf(a->bpf_why, sizeof(a->bpf_why), "BPF poller thread could not start");
+		bpfstats_free(a->bpf);
+		a->bpf = NULL;
+	}
+}
+
 int app_start(struct app *a, char *err, size_t errlen)
 {
 	int ncpus, ret;
@@ -299,6 +325,8 @@ int app_start(struct app *a, char *err, size_t errlen)
 	a->cons = NULL;
 	a->wake_fd = -1;
 	a->live = true;
+	a->bpf = NULL;
+	a->bpf_why[0] = 0;
 
 	ret = features_probe(&a->ft);
 	if (ret)
@@ -350,6 +378,7 @@ int app_start(struct app *a, char *err, size_t errlen)
 		goto out_close;
 	}
 	a->start_ns = app_now_ns();
+	app_start_bpf(a);
 	return 0;
 
 out_close:
@@ -359,6 +388,8 @@ out_close:
 
 void app_stop(struct app *a)
 {
+	bpfstats_free(a->bpf);
+	a->bpf = NULL;
 	/* the style is that destroyers accept NULL; do not rely on it here */
 	if (a->sess)
 		session_stop(a->sess);

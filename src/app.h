@@ -17,6 +17,7 @@ struct store;
 struct symbols;
 struct decode_ctx;
 struct consumer;
+struct bpfstats;
 
 struct app_opts {
 	struct session_opts	so;
@@ -47,6 +48,9 @@ struct app {
 	uint64_t		start_ns;	/* CLOCK_MONOTONIC at start */
 	char			mode_why[256];	/* what ktop chose to trace, and why */
 	bool			live;		/* false: an offline snapshot */
+	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
+	char			bpf_why[256];
+	uint64_t		bpf_seq;	/* newest BPF outlier printed */
 };
 
 /**

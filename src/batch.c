@@ -18,6 +18,7 @@
 
 #include "app.h"
 #include "batch.h"
+#include "bpfstats.h"
 #include "consumer.h"
 #include "event.h"
 #include "intern.h"
@@ -438,6 +439,10 @@ static void batch_text(struct batch *b)
 			c->cs.overrun, c->cs.dropped);
 	}
 	fputc('\n', o);
+	if (b->a->bpf)
+		b->a->bpf_seq = bpfstats_print(b->a->bpf, o, 1, 5, b->a->bpf_seq);
+	else if (b->a->bpf_why[0])
+		fprintf(o, "BPF: %s\n\n", b->a->bpf_why);
 }
 
 /* ---- JSON ------------------------------------------------------------- */

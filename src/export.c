@@ -1134,6 +1134,48 @@ static bool meta_has_lazy_count(const struct snapshot_meta *m)
 	return false;
 }
 
+/*
+ * The ftrace tracers' own records are printed by the kernel without the
+ * event name, in the tracer's layout (kernel/trace/trace_output.c):
+ * function "func <-parent", timerlat "#seq context irq timer_latency N ns",
+ * osnoise "runtime noise %avail max hw nmi irq sirq thread".
+ * function_graph's layout (a call graph) is not reproduced: its records are
+ * printed as events. Return: true when @ev was printed here.
+ */
+static bool text_tracer_line(FILE *fp, struct store *st, const struct ktop_event *ev,
+			     const char *comm, const char *lat, uint64_t usecs)
+{
+	static const char *const ctx[] = { "irq", "thread", "user-ret" };
+	struct intern *in = store_strings(st);
+
+	if (ev->type != KTOP_T_FUNCTION && ev->type != KTOP_T_TIMERLAT &&
+	    ev->type != KTOP_T_OSNOISE)
+		return false;
+	fprintf(fp, "%16s-%-7d [%03u] %s %5llu.%06llu: ", comm, ev->pid, ev->cpu, lat,
+		(unsigned long long)(usecs / 1000000ull), (unsigned long long)(usecs % 1000000ull));
+	if (ev->type == KTOP_T_FUNCTION) {
+		fprintf(fp, "%s <-%s\n", intern_str(in, (uint32_t)ev->args[0]),
+			intern_str(in, (uint32_t)ev->args[1]));
+	} else if (ev->type == KTOP_T_TIMERLAT) {
+		int64_t c = (int64_t)ev->args[1];
+
+		fprintf(fp, "#%-5u context %6s timer_latency %9llu ns\n", (unsigned int)ev->args[0],
+			c >= 0 && c < 3 ? ctx[c] : "?", (unsigned long long)ev->args[2]);
+	} else {
+		uint64_t runtime = ev->args[0], noise = ev->args[1], ratio = 0;
+
+		if (runtime && noise <= runtime)
+			ratio = (runtime - noise) * 10000000 / runtime;
+		fprintf(fp, "%llu %10llu %3llu.%05llu %7llu %6u %6u %6u %6u %6u\n",
+			(unsigned long long)runtime, (unsigned long long)noise,
+			(unsigned long long)(ratio / 100000), (unsigned long long)(ratio % 100000),
+			(unsigned long long)ev->args[2], (unsigned int)ev->args[3],
+			(unsigned int)ev->args[4], (unsigned int)ev->args[5],
+			(unsigned int)ev->args[6], (unsigned int)ev->args[7]);
+	}
+	return true;
+}
+
 int export_text(const char *path, struct store *st, const struct snapshot_meta *meta,
 		const struct export_opts *opts, struct export_stats *stats,
 		char *err, size_t errlen)
@@ -1199,8 +1241,11 @@ int export_text(const char *path, struct store *st, const struct snapshot_meta *
 		if (!comm)
 			comm = ev.pid ? "<...>" : "<idle>";
 		flags_format(lat, style, ev.flags, ev.pc, 0);
-		/* the kernel rounds to the nearest microsecond (ns2usecs) */
 		usecs = (ev.ts + 500) / 1000;
+		if (text_tracer_line(o.fp, st, &ev, comm, lat, usecs)) {
+			s.events++;
+			continue;
+		}
 		fprintf(o.fp, "%16s-%-7d [%03u] %s %5llu.%06llu: %s: ", comm, ev.pid, ev.cpu, lat,
 			(unsigned long long)(usecs / 1000000ull),
 			(unsigned long long)(usecs % 1000000ull),

@@ -28,6 +28,12 @@ enum {
 	OPT_NO_BPF,
 	OPT_DEMO,
 	OPT_STREAM,
+	OPT_MAX_DEPTH,		/* function_graph and osnoise/timerlat settings */
+	OPT_FG_IRQS,
+	OPT_NO_FG_IRQS,
+	OPT_FG_TAIL,
+	OPT_NO_FG_TAIL,
+	OPT_THRESH,
 };
 
 static const struct option long_opts[] = {
@@ -53,12 +59,19 @@ static const struct option long_opts[] = {
 	{ "no-bpf",		no_argument,		NULL, OPT_NO_BPF },
 	{ "demo",		no_argument,		NULL, OPT_DEMO },
 	{ "stream",		no_argument,		NULL, OPT_STREAM },
+	{ "max-depth",		required_argument,	NULL, OPT_MAX_DEPTH },
+	{ "funcgraph-irqs",	no_argument,		NULL, OPT_FG_IRQS },
+	{ "no-funcgraph-irqs",	no_argument,		NULL, OPT_NO_FG_IRQS },
+	{ "funcgraph-tail",	no_argument,		NULL, OPT_FG_TAIL },
+	{ "no-funcgraph-tail",	no_argument,		NULL, OPT_NO_FG_TAIL },
+	{ "thresh",		required_argument,	NULL, OPT_THRESH },
+	{ "tracer-option",	required_argument,	NULL, 'O' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
 
-static const char short_opts[] = ":p:l:n:g:e:P:C:b:m:o:i:hV";
+static const char short_opts[] = ":p:l:n:g:e:P:C:b:m:o:i:O:hV";
 
 void opts_usage(FILE *fp)
 {
@@ -76,6 +89,13 @@ void opts_usage(FILE *fp)
 	      "  -P, --pid PID              trace only PID; repeatable\n"
 	      "  -C, --cpu LIST             trace only these CPUs (0-3,6)\n"
 	      "  -b, --buffer-kb KB         kernel ring buffer per CPU, in KB\n"
+	      "      --max-depth N          function_graph: max_graph_depth (0: no limit)\n"
+	      "      --[no-]funcgraph-irqs  function_graph: trace interrupt handlers too (or not)\n"
+	      "      --[no-]funcgraph-tail  function_graph: name the function on closing braces\n"
+	      "      --thresh US            function_graph: only calls lasting US or more\n"
+	      "  -O, --tracer-option N=V    osnoise/timerlat setting: period_us, runtime_us,\n"
+	      "                             stop_tracing_us, stop_tracing_total_us,\n"
+	      "                             timerlat_period_us, print_stack, cpus; repeatable\n"
 	      "  -m, --memory SIZE          event store limit (default 256M; K, M, G suffixes)\n"
 	      "      --force                take over a top-level tracer in use\n"
 	      "      --no-bpf               do not load BPF programs\n"
@@ -340,6 +360,35 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_STREAM:
 		o->stream = true;
 		return 0;
+	case OPT_MAX_DEPTH:
+	case OPT_THRESH:
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
+			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
+					c == OPT_THRESH ? "--thresh" : "--max-depth",
+					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
+		if (c == OPT_THRESH) {
+			so->thresh_set = true;
+			so->thresh_us = (unsigned long)v;
+		} else {
+			so->max_depth_set = true;
+			so->max_depth = (unsigned int)v;
+		}
+		return 0;
+	case OPT_FG_IRQS:
+	case OPT_NO_FG_IRQS:
+		so->funcgraph_irqs = c == OPT_FG_IRQS ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case OPT_FG_TAIL:
+	case OPT_NO_FG_TAIL:
+		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case 'O':
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
+					"not '%s'", arg);
+		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
 	}
 	return opts_err(err, errlen, "internal error: option %d", c);
 }

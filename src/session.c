@@ -443,6 +443,24 @@ static int reap_top_level(long pid)
 	return ret;
 }
 
+/*
+ * Put back the global files (osnoise/, tracing_thresh, ...) a dead ktop had
+ * changed while it traced in an instance. Its instance is gone by now.
+ * Return: 1 when restored.
+ */
+static int reap_global(const char *path)
+{
+	struct tracestate *ts = tracestate_load(path);
+	int ret = 0;
+
+	if (ts && !tracestate_restore(ts)) {
+		unlink(path);
+		ret = 1;
+	}
+	tracestate_free(ts);
+	return ret;
+}
+
 int session_reap_stale(void)
 {
 	char path[PATH_MAX];
@@ -491,6 +509,12 @@ int session_reap_stale(void)
 					unlink(path);
 				}
 			}
+		} else if (!strncmp(de->d_name, "global-", 7)) {
+			pid = strtol(de->d_name + 7, &end, 10);
+			if (strcmp(end, ".state") || ktop_alive(pid))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", run_dir(), de->d_name);
+			cleaned += reap_global(path);
 		} else if (!strncmp(de->d_name, "ktop-", 5)) {
 			pid = strtol(de->d_name + 5, &end, 10);
 			if (strcmp(end, ".lock") || ktop_alive(pid))
@@ -915,6 +939,260 @@ static int cpulist_to_mask(const char *list, int ncpus, char *out, size_t len)
 	return off < len ? 0 : -EINVAL;
 }
 
+/* ---- tracer settings ---------------------------------------------------- */
+
+static bool is_osnoise_tracer(const char *tracer)
+{
+	return tracer && (!strcmp(tracer, "osnoise") || !strcmp(tracer, "timerlat"));
+}
+
+/*
+ * Where the setting @file lives: in the session's directory, or (for the
+ * files the kernel has only once, such as osnoise/, tracing_thresh,
+ * max_graph_depth) at the top level. Return: true when global.
+ */
+static bool sess_locate(struct session *s, const char *file, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", s->dir, file);
+	if (s->top || !access(path, F_OK))
+		return false;
+	snprintf(path, len, "%s/%s", s->tracefs, file);
+	return true;
+}
+
+/*
+ * Before writing global files from an instance session: save them (memory,
+ * and a file a later ktop restores from if this one is killed).
+ */
+static int save_global(struct session *s, const char *const *files, char *err, size_t errlen)
+{
+	int ret;
+
+	if (s->top || s->global || !files[0])
+		return 0;
+	s->global = tracestate_capture_files(s->tracefs, files);
+	if (!s->global) {
+		ret = errno ? -errno : -ENOMEM;
+		snprintf(err, errlen, "cannot read the global tracing settings: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	snprintf(s->global_path, sizeof(s->global_path), "%s/global-%d.state", run_dir(),
+		 getpid());
+	ret = tracestate_save(s->global, s->global_path);
+	if (ret) {
+		snprintf(err, errlen, "cannot save the global tracing settings to %s: %s "
+			 "(needed to restore them if ktop is killed)", s->global_path,
+			 strerror(-ret));
+		s->global_path[0] = '\0';
+		tracestate_free(s->global);
+		s->global = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+static void restore_global(struct session *s)
+{
+	if (!s->global || s->global_restored)
+		return;
+	if (!tracestate_restore(s->global)) {
+		s->global_restored = true;
+		if (s->global_path[0])
+			unlink(s->global_path);
+	}
+}
+
+/* Write a setting; on failure say which, what value, and why. */
+static int set_setting(struct session *s, const char *file, const char *value, const char *opt,
+		       char *err, size_t errlen)
+{
+	char path[1024];
+	int ret;
+
+	sess_locate(s, file, path, sizeof(path));
+	ret = sess_write_path(path, value);
+	if (ret)
+		snprintf(err, errlen, "%s: the kernel refused %s = '%s': %s%s", opt, file, value,
+			 strerror(-ret), ret == -ENOENT ? " (this kernel has no such setting)" :
+			 ret == -EINVAL ? " (value out of range)" : "");
+	return ret;
+}
+
+/* -O NAME=VALUE: NAME must be one of session_osnoise_files. Return: its index or -1. */
+static int osnoise_file_index(const char *opt, size_t namelen)
+{
+	for (int i = 0; session_osnoise_files[i]; i++)
+		if (strlen(session_osnoise_files[i]) == namelen &&
+		    !strncmp(session_osnoise_files[i], opt, namelen))
+			return i;
+	return -1;
+}
+
+/* Do the tracer settings fit the tracer? Reads nothing. Return: 0 or -EINVAL. */
+static int check_settings(const struct session_opts *o, const char *tracer, char *err,
+			  size_t errlen)
+{
+	char known[256] = "";
+
+	if ((o->max_depth_set || o->thresh_set || o->funcgraph_irqs || o->funcgraph_tail) &&
+	    (!tracer || strcmp(tracer, "function_graph"))) {
+		snprintf(err, errlen, "--max-depth, --thresh and --funcgraph-* are settings of "
+			 "the function_graph tracer (-p function_graph), not of '%s'",
+			 tracer ? tracer : "nop");
+		return -EINVAL;
+	}
+	if (o->ntracer_opts && !is_osnoise_tracer(tracer)) {
+		snprintf(err, errlen, "-O NAME=VALUE sets osnoise/timerlat settings: it needs "
+			 "-p osnoise or -p timerlat, not '%s'", tracer ? tracer : "nop");
+		return -EINVAL;
+	}
+	for (int i = 0; session_osnoise_files[i]; i++)
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+			 i ? ", " : "", session_osnoise_files[i]);
+	for (unsigned int i = 0; i < o->ntracer_opts; i++) {
+		const char *eq = strchr(o->tracer_opts[i], '=');
+
+		if (!eq || osnoise_file_index(o->tracer_opts[i], eq - o->tracer_opts[i]) < 0) {
+			snprintf(err, errlen, "-O '%s': unknown %s setting; use NAME=VALUE with "
+				 "NAME one of: %s", o->tracer_opts[i], tracer, known);
+			return -EINVAL;
+		}
+		if (!eq[1]) {
+			snprintf(err, errlen, "-O '%s': no value after '='", o->tracer_opts[i]);
+			return -EINVAL;
+		}
+	}
+
+	return 0;
+}
+
+/*
+ * The tracer's global settings, written before current_tracer (function_graph
+ * picks its handlers from tracing_thresh when it starts): max_graph_depth,
+ * tracing_thresh, set_graph_function when the instance has none, and the
+ * osnoise/ files of -O.
+ */
+static int configure_settings(struct session *s, const struct session_opts *o,
+			      const char *tracer, char *err, size_t errlen)
+{
+	const char *files[SESSION_MAX_LIST + 16];
+	char buf[1024];
+	unsigned int nf = 0;
+	bool pending[SESSION_MAX_LIST] = { false };
+	int ret;
+
+	/* which global files will change: save them first */
+	if (o->max_depth_set && sess_locate(s, "max_graph_depth", buf, sizeof(buf)))
+		files[nf++] = "max_graph_depth";
+	if (o->thresh_set && sess_locate(s, "tracing_thresh", buf, sizeof(buf)))
+		files[nf++] = "tracing_thresh";
+	if (o->ngraph_funcs && sess_locate(s, "set_graph_function", buf, sizeof(buf)))
+		files[nf++] = "set_graph_function";
+	if (o->ntracer_opts && sess_locate(s, "osnoise/period_us", buf, sizeof(buf))) {
+		static char names[8][40];
+
+		for (int i = 0; session_osnoise_files[i] && i < 8; i++) {
+			snprintf(names[i], sizeof(names[i]), "osnoise/%s",
+				 session_osnoise_files[i]);
+			files[nf++] = names[i];
+		}
+	}
+	files[nf] = NULL;
+	ret = save_global(s, files, err, errlen);
+	if (ret)
+		return ret;
+
+	if (o->max_depth_set) {
+		snprintf(buf, sizeof(buf), "%u", o->max_depth);
+		ret = set_setting(s, "max_graph_depth", buf, "--max-depth", err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (o->thresh_set) {
+		snprintf(buf, sizeof(buf), "%lu", o->thresh_us);
+		ret = set_setting(s, "tracing_thresh", buf, "--thresh", err, errlen);
+		if (ret)
+			return ret;
+	}
+	/*
+	 * period_us >= runtime_us at every moment: the kernel refuses a write
+	 * that breaks it, so a refused value gets a second chance after the
+	 * others are in.
+	 */
+	for (unsigned int i = 0; i < o->ntracer_opts; i++)
+		pending[i] = true;
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned int i = 0; i < o->ntracer_opts; i++) {
+			const char *eq = strchr(o->tracer_opts[i], '=');
+			char file[64];
+
+			if (!pending[i])
+				continue;
+			snprintf(file, sizeof(file), "osnoise/%.*s", (int)(eq - o->tracer_opts[i]),
+				 o->tracer_opts[i]);
+			ret = set_setting(s, file, eq + 1, "-O", err, errlen);
+			if (!ret) {
+				pending[i] = false;
+				err[0] = '\0';
+			} else if (pass || ret != -EINVAL) {
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The tracer's own options (options/funcgraph-*), written once it is the current tracer. */
+static int configure_options(struct session *s, const struct session_opts *o, char *err,
+			     size_t errlen)
+{
+	static const struct {
+		const char	*file;
+		const char	*opt;
+		size_t		off;
+	} t[] = {
+		{ "options/funcgraph-irqs", "--funcgraph-irqs",
+		  offsetof(struct session_opts, funcgraph_irqs) },
+		{ "options/funcgraph-tail", "--funcgraph-tail",
+		  offsetof(struct session_opts, funcgraph_tail) },
+	};
+	int ret;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int v = *(const int *)((const char *)o + t[i].off);
+
+		if (v == SESSION_OPT_KEEP)
+			continue;
+		ret = set_setting(s, t[i].file, v == SESSION_OPT_ON ? "1" : "0", t[i].opt, err,
+				  errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Events worth having with a tracer when none were asked for: the noise
+ * events of osnoise (its interference, per kind), and for timerlat those
+ * plus interrupts and scheduling, the usual causes of a latency spike.
+ * Missing ones are skipped.
+ */
+static void enable_tracer_events(struct session *s, const char *tracer)
+{
+	static const char *const osnoise_ev[] = { "osnoise", NULL };
+	static const char *const timerlat_ev[] = {
+		"osnoise", "irq", "sched:sched_switch", "sched:sched_wakeup",
+		"sched:sched_waking", NULL
+	};
+	const char *const *ev = !strcmp(tracer, "osnoise") ? osnoise_ev :
+				!strcmp(tracer, "timerlat") ? timerlat_ev : NULL;
+	char err[256];
+
+	for (; ev && *ev; ev++)
+		enable_events(s, *ev, err, sizeof(err));
+}
+
 static int configure(struct session *s, const struct session_opts *o, const char *tracer,
 		     char *err, size_t errlen)
 {
@@ -1001,12 +1279,22 @@ static int configure(struct session *s, const struct session_opts *o, const char
 			if (ret)
 				return ret;
 		}
+		ret = configure_settings(s, o, tracer, err, errlen);
+		if (ret)
+			return ret;
 		if (o->ngraph_funcs) {
-			ret = write_list(s, "set_graph_function", o->graph_funcs, o->ngraph_funcs,
+			char gpath[1024];
+
+			/* an instance without its own set_graph_function uses the global one */
+			ret = write_list(s, sess_locate(s, "set_graph_function", gpath,
+							sizeof(gpath)) ? "../../set_graph_function" :
+					 "set_graph_function", o->graph_funcs, o->ngraph_funcs,
 					 "graph function (-g)", err, errlen);
 			if (ret)
 				return ret;
 		}
+		if (!o->nevents)
+			enable_tracer_events(s, tracer);
 		ret = sess_write(s, "current_tracer", tracer);
 		if (ret) {
 			snprintf(err, errlen, "tracer '%s' refused in %s: %s%s", tracer, s->name,
@@ -1018,6 +1306,9 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		}
 		snprintf(s->tracer, sizeof(s->tracer), "%s", tracer);
 		add_system(s, "ftrace");
+		ret = configure_options(s, o, err, errlen);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -1081,6 +1372,7 @@ static void session_undo(struct session *s)
 		tracefs_instance_free(s->inst);
 		s->inst = NULL;
 	}
+	restore_global(s);
 }
 
 static void session_free(struct session *s)
@@ -1093,6 +1385,7 @@ static void session_free(struct session *s)
 	lock_release(s);
 	tep_free(s->tep);
 	tracestate_free(s->saved);
+	tracestate_free(s->global);
 	for (int i = 0; i < s->nsystems; i++)
 		free((char *)s->systems[i]);
 	free(s);
@@ -1110,6 +1403,8 @@ int session_open(struct session **out, const struct session_opts *o,
 	if (errlen)
 		err[0] = '\0';
 	ret = check_opts(o, ft, tracer, &top, err, errlen);
+	if (!ret)
+		ret = check_settings(o, tracer, err, errlen);
 	if (ret)
 		return ret;
 	for (slot = 0; slot < SESSION_MAX_OPEN && session_open_list[slot]; slot++)

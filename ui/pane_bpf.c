@@ -14,7 +14,8 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	ui_draw_unavailable(ui, y, h, w, "BPF statistics",
 			    bpf_features, (int)(sizeof(bpf_features) / sizeof(int)),
 			    "Per-CPU statistics aggregated in the kernel by ktop's BPF programs "
-			    "(ktop issue 8) appear here. They need root, CONFIG_BPF_SYSCALL and BTF at "
+			    "(ktop issue 8) appear here. They need root, CONFIG_BPF_SYSCALL and "
+			    "BTF at "
 			    "/sys/kernel/btf/vmlinux; the state of each on this kernel is above.");
 }
 

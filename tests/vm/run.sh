@@ -190,6 +190,7 @@ report_check()
 {
 	local flavour=$1 log=$2 qrc=$3 kver expected name res secs
 	kver=$(sed -n 's/^@@KTOP-VM kernel //p' "$log" | head -n 1)
+	sed -n "s/^@@KTOP-VM uptime \(.*\)/vm: $flavour: guest uptime \1/p" "$log" | head -n 1
 	expected=$(sed -n 's/^@@KTOP-VM scenarios //p' "$log" | head -n 1)
 	if [ -z "$kver" ]; then
 		rig_fail "$flavour: the guest never reached /init (qemu exit $qrc)" \

@@ -83,6 +83,7 @@ export TOPFG P
 names="function fgraph osnoise timerlat sched_irq"
 [ -n "${KTOP_VM_ONLY:-}" ] && names=$(echo "$KTOP_VM_ONLY" | sed 's/fixture-//g')
 echo "@@KTOP-VM kernel $(uname -r)"
+echo "@@KTOP-VM uptime $(cut -d" " -f1 /proc/uptime) s at the start of the scenarios"
 echo "@@KTOP-VM scenarios$(for n in $names; do printf ' fixture-%s' "$n"; done)"
 for n in $names; do
 	tracing_reset

@@ -19,6 +19,7 @@ for f in /vm/scenario-*.sh; do
 done
 
 echo "@@KTOP-VM kernel $(uname -r)"
+echo "@@KTOP-VM uptime $(cut -d" " -f1 /proc/uptime) s at the start of the scenarios"
 echo "@@KTOP-VM scenarios$names"
 mkdir -p /tmp/log
 for f in /vm/scenario-*.sh; do
