@@ -15,7 +15,7 @@ KTOP=${KTOP:-./ktop}
 SECS=${UI_IDLE_SECS:-10}
 SOCK=ktop-bench-idle-$$
 tmp=$(mktemp -d /tmp/ktop-bench-idle.XXXXXX)
-trap 'tmux -L $SOCK kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'tmux -L $SOCK kill-server 2>/dev/null; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$tmp"' EXIT
 
 [ "$(id -u)" = 0 ] || { echo "bench ui.idle_cpu: needs root" >&2; exit 1; }
 command -v tmux >/dev/null || { echo "bench ui.idle_cpu: tmux missing (make deps)" >&2; exit 1; }

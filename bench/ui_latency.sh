@@ -17,7 +17,7 @@ KTOP=${KTOP:-./ktop}
 N=${UI_LAT_N:-40}
 SOCK=ktop-bench-lat-$$
 tmp=$(mktemp -d /tmp/ktop-bench-lat.XXXXXX)
-trap 'tmux -L $SOCK kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'tmux -L $SOCK kill-server 2>/dev/null; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$tmp"' EXIT
 
 [ "$(id -u)" = 0 ] || { echo "bench ui.key_latency: needs root" >&2; exit 1; }
 command -v tmux >/dev/null || { echo "bench ui.key_latency: tmux missing (make deps)" >&2; exit 1; }

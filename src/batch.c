@@ -18,6 +18,7 @@
 
 #include "app.h"
 #include "batch.h"
+#include "batch_tracers.h"
 #include "bpfstats.h"
 #include "consumer.h"
 #include "event.h"
@@ -83,6 +84,7 @@ struct batch {
 	struct store_stats	ss;
 	struct batch_list	types, funcs, pids;
 	bool			has_funcs;
+	struct batch_tracers	*bt;		/* function_graph tree, latency table */
 	struct store_count	*tmp;
 	size_t			tmp_cap;
 };
@@ -439,6 +441,7 @@ static void batch_text(struct batch *b)
 			c->cs.overrun, c->cs.dropped);
 	}
 	fputc('\n', o);
+	batch_tracers_text(b->bt, o);
 	if (b->a->bpf)
 		b->a->bpf_seq = bpfstats_print(b->a->bpf, o, 1, 5, b->a->bpf_seq);
 	else if (b->a->bpf_why[0])
@@ -521,7 +524,9 @@ static void batch_json(struct batch *b)
 		json_str(o, batch_comm(b, pid));
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->pids.v[i].count);
 	}
-	fputs("]}\n", o);
+	fputs("]", o);
+	batch_tracers_json(b->bt, o);
+	fputs("}\n", o);
 }
 
 /* ---- the loop --------------------------------------------------------- */
@@ -573,6 +578,7 @@ int batch_run(struct app *a, FILE *out)
 		return 1;
 	tracer = batch_tracer(&b);
 	b.has_funcs = !strcmp(tracer, "function") || !strcmp(tracer, "function_graph");
+	b.bt = batch_tracers_new(a);
 	b.prev_ns = a->start_ns;
 	next = a->start_ns + interval;
 	if (a->opts.duration > 0)
@@ -587,6 +593,7 @@ int batch_run(struct app *a, FILE *out)
 		b.iteration++;
 		batch_drain_wake(a);
 		batch_gather(&b, now);
+		batch_tracers_update(b.bt);
 		if (a->opts.json)
 			batch_json(&b);
 		else
@@ -608,5 +615,6 @@ int batch_run(struct app *a, FILE *out)
 	free(b.funcs.v);
 	free(b.pids.v);
 	free(b.cpu);
+	batch_tracers_free(b.bt);
 	return status;
 }

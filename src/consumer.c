@@ -1,14 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The tracefs consumer: one thread per CPU, each with its own trace_pipe_raw
- * opened non-blocking, its own decoder, and a poll() on the pipe and a stop
- * eventfd with a 100 ms timeout. After every wake-up the thread reads pages
- * until the pipe is empty, so correctness never depends on when the kernel
- * wakes pollers (buffer_percent): at worst data waits 100 ms. Idle, a thread
- * wakes 10 times a second and does one empty read.
+ * The tracefs consumer: one reader thread per CPU, each with its own
+ * trace_pipe_raw opened non-blocking, a poll() on the pipe and a stop eventfd
+ * with a 100 ms timeout. After every wake-up the reader copies pages until
+ * the pipe is empty, so correctness never depends on when the kernel wakes
+ * pollers (buffer_percent): at worst data waits 100 ms. Idle, a thread wakes
+ * 10 times a second and does one empty read.
+ *
+ * Copying is decoupled from decoding, so that the kernel ring buffer drains
+ * at the speed of a page copy (what trace-cmd record does) rather than at the
+ * speed of decode + store (~60-130 ns per event): pages go into a bounded
+ * single-producer single-consumer page queue per CPU, and are decoded from
+ * there
+ *   - by the reader itself, a few pages at a time whenever the pipe is empty
+ *     (default), or
+ *   - by a decode thread per CPU (KTOP_DECODE_THREAD=1), woken by an eventfd.
+ * Neither busy-polls: a thread only loops while there is work queued.
+ * When the queue is full the page just read is dropped, its events counted
+ * (ktop_dropped) and recorded in the store as lost just before the next page
+ * that is kept, so the gap shows wherever kernel losses show.
  *
  * Shutdown: set the stop flag, tracefs_cpu_stop(), signal the stop eventfd,
- * join, then drain what is left in the kernel buffers from the caller.
+ * join, then decode what is queued and drain what is left in the kernel
+ * buffers from the caller.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event-parse.h>
 #include <tracefs.h>
 
 #include "consumer.h"
@@ -32,22 +47,39 @@
 #define CONSUMER_POLL_MS	100
 #define CONSUMER_WAKE_NS	(10ull * 1000 * 1000)	/* wake the UI at most every 10 ms */
 #define CONSUMER_STATS_NS	(1000ull * 1000 * 1000)	/* per_cpu stats once a second */
-#define CONSUMER_BATCH		64			/* pages before looking up again */
+#define CONSUMER_READ_BATCH	64			/* pages copied before looking up */
+#define CONSUMER_DECODE_BATCH	16			/* pages decoded between two reads */
 #define CONSUMER_DRAIN_MAX	65536			/* pages per CPU drained at stop */
+
+/* Ring-buffer page layout (kernel/trace/ring_buffer.c), as in decode.c. */
+#define RB_TYPE_DATA_MAX	28
+#define RB_TYPE_PADDING		29
+#define RB_COMMIT_MASK		((1u << 27) - 1)
 
 struct consumer_cpu {
 	struct consumer		*c;
 	struct tracefs_cpu	*tcpu;
 	struct decoder		*dec;
-	void			*page;
+	void			*page;		/* scratch: dropped and flushed pages */
 	pthread_t		thread;
+	pthread_t		dthread;	/* decode thread (KTOP_DECODE_THREAD) */
 	unsigned int		cpu;
 	int			fd;
+	int			dfd;		/* eventfd: pages queued for dthread */
 	int			page_size;
 	bool			running;
-	uint64_t		last_stats_ns;
-	uint64_t		stats_missed;	/* ds.missed when the stats were last read */
-	struct decode_stats	ds;	/* owned by the thread, published below */
+	bool			drunning;
+	/* the page queue: slots written by the reader, consumed by the decoder */
+	uint8_t			*qbuf;
+	uint32_t		*qlen;
+	uint64_t		*qdrop;		/* events dropped just before this slot */
+	uint32_t		qcap;
+	uint64_t		qhead;		/* reader: release store; decoder: acquire */
+	uint64_t		qtail;		/* decoder: release store; reader: acquire */
+	uint64_t		drop_pending;	/* reader-owned: not yet attached to a slot */
+	uint64_t		last_stats_ns;	/* reader-owned */
+	uint64_t		stats_missed;	/* missed when the stats were last read */
+	struct decode_stats	ds;		/* owned by the decoding thread */
 	/* read by consumer_get_stats() from any thread: atomic access only */
 	uint64_t		events;
 	uint64_t		pages;
@@ -56,6 +88,13 @@ struct consumer_cpu {
 	uint64_t		overrun;
 	uint64_t		dropped;
 	uint64_t		errors;
+	uint64_t		flags[DECODE_F_NR];
+	uint64_t		kdropped;
+	uint64_t		kdropped_pages;
+	uint64_t		kdropped_marked;
+	uint64_t		backlog_max;
+	uint64_t		read_ns;
+	uint64_t		decode_ns;
 };
 
 struct consumer {
@@ -65,6 +104,8 @@ struct consumer {
 	int			wake_fd;
 	int			stop_fd;
 	int			stop;
+	int			long_size;
+	bool			decode_thread;
 	uint64_t		last_wake_ns;
 	unsigned int		ncpus;
 	struct consumer_cpu	cpus[];
@@ -78,12 +119,27 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void cc_publish(struct consumer_cpu *cc, uint64_t bytes)
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static bool consumer_stopping(const struct consumer *c)
+{
+	return __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE);
+}
+
+/* Context: the decoding thread of @cc. */
+static void cc_publish(struct consumer_cpu *cc)
 {
 	__atomic_store_n(&cc->events, cc->ds.events, __ATOMIC_RELAXED);
 	__atomic_store_n(&cc->pages, cc->ds.pages, __ATOMIC_RELAXED);
 	__atomic_store_n(&cc->missed, cc->ds.missed, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&cc->bytes, bytes, __ATOMIC_RELAXED);
+	for (int i = 0; i < DECODE_F_NR; i++)
+		__atomic_store_n(&cc->flags[i], cc->ds.flags[i], __ATOMIC_RELAXED);
 }
 
 static void consumer_wake(struct consumer *c)
@@ -129,89 +185,319 @@ static void cc_read_stats(struct consumer_cpu *cc)
 }
 
 /*
- * Read and decode up to @max pages. Return: pages read (0: the pipe is
- * empty), or -errno.
+ * The number of event records on a raw page, by its record headers only
+ * (what a dropped page held). Padding and time records do not count.
  */
-static int cc_read_pages(struct consumer_cpu *cc, int max, bool flush)
+static uint64_t page_count_records(const uint8_t *page, size_t len, int long_size)
 {
-	uint64_t bytes = 0;
-	int n = 0, r;
+	size_t hdr = 8 + (size_t)long_size;
+	uint64_t commit = 0, n = 0;
+	const uint8_t *data;
+	uint32_t size, off = 0, h, type_len, rlen;
+
+	if (len < hdr)
+		return 0;
+	memcpy(&commit, page + 8, (size_t)long_size);
+	size = commit & RB_COMMIT_MASK;
+	if (size > len - hdr)
+		size = len - hdr;
+	data = page + hdr;
+	while (off + 4 <= size) {
+		memcpy(&h, data + off, 4);
+		type_len = h & 0x1f;
+		if (type_len == RB_TYPE_PADDING || type_len > RB_TYPE_DATA_MAX) {
+			if (off + 8 > size)
+				break;
+			if (type_len == RB_TYPE_PADDING) {
+				memcpy(&rlen, data + off + 4, 4);
+				off += 4 + rlen;
+			} else {
+				off += 8;	/* time extend / absolute stamp */
+			}
+			continue;
+		}
+		if (type_len == 0) {
+			if (off + 8 > size)
+				break;
+			memcpy(&rlen, data + off + 4, 4);
+			if (rlen < 4)
+				break;
+			off += 8 + ((rlen - 4 + 3) & ~3u);
+		} else {
+			off += 4 + type_len * 4;
+		}
+		if (off > size)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* ---- the page queue ----------------------------------------------------- */
+
+static uint64_t cc_backlog(struct consumer_cpu *cc)
+{
+	return __atomic_load_n(&cc->qhead, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(&cc->qtail, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Copy up to @max pages from the kernel into the queue; when it is full, read
+ * the page anyway (the kernel buffer must drain) and drop it, counted.
+ * Context: the reader of @cc. Return: pages read (0: the pipe is empty), or
+ * -errno.
+ */
+static int cc_fill(struct consumer_cpu *cc, int max)
+{
+	uint64_t head = cc->qhead, tail, bytes = 0, backlog;
+	int n = 0, r, ret = 0;
 
 	while (n < max) {
-		r = flush ? tracefs_cpu_flush(cc->tcpu, cc->page) :
-			    tracefs_cpu_read(cc->tcpu, cc->page, true);
+		uint8_t *buf;
+		bool full;
+
+		tail = __atomic_load_n(&cc->qtail, __ATOMIC_ACQUIRE);
+		full = head - tail >= cc->qcap;
+		buf = full ? cc->page : cc->qbuf + (head % cc->qcap) * (size_t)cc->page_size;
+		r = tracefs_cpu_read(cc->tcpu, buf, true);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN)
 				break;
 			__atomic_fetch_add(&cc->errors, 1, __ATOMIC_RELAXED);
-			cc_publish(cc, bytes);
-			return -errno;
+			ret = -errno;
+			break;
 		}
 		if (r == 0)
 			break;
-		if (decoder_page(cc->dec, cc->page, r, &cc->ds) < 0)
-			cc->ds.bad++;
-		bytes += r;
 		n++;
+		bytes += (uint64_t)r;
+		if (full) {
+			uint64_t lost = page_count_records(buf, (size_t)r, cc->c->long_size);
+
+			cc->drop_pending += lost;
+			__atomic_fetch_add(&cc->kdropped, lost, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&cc->kdropped_pages, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		cc->qlen[head % cc->qcap] = (uint32_t)r;
+		cc->qdrop[head % cc->qcap] = cc->drop_pending;
+		cc->drop_pending = 0;
+		__atomic_store_n(&cc->qhead, ++head, __ATOMIC_RELEASE);
 	}
-	if (n) {
-		store_publish(cc->c->st, cc->cpu);
-		cc_publish(cc, bytes);
+	if (bytes)
+		__atomic_fetch_add(&cc->bytes, bytes, __ATOMIC_RELAXED);
+	backlog = head - __atomic_load_n(&cc->qtail, __ATOMIC_ACQUIRE);
+	if (backlog > __atomic_load_n(&cc->backlog_max, __ATOMIC_RELAXED))
+		__atomic_store_n(&cc->backlog_max, backlog, __ATOMIC_RELAXED);
+	return ret ? ret : n;
+}
+
+/* Context: the decoding thread of @cc (the owner of cc->dec and cc->ds). */
+static void cc_decode_page(struct consumer_cpu *cc, uint8_t *page, size_t len, uint64_t lost)
+{
+	if (lost) {
+		uint64_t ts;
+
+		memcpy(&ts, page, sizeof(ts));
+		/* counted first: a reader of the store then never takes it for kernel loss */
+		__atomic_fetch_add(&cc->kdropped_marked, lost, __ATOMIC_SEQ_CST);
+		store_add_lost(cc->c->st, cc->cpu, ts, lost);
 	}
+	if (decoder_page(cc->dec, page, len, &cc->ds) < 0)
+		cc->ds.bad++;
+}
+
+/*
+ * Decode up to @max queued pages, freeing each slot as soon as it is done.
+ * Context: the decoding thread of @cc. Return: pages decoded.
+ */
+static int cc_decode(struct consumer_cpu *cc, int max)
+{
+	uint64_t tail = cc->qtail, head = __atomic_load_n(&cc->qhead, __ATOMIC_ACQUIRE);
+	int n = 0;
+
+	while (n < max && tail != head) {
+		uint32_t slot = tail % cc->qcap;
+
+		cc_decode_page(cc, cc->qbuf + slot * (size_t)cc->page_size, cc->qlen[slot],
+			       cc->qdrop[slot]);
+		__atomic_store_n(&cc->qtail, ++tail, __ATOMIC_RELEASE);
+		n++;
+		if (tail == head)
+			head = __atomic_load_n(&cc->qhead, __ATOMIC_ACQUIRE);
+	}
+	if (n)
+		cc_publish(cc);
 	return n;
 }
 
+/* ---- threads ------------------------------------------------------------- */
+
+static void cc_thread_init(const char *what, unsigned int cpu)
+{
+	char name[16];
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	snprintf(name, sizeof(name), "ktop-%s%u", what, cpu);
+	pthread_setname_np(pthread_self(), name);
+}
+
+/* Once a second; sooner once drained after a loss, so that both counts agree. */
+static void cc_maybe_stats(struct consumer_cpu *cc, bool drained)
+{
+	uint64_t now = now_ns(), missed = __atomic_load_n(&cc->missed, __ATOMIC_RELAXED);
+
+	if (now - cc->last_stats_ns >= CONSUMER_STATS_NS ||
+	    (drained && missed != cc->stats_missed &&
+	     now - cc->last_stats_ns >= CONSUMER_STATS_NS / 10)) {
+		cc->last_stats_ns = now;
+		cc->stats_missed = missed;
+		cc_read_stats(cc);
+	}
+}
+
+static void cc_pause(void)
+{
+	struct timespec ts = { 0, CONSUMER_POLL_MS * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);	/* never spin on a broken pipe */
+}
+
+/*
+ * The reader. Copying comes first: decoding (when it is ours to do) happens
+ * only once the pipe is empty, a few pages at a time, so the kernel buffer
+ * is looked at again within ~100 us of decoding.
+ */
 static void *cc_thread(void *arg)
 {
 	struct consumer_cpu *cc = arg;
 	struct consumer *c = cc->c;
+	bool decode = !c->decode_thread;
+	uint64_t one = 1, t0, t1, t2;
 	struct pollfd pfd[2];
-	char name[16];
-	sigset_t all;
-	uint64_t now;
-	int n;
+	int n, d = 0, rounds;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	snprintf(name, sizeof(name), "ktop-cpu%u", cc->cpu);
-	pthread_setname_np(pthread_self(), name);
-
+	cc_thread_init("cpu", cc->cpu);
 	pfd[0].fd = cc->fd;
 	pfd[0].events = POLLIN;
 	pfd[1].fd = c->stop_fd;
 	pfd[1].events = POLLIN;
 
-	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
-		if (poll(pfd, 2, CONSUMER_POLL_MS) < 0 && errno != EINTR)
-			break;
-		if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
-			break;
-		/* read on timeout as well: trickles below the watermark */
-		do {
-			n = cc_read_pages(cc, CONSUMER_BATCH, false);
-			if (n > 0)
-				consumer_wake(c);
-		} while (n == CONSUMER_BATCH && !__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE));
-		if (n < 0) {
-			/* never spin on a broken pipe */
-			struct timespec ts = { 0, CONSUMER_POLL_MS * 1000 * 1000 };
-
-			nanosleep(&ts, NULL);
+	while (!consumer_stopping(c)) {
+		/* sleep only with nothing left to decode */
+		if (!decode || !cc_backlog(cc)) {
+			if (poll(pfd, 2, CONSUMER_POLL_MS) < 0 && errno != EINTR)
+				break;
+			if (consumer_stopping(c))
+				break;
 		}
-		now = now_ns();
-		/* once a second; sooner once drained after a loss, so both counts agree */
-		if (now - cc->last_stats_ns >= CONSUMER_STATS_NS ||
-		    (n == 0 && cc->ds.missed != cc->stats_missed &&
-		     now - cc->last_stats_ns >= CONSUMER_STATS_NS / 10)) {
-			cc->last_stats_ns = now;
-			cc->stats_missed = cc->ds.missed;
-			cc_read_stats(cc);
+		t0 = thread_ns();
+		/* read on timeout as well: trickles below the watermark */
+		rounds = 0;
+		do {
+			n = cc_fill(cc, CONSUMER_READ_BATCH);
+		} while (n == CONSUMER_READ_BATCH && ++rounds < 16 && !consumer_stopping(c));
+		t1 = thread_ns();
+		__atomic_fetch_add(&cc->read_ns, t1 - t0, __ATOMIC_RELAXED);
+		if (n > 0 || rounds) {
+			if (!decode && write(cc->dfd, &one, sizeof(one)) < 0) {
+				/* EAGAIN: the counter is full, the decoder is awake */
+			}
+		}
+		if (decode) {
+			d = cc_decode(cc, CONSUMER_DECODE_BATCH);
+			if (d) {
+				t2 = thread_ns();
+				__atomic_fetch_add(&cc->decode_ns, t2 - t1, __ATOMIC_RELAXED);
+				consumer_wake(c);
+			}
+		}
+		if (n < 0)
+			cc_pause();
+		cc_maybe_stats(cc, n == 0 && !d);
+	}
+	return NULL;
+}
+
+/* KTOP_DECODE_THREAD: decodes the queue of one CPU, woken by the reader. */
+static void *cc_decode_thread(void *arg)
+{
+	struct consumer_cpu *cc = arg;
+	struct consumer *c = cc->c;
+	struct pollfd pfd[2];
+	uint64_t v, t0;
+	int d;
+
+	cc_thread_init("dec", cc->cpu);
+	pfd[0].fd = cc->dfd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = c->stop_fd;
+	pfd[1].events = POLLIN;
+
+	while (!consumer_stopping(c)) {
+		if (!cc_backlog(cc)) {
+			if (poll(pfd, 2, CONSUMER_POLL_MS) < 0 && errno != EINTR)
+				break;
+			if (consumer_stopping(c))
+				break;
+			if (read(cc->dfd, &v, sizeof(v)) < 0) {
+				/* EAGAIN: woken by the timeout */
+			}
+		}
+		t0 = thread_ns();
+		d = cc_decode(cc, CONSUMER_DECODE_BATCH * 4);
+		if (d) {
+			__atomic_fetch_add(&cc->decode_ns, thread_ns() - t0, __ATOMIC_RELAXED);
+			consumer_wake(c);
 		}
 	}
 	return NULL;
 }
+
+static uint64_t cc_last_ts(struct consumer_cpu *cc)
+{
+	struct store_stats ss;
+
+	store_get_cpu_stats(cc->c->st, cc->cpu, &ss);
+	return ss.last_ts;
+}
+
+/*
+ * After the threads are gone: decode the queue, then what is left in the
+ * kernel buffer. Context: the thread that joined @cc's threads.
+ */
+static void cc_drain(struct consumer_cpu *cc)
+{
+	int n = 0, r;
+
+	while (cc_decode(cc, CONSUMER_READ_BATCH) > 0)
+		;
+	while (n < CONSUMER_DRAIN_MAX) {
+		r = tracefs_cpu_flush(cc->tcpu, cc->page);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		cc_decode_page(cc, cc->page, (size_t)r, cc->drop_pending);
+		cc->drop_pending = 0;
+		__atomic_fetch_add(&cc->bytes, (uint64_t)r, __ATOMIC_RELAXED);
+		n++;
+	}
+	if (cc->drop_pending) {
+		/* dropped at the very end: nothing followed to carry the mark */
+		__atomic_fetch_add(&cc->kdropped_marked, cc->drop_pending, __ATOMIC_SEQ_CST);
+		store_add_lost(cc->c->st, cc->cpu, cc_last_ts(cc), cc->drop_pending);
+		cc->drop_pending = 0;
+	}
+	store_publish(cc->c->st, cc->cpu);
+	cc_publish(cc);
+}
+
+/* ---- setup ----------------------------------------------------------------- */
 
 static void cc_close(struct consumer_cpu *cc)
 {
@@ -223,10 +509,19 @@ static void cc_close(struct consumer_cpu *cc)
 		close(cc->fd);
 	}
 	cc->fd = -1;
+	if (cc->dfd >= 0)
+		close(cc->dfd);
+	cc->dfd = -1;
 	decoder_free(cc->dec);
 	cc->dec = NULL;
 	free(cc->page);
 	cc->page = NULL;
+	free(cc->qbuf);
+	cc->qbuf = NULL;
+	free(cc->qlen);
+	cc->qlen = NULL;
+	free(cc->qdrop);
+	cc->qdrop = NULL;
 }
 
 /* The sub-buffer size of the session's ring buffer (a page unless changed). */
@@ -239,6 +534,24 @@ static int sub_buffer_size(struct session *s)
 					       &kb) && kb > 0 && kb * 1024 > pg)
 		return (int)(kb * 1024);
 	return pg > 0 ? (int)pg : 4096;
+}
+
+/* KTOP_READ_QUEUE_MB, or the default; at least a few pages. */
+static uint32_t queue_pages(int page_size)
+{
+	const char *env = getenv("KTOP_READ_QUEUE_MB");
+	unsigned long long mb = CONSUMER_QUEUE_MB, pages;
+	char *end;
+
+	if (env && *env) {
+		mb = strtoull(env, &end, 10);
+		if (*end)
+			mb = CONSUMER_QUEUE_MB;
+	}
+	if (mb > 4096)
+		mb = 4096;
+	pages = (mb << 20) / (unsigned long long)page_size;
+	return pages < 4 ? 4 : (uint32_t)pages;
 }
 
 static int cc_open(struct consumer_cpu *cc, int page_size)
@@ -257,7 +570,15 @@ static int cc_open(struct consumer_cpu *cc, int page_size)
 	cc->page_size = page_size;
 	cc->page = malloc(page_size);
 	cc->dec = decoder_new(cc->c->dc, cc->cpu);
-	if (!cc->tcpu || !cc->page || !cc->dec) {
+	cc->qcap = queue_pages(page_size);
+	/* untouched queue memory is never faulted in: it costs only under load */
+	cc->qbuf = malloc((size_t)cc->qcap * (size_t)page_size);
+	cc->qlen = calloc(cc->qcap, sizeof(*cc->qlen));
+	cc->qdrop = calloc(cc->qcap, sizeof(*cc->qdrop));
+	if (cc->c->decode_thread)
+		cc->dfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!cc->tcpu || !cc->page || !cc->dec || !cc->qbuf || !cc->qlen || !cc->qdrop ||
+	    (cc->c->decode_thread && cc->dfd < 0)) {
 		ret = errno ? -errno : -ENOMEM;
 		cc_close(cc);
 		return ret;
@@ -269,6 +590,8 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 		   struct decode_ctx *dc, int wake_fd)
 {
 	unsigned int ncpus = session_ncpus(s), i;
+	const char *env = getenv("KTOP_DECODE_THREAD");
+	struct tep_handle *tep = session_tep(s);
 	struct consumer *c;
 	int ret, page_size, opened = 0;
 
@@ -281,6 +604,8 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 	c->dc = dc;
 	c->wake_fd = wake_fd;
 	c->ncpus = ncpus;
+	c->decode_thread = env && env[0] == '1';
+	c->long_size = tep && tep_get_long_size(tep) == 4 ? 4 : 8;
 	c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (c->stop_fd < 0) {
 		ret = -errno;
@@ -292,6 +617,9 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 		c->cpus[i].c = c;
 		c->cpus[i].cpu = i;
 		c->cpus[i].fd = -1;
+		c->cpus[i].dfd = -1;
+	}
+	for (i = 0; i < ncpus; i++) {
 		ret = cc_open(&c->cpus[i], page_size);
 		if (ret == -ENOENT || ret == -ENODEV)
 			continue;	/* an offline or absent CPU */
@@ -304,12 +632,20 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 		goto out_stop;
 	}
 	for (i = 0; i < ncpus; i++) {
-		if (c->cpus[i].fd < 0)
+		struct consumer_cpu *cc = &c->cpus[i];
+
+		if (cc->fd < 0)
 			continue;
-		ret = -pthread_create(&c->cpus[i].thread, NULL, cc_thread, &c->cpus[i]);
+		if (c->decode_thread) {
+			ret = -pthread_create(&cc->dthread, NULL, cc_decode_thread, cc);
+			if (ret)
+				goto out_stop;
+			cc->drunning = true;
+		}
+		ret = -pthread_create(&cc->thread, NULL, cc_thread, cc);
 		if (ret)
 			goto out_stop;
-		c->cpus[i].running = true;
+		cc->running = true;
 	}
 	*out = c;
 	return 0;
@@ -334,16 +670,20 @@ void consumer_stop(struct consumer *c)
 		/* cannot fail for a fresh eventfd; threads also time out */
 	}
 	for (i = 0; i < c->ncpus; i++) {
-		if (c->cpus[i].running)
-			pthread_join(c->cpus[i].thread, NULL);
-		c->cpus[i].running = false;
+		struct consumer_cpu *cc = &c->cpus[i];
+
+		if (cc->running)
+			pthread_join(cc->thread, NULL);
+		if (cc->drunning)
+			pthread_join(cc->dthread, NULL);
+		cc->running = cc->drunning = false;
 	}
-	/* the threads are gone: this thread now owns every decoder and stream */
+	/* the threads are gone: this thread now owns every queue, decoder and stream */
 	for (i = 0; i < c->ncpus; i++) {
 		struct consumer_cpu *cc = &c->cpus[i];
 
 		if (cc->tcpu && cc->dec)
-			cc_read_pages(cc, CONSUMER_DRAIN_MAX, true);
+			cc_drain(cc);
 		if (cc->tcpu)
 			cc_read_stats(cc);
 		cc_close(cc);
@@ -369,4 +709,15 @@ void consumer_get_stats(struct consumer *c, unsigned int cpu, struct consumer_cp
 	out->missed = __atomic_load_n(&cc->missed, __ATOMIC_RELAXED);
 	out->overrun = __atomic_load_n(&cc->overrun, __ATOMIC_RELAXED);
 	out->dropped = __atomic_load_n(&cc->dropped, __ATOMIC_RELAXED);
+	for (int i = 0; i < DECODE_F_NR; i++)
+		out->flags[i] = __atomic_load_n(&cc->flags[i], __ATOMIC_RELAXED);
+	out->ktop_dropped = __atomic_load_n(&cc->kdropped, __ATOMIC_RELAXED);
+	out->ktop_dropped_pages = __atomic_load_n(&cc->kdropped_pages, __ATOMIC_RELAXED);
+	out->ktop_dropped_marked = __atomic_load_n(&cc->kdropped_marked, __ATOMIC_SEQ_CST);
+	out->backlog_pages = cc->qbuf ? cc_backlog(cc) : 0;
+	out->backlog_max = __atomic_load_n(&cc->backlog_max, __ATOMIC_RELAXED);
+	out->queue_pages = cc->qcap;
+	out->page_size = (uint64_t)cc->page_size;
+	out->read_ns = __atomic_load_n(&cc->read_ns, __ATOMIC_RELAXED);
+	out->decode_ns = __atomic_load_n(&cc->decode_ns, __ATOMIC_RELAXED);
 }

@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The tracefs consumer: reads every CPU's trace_pipe_raw without blocking
- * (poll + non-blocking tracefs_cpu_read), decodes the pages and appends to the
- * store. Collector threads block all signals, name themselves, and wake the UI
- * through a file descriptor.
+ * (poll + non-blocking tracefs_cpu_read) into a bounded per-CPU page queue,
+ * decodes the queued pages and appends to the store. Reading is never held up
+ * by decoding: when the queue is full, pages are dropped and counted as lost
+ * by ktop (ktop_dropped), apart from what the kernel lost. Collector threads
+ * block all signals, name themselves, and wake the UI through a file
+ * descriptor.
+ *
+ * Environment: KTOP_READ_QUEUE_MB (page queue per CPU, default
+ * CONSUMER_QUEUE_MB), KTOP_DECODE_THREAD=1 (decode in a second thread per CPU
+ * instead of in the reader when the kernel buffer is empty).
  */
 #ifndef KTOP_CONSUMER_H
 #define KTOP_CONSUMER_H
 
 #include <stdint.h>
+#include "decode.h"
+
+#define CONSUMER_QUEUE_MB	32	/* default page queue per CPU */
 
 struct session;
 struct store;
@@ -22,6 +32,19 @@ struct consumer_cpu_stats {
 	uint64_t	missed;		/* from missed-event marks */
 	uint64_t	overrun;	/* per_cpu/cpuN/stats "overrun" */
 	uint64_t	dropped;	/* per_cpu/cpuN/stats "dropped events" */
+	/* decoded events with each flag category (enum decode_flag) */
+	uint64_t	flags[DECODE_F_NR];
+	/* read from the kernel but dropped by ktop: the page queue was full */
+	uint64_t	ktop_dropped;		/* events in those pages */
+	uint64_t	ktop_dropped_pages;
+	uint64_t	ktop_dropped_marked;	/* of ktop_dropped, recorded in the store
+						 * as lost (store_add_lost) so far */
+	uint64_t	backlog_pages;		/* read, not yet decoded (now) */
+	uint64_t	backlog_max;		/* highest backlog so far */
+	uint64_t	queue_pages;		/* capacity of the page queue */
+	uint64_t	page_size;
+	uint64_t	read_ns;		/* thread CPU time reading pages */
+	uint64_t	decode_ns;		/* thread CPU time decoding and storing */
 };
 
 /**
@@ -36,7 +59,10 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 /* Stop, join, drain what is left in the kernel buffers. Accepts NULL. */
 void consumer_stop(struct consumer *c);
 
-/* Context: any thread. */
+/*
+ * All counters are cumulative since consumer_start() (backlog_* and the
+ * sizes excepted); take differences for a rate. Context: any thread.
+ */
 void consumer_get_stats(struct consumer *c, unsigned int cpu, struct consumer_cpu_stats *out);
 
 #endif

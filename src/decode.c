@@ -879,6 +879,20 @@ static inline uint32_t load32(const uint8_t *p)
 	return v;
 }
 
+/* The flag categories of one appended event (batch and UI read them per interval). */
+static inline void decode_count_flags(struct decode_stats *stats, const struct ktop_event *ev)
+{
+	uint8_t f = ev->flags, pc = ev->pc;
+
+	stats->flags[DECODE_F_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
+	stats->flags[DECODE_F_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
+	stats->flags[DECODE_F_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
+	stats->flags[DECODE_F_SOFTIRQ] += !!(f & KTOP_KF_SOFTIRQ);
+	stats->flags[DECODE_F_NMI] += !!(f & KTOP_KF_NMI);
+	stats->flags[DECODE_F_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
+	stats->flags[DECODE_F_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
+}
+
 /*
  * Walk the events of a little-endian 64-bit page, as kbuffer_next_event()
  * does, without its per-event indirect calls: that walk cost more than the
@@ -935,10 +949,13 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 		ts += delta;
 		if (off > size || 16 + off > len)
 			goto out_bad;
-		if (!decode_one(d, rec, rlen, ts, &ev) && !store_append(d->dc->st, &ev))
+		if (!decode_one(d, rec, rlen, ts, &ev) && !store_append(d->dc->st, &ev)) {
 			n++;
-		else if (stats)
+			if (stats)
+				decode_count_flags(stats, &ev);
+		} else if (stats) {
 			stats->bad++;
+		}
 	}
 out:
 	return n;
@@ -985,10 +1002,13 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 	} else {
 		while (data) {
 			if (!decoder_record(d, data, kbuffer_event_size(d->kb), ts, &ev) &&
-			    !store_append(dc->st, &ev))
+			    !store_append(dc->st, &ev)) {
 				n++;
-			else if (stats)
+				if (stats)
+					decode_count_flags(stats, &ev);
+			} else if (stats) {
 				stats->bad++;
+			}
 			data = kbuffer_next_event(d->kb, &ts);
 		}
 	}

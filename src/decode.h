@@ -41,12 +41,26 @@ bool decode_ctx_has_lazy_count(const struct decode_ctx *dc);
 struct decoder *decoder_new(struct decode_ctx *dc, unsigned int cpu);
 void decoder_free(struct decoder *d);
 
+/* Flag categories counted per decoded event (decode_stats.flags[]). */
+enum decode_flag {
+	DECODE_F_IRQS_OFF,	/* KTOP_KF_IRQS_OFF */
+	DECODE_F_NEED_RESCHED,	/* KTOP_KF_NEED_RESCHED */
+	DECODE_F_HARDIRQ,	/* KTOP_KF_HARDIRQ */
+	DECODE_F_SOFTIRQ,	/* KTOP_KF_SOFTIRQ */
+	DECODE_F_NMI,		/* KTOP_KF_NMI */
+	DECODE_F_PREEMPT,	/* KTOP_PC_PREEMPT(pc) > 0 */
+	DECODE_F_MIGRATE,	/* KTOP_PC_MIGRATE(pc) > 0 (migrate disabled) */
+	DECODE_F_NR,
+};
+
 struct decode_stats {
 	uint64_t	events;		/* decoded and appended */
 	uint64_t	missed;		/* from kbuffer missed-events marks */
 	uint64_t	missed_marks;	/* pages that carried a mark */
 	uint64_t	pages;
 	uint64_t	bad;		/* records that could not be decoded */
+	/* appended events with each flag category, counted by decoder_page() */
+	uint64_t	flags[DECODE_F_NR];
 };
 
 /**

@@ -749,7 +749,8 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 			return -ENOMEM;
 		t->literal = !strpbrk(t->pat, "*?[\\");
 		for (const char *c = t->pat; *c; c++) {
-			if ((unsigned char)*c >= 0x80 || (!is_word_char(*c) && !strchr("*?[]!-^.\\", *c))) {
+			if ((unsigned char)*c >= 0x80 ||
+			    (!is_word_char(*c) && !strchr("*?[]!-^.\\", *c))) {
 				ret = seterr(err, (int)(pstart + (size_t)(c - t->pat)), -EINVAL,
 					     "'%c' at column %zu cannot be in a function name "
 					     "(regexes are written /.../)", *c,

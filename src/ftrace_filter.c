@@ -842,6 +842,7 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 			       "permit function filtering)" : "", *kerr ? "; kernel: " : "", kerr);
 		}
 	}
+	res->write_ms = now_ms() - t0;
 	if (ret) {
 		/* put back everything touched, the failed file included */
 		for (int i = 0; i < written; i++)
@@ -910,6 +911,7 @@ static int change_write(struct ftrace_filter *f, struct change *c, bool undo,
 			restore_file(f, &c->files[k], undo ? c->files[k].after :
 				     c->files[k].before);
 	res->apply_ms = now_ms() - t0;
+	res->write_ms = res->apply_ms;
 	free(mark);
 	if (ret)
 		return ret;
@@ -929,7 +931,8 @@ static int change_write(struct ftrace_filter *f, struct change *c, bool undo,
 	snprintf(res->marker, sizeof(res->marker), "filter %s: %.200s", undo ? "undo" : "redo",
 		 c->line);
 	setmsg(res, 0, "%s '%s' in %.1f ms%s%s", undo ? "undid" : "redid", c->line,
-	       res->apply_ms, f->funcs ? ": set_ftrace_filter " : "", f->funcs ? res->effective : "");
+	       res->apply_ms, f->funcs ? ": set_ftrace_filter " : "",
+	       f->funcs ? res->effective : "");
 	return 0;
 }
 

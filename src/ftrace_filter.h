@@ -45,6 +45,7 @@ struct ftrace_filter_result {
 	size_t		count[FILTER_T_NR];	/* functions in each file afterwards */
 	char		effective[256];		/* set_ftrace_filter afterwards, abridged */
 	double		apply_ms;		/* the kernel writes and read-backs */
+	double		write_ms;		/* the writes alone (open to close) */
 	char		marker[256];		/* text for the store's KTOP_T_MARKER event */
 };
 

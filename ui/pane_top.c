@@ -96,6 +96,16 @@ static void top_title(struct ui *ui, struct richstr *rs)
 	}
 	if (ui->stats.rescanning)
 		richstr_add(rs, ROLE_WARN, "  recounting the events held...");
+	/* too fast to read every event: the counts are a sample, say how much is missing */
+	{
+		uint64_t skipped = 0;
+
+		for (unsigned int c = 0; c < ui->stats.ncpus; c++)
+			skipped += ui->stats.cpu[c].skipped;
+		if (skipped)
+			richstr_addf(rs, ROLE_WARN, "  sampled: %s not read",
+				     ui_fmt_count(b, sizeof(b), skipped));
+	}
 	richstr_addf(rs, ROLE_DIM, "  %s read", ui_fmt_count(b, sizeof(b), ui->stats.examined));
 }
 

@@ -15,6 +15,7 @@ LOADPID=
 
 tui_cleanup() {
 	tmux -L "$SOCK" kill-server 2>/dev/null
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
 	[ -n "$LOADPID" ] && kill "$LOADPID" 2>/dev/null
 	rm -rf "$tmp"
 }

@@ -40,7 +40,7 @@ static inline int snap_fixture_names(char names[][64], int max)
 		snprintf(path, sizeof(path), "%s/%s/meta", fixture_root(), de->d_name);
 		if (access(path, R_OK))
 			continue;
-		snprintf(names[n++], 64, "%s", de->d_name);
+		memcpy(names[n++], de->d_name, strlen(de->d_name) + 1);	/* < 64: checked */
 	}
 	if (d)
 		closedir(d);

@@ -159,7 +159,8 @@ TEST(glob_like_fnmatch)
 			got += filter_glob_match(globs[g], names[i]);
 		}
 		if (want != got)
-			printf("glob %s: fnmatch %zu, filter_glob_match %zu\n", globs[g], want, got);
+			printf("glob %s: fnmatch %zu, filter_glob_match %zu\n", globs[g], want,
+			       got);
 		CHECK_EQ_U64(got, want);
 		r = resolve(globs[g], NULL, &set, &err);
 		filter_set_destroy(&set);

@@ -50,6 +50,26 @@ note "undo to empty: $(cat /tmp/f.back)"
 
 note "t=$(now) undo to empty done"
 
+# 2b. notrace (index form) and graph roots (names), and clearing them;
+# 6.1 has no set_graph_function in instances
+G=; GC=
+[ -e "$D/set_graph_function" ] && G='-g vfs_read' && GC='-g :clear'
+awk '$1 ~ /^vfs_read/' "$AFF" | sort > /tmp/want.n
+filter_apply -i "$I" apply "-n vfs_read* $G" > /tmp/fa2b.out 2>&1 ||
+	{ cat /tmp/fa2b.out; fail "-n/-g apply failed"; }
+sort "$D/set_ftrace_notrace" | cmp -s - /tmp/want.n ||
+	{ show "$D/set_ftrace_notrace"; fail "set_ftrace_notrace is not vfs_read*"; }
+if [ -n "$G" ]; then
+	[ "$(cat "$D/set_graph_function")" = vfs_read ] ||
+		{ show "$D/set_graph_function"; fail "set_graph_function is not vfs_read"; }
+else
+	note "no set_graph_function in an instance on this kernel"
+fi
+filter_apply -i "$I" apply "-n :clear $GC" > /tmp/fa2c.out 2>&1 || { cat /tmp/fa2c.out; fail "clear"; }
+[ -z "$(grep -v '^#' "$D/set_ftrace_notrace")" ] || fail "-n :clear left $(cat "$D/set_ftrace_notrace")"
+[ -z "$G" ] || [ -z "$(grep -v '^#' "$D/set_graph_function")" ] || fail "-g :clear failed"
+note "t=$(now) notrace and graph done"
+
 # 3. the kernel's error_log for a bad event filter; nothing changed
 EF=$D/events/sched/sched_switch/filter
 before=$(cat "$EF")
