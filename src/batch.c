@@ -4,8 +4,11 @@
  *
  * Every figure is per interval and computed from the new events only: for
  * each CPU we remember the sequence number and timestamp where the previous
- * summary stopped, scan [that, published end) once for the flag counts, and
- * ask store_count_by() for the same time window. Nothing rescans the store.
+ * summary stopped, and ask store_count_by() for the time window of the events
+ * published since. Live, the flag counts are the differences of the
+ * consumer's cumulative counters (the decoder counts them as it decodes), so
+ * no pass goes over the events; without a consumer (a store filled by other
+ * means) one pass over [that seq, published end) counts them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,15 +34,16 @@
 #define BATCH_TOP_JSON	50	/* entries in each JSON top list (for scripts) */
 #define KTOP_BATCH_MAX_CPUS	8192
 
+/* live, the counts come from consumer_cpu_stats.flags[]: same indices */
 enum batch_flag {
-	BF_IRQS_OFF,
-	BF_NEED_RESCHED,
-	BF_HARDIRQ,
-	BF_SOFTIRQ,
-	BF_NMI,
-	BF_PREEMPT,
-	BF_MIGRATE,
-	BF_NR,
+	BF_IRQS_OFF = DECODE_F_IRQS_OFF,
+	BF_NEED_RESCHED = DECODE_F_NEED_RESCHED,
+	BF_HARDIRQ = DECODE_F_HARDIRQ,
+	BF_SOFTIRQ = DECODE_F_SOFTIRQ,
+	BF_NMI = DECODE_F_NMI,
+	BF_PREEMPT = DECODE_F_PREEMPT,
+	BF_MIGRATE = DECODE_F_MIGRATE,
+	BF_NR = DECODE_F_NR,
 };
 
 static const char *const flag_names[BF_NR] = {
@@ -61,6 +65,7 @@ struct batch_cpu {
 	uint64_t			flags[BF_NR];
 	uint64_t			missed, overrun, dropped, lost;
 	uint64_t			lost_total;
+	uint64_t			ktop_dropped;	/* by ktop: decode backlog full */
 	bool				window;		/* has new events */
 	uint64_t			t0, t1;		/* their time window */
 };
@@ -81,6 +86,10 @@ struct batch {
 	uint64_t		events;		/* this interval, all CPUs */
 	uint64_t		lost;		/* this interval */
 	uint64_t		lost_total;
+	uint64_t		ktop_dropped;	/* this interval, all CPUs */
+	uint64_t		ktop_dropped_total;
+	uint64_t		backlog, backlog_max, queue;	/* pages, all CPUs */
+	uint64_t		page_size;
 	struct store_stats	ss;
 	struct batch_list	types, funcs, pids;
 	bool			has_funcs;
@@ -147,30 +156,88 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 	c->any = true;
 }
 
+/*
+ * Live: the window of the events @cpu published since the previous summary,
+ * from sequence numbers and the newest event's time, without reading the
+ * events (batch_lost_cpu() takes the flag counts from the consumer).
+ */
+static void batch_window_cpu(struct batch *b, unsigned int cpu)
+{
+	struct batch_cpu *c = &b->cpu[cpu];
+	struct ktop_event ev;
+	struct store_stats ss;
+	uint64_t first, end;
+
+	c->events = 0;
+	c->window = false;
+	store_cpu_range(b->a->st, cpu, &first, &end);
+	if (end <= c->next_seq)
+		return;
+	c->events = end - c->next_seq;
+	c->next_seq = end;
+	if (store_get(b->a->st, cpu, end - 1, &ev)) {
+		/* evicted already: the newest time the CPU stream has seen */
+		store_get_cpu_stats(b->a->st, cpu, &ss);
+		ev.ts = ss.last_ts;
+	}
+	c->window = true;
+	/* the count_by window must not take the previous summary's last event again */
+	c->t0 = c->any ? c->last_ts + 1 : 0;
+	c->t1 = ev.ts;
+	if (c->t1 > c->last_ts || !c->any)
+		c->last_ts = c->t1;
+	c->any = true;
+}
+
+static uint64_t max3(uint64_t x, uint64_t y, uint64_t z)
+{
+	uint64_t m = x > y ? x : y;
+
+	return m > z ? m : z;
+}
+
 static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 {
 	struct batch_cpu *c = &b->cpu[cpu];
 	struct consumer_cpu_stats cs;
 	struct store_stats ss;
+	uint64_t store_kernel, total;
 
-	memset(&cs, 0, sizeof(cs));
-	if (b->a->cons)
-		consumer_get_stats(b->a->cons, cpu, &cs);
+	/* the store first: what the consumer has marked in it is counted before */
 	store_get_cpu_stats(b->a->st, cpu, &ss);
+	memset(&cs, 0, sizeof(cs));
+	if (b->a->cons) {
+		consumer_get_stats(b->a->cons, cpu, &cs);
+		for (int i = 0; i < BF_NR; i++)
+			c->flags[i] = cs.flags[i] - c->cs.flags[i];
+	}
 	c->missed = cs.missed - c->cs.missed;
 	c->overrun = cs.overrun - c->cs.overrun;
 	c->dropped = cs.dropped - c->cs.dropped;
+	c->ktop_dropped = cs.ktop_dropped - c->cs.ktop_dropped;
 	/*
-	 * Missed-event marks and the per_cpu "overrun" count the same loss;
-	 * marks may say "some, number unknown", so take the larger.
+	 * From cumulative counts, so that the intervals add up to the total
+	 * however late each count comes in (marks are decoded after the backlog,
+	 * overrun is read once a second). Missed-event marks, the per_cpu
+	 * "overrun" and the store's lost records count the same kernel loss;
+	 * marks may say "some, number unknown", so take the largest. The store's
+	 * records also hold ktop's own drops once marked: those are left out
+	 * there and added once, from the consumer.
 	 */
-	c->lost = c->missed > c->overrun ? c->missed : c->overrun;
-	if (ss.lost - c->store_lost > c->lost)
-		c->lost = ss.lost - c->store_lost;
-	c->lost += c->dropped;
-	c->lost_total += c->lost;
+	store_kernel = ss.lost > cs.ktop_dropped_marked ? ss.lost - cs.ktop_dropped_marked : 0;
+	total = max3(cs.missed, cs.overrun, store_kernel) + cs.dropped + cs.ktop_dropped;
+	if (total < c->lost_total)
+		total = c->lost_total;
+	c->lost = total - c->lost_total;
+	c->lost_total = total;
 	c->cs = cs;
 	c->store_lost = ss.lost;
+	b->ktop_dropped += c->ktop_dropped;
+	b->backlog += cs.backlog_pages;
+	b->backlog_max += cs.backlog_max;
+	b->queue += cs.queue_pages;
+	if (cs.page_size)
+		b->page_size = cs.page_size;
 }
 
 static int batch_list_add(struct batch_list *l, const struct store_count *v, size_t n)
@@ -257,11 +324,16 @@ static void batch_gather(struct batch *b, uint64_t now)
 	b->prev_ns = now;
 	b->events = 0;
 	b->lost = 0;
+	b->ktop_dropped = 0;
+	b->backlog = b->backlog_max = b->queue = 0;
 	b->types.n = b->funcs.n = b->pids.n = 0;
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
 		struct batch_cpu *c = &b->cpu[cpu];
 
-		batch_scan_cpu(b, cpu);
+		if (b->a->cons)
+			batch_window_cpu(b, cpu);
+		else
+			batch_scan_cpu(b, cpu);
 		batch_lost_cpu(b, cpu);
 		b->events += c->events;
 		b->lost += c->lost;
@@ -273,6 +345,7 @@ static void batch_gather(struct batch *b, uint64_t now)
 			batch_count(b, STORE_KEY_FUNC, cpu, &b->funcs);
 	}
 	b->lost_total += b->lost;
+	b->ktop_dropped_total += b->ktop_dropped;
 	batch_list_finish(&b->types);
 	batch_list_finish(&b->pids);
 	batch_list_finish(&b->funcs);
@@ -381,8 +454,19 @@ static void batch_text(struct batch *b)
 		" evicted\n", used, limit,
 		b->ss.limit ? 100.0 * (double)b->ss.bytes / (double)b->ss.limit : 0.0,
 		b->ss.events, b->ss.evicted);
-	fprintf(o, "Lost: %" PRIu64 " this interval, %" PRIu64 " since start\n\n", b->lost,
+	fprintf(o, "Lost: %" PRIu64 " this interval, %" PRIu64 " since start\n", b->lost,
 		b->lost_total);
+	if (b->a->cons) {
+		char bl[32], bq[32], bm[32];
+
+		batch_size(bl, sizeof(bl), b->backlog * b->page_size);
+		batch_size(bm, sizeof(bm), b->backlog_max * b->page_size);
+		batch_size(bq, sizeof(bq), b->queue * b->page_size);
+		fprintf(o, "Reader: decode backlog %s of %s (peak %s); dropped by ktop (decode "
+			"backlog): %" PRIu64 " this interval, %" PRIu64 " since start (in Lost)\n",
+			bl, bq, bm, b->ktop_dropped, b->ktop_dropped_total);
+	}
+	fputc('\n', o);
 
 	fprintf(o, "%4s %10s %10s %8s", "CPU", "EVENTS", "RATE/s", "LOST");
 	for (int i = 0; i < BF_NR; i++)
@@ -432,13 +516,14 @@ static void batch_text(struct batch *b)
 		fprintf(o, "%10s %8s  (none this interval)\n", "-", "-");
 
 	fprintf(o, "\nLost per CPU (since start: missed-event marks, ring-buffer overrun, "
-		"dropped)\n");
+		"dropped, dropped by ktop (decode backlog))\n");
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
 		const struct batch_cpu *c = &b->cpu[cpu];
 
 		fprintf(o, "%4u %10" PRIu64 "  (missed %" PRIu64 ", overrun %" PRIu64
-			", dropped %" PRIu64 ")\n", cpu, c->lost_total, c->cs.missed,
-			c->cs.overrun, c->cs.dropped);
+			", dropped %" PRIu64 ", dropped by ktop %" PRIu64 ")\n", cpu,
+			c->lost_total, c->cs.missed, c->cs.overrun, c->cs.dropped,
+			c->cs.ktop_dropped);
 	}
 	fputc('\n', o);
 	batch_tracers_text(b->bt, o);
@@ -487,6 +572,11 @@ static void batch_json(struct batch *b)
 	fprintf(o, ",\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"events_total\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"lost_total\":%" PRIu64,
 		b->events, batch_rate(b, b->events), b->ss.appended, b->lost, b->lost_total);
+	fprintf(o, ",\"ktop_dropped\":%" PRIu64 ",\"ktop_dropped_total\":%" PRIu64
+		",\"backlog\":{\"pages\":%" PRIu64 ",\"peak_pages\":%" PRIu64
+		",\"queue_pages\":%" PRIu64 ",\"page_size\":%" PRIu64 "}",
+		b->ktop_dropped, b->ktop_dropped_total, b->backlog, b->backlog_max, b->queue,
+		b->page_size);
 	fprintf(o, ",\"store\":{\"bytes\":%" PRIu64 ",\"limit\":%" PRIu64 ",\"held\":%" PRIu64
 		",\"evicted\":%" PRIu64 "}", b->ss.bytes, b->ss.limit, b->ss.events,
 		b->ss.evicted);
@@ -497,9 +587,15 @@ static void batch_json(struct batch *b)
 
 		fprintf(o, "%s{\"cpu\":%u,\"events\":%" PRIu64 ",\"rate\":%.1f,\"lost\":%" PRIu64
 			",\"lost_total\":%" PRIu64 ",\"missed_total\":%" PRIu64
-			",\"overrun_total\":%" PRIu64 ",\"dropped_total\":%" PRIu64 ",\"flags\":{",
+			",\"overrun_total\":%" PRIu64 ",\"dropped_total\":%" PRIu64
+			",\"ktop_dropped_total\":%" PRIu64 ",\"backlog_pages\":%" PRIu64
+			",\"backlog_peak_pages\":%" PRIu64 ",\"read_cpu_ns\":%" PRIu64
+			",\"decode_cpu_ns\":%" PRIu64 ",\"decoded_total\":%" PRIu64
+			",\"flags\":{",
 			cpu ? "," : "", cpu, c->events, batch_rate(b, c->events), c->lost,
-			c->lost_total, c->cs.missed, c->cs.overrun, c->cs.dropped);
+			c->lost_total, c->cs.missed, c->cs.overrun, c->cs.dropped,
+			c->cs.ktop_dropped, c->cs.backlog_pages, c->cs.backlog_max, c->cs.read_ns,
+			c->cs.decode_ns, c->cs.events);
 		for (int i = 0; i < BF_NR; i++)
 			fprintf(o, "%s\"%s\":%" PRIu64, i ? "," : "", flag_names[i], c->flags[i]);
 		fputs("}}", o);

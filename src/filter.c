@@ -344,6 +344,8 @@ size_t filter_set_count(const struct filter_set *s)
 {
 	size_t n = 0;
 
+	if (!s->bits)
+		return 0;
 	for (size_t w = 0; w < s->nbits / 64 + 1; w++)
 		n += (size_t)__builtin_popcountll(s->bits[w]);
 	return n;

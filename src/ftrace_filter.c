@@ -624,48 +624,68 @@ static int find_event_filter(const struct ftrace_filter *f, const char *sys, con
 	return n == 1 ? 0 : n ? -EEXIST : -ENOENT;
 }
 
-static void summarize(struct ftrace_filter *f, struct ftrace_filter_result *res)
+/* The text of @file as the change left it (@before: as it was before), or NULL. */
+static const char *change_text(const struct change *c, const char *file, bool before)
 {
-	char path[PATH_MAX], *text;
+	for (int i = 0; c && i < c->nfiles; i++)
+		if (!strcmp(c->files[i].name, file))
+			return before ? c->files[i].before : c->files[i].after;
+	return NULL;
+}
+
+/*
+ * Counts and the abridged set_ftrace_filter, from the texts @c read back
+ * (a 10k-function file is slow for the kernel to print: read it once).
+ */
+static void summarize(struct ftrace_filter *f, struct ftrace_filter_result *res,
+		      const struct change *c, bool before)
+{
 	size_t at = 0;
 
-	for (int t = 0; t < FILTER_T_NR; t++) {
-		struct filter_set s;
-
-		res->count[t] = 0;
-		if (!f->funcs || ftrace_filter_current(f, (enum filter_target)t, &s))
-			continue;
-		res->count[t] = filter_set_count(&s);
-		filter_set_destroy(&s);
-	}
 	res->effective[0] = '\0';
 	res->all_functions = false;
-	if (!f->funcs)
-		return;
-	snprintf(path, sizeof(path), "%s/set_ftrace_filter", f->dir);
-	if (read_all(path, &text))
-		return;
-	res->all_functions = !res->count[FILTER_T_FILTER];
-	if (res->all_functions) {
-		snprintf(res->effective, sizeof(res->effective), "all functions");
-	} else {
-		const char *p = text;
+	for (int t = 0; f->funcs && t < FILTER_T_NR; t++) {
+		const char *file = filter_target_file((enum filter_target)t);
+		const char *text = change_text(c, file, before);
+		char path[PATH_MAX], *own = NULL;
+		struct filter_set s;
+		size_t unknown;
 
-		at = (size_t)snprintf(res->effective, sizeof(res->effective), "%zu:",
-				      res->count[FILTER_T_FILTER]);
-		while (*p && at < sizeof(res->effective) - 8) {
-			size_t n = strcspn(p, "\n");
-
-			if (funcs_line_is_function(p, n))
-				at += (size_t)snprintf(res->effective + at,
-						       sizeof(res->effective) - at, " %.*s",
-						       (int)n, p);
-			p += n + (p[n] == '\n');
+		res->count[t] = 0;
+		if (!text) {
+			snprintf(path, sizeof(path), "%s/%s", f->dir, file);
+			if (read_all(path, &own))
+				continue;
+			text = own;
 		}
-		if (*p)
-			snprintf(res->effective + at, sizeof(res->effective) - at, " ...");
+		if (!filter_set_init(&s, filter_funcs_count(f->funcs))) {
+			readback_to_set(f->funcs, text, &s, &unknown);
+			res->count[t] = filter_set_count(&s);
+			filter_set_destroy(&s);
+		}
+		if (t == FILTER_T_FILTER) {
+			const char *p = text;
+
+			res->all_functions = !res->count[t];
+			if (res->all_functions)
+				snprintf(res->effective, sizeof(res->effective), "all functions");
+			else
+				at = (size_t)snprintf(res->effective, sizeof(res->effective),
+						      "%zu:", res->count[t]);
+			while (!res->all_functions && *p && at < sizeof(res->effective) - 8) {
+				size_t n = strcspn(p, "\n");
+
+				if (funcs_line_is_function(p, n))
+					at += (size_t)snprintf(res->effective + at,
+							       sizeof(res->effective) - at,
+							       " %.*s", (int)n, p);
+				p += n + (p[n] == '\n');
+			}
+			if (!res->all_functions && *p)
+				snprintf(res->effective + at, sizeof(res->effective) - at, " ...");
+		}
+		free(own);
 	}
-	free(text);
 }
 
 static struct file_change *change_add(struct change *c, const char *dir, const char *file,
@@ -745,7 +765,13 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 				     "permit function filtering)" : "");
 			goto out;
 		}
-		ret = ftrace_filter_current(f, (enum filter_target)t, &sets[t]);
+		/* the current set, from the text just read */
+		ret = filter_set_init(&sets[t], filter_funcs_count(f->funcs));
+		if (!ret) {
+			size_t unknown;
+
+			readback_to_set(f->funcs, fc->before, &sets[t], &unknown);
+		}
 		if (!ret) {
 			struct filter_set cur = sets[t];
 
@@ -853,24 +879,22 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 	change_read_after(c);
 	error_log_new(f, mark, res->kernel_error, sizeof(res->kernel_error));
 	res->apply_ms = now_ms() - t0;
+	summarize(f, res, c, false);
 	/* did the kernel keep what we wrote? */
 	for (int t = 0; t < FILTER_T_NR; t++) {
-		struct filter_set now;
+		size_t want;
 
 		if (!filter_spec_has_target(sp, (enum filter_target)t) || t == FILTER_T_GRAPH)
 			continue;
-		if (ftrace_filter_current(f, (enum filter_target)t, &now))
+		want = filter_set_count(&sets[t]);
+		if (res->count[t] == want)
 			continue;
-		if (filter_set_count(&now) != filter_set_count(&sets[t]))
-			snprintf(res->kernel_error + strlen(res->kernel_error),
-				 sizeof(res->kernel_error) - strlen(res->kernel_error),
-				 "%s%s holds %zu functions, %zu were written",
-				 res->kernel_error[0] ? "; " : "",
-				 filter_target_file((enum filter_target)t), filter_set_count(&now),
-				 filter_set_count(&sets[t]));
-		filter_set_destroy(&now);
+		snprintf(res->kernel_error + strlen(res->kernel_error),
+			 sizeof(res->kernel_error) - strlen(res->kernel_error),
+			 "%s%s holds %zu functions, %zu were written",
+			 res->kernel_error[0] ? "; " : "", filter_target_file((enum filter_target)t),
+			 res->count[t], want);
 	}
-	summarize(f, res);
 	res->changed = true;
 	stack_push(f->undo, &f->nundo, c);
 	c = NULL;
@@ -926,7 +950,7 @@ static int change_write(struct ftrace_filter *f, struct change *c, bool undo,
 				 "%s does not read back as it was", fc->name);
 		free(now);
 	}
-	summarize(f, res);
+	summarize(f, res, c, undo);
 	res->changed = true;
 	snprintf(res->marker, sizeof(res->marker), "filter %s: %.200s", undo ? "undo" : "redo",
 		 c->line);

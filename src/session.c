@@ -1164,10 +1164,13 @@ static int configure_options(struct session *s, const struct session_opts *o, ch
 
 		if (v == SESSION_OPT_KEEP)
 			continue;
-		ret = set_setting(s, t[i].file, v == SESSION_OPT_ON ? "1" : "0", t[i].opt, err,
-				  errlen);
-		if (ret)
+		/* the session's own options only: a global fallback would not be restored */
+		ret = sess_write(s, t[i].file, v == SESSION_OPT_ON ? "1" : "0");
+		if (ret) {
+			snprintf(err, errlen, "%s: cannot set %s in %s: %s", t[i].opt, t[i].file,
+				 s->name, strerror(-ret));
 			return ret;
+		}
 	}
 	return 0;
 }

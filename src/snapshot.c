@@ -500,9 +500,20 @@ struct snapshot_writer {
 	struct comm_pair	*comms;		/* sent, sorted by pid */
 	size_t			ncomms;
 	struct ktop_event	*evs;		/* one block's events */
+	uint64_t		rate;		/* bytes/s, 0: unbounded */
+	double			tokens;		/* bytes that may go out now */
+	double			last_refill;	/* CLOCK_MONOTONIC seconds */
 	bool			failed;
 	struct snapshot_writer_stats st;
 };
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static int writer_fail(struct snapshot_writer *w, int ret, const char *fmt, ...)
 {
@@ -637,6 +648,9 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	w->level = opts && opts->level ? opts->level : 3;
 	w->t0 = opts ? opts->t0 : 0;
 	w->t1 = opts && (opts->t0 || opts->t1) ? opts->t1 : UINT64_MAX;
+	w->rate = opts ? opts->max_bytes_per_sec : 0;
+	w->tokens = (double)w->rate;
+	w->last_refill = mono_now();
 	w->cctx = ZSTD_createCCtx();
 	w->evs = malloc(WRITE_BLOCK_EVENTS * sizeof(*w->evs));
 	if (!w->cctx || !w->evs) {
@@ -854,12 +868,47 @@ static int writer_strings(struct snapshot_writer *w, struct intern *in)
 	return 0;
 }
 
+/*
+ * Leave out every CPU's events up to @end (the bandwidth bound): the reader
+ * gets one lost-event record per CPU instead, at the first event left out.
+ */
+static int writer_drop(struct snapshot_writer *w, struct store *st, const uint64_t *end)
+{
+	size_t cnt = 0;
+
+	w->raw.len = 0;
+	for (unsigned int cpu = 0; cpu < w->ncpus; cpu++)
+		cnt += end[cpu] > w->next[cpu];
+	if (!cnt)
+		return 0;
+	buf_var(&w->raw, cnt);
+	for (unsigned int cpu = 0; cpu < w->ncpus; cpu++) {
+		struct ktop_event ev;
+		uint64_t seq = w->next[cpu], first, e2;
+
+		if (end[cpu] <= seq)
+			continue;
+		store_cpu_range(st, cpu, &first, &e2);
+		if (seq < first)
+			seq = first;
+		ev.ts = 0;
+		if (seq < end[cpu])
+			store_get(st, cpu, seq, &ev);
+		buf_var(&w->raw, cpu);
+		buf_var(&w->raw, ev.ts);
+		buf_var(&w->raw, end[cpu] - w->next[cpu]);
+		w->st.dropped += end[cpu] - w->next[cpu];
+		w->next[cpu] = end[cpu];
+	}
+	return writer_block(w, BLK_LOST);
+}
+
 int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 {
 	struct schema *sc = store_schema(st);
 	struct intern *in = store_strings(st);
 	unsigned int ncpus = store_ncpus(st), maxid;
-	uint64_t *end = NULL;
+	uint64_t *end = NULL, bytes0;
 	size_t nlost;
 	int ret = 0;
 
@@ -916,6 +965,21 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 	ret = writer_strings(w, in);
 	if (ret)
 		goto out;
+
+	/* bandwidth bound: refill the bucket; when empty, send lost records instead */
+	if (w->rate) {
+		double t = mono_now();
+
+		w->tokens += (t - w->last_refill) * (double)w->rate;
+		if (w->tokens > (double)w->rate)
+			w->tokens = (double)w->rate;
+		w->last_refill = t;
+		if (w->tokens <= 0) {
+			ret = writer_drop(w, st, end);
+			goto out;
+		}
+	}
+	bytes0 = w->st.bytes;
 
 	/* events, per CPU, in blocks */
 	for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
@@ -992,6 +1056,8 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 	ret = writer_comms(w, st);
 	if (ret)
 		goto out;
+	if (w->rate)
+		w->tokens -= (double)(w->st.bytes - bytes0);
 out:
 	free(end);
 	return ret;

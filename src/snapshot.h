@@ -110,6 +110,14 @@ struct snapshot_writer;
 struct snapshot_write_opts {
 	uint64_t	t0, t1;		/* time window, inclusive; both 0: everything */
 	int		level;		/* zstd level, 0: 3 */
+	/*
+	 * Bandwidth bound for streams (0: none): a token bucket of this many
+	 * bytes per second (burst: one second's worth). A flush that finds the
+	 * bucket empty sends no events; it sends lost-event records (per CPU:
+	 * the count and the time of the first event left out) instead, so the
+	 * reader shows the gap like a kernel overrun.
+	 */
+	uint64_t	max_bytes_per_sec;
 };
 
 /**
@@ -151,6 +159,7 @@ const char *snapshot_writer_error(const struct snapshot_writer *w);
 struct snapshot_writer_stats {
 	uint64_t	events;		/* written */
 	uint64_t	skipped;	/* evicted from the store before they were written */
+	uint64_t	dropped;	/* left out for the bandwidth bound */
 	uint64_t	bytes;		/* written to the fd */
 	uint64_t	raw_bytes;	/* block payloads before compression */
 	uint64_t	blocks;

@@ -4,7 +4,7 @@
 # Run ktop's test suites and print one overall line "N passed, N failed".
 #
 #   tests/run.sh [SUITE...]     SUITE: all (default), fast (all but vm), unit,
-#                               asan, tsan, live, live-asan, tui, vm
+#                               asan, tsan, live, live-asan, tui, fuzz, vm
 #
 # Suites are found by directory:
 #   unit   build/tests/test_*              (tests/unit/test_*.c, built by make tests)
@@ -14,6 +14,7 @@
 #   live-asan  tests/live/test_batch.sh's JSON part with build-asan/ktop
 #          (make SAN=asan ktop): the real ingestion path under ASan+UBSan+LSan
 #   tui    tests/tui/*.sh                  (root, under tmux)
+#   fuzz   tests/fuzz/run.sh               (libFuzzer on the snapshot readers, ~60 s)
 #   vm     tests/vm/run.sh                 (qemu, the rt kernels)
 # Scripts named lib*.sh, common*.sh or _*.sh are helpers and are not run.
 #
@@ -182,6 +183,7 @@ run_suite() {
 	live)	run_scripts live ;;
 	live-asan) run_live_asan ;;
 	tui)	run_scripts tui ;;
+	fuzz)	run_prog fuzz 300 bash tests/fuzz/run.sh ;;
 	vm)	run_vm ;;
 	*)	say_fail "unknown suite '$1'" ;;
 	esac
@@ -195,8 +197,8 @@ suites=()
 [ $# -eq 0 ] && set -- all
 for a in "$@"; do
 	case $a in
-	all)	suites+=(unit asan tsan live live-asan tui vm) ;;
-	fast)	suites+=(unit asan tsan live live-asan tui) ;;
+	all)	suites+=(unit asan tsan live live-asan tui fuzz vm) ;;
+	fast)	suites+=(unit asan tsan live live-asan tui fuzz) ;;
 	*)	suites+=("$a") ;;
 	esac
 done

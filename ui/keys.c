@@ -9,6 +9,9 @@
 
 #define CTRL(c)	((c) & 0x1f)
 
+/* .pane is left out (0: every pane) except for the panes' own bindings */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 const struct ui_key ui_keys[] = {
 	/* Panes */
 	{ { '\t' }, "Tab", "next pane", ACT_NEXT_PANE, 0, "Panes" },
@@ -38,12 +41,17 @@ const struct ui_key ui_keys[] = {
 	  "Commands" },
 	{ { 'n' }, "n", "next match, older", ACT_SEARCH_NEXT, 0, "Commands" },
 	{ { 'N' }, "N", "previous match, newer", ACT_SEARCH_PREV, 0, "Commands" },
-	{ { KEY_F(4) }, "F4", "filter expression (needs the filter feature)", ACT_FILTER, 0,
-	  "Commands" },
+	{ { KEY_F(4), 'f' }, "F4, f",
+	  "filter prompt: set_ftrace_filter and friends, live (preview, Tab, Up/Down history)",
+	  ACT_FILTER, 0, "Commands" },
+	{ { 'u' }, "u", "undo the last filter change", ACT_FILTER_UNDO, 0, "Commands" },
+	{ { 'U' }, "U", "redo the filter change undone", ACT_FILTER_REDO, 0, "Commands" },
+	{ { 'a' }, "a", "top view: add the selected function to the filter, or remove it",
+	  ACT_FILTER_TOGGLE, 0, "Commands" },
 	{ { KEY_F(5) }, "F5", "tree view (the function graph pane)", ACT_TREE, 0, "Commands" },
 	{ { KEY_F(6), 's' }, "F6, s", "top view: next sort key", ACT_SORT, 0, "Commands" },
 	{ { 't' }, "t", "event list: jump to a time", ACT_JUMP_TIME, 0, "Commands" },
-	{ { 'f' }, "f", "event list: freeze or follow the live tail", ACT_FREEZE, 0,
+	{ { 'F' }, "F", "event list: freeze or follow the live tail", ACT_FREEZE, 0,
 	  "Commands" },
 	{ { 'p' }, "p", "top view: narrow to a pid", ACT_NARROW_PID, 0, "Commands" },
 	{ { 'c' }, "c", "top view: narrow to a comm", ACT_NARROW_COMM, 0, "Commands" },
@@ -56,15 +64,67 @@ const struct ui_key ui_keys[] = {
 	{ { CTRL('l') }, "Ctrl-L", "redraw the whole screen", ACT_REDRAW, 0, "Commands" },
 	{ { 27 }, "Esc", "close the overlay or prompt", ACT_ESC, 0, "Commands" },
 	{ { KEY_F(10), 'q' }, "F10, q", "quit", ACT_QUIT, 0, "Commands" },
+	/* Pane 4, the function graph: these come before the keys above there */
+	{ { '\n', '\r', KEY_ENTER, ' ' }, "Enter, Space", "graph: fold or unfold the selected call",
+	  ACT_FOLD_TOGGLE, 0, "Graph pane (4)", 4 },
+	{ { KEY_LEFT, 'h' }, "Left, h", "graph: fold the call, or go to its parent", ACT_LEFT, 0,
+	  "Graph pane (4)", 4 },
+	{ { KEY_RIGHT, 'l' }, "Right, l", "graph: unfold the call, or go to its first child",
+	  ACT_RIGHT, 0, "Graph pane (4)", 4 },
+	{ { 'c' }, "c", "graph: fold the children of the selected call", ACT_FOLD_CHILDREN, 0,
+	  "Graph pane (4)", 4 },
+	{ { 'e' }, "e", "graph: unfold the selected call and its children", ACT_UNFOLD_CHILDREN,
+	  0, "Graph pane (4)", 4 },
+	{ { 'C' }, "C", "graph: fold everything", ACT_FOLD_ALL, 0, "Graph pane (4)", 4 },
+	{ { 'E' }, "E", "graph: unfold everything", ACT_UNFOLD_ALL, 0, "Graph pane (4)", 4 },
+	{ { ']' }, "]", "graph: next sibling", ACT_NEXT_SIBLING, 0, "Graph pane (4)", 4 },
+	{ { '[' }, "[", "graph: previous sibling", ACT_PREV_SIBLING, 0, "Graph pane (4)", 4 },
+	{ { 'P' }, "P", "graph: go to the parent", ACT_PARENT, 0, "Graph pane (4)", 4 },
+	{ { 'H' }, "H", "graph: go to the longest child (the hot path)", ACT_HOT_PATH, 0,
+	  "Graph pane (4)", 4 },
+	{ { 'v' }, "v", "graph: timeline or aggregated call paths", ACT_VIEW, 0,
+	  "Graph pane (4)", 4 },
+	{ { 's', KEY_F(6) }, "s, F6", "graph: sort by order, total, self, count, max, name",
+	  ACT_PANE_SORT, 0, "Graph pane (4)", 4 },
+	{ { 'F' }, "F", "graph: follow the newest calls, or stay", ACT_FREEZE, 0,
+	  "Graph pane (4)", 4 },
+	/* Pane 5, osnoise/timerlat latency */
+	{ { '\n', '\r', KEY_ENTER }, "Enter",
+	  "latency: the event list at the selected CPU's worst sample, from the window before it",
+	  ACT_JUMP_WORST, 0, "Latency pane (5)", 5 },
+	{ { 's', KEY_F(6) }, "s, F6", "latency: next sort column", ACT_PANE_SORT, 0,
+	  "Latency pane (5)", 5 },
+	{ { 'v' }, "v", "latency: histogram and sparkline of IRQ, thread or user-return latency",
+	  ACT_VIEW, 0, "Latency pane (5)", 5 },
+	{ { 'b' }, "b", "latency: histogram buckets log2 or linear", ACT_HIST_MODE, 0,
+	  "Latency pane (5)", 5 },
+	{ { 'T' }, "T", "latency: stop threshold (freeze the view above N us)", ACT_THRESHOLD, 0,
+	  "Latency pane (5)", 5 },
 };
+#pragma GCC diagnostic pop
 
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
 
-const struct ui_key *ui_key_lookup(int ch)
+static const struct ui_key *key_find(int ch, int pane)
 {
-	for (unsigned int i = 0; i < ui_nkeys; i++)
+	for (unsigned int i = 0; i < ui_nkeys; i++) {
+		if (ui_keys[i].pane != pane)
+			continue;
 		for (unsigned int k = 0; k < 8 && ui_keys[i].keys[k]; k++)
 			if (ui_keys[i].keys[k] == ch)
 				return &ui_keys[i];
+	}
 	return NULL;
+}
+
+const struct ui_key *ui_key_lookup(int ch)
+{
+	return key_find(ch, 0);
+}
+
+const struct ui_key *ui_key_lookup_in(int ch, int pane)
+{
+	const struct ui_key *k = pane > 0 ? key_find(ch, pane) : NULL;
+
+	return k ? k : key_find(ch, 0);
 }

@@ -1,25 +1,452 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pane: BPF statistics. Its content belongs to another piece of work; until it
- * lands, the pane keeps its place in the layout and says plainly what this
- * kernel permits and why.
+ * Pane 6: BPF statistics (src/bpfstats.h), aggregated in the kernel by ktop's
+ * CO-RE programs and polled by the ktop-bpf thread: a live run-queue latency
+ * histogram (runqlat) and the busiest syscall's latency (funclatency), per-CPU
+ * sparklines, the top tasks by off-CPU time and by run-queue wait, and the
+ * run-queue latency outliers; Enter on an outlier opens the event list at its
+ * time. Left/Right pick the CPU of the histograms, v their window.
+ * When BPF is off, the pane says why and the rest of ktop goes on.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app.h"
+#include "bpf_format.h"
+#include "bpfstats.h"
 #include "features.h"
 #include "ui-local.h"
 
+#define OUTL_MAX	256	/* outliers the pane keeps, newest last */
+#define TASKS_SHOWN	5
+#define SPARK_MAX	240
+#define RECENT_S	10.0	/* the "recent" histogram window */
+#define HIST_STARS	32
+#define COL_W		78	/* a histogram column */
+#define TASK_W		56	/* a top-task table */
+
+struct bpf_state {
+	int			cpu;		/* histograms: -1 all CPUs */
+	bool			since_start;	/* histograms: since start, else the recent window */
+	uint64_t		seq;		/* newest outlier read */
+	int			n;		/* outliers held */
+	struct bpfstats_outlier	outl[OUTL_MAX];
+	int			sel;		/* selected outlier, 0: newest */
+	int			top;		/* first outlier row shown */
+	int			outl_y;		/* pane row of the first outlier row, -1: none */
+	int			outl_rows;
+	double			spark[SPARK_MAX];
+};
+
 static const int bpf_features[] = { FEATURE_BPF, FEATURE_BTF };
+
+static int bpf_init(struct ui *ui, struct pane *p)
+{
+	struct bpf_state *bs = calloc(1, sizeof(*bs));
+
+	if (!bs)
+		return -1;
+	bs->cpu = -1;
+	bs->outl_y = -1;
+	p->priv = bs;
+	return 0;
+}
+
+static void bpf_destroy(struct pane *p)
+{
+	free(p->priv);
+	p->priv = NULL;
+}
+
+/* Read the outliers that arrived since the last frame. */
+static void bpf_pull_outliers(struct bpfstats *b, struct bpf_state *bs)
+{
+	struct bpfstats_outlier tmp[64];
+	size_t got;
+
+	while ((got = bpfstats_outliers(b, bs->seq, tmp, 64)) > 0) {
+		for (size_t i = 0; i < got; i++) {
+			if (bs->n == OUTL_MAX) {
+				memmove(bs->outl, bs->outl + 1, (OUTL_MAX - 1) * sizeof(bs->outl[0]));
+				bs->n--;
+			}
+			bs->outl[bs->n++] = tmp[i];
+			/* keep the same outlier selected as new ones arrive */
+			if (bs->sel > 0)
+				bs->sel++;
+		}
+		bs->seq = tmp[got - 1].seq;
+		if (got < 64)
+			break;
+	}
+	if (bs->sel >= bs->n)
+		bs->sel = bs->n - 1;
+	if (bs->sel < 0)
+		bs->sel = 0;
+}
+
+static unsigned int recent_ticks(const struct bpfstats_status *st)
+{
+	double iv = st->interval > 0 ? st->interval : 0.5;
+	unsigned int t = (unsigned int)(RECENT_S / iv + 0.5);
+
+	if (t < 1)
+		t = 1;
+	return t > BPFSTATS_HIST_WINDOW ? BPFSTATS_HIST_WINDOW : t;
+}
+
+static void window_name(const struct bpf_state *bs, const struct bpfstats_status *st,
+			char *buf, size_t len)
+{
+	if (bs->since_start)
+		snprintf(buf, len, "since start");
+	else
+		snprintf(buf, len, "last %.0f s", recent_ticks(st) * st->interval);
+}
+
+/* A histogram block: title, header, rows; returns the rows drawn. */
+static int draw_hist(struct ui *ui, int y, int x, int h, int w, const char *title,
+		     const struct bpfstats_hist *hist)
+{
+	struct richstr rs;
+	int first, end, row = 0;
+	uint64_t max = bpf_hist_max(hist);
+	char b1[32], b2[32], b3[32];
+
+	if (h <= 0)
+		return 0;
+	richstr_clear(&rs);
+	richstr_add(&rs, ROLE_EVENT, title);
+	if (hist->count)
+		richstr_addf(&rs, ROLE_DIM, "  n=%s avg=%s p99=%s",
+			     ui_fmt_count(b1, sizeof(b1), hist->count),
+			     ui_fmt_dur(b2, sizeof(b2), hist->sum_ns / hist->count),
+			     ui_fmt_dur(b3, sizeof(b3), bpfstats_hist_quantile(hist, 0.99)));
+	ui_draw_rs(ui, y + row++, x, &rs, w);
+	if (row >= h)
+		return row;
+	bpf_hist_span(hist, &first, &end);
+	if (end == 0) {
+		ui_draw_text(ui, y + row++, x, ROLE_DIM, "  (nothing counted yet)", w);
+		return row;
+	}
+	bpf_fmt_hist_header(&rs, "nsecs");
+	ui_draw_rs(ui, y + row++, x, &rs, w);
+	/* too many slots for the rows: keep the upper (slower) end, it matters more */
+	if (end - first > h - row)
+		first = end - (h - row);
+	for (int k = first; k < end && row < h; k++) {
+		bpf_fmt_hist_row(&rs, hist, k, max, HIST_STARS);
+		ui_draw_rs(ui, y + row++, x, &rs, w);
+	}
+	return row;
+}
+
+static int draw_tasks(struct ui *ui, struct bpfstats *b, int y, int x, int h, int w,
+		      enum bpfstats_sort by)
+{
+	struct bpfstats_task t[TASKS_SHOWN];
+	struct richstr rs;
+	size_t n, total;
+	int row = 0;
+
+	if (h <= 0)
+		return 0;
+	total = bpfstats_top_tasks(b, by, 0, t, TASKS_SHOWN);
+	n = total < TASKS_SHOWN ? total : TASKS_SHOWN;
+	richstr_clear(&rs);
+	richstr_add(&rs, ROLE_EVENT, by == BPFSTATS_BY_OFFCPU ?
+		    "Top tasks by off-CPU time" : "Top tasks by run-queue wait");
+	richstr_addf(&rs, ROLE_DIM, "  (since start, %zu tasks)", total);
+	ui_draw_rs(ui, y + row++, x, &rs, w);
+	if (row < h) {
+		bpf_fmt_task_header(&rs, by);
+		ui_draw_rs(ui, y + row++, x, &rs, w);
+	}
+	for (size_t i = 0; i < n && row < h; i++) {
+		bpf_fmt_task_row(&rs, &t[i], by);
+		ui_draw_rs(ui, y + row++, x, &rs, w);
+	}
+	return row;
+}
+
+/* One row per CPU (and all CPUs): sparklines of context switches and run-queue p99. */
+static int draw_sparks(struct ui *ui, struct bpfstats *b, struct bpf_state *bs,
+		       const struct bpfstats_status *st, int y, int h, int w)
+{
+	static const enum bpfstats_metric m[] = { BPFSTATS_CTXSW, BPFSTATS_RUNQ_P99_US,
+						  BPFSTATS_HARDIRQ_PCT };
+	static const char *const mname[] = { "ctxsw/s", "runq p99", "irq" };
+	int nm = w >= 150 ? 3 : 2, row = 0;
+	int sw = (w - 6 - nm * 20) / nm;
+	struct richstr rs;
+	char buf[32];
+
+	if (h <= 0)
+		return 0;
+	if (sw > SPARK_MAX)
+		sw = SPARK_MAX;
+	if (sw < 8)
+		sw = 8;
+	richstr_clear(&rs);
+	richstr_add(&rs, ROLE_EVENT, "Per CPU");
+	richstr_addf(&rs, ROLE_DIM, "  (one cell per %.1f s, newest right; scaled per row)",
+		     st->interval);
+	ui_draw_rs(ui, y + row++, 0, &rs, w);
+	for (int c = -1; c < (int)st->ncpus && row < h; c++) {
+		richstr_clear(&rs);
+		if (c < 0)
+			richstr_add(&rs, ROLE_CPU, "all  ");
+		else
+			richstr_addf(&rs, ROLE_CPU, "%-4d ", c);
+		for (int i = 0; i < nm; i++) {
+			size_t n = bpfstats_series(b, m[i], c, bs->spark, NULL, (size_t)sw);
+			double last = n ? bs->spark[n - 1] : 0;
+
+			richstr_addf(&rs, ROLE_DIM, " %s ", mname[i]);
+			bpf_fmt_spark(&rs, ROLE_BAR, bs->spark, n, sw);
+			if (m[i] == BPFSTATS_CTXSW)
+				richstr_addf(&rs, ROLE_DEFAULT, " %6s",
+					     ui_fmt_count(buf, sizeof(buf), (uint64_t)(last + 0.5)));
+			else if (m[i] == BPFSTATS_RUNQ_P99_US)
+				richstr_addf(&rs, ROLE_DEFAULT, " %6s",
+					     ui_fmt_dur(buf, sizeof(buf), (uint64_t)(last * 1e3)));
+			else
+				richstr_addf(&rs, ROLE_DEFAULT, " %5.1f%%", last);
+		}
+		ui_draw_rs(ui, y + row++, 0, &rs, w);
+	}
+	return row;
+}
+
+static void draw_outliers(struct ui *ui, struct bpf_state *bs,
+			  const struct bpfstats_status *st, int py, int y, int h, int w)
+{
+	struct richstr rs;
+	char b[32];
+	int rows = h - 2;
+
+	bs->outl_y = -1;
+	if (h <= 0)
+		return;
+	richstr_clear(&rs);
+	richstr_add(&rs, ROLE_EVENT, "Run-queue latency outliers");
+	richstr_addf(&rs, ROLE_DIM, "  (newest first; %s received, %s dropped; Enter: the "
+		     "event list at that time)", ui_fmt_count(b, sizeof(b), st->outliers),
+		     ui_fmt_count(b + 16, sizeof(b) - 16, st->outliers_dropped));
+	ui_draw_rs(ui, y, 0, &rs, w);
+	if (h < 2)
+		return;
+	bpf_fmt_outlier_header(&rs);
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(ui, y + 1, 0, &rs, w);
+	if (!bs->n) {
+		if (rows > 0)
+			ui_draw_text(ui, y + 2, 2, ROLE_DIM, "none yet", w - 2);
+		return;
+	}
+	if (rows < 1)
+		return;
+	if (bs->sel < bs->top)
+		bs->top = bs->sel;
+	if (bs->sel >= bs->top + rows)
+		bs->top = bs->sel - rows + 1;
+	if (bs->top < 0)
+		bs->top = 0;
+	bs->outl_y = y + 2 - py;
+	bs->outl_rows = rows;
+	for (int r = 0; r < rows && bs->top + r < bs->n; r++) {
+		int i = bs->top + r;
+
+		bpf_fmt_outlier_row(&rs, &bs->outl[bs->n - 1 - i]);
+		if (i == bs->sel) {
+			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
+			richstr_pad(&rs, ROLE_SELECTED, w);
+		}
+		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
+	}
+}
 
 static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
-	ui_draw_unavailable(ui, y, h, w, "BPF statistics",
-			    bpf_features, (int)(sizeof(bpf_features) / sizeof(int)),
-			    "Per-CPU statistics aggregated in the kernel by ktop's BPF programs "
-			    "(ktop issue 8) appear here. They need root, CONFIG_BPF_SYSCALL and "
-			    "BTF at "
-			    "/sys/kernel/btf/vmlinux; the state of each on this kernel is above.");
+	struct bpfstats *b = ui->app->bpf;
+	struct bpf_state *bs = p->priv;
+	struct bpfstats_status st;
+	struct bpfstats_hist hist;
+	struct bpfstats_syscall sc[1];
+	struct richstr rs;
+	char win[32], title[160], b1[32];
+	int row, blk, lh, rh, spark_h, wide;
+	unsigned int ticks;
+
+	if (!b) {
+		char plan[512];
+
+		bs->outl_y = -1;
+		snprintf(plan, sizeof(plan), "BPF statistics are off: %s. Everything else in "
+			 "ktop works without them.", ui->app->bpf_why[0] ? ui->app->bpf_why :
+			 "not started");
+		ui_draw_unavailable(ui, y, h, w, "BPF statistics", bpf_features,
+				    (int)(sizeof(bpf_features) / sizeof(bpf_features[0])), plan);
+		return;
+	}
+	bpfstats_get_status(b, &st);
+	bpf_pull_outliers(b, bs);
+	if (bs->cpu >= (int)st.ncpus)
+		bs->cpu = -1;
+	ticks = bs->since_start ? 0 : recent_ticks(&st);
+	window_name(bs, &st, win, sizeof(win));
+
+	richstr_clear(&rs);
+	richstr_addf(&rs, ROLE_DEFAULT, "BPF %s, %u CPUs, every %.1f s, %llu polls (last %s)",
+		     st.mode ? st.mode : "?", st.ncpus, st.interval, (unsigned long long)st.ticks,
+		     ui_fmt_dur(b1, sizeof(b1), st.poll_ns));
+	richstr_addf(&rs, ROLE_DIM, ", %llu tasks tracked", (unsigned long long)st.tasks);
+	if (st.tasks_untracked)
+		richstr_addf(&rs, ROLE_WARN, ", %llu untracked (map full)",
+			     (unsigned long long)st.tasks_untracked);
+	if (!st.running)
+		richstr_add(&rs, ROLE_WARN, "  poller stopped");
+	richstr_addf(&rs, ROLE_DIM, "  [</> CPU, v window]");
+	ui_draw_rs(ui, y, 0, &rs, w);
+	row = 1;
+
+	/* the histograms get what the per-CPU rows, the top tasks and 5 outliers leave */
+	spark_h = (int)st.ncpus + 2;
+	blk = h - row - (spark_h + 1) - (TASKS_SHOWN + 3) - 7;
+	if (blk > 22)
+		blk = 22;
+	wide = w >= 2 * COL_W + 2;
+	if (blk >= 6) {
+		int ly = y + row, lw = wide ? COL_W : w;
+
+		if (bs->cpu < 0)
+			snprintf(title, sizeof(title), "Run-queue latency, all CPUs, %s", win);
+		else
+			snprintf(title, sizeof(title), "Run-queue latency, CPU %d, %s", bs->cpu,
+				 win);
+		memset(&hist, 0, sizeof(hist));
+		bpfstats_runq_hist(b, bs->cpu, ticks, &hist);
+		lh = draw_hist(ui, ly, 0, wide ? blk : blk / 2, lw, title, &hist);
+		if (st.syscalls && bpfstats_syscalls(b, bs->cpu, ticks ? 1 : 0, sc, 1) > 0) {
+			/* the busiest syscall over the window: funclatency's view of it */
+			snprintf(title, sizeof(title), "Syscall latency: %s, %s", sc[0].name,
+				 ticks ? "last poll" : "since start");
+			if (wide)
+				rh = draw_hist(ui, ly, COL_W + 2, blk, w - COL_W - 2, title,
+					       &sc[0].h);
+			else
+				rh = draw_hist(ui, ly + lh, 0, blk - lh, w, title, &sc[0].h);
+		} else {
+			rh = 0;
+		}
+		row += wide ? (lh > rh ? lh : rh) : lh + rh;
+		row++;
+		/* top tasks side by side when they fit, else one table */
+		if (w >= 2 * TASK_W + 2) {
+			int a = draw_tasks(ui, b, y + row, 0, TASKS_SHOWN + 2, TASK_W,
+					   BPFSTATS_BY_OFFCPU);
+			int c = draw_tasks(ui, b, y + row, TASK_W + 2, TASKS_SHOWN + 2,
+					   w - TASK_W - 2, BPFSTATS_BY_RUNQ);
+
+			row += (a > c ? a : c) + 1;
+		} else if (h - row - spark_h > 12) {
+			row += draw_tasks(ui, b, y + row, 0, TASKS_SHOWN + 2, w,
+					  BPFSTATS_BY_OFFCPU) + 1;
+		}
+	}
+	if (h - row > spark_h + 2)
+		row += draw_sparks(ui, b, bs, &st, y + row, spark_h, w) + 1;
+	draw_outliers(ui, bs, &st, y, y + row, h - row, w);
+}
+
+static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
+{
+	struct bpf_state *bs = p->priv;
+	int page = bs->outl_rows > 1 ? bs->outl_rows : 1, ncpus = 0;
+	struct bpfstats_status st;
+	const struct bpfstats_outlier *o;
+	char spec[64];
+
+	if (!ui->app->bpf)
+		return 0;
+	bpfstats_get_status(ui->app->bpf, &st);
+	ncpus = (int)st.ncpus;
+	switch (act) {
+	case ACT_UP:
+		bs->sel--;
+		break;
+	case ACT_DOWN:
+		bs->sel++;
+		break;
+	case ACT_PGUP:
+		bs->sel -= page;
+		break;
+	case ACT_PGDN:
+		bs->sel += page;
+		break;
+	case ACT_HOME:
+		bs->sel = 0;
+		break;
+	case ACT_END:
+		bs->sel = bs->n - 1;
+		break;
+	case ACT_LEFT:
+		bs->cpu = bs->cpu < 0 ? ncpus - 1 : bs->cpu - 1;
+		break;
+	case ACT_RIGHT:
+		bs->cpu = bs->cpu + 1 >= ncpus ? -1 : bs->cpu + 1;
+		break;
+	case ACT_VIEW:
+		bs->since_start = !bs->since_start;
+		break;
+	case ACT_ENTER:
+		if (bs->sel < 0 || bs->sel >= bs->n) {
+			ui_message(ui, "no outlier selected");
+			return UI_HANDLED | UI_REDRAW;
+		}
+		o = &bs->outl[bs->n - 1 - bs->sel];
+		/*
+		 * The BPF program and the ring buffer stamp the same switch a few
+		 * microseconds apart: anchor a little after it, so that the event
+		 * list's bottom rows are the switch-in and what came before.
+		 */
+		snprintf(spec, sizeof(spec), "%llu.%06llu",
+			 (unsigned long long)((o->ts + 20000) / 1000000000u),
+			 (unsigned long long)((o->ts + 20000) % 1000000000u / 1000u));
+		ui->active = 2;
+		return pane_events_jump(ui, &ui->panes[2], spec) | UI_HANDLED | UI_REDRAW;
+	default:
+		return 0;
+	}
+	if (bs->sel >= bs->n)
+		bs->sel = bs->n - 1;
+	if (bs->sel < 0)
+		bs->sel = 0;
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int bpf_click(struct ui *ui, struct pane *p, int row, int col)
+{
+	struct bpf_state *bs = p->priv;
+
+	if (bs->outl_y >= 0 && row >= bs->outl_y && row < bs->outl_y + bs->outl_rows &&
+	    bs->top + row - bs->outl_y < bs->n)
+		bs->sel = bs->top + row - bs->outl_y;
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static const char *bpf_footer(struct ui *ui, struct pane *p)
+{
+	return ui->app->bpf ? "</> CPU v window Enter: outlier's events" : "";
 }
 
 const struct pane_ops pane_bpf_ops = {
 	.name	= "BPF",
+	.init	= bpf_init,
+	.destroy = bpf_destroy,
 	.draw	= bpf_draw,
+	.key	= bpf_key,
+	.click	= bpf_click,
+	.footer	= bpf_footer,
 };

@@ -30,6 +30,9 @@ struct events_state {
 	int			hscroll;
 	int			n, cap;
 	struct ui_evrow		*rows;		/* the rows of the last frame */
+	/* pane_events_show: the CPU and window shown, other CPUs dimmed (-1: none) */
+	int			focus_cpu;
+	uint64_t		focus_t0, focus_t1;
 };
 
 static int events_init(struct ui *ui, struct pane *p)
@@ -40,6 +43,7 @@ static int events_init(struct ui *ui, struct pane *p)
 		return -1;
 	es->follow = true;
 	es->sel = -1;
+	es->focus_cpu = -1;
 	p->priv = es;
 	return 0;
 }
@@ -165,7 +169,10 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	if (es->follow)
 		richstr_add(&rs, ROLE_OK, "Events: following the live tail");
 	else
-		richstr_add(&rs, ROLE_WARN, "Events: frozen (End or f follows the tail)");
+		richstr_add(&rs, ROLE_WARN, "Events: frozen (End or F follows the tail)");
+	if (es->focus_cpu >= 0 && !es->follow)
+		richstr_addf(&rs, ROLE_EVENT, "  CPU %d, %.6f-%.6f", es->focus_cpu,
+			     (double)es->focus_t0 / 1e9, (double)es->focus_t1 / 1e9);
 	if (ui->search[0])
 		richstr_addf(&rs, ROLE_DIM, "  search \"%s\" (n older, N newer)", ui->search);
 	if (es->n == 0)
@@ -180,6 +187,8 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	ui_draw_rs(ui, y + 1, 0, &rs, w);
 	for (int i = 0; i < es->n; i++) {
 		ui_fmt_event(&rs, ui->st, ui->fstyle, &es->rows[i].ev);
+		if (es->focus_cpu >= 0 && !es->follow && es->rows[i].ev.cpu != es->focus_cpu)
+			richstr_set_role(&rs, 0, rs.len, ROLE_DIM);
 		if (ui->search[0])
 			mark_match(&rs, ui->search);
 		shift_left(&rs, es->hscroll);
@@ -273,6 +282,7 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 	}
 	case ACT_END:
 		es->follow = true;
+		es->focus_cpu = -1;
 		break;
 	case ACT_FREEZE:
 		if (es->follow)
@@ -390,6 +400,44 @@ int pane_events_jump(struct ui *ui, struct pane *p, const char *spec)
 	return UI_HANDLED | UI_REDRAW;
 }
 
+/*
+ * Show @cpu's events up to @t1 (the page ends at @cpu's last event at or
+ * before @t1, which is selected), other CPUs' rows dimmed; the title names
+ * the window [@t0, @t1]. The latency pane's jump to a sample's cause.
+ */
+int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64_t t1)
+{
+	struct events_state *es = p->priv;
+	struct ui_evpos pos = { .ts = t1, .seq = UINT64_MAX, .cpu = UINT32_MAX };
+	struct ui_evwalk w;
+	struct ui_evrow r;
+	bool found = false;
+
+	if (cpu >= 0 && !ui_evwalk_init(&w, ui->st, &pos, -1, true)) {
+		/* the newest event of @cpu at or before @t1 */
+		for (int n = 0; n < 1000000 && ui_evwalk_next(&w, &r); n++) {
+			if (r.ev.ts < t0)
+				break;
+			if ((int)r.ev.cpu == cpu) {
+				found = true;
+				break;
+			}
+		}
+		ui_evwalk_destroy(&w);
+	}
+	es->follow = false;
+	es->follow_after_pause = false;
+	es->keep_rows = false;
+	es->anchor = found ? ui_evpos_of(&r) : pos;
+	es->sel_pos = es->anchor;
+	es->have_sel = found;
+	es->sel = -1;
+	es->focus_cpu = cpu;
+	es->focus_t0 = t0;
+	es->focus_t1 = t1;
+	return UI_HANDLED | UI_REDRAW;
+}
+
 static int events_click(struct ui *ui, struct pane *p, int row, int col)
 {
 	struct events_state *es = p->priv;
@@ -404,7 +452,7 @@ static int events_click(struct ui *ui, struct pane *p, int row, int col)
 
 static const char *events_footer(struct ui *ui, struct pane *p)
 {
-	return "/ n N search t time f freeze";
+	return "/ n N search t time F freeze";
 }
 
 const struct pane_ops pane_events_ops = {

@@ -1,30 +1,583 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pane: Function graph. Its content belongs to another piece of work; until it
- * lands, the pane keeps its place in the layout and says plainly what this
- * kernel permits and why.
+ * Pane 4: the function_graph call tree, live and foldable. Two views of one
+ * model (src/fgraph.h): the timeline (every call, in order, per task and per
+ * CPU for interrupt context, like the kernel's function_graph text) and the
+ * aggregated call paths (count, total, self, avg, max). Keys: Enter/Space
+ * fold, Left/Right fold or go to the parent/child, c/e the children, C/E
+ * everything, ]/[ siblings, P parent, H the longest child (the hot path),
+ * v the view, s the sort, F follow the newest calls, / n N search names.
+ *
+ * UI-only state lives here, keyed by the model's stable node ids: which
+ * nodes are folded (a bitmap of the nodes that differ from the default, so
+ * C/E are O(1) whatever the size of the tree), the selected node and the node
+ * at the top of the page. New calls arriving, or a new sort, change the rows
+ * but not these. The model is fed on the UI thread, each frame with only the
+ * events published since the last one.
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app.h"
 #include "features.h"
+#include "fgraph.h"
+#include "intern.h"
+#include "session.h"
+#include "store.h"
+#include "tracer_rows.h"
 #include "ui-local.h"
 
-static const int graph_features[] = {
-	FEATURE_FUNCTION,
-	FEATURE_FUNCTION_GRAPH,
-	FEATURE_FTRACE_FILTER,
+#define GRAPH_LAG_NS		(300ull * 1000 * 1000)
+#define GRAPH_RESET_NODES	(1u << 20)	/* a new tree beyond this (bounded memory) */
+#define GRAPH_MAX_ROWS		(4u << 20)
+
+struct graph_vstate {
+	uint8_t		*flip;		/* bit per node id: folded differs from all_folded */
+	size_t		nbytes;
+	bool		all_folded;
+	uint32_t	sel;		/* selected node, FGRAPH_NONE: none */
+	uint32_t	top;		/* node on the first row of the page */
 };
+
+struct graph_state {
+	struct fgraph		*g;
+	enum fgraph_view	view;
+	enum fgraph_sort	sort;
+	uint64_t		t0;		/* the next feed starts here */
+	bool			follow;
+	unsigned int		resets;
+	struct graph_vstate	vs[2];
+	struct fgraph_row	*rows;
+	size_t			cap;
+	long			n;
+	long			sel_row, top_row;
+};
+
+static const int graph_features[] = { FEATURE_FUNCTION_GRAPH, FEATURE_FTRACE_FILTER };
+
+static const char *const sort_names[] = {
+	[FGRAPH_SORT_ORDER] = "order", [FGRAPH_SORT_TOTAL] = "total", [FGRAPH_SORT_SELF] = "self",
+	[FGRAPH_SORT_COUNT] = "count", [FGRAPH_SORT_MAX] = "max", [FGRAPH_SORT_NAME] = "name",
+};
+
+static const char *graph_sym(void *ctx, uint32_t sym)
+{
+	const char *s = intern_str(store_strings(ctx), sym);
+
+	return s && *s ? s : NULL;
+}
+
+static const char *graph_comm(void *ctx, int32_t pid)
+{
+	return store_comm(ctx, pid);
+}
+
+/* ---- fold state --------------------------------------------------------- */
+
+static bool vs_flipped(const struct graph_vstate *vs, uint32_t id)
+{
+	return (size_t)id / 8 < vs->nbytes && (vs->flip[id / 8] >> (id % 8)) & 1;
+}
+
+static bool graph_folded(void *ctx, uint32_t id)
+{
+	const struct graph_vstate *vs = ctx;
+
+	return vs->all_folded != vs_flipped(vs, id);
+}
+
+static void vs_set(struct graph_vstate *vs, uint32_t id, bool folded)
+{
+	bool flip = folded != vs->all_folded;
+
+	if ((size_t)id / 8 >= vs->nbytes) {
+		size_t n = vs->nbytes ? vs->nbytes : 4096;
+		uint8_t *p;
+
+		if (!flip)
+			return;
+		while (n <= (size_t)id / 8)
+			n *= 2;
+		p = realloc(vs->flip, n);
+		if (!p)
+			return;
+		memset(p + vs->nbytes, 0, n - vs->nbytes);
+		vs->flip = p;
+		vs->nbytes = n;
+	}
+	if (flip)
+		vs->flip[id / 8] |= (uint8_t)(1u << (id % 8));
+	else
+		vs->flip[id / 8] &= (uint8_t)~(1u << (id % 8));
+}
+
+static void vs_all(struct graph_vstate *vs, bool folded)
+{
+	if (vs->flip)
+		memset(vs->flip, 0, vs->nbytes);
+	vs->all_folded = folded;
+}
+
+/* ---- model -------------------------------------------------------------- */
+
+static struct fgraph *graph_model(struct ui *ui)
+{
+	const struct app *a = ui->app;
+	struct fgraph_config cfg = {
+		.clock = FGRAPH_CLOCK_AUTO,
+		.max_depth = a->opts.so.max_depth_set && a->opts.so.max_depth ?
+			     a->opts.so.max_depth : 0,
+		.agg_merge_tasks = true,
+		.name = graph_sym, .name_ctx = ui->st,
+		.comm = graph_comm, .comm_ctx = ui->st,
+	};
+
+	return fgraph_new(&cfg);
+}
+
+static int graph_init(struct ui *ui, struct pane *p)
+{
+	struct graph_state *gs = calloc(1, sizeof(*gs));
+
+	if (!gs)
+		return -1;
+	gs->g = graph_model(ui);
+	if (!gs->g) {
+		free(gs);
+		return -1;
+	}
+	for (int v = 0; v < 2; v++)
+		gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
+	gs->follow = true;
+	p->priv = gs;
+	return 0;
+}
+
+static void graph_destroy(struct pane *p)
+{
+	struct graph_state *gs = p->priv;
+
+	if (!gs)
+		return;
+	fgraph_free(gs->g);
+	for (int v = 0; v < 2; v++)
+		free(gs->vs[v].flip);
+	free(gs->rows);
+	free(gs);
+	p->priv = NULL;
+}
+
+static const char *graph_tracer(struct ui *ui)
+{
+	const char *t = ui->app->sess ? session_tracer(ui->app->sess) : ui->app->opts.so.tracer;
+
+	return t ? t : "";
+}
+
+/* The end of the next feed: see batch_tracers.c bt_window_end. */
+static uint64_t graph_window_end(struct ui *ui)
+{
+	uint64_t now = ui_now_ns(), newest = 0, oldest = UINT64_MAX;
+	unsigned int n = store_ncpus(ui->st);
+
+	if (!ui->app->live)
+		return UINT64_MAX - 1;
+	for (unsigned int cpu = 0; cpu < n; cpu++) {
+		struct store_stats ss;
+
+		store_get_cpu_stats(ui->st, cpu, &ss);
+		if (!ss.last_ts)
+			continue;
+		if (ss.last_ts > newest)
+			newest = ss.last_ts;
+		if (ss.last_ts < oldest)
+			oldest = ss.last_ts;
+	}
+	if (!newest)
+		return 0;
+	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
+		return now > GRAPH_LAG_NS ? now - GRAPH_LAG_NS : 0;
+	return oldest;
+}
+
+static void graph_feed(struct ui *ui, struct graph_state *gs)
+{
+	struct fgraph_stats fs;
+	uint64_t t1;
+
+	if (ui->paused && gs->t0)
+		return;
+	/* a live run without function_graph has no call records to read */
+	if (ui->app->live && strcmp(graph_tracer(ui), "function_graph"))
+		return;
+	t1 = graph_window_end(ui);
+	if (!t1 || t1 < gs->t0)
+		return;
+	fgraph_get_stats(gs->g, &fs);
+	if (fs.nodes > GRAPH_RESET_NODES) {
+		/* bounded memory: start a new tree; ids start again, so does the UI state */
+		fgraph_reset(gs->g);
+		for (int v = 0; v < 2; v++) {
+			vs_all(&gs->vs[v], gs->vs[v].all_folded);
+			gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
+		}
+		gs->resets++;
+		ui_message(ui, "graph: more than %u nodes, a new tree starts", GRAPH_RESET_NODES);
+	}
+	fgraph_feed_store(gs->g, ui->st, gs->t0, t1);
+	gs->t0 = t1 + 1;
+}
+
+/* The rows of the current view with the current folds. */
+static void graph_layout(struct graph_state *gs)
+{
+	struct graph_vstate *vs = &gs->vs[gs->view];
+	long n;
+
+	n = fgraph_rows(gs->g, gs->view, FGRAPH_ROOT, gs->sort, graph_folded, vs, gs->rows,
+			gs->cap);
+	if (n > (long)gs->cap && n <= (long)GRAPH_MAX_ROWS) {
+		size_t cap = (size_t)n + (size_t)n / 2 + 64;
+		struct fgraph_row *r = realloc(gs->rows, cap * sizeof(*r));
+
+		if (r) {
+			gs->rows = r;
+			gs->cap = cap;
+			n = fgraph_rows(gs->g, gs->view, FGRAPH_ROOT, gs->sort, graph_folded, vs,
+					gs->rows, gs->cap);
+		}
+	}
+	gs->n = n < 0 ? 0 : n > (long)gs->cap ? (long)gs->cap : n;
+}
+
+static long row_of(struct graph_state *gs, uint32_t id)
+{
+	if (id == FGRAPH_NONE)
+		return -1;
+	for (long i = 0; i < gs->n; i++)
+		if (gs->rows[i].id == id)
+			return i;
+	return -1;
+}
+
+/* The newest call of the timeline: the last child of the context that ran last. */
+static uint32_t graph_newest(struct graph_state *gs)
+{
+	uint32_t best = FGRAPH_NONE, ctx, k;
+	uint64_t best_ts = 0;
+	struct fgraph_info in;
+
+	for (ctx = fgraph_first_child(gs->g, FGRAPH_TIMELINE, FGRAPH_ROOT); ctx != FGRAPH_NONE;
+	     ctx = fgraph_next_sibling(gs->g, FGRAPH_TIMELINE, ctx)) {
+		k = fgraph_last_child(gs->g, FGRAPH_TIMELINE, ctx);
+		if (k == FGRAPH_NONE || fgraph_node(gs->g, FGRAPH_TIMELINE, k, &in))
+			continue;
+		if (best == FGRAPH_NONE || in.start >= best_ts) {
+			best = k;
+			best_ts = in.start;
+		}
+	}
+	return best;
+}
+
+/* Make @id's row visible: unfold its ancestors. */
+static void graph_reveal(struct graph_state *gs, uint32_t id)
+{
+	struct graph_vstate *vs = &gs->vs[gs->view];
+
+	for (uint32_t a = fgraph_parent(gs->g, gs->view, id); a != FGRAPH_NONE;
+	     a = fgraph_parent(gs->g, gs->view, a))
+		if (graph_folded(vs, a))
+			vs_set(vs, a, false);
+}
+
+/* Find the selection's row after the rows changed: the node, or its nearest shown ancestor. */
+static void graph_sync(struct graph_state *gs, int page)
+{
+	struct graph_vstate *vs = &gs->vs[gs->view];
+	long r = -1, t;
+
+	if (gs->follow && gs->view == FGRAPH_TIMELINE) {
+		uint32_t k = graph_newest(gs);
+
+		if (k != FGRAPH_NONE)
+			vs->sel = k;
+	}
+	for (uint32_t id = vs->sel; id != FGRAPH_NONE && id != FGRAPH_ROOT;
+	     id = fgraph_parent(gs->g, gs->view, id)) {
+		r = row_of(gs, id);
+		if (r >= 0)
+			break;
+	}
+	if (r < 0)
+		r = gs->follow ? gs->n - 1 : 0;
+	if (r >= gs->n)
+		r = gs->n - 1;
+	gs->sel_row = r < 0 ? 0 : r;
+	if (gs->n > 0)
+		vs->sel = gs->rows[gs->sel_row].id;
+	/* the page keeps its first node where it can */
+	t = row_of(gs, vs->top);
+	if (t < 0)
+		t = gs->top_row;
+	if (gs->sel_row < t)
+		t = gs->sel_row;
+	if (page > 0 && gs->sel_row >= t + page)
+		t = gs->sel_row - page + 1;
+	if (t < 0)
+		t = 0;
+	gs->top_row = t;
+	vs->top = t < gs->n ? gs->rows[t].id : FGRAPH_NONE;
+}
+
+/* ---- drawing ------------------------------------------------------------ */
+
+static bool graph_has_calls(struct graph_state *gs)
+{
+	return fgraph_first_child(gs->g, FGRAPH_TIMELINE, FGRAPH_ROOT) != FGRAPH_NONE;
+}
+
+static void graph_unavailable(struct ui *ui, int y, int h, int w)
+{
+	const struct feature *f = &ui->app->ft.f[FEATURE_FUNCTION_GRAPH];
+	char plan[512];
+
+	if (!strcmp(graph_tracer(ui), "function_graph"))
+		snprintf(plan, sizeof(plan), "Tracing function_graph: no call has finished yet.");
+	else if (f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY)
+		snprintf(plan, sizeof(plan), "This run does not trace function_graph: start ktop "
+			 "with -p function_graph (and -g FUNCTION for the calls below one "
+			 "function) to see the live call tree here.");
+	else
+		snprintf(plan, sizeof(plan), "The live call tree (timeline and aggregated call "
+			 "paths, folding, the hot path) needs the function_graph tracer, which this "
+			 "kernel %s. A kernel with CONFIG_FUNCTION_GRAPH_TRACER (for example "
+			 "Debian's -rt kernel) has it; snapshots recorded there show their trees "
+			 "here too. Everything else works without it.",
+			 f->state == FEAT_NOT_BUILT ? "does not have (CONFIG_FUNCTION_GRAPH_TRACER "
+			 "is not set)" : f->state == FEAT_NOT_PERMITTED ?
+			 "does not permit (EPERM)" : "does not offer");
+	ui_draw_unavailable(ui, y, h, w, "Function graph", graph_features,
+			    (int)(sizeof(graph_features) / sizeof(int)), plan);
+}
+
+static void graph_title(struct ui *ui, struct graph_state *gs, struct richstr *rs)
+{
+	struct fgraph_stats fs;
+	char b[32];
+
+	fgraph_get_stats(gs->g, &fs);
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_DEFAULT, "Function graph: %s",
+		     gs->view == FGRAPH_TIMELINE ? "timeline" : "call paths merged");
+	richstr_addf(rs, ROLE_DIM, "  sort %s", sort_names[gs->sort]);
+	if (gs->view == FGRAPH_TIMELINE)
+		richstr_add(rs, gs->follow ? ROLE_OK : ROLE_WARN,
+			    gs->follow ? "  following" : "  staying (F follows)");
+	richstr_addf(rs, ROLE_DIM, "  %s calls", ui_fmt_count(b, sizeof(b), fs.calls));
+	if (fs.lost || fs.gaps)
+		richstr_addf(rs, ROLE_WARN, "  lost %s (%" PRIu64 " gaps)",
+			     ui_fmt_count(b, sizeof(b), fs.lost), fs.gaps);
+	if (fs.entry_missing || fs.exit_missing)
+		richstr_addf(rs, ROLE_DIM, "  entry/exit missing %" PRIu64 "/%" PRIu64,
+			     fs.entry_missing, fs.exit_missing);
+	if (fs.dropped)
+		richstr_addf(rs, ROLE_WARN, "  %" PRIu64 " dropped", fs.dropped);
+	if (gs->resets)
+		richstr_addf(rs, ROLE_DIM, "  tree restarted %u times", gs->resets);
+}
 
 static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
-	ui_draw_unavailable(ui, y, h, w, "Function graph",
-			    graph_features, (int)(sizeof(graph_features) / sizeof(int)),
-			    "The function call tree (F5 tree, fold/unfold) is drawn here once ktop "
-			    "records function_graph events (ktop issue 5). This kernel cannot "
-			    "produce them for the reasons above; run ktop on a kernel with "
-			    "CONFIG_FUNCTION_GRAPH_TRACER (for example Debian's -rt kernel) to use "
-			    "this pane.");
+	struct graph_state *gs = p->priv;
+	int page = h - 2 > 0 ? h - 2 : 1;
+	struct fgraph_info in;
+	struct richstr rs;
+
+	graph_feed(ui, gs);
+	if (!graph_has_calls(gs)) {
+		graph_unavailable(ui, y, h, w);
+		return;
+	}
+	graph_layout(gs);
+	graph_sync(gs, page);
+	graph_title(ui, gs, &rs);
+	ui_draw_rs(ui, y, 0, &rs, w);
+	ui_fmt_graph_header(&rs, gs->view);
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(ui, y + 1, 0, &rs, w);
+	for (int r = 0; r < page && gs->top_row + r < gs->n; r++) {
+		long i = gs->top_row + r;
+
+		if (fgraph_node(gs->g, gs->view, gs->rows[i].id, &in))
+			continue;
+		ui_fmt_graph_row(&rs, gs->view, &in, gs->rows[i].level,
+				 in.nchildren && graph_folded(&gs->vs[gs->view], in.id));
+		if (ui->search[0] && in.name && strstr(in.name, ui->search)) {
+			const char *m = strstr(rs.ch, in.name);
+
+			if (m)
+				richstr_set_role(&rs, (int)(m - rs.ch),
+						 (int)(m - rs.ch + (long)strlen(in.name)), ROLE_MATCH);
+		}
+		if (i == gs->sel_row) {
+			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
+			richstr_pad(&rs, ROLE_SELECTED, w);
+		}
+		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
+	}
+}
+
+/* ---- keys --------------------------------------------------------------- */
+
+static void graph_select(struct graph_state *gs, uint32_t id)
+{
+	if (id == FGRAPH_NONE || id == FGRAPH_ROOT)
+		return;
+	graph_reveal(gs, id);
+	gs->vs[gs->view].sel = id;
+	gs->follow = false;
+}
+
+static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
+{
+	struct graph_state *gs = p->priv;
+	struct graph_vstate *vs = &gs->vs[gs->view];
+	int page = p->h > 3 ? p->h - 2 : 1;
+	struct fgraph_info in;
+	uint32_t id, k;
+	long r;
+
+	if (!graph_has_calls(gs))
+		return 0;
+	graph_layout(gs);
+	graph_sync(gs, page);
+	id = vs->sel;
+	if (id == FGRAPH_NONE || fgraph_node(gs->g, gs->view, id, &in))
+		return 0;
+	r = gs->sel_row;
+	switch (act) {
+	case ACT_UP:
+	case ACT_DOWN:
+	case ACT_PGUP:
+	case ACT_PGDN:
+	case ACT_HOME:
+	case ACT_END:
+		r += act == ACT_UP ? -1 : act == ACT_DOWN ? 1 : act == ACT_PGUP ? -page :
+		     act == ACT_PGDN ? page : act == ACT_HOME ? -gs->n : gs->n;
+		r = r < 0 ? 0 : r >= gs->n ? gs->n - 1 : r;
+		vs->sel = gs->rows[r].id;
+		gs->follow = false;
+		break;
+	case ACT_FOLD_TOGGLE:
+		if (in.nchildren)
+			vs_set(vs, id, !graph_folded(vs, id));
+		gs->follow = false;
+		break;
+	case ACT_LEFT:
+		if (in.nchildren && !graph_folded(vs, id))
+			vs_set(vs, id, true);
+		else
+			graph_select(gs, fgraph_parent(gs->g, gs->view, id));
+		gs->follow = false;
+		break;
+	case ACT_RIGHT:
+		if (in.nchildren && graph_folded(vs, id))
+			vs_set(vs, id, false);
+		else
+			graph_select(gs, fgraph_first_child(gs->g, gs->view, id));
+		gs->follow = false;
+		break;
+	case ACT_FOLD_CHILDREN:
+	case ACT_UNFOLD_CHILDREN:
+		vs_set(vs, id, false);
+		for (k = fgraph_first_child(gs->g, gs->view, id); k != FGRAPH_NONE;
+		     k = fgraph_next_sibling(gs->g, gs->view, k))
+			vs_set(vs, k, act == ACT_FOLD_CHILDREN);
+		gs->follow = false;
+		break;
+	case ACT_FOLD_ALL:
+	case ACT_UNFOLD_ALL:
+		vs_all(vs, act == ACT_FOLD_ALL);
+		break;
+	case ACT_NEXT_SIBLING:
+		graph_select(gs, fgraph_next_sibling(gs->g, gs->view, id));
+		break;
+	case ACT_PREV_SIBLING:
+		graph_select(gs, fgraph_prev_sibling(gs->g, gs->view, id));
+		break;
+	case ACT_PARENT:
+		graph_select(gs, fgraph_parent(gs->g, gs->view, id));
+		break;
+	case ACT_HOT_PATH:
+		k = fgraph_longest_child(gs->g, gs->view, id);
+		if (k == FGRAPH_NONE)
+			ui_message(ui, "graph: %s has no children", in.name ? in.name : "this");
+		graph_select(gs, k);
+		break;
+	case ACT_VIEW:
+		gs->view = gs->view == FGRAPH_TIMELINE ? FGRAPH_AGG : FGRAPH_TIMELINE;
+		if (gs->view == FGRAPH_AGG && (k = fgraph_agg_of(gs->g, id)) != FGRAPH_NONE)
+			graph_select(gs, k);
+		gs->follow = gs->follow && gs->view == FGRAPH_TIMELINE;
+		break;
+	case ACT_PANE_SORT:
+		gs->sort = (enum fgraph_sort)((gs->sort + 1) % (FGRAPH_SORT_NAME + 1));
+		ui_message(ui, "graph sorted by %s", sort_names[gs->sort]);
+		break;
+	case ACT_FREEZE:
+		gs->follow = !gs->follow;
+		break;
+	default:
+		return 0;
+	}
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int graph_search(struct ui *ui, struct pane *p, const char *needle, int dir)
+{
+	struct graph_state *gs = p->priv;
+	uint32_t k;
+
+	if (!graph_has_calls(gs)) {
+		ui_message(ui, "graph: no calls to search");
+		return UI_HANDLED;
+	}
+	/* n ("older") goes down the tree, N up */
+	k = fgraph_find(gs->g, gs->view, gs->vs[gs->view].sel, needle, dir > 0);
+	if (k == FGRAPH_NONE) {
+		ui_message(ui, "graph: no function matches \"%s\"", needle);
+		return UI_HANDLED;
+	}
+	graph_select(gs, k);
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int graph_click(struct ui *ui, struct pane *p, int row, int col)
+{
+	struct graph_state *gs = p->priv;
+	long r = gs->top_row + row - 2;
+
+	if (row >= 2 && r < gs->n) {
+		gs->vs[gs->view].sel = gs->rows[r].id;
+		gs->follow = false;
+	}
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static const char *graph_footer(struct ui *ui, struct pane *p)
+{
+	return "Enter fold c/e C/E H hot v view F follow";
 }
 
 const struct pane_ops pane_graph_ops = {
 	.name	= "Graph",
+	.init	= graph_init,
+	.destroy = graph_destroy,
 	.draw	= graph_draw,
+	.key	= graph_key,
+	.click	= graph_click,
+	.footer	= graph_footer,
+	.search	= graph_search,
 };

@@ -1,25 +1,556 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pane: OS noise and timer latency. Its content belongs to another piece of work; until it
- * lands, the pane keeps its place in the layout and says plainly what this
- * kernel permits and why.
+ * Pane 5: osnoise and timerlat. One row per CPU and a totals row, as rtla
+ * top shows them (timerlat: IRQ, thread and user-return latency cur/min/avg/
+ * max; osnoise: runtime, noise, % CPU available, max single noise and the
+ * HW/NMI/IRQ/SIRQ/THREAD interference counts), sorted by a column; below,
+ * the selected CPU's histogram (log2 or linear buckets) and a sparkline of
+ * its max latency over time. Enter on a CPU opens the event list at that
+ * CPU's worst sample with the window before it (the cause of the spike). T
+ * sets a stop threshold: a sample above it freezes the view and the kernel's
+ * buffer (tracing_on 0), so the context is kept.
+ *
+ * The model (src/latency.h) is fed here, on the UI thread, with only the
+ * events published since the last frame. Without the tracers the pane says
+ * why (CONFIG_OSNOISE_TRACER / CONFIG_TIMERLAT_TRACER, or EPERM).
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app.h"
 #include "features.h"
+#include "latency.h"
+#include "session.h"
+#include "store.h"
+#include "tracer_rows.h"
 #include "ui-local.h"
+
+#define LAT_LAG_NS	(300ull * 1000 * 1000)	/* how far behind "now" a feed ends */
+#define LAT_MAX_CPUS	1024
+#define LAT_SPARK	120
+
+struct lat_state {
+	struct latency		*l;
+	uint64_t		t0;		/* the next feed starts here */
+	int			sel;		/* row in the sorted order; 0 is "ALL" */
+	int			sel_cpu;	/* -1: ALL */
+	int			top;
+	enum ui_lat_sort	sort;
+	enum latency_series	series;		/* histogram and sparkline */
+	enum latency_hist_mode	mode;
+	uint64_t		stop_ns;	/* 0: no threshold */
+	bool			stopped;
+	struct latency_worst	stop_at;	/* the sample that crossed it */
+	int			rows[LAT_MAX_CPUS + 1];	/* CPU of each row, -1: ALL */
+	int			nrows;
+};
 
 static const int latency_features[] = { FEATURE_OSNOISE, FEATURE_TIMERLAT };
 
-static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
+static const char *lat_tracer(struct ui *ui)
 {
+	const char *t = ui->app->sess ? session_tracer(ui->app->sess) : ui->app->opts.so.tracer;
+
+	return t ? t : "";
+}
+
+static struct latency *lat_new(enum latency_hist_mode mode)
+{
+	struct latency_config cfg = { .hist_mode = mode, .spark_len = LAT_SPARK };
+
+	if (mode == LATENCY_HIST_LINEAR) {
+		cfg.bucket_ns = 5000;	/* 5 us */
+		cfg.nbuckets = 40;
+	}
+	return latency_new(&cfg);
+}
+
+static int latency_init(struct ui *ui, struct pane *p)
+{
+	struct lat_state *ls = calloc(1, sizeof(*ls));
+
+	if (!ls)
+		return -1;
+	ls->l = lat_new(LATENCY_HIST_LOG2);
+	if (!ls->l) {
+		free(ls);
+		return -1;
+	}
+	ls->sel_cpu = -1;
+	ls->series = LATENCY_TL_THREAD;
+	p->priv = ls;
+	return 0;
+}
+
+static void latency_destroy(struct pane *p)
+{
+	struct lat_state *ls = p->priv;
+
+	if (ls)
+		latency_free(ls->l);
+	free(ls);
+	p->priv = NULL;
+}
+
+/* The end of the next feed: see batch_tracers.c bt_window_end. */
+static uint64_t lat_window_end(struct ui *ui)
+{
+	uint64_t now = ui_now_ns(), newest = 0, oldest = UINT64_MAX;
+	unsigned int n = store_ncpus(ui->st);
+
+	if (!ui->app->live)
+		return UINT64_MAX - 1;
+	for (unsigned int cpu = 0; cpu < n; cpu++) {
+		struct store_stats ss;
+
+		store_get_cpu_stats(ui->st, cpu, &ss);
+		if (!ss.last_ts)
+			continue;
+		if (ss.last_ts > newest)
+			newest = ss.last_ts;
+		if (ss.last_ts < oldest)
+			oldest = ss.last_ts;
+	}
+	if (!newest)
+		return 0;
+	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
+		return now > LAT_LAG_NS ? now - LAT_LAG_NS : 0;
+	return oldest;
+}
+
+/* A sample's latency in ns for the stop threshold (timerlat, osnoise max single). */
+static uint64_t lat_sample_ns(const struct ktop_event *ev)
+{
+	if (ev->type == KTOP_T_TIMERLAT)
+		return ev->args[2];
+	if (ev->type == KTOP_T_OSNOISE)
+		return ev->args[2] * 1000;	/* max_sample, us */
+	return 0;
+}
+
+static void lat_stop(struct ui *ui, struct lat_state *ls, const struct ktop_event *ev)
+{
+	struct store_stats ss;
+
+	ls->stopped = true;
+	ls->stop_at = (struct latency_worst){
+		.valid = true, .cpu = ev->cpu, .value = lat_sample_ns(ev), .ts = ev->ts,
+		.win_start = ev->ts > lat_sample_ns(ev) ? ev->ts - lat_sample_ns(ev) : 0,
+		.win_end = ev->ts,
+	};
+	/* freeze the view, and the kernel's buffer so that what led to it stays */
+	store_get_stats(ui->st, &ss);
+	ui->paused = true;
+	ui->paused_appended = ss.appended;
+	ui->paused_ns = ui_now_ns();
+	if (ui->app->sess && ui->app->live)
+		session_stop(ui->app->sess);
+	ui_message(ui, "latency %.3f us on CPU %d above the threshold: view and buffer frozen "
+		   "(Enter: its cause; T: a new threshold resumes)", (double)ls->stop_at.value / 1e3,
+		   ls->stop_at.cpu);
+}
+
+/* Feed what was published since the last call. */
+static void lat_feed(struct ui *ui, struct lat_state *ls)
+{
+	struct store_iter *it;
+	struct ktop_event ev;
+	uint64_t t1, seq;
+
+	if (ls->stopped || (ui->paused && ls->t0))
+		return;
+	t1 = lat_window_end(ui);
+	if (!t1 || t1 < ls->t0)
+		return;
+	it = store_iter_new(ui->st, ls->t0, t1, NULL);
+	if (!it)
+		return;
+	while (store_iter_next(it, &ev, &seq)) {
+		if (latency_feed(ls->l, &ev) < 0)
+			break;
+		if (ls->stop_ns && lat_sample_ns(&ev) > ls->stop_ns) {
+			ls->t0 = ev.ts + 1;
+			lat_stop(ui, ls, &ev);
+			store_iter_free(it);
+			return;
+		}
+	}
+	store_iter_free(it);
+	ls->t0 = t1 + 1;
+}
+
+/* Which table: the tracer of this run, else what the samples held say. */
+static bool lat_table(struct ui *ui, struct lat_state *ls, enum latency_table *t)
+{
+	const char *tr = lat_tracer(ui);
+	struct latency_row all;
+
+	if (!strcmp(tr, "timerlat")) {
+		*t = LATENCY_TABLE_TIMERLAT;
+		return true;
+	}
+	if (!strcmp(tr, "osnoise")) {
+		*t = LATENCY_TABLE_OSNOISE;
+		return true;
+	}
+	if (latency_row(ls->l, -1, &all))
+		return false;
+	if (all.tl[0].count || all.tl[1].count) {
+		*t = LATENCY_TABLE_TIMERLAT;
+		return true;
+	}
+	if (all.os_samples) {
+		*t = LATENCY_TABLE_OSNOISE;
+		return true;
+	}
+	return false;
+}
+
+static bool lat_user(struct lat_state *ls)
+{
+	struct latency_row all;
+
+	return !latency_row(ls->l, -1, &all) && all.tl[LATENCY_TL_USER].count;
+}
+
+static enum latency_table sort_table;
+static struct lat_state *sort_ls;
+
+static int row_cmp(const void *a, const void *b)
+{
+	struct latency_row ra, rb;
+	uint64_t ka, kb;
+
+	latency_row(sort_ls->l, *(const int *)a, &ra);
+	latency_row(sort_ls->l, *(const int *)b, &rb);
+	ka = ui_lat_sort_key(sort_table, &ra, sort_ls->sort);
+	kb = ui_lat_sort_key(sort_table, &rb, sort_ls->sort);
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The rows: "ALL" first, then the CPUs with samples in sort order. */
+static void lat_rows(struct lat_state *ls, enum latency_table t)
+{
+	unsigned int n = latency_ncpus(ls->l);
+
+	ls->nrows = 0;
+	ls->rows[ls->nrows++] = -1;
+	for (unsigned int c = 0; c < n && c < LAT_MAX_CPUS; c++)
+		if (latency_cpu_seen(ls->l, c))
+			ls->rows[ls->nrows++] = (int)c;
+	sort_table = t;
+	sort_ls = ls;
+	qsort(ls->rows + 1, (size_t)ls->nrows - 1, sizeof(int), row_cmp);
+	/* the selection follows its CPU through re-sorting */
+	for (int i = 0; i < ls->nrows; i++)
+		if (ls->rows[i] == ls->sel_cpu)
+			ls->sel = i;
+	if (ls->sel >= ls->nrows)
+		ls->sel = ls->nrows - 1;
+	ls->sel_cpu = ls->rows[ls->sel];
+}
+
+static const char *series_name(enum latency_series s)
+{
+	switch (s) {
+	case LATENCY_TL_IRQ:
+		return "IRQ latency";
+	case LATENCY_TL_THREAD:
+		return "thread latency";
+	case LATENCY_TL_USER:
+		return "user-return latency";
+	case LATENCY_OS_SAMPLE:
+		return "max single noise per period";
+	default:
+		return "noise";
+	}
+}
+
+static void lat_unavailable(struct ui *ui, int y, int h, int w)
+{
+	const struct features *ft = &ui->app->ft;
+	bool avail = ft->f[FEATURE_OSNOISE].state == FEAT_AVAILABLE ||
+		     ft->f[FEATURE_TIMERLAT].state == FEAT_AVAILABLE;
+
 	ui_draw_unavailable(ui, y, h, w, "OS noise and timer latency",
 			    latency_features, (int)(sizeof(latency_features) / sizeof(int)),
-			    "osnoise and timerlat histograms and per-CPU noise are shown here once "
-			    "ktop drives those tracers (ktop issue 6). They need "
-			    "CONFIG_OSNOISE_TRACER and CONFIG_TIMERLAT_TRACER; the reasons this "
-			    "kernel gives are above.");
+			    avail ? "This run does not trace osnoise or timerlat and no samples "
+				    "are held: start ktop with -p timerlat or -p osnoise to see the "
+				    "per-CPU latency table, histograms and the jump to a spike's "
+				    "cause here." :
+				    "The per-CPU latency table, histograms and the jump from a "
+				    "spike to its cause need the osnoise or timerlat tracer: a "
+				    "kernel with CONFIG_OSNOISE_TRACER / CONFIG_TIMERLAT_TRACER "
+				    "(Debian's -rt kernel has both). Everything else works without "
+				    "them.");
+}
+
+static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, int w)
+{
+	uint64_t spark[LAT_SPARK], hist[128], lo, hi, max = 0;
+	enum latency_series s = ls->series;
+	int n, first = -1, last = -1, rows;
+	struct richstr rs;
+
+	if (h < 3)
+		return;
+	richstr_clear(&rs);
+	richstr_addf(&rs, ROLE_EVENT, "%s, %s", ls->sel_cpu < 0 ? "all CPUs" : "CPU",
+		     series_name(s));
+	if (ls->sel_cpu >= 0)
+		richstr_addf(&rs, ROLE_EVENT, " (CPU %d)", ls->sel_cpu);
+	richstr_add(&rs, ROLE_DIM, "  max per second: ");
+	n = latency_spark(ls->l, ls->sel_cpu, s, spark, LAT_SPARK, NULL);
+	if (n > w - rs.len - 2)
+		memmove(spark, spark + (n - (w - rs.len - 2)),
+			(size_t)(w - rs.len - 2) * sizeof(spark[0])), n = w - rs.len - 2;
+	if (n > 0)
+		ui_fmt_spark(&rs, spark, n);
+	ui_draw_rs(ui, y, 0, &rs, w);
+	n = latency_hist(ls->l, ls->sel_cpu, s, hist, 128);
+	for (int i = 0; i < n; i++) {
+		if (hist[i] && first < 0)
+			first = i;
+		if (hist[i])
+			last = i;
+		if (hist[i] > max)
+			max = hist[i];
+	}
+	richstr_clear(&rs);
+	richstr_addf(&rs, ROLE_COLHDR, "histogram (%s buckets, b switches, v: series)",
+		     ls->mode == LATENCY_HIST_LOG2 ? "log2" : "linear 5 us");
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(ui, y + 1, 0, &rs, w);
+	if (first < 0) {
+		ui_draw_text(ui, y + 2, 2, ROLE_DIM, "no samples of this series", w - 2);
+		return;
+	}
+	rows = h - 2;
+	/* the buckets around the samples, the highest kept when they do not fit */
+	if (last - first + 1 > rows)
+		first = last - rows + 1;
+	for (int i = first; i <= last && i - first < rows; i++) {
+		latency_hist_bounds(ls->l, (unsigned int)i, &lo, &hi);
+		ui_fmt_hist_row(&rs, lo, hi, hist[i], max, w - 46);
+		ui_draw_rs(ui, y + 2 + i - first, 0, &rs, w);
+	}
+}
+
+static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
+{
+	struct lat_state *ls = p->priv;
+	enum latency_table t;
+	struct latency_row row;
+	struct richstr rs;
+	int table_h, r;
+	bool user;
+
+	lat_feed(ui, ls);
+	if (!lat_table(ui, ls, &t)) {
+		lat_unavailable(ui, y, h, w);
+		return;
+	}
+	user = lat_user(ls);
+	if (t == LATENCY_TABLE_OSNOISE && ls->series < LATENCY_OS_SAMPLE)
+		ls->series = LATENCY_OS_SAMPLE;
+	else if (t == LATENCY_TABLE_TIMERLAT && ls->series >= LATENCY_OS_SAMPLE)
+		ls->series = LATENCY_TL_THREAD;
+	lat_rows(ls, t);
+	richstr_clear(&rs);
+	richstr_addf(&rs, ROLE_DEFAULT, "%s: per-CPU %s since the start, sorted by %s",
+		     t == LATENCY_TABLE_TIMERLAT ? "timerlat" : "osnoise",
+		     t == LATENCY_TABLE_TIMERLAT ? "timer latency" : "noise",
+		     ui_lat_sort_name(ls->sort));
+	if (ls->stopped)
+		richstr_addf(&rs, ROLE_PAUSED, "  STOPPED: %.3f us on CPU %d > %.3f us",
+			     (double)ls->stop_at.value / 1e3, ls->stop_at.cpu,
+			     (double)ls->stop_ns / 1e3);
+	else if (ls->stop_ns)
+		richstr_addf(&rs, ROLE_DIM, "  stop above %.3f us", (double)ls->stop_ns / 1e3);
+	ui_draw_rs(ui, y, 0, &rs, w);
+	ui_fmt_lat_header(&rs, t, user, ls->sort);
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(ui, y + 1, 0, &rs, w);
+	/* the table takes what it needs, at most half the pane */
+	table_h = ls->nrows < (h - 2) / 2 ? ls->nrows : (h - 2) / 2;
+	if (table_h < 1)
+		table_h = 1;
+	if (ls->sel < ls->top)
+		ls->top = ls->sel;
+	if (ls->sel >= ls->top + table_h)
+		ls->top = ls->sel - table_h + 1;
+	for (r = 0; r < table_h && ls->top + r < ls->nrows; r++) {
+		int i = ls->top + r;
+
+		if (latency_row(ls->l, ls->rows[i], &row))
+			continue;
+		ui_fmt_lat_row(&rs, t, user, &row);
+		if (i == ls->sel) {
+			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
+			richstr_pad(&rs, ROLE_SELECTED, w);
+		}
+		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
+	}
+	{
+		struct latency_worst wst;
+
+		richstr_clear(&rs);
+		if (!latency_worst(ls->l, ls->sel_cpu, &wst))
+			richstr_addf(&rs, ROLE_DIM, "worst %s: %.3f us on CPU %d at %.6f "
+				     "(Enter: the events before it)", series_name(wst.series),
+				     (double)wst.value / 1e3, wst.cpu, (double)wst.ts / 1e9);
+		ui_draw_rs(ui, y + 2 + table_h, 0, &rs, w);
+	}
+	lat_draw_detail(ui, ls, y + 4 + table_h, h - 4 - table_h, w);
+}
+
+int pane_latency_threshold(struct ui *ui, struct pane *p, const char *spec)
+{
+	struct lat_state *ls = p->priv;
+	char *end;
+	double us;
+
+	if (!strcmp(spec, "off") || !*spec) {
+		us = 0;
+	} else {
+		us = strtod(spec, &end);
+		if (end == spec || *end || us < 0) {
+			ui_message(ui, "threshold: not a number of us: '%s'", spec);
+			return UI_HANDLED;
+		}
+	}
+	ls->stop_ns = (uint64_t)(us * 1000);
+	if (ls->stopped) {
+		ls->stopped = false;
+		ui->paused = false;
+		if (ui->app->sess && ui->app->live)
+			session_start(ui->app->sess);
+	}
+	if (ls->stop_ns)
+		ui_message(ui, "latency: stop when a sample is above %.3f us", us);
+	else
+		ui_message(ui, "latency: no stop threshold");
+	ui->active = 4;
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int lat_jump(struct ui *ui, struct lat_state *ls)
+{
+	struct latency_worst wst;
+	uint64_t t0;
+
+	if (ls->stopped && ls->sel_cpu < 0)
+		wst = ls->stop_at;
+	else if (latency_worst(ls->l, ls->sel_cpu, &wst)) {
+		ui_message(ui, "no sample on this CPU yet");
+		return UI_HANDLED | UI_REDRAW;
+	}
+	/* the sample's own window, and as much again before it */
+	t0 = wst.win_start - (wst.win_end - wst.win_start < wst.win_start ?
+			      wst.win_end - wst.win_start : wst.win_start);
+	ui->active = 2;
+	pane_events_show(ui, &ui->panes[2], wst.cpu, t0, wst.ts);
+	ui_message(ui, "CPU %d: events before its worst sample (%.3f us at %.6f)", wst.cpu,
+		   (double)wst.value / 1e3, (double)wst.ts / 1e9);
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int latency_key(struct ui *ui, struct pane *p, enum ui_action act)
+{
+	struct lat_state *ls = p->priv;
+	enum latency_table t;
+	struct latency *nl;
+
+	if (!lat_table(ui, ls, &t))
+		return 0;
+	lat_rows(ls, t);
+	switch (act) {
+	case ACT_UP:
+		if (ls->sel > 0)
+			ls->sel--;
+		break;
+	case ACT_DOWN:
+		if (ls->sel + 1 < ls->nrows)
+			ls->sel++;
+		break;
+	case ACT_HOME:
+		ls->sel = 0;
+		break;
+	case ACT_END:
+		ls->sel = ls->nrows - 1;
+		break;
+	case ACT_PANE_SORT:
+	case ACT_RIGHT:
+		ls->sort = (enum ui_lat_sort)((ls->sort + 1) % UI_LAT_SORT_NR);
+		break;
+	case ACT_LEFT:
+		ls->sort = (enum ui_lat_sort)((ls->sort + UI_LAT_SORT_NR - 1) % UI_LAT_SORT_NR);
+		break;
+	case ACT_VIEW:
+		if (t == LATENCY_TABLE_OSNOISE)
+			ls->series = ls->series == LATENCY_OS_SAMPLE ? LATENCY_OS_NOISE :
+				     LATENCY_OS_SAMPLE;
+		else
+			ls->series = ls->series == LATENCY_TL_IRQ ? LATENCY_TL_THREAD :
+				     ls->series == LATENCY_TL_THREAD && lat_user(ls) ?
+				     LATENCY_TL_USER : LATENCY_TL_IRQ;
+		break;
+	case ACT_HIST_MODE:
+		/* a new model with the other buckets, fed again from what the store holds */
+		ls->mode = ls->mode == LATENCY_HIST_LOG2 ? LATENCY_HIST_LINEAR : LATENCY_HIST_LOG2;
+		nl = lat_new(ls->mode);
+		if (!nl)
+			break;
+		latency_free(ls->l);
+		ls->l = nl;
+		ls->t0 = 0;
+		if (ls->stopped) {
+			latency_feed_store(ls->l, ui->st, 0, ls->stop_at.ts, NULL);
+			ls->t0 = ls->stop_at.ts + 1;
+		}
+		break;
+	case ACT_THRESHOLD:
+		ui->modal = MODAL_PROMPT;
+		ui->prompt_kind = PROMPT_THRESHOLD;
+		snprintf(ui->prompt_label, sizeof(ui->prompt_label),
+			 "stop when a latency is above (us, off: never):");
+		ui->prompt_buf[0] = '\0';
+		ui->prompt_len = 0;
+		break;
+	case ACT_JUMP_WORST:
+		return lat_jump(ui, ls);
+	default:
+		return 0;
+	}
+	ls->sel_cpu = ls->rows[ls->sel < ls->nrows ? ls->sel : 0];
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int latency_click(struct ui *ui, struct pane *p, int row, int col)
+{
+	struct lat_state *ls = p->priv;
+
+	if (row >= 2 && ls->top + row - 2 < ls->nrows) {
+		ls->sel = ls->top + row - 2;
+		ls->sel_cpu = ls->rows[ls->sel];
+	}
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static const char *latency_footer(struct ui *ui, struct pane *p)
+{
+	return "Enter cause s sort v series b buckets T stop";
 }
 
 const struct pane_ops pane_latency_ops = {
 	.name	= "Latency",
+	.init	= latency_init,
+	.destroy = latency_destroy,
 	.draw	= latency_draw,
+	.key	= latency_key,
+	.click	= latency_click,
+	.footer	= latency_footer,
 };

@@ -216,6 +216,21 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 		ui->active = 2;
 		return ui_search(ui, -1) | UI_HANDLED;
 	}
+	case ACT_FILTER_TOGGLE: {
+		uint16_t type;
+		char name[160];
+
+		if (ts->sel < 0 || ts->sel >= (int)ts->n)
+			return UI_HANDLED;
+		type = UI_TOP_TYPE(ts->rows[ts->sel]->key);
+		if (type != KTOP_T_FUNCTION && type != KTOP_T_FGRAPH_ENTRY) {
+			ui_message(ui, "a: the selected row is an event, not a function");
+			return UI_HANDLED | UI_REDRAW;
+		}
+		ui_top_name(&ui->stats, ts->rows[ts->sel]->key, name, sizeof(name));
+		name[strcspn(name, "+ ")] = '\0';	/* "func+0x1a [mod]" -> "func" */
+		return prompt_filter_toggle(ui, name);
+	}
 	default:
 		return 0;
 	}
@@ -243,7 +258,7 @@ static int top_click(struct ui *ui, struct pane *p, int row, int col)
 
 static const char *top_footer(struct ui *ui, struct pane *p)
 {
-	return "p/c/C narrow x clear";
+	return "p/c/C narrow x clear a filter";
 }
 
 const struct pane_ops pane_top_ops = {

@@ -83,6 +83,7 @@ void ui_destroy(struct ui *ui)
 	for (int i = 0; i < ui->nthemes; i++)
 		free(ui->theme_names[i]);
 	ui->nthemes = 0;
+	prompt_filter_free(ui);
 	ui_stats_destroy(&ui->stats);
 	pthread_cond_destroy(&ui->cond);
 	pthread_mutex_destroy(&ui->lock);
@@ -513,6 +514,8 @@ void ui_frame(struct ui *ui, bool ingest)
 		ui_draw_help(ui);
 	else if (ui->modal == MODAL_THEME)
 		draw_theme_chooser(ui);
+	else if (ui->modal == MODAL_FILTER)
+		prompt_filter_draw(ui);
 out:
 	wnoutrefresh(stdscr);
 	doupdate();
@@ -606,6 +609,8 @@ static int prompt_submit(struct ui *ui)
 	case PROMPT_COMM:
 		snprintf(n.comm, sizeof(n.comm), "%.31s", s);
 		break;
+	case PROMPT_THRESHOLD:
+		return pane_latency_threshold(ui, &ui->panes[4], s) | UI_REDRAW;
 	}
 	ui_stats_set_narrow(&ui->stats, &n);
 	ui->active = 1;
@@ -747,12 +752,17 @@ int ui_handle_key(struct ui *ui, int ch)
 		return help_key(ui, ch);
 	case MODAL_THEME:
 		return theme_key(ui, ch);
+	case MODAL_FILTER:
+		return prompt_filter_key(ui, ch);
 	default:
 		break;
 	}
-	k = ui_key_lookup(ch);
+	k = ui_key_lookup_in(ch, ui->active + 1);
 	if (!k)
 		return 0;
+	/* a pane's own binding (ui_keys[].pane) goes to that pane only */
+	if (k->pane)
+		return p->ops->key ? p->ops->key(ui, p, k->act) : 0;
 	arg = k->arg < 0 ? ch - '1' : k->arg;
 	switch (k->act) {
 	case ACT_QUIT:
@@ -775,14 +785,17 @@ int ui_handle_key(struct ui *ui, int ch)
 	case ACT_SEARCH:
 		prompt_open(ui, PROMPT_SEARCH, "search older events for:");
 		return UI_REDRAW;
-	case ACT_FILTER: {
-		const struct feature *f = &ui->app->ft.f[FEATURE_FTRACE_FILTER];
-		char label[96];
+	case ACT_FILTER:
+		return prompt_filter_open(ui);
+	case ACT_FILTER_UNDO:
+	case ACT_FILTER_REDO:
+		return prompt_filter_undo(ui, k->act == ACT_FILTER_REDO);
+	case ACT_FILTER_TOGGLE: {
+		int r = p->ops->key ? p->ops->key(ui, p, k->act) : 0;
 
-		snprintf(label, sizeof(label), "filter [needs ktop issue 7; set_ftrace_filter %s]:",
-			 f->name ? state_words(f->state) : "unknown");
-		prompt_open(ui, PROMPT_FILTER, label);
-		return UI_REDRAW;
+		if (!r)
+			ui_message(ui, "a: select a function in the top view first");
+		return r | UI_REDRAW;
 	}
 	case ACT_TREE:
 		if (p->ops->fold)

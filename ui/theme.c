@@ -41,6 +41,9 @@ static const char *const role_names[ROLE_NR] = {
 	[ROLE_FKEY]		= "footer_key",
 	[ROLE_FTEXT]		= "footer_text",
 	[ROLE_OVERLAY]		= "overlay",
+	[ROLE_DUR_US]		= "duration_us",
+	[ROLE_DUR_MS]		= "duration_ms",
+	[ROLE_DUR_S]		= "duration_s",
 };
 
 static const unsigned int mono_attr[ROLE_NR] = {
@@ -58,6 +61,8 @@ static const unsigned int mono_attr[ROLE_NR] = {
 	[ROLE_BAR]		= UI_A_BOLD,
 	[ROLE_FKEY]		= UI_A_REVERSE,
 	[ROLE_OVERLAY]		= UI_A_REVERSE,
+	[ROLE_DUR_MS]		= UI_A_BOLD,
+	[ROLE_DUR_S]		= UI_A_BOLD | UI_A_UNDERLINE,
 };
 
 /* The same text as themes/default.theme, so ktop looks right uninstalled. */
@@ -86,7 +91,10 @@ static const char builtin_text[] =
 	"bar = green default\n"
 	"footer_key = default default bold\n"
 	"footer_text = black cyan\n"
-	"overlay = black white\n";
+	"overlay = black white\n"
+	"duration_us = yellow default\n"
+	"duration_ms = red default bold\n"
+	"duration_s = magenta default bold\n";
 
 const char *ui_role_name(enum ui_role r)
 {

@@ -42,6 +42,9 @@ enum ui_role {
 	ROLE_FKEY,		/* footer key names */
 	ROLE_FTEXT,		/* footer text */
 	ROLE_OVERLAY,		/* help, theme chooser, prompts */
+	ROLE_DUR_US,		/* function_graph duration markers + ! (> 10 us, > 100 us) */
+	ROLE_DUR_MS,		/* # * (> 1 ms, > 10 ms) */
+	ROLE_DUR_S,		/* @ $ (> 100 ms, > 1 s) */
 	ROLE_NR,
 };
 

@@ -20,6 +20,7 @@
 struct app;
 struct ui;
 struct pane;
+struct prompt_filter;
 
 /* What a key or a click asks for. The key table maps keys to these. */
 enum ui_action {
@@ -59,6 +60,25 @@ enum ui_action {
 	ACT_SEARCH_PREV,
 	ACT_JUMP_TIME,
 	ACT_FREEZE,
+	/* the filter prompt (prompt_filter.c) */
+	ACT_FILTER_UNDO,
+	ACT_FILTER_REDO,
+	ACT_FILTER_TOGGLE,	/* a pane: add its selected function to the filter or remove it */
+	/* pane-scoped (struct ui_key.pane): graph and latency panes */
+	ACT_FOLD_TOGGLE,
+	ACT_FOLD_CHILDREN,
+	ACT_UNFOLD_CHILDREN,
+	ACT_FOLD_ALL,
+	ACT_UNFOLD_ALL,
+	ACT_NEXT_SIBLING,
+	ACT_PREV_SIBLING,
+	ACT_PARENT,
+	ACT_HOT_PATH,
+	ACT_VIEW,
+	ACT_PANE_SORT,
+	ACT_HIST_MODE,
+	ACT_JUMP_WORST,
+	ACT_THRESHOLD,
 	ACT_NR,
 };
 
@@ -78,6 +98,8 @@ struct ui_key {
 	enum ui_action	act;
 	int		arg;
 	const char	*group;
+	int		pane;		/* 0: every pane; N: only in pane N (1-6), before the
+					 * global keys; its action goes to that pane */
 };
 
 extern const struct ui_key ui_keys[];
@@ -85,6 +107,8 @@ extern const unsigned int ui_nkeys;
 
 /* Return: the table entry bound to @ch, or NULL. */
 const struct ui_key *ui_key_lookup(int ch);
+/* Return: the entry bound to @ch in pane @pane (1-6) first, else the global one, or NULL. */
+const struct ui_key *ui_key_lookup_in(int ch, int pane);
 
 struct pane_ops {
 	const char	*name;		/* tab label */
@@ -122,6 +146,10 @@ extern const struct pane_ops pane_bpf_ops;
 
 /* The event list: jump to "SECONDS[.frac]" or "-N" (N s before the newest). */
 int pane_events_jump(struct ui *ui, struct pane *p, const char *spec);
+/* The event list: show @cpu's events (-1: all) in [@t0, @t1], frozen at @t1. */
+int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64_t t1);
+/* The latency pane: "N" us stop threshold (0 or "off": none). */
+int pane_latency_threshold(struct ui *ui, struct pane *p, const char *spec);
 /* Search the event list for @needle from its selected row. */
 int ui_search(struct ui *ui, int dir);
 
@@ -130,6 +158,7 @@ enum ui_modal {
 	MODAL_HELP,
 	MODAL_THEME,
 	MODAL_PROMPT,
+	MODAL_FILTER,		/* the filter prompt (prompt_filter.c) */
 };
 
 enum ui_prompt_kind {
@@ -139,6 +168,7 @@ enum ui_prompt_kind {
 	PROMPT_PID,
 	PROMPT_COMM,
 	PROMPT_CPU,
+	PROMPT_THRESHOLD,	/* latency pane: stop threshold */
 };
 
 /* The statistics helper reads new events in slices, at most this much a second. */
@@ -177,6 +207,7 @@ struct ui {
 	char			prompt_buf[128];
 	int			prompt_len;
 	char			search[128];
+	struct prompt_filter	*filter;	/* the filter prompt's state, NULL until opened */
 	char			message[256];
 	uint64_t		message_until;
 	/* header figures, refreshed by ui_tick */
@@ -234,6 +265,18 @@ int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const
 /* Text for a pane whose feature belongs to another issue or is missing here. */
 void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
 			 const int *features, int nfeatures, const char *plan);
+
+/*
+ * prompt_filter.c: the filter prompt (F4, f) over src/filter.h and src/ftrace_filter.h.
+ * Each returns enum ui_result flags, except draw and free.
+ */
+int prompt_filter_open(struct ui *ui);
+int prompt_filter_key(struct ui *ui, int ch);
+void prompt_filter_draw(struct ui *ui);
+int prompt_filter_undo(struct ui *ui, bool redo);
+/* Add function @name to set_ftrace_filter, or remove it when it is there. */
+int prompt_filter_toggle(struct ui *ui, const char *name);
+void prompt_filter_free(struct ui *ui);
 
 /* help.c: the help overlay, generated from ui_keys[]. */
 void ui_draw_help(struct ui *ui);

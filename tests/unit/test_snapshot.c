@@ -245,6 +245,83 @@ TEST(stream_incremental)
 	store_free(live);
 }
 
+/* Over the bandwidth bound, a flush sends lost-event records instead of events. */
+TEST(stream_bandwidth_bound)
+{
+	struct store *full = snap_fixture_store("host-sched", NULL), *live, *got;
+	struct snapshot_write_opts o = { .max_bytes_per_sec = 200 };
+	struct snapshot_writer_stats ws;
+	struct snapshot_writer *w;
+	struct snapshot_reader *r;
+	struct store_stats fs, gs;
+	uint64_t sent = 0;
+	char err[512];
+	int fds[2], ret;
+
+	CHECK(full);
+	store_get_stats(full, &fs);
+	live = store_new(0, store_ncpus(full));
+	CHECK(live);
+	/* same schema and strings, so events copy as they are */
+	for (unsigned int id = KTOP_T_DYNAMIC; id < schema_max_id(store_schema(full)); id++) {
+		const struct ktop_schema_type *t = schema_get(store_schema(full), id);
+
+		if (t)
+			CHECK(schema_add(store_schema(live), t->system, t->name, t->nfields,
+					 t->fields) == (int)id);
+	}
+	for (uint32_t id = 1; id < intern_count(store_strings(full)); id++) {
+		const char *s = intern_str(store_strings(full), id);
+
+		CHECK(intern_id(store_strings(live), s, strlen(s)) == id);
+	}
+	CHECK(pipe(fds) == 0);
+	fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+	w = snapshot_writer_new(fds[1], "pipe", live, NULL, &o, err, sizeof(err));
+	CHECK(w);
+	for (int slice = 0; slice < 3; slice++) {
+		for (unsigned int cpu = 0; cpu < store_ncpus(full); cpu++) {
+			uint64_t f, e;
+
+			store_cpu_range(full, cpu, &f, &e);
+			for (uint64_t i = f + (e - f) * slice / 3; i < f + (e - f) * (slice + 1) / 3;
+			     i++) {
+				struct ktop_event ev;
+
+				CHECK(store_get(full, cpu, i, &ev) == 0);
+				CHECK(store_append(live, &ev) == 0);
+				if (!slice)
+					sent++;
+			}
+			store_publish(live, cpu);
+		}
+		CHECK(snapshot_writer_flush(w, live) == 0);
+	}
+	CHECK(snapshot_writer_finish(w) == 0);
+	snapshot_writer_stats(w, &ws);
+	snapshot_writer_free(w);
+	close(fds[1]);
+	/* the first slice fit the one-second burst; the next two did not */
+	CHECK_EQ_U64(ws.events, sent);
+	CHECK_EQ_U64(ws.dropped, fs.events - sent);
+	r = snapshot_reader_new(fds[0], "pipe", 0, err, sizeof(err));
+	CHECK(r);
+	while ((ret = snapshot_reader_next(r)) > 0)
+		;
+	CHECK(ret == 0);
+	got = snapshot_reader_store(r);
+	store_get_stats(got, &gs);
+	CHECK_EQ_U64(gs.events, sent);
+	CHECK_EQ_U64(gs.lost, fs.events - sent);
+	printf("  %llu events sent, %llu left out as lost records (%llu marks)\n",
+	       (unsigned long long)gs.events, (unsigned long long)gs.lost,
+	       (unsigned long long)gs.lost_marks);
+	snapshot_reader_free(r);
+	close(fds[0]);
+	store_free(full);
+	store_free(live);
+}
+
 /* The reader went away: -EPIPE, and the process (SIGPIPE default) lives on. */
 TEST(stream_epipe)
 {

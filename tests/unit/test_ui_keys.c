@@ -82,7 +82,7 @@ TEST(no_key_is_bound_twice)
 {
 	for (unsigned int i = 0; i < ui_nkeys; i++)
 		for (unsigned int a = 0; a < 8 && ui_keys[i].keys[a]; a++)
-			CHECK(ui_key_lookup(ui_keys[i].keys[a]) == &ui_keys[i]);
+			CHECK(ui_key_lookup_in(ui_keys[i].keys[a], ui_keys[i].pane) == &ui_keys[i]);
 }
 
 TEST(the_keys_the_issue_asks_for_are_bound)

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Row formatting for the BPF pane. The histogram rows copy the layout of
+ * bcc's print_log2_hist() (libbpf-tools trace_helpers.c), so a reader who
+ * knows runqlat's output reads these at a glance.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "bpf_format.h"
+#include "format.h"
+
+#define HIST_IDX_W	10	/* bcc: width of each bound */
+
+void bpf_fmt_hist_header(struct richstr *rs, const char *unit)
+{
+	richstr_clear(rs);
+	/* bcc: "%*s%-*s : count    distribution" with 5 and 19 for 10-wide bounds */
+	richstr_addf(rs, ROLE_COLHDR, "%5s%-19s : count    distribution", "", unit);
+}
+
+void bpf_hist_span(const struct bpfstats_hist *h, int *first, int *end)
+{
+	*first = 0;
+	*end = 0;
+	for (int k = 0; k < BPFSTATS_SLOTS; k++) {
+		if (!h->slot[k])
+			continue;
+		if (!*end)
+			*first = k;
+		*end = k + 1;
+	}
+}
+
+uint64_t bpf_hist_max(const struct bpfstats_hist *h)
+{
+	uint64_t m = 0;
+
+	for (int k = 0; k < BPFSTATS_SLOTS; k++)
+		if (h->slot[k] > m)
+			m = h->slot[k];
+	return m;
+}
+
+void bpf_fmt_hist_row(struct richstr *rs, const struct bpfstats_hist *h, int k, uint64_t max,
+		      int stars)
+{
+	uint64_t low = k ? 1ull << k : 0, high = (1ull << (k + 1)) - 1, v = h->slot[k];
+	int n = max ? (int)((double)v * stars / (double)max + 0.5) : 0;
+
+	if (v && !n)
+		n = 1;
+	if (n > stars)
+		n = stars;
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_DEFAULT, "%*" PRIu64 " -> %-*" PRIu64 " : ", HIST_IDX_W, low,
+		     HIST_IDX_W, high);
+	richstr_addf(rs, v ? ROLE_DEFAULT : ROLE_DIM, "%-8" PRIu64 " ", v);
+	richstr_add(rs, ROLE_DIM, "|");
+	for (int i = 0; i < n; i++)
+		richstr_add(rs, ROLE_BAR, "*");
+	richstr_pad(rs, ROLE_DEFAULT, rs->len + stars - n);
+	richstr_add(rs, ROLE_DIM, "|");
+}
+
+void bpf_fmt_spark(struct richstr *rs, enum ui_role role, const double *v, size_t n, int width)
+{
+	static const char lv[] = BPF_SPARK_LEVELS;
+	const int top = (int)sizeof(lv) - 2;	/* highest level index */
+	size_t from = n > (size_t)width ? n - (size_t)width : 0;
+	double max = 0;
+
+	for (size_t i = from; i < n; i++)
+		if (v[i] > max)
+			max = v[i];
+	for (int i = (int)(n - from); i < width; i++)
+		richstr_add(rs, role, " ");
+	for (size_t i = from; i < n; i++) {
+		int l = 0;
+		char c[2];
+
+		if (v[i] > 0 && max > 0) {
+			l = (int)(v[i] / max * top + 0.5);
+			if (l < 1)
+				l = 1;
+			if (l > top)
+				l = top;
+		}
+		c[0] = lv[l];
+		c[1] = '\0';
+		richstr_add(rs, role, c);
+	}
+}
+
+void bpf_fmt_task_header(struct richstr *rs, enum bpfstats_sort by)
+{
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_COLHDR, "%7s %-16s %9s %8s %9s", "TID", "COMM",
+		     by == BPFSTATS_BY_OFFCPU ? "OFF-CPU" : "RUNQ", "COUNT",
+		     by == BPFSTATS_BY_OFFCPU ? "AVG" : "MAX");
+}
+
+void bpf_fmt_task_row(struct richstr *rs, const struct bpfstats_task *t, enum bpfstats_sort by)
+{
+	uint64_t total = by == BPFSTATS_BY_OFFCPU ? t->offcpu_ns : t->runq_ns;
+	uint64_t n = by == BPFSTATS_BY_OFFCPU ? t->offcpu_n : t->runq_n;
+	uint64_t last = by == BPFSTATS_BY_OFFCPU ? (n ? total / n : 0) : t->runq_max_ns;
+	char comm[BPFSTATS_COMM_LEN + 1], b1[32], b2[32], b3[32];
+
+	memcpy(comm, t->comm, BPFSTATS_COMM_LEN);
+	comm[BPFSTATS_COMM_LEN] = '\0';
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_PID, "%7u ", t->tid);
+	richstr_addf(rs, ROLE_TASK, "%-16s ", comm);
+	richstr_addf(rs, ROLE_DEFAULT, "%9s %8s %9s", ui_fmt_dur(b1, sizeof(b1), total),
+		     ui_fmt_count(b2, sizeof(b2), n), ui_fmt_dur(b3, sizeof(b3), last));
+}
+
+void bpf_fmt_outlier_header(struct richstr *rs)
+{
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_COLHDR, "%17s %4s %9s %7s %-16s  %s", "TIMESTAMP", "CPU", "RUNQ",
+		     "PID", "COMM", "AFTER (pid comm)");
+}
+
+void bpf_fmt_outlier_row(struct richstr *rs, const struct bpfstats_outlier *o)
+{
+	char comm[BPFSTATS_COMM_LEN + 1], prev[BPFSTATS_COMM_LEN + 1], b[32];
+
+	memcpy(comm, o->comm, BPFSTATS_COMM_LEN);
+	comm[BPFSTATS_COMM_LEN] = '\0';
+	memcpy(prev, o->prev_comm, BPFSTATS_COMM_LEN);
+	prev[BPFSTATS_COMM_LEN] = '\0';
+	richstr_clear(rs);
+	/* TIMESTAMP as ui_fmt_event prints it: seconds.microseconds */
+	richstr_addf(rs, ROLE_TIME, "%10" PRIu64 ".%06" PRIu64 " ", o->ts / 1000000000u,
+		     o->ts % 1000000000u / 1000u);
+	richstr_addf(rs, ROLE_CPU, "%4u ", o->cpu);
+	richstr_addf(rs, ROLE_WARN, "%9s ", ui_fmt_dur(b, sizeof(b), o->latency_ns));
+	richstr_addf(rs, ROLE_PID, "%7u ", o->pid);
+	richstr_addf(rs, ROLE_TASK, "%-16s", comm);
+	richstr_addf(rs, ROLE_DIM, "  %u %s", o->prev_pid, prev);
+}

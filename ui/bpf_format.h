@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Row formatting for the BPF pane (ui/pane_bpf.c), off screen into a struct
+ * richstr: log2 histograms as runqlat/funclatency print them, ASCII
+ * sparklines, top-task and outlier rows. No curses: tests/unit/test_ui_bpf.c
+ * includes the .c file directly.
+ */
+#ifndef KTOP_UI_BPF_FORMAT_H
+#define KTOP_UI_BPF_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bpfstats.h"
+#include "richstr.h"
+
+/* Levels of a sparkline cell, lowest first; ' ' is zero. */
+#define BPF_SPARK_LEVELS	" .:-=+*#@"
+
+/* "     nsecs               : count     distribution" (bcc's header). */
+void bpf_fmt_hist_header(struct richstr *rs, const char *unit);
+
+/* Return: the first and one past the last non-empty slot ([0, 0) when empty). */
+void bpf_hist_span(const struct bpfstats_hist *h, int *first, int *end);
+
+/**
+ * bpf_fmt_hist_row - slot @k of @h as bcc's print_log2_hist prints it:
+ * "      1024 -> 2047       : 17       |*****          |"
+ * @max: the largest slot count of @h (scales the stars)
+ * @stars: width of the bar between the pipes
+ */
+void bpf_fmt_hist_row(struct richstr *rs, const struct bpfstats_hist *h, int k, uint64_t max,
+		      int stars);
+
+/* The largest slot count of @h. */
+uint64_t bpf_hist_max(const struct bpfstats_hist *h);
+
+/**
+ * bpf_fmt_spark - the last @width of the @n samples @v as one ASCII cell each
+ * (BPF_SPARK_LEVELS, scaled to the largest shown; any value above 0 gets at
+ * least the first visible level); left-padded with spaces when @n < @width.
+ */
+void bpf_fmt_spark(struct richstr *rs, enum ui_role role, const double *v, size_t n, int width);
+
+/* Column header and row of a top-task table sorted by @by. */
+void bpf_fmt_task_header(struct richstr *rs, enum bpfstats_sort by);
+void bpf_fmt_task_row(struct richstr *rs, const struct bpfstats_task *t, enum bpfstats_sort by);
+
+/* Column header and row of the outlier list (TIMESTAMP as the event list shows it). */
+void bpf_fmt_outlier_header(struct richstr *rs);
+void bpf_fmt_outlier_row(struct richstr *rs, const struct bpfstats_outlier *o);
+
+#endif
