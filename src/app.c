@@ -327,6 +327,8 @@ int app_start(struct app *a, char *err, size_t errlen)
 	a->live = true;
 	a->bpf = NULL;
 	a->bpf_why[0] = 0;
+	a->meta = NULL;
+	a->loader = NULL;
 
 	ret = features_probe(&a->ft);
 	if (ret)
@@ -388,6 +390,8 @@ out_close:
 
 void app_stop(struct app *a)
 {
+	/* a snapshot's loader thread writes the store: it stops first */
+	app_snapshot_stop(a);
 	bpfstats_free(a->bpf);
 	a->bpf = NULL;
 	/* the style is that destroyers accept NULL; do not rely on it here */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "features.h"
 #include "session.h"
 
@@ -18,6 +19,8 @@ struct symbols;
 struct decode_ctx;
 struct consumer;
 struct bpfstats;
+struct snapshot_meta;
+struct app_loader;
 
 struct app_opts {
 	struct session_opts	so;
@@ -34,6 +37,7 @@ struct app_opts {
 	const char		*theme;		/* --theme */
 	bool			demo;		/* --demo */
 	bool			stream;		/* --stream */
+	size_t			stream_rate;	/* --stream-rate, bytes/s, 0: unbounded */
 };
 
 struct app {
@@ -51,6 +55,9 @@ struct app {
 	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
 	char			bpf_why[256];
 	uint64_t		bpf_seq;	/* newest BPF outlier printed */
+	/* snapshots (src/app_snapshot.c) */
+	struct snapshot_meta	*meta;		/* -i: what the snapshot says about itself */
+	struct app_loader	*loader;	/* -i .ktop: the thread filling st */
 };
 
 /**
@@ -62,6 +69,64 @@ int app_start(struct app *a, char *err, size_t errlen);
 
 /* Stop collectors, close the session, restore the kernel. Safe twice. */
 void app_stop(struct app *a);
+
+/* ---- snapshots: src/app_snapshot.c ---- */
+
+#define APP_SNAP_SYNC		1	/* read the whole .ktop before returning */
+#define APP_SNAP_END_SIGNAL	2	/* -i -: SIGTERM ourselves when the stream ends (batch) */
+
+/**
+ * app_open_snapshot - open a .ktop or trace.dat file (or a stream) instead of tracing
+ * @path: a file, or "-" for a .ktop stream on @in_fd (-1: standard input)
+ * @flags: APP_SNAP_*
+ *
+ * Touches no tracefs and needs no root. The format comes from the content.
+ * A .ktop is read by a loader thread (unless APP_SNAP_SYNC) that writes
+ * a->wake_fd as blocks arrive: a->st exists on return, and grows. a->live is
+ * true for a stream, false for a file; a->sess and a->cons stay NULL.
+ * Return: 0, or a negative errno with a message naming the file in @err
+ * (the caller exits with status 2). Call app_stop() in either case.
+ */
+int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, char *err,
+		      size_t errlen);
+
+/* True while a loader thread is still filling a->st. */
+bool app_loading(const struct app *a);
+
+/*
+ * The end of the time window the tracer panes may feed from an offline
+ * store: 0 while it is still loading (wait), then everything.
+ */
+uint64_t app_snapshot_end(const struct app *a);
+
+/* Join the loader. Return: 0, or its error (message in @err). */
+int app_loader_wait(struct app *a, char *err, size_t errlen);
+
+/* The loader's error once it has finished with one, else 0. Context: any thread. */
+int app_loader_status(const struct app *a, char *err, size_t errlen);
+
+/* Stop the loader, free the snapshot's metadata (app_stop calls it). */
+void app_snapshot_stop(struct app *a);
+
+/**
+ * app_save - write the store (or the window [@t0, @t1]; both 0: all) to @path
+ * @fmt: enum export_format, or -1 to choose by the name (.ktop when unknown)
+ *
+ * Live, the metadata comes from the running kernel (uname, tracefs formats,
+ * kallsyms); offline, from the snapshot. Atomic, mode 0600.
+ * Return: 0, or a negative errno with a message naming @path in @err.
+ */
+int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
+	     char *err, size_t errlen);
+
+/**
+ * app_stream - ktop --stream: write a .ktop stream of the live store to @fd
+ * every 100 ms until a terminating signal, --duration, or the reader going
+ * away (EPIPE: quietly). The caller then calls app_stop(), which restores
+ * the kernel.
+ * Return: the exit status.
+ */
+int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
 
 /* Monotonic nanoseconds. */
 uint64_t app_now_ns(void);

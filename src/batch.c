@@ -405,7 +405,8 @@ static const char *batch_comm(struct batch *b, int32_t pid)
 
 static const char *batch_tracer(struct batch *b)
 {
-	const char *t = b->a->sess ? session_tracer(b->a->sess) : NULL;
+	/* a snapshot: the tracer it recorded (src/app_snapshot.c sets it) */
+	const char *t = b->a->sess ? session_tracer(b->a->sess) : b->a->opts.so.tracer;
 
 	return t && *t ? t : "nop";
 }

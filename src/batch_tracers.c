@@ -90,7 +90,11 @@ static const char *bt_comm(void *ctx, int32_t pid)
 
 struct batch_tracers *batch_tracers_new(struct app *a)
 {
-	const char *tracer = a->sess ? session_tracer(a->sess) : NULL;
+	return batch_tracers_new_tracer(a, a->sess ? session_tracer(a->sess) : a->opts.so.tracer);
+}
+
+struct batch_tracers *batch_tracers_new_tracer(struct app *a, const char *tracer)
+{
 	struct batch_tracers *bt;
 
 	if (!tracer || !a->st)
@@ -151,6 +155,8 @@ static uint64_t bt_window_end(struct batch_tracers *bt)
 	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
 	unsigned int n = store_ncpus(st);
 
+	if (!bt->a->live)	/* a snapshot file: all of it, once it is loaded */
+		return app_snapshot_end(bt->a);
 	for (unsigned int cpu = 0; cpu < n && cpu < BT_MAX_CPUS; cpu++) {
 		struct store_stats ss;
 
@@ -354,12 +360,16 @@ static long bt_feed_latency(struct batch_tracers *bt, uint64_t t0, uint64_t t1)
 
 void batch_tracers_update(struct batch_tracers *bt)
 {
-	uint64_t t1;
+	if (bt)
+		batch_tracers_update_to(bt, bt_window_end(bt));
+}
+
+void batch_tracers_update_to(struct batch_tracers *bt, uint64_t t1)
+{
 	long n;
 
 	if (!bt)
 		return;
-	t1 = bt_window_end(bt);
 	if (t1 >= bt->t0) {
 		if (bt->kind == BT_FGRAPH)
 			n = fgraph_feed_store(bt->g, bt->a->st, bt->t0, t1);

@@ -8,6 +8,7 @@
 #ifndef KTOP_BATCH_TRACERS_H
 #define KTOP_BATCH_TRACERS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct app;
@@ -29,6 +30,10 @@ void batch_tracers_free(struct batch_tracers *bt);
  * Context: the batch thread.
  */
 void batch_tracers_update(struct batch_tracers *bt);
+
+/* For tests (offline stores): the view for @tracer, and an update up to @t1. */
+struct batch_tracers *batch_tracers_new_tracer(struct app *a, const char *tracer);
+void batch_tracers_update_to(struct batch_tracers *bt, uint64_t t1);
 
 /* The view as text: the new calls of this interval and the call paths, or the table. */
 void batch_tracers_text(struct batch_tracers *bt, FILE *o);

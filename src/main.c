@@ -7,7 +7,11 @@
  * printer or the TUI.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,28 +45,178 @@ static int main_features(void)
 	return 0;
 }
 
-/* Options parsed today but implemented by later work. */
-static int main_not_yet(const struct app_opts *o)
+/*
+ * --demo: the bundled snapshot. Looked for in $KTOP_FIXTURES, then in the
+ * source tree next to the binary (./ktop or build/ktop), then in the
+ * installed data directory.
+ */
+static const char *main_demo_path(char *buf, size_t len, char *tried, size_t tlen)
 {
-	const char *what = NULL;
+	const char *fx = getenv("KTOP_FIXTURES");
+	char exe[PATH_MAX - 64], *slash;
+	ssize_t n;
+	int t = 0;
 
-	if (o->output)
-		what = "-o/--output";
-	else if (o->input)
-		what = "-i/--input";
-	else if (o->stream)
-		what = "--stream";
-	else if (o->demo)
-		what = "--demo";
-	if (!what)
-		return 0;
-	fprintf(stderr, "ktop: %s is not implemented yet\n", what);
-	return EXIT_USAGE;
+	tried[0] = 0;
+	if (fx && *fx) {
+		snprintf(buf, len, "%s/demo.ktop", fx);
+		t += snprintf(tried + t, tlen - (size_t)t, "%s", buf);
+		if (!access(buf, R_OK))
+			return buf;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		for (int up = 0; up < 2; up++) {
+			snprintf(buf, len, "%s%s/tests/fixtures/demo.ktop", exe, up ? "/.." : "");
+			if (t < (int)tlen)
+				t += snprintf(tried + t, tlen - (size_t)t, "%s%s", t ? ", " : "",
+					      buf);
+			if (!access(buf, R_OK))
+				return buf;
+		}
+	}
+	snprintf(buf, len, "%s/demo.ktop", KTOP_DATADIR);
+	if (t < (int)tlen)
+		snprintf(tried + t, tlen - (size_t)t, "%s%s", t ? ", " : "", buf);
+	return access(buf, R_OK) ? NULL : buf;
+}
+
+/* -o FILE: write the snapshot; a failure is reported, and makes the exit status 1. */
+static int main_output(struct app *a, int status)
+{
+	char err[512] = "";
+	int ret;
+
+	if (!a->opts.output)
+		return status;
+	ret = app_save(a, a->opts.output, -1, 0, 0, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
+		return status ? status : 1;
+	}
+	return status;
+}
+
+/*
+ * The interactive view reads keys from standard input; with `-i -` that is
+ * the stream, so the stream moves to another fd and the terminal comes back
+ * on 0 (as less(1) does). Return: the stream's fd, or -1 with a message.
+ */
+static int main_stdin_to_tty(void)
+{
+	int in, tty;
+
+	in = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (in < 0)
+		return -1;
+	tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+	if (tty < 0 || dup2(tty, STDIN_FILENO) < 0) {
+		fprintf(stderr, "ktop: -i -: no terminal to read keys from (%s); "
+			"use --batch\n", strerror(errno));
+		if (tty >= 0)
+			close(tty);
+		close(in);
+		return -1;
+	}
+	close(tty);
+	return in;
+}
+
+/* -i FILE, -i -, --demo: no tracefs, no root. */
+static int main_offline(struct app *a, const char *path)
+{
+	bool is_stdin = !strcmp(path, "-");
+	char err[512] = "";
+	int ret, status, in_fd = -1, flags = 0;
+
+	if (!a->opts.batch) {
+		if (!ui_run) {
+			fprintf(stderr, "ktop: this build has no interactive view; use --batch\n");
+			return EXIT_USAGE;
+		}
+		if (is_stdin && (in_fd = main_stdin_to_tty()) < 0)
+			return EXIT_USAGE;
+		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "ktop: the interactive view needs a terminal; "
+				"use --batch or --json without one\n");
+			return EXIT_USAGE;
+		}
+	} else {
+		flags = is_stdin ? APP_SNAP_END_SIGNAL : APP_SNAP_SYNC;
+	}
+	ret = session_signals_init();
+	if (ret) {
+		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = app_open_snapshot(a, path, in_fd, flags, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
+		app_stop(a);
+		return EXIT_USAGE;
+	}
+	if (a->opts.batch) {
+		uint64_t interval = (uint64_t)(a->opts.interval * 1e9);
+
+		/* a file: one summary over all of it, at once */
+		if (!is_stdin) {
+			if (!a->opts.iterations && !(a->opts.duration > 0))
+				a->opts.iterations = 1;
+			a->start_ns = app_now_ns() - interval;
+		}
+		status = batch_run(a, stdout);
+	} else {
+		status = ui_run(a);
+	}
+	ret = app_loader_status(a, err, sizeof(err));
+	if (ret && ret != -EINTR) {
+		fprintf(stderr, "ktop: %s\n", err);
+		status = is_stdin ? 1 : EXIT_USAGE;
+	}
+	status = main_output(a, status);
+	app_stop(a);
+	return status;
+}
+
+/* --stream: the live store as a .ktop stream on standard output. */
+static int main_stream(struct app *a)
+{
+	char err[512] = "";
+	int ret, status;
+
+	if (isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "ktop: --stream writes binary data: pipe it, e.g. "
+			"ssh HOST sudo ktop --stream | ktop -i -\n");
+		return EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "ktop: needs root to trace (tracefs and BPF are root-only)\n");
+		return EXIT_USAGE;
+	}
+	ret = session_signals_init();
+	if (ret) {
+		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+		return 1;
+	}
+	a->opts.no_bpf = true;	/* BPF figures are not in the stream */
+	ret = app_start(a, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
+		return EXIT_USAGE;
+	}
+	status = app_stream(a, STDOUT_FILENO, a->opts.stream_rate, stderr);
+	app_stop(a);
+	return status;
 }
 
 int main(int argc, char **argv)
 {
 	static struct app a;
+	static char demo[PATH_MAX];
 	char err[512] = "";
 	int ret, status;
 
@@ -77,9 +231,19 @@ int main(int argc, char **argv)
 		return 0;
 	if (a.opts.features_only)
 		return main_features();
-	ret = main_not_yet(&a.opts);
-	if (ret)
-		return ret;
+	if (a.opts.demo) {
+		char tried[1024];
+
+		a.opts.input = main_demo_path(demo, sizeof(demo), tried, sizeof(tried));
+		if (!a.opts.input) {
+			fprintf(stderr, "ktop: --demo: no demo snapshot (looked for %s)\n", tried);
+			return EXIT_USAGE;
+		}
+	}
+	if (a.opts.input)
+		return main_offline(&a, a.opts.input);
+	if (a.opts.stream)
+		return main_stream(&a);
 	if (!a.opts.batch) {
 		if (!ui_run) {
 			fprintf(stderr, "ktop: this build has no interactive view yet; "
@@ -113,6 +277,7 @@ int main(int argc, char **argv)
 		status = batch_run(&a, stdout);
 	else
 		status = ui_run(&a);
+	status = main_output(&a, status);
 	app_stop(&a);
 	return status;
 }

@@ -28,6 +28,7 @@ enum {
 	OPT_NO_BPF,
 	OPT_DEMO,
 	OPT_STREAM,
+	OPT_STREAM_RATE,
 	OPT_MAX_DEPTH,		/* function_graph and osnoise/timerlat settings */
 	OPT_FG_IRQS,
 	OPT_NO_FG_IRQS,
@@ -59,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "no-bpf",		no_argument,		NULL, OPT_NO_BPF },
 	{ "demo",		no_argument,		NULL, OPT_DEMO },
 	{ "stream",		no_argument,		NULL, OPT_STREAM },
+	{ "stream-rate",	required_argument,	NULL, OPT_STREAM_RATE },
 	{ "max-depth",		required_argument,	NULL, OPT_MAX_DEPTH },
 	{ "funcgraph-irqs",	no_argument,		NULL, OPT_FG_IRQS },
 	{ "no-funcgraph-irqs",	no_argument,		NULL, OPT_NO_FG_IRQS },
@@ -111,6 +113,8 @@ void opts_usage(FILE *fp)
 	      "  -o, --output FILE          write a snapshot on exit\n"
 	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin)\n"
 	      "      --stream               write a live .ktop stream to stdout\n"
+	      "      --stream-rate SIZE     --stream bandwidth bound, bytes/s (default 4M;\n"
+	      "                             0: none); events over it are sent as lost\n"
 	      "      --demo                 open the bundled demo snapshot\n"
 	      "  -h, --help                 this text\n"
 	      "  -V, --version              version\n"
@@ -126,6 +130,7 @@ void opts_defaults(struct app_opts *o)
 	o->memory = STORE_DEFAULT_MEMORY;
 	o->interval = 1.0;
 	o->so.exclude_self = true;
+	o->stream_rate = 4u << 20;
 }
 
 int opts_parse_size(const char *s, size_t *out)
@@ -360,6 +365,12 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_STREAM:
 		o->stream = true;
 		return 0;
+	case OPT_STREAM_RATE:
+		if (opts_parse_size(arg, &o->stream_rate))
+			return opts_err(err, errlen,
+					"--stream-rate wants bytes per second such as 1M, not '%s'",
+					arg);
+		return 0;
 	case OPT_MAX_DEPTH:
 	case OPT_THRESH:
 		errno = 0;
@@ -388,6 +399,15 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
 					"not '%s'", arg);
+		for (v = 0; session_osnoise_files[v]; v++)
+			if (!strncmp(arg, session_osnoise_files[v], strcspn(arg, "=")) &&
+			    strlen(session_osnoise_files[v]) == strcspn(arg, "="))
+				break;
+		if (!session_osnoise_files[v])
+			return opts_err(err, errlen, "-O %s: unknown setting; NAME is one of "
+					"period_us, runtime_us, stop_tracing_us, "
+					"stop_tracing_total_us, timerlat_period_us, print_stack, cpus",
+					arg);
 		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
 	}
 	return opts_err(err, errlen, "internal error: option %d", c);

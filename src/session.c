@@ -52,6 +52,9 @@ struct session {
 	int			lock_fd;
 	char			name[64];
 	char			tracer[64];
+	/* the tracer goes on at session_start(): see configure() */
+	bool			tracer_pending;
+	int			funcgraph_irqs, funcgraph_tail;
 	char			dir[512];	/* tracefs directory of the session */
 	char			tracefs[256];	/* tracefs mount point */
 	/* prepared for the signal-handler path: no formatting there */
@@ -1144,8 +1147,7 @@ static int configure_settings(struct session *s, const struct session_opts *o,
 }
 
 /* The tracer's own options (options/funcgraph-*), written once it is the current tracer. */
-static int configure_options(struct session *s, const struct session_opts *o, char *err,
-			     size_t errlen)
+static int configure_options(struct session *s, char *err, size_t errlen)
 {
 	static const struct {
 		const char	*file;
@@ -1153,14 +1155,14 @@ static int configure_options(struct session *s, const struct session_opts *o, ch
 		size_t		off;
 	} t[] = {
 		{ "options/funcgraph-irqs", "--funcgraph-irqs",
-		  offsetof(struct session_opts, funcgraph_irqs) },
+		  offsetof(struct session, funcgraph_irqs) },
 		{ "options/funcgraph-tail", "--funcgraph-tail",
-		  offsetof(struct session_opts, funcgraph_tail) },
+		  offsetof(struct session, funcgraph_tail) },
 	};
 	int ret;
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		int v = *(const int *)((const char *)o + t[i].off);
+		int v = *(const int *)((const char *)s + t[i].off);
 
 		if (v == SESSION_OPT_KEEP)
 			continue;
@@ -1298,20 +1300,19 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		}
 		if (!o->nevents)
 			enable_tracer_events(s, tracer);
-		ret = sess_write(s, "current_tracer", tracer);
-		if (ret) {
-			snprintf(err, errlen, "tracer '%s' refused in %s: %s%s", tracer, s->name,
-				 strerror(-ret), ret == -EPERM ?
-				 " (not permitted by this kernel: lockdown or security policy)" :
-				 ret == -EBUSY ? " (another instance runs it; stop that first)" :
-				 "");
-			return ret;
-		}
+		/*
+		 * The tracer itself goes on in session_start(), once ktop has
+		 * loaded everything: a function tracer hooks every kernel
+		 * function (tracing_on does not change that) and slows down
+		 * whatever runs meanwhile, ktop's own setup first; osnoise and
+		 * timerlat start their workload threads. The tracer was
+		 * checked (available, permitted here) by check_opts().
+		 */
 		snprintf(s->tracer, sizeof(s->tracer), "%s", tracer);
+		s->tracer_pending = true;
+		s->funcgraph_irqs = o->funcgraph_irqs;
+		s->funcgraph_tail = o->funcgraph_tail;
 		add_system(s, "ftrace");
-		ret = configure_options(s, o, err, errlen);
-		if (ret)
-			return ret;
 	}
 	return 0;
 }
@@ -1450,8 +1451,6 @@ int session_open(struct session **out, const struct session_opts *o,
 	ret = load_tep(s, err, errlen);
 	if (ret)
 		goto out_undo;
-	if (s->top)
-		save_ours(s);
 
 	session_open_list[slot] = s;
 	*out = s;
@@ -1465,6 +1464,28 @@ out_undo:
 
 int session_start(struct session *s)
 {
+	char err[512];
+	int ret;
+
+	if (s->tracer_pending) {
+		ret = configure_options(s, err, sizeof(err));
+		if (!ret) {
+			ret = sess_write(s, "current_tracer", s->tracer);
+			if (ret)
+				snprintf(err, sizeof(err), "tracer '%s' refused in %s: %s%s",
+					 s->tracer, s->name, strerror(-ret), ret == -EPERM ?
+					 " (not permitted by this kernel: lockdown or security "
+					 "policy)" : ret == -EBUSY ?
+					 " (another instance runs it; stop that first)" : "");
+		}
+		if (ret) {
+			fprintf(stderr, "ktop: %s\n", err);
+			return ret;
+		}
+		s->tracer_pending = false;
+	}
+	if (s->top && !s->ours_path[0])
+		save_ours(s);
 	return sess_write(s, "tracing_on", "1");
 }
 

@@ -126,15 +126,15 @@ void bpf_fmt_outlier_header(struct richstr *rs)
 void bpf_fmt_outlier_row(struct richstr *rs, const struct bpfstats_outlier *o)
 {
 	char comm[BPFSTATS_COMM_LEN + 1], prev[BPFSTATS_COMM_LEN + 1], b[32];
+	uint64_t us = (o->ts + 500) / 1000;
 
 	memcpy(comm, o->comm, BPFSTATS_COMM_LEN);
 	comm[BPFSTATS_COMM_LEN] = '\0';
 	memcpy(prev, o->prev_comm, BPFSTATS_COMM_LEN);
 	prev[BPFSTATS_COMM_LEN] = '\0';
 	richstr_clear(rs);
-	/* TIMESTAMP as ui_fmt_event prints it: seconds.microseconds */
-	richstr_addf(rs, ROLE_TIME, "%10" PRIu64 ".%06" PRIu64 " ", o->ts / 1000000000u,
-		     o->ts % 1000000000u / 1000u);
+	/* TIMESTAMP as ui_fmt_event prints it: microseconds, rounded as the kernel does */
+	richstr_addf(rs, ROLE_TIME, "%10" PRIu64 ".%06" PRIu64 " ", us / 1000000u, us % 1000000u);
 	richstr_addf(rs, ROLE_CPU, "%4u ", o->cpu);
 	richstr_addf(rs, ROLE_WARN, "%9s ", ui_fmt_dur(b, sizeof(b), o->latency_ns));
 	richstr_addf(rs, ROLE_PID, "%7u ", o->pid);

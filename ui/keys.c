@@ -61,6 +61,8 @@ const struct ui_key ui_keys[] = {
 	{ { '+', '=' }, "+", "refresh less often (+50%)", ACT_SLOWER, 0, "Commands" },
 	{ { '-' }, "-", "refresh more often", ACT_FASTER, 0, "Commands" },
 	{ { 'L' }, "L", "lost events per CPU in the header", ACT_LOST, 0, "Commands" },
+	{ { 'S' }, "S", "save the trace: .ktop, .dat (trace.dat), .json, .txt or .csv",
+	  ACT_SAVE, 0, "Commands" },
 	{ { CTRL('l') }, "Ctrl-L", "redraw the whole screen", ACT_REDRAW, 0, "Commands" },
 	{ { 27 }, "Esc", "close the overlay or prompt", ACT_ESC, 0, "Commands" },
 	{ { KEY_F(10), 'q' }, "F10, q", "quit", ACT_QUIT, 0, "Commands" },
@@ -100,6 +102,15 @@ const struct ui_key ui_keys[] = {
 	  "Latency pane (5)", 5 },
 	{ { 'T' }, "T", "latency: stop threshold (freeze the view above N us)", ACT_THRESHOLD, 0,
 	  "Latency pane (5)", 5 },
+	/* Pane 6, BPF statistics */
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "BPF: the event list at the selected outlier's time",
+	  ACT_ENTER, 0, "BPF pane (6)", 6 },
+	{ { KEY_LEFT, 'h' }, "Left, h", "BPF: histograms of the previous CPU (or all)", ACT_LEFT,
+	  0, "BPF pane (6)", 6 },
+	{ { KEY_RIGHT, 'l' }, "Right, l", "BPF: histograms of the next CPU (or all)", ACT_RIGHT, 0,
+	  "BPF pane (6)", 6 },
+	{ { 'v' }, "v", "BPF: histograms of the last 10 s or since start", ACT_VIEW, 0,
+	  "BPF pane (6)", 6 },
 };
 #pragma GCC diagnostic pop
 

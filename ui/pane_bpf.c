@@ -223,7 +223,7 @@ static void draw_outliers(struct ui *ui, struct bpf_state *bs,
 			  const struct bpfstats_status *st, int py, int y, int h, int w)
 {
 	struct richstr rs;
-	char b[32];
+	char b1[32], b2[32];
 	int rows = h - 2;
 
 	bs->outl_y = -1;
@@ -232,8 +232,8 @@ static void draw_outliers(struct ui *ui, struct bpf_state *bs,
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_EVENT, "Run-queue latency outliers");
 	richstr_addf(&rs, ROLE_DIM, "  (newest first; %s received, %s dropped; Enter: the "
-		     "event list at that time)", ui_fmt_count(b, sizeof(b), st->outliers),
-		     ui_fmt_count(b + 16, sizeof(b) - 16, st->outliers_dropped));
+		     "event list at that time)", ui_fmt_count(b1, sizeof(b1), st->outliers),
+		     ui_fmt_count(b2, sizeof(b2), st->outliers_dropped));
 	ui_draw_rs(ui, y, 0, &rs, w);
 	if (h < 2)
 		return;
@@ -307,7 +307,7 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 			     (unsigned long long)st.tasks_untracked);
 	if (!st.running)
 		richstr_add(&rs, ROLE_WARN, "  poller stopped");
-	richstr_addf(&rs, ROLE_DIM, "  [</> CPU, v window]");
+	richstr_add(&rs, ROLE_DIM, "  [Left/Right: CPU, v: window]");
 	ui_draw_rs(ui, y, 0, &rs, w);
 	row = 1;
 
@@ -412,8 +412,8 @@ static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 		 * list's bottom rows are the switch-in and what came before.
 		 */
 		snprintf(spec, sizeof(spec), "%llu.%06llu",
-			 (unsigned long long)((o->ts + 20000) / 1000000000u),
-			 (unsigned long long)((o->ts + 20000) % 1000000000u / 1000u));
+			 (unsigned long long)((o->ts + 2000) / 1000000000u),
+			 (unsigned long long)((o->ts + 2000) % 1000000000u / 1000u));
 		ui->active = 2;
 		return pane_events_jump(ui, &ui->panes[2], spec) | UI_HANDLED | UI_REDRAW;
 	default:
@@ -438,7 +438,7 @@ static int bpf_click(struct ui *ui, struct pane *p, int row, int col)
 
 static const char *bpf_footer(struct ui *ui, struct pane *p)
 {
-	return ui->app->bpf ? "</> CPU v window Enter: outlier's events" : "";
+	return ui->app->bpf ? "Left/Right CPU v window Enter outlier's events" : "";
 }
 
 const struct pane_ops pane_bpf_ops = {

@@ -171,8 +171,12 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	else
 		richstr_add(&rs, ROLE_WARN, "Events: frozen (End or F follows the tail)");
 	if (es->focus_cpu >= 0 && !es->follow)
-		richstr_addf(&rs, ROLE_EVENT, "  CPU %d, %.6f-%.6f", es->focus_cpu,
-			     (double)es->focus_t0 / 1e9, (double)es->focus_t1 / 1e9);
+		/* microseconds rounded, as the TIMESTAMP column */
+		richstr_addf(&rs, ROLE_EVENT, "  CPU %d, %llu.%06llu-%llu.%06llu", es->focus_cpu,
+			     (unsigned long long)((es->focus_t0 + 500) / 1000 / 1000000),
+			     (unsigned long long)((es->focus_t0 + 500) / 1000 % 1000000),
+			     (unsigned long long)((es->focus_t1 + 500) / 1000 / 1000000),
+			     (unsigned long long)((es->focus_t1 + 500) / 1000 % 1000000));
 	if (ui->search[0])
 		richstr_addf(&rs, ROLE_DIM, "  search \"%s\" (n older, N newer)", ui->search);
 	if (es->n == 0)

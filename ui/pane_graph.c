@@ -181,8 +181,8 @@ static uint64_t graph_window_end(struct ui *ui)
 	uint64_t now = ui_now_ns(), newest = 0, oldest = UINT64_MAX;
 	unsigned int n = store_ncpus(ui->st);
 
-	if (!ui->app->live)
-		return UINT64_MAX - 1;
+	if (!ui->app->live)	/* a snapshot file: all of it, once loaded */
+		return app_snapshot_end(ui->app);
 	for (unsigned int cpu = 0; cpu < n; cpu++) {
 		struct store_stats ss;
 
@@ -388,6 +388,11 @@ static void graph_title(struct ui *ui, struct graph_state *gs, struct richstr *r
 		richstr_addf(rs, ROLE_DIM, "  tree restarted %u times", gs->resets);
 }
 
+static void graph_update(struct ui *ui, struct pane *p)
+{
+	graph_feed(ui, p->priv);
+}
+
 static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
 	struct graph_state *gs = p->priv;
@@ -576,6 +581,7 @@ const struct pane_ops pane_graph_ops = {
 	.init	= graph_init,
 	.destroy = graph_destroy,
 	.draw	= graph_draw,
+	.update	= graph_update,
 	.key	= graph_key,
 	.click	= graph_click,
 	.footer	= graph_footer,

@@ -99,8 +99,8 @@ static uint64_t lat_window_end(struct ui *ui)
 	uint64_t now = ui_now_ns(), newest = 0, oldest = UINT64_MAX;
 	unsigned int n = store_ncpus(ui->st);
 
-	if (!ui->app->live)
-		return UINT64_MAX - 1;
+	if (!ui->app->live)	/* a snapshot file: all of it, once loaded */
+		return app_snapshot_end(ui->app);
 	for (unsigned int cpu = 0; cpu < n; cpu++) {
 		struct store_stats ss;
 
@@ -269,6 +269,15 @@ static const char *series_name(enum latency_series s)
 	}
 }
 
+/* A time stamp as the event list prints it: seconds, microseconds rounded. */
+static const char *ts_str(char *buf, size_t len, uint64_t ns)
+{
+	uint64_t us = (ns + 500) / 1000;
+
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, us / 1000000u, us % 1000000u);
+	return buf;
+}
+
 static void lat_unavailable(struct ui *ui, int y, int h, int w)
 {
 	const struct features *ft = &ui->app->ft;
@@ -339,6 +348,11 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 	}
 }
 
+static void latency_update(struct ui *ui, struct pane *p)
+{
+	lat_feed(ui, p->priv);
+}
+
 static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
 	struct lat_state *ls = p->priv;
@@ -396,12 +410,13 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	}
 	{
 		struct latency_worst wst;
+		char b[40];
 
 		richstr_clear(&rs);
 		if (!latency_worst(ls->l, ls->sel_cpu, &wst))
-			richstr_addf(&rs, ROLE_DIM, "worst %s: %.3f us on CPU %d at %.6f "
+			richstr_addf(&rs, ROLE_DIM, "worst %s: %.3f us on CPU %d at %s "
 				     "(Enter: the events before it)", series_name(wst.series),
-				     (double)wst.value / 1e3, wst.cpu, (double)wst.ts / 1e9);
+				     (double)wst.value / 1e3, wst.cpu, ts_str(b, sizeof(b), wst.ts));
 		ui_draw_rs(ui, y + 2 + table_h, 0, &rs, w);
 	}
 	lat_draw_detail(ui, ls, y + 4 + table_h, h - 4 - table_h, w);
@@ -441,6 +456,7 @@ static int lat_jump(struct ui *ui, struct lat_state *ls)
 {
 	struct latency_worst wst;
 	uint64_t t0;
+	char b[40];
 
 	if (ls->stopped && ls->sel_cpu < 0)
 		wst = ls->stop_at;
@@ -453,8 +469,8 @@ static int lat_jump(struct ui *ui, struct lat_state *ls)
 			      wst.win_end - wst.win_start : wst.win_start);
 	ui->active = 2;
 	pane_events_show(ui, &ui->panes[2], wst.cpu, t0, wst.ts);
-	ui_message(ui, "CPU %d: events before its worst sample (%.3f us at %.6f)", wst.cpu,
-		   (double)wst.value / 1e3, (double)wst.ts / 1e9);
+	ui_message(ui, "CPU %d: events before its worst sample (%.3f us at %s)", wst.cpu,
+		   (double)wst.value / 1e3, ts_str(b, sizeof(b), wst.ts));
 	return UI_HANDLED | UI_REDRAW;
 }
 
@@ -550,6 +566,7 @@ const struct pane_ops pane_latency_ops = {
 	.init	= latency_init,
 	.destroy = latency_destroy,
 	.draw	= latency_draw,
+	.update	= latency_update,
 	.key	= latency_key,
 	.click	= latency_click,
 	.footer	= latency_footer,

@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <curses.h>
+#include <tracefs.h>
 #include <zlib.h>
 #include "app.h"
 #include "filter.h"
@@ -233,12 +236,36 @@ static void pf_history(struct prompt_filter *pf, int dir)
 	pf_set_line(pf, s ? s : "");
 }
 
+/*
+ * Mark a change in the trace itself: the text goes to the trace_marker of
+ * ktop's instance, so it lands in the ring buffer in time order between the
+ * events before the change and those after it, and reaches the store (as an
+ * ftrace print event) like any other event. No new kernel state.
+ */
+static void pf_mark(struct ui *ui, const struct ftrace_filter_result *r)
+{
+	struct app *a = ui->app;
+	char text[300];
+	int fd, n;
+
+	if (!r->changed || !a->sess)
+		return;
+	n = snprintf(text, sizeof(text), "ktop: %s", r->marker[0] ? r->marker : r->msg);
+	fd = tracefs_instance_file_open(session_instance(a->sess), "trace_marker", O_WRONLY);
+	if (fd < 0)
+		return;
+	if (write(fd, text, (size_t)(n < (int)sizeof(text) ? n : (int)sizeof(text) - 1)) < 0)
+		ui_message(ui, "filter changed; trace_marker not written: %s", strerror(errno));
+	close(fd);
+}
+
 /* The status-bar line for a result: the message, the kernel's word, the count. */
 static void pf_result_message(struct ui *ui, const struct ftrace_filter_result *r)
 {
+	struct prompt_filter *pf = ui->filter;
 	char cnt[64] = "";
 
-	if (!r->err && !r->all_functions)
+	if (!r->err && !r->all_functions && pf && pf->ff && ftrace_filter_funcs(pf->ff))
 		snprintf(cnt, sizeof(cnt), " [set_ftrace_filter: %zu functions]",
 			 r->count[FILTER_T_FILTER]);
 	ui_message(ui, "%s%s%s%s", r->msg, cnt, r->kernel_error[0] ? "; error_log: " : "",
@@ -265,6 +292,7 @@ static int pf_apply(struct ui *ui, struct prompt_filter *pf)
 		return UI_REDRAW;
 	}
 	ftrace_filter_apply(pf->ff, pf->line, &pf->res);
+	pf_mark(ui, &pf->res);
 	pf->have_res = true;
 	pf_refresh_current(pf);
 	pf->dirty = true;
@@ -292,6 +320,7 @@ int prompt_filter_undo(struct ui *ui, bool redo)
 		ui_message(ui, "no filter change to %s", redo ? "redo" : "undo");
 		return UI_REDRAW;
 	}
+	pf_mark(ui, &pf->res);
 	pf->have_res = true;
 	pf_refresh_current(pf);
 	pf->dirty = true;
@@ -322,6 +351,7 @@ int prompt_filter_toggle(struct ui *ui, const char *name)
 			in = true;
 	snprintf(line, sizeof(line), in ? "!%s" : "+ %s", name);
 	ftrace_filter_apply(pf->ff, line, &pf->res);
+	pf_mark(ui, &pf->res);
 	pf->have_res = true;
 	pf_refresh_current(pf);
 	pf->dirty = true;
@@ -502,13 +532,12 @@ void prompt_filter_draw(struct ui *ui)
 		if (off >= 0)
 			richstr_addf(&rs, ROLE_ERROR, " (at offset %d)", off);
 	} else {
+		if (pf->offline && funcs == pf->offline)
+			richstr_add(&rs, ROLE_WARN, "[recorded list] ");
 		richstr_add(&rs, pf->pv.count || pf->pv.target == FILTER_T_NR ? ROLE_OK : ROLE_WARN,
 			    pf->pv.text);
-		if (!funcs)
+		if (!funcs && pf->pv.target != FILTER_T_NR)
 			richstr_add(&rs, ROLE_DIM, "  (syntax checked only: no function list)");
-		else if (pf->offline && funcs == pf->offline)
-			richstr_addf(&rs, ROLE_DIM, "  (preview against %s, not this kernel)",
-				     pf->offline_name);
 	}
 	pf_row(ui, y + 2, w, &rs);
 
@@ -520,6 +549,8 @@ void prompt_filter_draw(struct ui *ui)
 		     rs.len < w; i++)
 			richstr_addf(&rs, ROLE_OVERLAY, "%s ", pf->comp.cand[i]);
 	} else if (pf->len && pf->pv.ok && pf->pv.nnames) {
+		if (pf->offline && funcs == pf->offline)
+			richstr_addf(&rs, ROLE_DIM, "[%s, not this kernel] ", pf->offline_name);
 		for (size_t i = 0; i < pf->pv.nnames && rs.len < w; i++)
 			richstr_addf(&rs, ROLE_OVERLAY, "%s ", pf->pv.names[i]);
 		if (pf->pv.count > pf->pv.nnames)
@@ -552,7 +583,7 @@ void prompt_filter_draw(struct ui *ui)
 		}
 		pf_row(ui, y + 5, w, &rs);
 		richstr_clear(&rs);
-		if (!r->err || r->changed) {
+		if ((!r->err || r->changed) && pf->ff && ftrace_filter_funcs(pf->ff)) {
 			richstr_addf(&rs, ROLE_OVERLAY, "read back: set_ftrace_filter %s",
 				     r->all_functions ? "empty (all functions)" : "");
 			if (!r->all_functions)

@@ -506,6 +506,9 @@ void ui_frame(struct ui *ui, bool ingest)
 	ph = ui->rows - 1 - y;
 	ui->pane_y = y;
 	ui->pane_h = ph;
+	for (int i = 0; i < UI_NPANES; i++)
+		if (ui->panes[i].ops->update)
+			ui->panes[i].ops->update(ui, &ui->panes[i]);
 	p = &ui->panes[ui->active];
 	p->h = ph;
 	p->ops->draw(ui, p, y, ph, ui->cols);
@@ -611,6 +614,9 @@ static int prompt_submit(struct ui *ui)
 		break;
 	case PROMPT_THRESHOLD:
 		return pane_latency_threshold(ui, &ui->panes[4], s) | UI_REDRAW;
+	case PROMPT_SAVE:
+	case PROMPT_SAVE_CONFIRM:
+		return prompt_save_submit(ui);
 	}
 	ui_stats_set_narrow(&ui->stats, &n);
 	ui->active = 1;
@@ -783,10 +789,13 @@ int ui_handle_key(struct ui *ui, int ch)
 		ui->modal = MODAL_THEME;
 		return UI_REDRAW;
 	case ACT_SEARCH:
-		prompt_open(ui, PROMPT_SEARCH, "search older events for:");
+		prompt_open(ui, PROMPT_SEARCH, ui->active == 3 ? "search function names for:" :
+			    "search older events for:");
 		return UI_REDRAW;
 	case ACT_FILTER:
 		return prompt_filter_open(ui);
+	case ACT_SAVE:
+		return prompt_save_open(ui);
 	case ACT_FILTER_UNDO:
 	case ACT_FILTER_REDO:
 		return prompt_filter_undo(ui, k->act == ACT_FILTER_REDO);

@@ -172,7 +172,7 @@ const char *ui_lat_sort_name(enum ui_lat_sort s)
 	return (unsigned int)s < UI_LAT_SORT_NR ? lat_sort_names[s] : "?";
 }
 
-#define LW	10	/* a latency column, us with 3 decimals */
+#define LW	12	/* a latency column, us with 3 decimals */
 
 void ui_fmt_lat_header(struct richstr *rs, enum latency_table t, bool user, enum ui_lat_sort s)
 {

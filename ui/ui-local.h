@@ -79,6 +79,7 @@ enum ui_action {
 	ACT_HIST_MODE,
 	ACT_JUMP_WORST,
 	ACT_THRESHOLD,
+	ACT_SAVE,		/* the save prompt (prompt_save.c) */
 	ACT_NR,
 };
 
@@ -127,6 +128,9 @@ struct pane_ops {
 	int		(*search)(struct ui *ui, struct pane *p, const char *needle, int dir);
 	/* Tree view (F5) fold/unfold. */
 	int		(*fold)(struct ui *ui, struct pane *p, bool unfold);
+	/* Every frame, for every pane, before the active one draws: read new data even
+	 * when not shown (the latency pane's stop threshold). May be NULL. */
+	void		(*update)(struct ui *ui, struct pane *p);
 };
 
 struct pane {
@@ -169,6 +173,8 @@ enum ui_prompt_kind {
 	PROMPT_COMM,
 	PROMPT_CPU,
 	PROMPT_THRESHOLD,	/* latency pane: stop threshold */
+	PROMPT_SAVE,		/* prompt_save.c: the file name */
+	PROMPT_SAVE_CONFIRM,	/* prompt_save.c: overwrite? */
 };
 
 /* The statistics helper reads new events in slices, at most this much a second. */
@@ -271,6 +277,9 @@ void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
  * Each returns enum ui_result flags, except draw and free.
  */
 int prompt_filter_open(struct ui *ui);
+/* prompt_save.c: S saves the store (src/app_snapshot.c app_save); never overwrites unasked */
+int prompt_save_open(struct ui *ui);
+int prompt_save_submit(struct ui *ui);
 int prompt_filter_key(struct ui *ui, int ch);
 void prompt_filter_draw(struct ui *ui);
 int prompt_filter_undo(struct ui *ui, bool redo);

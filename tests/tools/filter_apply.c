@@ -11,6 +11,9 @@
  *   preview LINE    print the preview, change nothing
  *   show            print set_ftrace_filter's count and content
  *   save PATH       copy set_ftrace_filter's content to PATH
+ *   savefile F PATH copy the instance's file F (set_ftrace_notrace...) to PATH
+ *   echo TEXT       print "== TEXT" (to find a command's lines in the output)
+ *   names           from now on write names, not indexes (the fallback path)
  *   bench LINE [N]  time applying LINE in the index form, then writing its
  *                   first N (200) names in one open and one by one
  *                   (open/append/close each, as shell scripts do),
@@ -79,13 +82,13 @@ static int show(const char *dir)
 	return 0;
 }
 
-static int save(const char *dir, const char *to)
+static int save(const char *dir, const char *file, const char *to)
 {
 	char path[4200], buf[65536];
 	FILE *in, *out;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/set_ftrace_filter", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	in = fopen(path, "r");
 	out = fopen(to, "w");
 	if (!in || !out) {
@@ -309,8 +312,17 @@ int main(int argc, char **argv)
 			printf("msg: %s\n", pv.text);
 		} else if (!strcmp(cmd, "show")) {
 			ret = show(dir);
+		} else if (!strcmp(cmd, "names")) {
+			ftrace_filter_set_index_form(f, false);
+			ret = 0;
 		} else if (!strcmp(cmd, "save") && i + 1 < argc) {
-			ret = save(dir, argv[++i]);
+			ret = save(dir, "set_ftrace_filter", argv[++i]);
+		} else if (!strcmp(cmd, "savefile") && i + 2 < argc) {
+			ret = save(dir, argv[i + 1], argv[i + 2]);
+			i += 2;
+		} else if (!strcmp(cmd, "echo") && i + 1 < argc) {
+			printf("== %s\n", argv[++i]);
+			ret = 0;
 		} else if (!strcmp(cmd, "bench") && i + 1 < argc) {
 			ret = bench(f, dir, argv[i + 1], i + 2 < argc && atoi(argv[i + 2]) > 0 ?
 				    (size_t)atoi(argv[i + 2]) : 200);

@@ -15,11 +15,16 @@
  *                                            "events N lost N cpus N source S"
  *   snapshot_tool dump FILE|-                load, then one line per event:
  *                                            "cpu ts pid system:name"
+ *   snapshot_tool merge OUT DIR...           decode several fixtures (recorded
+ *                                            one after the other on one boot,
+ *                                            given in time order) into one store
+ *                                            and write OUT (tests/fixtures/demo.ktop)
  *
  * Exit status: 0, 1 for a usage or write error, 2 for a bad input file (the
  * message names the file and the problem), 3 for EPIPE on stdout.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +69,100 @@ static struct store *fixture_store(const char *dir, struct snapshot_meta *meta)
 	symbols_free(syms);
 	fixture_close(fx);
 	return st;
+}
+
+/* The "name: X" line of an event format text. */
+static bool merge_format_name(const char *text, char *name, size_t len)
+{
+	const char *p = strstr(text, "name: ");
+
+	if (!p)
+		return false;
+	p += 6;
+	snprintf(name, len, "%.*s", (int)strcspn(p, "\n"), p);
+	return true;
+}
+
+/* Decode every fixture of @dirs into one store; keep each event format once. */
+static int cmd_merge(const char *out, int ndirs, char **dirs)
+{
+	struct snapshot_meta meta = { 0 };
+	struct store *st = NULL;
+	unsigned int ncpus = 1;
+	char err[512];
+	int ret;
+
+	for (int i = 0; i < ndirs; i++) {
+		struct fixture *fx = fixture_open(dirs[i]);
+
+		if (!fx) {
+			fprintf(stderr, "%s: %s\n", dirs[i], strerror(errno));
+			return 2;
+		}
+		if (fixture_ncpus(fx) > ncpus)
+			ncpus = fixture_ncpus(fx);
+		fixture_close(fx);
+	}
+	st = store_new(0, ncpus);
+	if (!st)
+		return 1;
+	for (int i = 0; i < ndirs; i++) {
+		struct fixture *fx = fixture_open(dirs[i]);
+		struct symbols *syms = symbols_load(fixture_path(fx, "kallsyms"));
+		struct decode_ctx *dc = decode_ctx_new(fixture_tep(fx), st, syms);
+		struct snapshot_meta m = { 0 };
+
+		for (unsigned int cpu = 0; dc && cpu < fixture_ncpus(fx); cpu++) {
+			struct decoder *d = decoder_new(dc, cpu);
+
+			for (size_t k = 0; d && k < fixture_npages(fx, cpu); k++)
+				decoder_page(d, fixture_page(fx, cpu, k), fixture_page_size(fx), NULL);
+			decoder_free(d);
+			store_publish(st, cpu);
+		}
+		if (!i) {
+			snapshot_meta_load_dir(&meta, dirs[i], NULL);
+		} else {
+			snapshot_meta_load_dir(&m, dirs[i], NULL);
+			for (size_t f = 0; f < m.nformats; f++) {
+				char name[128], other[128];
+				bool have = false;
+
+				if (!merge_format_name(m.formats[f].text, name, sizeof(name)))
+					continue;
+				for (size_t g = 0; g < meta.nformats && !have; g++)
+					have = !strcmp(meta.formats[g].system, m.formats[f].system) &&
+					       merge_format_name(meta.formats[g].text, other,
+								 sizeof(other)) &&
+					       !strcmp(name, other);
+				if (!have)
+					snapshot_meta_add_format(&meta, m.formats[f].system,
+								 m.formats[f].text);
+			}
+			/* kallsyms: the lines of every fixture (duplicates are harmless) */
+			if (m.kallsyms && *m.kallsyms) {
+				size_t a = meta.kallsyms ? strlen(meta.kallsyms) : 0;
+				char *k = realloc(meta.kallsyms, a + strlen(m.kallsyms) + 1);
+
+				if (k) {
+					strcpy(k + a, m.kallsyms);
+					meta.kallsyms = k;
+				}
+			}
+			snapshot_meta_free(&m);
+		}
+		decode_ctx_free(dc);
+		symbols_free(syms);
+		fixture_close(fx);
+	}
+	meta.ncpus = ncpus;
+	ret = export_write(export_format_from_name(out) < 0 ? EXPORT_KTOP :
+			   export_format_from_name(out), out, st, &meta, NULL, NULL, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "%s\n", err);
+	store_free(st);
+	snapshot_meta_free(&meta);
+	return ret ? 1 : 0;
 }
 
 /* A store with the schema and strings of @src and none of its events. */
@@ -172,6 +271,8 @@ int main(int argc, char **argv)
 		snapshot_meta_free(&meta);
 		return ret ? 1 : 0;
 	}
+	if (!strcmp(argv[1], "merge") && argc >= 4)
+		return cmd_merge(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "stream"))
 		return cmd_stream(argv[2], argc > 3 ? atoi(argv[3]) : 4);
 	if (!strcmp(argv[1], "load") || !strcmp(argv[1], "dump")) {

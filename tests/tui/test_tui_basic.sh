@@ -236,9 +236,9 @@ else
 	fail "esc_closes_help"; evidence esc
 fi
 
-# 8. F4: the filter prompt says honestly what is missing
+# 8. F4: the filter prompt says what this kernel permits (tests/tui/test_tui_filter.sh: more)
 keys F4
-if wait_screen 'filter \[needs ktop issue 7' 3; then
+if wait_screen 'Filter +(this kernel does not permit function filtering|[0-9.]+k? functions available)' 3; then
 	ok "f4_filter_prompt_is_honest"
 else
 	fail "f4_filter_prompt_is_honest"; evidence f4

@@ -85,6 +85,11 @@ TEST(tracer_options)
 	CHECK(PARSE(&o, "-p", "timerlat", "-O", "timerlat_period_us") == -EINVAL);
 	CHECK(strstr(err, "NAME=VALUE") != NULL);
 	CHECK(PARSE(&o, "-p", "timerlat", "-O", "=5") == -EINVAL);
+	CHECK(PARSE(&o, "-p", "timerlat", "-O", "period=5") == -EINVAL);
+	CHECK(strstr(err, "unknown setting") != NULL);
+	CHECK(strstr(err, "timerlat_period_us") != NULL);
+	CHECK(PARSE(&o, "-p", "timerlat", "-O", "period_us_x=5") == -EINVAL);
+	CHECK(PARSE(&o, "-p", "timerlat", "-O", "cpus=0-1") == OPTS_RUN);
 }
 
 /* The names -O accepts are exactly the files of the kernel's osnoise/ directory

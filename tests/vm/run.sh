@@ -15,7 +15,8 @@
 #                     (bookworm: 6.1-rt, function_graph only at top level;
 #                      backports: 6.12-rt, function_graph in an instance too)
 #   KTOP_VM_ONLY      scenario names to run (space separated), default all
-#   KTOP_VM_TIMEOUT   seconds per boot before qemu is killed, default 400
+#   KTOP_VM_TIMEOUT   seconds per boot before qemu is killed, default the sum of
+#                     the scenarios' own limits + 120 (fixtures: 900)
 #   KTOP_VM_PARALLEL  1 (default): boot the kernels at the same time; 0: in turn
 #   KTOP_VM_CACHE     cache dir (default $XDG_CACHE_HOME/ktop-vm, else tests/vm/cache)
 #   KTOP_BIN          the ktop to test, default ./ktop
@@ -49,7 +50,28 @@ check|fixtures|shell) ;;
 esac
 
 kernels=${KTOP_VM_KERNELS:-bookworm backports}
-boot_timeout=${KTOP_VM_TIMEOUT:-400}
+# Default boot limit: every scenario's own limit ("# timeout: N", else 60 s)
+# plus two minutes, so a hung guest ends, but a slow one is not cut short.
+default_timeout()
+{
+	local f n sum=120
+	if [ "$mode" = fixtures ]; then
+		echo 900
+		return
+	fi
+	for f in "$here"/guest/scenario-*.sh; do
+		n=${f##*/scenario-}
+		n=${n%.sh}
+		n=${n#[0-9][0-9]-}
+		if [ -n "${KTOP_VM_ONLY:-}" ]; then
+			case " $KTOP_VM_ONLY " in *" $n "*) ;; *) continue ;; esac
+		fi
+		n=$(sed -n 's/^# timeout: \([0-9]*\).*/\1/p' "$f")
+		sum=$((sum + ${n:-60}))
+	done
+	echo "$sum"
+}
+boot_timeout=${KTOP_VM_TIMEOUT:-$(default_timeout)}
 ktop_bin=${KTOP_BIN:-./ktop}
 fixtures_dir=${KTOP_FIXTURES:-tests/fixtures}
 cache=$(vm_cache_dir)
@@ -188,7 +210,7 @@ boot()
 # Turn the guest's "@@KTOP-VM" lines into ok/FAIL lines.
 report_check()
 {
-	local flavour=$1 log=$2 qrc=$3 kver expected name res secs
+	local flavour=$1 log=$2 qrc=$3 kver expected name res secs shown=
 	kver=$(sed -n 's/^@@KTOP-VM kernel //p' "$log" | head -n 1)
 	sed -n "s/^@@KTOP-VM uptime \(.*\)/vm: $flavour: guest uptime \1/p" "$log" | head -n 1
 	expected=$(sed -n 's/^@@KTOP-VM scenarios //p' "$log" | head -n 1)
@@ -207,8 +229,11 @@ report_check()
 		fi
 		if [ -z "$res" ]; then
 			echo "FAIL $flavour/$name ($kver): no result from the guest (qemu exit $qrc)"
-			grep -v '^@@KTOP-VM \(evidence\|log\|result\)' "$log" | tail -n 8 |
-				cut -c1-300 | sed 's/^/    /'
+			if [ -z "$shown" ]; then
+				grep -v '^@@KTOP-VM \(evidence\|log\|result\|scenarios\)' "$log" |
+					tail -n 8 | cut -c1-300 | sed 's/^/    /'
+				shown=1
+			fi
 		else
 			echo "FAIL $flavour/$name ($kver, ${secs}s)"
 		fi

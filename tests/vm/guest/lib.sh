@@ -89,13 +89,14 @@ count()
 	grep -cE "$1" "$2" 2>/dev/null || true
 }
 
-# Wait up to $2 seconds for a command to succeed.
+# Wait up to $2 seconds (by the clock: a loaded TCG guest runs slowly) for a
+# command to succeed.
 wait_for()
 {
-	local n=0 cmd=$1 lim=$(( ${2:-10} * 10 ))
+	local cmd=$1 end
+	end=$(awk -v a="$(now)" -v b="${2:-10}" 'BEGIN { print a + b }')
 	while ! eval "$cmd" > /dev/null 2>&1; do
-		n=$((n + 1))
-		[ "$n" -ge "$lim" ] && return 1
+		awk -v a="$(now)" -v b="$end" 'BEGIN { exit !(a >= b) }' && return 1
 		sleep 0.1
 	done
 	return 0
@@ -125,8 +126,13 @@ ktop_start()
 	ktop "$@" > "$out" 2> "$out.err" &
 	KPID=$!
 	local t0=$(now)
-	if ! wait_for "ktop_tracing $KPID $tracer" "${KTOP_START_LIMIT:-90}"; then
-		note "ktop $* did not start tracing within ${KTOP_START_LIMIT:-90} s"
+	# Stop waiting when ktop has ended too (its stderr says why).
+	wait_for "{ ktop_tracing $KPID $tracer && : > /tmp/seen.$KPID; } || ! kill -0 $KPID" \
+		"${KTOP_START_LIMIT:-90}"
+	if [ ! -e "/tmp/seen.$KPID" ]; then
+		kill -0 "$KPID" 2>/dev/null &&
+			note "ktop $* did not start tracing within ${KTOP_START_LIMIT:-90} s" ||
+			note "ktop $* ended before it was seen tracing"
 		show "$out.err"
 		show "$out"
 		ls "$T/instances"

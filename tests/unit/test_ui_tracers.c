@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The function graph and latency panes without a terminal: the panes' own
+ * draw and key functions run against a store decoded from the rt fixtures,
+ * and the few screen functions they call (ui_draw_rs and friends, which live
+ * in ui/screen.c with curses) are replaced below by ones that write into a
+ * text screen. Expected values come from the kernel's text output of the
+ * same recording (trace.txt), never typed.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include "test.h"
+
+#include "../../ui/richstr.c"
+#include "../../ui/format.c"
+#include "../../ui/tracer_rows.c"
+#include "../../ui/pane_graph.c"
+#include "../../ui/pane_latency.c"
+
+#include "decode.h"
+#include "fgraph_text.h"
+#include "fixture.h"
+#include "symbols.h"
+
+/* ---- a text screen in place of ui/screen.c --------------------------------- */
+
+#define SCR_ROWS	60
+#define SCR_COLS	200
+
+static char scr[SCR_ROWS][SCR_COLS + 1];
+static char last_msg[256], unavail[4096];
+static struct {
+	int		calls, cpu;
+	uint64_t	t0, t1;
+} shown;
+
+static void scr_clear(void)
+{
+	for (int r = 0; r < SCR_ROWS; r++) {
+		memset(scr[r], ' ', SCR_COLS);
+		scr[r][SCR_COLS] = '\0';
+	}
+	unavail[0] = '\0';
+}
+
+void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w)
+{
+	for (int i = 0; i < rs->len && i < w && y >= 0 && y < SCR_ROWS && x + i < SCR_COLS; i++)
+		scr[y][x + i] = rs->ch[i];
+}
+
+void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w)
+{
+	struct richstr rs;
+
+	richstr_clear(&rs);
+	richstr_add(&rs, role, s);
+	ui_draw_rs(ui, y, x, &rs, w);
+}
+
+void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
+			 const int *features, int nfeatures, const char *plan)
+{
+	size_t n = 0;
+
+	n += (size_t)snprintf(unavail + n, sizeof(unavail) - n, "%s\n", title);
+	for (int i = 0; i < nfeatures && n < sizeof(unavail); i++) {
+		const struct feature *f = &ui->app->ft.f[features[i]];
+
+		n += (size_t)snprintf(unavail + n, sizeof(unavail) - n, "%s: %s %s\n",
+				      f->name ? f->name : "?", f->config ? f->config : "",
+				      f->detail);
+	}
+	if (n < sizeof(unavail))
+		snprintf(unavail + n, sizeof(unavail) - n, "%s", plan);
+}
+
+void ui_message(struct ui *ui, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+	va_end(ap);
+}
+
+uint64_t ui_now_ns(void)
+{
+	return 0;
+}
+
+int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64_t t1)
+{
+	shown.calls++;
+	shown.cpu = cpu;
+	shown.t0 = t0;
+	shown.t1 = t1;
+	return UI_HANDLED;
+}
+
+/* ---- an offline app over a fixture ------------------------------------------ */
+
+struct rig {
+	struct app	app;
+	struct ui	ui;
+	struct pane	pane;
+	struct fixture	*fx;
+	char		*text;		/* the kernel's trace.txt */
+};
+
+static bool rig_open(struct rig *r, const char *name, const struct pane_ops *ops)
+{
+	char dir[512];
+	struct symbols *syms;
+	struct decode_ctx *dc;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name);
+	r->fx = fixture_open(dir);
+	if (!r->fx)
+		return false;
+	r->text = fixture_read_file(fixture_path(r->fx, "trace.txt"), NULL);
+	r->app.st = store_new(0, fixture_ncpus(r->fx));
+	syms = symbols_load(fixture_path(r->fx, "kallsyms"));
+	dc = decode_ctx_new(fixture_tep(r->fx), r->app.st, syms);
+	for (unsigned int cpu = 0; dc && cpu < fixture_ncpus(r->fx); cpu++) {
+		struct decoder *d = decoder_new(dc, cpu);
+
+		for (size_t i = 0; d && i < fixture_npages(r->fx, cpu); i++)
+			decoder_page(d, fixture_page(r->fx, cpu, i), fixture_page_size(r->fx), NULL);
+		decoder_free(d);
+		store_publish(r->app.st, cpu);
+	}
+	decode_ctx_free(dc);
+	symbols_free(syms);
+	r->app.live = false;	/* like a snapshot: everything is there */
+	r->ui.app = &r->app;
+	r->ui.st = r->app.st;
+	r->pane.ops = ops;
+	return r->text && ops->init(&r->ui, &r->pane) == 0;
+}
+
+static void rig_close(struct rig *r)
+{
+	if (r->pane.ops && r->pane.priv)
+		r->pane.ops->destroy(&r->pane);
+	store_free(r->app.st);
+	fixture_close(r->fx);
+	free(r->text);
+}
+
+static void rig_draw(struct rig *r)
+{
+	scr_clear();
+	r->pane.h = SCR_ROWS;
+	r->pane.ops->draw(&r->ui, &r->pane, 0, SCR_ROWS, SCR_COLS);
+	/* KTOP_TEST_SHOW=1: print each frame, to look at */
+	if (getenv("KTOP_TEST_SHOW")) {
+		for (int i = 0; i < SCR_ROWS; i++) {
+			int n = SCR_COLS;
+
+			while (n > 0 && scr[i][n - 1] == ' ')
+				n--;
+			printf("|%.*s\n", n, scr[i]);
+		}
+		if (unavail[0])
+			printf("unavailable: %s\n", unavail);
+	}
+}
+
+static int screen_count(const char *needle)
+{
+	int n = 0;
+
+	for (int i = 0; i < SCR_ROWS; i++)
+		if (strstr(scr[i], needle))
+			n++;
+	return n;
+}
+
+/* ---- function graph ------------------------------------------------------------ */
+
+/* A leaf line of the kernel's text, as "PREFIX|name": the CPU, marker and duration columns. */
+struct leaf {
+	char	key[160];
+	bool	used;
+};
+
+static int kernel_leaves(const char *text, struct leaf **out)
+{
+	char *copy = strdup(text), *save = NULL;
+	struct leaf *l = NULL;
+	int n = 0, cap = 0;
+
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct ft_rec rec;
+		const char *bar = strchr(line, '|');
+
+		if (ft_parse_line(line, &rec) != 1 || rec.kind != FT_LEAF || !bar || !rec.has_dur)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			l = realloc(l, (size_t)cap * sizeof(*l));
+		}
+		snprintf(l[n].key, sizeof(l[n].key), "%.*s%s", (int)(bar - line + 1), line,
+			 rec.func);
+		l[n].used = false;
+		n++;
+	}
+	free(copy);
+	*out = l;
+	return n;
+}
+
+/* Every complete leaf call of the timeline, as the pane formats it, is a line of the kernel's text. */
+TEST(graph_rows_match_kernel_text)
+{
+	struct rig r;
+	struct graph_state *gs;
+	struct leaf *kl = NULL;
+	int nk, matched = 0, leaves = 0, bad = 0;
+
+	CHECK(rig_open(&r, "rt-fgraph", &pane_graph_ops));
+	gs = r.pane.priv;
+	rig_draw(&r);
+	CHECK(graph_has_calls(gs));
+	nk = kernel_leaves(r.text, &kl);
+	CHECK(nk > 10);
+	graph_layout(gs);
+	for (long i = 0; i < gs->n; i++) {
+		struct fgraph_info in;
+		struct richstr rs;
+		const char *bar;
+		char key[160];
+
+		if (fgraph_node(gs->g, FGRAPH_TIMELINE, gs->rows[i].id, &in) ||
+		    in.kind != FGRAPH_K_CALL || in.nchildren ||
+		    (in.flags & (FGRAPH_F_OPEN | FGRAPH_F_EXIT_MISSING | FGRAPH_F_ENTRY_MISSING)))
+			continue;
+		ui_fmt_graph_row(&rs, FGRAPH_TIMELINE, &in, gs->rows[i].level, false);
+		leaves++;
+		bar = strchr(rs.ch, '|');
+		CHECK(bar != NULL);
+		CHECK(strstr(rs.ch, "();") != NULL);
+		/* the marker is coloured by its role */
+		CHECK(rs.role[4] == ui_mark_role(rs.ch[4]));
+		snprintf(key, sizeof(key), "%.*s%s", (int)(bar - rs.ch + 1), rs.ch, in.name);
+		int k;
+
+		for (k = 0; k < nk; k++)
+			if (!kl[k].used && !strcmp(kl[k].key, key))
+				break;
+		if (k < nk) {
+			kl[k].used = true;
+			matched++;
+		} else if (bad++ < 5) {
+			printf("  not in the kernel text: \"%s\"\n", key);
+		}
+	}
+	printf("  %d leaf rows, %d matched of %d kernel leaf lines\n", leaves, matched, nk);
+	CHECK(leaves > 10);
+	CHECK_EQ_U64(matched, leaves);
+	free(kl);
+	rig_close(&r);
+}
+
+/* The first row of @name on the screen, or -1. */
+static int screen_row(const char *needle)
+{
+	for (int i = 2; i < SCR_ROWS; i++)
+		if (strstr(scr[i], needle))
+			return i;
+	return -1;
+}
+
+static uint32_t sel_id(struct rig *r)
+{
+	struct graph_state *gs = r->pane.priv;
+
+	return gs->vs[gs->view].sel;
+}
+
+static int key(struct rig *r, enum ui_action a)
+{
+	return r->pane.ops->key(&r->ui, &r->pane, a);
+}
+
+/* Folding, moving, searching, and that fold state survives re-sorting and new calls. */
+TEST(graph_keys_fold_move_search)
+{
+	struct rig r;
+	struct graph_state *gs;
+	struct fgraph_info in, child;
+	long before, after;
+	uint32_t id, hot;
+
+	CHECK(rig_open(&r, "rt-fgraph", &pane_graph_ops));
+	gs = r.pane.priv;
+	rig_draw(&r);
+	/* a vfs_read call: the root of the recording's graph (-g vfs_read) */
+	CHECK(graph_search(&r.ui, &r.pane, "vfs_read", -1) & UI_REDRAW);
+	id = sel_id(&r);
+	CHECK(!fgraph_node(gs->g, FGRAPH_TIMELINE, id, &in));
+	CHECK_STR(in.name, "vfs_read");
+	CHECK(in.nchildren > 0);
+	rig_draw(&r);
+	graph_layout(gs);
+	before = gs->n;
+	CHECK(screen_count("vfs_read() {") >= 1);
+	/* Enter folds it: exactly its visible descendants go */
+	key(&r, ACT_FOLD_TOGGLE);
+	rig_draw(&r);
+	graph_layout(gs);
+	after = gs->n;
+	CHECK(after < before);
+	CHECK(screen_row("+ vfs_read() { ... }") >= 2);
+	/* a new sort and more data do not unfold it */
+	key(&r, ACT_PANE_SORT);
+	rig_draw(&r);
+	CHECK(graph_folded(&gs->vs[gs->view], id));
+	key(&r, ACT_PANE_SORT);
+	key(&r, ACT_PANE_SORT);
+	key(&r, ACT_PANE_SORT);
+	key(&r, ACT_PANE_SORT);
+	key(&r, ACT_PANE_SORT);
+	CHECK(gs->sort == FGRAPH_SORT_ORDER);
+	rig_draw(&r);
+	graph_layout(gs);
+	CHECK_EQ_U64(gs->n, after);
+	CHECK(sel_id(&r) == id);
+	/* Right unfolds, Right again goes to the first child, Left goes back up */
+	key(&r, ACT_RIGHT);
+	graph_layout(gs);
+	CHECK_EQ_U64(gs->n, before);
+	key(&r, ACT_RIGHT);
+	CHECK(sel_id(&r) == fgraph_first_child(gs->g, FGRAPH_TIMELINE, id));
+	key(&r, ACT_PARENT);
+	CHECK(sel_id(&r) == id);
+	/* the hot path: the child with the longest duration */
+	key(&r, ACT_HOT_PATH);
+	hot = sel_id(&r);
+	CHECK(!fgraph_node(gs->g, FGRAPH_TIMELINE, hot, &child));
+	for (uint32_t k = fgraph_first_child(gs->g, FGRAPH_TIMELINE, id); k != FGRAPH_NONE;
+	     k = fgraph_next_sibling(gs->g, FGRAPH_TIMELINE, k)) {
+		struct fgraph_info s;
+
+		fgraph_node(gs->g, FGRAPH_TIMELINE, k, &s);
+		CHECK(s.total <= child.total);
+	}
+	key(&r, ACT_LEFT);	/* a leaf or open node: Left folds or goes to the parent */
+	key(&r, ACT_PARENT);
+	/* c folds the children, e unfolds them */
+	key(&r, ACT_FOLD_CHILDREN);
+	for (uint32_t k = fgraph_first_child(gs->g, FGRAPH_TIMELINE, id); k != FGRAPH_NONE;
+	     k = fgraph_next_sibling(gs->g, FGRAPH_TIMELINE, k))
+		CHECK(graph_folded(&gs->vs[0], k));
+	key(&r, ACT_UNFOLD_CHILDREN);
+	for (uint32_t k = fgraph_first_child(gs->g, FGRAPH_TIMELINE, id); k != FGRAPH_NONE;
+	     k = fgraph_next_sibling(gs->g, FGRAPH_TIMELINE, k))
+		CHECK(!graph_folded(&gs->vs[0], k));
+	/* C folds everything: only the context rows remain; E brings all back */
+	key(&r, ACT_FOLD_ALL);
+	graph_layout(gs);
+	{
+		long nctx = 0;
+
+		for (uint32_t k = fgraph_first_child(gs->g, FGRAPH_TIMELINE, FGRAPH_ROOT);
+		     k != FGRAPH_NONE; k = fgraph_next_sibling(gs->g, FGRAPH_TIMELINE, k))
+			nctx++;
+		CHECK_EQ_U64(gs->n, nctx);
+	}
+	key(&r, ACT_UNFOLD_ALL);
+	graph_layout(gs);
+	CHECK_EQ_U64(gs->n, before);
+	/* search finds a child of vfs_read and unfolds what hides it */
+	key(&r, ACT_FOLD_ALL);
+	CHECK(!fgraph_node(gs->g, FGRAPH_TIMELINE, fgraph_first_child(gs->g, FGRAPH_TIMELINE, id),
+			   &child));
+	CHECK(graph_search(&r.ui, &r.pane, child.name, -1) & UI_REDRAW);
+	CHECK(!fgraph_node(gs->g, FGRAPH_TIMELINE, sel_id(&r), &in));
+	CHECK_STR(in.name, child.name);
+	rig_draw(&r);
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "%s(", child.name);
+		CHECK(screen_row(want) >= 2);
+	}
+	/* next / previous sibling */
+	{
+		uint32_t s = sel_id(&r), nx = fgraph_next_sibling(gs->g, FGRAPH_TIMELINE, s);
+
+		key(&r, ACT_NEXT_SIBLING);
+		CHECK(sel_id(&r) == (nx == FGRAPH_NONE ? s : nx));
+		key(&r, ACT_PREV_SIBLING);
+		CHECK(sel_id(&r) == s);
+	}
+	/* the aggregated view: vfs_read's path, with count and total */
+	key(&r, ACT_UNFOLD_ALL);
+	key(&r, ACT_VIEW);
+	CHECK(gs->view == FGRAPH_AGG);
+	rig_draw(&r);
+	CHECK(screen_count("CALL PATH") == 1);
+	CHECK(screen_count("vfs_read() {") >= 1);
+	rig_close(&r);
+}
+
+/* New calls arriving keep the folds, the selection and the node at the top of the page. */
+TEST(graph_fold_survives_new_calls)
+{
+	struct rig r;
+	struct graph_state *gs;
+	struct store_stats ss;
+	struct fgraph_info in;
+	uint64_t mid;
+	uint32_t id, top;
+	long n1;
+
+	CHECK(rig_open(&r, "rt-fgraph", &pane_graph_ops));
+	gs = r.pane.priv;
+	store_get_stats(r.app.st, &ss);
+	mid = ss.first_ts + (ss.last_ts - ss.first_ts) / 2;
+	/* the first half, as a live frame would have read it */
+	CHECK(fgraph_feed_store(gs->g, r.app.st, 0, mid) > 0);
+	gs->t0 = mid + 1;
+	CHECK(graph_search(&r.ui, &r.pane, "vfs_read", -1) & UI_REDRAW);
+	id = sel_id(&r);
+	key(&r, ACT_FOLD_TOGGLE);
+	graph_layout(gs);
+	n1 = gs->n;
+	graph_sync(gs, SCR_ROWS - 2);
+	top = gs->vs[0].top;
+	/* the second half arrives with the next frame */
+	rig_draw(&r);
+	graph_layout(gs);
+	CHECK(gs->n > n1);
+	CHECK(sel_id(&r) == id);
+	CHECK(gs->vs[0].top == top);
+	CHECK(graph_folded(&gs->vs[0], id));
+	CHECK(!fgraph_node(gs->g, FGRAPH_TIMELINE, id, &in));
+	CHECK(screen_row("+ vfs_read() { ... }") >= 2);
+	rig_close(&r);
+}
+
+/* Without function_graph and without calls, the pane says why. */
+TEST(graph_says_why)
+{
+	struct rig r;
+
+	CHECK(rig_open(&r, "rt-timerlat", &pane_graph_ops));
+	r.app.live = true;
+	r.app.opts.so.tracer = "nop";
+	r.app.ft.f[FEATURE_FUNCTION_GRAPH] = (struct feature){
+		.name = "function_graph", .config = "CONFIG_FUNCTION_GRAPH_TRACER",
+		.state = FEAT_NOT_BUILT };
+	rig_draw(&r);
+	CHECK(strstr(unavail, "CONFIG_FUNCTION_GRAPH_TRACER is not set") != NULL);
+	r.app.ft.f[FEATURE_FUNCTION_GRAPH].state = FEAT_NOT_PERMITTED;
+	rig_draw(&r);
+	CHECK(strstr(unavail, "does not permit (EPERM)") != NULL);
+	rig_close(&r);
+}
+
+/* ---- latency ------------------------------------------------------------------- */
+
+struct ktxt {
+	uint64_t	n[64][3], max[64][3];	/* timerlat per CPU and context */
+	uint64_t	worst[64];		/* the largest of any context */
+	double		worst_ts[64];		/* its time stamp as printed */
+	uint64_t	os_n[64], os_single[64];
+};
+
+static void ktxt_parse(struct ktxt *t, const char *text)
+{
+	char *copy = strdup(text), *save = NULL;
+
+	memset(t, 0, sizeof(*t));
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *b = strstr(line, " ["), *c;
+		unsigned long long seq, v, rt, no, ms, x[5];
+		double ts, pct;
+		char ctx[16];
+		int cpu, k;
+
+		if (line[0] == '#' || !b || !isdigit((unsigned char)b[2]))
+			continue;
+		cpu = atoi(b + 2);
+		c = strstr(b, ": ");
+		if (!c || cpu < 0 || cpu >= 64)
+			continue;
+		{
+			/* the TIMESTAMP column: the number just before ": " */
+			const char *q = c;
+
+			while (q > line && q[-1] != ' ')
+				q--;
+			ts = strtod(q, NULL);
+		}
+		if (sscanf(c + 2, "#%llu context %15s timer_latency %llu ns", &seq, ctx, &v) == 3) {
+			k = !strcmp(ctx, "irq") ? 0 : !strcmp(ctx, "thread") ? 1 : 2;
+			t->n[cpu][k]++;
+			if (v > t->max[cpu][k])
+				t->max[cpu][k] = v;
+			if (v > t->worst[cpu]) {
+				t->worst[cpu] = v;
+				t->worst_ts[cpu] = ts;
+			}
+			continue;
+		}
+		if (sscanf(c + 2, "%llu %llu %lf %llu %llu %llu %llu %llu %llu", &rt, &no, &pct, &ms,
+			   &x[0], &x[1], &x[2], &x[3], &x[4]) == 9) {
+			t->os_n[cpu]++;
+			if (ms * 1000 > t->os_single[cpu])
+				t->os_single[cpu] = ms * 1000;
+		}
+	}
+	free(copy);
+}
+
+/* The drawn table row of @cpu (after the two title rows), or NULL. */
+static const char *table_row(int cpu)
+{
+	char want[16];
+
+	snprintf(want, sizeof(want), "%5d ", cpu);
+	for (int i = 2; i < SCR_ROWS; i++)
+		if (!strncmp(scr[i], want, 6))
+			return scr[i];
+	return NULL;
+}
+
+TEST(latency_timerlat_table_and_jump)
+{
+	struct rig r;
+	struct lat_state *ls;
+	struct ktxt *t = calloc(1, sizeof(*t));
+	int cpus = 0;
+
+	CHECK(rig_open(&r, "rt-timerlat", &pane_latency_ops));
+	ls = r.pane.priv;
+	ktxt_parse(t, r.text);
+	r.app.opts.so.tracer = "timerlat";
+	rig_draw(&r);
+	CHECK(screen_count("timerlat: per-CPU timer latency") == 1);
+	CHECK(screen_row("  ALL ") >= 2);
+	for (int cpu = 0; cpu < 64; cpu++) {
+		const char *row = table_row(cpu);
+		char n[32], mx[32];
+
+		if (!t->n[cpu][0] && !t->n[cpu][1])
+			continue;
+		cpus++;
+		CHECK(row != NULL);
+		if (!row)
+			continue;
+		/* samples (IRQ activations) and the thread max, from the kernel's text */
+		snprintf(n, sizeof(n), " %llu |", (unsigned long long)t->n[cpu][0]);
+		snprintf(mx, sizeof(mx), " %llu.%03llu", (unsigned long long)t->max[cpu][1] / 1000,
+			 (unsigned long long)t->max[cpu][1] % 1000);
+		if (!strstr(row, n) || !strstr(row, mx))
+			printf("  CPU %d row \"%.120s\" lacks \"%s\" or \"%s\"\n", cpu, row, n, mx);
+		CHECK(strstr(row, n) != NULL);
+		CHECK(strstr(row, mx) != NULL);
+	}
+	CHECK(cpus > 0);
+	CHECK(screen_count("histogram (log2") == 1);
+	CHECK(screen_count("max per second:") == 1);
+	/* select each CPU in turn; Enter jumps to its worst sample's window */
+	for (int i = 1; i <= cpus; i++) {
+		int cpu;
+
+		key(&r, ACT_DOWN);
+		rig_draw(&r);
+		cpu = ls->sel_cpu;
+		CHECK(cpu >= 0 && cpu < 64);
+		shown.calls = 0;
+		CHECK(key(&r, ACT_JUMP_WORST) & UI_REDRAW);
+		CHECK_EQ_U64(shown.calls, 1);
+		CHECK(shown.cpu == cpu);
+		CHECK(r.ui.active == 2);
+		/* t1 is the worst sample's time stamp (the text has it in us) */
+		CHECK((double)shown.t1 / 1e9 > t->worst_ts[cpu] - 1.5e-6 &&
+		      (double)shown.t1 / 1e9 < t->worst_ts[cpu] + 1.5e-6);
+		CHECK(shown.t0 + t->worst[cpu] <= shown.t1);
+		r.ui.active = 4;
+	}
+	/* sorting by max puts the CPU with the largest thread max first */
+	while (ls->sort != UI_LAT_SORT_MAX)
+		key(&r, ACT_PANE_SORT);
+	rig_draw(&r);
+	{
+		int best = -1;
+
+		for (int cpu = 0; cpu < 64; cpu++)
+			if (t->n[cpu][1] && (best < 0 || t->max[cpu][1] > t->max[best][1]))
+				best = cpu;
+		CHECK(ls->rows[1] == best);
+	}
+	/* linear buckets */
+	key(&r, ACT_HIST_MODE);
+	rig_draw(&r);
+	CHECK(screen_count("histogram (linear") == 1);
+	free(t);
+	rig_close(&r);
+}
+
+TEST(latency_stop_threshold_freezes)
+{
+	struct rig r;
+	struct lat_state *ls;
+	struct ktxt *t = calloc(1, sizeof(*t));
+	uint64_t worst = 0;
+
+	CHECK(rig_open(&r, "rt-timerlat", &pane_latency_ops));
+	ls = r.pane.priv;
+	ktxt_parse(t, r.text);
+	for (int cpu = 0; cpu < 64; cpu++)
+		if (t->worst[cpu] > worst)
+			worst = t->worst[cpu];
+	r.app.opts.so.tracer = "timerlat";
+	/* just under the worst sample: the view stops at the first sample above it */
+	CHECK(pane_latency_threshold(&r.ui, &r.pane, "0.001") & UI_HANDLED);
+	{
+		char spec[32];
+
+		snprintf(spec, sizeof(spec), "%.3f", (double)(worst - 1) / 1e3);
+		pane_latency_threshold(&r.ui, &r.pane, spec);
+	}
+	rig_draw(&r);
+	CHECK(ls->stopped);
+	CHECK(r.ui.paused);
+	CHECK_EQ_U64(ls->stop_at.value, worst);
+	CHECK(screen_count("STOPPED") == 1);
+	pane_latency_threshold(&r.ui, &r.pane, "off");
+	CHECK(!ls->stopped && !r.ui.paused);
+	free(t);
+	rig_close(&r);
+}
+
+TEST(latency_osnoise_table)
+{
+	struct rig r;
+	struct ktxt *t = calloc(1, sizeof(*t));
+	int cpus = 0;
+
+	CHECK(rig_open(&r, "rt-osnoise", &pane_latency_ops));
+	ktxt_parse(t, r.text);
+	r.app.opts.so.tracer = "osnoise";
+	rig_draw(&r);
+	CHECK(screen_count("osnoise: per-CPU noise") == 1);
+	CHECK(screen_count("THREAD") == 1);
+	for (int cpu = 0; cpu < 64; cpu++) {
+		const char *row = table_row(cpu);
+		char n[32], ms[32];
+
+		if (!t->os_n[cpu])
+			continue;
+		cpus++;
+		CHECK(row != NULL);
+		if (!row)
+			continue;
+		snprintf(n, sizeof(n), " %llu ", (unsigned long long)t->os_n[cpu]);
+		snprintf(ms, sizeof(ms), " %llu.%03llu", (unsigned long long)t->os_single[cpu] / 1000,
+			 (unsigned long long)t->os_single[cpu] % 1000);
+		if (!strstr(row, n) || !strstr(row, ms))
+			printf("  CPU %d row \"%.120s\" lacks \"%s\" or \"%s\"\n", cpu, row, n, ms);
+		CHECK(strstr(row, n) != NULL);
+		CHECK(strstr(row, ms) != NULL);
+	}
+	CHECK(cpus > 0);
+	free(t);
+	rig_close(&r);
+}
+
+TEST(latency_says_why)
+{
+	struct rig r;
+
+	CHECK(rig_open(&r, "rt-fgraph", &pane_latency_ops));
+	r.app.live = true;
+	r.app.opts.so.tracer = "nop";
+	r.app.ft.f[FEATURE_OSNOISE] = (struct feature){ .name = "osnoise",
+		.config = "CONFIG_OSNOISE_TRACER", .state = FEAT_NOT_BUILT };
+	r.app.ft.f[FEATURE_TIMERLAT] = (struct feature){ .name = "timerlat",
+		.config = "CONFIG_TIMERLAT_TRACER", .state = FEAT_NOT_BUILT };
+	rig_draw(&r);
+	CHECK(strstr(unavail, "CONFIG_OSNOISE_TRACER") != NULL);
+	CHECK(strstr(unavail, "CONFIG_TIMERLAT_TRACER") != NULL);
+	rig_close(&r);
+}
+
+TEST(spark_and_hist_rows)
+{
+	uint64_t v[5] = { 0, 1, 50, 100, 0 };
+	struct richstr rs;
+
+	richstr_clear(&rs);
+	ui_fmt_spark(&rs, v, 5);
+	CHECK_EQ_U64(rs.len, 5);
+	CHECK(rs.ch[0] == ' ' && rs.ch[4] == ' ');
+	CHECK(rs.ch[3] == '@');
+	CHECK(rs.ch[1] != ' ' && rs.ch[2] != ' ');
+	ui_fmt_hist_row(&rs, 1024, 2048, 10, 20, 20);
+	CHECK(strstr(rs.ch, "1.024 -") != NULL);
+	CHECK(strstr(rs.ch, "##########") != NULL);
+	CHECK(strstr(rs.ch, "###########") == NULL);
+	CHECK(ui_mark_role('+') == ROLE_DUR_US && ui_mark_role('#') == ROLE_DUR_MS &&
+	      ui_mark_role('$') == ROLE_DUR_S && ui_mark_role(' ') == ROLE_DEFAULT);
+}
+
+TEST_MAIN()

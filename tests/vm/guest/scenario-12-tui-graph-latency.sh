@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Issues 5 and 6, the TUI panes under tmux in the guest (the host has neither
+# tracer):
+#  1. ktop -p function_graph -g vfs_read, pane 4, while vmload reads
+#     /dev/zero: the tree shows "vfs_read() {" with read_zero below it; C
+#     (fold everything) hides it and leaves the task rows; Enter on the
+#     selected task shows its vfs_read calls folded ("vfs_read() { ... }");
+#     E brings the whole tree back; "/ read_zero" finds the child and shows
+#     it again after C; q quits with status 0 and the state as before.
+#  2. ktop -p timerlat, pane 5: the table has the ALL row and a row per CPU
+#     with samples; Enter on a CPU's row opens the event list at that CPU's
+#     worst sample: the title names the CPU and its window, and the newest
+#     row of that CPU on the page is at the worst sample's time stamp as the
+#     pane printed it.
+# timeout: 1200
+
+COUNT=20
+need ktop
+need tmux
+need tracestate
+need vmload
+
+scr()
+{
+	tmux capture-pane -p -t ktopvm 2>/dev/null
+}
+
+wait_screen()
+{
+	wait_for "scr | grep -Eq -- '$1'" "$2"
+}
+
+wait_gone()
+{
+	wait_for "! scr | grep -Eq -- '$1'" "$2"
+}
+
+evidence()
+{
+	note "--- screen ($1):"
+	scr | sed -e 's/[[:space:]]*$//' -e '/^$/d' -e 's/^/  |/'
+	show /tmp/tui.err
+	[ -s /tmp/tui.rc ] && show /tmp/tui.rc
+}
+
+keys()
+{
+	tmux send-keys -t ktopvm "$@"
+}
+
+tui_start()
+{
+	rm -f /tmp/tui.rc
+	tmux -f /dev/null new-session -d -s ktopvm -x 160 -y 50 \
+		"ktop $* 2> /tmp/tui.err; echo \"ktop exit \$?\" > /tmp/tui.rc" ||
+		fail "tmux did not start"
+	# under a loaded TCG host, probing and starting take minutes
+	wait_screen '^ ktop tracer' 400 || {
+		evidence start
+		[ -s /tmp/tui.rc ] && show /tmp/tui.rc
+		ps | grep -v grep | grep ktop
+		fail "no ktop header within 400 s"
+	}
+	note "header: $(scr | head -n 1)"
+}
+
+tui_quit()
+{
+	keys q
+	wait_for "[ -s /tmp/tui.rc ]" 60 || { evidence quit; fail "ktop did not quit on 'q'"; }
+	note "$(cat /tmp/tui.rc)"
+	tmux kill-server 2>/dev/null
+	grep -qx 'ktop exit 0' /tmp/tui.rc || { show /tmp/tui.err; fail "ktop did not exit with 0"; }
+}
+
+# ---- 1. the function graph ---------------------------------------------------
+tracestate --save /tmp/tui.before || fail "tracestate --save failed"
+tui_start -p function_graph -g vfs_read -b 4096
+keys 4
+vmload read /dev/zero $COUNT || fail "vmload failed"
+if ! wait_screen 'vfs_read\(\) \{' 60; then
+	evidence graph
+	fail "pane 4 shows no vfs_read() { call"
+fi
+wait_screen "$FUNC\(\);" 20 || { evidence graph-child; fail "no $FUNC(); under vfs_read"; }
+note "graph: $(scr | grep -m1 -E 'vfs_read\(\) \{')"
+note "graph: $(scr | grep -m1 -E "$FUNC\(\);")"
+
+keys C
+if ! wait_gone 'vfs_read\(\) \{' 10 || ! wait_screen '^ +\|  \+ .*\([0-9]+ calls?\)' 10; then
+	evidence fold-all
+	fail "C did not fold the tree to its task rows"
+fi
+note "folded: $(scr | grep -cE '\([0-9]+ calls?\)') task rows"
+# the selection is on a task row now: Enter unfolds it, its calls stay folded
+keys Enter
+if ! wait_screen 'vfs_read\(\) \{ \.\.\. \}' 10; then
+	evidence unfold-one
+	fail "Enter did not unfold the selected task into folded vfs_read calls"
+fi
+keys E
+if ! wait_screen "$FUNC\(\);" 10 || ! wait_gone '\{ \.\.\. \}' 10; then
+	evidence unfold-all
+	fail "E did not unfold everything"
+fi
+
+keys C
+wait_gone "$FUNC\(\);" 10 || { evidence fold-again; fail "C did not hide $FUNC"; }
+keys / "$FUNC" Enter
+if ! wait_screen "$FUNC\(\);" 10; then
+	evidence search
+	fail "/ $FUNC did not find and show the child"
+fi
+note "search: $(scr | grep -m1 -E "$FUNC\(\);")"
+tui_quit
+tracestate --diff /tmp/tui.before || fail "tracing state not restored after the graph run"
+
+# ---- 2. timerlat -------------------------------------------------------------
+tracestate --save /tmp/tui.before || fail "tracestate --save failed"
+tui_start -p timerlat
+keys 5
+if ! wait_screen 'timerlat: per-CPU timer latency' 60 || ! wait_screen '^ +ALL +[1-9][0-9]* \|' 60; then
+	evidence latency
+	fail "pane 5 shows no timerlat table"
+fi
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+wait_screen "^ +$((ncpu - 1)) +[1-9][0-9]* \|" 30 || { evidence cpus; fail "no row for CPU $((ncpu - 1))"; }
+for c in $(seq 0 $((ncpu - 1))); do
+	scr | grep -Eq "^ +$c +[1-9][0-9]* \|" || { evidence rows; fail "no row with samples for CPU $c"; }
+done
+note "latency: $(scr | grep -m1 -E '^ +ALL ')"
+
+# select the first CPU row (sorted by CPU: CPU 0) and freeze the table's
+# figures with Space (pause) so that the worst line and the jump agree
+keys Down
+wait_screen '^worst .* on CPU 0 at [0-9]+\.[0-9]{6}' 10 || { evidence worst; fail "no worst line for CPU 0"; }
+keys Space
+sleep 1
+worst=$(scr | grep -m1 -E '^worst ')
+wcpu=$(echo "$worst" | sed -n 's/.* on CPU \([0-9]*\) at .*/\1/p')
+wts=$(echo "$worst" | sed -n 's/.* at \([0-9]*\.[0-9]*\) .*/\1/p')
+note "worst: $worst"
+[ "$wcpu" = 0 ] || fail "the worst line names CPU '$wcpu', not 0"
+keys Enter
+if ! wait_screen "Events: frozen .*CPU $wcpu, [0-9.]+-$wts" 20; then
+	evidence jump
+	fail "Enter did not open the event list at CPU $wcpu up to $wts"
+fi
+cpu3=$(printf '%03d' "$wcpu")
+last=$(scr | grep -E "\[$cpu3\] .* [0-9]+\.[0-9]{6}: " | tail -n 1)
+lts=$(echo "$last" | sed -n 's/.* \([0-9]*\.[0-9]\{6\}\): .*/\1/p')
+note "newest row of CPU $wcpu on the page: $last"
+[ "$lts" = "$wts" ] || { evidence page; fail "the page ends at $lts on CPU $wcpu, the sample is at $wts"; }
+echo "$last" | grep -q 'timerlat' || note "(the row at the sample's time is not the timerlat record itself)"
+keys Space
+tui_quit
+tracestate --diff /tmp/tui.before || fail "tracing state not restored after the timerlat run"
