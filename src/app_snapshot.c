@@ -140,6 +140,15 @@ void app_snapshot_stop(struct app *a)
 
 	if (l) {
 		atomic_store(&l->stop, true);
+		/*
+		 * A file's loader sees the flag after its block; a stream's may
+		 * sit in read() on a quiet pipe: after 200 ms it is cancelled
+		 * there (read is a cancellation point; the reader is freed below).
+		 */
+		for (int i = 0; l->started && i < 20 && !atomic_load(&l->done); i++)
+			usleep(10000);
+		if (l->started && !atomic_load(&l->done))
+			pthread_cancel(l->th);
 		if (l->started)
 			pthread_join(l->th, NULL);
 		/* the store outlives the reader: app_stop frees it */
@@ -205,7 +214,17 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 		return snap_err(err, errlen, ret, "cannot start: %s", strerror(-ret));
 
 	if (is_stdin) {
+		struct pollfd pfd[2];
+
 		fd = in_fd >= 0 ? in_fd : STDIN_FILENO;
+		/* a stream may take a while to begin (ssh): a signal must still end ktop */
+		pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = session_signal_fd(), .events = POLLIN };
+		while (poll(pfd, 2, -1) < 0 && errno == EINTR)
+			;
+		if (session_signal_pending())
+			return snap_err(err, errlen, -EINTR,
+					"standard input: interrupted before the stream began");
 	} else {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -243,6 +262,7 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 	if (!l->r)
 		return errno ? -errno : -EBADMSG;
 	a->st = snapshot_reader_store(l->r);
+	a->start_ns = app_now_ns();	/* a stream's header may have kept us waiting */
 	/* a copy: the reader's meta stays the reader's */
 	{
 		const struct snapshot_meta *m = snapshot_reader_meta(l->r);

@@ -180,6 +180,18 @@ static void probe_tracer(struct features *ft, enum feature_id id, const char *sc
 		return;
 	}
 	ret = -ENOENT;
+	if (scratch && (!strcmp(name, "function") || !strcmp(name, "function_graph"))) {
+		/*
+		 * Trace one rarely called function: enabling a function tracer
+		 * unfiltered patches every traceable function twice (on, off),
+		 * tens of seconds under emulation. The scratch instance and its
+		 * filter go away after the probe. Best effort: without the file
+		 * (or permission) the probe runs unfiltered.
+		 */
+		snprintf(path, sizeof(path), "%s/set_ftrace_filter", scratch);
+		if (feat_write(path, "ksys_sync\n"))
+			feat_write(path, "schedule\n");
+	}
 	if (scratch) {
 		snprintf(path, sizeof(path), "%s/current_tracer", scratch);
 		ret = feat_write(path, name);

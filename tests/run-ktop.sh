@@ -23,7 +23,12 @@ fi
 if [ -n "$why" ]; then
 	if [ -f "$demo" ]; then
 		echo "make run: cannot trace live: $why."
-		echo "make run: opening the recorded demo snapshot $demo instead."
+		echo "make run: opening the recorded demo snapshot $demo instead" \
+			"(function_graph, osnoise, timerlat, sched; see tests/fixtures/README)."
+		if [ ! -t 0 ] || [ ! -t 1 ]; then
+			echo "make run: not a terminal; its summary (ktop -i $demo --batch):"
+			exec "$ktop" -i "$demo" --batch "$@"
+		fi
 		exec "$ktop" -i "$demo" "$@"
 	fi
 	echo "make run: cannot trace live: $why." >&2

@@ -27,7 +27,7 @@
 
 struct bpf_state {
 	int			cpu;		/* histograms: -1 all CPUs */
-	bool			since_start;	/* histograms: since start, else the recent window */
+	bool			since_start;	/* histograms: since start, else recent */
 	uint64_t		seq;		/* newest outlier read */
 	int			n;		/* outliers held */
 	struct bpfstats_outlier	outl[OUTL_MAX];
@@ -67,7 +67,8 @@ static void bpf_pull_outliers(struct bpfstats *b, struct bpf_state *bs)
 	while ((got = bpfstats_outliers(b, bs->seq, tmp, 64)) > 0) {
 		for (size_t i = 0; i < got; i++) {
 			if (bs->n == OUTL_MAX) {
-				memmove(bs->outl, bs->outl + 1, (OUTL_MAX - 1) * sizeof(bs->outl[0]));
+				memmove(bs->outl, bs->outl + 1,
+					(OUTL_MAX - 1) * sizeof(bs->outl[0]));
 				bs->n--;
 			}
 			bs->outl[bs->n++] = tmp[i];
@@ -206,8 +207,8 @@ static int draw_sparks(struct ui *ui, struct bpfstats *b, struct bpf_state *bs,
 			richstr_addf(&rs, ROLE_DIM, " %s ", mname[i]);
 			bpf_fmt_spark(&rs, ROLE_BAR, bs->spark, n, sw);
 			if (m[i] == BPFSTATS_CTXSW)
-				richstr_addf(&rs, ROLE_DEFAULT, " %6s",
-					     ui_fmt_count(buf, sizeof(buf), (uint64_t)(last + 0.5)));
+				richstr_addf(&rs, ROLE_DEFAULT, " %6s", ui_fmt_count(buf,
+					     sizeof(buf), (uint64_t)(last + 0.5)));
 			else if (m[i] == BPFSTATS_RUNQ_P99_US)
 				richstr_addf(&rs, ROLE_DEFAULT, " %6s",
 					     ui_fmt_dur(buf, sizeof(buf), (uint64_t)(last * 1e3)));

@@ -459,7 +459,7 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 	graph_layout(gs);
 	graph_sync(gs, page);
 	id = vs->sel;
-	if (id == FGRAPH_NONE || fgraph_node(gs->g, gs->view, id, &in))
+	if (gs->n <= 0 || id == FGRAPH_NONE || fgraph_node(gs->g, gs->view, id, &in))
 		return 0;
 	r = gs->sel_row;
 	switch (act) {

@@ -301,7 +301,7 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 {
 	uint64_t spark[LAT_SPARK], hist[128], lo, hi, max = 0;
 	enum latency_series s = ls->series;
-	int n, first = -1, last = -1, rows;
+	int n, first = -1, last = -1, rows, avail;
 	struct richstr rs;
 
 	if (h < 3)
@@ -313,9 +313,14 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 		richstr_addf(&rs, ROLE_EVENT, " (CPU %d)", ls->sel_cpu);
 	richstr_add(&rs, ROLE_DIM, "  max per second: ");
 	n = latency_spark(ls->l, ls->sel_cpu, s, spark, LAT_SPARK, NULL);
-	if (n > w - rs.len - 2)
-		memmove(spark, spark + (n - (w - rs.len - 2)),
-			(size_t)(w - rs.len - 2) * sizeof(spark[0])), n = w - rs.len - 2;
+	avail = w - rs.len - 2;
+	if (avail < 0)
+		avail = 0;
+	if (n > avail) {
+		/* the newest that fit */
+		memmove(spark, spark + (n - avail), (size_t)avail * sizeof(spark[0]));
+		n = avail;
+	}
 	if (n > 0)
 		ui_fmt_spark(&rs, spark, n);
 	ui_draw_rs(ui, y, 0, &rs, w);

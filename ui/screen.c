@@ -320,7 +320,9 @@ static int draw_header(struct ui *ui)
 		richstr_addf(&rs, ROLE_PAUSED, " PAUSED +%s since ",
 			     ui_fmt_count(b1, sizeof(b1), ss.appended - ui->paused_appended));
 	} else {
-		richstr_add(&rs, ROLE_HEADER_VALUE, a->live ? "LIVE" : "SNAPSHOT");
+		/* a snapshot file still being read by its loader thread: LOADING */
+		richstr_add(&rs, ROLE_HEADER_VALUE,
+			    a->live ? "LIVE" : app_loading(a) ? "LOADING" : "SNAPSHOT");
 	}
 	richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
 		     ui_fmt_elapsed(b2, sizeof(b2), now - (a->start_ns ? a->start_ns : now)),

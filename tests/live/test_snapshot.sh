@@ -10,7 +10,9 @@
 #   - a .ktop stream through a pipe loads whole; a closed pipe is EPIPE
 #     (exit 3, a message), not death by SIGPIPE;
 #   - bad files: exit status 2 and a message naming the file;
-#   - ktop -i/-o/--stream themselves once main.c wires them (SKIP before).
+#   - ktop -i (.ktop, trace.dat, as nobody, bad input: exit 2), -o (each
+#     format, offline and live; trace-cmd report reads the live trace.dat),
+#     --stream | -i -, --stream's end on EPIPE and SIGHUP.
 # The tracing state is compared before and after.
 
 . "$(dirname "$0")/lib_ktop.sh"
@@ -101,16 +103,87 @@ for f in empty.ktop trunc.ktop trunc.dat flip.ktop s.txt; do
 	fi
 done
 
-# ktop itself, once -i/-o/--stream are wired into main.c
-if "$KTOP" -i "$tmp/s.ktop" --batch --iterations 1 2>&1 | grep -q "not implemented"; then
-	echo "SKIP ktop -i/-o/--stream: not wired into main.c yet (src/snapshot.h has the API)"
-else
-	out=$(timeout 20 "$KTOP" -i "$tmp/s.ktop" --batch --iterations 1 2>&1)
-	check "ktop -i FILE.ktop --batch" test $? -eq 0
-	timeout 20 "$KTOP" -i "$tmp/trunc.ktop" --batch --iterations 1 >/dev/null 2>&1
-	check "ktop -i truncated file: exit status 2" test $? -eq 2
-	echo "$out" | head -n 5 | sed 's/^/    /'
+# ktop itself: -i (both formats), -o (every format), --stream | -i -
+out=$(timeout 20 "$KTOP" -i "$tmp/s.ktop" --batch 2>&1)
+rc=$?
+ev=$(echo "$out" | sed -n 's/^Events: \([0-9]*\) this interval.*/\1/p' | head -1)
+check "ktop -i FILE.ktop --batch: exit 0, one summary of all $n events ($ev)" \
+	test "$rc" -eq 0 -a "$ev" = "$n" -a "$(echo "$out" | grep -c '^ktop ')" -eq 1
+out=$(timeout 20 "$KTOP" -i "$tmp/s.dat" --batch 2>&1)
+ev=$(echo "$out" | sed -n 's/^Events: \([0-9]*\) this interval.*/\1/p' | head -1)
+check "ktop -i FILE.dat --batch: the same $n events ($ev)" test "$ev" = "$n"
+top_k=$(timeout 20 "$KTOP" -i "$tmp/s.ktop" --batch | sed -n '/^Top events/,/^$/p')
+top_d=$(timeout 20 "$KTOP" -i "$tmp/s.dat" --batch | sed -n '/^Top events/,/^$/p')
+check "ktop -i: .ktop and trace.dat give the same top events" test "$top_k" = "$top_d"
+# no root needed, no tracefs touched
+cp "$tmp/s.ktop" "$tmp/pub.ktop"
+chmod 644 "$tmp/pub.ktop"
+chmod 755 "$tmp"
+out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	timeout 20 "$PWD/${KTOP#./}" -i "$tmp/pub.ktop" --batch 2>&1)
+check "ktop -i as nobody (no root)" test $? -eq 0 -a -n "$(echo "$out" | grep "^Events: $n ")"
+for f in empty.ktop trunc.ktop trunc.dat flip.ktop s.txt; do
+	timeout 20 "$KTOP" -i "$tmp/$f" --batch >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q "$tmp/$f" "$tmp/bad.err"; then
+		ok "ktop -i bad $f: exit 2, '$(cut -c1-90 "$tmp/bad.err")'"
+	else
+		fail "ktop -i bad $f: exit status $rc, message '$(cat "$tmp/bad.err")'"
+	fi
+done
+timeout 20 "$KTOP" -i "$tmp/nonexistent.ktop" --batch >/dev/null 2>"$tmp/bad.err"
+rc=$?
+check "ktop -i missing file: exit 2, names it" test $rc -eq 2 -a -n "$(grep nonexistent "$tmp/bad.err")"
+
+# -o converts offline: each format, mode 0600, same events back (.ktop, .dat)
+for ext in ktop dat json txt csv; do
+	rm -f "$tmp/o.$ext"
+	timeout 20 "$KTOP" -i "$tmp/s.ktop" --batch -o "$tmp/o.$ext" >/dev/null 2>"$tmp/o.err"
+	check "ktop -i .ktop -o .$ext: written, mode $(stat -c %a "$tmp/o.$ext" 2>/dev/null)" \
+		test "$(stat -c %a "$tmp/o.$ext" 2>/dev/null)" = 600
+done
+"$T" dump "$tmp/o.ktop" >"$tmp/o.ktop.dump" 2>&1
+check "ktop -o .ktop round trip: same events" cmp -s "$tmp/o.ktop.dump" "$tmp/ktop.dump"
+"$T" dump "$tmp/o.dat" >"$tmp/o.dat.dump" 2>&1
+check "ktop -o .dat round trip: same events" cmp -s "$tmp/o.dat.dump" "$tmp/ktop.dump"
+check "ktop -o .json loads" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/o.json"
+
+# -o live: a batch run writes its events, with the kernel's formats
+timeout 30 "$KTOP" --batch --duration 1 -e sched -e raw_syscalls -o "$tmp/live.dat" \
+	>/dev/null 2>"$tmp/live.err"
+rc=$?
+lev=$("$T" load "$tmp/live.dat" 2>&1 | awk '{ print $2 }')
+check "ktop --batch -o live.dat: exit $rc, $lev events, mode $(stat -c %a "$tmp/live.dat" 2>/dev/null)" \
+	test "$rc" -eq 0 -a "${lev:-0}" -gt 0 -a "$(stat -c %a "$tmp/live.dat" 2>/dev/null)" = 600
+if command -v trace-cmd >/dev/null; then
+	rn=$(trace-cmd report "$tmp/live.dat" 2>/dev/null | grep -c ': \(sched_\|sys_e\)')
+	check "trace-cmd report reads ktop's live trace.dat ($rn of $lev events)" test "$rn" -eq "$lev"
 fi
+
+# --stream | -i -: live data through a pipe, kernel restored afterwards
+timeout 30 "$KTOP" --stream --duration 2 2>"$tmp/stream.err" |
+	timeout 30 "$KTOP" -i - --batch --interval 0.5 >"$tmp/stream.out" 2>"$tmp/stream.rerr"
+rcs=("${PIPESTATUS[@]}")
+sev=$(sed -n 's/^Events: [0-9]* this interval, .* \([0-9]*\) since start/\1/p' "$tmp/stream.out" | tail -1)
+nsum=$(grep -c '^ktop ' "$tmp/stream.out")
+check "ktop --stream | ktop -i - --batch: exit ${rcs[*]}, $nsum summaries, $sev events" \
+	test "${rcs[0]}" -eq 0 -a "${rcs[1]}" -eq 0 -a "${sev:-0}" -gt 0 -a "$nsum" -ge 2
+state_same "tracing state unchanged after --stream" "$tmp/state0"
+# the reader goes away: the streaming side ends (EPIPE), quietly, kernel restored
+timeout 30 "$KTOP" --stream 2>"$tmp/epipe.err" | head -c 100000 >/dev/null
+rc=${PIPESTATUS[0]}
+check "ktop --stream | head: the streaming side ends with status $rc (0), no message" \
+	test "$rc" -eq 0 -a ! -s "$tmp/epipe.err"
+state_same "tracing state unchanged after EPIPE" "$tmp/state0"
+# SIGHUP (the ssh session dies): the stream ends, the kernel is restored
+( "$KTOP" --stream >"$tmp/hup.ktop" 2>"$tmp/hup.err" & echo $! >"$tmp/hup.pid"; wait )&
+sleep 2
+kill -HUP "$(cat "$tmp/hup.pid")"
+wait
+hl=$("$T" load "$tmp/hup.ktop" 2>&1)
+check "ktop --stream ends on SIGHUP with a whole stream ($hl)" test -n "$(echo "$hl" | grep '^events [1-9]')"
+timeout 5 "$KTOP" --stream 2>"$tmp/tty.err" </dev/null >/dev/tty 2>/dev/null
+check "ktop --stream to a terminal: refused" test $? -ne 0 -o ! -e /dev/tty
 
 state_same "tracing state unchanged at the end" "$tmp/state0"
 finish

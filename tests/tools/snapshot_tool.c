@@ -15,6 +15,9 @@
  *                                            "events N lost N cpus N source S"
  *   snapshot_tool dump FILE|-                load, then one line per event:
  *                                            "cpu ts pid system:name"
+ *   snapshot_tool replicate IN OUT N         load IN, append copies of its events
+ *                                            (shifted in time) up to N events,
+ *                                            write OUT (bench/reopen_frame.sh)
  *   snapshot_tool merge OUT DIR...           decode several fixtures (recorded
  *                                            one after the other on one boot,
  *                                            given in time order) into one store
@@ -165,6 +168,52 @@ static int cmd_merge(const char *out, int ndirs, char **dirs)
 	return ret ? 1 : 0;
 }
 
+static int cmd_replicate(const char *in, const char *out, uint64_t want)
+{
+	struct snapshot_meta meta;
+	struct store_stats ss;
+	struct store *st;
+	uint64_t n, span, shift = 0;
+	char err[512];
+	int ret;
+
+	if (snapshot_load(in, (size_t)want * 64 + (256u << 20), &st, &meta, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	store_get_stats(st, &ss);
+	n = ss.events;
+	span = ss.last_ts - ss.first_ts + 1000;
+	static uint64_t end[SNAPSHOT_MAX_CPUS], first[SNAPSHOT_MAX_CPUS];
+	unsigned int ncpus = store_ncpus(st);
+
+	/* the original events only: the copies are appended after them */
+	for (unsigned int cpu = 0; cpu < ncpus && cpu < SNAPSHOT_MAX_CPUS; cpu++)
+		store_cpu_range(st, cpu, &first[cpu], &end[cpu]);
+	while (n && n < want) {
+		shift += span;
+		for (unsigned int cpu = 0; cpu < ncpus && cpu < SNAPSHOT_MAX_CPUS && n < want; cpu++) {
+			for (uint64_t i = first[cpu]; i < end[cpu] && n < want; i++) {
+				struct ktop_event ev;
+
+				if (store_get(st, cpu, i, &ev))
+					continue;
+				ev.ts += shift;
+				if (store_append(st, &ev))
+					break;
+				n++;
+			}
+			store_publish(st, cpu);
+		}
+	}
+	ret = snapshot_write(out, st, &meta, NULL, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "%s\n", err);
+	store_free(st);
+	snapshot_meta_free(&meta);
+	return ret ? 1 : 0;
+}
+
 /* A store with the schema and strings of @src and none of its events. */
 static struct store *empty_like(struct store *src)
 {
@@ -271,6 +320,8 @@ int main(int argc, char **argv)
 		snapshot_meta_free(&meta);
 		return ret ? 1 : 0;
 	}
+	if (!strcmp(argv[1], "replicate") && argc == 5)
+		return cmd_replicate(argv[2], argv[3], strtoull(argv[4], NULL, 10));
 	if (!strcmp(argv[1], "merge") && argc >= 4)
 		return cmd_merge(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "stream"))

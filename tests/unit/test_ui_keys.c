@@ -98,6 +98,7 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 		{ '\n', ACT_ENTER }, { KEY_F(1), ACT_HELP }, { '?', ACT_HELP },
 		{ KEY_F(2), ACT_THEME }, { KEY_F(3), ACT_SEARCH }, { '/', ACT_SEARCH },
 		{ 'n', ACT_SEARCH_NEXT }, { 'N', ACT_SEARCH_PREV }, { KEY_F(4), ACT_FILTER },
+		{ 'f', ACT_FILTER },
 		{ KEY_F(5), ACT_TREE }, { KEY_F(6), ACT_SORT }, { KEY_F(10), ACT_QUIT },
 		{ 'q', ACT_QUIT }, { ' ', ACT_PAUSE }, { '+', ACT_SLOWER }, { '-', ACT_FASTER },
 	};

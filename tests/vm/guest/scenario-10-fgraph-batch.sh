@@ -13,7 +13,7 @@
 #  3. The tracing state is the same before and after each run (6.1: the top
 #     level, saved and restored; 6.12: an instance, with the global
 #     max_graph_depth and set_graph_function saved and restored).
-# timeout: 900
+# timeout: 2400
 
 COUNT=50
 
@@ -43,9 +43,14 @@ kstart()
 			show "$out.err"
 			return 1
 		fi
-		if awk -v a="$t0" -v b="$(now)" -v l="${KSTART_LIMIT:-240}" 'BEGIN { exit !(b - a > l) }'; then
-			note "ktop $* did not start tracing within ${KSTART_LIMIT:-240} s"
+		if awk -v a="$t0" -v b="$(now)" -v l="${KSTART_LIMIT:-900}" 'BEGIN { exit !(b - a > l) }'; then
+			note "ktop $* did not start tracing within ${KSTART_LIMIT:-900} s"
 			show "$out.err"
+			note "instances: $(ls "$T/instances" | tr '\n' ' '), top-level tracer $(cat "$T/current_tracer")"
+			for t in /proc/"$KPID"/task/*; do
+				note "thread ${t##*/}: $(cut -d' ' -f3,14,15 "$t/stat") wchan $(cat "$t/wchan" 2>/dev/null)"
+			done
+			note "load: $(cat /proc/loadavg)"
 			kill -9 "$KPID"
 			return 1
 		fi

@@ -10,7 +10,7 @@
 #     before (tracestate), after a value the kernel refuses (ktop exits 2 and
 #     changes nothing), and after a SIGKILL once the next ktop has started.
 #  3. rtla side by side when the initramfs has it.
-# timeout: 900
+# timeout: 2400
 
 
 # Start ktop like ktop_start (lib.sh), but stop waiting as soon as ktop has
@@ -39,9 +39,14 @@ kstart()
 			show "$out.err"
 			return 1
 		fi
-		if awk -v a="$t0" -v b="$(now)" -v l="${KSTART_LIMIT:-240}" 'BEGIN { exit !(b - a > l) }'; then
-			note "ktop $* did not start tracing within ${KSTART_LIMIT:-240} s"
+		if awk -v a="$t0" -v b="$(now)" -v l="${KSTART_LIMIT:-900}" 'BEGIN { exit !(b - a > l) }'; then
+			note "ktop $* did not start tracing within ${KSTART_LIMIT:-900} s"
 			show "$out.err"
+			note "instances: $(ls "$T/instances" | tr '\n' ' '), top-level tracer $(cat "$T/current_tracer")"
+			for t in /proc/"$KPID"/task/*; do
+				note "thread ${t##*/}: $(cut -d' ' -f3,14,15 "$t/stat") wchan $(cat "$t/wchan" 2>/dev/null)"
+			done
+			note "load: $(cat /proc/loadavg)"
 			kill -9 "$KPID"
 			return 1
 		fi
