@@ -23,6 +23,7 @@
 #include "batch.h"
 #include "batch_tracers.h"
 #include "bpfstats.h"
+#include "cmdlines.h"
 #include "consumer.h"
 #include "event.h"
 #include "intern.h"
@@ -690,6 +691,9 @@ int batch_run(struct app *a, FILE *out)
 		b.iteration++;
 		batch_drain_wake(a);
 		batch_gather(&b, now);
+		/* tasks seen only in non-scheduler events get saved_cmdlines' name */
+		if (a->live && a->ft.tracefs[0])
+			cmdlines_fill(a->st, a->ft.tracefs);
 		batch_tracers_update(b.bt);
 		if (a->opts.json)
 			batch_json(&b);
