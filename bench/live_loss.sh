@@ -58,14 +58,21 @@ if [ $rc -ne 0 ]; then
 	echo "live_loss: ktop failed ($rc): $(head -c 300 "$tmp/k.err")" >&2
 	exit 1
 fi
-read -r klost kseen <<<"$(python3 -c '
+read -r klost kseen kdrop rns dns <<<"$(python3 -c '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]
-print(o["lost_total"], o["events_total"])' "$tmp/k.json")"
+c = o["cpus"]
+dec = sum(x.get("decoded_total", 0) for x in c) or 1
+print(o["lost_total"], o["events_total"], o.get("ktop_dropped_total", 0),
+      "%.1f" % (sum(x.get("read_cpu_ns", 0) for x in c) / dec),
+      "%.1f" % (sum(x.get("decode_cpu_ns", 0) for x in c) / dec))' "$tmp/k.json")"
 kpct=$(awk "BEGIN { printf \"%.3f\", $klost + $kseen ? 100 * $klost / ($klost + $kseen) : 0 }")
 echo "ktop: seen $kseen lost $klost over ${secs}s of load, -b $kb"
 echo "bench live.lost_pct $kpct %"
 echo "bench live.events_seen $kseen events"
+echo "bench live.ktop_dropped $kdrop events (of the lost: read, then dropped by ktop, decode backlog full)"
+echo "bench live.reader_ns_per_event $rns ns (reader threads' CPU copying pages, per decoded event)"
+echo "bench live.decode_ns_per_event $dns ns (CPU decoding and storing, per decoded event)"
 
 # --- trace-cmd record ----------------------------------------------------
 if command -v trace-cmd >/dev/null; then

@@ -15,6 +15,9 @@
  *   - by the reader itself, a few pages at a time whenever the pipe is empty
  *     (default), or
  *   - by a decode thread per CPU (KTOP_DECODE_THREAD=1), woken by an eventfd.
+ *     Measured on 2 CPUs under a one-byte dd it lost no less, and it touches
+ *     the whole queue over time (the slots go round), where the reader,
+ *     owning both ends, starts again at slot 0 whenever the queue is empty.
  * Neither busy-polls: a thread only loops while there is work queued.
  * When the queue is full the page just read is dropped, its events counted
  * (ktop_dropped) and recorded in the store as lost just before the next page
@@ -184,12 +187,20 @@ static void cc_read_stats(struct consumer_cpu *cc)
 		__atomic_store_n(&cc->dropped, strtoull(p + 15, NULL, 10), __ATOMIC_RELAXED);
 }
 
-/*
- * The number of event records on a raw page, by its record headers only
- * (what a dropped page held). Padding and time records do not count.
- */
-static uint64_t page_count_records(const uint8_t *page, size_t len, int long_size)
+/* Bytes of records on a raw page (its commit field). */
+static size_t page_fill(const uint8_t *page, size_t len, int long_size)
 {
+	uint64_t commit = 0;
+
+	if (len < 8 + (size_t)long_size)
+		return 0;
+	memcpy(&commit, page + 8, (size_t)long_size);
+	return commit & RB_COMMIT_MASK;
+}
+
+uint64_t consumer_page_records(const void *raw, size_t len, int long_size)
+{
+	const uint8_t *page = raw;
 	size_t hdr = 8 + (size_t)long_size;
 	uint64_t commit = 0, n = 0;
 	const uint8_t *data;
@@ -237,8 +248,24 @@ static uint64_t page_count_records(const uint8_t *page, size_t len, int long_siz
 
 static uint64_t cc_backlog(struct consumer_cpu *cc)
 {
-	return __atomic_load_n(&cc->qhead, __ATOMIC_ACQUIRE) -
-	       __atomic_load_n(&cc->qtail, __ATOMIC_ACQUIRE);
+	uint64_t head = __atomic_load_n(&cc->qhead, __ATOMIC_ACQUIRE);
+	uint64_t n = head - __atomic_load_n(&cc->qtail, __ATOMIC_ACQUIRE);
+
+	/* a reader racing with cc_rewind() may see a wrapped difference */
+	return n > cc->qcap ? 0 : n;
+}
+
+/*
+ * With the queue empty, start again at slot 0: only as much queue memory as
+ * the deepest backlog is ever touched, not all of it as the slots go round.
+ * Context: a thread that is both the reader and the decoder of @cc.
+ */
+static void cc_rewind(struct consumer_cpu *cc)
+{
+	if (cc->qhead != cc->qtail || !cc->qhead)
+		return;
+	__atomic_store_n(&cc->qtail, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&cc->qhead, 0, __ATOMIC_RELEASE);
 }
 
 /*
@@ -274,7 +301,7 @@ static int cc_fill(struct consumer_cpu *cc, int max)
 		n++;
 		bytes += (uint64_t)r;
 		if (full) {
-			uint64_t lost = page_count_records(buf, (size_t)r, cc->c->long_size);
+			uint64_t lost = consumer_page_records(buf, (size_t)r, cc->c->long_size);
 
 			cc->drop_pending += lost;
 			__atomic_fetch_add(&cc->kdropped, lost, __ATOMIC_RELAXED);
@@ -285,6 +312,13 @@ static int cc_fill(struct consumer_cpu *cc, int max)
 		cc->qdrop[head % cc->qcap] = cc->drop_pending;
 		cc->drop_pending = 0;
 		__atomic_store_n(&cc->qhead, ++head, __ATOMIC_RELEASE);
+		/*
+		 * Less than half a page: we caught up with the writer. Reading on
+		 * would copy a few events per syscall (and queue a page for each);
+		 * wait for poll or the next round instead.
+		 */
+		if (page_fill(buf, (size_t)r, cc->c->long_size) * 2 < (size_t)r)
+			break;
 	}
 	if (bytes)
 		__atomic_fetch_add(&cc->bytes, bytes, __ATOMIC_RELAXED);
@@ -395,6 +429,8 @@ static void *cc_thread(void *arg)
 			if (consumer_stopping(c))
 				break;
 		}
+		if (decode)
+			cc_rewind(cc);
 		t0 = thread_ns();
 		/* read on timeout as well: trickles below the watermark */
 		rounds = 0;

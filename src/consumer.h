@@ -65,4 +65,14 @@ void consumer_stop(struct consumer *c);
  */
 void consumer_get_stats(struct consumer *c, unsigned int cpu, struct consumer_cpu_stats *out);
 
+/**
+ * consumer_page_records - the number of event records on a raw ring-buffer
+ * page (as read from trace_pipe_raw), from the record headers alone: what a
+ * page dropped by ktop held. Padding and time stamps do not count.
+ * @long_size: the kernel's long, 8 or 4 (the size of the page's commit field)
+ * Context: any thread.
+ * Return: the number of data records.
+ */
+uint64_t consumer_page_records(const void *page, size_t len, int long_size);
+
 #endif

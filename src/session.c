@@ -1300,14 +1300,7 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		}
 		if (!o->nevents)
 			enable_tracer_events(s, tracer);
-		/*
-		 * The tracer itself goes on in session_start(), once ktop has
-		 * loaded everything: a function tracer hooks every kernel
-		 * function (tracing_on does not change that) and slows down
-		 * whatever runs meanwhile, ktop's own setup first; osnoise and
-		 * timerlat start their workload threads. The tracer was
-		 * checked (available, permitted here) by check_opts().
-		 */
+		/* the tracer itself goes on at the end of session_open(): apply_tracer() */
 		snprintf(s->tracer, sizeof(s->tracer), "%s", tracer);
 		s->tracer_pending = true;
 		s->funcgraph_irqs = o->funcgraph_irqs;
@@ -1345,6 +1338,34 @@ static int load_tep(struct session *s, char *err, size_t errlen)
 			 s->tracefs, strerror(errno ? errno : ENOMEM));
 		return errno ? -errno : -ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * The tracer, last of session_open(): a function tracer hooks every kernel
+ * function from here on (tracing_on does not change that), so the setup
+ * before it runs at full speed. It cannot wait for session_start(): the
+ * kernel refuses to change the tracer (EBUSY) while trace_pipe_raw is open,
+ * and the readers open it before tracing starts.
+ */
+static int apply_tracer(struct session *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!s->tracer_pending)
+		return 0;
+	ret = configure_options(s, err, errlen);
+	if (ret)
+		return ret;
+	ret = sess_write(s, "current_tracer", s->tracer);
+	if (ret) {
+		snprintf(err, errlen, "tracer '%s' refused in %s: %s%s", s->tracer, s->name,
+			 strerror(-ret), ret == -EPERM ?
+			 " (not permitted by this kernel: lockdown or security policy)" :
+			 ret == -EBUSY ? " (another instance runs it; stop that first)" : "");
+		return ret;
+	}
+	s->tracer_pending = false;
 	return 0;
 }
 
@@ -1451,6 +1472,11 @@ int session_open(struct session **out, const struct session_opts *o,
 	ret = load_tep(s, err, errlen);
 	if (ret)
 		goto out_undo;
+	ret = apply_tracer(s, err, errlen);
+	if (ret)
+		goto out_undo;
+	if (s->top)
+		save_ours(s);
 
 	session_open_list[slot] = s;
 	*out = s;
@@ -1464,26 +1490,6 @@ out_undo:
 
 int session_start(struct session *s)
 {
-	char err[512];
-	int ret;
-
-	if (s->tracer_pending) {
-		ret = configure_options(s, err, sizeof(err));
-		if (!ret) {
-			ret = sess_write(s, "current_tracer", s->tracer);
-			if (ret)
-				snprintf(err, sizeof(err), "tracer '%s' refused in %s: %s%s",
-					 s->tracer, s->name, strerror(-ret), ret == -EPERM ?
-					 " (not permitted by this kernel: lockdown or security "
-					 "policy)" : ret == -EBUSY ?
-					 " (another instance runs it; stop that first)" : "");
-		}
-		if (ret) {
-			fprintf(stderr, "ktop: %s\n", err);
-			return ret;
-		}
-		s->tracer_pending = false;
-	}
 	if (s->top && !s->ours_path[0])
 		save_ours(s);
 	return sess_write(s, "tracing_on", "1");

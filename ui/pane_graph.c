@@ -31,6 +31,7 @@
 #define GRAPH_LAG_NS		(300ull * 1000 * 1000)
 #define GRAPH_RESET_NODES	(1u << 20)	/* a new tree beyond this (bounded memory) */
 #define GRAPH_MAX_ROWS		(4u << 20)
+#define GRAPH_FEED_NS		(40ull * 1000 * 1000)	/* feeding per frame, at most about */
 
 struct graph_vstate {
 	uint8_t		*flip;		/* bit per node id: folded differs from all_folded */
@@ -45,6 +46,7 @@ struct graph_state {
 	enum fgraph_view	view;
 	enum fgraph_sort	sort;
 	uint64_t		t0;		/* the next feed starts here */
+	uint64_t		slice;		/* trace time fed per step, ns */
 	bool			follow;
 	unsigned int		resets;
 	struct graph_vstate	vs[2];
@@ -150,6 +152,7 @@ static int graph_init(struct ui *ui, struct pane *p)
 	for (int v = 0; v < 2; v++)
 		gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
 	gs->follow = true;
+	gs->slice = 10000000;
 	p->priv = gs;
 	return 0;
 }
@@ -203,8 +206,9 @@ static uint64_t graph_window_end(struct ui *ui)
 
 static void graph_feed(struct ui *ui, struct graph_state *gs)
 {
+	uint64_t t1, t_in = ui_now_ns();
 	struct fgraph_stats fs;
-	uint64_t t1;
+	struct store_stats ss;
 
 	if (ui->paused && gs->t0)
 		return;
@@ -225,8 +229,32 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 		gs->resets++;
 		ui_message(ui, "graph: more than %u nodes, a new tree starts", GRAPH_RESET_NODES);
 	}
-	fgraph_feed_store(gs->g, ui->st, gs->t0, t1);
-	gs->t0 = t1 + 1;
+	/* only the time the store holds: no empty slices before or after it */
+	store_get_stats(ui->st, &ss);
+	if (t1 > ss.last_ts)
+		t1 = ss.last_ts;
+	if (gs->t0 < ss.first_ts)
+		gs->t0 = ss.first_ts;
+	/*
+	 * In time slices, within a budget: the frame (and the first one, which
+	 * may find seconds of calls held) stays short; the rest comes with the
+	 * next frames.
+	 */
+	while (gs->t0 <= t1) {
+		uint64_t end = t1 - gs->t0 > gs->slice ? gs->t0 + gs->slice : t1, c0 = ui_now_ns();
+
+		fgraph_feed_store(gs->g, ui->st, gs->t0, end);
+		gs->t0 = end + 1;
+		c0 = ui_now_ns() - c0;
+		if (c0 < GRAPH_FEED_NS / 8 && gs->slice < (1ull << 40))
+			gs->slice *= 2;
+		else if (c0 > GRAPH_FEED_NS / 2 && gs->slice > 1000000)
+			gs->slice /= 2;
+		if (ui_now_ns() - t_in > GRAPH_FEED_NS) {
+			ui->dirty = gs->t0 <= t1;	/* more to read: another frame soon */
+			break;
+		}
+	}
 }
 
 /* The rows of the current view with the current folds. */

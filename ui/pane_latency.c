@@ -29,10 +29,12 @@
 #define LAT_LAG_NS	(300ull * 1000 * 1000)	/* how far behind "now" a feed ends */
 #define LAT_MAX_CPUS	1024
 #define LAT_SPARK	120
+#define LAT_FEED_NS	(20ull * 1000 * 1000)	/* feeding per frame, at most about */
 
 struct lat_state {
 	struct latency		*l;
 	uint64_t		t0;		/* the next feed starts here */
+	uint64_t		slice;		/* trace time fed per step, ns */
 	int			sel;		/* row in the sorted order; 0 is "ALL" */
 	int			sel_cpu;	/* -1: ALL */
 	int			top;
@@ -78,6 +80,7 @@ static int latency_init(struct ui *ui, struct pane *p)
 		return -1;
 	}
 	ls->sel_cpu = -1;
+	ls->slice = 10000000;
 	ls->series = LATENCY_TL_THREAD;
 	p->priv = ls;
 	return 0;
@@ -154,30 +157,54 @@ static void lat_stop(struct ui *ui, struct lat_state *ls, const struct ktop_even
 /* Feed what was published since the last call. */
 static void lat_feed(struct ui *ui, struct lat_state *ls)
 {
+	uint64_t t1, seq, t_in = ui_now_ns();
+	struct store_stats ss;
 	struct store_iter *it;
 	struct ktop_event ev;
-	uint64_t t1, seq;
 
 	if (ls->stopped || (ui->paused && ls->t0))
+		return;
+	/* a live run without these tracers has no samples to read */
+	if (ui->app->live && strcmp(lat_tracer(ui), "timerlat") && strcmp(lat_tracer(ui), "osnoise"))
 		return;
 	t1 = lat_window_end(ui);
 	if (!t1 || t1 < ls->t0)
 		return;
-	it = store_iter_new(ui->st, ls->t0, t1, NULL);
-	if (!it)
-		return;
-	while (store_iter_next(it, &ev, &seq)) {
-		if (latency_feed(ls->l, &ev) < 0)
-			break;
-		if (ls->stop_ns && lat_sample_ns(&ev) > ls->stop_ns) {
-			ls->t0 = ev.ts + 1;
-			lat_stop(ui, ls, &ev);
-			store_iter_free(it);
+	/* only the time the store holds: no empty slices before or after it */
+	store_get_stats(ui->st, &ss);
+	if (t1 > ss.last_ts)
+		t1 = ss.last_ts;
+	if (ls->t0 < ss.first_ts)
+		ls->t0 = ss.first_ts;
+	/* in time slices within a budget, as the graph pane does */
+	while (ls->t0 <= t1) {
+		uint64_t end = t1 - ls->t0 > ls->slice ? ls->t0 + ls->slice : t1, c0 = ui_now_ns();
+
+		it = store_iter_new(ui->st, ls->t0, end, NULL);
+		if (!it)
 			return;
+		while (store_iter_next(it, &ev, &seq)) {
+			if (latency_feed(ls->l, &ev) < 0)
+				break;
+			if (ls->stop_ns && lat_sample_ns(&ev) > ls->stop_ns) {
+				ls->t0 = ev.ts + 1;
+				lat_stop(ui, ls, &ev);
+				store_iter_free(it);
+				return;
+			}
+		}
+		store_iter_free(it);
+		ls->t0 = end + 1;
+		c0 = ui_now_ns() - c0;
+		if (c0 < LAT_FEED_NS / 8 && ls->slice < (1ull << 40))
+			ls->slice *= 2;
+		else if (c0 > LAT_FEED_NS / 2 && ls->slice > 1000000)
+			ls->slice /= 2;
+		if (ui_now_ns() - t_in > LAT_FEED_NS) {
+			ui->dirty = ls->t0 <= t1;
+			break;
 		}
 	}
-	store_iter_free(it);
-	ls->t0 = t1 + 1;
 }
 
 /* Which table: the tracer of this run, else what the samples held say. */

@@ -17,7 +17,7 @@ N=${KTOP_TEST_NWRITES:-200000}
 ncpu=$(nproc)
 # KTOP_TEST_PARTS: which parts to run (tests/run.sh runs "json" again with the
 # ASan+UBSan ktop, whose start-up is slow)
-parts=" ${KTOP_TEST_PARTS:-json pid duration cpu text} "
+parts=" ${KTOP_TEST_PARTS:-json pid duration cpu text flags} "
 part() { [[ $parts == *" $1 "* ]]; }
 
 # --- 1. N writes seen, JSON valid ------------------------------------------
@@ -177,6 +177,44 @@ check "text: top events name sched/irq/raw_syscalls events" \
 	grep -qE '^ +[0-9]+  (sched|irq|raw_syscalls):' "$tmp/t.out"
 check "text: header shows store memory" grep -qE '^Store: .* used of 256\.0M' "$tmp/t.out"
 check "text: lost per CPU section" grep -q '^Lost per CPU' "$tmp/t.out"
+check "text: reader line shows the decode backlog and ktop's own drops" \
+	grep -qE '^Reader: decode backlog .* of .*; dropped by ktop \(decode backlog\): [0-9]+ this interval, [0-9]+ since start' "$tmp/t.out"
 state_same "text: tracing state unchanged" "$tmp/state"
+fi
+
+# --- 4. flag columns, counted by the decoder ---------------------------------
+# The kernel sets the hardirq flag on every irq_handler_entry (it runs in
+# hard interrupt context) and never on softirq_entry, and the softirq flag on
+# every softirq_entry (plus on a handler that interrupted a softirq): so per
+# summary, the hardirq column sums to the irq_handler_entry count of the top
+# events list, and the softirq column to between the two.
+if part flags; then
+"$KTOP" --json -e irq:softirq_entry -e irq:irq_handler_entry --iterations 3 --interval 0.5 \
+	>"$tmp/f.out" 2>"$tmp/f.err"
+rc=$?
+check "flags: exit status 0 (got $rc; $(head -c 300 "$tmp/f.err"))" [ $rc -eq 0 ]
+res=$(python3 - "$tmp/f.out" <<'PY' 2>&1
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+bad, seen = [], 0
+for o in objs:
+    top = {e["event"]: e["count"] for e in o["top_events"]}
+    irq, soft = top.get("irq:irq_handler_entry", 0), top.get("irq:softirq_entry", 0)
+    fh = sum(c["flags"]["hardirq"] for c in o["cpus"])
+    fs = sum(c["flags"]["softirq"] for c in o["cpus"])
+    seen += irq + soft
+    if fh != irq or not (soft <= fs <= soft + irq):
+        bad.append("summary %d: hardirq %d vs %d handlers, softirq %d vs %d softirqs"
+                   % (o["summary"], fh, irq, fs, soft))
+    if sum(c["events"] for c in o["cpus"]) != o["events"]:
+        bad.append("summary %d: CPU rows do not add up" % o["summary"])
+print(len(objs), seen, "; ".join(bad) or "ok")
+PY
+)
+read -r nsum nseen verdict <<<"$res"
+check "flags: 3 summaries with irq events (${nsum:-?} summaries, ${nseen:-?} events)" \
+	[ "${nsum:-0}" -eq 3 -a "${nseen:-0}" -gt 0 ]
+check "flags: hardirq/softirq columns match the irq events ($verdict)" [ "$verdict" = ok ]
+state_same "flags: tracing state unchanged" "$tmp/state"
 fi
 finish

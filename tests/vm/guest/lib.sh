@@ -128,10 +128,10 @@ ktop_start()
 	local t0=$(now)
 	# Stop waiting when ktop has ended too (its stderr says why).
 	wait_for "{ ktop_tracing $KPID $tracer && : > /tmp/seen.$KPID; } || ! kill -0 $KPID" \
-		"${KTOP_START_LIMIT:-90}"
+		"${KTOP_START_LIMIT:-180}"
 	if [ ! -e "/tmp/seen.$KPID" ]; then
 		kill -0 "$KPID" 2>/dev/null &&
-			note "ktop $* did not start tracing within ${KTOP_START_LIMIT:-90} s" ||
+			note "ktop $* did not start tracing within ${KTOP_START_LIMIT:-180} s" ||
 			note "ktop $* ended before it was seen tracing"
 		show "$out.err"
 		show "$out"

@@ -5,7 +5,7 @@
 # vmload reads /dev/zero COUNT times: ktop must count exactly COUNT calls of
 # read_zero, all from vmload's pid (scenario function-filter shows the
 # kernel's own view of the same workload).
-# timeout: 150
+# timeout: 300
 
 COUNT=200
 need ktop

@@ -5,7 +5,7 @@
 # size, a notrace filter, an option), so a restore that resets to defaults
 # instead of to what was there fails too.  Compared with build/tools/tracestate
 # (and a shell dump as evidence).
-# timeout: 200
+# timeout: 900
 
 need ktop
 need tracestate

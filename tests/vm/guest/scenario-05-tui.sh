@@ -3,7 +3,7 @@
 # tracer the host cannot run: keys in, screen text out.  ktop -p function
 # -l read_zero; pane 2 (top events and functions) must show read_zero with
 # vmload's exact count; 'q' quits with status 0 and the state as before.
-# timeout: 150
+# timeout: 300
 
 COUNT=300
 need ktop
@@ -23,15 +23,16 @@ wait_screen()
 
 evidence()
 {
-	note "--- screen ($1):"
-	scr | sed 's/^/  |/'
+	note "--- screen ($1, blank lines dropped):"
+	scr | grep -v '^ *$' | sed 's/^/  |/'
 	show /tmp/tui.err
+	note "instances: $(ls "$T/instances" | tr '\n' ' ')"
 }
 
 tmux -f /dev/null new-session -d -s ktopvm -x 120 -y 40 \
 	"ktop -p function -l $FUNC 2> /tmp/tui.err; echo \"ktop exit \$?\" > /tmp/tui.rc" ||
 	fail "tmux did not start"
-wait_screen '^ ktop tracer' 90 || { evidence start; fail "no ktop header within 90 s"; }
+wait_screen '^ ktop tracer' 180 || { evidence start; fail "no ktop header within 180 s"; }
 note "header: $(scr | head -n 1)"
 tmux send-keys -t ktopvm 2
 wait_screen 'Top events and functions' 10 || { evidence pane2; fail "key 2 did not show the top pane"; }

@@ -59,6 +59,14 @@ tui_start()
 		evidence start
 		[ -s /tmp/tui.rc ] && show /tmp/tui.rc
 		ps | grep -v grep | grep ktop
+		for p in $(pidof ktop); do
+			note "ktop $p: $(cut -d' ' -f3 /proc/$p/stat) wchan $(cat /proc/$p/wchan)"
+			for t in /proc/$p/task/*; do
+				note "  thread $(cat $t/comm): $(cut -d' ' -f3 $t/stat) $(cat $t/wchan)"
+			done
+		done
+		ls "$T/instances"
+		note "top level: $(cat $T/current_tracer) tracing_on $(cat $T/tracing_on)"
 		fail "no ktop header within 400 s"
 	}
 	note "header: $(scr | head -n 1)"
