@@ -56,7 +56,7 @@ struct app {
 	char			bpf_why[256];
 	uint64_t		bpf_seq;	/* newest BPF outlier printed */
 	/* snapshots (src/app_snapshot.c) */
-	struct snapshot_meta	*meta;		/* -i: what the snapshot says about itself */
+	struct snapshot_meta	*meta;		/* -i: what the snapshot says */
 	struct app_loader	*loader;	/* -i .ktop: the thread filling st */
 };
 
@@ -73,7 +73,7 @@ void app_stop(struct app *a);
 /* ---- snapshots: src/app_snapshot.c ---- */
 
 #define APP_SNAP_SYNC		1	/* read the whole .ktop before returning */
-#define APP_SNAP_END_SIGNAL	2	/* -i -: SIGTERM ourselves when the stream ends (batch) */
+#define APP_SNAP_END_SIGNAL	2	/* -i -: SIGTERM ourselves at the stream's end */
 
 /**
  * app_open_snapshot - open a .ktop or trace.dat file (or a stream) instead of tracing

@@ -41,7 +41,7 @@ struct app_loader {
 	int			fd;
 	bool			close_fd;
 	bool			started;
-	bool			end_signal;	/* batch: end the program at the stream's end */
+	bool			end_signal;	/* batch: exit at the stream's end */
 	int			wake_fd;
 	atomic_bool		done;
 	atomic_bool		stop;

@@ -93,7 +93,7 @@ static int cmd_merge(const char *out, int ndirs, char **dirs)
 	struct store *st = NULL;
 	unsigned int ncpus = 1;
 	char err[512];
-	int ret;
+	int ret, fmt;
 
 	for (int i = 0; i < ndirs; i++) {
 		struct fixture *fx = fixture_open(dirs[i]);
@@ -119,7 +119,8 @@ static int cmd_merge(const char *out, int ndirs, char **dirs)
 			struct decoder *d = decoder_new(dc, cpu);
 
 			for (size_t k = 0; d && k < fixture_npages(fx, cpu); k++)
-				decoder_page(d, fixture_page(fx, cpu, k), fixture_page_size(fx), NULL);
+				decoder_page(d, fixture_page(fx, cpu, k), fixture_page_size(fx),
+					     NULL);
 			decoder_free(d);
 			store_publish(st, cpu);
 		}
@@ -134,10 +135,13 @@ static int cmd_merge(const char *out, int ndirs, char **dirs)
 				if (!merge_format_name(m.formats[f].text, name, sizeof(name)))
 					continue;
 				for (size_t g = 0; g < meta.nformats && !have; g++)
-					have = !strcmp(meta.formats[g].system, m.formats[f].system) &&
-					       merge_format_name(meta.formats[g].text, other,
-								 sizeof(other)) &&
+				{
+					const struct snapshot_format *h = &meta.formats[g];
+
+					have = !strcmp(h->system, m.formats[f].system) &&
+					       merge_format_name(h->text, other, sizeof(other)) &&
 					       !strcmp(name, other);
+				}
 				if (!have)
 					snapshot_meta_add_format(&meta, m.formats[f].system,
 								 m.formats[f].text);
@@ -159,8 +163,9 @@ static int cmd_merge(const char *out, int ndirs, char **dirs)
 		fixture_close(fx);
 	}
 	meta.ncpus = ncpus;
-	ret = export_write(export_format_from_name(out) < 0 ? EXPORT_KTOP :
-			   export_format_from_name(out), out, st, &meta, NULL, NULL, err, sizeof(err));
+	fmt = export_format_from_name(out);
+	ret = export_write(fmt < 0 ? EXPORT_KTOP : (enum export_format)fmt, out, st, &meta, NULL,
+			   NULL, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s\n", err);
 	store_free(st);
@@ -192,7 +197,8 @@ static int cmd_replicate(const char *in, const char *out, uint64_t want)
 		store_cpu_range(st, cpu, &first[cpu], &end[cpu]);
 	while (n && n < want) {
 		shift += span;
-		for (unsigned int cpu = 0; cpu < ncpus && cpu < SNAPSHOT_MAX_CPUS && n < want; cpu++) {
+		for (unsigned int cpu = 0; cpu < ncpus && cpu < SNAPSHOT_MAX_CPUS && n < want;
+		     cpu++) {
 			for (uint64_t i = first[cpu]; i < end[cpu] && n < want; i++) {
 				struct ktop_event ev;
 
