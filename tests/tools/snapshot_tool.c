@@ -134,8 +134,7 @@ static int cmd_merge(const char *out, int ndirs, char **dirs)
 
 				if (!merge_format_name(m.formats[f].text, name, sizeof(name)))
 					continue;
-				for (size_t g = 0; g < meta.nformats && !have; g++)
-				{
+				for (size_t g = 0; g < meta.nformats && !have; g++) {
 					const struct snapshot_format *h = &meta.formats[g];
 
 					have = !strcmp(h->system, m.formats[f].system) &&
