@@ -66,8 +66,10 @@ int store_append(struct store *st, const struct ktop_event *ev);
 void store_publish(struct store *st, unsigned int cpu);
 
 /**
- * store_add_lost - record that the kernel lost @count events on @cpu just
- * before @ts (count 0 means "some, number unknown").
+ * store_add_lost - record that @count events of @cpu were lost just before
+ * @ts (count 0 means "some, number unknown"): overwritten in the kernel's
+ * ring buffer, or read but dropped by ktop because its decode backlog was
+ * full (the consumer's stats tell the two apart).
  * Context: the writer of @cpu's stream.
  */
 void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t count);
@@ -86,7 +88,7 @@ struct store_stats {
 	uint64_t	events;		/* currently held */
 	uint64_t	appended;	/* ever appended (as of the last publish or seal) */
 	uint64_t	evicted;	/* dropped for the memory limit */
-	uint64_t	lost;		/* kernel-lost events, sum of store_add_lost */
+	uint64_t	lost;		/* lost events (kernel or ktop), sum of store_add_lost */
 	uint64_t	lost_marks;	/* number of lost-event records */
 	uint64_t	reordered;
 	uint64_t	bytes;		/* chunk memory in use */
