@@ -23,6 +23,7 @@
 #include <time.h>
 #include <termios.h>
 #include <unistd.h>
+#include "cmdlines.h"
 #include "app.h"
 #include "session.h"
 #include "ui.h"
@@ -173,6 +174,7 @@ static void key_lat_dump(struct ui *ui)
 static void *ingest_main(void *arg)
 {
 	struct ui *ui = arg;
+	uint64_t last_cmdlines = 0;
 
 	pthread_setname_np(pthread_self(), "ktop-ui-stats");
 	/* nice 10: the UI thread (and the collectors) go first */
@@ -192,6 +194,14 @@ static void *ingest_main(void *arg)
 		}
 		struct timespec ts;
 
+		/* tasks seen only in non-scheduler events: saved_cmdlines' name, once a second */
+		if (ui->app->live && ui->app->ft.tracefs[0] &&
+		    app_now_ns() - last_cmdlines > 1000000000ull) {
+			last_cmdlines = app_now_ns();
+			pthread_mutex_unlock(&ui->lock);
+			cmdlines_fill(ui->app->st, ui->app->ft.tracefs);
+			pthread_mutex_lock(&ui->lock);
+		}
 		/* woken by new data, a key, or every 100 ms to look again */
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 100000000;
