@@ -90,24 +90,30 @@ if ! wait_screen 'vfs_read\(\) \{' 60; then
 	evidence graph
 	fail "pane 4 shows no vfs_read() { call"
 fi
-wait_screen "$FUNC\(\);" 20 || { evidence graph-child; fail "no $FUNC(); under vfs_read"; }
 note "graph: $(scr | grep -m1 -E 'vfs_read\(\) \{')"
-note "graph: $(scr | grep -m1 -E "$FUNC\(\);")"
+# the live view follows the newest calls (other tasks read too): search finds vmload's child
+keys / "$FUNC" Enter
+if ! wait_screen "$FUNC\(\);" 20; then
+	evidence search
+	fail "/ $FUNC did not find and show the child"
+fi
+note "search: $(scr | grep -m1 -E "$FUNC\(\);")"
 
 keys C
 if ! wait_gone 'vfs_read\(\) \{' 10 || ! wait_screen '^ +\|  \+ .*\([0-9]+ calls?\)' 10; then
 	evidence fold-all
-	fail "C did not fold the tree to its task rows"
+	fail "C did not fold the tree to its context rows"
 fi
-note "folded: $(scr | grep -cE '\([0-9]+ calls?\)') task rows"
-# the selection is on a task row now: Enter unfolds it, its calls stay folded
+note "folded: $(scr | grep -cE '\([0-9]+ calls?\)') context rows"
+# the selection is on a context row now: Enter unfolds it, its calls stay folded
 keys Enter
-if ! wait_screen 'vfs_read\(\) \{ \.\.\. \}' 10; then
+if ! wait_screen '\{ \.\.\. \}' 10; then
 	evidence unfold-one
-	fail "Enter did not unfold the selected task into folded vfs_read calls"
+	fail "Enter did not unfold the selected context into folded calls"
 fi
+note "unfolded one: $(scr | grep -m1 -E '\{ \.\.\. \}')"
 keys E
-if ! wait_screen "$FUNC\(\);" 10 || ! wait_gone '\{ \.\.\. \}' 10; then
+if ! wait_gone '\{ \.\.\. \}' 10 || ! wait_screen '\(\) \{ *$' 10; then
 	evidence unfold-all
 	fail "E did not unfold everything"
 fi
