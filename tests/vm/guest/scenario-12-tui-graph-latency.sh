@@ -93,11 +93,11 @@ fi
 note "graph: $(scr | grep -m1 -E 'vfs_read\(\) \{')"
 # the live view follows the newest calls (other tasks read too): search finds vmload's child
 keys / "$FUNC" Enter
-if ! wait_screen "$FUNC\(\);" 20; then
+if ! wait_screen "$FUNC\(\)(;| \{)" 20; then
 	evidence search
 	fail "/ $FUNC did not find and show the child"
 fi
-note "search: $(scr | grep -m1 -E "$FUNC\(\);")"
+note "search: $(scr | grep -m1 -E "$FUNC\(\)(;| \{)")"
 
 keys C
 if ! wait_gone 'vfs_read\(\) \{' 10 || ! wait_screen '^ +\|  \+ .*\([0-9]+ calls?\)' 10; then
@@ -119,13 +119,13 @@ if ! wait_gone '\{ \.\.\. \}' 10 || ! wait_screen '\(\) \{ *$' 10; then
 fi
 
 keys C
-wait_gone "$FUNC\(\);" 10 || { evidence fold-again; fail "C did not hide $FUNC"; }
+wait_gone "$FUNC\(\)(;| \{)" 10 || { evidence fold-again; fail "C did not hide $FUNC"; }
 keys / "$FUNC" Enter
-if ! wait_screen "$FUNC\(\);" 10; then
+if ! wait_screen "$FUNC\(\)(;| \{)" 10; then
 	evidence search
 	fail "/ $FUNC did not find and show the child"
 fi
-note "search: $(scr | grep -m1 -E "$FUNC\(\);")"
+note "search: $(scr | grep -m1 -E "$FUNC\(\)(;| \{)")"
 tui_quit
 tracestate --diff /tmp/tui.before || fail "tracing state not restored after the graph run"
 
