@@ -19,16 +19,6 @@
 #include "fgraph.h"
 #include "flags.h"
 
-/*
- * libtracecmd 1.3 (trace-cmd 3.1.6) never frees the path given to
- * tracecmd_output_set_kallsyms (fixed upstream later): not ours to fix.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:tracecmd_output_set_kallsyms\n";
-}
-
 static char fixtures[SNAP_MAX_FIXTURES][64];
 static int nfixtures;
 
