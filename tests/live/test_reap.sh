@@ -8,43 +8,10 @@
 #
 # Prints "ok NAME" / "FAIL NAME: evidence", then "N passed, N failed".
 
-set -u
 cd "$(dirname "$0")/../.." || exit 1
-
-TS=build/tools/tracestate
-DRIVE=${KTOP_DRIVE:-build/tools/session_drive}
-KTOP=${KTOP:-./ktop}
-T=/sys/kernel/tracing
-TMP=$(mktemp -d /tmp/ktop-test-reap.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-
-if [ "$(id -u)" != 0 ]; then
-	echo "FAIL test_reap: needs root (tracefs is root's)"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-for b in $TS $DRIVE; do
-	[ -x $b ] || { echo "FAIL setup: $b missing (make tools)"; echo "0 passed, 1 failed"; exit 1; }
-done
-
-snap() { $TS -x > "$1" 2>&1; }
+. tests/live/lib_state.sh test_reap
 # tracestate -x hides instances of live pids: list them all here
 instances() { ls $T/instances | grep '^ktop-' | tr '\n' ' '; }
-
-wait_ready() {
-	i=0
-	while [ $i -lt 100 ]; do
-		grep -q '^ready' "$1" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 
 # start_killed OUTVAR [env...]: start session_drive, wait until ready, SIGKILL it
 start_killed() {

@@ -15,31 +15,8 @@
 #
 # Prints "ok NAME" / "FAIL NAME: evidence", then "N passed, N failed".
 
-set -u
 cd "$(dirname "$0")/../.." || exit 1
-
-TS=build/tools/tracestate
-DRIVE=${KTOP_DRIVE:-build/tools/session_drive}
-KTOP=${KTOP:-./ktop}
-T=/sys/kernel/tracing
-TMP=$(mktemp -d /tmp/ktop-test-state.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-
-if [ "$(id -u)" != 0 ]; then
-	echo "FAIL test_state: needs root (tracefs is root's)"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-for b in $TS $DRIVE; do
-	[ -x $b ] || { echo "FAIL setup: $b missing (make tools)"; echo "0 passed, 1 failed"; exit 1; }
-done
-
-snap() { $TS -x > "$1" 2>&1; }
+. tests/live/lib_state.sh test_state
 
 # same NAME: compare $TMP/before with now
 same() {
@@ -48,17 +25,6 @@ same() {
 		return 0
 	fi
 	bad "$1" "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
-	return 1
-}
-
-# wait_ready FILE: until "ready NAME" shows in FILE (10 s)
-wait_ready() {
-	i=0
-	while [ $i -lt 100 ]; do
-		grep -q '^ready' "$1" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
 	return 1
 }
 
