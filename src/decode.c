@@ -537,7 +537,8 @@ struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 		struct tep_event *ev = events[i];
 		const struct fixed_spec *fs;
 
-		if (ev->id < 0 || ev->flags & TEP_EVENT_FL_FAILED)
+		/* a malformed trace.dat may give two formats one id: the first wins */
+		if (ev->id < 0 || ev->flags & TEP_EVENT_FL_FAILED || dc->by_id[ev->id])
 			continue;
 		fs = fixed_find(ev);
 		dc->by_id[ev->id] = fs ? dtype_fixed(dc, ev, fs) : dtype_dynamic(dc, ev);

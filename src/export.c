@@ -51,18 +51,6 @@ void tracecmd_output_close(struct tracecmd_output *handle);
 void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
 
 /* The kernel's events/header_event: fixed since 2.6.3x. */
-/*
- * libtracecmd 1.3 (trace-cmd 3.1.6) never frees the path given to
- * tracecmd_output_set_kallsyms (fixed upstream later): not ours to fix. Here,
- * so that every ASan build that writes trace.dat (tests, ktop) knows it.
- * Only LeakSanitizer calls this.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:tracecmd_output_set_kallsyms\n";
-}
-
 static const char header_event_text[] =
 	"# compressed entry header\n"
 	"\ttype_len    :    5 bits\n"
