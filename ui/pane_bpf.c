@@ -408,13 +408,14 @@ static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 		}
 		o = &bs->outl[bs->n - 1 - bs->sel];
 		/*
-		 * The BPF program and the ring buffer stamp the same switch a few
-		 * microseconds apart: anchor a little after it, so that the event
-		 * list's bottom rows are the switch-in and what came before.
+		 * The BPF program and the ring buffer stamp the same switch apart
+		 * (a few microseconds, more on a busy machine: 2 us was seen to miss
+		 * it): anchor 100 us after it, so that the event list's bottom rows
+		 * hold the switch-in and what came just before and after.
 		 */
 		snprintf(spec, sizeof(spec), "%llu.%06llu",
-			 (unsigned long long)((o->ts + 2000) / 1000000000u),
-			 (unsigned long long)((o->ts + 2000) % 1000000000u / 1000u));
+			 (unsigned long long)((o->ts + 100000) / 1000000000u),
+			 (unsigned long long)((o->ts + 100000) % 1000000000u / 1000u));
 		ui->active = 2;
 		return pane_events_jump(ui, &ui->panes[2], spec) | UI_HANDLED | UI_REDRAW;
 	default:

@@ -40,10 +40,13 @@ else
 	fail "v_shows_histogram_since_start"; evidence v
 fi
 
-# 2. pingpong: at least 2 wakeups per round must reach the histogram's count
+# 2. pingpong: at least one wakeup per round must reach the histogram's count
+#    (a round wakes one or both threads: a thread that has not slept yet when
+#    its partner writes needs no wakeup; the 2N bound is for context switches,
+#    checked with tracefs in tests/live/test_bpf.sh)
 n0=$(hist_n)
 "$TOOLS/pingpong" -n $ROUNDS -c 0 >"$tmp/pp.out" 2>&1
-want=$(( ${n0:-0} + 2 * ROUNDS * 99 / 100 ))	# 1%: the count is shown to 3 digits
+want=$(( ${n0:-0} + ROUNDS * 99 / 100 ))	# 1%: the count is shown to 3 digits
 got=0
 for ((i = 0; i < 100; i++)); do
 	got=$(hist_n)
@@ -51,7 +54,7 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.1
 done
 if grep -q '^done' "$tmp/pp.out" && [ "${got:-0}" -ge "$want" ]; then
-	ok "histogram_counts_pingpong_wakeups ($n0 -> $got, >= 2 x $ROUNDS rounds)"
+	ok "histogram_counts_pingpong_wakeups ($n0 -> $got, >= $ROUNDS rounds)"
 else
 	fail "histogram_counts_pingpong_wakeups: n $n0 -> $got, want >= $want; $(cat "$tmp/pp.out")"
 	evidence pingpong
