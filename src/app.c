@@ -330,6 +330,13 @@ int app_start(struct app *a, char *err, size_t errlen)
 	a->meta = NULL;
 	a->loader = NULL;
 
+	/*
+	 * First put back what a killed ktop left: probing a top level still
+	 * held by a dead session's tracer would find it busy and misjudge what
+	 * this kernel permits. Without root there is nothing it could reap.
+	 */
+	if (geteuid() == 0)
+		session_reap_stale();
 	ret = features_probe(&a->ft);
 	if (ret)
 		return app_err(err, errlen, ret, "cannot probe the kernel's tracing support: %s",
@@ -342,8 +349,6 @@ int app_start(struct app *a, char *err, size_t errlen)
 		return app_err(err, errlen, -ENODEV,
 			       "tracefs is not mounted; mount it with: "
 			       "mount -t tracefs nodev /sys/kernel/tracing");
-
-	session_reap_stale();
 
 	ret = app_open_session(a, err, errlen);
 	if (ret)
