@@ -201,7 +201,19 @@ static void probe_tracer(struct features *ft, enum feature_id id, const char *sc
 			return;
 		}
 	}
-	/* Refused in an instance: maybe only the top level may run it. */
+	/*
+	 * Refused in an instance, but not for want of permission (EPERM): the
+	 * kernel allows this tracer only at the top level (function_graph before
+	 * 6.9). Trying it there would patch every traceable function on and off
+	 * (a minute under emulation) and touch the top level; the session finds
+	 * out for sure when it is asked for, and says so if the top level refuses.
+	 */
+	if (scratch && ret && ret != -EPERM) {
+		feat_set(ft, id, FEAT_TOP_LEVEL_ONLY, "refused in an instance (%s)",
+			 strerror(-ret));
+		return;
+	}
+	/* No instance to try in, or EPERM there: the top level says for sure. */
 	if (!top_level_idle(ft->tracefs)) {
 		feat_set(ft, id, ret == -EPERM ? FEAT_NOT_PERMITTED : FEAT_UNKNOWN,
 			 "refused in an instance (%s); top level busy, not tried there",
