@@ -46,8 +46,8 @@ static const char *legend_line(struct ui *ui, int i)
 	if (i == 1 && ui->fstyle == FLAGS_STYLE_NOSUPPORT)
 		return " 1 irqs     d irqs off  D irqs and BH off  b BH off  X no irq flags  . on";
 	if (i == 2)
-		return " 2 resched  N need-resched and preempt-resched  n need-resched"
-		       "  p preempt-resched";
+		return " 2 resched  N need-resched + preempt-resched  n need-resched"
+		       "  p preempt";
 	if (i == 3)
 		return ui->fstyle == FLAGS_STYLE_NOSUPPORT ? NULL :
 		       "            lazy: l lazy  L lazy+preempt  b need+lazy  B all three";
