@@ -81,7 +81,9 @@ on=$(field self "$TMP/on")
 off=$(field self "$TMP/off")
 if [ -z "$on" ] || [ -z "$off" ]; then
 	bad consumer_self_excluded "no figures: $(cat "$TMP/err")"
-elif [ $((on * 10)) -ge "$off" ] || [ "$off" -lt 1000 ]; then
+# (the floor only makes sure there is something to compare: on a quiet
+# machine the readers' own syscalls come to ~1000 in 2 s, seen as low as 950)
+elif [ $((on * 10)) -ge "$off" ] || [ "$off" -lt 200 ]; then
 	bad consumer_self_excluded "own events: $on excluded vs $off not excluded"
 else
 	ok "consumer_self_excluded (own threads' events in 2 s: $on excluded, $off not)"
