@@ -1465,6 +1465,15 @@ static bool cursor_load(const struct stream *sm, struct cursor *cu, unsigned int
 	c = stream_ref(sm, &seq, true);
 	if (!c)
 		return false;
+	/*
+	 * @seq was evicted meanwhile and moved on to the oldest chunk held, which
+	 * may start past the end published when @pub was read: nothing to read
+	 * in this snapshot yet (and pub - first_seq would wrap).
+	 */
+	if (seq >= pub) {
+		chunk_put(c);
+		return false;
+	}
 	cu->bfirst = c->first_seq;
 	cu->pos = seq - c->first_seq;
 	if (c->raw) {
