@@ -134,6 +134,10 @@ $(B)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(B)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(B) -c $< -o $@
 	$(Q)llvm-strip -g $@
 
+# Keep the generated skeletons: every object depends on them, so deleting them
+# as intermediates would rebuild everything on each make.
+.SECONDARY: $(BPF_SKELS) $(BPF_SKELS:.skel.h=.bpf.o)
+
 $(B)/%.skel.h: $(B)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
