@@ -21,6 +21,10 @@
  * orphans of the context, flagged PARENT_MISSING) until one of them exits
  * with a calltime that proves it is the same call; then it adopts the
  * orphans that ran inside it.
+ *
+ * A depth jump is read as lost records too, except one the kernel makes
+ * itself: since 6.11 an interrupt taken in the return path of a call that
+ * has just returned is recorded one level deeper (see entry_skew).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -44,7 +48,10 @@ struct fg_node {
 	uint16_t	flags;
 	uint16_t	overflow;	/* saturated; fgraph_stats.overflow is exact */
 	uint8_t		kind;
+	uint8_t		skew;		/* open frame: how much deeper than a child an
+					 * interrupt may nest now (see entry_skew) */
 };	/* 64 bytes: one cache line per call */
+_Static_assert(sizeof(struct fg_node) == 64, "one cache line per call");
 
 struct fg_agg {
 	uint64_t	count;		/* complete calls (GAP: events lost) */
@@ -608,8 +615,10 @@ static int ctx_gap(struct fgraph *g, struct fg_ctx *c, uint64_t ts, uint64_t cou
 	} else {
 		g->st.dropped++;	/* no room for the marker: the frames still know */
 	}
-	for (i = 0; i < c->top; i++)
+	for (i = 0; i < c->top; i++) {
 		g->n[c->stack[i]].flags |= FGRAPH_F_HAS_GAP;
+		g->n[c->stack[i]].skew = 0;
+	}
 	/*
 	 * Who the open frames are after the gap is unknown until one of them
 	 * exits with a matching calltime: new calls do not go under them.
@@ -652,10 +661,44 @@ static bool cpu_lost_between(struct fgraph *g, unsigned int cpu, uint64_t after,
 	return any;
 }
 
+/* Common flags of a record written in interrupt context or with interrupts off. */
+#define KF_IRQ_OR_OFF	(KTOP_KF_IRQS_OFF | KTOP_KF_HARDIRQ | KTOP_KF_SOFTIRQ | KTOP_KF_NMI)
+
+/*
+ * Where the entry @ev goes relative to the open frame @x: 0 when it is a
+ * child (one level deeper), k > 0 when it is an interrupt taken in the
+ * return path of a child of @x that has just returned, -1 when it does not
+ * fit (records were lost).
+ *
+ * Since the shadow-stack rework of fgraph (6.11; seen on 6.12-rt), the
+ * return handler decrements the task's depth only after the return
+ * callbacks ran, and the graph tracer writes the exit record with
+ * interrupts off, enabling them right after: an interrupt pending
+ * meanwhile comes in with the returned child's level still counted, so its
+ * calls are recorded one level deeper than children of @x (k = 1; k = 2
+ * for one taken in the return path of such an interrupt's call). The
+ * window is x->skew: feed_exit() opens it when a child of @x returns, the
+ * next child of @x closes it. The first record of an interrupt has
+ * interrupts off or an interrupt context flag; a task's call found too
+ * deep after lost records usually has neither, and still makes a gap.
+ */
+static int entry_skew(const struct fg_node *x, const struct ktop_event *ev)
+{
+	unsigned int depth = (unsigned int)ev->args[1];
+
+	if (depth == x->depth + 1u)
+		return 0;
+	if (depth > x->depth + 1u && depth - x->depth - 1u <= x->skew &&
+	    (ev->flags & KF_IRQ_OR_OFF))
+		return (int)(depth - x->depth - 1u);
+	return -1;
+}
+
 /*
  * Is the next record of @c what its stack expects? An entry one level below
- * the innermost open frame, or the exit of that frame (entered after the
- * exit's calltime: an older instance of the same function does not count).
+ * the innermost open frame (or an interrupt in its return path: see
+ * entry_skew), or the exit of that frame (entered after the exit's
+ * calltime: an older instance of the same function does not count).
  */
 static bool ctx_consistent(struct fgraph *g, struct fg_ctx *c, const struct ktop_event *ev)
 {
@@ -667,7 +710,7 @@ static bool ctx_consistent(struct fgraph *g, struct fg_ctx *c, const struct ktop
 		return ev->type == KTOP_T_FGRAPH_ENTRY;
 	x = &g->n[top];
 	if (ev->type == KTOP_T_FGRAPH_ENTRY)
-		return x->depth + 1u == depth;
+		return entry_skew(x, ev) >= 0;
 	if (x->depth != depth || x->func != (uint32_t)ev->args[0])
 		return false;
 	return !g->same_clock || x->start >= ev->args[2];
@@ -719,9 +762,9 @@ static inline int ctx_check_lost(struct fgraph *g, struct fg_ctx *c, const struc
 /* ---- feeding ------------------------------------------------------------- */
 
 /*
- * The parent for a new call at @depth in @c (whose deeper frames were popped):
- * the innermost open frame if trusted, else the context node (an orphan,
- * adopted later by the exit that proves its parent).
+ * The parent for a new call at @depth in @c (whose deeper frames were popped;
+ * @depth less its entry_skew): the innermost open frame if trusted, else the
+ * context node (an orphan, adopted later by the exit that proves its parent).
  */
 static uint32_t ctx_parent(struct fgraph *g, struct fg_ctx *c, bool task, unsigned int depth,
 			   unsigned int *flags)
@@ -767,12 +810,59 @@ static bool adopt_trailing(struct fgraph *g, uint32_t from, uint32_t np, unsigne
 	return true;
 }
 
+/*
+ * The call node of @ev in @c when no open frame of @c is its own: an entry
+ * (@fit: its entry_skew under the innermost frame, -1 when it does not fit)
+ * or an exit whose entry was not seen (@fit -1). A record that does not fit
+ * the trusted open frames means records were lost there: a gap goes first.
+ * Then the frames at its depth or deeper are closed as exit missing, and the
+ * call goes under its parent (ctx_parent) with @flags.
+ * *@idp gets the node; its start time, duration and stack place are left to
+ * the caller.
+ * Return: 0, or -ENOSPC when max_nodes was reached (counted in dropped).
+ */
+static int ctx_call_new(struct fgraph *g, struct fg_ctx *c, bool task, const struct ktop_event *ev,
+			int fit, unsigned int flags, uint32_t *idp)
+{
+	unsigned int depth = (unsigned int)ev->args[1];
+	uint32_t id, parent;
+	int err;
+
+	if (fit < 0 && c->top > c->susp) {
+		/* records are missing here: who the open frames are is no longer known */
+		g->st.inconsistent++;
+		err = ctx_gap(g, c, ev->ts, 0);
+		if (err)
+			return err;
+	}
+	while (c->top && g->n[ctx_top(g, c)].depth >= depth)
+		ctx_pop_missing(g, c);
+	parent = ctx_parent(g, c, task, fit > 0 ? depth - (unsigned int)fit : depth, &flags);
+	id = node_new(g, FGRAPH_K_CALL, parent);
+	if (id == NONE) {
+		g->st.dropped++;
+		return -ENOSPC;
+	}
+	/* a child of the open frame closes its return-path window, an interrupt in it narrows it */
+	if (fit >= 0 && parent != c->node)
+		g->n[parent].skew = (uint8_t)fit;
+	g->n[id].func = (uint32_t)ev->args[0];
+	g->n[id].depth = (uint16_t)depth;
+	g->n[id].cpu = ev->cpu;
+	g->n[id].flags = (uint16_t)flags;
+	g->st.calls++;
+	if (depth > g->st.max_depth_seen)
+		g->st.max_depth_seen = depth;
+	*idp = id;
+	return 0;
+}
+
 static int feed_entry(struct fgraph *g, const struct ktop_event *ev)
 {
 	unsigned int depth = (unsigned int)ev->args[1], cf = ev_ctxflags(ev->flags);
-	uint32_t func = (uint32_t)ev->args[0], top, id, parent;
 	struct fg_ctx *task, *irq = NULL, *c;
 	unsigned int flags = FGRAPH_F_OPEN | cf;
+	uint32_t top, id;
 	struct fg_cpu *pc;
 	int err;
 
@@ -786,7 +876,7 @@ static int feed_entry(struct fgraph *g, const struct ktop_event *ev)
 	if (!g->cfg.irq_inline) {
 		/* an interrupt in progress on this CPU is on top of whatever runs */
 		irq = pc->irq;
-		if (irq && irq->top > irq->susp && g->n[ctx_top(g, irq)].depth + 1u == depth)
+		if (irq && irq->top > irq->susp && entry_skew(&g->n[ctx_top(g, irq)], ev) >= 0)
 			c = irq;
 		else if (cf)
 			c = irq_get(g, ev->cpu);
@@ -808,32 +898,12 @@ static int feed_entry(struct fgraph *g, const struct ktop_event *ev)
 		return 0;
 	}
 	top = ctx_top(g, c);
-	if (c->top > c->susp && (g->n[top].depth >= depth || g->n[top].depth + 1u < depth)) {
-		/* records are missing here: who the open frames are is no longer known */
-		g->st.inconsistent++;
-		err = ctx_gap(g, c, ev->ts, 0);
-		if (err)
-			return err;
-	}
-	while (c->top && g->n[ctx_top(g, c)].depth >= depth)
-		ctx_pop_missing(g, c);
-	parent = ctx_parent(g, c, c == task, depth, &flags);
-	id = node_new(g, FGRAPH_K_CALL, parent);
-	if (id == NONE) {
-		g->st.dropped++;
-		return -ENOSPC;
-	}
-	g->n[id].func = func;
-	g->n[id].depth = (uint16_t)depth;
-	g->n[id].cpu = ev->cpu;
+	err = ctx_call_new(g, c, c == task, ev, top != NONE ? entry_skew(&g->n[top], ev) : 0,
+			   flags, &id);
+	if (err)
+		return err;
 	g->n[id].start = ev->ts;
-	g->n[id].flags = (uint16_t)flags;
-	if (ctx_push(c, id))
-		return -ENOMEM;
-	g->st.calls++;
-	if (depth > g->st.max_depth_seen)
-		g->st.max_depth_seen = depth;
-	return 0;
+	return ctx_push(c, id);
 }
 
 /*
@@ -896,6 +966,7 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 	unsigned int flags = FGRAPH_F_ENTRY_MISSING | cf;
 	uint32_t func = (uint32_t)ev->args[0], id, parent;
 	struct fg_ctx *task, *irq = NULL, *c = NULL;
+	uint32_t top;
 	struct fg_cpu *pc;
 	int i = -1, err;
 
@@ -932,10 +1003,10 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 	}
 
 	if (i >= 0 && i < (int)c->top) {
-		bool suspended = (uint32_t)i < c->susp;
+		bool suspended = (uint32_t)i < c->susp, innermost = i == (int)c->top - 1;
 
 		id = c->stack[i];
-		if (i != (int)c->top - 1)
+		if (!innermost)
 			g->st.inconsistent++;
 		else if (!suspended && g->clock_agree + g->clock_disagree < 256)
 			clock_learn(g, &g->n[id], calltime);
@@ -956,6 +1027,14 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 			adopt_trailing(g, c->node, id, depth, g->n[id].start, 0);
 		}
 		node_close(g, id, dur);
+		/*
+		 * Until its return handler is done the kernel still counts its
+		 * level: an interrupt now nests that much deeper (entry_skew).
+		 */
+		top = ctx_top(g, c);
+		if (innermost && c->top > c->susp && g->n[id].parent == top)
+			g->n[top].skew = depth - g->n[top].depth < UINT8_MAX ?
+					 (uint8_t)(depth - g->n[top].depth) : UINT8_MAX;
 		/* an interrupt cannot outlive the task frame it came in over */
 		if (c == task && irq)
 			while (irq->top && g->n[ctx_top(g, irq)].depth > depth)
@@ -967,26 +1046,12 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 	 * Entry not seen: the trace started inside this call (then no trusted
 	 * frame is open), or records were lost.
 	 */
-	if (c->top > c->susp) {
-		g->st.inconsistent++;
-		err = ctx_gap(g, c, ev->ts, 0);
-		if (err)
-			return err;
-	}
-	while (c->top && g->n[ctx_top(g, c)].depth >= depth)
-		ctx_pop_missing(g, c);
-	parent = ctx_parent(g, c, c == task, depth, &flags);
-	id = node_new(g, FGRAPH_K_CALL, parent);
-	if (id == NONE) {
-		g->st.dropped++;
-		return -ENOSPC;
-	}
-	g->n[id].func = func;
-	g->n[id].depth = (uint16_t)depth;
-	g->n[id].cpu = ev->cpu;
+	err = ctx_call_new(g, c, c == task, ev, -1, flags, &id);
+	if (err)
+		return err;
+	parent = g->n[id].parent;
 	/* its start on the records' clock: the exit's time less the duration */
 	g->n[id].start = g->same_clock ? calltime : (ev->ts > dur ? ev->ts - dur : 0);
-	g->n[id].flags = (uint16_t)flags;
 	/* the calls seen before it that ran inside it */
 	node_unlink(g, id);
 	{
@@ -1010,10 +1075,7 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 		g->n[parent].last = id;
 		g->n[parent].nchild++;
 	}
-	g->st.calls++;
 	g->st.entry_missing++;
-	if (depth > g->st.max_depth_seen)
-		g->st.max_depth_seen = depth;
 	node_close(g, id, dur);
 	return 0;
 }
@@ -1820,21 +1882,29 @@ static void pr_prefix(struct pr *p, int cpu, bool with_dur, uint64_t dur)
 	}
 }
 
-static void pr_timeline(struct pr *p, uint32_t id, unsigned int lv)
+/*
+ * The children of @id, at level @lv under the top, indented @ind steps. A
+ * call deeper than one level below its parent call (an interrupt in a return
+ * path, see entry_skew; or ancestors not seen) is indented by its depth, as
+ * the kernel does.
+ */
+static void pr_timeline(struct pr *p, uint32_t id, unsigned int lv, unsigned int ind)
 {
 	struct fgraph *g = p->g;
+	const struct fg_node *up = &g->n[id];
 	uint32_t k;
 
-	for (k = g->n[id].first; k != NONE; k = g->n[k].next) {
+	for (k = up->first; k != NONE; k = g->n[k].next) {
 		const struct fg_node *x = &g->n[k];
 		bool closed = !(x->flags & (FGRAPH_F_OPEN | FGRAPH_F_EXIT_MISSING));
+		unsigned int in = ind;
 		const char *nm;
 
 		if (p->o->max_level && lv >= p->o->max_level)
 			return;
 		if (x->kind == FGRAPH_K_GAP) {
 			pr_prefix(p, -1, false, 0);
-			fprintf(p->f, "%*s/* lost ", lv * 2, "");
+			fprintf(p->f, "%*s/* lost ", ind * 2, "");
 			if (x->func)
 				fprintf(p->f, "%u events */\n", x->func);
 			else
@@ -1845,27 +1915,29 @@ static void pr_timeline(struct pr *p, uint32_t id, unsigned int lv)
 			continue;
 		if (closed && p->o->min_dur && x->dur < p->o->min_dur)
 			continue;
+		if (up->kind == FGRAPH_K_CALL && x->depth > up->depth + 1u)
+			in += x->depth - up->depth - 1u;
 		nm = sym_name(g, x->func, p->name, sizeof(p->name));
 		if (x->first == NONE && closed && !x->overflow) {
 			pr_prefix(p, x->cpu, true, x->dur);
-			fprintf(p->f, "%*s%s();%s\n", lv * 2, "", nm,
+			fprintf(p->f, "%*s%s();%s\n", in * 2, "", nm,
 				x->flags & FGRAPH_F_ENTRY_MISSING ? " /* entry missing */" : "");
 			continue;
 		}
 		pr_prefix(p, x->cpu, false, 0);
-		fprintf(p->f, "%*s%s() {%s\n", lv * 2, "", nm,
+		fprintf(p->f, "%*s%s() {%s\n", in * 2, "", nm,
 			x->flags & FGRAPH_F_ENTRY_MISSING ? " /* entry missing */" : "");
-		pr_timeline(p, k, lv + 1);
+		pr_timeline(p, k, lv + 1, in + 1);
 		if (x->overflow) {
 			pr_prefix(p, -1, false, 0);
-			fprintf(p->f, "%*s/* %u calls deeper than max_depth */\n", (lv + 1) * 2, "",
+			fprintf(p->f, "%*s/* %u calls deeper than max_depth */\n", (in + 1) * 2, "",
 				x->overflow);
 		}
 		pr_prefix(p, x->cpu, closed, x->dur);
 		if (closed)
-			fprintf(p->f, "%*s}\n", lv * 2, "");
+			fprintf(p->f, "%*s}\n", in * 2, "");
 		else
-			fprintf(p->f, "%*s} /* %s: %s */\n", lv * 2, "", nm,
+			fprintf(p->f, "%*s} /* %s: %s */\n", in * 2, "", nm,
 				x->flags & FGRAPH_F_OPEN ? "still running" : "exit missing");
 	}
 }
@@ -1935,14 +2007,14 @@ int fgraph_print(struct fgraph *g, FILE *f, const struct fgraph_print_opts *opts
 	} else if (p.o->top != FGRAPH_ROOT) {
 		if (p.o->top >= g->nn)
 			return -ENOENT;
-		pr_timeline(&p, p.o->top, 0);
+		pr_timeline(&p, p.o->top, 0, 0);
 	} else {
 		for (k = g->n[FGRAPH_ROOT].first; k != NONE; k = g->n[k].next) {
 			if (g->n[k].first == NONE)
 				continue;
 			fgraph_node(g, FGRAPH_TIMELINE, k, &in);
 			fprintf(f, "# %s\n", in.name);
-			pr_timeline(&p, k, 0);
+			pr_timeline(&p, k, 0, 0);
 		}
 	}
 	fflush(f);

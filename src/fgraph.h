@@ -23,7 +23,11 @@
  * The depth of a record is the depth of the task's return stack, which an
  * interrupt shares with the task it interrupted; so interrupt frames nest
  * on top of the interrupted task's frames on the same CPU. The model moves
- * them under the CPU's interrupt context node.
+ * them under the CPU's interrupt context node. Since 6.11 (seen on 6.12)
+ * the depth is lowered only after the exit record is written, so an
+ * interrupt taken in a call's return path is recorded one level deeper than
+ * the call's siblings; the model puts it under the frame it interrupted
+ * (fgraph_info.depth keeps the recorded depth), not behind a gap.
  *
  * Irregular input is kept and marked, never dropped silently:
  *   FGRAPH_F_ENTRY_MISSING  an exit whose entry was not seen (a trace that
@@ -300,7 +304,9 @@ struct fgraph_print_opts {
  * TIMELINE prints like the kernel's function_graph output, one block per
  * context: " 0) + 12.345 us   |    func() {", leaves as "func();", a closing
  * "}" with the duration; missing entries/exits and gaps are written as
- * C comments. AGG prints total, self, avg, max, count and the indented name.
+ * C comments. A call recorded deeper than one level below its parent call
+ * is indented by its depth, as the kernel indents it. AGG prints total,
+ * self, avg, max, count and the indented name.
  * Return: 0, or -errno from the stream.
  */
 int fgraph_print(struct fgraph *g, FILE *f, const struct fgraph_print_opts *opts);
