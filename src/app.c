@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "app.h"
 #include "bpfstats.h"
 #include "consumer.h"
+#include "debug.h"
 #include "decode.h"
 #include "store.h"
 #include "symbols.h"
@@ -313,8 +315,23 @@ static void app_start_bpf(struct app *a)
 	}
 }
 
+/*
+ * kallsyms is read while the session is set up: both take seconds on a slow
+ * machine, and once a function tracer is on, every kernel function (reading
+ * /proc/kallsyms too) gets slower.
+ */
+static void *app_syms_thread(void *arg)
+{
+	struct app *a = arg;
+
+	a->syms = symbols_load("/proc/kallsyms");
+	return NULL;
+}
+
 int app_start(struct app *a, char *err, size_t errlen)
 {
+	bool syms_thread = false;
+	pthread_t syms_tid;
 	int ncpus, ret;
 
 	err[0] = 0;
@@ -335,9 +352,12 @@ int app_start(struct app *a, char *err, size_t errlen)
 	 * held by a dead session's tracer would find it busy and misjudge what
 	 * this kernel permits. Without root there is nothing it could reap.
 	 */
+	debug_step("begin");
 	if (geteuid() == 0)
 		session_reap_stale();
+	debug_step("reap stale sessions");
 	ret = features_probe(&a->ft);
+	debug_step("probe features");
 	if (ret)
 		return app_err(err, errlen, ret, "cannot probe the kernel's tracing support: %s",
 			       strerror(-ret));
@@ -350,9 +370,19 @@ int app_start(struct app *a, char *err, size_t errlen)
 			       "tracefs is not mounted; mount it with: "
 			       "mount -t tracefs nodev /sys/kernel/tracing");
 
+	syms_thread = !pthread_create(&syms_tid, NULL, app_syms_thread, a);
 	ret = app_open_session(a, err, errlen);
-	if (ret)
+	debug_step("open session");
+	if (syms_thread)
+		pthread_join(syms_tid, NULL);
+	else
+		a->syms = symbols_load("/proc/kallsyms");
+	debug_step("load kallsyms (rest)");
+	if (ret) {
+		symbols_free(a->syms);
+		a->syms = NULL;
 		return ret;
+	}
 
 	ncpus = session_ncpus(a->sess);
 	a->st = store_new(a->opts.memory, ncpus > 0 ? (unsigned int)ncpus : 1);
@@ -361,7 +391,6 @@ int app_start(struct app *a, char *err, size_t errlen)
 		goto out_close;
 	}
 	/* Without symbols, addresses print as hex: worth a note, not a failure. */
-	a->syms = symbols_load("/proc/kallsyms");
 	a->dc = decode_ctx_new(session_tep(a->sess), a->st, a->syms);
 	if (!a->dc) {
 		ret = app_err(err, errlen, errno ? -errno : -EINVAL,
@@ -373,19 +402,23 @@ int app_start(struct app *a, char *err, size_t errlen)
 		ret = app_err(err, errlen, -errno, "eventfd: %s", strerror(errno));
 		goto out_close;
 	}
+	debug_step("decoders");
 	ret = consumer_start(&a->cons, a->sess, a->st, a->dc, a->wake_fd);
+	debug_step("start readers");
 	if (ret) {
 		app_err(err, errlen, ret, "cannot start reading the trace buffers: %s",
 			strerror(-ret));
 		goto out_close;
 	}
 	ret = session_start(a->sess);
+	debug_step("tracing on");
 	if (ret) {
 		app_err(err, errlen, ret, "cannot turn tracing on: %s", strerror(-ret));
 		goto out_close;
 	}
 	a->start_ns = app_now_ns();
 	app_start_bpf(a);
+	debug_step("BPF statistics");
 	return 0;
 
 out_close:

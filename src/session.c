@@ -29,6 +29,8 @@
 #include <tracefs.h>
 #include <event-parse.h>
 
+#include "debug.h"
+#include "fixture.h"
 #include "session.h"
 #include "tracestate.h"
 
@@ -1326,19 +1328,100 @@ static void save_ours(struct session *s)
 	tracestate_free(ours);
 }
 
+/* Parse every events/<sys>/<event>/format of one system into tep. */
+static void load_system_formats(struct session *s, const char *sys)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/events/%s", s->tracefs, sys);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t len;
+		char *buf;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format", s->tracefs, sys, de->d_name);
+		buf = fixture_read_file(path, &len);
+		if (!buf)
+			continue;	/* "enable", "filter": not events */
+		tep_parse_event(s->tep, buf, len, sys);
+		free(buf);
+	}
+	closedir(d);
+}
+
+/*
+ * The formats of the events this session can record. Not with
+ * tracefs_local_events_system(): that also reads /proc/kallsyms into the tep,
+ * which the decoders never use (they have their own symbol table), and which
+ * costs seconds on a slow machine.
+ */
 static int load_tep(struct session *s, char *err, size_t errlen)
 {
+	char path[PATH_MAX];
+	size_t len;
+	char *buf;
+	int ret = -ENOMEM;
+
 	add_system(s, "ftrace");	/* print, function, funcgraph: small */
-	if (s->all_systems)
-		s->tep = tracefs_local_events(s->tracefs);
-	else
-		s->tep = tracefs_local_events_system(s->tracefs, s->systems);
-	if (!s->tep) {
-		snprintf(err, errlen, "cannot read the event formats under %s/events: %s",
-			 s->tracefs, strerror(errno ? errno : ENOMEM));
-		return errno ? -errno : -ENOMEM;
+	s->tep = tep_alloc();
+	if (!s->tep)
+		goto out_err;
+	tep_set_long_size(s->tep, sizeof(long));
+	tep_set_page_size(s->tep, getpagesize());
+	tep_set_file_bigendian(s->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(s->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	snprintf(path, sizeof(path), "%s/events/header_page", s->tracefs);
+	buf = fixture_read_file(path, &len);
+	if (!buf) {
+		ret = errno ? -errno : -ENOENT;
+		goto out_err;
+	}
+	ret = tep_parse_header_page(s->tep, buf, len, sizeof(long)) ? -EINVAL : 0;
+	free(buf);
+	if (ret)
+		goto out_err;
+	if (s->all_systems) {
+		char **sys = tracefs_event_systems(s->tracefs);
+
+		for (int i = 0; sys && sys[i]; i++)
+			load_system_formats(s, sys[i]);
+		tracefs_list_free(sys);
+	} else {
+		for (int i = 0; i < s->nsystems; i++)
+			load_system_formats(s, s->systems[i]);
+	}
+	/* bprint's format strings, and comms known before the session */
+	snprintf(path, sizeof(path), "%s/printk_formats", s->tracefs);
+	buf = fixture_read_file(path, &len);
+	if (buf) {
+		tep_parse_printk_formats(s->tep, buf);
+		free(buf);
+	}
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", s->tracefs);
+	buf = fixture_read_file(path, &len);
+	if (buf) {
+		tep_parse_saved_cmdlines(s->tep, buf);
+		free(buf);
+	}
+	if (!tep_get_events_count(s->tep)) {
+		ret = -ENOENT;
+		goto out_err;
 	}
 	return 0;
+
+out_err:
+	snprintf(err, errlen, "cannot read the event formats under %s/events: %s", s->tracefs,
+		 strerror(-ret));
+	if (s->tep)
+		tep_free(s->tep);
+	s->tep = NULL;
+	return ret;
 }
 
 /*
@@ -1458,6 +1541,7 @@ int session_open(struct session **out, const struct session_opts *o,
 	}
 
 	ret = top ? open_top(s, o, err, errlen) : open_instance(s, err, errlen);
+	debug_step(top ? "session: save the top level" : "session: make the instance");
 	if (ret)
 		goto out_undo;
 	s->ncpus = count_cpus(s->dir);
@@ -1467,16 +1551,21 @@ int session_open(struct session **out, const struct session_opts *o,
 		session_live = s;
 
 	ret = configure(s, o, tracer, err, errlen);
+	debug_step("session: filters, events");
 	if (ret)
 		goto out_undo;
 	ret = load_tep(s, err, errlen);
+	debug_step("session: event formats");
 	if (ret)
 		goto out_undo;
 	ret = apply_tracer(s, err, errlen);
+	debug_step("session: current_tracer");
 	if (ret)
 		goto out_undo;
-	if (s->top)
+	if (s->top) {
 		save_ours(s);
+		debug_step("session: note what is ours");
+	}
 
 	session_open_list[slot] = s;
 	*out = s;
