@@ -658,6 +658,39 @@ static void batch_drain_wake(struct app *a)
 		return;
 }
 
+/*
+ * The last summary of a run that ends by itself (--duration, --iterations)
+ * covers every event to the end: tracing stops, and once the readers have
+ * brought in what the kernel still held (the store stops growing; a reader
+ * reads a partly filled page on its poll timeout), the tracer views take the
+ * whole store instead of lagging behind "now".
+ */
+static void batch_drain(struct app *a)
+{
+	uint64_t prev = UINT64_MAX;
+	int still = 0;
+
+	if (!a->live || !a->sess || !a->cons)
+		return;
+	session_stop(a->sess);
+	for (int i = 0; i < 40 && still < 3; i++) {	/* at most 2 s */
+		struct store_stats ss;
+		struct timespec ts = { .tv_nsec = 50 * 1000 * 1000 };
+		uint64_t backlog = 0;
+
+		nanosleep(&ts, NULL);
+		store_get_stats(a->st, &ss);
+		for (unsigned int cpu = 0; cpu < store_ncpus(a->st); cpu++) {
+			struct consumer_cpu_stats cs;
+
+			consumer_get_stats(a->cons, cpu, &cs);
+			backlog += cs.backlog_pages;
+		}
+		still = ss.events == prev && !backlog ? still + 1 : 0;
+		prev = ss.events;
+	}
+}
+
 int batch_run(struct app *a, FILE *out)
 {
 	uint64_t interval = (uint64_t)(a->opts.interval * 1e9);
@@ -665,6 +698,7 @@ int batch_run(struct app *a, FILE *out)
 	struct batch b = { .a = a, .out = out };
 	const char *tracer;
 	int status = 0;
+	bool last;
 
 	if (!interval)
 		interval = 1000000000ull;
@@ -689,12 +723,21 @@ int batch_run(struct app *a, FILE *out)
 			break;
 		now = app_now_ns();
 		b.iteration++;
+		last = (a->opts.iterations && b.iteration >= a->opts.iterations) ||
+		       (end && now >= end);
+		if (last) {
+			batch_drain(a);
+			now = app_now_ns();
+		}
 		batch_drain_wake(a);
 		batch_gather(&b, now);
 		/* tasks seen only in non-scheduler events get saved_cmdlines' name */
 		if (a->live && a->ft.tracefs[0])
 			cmdlines_fill(a->st, a->ft.tracefs);
-		batch_tracers_update(b.bt);
+		if (last)
+			batch_tracers_update_to(b.bt, UINT64_MAX - 1);
+		else
+			batch_tracers_update(b.bt);
 		if (a->opts.json)
 			batch_json(&b);
 		else
@@ -703,9 +746,7 @@ int batch_run(struct app *a, FILE *out)
 			status = errno == EPIPE ? 0 : 1;
 			break;
 		}
-		if (a->opts.iterations && b.iteration >= a->opts.iterations)
-			break;
-		if (end && now >= end)
+		if (last)
 			break;
 		next += interval;
 		if (next <= now)	/* we fell behind: do not print a burst */

@@ -29,6 +29,7 @@
 
 #define BT_LAG_NS		(300ull * 1000 * 1000)	/* how far behind "now" a window ends */
 #define BT_MAX_CALL_LINES	400	/* timeline lines per text summary */
+#define BT_MIN_CTX_LINES	16	/* a context's share never drops below this */
 #define BT_AGG_ROWS		60	/* call-path rows per text summary */
 #define BT_AGG_ROWS_JSON	500
 #define BT_MAX_CPUS		8192
@@ -256,11 +257,51 @@ static struct bt_cursor *bt_cursor_of(struct batch_tracers *bt, uint32_t ctx)
 	return &bt->cur[bt->ncur++];
 }
 
-/* The top-level calls of every context that finished since the last summary. */
+/* The first call of ctx after its cursor c (or the first), FGRAPH_NONE: none. */
+static uint32_t bt_next_call(struct batch_tracers *bt, uint32_t ctx, const struct bt_cursor *c)
+{
+	if (!c || c->last == FGRAPH_NONE)
+		return fgraph_first_child(bt->g, FGRAPH_TIMELINE, ctx);
+	return fgraph_next_sibling(bt->g, FGRAPH_TIMELINE, c->last);
+}
+
+/* How many contexts have a call that finished since the last summary. */
+static unsigned long bt_busy_contexts(struct batch_tracers *bt)
+{
+	unsigned long n = 0;
+	uint32_t ctx, k;
+
+	for (ctx = fgraph_first_child(bt->g, FGRAPH_TIMELINE, FGRAPH_ROOT); ctx != FGRAPH_NONE;
+	     ctx = fgraph_next_sibling(bt->g, FGRAPH_TIMELINE, ctx)) {
+		struct fgraph_info in;
+		const struct bt_cursor *c = NULL;
+
+		for (size_t i = 0; i < bt->ncur; i++)
+			if (bt->cur[i].ctx == ctx)
+				c = &bt->cur[i];
+		k = bt_next_call(bt, ctx, c);
+		if (k != FGRAPH_NONE && !fgraph_node(bt->g, FGRAPH_TIMELINE, k, &in) &&
+		    !(in.flags & FGRAPH_F_OPEN))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * The top-level calls of every context that finished since the last summary.
+ * Each context gets an equal share of the lines, so that one busy task (a
+ * shell sleeping in the graph function, a context switch traced all the way
+ * down) cannot push every other task's calls out of the summary.
+ */
 static void bt_fgraph_collect(struct batch_tracers *bt)
 {
+	unsigned long busy = bt_busy_contexts(bt), share;
 	FILE *f;
 	uint32_t ctx, k;
+
+	share = busy ? BT_MAX_CALL_LINES / busy : BT_MAX_CALL_LINES;
+	if (share < BT_MIN_CTX_LINES)
+		share = BT_MIN_CTX_LINES;
 
 	free(bt->timeline);
 	bt->timeline = NULL;
@@ -274,13 +315,14 @@ static void bt_fgraph_collect(struct batch_tracers *bt)
 	for (ctx = fgraph_first_child(bt->g, FGRAPH_TIMELINE, FGRAPH_ROOT); ctx != FGRAPH_NONE;
 	     ctx = fgraph_next_sibling(bt->g, FGRAPH_TIMELINE, ctx)) {
 		struct bt_cursor *c = bt_cursor_of(bt, ctx);
+		unsigned long ctx_lines = 0;
 		bool header = false;
 
 		if (!c)
 			break;
-		k = c->last == FGRAPH_NONE ? fgraph_first_child(bt->g, FGRAPH_TIMELINE, ctx) :
-		    fgraph_next_sibling(bt->g, FGRAPH_TIMELINE, c->last);
+		k = bt_next_call(bt, ctx, c);
 		for (; k != FGRAPH_NONE; k = fgraph_next_sibling(bt->g, FGRAPH_TIMELINE, k)) {
+			unsigned long before;
 			struct fgraph_info in;
 
 			if (fgraph_node(bt->g, FGRAPH_TIMELINE, k, &in))
@@ -292,7 +334,8 @@ static void bt_fgraph_collect(struct batch_tracers *bt)
 				bt->new_calls++;
 				bt->total_calls++;
 			}
-			if (bt->timeline_lines >= BT_MAX_CALL_LINES) {
+			if (ctx_lines >= share ||
+			    bt->timeline_lines >= BT_MAX_CALL_LINES + BT_MIN_CTX_LINES * busy) {
 				bt->not_shown += in.kind == FGRAPH_K_CALL;
 				continue;
 			}
@@ -303,7 +346,9 @@ static void bt_fgraph_collect(struct batch_tracers *bt)
 					fprintf(f, "# %s\n", cx.name ? cx.name : "?");
 				header = true;
 			}
+			before = bt->timeline_lines;
 			tl_call(bt, f, k, 0);
+			ctx_lines += bt->timeline_lines - before;
 		}
 	}
 	fclose(f);
