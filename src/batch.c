@@ -243,6 +243,8 @@ static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 
 static int batch_list_add(struct batch_list *l, const struct store_count *v, size_t n)
 {
+	if (!n)
+		return 0;	/* v may be NULL, and so may l->v */
 	if (l->n + n > l->cap) {
 		size_t cap = l->cap ? l->cap : 64;
 		struct store_count *p;

@@ -180,3 +180,26 @@ int ui_ev_after(struct store *st, const struct ui_evpos *pos, bool incl,
 	ui_evwalk_destroy(&w);
 	return k;
 }
+
+uint64_t ui_ev_count(struct store *st, uint64_t t0, uint64_t t1)
+{
+	uint64_t n = 0;
+
+	if (t1 < t0)
+		return 0;
+	/* time order holds within a CPU's stream, so a window is one run of seqs per CPU */
+	for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
+		uint64_t first, end, a, b;
+
+		store_cpu_range(st, cpu, &first, &end);
+		a = store_seek(st, cpu, t0);
+		b = t1 == UINT64_MAX ? end : store_seek(st, cpu, t1 + 1);
+		if (a < first)
+			a = first;
+		if (b > end)
+			b = end;
+		if (b > a)
+			n += b - a;
+	}
+	return n;
+}

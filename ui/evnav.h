@@ -66,4 +66,10 @@ int ui_ev_before(struct store *st, const struct ui_evpos *pos, bool incl,
 int ui_ev_after(struct store *st, const struct ui_evpos *pos, bool incl,
 		struct ui_evrow *out, int n);
 
+/*
+ * Return: how many events @st holds with @t0 <= ts <= @t1: the events an export of
+ * the window [@t0, @t1] writes (src/export.h). No walk: a seek per CPU.
+ */
+uint64_t ui_ev_count(struct store *st, uint64_t t0, uint64_t t1);
+
 #endif

@@ -4,6 +4,12 @@
  * or stays frozen at a position; scrolls back through everything the store
  * holds; / search with n/N; t jumps to a time. A frame reads only the rows it
  * shows (a k-way merge of the CPU streams from the bottom row backwards).
+ *
+ * v marks the selected row as one end of a time window, the cursor is the
+ * other end: the rows with timestamps in the window are highlighted, and s
+ * offers to save only those (pane_events_window(), prompt_save.c). The window
+ * is by timestamp, like the exports' [t0, t1] (src/export.h), so what is
+ * highlighted and counted is exactly what a save of the window writes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +39,9 @@ struct events_state {
 	/* pane_events_show: the CPU and window shown, other CPUs dimmed (-1: none) */
 	int			focus_cpu;
 	uint64_t		focus_t0, focus_t1;
+	/* v: the time window's mark; the cursor (the selected row) is its other end */
+	bool			marked;
+	struct ui_evpos		mark;
 };
 
 static int events_init(struct ui *ui, struct pane *p)
@@ -135,6 +144,42 @@ static void events_sync(struct ui *ui, struct pane *p, int nrows)
 		es->sel_pos = ui_evpos_of(&es->rows[es->sel]);
 }
 
+/* The cursor's event: the selected row, or the newest row while following. */
+static bool cursor_pos(const struct events_state *es, struct ui_evpos *pos)
+{
+	if (es->follow) {
+		if (es->n <= 0)
+			return false;
+		*pos = ui_evpos_of(&es->rows[es->n - 1]);
+		return true;
+	}
+	if (!es->have_sel)
+		return false;
+	*pos = es->sel_pos;
+	return true;
+}
+
+/* The marked window [@t0, @t1]. Return: false when there is none. */
+static bool window_of(const struct events_state *es, uint64_t *t0, uint64_t *t1)
+{
+	struct ui_evpos c;
+
+	if (!es->marked)
+		return false;
+	if (!cursor_pos(es, &c))
+		c = es->mark;
+	*t0 = c.ts < es->mark.ts ? c.ts : es->mark.ts;
+	*t1 = c.ts < es->mark.ts ? es->mark.ts : c.ts;
+	return true;
+}
+
+/* Seconds as the TIMESTAMP column shows them: microseconds, rounded. */
+static void add_ts(struct richstr *rs, enum ui_role role, uint64_t ts)
+{
+	richstr_addf(rs, role, "%llu.%06llu", (unsigned long long)((ts + 500) / 1000 / 1000000),
+		     (unsigned long long)((ts + 500) / 1000 % 1000000));
+}
+
 /* Select row @i of the page. */
 static void select_row(struct events_state *es, int i)
 {
@@ -148,6 +193,8 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
 	struct events_state *es = p->priv;
 	int nrows = h - 2 > 0 ? h - 2 : 1;
+	uint64_t wt0 = 0, wt1 = 0;
+	bool in_window = false;
 	struct richstr rs;
 	char b[32];
 
@@ -166,10 +213,21 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	es->keep_rows = ui->paused;
 
 	richstr_clear(&rs);
-	if (es->follow)
+	if (window_of(es, &wt0, &wt1)) {
+		/* the window first: the rest of the line may not fit */
+		richstr_add(&rs, ROLE_WARN, "Events: window ");
+		add_ts(&rs, ROLE_EVENT, wt0);
+		richstr_add(&rs, ROLE_EVENT, "-");
+		add_ts(&rs, ROLE_EVENT, wt1);
+		richstr_addf(&rs, ROLE_EVENT, "  %.6f s  %llu events", (double)(wt1 - wt0) / 1e9,
+			     (unsigned long long)ui_ev_count(ui->st, wt0, wt1));
+		richstr_add(&rs, ROLE_DIM, "  (s saves, v clears)");
+		in_window = true;
+	} else if (es->follow) {
 		richstr_add(&rs, ROLE_OK, "Events: following the live tail");
-	else
+	} else {
 		richstr_add(&rs, ROLE_WARN, "Events: frozen (End or F follows the tail)");
+	}
 	if (es->focus_cpu >= 0 && !es->follow)
 		/* microseconds rounded, as the TIMESTAMP column */
 		richstr_addf(&rs, ROLE_EVENT, "  CPU %d, %llu.%06llu-%llu.%06llu", es->focus_cpu,
@@ -193,6 +251,10 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		ui_fmt_event(&rs, ui->st, ui->fstyle, &es->rows[i].ev);
 		if (es->focus_cpu >= 0 && !es->follow && es->rows[i].ev.cpu != es->focus_cpu)
 			richstr_set_role(&rs, 0, rs.len, ROLE_DIM);
+		if (in_window && es->rows[i].ev.ts >= wt0 && es->rows[i].ev.ts <= wt1) {
+			richstr_set_role(&rs, 0, rs.len, ROLE_WINDOW);
+			richstr_pad(&rs, ROLE_WINDOW, w + es->hscroll);
+		}
 		if (ui->search[0])
 			mark_match(&rs, ui->search);
 		shift_left(&rs, es->hscroll);
@@ -240,6 +302,14 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 	struct events_state *es = p->priv;
 	int page = rows_visible(p);
 
+	if (act == ACT_ESC) {
+		/* Esc with nothing open: drop the marked window, if any, and nothing else */
+		if (!es->marked)
+			return 0;
+		es->marked = false;
+		ui_message(ui, "window cleared");
+		return UI_HANDLED | UI_REDRAW;
+	}
 	es->follow_after_pause = false;
 	es->keep_rows = false;
 	/* keys may come faster than frames: act on the page as it is now */
@@ -300,6 +370,25 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 	case ACT_RIGHT:
 		if (es->hscroll < RICHSTR_MAX - 40)
 			es->hscroll += 8;
+		break;
+	case ACT_MARK:
+		if (es->marked) {
+			es->marked = false;
+			ui_message(ui, "window cleared");
+			break;
+		}
+		freeze_here(es);
+		if (es->n <= 0) {
+			ui_message(ui, "v: no events held yet");
+			break;
+		}
+		if (es->sel < 0 || es->sel >= es->n)
+			es->sel = es->n - 1;
+		select_row(es, es->sel);
+		es->mark = es->sel_pos;
+		es->marked = true;
+		ui_message(ui, "window marked at %.6f: move to its other end; s saves it, v or Esc "
+			   "clears", (double)es->mark.ts / 1e9);
 		break;
 	case ACT_ENTER:
 		if (es->sel >= 0 && es->sel < es->n) {
@@ -456,7 +545,21 @@ static int events_click(struct ui *ui, struct pane *p, int row, int col)
 
 static const char *events_footer(struct ui *ui, struct pane *p)
 {
-	return "/ n N search t time F freeze";
+	const struct events_state *es = p->priv;
+
+	return es->marked ? "/ n N search t time F freeze s save window v clear" :
+			    "/ n N search t time F freeze v mark a window";
+}
+
+bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
+{
+	const struct events_state *es = ui->panes[2].priv;
+
+	if (!es || !window_of(es, t0, t1))
+		return false;
+	if (n)
+		*n = ui_ev_count(ui->st, *t0, *t1);
+	return true;
 }
 
 const struct pane_ops pane_events_ops = {

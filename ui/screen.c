@@ -292,15 +292,95 @@ static void join_events(const struct app *a, char *buf, size_t len)
 		snprintf(buf, len, "default");
 }
 
+/*
+ * What this kernel does not offer, each reason once: "function,
+ * set_ftrace_filter (not permitted (EPERM)); function_graph (not built in)".
+ * Return: the length written to @buf.
+ */
+static size_t missing_features(const struct features *ft, char *buf, size_t len)
+{
+	bool done[FEATURE_NR] = { false };
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < FEATURE_NR; i++) {
+		const struct feature *f = &ft->f[i];
+
+		if (done[i] || !f->name || f->state == FEAT_AVAILABLE ||
+		    f->state == FEAT_TOP_LEVEL_ONLY)
+			continue;
+		for (int j = i; j < FEATURE_NR && n + 2 < len; j++) {
+			if (done[j] || !ft->f[j].name || ft->f[j].state != f->state)
+				continue;
+			done[j] = true;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      j == i ? (n ? "; " : "") : ", ", ft->f[j].name);
+		}
+		if (n + 2 < len)
+			n += (size_t)snprintf(buf + n, len - n, " (%s)", state_words(f->state));
+	}
+	return n < len ? n : len - 1;
+}
+
+/*
+ * The header's "unavailable:" line, wrapped under its first word in at most
+ * @max_lines lines (at 80 columns a whole line is cut otherwise), the last
+ * ending with "..." when the text does not fit. Return: the lines drawn.
+ */
+static int draw_missing(struct ui *ui, int y, const char *text, int max_lines)
+{
+	static const char label[] = " unavailable: ";
+	const int indent = (int)sizeof(label) - 1;
+	int lines = 0, room = ui->cols - indent;
+	struct richstr rs;
+
+	while (*text && lines < max_lines && room > 4) {
+		int n = (int)strlen(text), cut = n;
+
+		richstr_clear(&rs);
+		if (lines)
+			richstr_addf(&rs, ROLE_DIM, "%*s", indent, "");
+		else
+			richstr_add(&rs, ROLE_WARN, label);
+		if (n > room && lines + 1 == max_lines) {
+			/* the last line: whole words, then "..." */
+			for (cut = room - 4; cut > 0 && text[cut] != ' '; cut--)
+				;
+			richstr_addn(&rs, ROLE_DIM, text, cut > 0 ? cut : room - 4);
+			richstr_add(&rs, ROLE_DIM, " ...");
+			cut = n;
+		} else if (n > room) {
+			/* after a reason ("; ") where one fits, else at a space */
+			for (cut = room - 1; cut > 0 && strncmp(text + cut, "; ", 2); cut--)
+				;
+			if (cut > 0) {
+				cut++;
+			} else {
+				for (cut = room; cut > 0 && text[cut] != ' '; cut--)
+					;
+				if (cut <= 0)
+					cut = room;
+			}
+			richstr_addn(&rs, ROLE_DIM, text, cut);
+		} else {
+			richstr_add(&rs, ROLE_DIM, text);
+		}
+		ui_draw_rs(ui, y + lines++, 0, &rs, ui->cols);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+	return lines;
+}
+
 static int draw_header(struct ui *ui)
 {
 	const struct app *a = ui->app;
 	char b1[32], b2[32], b3[32], ev[128], missing[512];
 	struct store_stats ss;
 	struct richstr rs;
-	uint64_t now = ui_now_ns();
+	uint64_t now = ui_now_ns(), wt0, wt1, wn;
 	const char *tracer;
-	size_t mn = 0;
 	int y = 0;
 
 	store_get_stats(ui->st, &ss);
@@ -350,25 +430,17 @@ static int draw_header(struct ui *ui)
 	richstr_add(&rs, ROLE_HEADER, "  filter ");
 	richstr_add(&rs, ROLE_HEADER_VALUE,
 		    a->opts.so.nfilters ? a->opts.so.filters[0] : "none");
+	if (pane_events_window(ui, &wt0, &wt1, &wn)) {
+		/* the event list's marked window, which s offers to save */
+		richstr_add(&rs, ROLE_HEADER, "  window ");
+		richstr_addf(&rs, ROLE_HEADER_VALUE, "%.6f s, %s events",
+			     (double)(wt1 - wt0) / 1e9, ui_fmt_count(b1, sizeof(b1), wn));
+	}
 	richstr_pad(&rs, ROLE_HEADER, ui->cols);
 	ui_draw_rs(ui, y++, 0, &rs, ui->cols);
 
-	missing[0] = '\0';
-	for (int i = 0; i < FEATURE_NR; i++) {
-		const struct feature *f = &a->ft.f[i];
-
-		if (!f->name || f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY)
-			continue;
-		if (mn + 2 < sizeof(missing))
-			mn += (size_t)snprintf(missing + mn, sizeof(missing) - mn, "%s%s (%s)",
-					       mn ? ", " : "", f->name, state_words(f->state));
-	}
-	if (missing[0] && ui->rows >= 16) {
-		richstr_clear(&rs);
-		richstr_add(&rs, ROLE_WARN, " unavailable: ");
-		richstr_add(&rs, ROLE_DIM, missing);
-		ui_draw_rs(ui, y++, 0, &rs, ui->cols);
-	}
+	if (missing_features(&a->ft, missing, sizeof(missing)) && ui->rows >= 16)
+		y += draw_missing(ui, y, missing, ui->rows >= 20 ? 2 : 1);
 	if (ui->show_lost) {
 		richstr_clear(&rs);
 		richstr_add(&rs, ROLE_HEADER, " lost per CPU:");
@@ -616,6 +688,7 @@ static int prompt_submit(struct ui *ui)
 		break;
 	case PROMPT_THRESHOLD:
 		return pane_latency_threshold(ui, &ui->panes[4], s) | UI_REDRAW;
+	case PROMPT_SAVE_SCOPE:
 	case PROMPT_SAVE:
 	case PROMPT_SAVE_CONFIRM:
 		return prompt_save_submit(ui);
@@ -637,6 +710,13 @@ static int prompt_key(struct ui *ui, int ch)
 		if (ui->prompt_len > 0)
 			ui->prompt_buf[--ui->prompt_len] = '\0';
 		return UI_REDRAW;
+	}
+	if (ui->prompt_kind == PROMPT_SAVE_SCOPE && ch >= 0x20 && ch < 0x7f) {
+		/* a one-key question: the key is the answer */
+		ui->prompt_buf[0] = (char)ch;
+		ui->prompt_buf[1] = '\0';
+		ui->prompt_len = 1;
+		return prompt_submit(ui);
 	}
 	if (ch >= 0x20 && ch < 0x7f && ui->prompt_len + 1 < (int)sizeof(ui->prompt_buf)) {
 		ui->prompt_buf[ui->prompt_len++] = (char)ch;
@@ -814,7 +894,9 @@ int ui_handle_key(struct ui *ui, int ch)
 		ui->active = 3;
 		return UI_REDRAW;
 	case ACT_SORT:
-		ui->sort = (enum ui_sort)((ui->sort + 1) % UI_SORT_NR);
+	case ACT_SORT_PREV:
+		ui->sort = (enum ui_sort)((ui->sort + (k->act == ACT_SORT ? 1 : UI_SORT_NR - 1)) %
+					  UI_SORT_NR);
 		ui->active = 1;
 		ui_message(ui, "top view sorted by %s", ui_sort_name(ui->sort));
 		return UI_REDRAW;
@@ -870,7 +952,8 @@ int ui_handle_key(struct ui *ui, int ch)
 		clearok(curscr, TRUE);
 		return UI_REDRAW;
 	case ACT_ESC:
-		return 0;
+		/* nothing open: the event list may have a marked window to drop */
+		return p->ops == &pane_events_ops ? p->ops->key(ui, p, k->act) : 0;
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
 		return ui_search(ui, k->act == ACT_SEARCH_NEXT ? -1 : 1);

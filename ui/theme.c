@@ -44,6 +44,7 @@ static const char *const role_names[ROLE_NR] = {
 	[ROLE_DUR_US]		= "duration_us",
 	[ROLE_DUR_MS]		= "duration_ms",
 	[ROLE_DUR_S]		= "duration_s",
+	[ROLE_WINDOW]		= "window",
 };
 
 static const unsigned int mono_attr[ROLE_NR] = {
@@ -63,6 +64,7 @@ static const unsigned int mono_attr[ROLE_NR] = {
 	[ROLE_OVERLAY]		= UI_A_REVERSE,
 	[ROLE_DUR_MS]		= UI_A_BOLD,
 	[ROLE_DUR_S]		= UI_A_BOLD | UI_A_UNDERLINE,
+	[ROLE_WINDOW]		= UI_A_UNDERLINE,
 };
 
 /* The same text as themes/default.theme, so ktop looks right uninstalled. */
@@ -94,7 +96,8 @@ static const char builtin_text[] =
 	"overlay = black white\n"
 	"duration_us = yellow default\n"
 	"duration_ms = red default bold\n"
-	"duration_s = magenta default bold\n";
+	"duration_s = magenta default bold\n"
+	"window = brightwhite blue\n";
 
 const char *ui_role_name(enum ui_role r)
 {

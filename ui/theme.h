@@ -45,6 +45,7 @@ enum ui_role {
 	ROLE_DUR_US,		/* function_graph duration markers + ! (> 10 us, > 100 us) */
 	ROLE_DUR_MS,		/* # * (> 1 ms, > 10 ms) */
 	ROLE_DUR_S,		/* @ $ (> 100 ms, > 1 s) */
+	ROLE_WINDOW,		/* event list: the rows of the marked time window */
 	ROLE_NR,
 };
 

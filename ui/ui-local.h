@@ -80,6 +80,8 @@ enum ui_action {
 	ACT_JUMP_WORST,
 	ACT_THRESHOLD,
 	ACT_SAVE,		/* the save prompt (prompt_save.c) */
+	ACT_SORT_PREV,		/* top view: the previous sort key */
+	ACT_MARK,		/* event list: set or clear the time window's mark */
 	ACT_NR,
 };
 
@@ -152,6 +154,11 @@ extern const struct pane_ops pane_bpf_ops;
 int pane_events_jump(struct ui *ui, struct pane *p, const char *spec);
 /* The event list: show @cpu's events (-1: all) in [@t0, @t1], frozen at @t1. */
 int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64_t t1);
+/*
+ * The event list's marked time window (v): [@t0, @t1] and, if @n is not NULL, how
+ * many events the store holds in it. Return: false when no window is marked.
+ */
+bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
 /* The latency pane: "N" us stop threshold (0 or "off": none). */
 int pane_latency_threshold(struct ui *ui, struct pane *p, const char *spec);
 /* Search the event list for @needle from its selected row. */
@@ -173,6 +180,7 @@ enum ui_prompt_kind {
 	PROMPT_COMM,
 	PROMPT_CPU,
 	PROMPT_THRESHOLD,	/* latency pane: stop threshold */
+	PROMPT_SAVE_SCOPE,	/* prompt_save.c: the marked window or everything? */
 	PROMPT_SAVE,		/* prompt_save.c: the file name */
 	PROMPT_SAVE_CONFIRM,	/* prompt_save.c: overwrite? */
 };
@@ -277,7 +285,10 @@ void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
  * Each returns enum ui_result flags, except draw and free.
  */
 int prompt_filter_open(struct ui *ui);
-/* prompt_save.c: S saves the store (src/app_snapshot.c app_save); never overwrites unasked */
+/*
+ * prompt_save.c: s saves the store, or the event list's marked window (src/app_snapshot.c
+ * app_save); never overwrites unasked
+ */
 int prompt_save_open(struct ui *ui);
 int prompt_save_submit(struct ui *ui);
 int prompt_filter_key(struct ui *ui, int ch);

@@ -101,6 +101,8 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 		{ 'f', ACT_FILTER },
 		{ KEY_F(5), ACT_TREE }, { KEY_F(6), ACT_SORT }, { KEY_F(10), ACT_QUIT },
 		{ 'q', ACT_QUIT }, { ' ', ACT_PAUSE }, { '+', ACT_SLOWER }, { '-', ACT_FASTER },
+		/* issue 9: s saves; sorting on htop's keys */
+		{ 's', ACT_SAVE }, { '>', ACT_SORT }, { '<', ACT_SORT_PREV },
 	};
 
 	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -111,6 +113,24 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 		CHECK(k && k->act == want[i].act);
 	}
 	CHECK(ui_key_lookup('Z') == NULL);
+}
+
+/* s saves from every pane (no pane's own binding hides it); v marks a window in the event list */
+TEST(s_saves_in_every_pane_and_v_marks_in_the_event_list)
+{
+	for (int pane = 1; pane <= 6; pane++) {
+		const struct ui_key *k = ui_key_lookup_in('s', pane);
+
+		if (!k || k->act != ACT_SAVE)
+			printf("  pane %d: s is %s\n", pane, k ? k->label : "unbound");
+		CHECK(k && k->act == ACT_SAVE);
+		k = ui_key_lookup_in(KEY_F(6), pane);
+		CHECK(k && (k->act == ACT_SORT || k->act == ACT_PANE_SORT));
+		k = ui_key_lookup_in('>', pane);
+		CHECK(k && (k->act == ACT_SORT || k->act == ACT_PANE_SORT));
+	}
+	CHECK(ui_key_lookup_in('v', 3) && ui_key_lookup_in('v', 3)->act == ACT_MARK);
+	CHECK(ui_key_lookup('v') == NULL || ui_key_lookup('v')->act != ACT_MARK);
 }
 
 TEST_MAIN()
