@@ -248,10 +248,13 @@ static void app_use_default_events(struct app *a, const char *why)
 static int app_open_session(struct app *a, char *err, size_t errlen)
 {
 	struct session_opts *so = &a->opts.so;
-	bool by_default = !so->tracer && !so->nevents;
+	bool by_default = !so->tracer && !so->nevents && !so->no_events;
 	char why[200];
 	int ret;
 
+	if (so->no_events && !so->nevents && (!so->tracer || !strcmp(so->tracer, "nop")))
+		return app_err(err, errlen, -EINVAL,
+			       "-e none leaves nothing to trace without a tracer: add -p TRACER");
 	for (unsigned int i = 0; i < so->npids; i++)
 		if (kill(so->pids[i], 0) && errno == ESRCH)
 			return app_err(err, errlen, -ESRCH, "-P %d: no such process", so->pids[i]);

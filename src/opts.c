@@ -87,7 +87,8 @@ void opts_usage(FILE *fp)
 	      "  -l, --filter PATTERN       trace only matching functions (set_ftrace_filter)\n"
 	      "  -n, --notrace PATTERN      do not trace matching functions\n"
 	      "  -g, --graph-function FUNC  graph only FUNC and what it calls\n"
-	      "  -e, --event SYS[:EVENT]    enable events; repeatable; globs allowed\n"
+	      "  -e, --event SYS[:EVENT]    enable events; repeatable; globs allowed;\n"
+	      "                             none: only the tracer's own records\n"
 	      "  -P, --pid PID              trace only PID; repeatable\n"
 	      "  -C, --cpu LIST             trace only these CPUs (0-3,6)\n"
 	      "  -b, --buffer-kb KB         kernel ring buffer per CPU, in KB\n"
@@ -290,6 +291,10 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		if (strpbrk(arg, " \t\n/") || arg[0] == ':')
 			return opts_err(err, errlen,
 					"-e wants SYSTEM[:EVENT] (globs allowed), not '%s'", arg);
+		if (!strcmp(arg, "none")) {
+			so->no_events = true;
+			return 0;
+		}
 		return opts_add(so->events, &so->nevents, "-e", arg, err, errlen);
 	case 'P':
 		return opts_add_pids(so, arg, err, errlen);

@@ -1300,7 +1300,7 @@ static int configure(struct session *s, const struct session_opts *o, const char
 			if (ret)
 				return ret;
 		}
-		if (!o->nevents)
+		if (!o->nevents && !o->no_events)
 			enable_tracer_events(s, tracer);
 		/* the tracer itself goes on at the end of session_open(): apply_tracer() */
 		snprintf(s->tracer, sizeof(s->tracer), "%s", tracer);

@@ -21,6 +21,7 @@ struct session_opts {
 	const char	*tracer;		/* NULL/"nop": events only */
 	const char	*events[SESSION_MAX_LIST];	/* "sched", "sched:sched_switch", globs */
 	unsigned int	nevents;
+	bool		no_events;		/* -e none: the tracer's own records only */
 	const char	*filters[SESSION_MAX_LIST];	/* -l */
 	unsigned int	nfilters;
 	const char	*notrace[SESSION_MAX_LIST];	/* -n */
