@@ -413,6 +413,13 @@ int app_start(struct app *a, char *err, size_t errlen)
 			strerror(-ret));
 		goto out_close;
 	}
+	/*
+	 * BPF before tracing: loading and attaching the programs (the verifier,
+	 * text patching for the trampolines) takes seconds on a slow machine and
+	 * delays timers; ktop's own start-up must not be what the trace shows.
+	 */
+	app_start_bpf(a);
+	debug_step("BPF statistics");
 	ret = session_start(a->sess);
 	debug_step("tracing on");
 	if (ret) {
@@ -420,8 +427,6 @@ int app_start(struct app *a, char *err, size_t errlen)
 		goto out_close;
 	}
 	a->start_ns = app_now_ns();
-	app_start_bpf(a);
-	debug_step("BPF statistics");
 	return 0;
 
 out_close:

@@ -45,8 +45,10 @@ suite_fail=0
 
 say_fail() {
 	echo "FAIL $*"
+	echo "$cur_suite: $*" | cut -c1-300 >> "$logdir/failed.txt"
 	suite_fail=$((suite_fail + 1))
 }
+cur_suite=-
 
 # run_prog NAME TIMEOUT CMD...: run one test program and count its results.
 run_prog() {
@@ -79,6 +81,12 @@ run_prog() {
 	elif [ "$rc" -eq 0 ] && [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
 		echo "  [$name] ok (exit status 0)"
 		p=1
+	fi
+	if [ "$f" -gt 0 ]; then
+		# for the list at the very end, which is what a CI log's tail shows
+		{ printf '%s: ' "$name"
+		  grep -m 3 -E '^(FAIL|not ok)\b' "$log" | tr '\n' ' ' | cut -c1-400
+		  echo; } >> "$logdir/failed.txt"
 	fi
 	if [ "$f" -gt 0 ] && [ "${KTOP_TEST_VERBOSE:-0}" != 1 ]; then
 		echo "  [$name] last lines of its output:"
@@ -176,6 +184,7 @@ run_suite() {
 	local t0 t1
 	suite_pass=0
 	suite_fail=0
+	cur_suite=$1
 	t0=$(date +%s)
 	echo "== $1"
 	case $1 in
@@ -208,5 +217,9 @@ for s in "${suites[@]}"; do
 	run_suite "$s"
 done
 
+if [ -s "$logdir/failed.txt" ]; then
+	echo "== what failed (details above):"
+	sed 's/^/  /' "$logdir/failed.txt"
+fi
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -139,6 +139,10 @@ build_initramfs()
 	[ -f "$here/guest/scenarios.list" ] && cp "$here/guest/scenarios.list" "$stage/vm/"
 	mkdir -p "$stage/vm/bin"
 	copy_elf "$(command -v tmux)" /usr/bin/tmux "$stage" || return 1
+	# Debian's rtla, for the side-by-side scenario (which fails without it)
+	if command -v rtla > /dev/null; then
+		copy_elf "$(command -v rtla)" /usr/bin/rtla "$stage" || return 1
+	fi
 	if [ -x "$ktop_bin" ]; then
 		copy_elf "$ktop_bin" /usr/bin/ktop "$stage" || return 1
 	fi

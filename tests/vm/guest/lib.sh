@@ -5,6 +5,13 @@
 
 T=/sys/kernel/tracing
 
+# The functions of a read(2) of /dev/zero, for function_graph runs with
+# -g vfs_read. Without a function filter the kernel patches all ~38000
+# functions: under TCG that alone takes ~23 s per start, and everything after
+# runs through the graph trampoline. The tree is the same shape: vfs_read ->
+# rw_verify_area -> security_file_permission, vfs_read -> read_zero.
+FG_READ_PATH="-l vfs_read -l rw_verify_area -l security_file_permission -l read_zero"
+
 note()
 {
 	echo "$*"
@@ -196,4 +203,53 @@ ktop_wait()
 	done
 	wait "$KPID"
 	KRC=$?
+}
+
+# Start ktop like ktop_start (above), but stop waiting as soon as ktop has
+# exited (its stderr is the evidence), and wait by the clock (up to
+# $KSTART_LIMIT s): under a loaded TCG host, a start takes a minute or more.
+kstart()
+{
+	local out=$1 tracer=nop a prev= t0
+	shift
+	for a in "$@"; do
+		[ "$prev" = -p ] && tracer=$a
+		prev=$a
+	done
+	ktop "$@" > "$out" 2> "$out.err" &
+	KPID=$!
+	KDONE=0
+	t0=$(now)
+	while ! ktop_tracing "$KPID" "$tracer"; do
+		if ! kill -0 "$KPID" 2>/dev/null; then
+			wait "$KPID"
+			KRC=$?
+			KDONE=1
+			# a short --duration can end between two looks
+			[ "$KRC" -eq 0 ] && { note "ktop $KPID ran and ended (status 0)"; return 0; }
+			note "ktop $* exited with status $KRC before tracing"
+			show "$out.err"
+			return 1
+		fi
+		if awk -v a="$t0" -v b="$(now)" -v l="${KSTART_LIMIT:-900}" 'BEGIN { exit !(b - a > l) }'; then
+			note "ktop $* did not start tracing within ${KSTART_LIMIT:-900} s"
+			show "$out.err"
+			note "instances: $(ls "$T/instances" | tr '\n' ' '), top-level tracer $(cat "$T/current_tracer")"
+			for t in /proc/"$KPID"/task/*; do
+				note "thread ${t##*/}: $(cut -d' ' -f3,14,15 "$t/stat") wchan $(cat "$t/wchan" 2>/dev/null)"
+			done
+			note "load: $(cat /proc/loadavg)"
+			kill -9 "$KPID"
+			return 1
+		fi
+		sleep 0.2
+	done
+	note "ktop $KPID tracing after $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
+}
+
+# ktop_wait for a ktop kstart may have seen end already.
+kwait()
+{
+	[ "$KDONE" = 1 ] && return 0
+	ktop_wait "$@"
 }

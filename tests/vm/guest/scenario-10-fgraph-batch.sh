@@ -17,55 +17,6 @@
 
 COUNT=50
 
-# Start ktop like ktop_start (lib.sh), but stop waiting as soon as ktop has
-# exited (its stderr is the evidence), and wait by the clock (up to
-# $KSTART_LIMIT s): under a loaded TCG host, a start takes a minute or more.
-kstart()
-{
-	local out=$1 tracer=nop a prev= t0
-	shift
-	for a in "$@"; do
-		[ "$prev" = -p ] && tracer=$a
-		prev=$a
-	done
-	ktop "$@" > "$out" 2> "$out.err" &
-	KPID=$!
-	KDONE=0
-	t0=$(now)
-	while ! ktop_tracing "$KPID" "$tracer"; do
-		if ! kill -0 "$KPID" 2>/dev/null; then
-			wait "$KPID"
-			KRC=$?
-			KDONE=1
-			# a short --duration can end between two looks
-			[ "$KRC" -eq 0 ] && { note "ktop $KPID ran and ended (status 0)"; return 0; }
-			note "ktop $* exited with status $KRC before tracing"
-			show "$out.err"
-			return 1
-		fi
-		if awk -v a="$t0" -v b="$(now)" -v l="${KSTART_LIMIT:-900}" 'BEGIN { exit !(b - a > l) }'; then
-			note "ktop $* did not start tracing within ${KSTART_LIMIT:-900} s"
-			show "$out.err"
-			note "instances: $(ls "$T/instances" | tr '\n' ' '), top-level tracer $(cat "$T/current_tracer")"
-			for t in /proc/"$KPID"/task/*; do
-				note "thread ${t##*/}: $(cut -d' ' -f3,14,15 "$t/stat") wchan $(cat "$t/wchan" 2>/dev/null)"
-			done
-			note "load: $(cat /proc/loadavg)"
-			kill -9 "$KPID"
-			return 1
-		fi
-		sleep 0.2
-	done
-	note "ktop $KPID tracing after $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
-}
-
-# ktop_wait for a ktop kstart may have seen end already.
-kwait()
-{
-	[ "$KDONE" = 1 ] && return 0
-	ktop_wait "$@"
-}
-
 need ktop
 need tracestate
 need vmload
@@ -75,7 +26,7 @@ max_depth0=$(cat "$T/max_graph_depth" 2>/dev/null)
 # -- 1: the text tree ------------------------------------------------------
 ( while :; do vmload read /dev/zero 10 > /dev/null 2>&1; sleep 0.2; done ) &
 loop=$!
-kstart /tmp/fg.txt --batch --interval 0.5 --duration 2 -p function_graph -g vfs_read ||
+kstart /tmp/fg.txt --batch --interval 0.5 --duration 2 -p function_graph -g vfs_read $FG_READ_PATH ||
 	{ kill $loop; fail "ktop did not start"; }
 [ -d "$T/instances/ktop-$KPID" ] && where="instance ktop-$KPID" || where="top level"
 note "session: $where, current_tracer $(cat "$T/instances/ktop-$KPID/current_tracer" 2>/dev/null || cat "$T/current_tracer")"
@@ -149,10 +100,10 @@ tracestate --diff /tmp/fg.before > /tmp/fg.diff 2>&1 ||
 note "state restored after run 1"
 
 # -- 2: JSON, exact count ----------------------------------------------------
-# --duration 20: under TCG with function_graph at top level (6.1) the 50 reads
+# --duration 10: under TCG with function_graph at top level (6.1) the 50 reads
 # took more than 4 s, so a shorter run ended before vmload's reads were seen
-kstart /tmp/fg.json --batch --json --interval 0.5 --duration 20 -p function_graph \
-	-g vfs_read --max-depth 6 || fail "ktop --json did not start"
+kstart /tmp/fg.json --batch --json --interval 0.5 --duration 10 -p function_graph \
+	-g vfs_read $FG_READ_PATH --max-depth 6 || fail "ktop --json did not start"
 if [ ! -d "$T/instances/ktop-$KPID" ] || [ ! -e "$T/instances/ktop-$KPID/max_graph_depth" ]; then
 	note "max_graph_depth while tracing: $(cat "$T/max_graph_depth") (was $max_depth0)"
 	[ "$KDONE" = 1 ] || [ "$(cat "$T/max_graph_depth")" = 6 ] || fail "--max-depth 6 was not applied"

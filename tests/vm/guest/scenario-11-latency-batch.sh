@@ -9,58 +9,8 @@
 #  2. The osnoise/ directory is global: it is the same after each run as
 #     before (tracestate), after a value the kernel refuses (ktop exits 2 and
 #     changes nothing), and after a SIGKILL once the next ktop has started.
-#  3. rtla side by side when the initramfs has it.
+#  (rtla side by side: scenario-14-rtla.sh)
 # timeout: 2400
-
-
-# Start ktop like ktop_start (lib.sh), but stop waiting as soon as ktop has
-# exited (its stderr is the evidence), and wait by the clock (up to
-# $KSTART_LIMIT s): under a loaded TCG host, a start takes a minute or more.
-kstart()
-{
-	local out=$1 tracer=nop a prev= t0
-	shift
-	for a in "$@"; do
-		[ "$prev" = -p ] && tracer=$a
-		prev=$a
-	done
-	ktop "$@" > "$out" 2> "$out.err" &
-	KPID=$!
-	KDONE=0
-	t0=$(now)
-	while ! ktop_tracing "$KPID" "$tracer"; do
-		if ! kill -0 "$KPID" 2>/dev/null; then
-			wait "$KPID"
-			KRC=$?
-			KDONE=1
-			# a short --duration can end between two looks
-			[ "$KRC" -eq 0 ] && { note "ktop $KPID ran and ended (status 0)"; return 0; }
-			note "ktop $* exited with status $KRC before tracing"
-			show "$out.err"
-			return 1
-		fi
-		if awk -v a="$t0" -v b="$(now)" -v l="${KSTART_LIMIT:-900}" 'BEGIN { exit !(b - a > l) }'; then
-			note "ktop $* did not start tracing within ${KSTART_LIMIT:-900} s"
-			show "$out.err"
-			note "instances: $(ls "$T/instances" | tr '\n' ' '), top-level tracer $(cat "$T/current_tracer")"
-			for t in /proc/"$KPID"/task/*; do
-				note "thread ${t##*/}: $(cut -d' ' -f3,14,15 "$t/stat") wchan $(cat "$t/wchan" 2>/dev/null)"
-			done
-			note "load: $(cat /proc/loadavg)"
-			kill -9 "$KPID"
-			return 1
-		fi
-		sleep 0.2
-	done
-	note "ktop $KPID tracing after $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
-}
-
-# ktop_wait for a ktop kstart may have seen end already.
-kwait()
-{
-	[ "$KDONE" = 1 ] && return 0
-	ktop_wait "$@"
-}
 
 need ktop
 need tracestate
@@ -186,10 +136,3 @@ kstart /tmp/k2.txt --batch -e sched:sched_switch --duration 1 || fail "the next 
 kwait 120
 same_state "SIGKILL and the next start"
 
-if command -v rtla > /dev/null; then
-	note "== rtla timerlat top, same settings"
-	rtla timerlat top -q -d 3 -p 2000 2>&1 | tail -n 8
-	same_state "rtla"
-else
-	note "rtla is not in the initramfs: no side-by-side comparison"
-fi

@@ -83,7 +83,7 @@ tui_quit()
 
 # ---- 1. the function graph ---------------------------------------------------
 tracestate --save /tmp/tui.before || fail "tracestate --save failed"
-tui_start -p function_graph -g vfs_read -b 4096
+tui_start -p function_graph -g vfs_read $FG_READ_PATH -b 4096
 keys 4
 vmload read /dev/zero $COUNT || fail "vmload failed"
 if ! wait_screen 'vfs_read\(\) \{' 60; then
