@@ -35,7 +35,7 @@ endif
 DEB_PKGS := build-essential pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
 	libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libzstd-dev libpcre2-dev \
 	libncurses-dev tmux trace-cmd qemu-system-x86 busybox-static cpio \
-	libclang-rt-14-dev python3 linux-perf libbpf-tools procps
+	libclang-rt-14-dev python3 linux-perf libbpf-tools procps rtla
 
 # Lazily expanded, so a target that installs the libraries first can still use them.
 PC_LIBS		= libtracefs libtraceevent libtracecmd libbpf libpcre2-8
@@ -142,13 +142,13 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-# Syscall names for the BPF stats, from the C library's <sys/syscall.h>.
+# Syscall names (src/syscalls.h), from the C library's <sys/syscall.h>.
 $(B)/syscall_names.h: | $(B)
 	$(call msg,GEN,$@)
 	$(Q)echo '#include <sys/syscall.h>' | $(CC) -E -dM - | \
 		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' > $@
 
-$(B)/src/bpfstats.o: $(B)/syscall_names.h
+$(B)/src/syscalls.o: $(B)/syscall_names.h
 
 $(B) $(B)/src $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
 	$(Q)mkdir -p $@

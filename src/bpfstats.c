@@ -20,15 +20,12 @@
 #include "bpf_kstat.h"
 #include "features.h"
 #include "series.h"
+#include "syscalls.h"
 
 _Static_assert(BPFSTATS_SLOTS == KSTAT_SLOTS, "histogram slots differ");
 _Static_assert(BPFSTATS_COMM_LEN == KSTAT_COMM_LEN, "comm length differs");
 
 #define PRUNE_AFTER_TICKS	40	/* unchanged this long: is the task still there? */
-
-static const char *const syscall_names[KSTAT_MAX_SYSCALLS] = {
-#include "syscall_names.h"
-};
 
 static const char *const softirq_names[KSTAT_MAX_SOFTIRQS] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
@@ -116,7 +113,7 @@ const char *bpfstats_syscall_name(uint32_t id)
 {
 	if (id >= KSTAT_MAX_SYSCALLS)
 		return NULL;
-	return syscall_names[id];
+	return syscall_name(id);
 }
 
 const char *bpfstats_metric_name(enum bpfstats_metric m)
@@ -945,7 +942,7 @@ size_t bpfstats_syscalls(struct bpfstats *bs, int cpu, unsigned int ticks,
 		if (!s->h.count)
 			continue;
 		s->id = id;
-		s->name = syscall_names[id];
+		s->name = bpfstats_syscall_name(id);
 		if (!s->name)
 			s->name = id == KSTAT_MAX_SYSCALLS - 1 ? "(other)" : "?";
 		n++;

@@ -33,67 +33,16 @@ struct fixture {
 	char			path[PATH_MAX];
 };
 
-/* A .gz copy of @path, decompressed. */
-static char *fixture_read_gz(const char *path, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char gzpath[PATH_MAX], *buf, *p;
-	gzFile gz;
-	int r;
-
-	snprintf(gzpath, sizeof(gzpath), "%s.gz", path);
-	gz = gzopen(gzpath, "rbe");
-	if (!gz)
-		return NULL;
-	buf = malloc(cap + 1);
-	if (!buf)
-		goto out_close;
-	for (;;) {
-		if (n == cap) {
-			p = realloc(buf, 2 * cap + 1);
-			if (!p)
-				goto out_free;
-			buf = p;
-			cap *= 2;
-		}
-		r = gzread(gz, buf + n, cap - n);
-		if (r < 0)
-			goto out_free;
-		if (!r)
-			break;
-		n += r;
-	}
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	gzclose(gz);
-	return buf;
-
-out_free:
-	free(buf);
-	buf = NULL;
-out_close:
-	gzclose(gz);
-	errno = EIO;
-	return buf;
-}
-
-char *fixture_read_file(const char *path, size_t *len)
+/*
+ * All of @fd, or of @gz (decompressing) when it is not NULL, in a buffer that
+ * the caller frees, NUL-terminated. Closes what it reads.
+ */
+static char *fixture_slurp(int fd, gzFile gz, size_t *len)
 {
 	size_t cap = 65536, n = 0;
 	char *buf, *p;
 	ssize_t r;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = errno;
-
-		buf = fixture_read_gz(path, len);
-		if (!buf)
-			errno = err;
-		return buf;
-	}
 	buf = malloc(cap + 1);
 	if (!buf)
 		goto out_close;
@@ -105,8 +54,8 @@ char *fixture_read_file(const char *path, size_t *len)
 			buf = p;
 			cap *= 2;
 		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
+		r = gz ? gzread(gz, buf + n, cap - n) : read(fd, buf + n, cap - n);
+		if (r < 0 && !gz && errno == EINTR)
 			continue;
 		if (r < 0)
 			goto out_free;
@@ -117,14 +66,45 @@ char *fixture_read_file(const char *path, size_t *len)
 	buf[n] = '\0';
 	if (len)
 		*len = n;
-	close(fd);
+	if (gz)
+		gzclose(gz);
+	else
+		close(fd);
 	return buf;
 
 out_free:
 	free(buf);
 	buf = NULL;
 out_close:
-	close(fd);
+	if (gz) {
+		gzclose(gz);
+		errno = EIO;
+	} else {
+		close(fd);
+	}
+	return buf;
+}
+
+char *fixture_read_file(const char *path, size_t *len)
+{
+	char gzpath[PATH_MAX], *buf;
+	gzFile gz;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fixture_slurp(fd, NULL, len);
+	/* no plain copy: a .gz one, decompressed */
+	err = errno;
+	snprintf(gzpath, sizeof(gzpath), "%s.gz", path);
+	gz = gzopen(gzpath, "rbe");
+	if (!gz) {
+		errno = err;
+		return NULL;
+	}
+	buf = fixture_slurp(-1, gz, len);
+	if (!buf)
+		errno = err;
 	return buf;
 }
 

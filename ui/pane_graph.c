@@ -23,8 +23,9 @@
 #include "features.h"
 #include "fgraph.h"
 #include "intern.h"
-#include "session.h"
+#include "rowsel.h"
 #include "store.h"
+#include "tracer_feed.h"
 #include "tracer_rows.h"
 #include "ui-local.h"
 
@@ -171,39 +172,6 @@ static void graph_destroy(struct pane *p)
 	p->priv = NULL;
 }
 
-static const char *graph_tracer(struct ui *ui)
-{
-	const char *t = ui->app->sess ? session_tracer(ui->app->sess) : ui->app->opts.so.tracer;
-
-	return t ? t : "";
-}
-
-/* The end of the next feed: see batch_tracers.c bt_window_end. */
-static uint64_t graph_window_end(struct ui *ui)
-{
-	uint64_t now = ui_now_ns(), newest = 0, oldest = UINT64_MAX;
-	unsigned int n = store_ncpus(ui->st);
-
-	if (!ui->app->live)	/* a snapshot file: all of it, once loaded */
-		return app_snapshot_end(ui->app);
-	for (unsigned int cpu = 0; cpu < n; cpu++) {
-		struct store_stats ss;
-
-		store_get_cpu_stats(ui->st, cpu, &ss);
-		if (!ss.last_ts)
-			continue;
-		if (ss.last_ts > newest)
-			newest = ss.last_ts;
-		if (ss.last_ts < oldest)
-			oldest = ss.last_ts;
-	}
-	if (!newest)
-		return 0;
-	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
-		return now > GRAPH_LAG_NS ? now - GRAPH_LAG_NS : 0;
-	return oldest;
-}
-
 static void graph_feed(struct ui *ui, struct graph_state *gs)
 {
 	uint64_t t1, t_in = ui_now_ns();
@@ -213,9 +181,9 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 	if (ui->paused && gs->t0)
 		return;
 	/* a live run without function_graph has no call records to read */
-	if (ui->app->live && strcmp(graph_tracer(ui), "function_graph"))
+	if (ui->app->live && strcmp(ui_feed_tracer(ui), "function_graph"))
 		return;
-	t1 = graph_window_end(ui);
+	t1 = ui_feed_window_end(ui, GRAPH_LAG_NS);
 	if (!t1 || t1 < gs->t0)
 		return;
 	fgraph_get_stats(gs->g, &fs);
@@ -245,15 +213,8 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 
 		fgraph_feed_store(gs->g, ui->st, gs->t0, end);
 		gs->t0 = end + 1;
-		c0 = ui_now_ns() - c0;
-		if (c0 < GRAPH_FEED_NS / 8 && gs->slice < (1ull << 40))
-			gs->slice *= 2;
-		else if (c0 > GRAPH_FEED_NS / 2 && gs->slice > 1000000)
-			gs->slice /= 2;
-		if (ui_now_ns() - t_in > GRAPH_FEED_NS) {
-			ui->dirty = gs->t0 <= t1;	/* more to read: another frame soon */
+		if (ui_feed_pace(ui, &gs->slice, c0, t_in, GRAPH_FEED_NS, gs->t0 <= t1))
 			break;
-		}
 	}
 }
 
@@ -347,14 +308,7 @@ static void graph_sync(struct graph_state *gs, int page)
 		vs->sel = gs->rows[gs->sel_row].id;
 	/* the page keeps its first node where it can */
 	t = row_of(gs, vs->top);
-	if (t < 0)
-		t = gs->top_row;
-	if (gs->sel_row < t)
-		t = gs->sel_row;
-	if (page > 0 && gs->sel_row >= t + page)
-		t = gs->sel_row - page + 1;
-	if (t < 0)
-		t = 0;
+	t = ui_rowsel_top(gs->sel_row, t < 0 ? gs->top_row : t, page);
 	gs->top_row = t;
 	vs->top = t < gs->n ? gs->rows[t].id : FGRAPH_NONE;
 }
@@ -371,7 +325,7 @@ static void graph_unavailable(struct ui *ui, int y, int h, int w)
 	const struct feature *f = &ui->app->ft.f[FEATURE_FUNCTION_GRAPH];
 	char plan[512];
 
-	if (!strcmp(graph_tracer(ui), "function_graph"))
+	if (!strcmp(ui_feed_tracer(ui), "function_graph"))
 		snprintf(plan, sizeof(plan), "Tracing function_graph: no call has finished yet.");
 	else if (f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY)
 		snprintf(plan, sizeof(plan), "This run does not trace function_graph: start ktop "
@@ -454,10 +408,8 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 				richstr_set_role(&rs, (int)(m - rs.ch),
 						 (int)(m - rs.ch + (long)strlen(in.name)), ROLE_MATCH);
 		}
-		if (i == gs->sel_row) {
-			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
-			richstr_pad(&rs, ROLE_SELECTED, w);
-		}
+		if (i == gs->sel_row)
+			ui_rowsel_mark(&rs, w);
 		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
 	}
 }
@@ -497,9 +449,7 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 	case ACT_PGDN:
 	case ACT_HOME:
 	case ACT_END:
-		r += act == ACT_UP ? -1 : act == ACT_DOWN ? 1 : act == ACT_PGUP ? -page :
-		     act == ACT_PGDN ? page : act == ACT_HOME ? -gs->n : gs->n;
-		r = r < 0 ? 0 : r >= gs->n ? gs->n - 1 : r;
+		r = ui_rowsel_move(r, gs->n, page, act);
 		vs->sel = gs->rows[r].id;
 		gs->follow = false;
 		break;
@@ -590,9 +540,9 @@ static int graph_search(struct ui *ui, struct pane *p, const char *needle, int d
 static int graph_click(struct ui *ui, struct pane *p, int row, int col)
 {
 	struct graph_state *gs = p->priv;
-	long r = gs->top_row + row - 2;
+	long r = ui_rowsel_click(gs->top_row, row, 2, gs->n);
 
-	if (row >= 2 && r < gs->n) {
+	if (r >= 0) {
 		gs->vs[gs->view].sel = gs->rows[r].id;
 		gs->follow = false;
 	}

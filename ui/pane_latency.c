@@ -21,8 +21,10 @@
 #include "app.h"
 #include "features.h"
 #include "latency.h"
+#include "rowsel.h"
 #include "session.h"
 #include "store.h"
+#include "tracer_feed.h"
 #include "tracer_rows.h"
 #include "ui-local.h"
 
@@ -49,13 +51,6 @@ struct lat_state {
 };
 
 static const int latency_features[] = { FEATURE_OSNOISE, FEATURE_TIMERLAT };
-
-static const char *lat_tracer(struct ui *ui)
-{
-	const char *t = ui->app->sess ? session_tracer(ui->app->sess) : ui->app->opts.so.tracer;
-
-	return t ? t : "";
-}
 
 static struct latency *lat_new(enum latency_hist_mode mode)
 {
@@ -94,32 +89,6 @@ static void latency_destroy(struct pane *p)
 		latency_free(ls->l);
 	free(ls);
 	p->priv = NULL;
-}
-
-/* The end of the next feed: see batch_tracers.c bt_window_end. */
-static uint64_t lat_window_end(struct ui *ui)
-{
-	uint64_t now = ui_now_ns(), newest = 0, oldest = UINT64_MAX;
-	unsigned int n = store_ncpus(ui->st);
-
-	if (!ui->app->live)	/* a snapshot file: all of it, once loaded */
-		return app_snapshot_end(ui->app);
-	for (unsigned int cpu = 0; cpu < n; cpu++) {
-		struct store_stats ss;
-
-		store_get_cpu_stats(ui->st, cpu, &ss);
-		if (!ss.last_ts)
-			continue;
-		if (ss.last_ts > newest)
-			newest = ss.last_ts;
-		if (ss.last_ts < oldest)
-			oldest = ss.last_ts;
-	}
-	if (!newest)
-		return 0;
-	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
-		return now > LAT_LAG_NS ? now - LAT_LAG_NS : 0;
-	return oldest;
 }
 
 /* A sample's latency in ns for the stop threshold (timerlat, osnoise max single). */
@@ -165,9 +134,10 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 	if (ls->stopped || (ui->paused && ls->t0))
 		return;
 	/* a live run without these tracers has no samples to read */
-	if (ui->app->live && strcmp(lat_tracer(ui), "timerlat") && strcmp(lat_tracer(ui), "osnoise"))
+	if (ui->app->live && strcmp(ui_feed_tracer(ui), "timerlat") &&
+	    strcmp(ui_feed_tracer(ui), "osnoise"))
 		return;
-	t1 = lat_window_end(ui);
+	t1 = ui_feed_window_end(ui, LAT_LAG_NS);
 	if (!t1 || t1 < ls->t0)
 		return;
 	/* only the time the store holds: no empty slices before or after it */
@@ -195,22 +165,15 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 		}
 		store_iter_free(it);
 		ls->t0 = end + 1;
-		c0 = ui_now_ns() - c0;
-		if (c0 < LAT_FEED_NS / 8 && ls->slice < (1ull << 40))
-			ls->slice *= 2;
-		else if (c0 > LAT_FEED_NS / 2 && ls->slice > 1000000)
-			ls->slice /= 2;
-		if (ui_now_ns() - t_in > LAT_FEED_NS) {
-			ui->dirty = ls->t0 <= t1;
+		if (ui_feed_pace(ui, &ls->slice, c0, t_in, LAT_FEED_NS, ls->t0 <= t1))
 			break;
-		}
 	}
 }
 
 /* Which table: the tracer of this run, else what the samples held say. */
 static bool lat_table(struct ui *ui, struct lat_state *ls, enum latency_table *t)
 {
-	const char *tr = lat_tracer(ui);
+	const char *tr = ui_feed_tracer(ui);
 	struct latency_row all;
 
 	if (!strcmp(tr, "timerlat")) {
@@ -424,20 +387,15 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	table_h = ls->nrows < (h - 2) / 2 ? ls->nrows : (h - 2) / 2;
 	if (table_h < 1)
 		table_h = 1;
-	if (ls->sel < ls->top)
-		ls->top = ls->sel;
-	if (ls->sel >= ls->top + table_h)
-		ls->top = ls->sel - table_h + 1;
+	ls->top = (int)ui_rowsel_top(ls->sel, ls->top, table_h);
 	for (r = 0; r < table_h && ls->top + r < ls->nrows; r++) {
 		int i = ls->top + r;
 
 		if (latency_row(ls->l, ls->rows[i], &row))
 			continue;
 		ui_fmt_lat_row(&rs, t, user, &row);
-		if (i == ls->sel) {
-			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
-			richstr_pad(&rs, ROLE_SELECTED, w);
-		}
+		if (i == ls->sel)
+			ui_rowsel_mark(&rs, w);
 		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
 	}
 	{
@@ -517,18 +475,10 @@ static int latency_key(struct ui *ui, struct pane *p, enum ui_action act)
 	lat_rows(ls, t);
 	switch (act) {
 	case ACT_UP:
-		if (ls->sel > 0)
-			ls->sel--;
-		break;
 	case ACT_DOWN:
-		if (ls->sel + 1 < ls->nrows)
-			ls->sel++;
-		break;
 	case ACT_HOME:
-		ls->sel = 0;
-		break;
 	case ACT_END:
-		ls->sel = ls->nrows - 1;
+		ls->sel = (int)ui_rowsel_move(ls->sel, ls->nrows, 1, act);
 		break;
 	case ACT_PANE_SORT:
 	case ACT_RIGHT:
@@ -580,9 +530,10 @@ static int latency_key(struct ui *ui, struct pane *p, enum ui_action act)
 static int latency_click(struct ui *ui, struct pane *p, int row, int col)
 {
 	struct lat_state *ls = p->priv;
+	long r = ui_rowsel_click(ls->top, row, 2, ls->nrows);
 
-	if (row >= 2 && ls->top + row - 2 < ls->nrows) {
-		ls->sel = ls->top + row - 2;
+	if (r >= 0) {
+		ls->sel = (int)r;
 		ls->sel_cpu = ls->rows[ls->sel];
 	}
 	return UI_HANDLED | UI_REDRAW;
@@ -590,7 +541,7 @@ static int latency_click(struct ui *ui, struct pane *p, int row, int col)
 
 static const char *latency_footer(struct ui *ui, struct pane *p)
 {
-	return "Enter cause s sort v series b buckets T stop";
+	return "Enter cause > sort v series b buckets T stop";
 }
 
 const struct pane_ops pane_latency_ops = {

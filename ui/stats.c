@@ -8,6 +8,7 @@
 #include "intern.h"
 #include "stats.h"
 #include "store.h"
+#include "syscalls.h"
 
 #define PID_SLOTS	65536u
 /* Live and further behind than this: skip ahead rather than fall behind forever. */
@@ -410,7 +411,11 @@ const char *ui_top_name(struct ui_stats *s, uint64_t key, char *buf, size_t len)
 		snprintf(buf, len, "%s", intern_str(store_strings(s->st), sub));
 		break;
 	case KTOP_T_SYS_ENTER:
-		snprintf(buf, len, "%s id=%d", name, (int32_t)sub);
+		/* the name where this architecture has one; the event list keeps the number */
+		if (syscall_name(sub))
+			snprintf(buf, len, "%s %s", name, syscall_name(sub));
+		else
+			snprintf(buf, len, "%s id=%d", name, (int32_t)sub);
 		break;
 	case KTOP_T_IRQ_HANDLER_ENTRY:
 		snprintf(buf, len, "%s irq=%d", name, (int32_t)sub);

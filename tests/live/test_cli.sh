@@ -41,6 +41,7 @@ refuse "unknown event" "unknown event 'nosuchsys:nosuchevent'" --batch -e nosuch
 refuse "unknown event among good ones" "unknown event 'sched:nope_\*'" \
 	--batch -e sched -e 'sched:nope_*'
 refuse "unknown tracer" "unknown tracer 'nosuchtracer'" --batch -p nosuchtracer
+refuse "-e none without a tracer" "-e none leaves nothing to trace without a tracer" --batch -e none
 nopid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
 while [ -e /proc/$nopid ]; do nopid=$((nopid - 1)); done
 refuse "no such pid" "-P $nopid: no such process" --batch -P $nopid

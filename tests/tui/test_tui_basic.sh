@@ -185,6 +185,21 @@ if wait_screen '^F1Help F2Theme' 3 && [ "$(scr | wc -l)" -le 24 ] &&
 else
 	fail "resize_to_80x24: layout"; evidence 80x24
 fi
+# the header names every feature that --features says is missing, whole, at 80 columns
+hdr=$(scr | sed '/^ 1 CPUs /,$d')
+feats=$("$KTOP" --features 2>/dev/null | awk '$2 ~ /^(not|needs|unknown)$/ { print $1 }')
+missing_ok=1
+for feat in $feats; do
+	echo "$hdr" | grep -Eq "(: |, |; |^ +)$feat[ ,;]" || missing_ok=0
+done
+if [ -n "$feats" ] && ! echo "$hdr" | grep -q 'unavailable: '; then
+	missing_ok=0
+fi
+if [ "$missing_ok" = 1 ]; then
+	ok "header_names_every_missing_feature_at_80x24"
+else
+	fail "header_names_every_missing_feature_at_80x24"; evidence header-80x24 6
+fi
 tmux -L "$SOCK" resize-window -t t -x 30 -y 8
 if wait_screen 'needs at least' 3; then
 	ok "too_small_terminal_says_so"

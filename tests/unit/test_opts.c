@@ -5,28 +5,8 @@
 
 #include "app.h"
 #include "opts.h"
+#include "opts_common.h"
 #include "test.h"
-
-static char err[256];
-static FILE *sink;
-
-static int parse(struct app_opts *o, const char **args)
-{
-	char *argv[64];
-	int argc = 0;
-
-	argv[argc++] = (char *)"ktop";
-	for (; *args; args++)
-		argv[argc++] = (char *)*args;
-	argv[argc] = NULL;
-	if (!sink)
-		sink = fopen("/dev/null", "w");
-	opts_defaults(o);
-	err[0] = 0;
-	return opts_parse(o, argc, argv, sink, err, sizeof(err));
-}
-
-#define PARSE(o, ...) parse(o, (const char *[]){ __VA_ARGS__, NULL })
 
 TEST(defaults)
 {
@@ -60,6 +40,21 @@ TEST(trace_cmd_letters)
 	CHECK_STR(o.so.cpus, "0-1,3");
 	CHECK_EQ_U64(o.so.buffer_kb, 4096);
 	CHECK_EQ_U64(o.memory, 64u << 20);
+}
+
+/* -e none: the tracer's records only (as rtla), and it is not an event pattern */
+TEST(events_none)
+{
+	struct app_opts o;
+
+	CHECK(PARSE(&o, "-p", "timerlat", "-e", "none") == OPTS_RUN);
+	CHECK(o.so.no_events);
+	CHECK_EQ_U64(o.so.nevents, 0);
+	CHECK(PARSE(&o, "-p", "timerlat") == OPTS_RUN);
+	CHECK(!o.so.no_events);
+	CHECK(PARSE(&o, "-p", "timerlat", "-e", "none", "-e", "irq") == OPTS_RUN);
+	CHECK(o.so.no_events);
+	CHECK_EQ_U64(o.so.nevents, 1);
 }
 
 TEST(long_names)

@@ -7,29 +7,9 @@
 
 #include "app.h"
 #include "opts.h"
+#include "opts_common.h"
 #include "session.h"
 #include "test.h"
-
-static char err[256];
-static FILE *sink;
-
-static int parse(struct app_opts *o, const char **args)
-{
-	char *argv[64];
-	int argc = 0;
-
-	argv[argc++] = (char *)"ktop";
-	for (; *args; args++)
-		argv[argc++] = (char *)*args;
-	argv[argc] = NULL;
-	if (!sink)
-		sink = fopen("/dev/null", "w");
-	opts_defaults(o);
-	err[0] = 0;
-	return opts_parse(o, argc, argv, sink, err, sizeof(err));
-}
-
-#define PARSE(o, ...) parse(o, (const char *[]){ __VA_ARGS__, NULL })
 
 TEST(defaults_leave_the_kernel_alone)
 {

@@ -7,6 +7,7 @@
  * those files (copied from `cat`), not what tracestate.c produces.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,82 +15,39 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fake_tracefs.h"
 #include "test.h"
 #include "tracestate.h"
 
-static char root[256];
-
-static void put(const char *rel, const char *content)
-{
-	char path[512], dir[512], *slash;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	/* mkdir -p of the parent */
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (slash = dir + strlen(root) + 1; (slash = strchr(slash, '/')); slash++) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-		*slash = '/';
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd >= 0) {
-		if (write(fd, content, strlen(content)) < 0)
-			perror(path);
-		close(fd);
-	}
-}
-
-static char *get(const char *rel)
-{
-	static char buf[4096];
-	char path[512];
-	ssize_t r;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[r < 0 ? 0 : r] = '\0';
-	return buf;
-}
-
 static void make_tree(void)
 {
-	char cmd[300];
-
-	if (root[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-		if (system(cmd))
-			perror("rm");
-	}
-	snprintf(root, sizeof(root), "/tmp/ktop-unit-ts.XXXXXX");
-	if (!mkdtemp(root))
+	if (fake_root[0] && fake_remove())
+		perror("rm");
+	snprintf(fake_root, sizeof(fake_root), "/tmp/ktop-unit-ts.XXXXXX");
+	if (!mkdtemp(fake_root))
 		abort();
-	put("tracing_on", "1\n");
-	put("current_tracer", "nop\n");
-	put("trace_clock", "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n");
-	put("buffer_percent", "50\n");
-	put("buffer_size_kb", "7 (expanded: 1408)\n");
-	put("per_cpu/cpu0/buffer_size_kb", "7\n");
-	put("per_cpu/cpu1/buffer_size_kb", "7\n");
-	put("tracing_cpumask", "3\n");
-	put("set_event", "");
-	put("set_event_pid", "");
-	put("set_ftrace_pid", "no pid\n");
-	put("options/raw", "0\n");
-	put("options/overwrite", "1\n");
-	put("events/sched/sched_switch/enable", "0\n");
-	put("events/sched/sched_switch/filter", "none\n");
-	put("events/sched/sched_switch/trigger",
+	fake_put("tracing_on", "1\n");
+	fake_put("current_tracer", "nop\n");
+	fake_put("trace_clock",
+		 "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n");
+	fake_put("buffer_percent", "50\n");
+	fake_put("buffer_size_kb", "7 (expanded: 1408)\n");
+	fake_put("per_cpu/cpu0/buffer_size_kb", "7\n");
+	fake_put("per_cpu/cpu1/buffer_size_kb", "7\n");
+	fake_put("tracing_cpumask", "3\n");
+	fake_put("set_event", "");
+	fake_put("set_event_pid", "");
+	fake_put("set_ftrace_pid", "no pid\n");
+	fake_put("options/raw", "0\n");
+	fake_put("options/overwrite", "1\n");
+	fake_put("events/sched/sched_switch/enable", "0\n");
+	fake_put("events/sched/sched_switch/filter", "none\n");
+	fake_put("events/sched/sched_switch/trigger",
 	    "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event\n");
-	put("events/irq/irq_handler_entry/enable", "1\n");
-	put("events/irq/irq_handler_entry/filter", "irq == 5\n");
-	put("events/irq/irq_handler_entry/trigger", "# Available triggers:\n");
-	put("instances/other/tracing_on", "1\n");
+	fake_put("events/irq/irq_handler_entry/enable", "1\n");
+	fake_put("events/irq/irq_handler_entry/filter", "irq == 5\n");
+	fake_put("events/irq/irq_handler_entry/trigger", "# Available triggers:\n");
+	fake_put("instances/other/tracing_on", "1\n");
 }
 
 TEST(capture_normalises)
@@ -97,7 +55,7 @@ TEST(capture_normalises)
 	struct tracestate *ts;
 
 	make_tree();
-	ts = tracestate_capture(root, 0);
+	ts = tracestate_capture(fake_root, 0);
 	CHECK(ts);
 	CHECK_STR(tracestate_get(ts, "tracing_on"), "1");
 	CHECK_STR(tracestate_get(ts, "trace_clock"), "local");
@@ -117,7 +75,7 @@ TEST(capture_normalises)
 	CHECK(!tracestate_get(ts, "set_graph_function"));
 	tracestate_free(ts);
 
-	ts = tracestate_capture(root, TRACESTATE_NO_EVENTS | TRACESTATE_NO_INSTANCES);
+	ts = tracestate_capture(fake_root, TRACESTATE_NO_EVENTS | TRACESTATE_NO_INSTANCES);
 	CHECK(ts);
 	CHECK(!tracestate_get(ts, "events/irq/irq_handler_entry/enable"));
 	CHECK(!tracestate_get(ts, "instances"));
@@ -139,14 +97,14 @@ TEST(diff_counts_each_change)
 	int n;
 
 	make_tree();
-	a = tracestate_capture(root, 0);
+	a = tracestate_capture(fake_root, 0);
 	CHECK(a);
-	put("current_tracer", "function\n");
-	put("options/raw", "1\n");
-	put("events/sched/sched_switch/enable", "1\n");		/* absent -> "1" */
-	put("events/irq/irq_handler_entry/filter", "none\n");	/* "irq == 5" -> absent */
-	put("tracing_on", "0\n");
-	b = tracestate_capture(root, 0);
+	fake_put("current_tracer", "function\n");
+	fake_put("options/raw", "1\n");
+	fake_put("events/sched/sched_switch/enable", "1\n");		/* absent -> "1" */
+	fake_put("events/irq/irq_handler_entry/filter", "none\n");	/* "irq == 5" -> absent */
+	fake_put("tracing_on", "0\n");
+	b = tracestate_capture(fake_root, 0);
 	CHECK(b);
 	fp = open_memstream(&buf, &len);
 	n = tracestate_diff(a, b, fp, NULL);
@@ -167,61 +125,82 @@ TEST(diff_counts_each_change)
 	tracestate_free(b);
 }
 
-TEST(restore_writes_only_differences)
+/* A file a test changes, and what a restore must leave in it. */
+struct change {
+	const char	*file;
+	const char	*changed;	/* written after the capture */
+	const char	*restored;	/* read after the restore */
+};
+
+/*
+ * On a new tree: capture, write @ch's changes (up to one with a NULL file),
+ * restore with @restore, and check that each file is back and a new capture
+ * equals the first. Prints what differs. Return: true when all is back.
+ */
+static bool restores(int (*restore)(const struct tracestate *), const struct change *ch)
 {
-	struct tracestate *a, *b;
+	struct tracestate *a, *b = NULL;
+	bool back = false;
+	const char *got;
+	int i;
 
 	make_tree();
-	a = tracestate_capture(root, 0);
-	CHECK(a);
-	put("current_tracer", "function\n");
-	put("set_event", "sched:sched_switch\nirq:irq_handler_entry\n");
-	put("events/sched/sched_switch/enable", "1\n");
-	put("events/irq/irq_handler_entry/filter", "none\n");
-	put("options/raw", "1\n");
-	put("tracing_on", "0\n");
-	CHECK_EQ_U64(tracestate_restore(a), 0);
-	/* written back */
-	CHECK_STR(get("current_tracer"), "nop");
-	CHECK_STR(get("set_event"), "");
-	CHECK_STR(get("events/sched/sched_switch/enable"), "0");
-	CHECK_STR(get("events/irq/irq_handler_entry/filter"), "irq == 5");
-	CHECK_STR(get("options/raw"), "0");
-	CHECK_STR(get("tracing_on"), "1");
-	/* equal ones untouched: the kernel's decorated text is still there */
-	CHECK_STR(get("trace_clock"),
-		  "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n");
-	CHECK_STR(get("buffer_size_kb"), "7 (expanded: 1408)\n");
-	b = tracestate_capture(root, 0);
-	CHECK(b);
-	CHECK_EQ_U64(tracestate_diff(a, b, stderr, NULL), 0);
+	a = tracestate_capture(fake_root, 0);
+	if (!a)
+		return false;
+	for (i = 0; ch[i].file; i++)
+		fake_put(ch[i].file, ch[i].changed);
+	if (restore(a)) {
+		printf("restore failed\n");
+		goto out;
+	}
+	for (i = 0; ch[i].file; i++) {
+		got = fake_get(ch[i].file);
+		if (!got || strcmp(got, ch[i].restored)) {
+			printf("%s: \"%s\", not \"%s\"\n", ch[i].file, got ? got : "(absent)",
+			       ch[i].restored);
+			goto out;
+		}
+	}
+	b = tracestate_capture(fake_root, 0);
+	back = b && tracestate_diff(a, b, stderr, NULL) == 0;
+out:
 	tracestate_free(a);
 	tracestate_free(b);
+	return back;
+}
+
+TEST(restore_writes_only_differences)
+{
+	static const struct change ch[] = {
+		{ "current_tracer", "function\n", "nop" },
+		{ "set_event", "sched:sched_switch\nirq:irq_handler_entry\n", "" },
+		{ "events/sched/sched_switch/enable", "1\n", "0" },
+		{ "events/irq/irq_handler_entry/filter", "none\n", "irq == 5" },
+		{ "options/raw", "1\n", "0" },
+		{ "tracing_on", "0\n", "1" },
+		{ NULL, NULL, NULL }
+	};
+
+	CHECK(restores(tracestate_restore, ch));
+	/* equal ones untouched: the kernel's decorated text is still there */
+	CHECK_STR(fake_get("trace_clock"),
+		  "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n");
+	CHECK_STR(fake_get("buffer_size_kb"), "7 (expanded: 1408)\n");
 }
 
 TEST(restore_blind)
 {
-	struct tracestate *a, *b;
+	static const struct change ch[] = {
+		{ "current_tracer", "function\n", "nop" },
+		{ "set_event", "sched:sched_switch\n", "" },
+		{ "set_event_pid", "42\n", "" },
+		{ "tracing_cpumask", "1\n", "3" },
+		{ "tracing_on", "0\n", "1" },
+		{ NULL, NULL, NULL }
+	};
 
-	make_tree();
-	a = tracestate_capture(root, 0);
-	CHECK(a);
-	put("current_tracer", "function\n");
-	put("set_event", "sched:sched_switch\n");
-	put("set_event_pid", "42\n");
-	put("tracing_cpumask", "1\n");
-	put("tracing_on", "0\n");
-	CHECK_EQ_U64(tracestate_restore_blind(a), 0);
-	CHECK_STR(get("current_tracer"), "nop");
-	CHECK_STR(get("set_event"), "");
-	CHECK_STR(get("set_event_pid"), "");
-	CHECK_STR(get("tracing_cpumask"), "3");
-	CHECK_STR(get("tracing_on"), "1");
-	b = tracestate_capture(root, 0);
-	CHECK(b);
-	CHECK_EQ_U64(tracestate_diff(a, b, stderr, NULL), 0);
-	tracestate_free(a);
-	tracestate_free(b);
+	CHECK(restores(tracestate_restore_blind, ch));
 }
 
 TEST(save_load_round_trip)
@@ -231,15 +210,15 @@ TEST(save_load_round_trip)
 
 	make_tree();
 	/* content with newlines, tabs and backslashes survives */
-	put("set_event", "sched:sched_switch\nirq:irq_handler_entry\n");
-	put("events/irq/irq_handler_entry/filter", "name ~ \"a\\\\b\tc\"\n");
-	a = tracestate_capture(root, 0);
+	fake_put("set_event", "sched:sched_switch\nirq:irq_handler_entry\n");
+	fake_put("events/irq/irq_handler_entry/filter", "name ~ \"a\\\\b\tc\"\n");
+	a = tracestate_capture(fake_root, 0);
 	CHECK(a);
-	snprintf(path, sizeof(path), "%s.state", root);
+	snprintf(path, sizeof(path), "%s.state", fake_root);
 	CHECK_EQ_U64(tracestate_save(a, path), 0);
 	b = tracestate_load(path);
 	CHECK(b);
-	CHECK_STR(tracestate_dir(b), root);
+	CHECK_STR(tracestate_dir(b), fake_root);
 	CHECK_EQ_U64(tracestate_count(b), tracestate_count(a));
 	CHECK_EQ_U64(tracestate_diff(a, b, stderr, NULL), 0);
 	CHECK_STR(tracestate_get(b, "set_event"), "sched:sched_switch\nirq:irq_handler_entry");
@@ -247,12 +226,12 @@ TEST(save_load_round_trip)
 		  "name ~ \"a\\\\b\tc\"");
 
 	/* a loaded state restores like a captured one */
-	put("set_event", "");
-	put("current_tracer", "blk\n");
+	fake_put("set_event", "");
+	fake_put("current_tracer", "blk\n");
 	CHECK_EQ_U64(tracestate_restore(b), 0);
 	/* one write per item, each ended by a newline */
-	CHECK_STR(get("set_event"), "sched:sched_switch\nirq:irq_handler_entry\n");
-	CHECK_STR(get("current_tracer"), "nop");
+	CHECK_STR(fake_get("set_event"), "sched:sched_switch\nirq:irq_handler_entry\n");
+	CHECK_STR(fake_get("current_tracer"), "nop");
 	unlink(path);
 	tracestate_free(a);
 	tracestate_free(b);
@@ -275,10 +254,7 @@ TEST(load_rejects_garbage)
 
 TEST(zz_cleanup)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	CHECK(system(cmd) == 0);
+	CHECK(fake_remove() == 0);
 }
 
 TEST_MAIN()

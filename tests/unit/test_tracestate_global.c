@@ -14,66 +14,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fake_tracefs.h"
 #include "test.h"
 #include "tracestate.h"
 
-static char root[256];
-
-static void put(const char *rel, const char *content)
-{
-	char path[512], dir[512], *slash;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (slash = dir + strlen(root) + 1; (slash = strchr(slash, '/')); slash++) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-		*slash = '/';
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd >= 0) {
-		if (write(fd, content, strlen(content)) < 0)
-			perror(path);
-		close(fd);
-	}
-}
-
+/* The file as the kernel's `cat` would show it, without its newline. */
 static const char *get(const char *rel)
 {
-	static char buf[4096];
-	char path[512];
-	ssize_t r;
-	int fd;
+	char *s = fake_get(rel);
+	size_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (!s)
 		return "(absent)";
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[r > 0 ? r : 0] = '\0';
-	if (r > 0 && buf[r - 1] == '\n')
-		buf[r - 1] = '\0';
-	return buf;
+	n = strlen(s);
+	if (n && s[n - 1] == '\n')
+		s[n - 1] = '\0';
+	return s;
 }
 
 static void layout(void)
 {
-	snprintf(root, sizeof(root), "/tmp/ktop-test-tsg-%d", getpid());
-	mkdir(root, 0755);
-	put("current_tracer", "nop\n");
-	put("tracing_on", "1\n");
-	put("tracing_thresh", "0\n");
-	put("max_graph_depth", "0\n");
-	put("set_graph_function", "#### all functions enabled ####\n");
-	put("osnoise/period_us", "1000000\n");
-	put("osnoise/runtime_us", "1000000\n");
-	put("osnoise/stop_tracing_us", "0\n");
-	put("osnoise/stop_tracing_total_us", "0\n");
-	put("osnoise/timerlat_period_us", "1000\n");
-	put("osnoise/print_stack", "0\n");
-	put("osnoise/cpus", "0-1\n");
+	snprintf(fake_root, sizeof(fake_root), "/tmp/ktop-test-tsg-%d", getpid());
+	mkdir(fake_root, 0755);
+	fake_put("current_tracer", "nop\n");
+	fake_put("tracing_on", "1\n");
+	fake_put("tracing_thresh", "0\n");
+	fake_put("max_graph_depth", "0\n");
+	fake_put("set_graph_function", "#### all functions enabled ####\n");
+	fake_put("osnoise/period_us", "1000000\n");
+	fake_put("osnoise/runtime_us", "1000000\n");
+	fake_put("osnoise/stop_tracing_us", "0\n");
+	fake_put("osnoise/stop_tracing_total_us", "0\n");
+	fake_put("osnoise/timerlat_period_us", "1000\n");
+	fake_put("osnoise/print_stack", "0\n");
+	fake_put("osnoise/cpus", "0-1\n");
 }
 
 TEST(capture_files_keeps_only_those_named)
@@ -83,7 +57,7 @@ TEST(capture_files_keeps_only_those_named)
 	struct tracestate *ts;
 
 	layout();
-	ts = tracestate_capture_files(root, files);
+	ts = tracestate_capture_files(fake_root, files);
 	CHECK(ts != NULL);
 	CHECK_STR(tracestate_get(ts, "tracing_thresh"), "0");
 	CHECK_STR(tracestate_get(ts, "osnoise/period_us"), "1000000");
@@ -99,7 +73,7 @@ TEST(full_capture_has_the_osnoise_files)
 	struct tracestate *ts;
 
 	layout();
-	ts = tracestate_capture(root, TRACESTATE_NO_EVENTS | TRACESTATE_NO_INSTANCES);
+	ts = tracestate_capture(fake_root, TRACESTATE_NO_EVENTS | TRACESTATE_NO_INSTANCES);
 	CHECK(ts != NULL);
 	CHECK_STR(tracestate_get(ts, "osnoise/timerlat_period_us"), "1000");
 	CHECK_STR(tracestate_get(ts, "osnoise/cpus"), "0-1");
@@ -116,18 +90,18 @@ TEST(restore_and_reload)
 	struct tracestate *ts, *back;
 
 	layout();
-	ts = tracestate_capture_files(root, files);
+	ts = tracestate_capture_files(fake_root, files);
 	CHECK(ts != NULL);
-	snprintf(path, sizeof(path), "%s.state", root);
+	snprintf(path, sizeof(path), "%s.state", fake_root);
 	CHECK(tracestate_save(ts, path) == 0);
 
 	/* what a session sets */
-	put("osnoise/period_us", "200000\n");
-	put("osnoise/runtime_us", "100000\n");
-	put("osnoise/timerlat_period_us", "500\n");
-	put("osnoise/cpus", "1\n");
-	put("max_graph_depth", "6\n");
-	put("tracing_thresh", "25\n");		/* not saved: must stay */
+	fake_put("osnoise/period_us", "200000\n");
+	fake_put("osnoise/runtime_us", "100000\n");
+	fake_put("osnoise/timerlat_period_us", "500\n");
+	fake_put("osnoise/cpus", "1\n");
+	fake_put("max_graph_depth", "6\n");
+	fake_put("tracing_thresh", "25\n");		/* not saved: must stay */
 	CHECK(tracestate_restore(ts) == 0);
 	CHECK_STR(get("osnoise/period_us"), "1000000");
 	CHECK_STR(get("osnoise/runtime_us"), "1000000");
@@ -137,8 +111,8 @@ TEST(restore_and_reload)
 	CHECK_STR(get("tracing_thresh"), "25");
 
 	/* after a SIGKILL: from the saved file, blind (the fatal-signal path) */
-	put("osnoise/period_us", "300000\n");
-	put("osnoise/timerlat_period_us", "2000\n");
+	fake_put("osnoise/period_us", "300000\n");
+	fake_put("osnoise/timerlat_period_us", "2000\n");
 	back = tracestate_load(path);
 	CHECK(back != NULL);
 	CHECK(tracestate_diff(ts, back, NULL, NULL) == 0);
@@ -152,10 +126,7 @@ TEST(restore_and_reload)
 
 TEST(zz_cleanup)
 {
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	CHECK(system(cmd) == 0);
+	CHECK(fake_remove() == 0);
 }
 
 TEST_MAIN()

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include "test.h"
 
 #include "../../ui/richstr.c"
@@ -342,6 +343,29 @@ TEST(stats_counts_pairs_and_narrowing)
 	for (size_t i = 0; i < n; i++)
 		if (UI_TOP_TYPE(rows[i]->key) == KTOP_T_SYS_ENTER)
 			CHECK_EQ_U64(rows[i]->count, nsys7);
+	ui_stats_destroy(&s);
+	store_free(st);
+}
+
+/* The top view names syscalls ("sys_enter read"); numbers from <sys/syscall.h>. */
+TEST(top_name_of_a_syscall)
+{
+	struct store *st = store_new(0, 1);
+	char want[64], buf[128];
+	struct ui_stats s;
+
+	CHECK(st != NULL);
+	CHECK(ui_stats_init(&s, st) == 0);
+	snprintf(want, sizeof(want), "%s read", ui_event_name(st, KTOP_T_SYS_ENTER));
+	CHECK_STR(ui_top_name(&s, UI_TOP_KEY(KTOP_T_SYS_ENTER, SYS_read), buf, sizeof(buf)), want);
+	snprintf(want, sizeof(want), "%s futex", ui_event_name(st, KTOP_T_SYS_ENTER));
+	CHECK_STR(ui_top_name(&s, UI_TOP_KEY(KTOP_T_SYS_ENTER, SYS_futex), buf, sizeof(buf)),
+		  want);
+	/* no name on this architecture: the number, as before */
+	snprintf(want, sizeof(want), "%s id=100000", ui_event_name(st, KTOP_T_SYS_ENTER));
+	CHECK_STR(ui_top_name(&s, UI_TOP_KEY(KTOP_T_SYS_ENTER, 100000), buf, sizeof(buf)), want);
+	snprintf(want, sizeof(want), "%s id=-1", ui_event_name(st, KTOP_T_SYS_ENTER));
+	CHECK_STR(ui_top_name(&s, UI_TOP_KEY(KTOP_T_SYS_ENTER, -1), buf, sizeof(buf)), want);
 	ui_stats_destroy(&s);
 	store_free(st);
 }

@@ -15,6 +15,8 @@
 #include "../../ui/richstr.c"
 #include "../../ui/format.c"
 #include "../../ui/tracer_rows.c"
+#include "../../ui/rowsel.c"
+#include "../../ui/tracer_feed.c"
 #include "../../ui/pane_graph.c"
 #include "../../ui/pane_latency.c"
 

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Row selection and scrolling shared by the graph and latency panes (see
+ * rowsel.h). Terminal-free, like the row formatters.
+ */
+#include "rowsel.h"
+
+long ui_rowsel_move(long sel, long n, long page, enum ui_action act)
+{
+	switch (act) {
+	case ACT_UP:
+		sel--;
+		break;
+	case ACT_DOWN:
+		sel++;
+		break;
+	case ACT_PGUP:
+		sel -= page;
+		break;
+	case ACT_PGDN:
+		sel += page;
+		break;
+	case ACT_HOME:
+		sel = 0;
+		break;
+	case ACT_END:
+		sel = n - 1;
+		break;
+	default:
+		return sel;
+	}
+	return sel < 0 ? 0 : sel >= n ? n - 1 : sel;
+}
+
+long ui_rowsel_top(long sel, long top, long page)
+{
+	if (sel < top)
+		top = sel;
+	if (page > 0 && sel >= top + page)
+		top = sel - page + 1;
+	return top < 0 ? 0 : top;
+}
+
+long ui_rowsel_click(long top, int line, int header, long n)
+{
+	long r = top + line - header;
+
+	return line >= header && r < n ? r : -1;
+}
+
+void ui_rowsel_mark(struct richstr *rs, int w)
+{
+	richstr_set_role(rs, 0, rs->len, ROLE_SELECTED);
+	richstr_pad(rs, ROLE_SELECTED, w);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The selected row and the first row of the page of a pane's table, as the
+ * graph and latency panes move them: keys, scrolling, clicks and the
+ * highlight. No curses: the state (selected row, top row) stays in the pane.
+ */
+#ifndef KTOP_UI_ROWSEL_H
+#define KTOP_UI_ROWSEL_H
+
+#include "richstr.h"
+#include "ui-local.h"
+
+/**
+ * ui_rowsel_move - the selected row after a movement key
+ * @sel: the selected row, 0 <= @sel < @n
+ * @n: how many rows, at least one
+ * @page: rows on a page (Page Up/Down)
+ * @act: ACT_UP, ACT_DOWN, ACT_PGUP, ACT_PGDN, ACT_HOME or ACT_END
+ *
+ * Return: the new selected row, kept within the rows; @sel for other actions.
+ */
+long ui_rowsel_move(long sel, long n, long page, enum ui_action act);
+
+/**
+ * ui_rowsel_top - the first row of the page after the selection moved
+ * @sel: the selected row
+ * @top: the first row shown until now
+ * @page: rows on a page; 0 or less: only scroll up to the selection
+ *
+ * The page moves only as far as it must to show @sel.
+ * Return: the new first row, 0 or more.
+ */
+long ui_rowsel_top(long sel, long top, long page);
+
+/**
+ * ui_rowsel_click - the row a click on a screen line of the pane selects
+ * @top: the first row shown
+ * @line: the clicked line, counted from the pane's first line
+ * @header: lines above the first row (title, column header)
+ * @n: how many rows
+ *
+ * Return: the row, or -1 when the click is on the header or below the rows.
+ */
+long ui_rowsel_click(long top, int line, int header, long n);
+
+/* Show @rs, @w columns wide, as the selected row. */
+void ui_rowsel_mark(struct richstr *rs, int w);
+
+#endif

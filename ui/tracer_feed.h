@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the graph and latency panes share to feed their models (src/fgraph.h,
+ * src/latency.h) on the UI thread: the tracer of this run, where the next
+ * feed ends, and the pacing of a feed in time slices within a per-frame
+ * budget.
+ */
+#ifndef KTOP_UI_TRACER_FEED_H
+#define KTOP_UI_TRACER_FEED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "ui-local.h"
+
+/* The tracer of this run: the session's, else the command line's; "" for none. */
+const char *ui_feed_tracer(struct ui *ui);
+
+/**
+ * ui_feed_window_end - where the next feed ends
+ * @lag_ns: how far behind "now" a live feed ends, so that every CPU's
+ *          events up to there have been published
+ *
+ * A snapshot file: all of it. Live, on the session's CLOCK_MONOTONIC (the
+ * newest record within a minute of now): now - @lag_ns, when every CPU's
+ * older records are in the store. On another clock: the oldest of the busy
+ * CPUs' newest records. As batch_tracers.c bt_window_end.
+ *
+ * Return: the end in trace time, ns; 0 when there is nothing to feed.
+ * Context: UI thread.
+ */
+uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns);
+
+/**
+ * ui_feed_pace - after one time slice of a feed
+ * @slice: trace time fed per slice, ns: doubled when the slice took less than
+ *         an eighth of @budget_ns, halved when it took more than half of it
+ * @slice_start: ui_now_ns() when the slice began
+ * @feed_start: ui_now_ns() when this frame's feed began
+ * @budget_ns: how long a frame's feed may take, about
+ * @more: the window has more slices to feed
+ *
+ * Once the budget is spent, the frame is marked dirty when @more, so that
+ * the next frame goes on.
+ *
+ * Return: true when the budget is spent and the feed stops for this frame.
+ * Context: UI thread.
+ */
+bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t feed_start,
+		  uint64_t budget_ns, bool more);
+
+#endif
