@@ -28,6 +28,32 @@
 #include "store.h"
 #include "symbols.h"
 
+uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
+{
+	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
+	unsigned int n = store_ncpus(a->st);
+
+	if (!a->live)
+		return app_snapshot_end(a);
+	for (unsigned int cpu = 0; cpu < n; cpu++) {
+		struct store_stats ss;
+
+		store_get_cpu_stats(a->st, cpu, &ss);
+		if (!ss.last_ts)
+			continue;
+		if (ss.last_ts > newest)
+			newest = ss.last_ts;
+		if (ss.last_ts < oldest)
+			oldest = ss.last_ts;
+	}
+	if (!newest)
+		return 0;
+	/* the same clock as ours: within a minute of now */
+	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
+		return now > lag_ns ? now - lag_ns : 0;
+	return oldest;
+}
+
 /* What ktop traces when asked for nothing: scheduling, interrupts, syscalls. */
 static const char *const default_events[] = { "sched", "irq", "raw_syscalls" };
 

@@ -131,4 +131,20 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
 /* Monotonic nanoseconds. */
 uint64_t app_now_ns(void);
 
+/**
+ * app_feed_end - where a model fed from the store (a tree, a latency table)
+ * can read up to now
+ * @lag_ns: how far behind "now" a live feed ends, so that every CPU's events
+ *          up to there have been published
+ *
+ * A snapshot file: all of it, once loaded. Live, on the session's
+ * CLOCK_MONOTONIC (the newest record within a minute of now): now - @lag_ns
+ * (the readers wake at 1% and poll every 100 ms). On another clock: the
+ * oldest of the busy CPUs' newest records.
+ *
+ * Return: the end in trace time, ns; 0 when there is nothing to feed.
+ * Context: any thread.
+ */
+uint64_t app_feed_end(const struct app *a, uint64_t lag_ns);
+
 #endif

@@ -144,39 +144,6 @@ void batch_tracers_free(struct batch_tracers *bt)
 	free(bt);
 }
 
-/*
- * The end of the next window. The session's trace_clock is CLOCK_MONOTONIC
- * (session.c): then every CPU's records older than BT_LAG_NS are in the
- * store (the readers wake at 1% and poll every 100 ms). On another clock,
- * the oldest of the busy CPUs' newest records.
- */
-static uint64_t bt_window_end(struct batch_tracers *bt)
-{
-	struct store *st = bt->a->st;
-	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
-	unsigned int n = store_ncpus(st);
-
-	if (!bt->a->live)	/* a snapshot file: all of it, once it is loaded */
-		return app_snapshot_end(bt->a);
-	for (unsigned int cpu = 0; cpu < n && cpu < BT_MAX_CPUS; cpu++) {
-		struct store_stats ss;
-
-		store_get_cpu_stats(st, cpu, &ss);
-		if (!ss.last_ts)
-			continue;
-		if (ss.last_ts > newest)
-			newest = ss.last_ts;
-		if (ss.last_ts < oldest)
-			oldest = ss.last_ts;
-	}
-	if (!newest)
-		return 0;
-	/* the same clock as ours: within a minute of now */
-	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
-		return now > BT_LAG_NS ? now - BT_LAG_NS : 0;
-	return oldest;
-}
-
 /* ---- function_graph: the new calls as the kernel's text -------------- */
 
 static void tl_prefix(FILE *f, int cpu, bool with_dur, uint64_t dur)
@@ -406,7 +373,7 @@ static long bt_feed_latency(struct batch_tracers *bt, uint64_t t0, uint64_t t1)
 void batch_tracers_update(struct batch_tracers *bt)
 {
 	if (bt)
-		batch_tracers_update_to(bt, bt_window_end(bt));
+		batch_tracers_update_to(bt, app_feed_end(bt->a, BT_LAG_NS));
 }
 
 void batch_tracers_update_to(struct batch_tracers *bt, uint64_t t1)

@@ -20,10 +20,7 @@ const char *ui_feed_tracer(struct ui *ui);
  * @lag_ns: how far behind "now" a live feed ends, so that every CPU's
  *          events up to there have been published
  *
- * A snapshot file: all of it. Live, on the session's CLOCK_MONOTONIC (the
- * newest record within a minute of now): now - @lag_ns, when every CPU's
- * older records are in the store. On another clock: the oldest of the busy
- * CPUs' newest records. As batch_tracers.c bt_window_end.
+ * app_feed_end() for this run.
  *
  * Return: the end in trace time, ns; 0 when there is nothing to feed.
  * Context: UI thread.
