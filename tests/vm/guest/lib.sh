@@ -12,9 +12,18 @@ T=/sys/kernel/tracing
 # rw_verify_area -> security_file_permission, vfs_read -> read_zero.
 FG_READ_PATH="-l vfs_read -l rw_verify_area -l security_file_permission -l read_zero"
 
+# Options for every ktop started by ktop_start and kstart (the batch runs):
+# no BPF statistics, whose loading costs 0.5-3 s per start under TCG. The
+# BPF programs are tested on the host (tests/live/test_bpf.sh) and load in
+# the guest's TUI scenarios, which start ktop with its defaults.
+KTOP_GUEST_OPTS=${KTOP_GUEST_OPTS---no-bpf}
+
+# Each line starts with the guest's uptime: where a scenario's time goes.
 note()
 {
-	echo "$*"
+	local up rest
+	read -r up rest < /proc/uptime
+	echo "[$up] $*"
 }
 
 fail()
@@ -130,7 +139,7 @@ ktop_start()
 		[ "$prev" = -p ] && tracer=$a
 		prev=$a
 	done
-	ktop "$@" > "$out" 2> "$out.err" &
+	ktop $KTOP_GUEST_OPTS "$@" > "$out" 2> "$out.err" &
 	KPID=$!
 	local t0=$(now)
 	# Stop waiting when ktop has ended too (its stderr says why).
@@ -216,7 +225,7 @@ kstart()
 		[ "$prev" = -p ] && tracer=$a
 		prev=$a
 	done
-	ktop "$@" > "$out" 2> "$out.err" &
+	ktop $KTOP_GUEST_OPTS "$@" > "$out" 2> "$out.err" &
 	KPID=$!
 	KDONE=0
 	t0=$(now)

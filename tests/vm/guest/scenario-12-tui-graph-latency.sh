@@ -131,7 +131,7 @@ tracestate --diff /tmp/tui.before || fail "tracing state not restored after the 
 
 # ---- 2. timerlat -------------------------------------------------------------
 tracestate --save /tmp/tui.before || fail "tracestate --save failed"
-tui_start -p timerlat
+tui_start -p timerlat -O timerlat_period_us=5000
 keys 5
 if ! wait_screen 'timerlat: per-CPU timer latency' 60 || ! wait_screen '^ +ALL +[1-9][0-9]* \|' 60; then
 	evidence latency
