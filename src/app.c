@@ -28,6 +28,57 @@
 #include "store.h"
 #include "symbols.h"
 
+/* What ktop traces when asked for nothing: scheduling, interrupts, syscalls. */
+static const char *const default_events[] = { "sched", "irq", "raw_syscalls" };
+
+uint64_t app_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int app_err(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* Read a whole tracefs file into a NUL-terminated buffer. Caller frees. */
+int app_switch_latency_tracer(struct app *a, const char *tracer, char *err, size_t errlen)
+{
+	int ret, r2;
+
+	err[0] = '\0';
+	if (!a->live || !a->sess || !a->cons)
+		return app_err(err, errlen, -ENODEV, "not tracing live: no tracer to switch");
+	if (!strcmp(session_tracer(a->sess), tracer))
+		return 0;
+	/* refused before the readers stop: same checks, nothing written */
+	ret = session_switch_latency_tracer(a->sess, session_tracer(a->sess), err, errlen);
+	if (ret)
+		return ret;
+	consumer_stop(a->cons);
+	a->cons = NULL;
+	ret = session_switch_latency_tracer(a->sess, tracer, err, errlen);
+	r2 = consumer_start(&a->cons, a->sess, a->st, a->dc, a->wake_fd);
+	if (r2) {
+		char first[256];
+
+		snprintf(first, sizeof(first), "%s", err);
+		a->cons = NULL;
+		return app_err(err, errlen, r2, "%s%scannot read the trace buffers again: %s; "
+			       "quit and start ktop again", first, first[0] ? "; " : "",
+			       strerror(-r2));
+	}
+	return ret;
+}
+
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 {
 	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
@@ -54,28 +105,6 @@ uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 	return oldest;
 }
 
-/* What ktop traces when asked for nothing: scheduling, interrupts, syscalls. */
-static const char *const default_events[] = { "sched", "irq", "raw_syscalls" };
-
-uint64_t app_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int app_err(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-/* Read a whole tracefs file into a NUL-terminated buffer. Caller frees. */
 static char *app_read_tracefs(const struct features *ft, const char *name)
 {
 	size_t len = 0, cap = 0;

@@ -132,6 +132,22 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
 uint64_t app_now_ns(void);
 
 /**
+ * app_switch_latency_tracer - osnoise <-> timerlat while tracing goes on
+ * @tracer: "osnoise" or "timerlat"
+ * @err: receives a message for the user on failure
+ *
+ * The kernel refuses a new current_tracer while trace_pipe_raw is open
+ * (EBUSY), so the readers stop first (what the buffers hold is drained into
+ * the store), the tracer changes in ktop's instance, and the readers start
+ * again. Tracing stays on: the ring buffer keeps what comes meanwhile.
+ *
+ * Return: 0, or a negative errno: the tracer is unchanged, or (on a
+ * failure to start reading again, said in @err) reading has stopped.
+ * Context: the thread that owns the app; nothing else may use a->cons.
+ */
+int app_switch_latency_tracer(struct app *a, const char *tracer, char *err, size_t errlen);
+
+/**
  * app_feed_end - where a model fed from the store (a tree, a latency table)
  * can read up to now
  * @lag_ns: how far behind "now" a live feed ends, so that every CPU's events

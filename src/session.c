@@ -1619,6 +1619,41 @@ const char *session_tracer(const struct session *s)
 	return s->tracer;
 }
 
+static bool is_latency_tracer(const char *t)
+{
+	return !strcmp(t, "osnoise") || !strcmp(t, "timerlat");
+}
+
+int session_switch_latency_tracer(struct session *s, const char *tracer, char *err,
+				  size_t errlen)
+{
+	int ret;
+
+	if (!is_latency_tracer(tracer) || !is_latency_tracer(s->tracer)) {
+		snprintf(err, errlen, "this run traces with %s: osnoise and timerlat switch "
+			 "only between themselves (start ktop with -p timerlat or -p osnoise)",
+			 s->tracer);
+		return -EINVAL;
+	}
+	if (s->top || !s->inst) {
+		snprintf(err, errlen, "%s runs at the top level here: not switched live", s->tracer);
+		return -EPERM;
+	}
+	if (!strcmp(tracer, s->tracer))
+		return 0;
+	ret = sess_write(s, "current_tracer", tracer);
+	if (ret) {
+		snprintf(err, errlen, "tracer '%s' refused in %s: %s%s", tracer, s->name,
+			 strerror(-ret), ret == -EBUSY ?
+			 " (its trace_pipe or trace_pipe_raw is open, or another instance runs "
+			 "the other one)" : "");
+		sess_write(s, "current_tracer", s->tracer);	/* as it was, if it went off */
+		return ret;
+	}
+	snprintf(s->tracer, sizeof(s->tracer), "%s", tracer);
+	return 0;
+}
+
 const char *session_name(const struct session *s)
 {
 	return s->name;

@@ -71,6 +71,22 @@ void session_close(struct session *s);
 struct tracefs_instance *session_instance(struct session *s);	/* NULL: top level */
 struct tep_handle *session_tep(struct session *s);
 const char *session_tracer(const struct session *s);
+
+/**
+ * session_switch_latency_tracer - osnoise <-> timerlat while tracing goes on
+ * @tracer: "osnoise" or "timerlat"
+ * @err: receives a message for the user on failure
+ *
+ * Only between these two, in ktop's own instance: they share their events
+ * and settings (osnoise/), so nothing else changes, and removing the
+ * instance at the end undoes it.
+ *
+ * Return: 0 (also when @tracer is already the current one), or a negative
+ * errno with nothing changed.
+ * Context: the thread that owns the session (the UI thread).
+ */
+int session_switch_latency_tracer(struct session *s, const char *tracer, char *err,
+				  size_t errlen);
 const char *session_name(const struct session *s);	/* "ktop-1234" or "(top level)" */
 int session_ncpus(const struct session *s);
 

@@ -109,6 +109,8 @@ const struct ui_key ui_keys[] = {
 	  "Latency pane (5)", 5 },
 	{ { 'T' }, "T", "latency: stop threshold (freeze the view above N us)", ACT_THRESHOLD, 0,
 	  "Latency pane (5)", 5 },
+	{ { 'o' }, "o", "latency: switch the tracer, timerlat <-> osnoise (tracing goes on)",
+	  ACT_SWITCH_TRACER, 0, "Latency pane (5)", 5 },
 	/* Pane 6, BPF statistics */
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "BPF: the event list at the selected outlier's time",
 	  ACT_ENTER, 0, "BPF pane (6)", 6 },

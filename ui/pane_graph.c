@@ -174,7 +174,7 @@ static void graph_destroy(struct pane *p)
 
 static void graph_feed(struct ui *ui, struct graph_state *gs)
 {
-	uint64_t t1, t_in = ui_now_ns();
+	uint64_t t1, t_in = ui_feed_clock();
 	struct fgraph_stats fs;
 	struct store_stats ss;
 
@@ -209,7 +209,7 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 	 * next frames.
 	 */
 	while (gs->t0 <= t1) {
-		uint64_t end = t1 - gs->t0 > gs->slice ? gs->t0 + gs->slice : t1, c0 = ui_now_ns();
+		uint64_t end = t1 - gs->t0 > gs->slice ? gs->t0 + gs->slice : t1, c0 = ui_feed_clock();
 
 		fgraph_feed_store(gs->g, ui->st, gs->t0, end);
 		gs->t0 = end + 1;

@@ -45,6 +45,7 @@ struct lat_state {
 	enum latency_hist_mode	mode;
 	uint64_t		stop_ns;	/* 0: no threshold */
 	bool			stopped;
+	bool			switched;	/* o: the table starts at the switch */
 	struct latency_worst	stop_at;	/* the sample that crossed it */
 	int			rows[LAT_MAX_CPUS + 1];	/* CPU of each row, -1: ALL */
 	int			nrows;
@@ -126,7 +127,7 @@ static void lat_stop(struct ui *ui, struct lat_state *ls, const struct ktop_even
 /* Feed what was published since the last call. */
 static void lat_feed(struct ui *ui, struct lat_state *ls)
 {
-	uint64_t t1, seq, t_in = ui_now_ns();
+	uint64_t t1, seq, t_in = ui_feed_clock();
 	struct store_stats ss;
 	struct store_iter *it;
 	struct ktop_event ev;
@@ -148,7 +149,7 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 		ls->t0 = ss.first_ts;
 	/* in time slices within a budget, as the graph pane does */
 	while (ls->t0 <= t1) {
-		uint64_t end = t1 - ls->t0 > ls->slice ? ls->t0 + ls->slice : t1, c0 = ui_now_ns();
+		uint64_t end = t1 - ls->t0 > ls->slice ? ls->t0 + ls->slice : t1, c0 = ui_feed_clock();
 
 		it = store_iter_new(ui->st, ls->t0, end, NULL);
 		if (!it)
@@ -168,6 +169,47 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 		if (ui_feed_pace(ui, &ls->slice, c0, t_in, LAT_FEED_NS, ls->t0 <= t1))
 			break;
 	}
+}
+
+/*
+ * o: timerlat <-> osnoise in ktop's instance while tracing goes on. A marker
+ * in the trace separates the two; the table starts again from the switch
+ * (the session's clock is CLOCK_MONOTONIC, as app_now_ns), since the rows
+ * of one tracer mean nothing to the other.
+ */
+static void lat_switch(struct ui *ui, struct lat_state *ls)
+{
+	const char *from = ui_feed_tracer(ui);
+	const char *to = !strcmp(from, "timerlat") ? "osnoise" : "timerlat";
+	struct latency *nl;
+	char err[256], text[96];
+	int ret;
+
+	if (!ui->app->live || !ui->app->sess) {
+		ui_message(ui, "a recorded trace: no tracer to switch");
+		return;
+	}
+	if (ls->stopped) {
+		ui_message(ui, "stopped at the threshold: T resumes first");
+		return;
+	}
+	ret = app_switch_latency_tracer(ui->app, to, err, sizeof(err));
+	if (ret) {
+		ui_message(ui, "%s", err);
+		return;
+	}
+	snprintf(text, sizeof(text), "ktop: tracer %s -> %s", from, to);
+	if (ui_trace_marker(ui, text))
+		ui_message(ui, "tracer: %s (was %s); no marker in the trace", to, from);
+	else
+		ui_message(ui, "tracer: %s (was %s); the table starts from here", to, from);
+	nl = lat_new(ls->mode);
+	if (nl) {
+		latency_free(ls->l);
+		ls->l = nl;
+	}
+	ls->t0 = app_now_ns();
+	ls->switched = true;
 }
 
 /* Which table: the tracer of this run, else what the samples held say. */
@@ -369,10 +411,10 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		ls->series = LATENCY_TL_THREAD;
 	lat_rows(ls, t);
 	richstr_clear(&rs);
-	richstr_addf(&rs, ROLE_DEFAULT, "%s: per-CPU %s since the start, sorted by %s",
+	richstr_addf(&rs, ROLE_DEFAULT, "%s: per-CPU %s since the %s, sorted by %s",
 		     t == LATENCY_TABLE_TIMERLAT ? "timerlat" : "osnoise",
 		     t == LATENCY_TABLE_TIMERLAT ? "timer latency" : "noise",
-		     ui_lat_sort_name(ls->sort));
+		     ls->switched ? "switch" : "start", ui_lat_sort_name(ls->sort));
 	if (ls->stopped)
 		richstr_addf(&rs, ROLE_PAUSED, "  STOPPED: %.3f us on CPU %d > %.3f us",
 			     (double)ls->stop_at.value / 1e3, ls->stop_at.cpu,
@@ -520,6 +562,9 @@ static int latency_key(struct ui *ui, struct pane *p, enum ui_action act)
 		break;
 	case ACT_JUMP_WORST:
 		return lat_jump(ui, ls);
+	case ACT_SWITCH_TRACER:
+		lat_switch(ui, ls);
+		break;
 	default:
 		return 0;
 	}

@@ -26,6 +26,7 @@
 #include "filter.h"
 #include "ftrace_filter.h"
 #include "session.h"
+#include "tracer_feed.h"
 #include "ui-local.h"
 
 #define CTRL(c)		((c) & 0x1f)
@@ -244,19 +245,15 @@ static void pf_history(struct prompt_filter *pf, int dir)
  */
 static void pf_mark(struct ui *ui, const struct ftrace_filter_result *r)
 {
-	struct app *a = ui->app;
 	char text[300];
-	int fd, n;
+	int ret;
 
-	if (!r->changed || !a->sess)
+	if (!r->changed || !ui->app->sess)
 		return;
-	n = snprintf(text, sizeof(text), "ktop: %s", r->marker[0] ? r->marker : r->msg);
-	fd = tracefs_instance_file_open(session_instance(a->sess), "trace_marker", O_WRONLY);
-	if (fd < 0)
-		return;
-	if (write(fd, text, (size_t)(n < (int)sizeof(text) ? n : (int)sizeof(text) - 1)) < 0)
-		ui_message(ui, "filter changed; trace_marker not written: %s", strerror(errno));
-	close(fd);
+	snprintf(text, sizeof(text), "ktop: %.290s", r->marker[0] ? r->marker : r->msg);
+	ret = ui_trace_marker(ui, text);
+	if (ret && ret != -ENODEV)
+		ui_message(ui, "filter changed; trace_marker not written: %s", strerror(-ret));
 }
 
 /* The status-bar line for a result: the message, the kernel's word, the count. */

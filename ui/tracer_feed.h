@@ -27,12 +27,20 @@ const char *ui_feed_tracer(struct ui *ui);
  */
 uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns);
 
+/*
+ * The clock of a feed's budget: the UI thread's CPU time, not the wall
+ * clock, so that a thread kept waiting for a CPU (a loaded or emulated
+ * machine) does not shrink its slices to nothing and fall ever further
+ * behind the trace.
+ */
+uint64_t ui_feed_clock(void);
+
 /**
  * ui_feed_pace - after one time slice of a feed
  * @slice: trace time fed per slice, ns: doubled when the slice took less than
  *         an eighth of @budget_ns, halved when it took more than half of it
- * @slice_start: ui_now_ns() when the slice began
- * @feed_start: ui_now_ns() when this frame's feed began
+ * @slice_start: ui_feed_clock() when the slice began
+ * @feed_start: ui_feed_clock() when this frame's feed began
  * @budget_ns: how long a frame's feed may take, about
  * @more: the window has more slices to feed
  *
@@ -44,5 +52,17 @@ uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns);
  */
 bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t feed_start,
 		  uint64_t budget_ns, bool more);
+
+/**
+ * ui_trace_marker - write @text to the trace_marker of ktop's instance
+ *
+ * It lands in the ring buffer in time order between the events before a
+ * change and those after it, and reaches the store (as an ftrace print
+ * event) like any other event. No new kernel state.
+ *
+ * Return: 0, or a negative errno (no session: -ENODEV).
+ * Context: UI thread.
+ */
+int ui_trace_marker(struct ui *ui, const char *text);
 
 #endif

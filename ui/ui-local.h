@@ -82,6 +82,7 @@ enum ui_action {
 	ACT_SAVE,		/* the save prompt (prompt_save.c) */
 	ACT_SORT_PREV,		/* top view: the previous sort key */
 	ACT_MARK,		/* event list: set or clear the time window's mark */
+	ACT_SWITCH_TRACER,	/* latency: osnoise <-> timerlat, live */
 	ACT_NR,
 };
 
