@@ -727,10 +727,8 @@ int batch_run(struct app *a, FILE *out)
 		b.iteration++;
 		last = (a->opts.iterations && b.iteration >= a->opts.iterations) ||
 		       (end && now >= end);
-		if (last) {
-			batch_drain(a);
-			now = app_now_ns();
-		}
+		if (last)
+			batch_drain(a);	/* the summary stays at the end: now */
 		batch_drain_wake(a);
 		batch_gather(&b, now);
 		/* tasks seen only in non-scheduler events get saved_cmdlines' name */
