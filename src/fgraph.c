@@ -82,6 +82,7 @@ struct fg_ctx {
 struct fg_lost {
 	uint64_t	from, to;	/* records lost in (from, to) */
 	uint64_t	count;
+	bool		lead;		/* before anything of its CPU: its trace starts here */
 };
 
 struct fg_cpu {
@@ -629,7 +630,15 @@ static int ctx_gap(struct fgraph *g, struct fg_ctx *c, uint64_t ts, uint64_t cou
 	return 0;
 }
 
-/* Losses on @cpu whose window overlaps (after, upto): the first one's end and the sum. */
+/*
+ * Losses on @cpu whose window overlaps (after, upto): the first one's end and
+ * the sum. A loss before anything of its CPU (an overwritten buffer read
+ * after the fact: each CPU's oldest pages are gone, and the CPUs' records
+ * start at different times) counts only once it has ended, at @upto or
+ * before: that CPU's trace starts there, and a context seen elsewhere
+ * before it gets its gap where it starts, once, not at each of its records
+ * before (every one of which would otherwise overlap it).
+ */
 static bool cpu_lost_between(struct fgraph *g, unsigned int cpu, uint64_t after, uint64_t upto,
 			     uint64_t *first, uint64_t *sum)
 {
@@ -653,6 +662,8 @@ static bool cpu_lost_between(struct fgraph *g, unsigned int cpu, uint64_t after,
 			hi = mid;
 	}
 	for (; lo < pc->nlost && pc->lost[lo].from < upto; lo++) {
+		if (pc->lost[lo].lead && pc->lost[lo].to > upto)
+			continue;
 		if (!any || pc->lost[lo].to < *first)
 			*first = pc->lost[lo].to;
 		*sum += pc->lost[lo].count;
@@ -1117,6 +1128,7 @@ int fgraph_lost(struct fgraph *g, unsigned int cpu, uint64_t ts, uint64_t count)
 		return -ENOMEM;
 	pc->caplost = cap;
 	l = &pc->lost[pc->nlost++];
+	l->lead = !pc->last_ts && pc->nlost == 1;
 	l->from = pc->last_ts;
 	l->to = ts > pc->last_ts ? ts : pc->last_ts + 1;
 	l->count = count;
@@ -1934,6 +1946,8 @@ static void pr_timeline(struct pr *p, uint32_t id, unsigned int lv, unsigned int
 				x->overflow);
 		}
 		pr_prefix(p, x->cpu, closed, x->dur);
+		/* the children's lines reused p->name */
+		nm = sym_name(g, x->func, p->name, sizeof(p->name));
 		if (closed)
 			fprintf(p->f, "%*s}\n", in * 2, "");
 		else

@@ -10,7 +10,11 @@
  *
  * Fixtures: tests/fixtures/rt-* recorded from the rt kernel in qemu: the
  * model built from the raw records is compared with the tree parsed from
- * the kernel's own text output of the same run (trace.txt).
+ * the kernel's own text output of the same run (trace.txt). The *-lost
+ * ones were recorded with a buffer the kernel overwrote: their lost counts
+ * and gaps must be the pages' missed-event marks, and their calls without
+ * an entry the text's. Every fixture is also fed with each middle page of
+ * a CPU left out in turn (marked as lost): no call may be merged across.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +22,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <traceevent/kbuffer.h>
 #include "test.h"
 #include "decode.h"
 #include "fgraph.h"
@@ -1075,15 +1080,41 @@ static int list_rt(char names[][256], int max)
 	return n;
 }
 
-/* Decode the raw pages of a fixture into a store and feed the model from it. */
-static struct fgraph *fx_build(const char *dir, struct fixture **fxo, struct store **sto,
-			       struct fgraph_config *cfg)
+/* Records on a raw page, and the time stamp of its first one (kbuffer's reading). */
+static int page_records(struct fixture *fx, unsigned int cpu, size_t page, uint64_t *first)
+{
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	unsigned long long ts = 0;
+	int n = 0;
+
+	*first = 0;
+	if (kb && kbuffer_load_subbuffer(kb, fixture_page(fx, cpu, page)) >= 0) {
+		for (void *d = kbuffer_read_event(kb, &ts); d; d = kbuffer_next_event(kb, &ts)) {
+			if (!n)
+				*first = ts;
+			n++;
+		}
+	}
+	kbuffer_free(kb);
+	return n;
+}
+
+/*
+ * Decode the raw pages of a fixture into a store and feed the model from it.
+ * With @skip_page >= 0, page @skip_page of CPU @skip_cpu is left out and, as
+ * the kernel would mark an overwritten page, the next one carries a lost mark
+ * with its record count (*@mark_ts: where; 0 if there is no next record).
+ */
+static struct fgraph *fx_build_skip(const char *dir, struct fixture **fxo, struct store **sto,
+				    struct fgraph_config *cfg, unsigned int skip_cpu,
+				    long skip_page, uint64_t *mark_ts)
 {
 	struct fixture *fx = fixture_open(dir);
 	struct symbols *syms;
 	struct decode_ctx *dc;
 	struct store *st;
 	struct fgraph *fg;
+	int skipped = 0;
 
 	if (!fx)
 		return NULL;
@@ -1093,8 +1124,20 @@ static struct fgraph *fx_build(const char *dir, struct fixture **fxo, struct sto
 	for (unsigned int cpu = 0; dc && cpu < fixture_ncpus(fx); cpu++) {
 		struct decoder *d = decoder_new(dc, cpu);
 
-		for (size_t i = 0; d && i < fixture_npages(fx, cpu); i++)
+		for (size_t i = 0; d && i < fixture_npages(fx, cpu); i++) {
+			uint64_t ts;
+
+			if (cpu == skip_cpu && (long)i == skip_page) {
+				skipped = page_records(fx, cpu, i, &ts);
+				continue;
+			}
+			if (cpu == skip_cpu && skip_page >= 0 && (long)i == skip_page + 1 &&
+			    page_records(fx, cpu, i, &ts) > 0) {
+				store_add_lost(st, cpu, ts, (uint64_t)skipped);
+				*mark_ts = ts;
+			}
 			decoder_page(d, fixture_page(fx, cpu, i), fixture_page_size(fx), NULL);
+		}
 		decoder_free(d);
 		store_publish(st, cpu);
 	}
@@ -1110,6 +1153,12 @@ static struct fgraph *fx_build(const char *dir, struct fixture **fxo, struct sto
 	*fxo = fx;
 	*sto = st;
 	return fg;
+}
+
+static struct fgraph *fx_build(const char *dir, struct fixture **fxo, struct store **sto,
+			       struct fgraph_config *cfg)
+{
+	return fx_build_skip(dir, fxo, sto, cfg, 0, -1, NULL);
 }
 
 /* The model built from the raw records is the tree of the kernel's own text. */
@@ -1380,6 +1429,8 @@ static struct fgraph *fx_feed(const struct fgraph_config *cfg, const struct ktop
 	return fg;
 }
 
+static uint64_t fx_overrun(struct fixture *fx, unsigned int cpu);
+
 #define IRQ_OR_OFF	(KTOP_KF_IRQS_OFF | KTOP_KF_HARDIRQ | KTOP_KF_SOFTIRQ | KTOP_KF_NMI)
 
 /*
@@ -1471,6 +1522,10 @@ TEST(fgraph_return_path_irq_vs_lost)
 		 * with interrupts off: lose the call's entry, and its child is two
 		 * levels below the open frame.
 		 */
+		/* (in a trace that starts mid-call the frame may be unknown: not there) */
+		for (unsigned int cpu = 0; cpu < fixture_ncpus(fx); cpu++)
+			if (fx_overrun(fx, cpu))
+				k = nev;
 		for (int i = 0; i < nev && k < 0; i++) {
 			int p = rec_near(ev, nev, i, -1), c = rec_near(ev, nev, i, 1);
 
@@ -1484,7 +1539,7 @@ TEST(fgraph_return_path_irq_vs_lost)
 			}
 		}
 		CHECK(k >= 0);
-		for (int mark = 0; mark < 2; mark++) {
+		for (int mark = 0; mark < 2 && k < nev; mark++) {
 			cfg.irq_inline = true;
 			memset(&pst, 0, sizeof(pst));
 			fg = fx_feed(&cfg, ev, nev, k, mark, kc, &pst);
@@ -1499,7 +1554,7 @@ TEST(fgraph_return_path_irq_vs_lost)
 			CHECK(in.flags & FGRAPH_F_PARENT_MISSING);
 			fgraph_free(fg);
 		}
-		njump++;
+		njump += k < nev;
 		free(ev);
 		store_free(st);
 		fixture_close(fx);
@@ -1507,6 +1562,661 @@ TEST(fgraph_return_path_irq_vs_lost)
 	/* rt612-fgraph has one (record 314 of cpu1: irq_enter_rcu after __rcu_read_lock) */
 	CHECK(!n_new || nret_new > 0);
 	if (!njump)
+		printf("  (no rt-* function_graph fixture under %s yet)\n", fixture_root());
+}
+
+/* ---- fixtures whose buffer the kernel overwrote --------------------------- */
+
+struct fx_mark {
+	unsigned int	cpu;
+	size_t		page;
+	uint64_t	ts;		/* the first record after the loss */
+	long long	count;		/* -1: the page had no room for the count */
+};
+
+/* The missed-events marks of the raw pages, as libtraceevent's kbuffer reads them. */
+static int fx_marks(struct fixture *fx, struct fx_mark *m, int max)
+{
+	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	int n = 0;
+
+	for (unsigned int cpu = 0; kb && cpu < fixture_ncpus(fx); cpu++) {
+		for (size_t i = 0; i < fixture_npages(fx, cpu); i++) {
+			unsigned long long ts = 0;
+			int missed;
+
+			if (kbuffer_load_subbuffer(kb, fixture_page(fx, cpu, i)) < 0)
+				continue;
+			missed = kbuffer_missed_events(kb);
+			if (!missed || !kbuffer_read_event(kb, &ts) || n == max)
+				continue;
+			m[n++] = (struct fx_mark){ cpu, i, ts, missed };
+		}
+	}
+	kbuffer_free(kb);
+	return n;
+}
+
+/* per_cpu/cpuN/stats "overrun:" (events the kernel overwrote), read before the pages. */
+static uint64_t fx_overrun(struct fixture *fx, unsigned int cpu)
+{
+	char name[32], *s, *p;
+	uint64_t n = 0;
+
+	snprintf(name, sizeof(name), "stats%u", cpu);
+	s = fixture_read_file(fixture_path(fx, name), NULL);
+	p = s ? strstr(s, "\noverrun:") : NULL;
+	if (p)
+		n = strtoull(p + 9, NULL, 10);
+	free(s);
+	return n;
+}
+
+/* The task node above @id (or the context node: IRQ). */
+static uint32_t ctx_of(struct fgraph *fg, uint32_t id)
+{
+	while (id != FGRAPH_NONE && fgraph_parent(fg, FGRAPH_TIMELINE, id) != FGRAPH_ROOT)
+		id = fgraph_parent(fg, FGRAPH_TIMELINE, id);
+	return id;
+}
+
+/* The task node of @pid (pid 0: the idle task of @cpu). */
+static uint32_t task_node(struct fgraph *fg, int pid, int cpu)
+{
+	struct fgraph_info in;
+
+	for (uint32_t k = fgraph_first_child(fg, FGRAPH_TIMELINE, FGRAPH_ROOT); k != FGRAPH_NONE;
+	     k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k)) {
+		fgraph_node(fg, FGRAPH_TIMELINE, k, &in);
+		if (in.kind == FGRAPH_K_TASK && in.pid == pid && (pid || in.cpu == cpu))
+			return k;
+	}
+	return FGRAPH_NONE;
+}
+
+/* A gap node at @ts under the context node @ctx. */
+static bool has_gap_at(struct fgraph *fg, uint32_t ctx, uint64_t ts)
+{
+	struct fgraph_stats st;
+	struct fgraph_info in;
+
+	fgraph_get_stats(fg, &st);
+	for (uint32_t id = 1; id < st.nodes; id++) {
+		if (fgraph_node(fg, FGRAPH_TIMELINE, id, &in) || in.kind != FGRAPH_K_GAP)
+			continue;
+		if (in.start == ts && ctx_of(fg, id) == ctx)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Contexts that must show the loss @m: every task seen before it that has
+ * records on the lossy CPU after it (it may have run there in the lost
+ * window), in the records alone. Return: how many; -1 if one has no gap.
+ */
+static int check_marked(struct fgraph *fg, const struct ktop_event *ev, int nev,
+			uint64_t from, const struct fx_mark *m, const char *name)
+{
+	int want = 0;
+
+	for (int i = 0; i < nev; i++) {
+		bool before = false, dup = false;
+
+		if ((int)ev[i].cpu != (int)m->cpu || ev[i].ts < m->ts)
+			continue;
+		for (int j = 0; j < i && !dup; j++)
+			dup = ev[j].pid == ev[i].pid && (int)ev[j].cpu == (int)m->cpu &&
+			      ev[j].ts >= m->ts && (ev[i].pid || ev[j].cpu == ev[i].cpu);
+		for (int j = 0; j < nev && !before && !dup; j++)
+			before = ev[j].pid == ev[i].pid && ev[j].ts < from &&
+				 (ev[i].pid || ev[j].cpu == ev[i].cpu);
+		if (dup || !before)
+			continue;
+		want++;
+		if (!has_gap_at(fg, task_node(fg, ev[i].pid, (int)ev[i].cpu), m->ts)) {
+			printf("  %s: task %d ran on cpu%u before and after the loss at %llu: "
+			       "no gap\n", name, ev[i].pid, m->cpu, (unsigned long long)m->ts);
+			return -1;
+		}
+	}
+	return want;
+}
+
+/*
+ * Recorded with a per-CPU buffer the kernel overwrote (rt*-fgraph-lost):
+ * each CPU's oldest page kept carries the kernel's missed-events mark, and
+ * its records start in the middle of calls. The model counts what the
+ * marks say, shows as entry-missing exactly the calls whose entry the
+ * kernel's own text of the same records lacks, and finds no other hole.
+ */
+TEST(fgraph_overwritten_fixtures)
+{
+	char names[16][256];
+	int n = list_rt(names, 16), lossy = 0, plain = 0;
+
+	for (int f = 0; f < n; f++) {
+		struct fgraph_config cfg = { .irq_inline = true };
+		struct fx_mark marks[64];
+		uint64_t overrun = 0, marked = 0, text_missing = 0, text_lost = 0, gaps = 0;
+		uint64_t text_recs = 0;
+		uint64_t missing_on[64] = { 0 };
+		int nm, nlost_lines = 0, must = 0, nev = 0;
+		struct fixture *fx = fixture_open(names[f]), *fxr = NULL;
+		const char *v = fx ? fixture_meta(fx, "tracer") : NULL;
+		struct fgraph_stats fst;
+		struct fgraph_info in;
+		struct ktop_event *ev;
+		struct store *st = NULL, *str = NULL;
+		struct fgraph *fg;
+		struct xtree x;
+		char *text;
+
+		if (!v || strcmp(v, "function_graph")) {
+			fixture_close(fx);
+			continue;
+		}
+		for (unsigned int cpu = 0; cpu < fixture_ncpus(fx); cpu++)
+			overrun += fx_overrun(fx, cpu);
+		if (!overrun) {
+			plain++;
+			fixture_close(fx);
+			continue;
+		}
+		lossy++;
+		nm = fx_marks(fx, marks, 64);
+		CHECK(nm > 0);
+		/*
+		 * Read after tracing stopped: all the kernel overwrote is older than
+		 * each CPU's oldest page kept, so only that page carries a mark, and
+		 * its count is the CPU's overrun.
+		 */
+		for (unsigned int cpu = 0; cpu < fixture_ncpus(fx) && cpu < 64; cpu++) {
+			uint64_t sum = 0;
+			bool unknown = false;
+
+			for (int i = 0; i < nm; i++) {
+				if (marks[i].cpu != cpu)
+					continue;
+				CHECK_EQ_U64(marks[i].page, 0);
+				if (marks[i].count < 0)
+					unknown = true;
+				else
+					sum += (uint64_t)marks[i].count;
+			}
+			CHECK(unknown ? sum <= fx_overrun(fx, cpu) : sum == fx_overrun(fx, cpu));
+			marked += sum;
+		}
+		text = fixture_read_file(fixture_path(fx, "trace.txt"), NULL);
+		fixture_close(fx);
+		fx = NULL;
+		CHECK(text);
+		if (!text)
+			continue;
+		/* the kernel's own loss lines, if its text has any, are the marks */
+		for (const char *p = strstr(text, "[LOST"); p; p = strstr(p + 1, "[LOST")) {
+			const char *l = p;
+			unsigned int cpu;
+			unsigned long long cnt;
+			bool found = false;
+
+			while (l > text && l[-1] != '\n')
+				l--;
+			nlost_lines++;
+			if (sscanf(l, " CPU:%u [LOST %llu EVENTS]", &cpu, &cnt) != 2)
+				continue;
+			text_lost += cnt;
+			for (int i = 0; i < nm; i++)
+				found |= marks[i].cpu == cpu && marks[i].count == (long long)cnt;
+			CHECK(found);
+		}
+		CHECK(!nlost_lines || nlost_lines == nm);
+		/* the text is of the same records: as many entries and exits (a leaf is both) */
+		for (const char *p = text; *p;) {
+			const char *e = strchr(p, '\n');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			char line[1024];
+			struct ft_rec r;
+
+			snprintf(line, sizeof(line), "%.*s", (int)(len < 1023 ? len : 1023), p);
+			p += len + (e ? 1 : 0);
+			if (ft_parse_line(line, &r) != 1)
+				continue;
+			text_recs += r.kind == FT_LEAF ? 2 :
+				     r.kind == FT_ENTRY || r.kind == FT_EXIT;
+		}
+		CHECK(x_parse(&x, text) == 0);
+		for (int i = 0; i < x.nn; i++)
+			text_missing += x.n[i].entry_missing;
+
+		fg = fx_build(names[f], &fx, &st, &cfg);
+		CHECK(fg);
+		if (!fg) {
+			free(x.n);
+			free(text);
+			store_free(st);
+			fixture_close(fx);
+			continue;
+		}
+		fgraph_get_stats(fg, &fst);
+		if (getenv("FGRAPH_VERBOSE")) {
+			for (int i = 0; i < nm; i++)
+				printf("  mark cpu%u page %zu ts %llu count %lld\n",
+				       marks[i].cpu, marks[i].page,
+				       (unsigned long long)marks[i].ts, marks[i].count);
+			printf("  inconsistent %llu gaps %llu\n",
+			       (unsigned long long)fst.inconsistent, (unsigned long long)fst.gaps);
+			for (uint32_t id = 1, k = 0; id < fst.nodes && k < 12; id++) {
+				uint32_t pv;
+				struct fgraph_info cin, pvin;
+
+				fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+				if (in.kind != FGRAPH_K_GAP)
+					continue;
+				k++;
+				fgraph_node(fg, FGRAPH_TIMELINE, ctx_of(fg, id), &cin);
+				pv = fgraph_prev_sibling(fg, FGRAPH_TIMELINE, id);
+				if (pv != FGRAPH_NONE)
+					fgraph_node(fg, FGRAPH_TIMELINE, pv, &pvin);
+				printf("  gap %u at %llu count %llu in %s (pid %d), "
+				       "after %s at %llu\n", id, (unsigned long long)in.start,
+				       (unsigned long long)in.count,
+				       cin.name, cin.pid, pv != FGRAPH_NONE ? pvin.name : "-",
+				       pv != FGRAPH_NONE ? (unsigned long long)pvin.start : 0ULL);
+			}
+		}
+		CHECK_EQ_U64(fst.lost, marked);
+		CHECK_EQ_U64(fst.entries + fst.exits, text_recs);
+		/* nothing else was lost: every record after the start fits its stack */
+		CHECK_EQ_U64(fst.inconsistent, 0);
+		/* the truncated start: the calls the text shows without an entry */
+		CHECK(text_missing > 0);
+		CHECK_EQ_U64(fst.entry_missing, text_missing);
+		for (uint32_t id = 1; id < fst.nodes; id++) {
+			bool at_mark = false;
+
+			fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+			if (in.kind == FGRAPH_K_CALL && (in.flags & FGRAPH_F_ENTRY_MISSING) &&
+			    in.cpu >= 0 && in.cpu < 64)
+				missing_on[in.cpu]++;
+			if (in.kind != FGRAPH_K_GAP)
+				continue;
+			/* a gap is where a mark is, and behind something of its context */
+			gaps++;
+			for (int i = 0; i < nm; i++)
+				at_mark |= marks[i].ts == in.start;
+			CHECK(at_mark);
+			CHECK(fgraph_prev_sibling(fg, FGRAPH_TIMELINE, id) != FGRAPH_NONE ||
+			      fgraph_parent(fg, FGRAPH_TIMELINE, in.parent) != FGRAPH_ROOT);
+		}
+		CHECK_EQ_U64(gaps, fst.gaps);
+		/* each CPU that lost events starts in the middle of calls */
+		for (int i = 0; i < nm; i++)
+			CHECK(marks[i].cpu < 64 && missing_on[marks[i].cpu] > 0);
+		/* every task that may have run in a lost window shows it */
+		ev = fx_records(names[f], &cfg, &fxr, &str, &nev);
+		for (int i = 0; i < nm; i++) {
+			int w = check_marked(fg, ev, nev, marks[i].ts, &marks[i], names[f]);
+
+			CHECK(w >= 0);
+			must += w > 0 ? w : 0;
+		}
+		printf("  %s: kernel overwrote %llu events; %d page marks (%llu), text: %llu "
+		       "records, %d LOST lines (%llu), %llu calls without entry; model: lost %llu, "
+		       "entry missing %llu, gaps %llu (%d tasks that must show one)\n", names[f],
+		       (unsigned long long)overrun, nm, (unsigned long long)marked,
+		       (unsigned long long)text_recs, nlost_lines,
+		       (unsigned long long)text_lost, (unsigned long long)text_missing,
+		       (unsigned long long)fst.lost, (unsigned long long)fst.entry_missing,
+		       (unsigned long long)gaps, must);
+		free(ev);
+		free(x.n);
+		free(text);
+		fgraph_free(fg);
+		store_free(st);
+		store_free(str);
+		fixture_close(fx);
+		fixture_close(fxr);
+	}
+	/* the rt function_graph set includes the overwritten recordings */
+	CHECK(lossy > 0 || !plain);
+	if (!lossy && !plain)
+		printf("  (no rt-* function_graph fixture under %s yet)\n", fixture_root());
+}
+
+/*
+ * A loss before anything of its CPU (an overwritten start) against a task
+ * seen on another CPU before and after it: with calltime on another clock
+ * the task may have run there, and gets one gap, where the lossy CPU's
+ * records start; not one at each of its records before that (which all
+ * fall in the open window). With comparable calltimes and records that fit
+ * their stack, none.
+ */
+TEST(fgraph_lead_loss_marks_once)
+{
+	/* pid 100 on CPU 0: f { g(); h(); } k();  CPU 1 starts at 45, pid 200 */
+	static const struct {
+		int cpu, pid, entry, func, depth;
+		uint64_t ts, call;
+	} r[] = {
+		{ 0, 100, 1, 1, 0, 10, 0 }, { 0, 100, 1, 2, 1, 20, 0 }, { 0, 100, 0, 2, 1, 30, 20 },
+		{ 0, 100, 1, 3, 1, 40, 0 }, { 1, 200, 1, 5, 0, 45, 0 }, { 0, 100, 0, 3, 1, 50, 40 },
+		{ 1, 200, 0, 5, 0, 55, 45 }, { 0, 100, 0, 1, 0, 60, 10 },
+		{ 0, 100, 1, 4, 0, 70, 0 }, { 0, 100, 0, 4, 0, 80, 70 },
+	};
+
+	for (int same = 0; same < 2; same++) {
+		struct fgraph_config cfg = { .clock = same ? FGRAPH_CLOCK_SAME : FGRAPH_CLOCK_OTHER,
+					     .irq_inline = true };
+		struct fgraph *fg = fgraph_new(&cfg);
+		struct fgraph_stats st;
+		struct fgraph_info in, cin;
+		int ngaps = 0;
+
+		CHECK(fg);
+		CHECK(fgraph_lost(fg, 1, 45000, 1000) == 0);
+		for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+			struct ktop_event e = { 0 };
+
+			e.ts = r[i].ts * 1000;
+			e.cpu = (uint16_t)r[i].cpu;
+			e.pid = r[i].pid;
+			e.type = r[i].entry ? KTOP_T_FGRAPH_ENTRY : KTOP_T_FGRAPH_EXIT;
+			e.nargs = r[i].entry ? 2 : 5;
+			e.args[0] = (uint64_t)r[i].func;
+			e.args[1] = (uint64_t)r[i].depth;
+			e.args[2] = r[i].call * 1000 + (same ? 0 : 777000000);
+			e.args[3] = r[i].ts * 1000 + (same ? 0 : 777000000);
+			CHECK(fgraph_feed(fg, &e) == 0);
+		}
+		fgraph_get_stats(fg, &st);
+		for (uint32_t id = 1; id < st.nodes; id++) {
+			fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+			if (in.kind != FGRAPH_K_GAP)
+				continue;
+			ngaps++;
+			fgraph_node(fg, FGRAPH_TIMELINE, ctx_of(fg, id), &cin);
+			CHECK_EQ_U64(in.start, 45000);
+			CHECK_EQ_U64(cin.pid, 100);
+		}
+		if (getenv("FGRAPH_VERBOSE"))
+			printf("  %s clock: %llu gaps, entry/exit missing %llu/%llu\n",
+			       same ? "same" : "other", (unsigned long long)st.gaps,
+			       (unsigned long long)st.entry_missing,
+			       (unsigned long long)st.exit_missing);
+		CHECK_EQ_U64(st.lost, 1000);
+		CHECK_EQ_U64(ngaps, same ? 0 : 1);
+		CHECK_EQ_U64(st.gaps, ngaps);
+		if (same) {
+			CHECK_EQ_U64(st.entry_missing + st.exit_missing, 0);
+		} else {
+			/* f and h were open across it: each closing line names its own */
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+
+			CHECK(f && fgraph_print(fg, f, NULL) == 0);
+			fclose(f);
+			CHECK(strstr(buf, "} /* sym#3: exit missing */"));
+			CHECK(strstr(buf, "} /* sym#1: exit missing */"));
+			free(buf);
+		}
+		fgraph_free(fg);
+	}
+}
+
+/* Timeline calls with an entry, by (entry time, entry CPU). */
+struct callkey {
+	uint64_t	start;
+	int		cpu;
+	uint32_t	id;
+};
+
+static int callkey_cmp(const void *a, const void *b)
+{
+	const struct callkey *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+static struct callkey *call_keys(struct fgraph *fg, size_t *n)
+{
+	struct fgraph_stats st;
+	struct fgraph_info in;
+	struct callkey *k;
+
+	fgraph_get_stats(fg, &st);
+	k = calloc(st.nodes + 1, sizeof(*k));
+	*n = 0;
+	for (uint32_t id = 1; k && id < st.nodes; id++) {
+		fgraph_node(fg, FGRAPH_TIMELINE, id, &in);
+		if (in.kind == FGRAPH_K_CALL && !(in.flags & FGRAPH_F_ENTRY_MISSING))
+			k[(*n)++] = (struct callkey){ in.start, in.cpu, id };
+	}
+	if (k)
+		qsort(k, *n, sizeof(*k), callkey_cmp);
+	return k;
+}
+
+/* Has @id a descendant call entered on @cpu strictly between @lo and @hi? */
+static bool desc_entered(struct fgraph *fg, uint32_t id, int cpu, uint64_t lo, uint64_t hi)
+{
+	struct fgraph_info in;
+
+	for (uint32_t k = fgraph_first_child(fg, FGRAPH_TIMELINE, id); k != FGRAPH_NONE;
+	     k = fgraph_next_sibling(fg, FGRAPH_TIMELINE, k)) {
+		fgraph_node(fg, FGRAPH_TIMELINE, k, &in);
+		if (in.kind == FGRAPH_K_CALL && !(in.flags & FGRAPH_F_ENTRY_MISSING) &&
+		    in.cpu == cpu && in.start > lo && in.start < hi)
+			return true;
+		if (desc_entered(fg, k, cpu, lo, hi))
+			return true;
+	}
+	return false;
+}
+
+/* Is @a an ancestor of @id in the timeline? */
+static bool is_ancestor(struct fgraph *fg, uint32_t a, uint32_t id)
+{
+	for (id = fgraph_parent(fg, FGRAPH_TIMELINE, id); id != FGRAPH_NONE;
+	     id = fgraph_parent(fg, FGRAPH_TIMELINE, id))
+		if (id == a)
+			return true;
+	return false;
+}
+
+/*
+ * The call of @fg entered at @start on @cpu, of function @name at @depth, or
+ * FGRAPH_NONE. Records of one CPU can share a time stamp (the 6.1 fixtures
+ * have pages of them), so among equal ones: preferably one that took @total
+ * (UINT64_MAX: any), or that is an ancestor of @below (FGRAPH_NONE: any).
+ */
+static uint32_t call_find(struct fgraph *fg, const struct callkey *k, size_t n, uint64_t start,
+			  int cpu, const char *name, unsigned int depth, uint64_t total,
+			  uint32_t below)
+{
+	struct callkey key = { start, cpu, 0 };
+	const struct callkey *hit = bsearch(&key, k, n, sizeof(*k), callkey_cmp);
+	uint32_t any = FGRAPH_NONE;
+	struct fgraph_info in;
+
+	while (hit && hit > k && !callkey_cmp(hit - 1, &key))
+		hit--;
+	for (; hit && hit < k + n && !callkey_cmp(hit, &key); hit++) {
+		if (fgraph_node(fg, FGRAPH_TIMELINE, hit->id, &in) || in.depth != depth ||
+		    strcmp(in.name, name))
+			continue;
+		if ((total == UINT64_MAX || in.total == total) &&
+		    (below == FGRAPH_NONE || is_ancestor(fg, hit->id, below)))
+			return hit->id;
+		if (any == FGRAPH_NONE)
+			any = hit->id;
+	}
+	return any;
+}
+
+/* What a call of the model with a lost page is checked against. */
+struct cut_ctx {
+	struct fgraph		*full;		/* the model of every record */
+	const struct callkey	*keys;		/* its calls with an entry */
+	size_t			nkeys;
+	int			cpu;		/* the lost page's CPU */
+	uint64_t		from, to;	/* its first record, the next page's */
+	uint64_t		complete, spans, held;
+};
+
+/*
+ * Call @id of @cut (a model fed without one page) against the same call
+ * (its entry record) in the model of all the records: a complete call took
+ * its true time (its exit is its own), one that a lost call ran under says
+ * so (HAS_GAP), and its parent is a true ancestor, flagged unless direct.
+ * A failed CHECK sets test_failed_now.
+ */
+static void cut_check_call(struct fgraph *cut, uint32_t id, struct cut_ctx *k)
+{
+	struct fgraph_info in, fin, pin;
+	bool done;
+	uint32_t fid, fp;
+
+	fgraph_node(cut, FGRAPH_TIMELINE, id, &in);
+	if (in.kind != FGRAPH_K_CALL || (in.flags & FGRAPH_F_ENTRY_MISSING))
+		return;
+	done = !(in.flags & (FGRAPH_F_EXIT_MISSING | FGRAPH_F_OPEN));
+	fid = call_find(k->full, k->keys, k->nkeys, in.start, in.cpu, in.name, in.depth,
+			done ? in.total : UINT64_MAX, FGRAPH_NONE);
+	CHECK(fid != FGRAPH_NONE);
+	fgraph_node(k->full, FGRAPH_TIMELINE, fid, &fin);
+	if (done) {
+		if (in.total != fin.total)
+			printf("  %s at %llu: %llu ns, truly %llu\n", in.name,
+			       (unsigned long long)in.start, (unsigned long long)in.total,
+			       (unsigned long long)fin.total);
+		CHECK_EQ_U64(in.total, fin.total);
+		k->complete++;
+	}
+	if (done && desc_entered(k->full, fid, k->cpu, k->from, k->to)) {
+		if (!(in.flags & FGRAPH_F_HAS_GAP))
+			printf("  %s at %llu spans the loss, no gap flag\n", in.name,
+			       (unsigned long long)in.start);
+		CHECK(in.flags & FGRAPH_F_HAS_GAP);
+		k->spans++;
+	}
+	fgraph_node(cut, FGRAPH_TIMELINE, in.parent, &pin);
+	if (pin.kind != FGRAPH_K_CALL || (pin.flags & FGRAPH_F_ENTRY_MISSING))
+		return;
+	fp = call_find(k->full, k->keys, k->nkeys, pin.start, pin.cpu, pin.name, pin.depth,
+		       UINT64_MAX, fid);
+	if (fp == FGRAPH_NONE || !is_ancestor(k->full, fp, fid))
+		printf("  %s at %llu under %s at %llu, not an ancestor\n", in.name,
+		       (unsigned long long)in.start, pin.name, (unsigned long long)pin.start);
+	CHECK(fp != FGRAPH_NONE && is_ancestor(k->full, fp, fid));
+	if (fp != fin.parent)
+		CHECK(in.flags & FGRAPH_F_PARENT_MISSING);
+	k->held++;
+}
+
+/*
+ * The function_graph fixtures, each page of a CPU in turn lost in the
+ * middle (as the kernel overwrites a page a slow reader has not taken), the
+ * next page marked with its count. The model of all the records (which
+ * fgraph_fixtures_match_kernel_text checks against the kernel's text) is
+ * the truth: no call is merged across the gap (a complete call has its true
+ * duration, a parent is a true ancestor, flagged when not the direct one),
+ * a call that was open while the task's records were lost carries the gap,
+ * and every task with records on that CPU on both sides shows the gap.
+ */
+TEST(fgraph_fixture_page_lost)
+{
+	char names[16][256];
+	int n = list_rt(names, 16), cuts = 0;
+
+	for (int f = 0; f < n; f++) {
+		struct fgraph_config cfg = { .irq_inline = true };
+		struct fixture *fx = fixture_open(names[f]), *fx2 = NULL, *fxf = NULL;
+		const char *v = fx ? fixture_meta(fx, "tracer") : NULL;
+		struct store *st = NULL, *stf = NULL;
+		struct fgraph *full;
+		struct callkey *keys;
+		struct ktop_event *ev;
+		struct fgraph_stats fst;
+		size_t nkeys;
+		int nev = 0, cuts0 = cuts;
+
+		if (!v || strcmp(v, "function_graph")) {
+			fixture_close(fx);
+			continue;
+		}
+		full = fx_build(names[f], &fxf, &stf, &cfg);	/* stf: its names */
+		CHECK(full);
+		fgraph_get_stats(full, &fst);
+		keys = call_keys(full, &nkeys);
+		ev = fx_records(names[f], &cfg, &fx2, &st, &nev);
+		CHECK(ev && keys);
+		for (unsigned int cpu = 0; ev && keys && cpu < fixture_ncpus(fx); cpu++) {
+			for (size_t pg = 1; pg + 1 < fixture_npages(fx, cpu); pg++) {
+				struct fx_mark m = { cpu, pg + 1, 0, 0 };
+				struct fixture *fx3 = NULL;
+				struct store *st3 = NULL;
+				struct fgraph_stats cs;
+				struct cut_ctx ck;
+				uint64_t from;
+				struct fgraph *cut;
+				int want;
+
+				m.count = page_records(fx, cpu, pg, &from);
+				ck = (struct cut_ctx){ .full = full, .keys = keys, .nkeys = nkeys,
+						       .cpu = (int)cpu, .from = from };
+				cut = fx_build_skip(names[f], &fx3, &st3, &cfg, cpu, (long)pg,
+						    &m.ts);
+				CHECK(cut);
+				if (m.ts <= from) {
+					/* the pages share a time stamp: no time tells them apart */
+					fgraph_free(cut);
+					store_free(st3);
+					fixture_close(fx3);
+					continue;
+				}
+				cuts++;
+				fgraph_get_stats(cut, &cs);
+				CHECK_EQ_U64(cs.lost, fst.lost + (uint64_t)m.count);
+				CHECK(cs.gaps >= 1);
+				want = check_marked(cut, ev, nev, from, &m, names[f]);
+				CHECK(want > 0);
+				ck.to = m.ts;
+				for (uint32_t id = 1; id < cs.nodes; id++) {
+					cut_check_call(cut, id, &ck);
+					if (test_failed_now) {
+						printf("  %s: cpu%u page %zu lost\n", names[f], cpu,
+						       pg);
+						return;
+					}
+				}
+				if (getenv("FGRAPH_VERBOSE"))
+					printf("  %s cpu%u page %zu: %lld lost, gaps %llu in %d "
+					       "tasks, %llu complete calls as true, %llu spanning, "
+					       "%llu parents held\n", names[f], cpu, pg, m.count,
+					       (unsigned long long)cs.gaps, want,
+					       (unsigned long long)ck.complete,
+					       (unsigned long long)ck.spans,
+					       (unsigned long long)ck.held);
+				fgraph_free(cut);
+				store_free(st3);
+				fixture_close(fx3);
+			}
+		}
+		printf("  %s: %d pages lost in turn, none merged across\n", names[f], cuts - cuts0);
+		free(keys);
+		free(ev);
+		fgraph_free(full);
+		store_free(stf);
+		store_free(st);
+		fixture_close(fxf);
+		fixture_close(fx2);
+		fixture_close(fx);
+	}
+	if (!cuts)
 		printf("  (no rt-* function_graph fixture under %s yet)\n", fixture_root());
 }
 

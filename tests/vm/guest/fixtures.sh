@@ -33,6 +33,21 @@ fx_fgraph()
 	fx_expect "${P}fgraph" "$FUNC\(\)" 20
 }
 
+# A per-CPU buffer too small for the run: the kernel overwrites its oldest
+# pages (statsN overrun, a missed-events mark on each CPU's first page), so
+# every CPU's records start in the middle of calls. A pingpong pinned to
+# each CPU: its two threads sleep in pipe_read under vfs_read and wake each
+# other, so each CPU switches between two tasks in the middle of calls.
+fx_fgraph_lost()
+{
+	record_fixture -o "$FX/${P}fgraph-lost" -p function_graph -g vfs_read $TOPFG -b 32 \
+		-- sh -c 'pingpong -n 100 -c 0 & pingpong -n 100 -c 1; wait' &&
+	fx_expect "${P}fgraph-lost" "vfs_read\(\) \{" 1 &&
+	fx_expect "${P}fgraph-lost" "pipe_read\(\) \{" 1 &&
+	fx_expect "${P}fgraph-lost" " => " 1 &&
+	fx_overrun "${P}fgraph-lost"
+}
+
 fx_osnoise()
 {
 	record_fixture -o "$FX/${P}osnoise" -p osnoise -e osnoise -t 2 &&
@@ -66,6 +81,15 @@ fx_expect()
 	[ "$n" -ge "$3" ] || { zcat "$d/trace.txt.gz" | head -n 30; fail "$1: too few"; }
 }
 
+# The kernel overwrote events of the recording (overrun in some statsN).
+fx_overrun()
+{
+	local n
+	n=$(cat "$FX/$1"/stats* | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
+	note "$1: $n events overwritten (want > 0)"
+	[ "$n" -gt 0 ] || fail "$1: the buffer did not overrun"
+}
+
 [ -n "${FX_LIB:-}" ] && return 0
 
 # function_graph -g needs the top level (record_fixture -T) where an
@@ -80,7 +104,7 @@ echo nop > "$T/instances/ktopvm-probe/current_tracer"
 rmdir "$T/instances/ktopvm-probe"
 export TOPFG P
 
-names="function fgraph osnoise timerlat sched_irq"
+names="function fgraph fgraph_lost osnoise timerlat sched_irq"
 [ -n "${KTOP_VM_ONLY:-}" ] && names=$(echo "$KTOP_VM_ONLY" | sed 's/fixture-//g')
 echo "@@KTOP-VM kernel $(uname -r)"
 echo "@@KTOP-VM uptime $(cut -d" " -f1 /proc/uptime) s at the start of the scenarios"
