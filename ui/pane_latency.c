@@ -179,11 +179,13 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
  */
 static void lat_switch(struct ui *ui, struct lat_state *ls)
 {
-	const char *from = ui_feed_tracer(ui);
-	const char *to = !strcmp(from, "timerlat") ? "osnoise" : "timerlat";
+	const char *to = !strcmp(ui_feed_tracer(ui), "timerlat") ? "osnoise" : "timerlat";
 	struct latency *nl;
-	char err[256], text[96];
+	char err[256], text[96], from[32];
 	int ret;
+
+	/* a copy: the session's name of its tracer changes with the switch */
+	snprintf(from, sizeof(from), "%s", ui_feed_tracer(ui));
 
 	if (!ui->app->live || !ui->app->sess) {
 		ui_message(ui, "a recorded trace: no tracer to switch");

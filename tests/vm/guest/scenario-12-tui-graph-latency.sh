@@ -91,9 +91,17 @@ if ! wait_screen 'vfs_read\(\) \{' 60; then
 	fail "pane 4 shows no vfs_read() { call"
 fi
 note "graph: $(scr | grep -m1 -E 'vfs_read\(\) \{')"
-# the live view follows the newest calls (other tasks read too): search finds vmload's child
-keys / "$FUNC" Enter
-if ! wait_screen "$FUNC\(\)(;| \{)" 20; then
+# the live view follows the newest calls (other tasks read too): search finds
+# vmload's child; again (with vmload again) if the search came before the
+# tree had vmload's calls
+found=0
+for try in 1 2 3; do
+	keys / "$FUNC" Enter
+	wait_screen "$FUNC\(\)(;| \{)" 10 && { found=1; break; }
+	note "try $try: no $FUNC yet: $(scr | tail -n 1)"
+	vmload read /dev/zero $COUNT || fail "vmload failed"
+done
+if [ $found = 0 ]; then
 	evidence search
 	fail "/ $FUNC did not find and show the child"
 fi
@@ -131,7 +139,9 @@ tracestate --diff /tmp/tui.before || fail "tracing state not restored after the 
 
 # ---- 2. timerlat -------------------------------------------------------------
 tracestate --save /tmp/tui.before || fail "tracestate --save failed"
-tui_start -p timerlat -O timerlat_period_us=5000
+# osnoise settings too, for the switch below: its default (1 s of every 1 s)
+# would keep the guest's CPUs busy
+tui_start -p timerlat -O timerlat_period_us=5000 -O period_us=200000 -O runtime_us=50000
 keys 5
 if ! wait_screen 'timerlat: per-CPU timer latency' 60 || ! wait_screen '^ +ALL +[1-9][0-9]* \|' 60; then
 	evidence latency
@@ -167,5 +177,35 @@ note "newest row of CPU $wcpu on the page: $last"
 [ "$lts" = "$wts" ] || { evidence page; fail "the page ends at $lts on CPU $wcpu, the sample is at $wts"; }
 echo "$last" | grep -q 'timerlat' || note "(the row at the sample's time is not the timerlat record itself)"
 keys Space
+
+# o in pane 5: osnoise in ktop's instance while tracing goes on, and back
+keys 5 o
+inst=$(ls -d "$T"/instances/ktop-* | head -n 1)
+wait_for "[ \"\$(cat $inst/current_tracer)\" = osnoise ]" 30 ||
+	{ evidence switch; fail "o did not switch $inst to osnoise"; }
+if ! wait_screen 'osnoise: per-CPU noise since the switch' 30 ||
+   ! wait_screen '^ +ALL +[1-9][0-9]* ' 60; then
+	evidence osnoise
+	fail "after o, pane 5 shows no osnoise table with samples"
+fi
+note "switched: $(scr | grep -m1 -E '^ +ALL ')"
+keys o
+wait_for "[ \"\$(cat $inst/current_tracer)\" = timerlat ]" 30 ||
+	{ evidence switch-back; fail "o did not switch $inst back to timerlat"; }
+# the marker at once, while it is among the newest events: a search formats
+# every event it passes, and under TCG gives up after 3 s (~100k events)
+# (again after a while if it ran before the marker was read in)
+found=0
+for try in 1 2 3; do
+	keys 3 G / 'ktop: tracer osnoise -> timerlat' Enter
+	# the row itself (the pane's title repeats the search text)
+	wait_screen 'buf=ktop: tracer osnoise -> timerlat' 8 && { found=1; break; }
+done
+[ $found = 1 ] ||
+	{ evidence marker; fail "no 'tracer osnoise -> timerlat' marker in the event list"; }
+note "marker: $(scr | grep -m1 'buf=ktop: tracer osnoise')"
+keys 5
+wait_screen 'timerlat: per-CPU timer latency since the switch' 30 ||
+	{ evidence switch-back; fail "after o again, pane 5 is not timerlat's table"; }
 tui_quit
 tracestate --diff /tmp/tui.before || fail "tracing state not restored after the timerlat run"
