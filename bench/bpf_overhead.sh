@@ -9,11 +9,13 @@
 # system) the load used per operation. Configurations, interleaved
 # round by round, median of each:
 #   off      no BPF
-#   all      ktop's programs, all of them (sched, irq, syscalls), polled at 4 Hz
+#   default  ktop's default programs (sched, irq; no syscalls), polled at 4 Hz
+#   all      ktop's programs, all of them (--bpf-syscalls: sched, irq, syscalls)
 #   sched    ktop's sched programs only (-S -I): the same job as runqlat
 #   runqlat  libbpf-tools' runqlat (Debian libbpf-tools), the anchor
 # Prints:
-#   bench bpf.overhead_pct V %                      (all programs)
+#   bench bpf.overhead_pct V %                      (ktop's default programs)
+#   bench bpf.overhead_pct.all V %                  (all, with --bpf-syscalls)
 #   bench bpf.overhead_pct.sched V %                (sched programs only)
 #   bench bpf.overhead_pct.anchor.runqlat V % (...) (runqlat on the same load)
 #   bench bpf.poll_us V us                          (one poll of every map)
@@ -98,8 +100,9 @@ one() {
 	off)
 		load
 		return;;
-	all|sched)
+	default|all|sched)
 		local flags="-q -i 0.25"
+		[ "$1" = default ] && flags="$flags -S"
 		[ "$1" = sched ] && flags="$flags -S -I"
 		"$TOOLS/bpf_drive" $flags > "$tmp/drv.out" 2>&1 &
 		bg=$!
@@ -129,11 +132,11 @@ median() {
 }
 
 for ((r = 0; r < ROUNDS; r++)); do
-	for c in off all sched runqlat; do
+	for c in off default all sched runqlat; do
 		one "$c" >> "$tmp/$c"
 	done
 done
-for c in off all sched runqlat; do
+for c in off default all sched runqlat; do
 	awk '{ print $1 }' "$tmp/$c" > "$tmp/$c.cpu"
 	awk '{ print $2 }' "$tmp/$c" > "$tmp/$c.bpf"
 	eval "m_$c=$(median < "$tmp/$c.cpu")"
@@ -145,17 +148,19 @@ done
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a * 100 / (b * 1000) }'; }
 # overhead = BPF run time per operation / the load's CPU time per operation without BPF
 if [ -n "$stats_was" ]; then
-	echo "bench bpf.overhead_pct $(pct "$b_all" "$m_off") % (ktop, all programs:" \
-	     "BPF run time per op of perf bench sched pipe on CPU ${CPU:-any} / its CPU time" \
-	     "without BPF, median of $ROUNDS)"
+	echo "bench bpf.overhead_pct $(pct "$b_default" "$m_off") % (ktop's default programs," \
+	     "sched and irq: BPF run time per op of perf bench sched pipe on CPU ${CPU:-any} /" \
+	     "its CPU time without BPF, median of $ROUNDS)"
+	echo "bench bpf.overhead_pct.all $(pct "$b_all" "$m_off") % (ktop --bpf-syscalls: all programs)"
 	echo "bench bpf.overhead_pct.sched $(pct "$b_sched" "$m_off") % (ktop, sched programs only)"
 	echo "bench bpf.overhead_pct.anchor.runqlat $(pct "$b_runqlat" "$m_off") %" \
 	     "(libbpf-tools runqlat on the same load)"
-	echo "bench bpf.ns_per_op $b_all ns (ktop all programs; sched only: $b_sched ns)"
+	echo "bench bpf.ns_per_op $b_default ns (ktop's default programs; with --bpf-syscalls:" \
+	     "$b_all ns; sched only: $b_sched ns)"
 	echo "bench bpf.ns_per_op.anchor.runqlat $b_runqlat ns (libbpf-tools runqlat)"
 fi
 cpct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) * 100 / b }'; }
-echo "bench bpf.cpu_overhead_pct $(cpct "$m_all" "$m_off") % (load CPU time with ktop's programs" \
+echo "bench bpf.cpu_overhead_pct $(cpct "$m_default" "$m_off") % (load CPU time with ktop's default programs" \
      "vs without; noisy on a shared machine)"
 echo "bench bpf.cpu_overhead_pct.anchor.runqlat $(cpct "$m_runqlat" "$m_off") % (same, runqlat)"
 echo "bench bpf.poll_us $(median < "$tmp/poll") us (one poll of every map, 2 CPUs)"

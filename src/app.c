@@ -358,6 +358,7 @@ static void app_start_bpf(struct app *a)
 	struct bpfstats_opts bo = {
 		.interval = a->opts.batch && a->opts.interval > 0 ? a->opts.interval : 0.5,
 		.wake_fd = a->wake_fd,
+		.no_syscalls = !a->opts.bpf_syscalls,	/* the costly part: opt in */
 	};
 
 	if (a->opts.no_bpf) {

@@ -29,6 +29,7 @@ struct app_opts {
 	bool			json;
 	bool			features_only;
 	bool			no_bpf;
+	bool			bpf_syscalls;	/* --bpf-syscalls */
 	double			interval;	/* --interval, seconds */
 	double			duration;	/* --duration, seconds, 0: none */
 	long			iterations;	/* --iterations, 0: none */

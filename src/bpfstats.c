@@ -1068,7 +1068,8 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 	bpfstats_get_status(bs, &st);
 	fprintf(o, "BPF: %s programs%s%s, poll %.2fs (last took %.2fms), outliers %" PRIu64
 		" (%" PRIu64 " dropped), tasks %" PRIu64 "%s\n", st.mode,
-		st.irqs ? ", irq" : "", st.syscalls ? ", syscalls" : "", st.interval,
+		st.irqs ? ", irq" : "", st.syscalls ? ", syscalls" :
+		", no syscall latency (--bpf-syscalls)", st.interval,
 		(double)st.poll_ns / 1e6, st.outliers, st.outliers_dropped, st.tasks,
 		st.tasks_untracked ? " (map full: some untracked)" : "");
 	fprintf(o, "%4s", "CPU");

@@ -26,6 +26,7 @@ enum {
 	OPT_FORCE,
 	OPT_THEME,
 	OPT_NO_BPF,
+	OPT_BPF_SYSCALLS,
 	OPT_DEMO,
 	OPT_STREAM,
 	OPT_STREAM_RATE,
@@ -58,6 +59,7 @@ static const struct option long_opts[] = {
 	{ "force",		no_argument,		NULL, OPT_FORCE },
 	{ "theme",		required_argument,	NULL, OPT_THEME },
 	{ "no-bpf",		no_argument,		NULL, OPT_NO_BPF },
+	{ "bpf-syscalls",	no_argument,		NULL, OPT_BPF_SYSCALLS },
 	{ "demo",		no_argument,		NULL, OPT_DEMO },
 	{ "stream",		no_argument,		NULL, OPT_STREAM },
 	{ "stream-rate",	required_argument,	NULL, OPT_STREAM_RATE },
@@ -102,6 +104,8 @@ void opts_usage(FILE *fp)
 	      "  -m, --memory SIZE          event store limit (default 256M; K, M, G suffixes)\n"
 	      "      --force                take over a top-level tracer in use\n"
 	      "      --no-bpf               do not load BPF programs\n"
+	      "      --bpf-syscalls         BPF syscall latency histograms too (every\n"
+	      "                             syscall of every task pays for them)\n"
 	      "\n"
 	      "Output:\n"
 	      "      --batch                no UI: a summary every interval (no tty needed)\n"
@@ -363,6 +367,9 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		return 0;
 	case OPT_NO_BPF:
 		o->no_bpf = true;
+		return 0;
+	case OPT_BPF_SYSCALLS:
+		o->bpf_syscalls = true;
 		return 0;
 	case OPT_DEMO:
 		o->demo = true;

@@ -338,6 +338,15 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 					       &sc[0].h);
 			else
 				rh = draw_hist(ui, ly + lh, 0, blk - lh, w, title, &sc[0].h);
+		} else if (!st.syscalls) {
+			static const char off[] = "Syscall latency: off (--bpf-syscalls loads it; "
+						  "every syscall pays for it)";
+
+			if (wide)
+				ui_draw_text(ui, ly, COL_W + 2, ROLE_DIM, off, w - COL_W - 2);
+			else
+				ui_draw_text(ui, ly + lh, 0, ROLE_DIM, off, w);
+			rh = 1;
 		} else {
 			rh = 0;
 		}

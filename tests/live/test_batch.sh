@@ -161,6 +161,16 @@ rc=$?
 check "text: exit status 0 without a terminal (got $rc; $(head -c 300 "$tmp/t.err"))" [ $rc -eq 0 ]
 check "text: --iterations 2 prints 2 summaries" [ "$(grep -c '^ktop .* summary ' "$tmp/t.out")" -eq 2 ]
 check "text: the second summary comes at 1.0 s (up 1.0s or 1.1s)" grep -q '^ktop .* up 1\.[01]s, summary 2, ' "$tmp/t.out"
+# BPF: the syscall latency programs are opt-in (--bpf-syscalls), and say so
+if grep -q '^BPF: ' "$tmp/t.out"; then
+	check "text: BPF without syscall programs by default" \
+		grep -q '^BPF: .*, no syscall latency (--bpf-syscalls)' "$tmp/t.out"
+	"$KTOP" --batch --bpf-syscalls --iterations 1 --interval 0.5 >"$tmp/s.out" 2>&1 </dev/null
+	check "text: --bpf-syscalls loads them: the BPF line and the syscall table" \
+		grep -q '^BPF: .*, syscalls, poll' "$tmp/s.out"
+	check "text: --bpf-syscalls: syscalls by total time" \
+		grep -q '(syscalls by total time)' "$tmp/s.out"
+fi
 # what was chosen and why: function_graph when permitted, else events, with the reason
 fg=$("$KTOP" --features 2>/dev/null | grep -w function_graph | head -1)
 if echo "$fg" | grep -qw available; then
