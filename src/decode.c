@@ -19,7 +19,8 @@
  * which does what kbuffer_next_event() does without its per-record indirect
  * calls (they cost as much as the decoding). Other pages use kbuffer's walk.
  * KTOP_DECODE_KBUFFER_WALK=1 in the environment forces kbuffer's walk (the
- * tests compare both).
+ * tests compare both). Either walk decodes a page into a per-decoder batch
+ * that goes to the store in one store_append_batch() call.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -65,6 +66,9 @@ struct dslot {
 	uint16_t	size;
 	uint8_t		op;
 	uint8_t		rel;	/* DOP_DLOC_HEX: the location is relative */
+	/* integers, for the path without a switch (dtype.ints): */
+	uint8_t		sh;	/* 64 - bits: an 8-byte load shifted left and back */
+	uint8_t		sgn;	/* 1: shift back arithmetically */
 };
 
 struct dtype {
@@ -75,6 +79,8 @@ struct dtype {
 	uint16_t		aux_off;	/* DPOST_REPEATS: bottom_delta_ts */
 	uint8_t			aux_comm;	/* DPOST_COMM_SLOTS: slot of the comm */
 	uint8_t			aux_pid;	/* its pid slot, or AUX_COMMON_PID */
+	bool			ints;		/* every slot an integer field */
+	uint16_t		load_end;	/* ints: bytes the 8-byte loads read */
 	struct dslot		slot[KTOP_MAX_ARGS];
 	/* for dynamic registration */
 	struct tep_event	*event;
@@ -94,6 +100,7 @@ struct decode_ctx {
 	bool			old_format;
 	bool			fast_walk;	/* 64-bit little-endian pages: decoder_walk() */
 	bool			lazy_count;	/* common_preempt_lazy_count exists */
+	bool			std_common;	/* type u16 @0, flags u8 @2, pc u8 @3, pid s32 @4 */
 	struct dslot		c_type, c_flags, c_pc, c_pid;
 	uint16_t		common_min;
 };
@@ -120,10 +127,25 @@ struct comm_entry {
 	uint32_t	id;
 };
 
+/*
+ * A page's events are decoded into a batch and appended with one call
+ * (store_append_batch), not one store_append() per event: a full page of
+ * small records is ~340 events, most pages hold far fewer.
+ */
+#define BATCH_EVENTS	256
+#define BATCH_ARGS	(BATCH_EVENTS * 4)
+
 struct decoder {
 	struct decode_ctx	*dc;
 	struct kbuffer		*kb;
 	unsigned int		cpu;
+	uint32_t		bn, ba;		/* events and arguments in the batch */
+	struct store_brow	brow[BATCH_EVENTS];
+	/*
+	 * Slack: an event starting at BATCH_ARGS takes up to KTOP_MAX_ARGS,
+	 * and the store's block copies read KTOP_MAX_ARGS from any event's start.
+	 */
+	uint64_t		bargs[BATCH_ARGS + 2 * KTOP_MAX_ARGS];
 	struct str_entry	str[STR_CACHE];
 	struct sym_entry	sym[SYM_CACHE];
 	struct comm_entry	comm[COMM_CACHE];
@@ -473,7 +495,42 @@ static int ctx_common(struct decode_ctx *dc, struct tep_event *event)
 	for (const struct dslot *s = &dc->c_type; s <= &dc->c_pid; s++)
 		if (s->off + s->size > dc->common_min)
 			dc->common_min = s->off + s->size;
+	dc->std_common = dc->c_type.off == 0 && dc->c_type.op == DOP_U16 &&
+			 dc->c_flags.off == 2 && dc->c_flags.op == DOP_U8 &&
+			 dc->c_pc.off == 3 && dc->c_pc.op == DOP_U8 &&
+			 dc->c_pid.off == 4 && dc->c_pid.op == DOP_S32;
 	return 0;
+}
+
+/*
+ * Events whose slots are all integers are decoded without a switch per slot:
+ * each is an 8-byte load, shifted left then right by 64 - its bits, which
+ * needs the 8 bytes from the field's offset to be readable (load_end).
+ */
+static void dtype_ints(struct dtype *t)
+{
+	static const struct {
+		uint8_t bytes, sgn;
+	} ops[] = {
+		[DOP_U8] = { 1, 0 }, [DOP_U16] = { 2, 0 }, [DOP_U32] = { 4, 0 }, [DOP_U64] = { 8, 0 },
+		[DOP_S8] = { 1, 1 }, [DOP_S16] = { 2, 1 }, [DOP_S32] = { 4, 1 }, [DOP_S64] = { 8, 1 },
+	};
+
+	t->ints = true;
+	t->load_end = 0;
+	for (unsigned int i = 0; i < t->nargs; i++) {
+		struct dslot *s = &t->slot[i];
+
+		if (s->op == DOP_ZERO || s->op > DOP_S64) {
+			/* absent fields stay with the switch too: they are rare */
+			t->ints = false;
+			return;
+		}
+		s->sh = 64 - 8 * ops[s->op].bytes;
+		s->sgn = ops[s->op].sgn;
+		if (s->off + 8 > t->load_end)
+			t->load_end = s->off + 8;
+	}
 }
 
 static const struct fixed_spec *fixed_find(const struct tep_event *event)
@@ -544,6 +601,7 @@ struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 		dc->by_id[ev->id] = fs ? dtype_fixed(dc, ev, fs) : dtype_dynamic(dc, ev);
 		if (!dc->by_id[ev->id])
 			goto out_free;
+		dtype_ints(dc->by_id[ev->id]);
 	}
 	return dc;
 
@@ -750,17 +808,23 @@ static int decoder_register(struct decoder *d, struct dtype *t)
 }
 
 static inline __attribute__((always_inline)) int
-decode_one(struct decoder *d, const void *data, int size, uint64_t ts, struct ktop_event *out)
+decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
+	   struct store_brow *out, uint64_t *args)
 {
 	const struct decode_ctx *dc = d->dc;
 	const uint8_t *p = data;
+	uint64_t id, common = 0;
 	struct dtype *t;
-	uint64_t id;
 	int type;
 
 	if (size < dc->common_min)
 		return -EINVAL;
-	id = load_slot(p + dc->c_type.off, dc->c_type.op);
+	if (__builtin_expect(dc->std_common, 1)) {
+		memcpy(&common, p, 8);		/* common_min is 8 */
+		id = (uint16_t)common;
+	} else {
+		id = load_slot(p + dc->c_type.off, dc->c_type.op);
+	}
 	if (id >= dc->nids || !(t = dc->by_id[id]))
 		return -ENOENT;
 	if (size < t->min_size)
@@ -773,12 +837,28 @@ decode_one(struct decoder *d, const void *data, int size, uint64_t ts, struct kt
 	}
 	out->ts = ts;
 	out->type = type;
-	out->cpu = d->cpu;
-	out->flags = load_slot(p + dc->c_flags.off, dc->c_flags.op);
-	out->pc = load_slot(p + dc->c_pc.off, dc->c_pc.op);
-	out->pid = load_slot(p + dc->c_pid.off, dc->c_pid.op);
+	if (__builtin_expect(dc->std_common, 1)) {
+		out->flags = (uint8_t)(common >> 16);
+		out->pc = (uint8_t)(common >> 24);
+		out->pid = (int32_t)(common >> 32);
+	} else {
+		out->flags = load_slot(p + dc->c_flags.off, dc->c_flags.op);
+		out->pc = load_slot(p + dc->c_pc.off, dc->c_pc.op);
+		out->pid = load_slot(p + dc->c_pid.off, dc->c_pid.op);
+	}
 	out->nargs = t->nargs;
 
+	if (t->ints && t->load_end <= room) {
+		for (unsigned int i = 0; i < t->nargs; i++) {
+			const struct dslot *s = &t->slot[i];
+			uint64_t v;
+
+			memcpy(&v, p + s->off, 8);
+			v <<= s->sh;
+			args[i] = s->sgn ? (uint64_t)((int64_t)v >> s->sh) : v >> s->sh;
+		}
+		goto post;
+	}
 	for (unsigned int i = 0; i < t->nargs; i++) {
 		const struct dslot *s = &t->slot[i];
 		const uint8_t *sp;
@@ -787,69 +867,70 @@ decode_one(struct decoder *d, const void *data, int size, uint64_t ts, struct kt
 		switch (s->op) {
 		case DOP_STR:
 			sp = p + s->off;
-			out->args[i] = decoder_intern(d, (const char *)sp, strnlen((const char *)sp,
+			args[i] = decoder_intern(d, (const char *)sp, strnlen((const char *)sp,
 								s->size));
 			break;
 		case DOP_STR_TAIL:
 			sp = p + s->off;
 			len = s->off < size ? strnlen((const char *)sp, size - s->off) : 0;
-			out->args[i] = decoder_intern(d, (const char *)sp, len);
+			args[i] = decoder_intern(d, (const char *)sp, len);
 			break;
 		case DOP_DLOC:
 		case DOP_RLOC:
 			if (!dloc(p, size, s, s->op == DOP_RLOC, &sp, &len)) {
-				out->args[i] = 0;
+				args[i] = 0;
 				break;
 			}
-			out->args[i] = decoder_intern(d, (const char *)sp,
+			args[i] = decoder_intern(d, (const char *)sp,
 						      strnlen((const char *)sp, len));
 			break;
 		case DOP_HEX:
-			out->args[i] = decoder_hex(d, p + s->off, s->size);
+			args[i] = decoder_hex(d, p + s->off, s->size);
 			break;
 		case DOP_DLOC_HEX:
-			out->args[i] = dloc(p, size, s, s->rel, &sp, &len) ?
+			args[i] = dloc(p, size, s, s->rel, &sp, &len) ?
 				       decoder_hex(d, sp, len) : 0;
 			break;
 		case DOP_SYM:
-			out->args[i] = decoder_sym(d, load_slot(p + s->off, s->size == 8 ?
+			args[i] = decoder_sym(d, load_slot(p + s->off, s->size == 8 ?
 							       DOP_U64 : DOP_U32));
 			break;
 		default:
-			out->args[i] = load_slot(p + s->off, s->op);
+			args[i] = load_slot(p + s->off, s->op);
 			break;
 		}
 	}
 
+post:
 	switch (t->post) {
 	case DPOST_NONE:
 		break;
 	case DPOST_SWITCH:
-		decoder_comm(d, (int32_t)out->args[1], (uint32_t)out->args[0]);
-		decoder_comm(d, (int32_t)out->args[5], (uint32_t)out->args[4]);
+		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0]);
+		decoder_comm(d, (int32_t)args[5], (uint32_t)args[4]);
 		break;
 	case DPOST_COMM_PID:
-		decoder_comm(d, (int32_t)out->args[1], (uint32_t)out->args[0]);
+		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0]);
 		break;
 	case DPOST_EXEC: {
 		/* the kernel names the new image after the file: kbasename(), 15 chars */
-		const char *fn = intern_str(dc->strs, (uint32_t)out->args[0]);
+		const char *fn = intern_str(dc->strs, (uint32_t)args[0]);
 		const char *base = strrchr(fn, '/');
 
 		base = base ? base + 1 : fn;
-		decoder_comm(d, (int32_t)out->args[1],
+		decoder_comm(d, (int32_t)args[1],
 			     decoder_intern(d, base, strnlen(base, 15)));
 		break;
 	}
 	case DPOST_COMM_SLOTS:
 		decoder_comm(d, t->aux_pid == AUX_COMMON_PID ? out->pid :
-			     (int32_t)out->args[t->aux_pid], (uint32_t)out->args[t->aux_comm]);
+			     (int32_t)args[t->aux_pid], (uint32_t)args[t->aux_comm]);
 		break;
 	case DPOST_REPEATS: {
 		uint32_t bottom;
 
 		memcpy(&bottom, p + t->aux_off, 4);
-		out->args[3] = (out->args[3] << 32) | bottom;
+		args[3] = (args[3] << 32) | bottom;
 		break;
 	}
 	}
@@ -859,7 +940,20 @@ decode_one(struct decoder *d, const void *data, int size, uint64_t ts, struct kt
 int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
 		   struct ktop_event *out)
 {
-	return decode_one(d, data, size, ts, out);
+	struct store_brow b;
+	int ret;
+
+	ret = decode_one(d, data, size, size, ts, &b, out->args);
+	if (ret)
+		return ret;
+	out->ts = b.ts;
+	out->pid = b.pid;
+	out->cpu = d->cpu;
+	out->type = b.type;
+	out->flags = b.flags;
+	out->pc = b.pc;
+	out->nargs = b.nargs;
+	return 0;
 }
 
 /* ---- pages ----------------------------------------------------------------- */
@@ -880,18 +974,71 @@ static inline uint32_t load32(const uint8_t *p)
 	return v;
 }
 
-/* The flag categories of one appended event (batch and UI read them per interval). */
-static inline void decode_count_flags(struct decode_stats *stats, const struct ktop_event *ev)
+/* The flag categories of appended events (batch and UI read them per interval). */
+static void decode_count_flags(struct decode_stats *stats, const struct store_brow *b,
+			       uint32_t n)
 {
-	uint8_t f = ev->flags, pc = ev->pc;
+	uint64_t c[DECODE_F_NR] = { 0 };
 
-	stats->flags[DECODE_F_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
-	stats->flags[DECODE_F_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
-	stats->flags[DECODE_F_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
-	stats->flags[DECODE_F_SOFTIRQ] += !!(f & KTOP_KF_SOFTIRQ);
-	stats->flags[DECODE_F_NMI] += !!(f & KTOP_KF_NMI);
-	stats->flags[DECODE_F_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
-	stats->flags[DECODE_F_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t f = b[i].flags, pc = b[i].pc;
+
+		c[DECODE_F_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
+		c[DECODE_F_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
+		c[DECODE_F_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
+		c[DECODE_F_SOFTIRQ] += !!(f & KTOP_KF_SOFTIRQ);
+		c[DECODE_F_NMI] += !!(f & KTOP_KF_NMI);
+		c[DECODE_F_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
+		c[DECODE_F_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
+	}
+	for (unsigned int k = 0; k < DECODE_F_NR; k++)
+		stats->flags[k] += c[k];
+}
+
+/*
+ * Append the batch to the store. An event the store cannot take (ENOMEM) is
+ * counted bad and the rest still go, as with one store_append() per event.
+ * Return: events appended.
+ */
+static int decoder_flush(struct decoder *d, struct decode_stats *stats)
+{
+	uint32_t done = 0, k;
+	int n = 0;
+
+	while (done < d->bn) {
+		k = store_append_batch(d->dc->st, d->cpu, d->brow + done, d->bargs, d->bn - done);
+		if (stats)
+			decode_count_flags(stats, d->brow + done, k);
+		n += k;
+		done += k;
+		if (done < d->bn) {
+			if (stats)
+				stats->bad++;
+			done++;
+		}
+	}
+	d->bn = 0;
+	d->ba = 0;
+	return n;
+}
+
+/* Decode one record into the batch, flushing it first when full. Return: events appended. */
+static inline __attribute__((always_inline)) int
+decoder_add(struct decoder *d, const void *data, int size, int room, uint64_t ts,
+	    struct decode_stats *stats)
+{
+	int n = 0;
+
+	if (d->bn == BATCH_EVENTS || d->ba > BATCH_ARGS)
+		n = decoder_flush(d, stats);
+	if (!decode_one(d, data, size, room, ts, &d->brow[d->bn], &d->bargs[d->ba])) {
+		d->brow[d->bn].aoff = d->ba;
+		d->ba += d->brow[d->bn].nargs;
+		d->bn++;
+	} else if (stats) {
+		stats->bad++;
+	}
+	return n;
 }
 
 /*
@@ -906,7 +1053,6 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 	const uint8_t *data = page + 16;
 	uint64_t ts, commit;
 	uint32_t size, off = 0;
-	struct ktop_event ev;
 	int n = 0;
 
 	memcpy(&ts, page, 8);
@@ -950,20 +1096,15 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 		ts += delta;
 		if (off > size || 16 + off > len)
 			goto out_bad;
-		if (!decode_one(d, rec, rlen, ts, &ev) && !store_append(d->dc->st, &ev)) {
-			n++;
-			if (stats)
-				decode_count_flags(stats, &ev);
-		} else if (stats) {
-			stats->bad++;
-		}
+		/* the loads of decode_one() may read past the record, not the page */
+		n += decoder_add(d, rec, rlen, (int)(page + len - rec), ts, stats);
 	}
 out:
-	return n;
+	return n + decoder_flush(d, stats);
 out_bad:
 	if (stats)
 		stats->bad++;
-	return n;
+	return n + decoder_flush(d, stats);
 }
 
 int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats *stats)
@@ -971,7 +1112,6 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 	struct decode_ctx *dc = d->dc;
 	size_t hdr = 8 + (dc->long_size == KBUFFER_LSIZE_4 ? 4 : 8);
 	unsigned long long ts;
-	struct ktop_event ev;
 	uint64_t commit = 0;
 	int missed, n = 0;
 	void *data;
@@ -1002,16 +1142,12 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 		n = decoder_walk(d, page, len, stats);
 	} else {
 		while (data) {
-			if (!decoder_record(d, data, kbuffer_event_size(d->kb), ts, &ev) &&
-			    !store_append(dc->st, &ev)) {
-				n++;
-				if (stats)
-					decode_count_flags(stats, &ev);
-			} else if (stats) {
-				stats->bad++;
-			}
+			int size = kbuffer_event_size(d->kb);
+
+			n += decoder_add(d, data, size, size, ts, stats);
 			data = kbuffer_next_event(d->kb, &ts);
 		}
+		n += decoder_flush(d, stats);
 	}
 	store_publish(dc->st, d->cpu);
 	if (stats)

@@ -41,6 +41,7 @@
 #define PID_DICT_MAX	4096		/* pids per chunk: event pids plus pid arguments */
 #define PID_HASH	8192
 #define META_HASH	4096
+#define META_CACHE	256		/* direct-mapped, in front of the meta hash */
 #define PREV_TYPES	128
 #define PREV_SYS	64		/* sys_enter arguments: previous values per syscall */
 #define PREV_ROWS	(PREV_TYPES + PREV_SYS)
@@ -84,8 +85,18 @@ struct meta {
 	uint8_t		pc;
 	uint8_t		nargs;
 	uint8_t		codec[KTOP_MAX_ARGS];
+	uint8_t		kind;		/* enum meta_kind: which argument loop codes it */
 	/* the codecs as slot bitmasks, so coding an argument needs no switch */
 	uint16_t	m_ts, m_prev, m_zz, m_pid;
+};
+
+/* How enc_args() codes the arguments of a meta. */
+enum meta_kind {
+	MK_GENERIC,	/* slot by slot, with pids and sys_enter's per-syscall rows */
+	MK_FUNC2,	/* function: two symbol ids */
+	MK_SYS7,	/* sys_enter: id, then six arguments against the same syscall's */
+	MK_MASKED,	/* no pid slot: base and zigzag chosen by masks, no branch */
+	MK_FIXED,	/* a fixed type with its usual argument count: unrolled code */
 };
 
 /* A reader's decode target, with the scratch a decode needs. */
@@ -128,10 +139,17 @@ struct enc {
 		uint32_t	stamp;
 		uint32_t	idx;
 	} mh[META_HASH];
+	/*
+	 * key << 16 | (index + 1), 0 when empty; cleared per chunk. The few
+	 * metas of a chunk (tens) come back in no fixed order: this small
+	 * table stays in L1 where the hash's 64 KiB does not.
+	 */
+	uint64_t	mc[META_CACHE];
 	int32_t		pids[PID_DICT_MAX];
 	struct meta	metas[CHUNK_EVENTS];
-	uint16_t	pidx[CHUNK_EVENTS];
 	uint16_t	midx[CHUNK_EVENTS];
+	/* the pid and meta index columns, run-length coded as the rows are read */
+	uint8_t		pcol[CHUNK_EVENTS * 4 + 8], mcol[CHUNK_EVENTS * 4 + 8];
 	uint64_t	prev[PREV_ROWS][KTOP_MAX_ARGS];
 	uint32_t	prev_stamp[PREV_TYPES];
 	uint8_t		buf[];
@@ -139,7 +157,7 @@ struct enc {
 
 #define ENC_BUF_SIZE	(CHUNK_EVENTS * (10 + 6 + 6 + 5 + 4 + KTOP_MAX_ARGS) + \
 			 CHUNK_ARGS * 11 + \
-			 PID_DICT_MAX * 5)
+			 PID_DICT_MAX * 5 + 8)	/* + 8: put_uv stores 8 bytes */
 
 struct stream {
 	pthread_mutex_t		lock;
@@ -210,25 +228,56 @@ static const uint8_t fixed_codec[KTOP_T_NR_FIXED][KTOP_MAX_ARGS] = {
 	[KTOP_T_MARKER]			= { C_UV },
 };
 
+/* The argument count of each fixed type (src/event.h), for enc_args()'s unrolled cases. */
+static const uint8_t fixed_nargs[KTOP_T_NR_FIXED] = {
+	[KTOP_T_FUNCTION] = 2, [KTOP_T_FGRAPH_ENTRY] = 2, [KTOP_T_FGRAPH_EXIT] = 5,
+	[KTOP_T_FUNC_REPEATS] = 4, [KTOP_T_SCHED_SWITCH] = 7, [KTOP_T_SCHED_WAKEUP] = 4,
+	[KTOP_T_SCHED_WAKEUP_NEW] = 4, [KTOP_T_SCHED_PROCESS_EXEC] = 3,
+	[KTOP_T_SCHED_PROCESS_EXIT] = 3, [KTOP_T_IRQ_HANDLER_ENTRY] = 2,
+	[KTOP_T_IRQ_HANDLER_EXIT] = 2, [KTOP_T_SOFTIRQ_ENTRY] = 1, [KTOP_T_SOFTIRQ_EXIT] = 1,
+	[KTOP_T_SYS_ENTER] = 7, [KTOP_T_SYS_EXIT] = 2, [KTOP_T_OSNOISE] = 8,
+	[KTOP_T_TIMERLAT] = 3, [KTOP_T_IRQ_NOISE] = 4, [KTOP_T_SOFTIRQ_NOISE] = 3,
+	[KTOP_T_NMI_NOISE] = 2, [KTOP_T_THREAD_NOISE] = 4, [KTOP_T_SAMPLE_THRESHOLD] = 3,
+	[KTOP_T_MARKER] = 1,
+};
+
 /* ---- varints ------------------------------------------------------------- */
 
-static inline uint8_t *put_uv(uint8_t *p, uint64_t v)
+/* put_uv() of a value of 57 bits or more: byte by byte. */
+static __attribute__((noinline)) uint8_t *put_uv_long(uint8_t *p, uint64_t v)
 {
-	if (__builtin_expect(v < 0x80, 1)) {
-		*p = (uint8_t)v;
-		return p + 1;
-	}
-	if (v < 0x4000) {
-		p[0] = (uint8_t)v | 0x80;
-		p[1] = (uint8_t)(v >> 7);
-		return p + 2;
-	}
 	while (v >= 0x80) {
 		*p++ = (uint8_t)v | 0x80;
 		v >>= 7;
 	}
 	*p++ = (uint8_t)v;
 	return p;
+}
+
+/*
+ * Unsigned LEB128. Up to 56 bits the 7-bit groups are spread into bytes with
+ * shifts and masks and stored as one 8-byte word (the buffers have the slack):
+ * no branch on the length, which varies from value to value and was
+ * mispredicted. Callers leave 8 writable bytes at @p.
+ */
+static inline __attribute__((always_inline)) uint8_t *put_uv(uint8_t *p, uint64_t v)
+{
+	unsigned int len;
+	uint64_t x;
+
+	if (__builtin_expect(v < 0x80, 1)) {
+		*p = (uint8_t)v;
+		return p + 1;
+	}
+	if (__builtin_expect(v >= 1ull << 56, 0))
+		return put_uv_long(p, v);
+	x = (v & 0xfffffffull) | (v & 0xfffffff0000000ull) << 4;
+	x = (x & 0x00003fff00003fffull) | (x & 0x0fffc0000fffc000ull) << 2;
+	x = (x & 0x007f007f007f007full) | (x & 0x3f803f803f803f80ull) << 1;
+	len = (70 - __builtin_clzll(v)) / 7;	/* bytes: ceil(bits / 7), 2..8 */
+	x |= 0x0080808080808080ull >> (8 * (8 - len));	/* continuation bits */
+	memcpy(p, &x, 8);
+	return p + len;
 }
 
 static inline const uint8_t *get_uv(const uint8_t *p, uint64_t *out)
@@ -277,22 +326,12 @@ static inline unsigned int prev_slot(uint16_t type)
 	return type < 64 ? type : 64 + (type & 63);
 }
 
-/* Run-length coded index column: uv(idx * 2 + (run > 1)) [uv(run - 2)]. */
-static uint8_t *put_rle(uint8_t *p, const uint16_t *idx, uint32_t n)
+/* One run of an index column: uv(idx * 2 + (run > 1)) [uv(run - 2)]. */
+static inline uint8_t *put_run(uint8_t *p, uint16_t v, uint32_t run)
 {
-	uint32_t i = 0;
-
-	while (i < n) {
-		uint16_t v = idx[i];
-		uint32_t j = i + 1;
-
-		while (j < n && idx[j] == v)
-			j++;
-		p = put_uv(p, (uint64_t)v * 2 + (j - i > 1));
-		if (j - i > 1)
-			p = put_uv(p, j - i - 2);
-		i = j;
-	}
+	p = put_uv(p, (uint64_t)v * 2 + (run > 1));
+	if (run > 1)
+		p = put_uv(p, run - 2);
 	return p;
 }
 
@@ -403,6 +442,7 @@ static uint32_t enc_pid(struct enc *e, int32_t pid)
 
 static void meta_masks(struct meta *m)
 {
+	m->kind = MK_GENERIC;
 	m->m_ts = m->m_prev = m->m_zz = m->m_pid = 0;
 	for (unsigned int s = 0; s < m->nargs; s++) {
 		uint16_t b = 1u << s;
@@ -426,6 +466,15 @@ static void meta_masks(struct meta *m)
 			break;
 		}
 	}
+	if (m->type == KTOP_T_FUNCTION && m->nargs == 2)
+		m->kind = MK_FUNC2;
+	else if (m->type == KTOP_T_SYS_ENTER && m->nargs == 7)
+		m->kind = MK_SYS7;
+	else if (m->type < KTOP_T_NR_FIXED && m->type != KTOP_T_SYS_ENTER &&
+		 m->nargs == fixed_nargs[m->type])
+		m->kind = MK_FIXED;
+	else if (!m->m_pid && m->type != KTOP_T_SYS_ENTER)
+		m->kind = MK_MASKED;
 }
 
 /* Per codec: is the base the event's ts, the previous value; is it zigzag. */
@@ -456,10 +505,12 @@ static inline uint64_t row_meta_key(const struct row *w)
 	       (uint64_t)w->nargs << 32;
 }
 
-static uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, uint32_t i)
+/* The meta hash, behind enc_meta()'s cache: @key is not in @mc. */
+static __attribute__((noinline)) uint32_t
+enc_meta_lookup(struct stream *sm, struct enc *e, const struct raw *r, uint32_t i, uint64_t key,
+		uint64_t hk, uint64_t *mc)
 {
-	uint64_t key = row_meta_key(&r->row[i]);
-	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - 12));
+	uint32_t h = (uint32_t)(hk >> (64 - 12));
 
 	for (;;) {
 		if (e->mh[h].stamp != e->stamp) {
@@ -480,13 +531,79 @@ static uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, 
 					memset(e->prev[PREV_TYPES], 0,
 					       PREV_SYS * sizeof(e->prev[0]));
 			}
+			*mc = key << 16 | (e->nmeta + 1);
 			return e->nmeta++;
 		}
-		if (e->mh[h].key == key)
+		if (e->mh[h].key == key) {
+			*mc = key << 16 | (e->mh[h].idx + 1);
 			return e->mh[h].idx;
+		}
 		h = (h + 1) & (META_HASH - 1);
 	}
 }
+
+/* Return: the index of row @i's meta in the chunk's dictionary, added if new. */
+static inline uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, uint32_t i)
+{
+	uint64_t key = row_meta_key(&r->row[i]), hk = key * 0x9e3779b97f4a7c15ull;
+	uint64_t *mc = &e->mc[hk >> (64 - 8)];
+
+	if (*mc >> 16 == key && (*mc & 0xffff))
+		return (*mc & 0xffff) - 1;
+	return enc_meta_lookup(sm, e, r, i, key, hk, mc);
+}
+
+/* A pid argument: its index in the dictionary + 1, or 0 and the value. */
+static inline uint8_t *enc_pid_arg(struct enc *e, uint8_t *p, uint64_t v)
+{
+	uint32_t idx = UINT32_MAX;
+
+	if (v == (uint64_t)(int64_t)(int32_t)v)
+		idx = enc_pid(e, (int32_t)v);
+	if (idx != UINT32_MAX)
+		return put_uv(p, idx + 1);
+	*p++ = 0;
+	return put_uv(p, zz_enc(v));
+}
+
+/*
+ * The arguments of one event, slot by slot, as @codec says (sys_enter's
+ * per-syscall rows aside). With a constant @codec and @na, as in enc_args()'s
+ * MK_FIXED cases, this unrolls into straight code.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+enc_slots(struct enc *e, uint8_t *p, const uint64_t *a, uint64_t *prev, uint64_t ts,
+	  const uint8_t *codec, unsigned int na)
+{
+	for (unsigned int s = 0; s < na; s++) {
+		uint64_t v = a[s];
+
+		switch (codec[s]) {
+		case C_UV:
+			p = put_uv(p, v);
+			break;
+		case C_ZZ:
+			p = put_uv(p, zz_enc(v));
+			break;
+		case C_DTS:
+			p = put_uv(p, zz_enc(v - ts));
+			break;
+		case C_PID:
+			p = enc_pid_arg(e, p, v);
+			continue;	/* pids do not update prev */
+		default:
+			p = put_uv(p, zz_enc(v - prev[s]));
+			break;
+		}
+		prev[s] = v;
+	}
+	return p;
+}
+
+#define ENC_FIXED(t)	\
+	case t:		\
+		p = enc_slots(e, p, a, prev, ts, fixed_codec[t], fixed_nargs[t]); \
+		break
 
 /*
  * Arguments, event by event. Each value is coded as put_uv(zz?(v - base))
@@ -502,14 +619,14 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 		const uint8_t *codec;
 		uint64_t ts, *prev;
 
-		/* the most frequent events, without the generic loop */
-		if (m->type == KTOP_T_FUNCTION && na == 2) {
+		switch (m->kind) {
+		case MK_FUNC2:
+			/* the most frequent events, without the generic loop */
 			p = put_uv(p, a[0]);
 			p = put_uv(p, a[1]);
 			continue;
-		}
-		prev = e->prev[prev_slot(m->type)];
-		if (m->type == KTOP_T_SYS_ENTER && na == 7) {
+		case MK_SYS7:
+			prev = e->prev[prev_slot(KTOP_T_SYS_ENTER)];
 			p = put_uv(p, zz_enc(a[0] - prev[0]));
 			prev[0] = a[0];
 			prev = e->prev[prev_sys_slot(a[0])];
@@ -518,7 +635,54 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 				prev[s] = a[s];
 			}
 			continue;
+		case MK_MASKED:
+			/* the switch below, as masks: v - (ts | prev | 0), zigzag or not */
+			prev = e->prev[prev_slot(m->type)];
+			ts = r->row[i].ts;
+			for (unsigned int s = 0; s < na; s++) {
+				uint64_t v = a[s], d, zm;
+
+				d = v - ((ts & -(uint64_t)((m->m_ts >> s) & 1)) |
+					 (prev[s] & -(uint64_t)((m->m_prev >> s) & 1)));
+				zm = -(uint64_t)((m->m_zz >> s) & 1);
+				p = put_uv(p, (zz_enc(d) & zm) | (d & ~zm));
+				prev[s] = v;
+			}
+			continue;
+		case MK_FIXED:
+			prev = e->prev[prev_slot(m->type)];
+			ts = r->row[i].ts;
+			switch (m->type) {
+			ENC_FIXED(KTOP_T_FGRAPH_ENTRY);
+			ENC_FIXED(KTOP_T_FGRAPH_EXIT);
+			ENC_FIXED(KTOP_T_FUNC_REPEATS);
+			ENC_FIXED(KTOP_T_SCHED_SWITCH);
+			ENC_FIXED(KTOP_T_SCHED_WAKEUP);
+			ENC_FIXED(KTOP_T_SCHED_WAKEUP_NEW);
+			ENC_FIXED(KTOP_T_SCHED_PROCESS_EXEC);
+			ENC_FIXED(KTOP_T_SCHED_PROCESS_EXIT);
+			ENC_FIXED(KTOP_T_IRQ_HANDLER_ENTRY);
+			ENC_FIXED(KTOP_T_IRQ_HANDLER_EXIT);
+			ENC_FIXED(KTOP_T_SOFTIRQ_ENTRY);
+			ENC_FIXED(KTOP_T_SOFTIRQ_EXIT);
+			ENC_FIXED(KTOP_T_SYS_EXIT);
+			ENC_FIXED(KTOP_T_OSNOISE);
+			ENC_FIXED(KTOP_T_TIMERLAT);
+			ENC_FIXED(KTOP_T_IRQ_NOISE);
+			ENC_FIXED(KTOP_T_SOFTIRQ_NOISE);
+			ENC_FIXED(KTOP_T_NMI_NOISE);
+			ENC_FIXED(KTOP_T_THREAD_NOISE);
+			ENC_FIXED(KTOP_T_SAMPLE_THRESHOLD);
+			ENC_FIXED(KTOP_T_MARKER);
+			default:
+				p = enc_slots(e, p, a, prev, ts, m->codec, na);
+				break;
+			}
+			continue;
+		default:
+			break;
 		}
+		prev = e->prev[prev_slot(m->type)];
 		codec = m->codec;
 		ts = r->row[i].ts;
 
@@ -535,19 +699,9 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 			case C_DTS:
 				p = put_uv(p, zz_enc(v - ts));
 				break;
-			case C_PID: {
-				uint32_t idx = UINT32_MAX;
-
-				if (v == (uint64_t)(int64_t)(int32_t)v)
-					idx = enc_pid(e, (int32_t)v);
-				if (idx != UINT32_MAX) {
-					p = put_uv(p, idx + 1);
-				} else {
-					*p++ = 0;
-					p = put_uv(p, zz_enc(v));
-				}
+			case C_PID:
+				p = enc_pid_arg(e, p, v);
 				continue;	/* pids do not update prev */
-			}
 			default:
 				p = put_uv(p, zz_enc(v - prev[s]));
 				break;
@@ -565,6 +719,9 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 				  uint32_t n, uint64_t first_seq)
 {
 	uint8_t *p = e->buf, *pid_col, *meta_col, *args_col, *pdict, *mdict;
+	uint8_t *pc = e->pcol, *mc = e->mcol;
+	uint32_t m2 = 0, lp, lm, ps = 0, ms = 0;
+	uint64_t k1, k2 = UINT64_MAX;
 	struct chunk *c;
 	size_t len;
 
@@ -575,25 +732,54 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 	}
 	e->npid = 0;
 	e->nmeta = 0;
+	memset(e->mc, 0, sizeof(e->mc));
 	/* one pass over the rows: the time column, pid and meta indices */
-	e->pidx[0] = enc_pid(e, r->row[0].pid);
-	e->midx[0] = enc_meta(sm, e, r, 0);
-	for (uint32_t i = 1, lp = e->pidx[0], lm = e->midx[0]; i < n; i++) {
+	lp = enc_pid(e, r->row[0].pid);
+	lm = e->midx[0] = enc_meta(sm, e, r, 0);
+	/*
+	 * k1, k2: the last two metas seen, most recent first: events often
+	 * alternate between two (sys_enter and sys_exit), which then needs no
+	 * hash lookup.
+	 */
+	k1 = row_meta_key(&r->row[0]);
+	/* ps, ms: where the current runs of pid and meta indices started */
+	for (uint32_t i = 1; i < n; i++) {
 		const struct row *w = &r->row[i], *v = &r->row[i - 1];
+		uint64_t key = row_meta_key(w);
 
 		p = put_uv(p, w->ts - v->ts);
 		/* always fits: n <= PID_DICT_MAX; pids and metas come in runs */
-		if (w->pid != v->pid)
-			lp = enc_pid(e, w->pid);
-		if (row_meta_key(w) != row_meta_key(v))
-			lm = enc_meta(sm, e, r, i);
-		e->pidx[i] = lp;
+		if (w->pid != v->pid) {
+			uint32_t np = enc_pid(e, w->pid);
+
+			if ((uint16_t)np != (uint16_t)lp) {
+				pc = put_run(pc, lp, i - ps);
+				ps = i;
+			}
+			lp = np;
+		}
+		if (key != k1) {
+			uint32_t m1 = lm;
+
+			lm = key == k2 ? m2 : enc_meta(sm, e, r, i);
+			k2 = k1;
+			m2 = m1;
+			k1 = key;
+			if ((uint16_t)lm != (uint16_t)m1) {
+				mc = put_run(mc, m1, i - ms);
+				ms = i;
+			}
+		}
 		e->midx[i] = lm;
 	}
+	pc = put_run(pc, lp, n - ps);
+	mc = put_run(mc, lm, n - ms);
 	pid_col = p;
-	p = put_rle(p, e->pidx, n);
+	memcpy(p, e->pcol, pc - e->pcol);
+	p += pc - e->pcol;
 	meta_col = p;
-	p = put_rle(p, e->midx, n);
+	memcpy(p, e->mcol, mc - e->mcol);
+	p += mc - e->mcol;
 	args_col = p;
 	p = enc_args(e, p, r, n);
 	pdict = p;
@@ -1026,59 +1212,108 @@ static int stream_open(struct stream *sm, uint64_t ts)
 	return 0;
 }
 
+/* Seal the full open chunk, if there is one, and open a new one starting at @ts. */
+static int stream_next_chunk(struct stream *sm, uint64_t ts)
+{
+	int ret;
+
+	if (sm->open) {
+		ret = stream_seal(sm);
+		if (ret)
+			return ret;
+	}
+	return stream_open(sm, ts);
+}
+
+/*
+ * Append @n rows to @sm, with the writer's position held in locals: the
+ * stores into the chunk may alias anything as far as the compiler knows.
+ * Return: how many were appended (fewer than @n when a new chunk could not be
+ * had).
+ */
+static inline __attribute__((always_inline)) uint32_t
+stream_append_rows(struct stream *sm, const struct store_brow *rows, const uint64_t *args,
+		   uint32_t n)
+{
+	uint64_t last = sm->last_ts, end = sm->end, reordered = 0;
+	uint32_t on = sm->on, oa = sm->oa, i;
+	struct raw *r = sm->wraw;
+
+	for (i = 0; i < n; i++) {
+		const struct store_brow *b = &rows[i];
+		unsigned int na = b->nargs < KTOP_MAX_ARGS ? b->nargs : KTOP_MAX_ARGS;
+		const uint64_t *a = &args[b->aoff];
+		uint64_t ts = b->ts;
+		struct row *row;
+
+		if (__builtin_expect(ts < last, 0)) {
+			ts = last;
+			reordered++;
+		}
+		if (__builtin_expect(on == CHUNK_EVENTS || oa + na > CHUNK_ARGS, 0)) {
+			/* full, or no open chunk (on starts at CHUNK_EVENTS) */
+			sm->on = on;
+			sm->oa = oa;
+			sm->end = end;
+			sm->last_ts = last;
+			if (stream_next_chunk(sm, ts)) {
+				/* a seal may have gone through: take its state */
+				on = sm->on;
+				oa = sm->oa;
+				break;
+			}
+			on = 0;
+			oa = 0;
+			r = sm->wraw;
+		}
+		/* fixed-size copies are cheaper than a variable one; args[] has the slack */
+		memcpy(&r->args[oa], a, 4 * sizeof(a[0]));
+		if (na > 4)
+			memcpy(&r->args[oa + 4], &a[4], 12 * sizeof(a[0]));
+		row = &r->row[on];
+		row->ts = ts;
+		row->pid = b->pid;
+		row->aoff = oa;
+		row->type = b->type;
+		row->flags = b->flags;
+		row->pc = b->pc;
+		row->nargs = na;
+		on++;
+		oa += na;
+		end++;
+		last = ts;
+	}
+	sm->on = on;
+	sm->oa = oa;
+	sm->end = end;
+	sm->last_ts = last;
+	if (reordered) {
+		uint64_t v = atomic_load_explicit(&sm->reordered, memory_order_relaxed);
+
+		/* one writer: no read-modify-write needed */
+		atomic_store_explicit(&sm->reordered, v + reordered, memory_order_relaxed);
+	}
+	return i;
+}
+
 int store_append(struct store *st, const struct ktop_event *ev)
 {
-	unsigned int na = ev->nargs < KTOP_MAX_ARGS ? ev->nargs : KTOP_MAX_ARGS;
-	struct stream *sm;
-	uint32_t on, oa;
-	struct row *row;
-	uint64_t ts;
-	int ret;
+	struct store_brow b = {
+		.ts = ev->ts, .pid = ev->pid, .aoff = 0, .type = ev->type,
+		.flags = ev->flags, .pc = ev->pc, .nargs = ev->nargs,
+	};
 
 	if (ev->cpu >= st->ncpus)
 		return -EINVAL;
-	sm = &st->sm[ev->cpu];
-	ts = ev->ts;
-	if (__builtin_expect(ts < sm->last_ts, 0)) {
-		ts = sm->last_ts;
-		uint64_t n = atomic_load_explicit(&sm->reordered, memory_order_relaxed);
+	return stream_append_rows(&st->sm[ev->cpu], &b, ev->args, 1) ? 0 : -ENOMEM;
+}
 
-		/* one writer: no read-modify-write needed */
-		atomic_store_explicit(&sm->reordered, n + 1, memory_order_relaxed);
-	}
-	/* locals: the stores below may alias anything as far as the compiler knows */
-	on = sm->on;
-	oa = sm->oa;
-	if (__builtin_expect(on == CHUNK_EVENTS || oa + na > CHUNK_ARGS, 0)) {
-		/* full, or no open chunk (on starts at CHUNK_EVENTS) */
-		if (sm->open) {
-			ret = stream_seal(sm);
-			if (ret)
-				return ret;
-		}
-		ret = stream_open(sm, ts);
-		if (ret)
-			return ret;
-		on = 0;
-		oa = 0;
-	}
-	/* fixed-size copies are cheaper than a variable one; args[] has the slack */
-	memcpy(&sm->wraw->args[oa], ev->args, 4 * sizeof(ev->args[0]));
-	if (na > 4)
-		memcpy(&sm->wraw->args[oa + 4], &ev->args[4], 12 * sizeof(ev->args[0]));
-	row = &sm->wraw->row[on];
-	row->ts = ts;
-	row->pid = ev->pid;
-	row->aoff = oa;
-	row->type = ev->type;
-	row->flags = ev->flags;
-	row->pc = ev->pc;
-	row->nargs = na;
-	sm->on = on + 1;
-	sm->oa = oa + na;
-	sm->end++;
-	sm->last_ts = ts;
-	return 0;
+uint32_t store_append_batch(struct store *st, unsigned int cpu, const struct store_brow *rows,
+			    const uint64_t *args, uint32_t n)
+{
+	if (cpu >= st->ncpus)
+		return 0;
+	return stream_append_rows(&st->sm[cpu], rows, args, n);
 }
 
 void store_publish(struct store *st, unsigned int cpu)

@@ -62,6 +62,34 @@ struct schema *store_schema(struct store *st);
  */
 int store_append(struct store *st, const struct ktop_event *ev);
 
+/*
+ * One event of a batch (store_append_batch): the fields of struct ktop_event
+ * without the cpu, its arguments at @aoff in the batch's argument array.
+ */
+struct store_brow {
+	uint64_t	ts;
+	int32_t		pid;
+	uint32_t	aoff;
+	uint16_t	type;
+	uint8_t		flags;
+	uint8_t		pc;
+	uint8_t		nargs;
+};
+
+/**
+ * store_append_batch - add @n events at the end of @cpu's stream, in order
+ * @rows: the events; @args: their arguments (row i has rows[i].nargs of them
+ * at args[rows[i].aoff], and args[] has KTOP_MAX_ARGS readable slots past
+ * each row's: the copy is done in fixed-size blocks)
+ *
+ * The same as store_append() of each event in turn, minus a call per event.
+ * Context: the single writer of @cpu's stream.
+ * Return: how many were appended: @n, or fewer when the next one could not be
+ * (ENOMEM, or @cpu out of range); the caller may go on after that one.
+ */
+uint32_t store_append_batch(struct store *st, unsigned int cpu, const struct store_brow *rows,
+			    const uint64_t *args, uint32_t n);
+
 /* Make everything appended so far to @cpu visible to readers. */
 void store_publish(struct store *st, unsigned int cpu);
 
