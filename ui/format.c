@@ -140,10 +140,20 @@ static void add_field(struct richstr *rs, struct store *st, const struct ktop_fi
 		richstr_addf(rs, ROLE_FIELD, "%s=0x%" PRIx64, f->name, v);
 		break;
 	case KTOP_FK_STR:
-	case KTOP_FK_SYM:
-		richstr_addf(rs, ROLE_FIELD, "%s=%s", f->name,
-			     st ? intern_str(store_strings(st), (uint32_t)v) : "?");
+	case KTOP_FK_SYM: {
+		const char *str = st ? intern_str(store_strings(st), (uint32_t)v) : NULL;
+		size_t len;
+
+		if (!str)
+			str = "?";
+		len = strlen(str);
+
+		/* a trace_marker text ends its line: the kernel's text shows no "\n" */
+		if (len && str[len - 1] == '\n')
+			len--;
+		richstr_addf(rs, ROLE_FIELD, "%s=%.*s", f->name, (int)len, str);
 		break;
+	}
 	}
 }
 
