@@ -483,6 +483,8 @@ int app_start(struct app *a, char *err, size_t errlen)
 		goto out_close;
 	}
 	a->start_ns = app_now_ns();
+	/* outliers from before tracing have no events in the trace to jump to */
+	bpfstats_outliers_from(a->bpf, a->start_ns);
 	return 0;
 
 out_close:

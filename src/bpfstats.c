@@ -99,6 +99,7 @@ struct bpfstats {
 	struct bpfstats_outlier	*outl;		/* ring of BPFSTATS_OUTLIERS_KEPT */
 	uint64_t		outl_seq;	/* last given */
 	uint64_t		outl_total;
+	uint64_t		outl_from;	/* mono ns; earlier ones are not kept */
 };
 
 static uint64_t now_ns(void)
@@ -168,6 +169,8 @@ static int bpfstats_on_outlier(void *ctx, const struct kstat_outlier *ko)
 	struct bpfstats *bs = ctx;
 	struct bpfstats_outlier *o;
 
+	if (ko->ts < __atomic_load_n(&bs->outl_from, __ATOMIC_RELAXED))
+		return 0;	/* before tracing started */
 	bs->outl_seq++;
 	bs->outl_total++;
 	o = &bs->outl[(bs->outl_seq - 1) % BPFSTATS_OUTLIERS_KEPT];
@@ -184,6 +187,12 @@ static int bpfstats_on_outlier(void *ctx, const struct kstat_outlier *ko)
 	memcpy(o->prev_comm, ko->prev_comm, sizeof(o->prev_comm));
 	o->prev_comm[sizeof(o->prev_comm) - 1] = '\0';
 	return 0;
+}
+
+void bpfstats_outliers_from(struct bpfstats *bs, uint64_t mono_ns)
+{
+	if (bs)
+		__atomic_store_n(&bs->outl_from, mono_ns, __ATOMIC_RELAXED);
 }
 
 /* --- irq names from /proc/interrupts, looked up when a new irq shows up --- */

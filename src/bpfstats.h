@@ -138,6 +138,14 @@ int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
 int bpfstats_start(struct bpfstats *bs);
 
 /**
+ * bpfstats_outliers_from - keep only outliers whose switch-in came at or
+ * after @mono_ns (CLOCK_MONOTONIC): the programs load before tracing starts,
+ * and an outlier from before then has no events in the trace to show it.
+ * Accepts NULL. Context: any thread.
+ */
+void bpfstats_outliers_from(struct bpfstats *bs, uint64_t mono_ns);
+
+/**
  * bpfstats_poll - poll once now, in the calling thread
  * For batch printing without a thread and for tests.
  * Context: any thread, but not while the poller thread runs.

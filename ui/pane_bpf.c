@@ -14,7 +14,9 @@
 #include "app.h"
 #include "bpf_format.h"
 #include "bpfstats.h"
+#include "event.h"
 #include "features.h"
+#include "store.h"
 #include "ui-local.h"
 
 #define OUTL_MAX	256	/* outliers the pane keeps, newest last */
@@ -370,6 +372,36 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	draw_outliers(ui, bs, &st, y, y + row, h - row, w);
 }
 
+/*
+ * The trace's sched_switch that an outlier stamps: the BPF program and the
+ * ring buffer stamp the same switch apart (a few microseconds, more on a busy
+ * machine), so the nearest switch to its task on its CPU within 1 ms.
+ * Return: its time stamp, 0 when the store holds none.
+ */
+static uint64_t outlier_switch(struct ui *ui, const struct bpfstats_outlier *o)
+{
+	uint64_t t0 = o->ts > 1000000 ? o->ts - 1000000 : 0, best = 0, bestd = UINT64_MAX;
+	struct store_iter *it = store_iter_new(ui->st, t0, o->ts + 1000000, NULL);
+	struct ktop_event ev;
+	uint64_t seq;
+
+	if (!it)
+		return 0;
+	while (store_iter_next(it, &ev, &seq)) {
+		uint64_t d = ev.ts > o->ts ? ev.ts - o->ts : o->ts - ev.ts;
+
+		if (ev.type != KTOP_T_SCHED_SWITCH || ev.cpu != o->cpu || ev.nargs < 6 ||
+		    ev.args[5] != o->pid)
+			continue;
+		if (d < bestd) {
+			bestd = d;
+			best = ev.ts;
+		}
+	}
+	store_iter_free(it);
+	return best;
+}
+
 static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 {
 	struct bpf_state *bs = p->priv;
@@ -377,6 +409,7 @@ static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 	struct bpfstats_status st;
 	const struct bpfstats_outlier *o;
 	char spec[64];
+	uint64_t ts;
 
 	if (!ui->app->bpf)
 		return 0;
@@ -416,17 +449,26 @@ static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 			return UI_HANDLED | UI_REDRAW;
 		}
 		o = &bs->outl[bs->n - 1 - bs->sel];
+		ts = outlier_switch(ui, o);
+		if (ts) {
+			/* the switch-in itself, last row of its CPU's page: what led to it above */
+			ui->active = 2;
+			pane_events_show(ui, &ui->panes[2], (int)o->cpu,
+					 ts > o->latency_ns ? ts - o->latency_ns : 0, ts);
+			return UI_HANDLED | UI_REDRAW;
+		}
 		/*
-		 * The BPF program and the ring buffer stamp the same switch apart
-		 * (a few microseconds, more on a busy machine: 2 us was seen to miss
-		 * it): anchor 100 us after it, so that the event list's bottom rows
-		 * hold the switch-in and what came just before and after.
+		 * No such switch held (not traced, evicted): anchor 100 us after
+		 * the stamp, so that the event list's bottom rows hold that time.
 		 */
 		snprintf(spec, sizeof(spec), "%llu.%06llu",
 			 (unsigned long long)((o->ts + 100000) / 1000000000u),
 			 (unsigned long long)((o->ts + 100000) % 1000000000u / 1000u));
 		ui->active = 2;
-		return pane_events_jump(ui, &ui->panes[2], spec) | UI_HANDLED | UI_REDRAW;
+		pane_events_jump(ui, &ui->panes[2], spec);
+		ui_message(ui, "no sched_switch to %u on CPU %u held within 1 ms of %.6f: "
+			   "the event list at that time", o->pid, o->cpu, (double)o->ts / 1e9);
+		return UI_HANDLED | UI_REDRAW;
 	default:
 		return 0;
 	}

@@ -91,7 +91,7 @@ else
 		ok "enter_on_outlier_opens_event_list_at_its_switch ($ots pid $opid)"
 	else
 		fail "enter_on_outlier_opens_event_list_at_its_switch ($ots pid $opid)"
-		evidence outlier
+		evidence outlier 60
 	fi
 fi
 
