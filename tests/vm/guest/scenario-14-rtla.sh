@@ -13,12 +13,15 @@
 #    and cstime) is printed side by side, per second of its run;
 #  - the tracing state is as before once both have ended.
 # Timed runs one after the other were tried first: under TCG on a loaded
-# host, the count of either tool moved by 10% from run to run.
+# host, the count of either tool moved by 10% from run to run. TOL is 10%:
+# quiet, the rates were 1-2% apart; with the CI host loaded, rtla (at 150%
+# of a guest CPU) fell behind its buffer and counted 5-7% fewer per second
+# than ktop while the maxima, the same samples, still matched to the us.
 # timeout: 300
 
 DUR=8
 PERIOD=2000
-TOL=5
+TOL=10
 need ktop
 need rtla
 need tracestate
