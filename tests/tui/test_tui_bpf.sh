@@ -78,7 +78,11 @@ else
 fi
 
 # 4. an outlier (>= 10 ms run-queue wait; a busy shared host has them): Enter
-#    opens the event list with that very sched_switch in it
+#    opens the event list with that very sched_switch in it. A second first:
+#    the BPF ring buffer can bring an outlier in before the tracefs reader has
+#    published that moment's page (it polls every 100 ms); then the newest
+#    row (Home selects it) is read just before Enter.
+sleep 1
 row=$(scr | grep -E '^ +[0-9]+\.[0-9]{6} +[0-9]+ +[0-9.]+(us|ms|s) +[0-9]+ ' | head -1)
 if [ -z "$row" ]; then
 	echo "  (no run-queue outlier above 10 ms in this run: Enter not tested)"

@@ -7,21 +7,23 @@
 # is global: ktop sets 2000 us, rtla finds and keeps 2000), and ktop's window
 # holds rtla's, so per CPU:
 #  - ktop's count >= rtla's, and ktop's samples per second are within TOL
-#    percent of rtla's;
+#    percent of rtla's (see below why TOL is wide);
 #  - ktop's max IRQ and thread latencies >= rtla's (rtla prints whole us);
 #  - the CPU time each tool used (user + system, from the parent's cutime
 #    and cstime) is printed side by side, per second of its run;
 #  - the tracing state is as before once both have ended.
 # Timed runs one after the other were tried first: under TCG on a loaded
-# host, the count of either tool moved by 10% from run to run. TOL is 10%:
-# quiet, the rates were 1-2% apart; with the CI host loaded, rtla (at 150%
-# of a guest CPU) fell behind its buffer and counted 5-7% fewer per second
-# than ktop while the maxima, the same samples, still matched to the us.
+# host, the count of either tool moved by 10% from run to run.
+# The exact checks are count and max (rtla's samples are a subset of
+# ktop's). The rates are over different windows (ktop's holds rtla's), and
+# under TCG the share of timer periods that fire moves with the host's
+# load: quiet, they were 1-3% apart; with the CI host loaded, 5-12%. So TOL
+# only catches a gross disagreement (25%); the rates are printed.
 # timeout: 300
 
 DUR=8
 PERIOD=2000
-TOL=10
+TOL=25
 need ktop
 need rtla
 need tracestate
