@@ -62,20 +62,11 @@ enum {
  * array. Rows, not separate arrays, while a chunk is written or read event by
  * event: eight arrays at 4 KiB-multiple offsets, times several CPUs, thrash
  * the L1 sets (measured 4x slower appends). Sealed chunks are columnar.
+ * A row is a batch row (struct store_brow, store.h): appends copy them as is.
  */
-struct row {
-	uint64_t	ts;
-	int32_t		pid;
-	uint32_t	aoff;
-	uint16_t	type;
-	uint8_t		flags;
-	uint8_t		pc;
-	uint8_t		nargs;
-};
-
 struct raw {
 	void		*base;		/* what to free */
-	struct row	row[CHUNK_EVENTS];
+	struct store_brow row[CHUNK_EVENTS];
 	uint64_t	args[CHUNK_ARGS + KTOP_MAX_ARGS];	/* slack: appends copy all 16 */
 };
 
@@ -499,7 +490,7 @@ static void meta_codecs(struct store *st, struct meta *m)
 }
 
 /* type, flags, pc and nargs in one word */
-static inline uint64_t row_meta_key(const struct row *w)
+static inline uint64_t row_meta_key(const struct store_brow *w)
 {
 	return w->type | (uint64_t)w->flags << 16 | (uint64_t)w->pc << 24 |
 	       (uint64_t)w->nargs << 32;
@@ -686,29 +677,13 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 		codec = m->codec;
 		ts = r->row[i].ts;
 
-		for (unsigned int s = 0; s < na; s++) {
-			uint64_t v = a[s];
-
-			switch (codec[s]) {
-			case C_UV:
-				p = put_uv(p, v);
-				break;
-			case C_ZZ:
-				p = put_uv(p, zz_enc(v));
-				break;
-			case C_DTS:
-				p = put_uv(p, zz_enc(v - ts));
-				break;
-			case C_PID:
-				p = enc_pid_arg(e, p, v);
-				continue;	/* pids do not update prev */
-			default:
-				p = put_uv(p, zz_enc(v - prev[s]));
-				break;
-			}
-			prev[s] = v;
-			if (!s && m->type == KTOP_T_SYS_ENTER)
-				prev = e->prev[prev_sys_slot(v)];
+		if (m->type == KTOP_T_SYS_ENTER && na) {
+			/* the id first; the other slots run on that syscall's own row */
+			p = enc_slots(e, p, a, prev, ts, codec, 1);
+			p = enc_slots(e, p, a + 1, e->prev[prev_sys_slot(a[0])] + 1, ts, codec + 1,
+				      na - 1);
+		} else {
+			p = enc_slots(e, p, a, prev, ts, codec, na);
 		}
 	}
 	return p;
@@ -744,7 +719,7 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 	k1 = row_meta_key(&r->row[0]);
 	/* ps, ms: where the current runs of pid and meta indices started */
 	for (uint32_t i = 1; i < n; i++) {
-		const struct row *w = &r->row[i], *v = &r->row[i - 1];
+		const struct store_brow *w = &r->row[i], *v = &r->row[i - 1];
 		uint64_t key = row_meta_key(w);
 
 		p = put_uv(p, w->ts - v->ts);
@@ -856,7 +831,7 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 	if (mask & DEC_ARGS)
 		mask |= DEC_TS | DEC_META;
 	if (mask & DEC_TS)
-		chunk_decode_ts(c, &r->row[0].ts, sizeof(struct row) / sizeof(uint64_t));
+		chunk_decode_ts(c, &r->row[0].ts, sizeof(struct store_brow) / sizeof(uint64_t));
 	if (mask & DEC_PID) {
 		p = c->data + c->off_pdict;
 		for (uint32_t i = 0; i < c->npid; i++) {
@@ -1244,7 +1219,7 @@ stream_append_rows(struct stream *sm, const struct store_brow *rows, const uint6
 		unsigned int na = b->nargs < KTOP_MAX_ARGS ? b->nargs : KTOP_MAX_ARGS;
 		const uint64_t *a = &args[b->aoff];
 		uint64_t ts = b->ts;
-		struct row *row;
+		struct store_brow *row;
 
 		if (__builtin_expect(ts < last, 0)) {
 			ts = last;
@@ -1563,7 +1538,7 @@ out:
 	return ret;
 }
 
-static uint32_t row_lower_bound(const struct row *row, uint32_t n, uint64_t t)
+static uint32_t row_lower_bound(const struct store_brow *row, uint32_t n, uint64_t t)
 {
 	uint32_t lo = 0, hi = n;
 
