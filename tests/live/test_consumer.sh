@@ -14,34 +14,9 @@
 #
 # Prints "ok NAME" / "FAIL NAME: evidence", then "N passed, N failed".
 
-set -u
 cd "$(dirname "$0")/../.." || exit 1
-
-DRIVE=${KTOP_DRIVE:-build/tools/session_drive}
-TMP=$(mktemp -d /tmp/ktop-test-consumer.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-
-if [ "$(id -u)" != 0 ]; then
-	echo "FAIL test_consumer: needs root (tracefs is root's)"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-[ -x $DRIVE ] || { echo "FAIL setup: $DRIVE missing (make tools)"; echo "0 passed, 1 failed"; exit 1; }
-
-wait_ready() {
-	i=0
-	while [ $i -lt 100 ]; do
-		grep -q '^ready' "$1" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+# the tools, $TMP, ok/bad, the root and tools checks, wait_ready
+. tests/live/lib_state.sh test_consumer
 
 # field NAME FILE: the number after NAME on the last line of FILE
 field() { tail -1 "$2" | tr ' ' '\n' | grep -A1 -x "$1" | tail -1; }
