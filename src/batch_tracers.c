@@ -206,11 +206,22 @@ static void tl_call(struct batch_tracers *bt, FILE *f, uint32_t id, unsigned int
 		fprintf(f, "%*s} /* %s: exit missing */\n", lv * 2, "", name);
 }
 
-static struct bt_cursor *bt_cursor_of(struct batch_tracers *bt, uint32_t ctx)
+/* ctx's cursor, NULL when it has none yet */
+static struct bt_cursor *bt_cursor_find(struct batch_tracers *bt, uint32_t ctx)
 {
 	for (size_t i = 0; i < bt->ncur; i++)
 		if (bt->cur[i].ctx == ctx)
 			return &bt->cur[i];
+	return NULL;
+}
+
+/* ctx's cursor, a new one if it has none; NULL: out of memory */
+static struct bt_cursor *bt_cursor_of(struct batch_tracers *bt, uint32_t ctx)
+{
+	struct bt_cursor *c = bt_cursor_find(bt, ctx);
+
+	if (c)
+		return c;
 	if (bt->ncur == bt->capcur) {
 		size_t cap = bt->capcur ? bt->capcur * 2 : 64;
 		struct bt_cursor *p = realloc(bt->cur, cap * sizeof(*p));
@@ -241,11 +252,8 @@ static unsigned long bt_busy_contexts(struct batch_tracers *bt)
 	for (ctx = fgraph_first_child(bt->g, FGRAPH_TIMELINE, FGRAPH_ROOT); ctx != FGRAPH_NONE;
 	     ctx = fgraph_next_sibling(bt->g, FGRAPH_TIMELINE, ctx)) {
 		struct fgraph_info in;
-		const struct bt_cursor *c = NULL;
+		const struct bt_cursor *c = bt_cursor_find(bt, ctx);
 
-		for (size_t i = 0; i < bt->ncur; i++)
-			if (bt->cur[i].ctx == ctx)
-				c = &bt->cur[i];
 		k = bt_next_call(bt, ctx, c);
 		if (k != FGRAPH_NONE && !fgraph_node(bt->g, FGRAPH_TIMELINE, k, &in) &&
 		    !(in.flags & FGRAPH_F_OPEN))
