@@ -128,19 +128,29 @@ now()
 	cut -d' ' -f1 /proc/uptime
 }
 
-# Start ktop in the background with output to $1; the rest are its arguments.
-# Sets KPID.  Waits until its session traces: an instance ktop-KPID whose
-# tracing_on is 1 with the tracer asked for, or the top level taken over.
-ktop_start()
+# Start ktop in the background with output to $1 (stderr to $1.err); the
+# rest are its arguments. Sets KPID, and KTRACER to its -p tracer (nop).
+ktop_launch()
 {
-	local out=$1 tracer=nop a prev=
+	local out=$1 a prev=
 	shift
+	KTRACER=nop
 	for a in "$@"; do
-		[ "$prev" = -p ] && tracer=$a
+		[ "$prev" = -p ] && KTRACER=$a
 		prev=$a
 	done
 	ktop $KTOP_GUEST_OPTS "$@" > "$out" 2> "$out.err" &
 	KPID=$!
+}
+
+# ktop_launch, then wait until its session traces: an instance ktop-KPID
+# whose tracing_on is 1 with the tracer asked for, or the top level taken over.
+ktop_start()
+{
+	local out=$1 tracer
+	ktop_launch "$@"
+	tracer=$KTRACER
+	shift
 	local t0=$(now)
 	# Stop waiting when ktop has ended too (its stderr says why).
 	wait_for "{ ktop_tracing $KPID $tracer && : > /tmp/seen.$KPID; } || ! kill -0 $KPID" \
@@ -219,14 +229,10 @@ ktop_wait()
 # $KSTART_LIMIT s): under a loaded TCG host, a start takes a minute or more.
 kstart()
 {
-	local out=$1 tracer=nop a prev= t0
+	local out=$1 tracer t0
+	ktop_launch "$@"
+	tracer=$KTRACER
 	shift
-	for a in "$@"; do
-		[ "$prev" = -p ] && tracer=$a
-		prev=$a
-	done
-	ktop $KTOP_GUEST_OPTS "$@" > "$out" 2> "$out.err" &
-	KPID=$!
 	KDONE=0
 	t0=$(now)
 	while ! ktop_tracing "$KPID" "$tracer"; do
