@@ -8,7 +8,7 @@
  * Prints "ready MODE" once the programs are attached, then polls until
  * SIGINT/SIGTERM/SIGHUP or -t, then stops the poller, polls a last time and
  * prints a summary (one fact per line, "key value..."), and frees everything.
- *   -i poll interval   -t duration   -T tids to report   -o outlier threshold (us)
+ *   -i poll interval   -t duration   -T tids to report   -o outlier threshold (us, fractions allowed: 0.001 is 1 ns)
  *   -S no syscall programs   -I no irq programs   -r raw_tp programs   -q less output
  *   -p also print the batch block (bpfstats_print)   -A print every outlier held
  */
@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'o':
-			o.outlier_ns = strtoull(optarg, NULL, 0) * 1000;
+			o.outlier_ns = (uint64_t)(strtod(optarg, NULL) * 1000.0 + 0.5);
 			break;
 		case 'S':
 			o.no_syscalls = true;

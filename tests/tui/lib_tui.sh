@@ -14,7 +14,7 @@ SOCK=ktop-tui-$$
 LOADPID=
 
 tui_cleanup() {
-	tmux -L "$SOCK" kill-server 2>/dev/null
+	tui_stop
 	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
 	[ -n "$LOADPID" ] && kill "$LOADPID" 2>/dev/null
 	rm -rf "$tmp"
@@ -68,13 +68,31 @@ start_load() {
 
 # tui_start COLS ROWS ARGS...: ktop in a new tmux session "t"; its status goes to $tmp/exit
 tui_start() {
-	local cols=$1 rows=$2
+	local cols=$1 rows=$2 i err
 	shift 2
 	rm -f "$tmp/exit"
 	mkdir -p "$tmp/conf"
-	tmux -L "$SOCK" -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
-		"cd '$PWD' && XDG_CONFIG_HOME='$tmp/conf' ${TUI_ENV:-} $KTOP $* 2>'$tmp/stderr'; echo \"EXIT=\$?\" >'$tmp/exit'; stty -a >'$tmp/stty'; sleep 600"
+	# a server that is still going away after kill-server makes new-session
+	# fail with "server exited unexpectedly" (about 1 in 10 here): try again
+	for ((i = 0; i < 50; i++)); do
+		err=$(tmux -L "$SOCK" -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
+			"cd '$PWD' && XDG_CONFIG_HOME='$tmp/conf' ${TUI_ENV:-} $KTOP $* 2>'$tmp/stderr'; echo \"EXIT=\$?\" >'$tmp/exit'; stty -a >'$tmp/stty'; sleep 600" 2>&1) && break
+		sleep 0.1
+	done
+	[ "$i" -lt 50 ] || fail "tmux new-session: $err"
 	tmux -L "$SOCK" set-option -t t remain-on-exit on >/dev/null 2>&1
+}
+
+# tui_stop: end the tmux server (and what runs in it), and wait until it is gone
+tui_stop() {
+	local pid i
+	pid=$(tmux -L "$SOCK" display-message -p '#{pid}' 2>/dev/null)
+	tmux -L "$SOCK" kill-server 2>/dev/null
+	[ -n "$pid" ] || return 0
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
 }
 
 scr() {

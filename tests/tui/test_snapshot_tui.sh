@@ -136,7 +136,7 @@ for ((i = 0; i < 50; i++)); do [ -f "$tmp/exit" ] && break; sleep 0.1; done
 check_exit=$(cat "$tmp/exit" 2>/dev/null)
 [ "$check_exit" = "EXIT=0" ] && ok "demo_quits_with_status_0" ||
 	{ fail "demo_quits_with_status_0 ($check_exit)"; cat "$tmp/stderr"; }
-tmux -L "$SOCK" kill-server 2>/dev/null
+tui_stop
 
 # 3. -o then -i in the view
 timeout 30 "$KTOP" --batch --duration 1 -o "$tmp/live.ktop" >/dev/null 2>"$tmp/o.err"

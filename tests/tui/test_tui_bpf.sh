@@ -114,7 +114,7 @@ if [ "$before" -gt 0 ] && [ "$after" -eq 0 ]; then
 else
 	fail "bpf_programs_detached_after_quit: $before while running, $after left after quit"
 fi
-tmux -L "$SOCK" kill-server 2>/dev/null
+tui_stop
 
 # 6. --no-bpf: the pane says why; the rest works
 tui_start 120 40 --no-bpf

@@ -177,7 +177,7 @@ else
 fi
 keys q
 for ((i = 0; i < 100; i++)); do [ -s "$tmp/exit" ] && break; sleep 0.1; done
-tmux -L "$SOCK" kill-server 2>/dev/null
+tui_stop
 
 # 7. a recorded function list: the preview count follows typing, as grep counts
 TUI_ENV="XDG_STATE_HOME='$tmp/state' KTOP_FILTER_FUNCS='$FUNCS'" tui_start 160 40

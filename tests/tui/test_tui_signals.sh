@@ -17,7 +17,7 @@ run_and_signal() {
 	tui_start 100 30
 	if ! wait_screen 'events/s [0-9]' 20; then
 		fail "$name: ktop did not start"; evidence start; cat "$tmp/stderr"
-		tmux -L "$SOCK" kill-server 2>/dev/null
+		tui_stop
 		return
 	fi
 	pid=$(ktop_pid)
@@ -50,7 +50,7 @@ run_and_signal() {
 			fail "$name: terminal not restored: $(grep -Eo -- '-?icanon|-?echo ' "$tmp/stty" | tr '\n' ' ')"
 		fi
 	fi
-	tmux -L "$SOCK" kill-server 2>/dev/null
+	tui_stop
 	state_same "$name: tracing state as before" "$tmp/before.state"
 }
 

@@ -23,12 +23,7 @@ start_with() {
 stop() {
 	keys q
 	for ((i = 0; i < 50; i++)); do [ -s "$tmp/exit" ] && break; sleep 0.1; done
-	tmux -L "$SOCK" kill-server 2>/dev/null
-	for ((i = 0; i < 50; i++)); do
-		tmux -L "$SOCK" ls >/dev/null 2>&1 || break
-		sleep 0.1
-	done
-	sleep 0.2
+	tui_stop
 }
 
 if start_with "TERM=vt100"; then

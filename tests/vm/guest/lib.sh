@@ -122,6 +122,19 @@ wait_for()
 # /dev/zero calls it, and only vmload reads /dev/zero in the guest.
 FUNC=read_zero
 
+# tmux_new COLS ROWS CMD: a detached tmux session "ktopvm" running CMD. A
+# server still going away after kill-server makes new-session fail ("server
+# exited unexpectedly"): try again for up to 10 s.
+tmux_new()
+{
+	local i=0
+	while ! tmux -f /dev/null new-session -d -s ktopvm -x "$1" -y "$2" "$3"; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || return 1
+		sleep 0.1
+	done
+}
+
 # Seconds since boot, for timing notes.
 now()
 {

@@ -29,7 +29,7 @@ evidence()
 	note "instances: $(ls "$T/instances" | tr '\n' ' ')"
 }
 
-tmux -f /dev/null new-session -d -s ktopvm -x 120 -y 40 \
+tmux_new 120 40 \
 	"ktop -p function -l $FUNC 2> /tmp/tui.err; echo \"ktop exit \$?\" > /tmp/tui.rc" ||
 	fail "tmux did not start"
 wait_screen '^ ktop tracer' 180 || { evidence start; fail "no ktop header within 180 s"; }

@@ -52,7 +52,7 @@ keys()
 tui_start()
 {
 	rm -f /tmp/tui.rc
-	tmux -f /dev/null new-session -d -s ktopvm -x 160 -y 50 \
+	tmux_new 160 50 \
 		"ktop $* 2> /tmp/tui.err; echo \"ktop exit \$?\" > /tmp/tui.rc" ||
 		fail "tmux did not start"
 	# under a loaded TCG host, probing and starting take minutes

@@ -35,7 +35,7 @@ evidence()
 	show /tmp/tf.err
 }
 
-tmux -f /dev/null new-session -d -s ktopvm -x 160 -y 40 \
+tmux_new 160 40 \
 	"XDG_STATE_HOME=/tmp/tfstate ktop -p function -l $FUNC 2> /tmp/tf.err; echo \"ktop exit \$?\" > /tmp/tf.rc" ||
 	fail "tmux did not start"
 wait_screen '^ ktop tracer' 300 || { evidence start; fail "no ktop header within 300 s"; }
