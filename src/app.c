@@ -415,7 +415,9 @@ int app_start(struct app *a, char *err, size_t errlen)
 	if (geteuid() == 0)
 		session_reap_stale();
 	debug_step("reap stale sessions");
-	ret = features_probe(&a->ft);
+	ret = features_probe_keep(&a->ft, a->opts.so.tracer &&
+				  (!strcmp(a->opts.so.tracer, "osnoise") ||
+				   !strcmp(a->opts.so.tracer, "timerlat")));
 	debug_step("probe features");
 	if (ret)
 		return app_err(err, errlen, ret, "cannot probe the kernel's tracing support: %s",
@@ -431,6 +433,10 @@ int app_start(struct app *a, char *err, size_t errlen)
 
 	syms_thread = !pthread_create(&syms_tid, NULL, app_syms_thread, a);
 	ret = app_open_session(a, err, errlen);
+	/* the probe's instance is the session's now, or it goes */
+	if (!a->sess || strcmp(session_name(a->sess), a->ft.kept))
+		features_release(&a->ft);
+	a->ft.kept[0] = '\0';
 	debug_step("open session");
 	if (syms_thread)
 		pthread_join(syms_tid, NULL);

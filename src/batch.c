@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -720,12 +721,24 @@ int batch_run(struct app *a, FILE *out)
 
 	for (;;) {
 		uint64_t deadline = end && end < next ? end : next, now;
+		bool stopped = false;
 
-		if (batch_wait(deadline))
-			break;
+		if (batch_wait(deadline)) {
+			int sig = session_signal_pending();
+
+			/*
+			 * Ctrl-C or kill: one last summary to this moment, as
+			 * the end of --duration gives (a second Ctrl-C while it
+			 * drains ends ktop at once). A hang-up or a closed pipe:
+			 * nobody is left to read it.
+			 */
+			if (sig != SIGINT && sig != SIGTERM)
+				break;
+			stopped = true;
+		}
 		now = app_now_ns();
 		b.iteration++;
-		last = (a->opts.iterations && b.iteration >= a->opts.iterations) ||
+		last = stopped || (a->opts.iterations && b.iteration >= a->opts.iterations) ||
 		       (end && now >= end);
 		if (last)
 			batch_drain(a);	/* the summary stays at the end: now */

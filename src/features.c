@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/bpf.h>
 
@@ -101,6 +102,24 @@ static int feat_read(const char *path, char *buf, size_t len)
 	while (r && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
 		buf[--r] = '\0';
 	return 0;
+}
+
+/*
+ * rmdir an instance. EBUSY while anyone holds one of its files open (a
+ * script reading its tracing_on, say): tried again for up to a second.
+ */
+static int rmdir_instance(const char *path)
+{
+	for (int i = 0; i < 100; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (!rmdir(path))
+			return 0;
+		if (errno != EBUSY)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return -errno;
 }
 
 static bool is_tracefs(const char *dir)
@@ -324,7 +343,7 @@ static void probe_events(struct features *ft)
 		feat_set(ft, FEATURE_EVENTS, FEAT_NOT_BUILT, "available_events is empty");
 }
 
-int features_probe(struct features *ft)
+static int probe_all(struct features *ft, bool keep, bool latency)
 {
 	static const enum feature_id tracers[] = {
 		FEATURE_FUNCTION, FEATURE_FUNCTION_GRAPH, FEATURE_OSNOISE, FEATURE_TIMERLAT,
@@ -357,10 +376,15 @@ int features_probe(struct features *ft)
 	}
 	probe_events(ft);
 
-	snprintf(scratch, sizeof(scratch), "%s/instances/ktop-probe-%d", ft->tracefs, getpid());
+	snprintf(scratch, sizeof(scratch), "%s/instances/ktop-%s%d", ft->tracefs,
+		 keep ? "" : "probe-", getpid());
 	if (!mkdir(scratch, 0750)) {
 		have_scratch = true;
-		feat_set(ft, FEATURE_INSTANCES, FEAT_AVAILABLE, "created and removed one");
+		/* a new instance traces (tracing_on 1): not before the session says so */
+		snprintf(path, sizeof(path), "%s/tracing_on", scratch);
+		feat_write(path, "0");
+		feat_set(ft, FEATURE_INSTANCES, FEAT_AVAILABLE, keep ? "created one" :
+			 "created and removed one");
 	} else if (errno == ENOENT) {
 		feat_set(ft, FEATURE_INSTANCES, FEAT_NOT_BUILT, "no instances directory");
 	} else {
@@ -368,15 +392,61 @@ int features_probe(struct features *ft)
 			 "mkdir instances/...: %s", strerror(errno));
 	}
 
-	for (size_t i = 0; i < sizeof(tracers) / sizeof(tracers[0]); i++)
-		probe_tracer(ft, tracers[i], have_scratch ? scratch : NULL);
+	for (size_t i = 0; i < sizeof(tracers) / sizeof(tracers[0]); i++) {
+		enum feature_id id = tracers[i];
+
+		/*
+		 * Starting osnoise or timerlat, even for a moment, starts a
+		 * kernel thread per CPU: not done for a session that does not
+		 * trace with them. Listed is then as far as the probe goes.
+		 */
+		if (!latency && (id == FEATURE_OSNOISE || id == FEATURE_TIMERLAT)) {
+			if (tracer_listed(ft->tracefs, ft->f[id].name))
+				feat_set(ft, id, FEAT_AVAILABLE,
+					 "in available_tracers (tried when chosen)");
+			else
+				feat_set(ft, id, FEAT_NOT_BUILT, "not in available_tracers");
+			continue;
+		}
+		probe_tracer(ft, id, have_scratch ? scratch : NULL);
+	}
 	probe_ftrace_filter(ft, have_scratch ? scratch : NULL);
 
-	if (have_scratch && rmdir(scratch)) {
-		/* leave a trace for session_reap_stale(): it removes ktop-probe-<dead pid> */
-		return -errno;
+	if (have_scratch && keep) {
+		/* as a new instance has it: the probe's filter goes */
+		snprintf(path, sizeof(path), "%s/set_ftrace_filter", scratch);
+		feat_write(path, "");
+		snprintf(ft->kept, sizeof(ft->kept), "ktop-%d", getpid());
+		return 0;
+	}
+	if (have_scratch) {
+		/* on failure, session_reap_stale() removes ktop-probe-<dead pid> later */
+		return rmdir_instance(scratch);
 	}
 	return 0;
+}
+
+int features_probe(struct features *ft)
+{
+	return probe_all(ft, false, true);
+}
+
+int features_probe_keep(struct features *ft, bool latency)
+{
+	return probe_all(ft, true, latency);
+}
+
+void features_release(struct features *ft)
+{
+	char path[512];
+
+	if (!ft->kept[0])
+		return;
+	snprintf(path, sizeof(path), "%s/instances/%s", ft->tracefs, ft->kept);
+	if (rmdir_instance(path) && errno != ENOENT)
+		fprintf(stderr, "ktop: could not remove tracefs instance %s: %s; the next "
+			"ktop start removes it\n", path, strerror(errno));
+	ft->kept[0] = '\0';
 }
 
 void features_print(const struct features *ft, FILE *fp)

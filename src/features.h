@@ -40,6 +40,7 @@ struct features {
 	struct feature	f[FEATURE_NR];
 	bool		root;
 	char		tracefs[256];	/* mount point, "" when none */
+	char		kept[64];	/* instance features_probe_keep() left, or "" */
 };
 
 /**
@@ -49,6 +50,25 @@ struct features {
  * Return: 0, or a negative errno when probing itself failed.
  */
 int features_probe(struct features *ft);
+
+/**
+ * features_probe_keep - features_probe(), but the scratch instance is named
+ * ktop-<pid>, the name a session of this process takes, and is left in
+ * place (tracing off, tracer nop, no filter) for session_open() to adopt:
+ * one mkdir and one rmdir fewer at start, much of the start-up time on a
+ * slow machine. Its name is in @ft->kept.
+ * @latency: try osnoise and timerlat too; without it they are only looked
+ *	     up in available_tracers, as starting them starts a kernel thread
+ *	     per CPU.
+ *
+ * Context: the caller must end with features_release() on every path where
+ * no session took the instance over.
+ * Return: as features_probe().
+ */
+int features_probe_keep(struct features *ft, bool latency);
+
+/* Remove the instance features_probe_keep() left, if it is still there. */
+void features_release(struct features *ft);
 void features_print(const struct features *ft, FILE *fp);
 const char *feature_state_str(enum feature_state s);
 

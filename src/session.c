@@ -398,7 +398,10 @@ static const char *tracefs_dir(void)
  * tool took it over since, putting back the old state would wreck its work.
  * tracing_on and the instance list do not count: ktop started tracing after
  * saving its setup, and instances come and go; nor do the notrace pid lists,
- * which grow with ktop's own threads.
+ * which grow with ktop's own threads. The per-event files are not compared
+ * (set_event, which says which events are on, is): reading every event's
+ * files twice more took seconds of each start under emulation, and a tool
+ * that took over would have changed more than an event's filter.
  */
 static bool top_level_still_ours(long pid)
 {
@@ -415,7 +418,8 @@ static bool top_level_still_ours(long pid)
 	ours = tracestate_load(path);
 	if (!ours)
 		return true;	/* killed before its setup was saved: restore */
-	now = tracestate_capture(tracestate_dir(ours), TRACESTATE_NO_INSTANCES);
+	now = tracestate_capture(tracestate_dir(ours), TRACESTATE_NO_INSTANCES |
+				 TRACESTATE_NO_EVENTS);
 	same = now && !tracestate_diff(ours, now, NULL, ignore);
 	tracestate_free(ours);
 	tracestate_free(now);
@@ -816,16 +820,32 @@ static int check_opts(const struct session_opts *o, const struct features *ft,
 	return 0;
 }
 
-static int open_instance(struct session *s, char *err, size_t errlen)
+/* Is instance @name held by an open session of this process? */
+static bool instance_held(const char *name)
+{
+	for (int i = 0; i < SESSION_MAX_OPEN; i++)
+		if (session_open_list[i] && !strcmp(session_open_list[i]->name, name))
+			return true;
+	return false;
+}
+
+/*
+ * Create ktop-<pid>, or adopt it when it is the one features_probe_keep()
+ * left (@ft->kept, held by no session): the probe set it up as new.
+ */
+static int open_instance(struct session *s, const struct features *ft, char *err,
+			 size_t errlen)
 {
 	char *dir;
 
 	snprintf(s->name, sizeof(s->name), "ktop-%d", getpid());
-	if (tracefs_instance_exists(s->name)) {
+	if (tracefs_instance_exists(s->name) &&
+	    (strcmp(ft->kept, s->name) || instance_held(s->name))) {
 		snprintf(err, errlen, "instance %s already exists (a session of this process "
 			 "is open)", s->name);
 		return -EEXIST;
 	}
+	/* libtracefs: creates it, or returns a handle to the one there */
 	s->inst = tracefs_instance_create(s->name);
 	if (!s->inst) {
 		int ret = errno ? -errno : -ENOMEM;
@@ -855,7 +875,7 @@ static int open_top(struct session *s, const struct session_opts *o, char *err, 
 
 	snprintf(s->name, sizeof(s->name), "(top level)");
 	snprintf(s->dir, sizeof(s->dir), "%s", s->tracefs);
-	s->saved = tracestate_capture(s->dir, 0);
+	s->saved = tracestate_capture(s->dir, TRACESTATE_NO_TRIGGERS);
 	if (!s->saved) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot read the top-level tracing state: %s",
@@ -1319,7 +1339,8 @@ static int configure(struct session *s, const struct session_opts *o, const char
  */
 static void save_ours(struct session *s)
 {
-	struct tracestate *ours = tracestate_capture(s->dir, TRACESTATE_NO_INSTANCES);
+	struct tracestate *ours = tracestate_capture(s->dir, TRACESTATE_NO_INSTANCES |
+						     TRACESTATE_NO_EVENTS);
 
 	snprintf(s->ours_path, sizeof(s->ours_path), "%s/toplevel-%d.ours", run_dir(),
 		 getpid());
@@ -1540,7 +1561,7 @@ int session_open(struct session **out, const struct session_opts *o,
 		return ret;
 	}
 
-	ret = top ? open_top(s, o, err, errlen) : open_instance(s, err, errlen);
+	ret = top ? open_top(s, o, err, errlen) : open_instance(s, ft, err, errlen);
 	debug_step(top ? "session: save the top level" : "session: make the instance");
 	if (ret)
 		goto out_undo;

@@ -375,9 +375,10 @@ static int ts_add_per_cpu(struct tracestate *ts)
 	return ret;
 }
 
-static int ts_add_events(struct tracestate *ts)
+static int ts_add_events(struct tracestate *ts, bool triggers)
 {
 	static const char *const files[] = { "enable", "filter", "trigger" };
+	const size_t nfiles = triggers ? ARRAY_SIZE(files) : ARRAY_SIZE(files) - 1;
 	char path[4096], key[1024];
 	char **sys, **evs;
 	int nsys, nev, ret = 0;
@@ -394,7 +395,7 @@ static int ts_add_events(struct tracestate *ts)
 			continue;
 		}
 		for (int j = 0; j < nev && !ret; j++) {
-			for (size_t k = 0; k < ARRAY_SIZE(files) && !ret; k++) {
+			for (size_t k = 0; k < nfiles && !ret; k++) {
 				snprintf(key, sizeof(key), "events/%s/%s/%s", sys[i], evs[j],
 					 files[k]);
 				ret = ts_add_file(ts, key,
@@ -483,7 +484,7 @@ struct tracestate *tracestate_capture(const char *dir, unsigned int flags)
 	if (!ret)
 		ret = ts_add_files(ts, ts_files_tail, ARRAY_SIZE(ts_files_tail));
 	if (!ret && !(flags & TRACESTATE_NO_EVENTS))
-		ret = ts_add_events(ts);
+		ret = ts_add_events(ts, !(flags & TRACESTATE_NO_TRIGGERS));
 	if (!ret && !(flags & TRACESTATE_NO_INSTANCES))
 		ret = ts_add_instances(ts);
 	if (!ret)
@@ -711,7 +712,7 @@ int tracestate_restore(const struct tracestate *ts)
 	for (int i = 0; i < ts->n && !events; i++)
 		events = ts->e[i].group == TS_G_EVENT;
 	cur = tracestate_capture(ts->dir, (events ? 0 : TRACESTATE_NO_EVENTS) |
-				 TRACESTATE_NO_INSTANCES);
+				 TRACESTATE_NO_INSTANCES | TRACESTATE_NO_TRIGGERS);
 	if (!cur)
 		return -errno;
 

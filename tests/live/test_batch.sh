@@ -17,7 +17,7 @@ N=${KTOP_TEST_NWRITES:-200000}
 ncpu=$(nproc)
 # KTOP_TEST_PARTS: which parts to run (tests/run.sh runs "json" again with the
 # ASan+UBSan ktop, whose start-up is slow)
-parts=" ${KTOP_TEST_PARTS:-json pid duration cpu text flags} "
+parts=" ${KTOP_TEST_PARTS:-json pid duration sigint cpu text flags} "
 part() { [[ $parts == *" $1 "* ]]; }
 
 # --- 1. N writes seen, JSON valid ------------------------------------------
@@ -136,6 +136,31 @@ check "duration: the last one at 2 s (uptime_s ${up:-?})" \
 	awk "BEGIN { exit !(${up:-0} >= 1.99 && ${up:-0} < 2.3) }"
 check "duration: and ktop exits soon after the first summary (${took} s later)" \
 	awk "BEGIN { exit !($took >= 1.2 && $took < 4) }"
+fi
+
+# --- 2c. SIGINT ends the run with one last summary, to that moment ------------
+# (a 60 s interval: without it, nothing would be printed). 20 execs of
+# /bin/true while ktop traces must all be in it.
+if part sigint; then
+"$KTOP" --json --no-bpf -e sched:sched_process_exec --interval 60 >"$tmp/s.out" 2>"$tmp/s.err" &
+kpid=$!
+d=/sys/kernel/tracing/instances/ktop-$kpid
+for ((i = 0; i < 100; i++)); do
+	[ "$(cat "$d/tracing_on" 2>/dev/null)" = 1 ] && [ -n "$(cat "$d/set_event" 2>/dev/null)" ] && break
+	sleep 0.1
+done
+for ((i = 0; i < 20; i++)); do /bin/true; done
+kill -INT $kpid
+wait $kpid
+rc=$?
+n=$(python3 -c '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print(len(o), sum(e["count"] for e in o[-1]["top_events"] if e["event"] == "sched:sched_process_exec") if o else 0)
+' "$tmp/s.out" 2>&1)
+check "sigint: exit status 0 (got $rc; $(head -c 300 "$tmp/s.err"))" [ $rc -eq 0 ]
+check "sigint: one summary, with the 20 execs of /bin/true (summaries, execs: $n)" \
+	awk -v n="$n" 'BEGIN { split(n, a, " "); exit !(a[1] == 1 && a[2] >= 20) }'
 fi
 
 # --- 2c. -C LIST: only those CPUs ---------------------------------------------

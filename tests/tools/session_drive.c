@@ -13,7 +13,8 @@
  * -S crashes with SIGSEGV after the start (tests the fatal path), -c prints
  * the consumer's CPU time (user+sys of the whole process) at the end, -n
  * turns off the exclusion of ktop's own threads. The last line also gives
- * "self N": events whose pid is one of this process's threads, and
+ * "self N": events whose pid is one of this process's threads (but not
+ * their sched_switch events, which the kernel keeps for the other side), and
  * "pids N": events of the -P pids.
  * Exit status: 0, 2 when session_open failed (its message on stderr), 128+sig
  * on a signal, as a shell would show.
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "consumer.h"
+#include "event.h"
 #include "decode.h"
 #include "features.h"
 #include "session.h"
@@ -71,13 +73,24 @@ static void count_pids(struct store *st, const struct session_opts *so, uint64_t
 	static struct store_count cnt[65536];
 	size_t n;
 
+	for (int j = 0; j < nself_tids; j++) {
+		struct store_filter ft = f;
+		size_t nt;
+
+		/*
+		 * Not its sched_switch events: the kernel keeps a switch whose
+		 * other side is traced (ktop's thread leaving the CPU to another
+		 * task), so their number grows with the machine's load.
+		 */
+		ft.pid = (int32_t)self_tids[j];
+		nt = store_count_by(st, STORE_KEY_TYPE, &ft, cnt, 65536);
+		for (size_t i = 0; i < nt && i < 65536; i++)
+			if (cnt[i].key != KTOP_T_SCHED_SWITCH)
+				*self += cnt[i].count;
+	}
 	n = store_count_by(st, STORE_KEY_PID, &f, cnt, 65536);
 	if (n > 65536)
 		n = 65536;
-	for (int j = 0; j < nself_tids; j++)
-		for (size_t i = 0; i < n; i++)
-			if ((long)cnt[i].key == self_tids[j])
-				*self += cnt[i].count;
 	for (unsigned int j = 0; j < so->npids; j++)
 		for (size_t i = 0; i < n; i++)
 			if ((long)cnt[i].key == so->pids[j])

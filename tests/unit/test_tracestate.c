@@ -82,6 +82,26 @@ TEST(capture_normalises)
 	tracestate_free(ts);
 }
 
+/* A set trigger is captured, unless asked not to; enable and filter still are. */
+TEST(capture_no_triggers)
+{
+	struct tracestate *ts;
+
+	make_tree();
+	fake_put("events/irq/irq_handler_entry/trigger", "traceoff:unlimited\n");
+	ts = tracestate_capture(fake_root, 0);
+	CHECK(ts);
+	CHECK_STR(tracestate_get(ts, "events/irq/irq_handler_entry/trigger"),
+		  "traceoff:unlimited");
+	tracestate_free(ts);
+	ts = tracestate_capture(fake_root, TRACESTATE_NO_TRIGGERS);
+	CHECK(ts);
+	CHECK(!tracestate_get(ts, "events/irq/irq_handler_entry/trigger"));
+	CHECK_STR(tracestate_get(ts, "events/irq/irq_handler_entry/enable"), "1");
+	CHECK_STR(tracestate_get(ts, "events/irq/irq_handler_entry/filter"), "irq == 5");
+	tracestate_free(ts);
+}
+
 TEST(capture_missing_dir)
 {
 	CHECK(!tracestate_capture("/nonexistent/ktop", 0));

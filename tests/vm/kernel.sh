@@ -125,6 +125,39 @@ vm_kernel_fetch()
 	echo "$vmlinuz"
 }
 
+# vm_kernel_pvh VMLINUZ: the uncompressed kernel (ELF) beside VMLINUZ, made
+# once, when it has a PVH entry point (Debian's do); else VMLINUZ. qemu starts
+# a PVH kernel directly: no firmware's real-mode boot, and no decompression of
+# the kernel under TCG, which took several seconds of each boot.
+vm_kernel_pvh()
+{
+	local vmlinuz=$1 elf off
+	elf=$(dirname "$1")/vmlinux.pvh
+	if [ "${KTOP_VM_BZIMAGE:-0}" != 1 ] && [ ! -s "$elf" ]; then
+		# the payload: xz (6.1) or zstd (6.12); each decompressor stops
+		# at the end of its stream and complains of what follows
+		off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | head -n 1 | cut -d: -f1)
+		if [ -n "$off" ]; then
+			tail -c +$((off + 1)) "$vmlinuz" | xz -dc > "$elf.tmp" 2>/dev/null
+		else
+			off=$(LC_ALL=C grep -obUaP '\x28\xb5\x2f\xfd' "$vmlinuz" | head -n 1 |
+				cut -d: -f1)
+			[ -n "$off" ] &&
+				tail -c +$((off + 1)) "$vmlinuz" | zstd -dcq > "$elf.tmp" 2>/dev/null
+		fi
+		if readelf -n "$elf.tmp" 2>/dev/null | grep -q 'Xen .*(0x00000012)'; then
+			mv -f "$elf.tmp" "$elf"
+		else
+			rm -f "$elf.tmp"
+		fi
+	fi
+	if [ "${KTOP_VM_BZIMAGE:-0}" != 1 ] && [ -s "$elf" ]; then
+		echo "$elf"
+	else
+		echo "$vmlinuz"
+	fi
+}
+
 if [ "$(basename "$0")" = kernel.sh ]; then
 	[ $# -eq 1 ] || { echo "usage: $0 bookworm|backports" >&2; exit 2; }
 	vm_kernel_fetch "$1"

@@ -14,7 +14,10 @@
 #   KTOP_VM_KERNELS   flavours to boot, default "bookworm backports"
 #                     (bookworm: 6.1-rt, function_graph only at top level;
 #                      backports: 6.12-rt, function_graph in an instance too)
-#   KTOP_VM_ONLY      scenario names to run (space separated), default all
+#   KTOP_VM_ONLY      scenario names to run (space separated) on every flavour;
+#                     default: each scenario on the flavours its "# kernels:"
+#                     line names (all when it has none)
+#   KTOP_VM_ALL       1: every scenario on every flavour
 #   KTOP_VM_TIMEOUT   seconds per boot before qemu is killed, default the sum of
 #                     the scenarios' own limits + 120 (fixtures: 900)
 #   KTOP_VM_PARALLEL  1 (default): boot the kernels at the same time; 0: in turn
@@ -166,7 +169,7 @@ build_initramfs()
 	cp -a /usr/lib/locale/C.utf8 "$stage/usr/lib/locale/" || return 1
 	echo "root:x:0:0:root:/root:/bin/sh" > "$stage/etc/passwd"
 	echo "root:x:0:" > "$stage/etc/group"
-	(cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$out.tmp" &&
+	(cd "$stage" && find . | cpio -o -H newc -R 0:0 --quiet) > "$out.tmp" &&
 		mv "$out.tmp" "$out"
 	local rc=$?
 	rm -rf "$stage"
@@ -287,7 +290,7 @@ report_fixtures()
 
 # ---- main ----------------------------------------------------------------------
 
-for tool in qemu-system-x86_64 busybox cpio gzip tmux apt-get dpkg-deb; do
+for tool in qemu-system-x86_64 busybox cpio tmux apt-get dpkg-deb xz zstd readelf; do
 	command -v $tool > /dev/null || {
 		rig_fail "vm rig: $tool is not installed (make deps)"
 		finish
@@ -300,7 +303,7 @@ if ! build_guestbin; then
 	rig_fail "vm rig: cannot build the guest helpers (tests/vm/guest/*.c)"
 	finish
 fi
-initrd=$run/initrd.gz
+initrd=$run/initrd.cpio
 t0=$(date +%s.%N)
 if ! build_initramfs "$initrd"; then
 	rig_fail "vm rig: cannot build the initramfs"
@@ -310,6 +313,7 @@ echo "vm: initramfs $(du -k "$initrd" | cut -f1) KB in $(elapsed "$t0") s"
 
 append="ktop.mode=$mode"
 [ -n "${KTOP_VM_ONLY:-}" ] && append="$append ktop.only=$(echo "$KTOP_VM_ONLY" | tr ' ' ',')"
+[ "${KTOP_VM_ALL:-0}" = 1 ] && append="$append ktop.all=1"
 
 # Fetch first (apt is not safe to run twice at once), then boot.
 booted=
@@ -318,6 +322,7 @@ for flavour in $kernels; do
 		rig_fail "$flavour: cannot fetch the rt kernel (see the message above)"
 		continue
 	fi
+	vmlinuz=$(vm_kernel_pvh "$vmlinuz")
 	eval "vmlinuz_$flavour=\$vmlinuz"
 	booted="$booted $flavour"
 	if [ "$mode" = shell ]; then
@@ -365,4 +370,20 @@ for flavour in $booted; do
 done
 rm -f "$initrd"
 [ "$mode" = shell ] && exit 0
+# Every scenario ran on some kernel (a "# kernels:" line naming no flavour
+# booted here would drop it without a word).
+if [ "$mode" = check ] && [ -z "${KTOP_VM_ONLY:-}" ] && [ "$kernels" = "bookworm backports" ]; then
+	for f in "$here"/guest/scenario-*.sh; do
+		n=${f##*/scenario-}
+		n=${n%.sh}
+		n=${n#[0-9][0-9]-}
+		ran=
+		for flavour in $booted; do
+			sed -n 's/^@@KTOP-VM scenarios //p' "$run/console-$flavour.log.txt" 2>/dev/null |
+				head -n 1 | grep -qw -- "$n" && ran=1
+		done
+		[ -n "$ran" ] || rig_fail "scenario $n ran on no kernel (its '# kernels:' line:" \
+			"$(grep -m1 '^# kernels:' "$f" || echo none))"
+	done
+fi
 finish

@@ -187,13 +187,17 @@ ktop_tracing()
 {
 	local pid=$1 tracer=$2 d
 	kill -0 "$pid" 2>/dev/null || return 1
-	# The feature probe also writes current_tracer (in ktop-probe-PID, and at
-	# top level for tracers an instance refuses): that is not the session yet.
+	# The feature probe also writes current_tracer, in ktop-PID (which the
+	# session then takes over) with tracing_on 0: that is not the session
+	# yet. The instance is tracing_on 1 from its mkdir until the probe's first
+	# write: with no tracer, the session's events must be on too.
 	[ -d "$T/instances/ktop-probe-$pid" ] && return 1
 	for d in "$T/instances/ktop-$pid" "$T"; do
 		[ -d "$d" ] || continue
 		[ "$(cat "$d/tracing_on")" = 1 ] || continue
-		[ "$(cat "$d/current_tracer")" = "$tracer" ] && return 0
+		[ "$(cat "$d/current_tracer")" = "$tracer" ] || continue
+		[ "$tracer" != nop ] || [ -n "$(cat "$d/set_event")" ] || continue
+		return 0
 	done
 	return 1
 }

@@ -2,7 +2,10 @@
 # Run each /vm/scenario-*.sh in its own shell with a time limit, from a reset
 # tracing state; print "@@KTOP-VM ..." result lines on the console for
 # tests/vm/run.sh.  The scenario's output is sent as evidence only when it
-# failed.
+# failed. A scenario whose behaviour does not depend on the kernel's version
+# runs on one flavour ("# kernels: bookworm"), to keep the VM part within its
+# time budget; KTOP_VM_ALL=1 (ktop.all=1) runs every scenario on every
+# flavour, as does naming them in KTOP_VM_ONLY.
 
 PER_SCENARIO_TIMEOUT=${PER_SCENARIO_TIMEOUT:-60}
 . /vm/lib.sh
@@ -14,6 +17,10 @@ for f in /vm/scenario-*.sh; do
 	n=${n#[0-9][0-9]-}
 	if [ -n "${KTOP_VM_ONLY:-}" ]; then
 		case " $KTOP_VM_ONLY " in *" $n "*) ;; *) continue ;; esac
+	elif [ "${KTOP_VM_ALL:-0}" != 1 ]; then
+		# "# kernels: F ...": the flavours it runs on (default: all)
+		k=$(sed -n 's/^# kernels: //p' "$f")
+		case " ${k:-$KTOP_VM_FLAVOUR} " in *" $KTOP_VM_FLAVOUR "*) ;; *) continue ;; esac
 	fi
 	names="$names $n"
 done

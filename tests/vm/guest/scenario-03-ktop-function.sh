@@ -5,6 +5,8 @@
 # vmload reads /dev/zero COUNT times: ktop must count exactly COUNT calls of
 # read_zero, all from vmload's pid (scenario function-filter shows the
 # kernel's own view of the same workload).
+# One kernel (bookworm): the function tracer in an instance, alike on both.
+# kernels: bookworm
 # timeout: 300
 
 COUNT=200

@@ -3,6 +3,8 @@
 # tracer the host cannot run: keys in, screen text out.  ktop -p function
 # -l read_zero; pane 2 (top events and functions) must show read_zero with
 # vmload's exact count; 'q' quits with status 0 and the state as before.
+# One kernel (bookworm): the function tracer in an instance, alike on both.
+# kernels: bookworm
 # timeout: 300
 
 COUNT=300

@@ -1,4 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# One kernel (bookworm): the filter writes are alike on both; on 6.12 the
+# graph filter would be the instance's own set_graph_function, which
+# tui-graph-latency's -g uses there.
+# kernels: bookworm
 # timeout: 240
 # The filter prompt's kernel side (src/ftrace_filter.c, driven by
 # filter_apply) in an instance:

@@ -10,6 +10,9 @@
 #     before (tracestate), after a value the kernel refuses (ktop exits 2 and
 #     changes nothing), and after a SIGKILL once the next ktop has started.
 #  (rtla side by side: scenario-14-rtla.sh)
+# One kernel (bookworm): osnoise and timerlat of 6.1; those of 6.12 in tui-
+# graph-latency and rtla.
+# kernels: bookworm
 # timeout: 2400
 
 need ktop
@@ -78,7 +81,7 @@ for t in timerlat osnoise; do
 		want="period_us 200000"
 	fi
 	note "== ktop --batch -p $t $*"
-	kstart /tmp/$t.txt --batch --interval 1 --duration 4 -p $t "$@" ||
+	kstart /tmp/$t.txt --batch --interval 1 --duration 3 -p $t "$@" ||
 		fail "ktop -p $t did not start"
 	f=${want% *}
 	v=$(cat "$T/osnoise/$f")

@@ -6,6 +6,8 @@
 # /^(read_zero|vfs_read)$/ leaves exactly those two in ktop's set_ftrace_filter
 # and a "ktop: filter" marker in the event list; u restores read_zero alone;
 # q quits with status 0 and the state as before.
+# One kernel (backports): the filter writes are alike on both.
+# kernels: backports
 # timeout: 900
 
 need ktop
