@@ -194,9 +194,9 @@ ktop_tracing()
 	[ -d "$T/instances/ktop-probe-$pid" ] && return 1
 	for d in "$T/instances/ktop-$pid" "$T"; do
 		[ -d "$d" ] || continue
-		[ "$(cat "$d/tracing_on")" = 1 ] || continue
-		[ "$(cat "$d/current_tracer")" = "$tracer" ] || continue
-		[ "$tracer" != nop ] || [ -n "$(cat "$d/set_event")" ] || continue
+		[ "$(cat "$d/tracing_on" 2>/dev/null)" = 1 ] || continue
+		[ "$(cat "$d/current_tracer" 2>/dev/null)" = "$tracer" ] || continue
+		[ "$tracer" != nop ] || [ -n "$(cat "$d/set_event" 2>/dev/null)" ] || continue
 		return 0
 	done
 	return 1
