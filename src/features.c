@@ -188,7 +188,12 @@ static bool top_level_idle(const char *top)
 	return true;
 }
 
-static void probe_tracer(struct features *ft, enum feature_id id, const char *scratch)
+/*
+ * @try: write it to current_tracer to be sure; without it, being listed in
+ * available_tracers is as far as the probe goes.
+ */
+static void probe_tracer(struct features *ft, enum feature_id id, const char *scratch,
+			 bool try)
 {
 	const char *name = ft->f[id].name;
 	char path[1024];
@@ -196,6 +201,10 @@ static void probe_tracer(struct features *ft, enum feature_id id, const char *sc
 
 	if (!tracer_listed(ft->tracefs, name)) {
 		feat_set(ft, id, FEAT_NOT_BUILT, "not in available_tracers");
+		return;
+	}
+	if (!try) {
+		feat_set(ft, id, FEAT_AVAILABLE, "in available_tracers (tried when chosen)");
 		return;
 	}
 	ret = -ENOENT;
@@ -392,24 +401,14 @@ static int probe_all(struct features *ft, bool keep, bool latency)
 			 "mkdir instances/...: %s", strerror(errno));
 	}
 
-	for (size_t i = 0; i < sizeof(tracers) / sizeof(tracers[0]); i++) {
-		enum feature_id id = tracers[i];
-
-		/*
-		 * Starting osnoise or timerlat, even for a moment, starts a
-		 * kernel thread per CPU: not done for a session that does not
-		 * trace with them. Listed is then as far as the probe goes.
-		 */
-		if (!latency && (id == FEATURE_OSNOISE || id == FEATURE_TIMERLAT)) {
-			if (tracer_listed(ft->tracefs, ft->f[id].name))
-				feat_set(ft, id, FEAT_AVAILABLE,
-					 "in available_tracers (tried when chosen)");
-			else
-				feat_set(ft, id, FEAT_NOT_BUILT, "not in available_tracers");
-			continue;
-		}
-		probe_tracer(ft, id, have_scratch ? scratch : NULL);
-	}
+	/*
+	 * Starting osnoise or timerlat, even for a moment, starts a kernel
+	 * thread per CPU: not done for a session that does not trace with them.
+	 */
+	for (size_t i = 0; i < sizeof(tracers) / sizeof(tracers[0]); i++)
+		probe_tracer(ft, tracers[i], have_scratch ? scratch : NULL,
+			     latency || (tracers[i] != FEATURE_OSNOISE &&
+					 tracers[i] != FEATURE_TIMERLAT));
 	probe_ftrace_filter(ft, have_scratch ? scratch : NULL);
 
 	if (have_scratch && keep) {

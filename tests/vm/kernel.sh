@@ -133,7 +133,8 @@ vm_kernel_pvh()
 {
 	local vmlinuz=$1 elf off
 	elf=$(dirname "$1")/vmlinux.pvh
-	if [ "${KTOP_VM_BZIMAGE:-0}" != 1 ] && [ ! -s "$elf" ]; then
+	[ "${KTOP_VM_BZIMAGE:-0}" = 1 ] && { echo "$vmlinuz"; return; }
+	if [ ! -s "$elf" ]; then
 		# the payload: xz (6.1) or zstd (6.12); each decompressor stops
 		# at the end of its stream and complains of what follows
 		off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | head -n 1 | cut -d: -f1)
@@ -151,7 +152,7 @@ vm_kernel_pvh()
 			rm -f "$elf.tmp"
 		fi
 	fi
-	if [ "${KTOP_VM_BZIMAGE:-0}" != 1 ] && [ -s "$elf" ]; then
+	if [ -s "$elf" ]; then
 		echo "$elf"
 	else
 		echo "$vmlinuz"

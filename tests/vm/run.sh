@@ -53,6 +53,15 @@ check|fixtures|shell) ;;
 esac
 
 kernels=${KTOP_VM_KERNELS:-bookworm backports}
+
+# guest/scenario-NN-NAME.sh -> NAME
+scenario_name()
+{
+	local n=${1##*/scenario-}
+	n=${n%.sh}
+	echo "${n#[0-9][0-9]-}"
+}
+
 # Default boot limit: every scenario's own limit ("# timeout: N", else 60 s)
 # plus two minutes, so a hung guest ends, but a slow one is not cut short.
 default_timeout()
@@ -63,9 +72,7 @@ default_timeout()
 		return
 	fi
 	for f in "$here"/guest/scenario-*.sh; do
-		n=${f##*/scenario-}
-		n=${n%.sh}
-		n=${n#[0-9][0-9]-}
+		n=$(scenario_name "$f")
 		if [ -n "${KTOP_VM_ONLY:-}" ]; then
 			case " $KTOP_VM_ONLY " in *" $n "*) ;; *) continue ;; esac
 		fi
@@ -374,9 +381,7 @@ rm -f "$initrd"
 # booted here would drop it without a word).
 if [ "$mode" = check ] && [ -z "${KTOP_VM_ONLY:-}" ] && [ "$kernels" = "bookworm backports" ]; then
 	for f in "$here"/guest/scenario-*.sh; do
-		n=${f##*/scenario-}
-		n=${n%.sh}
-		n=${n#[0-9][0-9]-}
+		n=$(scenario_name "$f")
 		ran=
 		for flavour in $booted; do
 			sed -n 's/^@@KTOP-VM scenarios //p' "$run/console-$flavour.log.txt" 2>/dev/null |

@@ -191,7 +191,6 @@ ktop_tracing()
 	# session then takes over) with tracing_on 0: that is not the session
 	# yet. The instance is tracing_on 1 from its mkdir until the probe's first
 	# write: with no tracer, the session's events must be on too.
-	[ -d "$T/instances/ktop-probe-$pid" ] && return 1
 	for d in "$T/instances/ktop-$pid" "$T"; do
 		[ -d "$d" ] || continue
 		[ "$(cat "$d/tracing_on" 2>/dev/null)" = 1 ] || continue
