@@ -664,9 +664,10 @@ static void batch_drain_wake(struct app *a)
 /*
  * The last summary of a run that ends by itself (--duration, --iterations)
  * covers every event to the end: tracing stops, and once the readers have
- * brought in what the kernel still held (the store stops growing; a reader
- * reads a partly filled page on its poll timeout), the tracer views take the
- * whole store instead of lagging behind "now".
+ * brought in what the kernel still held (the store stops growing; the
+ * partly filled pages are asked for at once, consumer_flush, rather than left
+ * to the readers' next poll timeout), the tracer views take the whole store
+ * instead of lagging behind "now".
  */
 static void batch_drain(struct app *a)
 {
@@ -676,6 +677,7 @@ static void batch_drain(struct app *a)
 	if (!a->live || !a->sess || !a->cons)
 		return;
 	session_stop(a->sess);
+	consumer_flush(a->cons);
 	for (int i = 0; i < 40 && still < 3; i++) {	/* at most 2 s */
 		struct store_stats ss;
 		struct timespec ts = { .tv_nsec = 50 * 1000 * 1000 };

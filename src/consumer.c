@@ -1,11 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The tracefs consumer: one reader thread per CPU, each with its own
- * trace_pipe_raw opened non-blocking, a poll() on the pipe and a stop eventfd
- * with a 100 ms timeout. After every wake-up the reader copies pages until
- * the pipe is empty, so correctness never depends on when the kernel wakes
- * pollers (buffer_percent): at worst data waits 100 ms. Idle, a thread wakes
- * 10 times a second and does one empty read.
+ * trace_pipe_raw opened non-blocking, a poll() on the pipe, a stop eventfd
+ * and a flush eventfd (consumer_flush) with a 100 ms timeout. After every
+ * wake-up the reader takes the full pages until there are none left, so
+ * correctness never depends on when the kernel wakes pollers
+ * (buffer_percent): at worst data waits 100 ms. Idle, a thread wakes 10 times
+ * a second and does one empty splice and one empty read.
+ *
+ * Full pages are spliced into a pipe of the reader's own and read from there,
+ * as trace-cmd record does: the kernel hands over the page. The page the
+ * kernel is still writing is taken with read(), which copies it event by
+ * event and leaves the rest of that page to be copied the same way; doing
+ * that at every wake-up cost the reader 3-4x the CPU per event under a
+ * one-byte dd (bench/live_loss.sh, KTOP_NO_SPLICE=1 for the old way). So a
+ * partly filled page is read only on a poll timeout (a trickle) or when
+ * consumer_flush() asks for it (a summary up to now).
  *
  * Copying is decoupled from decoding, so that the kernel ring buffer drains
  * at the speed of a page copy (what trace-cmd record does) rather than at the
@@ -53,6 +63,7 @@
 #define CONSUMER_READ_BATCH	64			/* pages copied before looking up */
 #define CONSUMER_DECODE_BATCH	16			/* pages decoded between two reads */
 #define CONSUMER_DRAIN_MAX	65536			/* pages per CPU drained at stop */
+#define CONSUMER_SPLICE_PAGES	16			/* pages moved per splice() */
 
 /* Ring-buffer page layout (kernel/trace/ring_buffer.c), as in decode.c. */
 #define RB_TYPE_DATA_MAX	28
@@ -68,6 +79,11 @@ struct consumer_cpu {
 	pthread_t		dthread;	/* decode thread (KTOP_DECODE_THREAD) */
 	unsigned int		cpu;
 	int			fd;
+	int			spipe[2];	/* splice: whole pages, fd -> here -> queue */
+	int			spipe_bytes;	/* reader-owned: bytes spliced, not yet read */
+	bool			flush_due;	/* reader-owned: take the partly filled page */
+	int			flush_req;	/* consumer_flush() asked for it (atomic) */
+	int			kfd;		/* eventfd: consumer_flush() wakes the reader */
 	int			dfd;		/* eventfd: pages queued for dthread */
 	int			page_size;
 	bool			running;
@@ -109,6 +125,7 @@ struct consumer {
 	int			stop;
 	int			long_size;
 	bool			decode_thread;
+	bool			no_splice;	/* KTOP_NO_SPLICE=1: read() every page */
 	uint64_t		last_wake_ns;
 	unsigned int		ncpus;
 	struct consumer_cpu	cpus[];
@@ -269,6 +286,54 @@ static void cc_rewind(struct consumer_cpu *cc)
 }
 
 /*
+ * Pages from the kernel into @buf, which has room for @max: whole pages
+ * through the splice pipe, up to @max in one read(), or, with none left and
+ * cc->flush_due set, the partly filled one by read() (the file comment says
+ * why). A kernel that refuses the splice gets read() from then on.
+ * Context: the reader of @cc. Return: bytes, 0, or -1 with errno (EAGAIN:
+ * nothing to take now).
+ */
+static int cc_read_page(struct consumer_cpu *cc, void *buf, int max)
+{
+	size_t want;
+	ssize_t n;
+
+	if (cc->spipe[0] < 0)
+		return tracefs_cpu_read(cc->tcpu, buf, true);
+	if (!cc->spipe_bytes) {
+		n = splice(cc->fd, NULL, cc->spipe[1], NULL, CONSUMER_SPLICE_PAGES *
+			   (size_t)cc->page_size, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+			close(cc->spipe[0]);
+			close(cc->spipe[1]);
+			cc->spipe[0] = cc->spipe[1] = -1;
+			return tracefs_cpu_read(cc->tcpu, buf, true);
+		}
+		if (n < 0 && errno != EAGAIN)
+			return -1;
+		if (n <= 0) {
+			if (!cc->flush_due) {
+				errno = EAGAIN;
+				return -1;
+			}
+			cc->flush_due = false;
+			return tracefs_cpu_read(cc->tcpu, buf, true);
+		}
+		cc->spipe_bytes = (int)n;
+	}
+	/* as many whole pages as were spliced and @buf takes: one read() */
+	want = (size_t)cc->page_size * (size_t)max;
+	if (want > (size_t)cc->spipe_bytes)
+		want = (size_t)cc->spipe_bytes;
+	n = read(cc->spipe[0], buf, want);
+	if (n > 0)
+		cc->spipe_bytes -= (int)n;
+	else
+		cc->spipe_bytes = 0;
+	return (int)n;
+}
+
+/*
  * Copy up to @max pages from the kernel into the queue; when it is full, read
  * the page anyway (the kernel buffer must drain) and drop it, counted.
  * Context: the reader of @cc. Return: pages read (0: the pipe is empty), or
@@ -277,16 +342,25 @@ static void cc_rewind(struct consumer_cpu *cc)
 static int cc_fill(struct consumer_cpu *cc, int max)
 {
 	uint64_t head = cc->qhead, tail, bytes = 0, backlog;
+	size_t ps = (size_t)cc->page_size;
 	int n = 0, r, ret = 0;
+	bool caught_up = false;
 
-	while (n < max) {
+	while (n < max && !caught_up) {
+		uint32_t slot = (uint32_t)(head % cc->qcap), room;
 		uint8_t *buf;
 		bool full;
 
 		tail = __atomic_load_n(&cc->qtail, __ATOMIC_ACQUIRE);
 		full = head - tail >= cc->qcap;
-		buf = full ? cc->page : cc->qbuf + (head % cc->qcap) * (size_t)cc->page_size;
-		r = tracefs_cpu_read(cc->tcpu, buf, true);
+		/* free slots up to the end of the queue's memory, at most what is asked */
+		room = full ? 1 : cc->qcap - (uint32_t)(head - tail);
+		if (!full && room > cc->qcap - slot)
+			room = cc->qcap - slot;
+		if (room > (uint32_t)(max - n))
+			room = (uint32_t)(max - n);
+		buf = full ? cc->page : cc->qbuf + slot * ps;
+		r = cc_read_page(cc, buf, (int)room);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -298,27 +372,33 @@ static int cc_fill(struct consumer_cpu *cc, int max)
 		}
 		if (r == 0)
 			break;
-		n++;
 		bytes += (uint64_t)r;
-		if (full) {
-			uint64_t lost = consumer_page_records(buf, (size_t)r, cc->c->long_size);
+		/* one page, or several whole ones from the splice pipe */
+		for (size_t off = 0; off < (size_t)r; off += ps, buf += ps) {
+			size_t len = (size_t)r - off < ps ? (size_t)r - off : ps;
 
-			cc->drop_pending += lost;
-			__atomic_fetch_add(&cc->kdropped, lost, __ATOMIC_RELAXED);
-			__atomic_fetch_add(&cc->kdropped_pages, 1, __ATOMIC_RELAXED);
-			continue;
+			n++;
+			if (full) {
+				uint64_t lost = consumer_page_records(buf, len, cc->c->long_size);
+
+				cc->drop_pending += lost;
+				__atomic_fetch_add(&cc->kdropped, lost, __ATOMIC_RELAXED);
+				__atomic_fetch_add(&cc->kdropped_pages, 1, __ATOMIC_RELAXED);
+				continue;
+			}
+			cc->qlen[head % cc->qcap] = (uint32_t)len;
+			cc->qdrop[head % cc->qcap] = cc->drop_pending;
+			cc->drop_pending = 0;
+			__atomic_store_n(&cc->qhead, ++head, __ATOMIC_RELEASE);
+			/*
+			 * Less than half a page (read(), not spliced): we caught up
+			 * with the writer. Reading on would copy a few events per
+			 * syscall (and queue a page for each); wait for poll or the
+			 * next round instead.
+			 */
+			if (page_fill(buf, len, cc->c->long_size) * 2 < len)
+				caught_up = true;
 		}
-		cc->qlen[head % cc->qcap] = (uint32_t)r;
-		cc->qdrop[head % cc->qcap] = cc->drop_pending;
-		cc->drop_pending = 0;
-		__atomic_store_n(&cc->qhead, ++head, __ATOMIC_RELEASE);
-		/*
-		 * Less than half a page: we caught up with the writer. Reading on
-		 * would copy a few events per syscall (and queue a page for each);
-		 * wait for poll or the next round instead.
-		 */
-		if (page_fill(buf, (size_t)r, cc->c->long_size) * 2 < (size_t)r)
-			break;
 	}
 	if (bytes)
 		__atomic_fetch_add(&cc->bytes, bytes, __ATOMIC_RELAXED);
@@ -411,8 +491,8 @@ static void *cc_thread(void *arg)
 	struct consumer_cpu *cc = arg;
 	struct consumer *c = cc->c;
 	bool decode = !c->decode_thread;
-	uint64_t one = 1, t0, t1, t2;
-	struct pollfd pfd[2];
+	uint64_t one = 1, kick, t0, t1, t2;
+	struct pollfd pfd[3];
 	int n, d = 0, rounds;
 
 	cc_thread_init("cpu", cc->cpu);
@@ -420,15 +500,27 @@ static void *cc_thread(void *arg)
 	pfd[0].events = POLLIN;
 	pfd[1].fd = c->stop_fd;
 	pfd[1].events = POLLIN;
+	pfd[2].fd = cc->kfd;
+	pfd[2].events = POLLIN;
 
 	while (!consumer_stopping(c)) {
 		/* sleep only with nothing left to decode */
 		if (!decode || !cc_backlog(cc)) {
-			if (poll(pfd, 2, CONSUMER_POLL_MS) < 0 && errno != EINTR)
+			int pr = poll(pfd, 3, CONSUMER_POLL_MS);
+
+			if (pr < 0 && errno != EINTR)
 				break;
+			if (pr == 0)
+				cc->flush_due = true;	/* a trickle: take what there is */
+			if (pr > 0 && (pfd[2].revents & POLLIN) &&
+			    read(cc->kfd, &kick, sizeof(kick)) < 0) {
+				/* EAGAIN: cannot happen with one reader; harmless */
+			}
 			if (consumer_stopping(c))
 				break;
 		}
+		if (__atomic_exchange_n(&cc->flush_req, 0, __ATOMIC_ACQ_REL))
+			cc->flush_due = true;
 		if (decode)
 			cc_rewind(cc);
 		t0 = thread_ns();
@@ -513,7 +605,13 @@ static void cc_drain(struct consumer_cpu *cc)
 	while (cc_decode(cc, CONSUMER_READ_BATCH) > 0)
 		;
 	while (n < CONSUMER_DRAIN_MAX) {
-		r = tracefs_cpu_flush(cc->tcpu, cc->page);
+		/* whole pages spliced but not read yet, then the kernel's rest */
+		if (cc->spipe_bytes > 0) {
+			r = (int)read(cc->spipe[0], cc->page, (size_t)cc->page_size);
+			cc->spipe_bytes = r > 0 ? cc->spipe_bytes - r : 0;
+		} else {
+			r = tracefs_cpu_flush(cc->tcpu, cc->page);
+		}
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -545,9 +643,18 @@ static void cc_close(struct consumer_cpu *cc)
 		close(cc->fd);
 	}
 	cc->fd = -1;
+	for (int i = 0; i < 2; i++) {
+		if (cc->spipe[i] >= 0)
+			close(cc->spipe[i]);
+		cc->spipe[i] = -1;
+	}
+	cc->spipe_bytes = 0;
 	if (cc->dfd >= 0)
 		close(cc->dfd);
 	cc->dfd = -1;
+	if (cc->kfd >= 0)
+		close(cc->kfd);
+	cc->kfd = -1;
 	decoder_free(cc->dec);
 	cc->dec = NULL;
 	free(cc->page);
@@ -604,6 +711,15 @@ static int cc_open(struct consumer_cpu *cc, int page_size)
 	/* our own fd, so that poll() can watch it; free_fd leaves it to us */
 	cc->tcpu = tracefs_cpu_alloc_fd(cc->fd, page_size, true);
 	cc->page_size = page_size;
+	if (!cc->c->no_splice && !pipe2(cc->spipe, O_CLOEXEC | O_NONBLOCK)) {
+		/* room for one splice; without it, read() every page */
+		if (fcntl(cc->spipe[1], F_SETPIPE_SZ, CONSUMER_SPLICE_PAGES * page_size) <
+		    CONSUMER_SPLICE_PAGES * page_size) {
+			close(cc->spipe[0]);
+			close(cc->spipe[1]);
+			cc->spipe[0] = cc->spipe[1] = -1;
+		}
+	}
 	cc->page = malloc(page_size);
 	cc->dec = decoder_new(cc->c->dc, cc->cpu);
 	cc->qcap = queue_pages(page_size);
@@ -613,8 +729,9 @@ static int cc_open(struct consumer_cpu *cc, int page_size)
 	cc->qdrop = calloc(cc->qcap, sizeof(*cc->qdrop));
 	if (cc->c->decode_thread)
 		cc->dfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	cc->kfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!cc->tcpu || !cc->page || !cc->dec || !cc->qbuf || !cc->qlen || !cc->qdrop ||
-	    (cc->c->decode_thread && cc->dfd < 0)) {
+	    (cc->c->decode_thread && cc->dfd < 0) || cc->kfd < 0) {
 		ret = errno ? -errno : -ENOMEM;
 		cc_close(cc);
 		return ret;
@@ -641,6 +758,8 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 	c->wake_fd = wake_fd;
 	c->ncpus = ncpus;
 	c->decode_thread = env && env[0] == '1';
+	env = getenv("KTOP_NO_SPLICE");
+	c->no_splice = env && env[0] == '1';
 	c->long_size = tep && tep_get_long_size(tep) == 4 ? 4 : 8;
 	c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (c->stop_fd < 0) {
@@ -654,6 +773,8 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 		c->cpus[i].cpu = i;
 		c->cpus[i].fd = -1;
 		c->cpus[i].dfd = -1;
+		c->cpus[i].kfd = -1;
+		c->cpus[i].spipe[0] = c->cpus[i].spipe[1] = -1;
 	}
 	for (i = 0; i < ncpus; i++) {
 		ret = cc_open(&c->cpus[i], page_size);
@@ -689,6 +810,24 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 out_stop:
 	consumer_stop(c);
 	return ret;
+}
+
+void consumer_flush(struct consumer *c)
+{
+	uint64_t one = 1;
+
+	if (!c)
+		return;
+	for (unsigned int i = 0; i < c->ncpus; i++) {
+		struct consumer_cpu *cc = &c->cpus[i];
+
+		if (!cc->running)
+			continue;
+		__atomic_store_n(&cc->flush_req, 1, __ATOMIC_RELEASE);
+		if (write(cc->kfd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is full, a wake-up is pending */
+		}
+	}
 }
 
 void consumer_stop(struct consumer *c)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The tracefs consumer: reads every CPU's trace_pipe_raw without blocking
- * (poll + non-blocking tracefs_cpu_read) into a bounded per-CPU page queue,
+ * (poll + non-blocking splice of whole pages, read() of the partly filled
+ * one) into a bounded per-CPU page queue,
  * decodes the queued pages and appends to the store. Reading is never held up
  * by decoding: when the queue is full, pages are dropped and counted as lost
  * by ktop (ktop_dropped), apart from what the kernel lost. Collector threads
@@ -10,7 +11,9 @@
  *
  * Environment: KTOP_READ_QUEUE_MB (page queue per CPU, default
  * CONSUMER_QUEUE_MB), KTOP_DECODE_THREAD=1 (decode in a second thread per CPU
- * instead of in the reader when the kernel buffer is empty).
+ * instead of in the reader when the kernel buffer is empty), KTOP_NO_SPLICE=1
+ * (read() every page, the partly filled one at each wake-up, as before
+ * splicing; for comparison in bench/live_loss.sh).
  */
 #ifndef KTOP_CONSUMER_H
 #define KTOP_CONSUMER_H
@@ -55,6 +58,15 @@ struct consumer_cpu_stats {
  */
 int consumer_start(struct consumer **out, struct session *s, struct store *st,
 		   struct decode_ctx *dc, int wake_fd);
+
+/*
+ * Ask every reader to take what the kernel holds now, the partly filled page
+ * included (readers splice whole pages and take a partial one only on a poll
+ * timeout or this request), without waiting for it: the store shows it once
+ * the readers have decoded it. For a summary "up to now" after
+ * session_stop(). Context: any thread. Accepts NULL.
+ */
+void consumer_flush(struct consumer *c);
 
 /* Stop, join, drain what is left in the kernel buffers. Accepts NULL. */
 void consumer_stop(struct consumer *c);
