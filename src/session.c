@@ -34,8 +34,15 @@
 #include "session.h"
 #include "tracestate.h"
 
-/* wake readers early; they also poll every 100 ms */
-#define SESSION_BUFFER_PERCENT	"1"
+/*
+ * Wake the readers when a tenth of the buffer is full; they also wake every
+ * 100 ms. At 1 % a reader woke for every page and spliced one at a time:
+ * under a one-byte dd at -b 256 the readers' CPU per event halved at 10 %
+ * (85 -> 42 ns) and fewer events were lost in each of three runs (0.75 ->
+ * 0.27 %, 18.9 -> 12.3 %, 15.9 -> 10.1 %, the last two on a busy host); at
+ * 25 % the loss went up again in the quiet run (4.5 %).
+ */
+#define SESSION_BUFFER_PERCENT	"10"
 #define SESSION_MAX_SYSTEMS	64
 #define SESSION_MAX_FDS		1024
 #define SESSION_MAX_OPEN	4
