@@ -104,18 +104,14 @@ static int feat_read(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/*
- * rmdir an instance. EBUSY while anyone holds one of its files open (a
- * script reading its tracing_on, say): tried again for up to a second.
- */
-static int rmdir_instance(const char *path)
+int features_rmdir_instance(const char *path, unsigned int max_ms)
 {
-	for (int i = 0; i < 100; i++) {
+	for (unsigned int waited = 0;; waited += 10) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
 		if (!rmdir(path))
 			return 0;
-		if (errno != EBUSY)
+		if (errno != EBUSY || waited >= max_ms)
 			break;
 		nanosleep(&ts, NULL);
 	}
@@ -420,7 +416,7 @@ static int probe_all(struct features *ft, bool keep, bool latency)
 	}
 	if (have_scratch) {
 		/* on failure, session_reap_stale() removes ktop-probe-<dead pid> later */
-		return rmdir_instance(scratch);
+		return features_rmdir_instance(scratch, 1000);
 	}
 	return 0;
 }
@@ -442,7 +438,7 @@ void features_release(struct features *ft)
 	if (!ft->kept[0])
 		return;
 	snprintf(path, sizeof(path), "%s/instances/%s", ft->tracefs, ft->kept);
-	if (rmdir_instance(path) && errno != ENOENT)
+	if (features_rmdir_instance(path, 1000) && errno != ENOENT)
 		fprintf(stderr, "ktop: could not remove tracefs instance %s: %s; the next "
 			"ktop start removes it\n", path, strerror(errno));
 	ft->kept[0] = '\0';

@@ -67,6 +67,18 @@ int features_probe(struct features *ft);
  */
 int features_probe_keep(struct features *ft, bool latency);
 
+/**
+ * features_rmdir_instance - rmdir a tracefs instance directory
+ * @max_ms: how long to keep trying while the kernel says EBUSY, which it
+ *	    does while anyone holds one of the instance's files open (a reader
+ *	    closing its trace_pipe_raw, a script reading tracing_on)
+ *
+ * Context: async-signal-safe (rmdir and nanosleep only), for the emergency
+ * clean-up in a signal handler too.
+ * Return: 0, or -errno (errno is set as well).
+ */
+int features_rmdir_instance(const char *path, unsigned int max_ms);
+
 /* Remove the instance features_probe_keep() left, if it is still there. */
 void features_release(struct features *ft);
 void features_print(const struct features *ft, FILE *fp);

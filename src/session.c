@@ -30,6 +30,7 @@
 #include <event-parse.h>
 
 #include "debug.h"
+#include "features.h"
 #include "fixture.h"
 #include "session.h"
 #include "tracestate.h"
@@ -229,11 +230,7 @@ static void session_emergency(void)
 			if (fd >= 0)
 				close(fd);
 		}
-		for (int i = 0; i < 20 && rmdir(s->dir) && errno == EBUSY; i++) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-			nanosleep(&ts, NULL);
-		}
+		features_rmdir_instance(s->dir, 200);
 		if (s->global && !s->global_restored && !tracestate_restore_blind(s->global))
 			unlink(s->global_path);
 	}
@@ -1496,12 +1493,8 @@ static void session_undo(struct session *s)
 	} else if (s->inst) {
 		sess_write(s, "tracing_on", "0");
 		sess_write(s, "set_event", "");
-		for (int i = 0; i < 100; i++) {
-			if (!tracefs_instance_destroy(s->inst) || errno != EBUSY)
-				break;
-			/* readers still closing their trace_pipe_raw */
-			usleep(10 * 1000);
-		}
+		/* EBUSY while readers still close their trace_pipe_raw */
+		features_rmdir_instance(s->dir, 1000);
 		if (is_dir(s->dir))
 			fprintf(stderr, "ktop: could not remove tracefs instance %s: %s; the next "
 				"ktop start removes it\n", s->dir, strerror(errno));
