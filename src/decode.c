@@ -80,7 +80,9 @@ struct dtype {
 	uint8_t			aux_comm;	/* DPOST_COMM_SLOTS: slot of the comm */
 	uint8_t			aux_pid;	/* its pid slot, or AUX_COMMON_PID */
 	bool			ints;		/* every slot an integer field */
+	bool			copy;		/* ints, all 8 bytes and back to back, at most 8 */
 	uint16_t		load_end;	/* ints: bytes the 8-byte loads read */
+	uint16_t		copy_end;	/* copy: bytes the one 64-byte copy reads */
 	struct dslot		slot[KTOP_MAX_ARGS];
 	/* for dynamic registration */
 	struct tep_event	*event;
@@ -531,6 +533,16 @@ static void dtype_ints(struct dtype *t)
 		if (s->off + 8 > t->load_end)
 			t->load_end = s->off + 8;
 	}
+	/*
+	 * raw_syscalls (id and six arguments, id and ret: three quarters of the
+	 * events of a syscall trace) are 8-byte fields one after the other: one
+	 * fixed 64-byte copy takes them all.
+	 */
+	t->copy = t->nargs && t->nargs <= 8;
+	for (unsigned int i = 0; i < t->nargs; i++)
+		if (t->slot[i].sh || t->slot[i].off != t->slot[0].off + 8 * i)
+			t->copy = false;
+	t->copy_end = t->slot[0].off + 64;
 }
 
 static const struct fixed_spec *fixed_find(const struct tep_event *event)
@@ -848,6 +860,11 @@ decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
 	}
 	out->nargs = t->nargs;
 
+	if (t->copy && t->copy_end <= room) {
+		/* the destination has room for KTOP_MAX_ARGS: the copy may write 8 */
+		memcpy(args, p + t->slot[0].off, 8 * sizeof(args[0]));
+		goto post;
+	}
 	if (t->ints && t->load_end <= room) {
 		for (unsigned int i = 0; i < t->nargs; i++) {
 			const struct dslot *s = &t->slot[i];
