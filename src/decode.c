@@ -19,8 +19,8 @@
  * which does what kbuffer_next_event() does without its per-record indirect
  * calls (they cost as much as the decoding). Other pages use kbuffer's walk.
  * KTOP_DECODE_KBUFFER_WALK=1 in the environment forces kbuffer's walk (the
- * tests compare both). Either walk decodes a page into a per-decoder batch
- * that goes to the store in one store_append_batch() call.
+ * tests compare both). Either walk decodes the events in place, into the
+ * open chunk of the CPU's store stream (store_reserve, store_commit).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -105,7 +105,16 @@ struct decode_ctx {
 	bool			std_common;	/* type u16 @0, flags u8 @2, pc u8 @3, pid s32 @4 */
 	struct dslot		c_type, c_flags, c_pc, c_pid;
 	uint16_t		common_min;
+	/*
+	 * The flag categories (enum decode_flag) of common_flags and of
+	 * common_preempt_count values, one FLAG_BITS-bit counter per category:
+	 * a sum of these counts every category of many events at once.
+	 */
+	uint64_t		fcat[256], pcat[256];
 };
+
+#define FLAG_BITS	9
+#define FLAG_MAX	((1u << FLAG_BITS) - 1)	/* events per sum of fcat/pcat */
 
 #define STR_CACHE	1024	/* entries, power of two */
 #define STR_KEY		32	/* strings up to this long are cached */
@@ -129,25 +138,10 @@ struct comm_entry {
 	uint32_t	id;
 };
 
-/*
- * A page's events are decoded into a batch and appended with one call
- * (store_append_batch), not one store_append() per event: a full page of
- * small records is ~340 events, most pages hold far fewer.
- */
-#define BATCH_EVENTS	256
-#define BATCH_ARGS	(BATCH_EVENTS * 4)
-
 struct decoder {
 	struct decode_ctx	*dc;
 	struct kbuffer		*kb;
 	unsigned int		cpu;
-	uint32_t		bn, ba;		/* events and arguments in the batch */
-	struct store_brow	brow[BATCH_EVENTS];
-	/*
-	 * Slack: an event starting at BATCH_ARGS takes up to KTOP_MAX_ARGS,
-	 * and the store's block copies read KTOP_MAX_ARGS from any event's start.
-	 */
-	uint64_t		bargs[BATCH_ARGS + 2 * KTOP_MAX_ARGS];
 	struct str_entry	str[STR_CACHE];
 	struct sym_entry	sym[SYM_CACHE];
 	struct comm_entry	comm[COMM_CACHE];
@@ -591,6 +585,15 @@ struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 		goto out_free;
 	}
 	dc->lazy_count = tep_find_common_field(events[0], "common_preempt_lazy_count");
+	for (unsigned int v = 0; v < 256; v++) {
+		dc->fcat[v] = (uint64_t)!!(v & KTOP_KF_IRQS_OFF) << (FLAG_BITS * DECODE_F_IRQS_OFF) |
+			(uint64_t)!!(v & KTOP_KF_NEED_RESCHED) << (FLAG_BITS * DECODE_F_NEED_RESCHED) |
+			(uint64_t)!!(v & KTOP_KF_HARDIRQ) << (FLAG_BITS * DECODE_F_HARDIRQ) |
+			(uint64_t)!!(v & KTOP_KF_SOFTIRQ) << (FLAG_BITS * DECODE_F_SOFTIRQ) |
+			(uint64_t)!!(v & KTOP_KF_NMI) << (FLAG_BITS * DECODE_F_NMI);
+		dc->pcat[v] = (uint64_t)(KTOP_PC_PREEMPT(v) > 0) << (FLAG_BITS * DECODE_F_PREEMPT) |
+			(uint64_t)(KTOP_PC_MIGRATE(v) > 0) << (FLAG_BITS * DECODE_F_MIGRATE);
+	}
 	for (int i = 0; events[i]; i++)
 		if (events[i]->id > maxid)
 			maxid = events[i]->id;
@@ -991,71 +994,103 @@ static inline uint32_t load32(const uint8_t *p)
 	return v;
 }
 
-/* The flag categories of appended events (batch and UI read them per interval). */
-static void decode_count_flags(struct decode_stats *stats, const struct store_brow *b,
-			       uint32_t n)
+/*
+ * Where a page's events go: a window of the open chunk of the decoder's
+ * store stream (store_reserve), rows decoded straight into it and committed
+ * when the window is full or the page done. No batch to copy, and the
+ * reorder clamp and the flag counts ride along. Passed by value to the
+ * helpers off the hot path, so the walk keeps it in registers.
+ */
+struct dwin {
+	struct store_wbuf	w;
+	uint32_t		n;		/* rows decoded (valid) */
+	uint32_t		a;		/* next argument slot */
+	uint32_t		nmax;		/* rows that fit, at most FLAG_MAX */
+	uint32_t		amax;		/* last argument slot an event may start at */
+	uint64_t		last;		/* ts of the last row (clamped) */
+	uint64_t		reordered;
+	uint64_t		fl;		/* flag categories, FLAG_BITS each */
+	uint64_t		appended;	/* rows committed from this page */
+};
+
+/* Commit the window's rows and count their flag categories. */
+static struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats *stats)
 {
-	uint64_t c[DECODE_F_NR] = { 0 };
-
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t f = b[i].flags, pc = b[i].pc;
-
-		c[DECODE_F_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
-		c[DECODE_F_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
-		c[DECODE_F_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
-		c[DECODE_F_SOFTIRQ] += !!(f & KTOP_KF_SOFTIRQ);
-		c[DECODE_F_NMI] += !!(f & KTOP_KF_NMI);
-		c[DECODE_F_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
-		c[DECODE_F_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
+	if (w.n) {
+		store_commit(d->dc->st, d->cpu, &w.w, w.n, w.a, w.last, w.reordered);
+		if (stats)
+			for (unsigned int k = 0; k < DECODE_F_NR; k++)
+				stats->flags[k] += (w.fl >> (FLAG_BITS * k)) & FLAG_MAX;
 	}
-	for (unsigned int k = 0; k < DECODE_F_NR; k++)
-		stats->flags[k] += c[k];
+	w.appended += w.n;
+	w.w.row += w.n;
+	w.nmax -= w.n;
+	w.n = 0;
+	w.w.aoff = w.a;
+	w.reordered = 0;
+	w.fl = 0;
+	return w;
 }
 
 /*
- * Append the batch to the store. An event the store cannot take (ENOMEM) is
- * counted bad and the rest still go, as with one store_append() per event.
- * Return: events appended.
+ * Commit what the window holds and reserve a new one for an event at @ts.
+ * Return: the window, nmax 0 when the store could not take an event (ENOMEM).
  */
-static int decoder_flush(struct decoder *d, struct decode_stats *stats)
+static __attribute__((noinline)) struct dwin
+decoder_refill(struct decoder *d, struct dwin w, uint64_t ts, struct decode_stats *stats)
 {
-	uint32_t done = 0, k;
-	int n = 0;
-
-	while (done < d->bn) {
-		k = store_append_batch(d->dc->st, d->cpu, d->brow + done, d->bargs, d->bn - done);
-		if (stats)
-			decode_count_flags(stats, d->brow + done, k);
-		n += k;
-		done += k;
-		if (done < d->bn) {
-			if (stats)
-				stats->bad++;
-			done++;
-		}
+	w = decoder_commit(d, w, stats);
+	if (store_reserve(d->dc->st, d->cpu, ts, &w.w)) {
+		w.nmax = 0;
+		return w;
 	}
-	d->bn = 0;
-	d->ba = 0;
-	return n;
+	w.a = w.w.aoff;
+	w.amax = w.w.aend - KTOP_MAX_ARGS;
+	w.nmax = w.w.nrow < FLAG_MAX ? w.w.nrow : FLAG_MAX;
+	w.last = w.w.last_ts;
+	return w;
 }
 
-/* Decode one record into the batch, flushing it first when full. Return: events appended. */
-static inline __attribute__((always_inline)) int
-decoder_add(struct decoder *d, const void *data, int size, int room, uint64_t ts,
+/* An event the store could not take: decoded all the same (comms), counted bad. */
+static __attribute__((noinline)) void decoder_drop(struct decoder *d, const void *data, int size,
+						   uint64_t ts, struct decode_stats *stats)
+{
+	struct ktop_event ev;
+
+	decoder_record(d, data, size, ts, &ev);
+	if (stats)
+		stats->bad++;
+}
+
+/* Decode one record into the window, after the last row. */
+static inline __attribute__((always_inline)) void
+decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int room, uint64_t ts,
 	    struct decode_stats *stats)
 {
-	int n = 0;
+	struct store_brow *row;
+	uint64_t t;
 
-	if (d->bn == BATCH_EVENTS || d->ba > BATCH_ARGS)
-		n = decoder_flush(d, stats);
-	if (!decode_one(d, data, size, room, ts, &d->brow[d->bn], &d->bargs[d->ba])) {
-		d->brow[d->bn].aoff = d->ba;
-		d->ba += d->brow[d->bn].nargs;
-		d->bn++;
-	} else if (stats) {
-		stats->bad++;
+	if (__builtin_expect(w->n == w->nmax || w->a > w->amax, 0)) {
+		*w = decoder_refill(d, *w, ts, stats);
+		if (!w->nmax) {
+			decoder_drop(d, data, size, ts, stats);
+			return;
+		}
 	}
-	return n;
+	/* older than the last event: clamped to it, counted */
+	t = ts < w->last ? w->last : ts;
+	row = &w->w.row[w->n];
+	if (decode_one(d, data, size, room, t, row, &w->w.args[w->a])) {
+		if (stats)
+			stats->bad++;
+		return;
+	}
+	row->aoff = w->a;
+	w->a += row->nargs;
+	w->n++;
+	w->reordered += ts < w->last;
+	w->last = t;
+	w->fl += d->dc->fcat[row->flags] + d->dc->pcat[row->pc];
 }
 
 /*
@@ -1068,9 +1103,9 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 			struct decode_stats *stats)
 {
 	const uint8_t *data = page + 16;
+	struct dwin w = { 0 };
 	uint64_t ts, commit;
 	uint32_t size, off = 0;
-	int n = 0;
 
 	memcpy(&ts, page, 8);
 	memcpy(&commit, page + 8, 8);
@@ -1114,14 +1149,16 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 		if (off > size || 16 + off > len)
 			goto out_bad;
 		/* the loads of decode_one() may read past the record, not the page */
-		n += decoder_add(d, rec, rlen, (int)(page + len - rec), ts, stats);
+		decoder_add(d, &w, rec, rlen, (int)(page + len - rec), ts, stats);
 	}
 out:
-	return n + decoder_flush(d, stats);
+	w = decoder_commit(d, w, stats);
+	return w.appended;
 out_bad:
 	if (stats)
 		stats->bad++;
-	return n + decoder_flush(d, stats);
+	w = decoder_commit(d, w, stats);
+	return w.appended;
 }
 
 int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats *stats)
@@ -1158,13 +1195,16 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 	if (dc->fast_walk) {
 		n = decoder_walk(d, page, len, stats);
 	} else {
+		struct dwin w = { 0 };
+
 		while (data) {
 			int size = kbuffer_event_size(d->kb);
 
-			n += decoder_add(d, data, size, size, ts, stats);
+			decoder_add(d, &w, data, size, size, ts, stats);
 			data = kbuffer_next_event(d->kb, &ts);
 		}
-		n += decoder_flush(d, stats);
+		w = decoder_commit(d, w, stats);
+		n = w.appended;
 	}
 	store_publish(dc->st, d->cpu);
 	if (stats)

@@ -62,7 +62,8 @@ enum {
  * array. Rows, not separate arrays, while a chunk is written or read event by
  * event: eight arrays at 4 KiB-multiple offsets, times several CPUs, thrash
  * the L1 sets (measured 4x slower appends). Sealed chunks are columnar.
- * A row is a batch row (struct store_brow, store.h): appends copy them as is.
+ * A row is a struct store_brow (store.h): writers may fill rows in place
+ * (store_reserve).
  */
 struct raw {
 	void		*base;		/* what to free */
@@ -1283,12 +1284,64 @@ int store_append(struct store *st, const struct ktop_event *ev)
 	return stream_append_rows(&st->sm[ev->cpu], &b, ev->args, 1) ? 0 : -ENOMEM;
 }
 
-uint32_t store_append_batch(struct store *st, unsigned int cpu, const struct store_brow *rows,
-			    const uint64_t *args, uint32_t n)
+int store_reserve(struct store *st, unsigned int cpu, uint64_t ts, struct store_wbuf *w)
 {
+	struct stream *sm;
+	int ret;
+
 	if (cpu >= st->ncpus)
-		return 0;
-	return stream_append_rows(&st->sm[cpu], rows, args, n);
+		return -EINVAL;
+	sm = &st->sm[cpu];
+	if (ts < sm->last_ts)
+		ts = sm->last_ts;
+	/*
+	 * Full when an event of KTOP_MAX_ARGS would not fit: the writer knows
+	 * an event's argument count only once it has decoded it in place.
+	 */
+	if (sm->on == CHUNK_EVENTS || sm->oa + KTOP_MAX_ARGS > CHUNK_ARGS) {
+		ret = stream_next_chunk(sm, ts);
+		if (ret)
+			return ret;
+		sm->on = 0;
+		sm->oa = 0;
+	}
+	w->row = &sm->wraw->row[sm->on];
+	w->args = sm->wraw->args;
+	w->nrow = CHUNK_EVENTS - sm->on;
+	w->aoff = sm->oa;
+	w->aend = CHUNK_ARGS;
+	w->last_ts = sm->last_ts;
+	return 0;
+}
+
+void store_commit(struct store *st, unsigned int cpu, const struct store_wbuf *w, uint32_t n,
+		  uint32_t aend, uint64_t last_ts, uint64_t reordered)
+{
+	struct stream *sm;
+
+	if (cpu >= st->ncpus || !n)
+		return;
+	sm = &st->sm[cpu];
+	if (!sm->on && w->row[0].ts != sm->open->t_min) {
+		/*
+		 * The chunk was opened at the time store_reserve() was given,
+		 * for an event the writer then did not commit (a bad record):
+		 * start it at its first row. Readers look at t_min under the lock.
+		 */
+		pthread_mutex_lock(&sm->lock);
+		sm->open->t_min = w->row[0].ts;
+		pthread_mutex_unlock(&sm->lock);
+	}
+	sm->on += n;
+	sm->oa = aend;
+	sm->end += n;
+	sm->last_ts = last_ts;
+	if (reordered) {
+		uint64_t v = atomic_load_explicit(&sm->reordered, memory_order_relaxed);
+
+		/* one writer: no read-modify-write needed */
+		atomic_store_explicit(&sm->reordered, v + reordered, memory_order_relaxed);
+	}
 }
 
 void store_publish(struct store *st, unsigned int cpu)

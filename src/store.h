@@ -63,8 +63,8 @@ struct schema *store_schema(struct store *st);
 int store_append(struct store *st, const struct ktop_event *ev);
 
 /*
- * One event of a batch (store_append_batch): the fields of struct ktop_event
- * without the cpu, its arguments at @aoff in the batch's argument array.
+ * One event as the open chunk holds it: the fields of struct ktop_event
+ * without the cpu, its arguments at @aoff in the chunk's argument array.
  */
 struct store_brow {
 	uint64_t	ts;
@@ -76,19 +76,47 @@ struct store_brow {
 	uint8_t		nargs;
 };
 
-/**
- * store_append_batch - add @n events at the end of @cpu's stream, in order
- * @rows: the events; @args: their arguments (row i has rows[i].nargs of them
- * at args[rows[i].aoff], and args[] has KTOP_MAX_ARGS readable slots past
- * each row's: the copy is done in fixed-size blocks)
- *
- * The same as store_append() of each event in turn, minus a call per event.
- * Context: the single writer of @cpu's stream.
- * Return: how many were appended: @n, or fewer when the next one could not be
- * (ENOMEM, or @cpu out of range); the caller may go on after that one.
+/*
+ * Writing in place (a decoder): instead of building events and copying them
+ * in, the writer asks for room at the end of the open chunk of its CPU, writes
+ * rows and arguments there, then commits them. What it writes past the
+ * committed end stays invisible, as appended events do until store_publish().
  */
-uint32_t store_append_batch(struct store *st, unsigned int cpu, const struct store_brow *rows,
-			    const uint64_t *args, uint32_t n);
+struct store_wbuf {
+	struct store_brow	*row;		/* row[0..nrow) may be written */
+	uint64_t		*args;		/* the chunk's arguments */
+	uint32_t		nrow;		/* >= 1 */
+	uint32_t		aoff;		/* the first free argument slot */
+	uint32_t		aend;		/* args[aoff..aend) may be written */
+	uint64_t		last_ts;	/* the stream's last: clamp older events to it */
+};
+
+/**
+ * store_reserve - room for events at the end of @cpu's stream
+ * @ts: the time of the first event to be written (starts a new chunk when
+ * the open one is full)
+ *
+ * Row i written at @w->row[i] has its arguments at @w->args[row.aoff],
+ * row.aoff from @w->aoff up, packed (each event's start where the previous
+ * ends), and an event may start only where KTOP_MAX_ARGS slots remain below
+ * @w->aend (@w->aoff always qualifies). Rows must come in non-decreasing
+ * time order, none older than @w->last_ts: the writer clamps and counts.
+ * Context: the single writer of @cpu's stream; nothing else may append to it
+ * until store_commit().
+ * Return: 0, -ENOMEM (no new chunk could be had: nothing can be written, the
+ * full one may have been sealed), -EINVAL (@cpu out of range).
+ */
+int store_reserve(struct store *st, unsigned int cpu, uint64_t ts, struct store_wbuf *w);
+
+/**
+ * store_commit - append the first @n rows written after store_reserve()
+ * @aend: the end of their arguments (@w->aoff when @n is 0)
+ * @last_ts: the time of the last row
+ * @reordered: how many of them were clamped to an older event's time
+ * Context: the single writer of @cpu's stream.
+ */
+void store_commit(struct store *st, unsigned int cpu, const struct store_wbuf *w, uint32_t n,
+		  uint32_t aend, uint64_t last_ts, uint64_t reordered);
 
 /* Make everything appended so far to @cpu visible to readers. */
 void store_publish(struct store *st, unsigned int cpu);

@@ -30,6 +30,9 @@
 #include "symbols.h"
 #include "test.h"
 
+/* A ring-buffer absolute time stamp header: type 31, the low 27 bits of the time. */
+#define RB_TIME_STAMP_HDR(lo)	(31u | (uint32_t)(lo) << 5)
+
 #define MAX_FIXTURES 32
 
 static int list_fixtures(const char *prefix, char names[][256], int max)
@@ -994,6 +997,144 @@ TEST(decoders_on_threads)
 	decode_ctx_free(dc);
 	store_free(st);
 	fixture_close(fx);
+}
+
+/* ---- pages built by hand: the clamp, bad records, long pages ------------- */
+
+struct rec_pick {
+	uint8_t		data[8][64];
+	int		size[8];
+	int		n;
+};
+
+static int pick_record(void *arg, unsigned int cpu, unsigned long long ts, void *data, int size)
+{
+	struct rec_pick *r = arg;
+
+	if (size <= 64 && size % 4 == 0 && size >= 8) {
+		memcpy(r->data[r->n], data, size);
+		r->size[r->n++] = size;
+	}
+	return r->n == 8;
+}
+
+/* Append a data record of @size bytes, @delta ns after the previous one. */
+static size_t page_rec(uint8_t *page, size_t off, const void *data, int size, uint32_t delta)
+{
+	uint32_t h = (uint32_t)(size / 4) | delta << 5;
+
+	memcpy(page + 16 + off, &h, 4);
+	memcpy(page + 16 + off + 4, data, size);
+	return off + 4 + size;
+}
+
+static void page_done(uint8_t *page, uint64_t ts, size_t off)
+{
+	uint64_t commit = off;
+
+	memcpy(page, &ts, 8);
+	memcpy(page + 8, &commit, 8);
+}
+
+static bool ev_same(const struct ktop_event *a, const struct ktop_event *b)
+{
+	return a->ts == b->ts && a->pid == b->pid && a->type == b->type &&
+	       a->flags == b->flags && a->pc == b->pc && a->nargs == b->nargs &&
+	       !memcmp(a->args, b->args, a->nargs * sizeof(a->args[0]));
+}
+
+static void flags_of(const struct ktop_event *ev, uint64_t *c)
+{
+	c[DECODE_F_IRQS_OFF] += !!(ev->flags & KTOP_KF_IRQS_OFF);
+	c[DECODE_F_NEED_RESCHED] += !!(ev->flags & KTOP_KF_NEED_RESCHED);
+	c[DECODE_F_HARDIRQ] += !!(ev->flags & KTOP_KF_HARDIRQ);
+	c[DECODE_F_SOFTIRQ] += !!(ev->flags & KTOP_KF_SOFTIRQ);
+	c[DECODE_F_NMI] += !!(ev->flags & KTOP_KF_NMI);
+	c[DECODE_F_PREEMPT] += KTOP_PC_PREEMPT(ev->pc) > 0;
+	c[DECODE_F_MIGRATE] += KTOP_PC_MIGRATE(ev->pc) > 0;
+}
+
+/*
+ * An older timestamp in a page is clamped to the last event's and counted; a
+ * record of no known event is counted bad and takes no seq; a long page (a
+ * bigger sub-buffer) spans more than one chunk and the decoder's windows.
+ */
+TEST(page_clamp_bad_long)
+{
+	static uint8_t page[196608];
+	char names[MAX_FIXTURES][256];
+	struct decode_stats ds = { 0 };
+	uint64_t want[DECODE_F_NR] = { 0 }, base = 1000000000, first, end, ts;
+	struct ktop_event ev, got;
+	struct rec_pick r = { .n = 0 };
+	struct store_stats ss;
+	uint8_t bad[8];
+	uint32_t stamp[2];
+	size_t off = 0;
+	struct env e;
+	int n = 0;
+
+	CHECK(list_fixtures("host-sched", names, MAX_FIXTURES) == 1);
+	CHECK(env_open(&e, names[0], 0) == 0);
+	fixture_for_each_record(e.fx, 0, pick_record, &r);
+	CHECK(r.n == 8);
+	memset(bad, 0xff, sizeof(bad));		/* event id 0xffff: none */
+	memset(page, 0, sizeof(page));
+	off = page_rec(page, off, r.data[0], r.size[0], 100);
+	off = page_rec(page, off, r.data[1], r.size[1], 50);
+	/* an absolute time stamp older than the last event */
+	stamp[0] = RB_TIME_STAMP_HDR((base + 20) & ((1u << 27) - 1));
+	stamp[1] = (uint32_t)((base + 20) >> 27);
+	memcpy(page + 16 + off, stamp, 8);
+	off += 8;
+	off = page_rec(page, off, r.data[2], r.size[2], 0);
+	off = page_rec(page, off, bad, sizeof(bad), 1);
+	off = page_rec(page, off, r.data[3], r.size[3], 1000);
+	page_done(page, base, off);
+	CHECK_EQ_U64(decoder_page(e.d, page, 4096, &ds), 4);
+	CHECK_EQ_U64(ds.events, 4);
+	CHECK_EQ_U64(ds.bad, 1);
+	store_get_stats(e.st, &ss);
+	CHECK_EQ_U64(ss.reordered, 1);
+	CHECK_EQ_U64(ss.first_ts, base + 100);
+	for (int i = 0; i < 4; i++) {
+		static const uint64_t t[] = { 100, 150, 150, 1021 };
+
+		CHECK(!store_get(e.st, 0, i, &got));
+		CHECK_EQ_U64(got.ts, base + t[i]);
+		CHECK(!decoder_record(e.d, r.data[i], r.size[i], got.ts, &ev));
+		CHECK(ev_same(&ev, &got));
+		flags_of(&ev, want);
+	}
+	for (int k = 0; k < DECODE_F_NR; k++)
+		CHECK_EQ_U64(ds.flags[k], want[k]);
+
+	/* a 192 KiB page: more than a chunk, more than a window */
+	memset(&ds, 0, sizeof(ds));
+	memset(want, 0, sizeof(want));
+	memset(page, 0, sizeof(page));
+	off = 0;
+	while (off + 4 + 64 <= sizeof(page) - 16) {
+		off = page_rec(page, off, r.data[n % 8], r.size[n % 8], 3);
+		n++;
+	}
+	page_done(page, base + 10000, off);
+	CHECK(n > 2048 + 600);
+	CHECK_EQ_U64(decoder_page(e.d, page, sizeof(page), &ds), n);
+	CHECK_EQ_U64(ds.bad, 0);
+	store_cpu_range(e.st, 0, &first, &end);
+	CHECK_EQ_U64(end, 4 + n);
+	ts = base + 10000;
+	for (int i = 0; i < n; i++) {
+		ts += 3;
+		CHECK(!store_get(e.st, 0, 4 + i, &got));
+		CHECK(!decoder_record(e.d, r.data[i % 8], r.size[i % 8], ts, &ev));
+		CHECK(ev_same(&ev, &got));
+		flags_of(&ev, want);
+	}
+	for (int k = 0; k < DECODE_F_NR; k++)
+		CHECK_EQ_U64(ds.flags[k], want[k]);
+	env_close(&e);
 }
 
 TEST(decode_rejects_garbage)

@@ -230,6 +230,118 @@ TEST(store_roundtrip_exact)
 	store_free(st);
 }
 
+/*
+ * Writing in place (store_reserve/store_commit), as the decoder does: windows
+ * of any size across chunk boundaries, rows written but not committed,
+ * store_append between windows, the clamp of older events, every argument
+ * count from 0 to KTOP_MAX_ARGS: all read back bit for bit.
+ */
+TEST(store_reserve_commit)
+{
+	const uint64_t n = SLOW ? 20000 : 60000;
+	struct store *st = store_new(0, 2);
+	struct ktop_event ev, got;
+	struct store_wbuf w;
+	struct store_stats s;
+	uint64_t seq = 0, reordered = 0, first, end, h = 1;
+	uint16_t dyn;
+
+	CHECK(st);
+	dyn = add_dyn_type(st);
+	CHECK_EQ_U64(store_reserve(st, 2, 0, &w), -EINVAL);
+	/* a chunk opened for an event that is then not committed starts at its first row */
+	CHECK(!store_reserve(st, 1, 5000, &w));
+	CHECK(w.nrow >= 1 && w.aoff + KTOP_MAX_ARGS <= w.aend);
+	CHECK_EQ_U64(w.last_ts, 0);
+	store_commit(st, 1, &w, 0, w.aoff, 0, 0);
+	CHECK(!store_reserve(st, 1, 5000, &w));
+	gen_event(1, 0, dyn, &ev);
+	ev.ts = 4000;
+	w.row[0] = (struct store_brow){ .ts = ev.ts, .pid = ev.pid, .aoff = w.aoff,
+					.type = ev.type, .flags = ev.flags, .pc = ev.pc,
+					.nargs = ev.nargs };
+	memcpy(&w.args[w.aoff], ev.args, ev.nargs * sizeof(ev.args[0]));
+	store_commit(st, 1, &w, 1, w.aoff + ev.nargs, ev.ts, 0);
+	CHECK_EQ_U64(store_get(st, 1, 0, &got), -ENOENT);	/* not published */
+	store_publish(st, 1);
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.first_ts, 4000);
+	CHECK(!store_get(st, 1, 0, &got));
+	CHECK(ev_equal(&ev, &got));
+	seq = 1;
+	while (seq < n) {
+		uint32_t k = 0, a, want;
+		uint64_t last, clamped = 0;
+
+		h = mix64(h);
+		if (h % 7 == 0) {
+			/* store_append between windows */
+			gen_event(1, seq, dyn, &ev);
+			CHECK(!store_append(st, &ev));
+			seq++;
+			continue;
+		}
+		want = 1 + (h >> 8) % (h & 8 ? 600 : 5);
+		gen_event(1, seq, dyn, &ev);
+		CHECK(!store_reserve(st, 1, ev.ts, &w));
+		a = w.aoff;
+		last = w.last_ts;
+		while (k < want && k < w.nrow && a + KTOP_MAX_ARGS <= w.aend && seq + k < n) {
+			gen_event(1, seq + k, dyn, &ev);
+			if (seq + k == n / 2) {
+				/* older than the last: the writer clamps and counts */
+				ev.ts = last - 1;
+				clamped++;
+			}
+			if (ev.ts < last)
+				ev.ts = last;
+			w.row[k] = (struct store_brow){ .ts = ev.ts, .pid = ev.pid, .aoff = a,
+							.type = ev.type, .flags = ev.flags,
+							.pc = ev.pc, .nargs = ev.nargs };
+			/* what a decoder writes: all KTOP_MAX_ARGS slots may be touched */
+			memset(&w.args[a], 0xa5, KTOP_MAX_ARGS * sizeof(w.args[0]));
+			memcpy(&w.args[a], ev.args, ev.nargs * sizeof(ev.args[0]));
+			a += ev.nargs;
+			last = ev.ts;
+			k++;
+		}
+		/* a row written past the committed ones is not appended */
+		if (k < w.nrow && a + KTOP_MAX_ARGS <= w.aend) {
+			memset(&w.row[k], 0xff, sizeof(w.row[k]));
+			memset(&w.args[a], 0xff, KTOP_MAX_ARGS * sizeof(w.args[0]));
+		}
+		store_commit(st, 1, &w, k, a, last, clamped);
+		reordered += clamped;
+		seq += k;
+		if (h & 16)
+			store_publish(st, 1);
+	}
+	store_publish(st, 1);
+	store_cpu_range(st, 1, &first, &end);
+	CHECK_EQ_U64(first, 0);
+	CHECK_EQ_U64(end, n);
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.reordered, reordered);
+	CHECK_EQ_U64(reordered, 1);
+	CHECK_EQ_U64(s.events, n);
+	for (uint64_t i = 1; i < n; i++) {
+		gen_event(1, i, dyn, &ev);
+		if (i == n / 2) {
+			struct ktop_event prev;
+
+			CHECK(!store_get(st, 1, i - 1, &prev));
+			ev.ts = prev.ts;
+		}
+		CHECK(!store_get(st, 1, i, &got));
+		if (!ev_equal(&ev, &got))
+			printf("seq %" PRIu64 " type %u nargs %u\n", i, ev.type, ev.nargs);
+		CHECK(ev_equal(&ev, &got));
+	}
+	store_cpu_range(st, 0, &first, &end);
+	CHECK_EQ_U64(end, 0);
+	store_free(st);
+}
+
 TEST(store_eviction)
 {
 	const size_t limit = 4u << 20;
