@@ -342,6 +342,81 @@ TEST(store_reserve_commit)
 	store_free(st);
 }
 
+/*
+ * Values of every width, both sides of each varint length (7, 14, .. 56 bits,
+ * then 64), as arguments of each codec, time steps and pids: round trips.
+ */
+TEST(store_varint_widths)
+{
+	static const uint16_t types[] = {
+		KTOP_T_FUNCTION, KTOP_T_SCHED_SWITCH, KTOP_T_SYS_ENTER, KTOP_T_FGRAPH_EXIT,
+		KTOP_T_IRQ_HANDLER_EXIT, KTOP_T_THREAD_NOISE, KTOP_T_OSNOISE, 0,
+	};
+	struct store *st = store_new(0, 1);
+	struct ktop_event ev, got;
+	uint64_t n = 0, ts = 1, first, end;
+	uint16_t dyn;
+
+	CHECK(st);
+	dyn = add_dyn_type(st);
+	for (unsigned int round = 0; round < 3; round++) {
+		for (unsigned int b = 0; b <= 64; b++) {
+			for (unsigned int k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+				uint64_t v = b == 64 ? ~0ull : (1ull << b) - 1;
+
+				memset(&ev, 0, sizeof(ev));
+				ev.type = types[k] ? types[k] : dyn;
+				ev.nargs = ev.type == dyn ? KTOP_MAX_ARGS : gen_nargs[ev.type];
+				if (ev.type == KTOP_T_THREAD_NOISE)
+					ev.nargs = 4;
+				/* time steps of every width too, up to 2^40 */
+				ts += (b < 40 ? v : 1) + 1;
+				ev.ts = ts;
+				ev.pid = (int32_t)(round & 1 ? v : 0 - v);
+				for (unsigned int a = 0; a < ev.nargs; a++)
+					ev.args[a] = (round == 2 ? -v : v) + a - (round & 1);
+				CHECK(!store_append(st, &ev));
+				n++;
+			}
+		}
+	}
+	/* more events than a chunk holds: those above are read from sealed chunks */
+	for (uint64_t i = 0; i < 3000; i++) {
+		gen_event(0, i, dyn, &ev);
+		ev.ts += ts;
+		CHECK(!store_append(st, &ev));
+	}
+	store_publish(st, 0);
+	store_cpu_range(st, 0, &first, &end);
+	CHECK_EQ_U64(end, n + 3000);
+	ts = 1;
+	n = 0;
+	for (unsigned int round = 0; round < 3; round++) {
+		for (unsigned int b = 0; b <= 64; b++) {
+			for (unsigned int k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+				uint64_t v = b == 64 ? ~0ull : (1ull << b) - 1;
+
+				memset(&ev, 0, sizeof(ev));
+				ev.type = types[k] ? types[k] : dyn;
+				ev.nargs = ev.type == dyn ? KTOP_MAX_ARGS : gen_nargs[ev.type];
+				if (ev.type == KTOP_T_THREAD_NOISE)
+					ev.nargs = 4;
+				ts += (b < 40 ? v : 1) + 1;
+				ev.ts = ts;
+				ev.pid = (int32_t)(round & 1 ? v : 0 - v);
+				for (unsigned int a = 0; a < ev.nargs; a++)
+					ev.args[a] = (round == 2 ? -v : v) + a - (round & 1);
+				CHECK(!store_get(st, 0, n, &got));
+				if (!ev_equal(&ev, &got))
+					printf("round %u bits %u type %u\n", round, b, ev.type);
+				CHECK(ev_equal(&ev, &got));
+				n++;
+			}
+		}
+	}
+	store_free(st);
+}
+
 TEST(store_eviction)
 {
 	const size_t limit = 4u << 20;
