@@ -253,6 +253,9 @@ static const uint8_t uv_len[64] = {
 	9, 9, 9, 9, 9, 9, 9, 9,
 };
 
+/* The first byte's low bits for @len bytes: len - 1 ones, then a zero. */
+static const uint8_t uv_tag[9] = { 0, 0, 0x1, 0x3, 0x7, 0xf, 0x1f, 0x3f, 0x7f };
+
 /* Callers leave 9 writable bytes at @p. */
 static inline __attribute__((always_inline)) uint8_t *put_uv(uint8_t *p, uint64_t v)
 {
@@ -269,7 +272,7 @@ static inline __attribute__((always_inline)) uint8_t *put_uv(uint8_t *p, uint64_
 		memcpy(p + 1, &v, 8);
 		return p + 9;
 	}
-	x = v << len | ((1u << (len - 1)) - 1);
+	x = v << len | uv_tag[len];
 	memcpy(p, &x, 8);
 	return p + len;
 }
@@ -622,6 +625,7 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 			p = put_uv(p, zz_enc(a[0] - prev[0]));
 			prev[0] = a[0];
 			prev = e->prev[prev_sys_slot(a[0])];
+#pragma GCC unroll 6
 			for (unsigned int s = 1; s < 7; s++) {
 				p = put_uv(p, zz_enc(a[s] - prev[s]));
 				prev[s] = a[s];
