@@ -82,6 +82,7 @@ struct consumer_cpu {
 	int			spipe[2];	/* splice: whole pages, fd -> here -> queue */
 	int			spipe_bytes;	/* reader-owned: bytes spliced, not yet read */
 	bool			flush_due;	/* reader-owned: take the partly filled page */
+	uint64_t		flushed_ns;	/* reader-owned: when it last was */
 	int			flush_req;	/* consumer_flush() asked for it (atomic) */
 	int			kfd;		/* eventfd: consumer_flush() wakes the reader */
 	int			dfd;		/* eventfd: pages queued for dthread */
@@ -317,6 +318,7 @@ static int cc_read_page(struct consumer_cpu *cc, void *buf, int max)
 				return -1;
 			}
 			cc->flush_due = false;
+			cc->flushed_ns = now_ns();
 			return tracefs_cpu_read(cc->tcpu, buf, true);
 		}
 		cc->spipe_bytes = (int)n;
@@ -519,7 +521,13 @@ static void *cc_thread(void *arg)
 			if (consumer_stopping(c))
 				break;
 		}
-		if (__atomic_exchange_n(&cc->flush_req, 0, __ATOMIC_ACQ_REL))
+		/*
+		 * Wake-ups for full pages can come more often than the poll
+		 * timeout: the partly filled page is also taken when it was last
+		 * taken a timeout ago, so no event waits much longer than that.
+		 */
+		if (__atomic_exchange_n(&cc->flush_req, 0, __ATOMIC_ACQ_REL) ||
+		    now_ns() - cc->flushed_ns >= CONSUMER_POLL_MS * 1000000ull)
 			cc->flush_due = true;
 		if (decode)
 			cc_rewind(cc);

@@ -11,6 +11,7 @@
 #include <tracefs.h>
 
 #include "app.h"
+#include "consumer.h"
 #include "session.h"
 #include "store.h"
 #include "tracer_feed.h"
@@ -65,5 +66,8 @@ int ui_trace_marker(struct ui *ui, const char *text)
 	if (write(fd, text, n > 4000 ? 4000 : n) < 0)
 		ret = -errno;
 	close(fd);
+	/* in the views at once, not when its page fills or the readers time out */
+	if (!ret)
+		consumer_flush(a->cons);
 	return ret;
 }
