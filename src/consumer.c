@@ -19,7 +19,7 @@
  *
  * Copying is decoupled from decoding, so that the kernel ring buffer drains
  * at the speed of a page copy (what trace-cmd record does) rather than at the
- * speed of decode + store (~60-130 ns per event): pages go into a bounded
+ * speed of decode + store (35-90 ns per event measured): pages go into a bounded
  * single-producer single-consumer page queue per CPU, and are decoded from
  * there
  *   - by the reader itself, a few pages at a time whenever the pipe is empty
