@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -1942,7 +1943,7 @@ extern void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak
  */
 static void tdat_trial_child_plain(void)
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGXCPU };
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -1960,14 +1961,27 @@ static int tdat_trial_record(struct tracecmd_input *h, struct tep_record *rec, i
 
 /*
  * libtracecmd 1.3 trusts what a trace.dat says, and files that pass
- * tdat_check can still crash it (the fuzzer finds them). Read the file once
- * in a child first: a crash there becomes an error message, not a dead ktop.
- * Context: any thread; the child calls only libtracecmd and _exit().
+ * tdat_check can still crash it or send tracecmd_iterate_events() round
+ * forever (the fuzzer finds both). Read the file once in a child first: a
+ * crash there becomes an error message, not a dead ktop, and a loop ends at
+ * a CPU-time limit far above what reading takes (TDAT_TRIAL_CPU_S plus a
+ * second per TDAT_TRIAL_BYTES_PER_S of file).
+ * Context: any thread; the child calls only libtracecmd, setrlimit and _exit().
  */
+#define TDAT_TRIAL_CPU_S	4
+#define TDAT_TRIAL_BYTES_PER_S	(16ull << 20)
+
 static int tdat_trial(const char *path, char *err, size_t errlen)
 {
 	int status, flags = TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS;
+	struct rlimit cpu = { TDAT_TRIAL_CPU_S, TDAT_TRIAL_CPU_S + 1 };
+	struct stat sb;
 	pid_t pid;
+
+	if (!stat(path, &sb) && sb.st_size > 0) {
+		cpu.rlim_cur += (rlim_t)((uint64_t)sb.st_size / TDAT_TRIAL_BYTES_PER_S);
+		cpu.rlim_max = cpu.rlim_cur + 1;
+	}
 
 	pid = fork();
 	if (pid < 0) {
@@ -1979,6 +1993,7 @@ static int tdat_trial(const char *path, char *err, size_t errlen)
 		int r;
 
 		tdat_trial_child_plain();
+		setrlimit(RLIMIT_CPU, &cpu);
 		h = tracecmd_open(path, flags);
 
 		if (!h)
@@ -2001,6 +2016,9 @@ static int tdat_trial(const char *path, char *err, size_t errlen)
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
 		snprintf(err, errlen, "%s: libtracecmd cannot read the events of this trace.dat "
 			 "(corrupt)", path);
+	else if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
+		snprintf(err, errlen, "%s: corrupt trace.dat: libtracecmd was still reading it "
+			 "after %llu s of CPU", path, (unsigned long long)cpu.rlim_cur);
 	else
 		snprintf(err, errlen, "%s: corrupt trace.dat: libtracecmd failed on it (%s %d)",
 			 path, WIFSIGNALED(status) ? "signal" : "exit status",

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -246,6 +247,29 @@ TEST(tracedat_bad_input)
 	CHECK(strstr(err, path));
 	printf("  %s\n", err);
 	free(path);
+}
+
+/*
+ * A trace.dat the fuzzer found (kept in its corpus) that sends libtracecmd's
+ * tracecmd_iterate_events() round without end: ktop's trial read in a child
+ * must end it at its CPU-time limit and say so.
+ */
+TEST(tracedat_endless_libtracecmd_loop)
+{
+	const char *path = "tests/fuzz/corpus/e5ca3803213e777e66c55ff106ae74658d41b415";
+	struct store *st = NULL;
+	struct timespec t0, t1;
+	char err[512];
+	double s;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(snapshot_load(path, 0, &st, NULL, err, sizeof(err)) == -EBADMSG);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	CHECK(!st);
+	CHECK(strstr(err, path) && strstr(err, "still reading it after"));
+	CHECK(s < 30);
+	printf("  %s (%.1f s)\n", err, s);
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */
