@@ -14,7 +14,6 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -697,31 +696,6 @@ static void batch_drain(struct app *a)
 	}
 }
 
-/*
- * Live, the summaries run at a lower priority than the readers: counting an
- * interval's events takes tens of ms (about 90 ms a second under a one-byte
- * dd), and a reader kept waiting for the CPU meanwhile lets the kernel buffer
- * overflow. bench/live_loss.sh-style runs at -b 256, four pairs, the same
- * minutes: 2.2-4.2 % lost at nice 0, 0.45-1.1 % at nice +10. Only this
- * thread: Linux keeps the nice value per thread, and the readers were
- * started before.
- */
-#define BATCH_NICE	10
-
-static void batch_lower_priority(void)
-{
-	int prio;
-
-	errno = 0;
-	prio = getpriority(PRIO_PROCESS, 0);
-	if (prio == -1 && errno)
-		return;
-	prio = prio + BATCH_NICE > 19 ? 19 : prio + BATCH_NICE;
-	if (setpriority(PRIO_PROCESS, 0, prio)) {
-		/* not fatal: the summaries just compete with the readers */
-	}
-}
-
 int batch_run(struct app *a, FILE *out)
 {
 	uint64_t interval = (uint64_t)(a->opts.interval * 1e9);
@@ -743,8 +717,6 @@ int batch_run(struct app *a, FILE *out)
 	b.has_funcs = !strcmp(tracer, "function") || !strcmp(tracer, "function_graph");
 	b.bt = batch_tracers_new(a);
 	b.prev_ns = a->start_ns;
-	if (a->live && a->cons)
-		batch_lower_priority();
 	next = a->start_ns + interval;
 	if (a->opts.duration > 0)
 		end = a->start_ns + (uint64_t)(a->opts.duration * 1e9);
