@@ -300,6 +300,53 @@ out:
 #define NCPU	4
 #define WIN	16384
 
+/*
+ * Counting by type over a window of 90% of the events, as a --batch summary
+ * or a pane asks: events in the window per second of counting. Anchor: the
+ * same count through store_iter, event by event.
+ */
+static void bench_count(struct store *st, uint64_t n)
+{
+	struct store_iter *it = store_iter_new(st, 0, UINT64_MAX, NULL);
+	struct store_count out[64];
+	struct store_filter f = { 0, UINT64_MAX, -1, -1, 0 };
+	uint64_t t0 = UINT64_MAX, t1 = 0, seq, k = 0, per_type[65536] = { 0 }, total = 0;
+	struct ktop_event ev;
+	size_t nk;
+	double t;
+	int reps = 20;
+
+	while (store_iter_next(it, &ev, &seq)) {
+		t0 = ev.ts < t0 ? ev.ts : t0;
+		t1 = ev.ts > t1 ? ev.ts : t1;
+	}
+	store_iter_free(it);
+	f.t0 = t0 + (t1 - t0) / 20;
+	f.t1 = t1 - (t1 - t0) / 20;
+	t = now();
+	for (int r = 0; r < reps; r++) {
+		nk = store_count_by(st, STORE_KEY_TYPE, &f, out, 64);
+		for (size_t i = 0; i < nk && i < 64; i++)
+			k += out[i].count;
+	}
+	t = now() - t;
+	k /= reps;
+	printf("bench store.count_by_type %.1f Mevents/s (%" PRIu64 " of %" PRIu64
+	       " events in the window)\n", k / (t / reps) / 1e6, k, n);
+	it = store_iter_new(st, f.t0, f.t1, NULL);
+	t = now();
+	while (store_iter_next(it, &ev, &seq)) {
+		per_type[ev.type]++;
+		total++;
+	}
+	t = now() - t;
+	store_iter_free(it);
+	if (total != k)
+		fprintf(stderr, "count_by: %" PRIu64 " != %" PRIu64 " by store_iter\n", k, total);
+	printf("bench store.count_by_type.anchor %.1f Mevents/s (the same window counted "
+	       "through store_iter, event by event)\n", total / t / 1e6);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 2000000;
@@ -378,6 +425,7 @@ int main(int argc, char **argv)
 			}
 			t = now() - t;
 			printf("bench store.get_seq %.2f Mevents/s\n", n / t / 1e6);
+			bench_count(st, n);
 		}
 		store_free(st);
 	}

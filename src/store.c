@@ -12,7 +12,9 @@
  * the previous value of the same slot, per syscall for sys_enter), and the
  * raw buffer is recycled. Readers decode a sealed chunk on access into their
  * own buffer (store_get keeps the last one per thread); queries decode only
- * the columns they need.
+ * the columns they need. A sealed chunk also keeps how many events each entry
+ * of its pid and meta dictionaries has, so that counting by type, pid or cpu
+ * over a window decodes only the chunks at its two ends (store_count_by).
  *
  * Visibility: the writer appends past the published end and moves pub_end
  * forward with a release store (store_publish); readers load it with acquire
@@ -113,7 +115,8 @@ struct chunk {
 	struct stream	*sm;
 	/* sealed: columns in data[], in this order */
 	uint32_t	npid, nmeta;
-	uint32_t	off_pid, off_meta, off_args, off_pdict, off_mdict, len;
+	uint32_t	npid_rows;	/* pids [0, npid_rows) are events' own, in the counts */
+	uint32_t	off_pid, off_meta, off_args, off_pdict, off_mdict, off_cnt, len;
 	uint8_t		data[];
 };
 
@@ -137,6 +140,9 @@ struct enc {
 	 * table stays in L1 where the hash's 64 KiB does not.
 	 */
 	uint64_t	mc[META_CACHE];
+	/* events per pid and per meta index, zero between chunks */
+	uint32_t	pcnt[PID_DICT_MAX];
+	uint32_t	mcnt[CHUNK_EVENTS];
 	int32_t		pids[PID_DICT_MAX];
 	struct meta	metas[CHUNK_EVENTS];
 	uint16_t	midx[CHUNK_EVENTS];
@@ -149,7 +155,9 @@ struct enc {
 
 #define ENC_BUF_SIZE	(CHUNK_EVENTS * (10 + 6 + 6 + 5 + 4 + KTOP_MAX_ARGS) + \
 			 CHUNK_ARGS * 11 + \
-			 PID_DICT_MAX * 5 + 9)	/* + 9: put_uv stores up to 9 bytes */
+			 PID_DICT_MAX * 5 + \
+			 CHUNK_EVENTS * 2 * 2 + \
+			 9)	/* counts take 2 bytes at most; put_uv stores up to 9 bytes */
 
 struct stream {
 	pthread_mutex_t		lock;
@@ -698,9 +706,9 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct raw *r,
 				  uint32_t n, uint64_t first_seq)
 {
-	uint8_t *p = e->buf, *pid_col, *meta_col, *args_col, *pdict, *mdict;
+	uint8_t *p = e->buf, *pid_col, *meta_col, *args_col, *pdict, *mdict, *cnt;
 	uint8_t *pc = e->pcol, *mc = e->mcol;
-	uint32_t m2 = 0, lp, lm, ps = 0, ms = 0;
+	uint32_t m2 = 0, lp, lm, ps = 0, ms = 0, npid_rows;
 	uint64_t k1, k2 = UINT64_MAX;
 	struct chunk *c;
 	size_t len;
@@ -734,6 +742,7 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 
 			if ((uint16_t)np != (uint16_t)lp) {
 				pc = put_run(pc, lp, i - ps);
+				e->pcnt[lp] += i - ps;
 				ps = i;
 			}
 			lp = np;
@@ -747,6 +756,7 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 			k1 = key;
 			if ((uint16_t)lm != (uint16_t)m1) {
 				mc = put_run(mc, m1, i - ms);
+				e->mcnt[m1] += i - ms;
 				ms = i;
 			}
 		}
@@ -754,6 +764,9 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 	}
 	pc = put_run(pc, lp, n - ps);
 	mc = put_run(mc, lm, n - ms);
+	e->pcnt[lp] += n - ps;
+	e->mcnt[lm] += n - ms;
+	npid_rows = e->npid;	/* enc_args() adds pids met only as arguments */
 	pid_col = p;
 	memcpy(p, e->pcol, pc - e->pcol);
 	p += pc - e->pcol;
@@ -775,6 +788,16 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 		*p++ = m->nargs;
 		for (unsigned int s = 0; s < m->nargs; s += 2)
 			*p++ = m->codec[s] | m->codec[s + 1] << 4;
+	}
+	/* the counts: a window that covers the chunk is counted without a decode */
+	cnt = p;
+	for (uint32_t i = 0; i < npid_rows; i++) {
+		p = put_uv(p, e->pcnt[i]);
+		e->pcnt[i] = 0;
+	}
+	for (uint32_t i = 0; i < e->nmeta; i++) {
+		p = put_uv(p, e->mcnt[i]);
+		e->mcnt[i] = 0;
 	}
 	len = p - e->buf;
 	/* + 8: get_uv() loads 8 bytes from the start of each value */
@@ -799,6 +822,8 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 	c->off_args = args_col - e->buf;
 	c->off_pdict = pdict - e->buf;
 	c->off_mdict = mdict - e->buf;
+	c->off_cnt = cnt - e->buf;
+	c->npid_rows = npid_rows;
 	c->len = len;
 	return c;
 }
@@ -1891,7 +1916,7 @@ static int cmap_grow(struct cmap *m)
 	return 0;
 }
 
-static int cmap_add(struct cmap *m, uint64_t k)
+static int cmap_add(struct cmap *m, uint64_t k, uint64_t n)
 {
 	size_t h;
 
@@ -1904,8 +1929,107 @@ static int cmap_add(struct cmap *m, uint64_t k)
 		m->key[h] = k;
 		m->n++;
 	}
-	m->cnt[h]++;
+	m->cnt[h] += n;
 	return 0;
+}
+
+/* Does @pid pass @f's pid and comm conditions? */
+static bool filter_pid_ok(const struct store *st, const struct store_filter *f, int32_t pid)
+{
+	return (f->pid < 0 || pid == f->pid) &&
+	       (!f->comm_id || store_comm_id1(st, pid) == f->comm_id + 1);
+}
+
+enum { COUNT_DECODE, COUNT_DONE, COUNT_PAST };
+
+/*
+ * Count a sealed chunk that lies wholly inside @f's window from its
+ * dictionaries and per-entry counts (chunk_encode), without decoding a row.
+ * Function ids are not counted there: a chunk with no function event is
+ * skipped, any other is left to the decode.
+ * Return: COUNT_DONE, COUNT_DECODE (rows must be looked at), or -ENOMEM.
+ */
+static int count_chunk(const struct store *st, const struct chunk *c, enum store_key key,
+		       const struct store_filter *f, unsigned int cpu, struct cmap *m)
+{
+	bool filtered = f->pid >= 0 || f->comm_id;
+	const uint8_t *pd = c->data + c->off_pdict, *cn = c->data + c->off_cnt, *md;
+	uint64_t matched = 0;
+
+	/* the events of the pids that pass, counted by pid on the way */
+	if (filtered || key == STORE_KEY_PID) {
+		for (uint32_t i = 0; i < c->npid_rows; i++) {
+			uint64_t v, k;
+			int32_t pid;
+
+			pd = get_uv(pd, &v);
+			cn = get_uv(cn, &k);
+			pid = (int32_t)zz_dec(v);
+			if (!k || !filter_pid_ok(st, f, pid))
+				continue;
+			matched += k;
+			if (key == STORE_KEY_PID && cmap_add(m, (uint64_t)(int64_t)pid, k))
+				return -ENOMEM;
+		}
+	} else {
+		matched = c->n;
+		for (uint32_t i = 0; i < c->npid_rows; i++)
+			cn = get_uv(cn, &(uint64_t){ 0 });
+	}
+	if (key == STORE_KEY_PID || !matched)
+		return COUNT_DONE;
+	if (key == STORE_KEY_CPU)
+		return cmap_add(m, cpu, matched) ? -ENOMEM : COUNT_DONE;
+	if (matched != c->n && key == STORE_KEY_TYPE)
+		return COUNT_DECODE;	/* some pids pass, some not: per row */
+	md = c->data + c->off_mdict;
+	for (uint32_t i = 0; i < c->nmeta; i++) {
+		uint64_t type, k;
+		uint8_t nargs;
+
+		md = get_uv(md, &type);
+		nargs = md[2];
+		md += 3 + (nargs + 1) / 2;
+		cn = get_uv(cn, &k);
+		if (key == STORE_KEY_FUNC) {
+			if (type == KTOP_T_FUNCTION || type == KTOP_T_FGRAPH_ENTRY)
+				return COUNT_DECODE;
+			continue;
+		}
+		if (k && cmap_add(m, type, k))
+			return -ENOMEM;
+	}
+	return COUNT_DONE;
+}
+
+/*
+ * The chunk at @*next, when it is sealed, starts there and is published:
+ * past @f's window, or counted whole (count_chunk) and @*next moved past it.
+ * Return: COUNT_PAST, COUNT_DONE, COUNT_DECODE, or -ENOMEM.
+ */
+static int count_sealed(const struct store *st, unsigned int cpu, uint64_t *next,
+			enum store_key key, const struct store_filter *f, struct cmap *m)
+{
+	const struct stream *sm = &st->sm[cpu];
+	uint64_t pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire), seq = *next;
+	struct chunk *c;
+	int ret = COUNT_DECODE;
+
+	if (seq >= pub)
+		return COUNT_DECODE;
+	c = stream_ref(sm, &seq, true);
+	if (!c)
+		return COUNT_DECODE;
+	if (!c->raw && seq == c->first_seq && seq + c->n <= pub) {
+		if (c->t_min > f->t1)
+			ret = COUNT_PAST;
+		else if (c->t_min >= f->t0 && c->t_max <= f->t1)
+			ret = count_chunk(st, c, key, f, cpu, m);
+		if (ret == COUNT_DONE)
+			*next = seq + c->n;
+	}
+	chunk_put(c);
+	return ret;
 }
 
 static int count_cmp(const void *a, const void *b)
@@ -1944,10 +2068,26 @@ size_t store_count_by(const struct store *st, enum store_key key,
 			continue;
 		cu.next = store_seek(st, cpu, f->t0);
 		cu.pos = cu.end = 0;
-		while (cursor_ready(sm, &cu, mask)) {
-			const struct raw *r = &cu.d->r;
-			uint32_t i = cu.pos, e = cu.end;
+		for (;;) {
+			const struct raw *r;
+			uint32_t i, e;
 			bool stop = false;
+
+			if (cu.pos >= cu.end) {
+				int ret = count_sealed(st, cpu, &cu.next, key, f, &m);
+
+				if (ret < 0)
+					goto out;
+				if (ret == COUNT_PAST)
+					break;
+				if (ret == COUNT_DONE)
+					continue;
+			}
+			if (!cursor_ready(sm, &cu, mask))
+				break;
+			r = &cu.d->r;
+			i = cu.pos;
+			e = cu.end;
 
 			for (; i < e; i++) {
 				uint64_t k;
@@ -1980,7 +2120,7 @@ size_t store_count_by(const struct store *st, enum store_key key,
 					k = (uint64_t)(int64_t)r->row[i].pid;
 					break;
 				}
-				if (cmap_add(&m, k))
+				if (cmap_add(&m, k, 1))
 					goto out;
 			}
 			if (stop)

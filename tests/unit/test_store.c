@@ -640,6 +640,160 @@ TEST(store_count_by)
 	store_free(st);
 }
 
+/*
+ * Windows that cover whole sealed chunks are counted from the chunks' own
+ * per-pid and per-type counts, not row by row: pids here come in runs longer
+ * than a chunk, and event kinds in phases (some chunks hold no function event,
+ * some only function_graph entries),
+ * so that every case of that path is taken: a pid or comm filter that every
+ * event of a chunk passes, that none passes, or some; function counts; and
+ * windows ending inside chunks. Expected counts are from the events as
+ * generated, counted here one by one.
+ */
+struct wc_ev {
+	uint64_t	ts;
+	int32_t		pid;
+	uint16_t	type;
+	uint64_t	func;
+	unsigned int	cpu;
+};
+
+static uint64_t wc_key(const struct wc_ev *e, enum store_key key)
+{
+	switch (key) {
+	case STORE_KEY_TYPE:
+		return e->type;
+	case STORE_KEY_FUNC:
+		return e->func;
+	case STORE_KEY_CPU:
+		return e->cpu;
+	default:
+		return (uint64_t)(int64_t)e->pid;
+	}
+}
+
+TEST(store_count_by_whole_chunks)
+{
+	enum { NCPU = 2, N = SLOW ? 20000 : 40000, CAP = 64 };
+	static const int32_t run_pids[] = { 300, 301, 302, 303 };
+	static struct wc_ev evs[NCPU * N];
+	struct store_count exp[CAP], got[CAP];
+	struct store *st = store_new(0, NCPU);
+	struct ktop_event ev;
+	uint32_t alpha;
+	size_t ne = 0;
+	uint64_t h = 1;
+
+	CHECK(st);
+	store_set_comm(st, 300, "alpha");
+	store_set_comm(st, 302, "alpha");
+	store_set_comm(st, 301, "beta");
+	for (unsigned int c = 0; c < NCPU; c++) {
+		for (uint64_t s = 0; s < N; s++) {
+			struct wc_ev *e = &evs[ne++];
+
+			h = mix64(h);
+			memset(&ev, 0, sizeof(ev));
+			ev.cpu = c;
+			ev.ts = 1000 + s * 100 + c;
+			/* pid runs of 2500-5000 events; a stray pid now and then */
+			ev.pid = run_pids[(s / (2500 + 2500 * c)) % 4];
+			if (h % 97 == 0)
+				ev.pid = 400 + (int32_t)(h >> 40) % 7;
+			/* phases: sys only, function and sched, function_graph, mixed */
+			switch ((s / 5000) % 4) {
+			case 0:
+				ev.type = h & 256 ? KTOP_T_SYS_ENTER : KTOP_T_SYS_EXIT;
+				break;
+			case 1:
+				ev.type = h & 256 ? KTOP_T_FUNCTION : KTOP_T_SCHED_SWITCH;
+				break;
+			case 2:
+				ev.type = h & 256 ? KTOP_T_FGRAPH_ENTRY : KTOP_T_FGRAPH_EXIT;
+				break;
+			default:
+				ev.type = (uint16_t)(h >> 20) % KTOP_T_NR_FIXED;
+				break;
+			}
+			ev.nargs = gen_nargs[ev.type];
+			for (unsigned int i = 0; i < ev.nargs; i++)
+				ev.args[i] = gen_arg(mix64(h + i));
+			if (ev.type == KTOP_T_FUNCTION || ev.type == KTOP_T_FGRAPH_ENTRY)
+				ev.args[0] = 1 + (h >> 50) % 20;
+			CHECK(!store_append(st, &ev));
+			if (s % 700 == 0)
+				store_publish(st, c);
+			*e = (struct wc_ev){ ev.ts, ev.pid, ev.type,
+					     ev.type == KTOP_T_FUNCTION ||
+					     ev.type == KTOP_T_FGRAPH_ENTRY ? ev.args[0] : 0, c };
+		}
+		store_publish(st, c);
+	}
+	alpha = intern_id(store_strings(st), "alpha", 5);
+	for (int round = 0; round < (SLOW ? 40 : 150); round++) {
+		struct store_filter f = { 0, UINT64_MAX, -1, -1, 0 };
+		uint64_t a, b;
+
+		h = mix64(h);
+		a = 1000 + (h % (N * 100));
+		b = 1000 + ((h >> 32) % (N * 100));
+		if (round % 5)	/* and every fifth, everything */
+			f.t0 = a < b ? a : b, f.t1 = a < b ? b : a;
+		switch (round % 4) {
+		case 1:
+			f.pid = run_pids[(h >> 8) % 4];
+			break;
+		case 2:
+			f.comm_id = alpha;
+			break;
+		case 3:
+			f.cpu = (int32_t)((h >> 12) % NCPU);
+			break;
+		}
+		for (int key = STORE_KEY_TYPE; key <= STORE_KEY_PID; key++) {
+			size_t nk = 0, ng;
+
+			for (size_t i = 0; i < ne; i++) {
+				const struct wc_ev *e = &evs[i];
+				uint64_t k;
+				size_t j;
+
+				if (e->ts < f.t0 || e->ts > f.t1 ||
+				    (f.pid >= 0 && e->pid != f.pid) ||
+				    (f.cpu >= 0 && e->cpu != (unsigned int)f.cpu) ||
+				    (f.comm_id && e->pid != 300 && e->pid != 302))
+					continue;
+				if (key == STORE_KEY_FUNC && !e->func)
+					continue;
+				k = wc_key(e, (enum store_key)key);
+				for (j = 0; j < nk && exp[j].key != k; j++)
+					;
+				if (j == nk) {
+					CHECK(nk < CAP);
+					exp[nk++] = (struct store_count){ .key = k };
+				}
+				exp[j].count++;
+			}
+			qsort(exp, nk, sizeof(*exp), count_cmp);
+			ng = store_count_by(st, (enum store_key)key, &f, got, CAP);
+			if (ng != nk)
+				printf("round %d key %d: %zu keys, expected %zu\n", round, key, ng, nk);
+			CHECK_EQ_U64(ng, nk);
+			for (size_t i = 0; i < nk; i++) {
+				if (got[i].key != exp[i].key || got[i].count != exp[i].count)
+					printf("round %d key %d entry %zu: %llu x%llu, expected %llu x%llu\n",
+					       round, key, i, (unsigned long long)got[i].key,
+					       (unsigned long long)got[i].count,
+					       (unsigned long long)exp[i].key,
+					       (unsigned long long)exp[i].count);
+				CHECK_EQ_U64(got[i].key, exp[i].key);
+				CHECK_EQ_U64(got[i].count, exp[i].count);
+			}
+		}
+	}
+	store_free(st);
+}
+
 TEST(store_count_by_comm)
 {
 	struct store *st = store_new(0, 1);
