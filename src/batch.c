@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -347,6 +348,12 @@ static void batch_gather(struct batch *b, uint64_t now)
 		batch_count(b, STORE_KEY_PID, cpu, &b->pids);
 		if (b->has_funcs)
 			batch_count(b, STORE_KEY_FUNC, cpu, &b->funcs);
+		/*
+		 * A reader woken meanwhile waits for this thread to give up the
+		 * CPU, up to a tick under lazy preemption: let it in between
+		 * CPUs (ui/stats.c says more).
+		 */
+		sched_yield();
 	}
 	b->lost_total += b->lost;
 	b->ktop_dropped_total += b->ktop_dropped;
@@ -357,6 +364,15 @@ static void batch_gather(struct batch *b, uint64_t now)
 }
 
 /* ---- naming ----------------------------------------------------------- */
+
+/* Has a task counted in this interval no comm in the store? */
+static bool batch_unnamed(const struct batch *b)
+{
+	for (size_t i = 0; i < b->pids.n; i++)
+		if (b->pids.v[i].key && !store_comm(b->a->st, (int32_t)b->pids.v[i].key))
+			return true;
+	return false;
+}
 
 static const char *batch_type_name(struct batch *b, uint64_t id, char *buf, size_t len)
 {
@@ -746,8 +762,12 @@ int batch_run(struct app *a, FILE *out)
 			batch_drain(a);	/* the summary stays at the end: now */
 		batch_drain_wake(a);
 		batch_gather(&b, now);
-		/* tasks seen only in non-scheduler events get saved_cmdlines' name */
-		if (a->live && a->ft.tracefs[0])
+		/*
+		 * Tasks seen only in non-scheduler events get saved_cmdlines'
+		 * name. Reading it costs a millisecond of CPU or more (thousands
+		 * of lines): only when a task of this interval has no name yet.
+		 */
+		if (a->live && a->ft.tracefs[0] && batch_unnamed(&b))
 			cmdlines_fill(a->st, a->ft.tracefs);
 		if (last)
 			batch_tracers_update_to(b.bt, UINT64_MAX - 1);
