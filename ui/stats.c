@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Incremental aggregation for the CPU and top panes. No curses here. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,16 @@ uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns, pthread_mutex_t
 			progress |= k > 0;
 			if (budget_ns && ui_now_ns() - t0 > budget_ns)
 				over = true;
+			/*
+			 * On the helper thread, give the CPU to a reader that is
+			 * waiting for it after each step (a few hundred us at
+			 * most). The kernel does not take the CPU from this
+			 * thread for a reader's wake-up before the next tick
+			 * under lazy preemption (4 ms at HZ=250), and at -b 256
+			 * the ring buffer fills in less than that.
+			 */
+			if (m && k)
+				sched_yield();
 		}
 	}
 	lock(m);
