@@ -16,7 +16,8 @@
 #
 # Environment: KTOP_BENCH_BUFFER_KB (per-CPU buffer sizes, default
 # "1024 256"), KTOP_BENCH_SECONDS (5), KTOP_BENCH_CPU (the CPU dd runs on, default 1, or 0 on one CPU),
-# KTOP_BENCH_ROUNDS (runs of each, alternating; default 3; medians compared).
+# KTOP_BENCH_ROUNDS (runs of each, alternating; default 5; medians compared, and
+# each ktop run with the splice_record run after it).
 
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -25,7 +26,7 @@ KTOP=${KTOP:-./ktop}
 TOOLS=build/tools
 sizes=${KTOP_BENCH_BUFFER_KB:-1024 256}
 secs=${KTOP_BENCH_SECONDS:-5}
-rounds=${KTOP_BENCH_ROUNDS:-3}
+rounds=${KTOP_BENCH_ROUNDS:-5}
 ncpu=$(nproc)
 cpu=${KTOP_BENCH_CPU:-$((ncpu > 1 ? 1 : 0))}
 tmp=$(mktemp -d /tmp/ktop-bench.XXXXXX)
@@ -118,6 +119,8 @@ for kb in $sizes; do
 	echo "bench live.b$kb.decode_ns_per_event $dns ns (CPU decoding and storing, per decoded event)"
 	echo "bench live.b$kb.lost_pct.anchor.splice_record $spct % (splice of whole pages, trace-cmd record's data path, -b $kb, same load, alternating with ktop's runs; each: $(cut -d' ' -f1 "$tmp/s.runs" | tr '\n' ' '))"
 	echo "bench live.b$kb.events_seen.anchor.splice_record $sread events (the median run)"
+	echo "bench live.b$kb.pairs_ktop_lost_no_more $(paste -d' ' "$tmp/k.runs" "$tmp/s.runs" |
+		awk '$1 <= $6 { n++ } END { print n + 0 }') of $rounds (runs where ktop lost no more than the splice_record run right after it)"
 
 	# --- trace-cmd record ----------------------------------------------------
 	if command -v trace-cmd >/dev/null; then
