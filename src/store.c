@@ -1588,6 +1588,57 @@ static struct chunk *stream_ref(const struct stream *csm, uint64_t *seq, bool cl
 	return c;
 }
 
+size_t store_get_range(const struct store *st, unsigned int cpu, uint64_t from, uint64_t to,
+		       struct ktop_event *out)
+{
+	const struct stream *sm;
+	struct tls_cache *tc = NULL;
+	uint64_t pub, q = from;
+	size_t n = 0;
+
+	if (cpu >= st->ncpus)
+		return 0;
+	sm = &st->sm[cpu];
+	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
+	if (to > pub)
+		to = pub;
+	while (q < to) {
+		uint64_t seq = q, end;
+		const struct raw *r;
+		struct chunk *c = stream_ref(sm, &seq, false);
+
+		if (!c) {	/* evicted meanwhile */
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].type = KTOP_T_NONE;
+			n++;
+			q++;
+			continue;
+		}
+		if (c->raw) {
+			r = c->raw;
+		} else {
+			if (!tc)
+				tc = tls_cache_get();
+			if (!tc) {
+				chunk_put(c);
+				break;
+			}
+			if (tc->uid != c->uid) {
+				chunk_decode(c, &tc->d, DEC_ALL);
+				tc->uid = c->uid;
+			}
+			r = &tc->d.r;
+		}
+		end = c->first_seq + c->n;
+		if (c->raw || end > to)
+			end = to;	/* an open chunk's n is not kept up to date */
+		for (; q < end; q++)
+			raw_to_event(r, (uint32_t)(q - c->first_seq), cpu, &out[n++]);
+		chunk_put(c);
+	}
+	return n;
+}
+
 int store_get(const struct store *st, unsigned int cpu, uint64_t seq, struct ktop_event *out)
 {
 	const struct stream *sm;

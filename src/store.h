@@ -176,6 +176,14 @@ void store_cpu_range(const struct store *st, unsigned int cpu, uint64_t *first, 
  * not yet published.
  */
 int store_get(const struct store *st, unsigned int cpu, uint64_t seq, struct ktop_event *out);
+/*
+ * store_get_range - events [@from, @to) of @cpu into @out, with one lookup per
+ * chunk rather than per event; an event evicted meanwhile comes back with type
+ * KTOP_T_NONE. Return: how many slots were filled (fewer than asked only past
+ * the published end, or on -ENOMEM).
+ */
+size_t store_get_range(const struct store *st, unsigned int cpu, uint64_t from, uint64_t to,
+		       struct ktop_event *out);
 
 /* Return: the seq of the first event of @cpu with ts >= @ts (the end seq if none). */
 uint64_t store_seek(const struct store *st, unsigned int cpu, uint64_t ts);

@@ -215,12 +215,7 @@ static void flags_add(struct ui_cpu_stat *cs, const struct ktop_event *ev)
 /* Read events [from, to) of @cpu into s->buf. Return: how many slots (failed reads: type 0). */
 static uint32_t read_batch(struct ui_stats *s, unsigned int cpu, uint64_t from, uint64_t to)
 {
-	uint32_t n = 0;
-
-	for (uint64_t q = from; q < to; q++, n++)
-		if (store_get(s->st, cpu, q, &s->buf[n]))
-			s->buf[n].type = KTOP_T_NONE;
-	return n;
+	return (uint32_t)store_get_range(s->st, cpu, from, to, s->buf);
 }
 
 static void lock(pthread_mutex_t *m)

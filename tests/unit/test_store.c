@@ -464,6 +464,59 @@ TEST(store_eviction)
 	store_free(st);
 }
 
+/*
+ * store_get_range returns what store_get returns event by event: across chunk
+ * boundaries, into the open chunk, stopping at the published end, and with
+ * evicted events as KTOP_T_NONE. Expected events from the generator.
+ */
+TEST(store_get_range_matches_the_generator)
+{
+	enum { MAXR = 5000 };
+	const uint64_t n = SLOW ? 60000 : 200000;
+	static struct ktop_event out[MAXR];
+	struct ktop_event ev;
+	uint64_t first, end, h = 7;
+	uint16_t dyn;
+	struct store *st = fill(4u << 20, 2, n, &dyn);
+
+	CHECK(st);
+	store_cpu_range(st, 1, &first, &end);
+	CHECK(first > 0 && end == n);
+	for (int round = 0; round < 300; round++) {
+		uint64_t from, to;
+		size_t got;
+
+		h = mix64(h);
+		/* below the held range sometimes, past the end sometimes */
+		from = first - first / 50 + h % (end - first + first / 50);
+		to = from + (h >> 32) % MAXR;
+		got = store_get_range(st, 1, from, to, out);
+		CHECK_EQ_U64(got, (to < end ? to : end) - from);
+		for (size_t i = 0; i < got; i++) {
+			if (from + i < first) {
+				CHECK_EQ_U64(out[i].type, KTOP_T_NONE);
+				continue;
+			}
+			gen_event(1, from + i, dyn, &ev);
+			CHECK(ev_equal(&out[i], &ev));
+		}
+	}
+	/* the open chunk: a few events appended and published after the fill */
+	for (uint64_t s = n; s < n + 10; s++) {
+		gen_event(1, s, dyn, &ev);
+		CHECK(!store_append(st, &ev));
+	}
+	CHECK_EQ_U64(store_get_range(st, 1, n - 5, n + 10, out), 5);
+	store_publish(st, 1);
+	CHECK_EQ_U64(store_get_range(st, 1, n - 5, n + 10, out), 15);
+	for (size_t i = 0; i < 15; i++) {
+		gen_event(1, n - 5 + i, dyn, &ev);
+		CHECK(ev_equal(&out[i], &ev));
+	}
+	CHECK_EQ_U64(store_get_range(st, 9, 0, 10, out), 0);
+	store_free(st);
+}
+
 TEST(store_seek)
 {
 	const uint64_t n = SLOW ? 20000 : 50000;
