@@ -5,6 +5,9 @@
 # the same per-CPU buffer size, read by
 #   - ktop (--json -e raw_syscalls -b KB): lost / (lost + seen), from its last
 #     summary;
+#   - ktop's TUI (-e raw_syscalls -b KB under tmux, when tmux is there): the
+#     kernel's per-CPU stats of its instance, overrun / (overrun + read
+#     events), read just before q;
 #   - trace-cmd record -e raw_syscalls -b KB (loss from the kernel's per-CPU
 #     stats it saves: overrun / (overrun + read events)), when trace-cmd
 #     record can run on this kernel;
@@ -75,6 +78,42 @@ print(o["lost_total"], o["events_total"], o.get("ktop_dropped_total", 0),
 	echo "$(awk "BEGIN { printf \"%.3f\", $klost + $kseen ? 100 * $klost / ($klost + $kseen) : 0 }") $kseen $kdrop $rns $dns"
 }
 
+# One TUI run under tmux: prints "lost_pct read overrun".
+run_ui() {
+	local sock=ktopbench$$ inst="" f rd ov tread=0 tover=0
+	tmux -L "$sock" new-session -d -x 160 -y 45 "$KTOP -e raw_syscalls -b $kb 2>$tmp/u.err" ||
+		return 1
+	for ((i = 0; i < 100; i++)); do
+		for f in /sys/kernel/tracing/instances/ktop-*; do
+			[ -d "$f" ] && inst=$f
+		done
+		[ -n "$inst" ] && tmux -L "$sock" capture-pane -p 2>/dev/null | grep -q 'events/s' &&
+			break
+		sleep 0.1
+	done
+	if [ -z "$inst" ]; then
+		tmux -L "$sock" kill-server 2>/dev/null
+		echo "live_loss: the TUI did not start: $(head -c 300 "$tmp/u.err")" >&2
+		return 1
+	fi
+	sleep 0.5
+	load
+	sleep 1	# what the readers still have to take
+	for f in "$inst"/per_cpu/cpu*/stats; do
+		rd=$(awk '/^read events:/ { print $3 }' "$f")
+		ov=$(awk '/^overrun:/ { print $2 }' "$f")
+		tread=$((tread + ${rd:-0}))
+		tover=$((tover + ${ov:-0}))
+	done
+	tmux -L "$sock" send-keys q
+	for ((i = 0; i < 100; i++)); do
+		tmux -L "$sock" has-session 2>/dev/null || break
+		sleep 0.1
+	done
+	tmux -L "$sock" kill-server 2>/dev/null
+	echo "$(awk "BEGIN { printf \"%.3f\", $tread + $tover ? 100 * $tover / ($tread + $tover) : 0 }") $tread $tover"
+}
+
 # One splice_record run: prints "lost_pct read overrun".
 run_splice() {
 	local sread sover spct
@@ -104,9 +143,13 @@ for kb in $sizes; do
 	# are compared.
 	: >"$tmp/k.runs"
 	: >"$tmp/s.runs"
+	: >"$tmp/u.runs"
 	for ((r = 1; r <= rounds; r++)); do
 		run_ktop >>"$tmp/k.runs" || exit 1
 		run_splice >>"$tmp/s.runs" || exit 1
+		if command -v tmux >/dev/null; then
+			run_ui >>"$tmp/u.runs" || exit 1
+		fi
 	done
 	read -r kpct kseen kdrop rns dns <<<"$(median <"$tmp/k.runs")"
 	read -r spct sread sover <<<"$(median <"$tmp/s.runs")"
@@ -119,6 +162,11 @@ for kb in $sizes; do
 	echo "bench live.b$kb.decode_ns_per_event $dns ns (CPU decoding and storing, per decoded event)"
 	echo "bench live.b$kb.lost_pct.anchor.splice_record $spct % (splice of whole pages, trace-cmd record's data path, -b $kb, same load, alternating with ktop's runs; each: $(cut -d' ' -f1 "$tmp/s.runs" | tr '\n' ' '))"
 	echo "bench live.b$kb.events_seen.anchor.splice_record $sread events (the median run)"
+	if [ -s "$tmp/u.runs" ]; then
+		read -r upct uread uover <<<"$(median <"$tmp/u.runs")"
+		echo "ktop TUI runs (lost % read overrun): $(tr '\n' ';' <"$tmp/u.runs")"
+		echo "bench live.b$kb.tui.lost_pct $upct % (the TUI under tmux, median of $rounds runs; each: $(cut -d' ' -f1 "$tmp/u.runs" | tr '\n' ' '))"
+	fi
 	echo "bench live.b$kb.pairs_ktop_lost_no_more $(paste -d' ' "$tmp/k.runs" "$tmp/s.runs" |
 		awk '$1 <= $6 { n++ } END { print n + 0 }') of $rounds (runs where ktop lost no more than the splice_record run right after it)"
 
