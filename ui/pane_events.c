@@ -120,6 +120,18 @@ static void events_fetch(struct ui *ui, struct pane *p, int nrows)
 	es->n = ui_ev_before(ui->st, &pos, true, es->rows, nrows);
 }
 
+/* Return: the selected event's row on the page, or -1. */
+static int find_sel(const struct events_state *es)
+{
+	for (int i = 0; i < es->n; i++) {
+		struct ui_evpos q = ui_evpos_of(&es->rows[i]);
+
+		if (!ui_evpos_cmp(&q, &es->sel_pos))
+			return i;
+	}
+	return -1;
+}
+
 /* Read the rows of the page and find the selected row in them. */
 static void events_sync(struct ui *ui, struct pane *p, int nrows)
 {
@@ -128,14 +140,28 @@ static void events_sync(struct ui *ui, struct pane *p, int nrows)
 	if (!es->keep_rows || es->n == 0)
 		events_fetch(ui, p, nrows);
 	if (es->have_sel && !es->follow) {
-		for (int i = 0; i < es->n; i++) {
-			struct ui_evpos q = ui_evpos_of(&es->rows[i]);
+		int i = find_sel(es);
 
-			if (!ui_evpos_cmp(&q, &es->sel_pos)) {
-				es->sel = i;
-				break;
+		/*
+		 * Another CPU's events published since the page was placed (a
+		 * reader takes a partly filled page up to 100 ms later) may
+		 * come in between the selected row and the bottom of the page
+		 * and push the selection off it: the page then ends at the
+		 * selection, so that a search's match stays in view.
+		 */
+		if (i < 0 && !es->keep_rows) {
+			struct ui_evpos was = es->anchor;
+
+			es->anchor = es->sel_pos;
+			events_fetch(ui, p, nrows);
+			i = find_sel(es);
+			if (i < 0) {	/* evicted meanwhile: the page as it was */
+				es->anchor = was;
+				events_fetch(ui, p, nrows);
 			}
 		}
+		if (i >= 0)
+			es->sel = i;
 	}
 	if (es->sel < 0 || es->sel >= es->n || es->follow)
 		es->sel = es->n - 1;

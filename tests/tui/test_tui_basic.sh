@@ -149,6 +149,8 @@ wait_screen 'Events:' 3
 # 4. pause and resume: the view stands still, the header counts what arrived
 keys Space
 if wait_screen 'PAUSED \+[0-9.]+[kMG]? since' 3; then
+	# the header is drawn first: let the frame that shows it reach tmux whole
+	sleep 0.5
 	a=$(scr | sed -n '6,30p')
 	sleep 1.2
 	b=$(scr | sed -n '6,30p')

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The event list (ui/pane_events.c) without a terminal: its own draw and
+ * search functions run against a store, and the few screen functions they
+ * call are replaced below by ones that write into a text screen.
+ *
+ * A CPU's reader publishes a partly filled page up to 100 ms after the others
+ * have published theirs, so events older than what the list shows can still
+ * arrive. A search's match must stay on the page when they do.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include "test.h"
+#include "../../ui/richstr.c"
+#include "../../ui/format.c"
+#include "../../ui/evnav.c"
+#include "../../ui/pane_events.c"
+#include "app.h"
+
+#define SCR_ROWS	40
+#define SCR_COLS	200
+
+static char scr[SCR_ROWS][SCR_COLS + 1];
+static char last_msg[256];
+
+void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w)
+{
+	for (int i = 0; i < rs->len && i < w && y >= 0 && y < SCR_ROWS && x + i < SCR_COLS; i++)
+		scr[y][x + i] = rs->ch[i];
+}
+
+void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w)
+{
+	struct richstr rs;
+
+	richstr_clear(&rs);
+	richstr_add(&rs, role, s);
+	ui_draw_rs(ui, y, x, &rs, w);
+}
+
+void ui_message(struct ui *ui, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+	va_end(ap);
+}
+
+uint64_t ui_now_ns(void)
+{
+	return 0;
+}
+
+static void draw(struct ui *ui, struct pane *p)
+{
+	for (int r = 0; r < SCR_ROWS; r++) {
+		memset(scr[r], ' ', SCR_COLS);
+		scr[r][SCR_COLS] = '\0';
+	}
+	p->h = SCR_ROWS;
+	p->ops->draw(ui, p, 0, SCR_ROWS, SCR_COLS);
+}
+
+static int screen_count(const char *needle)
+{
+	int n = 0;
+
+	for (int i = 0; i < SCR_ROWS; i++)
+		n += strstr(scr[i], needle) != NULL;
+	return n;
+}
+
+static void add(struct store *st, unsigned int cpu, uint64_t ts, uint16_t type, uint64_t nr)
+{
+	struct ktop_event ev = {
+		.ts = ts, .cpu = cpu, .pid = 100 + (int32_t)cpu, .type = type,
+		.nargs = type == KTOP_T_SYS_EXIT ? 2 : 7,
+	};
+
+	ev.args[0] = nr;
+	ev.args[1] = 7;
+	store_append(st, &ev);
+}
+
+TEST(search_match_stays_on_the_page_when_older_events_arrive)
+{
+	struct store *st = store_new(0, 2);
+	struct app app = { 0 };
+	struct ui ui = { 0 };
+	struct pane p = { .ops = &pane_events_ops };
+	const uint64_t t_match = 2000000;
+	struct events_state *es;
+
+	CHECK(st);
+	/* CPU 0: a syscall entry every 10 us, one exit among them */
+	for (uint64_t i = 0; i < 400; i++)
+		add(st, 0, 1000000 + i * 10000,
+		    1000000 + i * 10000 == t_match ? KTOP_T_SYS_EXIT : KTOP_T_SYS_ENTER, 39);
+	store_publish(st, 0);
+	app.st = st;
+	ui.app = &app;
+	ui.st = st;
+	CHECK(p.ops->init(&ui, &p) == 0);
+	es = p.priv;
+	draw(&ui, &p);
+	CHECK(es->follow && es->n == SCR_ROWS - 2);
+
+	CHECK(events_search(&ui, &p, "sys_exit", -1) & UI_HANDLED);
+	draw(&ui, &p);
+	CHECK_EQ_U64(screen_count("sys_exit"), 1);
+	CHECK(es->sel >= 0 && es->rows[es->sel].ev.ts == t_match);
+
+	/* CPU 1's page comes in later: 500 events between the match and the page's end */
+	for (uint64_t i = 1; i <= 500; i++)
+		add(st, 1, t_match + i * 300, KTOP_T_SYS_ENTER, 0);
+	store_publish(st, 1);
+	draw(&ui, &p);
+	if (screen_count("sys_exit") != 1)
+		for (int r = 0; r < SCR_ROWS; r++)
+			printf("  |%.120s\n", scr[r]);
+	CHECK_EQ_U64(screen_count("sys_exit"), 1);
+	CHECK(es->sel >= 0 && es->sel < es->n && es->rows[es->sel].ev.ts == t_match);
+	CHECK(es->rows[es->sel].ev.type == KTOP_T_SYS_EXIT);
+
+	p.ops->destroy(&p);
+	store_free(st);
+}
+
+TEST_MAIN()
