@@ -477,7 +477,8 @@ TEST(store_get_range_matches_the_generator)
 	struct ktop_event ev;
 	uint64_t first, end, h = 7;
 	uint16_t dyn;
-	struct store *st = fill(4u << 20, 2, n, &dyn);
+	/* small enough that the oldest events of n are evicted */
+	struct store *st = fill(SLOW ? 1u << 20 : 4u << 20, 2, n, &dyn);
 
 	CHECK(st);
 	store_cpu_range(st, 1, &first, &end);
