@@ -8,7 +8,6 @@
  * have published theirs, so events older than what the list shows can still
  * arrive. A search's match must stay on the page when they do.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include "test.h"
 #include "../../ui/richstr.c"
@@ -16,48 +15,11 @@
 #include "../../ui/evnav.c"
 #include "../../ui/pane_events.c"
 #include "app.h"
-
-#define SCR_ROWS	40
-#define SCR_COLS	200
-
-static char scr[SCR_ROWS][SCR_COLS + 1];
-static char last_msg[256];
-
-void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w)
-{
-	for (int i = 0; i < rs->len && i < w && y >= 0 && y < SCR_ROWS && x + i < SCR_COLS; i++)
-		scr[y][x + i] = rs->ch[i];
-}
-
-void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w)
-{
-	struct richstr rs;
-
-	richstr_clear(&rs);
-	richstr_add(&rs, role, s);
-	ui_draw_rs(ui, y, x, &rs, w);
-}
-
-void ui_message(struct ui *ui, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
-	va_end(ap);
-}
-
-uint64_t ui_now_ns(void)
-{
-	return 0;
-}
+#include "text_screen.h"
 
 static void draw(struct ui *ui, struct pane *p)
 {
-	for (int r = 0; r < SCR_ROWS; r++) {
-		memset(scr[r], ' ', SCR_COLS);
-		scr[r][SCR_COLS] = '\0';
-	}
+	text_screen_clear();
 	p->h = SCR_ROWS;
 	p->ops->draw(ui, p, 0, SCR_ROWS, SCR_COLS);
 }

@@ -28,10 +28,9 @@
 /* ---- a text screen in place of ui/screen.c --------------------------------- */
 
 #define SCR_ROWS	60
-#define SCR_COLS	200
+#include "text_screen.h"
 
-static char scr[SCR_ROWS][SCR_COLS + 1];
-static char last_msg[256], unavail[4096];
+static char unavail[4096];
 static struct {
 	int		calls, cpu;
 	uint64_t	t0, t1;
@@ -39,26 +38,8 @@ static struct {
 
 static void scr_clear(void)
 {
-	for (int r = 0; r < SCR_ROWS; r++) {
-		memset(scr[r], ' ', SCR_COLS);
-		scr[r][SCR_COLS] = '\0';
-	}
+	text_screen_clear();
 	unavail[0] = '\0';
-}
-
-void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w)
-{
-	for (int i = 0; i < rs->len && i < w && y >= 0 && y < SCR_ROWS && x + i < SCR_COLS; i++)
-		scr[y][x + i] = rs->ch[i];
-}
-
-void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w)
-{
-	struct richstr rs;
-
-	richstr_clear(&rs);
-	richstr_add(&rs, role, s);
-	ui_draw_rs(ui, y, x, &rs, w);
 }
 
 void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
@@ -76,20 +57,6 @@ void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
 	}
 	if (n < sizeof(unavail))
 		snprintf(unavail + n, sizeof(unavail) - n, "%s", plan);
-}
-
-void ui_message(struct ui *ui, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
-	va_end(ap);
-}
-
-uint64_t ui_now_ns(void)
-{
-	return 0;
 }
 
 int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64_t t1)
