@@ -854,6 +854,25 @@ static void chunk_decode_ts(const struct chunk *c, uint64_t *ts, size_t stride)
 	}
 }
 
+/* Read one entry of a sealed chunk's meta dictionary (chunk_encode) into @m. Return: past it. */
+static const uint8_t *get_meta(const uint8_t *p, struct meta *m)
+{
+	uint64_t v;
+
+	p = get_uv(p, &v);
+	m->type = (uint16_t)v;
+	m->flags = *p++;
+	m->pc = *p++;
+	m->nargs = *p++;
+	for (unsigned int s = 0; s < m->nargs; s += 2) {
+		m->codec[s] = *p & 0xf;
+		if (s + 1 < KTOP_MAX_ARGS)
+			m->codec[s + 1] = *p >> 4;
+		p++;
+	}
+	return p;
+}
+
 static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int mask)
 {
 	struct raw *r = &d->r;
@@ -879,21 +898,8 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 	if (mask & DEC_META) {
 		p = c->data + c->off_mdict;
 		for (uint32_t i = 0; i < c->nmeta; i++) {
-			struct meta *m = &d->metas[i];
-			uint64_t v;
-
-			p = get_uv(p, &v);
-			m->type = (uint16_t)v;
-			m->flags = *p++;
-			m->pc = *p++;
-			m->nargs = *p++;
-			for (unsigned int s = 0; s < m->nargs; s += 2) {
-				m->codec[s] = *p & 0xf;
-				if (s + 1 < KTOP_MAX_ARGS)
-					m->codec[s + 1] = *p >> 4;
-				p++;
-			}
-			meta_masks(m);
+			p = get_meta(p, &d->metas[i]);
+			meta_masks(&d->metas[i]);
 		}
 		get_rle(c->data + c->off_meta, d->midx, n);
 		for (uint32_t i = 0; i < n; i++) {
@@ -1588,11 +1594,31 @@ static struct chunk *stream_ref(const struct stream *csm, uint64_t *seq, bool cl
 	return c;
 }
 
+/*
+ * The rows of a referenced chunk: its raw buffer while it is open, else this
+ * thread's decode of it, kept until the thread reads another chunk.
+ * Return: NULL when the thread's decode buffer cannot be allocated.
+ */
+static const struct raw *chunk_rows(const struct chunk *c)
+{
+	struct tls_cache *tc;
+
+	if (c->raw)
+		return c->raw;
+	tc = tls_cache_get();
+	if (!tc)
+		return NULL;
+	if (tc->uid != c->uid) {
+		chunk_decode(c, &tc->d, DEC_ALL);
+		tc->uid = c->uid;
+	}
+	return &tc->d.r;
+}
+
 size_t store_get_range(const struct store *st, unsigned int cpu, uint64_t from, uint64_t to,
 		       struct ktop_event *out)
 {
 	const struct stream *sm;
-	struct tls_cache *tc = NULL;
 	uint64_t pub, q = from;
 	size_t n = 0;
 
@@ -1614,20 +1640,10 @@ size_t store_get_range(const struct store *st, unsigned int cpu, uint64_t from, 
 			q++;
 			continue;
 		}
-		if (c->raw) {
-			r = c->raw;
-		} else {
-			if (!tc)
-				tc = tls_cache_get();
-			if (!tc) {
-				chunk_put(c);
-				break;
-			}
-			if (tc->uid != c->uid) {
-				chunk_decode(c, &tc->d, DEC_ALL);
-				tc->uid = c->uid;
-			}
-			r = &tc->d.r;
+		r = chunk_rows(c);
+		if (!r) {
+			chunk_put(c);
+			break;
 		}
 		end = c->first_seq + c->n;
 		if (c->raw || end > to)
@@ -1642,7 +1658,7 @@ size_t store_get_range(const struct store *st, unsigned int cpu, uint64_t from, 
 int store_get(const struct store *st, unsigned int cpu, uint64_t seq, struct ktop_event *out)
 {
 	const struct stream *sm;
-	struct tls_cache *tc;
+	const struct raw *r;
 	struct chunk *c;
 	int ret = 0;
 
@@ -1654,21 +1670,11 @@ int store_get(const struct store *st, unsigned int cpu, uint64_t seq, struct kto
 	c = stream_ref(sm, &seq, false);
 	if (!c)
 		return -ENOENT;
-	if (c->raw) {
-		raw_to_event(c->raw, seq - c->first_seq, cpu, out);
-	} else {
-		tc = tls_cache_get();
-		if (!tc) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (tc->uid != c->uid) {
-			chunk_decode(c, &tc->d, DEC_ALL);
-			tc->uid = c->uid;
-		}
-		raw_to_event(&tc->d.r, seq - c->first_seq, cpu, out);
-	}
-out:
+	r = chunk_rows(c);
+	if (r)
+		raw_to_event(r, seq - c->first_seq, cpu, out);
+	else
+		ret = -ENOMEM;
 	chunk_put(c);
 	return ret;
 }
@@ -2035,19 +2041,17 @@ static int count_chunk(const struct store *st, const struct chunk *c, enum store
 		return COUNT_DECODE;	/* some pids pass, some not: per row */
 	md = c->data + c->off_mdict;
 	for (uint32_t i = 0; i < c->nmeta; i++) {
-		uint64_t type, k;
-		uint8_t nargs;
+		struct meta mt;
+		uint64_t k;
 
-		md = get_uv(md, &type);
-		nargs = md[2];
-		md += 3 + (nargs + 1) / 2;
+		md = get_meta(md, &mt);
 		cn = get_uv(cn, &k);
 		if (key == STORE_KEY_FUNC) {
-			if (type == KTOP_T_FUNCTION || type == KTOP_T_FGRAPH_ENTRY)
+			if (mt.type == KTOP_T_FUNCTION || mt.type == KTOP_T_FGRAPH_ENTRY)
 				return COUNT_DECODE;
 			continue;
 		}
-		if (k && cmap_add(m, type, k))
+		if (k && cmap_add(m, mt.type, k))
 			return -ENOMEM;
 	}
 	return COUNT_DONE;
@@ -2149,10 +2153,7 @@ size_t store_count_by(const struct store *st, enum store_key key,
 				}
 				if (r->row[i].ts < f->t0)
 					continue;
-				if (f->pid >= 0 && r->row[i].pid != f->pid)
-					continue;
-				if (f->comm_id &&
-				    store_comm_id1(st, r->row[i].pid) != f->comm_id + 1)
+				if (!filter_pid_ok(st, f, r->row[i].pid))
 					continue;
 				switch (key) {
 				case STORE_KEY_TYPE:
