@@ -127,11 +127,21 @@ static bool is_tracefs(const char *dir)
 	return !statfs(dir, &sfs) && (unsigned long)sfs.f_type == TRACEFS_MAGIC;
 }
 
+static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+bool features_tracefs_mounted(void)
+{
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++)
+		if (is_tracefs(tracefs_dirs[i]))
+			return true;
+	return false;
+}
+
 static void probe_tracefs(struct features *ft)
 {
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	const char *const *dirs = tracefs_dirs;
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
 		if (is_tracefs(dirs[i])) {
 			snprintf(ft->tracefs, sizeof(ft->tracefs), "%s", dirs[i]);
 			feat_set(ft, FEATURE_TRACEFS, FEAT_AVAILABLE, "mounted at %s", dirs[i]);

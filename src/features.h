@@ -106,6 +106,9 @@ int features_expand_global(const char *dir);
  */
 int features_rmdir_instance(const char *path, unsigned int max_ms);
 
+/* Is tracefs mounted (at /sys/kernel/tracing or under debugfs)? Mounts nothing. */
+bool features_tracefs_mounted(void);
+
 /* Remove the instance features_probe_keep() left, if it is still there. */
 void features_release(struct features *ft);
 void features_print(const struct features *ft, FILE *fp);
