@@ -9,7 +9,7 @@
 # Prints "ok NAME" / "FAIL NAME: evidence", then "N passed, N failed".
 
 cd "$(dirname "$0")/../.." || exit 1
-. tests/live/lib_state.sh test_reap
+. tests/live/lib_state.sh
 # tracestate -x hides instances of live pids: list them all here
 instances() { ls $T/instances | grep '^ktop-' | tr '\n' ' '; }
 
@@ -61,13 +61,10 @@ else
 		bad reap_top "top level unchanged after SIGKILL: the test is void"
 	else
 		$DRIVE -e sched -d 0.2 > "$TMP/out2" 2> "$TMP/err2"
-		snap "$TMP/after"
 		if [ -e "$state" ]; then
 			bad reap_top "$state still there after the next start"
-		elif diff "$TMP/before" "$TMP/after" > "$TMP/diff"; then
+		elif same_top reap_top "$TMP/before"; then
 			ok "reap_top (changed: $(diff "$TMP/before" "$TMP/killed" | grep -c '^>') entries, all restored)"
-		else
-			bad reap_top "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
 		fi
 	fi
 fi
@@ -93,9 +90,7 @@ else
 	fi
 	# put back what the killed ktop and "the other tool" changed
 	$TS --restore "$TMP/before.state"
-	snap "$TMP/after"
-	diff -q "$TMP/before" "$TMP/after" > /dev/null ||
-		bad reap_top_taken_over_cleanup "tracestate --restore: $(diff "$TMP/before" "$TMP/after" | head -3 | tr '\n' ' ')"
+	same_top reap_top_taken_over_cleanup "$TMP/before"
 fi
 
 # 3. a running ktop's instance is not reaped by another start
