@@ -4,7 +4,8 @@
 # Live, as root: after a ktop is killed with SIGKILL (no handler runs), the
 # next start removes its stale ktop-<pid> instance and puts back the top-level
 # state it had saved; it leaves alone the instances of ktops still running.
-# Run with build/tools/session_drive, and with ./ktop --batch when it runs.
+# Run with build/tools/session_drive, and with ./ktop --batch when it runs;
+# ktop --features and ktop -i FILE reap too, and say so.
 #
 # Prints "ok NAME" / "FAIL NAME: evidence", then "N passed, N failed".
 
@@ -125,9 +126,13 @@ fi
 kill $notktop 2>/dev/null
 wait $notktop 2>/dev/null
 
-# 5. the real program, when it builds and runs here
-if [ -x $KTOP ] && $KTOP --batch --duration 1 > /dev/null 2>&1; then
-	snap "$TMP/before"
+# 5. the real program, when it builds and runs here: what a SIGKILLed ktop
+# left is removed by the next live start, and by --features and -i FILE too
+# (as root), which say so on stderr
+
+# ktop_killed: start ktop --batch, wait for its instance, SIGKILL it (pid in
+# $pid). Return: 1 when it left no instance (the case would be void)
+ktop_killed() {
 	$KTOP --batch --interval 0.2 > /dev/null 2>&1 &
 	pid=$!
 	i=0
@@ -138,19 +143,37 @@ if [ -x $KTOP ] && $KTOP --batch --duration 1 > /dev/null 2>&1; then
 	sleep 0.3
 	kill -9 $pid
 	wait $pid 2>/dev/null
-	if ! [ -d $T/instances/ktop-$pid ]; then
-		bad ktop_reap "SIGKILLed ktop left no instance ktop-$pid: the test is void"
-	else
-		$KTOP --batch --duration 1 > /dev/null 2> "$TMP/kerr"
-		snap "$TMP/after"
-		if [ -d $T/instances/ktop-$pid ]; then
-			bad ktop_reap "ktop-$pid still there after ktop --batch --duration 1"
-		elif diff "$TMP/before" "$TMP/after" > "$TMP/diff"; then
-			ok "ktop_reap (ktop-$pid)"
-		else
-			bad ktop_reap "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
-		fi
+	[ -d $T/instances/ktop-$pid ]
+}
+
+# ktop_reaps NAME CMD...: after a SIGKILLed ktop, CMD removes its instance,
+# and the state is as before
+ktop_reaps() {
+	name=$1
+	shift
+	snap "$TMP/before"
+	if ! ktop_killed; then
+		bad $name "SIGKILLed ktop left no instance ktop-$pid: the test is void"
+		return
 	fi
+	"$@" > /dev/null 2> "$TMP/kerr"
+	snap "$TMP/after"
+	if [ -d $T/instances/ktop-$pid ]; then
+		bad $name "ktop-$pid still there after $*"
+	elif ! diff "$TMP/before" "$TMP/after" > "$TMP/diff"; then
+		bad $name "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
+	elif [ "$1" = "$KTOP" ] && [ "$2" != --batch ] &&
+	     ! grep -q 'cleaned up 1 leftover of killed ktop sessions' "$TMP/kerr"; then
+		bad $name "ktop-$pid removed, but not said: $(head -c 200 "$TMP/kerr")"
+	else
+		ok "$name (ktop-$pid$(sed -n 's/^ktop: cleaned up/: cleaned up/p' "$TMP/kerr"))"
+	fi
+}
+
+if [ -x $KTOP ] && $KTOP --batch --duration 1 > /dev/null 2>&1; then
+	ktop_reaps ktop_reap $KTOP --batch --duration 1
+	ktop_reaps ktop_reap_features $KTOP --features
+	ktop_reaps ktop_reap_offline $KTOP -i tests/fixtures/demo.ktop --batch
 else
 	echo "# ./ktop --batch not runnable here; only session_drive cases ran"
 fi
