@@ -387,16 +387,25 @@ static void *app_syms_thread(void *arg)
 	return NULL;
 }
 
-/* What the session will do, for features_probe_keep(): see app_open_session(). */
+/*
+ * What the session will do, for features_probe_keep(): see app_open_session().
+ * FEATURES_TRACER for a tracer the probe tries (a name the kernel does not
+ * have is refused without it), or for none and no events: function_graph
+ * when permitted.
+ */
 static unsigned int app_probe_flags(const struct session_opts *so)
 {
+	static const char *const probed[] = { "function", "function_graph", "osnoise",
+					      "timerlat" };
 	const char *t = so->tracer;
 	unsigned int flags = 0;
 
 	if (t && (!strcmp(t, "osnoise") || !strcmp(t, "timerlat")))
 		flags |= FEATURES_LATENCY;
-	/* a tracer asked for, or none and no events: function_graph when permitted */
-	if ((t && strcmp(t, "nop")) || (!t && !so->nevents && !so->no_events))
+	for (size_t i = 0; t && i < sizeof(probed) / sizeof(probed[0]); i++)
+		if (!strcmp(t, probed[i]))
+			flags |= FEATURES_TRACER;
+	if (!t && !so->nevents && !so->no_events)
 		flags |= FEATURES_TRACER;
 	return flags;
 }

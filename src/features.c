@@ -256,6 +256,8 @@ static void probe_tracer(struct features *ft, enum feature_id id, const char *sc
 		if (feat_write(path, "ksys_sync\n"))
 			feat_write(path, "schedule\n");
 	}
+	/* the caller said it may: see probe_all() */
+	features_expand_global(scratch);
 	snprintf(path, sizeof(path), "%s/current_tracer", scratch);
 	ret = feat_write(path, name);
 	if (!ret) {
@@ -422,12 +424,8 @@ static int probe_all(struct features *ft, bool keep, unsigned int flags)
 	 * boot size (expansion_is_global), only a session that sets a tracer
 	 * anyway tries them, after expanding the buffers as its events would.
 	 */
-	if (have_scratch && expansion_is_global(scratch)) {
-		if (keep && (flags & FEATURES_TRACER))
-			features_expand_global(scratch);
-		else
-			why_not = "here that would fix the top-level buffer at its boot size";
-	}
+	if (have_scratch && !(keep && (flags & FEATURES_TRACER)) && expansion_is_global(scratch))
+		why_not = "here that would fix the top-level buffer at its boot size";
 	/*
 	 * Starting osnoise or timerlat, even for a moment, starts a kernel
 	 * thread per CPU: not done for a session that does not trace with them.

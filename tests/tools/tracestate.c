@@ -133,7 +133,7 @@ static int expansion_entries(const struct tracestate *a, const struct tracestate
 		return 0;
 	ign[n++] = "buffer_size_kb";
 	printf("expected: buffer_size_kb: %lu (expanded: %lu) -> %lu: the top-level buffer "
-	       "allocated at its default size (a session at the top level)\n", s, m, k);
+	       "allocated at its default size\n", s, m, k);
 	for (int cpu = 0; cpu < 1024 && n < max - 2; cpu++) {
 		unsigned long cs, cx, ck;
 
