@@ -9,7 +9,8 @@
 # top level must read exactly as booted, raw (tracestate -R), after
 #   ktop --features, a refused request (-e nosuch, exit 2), an unknown
 #   tracer (exit 2),
-# and after two normal batch runs in ktop's instance (-p function -l FUNC,
+# and after ktop's BPF statistics alone (bpf_drive); and after two normal
+# batch runs in ktop's instance (-p function -l FUNC,
 # then the default events with the BPF statistics) nothing may change
 # beyond what a plain event enable in a scratch instance changes on the
 # same boot: on 6.12 nothing; on 6.1, where buffer expansion is one global
@@ -25,6 +26,7 @@
 need ktop
 need tracestate
 need session_drive
+need bpf_drive
 boot=$(cat "$T/buffer_size_kb")
 note "buffer_size_kb at the start: '$boot', per CPU '$(cat "$T/per_cpu/cpu0/buffer_size_kb")'"
 case $boot in
@@ -88,6 +90,16 @@ run nosuch-event 2 --no-bpf --batch -e nosuch
 as_booted "-e nosuch"
 run nosuch-tracer 2 --no-bpf --batch -p nosuchtracer
 as_booted "-p nosuchtracer"
+
+# ktop's BPF statistics alone (tp_btf, then raw_tp programs): no tracefs write
+for mode in "" -r; do
+	marker "bpf$mode"
+	note "== bpf_drive -t 1 -q $mode"
+	# whether the programs load here is test_bpf's business (6.1-rt: EPERM)
+	bpf_drive -t 1 -q $mode > /tmp/bpf.out 2>&1 || note "bpf_drive: $(head -c 160 /tmp/bpf.out)"
+	grep -q "$MARK" "$T/trace" || { note "FAIL bpf$mode: marker gone"; bad=1; }
+	as_booted "BPF statistics${mode:+ (raw_tp)}"
+done
 
 # Normal runs, in ktop's instance.
 run function 0 --no-bpf --batch --duration 1 -p function -l "$FUNC"
