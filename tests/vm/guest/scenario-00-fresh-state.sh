@@ -83,6 +83,19 @@ as_booted()
 	fi
 }
 
+# allocated_only SAVED WHAT: the top level is SAVED's but for the top-level
+# buffer's allocation at its default size (not its boot size for good)
+allocated_only()
+{
+	if tracestate --expanded-ok --diff "$1" > /tmp/diff.txt 2>&1; then
+		sed 's/^/  /' /tmp/diff.txt
+	else
+		note "FAIL: $2 changed more than the top-level buffer's allocation at its default size:"
+		grep -v '^expected:' /tmp/diff.txt | sed 's/^/  /' | head -n 20
+		bad=1
+	fi
+}
+
 run features 0 --features
 grep -E '^(function|function_graph|osnoise|timerlat) ' /tmp/run.out | sed 's/^/  /'
 as_booted "--features"
@@ -112,14 +125,7 @@ if tracestate --diff /tmp/fresh.raw > /tmp/diff.txt 2>&1; then
 else
 	note "after the runs, the top level differs from the boot:"
 	sed 's/^/  /' /tmp/diff.txt | head -n 8
-	# only the allocation at the default size (not "7" for good, nothing else)
-	if tracestate --expanded-ok --diff /tmp/fresh.raw > /tmp/diff.txt 2>&1; then
-		sed 's/^/  /' /tmp/diff.txt
-	else
-		note "FAIL: more than the top-level buffer's allocation at its default size:"
-		grep -v '^expected:' /tmp/diff.txt | sed 's/^/  /' | head -n 20
-		bad=1
-	fi
+	allocated_only /tmp/fresh.raw "ktop's runs"
 fi
 
 # What a plain event enable in a scratch instance changes on this boot: after
@@ -137,13 +143,7 @@ else
 	sed 's/^/  /' /tmp/diff.txt | head -n 20
 	bad=1
 fi
-if tracestate --expanded-ok --diff /tmp/fresh.raw > /tmp/diff.txt 2>&1; then
-	sed 's/^/  /' /tmp/diff.txt
-else
-	note "FAIL: the state after a plain event enable is not the boot's or its allocation:"
-	grep -v '^expected:' /tmp/diff.txt | sed 's/^/  /' | head -n 20
-	bad=1
-fi
+allocated_only /tmp/fresh.raw "ktop's runs and a plain event enable"
 
 # A session at the top level on purpose: on 6.12 the buffer is still not
 # allocated here, so the allowance of the live tests is tried for real.
@@ -152,13 +152,7 @@ note "== KTOP_TEST_TOP_LEVEL=1 session_drive -e sched -d 1 (buffer_size_kb '$(ca
 KTOP_TEST_TOP_LEVEL=1 session_drive -e sched -d 1 > /tmp/sd.out 2> /tmp/sd.err ||
 	{ show /tmp/sd.err; fail "session_drive at the top level failed"; }
 grep -q '^ready (top level)' /tmp/sd.out || { show /tmp/sd.out; fail "session_drive did not run at the top level"; }
-if tracestate --expanded-ok --diff /tmp/before-top.raw > /tmp/diff.txt 2>&1; then
-	note "after a session at the top level: as before but for the buffer's allocation"
-	sed 's/^/  /' /tmp/diff.txt
-else
-	note "FAIL: the top-level session changed more than the buffer's allocation:"
-	grep -v '^expected:' /tmp/diff.txt | sed 's/^/  /' | head -n 20
-	bad=1
-fi
+note "after a session at the top level:"
+allocated_only /tmp/before-top.raw "the session at the top level"
 
 [ "$bad" -eq 0 ] || fail "ktop changed the top level (see above)"
