@@ -612,7 +612,6 @@ again:
 				ret = r;
 			if (!r) {
 				n++;
-				s->events_on = true;
 				add_system(s, sde->d_name);
 			}
 			continue;
@@ -630,7 +629,6 @@ again:
 				ret = r;
 			if (!r) {
 				n++;
-				s->events_on = true;
 				add_system(s, sde->d_name);
 			}
 		}
@@ -645,6 +643,7 @@ again:
 		goto again;
 	}
 	closedir(sd);
+	s->events_on |= n > 0;
 	if (ret && !n) {
 		snprintf(err, errlen, "cannot enable event '%s': %s", spec, strerror(-ret));
 		return ret;
