@@ -387,6 +387,29 @@ static void *app_syms_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * What the session will do, for features_probe_keep(): see app_open_session().
+ * FEATURES_TRACER for a tracer the probe tries (a name the kernel does not
+ * have is refused without it), or for none and no events: function_graph
+ * when permitted.
+ */
+static unsigned int app_probe_flags(const struct session_opts *so)
+{
+	static const char *const probed[] = { "function", "function_graph", "osnoise",
+					      "timerlat" };
+	const char *t = so->tracer;
+	unsigned int flags = 0;
+
+	if (t && (!strcmp(t, "osnoise") || !strcmp(t, "timerlat")))
+		flags |= FEATURES_LATENCY;
+	for (size_t i = 0; t && i < sizeof(probed) / sizeof(probed[0]); i++)
+		if (!strcmp(t, probed[i]))
+			flags |= FEATURES_TRACER;
+	if (!t && !so->nevents && !so->no_events)
+		flags |= FEATURES_TRACER;
+	return flags;
+}
+
 int app_start(struct app *a, char *err, size_t errlen)
 {
 	bool syms_thread = false;
@@ -415,9 +438,7 @@ int app_start(struct app *a, char *err, size_t errlen)
 	if (geteuid() == 0)
 		session_reap_stale();
 	debug_step("reap stale sessions");
-	ret = features_probe_keep(&a->ft, a->opts.so.tracer &&
-				  (!strcmp(a->opts.so.tracer, "osnoise") ||
-				   !strcmp(a->opts.so.tracer, "timerlat")));
+	ret = features_probe_keep(&a->ft, app_probe_flags(&a->opts.so));
 	debug_step("probe features");
 	if (ret)
 		return app_err(err, errlen, ret, "cannot probe the kernel's tracing support: %s",

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What this kernel lets ktop do. Tracers are tried, not guessed: each one is
- * written to current_tracer of a scratch instance (removed after), and when
- * the instance refuses it, at top level (only when the top level is idle,
- * and put back to nop at once).
+ * written to current_tracer of a scratch instance (removed after). Never at
+ * the top level: the kernel clears the top-level buffer before it refuses a
+ * tracer there, and on a fresh boot allocates it; the top level is someone
+ * else's unless a session of ktop takes it over (session.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -49,6 +50,7 @@ const char *feature_state_str(enum feature_state s)
 	case FEAT_NOT_PERMITTED:	return "not permitted";
 	case FEAT_NEEDS_ROOT:		return "needs root";
 	case FEAT_TOP_LEVEL_ONLY:	return "top level only";
+	case FEAT_NOT_TRIED:		return "not tried";
 	case FEAT_UNKNOWN:		break;
 	}
 	return "unknown";
@@ -125,11 +127,21 @@ static bool is_tracefs(const char *dir)
 	return !statfs(dir, &sfs) && (unsigned long)sfs.f_type == TRACEFS_MAGIC;
 }
 
+static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+bool features_tracefs_mounted(void)
+{
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++)
+		if (is_tracefs(tracefs_dirs[i]))
+			return true;
+	return false;
+}
+
 static void probe_tracefs(struct features *ft)
 {
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	const char *const *dirs = tracefs_dirs;
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
 		if (is_tracefs(dirs[i])) {
 			snprintf(ft->tracefs, sizeof(ft->tracefs), "%s", dirs[i]);
 			feat_set(ft, FEATURE_TRACEFS, FEAT_AVAILABLE, "mounted at %s", dirs[i]);
@@ -170,41 +182,69 @@ static bool tracer_listed(const char *dir, const char *name)
 	return false;
 }
 
-/* The top level is idle when no tracer runs there and no event is enabled. */
-static bool top_level_idle(const char *top)
+/*
+ * Kernels before per-instance buffer expansion (6.1 is one) keep a single
+ * "buffers expanded" flag for every instance. On a fresh boot the top-level
+ * buffer is not allocated yet ("7 (expanded: 1408)"): an event control write
+ * in any instance allocates it, as it would for the top level's own events,
+ * but a tracer or a buffer size written in an instance only sets the flag,
+ * leaving the top level at its boot size of a few pages for good. An
+ * instance tells which kind of kernel this is: there a new instance has its
+ * full buffer and still says "(expanded: ...)".
+ */
+static bool expansion_is_global(const char *dir)
 {
-	char path[1024], buf[64];
+	char path[1024], buf[128];
 
-	snprintf(path, sizeof(path), "%s/current_tracer", top);
-	if (feat_read(path, buf, sizeof(buf)) || strcmp(buf, "nop"))
-		return false;
-	snprintf(path, sizeof(path), "%s/set_event", top);
-	if (feat_read(path, buf, sizeof(buf)) || buf[0])
-		return false;
-	return true;
+	snprintf(path, sizeof(path), "%s/buffer_size_kb", dir);
+	return !feat_read(path, buf, sizeof(buf)) && strstr(buf, "(expanded:");
+}
+
+int features_expand_global(const char *dir)
+{
+	char path[1024];
+	int ret;
+
+	if (!expansion_is_global(dir))
+		return 0;
+	/*
+	 * With the flag still clear no event is on anywhere: writing 0 turns
+	 * nothing off, and expands the buffers as an event enable does.
+	 */
+	snprintf(path, sizeof(path), "%s/events/enable", dir);
+	ret = feat_write(path, "0");
+	return ret ? ret : 1;
 }
 
 /*
- * @try: write it to current_tracer to be sure; without it, being listed in
- * available_tracers is as far as the probe goes.
+ * @try: write it to current_tracer of @scratch to be sure; without it, being
+ * listed in available_tracers is as far as the probe goes.
  */
 static void probe_tracer(struct features *ft, enum feature_id id, const char *scratch,
-			 bool try)
+			 bool try, const char *why_not)
 {
 	const char *name = ft->f[id].name;
 	char path[1024];
-	int ret, top;
+	int ret;
 
 	if (!tracer_listed(ft->tracefs, name)) {
 		feat_set(ft, id, FEAT_NOT_BUILT, "not in available_tracers");
+		return;
+	}
+	if (!scratch) {
+		feat_set(ft, id, FEAT_NOT_TRIED, "in available_tracers; not tried: no tracefs "
+			 "instance to try it in (never at the top level)");
 		return;
 	}
 	if (!try) {
 		feat_set(ft, id, FEAT_AVAILABLE, "in available_tracers (tried when chosen)");
 		return;
 	}
-	ret = -ENOENT;
-	if (scratch && (!strcmp(name, "function") || !strcmp(name, "function_graph"))) {
+	if (why_not) {
+		feat_set(ft, id, FEAT_NOT_TRIED, "in available_tracers; not tried: %s", why_not);
+		return;
+	}
+	if (!strcmp(name, "function") || !strcmp(name, "function_graph")) {
 		/*
 		 * Trace one rarely called function: enabling a function tracer
 		 * unfiltered patches every traceable function twice (on, off),
@@ -216,48 +256,28 @@ static void probe_tracer(struct features *ft, enum feature_id id, const char *sc
 		if (feat_write(path, "ksys_sync\n"))
 			feat_write(path, "schedule\n");
 	}
-	if (scratch) {
-		snprintf(path, sizeof(path), "%s/current_tracer", scratch);
-		ret = feat_write(path, name);
-		if (!ret) {
-			feat_write(path, "nop");
-			feat_set(ft, id, FEAT_AVAILABLE, "tried in an instance");
-			return;
-		}
-	}
-	/*
-	 * Refused in an instance, but not for want of permission (EPERM): the
-	 * kernel allows this tracer only at the top level (function_graph before
-	 * 6.9). Trying it there would patch every traceable function on and off
-	 * (a minute under emulation) and touch the top level; the session finds
-	 * out for sure when it is asked for, and says so if the top level refuses.
-	 */
-	if (scratch && ret && ret != -EPERM) {
-		feat_set(ft, id, FEAT_TOP_LEVEL_ONLY, "refused in an instance (%s)",
-			 strerror(-ret));
-		return;
-	}
-	/* No instance to try in, or EPERM there: the top level says for sure. */
-	if (!top_level_idle(ft->tracefs)) {
-		feat_set(ft, id, ret == -EPERM ? FEAT_NOT_PERMITTED : FEAT_UNKNOWN,
-			 "refused in an instance (%s); top level busy, not tried there",
-			 strerror(-ret));
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/current_tracer", ft->tracefs);
-	top = feat_write(path, name);
-	if (!top) {
+	/* the caller said it may: see probe_all() */
+	features_expand_global(scratch);
+	snprintf(path, sizeof(path), "%s/current_tracer", scratch);
+	ret = feat_write(path, name);
+	if (!ret) {
 		feat_write(path, "nop");
+		feat_set(ft, id, FEAT_AVAILABLE, "tried in an instance");
+	} else if (ret == -EPERM) {
+		/* the top level would refuse it too, after clearing its buffer */
+		feat_set(ft, id, FEAT_NOT_PERMITTED, "writing current_tracer in an instance: %s "
+			 "(kernel lockdown or security policy)", strerror(EPERM));
+	} else {
+		/*
+		 * Refused in an instance, but not for want of permission: the
+		 * kernel allows this tracer only at the top level (function_graph
+		 * before 6.9). Trying it there would clear the top-level buffer;
+		 * a session that asks for it takes the top level over with its
+		 * state saved, and says so if the top level refuses.
+		 */
 		feat_set(ft, id, FEAT_TOP_LEVEL_ONLY, "refused in an instance (%s)",
 			 strerror(-ret));
-		return;
 	}
-	if (top == -EPERM || ret == -EPERM)
-		feat_set(ft, id, FEAT_NOT_PERMITTED,
-			 "writing current_tracer: %s (kernel lockdown or security policy)",
-			 strerror(EPERM));
-	else
-		feat_set(ft, id, FEAT_UNKNOWN, "writing current_tracer: %s", strerror(-top));
 }
 
 static void probe_ftrace_filter(struct features *ft, const char *scratch)
@@ -348,11 +368,12 @@ static void probe_events(struct features *ft)
 		feat_set(ft, FEATURE_EVENTS, FEAT_NOT_BUILT, "available_events is empty");
 }
 
-static int probe_all(struct features *ft, bool keep, bool latency)
+static int probe_all(struct features *ft, bool keep, unsigned int flags)
 {
 	static const enum feature_id tracers[] = {
 		FEATURE_FUNCTION, FEATURE_FUNCTION_GRAPH, FEATURE_OSNOISE, FEATURE_TIMERLAT,
 	};
+	const char *why_not = NULL;
 	char scratch[512], path[1024];
 	bool have_scratch = false;
 
@@ -381,6 +402,7 @@ static int probe_all(struct features *ft, bool keep, bool latency)
 	}
 	probe_events(ft);
 
+	/* a scratch instance changes nothing at the top level, on any kernel tried */
 	snprintf(scratch, sizeof(scratch), "%s/instances/ktop-%s%d", ft->tracefs,
 		 keep ? "" : "probe-", getpid());
 	if (!mkdir(scratch, 0750)) {
@@ -398,13 +420,21 @@ static int probe_all(struct features *ft, bool keep, bool latency)
 	}
 
 	/*
+	 * Where trying a tracer would fix the unused top-level buffer at its
+	 * boot size (expansion_is_global), only a session that sets a tracer
+	 * anyway tries them, after expanding the buffers as its events would.
+	 */
+	if (have_scratch && !(keep && (flags & FEATURES_TRACER)) && expansion_is_global(scratch))
+		why_not = "here that would fix the top-level buffer at its boot size";
+	/*
 	 * Starting osnoise or timerlat, even for a moment, starts a kernel
 	 * thread per CPU: not done for a session that does not trace with them.
 	 */
 	for (size_t i = 0; i < sizeof(tracers) / sizeof(tracers[0]); i++)
 		probe_tracer(ft, tracers[i], have_scratch ? scratch : NULL,
-			     latency || (tracers[i] != FEATURE_OSNOISE &&
-					 tracers[i] != FEATURE_TIMERLAT));
+			     (flags & FEATURES_LATENCY) || (tracers[i] != FEATURE_OSNOISE &&
+							    tracers[i] != FEATURE_TIMERLAT),
+			     why_not);
 	probe_ftrace_filter(ft, have_scratch ? scratch : NULL);
 
 	if (have_scratch && keep) {
@@ -423,12 +453,12 @@ static int probe_all(struct features *ft, bool keep, bool latency)
 
 int features_probe(struct features *ft)
 {
-	return probe_all(ft, false, true);
+	return probe_all(ft, false, FEATURES_LATENCY);
 }
 
-int features_probe_keep(struct features *ft, bool latency)
+int features_probe_keep(struct features *ft, unsigned int flags)
 {
-	return probe_all(ft, true, latency);
+	return probe_all(ft, true, flags);
 }
 
 void features_release(struct features *ft)

@@ -13,6 +13,13 @@ enum feature_state {
 	FEAT_NEEDS_ROOT,
 	FEAT_TOP_LEVEL_ONLY,	/* available, but only in the top-level instance */
 	FEAT_UNKNOWN,
+	FEAT_NOT_TRIED,		/* listed, but trying it would change what is not ktop's */
+};
+
+/* What the session that features_probe_keep() prepares for will do. */
+enum features_probe_flags {
+	FEATURES_LATENCY	= 1 << 0,	/* try osnoise and timerlat too */
+	FEATURES_TRACER		= 1 << 1,	/* it sets a tracer (or picks one) */
 };
 
 enum feature_id {
@@ -45,8 +52,12 @@ struct features {
 
 /**
  * features_probe - find out what this kernel permits, changing nothing
- * (every tracer tried is tried in a scratch instance that is removed, or at
- * top level with the previous tracer restored).
+ *
+ * Every tracer is tried in a scratch instance that is removed after, never at
+ * the top level. EPERM there is "not permitted"; no instance to try in is
+ * "not tried". On a kernel whose buffer expansion is global (6.1) and not
+ * done yet, no tracer is tried either: it would fix the top-level buffer at
+ * its boot size (see features_expand_global()).
  * Return: 0, or a negative errno when probing itself failed.
  */
 int features_probe(struct features *ft);
@@ -57,15 +68,31 @@ int features_probe(struct features *ft);
  * place (tracing off, tracer nop, no filter) for session_open() to adopt:
  * one mkdir and one rmdir fewer at start, much of the start-up time on a
  * slow machine. Its name is in @ft->kept.
- * @latency: try osnoise and timerlat too; without it they are only looked
- *	     up in available_tracers, as starting them starts a kernel thread
- *	     per CPU.
+ * @flags: enum features_probe_flags. Without FEATURES_LATENCY osnoise and
+ *	   timerlat are only looked up in available_tracers, as starting them
+ *	   starts a kernel thread per CPU. Without FEATURES_TRACER, on a kernel
+ *	   whose expansion is global and not done yet, no tracer is tried; with
+ *	   it, the buffers are expanded first as the session's events would.
  *
  * Context: the caller must end with features_release() on every path where
  * no session took the instance over.
  * Return: as features_probe().
  */
-int features_probe_keep(struct features *ft, bool latency);
+int features_probe_keep(struct features *ft, unsigned int flags);
+
+/**
+ * features_expand_global - before a write to an instance that sets the
+ * kernel's "buffers expanded" flag without expanding the top level
+ * (current_tracer, buffer_size_kb), on kernels where that flag is global
+ * (6.1): expand the buffers as an event enable in any instance does there
+ * by the kernel's design. Elsewhere, or once expanded, nothing is written.
+ * @dir: the instance's directory
+ *
+ * Without it the top-level buffer would stay at its boot size (a few pages)
+ * for every later user of the top level.
+ * Return: 1 when it expanded them, 0 when there was nothing to do, -errno.
+ */
+int features_expand_global(const char *dir);
 
 /**
  * features_rmdir_instance - rmdir a tracefs instance directory
@@ -78,6 +105,9 @@ int features_probe_keep(struct features *ft, bool latency);
  * Return: 0, or -errno (errno is set as well).
  */
 int features_rmdir_instance(const char *path, unsigned int max_ms);
+
+/* Is tracefs mounted (at /sys/kernel/tracing or under debugfs)? Mounts nothing. */
+bool features_tracefs_mounted(void);
 
 /* Remove the instance features_probe_keep() left, if it is still there. */
 void features_release(struct features *ft);

@@ -30,11 +30,31 @@
 
 #define EXIT_USAGE	2
 
+/*
+ * --features and -i as root: remove what a killed ktop left (its instance
+ * traces on until then; its saved top-level state waits to be put back), as
+ * a live start does. That is ktop's own business, not the top level's; it is
+ * said on stderr. Where tracefs is not mounted there is nothing to reap, and
+ * -i must not mount it.
+ */
+static void main_reap_stale(void)
+{
+	int n;
+
+	if (geteuid() != 0 || !features_tracefs_mounted())
+		return;
+	n = session_reap_stale();
+	if (n > 0)
+		fprintf(stderr, "ktop: cleaned up %d leftover%s of killed ktop sessions "
+			"(tracefs instances, saved tracing state)\n", n, n > 1 ? "s" : "");
+}
+
 static int main_features(void)
 {
 	struct features ft;
 	int ret;
 
+	main_reap_stale();
 	ret = features_probe(&ft);
 	if (ret) {
 		fprintf(stderr, "ktop: cannot probe the kernel's tracing support: %s\n",
@@ -159,6 +179,7 @@ static int main_offline(struct app *a, const char *path)
 		app_stop(a);
 		return EXIT_USAGE;
 	}
+	main_reap_stale();
 	if (a->opts.batch) {
 		uint64_t interval = (uint64_t)(a->opts.interval * 1e9);
 

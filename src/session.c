@@ -58,6 +58,7 @@ struct session {
 	char			global_path[PATH_MAX];	/* its copy, for a later ktop */
 	bool			top;
 	bool			restored;	/* top level already put back */
+	bool			events_on;	/* an event was enabled: set_event to clear */
 	int			ncpus;
 	int			lock_fd;
 	char			name[64];
@@ -223,7 +224,8 @@ static void session_emergency(void)
 				unlink(s->ours_path);
 		}
 	} else {
-		sess_write_path(s->p_set_event, "");
+		if (s->events_on)
+			sess_write_path(s->p_set_event, "");
 		for (int i = 0; i < session_nfds && i < SESSION_MAX_FDS; i++) {
 			int fd = session_fds[i];
 
@@ -641,6 +643,7 @@ again:
 		goto again;
 	}
 	closedir(sd);
+	s->events_on |= n > 0;
 	if (ret && !n) {
 		snprintf(err, errlen, "cannot enable event '%s': %s", spec, strerror(-ret));
 		return ret;
@@ -1232,6 +1235,8 @@ static int configure(struct session *s, const struct session_opts *o, const char
 
 	if (o->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%zu", o->buffer_kb);
+		if (!s->top)
+			features_expand_global(s->dir);
 		ret = sess_write(s, "buffer_size_kb", buf);
 		if (ret) {
 			snprintf(err, errlen, "cannot set a %zu KB buffer per CPU: %s",
@@ -1465,6 +1470,9 @@ static int apply_tracer(struct session *s, char *err, size_t errlen)
 	ret = configure_options(s, err, errlen);
 	if (ret)
 		return ret;
+	/* 6.1: else the top level's buffer stays at its boot size for good */
+	if (!s->top)
+		features_expand_global(s->dir);
 	ret = sess_write(s, "current_tracer", s->tracer);
 	if (ret) {
 		snprintf(err, errlen, "tracer '%s' refused in %s: %s%s", s->tracer, s->name,
@@ -1492,7 +1500,9 @@ static void session_undo(struct session *s)
 		}
 	} else if (s->inst) {
 		sess_write(s, "tracing_on", "0");
-		sess_write(s, "set_event", "");
+		/* only then: on 6.1 any event write, even this, expands the top level */
+		if (s->events_on)
+			sess_write(s, "set_event", "");
 		/* EBUSY while readers still close their trace_pipe_raw */
 		features_rmdir_instance(s->dir, 1000);
 		if (is_dir(s->dir))

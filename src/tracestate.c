@@ -37,6 +37,7 @@ struct ts_entry {
 
 struct tracestate {
 	char		*dir;
+	bool		raw;			/* TRACESTATE_RAW: compared, never restored */
 	char		expanded_kb[24];	/* size of a buffer not yet allocated */
 	struct ts_entry	*e;
 	int		n;
@@ -86,6 +87,13 @@ static const struct ts_file ts_files_tail[] = {
 	{ "set_event_pid",		TS_LINES },
 	{ "set_event_notrace_pid",	TS_LINES },
 	{ "set_event",			TS_LINES },
+};
+
+/* Only in a raw capture: what the others imply, as the kernel shows it. */
+static const struct ts_file ts_files_raw[] = {
+	{ "buffer_total_size_kb",	TS_COMPARE },
+	{ "trace_options",		TS_COMPARE },
+	{ "saved_cmdlines_size",	TS_COMPARE },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -235,7 +243,8 @@ static int ts_add_file(struct tracestate *ts, const char *key, enum ts_kind kind
 		       enum ts_group group)
 {
 	char path[4096];
-	char *buf;
+	char *buf, *norm;
+	bool skip = false;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", ts->dir, key);
@@ -248,18 +257,24 @@ static int ts_add_file(struct tracestate *ts, const char *key, enum ts_kind kind
 		/* EPERM and the like: there, but not ours to read or write */
 		return ts_add(ts, key, "?unreadable", kind, group, true);
 	}
-	ts_normalise(ts, key, buf);
+	/* raw: kept as read; an event file is still left out when at its default */
+	norm = ts->raw && group == TS_G_EVENT ? strdup(buf) : buf;
+	if (!norm) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (!ts->raw || norm != buf)
+		ts_normalise(ts->raw ? NULL : ts, key, norm);
 	if (group == TS_G_EVENT) {
 		const char *base = strrchr(key, '/') + 1;
 
-		if ((!strcmp(base, "enable") && !strcmp(buf, "0")) ||
-		    (!strcmp(base, "filter") && !strcmp(buf, "none")) ||
-		    (!strcmp(base, "trigger") && !buf[0])) {
-			free(buf);
-			return 0;
-		}
+		skip = (!strcmp(base, "enable") && !strcmp(norm, "0")) ||
+		       (!strcmp(base, "filter") && !strcmp(norm, "none")) ||
+		       (!strcmp(base, "trigger") && !norm[0]);
 	}
-	ret = ts_add(ts, key, buf, kind, group, false);
+	if (norm != buf)
+		free(norm);
+	ret = skip ? 0 : ts_add(ts, key, buf, kind, group, false);
 	free(buf);
 	return ret;
 }
@@ -474,6 +489,7 @@ struct tracestate *tracestate_capture(const char *dir, unsigned int flags)
 		errno = ENOMEM;
 		return NULL;
 	}
+	ts->raw = flags & TRACESTATE_RAW;
 	ret = ts_add_files(ts, ts_files_head, ARRAY_SIZE(ts_files_head));
 	if (!ret)
 		ret = ts_add_options(ts);
@@ -483,6 +499,8 @@ struct tracestate *tracestate_capture(const char *dir, unsigned int flags)
 		ret = ts_add_per_cpu(ts);
 	if (!ret)
 		ret = ts_add_files(ts, ts_files_tail, ARRAY_SIZE(ts_files_tail));
+	if (!ret && ts->raw)
+		ret = ts_add_files(ts, ts_files_raw, ARRAY_SIZE(ts_files_raw));
 	if (!ret && !(flags & TRACESTATE_NO_EVENTS))
 		ret = ts_add_events(ts, !(flags & TRACESTATE_NO_TRIGGERS));
 	if (!ret && !(flags & TRACESTATE_NO_INSTANCES))
@@ -550,6 +568,11 @@ void tracestate_free(struct tracestate *ts)
 const char *tracestate_dir(const struct tracestate *ts)
 {
 	return ts->dir;
+}
+
+bool tracestate_is_raw(const struct tracestate *ts)
+{
+	return ts->raw;
 }
 
 int tracestate_count(const struct tracestate *ts)
@@ -707,6 +730,8 @@ int tracestate_restore(const struct tracestate *ts)
 	int ret = 0, r;
 	bool events;
 
+	if (ts->raw)
+		return -EINVAL;
 	/* Compare events only when they were captured. */
 	events = false;
 	for (int i = 0; i < ts->n && !events; i++)
@@ -760,6 +785,8 @@ int tracestate_restore_blind(const struct tracestate *ts)
 	const struct ts_entry *on = NULL;
 	int failed = 0;
 
+	if (ts->raw)
+		return ts->n;
 	for (int i = 0; i < ts->n; i++) {
 		const struct ts_entry *e = &ts->e[i];
 
@@ -793,7 +820,7 @@ int tracestate_save(const struct tracestate *ts, const char *path)
 		unlink(tmp);
 		return -errno;
 	}
-	fputs("ktop-tracestate 1\n", fp);
+	fputs(ts->raw ? "ktop-tracestate 1 raw\n" : "ktop-tracestate 1\n", fp);
 	fputs("dir\t", fp);
 	ts_print_escaped(fp, ts->dir);
 	fputc('\n', fp);
@@ -848,16 +875,18 @@ struct tracestate *tracestate_load(const char *path)
 {
 	struct tracestate *ts = NULL;
 	char *buf, *line, *next, *key, *val;
+	bool raw;
 	int ret = 0;
 
 	buf = ts_read_file(path, NULL);
 	if (!buf)
 		return NULL;
-	if (strncmp(buf, "ktop-tracestate 1\ndir\t", 22)) {
+	raw = !strncmp(buf, "ktop-tracestate 1 raw\ndir\t", 26);
+	if (!raw && strncmp(buf, "ktop-tracestate 1\ndir\t", 22)) {
 		ret = -EINVAL;
 		goto out;
 	}
-	line = buf + 22;
+	line = buf + (raw ? 26 : 22);
 	next = strchr(line, '\n');
 	if (!next) {
 		ret = -EINVAL;
@@ -870,6 +899,7 @@ struct tracestate *tracestate_load(const char *path)
 		ret = -ENOMEM;
 		goto out;
 	}
+	ts->raw = raw;
 	for (line = next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)

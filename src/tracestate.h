@@ -7,7 +7,9 @@
  * and by the tests to compare the kernel's state before and after a run.
  *
  * Contents are normalised (trailing blanks and '#' comment lines dropped,
- * trace_clock reduced to the selected clock, "7 (expanded: 1408)" to 1408).
+ * trace_clock reduced to the selected clock, "7 (expanded: 1408)" to 1408),
+ * which is what restoring needs; the tests compare raw captures
+ * (TRACESTATE_RAW).
  * Event files (enable, filter, trigger) are kept only when they differ from
  * the default, so a missing entry means "0", "none" or "".
  */
@@ -28,6 +30,13 @@ enum tracestate_flags {
 	 * the files read, seconds under emulation).
 	 */
 	TRACESTATE_NO_TRIGGERS	= 1 << 2,
+	/*
+	 * For tests: every value exactly as the kernel shows it ("7 (expanded:
+	 * 1408)", "[local] global", '#' lines, the newline), plus
+	 * buffer_total_size_kb, trace_options and saved_cmdlines_size. Event files
+	 * at their default are still left out. Compared and saved, never restored.
+	 */
+	TRACESTATE_RAW		= 1 << 3,
 };
 
 /**
@@ -54,6 +63,8 @@ struct tracestate *tracestate_capture_files(const char *dir, const char *const *
 
 /* Directory the state was captured from (or loaded for). */
 const char *tracestate_dir(const struct tracestate *ts);
+/* Captured (or saved) with TRACESTATE_RAW? */
+bool tracestate_is_raw(const struct tracestate *ts);
 
 /* Return: the normalised content of @file ("tracing_on", "options/raw", ...), or NULL. */
 const char *tracestate_get(const struct tracestate *ts, const char *file);
@@ -79,7 +90,8 @@ int tracestate_diff(const struct tracestate *a, const struct tracestate *b, FILE
  * Reads the current state, then writes only what differs, in an order the
  * kernel accepts (tracer first, tracing_on last). The list of instances is
  * compared but never changed.
- * Return: 0, or the first negative errno met (it carries on past errors).
+ * Return: 0, or the first negative errno met (it carries on past errors);
+ * -EINVAL for a raw state (TRACESTATE_RAW), which is never written back.
  */
 int tracestate_restore(const struct tracestate *ts);
 

@@ -327,7 +327,8 @@ static void graph_unavailable(struct ui *ui, int y, int h, int w)
 
 	if (!strcmp(ui_feed_tracer(ui), "function_graph"))
 		snprintf(plan, sizeof(plan), "Tracing function_graph: no call has finished yet.");
-	else if (f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY)
+	else if (f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY ||
+		 f->state == FEAT_NOT_TRIED)
 		snprintf(plan, sizeof(plan), "This run does not trace function_graph: start ktop "
 			 "with -p function_graph (and -g FUNCTION for the calls below one "
 			 "function) to see the live call tree here.");

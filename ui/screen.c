@@ -240,6 +240,8 @@ static const char *state_words(enum feature_state s)
 		return "needs root";
 	case FEAT_TOP_LEVEL_ONLY:
 		return "top level only";
+	case FEAT_NOT_TRIED:
+		return "not tried";
 	default:
 		return "unknown";
 	}

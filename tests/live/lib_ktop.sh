@@ -47,10 +47,11 @@ need() {
 	done
 }
 
-# The kernel's tracing state, ignoring instances of other live ktops (other
+# The kernel's tracing state, raw (every value as the kernel shows it, "7
+# (expanded: 1408)" too), ignoring instances of other live ktops (other
 # people may run ktop on this machine at the same time).
 state_save() {
-	"$TOOLS/tracestate" -x --save "$1"
+	"$TOOLS/tracestate" -x -R --save "$1"
 }
 
 # state_same NAME SAVED: compare now with SAVED, show the differences.

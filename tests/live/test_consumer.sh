@@ -16,7 +16,7 @@
 
 cd "$(dirname "$0")/../.." || exit 1
 # the tools, $TMP, ok/bad, the root and tools checks, wait_ready
-. tests/live/lib_state.sh test_consumer
+. tests/live/lib_state.sh
 
 # field NAME FILE: the number after NAME on the last line of FILE
 field() { tail -1 "$2" | tr ' ' '\n' | grep -A1 -x "$1" | tail -1; }

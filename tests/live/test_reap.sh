@@ -4,12 +4,13 @@
 # Live, as root: after a ktop is killed with SIGKILL (no handler runs), the
 # next start removes its stale ktop-<pid> instance and puts back the top-level
 # state it had saved; it leaves alone the instances of ktops still running.
-# Run with build/tools/session_drive, and with ./ktop --batch when it runs.
+# Run with build/tools/session_drive, and with ./ktop --batch when it runs;
+# ktop --features and ktop -i FILE reap too, and say so.
 #
 # Prints "ok NAME" / "FAIL NAME: evidence", then "N passed, N failed".
 
 cd "$(dirname "$0")/../.." || exit 1
-. tests/live/lib_state.sh test_reap
+. tests/live/lib_state.sh
 # tracestate -x hides instances of live pids: list them all here
 instances() { ls $T/instances | grep '^ktop-' | tr '\n' ' '; }
 
@@ -61,13 +62,10 @@ else
 		bad reap_top "top level unchanged after SIGKILL: the test is void"
 	else
 		$DRIVE -e sched -d 0.2 > "$TMP/out2" 2> "$TMP/err2"
-		snap "$TMP/after"
 		if [ -e "$state" ]; then
 			bad reap_top "$state still there after the next start"
-		elif diff "$TMP/before" "$TMP/after" > "$TMP/diff"; then
+		elif same_top reap_top "$TMP/before"; then
 			ok "reap_top (changed: $(diff "$TMP/before" "$TMP/killed" | grep -c '^>') entries, all restored)"
-		else
-			bad reap_top "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
 		fi
 	fi
 fi
@@ -93,9 +91,7 @@ else
 	fi
 	# put back what the killed ktop and "the other tool" changed
 	$TS --restore "$TMP/before.state"
-	snap "$TMP/after"
-	diff -q "$TMP/before" "$TMP/after" > /dev/null ||
-		bad reap_top_taken_over_cleanup "tracestate --restore: $(diff "$TMP/before" "$TMP/after" | head -3 | tr '\n' ' ')"
+	same_top reap_top_taken_over_cleanup "$TMP/before"
 fi
 
 # 3. a running ktop's instance is not reaped by another start
@@ -130,9 +126,13 @@ fi
 kill $notktop 2>/dev/null
 wait $notktop 2>/dev/null
 
-# 5. the real program, when it builds and runs here
-if [ -x $KTOP ] && $KTOP --batch --duration 1 > /dev/null 2>&1; then
-	snap "$TMP/before"
+# 5. the real program, when it builds and runs here: what a SIGKILLed ktop
+# left is removed by the next live start, and by --features and -i FILE too
+# (as root), which say so on stderr
+
+# ktop_killed: start ktop --batch, wait for its instance, SIGKILL it (pid in
+# $pid). Return: 1 when it left no instance (the case would be void)
+ktop_killed() {
 	$KTOP --batch --interval 0.2 > /dev/null 2>&1 &
 	pid=$!
 	i=0
@@ -143,19 +143,37 @@ if [ -x $KTOP ] && $KTOP --batch --duration 1 > /dev/null 2>&1; then
 	sleep 0.3
 	kill -9 $pid
 	wait $pid 2>/dev/null
-	if ! [ -d $T/instances/ktop-$pid ]; then
-		bad ktop_reap "SIGKILLed ktop left no instance ktop-$pid: the test is void"
-	else
-		$KTOP --batch --duration 1 > /dev/null 2> "$TMP/kerr"
-		snap "$TMP/after"
-		if [ -d $T/instances/ktop-$pid ]; then
-			bad ktop_reap "ktop-$pid still there after ktop --batch --duration 1"
-		elif diff "$TMP/before" "$TMP/after" > "$TMP/diff"; then
-			ok "ktop_reap (ktop-$pid)"
-		else
-			bad ktop_reap "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
-		fi
+	[ -d $T/instances/ktop-$pid ]
+}
+
+# ktop_reaps NAME CMD...: after a SIGKILLed ktop, CMD removes its instance,
+# and the state is as before
+ktop_reaps() {
+	name=$1
+	shift
+	snap "$TMP/before"
+	if ! ktop_killed; then
+		bad $name "SIGKILLed ktop left no instance ktop-$pid: the test is void"
+		return
 	fi
+	"$@" > /dev/null 2> "$TMP/kerr"
+	snap "$TMP/after"
+	if [ -d $T/instances/ktop-$pid ]; then
+		bad $name "ktop-$pid still there after $*"
+	elif ! diff "$TMP/before" "$TMP/after" > "$TMP/diff"; then
+		bad $name "state differs: $(head -5 "$TMP/diff" | tr '\n' ' ')"
+	elif [ "$1" = "$KTOP" ] && [ "$2" != --batch ] &&
+	     ! grep -q 'cleaned up 1 leftover of killed ktop sessions' "$TMP/kerr"; then
+		bad $name "ktop-$pid removed, but not said: $(head -c 200 "$TMP/kerr")"
+	else
+		ok "$name (ktop-$pid$(sed -n 's/^ktop: cleaned up/: cleaned up/p' "$TMP/kerr"))"
+	fi
+}
+
+if [ -x $KTOP ] && $KTOP --batch --duration 1 > /dev/null 2>&1; then
+	ktop_reaps ktop_reap $KTOP --batch --duration 1
+	ktop_reaps ktop_reap_features $KTOP --features
+	ktop_reaps ktop_reap_offline $KTOP -i tests/fixtures/demo.ktop --batch
 else
 	echo "# ./ktop --batch not runnable here; only session_drive cases ran"
 fi

@@ -3,7 +3,7 @@
  * tracestate: print, save, compare or restore the settings of a tracefs
  * directory, so shell tests can diff the kernel's state before and after.
  *
- *   tracestate [-E] [-x] [DIR]          print one "file<TAB>content" line per entry
+ *   tracestate [-E] [-x] [-R] [DIR]     print one "file<TAB>content" line per entry
  *   tracestate --save FILE [DIR]        save (format of src/tracestate.c)
  *   tracestate --diff FILE [DIR]        compare FILE with now; exit 1 when different
  *   tracestate --restore FILE           put the saved state back
@@ -12,6 +12,16 @@
  * ktop-<pid> (or ktop-probe-<pid>) whose pid is dead: leftovers. Instances of
  * other tools and of ktops still running on the same machine are not judged. DIR defaults to
  * /sys/kernel/tracing.
+ *
+ * -R: raw, every value as the kernel shows it (TRACESTATE_RAW), for the
+ * tests' before/after comparisons; a raw save cannot be restored. --diff of a
+ * raw save compares raw. --expanded-ok (with --diff of a raw save): a test
+ * that runs a session at the top level on purpose allocates the top-level
+ * buffer on a freshly booted kernel, which cannot be undone: the one change
+ * accepted is buffer_size_kb "S (expanded: M)" -> K with M <= K <=
+ * M * 4096 / 4080 + 1 (whole pages of 4080 data bytes), each per-CPU
+ * buffer_size_kb "S" -> K, and buffer_total_size_kb likewise. It is printed
+ * as "expected: ...". Every other file must be equal.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -76,16 +86,77 @@ static void print_instances(const char *dir, bool hide_live)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tracestate [-E] [-x] [DIR]\n"
-			"       tracestate --save FILE [DIR]\n"
-			"       tracestate --diff FILE [DIR]\n"
+	fprintf(stderr, "usage: tracestate [-E] [-x] [-R] [DIR]\n"
+			"       tracestate [-E] [-x] [-R] --save FILE [DIR]\n"
+			"       tracestate [-E] [-x] [--expanded-ok] --diff FILE [DIR]\n"
 			"       tracestate --restore FILE\n");
 	exit(2);
+}
+
+/* "N\n" -> N; "S (expanded: M)\n" -> S and *exp = M. Return: false for anything else. */
+static bool parse_size(const char *v, unsigned long *n, unsigned long *exp)
+{
+	char tail[4] = "";
+	int k;
+
+	*exp = 0;
+	if (!v)
+		return false;
+	if (sscanf(v, "%lu (expanded: %lu)%n", n, exp, &k) == 2)
+		return !strcmp(v + k, "\n") || !v[k];
+	*exp = 0;
+	return sscanf(v, "%lu%3s", n, tail) == 1;
+}
+
+/* @k is what allocating @m KB of pages gives: the kernel rounds up to whole pages. */
+static bool allocated_size(unsigned long m, unsigned long k, unsigned long n)
+{
+	return k >= m && k <= m * 4096 / 4080 + n;
+}
+
+/*
+ * --expanded-ok: the entries that differ only because the top-level buffer,
+ * unallocated in @a, is allocated at its default size in @b. Fills @ign
+ * (NULL-terminated, at most @max - 1 entries; the strings are static).
+ * Return: how many, 0 when the change is not that (or there is none).
+ */
+static int expansion_entries(const struct tracestate *a, const struct tracestate *b,
+			     const char **ign, int max)
+{
+	static char keys[1024][48];
+	unsigned long s, m, k, x, ts, tm, tk;
+	int n = 0, ncpu = 0;
+
+	if (!parse_size(tracestate_get(a, "buffer_size_kb"), &s, &m) || !m ||
+	    !parse_size(tracestate_get(b, "buffer_size_kb"), &k, &x) || x ||
+	    !allocated_size(m, k, 1))
+		return 0;
+	ign[n++] = "buffer_size_kb";
+	printf("expected: buffer_size_kb: %lu (expanded: %lu) -> %lu: the top-level buffer "
+	       "allocated at its default size\n", s, m, k);
+	for (int cpu = 0; cpu < 1024 && n < max - 2; cpu++) {
+		unsigned long cs, cx, ck;
+
+		snprintf(keys[cpu], sizeof(keys[cpu]), "per_cpu/cpu%d/buffer_size_kb", cpu);
+		if (!tracestate_get(a, keys[cpu]))
+			continue;
+		ncpu++;
+		if (parse_size(tracestate_get(a, keys[cpu]), &cs, &cx) && cs == s && !cx &&
+		    parse_size(tracestate_get(b, keys[cpu]), &ck, &cx) && ck == k && !cx)
+			ign[n++] = keys[cpu];
+	}
+	if (parse_size(tracestate_get(a, "buffer_total_size_kb"), &ts, &tm) && tm &&
+	    parse_size(tracestate_get(b, "buffer_total_size_kb"), &tk, &x) && !x &&
+	    ncpu && allocated_size(tm, tk, ncpu))
+		ign[n++] = "buffer_total_size_kb";
+	ign[n] = NULL;
+	return n;
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
+		{ "expanded-ok", no_argument,	   NULL, 'X' },
 		{ "save",	required_argument, NULL, 's' },
 		{ "diff",	required_argument, NULL, 'd' },
 		{ "restore",	required_argument, NULL, 'r' },
@@ -93,14 +164,17 @@ int main(int argc, char **argv)
 	};
 	const char *dir = "/sys/kernel/tracing", *save = NULL, *diff = NULL, *restore = NULL;
 	unsigned int flags = 0;
-	struct tracestate *a, *b;
-	bool hide_live = false;
+	struct tracestate *a, *b = NULL;
+	bool hide_live = false, expanded_ok = false;
+	const char *ign[1030] = { NULL };
 	int c, n, ret;
 
-	while ((c = getopt_long(argc, argv, "Exh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ExRh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'E': flags |= TRACESTATE_NO_EVENTS; break;
 		case 'x': hide_live = true; break;
+		case 'R': flags |= TRACESTATE_RAW; break;
+		case 'X': expanded_ok = true; break;
 		case 's': save = optarg; break;
 		case 'd': diff = optarg; break;
 		case 'r': restore = optarg; break;
@@ -127,9 +201,22 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	if (diff) {
+		b = tracestate_load(diff);
+		if (!b) {
+			fprintf(stderr, "tracestate: %s: %s\n", diff, strerror(errno));
+			return 2;
+		}
+		/* compared as it was saved */
+		if (tracestate_is_raw(b))
+			flags |= TRACESTATE_RAW;
+		else if (expanded_ok)
+			usage();
+	}
 	a = tracestate_capture(dir, flags | (hide_live ? TRACESTATE_NO_INSTANCES : 0));
 	if (!a) {
 		fprintf(stderr, "tracestate: %s: %s\n", dir, strerror(errno));
+		tracestate_free(b);
 		return 2;
 	}
 	if (save) {
@@ -142,13 +229,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (diff) {
-		b = tracestate_load(diff);
-		if (!b) {
-			fprintf(stderr, "tracestate: %s: %s\n", diff, strerror(errno));
-			tracestate_free(a);
-			return 2;
-		}
-		n = tracestate_diff(b, a, stdout, NULL);
+		if (expanded_ok)
+			expansion_entries(b, a, ign, (int)(sizeof(ign) / sizeof(ign[0])));
+		n = tracestate_diff(b, a, stdout, ign);
 		tracestate_free(a);
 		tracestate_free(b);
 		return n ? 1 : 0;

@@ -141,9 +141,10 @@ evidence() {
 	scr | sed -e 's/[[:space:]]*$//' -e '/^$/d' -e 's/^/    | /' | head -${2:-45}
 }
 
-# The kernel's tracing state, ignoring instances of other ktops that are alive.
+# The kernel's tracing state, raw (as the kernel shows it), ignoring instances
+# of other ktops that are alive.
 state_save() {
-	"$TOOLS/tracestate" -x --save "$1"
+	"$TOOLS/tracestate" -x -R --save "$1"
 }
 
 # Other people's tests on this shared machine may change the top level for a

@@ -46,24 +46,35 @@ need()
 }
 
 # Back to the boot state, like rtla's tests/engine.sh does before each case.
+# Only what differs is written: on a fresh boot the top-level buffer is not
+# allocated yet ("7 (expanded: 1408)"), and writing current_tracer, an event's
+# enable (even 0) or set_event there would allocate it for good, which the
+# fresh-state scenario must be the first to see.
 tracing_reset()
 {
-	local i
+	local i v
 	for i in "$T"/instances/*; do
 		[ -d "$i" ] || continue
 		echo nop > "$i/current_tracer" 2>/dev/null
 		echo 0 > "$i/events/enable" 2>/dev/null
 		rmdir "$i" 2>/dev/null
 	done
-	echo 0 > "$T/tracing_on"
-	echo nop > "$T/current_tracer"
-	echo 0 > "$T/events/enable"
+	[ "$(cat "$T/tracing_on")" = 0 ] || echo 0 > "$T/tracing_on"
+	[ "$(cat "$T/current_tracer")" = nop ] || echo nop > "$T/current_tracer"
+	[ -z "$(cat "$T/set_event")" ] || echo 0 > "$T/events/enable"
 	for i in set_ftrace_filter set_ftrace_notrace set_graph_function set_graph_notrace \
 		 set_ftrace_pid set_event_pid set_event_notrace_pid set_ftrace_notrace_pid; do
-		[ -e "$T/$i" ] && echo > "$T/$i"
+		[ -e "$T/$i" ] || continue
+		v=$(grep -v '^#' "$T/$i" 2>/dev/null)
+		[ -z "$v" ] || [ "$v" = "no pid" ] || echo > "$T/$i"
 	done
 	[ -f /tmp/boot_buffer_size_kb ] || cat "$T/buffer_size_kb" > /tmp/boot_buffer_size_kb
-	cat /tmp/boot_buffer_size_kb > "$T/buffer_size_kb"
+	# "7 (expanded: 1408)" once allocated cannot go back: its size then is 1408
+	v=$(sed 's/.*(expanded: \([0-9]*\)).*/\1/' /tmp/boot_buffer_size_kb)
+	case $(cat "$T/buffer_size_kb") in
+	"$(cat /tmp/boot_buffer_size_kb)"|*"(expanded:"*) ;;
+	*) echo "$v" > "$T/buffer_size_kb" ;;
+	esac
 	echo > "$T/trace"
 	echo 1 > "$T/tracing_on"
 }
