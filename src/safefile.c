@@ -425,6 +425,7 @@ static int out_in_place(struct safefile_out *o, int fd, bool std, unsigned int f
 	if (fd < 0)
 		return out_fail(o, err, errlen, -errno, "%s", strerror(errno));
 	o->fd = fd;
+	o->in_place = true;
 	if (fstat(fd, &st))
 		return out_fail(o, err, errlen, -errno, "%s", strerror(errno));
 	if (!std && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)))
@@ -451,6 +452,7 @@ static int out_open(struct safefile_out *o, const char *path, unsigned int flags
 
 	o->fd = o->dst_fd = o->dir_fd = -1;
 	o->tmp = o->name = NULL;
+	o->in_place = false;
 	snprintf(o->path, sizeof(o->path), "%s", path);
 	if (!strcmp(path, "-")) {
 		if (flags & SAFEFILE_OUT_NO_TERMINAL)

@@ -58,6 +58,8 @@ struct safefile_out {
 	int	dir_fd;		/* directory of an atomic replacement, else -1 */
 	char	*tmp;		/* the temporary's name in dir_fd, else NULL */
 	char	*name;		/* the name it is renamed to */
+	/* written in place: standard output, a FIFO, a device (may block, or go away) */
+	bool	in_place;
 	char	path[512];	/* as given, for messages */
 };
 
