@@ -85,49 +85,14 @@ static double now_ms(void)
 /* Read all of @path. Return: 0 and *out (malloc'd, NUL-terminated), or -errno. */
 static int read_all(const char *path, char **out)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	int fd, ret = 0;
-	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(buf);
-		return ret;
-	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap *= 2);
-
-			if (!nb) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			break;
-		}
-		if (!r)
-			break;
-		len += (size_t)r;
-	}
+	if (fd < 0)
+		return -errno;
+	ret = safefile_read_fd(fd, SIZE_MAX, out, NULL);
 	close(fd);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
+	return ret;
 }
 
 /*

@@ -285,12 +285,53 @@ out_dir:
 	return ret;
 }
 
+int safefile_read_fd(int fd, size_t max, char **out, size_t *lenp)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL, *nb;
+
+	*out = NULL;
+	for (;;) {
+		ssize_t r;
+
+		if (len + 1 >= cap) {
+			cap = cap ? cap * 2 : 4096;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int ret = r < 0 ? -errno : 0;
+
+			if (ret) {
+				free(buf);
+				return ret;
+			}
+			break;
+		}
+		len += (size_t)r;
+		if (len > max) {
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	buf[len] = '\0';
+	*out = buf;
+	if (lenp)
+		*lenp = len;
+	return 0;
+}
+
 int safefile_read(const char *path, size_t max, char **out, size_t *lenp)
 {
 	int fd, flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW;
 	struct stat st;
-	size_t len = 0;
-	char *buf;
 	int ret = 0;
 
 	*out = NULL;
@@ -308,39 +349,10 @@ int safefile_read(const char *path, size_t max, char **out, size_t *lenp)
 		ret = -EINVAL;
 	else if ((size_t)st.st_size > max)
 		ret = -EFBIG;
-	if (ret) {
-		close(fd);
-		return ret;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	/* the file may grow meanwhile: read what fits */
-	while (len < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			break;
-		}
-		if (!r)
-			break;
-		len += (size_t)r;
-	}
+	else
+		ret = safefile_read_fd(fd, max, out, lenp);
 	close(fd);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	if (lenp)
-		*lenp = len;
-	return 0;
+	return ret;
 }
 
 /* ---- output files ------------------------------------------------------------ */
