@@ -6,7 +6,7 @@
 #     format;
 #   - a FIFO gets the whole file (trace.dat, which libtracecmd writes with
 #     seeks, through a spool) byte for byte as a regular -o writes it;
-#   - -o -, -o /dev/stdout and a link to /dev/stderr write into pipes, and
+#   - -o -, -o /dev/stdout and a link to /dev/fd/3 write into pipes, and
 #     what comes out loads with ktop -i (or equals the regular trace.dat);
 #   - a block device and a directory are refused and stay what they were;
 #   - a link planted by another uid is refused and its target untouched; a
@@ -92,12 +92,13 @@ if [ -s "$tmp/dash.ktop" ] && "$KTOP" -i "$tmp/dash.ktop" --batch >/dev/null 2>>
 else
 	fail "o_dash_writes_a_loadable_ktop_to_a_pipe: $(cat "$tmp/err")"
 fi
-ln -s /dev/stderr "$tmp/t/stderr.dat"
-in_dev "$KTOP" -i "$demo" --batch -o "$tmp/t/stderr.dat" 2>&1 >/dev/null | cat >"$tmp/stderr.dat"
-if cmp -s "$tmp/stderr.dat" "$tmp/ref.dat" && [ -L "$tmp/t/stderr.dat" ]; then
-	ok "o_link_to_dev_stderr_writes_trace_dat_into_the_pipe"
+ln -s /dev/fd/3 "$tmp/t/fd3.dat"
+in_dev "$KTOP" -i "$demo" --batch -o "$tmp/t/fd3.dat" 3>&1 >/dev/null 2>"$tmp/err" |
+	cat >"$tmp/fd3.dat"
+if cmp -s "$tmp/fd3.dat" "$tmp/ref.dat" && [ -L "$tmp/t/fd3.dat" ]; then
+	ok "o_link_to_dev_fd_writes_trace_dat_into_the_pipe"
 else
-	fail "o_link_to_dev_stderr_writes_trace_dat_into_the_pipe: $(head -c 200 "$tmp/stderr.dat")"
+	fail "o_link_to_dev_fd_writes_trace_dat_into_the_pipe: $(head -c 200 "$tmp/fd3.dat" | tr -cd '[:print:]') $(cat "$tmp/err")"
 fi
 in_dev bash -c '"$1" -i "$2" --batch -o /dev/stdout 2>"$3"; [ -L /dev/stdout ] || echo NOLINK' \
 	_ "$KTOP" "$demo" "$tmp/err" | python3 -c 'import sys
