@@ -163,7 +163,7 @@ static int sess_read(const char *path, char *buf, size_t len)
  * owned by root or the euid, not writable by group or others, and so every
  * directory above it), since the reaper restores what the files there say:
  * a /tmp/ktop another user made first is refused. NULL when neither will do,
- * said once on stderr (the reason stays in run_dir_why).
+ * said once on stderr (the reason stays in run_dir_why), and when not root.
  */
 static char run_dir_why[600];
 
@@ -176,6 +176,8 @@ static const char *run_dir(void)
 	if (tried)
 		return dir;
 	tried = true;
+	if (geteuid())
+		return NULL;	/* not root: nothing to save or restore; make no /tmp/ktop */
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !dir; i++) {
 		char why[256];
 		int fd = -1;
@@ -191,7 +193,7 @@ static const char *run_dir(void)
 				 sizeof(run_dir_why) - strlen(run_dir_why), "%s%s",
 				 run_dir_why[0] ? "; " : "", why);
 	}
-	if (!dir && geteuid() == 0)
+	if (!dir)
 		fprintf(stderr, "ktop: no safe directory for the lock and crash-recovery files "
 			"(%s): ktop's own instance is traced without them; a session that "
 			"changes the top level or global settings is refused\n", run_dir_why);
