@@ -112,13 +112,16 @@ void app_snapshot_stop(struct app *a);
 /**
  * app_save - write the store (or the window [@t0, @t1]; both 0: all) to @path
  * @fmt: enum export_format, or -1 to choose by the name (.ktop when unknown)
+ * @file_flags: enum safefile_out_flags (the view: SAFEFILE_OUT_NO_TERMINAL)
  *
  * Live, the metadata comes from the running kernel (uname, tracefs formats,
- * kallsyms); offline, from the snapshot. Atomic, mode 0600.
+ * kallsyms); offline, from the snapshot. A regular file is replaced
+ * atomically, mode 0600; "-", a device or a FIFO is written in place
+ * (src/safefile.h).
  * Return: 0, or a negative errno with a message naming @path in @err.
  */
 int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
-	     char *err, size_t errlen);
+	     unsigned int file_flags, char *err, size_t errlen);
 
 /**
  * app_stream - ktop --stream: write a .ktop stream of the live store to @fd

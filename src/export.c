@@ -29,6 +29,7 @@
 #include "export.h"
 #include "flags.h"
 #include "intern.h"
+#include "safefile.h"
 #include "schema.h"
 #include "snapshot.h"
 #include "store.h"
@@ -36,7 +37,7 @@
 /* libtracecmd's output API (trace-cmd-private.h), exported by libtracecmd.so.1 */
 struct tracecmd_output;
 struct tracecmd_event_list;
-struct tracecmd_output *tracecmd_output_create(const char *output_file);
+struct tracecmd_output *tracecmd_output_create_fd(int fd);
 int tracecmd_output_set_trace_dir(struct tracecmd_output *handle, const char *tracing_dir);
 int tracecmd_output_set_kallsyms(struct tracecmd_output *handle, const char *kallsyms);
 int tracecmd_output_set_version(struct tracecmd_output *handle, int file_version);
@@ -559,9 +560,9 @@ int export_tracedat(const char *path, struct store *st, const struct snapshot_me
 	struct store_lost *lost = NULL;
 	struct export_stats s = { 0 };
 	struct tep_handle *tep = NULL;
+	struct safefile_out of;
 	struct encoder enc;
 	uint8_t *rec = NULL;
-	char *tmp = NULL;
 	uint64_t t0, t1;
 	size_t nlost;
 	bool have_dir = false, have_ftrace = false;
@@ -679,21 +680,20 @@ int export_tracedat(const char *path, struct store *st, const struct snapshot_me
 		}
 	}
 
-	fd = snapshot_atomic_open(path, &tmp, err, errlen);
-	if (fd < 0) {
-		ret = fd;
+	/* libtracecmd seeks: a pipe or device target gets a spool, copied at the end */
+	ret = safefile_out_open(&of, path, SAFEFILE_OUT_SEEKABLE | (opts ? opts->file_flags : 0),
+				err, errlen);
+	if (ret)
 		goto out;
-	}
-	if (!tmp) {
-		ret = fail(err, errlen, -EINVAL, path, "trace.dat cannot be written to stdout");
-		goto out;
-	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	out = tracecmd_output_create(tmp);
+	fd = fcntl(of.fd, F_DUPFD_CLOEXEC, 3);
+	out = fd < 0 ? NULL : tracecmd_output_create_fd(fd);	/* closes fd */
 	if (out) {
 		tracecmd_set_quiet(out, true);	/* it prints to stdout otherwise */
 		/* version 6: what trace-cmd 3.x and KernelShark read without options */
 		tracecmd_output_set_version(out, 6);
+	} else if (fd >= 0) {
+		close(fd);
 	}
 	ret = -EIO;
 	if (!out) {
@@ -713,10 +713,10 @@ int export_tracedat(const char *path, struct store *st, const struct snapshot_me
 	}
 	if (out)
 		tracecmd_output_close(out);
-	ret = snapshot_atomic_commit(fd, path, tmp, ret == 0, err, errlen) ? (ret ? ret : -EIO) : 0;
-	tmp = NULL;
-	if (!ret && !stat(path, &sb))
+	if (!ret && !fstat(of.fd, &sb))
 		s.bytes = sb.st_size;
+	if (safefile_out_close(&of, ret == 0, err, errlen) && !ret)
+		ret = -EIO;
 out:
 	if (stats)
 		*stats = s;
@@ -736,19 +736,23 @@ out:
 /* ---- output files with stdio ------------------------------------------------------ */
 
 struct outf {
-	FILE	*fp;
-	int	fd;
-	char	*tmp;
+	FILE			*fp;
+	struct safefile_out	out;
 };
 
-static int outf_open(struct outf *o, const char *path, char *err, size_t errlen)
+static int outf_open(struct outf *o, const char *path, unsigned int flags, char *err,
+		     size_t errlen)
 {
-	o->fd = snapshot_atomic_open(path, &o->tmp, err, errlen);
-	if (o->fd < 0)
-		return o->fd;
-	o->fp = fdopen(o->tmp ? o->fd : dup(1), "w");
+	int ret = safefile_out_open(&o->out, path, flags, err, errlen), fd;
+
+	if (ret)
+		return ret;
+	fd = fcntl(o->out.fd, F_DUPFD_CLOEXEC, 3);
+	o->fp = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!o->fp) {
-		snapshot_atomic_commit(o->fd, path, o->tmp, false, err, errlen);
+		if (fd >= 0)
+			close(fd);
+		safefile_out_close(&o->out, false, err, errlen);
 		return fail(err, errlen, -ENOMEM, path, "out of memory");
 	}
 	setvbuf(o->fp, NULL, _IOFBF, 1 << 16);
@@ -765,15 +769,10 @@ static int outf_close(struct outf *o, const char *path, int ret, struct export_s
 			ret = fail(err, errlen, -EIO, path, "write: %s", strerror(errno));
 	}
 	size = ftell(o->fp);
-	if (o->tmp) {
-		int fd2 = dup(o->fd);
-
-		fclose(o->fp);	/* closes o->fd */
-		ret = snapshot_atomic_commit(fd2, path, o->tmp, !ret, err, errlen) ? (ret ? ret : -EIO)
-										  : 0;
-	} else {
-		fclose(o->fp);
-	}
+	if (fclose(o->fp) && !ret)
+		ret = fail(err, errlen, -EIO, path, "write: %s", strerror(errno));
+	if (safefile_out_close(&o->out, !ret, err, errlen) && !ret)
+		ret = -EIO;
 	if (s && size > 0)
 		s->bytes = size;
 	return ret;
@@ -961,7 +960,7 @@ int export_json(const char *path, struct store *st, const struct snapshot_meta *
 	int ret;
 
 	window(opts, &t0, &t1);
-	ret = outf_open(&o, path, err, errlen);
+	ret = outf_open(&o, path, opts ? opts->file_flags : 0, err, errlen);
 	if (ret)
 		return ret;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", o.fp);
@@ -1207,7 +1206,7 @@ int export_text(const char *path, struct store *st, const struct snapshot_meta *
 		tep_free(tep);
 		return fail(err, errlen, -ENOMEM, path, "out of memory");
 	}
-	ret = outf_open(&o, path, err, errlen);
+	ret = outf_open(&o, path, opts ? opts->file_flags : 0, err, errlen);
 	if (ret)
 		goto out_free;
 	style = flags_style_detect(meta->release[0] ? meta->release : NULL,
@@ -1321,7 +1320,7 @@ int export_csv(const char *path, struct store *st, const struct snapshot_meta *m
 	n = store_count_by(st, key, &f, c, max);
 	if (n > max)
 		n = max;
-	ret = outf_open(&o, path, err, errlen);
+	ret = outf_open(&o, path, opts ? opts->file_flags : 0, err, errlen);
 	if (ret) {
 		free(c);
 		return ret;
@@ -1384,7 +1383,8 @@ int export_write(enum export_format fmt, const char *path, struct store *st,
 	switch (fmt) {
 	case EXPORT_KTOP: {
 		struct snapshot_write_opts so = { .t0 = opts ? opts->t0 : 0,
-						  .t1 = opts ? opts->t1 : 0 };
+						  .t1 = opts ? opts->t1 : 0,
+						  .file_flags = opts ? opts->file_flags : 0 };
 		struct stat sb;
 		int ret = snapshot_write(path, st, meta, &so, err, errlen);
 

@@ -15,8 +15,10 @@
  *               src/flags.h, event text from the formats' print fmt).
  *   CSV         counts by event type, CPU or pid (the table panes).
  *
- * Every writer is atomic: a temporary file in the same directory, fsync,
- * rename, mode 0600 (path "-" writes to stdout).
+ * Every writer opens its file with safefile_out_open() (src/safefile.h): a
+ * regular file is replaced atomically (a temporary file in the same
+ * directory, fsync, rename, mode 0600); "-" (standard output), a character
+ * device or a FIFO is written in place.
  */
 #ifndef KTOP_EXPORT_H
 #define KTOP_EXPORT_H
@@ -42,6 +44,8 @@ const char *export_format_name(enum export_format f);
 struct export_opts {
 	uint64_t	t0, t1;		/* inclusive window; both 0: everything */
 	enum store_key	csv_key;	/* EXPORT_CSV: STORE_KEY_TYPE, _CPU or _PID */
+	/* enum safefile_out_flags: SAFEFILE_OUT_NO_TERMINAL from the interactive view */
+	unsigned int	file_flags;
 };
 
 struct export_stats {

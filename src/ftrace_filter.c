@@ -19,6 +19,7 @@
 #include "event.h"
 #include "ftrace_filter.h"
 #include "intern.h"
+#include "safefile.h"
 #include "store.h"
 
 #define UNDO_MAX	64
@@ -84,49 +85,14 @@ static double now_ms(void)
 /* Read all of @path. Return: 0 and *out (malloc'd, NUL-terminated), or -errno. */
 static int read_all(const char *path, char **out)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	int fd, ret = 0;
-	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(buf);
-		return ret;
-	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap *= 2);
-
-			if (!nb) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			break;
-		}
-		if (!r)
-			break;
-		len += (size_t)r;
-	}
+	if (fd < 0)
+		return -errno;
+	ret = safefile_read_fd(fd, SIZE_MAX, out, NULL);
 	close(fd);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
+	return ret;
 }
 
 /*
@@ -1011,10 +977,14 @@ int ftrace_filter_marker_event(struct store *st, const char *text, uint64_t ts, 
 
 #define HISTORY_MAX	500
 
+/* the most a history file can be: a bigger one is not ours (safefile_read refuses it) */
+#define HISTORY_FILE_MAX	(HISTORY_MAX * (FILTER_LINE_MAX + 1))
+
 struct filter_history {
 	char	path[PATH_MAX];
 	char	**lines;	/* oldest first */
 	size_t	n;
+	int	save_err;	/* the first refusal to save: not tried again */
 };
 
 static int history_path(char *buf, size_t len)
@@ -1027,22 +997,6 @@ static int history_path(char *buf, size_t len)
 		snprintf(buf, len, "%s/.local/state/ktop/filter_history", home);
 	else
 		return -ENOENT;
-	return 0;
-}
-
-static int mkdir_parents(const char *path)
-{
-	char d[PATH_MAX];
-
-	snprintf(d, sizeof(d), "%s", path);
-	for (char *p = d + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(d, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
 	return 0;
 }
 
@@ -1059,8 +1013,10 @@ int filter_history_open(struct filter_history **out, const char *path)
 		snprintf(h->path, sizeof(h->path), "%s", path);
 	else if ((ret = history_path(h->path, sizeof(h->path))))
 		goto out_free;
-	ret = read_all(h->path, &text);
-	if (ret == -ENOENT) {
+	/* a regular file of bounded size; a link only when root or we own it */
+	ret = safefile_read(h->path, HISTORY_FILE_MAX, &text, NULL);
+	/* missing, or not a file of ours (a planted link, a FIFO, too big): empty */
+	if (ret == -ENOENT || ret == -ELOOP || ret == -EINVAL || ret == -EFBIG) {
 		*out = h;
 		return 0;
 	}
@@ -1111,12 +1067,11 @@ const char *filter_history_get(const struct filter_history *h, size_t i)
 	return h && i < h->n ? h->lines[h->n - 1 - i] : NULL;
 }
 
-int filter_history_add(struct filter_history *h, const char *line)
+int filter_history_add(struct filter_history *h, const char *line, char *why, size_t whylen)
 {
-	char tmp[PATH_MAX + 8];
-	size_t first;
+	char **nl, *text = NULL;
+	size_t len = 0;
 	FILE *fp;
-	char **nl;
 	int ret;
 
 	if (!*line || strchr(line, '\n') || strlen(line) > FILTER_LINE_MAX)
@@ -1136,20 +1091,20 @@ int filter_history_add(struct filter_history *h, const char *line)
 		memmove(h->lines, h->lines + 1, (h->n - 1) * sizeof(*h->lines));
 		h->n--;
 	}
-	ret = mkdir_parents(h->path);
-	if (ret)
-		return ret;
-	/* write a new file and rename it: a crash never leaves half a history */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", h->path);
-	fp = fopen(tmp, "we");
+	if (h->save_err == -EPERM)
+		return h->save_err;	/* said once: the directory is not ours to write */
+	fp = open_memstream(&text, &len);
 	if (!fp)
-		return -errno;
-	first = 0;
-	for (size_t i = first; i < h->n; i++)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n; i++)
 		fprintf(fp, "%s\n", h->lines[i]);
-	if (fclose(fp))
-		return -errno;
-	if (rename(tmp, h->path))
-		return -errno;
-	return 0;
+	if (fclose(fp)) {
+		free(text);
+		return -ENOMEM;
+	}
+	/* a new file renamed over the old: a crash never leaves half a history */
+	ret = safefile_replace(h->path, text, len, 0600, why, whylen);
+	free(text);
+	h->save_err = ret;
+	return ret;
 }

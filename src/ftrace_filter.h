@@ -132,14 +132,25 @@ struct filter_history;
  * filter_history_open - load the history file
  * @path: NULL for $XDG_STATE_HOME/ktop/filter_history (default
  *        ~/.local/state/ktop/filter_history)
- * Return: 0 (a missing file is an empty history) or a negative errno.
+ * Read with safefile_read(): a missing file, or one that is not a regular
+ * file of at most 500 lines (a FIFO, a symbolic link another uid planted),
+ * is an empty history.
+ * Return: 0 or a negative errno.
  */
 int filter_history_open(struct filter_history **out, const char *path);
 void filter_history_free(struct filter_history *h);
 size_t filter_history_count(const struct filter_history *h);
 /* @i 0 is the newest line. Return: NULL when out of range. */
 const char *filter_history_get(const struct filter_history *h, size_t i);
-/* Append @line (not when equal to the newest) and save. Return: 0 or -errno. */
-int filter_history_add(struct filter_history *h, const char *line);
+/**
+ * filter_history_add - append @line (not when equal to the newest) and save
+ * @why: when not saved, what stopped it (see safefile_replace())
+ *
+ * The file is replaced with safefile_replace(), mode 0600. When its
+ * directory is not trusted (-EPERM) later lines are kept in memory only and
+ * saving is not tried again.
+ * Return: 0 or -errno (-EPERM: not saved, the directory is not trusted).
+ */
+int filter_history_add(struct filter_history *h, const char *line, char *why, size_t whylen);
 
 #endif

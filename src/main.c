@@ -113,7 +113,7 @@ static int main_output(struct app *a, int status)
 
 	if (!a->opts.output)
 		return status;
-	ret = app_save(a, a->opts.output, -1, 0, 0, err, sizeof(err));
+	ret = app_save(a, a->opts.output, -1, 0, 0, 0, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
 		return status ? status : 1;

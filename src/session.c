@@ -32,6 +32,7 @@
 #include "debug.h"
 #include "features.h"
 #include "fixture.h"
+#include "safefile.h"
 #include "session.h"
 #include "tracestate.h"
 
@@ -156,18 +157,46 @@ static int sess_read(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The directory of the lock and state files: /run/ktop, or /tmp/ktop when
+ * /run/ktop cannot be made. Used only when trusted (safefile_dir_open():
+ * owned by root or the euid, not writable by group or others, and so every
+ * directory above it), since the reaper restores what the files there say:
+ * a /tmp/ktop another user made first is refused. NULL when neither will do,
+ * said once on stderr (the reason stays in run_dir_why), and when not root.
+ */
+static char run_dir_why[600];
+
 static const char *run_dir(void)
 {
+	static const char *const dirs[] = { "/run/ktop", "/tmp/ktop" };
 	static const char *dir;
+	static bool tried;
 
-	if (dir)
+	if (tried)
 		return dir;
-	if (!mkdir("/run/ktop", 0700) || errno == EEXIST)
-		dir = "/run/ktop";
-	else if (!mkdir("/tmp/ktop", 0700) || errno == EEXIST)
-		dir = "/tmp/ktop";
-	else
-		dir = "/tmp";
+	tried = true;
+	if (geteuid())
+		return NULL;	/* not root: nothing to save or restore; make no /tmp/ktop */
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !dir; i++) {
+		char why[256];
+		int fd = -1;
+
+		if (mkdir(dirs[i], 0700) && errno != EEXIST)
+			snprintf(why, sizeof(why), "%s: %s", dirs[i], strerror(errno));
+		else if ((fd = safefile_dir_open(dirs[i], 0, why, sizeof(why))) >= 0)
+			dir = dirs[i];
+		if (fd >= 0)
+			close(fd);
+		else
+			snprintf(run_dir_why + strlen(run_dir_why),
+				 sizeof(run_dir_why) - strlen(run_dir_why), "%s%s",
+				 run_dir_why[0] ? "; " : "", why);
+	}
+	if (!dir)
+		fprintf(stderr, "ktop: no safe directory for the lock and crash-recovery files "
+			"(%s): ktop's own instance is traced without them; a session that "
+			"changes the top level or global settings is refused\n", run_dir_why);
 	return dir;
 }
 
@@ -323,8 +352,10 @@ int session_signal_pending(void)
 
 static int lock_acquire(struct session *s)
 {
+	if (!run_dir())
+		return 0;	/* others know a live ktop by /proc/<pid>/comm: ktop_alive() */
 	snprintf(s->lock_path, sizeof(s->lock_path), "%s/ktop-%d.lock", run_dir(), getpid());
-	s->lock_fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	s->lock_fd = open(s->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->lock_fd < 0)
 		return -errno;
 	if (flock(s->lock_fd, LOCK_EX | LOCK_NB)) {
@@ -361,8 +392,8 @@ static bool ktop_alive(long pid)
 	snprintf(path, sizeof(path), "/proc/%ld", pid);
 	if (access(path, F_OK))
 		return false;
-	snprintf(path, sizeof(path), "%s/ktop-%ld.lock", run_dir(), pid);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s/ktop-%ld.lock", run_dir() ? run_dir() : "", pid);
+	fd = run_dir() ? open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
 	if (fd >= 0) {
 		alive = flock(fd, LOCK_EX | LOCK_NB) != 0;
 		close(fd);
@@ -400,6 +431,31 @@ static const char *tracefs_dir(void)
 }
 
 /*
+ * Load the state file @name of the run directory for restoring: a regular
+ * file of root's (or the euid's), every entry a file under the tracefs mount
+ * ktop uses. Anything else did not come from a ktop: it is refused, named on
+ * stderr and left in place.
+ */
+static struct tracestate *reap_load(const char *name)
+{
+	char path[PATH_MAX], why[512] = "not a regular file of root's";
+	struct tracestate *ts = NULL;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", run_dir(), name);
+	if (lstat(path, &st))
+		return NULL;
+	if (S_ISREG(st.st_mode) && (!st.st_uid || st.st_uid == geteuid())) {
+		ts = tracestate_load(path);
+		if (!ts || !tracestate_check_dir(ts, tracefs_dir(), why, sizeof(why)))
+			return ts;
+	}
+	fprintf(stderr, "ktop: %s: %s: not restored (left in place; remove it)\n", path, why);
+	tracestate_free(ts);
+	return NULL;
+}
+
+/*
  * Does the top level still look as the dead ktop @pid set it up? If another
  * tool took it over since, putting back the old state would wreck its work.
  * tracing_on and the instance list do not count: ktop started tracing after
@@ -417,11 +473,11 @@ static bool top_level_still_ours(long pid)
 		"set_event_notrace_pid", "set_ftrace_notrace_pid", NULL
 	};
 	struct tracestate *ours, *now;
-	char path[PATH_MAX];
+	char name[64];
 	bool same;
 
-	snprintf(path, sizeof(path), "%s/toplevel-%ld.ours", run_dir(), pid);
-	ours = tracestate_load(path);
+	snprintf(name, sizeof(name), "toplevel-%ld.ours", pid);
+	ours = reap_load(name);
 	if (!ours)
 		return true;	/* killed before its setup was saved: restore */
 	now = tracestate_capture(tracestate_dir(ours), TRACESTATE_NO_INSTANCES |
@@ -435,21 +491,22 @@ static bool top_level_still_ours(long pid)
 /* Put back the top level a dead ktop @pid had saved. Return: 1 when restored. */
 static int reap_top_level(long pid)
 {
-	char state[PATH_MAX], ours[PATH_MAX];
+	char state[PATH_MAX], ours[PATH_MAX], name[64];
 	struct tracestate *ts;
 	int ret = 0;
 
 	snprintf(state, sizeof(state), "%s/toplevel-%ld.state", run_dir(), pid);
 	snprintf(ours, sizeof(ours), "%s/toplevel-%ld.ours", run_dir(), pid);
+	snprintf(name, sizeof(name), "toplevel-%ld.state", pid);
+	ts = reap_load(name);
+	if (!ts)
+		return 0;
 	if (!top_level_still_ours(pid)) {
 		fprintf(stderr, "ktop: the top level was changed after ktop %ld died; not "
 			"restoring the state it had saved\n", pid);
 		unlink(state);
 		unlink(ours);
-		return 0;
-	}
-	ts = tracestate_load(state);
-	if (ts && !tracestate_restore(ts)) {
+	} else if (!tracestate_restore(ts)) {
 		unlink(state);
 		unlink(ours);
 		ret = 1;
@@ -463,11 +520,13 @@ static int reap_top_level(long pid)
  * changed while it traced in an instance. Its instance is gone by now.
  * Return: 1 when restored.
  */
-static int reap_global(const char *path)
+static int reap_global(const char *name)
 {
-	struct tracestate *ts = tracestate_load(path);
+	struct tracestate *ts = reap_load(name);
+	char path[PATH_MAX];
 	int ret = 0;
 
+	snprintf(path, sizeof(path), "%s/%s", run_dir(), name);
 	if (ts && !tracestate_restore(ts)) {
 		unlink(path);
 		ret = 1;
@@ -504,7 +563,7 @@ int session_reap_stale(void)
 	if (d)
 		closedir(d);
 
-	d = opendir(run_dir());
+	d = run_dir() ? opendir(run_dir()) : NULL;
 	while (d && (de = readdir(d))) {
 		char *end;
 
@@ -528,8 +587,7 @@ int session_reap_stale(void)
 			pid = strtol(de->d_name + 7, &end, 10);
 			if (strcmp(end, ".state") || ktop_alive(pid))
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", run_dir(), de->d_name);
-			cleaned += reap_global(path);
+			cleaned += reap_global(de->d_name);
 		} else if (!strncmp(de->d_name, "ktop-", 5)) {
 			pid = strtol(de->d_name + 5, &end, 10);
 			if (strcmp(end, ".lock") || ktop_alive(pid))
@@ -903,6 +961,11 @@ static int open_top(struct session *s, const struct session_opts *o, char *err, 
 			 "back as it was on exit)", ev, strlen(ev) > 60 ? "..." : "");
 		return -EBUSY;
 	}
+	if (!run_dir()) {
+		snprintf(err, errlen, "no safe directory to save the top-level state in (needed "
+			 "to restore it if ktop is killed): %s", run_dir_why);
+		return -EPERM;
+	}
 	snprintf(s->state_path, sizeof(s->state_path), "%s/toplevel-%d.state", run_dir(),
 		 getpid());
 	ret = tracestate_save(s->saved, s->state_path);
@@ -1002,6 +1065,11 @@ static int save_global(struct session *s, const char *const *files, char *err, s
 
 	if (s->top || s->global || !files[0])
 		return 0;
+	if (!run_dir()) {
+		snprintf(err, errlen, "no safe directory to save the global tracing settings in "
+			 "(needed to restore them if ktop is killed): %s", run_dir_why);
+		return -EPERM;
+	}
 	s->global = tracestate_capture_files(s->tracefs, files);
 	if (!s->global) {
 		ret = errno ? -errno : -ENOMEM;
@@ -1351,9 +1419,9 @@ static void save_ours(struct session *s)
 	struct tracestate *ours = tracestate_capture(s->dir, TRACESTATE_NO_INSTANCES |
 						     TRACESTATE_NO_EVENTS);
 
-	snprintf(s->ours_path, sizeof(s->ours_path), "%s/toplevel-%d.ours", run_dir(),
-		 getpid());
-	if (!ours || tracestate_save(ours, s->ours_path))
+	snprintf(s->ours_path, sizeof(s->ours_path), "%s/toplevel-%d.ours",
+		 run_dir() ? run_dir() : "", getpid());
+	if (!ours || !run_dir() || tracestate_save(ours, s->ours_path))
 		s->ours_path[0] = '\0';
 	tracestate_free(ours);
 }

@@ -32,6 +32,7 @@
 #include <traceevent/event-parse.h>
 #include <trace-cmd/trace-cmd.h>
 
+#include "safefile.h"
 #include "snapshot.h"
 #include "store.h"
 #include "intern.h"
@@ -441,58 +442,6 @@ enum snapshot_kind snapshot_detect(const void *head, size_t len)
 	if (len >= sizeof(tdat) && !memcmp(head, tdat, sizeof(tdat)))
 		return SNAPSHOT_KIND_TRACEDAT;
 	return SNAPSHOT_KIND_UNKNOWN;
-}
-
-/* ---- atomic files ---------------------------------------------------------- */
-
-int snapshot_atomic_open(const char *path, char **tmp, char *err, size_t errlen)
-{
-	int fd;
-
-	*tmp = NULL;
-	if (!strcmp(path, "-"))
-		return 1;
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
-		*tmp = NULL;
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	fd = mkstemp(*tmp);	/* mode 0600 */
-	if (fd < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(e));
-		free(*tmp);
-		*tmp = NULL;
-		return -e;
-	}
-	fchmod(fd, 0600);
-	return fd;
-}
-
-int snapshot_atomic_commit(int fd, const char *path, char *tmp, bool ok, char *err,
-			   size_t errlen)
-{
-	int ret = 0;
-
-	if (!tmp)
-		return ok ? 0 : -EIO;	/* stdout: nothing to rename */
-	if (ok && fsync(fd)) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: fsync: %s", path, strerror(-ret));
-	}
-	if (close(fd) && ok && !ret) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: close: %s", path, strerror(-ret));
-	}
-	if (ok && !ret && rename(tmp, path)) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: rename: %s", path, strerror(-ret));
-	}
-	if (!ok || ret)
-		unlink(tmp);
-	free(tmp);
-	return ok ? ret : -EIO;
 }
 
 /* ---- writer ----------------------------------------------------------------- */
@@ -1117,16 +1066,16 @@ int snapshot_write(const char *path, struct store *st, const struct snapshot_met
 		   const struct snapshot_write_opts *opts, char *err, size_t errlen)
 {
 	struct snapshot_writer *w;
-	char *tmp;
-	int fd, ret;
+	struct safefile_out out;
+	int ret;
 
-	fd = snapshot_atomic_open(path, &tmp, err, errlen);
-	if (fd < 0)
-		return fd;
-	w = snapshot_writer_new(fd, path, st, meta, opts, err, errlen);
+	ret = safefile_out_open(&out, path, opts ? opts->file_flags : 0, err, errlen);
+	if (ret)
+		return ret;
+	w = snapshot_writer_new(out.fd, path, st, meta, opts, err, errlen);
 	if (!w) {
 		ret = -errno;
-		snapshot_atomic_commit(fd, path, tmp, false, err, errlen);
+		safefile_out_close(&out, false, err, errlen);
 		return ret;
 	}
 	ret = snapshot_writer_flush(w, st);
@@ -1136,10 +1085,10 @@ int snapshot_write(const char *path, struct store *st, const struct snapshot_met
 		snprintf(err, errlen, "%s", snapshot_writer_error(w));
 	snapshot_writer_free(w);
 	if (ret) {
-		snapshot_atomic_commit(fd, path, tmp, false, err, errlen);
+		safefile_out_close(&out, false, err, errlen);
 		return ret;
 	}
-	return snapshot_atomic_commit(fd, path, tmp, true, err, errlen);
+	return safefile_out_close(&out, true, err, errlen);
 }
 
 /* ---- reader ----------------------------------------------------------------- */

@@ -118,6 +118,8 @@ struct snapshot_write_opts {
 	 * reader shows the gap like a kernel overrun.
 	 */
 	uint64_t	max_bytes_per_sec;
+	/* snapshot_write(): enum safefile_out_flags (src/safefile.h) */
+	unsigned int	file_flags;
 };
 
 /**
@@ -169,8 +171,9 @@ void snapshot_writer_free(struct snapshot_writer *w);
 
 /**
  * snapshot_write - write a whole .ktop file atomically
- * @path: the file ("-": stdout, not atomic); a temporary file in the same
- *	  directory is written, fsynced and renamed over @path, mode 0600
+ * @path: opened with safefile_out_open(): a regular file is replaced
+ *	  atomically (a temporary file in the same directory, fsync, rename,
+ *	  mode 0600); "-" (stdout), a device or a FIFO is written in place
  * @opts: may be NULL (everything, level 3)
  * Return: 0, or a negative errno with a message naming @path in @err.
  */
@@ -228,14 +231,5 @@ int snapshot_load(const char *path, size_t mem_limit, struct store **out,
 /* Load a trace.dat file only (snapshot_load calls it). */
 int snapshot_load_tracedat(const char *path, size_t mem_limit, struct store **out,
 			   struct snapshot_meta *meta, char *err, size_t errlen);
-
-/*
- * Helpers shared with src/export.c: create @path's temporary sibling (mode
- * 0600) and, on success, fsync and rename it over @path. *tmp receives the
- * temporary path (free it). With @path "-", the fd is 1 and no rename happens.
- */
-int snapshot_atomic_open(const char *path, char **tmp, char *err, size_t errlen);
-int snapshot_atomic_commit(int fd, const char *path, char *tmp, bool ok, char *err,
-			   size_t errlen);
 
 #endif

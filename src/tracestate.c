@@ -6,7 +6,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -811,7 +813,7 @@ int tracestate_save(const struct tracestate *ts, const char *path)
 	int fd;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	fp = fdopen(fd, "w");
@@ -927,4 +929,54 @@ out:
 		return NULL;
 	}
 	return ts;
+}
+
+/* @key is a plain relative path: no leading '/', no empty, "." or ".." part. */
+static bool ts_key_plain(const char *key)
+{
+	const char *p = key;
+
+	if (!*key || *key == '/')
+		return false;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)p[i] < ' ')
+				return false;
+		p += n;
+		if (*p == '/' && !*++p)
+			return false;
+	}
+	return true;
+}
+
+int tracestate_check_dir(const struct tracestate *ts, const char *dir, char *why, size_t whylen)
+{
+	char want[PATH_MAX], have[PATH_MAX], path[PATH_MAX * 2], real[PATH_MAX];
+	size_t wl;
+
+	if (!realpath(dir, want)) {
+		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (!realpath(ts->dir, have) || strcmp(have, want)) {
+		snprintf(why, whylen, "names the directory %s, not %s", ts->dir, want);
+		return -EPERM;
+	}
+	wl = strlen(want);
+	for (int i = 0; i < ts->n; i++) {
+		const char *key = ts->e[i].key;
+
+		snprintf(path, sizeof(path), "%s/%s", want, key);
+		/* a file that is there must resolve inside: no link out of tracefs */
+		if (!ts_key_plain(key) ||
+		    (realpath(path, real) && (strncmp(real, want, wl) || real[wl] != '/'))) {
+			snprintf(why, whylen, "names %s/%s, not a file in %s", ts->dir, key, want);
+			return -EPERM;
+		}
+	}
+	return 0;
 }

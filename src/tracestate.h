@@ -107,6 +107,19 @@ int tracestate_restore(const struct tracestate *ts);
  */
 int tracestate_restore_blind(const struct tracestate *ts);
 
+/**
+ * tracestate_check_dir - is @ts a state of the directory @dir, and is every
+ * entry a file inside it?
+ * @dir: the tracefs mount (compared after realpath(), as are the entries:
+ *	 no "..", no absolute key, no link that leads out)
+ * @why: the first thing that is not, for a message
+ *
+ * For a state file read back from disk before it is restored: a planted file
+ * must not make ktop write anywhere else.
+ * Return: 0, or -EPERM (another negative errno when @dir cannot be resolved).
+ */
+int tracestate_check_dir(const struct tracestate *ts, const char *dir, char *why, size_t whylen);
+
 /* Save to / load from a text file (for restoring after a SIGKILL). Return: 0 or -errno. */
 int tracestate_save(const struct tracestate *ts, const char *path);
 struct tracestate *tracestate_load(const char *path);

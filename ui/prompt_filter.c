@@ -38,7 +38,7 @@ struct prompt_filter {
 	struct filter_funcs	*offline;	/* a recorded list, when the kernel's is refused */
 	char			offline_name[128];
 	struct filter_history	*hist;
-	char			hist_why[128];
+	char			hist_why[256];
 	struct filter_set	current;	/* set_ftrace_filter now, for '+' and '!' lines */
 	bool			have_current;
 	char			line[FILTER_LINE_MAX + 1];
@@ -271,6 +271,8 @@ static void pf_result_message(struct ui *ui, const struct ftrace_filter_result *
 
 static int pf_apply(struct ui *ui, struct prompt_filter *pf)
 {
+	char why[200];
+
 	if (pf->overflow) {
 		ui_message(ui, "filter: the line is longer than %d bytes; nothing applied",
 			   FILTER_LINE_MAX);
@@ -278,8 +280,9 @@ static int pf_apply(struct ui *ui, struct prompt_filter *pf)
 	}
 	if (!pf->len)
 		return UI_REDRAW;
-	if (pf->hist && filter_history_add(pf->hist, pf->line) < 0)
-		snprintf(pf->hist_why, sizeof(pf->hist_why), "history not saved");
+	if (pf->hist && filter_history_add(pf->hist, pf->line, why, sizeof(why)) < 0 &&
+	    !pf->hist_why[0])	/* the first reason stays in the footer: said once */
+		snprintf(pf->hist_why, sizeof(pf->hist_why), "history not saved: %s", why);
 	pf->hist_idx = -1;
 	if (!pf->ff) {
 		memset(&pf->res, 0, sizeof(pf->res));

@@ -6,6 +6,8 @@
  * .csv; anything else: .ktop); then app_save() (src/app_snapshot.c) writes
  * the store, or only its events with timestamps in the window: atomic, mode
  * 0600. An existing file is never overwritten without a y at a second prompt.
+ * "-" and a target that is a terminal (/dev/tty, /dev/stdout) are refused:
+ * they would write over the screen.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 
 #include "app.h"
 #include "export.h"
+#include "safefile.h"
 #include "ui-local.h"
 
 static char save_path[sizeof(((struct ui *)0)->prompt_buf)];
@@ -67,7 +70,7 @@ static int save_now(struct ui *ui, const char *path)
 
 	if (fmt < 0)
 		fmt = EXPORT_KTOP;
-	if (app_save(ui->app, path, fmt, t0, t1, err, sizeof(err)))
+	if (app_save(ui->app, path, fmt, t0, t1, SAFEFILE_OUT_NO_TERMINAL, err, sizeof(err)))
 		ui_message(ui, "not saved: %s", err);
 	else if (save_window)
 		ui_message(ui, "saved %s (%s, the window: %llu events)", path,
@@ -100,6 +103,11 @@ int prompt_save_submit(struct ui *ui)
 	}
 	if (!*s)
 		return UI_REDRAW;
+	if (!strcmp(s, "-")) {
+		/* standard output is the terminal the view draws on */
+		ui_message(ui, "not saved: '-' (standard output) is this screen; give a file name");
+		return UI_REDRAW;
+	}
 	snprintf(save_path, sizeof(save_path), "%s", s);
 	if (!stat(save_path, &sb)) {
 		char label[sizeof(ui->prompt_label)];

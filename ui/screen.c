@@ -748,6 +748,7 @@ static int theme_key(struct ui *ui, int ch)
 {
 	const struct ui_key *k = ui_key_lookup(ch);
 	enum ui_action act = k ? k->act : ACT_NONE;
+	char why[256];
 	int ret;
 
 	if (act == ACT_UP)
@@ -756,11 +757,14 @@ static int theme_key(struct ui *ui, int ch)
 		theme_select(ui, ui->theme_sel + 1);
 	else if (act == ACT_ENTER) {
 		ui->modal = MODAL_NONE;
-		ret = ui_config_set("theme", ui->theme.name);
-		if (ret)
-			ui_message(ui, "theme %s (not saved: %s)", ui->theme.name, strerror(-ret));
-		else
+		ret = ui_config_set("theme", ui->theme.name, why, sizeof(why));
+		if (!ret)
 			ui_message(ui, "theme %s, saved in ktop.conf", ui->theme.name);
+		else if (ui->said_config_unsaved)	/* the reason once, not at every choice */
+			ui_message(ui, "theme %s (not saved)", ui->theme.name);
+		else
+			ui_message(ui, "theme %s, not saved in ktop.conf: %s", ui->theme.name, why);
+		ui->said_config_unsaved |= ret != 0;
 	} else if (act == ACT_ESC || act == ACT_THEME || act == ACT_QUIT) {
 		ui->modal = MODAL_NONE;
 		for (int i = 0; i < ui->nthemes; i++)

@@ -9,7 +9,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "safefile.h"
 #include "theme.h"
+
+/*
+ * Theme and config files are read with safefile_read(): a regular file of at
+ * most CONFIG_MAX bytes, never a FIFO, nor a link someone else planted (the
+ * config may sit in a user's $HOME while ktop runs as root).
+ */
+#define CONFIG_MAX	(64 * 1024)
 
 #ifndef KTOP_DATADIR
 #define KTOP_DATADIR "/usr/local/share/ktop"
@@ -301,18 +309,22 @@ int ui_theme_load(struct ui_theme *t, const char *name, char *err, size_t errlen
 		return -ENOENT;
 	}
 	for (int i = 0; i < nd; i++) {
-		char path[PATH_MAX + 64], text[8192], perr[96];
-		size_t n;
-		FILE *fp;
+		char path[PATH_MAX + 64], perr[96], *text;
+		int ret;
 
 		snprintf(path, sizeof(path), "%.*s/%.48s.theme", PATH_MAX - 64, dirs[i], name);
-		fp = fopen(path, "r");
-		if (!fp)
+		/* a regular file, bounded: ./themes may be anyone's directory */
+		ret = safefile_read(path, CONFIG_MAX, &text, NULL);
+		if (ret == -ENOENT || ret == -ENOTDIR || ret == -EACCES)
 			continue;
-		n = fread(text, 1, sizeof(text) - 1, fp);
-		fclose(fp);
-		text[n] = '\0';
-		if (ui_theme_parse(t, name, text, perr, sizeof(perr))) {
+		if (ret) {
+			snprintf(err, errlen, "%s: %s", path, ret == -EFBIG ? "larger than 64 KB" :
+				 ret == -EINVAL ? "not a regular file" : strerror(-ret));
+			return ret;
+		}
+		ret = ui_theme_parse(t, name, text, perr, sizeof(perr));
+		free(text);
+		if (ret) {
 			snprintf(err, errlen, "%s: %s", path, perr);
 			return -EINVAL;
 		}
@@ -378,90 +390,97 @@ int ui_config_path(char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Line @line (length @n) sets @key? "key = value", blanks around; the value
+ * (trailing blanks cut) goes to @val when not NULL.
+ */
+static bool config_line_is(const char *line, size_t n, const char *key, char *val, size_t len)
+{
+	const char *p = line, *end = line + n, *e;
+	size_t klen = strlen(key);
+
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	if ((size_t)(end - p) < klen || strncmp(p, key, klen))
+		return false;
+	p += klen;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *p++ != '=')
+		return false;
+	if (!val)
+		return true;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	e = end;
+	while (e > p && isspace((unsigned char)e[-1]))
+		e--;
+	snprintf(val, len, "%.*s", (int)(e - p), p);
+	return true;
+}
+
 int ui_config_get(const char *key, char *val, size_t len)
 {
-	char path[PATH_MAX], line[512];
-	size_t klen = strlen(key);
-	int ret = -ENOENT;
-	FILE *fp;
-
-	if (ui_config_path(path, sizeof(path)))
-		return -ENOENT;
-	fp = fopen(path, "r");
-	if (!fp)
-		return -errno;
-	while (fgets(line, sizeof(line), fp)) {
-		char *p = line, *e;
-
-		while (isspace((unsigned char)*p))
-			p++;
-		if (strncmp(p, key, klen))
-			continue;
-		p += klen;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p++ != '=')
-			continue;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		e = p + strlen(p);
-		while (e > p && isspace((unsigned char)e[-1]))
-			*--e = '\0';
-		snprintf(val, len, "%s", p);
-		ret = 0;
-	}
-	fclose(fp);
-	return ret;
-}
-
-static int mkdir_parents(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
-int ui_config_set(const char *key, const char *val)
-{
-	char path[PATH_MAX], tmp[PATH_MAX + 8], line[512];
-	size_t klen = strlen(key);
-	FILE *in, *out;
+	char path[PATH_MAX], *text, *p;
 	int ret;
 
 	if (ui_config_path(path, sizeof(path)))
 		return -ENOENT;
-	ret = mkdir_parents(path);
+	ret = safefile_read(path, CONFIG_MAX, &text, NULL);
 	if (ret)
 		return ret;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	out = fopen(tmp, "w");
-	if (!out)
-		return -errno;
-	in = fopen(path, "r");
-	while (in && fgets(line, sizeof(line), in)) {
-		const char *p = line;
+	ret = -ENOENT;
+	for (p = text; *p;) {
+		size_t n = strcspn(p, "\n");
 
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!strncmp(p, key, klen) && (p[klen] == ' ' || p[klen] == '=' || p[klen] == '\t'))
-			continue;
-		fputs(line, out);
+		if (config_line_is(p, n, key, val, len))
+			ret = 0;	/* the last one wins */
+		p += n + (p[n] == '\n');
 	}
-	if (in)
-		fclose(in);
-	fprintf(out, "%s = %s\n", key, val);
-	if (fclose(out) || rename(tmp, path)) {
-		ret = -errno;
-		unlink(tmp);
+	free(text);
+	return ret;
+}
+
+int ui_config_set(const char *key, const char *val, char *why, size_t whylen)
+{
+	char path[PATH_MAX], *text = NULL, *out = NULL, *p;
+	size_t olen = 0;
+	FILE *fp;
+	int ret;
+
+	if (ui_config_path(path, sizeof(path))) {
+		snprintf(why, whylen, "neither $XDG_CONFIG_HOME nor $HOME is set");
+		return -ENOENT;
+	}
+	/* not a file of ours (a planted link, a FIFO, too big): written afresh */
+	ret = safefile_read(path, CONFIG_MAX, &text, NULL);
+	if (ret && ret != -ENOENT && ret != -ELOOP && ret != -EINVAL && ret != -EFBIG) {
+		snprintf(why, whylen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	return 0;
+	fp = open_memstream(&out, &olen);
+	if (!fp) {
+		free(text);
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	for (p = text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+
+		/* keep every other line as it was */
+		if (!config_line_is(p, n, key, NULL, 0))
+			fprintf(fp, "%.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	fprintf(fp, "%s = %s\n", key, val);
+	free(text);
+	if (fclose(fp)) {
+		free(out);
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	/* 0644: a setting, nothing secret; replaced, never written through a link */
+	ret = safefile_replace(path, out, olen, 0644, why, whylen);
+	free(out);
+	return ret;
 }

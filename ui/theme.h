@@ -101,7 +101,14 @@ int ui_theme_list(char **names, int max);
 int ui_config_path(char *buf, size_t len);
 /* Read "key = value" @key from the config file into @val. Return: 0 or -errno. */
 int ui_config_get(const char *key, char *val, size_t len);
-/* Set @key in the config file, keeping its other lines. Return: 0 or -errno. */
-int ui_config_set(const char *key, const char *val);
+/**
+ * ui_config_set - set @key in the config file, keeping its other lines
+ * @why: on failure, what stopped it (e.g. "/home/u belongs to uid 1000 and
+ *	 ktop runs as root": the directory is not trusted, see src/safefile.h)
+ *
+ * The file is replaced with safefile_replace(), mode 0644.
+ * Return: 0 or -errno (-EPERM: not written, the directory is not trusted).
+ */
+int ui_config_set(const char *key, const char *val, char *why, size_t whylen);
 
 #endif

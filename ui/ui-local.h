@@ -217,6 +217,7 @@ struct ui {
 	int			help_top;
 	int			theme_sel;
 	char			theme_before[64];
+	bool			said_config_unsaved;	/* why ktop.conf was not written: said */
 	enum ui_prompt_kind	prompt_kind;
 	char			prompt_label[96];
 	char			prompt_buf[128];

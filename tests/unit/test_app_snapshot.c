@@ -136,7 +136,7 @@ TEST(save_every_format_atomic_0600_and_reload)
 	CHECK(app_open_snapshot(&a, demo, -1, APP_SNAP_SYNC, err, sizeof(err)) == 0);
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
 		snprintf(path, sizeof(path), "%s/x.%s", dir, ext[i]);
-		CHECK(app_save(&a, path, -1, 0, 0, err, sizeof(err)) == 0);
+		CHECK(app_save(&a, path, -1, 0, 0, 0, err, sizeof(err)) == 0);
 		CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600 && sb.st_size > 0);
 	}
 	snprintf(path, sizeof(path), "%s/x.ktop", dir);
@@ -145,7 +145,7 @@ TEST(save_every_format_atomic_0600_and_reload)
 	CHECK_EQ_U64(want_events(path), want);
 	/* an unknown extension: .ktop content */
 	snprintf(path, sizeof(path), "%s/x.snapshot", dir);
-	CHECK(app_save(&a, path, -1, 0, 0, err, sizeof(err)) == 0);
+	CHECK(app_save(&a, path, -1, 0, 0, 0, err, sizeof(err)) == 0);
 	CHECK_EQ_U64(want_events(path), want);
 	app_stop(&a);
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {

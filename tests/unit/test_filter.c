@@ -514,17 +514,17 @@ TEST(readback_recorded)
 
 TEST(history)
 {
-	char dir[] = "/tmp/ktop-test-hist.XXXXXX", path[128];
+	char dir[] = "/tmp/ktop-test-hist.XXXXXX", path[128], why[256];
 	struct filter_history *h;
 
 	CHECK(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/a/b/filter_history", dir);
 	CHECK(!filter_history_open(&h, path));
 	CHECK_EQ_U64(filter_history_count(h), 0);
-	CHECK(!filter_history_add(h, "vfs_*"));
-	CHECK(!filter_history_add(h, "/^tcp_/"));
-	CHECK(!filter_history_add(h, "/^tcp_/"));
-	CHECK(filter_history_add(h, "a\nb") == -EINVAL);
+	CHECK(!filter_history_add(h, "vfs_*", why, sizeof(why)));
+	CHECK(!filter_history_add(h, "/^tcp_/", why, sizeof(why)));
+	CHECK(!filter_history_add(h, "/^tcp_/", why, sizeof(why)));
+	CHECK(filter_history_add(h, "a\nb", why, sizeof(why)) == -EINVAL);
 	filter_history_free(h);
 	CHECK(!filter_history_open(&h, path));
 	CHECK_EQ_U64(filter_history_count(h), 2);
@@ -536,7 +536,7 @@ TEST(history)
 	snprintf(path, sizeof(path), "%s/state", dir);
 	setenv("XDG_STATE_HOME", path, 1);
 	CHECK(!filter_history_open(&h, NULL));
-	CHECK(!filter_history_add(h, "x"));
+	CHECK(!filter_history_add(h, "x", why, sizeof(why)));
 	filter_history_free(h);
 	snprintf(path, sizeof(path), "%s/state/ktop/filter_history", dir);
 	CHECK(!access(path, R_OK));

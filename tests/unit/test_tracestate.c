@@ -329,6 +329,74 @@ TEST(load_rejects_garbage)
 	unlink(path);
 }
 
+/* @text as a state file; loaded back. */
+static struct tracestate *load_text(const char *text)
+{
+	char path[300];
+	struct tracestate *ts;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/tmp/ktop-unit-ts-check.%d", getpid());
+	fp = fopen(path, "w");
+	if (!fp)
+		return NULL;
+	fputs(text, fp);
+	fclose(fp);
+	ts = tracestate_load(path);
+	unlink(path);
+	return ts;
+}
+
+TEST(check_dir_accepts_only_files_inside)
+{
+	char text[1024], why[512] = "", link[600];
+	struct tracestate *ts;
+
+	make_tree();
+	/* what ktop itself saves passes */
+	ts = tracestate_capture(fake_root, 0);
+	CHECK(ts);
+	CHECK_EQ_U64(tracestate_check_dir(ts, fake_root, why, sizeof(why)), 0);
+	tracestate_free(ts);
+	/* another directory */
+	ts = load_text("ktop-tracestate 1\ndir\t/tmp\n000\ttracing_thresh\t1\n");
+	CHECK(ts);
+	CHECK(tracestate_check_dir(ts, fake_root, why, sizeof(why)) == -EPERM);
+	CHECK(strstr(why, "names the directory /tmp, not"));
+	tracestate_free(ts);
+	/* keys that climb out, are absolute, or are empty */
+	static const char *const bad[] = {
+		"events/../../../../etc/x", "../x", "/etc/x", "options//raw", "options/./raw",
+		"options/", "",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "ktop-tracestate 1\ndir\t%s\n010\t%s\t1\n",
+			 fake_root, bad[i]);
+		ts = load_text(text);
+		CHECK(ts);
+		CHECK(tracestate_check_dir(ts, fake_root, why, sizeof(why)) == -EPERM);
+		CHECK(strstr(why, "not a file in"));
+		tracestate_free(ts);
+	}
+	/* a link inside that leads out */
+	snprintf(link, sizeof(link), "%s/options/out", fake_root);
+	CHECK(symlink("/etc/hostname", link) == 0);
+	snprintf(text, sizeof(text), "ktop-tracestate 1\ndir\t%s\n000\toptions/out\t1\n",
+		 fake_root);
+	ts = load_text(text);
+	CHECK(ts);
+	CHECK(tracestate_check_dir(ts, fake_root, why, sizeof(why)) == -EPERM);
+	tracestate_free(ts);
+	unlink(link);
+	/* the same directory named another way is the same */
+	snprintf(text, sizeof(text), "ktop-tracestate 1\ndir\t%s/options/..\n000\toptions/raw\t1\n",
+		 fake_root);
+	ts = load_text(text);
+	CHECK(ts);
+	CHECK_EQ_U64(tracestate_check_dir(ts, fake_root, why, sizeof(why)), 0);
+	tracestate_free(ts);
+}
+
 TEST(zz_cleanup)
 {
 	CHECK(fake_remove() == 0);

@@ -426,15 +426,15 @@ TEST(theme_parse_rejects_bad_lines)
 
 TEST(config_set_get_round_trip)
 {
-	char dir[] = "/tmp/ktop-ui-conf.XXXXXX", val[64], path[512], *old;
+	char dir[] = "/tmp/ktop-ui-conf.XXXXXX", val[64], path[512], why[256], *old;
 
 	CHECK(mkdtemp(dir) != NULL);
 	old = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
 	setenv("XDG_CONFIG_HOME", dir, 1);
 	CHECK(ui_config_get("theme", val, sizeof(val)) < 0);
-	CHECK(ui_config_set("other", "1") == 0);
-	CHECK(ui_config_set("theme", "light") == 0);
-	CHECK(ui_config_set("theme", "mono") == 0);
+	CHECK(ui_config_set("other", "1", why, sizeof(why)) == 0);
+	CHECK(ui_config_set("theme", "light", why, sizeof(why)) == 0);
+	CHECK(ui_config_set("theme", "mono", why, sizeof(why)) == 0);
 	CHECK(ui_config_get("theme", val, sizeof(val)) == 0);
 	CHECK_STR(val, "mono");
 	CHECK(ui_config_get("other", val, sizeof(val)) == 0);

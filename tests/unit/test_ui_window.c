@@ -289,7 +289,7 @@ TEST(app_save_of_a_window_in_every_format)
 	CHECK_EQ_U64(ui_ev_count(a.st, t0, t1), want.n);
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
 		snprintf(path, sizeof(path), "%s/w.%s", dir, ext[i]);
-		CHECK(app_save(&a, path, -1, t0, t1, err, sizeof(err)) == 0);
+		CHECK(app_save(&a, path, -1, t0, t1, 0, err, sizeof(err)) == 0);
 		CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600 && sb.st_size > 0);
 	}
 	/* .ktop and trace.dat: read back by the library's readers */
@@ -311,7 +311,7 @@ TEST(app_save_of_a_window_in_every_format)
 	CHECK(json_ts_in(path, t0, t1) > 0);
 	/* no window: everything, as before */
 	snprintf(path, sizeof(path), "%s/all.ktop", dir);
-	CHECK(app_save(&a, path, -1, 0, 0, err, sizeof(err)) == 0);
+	CHECK(app_save(&a, path, -1, 0, 0, 0, err, sizeof(err)) == 0);
 	CHECK_EQ_U64(scan_file(path).n, held);
 	unlink(path);
 	app_stop(&a);
