@@ -163,6 +163,9 @@ FUZZ_SRCS	:= src/snapshot.c src/store.c src/intern.c src/schema.c src/decode.c \
 		   src/symbols.c src/fixture.c
 fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
+# and the small utilities those call
+FUZZ_SRCS	+= src/file.c src/hashmap.c src/jsonw.c src/err.c src/evformat.c src/tuning.c
+
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(wildcard src/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p build-fuzz

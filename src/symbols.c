@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Kernel symbols from /proc/kallsyms (or a recorded copy): one sorted array
- * of start addresses and one block of names, searched by bisection.
- *
- * A symbol's end is the next symbol's start, so an address between two
- * symbols resolves to the lower one, as the kernel's %pS does.
+ * Kernel symbols from kallsyms text (see symbols.h): one array sorted by
+ * address (aliases at one address in order of preference), one block of
+ * names, searched by bisection; with SYMBOLS_BY_NAME, a string map from
+ * name to the lowest-addressed symbol of that name.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "file.h"
+#include "hashmap.h"
 #include "symbols.h"
 
 struct sym {
@@ -24,7 +24,50 @@ struct symbols {
 	size_t		nsyms;
 	char		*names;
 	size_t		names_len;
+	struct strmap	by_name;	/* name -> index in syms (SYMBOLS_BY_NAME) */
 };
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool symbols_parse_line(const char *line, size_t len, struct symbols_line *out)
+{
+	size_t i = 0, name, end;
+	uint64_t addr = 0;
+	int d;
+
+	for (; i < len && (d = hexval(line[i])) >= 0; i++) {
+		if (i == 16)
+			return false;	/* wider than 64 bits */
+		addr = addr << 4 | (uint64_t)d;
+	}
+	if (!i || i + 3 > len || line[i] != ' ' || line[i + 1] == ' ' || line[i + 2] != ' ')
+		return false;
+	name = i + 3;
+	for (end = name; end < len && line[end] != ' ' && line[end] != '\t'; end++)
+		;
+	if (end == name)
+		return false;
+	out->addr = addr;
+	out->type = line[i + 1];
+	out->name = line + name;
+	out->name_len = end - name;
+	out->module = "";
+	out->module_len = 0;
+	if (end + 2 < len && line[end] == '\t' && line[end + 1] == '[' && line[len - 1] == ']') {
+		out->module = line + end + 2;
+		out->module_len = len - 1 - (end + 2);
+	}
+	return true;
+}
 
 /*
  * Among aliases at one address prefer global text, then local text, then the
@@ -58,126 +101,111 @@ static int sym_cmp(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static int symbols_add(struct symbols *s, size_t *cap, size_t *ncap, uint64_t addr,
-		       char type, const char *name, size_t len)
+/* Index names, each to its lowest-addressed symbol. Return: 0 or -ENOMEM. */
+static int symbols_index_names(struct symbols *s)
 {
-	if (s->nsyms == *cap) {
-		size_t n = *cap ? *cap * 2 : 4096;
-		struct sym *p = realloc(s->syms, n * sizeof(*p));
+	for (size_t i = 0; i < s->nsyms; i++) {
+		bool added;
+		uint64_t *v = strmap_put(&s->by_name, s->names + s->syms[i].name, &added);
 
-		if (!p)
+		if (!v)
 			return -ENOMEM;
-		s->syms = p;
-		*cap = n;
+		if (added)
+			*v = i;
 	}
-	if (s->names_len + len + 1 > *ncap) {
-		size_t n = *ncap ? *ncap * 2 : 65536;
-		char *p;
-
-		while (n < s->names_len + len + 1)
-			n *= 2;
-		p = realloc(s->names, n);
-		if (!p)
-			return -ENOMEM;
-		s->names = p;
-		*ncap = n;
-	}
-	memcpy(s->names + s->names_len, name, len);
-	s->names[s->names_len + len] = '\0';
-	s->syms[s->nsyms].addr = addr;
-	s->syms[s->nsyms].name = (uint32_t)s->names_len;
-	s->syms[s->nsyms].rank = sym_rank(type, s->names + s->names_len);
-	s->nsyms++;
-	s->names_len += len + 1;
 	return 0;
 }
 
-/**
- * symbols_load - read a kallsyms file
- * @kallsyms_path: /proc/kallsyms, or a recorded copy (same text format)
- *
- * Absolute ('a'/'A') and undefined symbols are skipped; module names
- * ("\t[mod]") are dropped from the symbol names.
- *
- * Return: the table (free with symbols_free), or NULL with errno set: EACCES
- * when every address reads as zero (kallsyms as seen by an unprivileged user,
- * kptr_restrict), ENOENT or another open() error, ENOMEM.
- * Context: setup; the table is read-only afterwards.
- */
-struct symbols *symbols_load(const char *kallsyms_path)
+/* Lines at most: the arrays are sized once, from the text. */
+static size_t count_lines(const char *text, size_t len)
 {
-	size_t cap = 0, ncap = 0, nonzero = 0, out;
+	size_t n = 1;
+
+	for (const char *p = text; (p = memchr(p, '\n', len - (size_t)(p - text))); p++)
+		n++;
+	return n;
+}
+
+struct symbols *symbols_parse(const char *text, size_t len, unsigned int flags)
+{
+	const char *p, *nl, *end = text + len;
+	size_t nonzero = 0;
+	struct symbols_line l;
 	struct symbols *s;
-	char *line = NULL;
-	size_t linecap = 0;
-	int err = 0;
-	FILE *f;
+	int err = ENOMEM;
 
-	f = fopen(kallsyms_path, "re");
-	if (!f)
-		return NULL;
 	s = calloc(1, sizeof(*s));
-	if (!s) {
-		err = ENOMEM;
-		goto out_close;
-	}
-	while (getline(&line, &linecap, f) > 0) {
-		unsigned long long addr;
-		char type, *name, *end;
-
-		addr = strtoull(line, &end, 16);
-		if (end == line || *end != ' ')
+	if (!s)
+		goto out_err;
+	s->syms = malloc(count_lines(text, len) * sizeof(*s->syms));
+	s->names = malloc(len + 1);	/* names are shorter than their lines */
+	if (!s->syms || !s->names)
+		goto out_free;
+	for (p = text; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (!symbols_parse_line(p, (size_t)(nl - p), &l) || strchr("aAuU", l.type))
 			continue;
-		type = end[1];
-		if (!type || end[2] != ' ')
-			continue;
-		if (type == 'a' || type == 'A' || type == 'U' || type == 'u')
-			continue;
-		name = end + 3;
-		end = name + strcspn(name, " \t\n");
-		if (end == name)
-			continue;
-		if (addr)
+		if (l.addr)
 			nonzero++;
-		if (symbols_add(s, &cap, &ncap, addr, type, name, end - name)) {
-			err = ENOMEM;
-			goto out_free;
-		}
+		memcpy(s->names + s->names_len, l.name, l.name_len);
+		s->names[s->names_len + l.name_len] = '\0';
+		s->syms[s->nsyms++] = (struct sym){
+			.addr = l.addr,
+			.name = (uint32_t)s->names_len,
+			.rank = sym_rank(l.type, s->names + s->names_len),
+		};
+		s->names_len += l.name_len + 1;
 	}
 	if (!nonzero) {
 		err = s->nsyms ? EACCES : ENOENT;
 		goto out_free;
 	}
 	qsort(s->syms, s->nsyms, sizeof(*s->syms), sym_cmp);
-	/* keep the best-ranked alias of each address */
-	out = 0;
-	for (size_t i = 0; i < s->nsyms; i++) {
-		if (out && s->syms[out - 1].addr == s->syms[i].addr)
-			continue;
-		s->syms[out++] = s->syms[i];
-	}
-	s->nsyms = out;
-	free(line);
-	fclose(f);
+	if ((flags & SYMBOLS_BY_NAME) && symbols_index_names(s))
+		goto out_free;
 	return s;
 
 out_free:
 	symbols_free(s);
-	s = NULL;
-out_close:
-	free(line);
-	fclose(f);
+out_err:
 	errno = err;
 	return NULL;
+}
+
+struct symbols *symbols_load(const char *kallsyms_path)
+{
+	struct symbols *s;
+	size_t len;
+	char *text;
+	int ret;
+
+	ret = file_read(kallsyms_path, FILE_NO_MAX, &text, &len);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	s = symbols_parse(text, len, 0);
+	ret = errno;
+	free(text);
+	errno = ret;
+	return s;
 }
 
 void symbols_free(struct symbols *s)
 {
 	if (!s)
 		return;
+	strmap_destroy(&s->by_name);
 	free(s->syms);
 	free(s->names);
 	free(s);
+}
+
+size_t symbols_count(const struct symbols *s)
+{
+	return s ? s->nsyms : 0;
 }
 
 /*
@@ -202,9 +230,30 @@ const char *symbols_lookup(const struct symbols *s, uint64_t addr, uint64_t *off
 		else
 			hi = mid;
 	}
-	if (lo == s->nsyms - 1 && addr - s->syms[lo].addr >= SYMBOLS_LAST_SPAN)
+	if (hi == s->nsyms && addr - s->syms[lo].addr >= SYMBOLS_LAST_SPAN)
 		return NULL;
+	/* the preferred alias comes first at its address */
+	while (lo && s->syms[lo - 1].addr == s->syms[lo].addr)
+		lo--;
 	if (off)
 		*off = addr - s->syms[lo].addr;
 	return s->names + s->syms[lo].name;
+}
+
+uint64_t symbols_addr(const struct symbols *s, const char *name)
+{
+	uint64_t *v;
+
+	if (s && s->by_name.n) {
+		v = strmap_get(&s->by_name, name, strlen(name));
+		if (v)
+			return s->syms[*v].addr;
+	} else if (s) {
+		for (size_t i = 0; i < s->nsyms; i++)
+			if (!strcmp(s->names + s->syms[i].name, name))
+				return s->syms[i].addr;
+	}
+	if (name[0] == '0' && name[1] == 'x')
+		return strtoull(name, NULL, 16);
+	return 0;
 }

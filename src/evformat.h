@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The text of a tracefs event format file (events/SYS/EVENT/format):
+ *
+ *	name: sched_switch
+ *	ID: 316
+ *	format:
+ *		field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+ *	...
+ *
+ * libtraceevent parses the whole of it; ktop needs only the event's name, to
+ * file formats by name before (or without) a tep.
+ */
+#ifndef KTOP_EVFORMAT_H
+#define KTOP_EVFORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/**
+ * evformat_name - the event name of format text @text (its "name: " line)
+ * @name: receives the name, NUL-terminated
+ * @len: size of @name
+ *
+ * Only a line that begins with "name: " counts (not the words of a print fmt).
+ * Return: true; false, with @name "", when there is no such line, the name
+ * is empty or it does not fit in @len.
+ */
+bool evformat_name(const char *text, char *name, size_t len);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reading a whole file into memory: tracefs files, /proc files, recorded
+ * fixtures, snapshots' side files. One reader, so that every caller gets the
+ * same answers to the same questions:
+ *
+ *   - tracefs and /proc files report a size of 0: the reader reads until
+ *     end of file, never trusting st_size;
+ *   - a file larger than the caller's bound is -EFBIG, not a truncated
+ *     buffer nor an allocation as large as the file;
+ *   - the buffer is always NUL-terminated (text parsers need not check), and
+ *     the length is given too (binary files may hold NULs);
+ *   - EINTR is retried; errors are 0 / -errno, nothing is printed.
+ *
+ * For users' own files, which must not be followed through others' links or
+ * block on a FIFO, see safefile_read().
+ */
+#ifndef KTOP_FILE_H
+#define KTOP_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* No bound but memory: for files ktop itself or the kernel wrote. */
+#define FILE_NO_MAX	SIZE_MAX
+
+/**
+ * file_read_fd - read @fd from its offset to end of file
+ * @fd: an open file; left open, its offset at the end
+ * @max: more than @max bytes is -EFBIG (FILE_NO_MAX: no bound)
+ * @out: receives the bytes, NUL-terminated; the caller frees it
+ * @lenp: receives the byte count (without the NUL); may be NULL
+ *
+ * A regular file's size is used as a first guess only; a file that reports 0
+ * (tracefs, /proc) or grows while read is read to its end all the same.
+ * Return: 0, or -EFBIG, -ENOMEM or the errno of read(); *@out is then NULL.
+ * Context: any thread.
+ */
+int file_read_fd(int fd, size_t max, char **out, size_t *lenp);
+
+/**
+ * file_read - read the file at @path whole
+ * @path: the file
+ * @max: more than @max bytes is -EFBIG (FILE_NO_MAX: no bound)
+ * @out: receives the bytes, NUL-terminated; the caller frees it
+ * @lenp: receives the byte count; may be NULL
+ *
+ * Return: 0, or a negative errno (-ENOENT, -EACCES, -EISDIR, -EFBIG, ...);
+ * *@out is then NULL.
+ * Context: any thread.
+ */
+int file_read(const char *path, size_t max, char **out, size_t *lenp);
+
+/**
+ * file_read_gz - read @path whole, decompressing it when it is gzip'd
+ * @path: a gzip file, or a plain one (read as it is)
+ * @max: more than @max bytes once decompressed is -EFBIG
+ * @out: receives the bytes, NUL-terminated; the caller frees it
+ * @lenp: receives the byte count; may be NULL
+ *
+ * The bound applies to the decompressed size, so a small file that inflates
+ * without end stops at @max.
+ * Return: 0, or a negative errno (-EIO for a corrupt gzip stream); *@out is
+ * then NULL.
+ * Context: any thread.
+ */
+int file_read_gz(const char *path, size_t max, char **out, size_t *lenp);
+
+/**
+ * file_read_value - read a one-value file (tracefs setting, /proc/PID/comm)
+ * @path: the file
+ * @buf: receives the content, NUL-terminated, trailing white space removed
+ * @len: size of @buf; a file longer than @len - 1 bytes is -EFBIG
+ *
+ * Return: 0, or a negative errno; @buf is then "" (when @len > 0).
+ * Context: any thread.
+ */
+int file_read_value(const char *path, char *buf, size_t len);
+
+#endif
