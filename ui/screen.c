@@ -597,7 +597,10 @@ static const struct {
 	{ ACT_NARROW_PID, "pid" }, { ACT_NARROW_COMM, "comm" }, { ACT_NARROW_CPU, "cpu" },
 };
 
-/* The tab @step places from the one shown (the number keys and Tab go by place). */
+/*
+ * Show tab @i (0: the first). The number keys, Tab and a click on the tabs go
+ * by place; everything else names the pane.
+ */
 static int show_tab(struct ui *ui, int i)
 {
 	if (i < 0 || i >= ui->npanes)

@@ -129,8 +129,10 @@ const struct ui_key *ui_key_lookup_in(int ch, const char *pane);
  * by the name ui_req_target() gives for the kind and calls its request op; a
  * pane that handles it becomes the one shown. A new request: a kind here, its
  * arguments in the union, its target in route.c's table, and a case in the
- * target's request op. (Narrowing to a task, the caller tree of an event, the
- * probe prompt on a function fit the same way.)
+ * target's request op. The caller tree of an event ("graph") or the probe
+ * prompt on a function ("probe", a prompt whose request op opens it on that
+ * name) fit as they are; narrowing every pane to a task would name a target
+ * that ui_request() hands to each pane in turn.
  */
 enum ui_req_kind {
 	UI_REQ_EVENTS,		/* "events": a window, a time, a CPU, a search */
@@ -180,8 +182,9 @@ struct ui_req {
 
 /*
  * A pane: one tab. The UI allocates @priv_size zeroed bytes in p->priv before
- * init and frees them after destroy; init and destroy do what else the pane
- * needs (NULL: nothing). Each returns enum ui_result flags where it returns int.
+ * init and frees them after destroy; init (0, or -1 on failure) and destroy do
+ * what else the pane needs (NULL: nothing). key, click, search and request
+ * return enum ui_result flags.
  */
 struct pane_ops {
 	const char	*name;		/* what ui_pane() and requests find it by: "events" */
