@@ -26,7 +26,7 @@
 #include "cmdlines.h"
 #include "app.h"
 #include "session.h"
-#include "settings.h"
+#include "tuning.h"
 #include "ui.h"
 #include "ui-local.h"
 
@@ -145,13 +145,13 @@ static void restore_handlers(void)
 }
 
 /*
- * KTOP_UI_KEY_LATENCY=FILE (settings.h): on exit, write one line per key
+ * KTOP_UI_KEY_LATENCY=FILE (src/tuning.h): on exit, write one line per key
  * redraw with the time from poll() waking up to the frame sent (ns), for
  * bench/ui_latency.sh.
  */
 static void key_lat_dump(struct ui *ui)
 {
-	const char *path = ui_settings()->key_latency;
+	const char *path = tuning()->ui_key_latency;
 	FILE *fp;
 
 	if (!path)

@@ -26,7 +26,7 @@
 #include "app.h"
 #include "filter.h"
 #include "ftrace_filter.h"
-#include "settings.h"
+#include "tuning.h"
 #include "ui-local.h"
 
 #define CTRL(c)		((c) & 0x1f)
@@ -102,7 +102,7 @@ static void pf_refresh_current(struct ui *ui, struct prompt_filter *pf)
 static struct prompt_filter *pf_get(struct ui *ui, struct prompt *pr)
 {
 	struct prompt_filter *pf = pr->priv;
-	const char *recorded = ui_settings()->filter_funcs;
+	const char *recorded = tuning()->filter_funcs;
 	int ret;
 
 	if (pf->ready)

@@ -16,7 +16,6 @@
 #include <sys/utsname.h>
 #include "app.h"
 #include "features.h"
-#include "settings.h"
 #include "store.h"
 #include "ui-local.h"
 
@@ -134,10 +133,10 @@ void ui_theme_apply(struct ui *ui)
 
 void ui_term_setup(struct ui *ui)
 {
-	const char *cs = nl_langinfo(CODESET);
+	const char *nc = getenv("NO_COLOR"), *cs = nl_langinfo(CODESET);
 
 	ui->utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
-	ui->color = has_colors() && !ui_settings()->no_color;
+	ui->color = has_colors() && !(nc && *nc);
 	if (ui->color && start_color() == OK) {
 		use_default_colors();
 	} else {

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "safefile.h"
-#include "settings.h"
+#include "tuning.h"
 #include "theme.h"
 
 /*
@@ -265,7 +265,7 @@ int ui_theme_parse(struct ui_theme *t, const char *name, const char *text,
 /* Theme directories, most specific first. */
 static int theme_dirs(char dirs[][PATH_MAX], int max)
 {
-	const char *env = ui_settings()->theme_dir;
+	const char *env = tuning()->theme_dir;
 	char exe[PATH_MAX];
 	ssize_t n;
 	int nd = 0;

@@ -13,7 +13,6 @@
 
 #include "../../ui/richstr.c"
 #include "../../ui/format.c"
-#include "../../ui/settings.c"
 #include "../../ui/theme.c"
 #include "../../ui/evnav.c"
 #include "../../ui/stats.c"
