@@ -127,7 +127,6 @@ static double pct(uint64_t *v, int n, double p)
 int main(int argc, char **argv)
 {
 	uint64_t nevents = argc > 1 ? strtoull(argv[1], NULL, 10) : NEVENTS_DEFAULT;
-	static const int panes[] = { 0, 1, 2 };
 	static const char *const pname[] = { "cpus", "top", "events", "events_scrolled" };
 	uint64_t t[NFRAMES], tc[NFRAMES], worst = 0, worst_cpu = 0, t0, c0, caught;
 	struct store_count counts[64];
@@ -186,15 +185,12 @@ int main(int argc, char **argv)
 	ui_tick(ui, ui_now_ns());
 
 	for (unsigned int p = 0; p < 4; p++) {
-		ui->active = panes[p < 3 ? p : 2];
-		if (p == 3) {
+		ui_show_pane(ui, pname[p < 3 ? p : 2]);
+		if (p == 3)
 			/* the event list frozen in the middle of the 10 M */
-			char spec[64];
-
-			snprintf(spec, sizeof(spec), "%.6f",
-				 (double)(ss.first_ts + (ss.last_ts - ss.first_ts) / 2) / 1e9);
-			pane_events_jump(ui, &ui->panes[2], spec);
-		}
+			ui_show_events(ui, &(struct ui_events_req){
+				.at = ss.first_ts + (ss.last_ts - ss.first_ts) / 2,
+			});
 		for (int i = 0; i < NFRAMES; i++) {
 			for (int k = 0; k < PER_FRAME; k++)
 				append_one(st, (unsigned int)(k & 1));

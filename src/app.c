@@ -9,6 +9,7 @@
  * failure unwinds through session_close.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,12 +20,14 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
+#include <tracefs.h>
 
 #include "app.h"
 #include "bpfstats.h"
 #include "consumer.h"
 #include "debug.h"
 #include "decode.h"
+#include "ftrace_filter.h"
 #include "store.h"
 #include "symbols.h"
 
@@ -49,8 +52,7 @@ static int app_err(char *err, size_t errlen, int ret, const char *fmt, ...)
 	return ret;
 }
 
-/* Read a whole tracefs file into a NUL-terminated buffer. Caller frees. */
-int app_switch_latency_tracer(struct app *a, const char *tracer, char *err, size_t errlen)
+int app_switch_tracer(struct app *a, const char *tracer, char *err, size_t errlen)
 {
 	int ret, r2;
 
@@ -79,6 +81,88 @@ int app_switch_latency_tracer(struct app *a, const char *tracer, char *err, size
 	return ret;
 }
 
+const char *app_tracer(const struct app *a)
+{
+	const char *t = a->sess ? session_tracer(a->sess) : a->opts.so.tracer;
+
+	return t ? t : "";
+}
+
+int app_mark(struct app *a, const char *text)
+{
+	size_t n = strlen(text);
+	int fd, ret = 0;
+
+	if (!a->sess || !a->live)
+		return -ENODEV;
+	fd = tracefs_instance_file_open(session_instance(a->sess), "trace_marker", O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, n > 4000 ? 4000 : n) < 0)
+		ret = -errno;
+	close(fd);
+	/* in the views at once, not when its page fills or the readers time out */
+	if (!ret)
+		consumer_flush(a->cons);
+	return ret;
+}
+
+int app_set_recording(struct app *a, bool on)
+{
+	if (!a->sess || !a->live)
+		return -ENODEV;
+	return on ? session_start(a->sess) : session_stop(a->sess);
+}
+
+const struct ftrace_filter *app_filter(struct app *a, const char **why)
+{
+	int ret;
+
+	if (!a->filter_tried) {
+		a->filter_tried = true;
+		if (!a->live || !a->sess) {
+			snprintf(a->filter_why, sizeof(a->filter_why), "viewing a recording: there "
+				 "is no live kernel to filter");
+		} else {
+			ret = ftrace_filter_open(&a->filter, session_instance(a->sess),
+						 a->filter_why, sizeof(a->filter_why));
+			if (ret) {
+				a->filter = NULL;
+				if (!a->filter_why[0])
+					snprintf(a->filter_why, sizeof(a->filter_why), "%s",
+						 strerror(-ret));
+			} else {
+				snprintf(a->filter_why, sizeof(a->filter_why), "%s",
+					 ftrace_filter_unavailable(a->filter));
+			}
+		}
+	}
+	if (why)
+		*why = a->filter_why;
+	return a->filter;
+}
+
+int app_filter_current(struct app *a, struct filter_set *out)
+{
+	if (!a->filter || !ftrace_filter_funcs(a->filter))
+		return -ENODEV;
+	return ftrace_filter_current(a->filter, FILTER_T_FILTER, out);
+}
+
+int app_filter_apply(struct app *a, const char *line, struct ftrace_filter_result *res)
+{
+	if (!a->filter)
+		return -ENODEV;
+	return ftrace_filter_apply(a->filter, line, res);
+}
+
+int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res)
+{
+	if (!a->filter)
+		return -ENODEV;
+	return redo ? ftrace_filter_redo(a->filter, res) : ftrace_filter_undo(a->filter, res);
+}
+
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 {
 	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
@@ -105,6 +189,7 @@ uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 	return oldest;
 }
 
+/* Read a whole tracefs file into a NUL-terminated buffer. Caller frees. */
 static char *app_read_tracefs(const struct features *ft, const char *name)
 {
 	size_t len = 0, cap = 0;
@@ -531,6 +616,9 @@ void app_stop(struct app *a)
 	if (a->cons)
 		consumer_stop(a->cons);
 	a->cons = NULL;
+	ftrace_filter_close(a->filter);
+	a->filter = NULL;
+	a->filter_tried = false;
 	if (a->sess)
 		session_close(a->sess);
 	a->sess = NULL;

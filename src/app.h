@@ -21,6 +21,9 @@ struct consumer;
 struct bpfstats;
 struct snapshot_meta;
 struct app_loader;
+struct ftrace_filter;
+struct ftrace_filter_result;
+struct filter_set;
 
 struct app_opts {
 	struct session_opts	so;
@@ -59,6 +62,10 @@ struct app {
 	/* snapshots (src/app_snapshot.c) */
 	struct snapshot_meta	*meta;		/* -i: what the snapshot says */
 	struct app_loader	*loader;	/* -i .ktop: the thread filling st */
+	/* the kernel's function filter (app_filter), opened on first use */
+	struct ftrace_filter	*filter;
+	char			filter_why[256];
+	bool			filter_tried;
 };
 
 /**
@@ -135,9 +142,20 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
 /* Monotonic nanoseconds. */
 uint64_t app_now_ns(void);
 
+/*
+ * ---- actions on the program ----
+ * What a view may ask of the running program. Each says what it does, whatever
+ * the source of the events; where the source cannot do it (a recording has no
+ * kernel to change), it refuses with -ENODEV and changes nothing.
+ */
+
+/* The tracer of this run ("function_graph", "timerlat", ...); "" for none. */
+const char *app_tracer(const struct app *a);
+
 /**
- * app_switch_latency_tracer - osnoise <-> timerlat while tracing goes on
- * @tracer: "osnoise" or "timerlat"
+ * app_switch_tracer - change the tracer while tracing goes on
+ * @tracer: "osnoise" or "timerlat" (the tracers the kernel can switch between
+ *          without new buffers)
  * @err: receives a message for the user on failure
  *
  * The kernel refuses a new current_tracer while trace_pipe_raw is open
@@ -145,11 +163,53 @@ uint64_t app_now_ns(void);
  * the store), the tracer changes in ktop's instance, and the readers start
  * again. Tracing stays on: the ring buffer keeps what comes meanwhile.
  *
- * Return: 0, or a negative errno: the tracer is unchanged, or (on a
- * failure to start reading again, said in @err) reading has stopped.
+ * Return: 0, or a negative errno: the tracer is unchanged (-ENODEV: nothing
+ * is traced live), or (on a failure to start reading again, said in @err)
+ * reading has stopped.
  * Context: the thread that owns the app; nothing else may use a->cons.
  */
-int app_switch_latency_tracer(struct app *a, const char *tracer, char *err, size_t errlen);
+int app_switch_tracer(struct app *a, const char *tracer, char *err, size_t errlen);
+
+/**
+ * app_mark - write @text into the recording, in time order with the events
+ *
+ * Live: to the trace_marker of ktop's instance, so it lands in the ring buffer
+ * between the events before a change and those after it, and reaches the
+ * store (as an ftrace print event) like any other event. No new kernel state.
+ *
+ * Return: 0, or a negative errno (-ENODEV: not tracing live).
+ * Context: the thread that owns the app.
+ */
+int app_mark(struct app *a, const char *text);
+
+/**
+ * app_set_recording - stop (@on false) or restart the kernel's recording
+ *
+ * What the buffers hold stays; the readers keep draining it. The latency
+ * pane's stop threshold keeps the context of a spike this way.
+ * Return: 0, or a negative errno (-ENODEV: not tracing live).
+ */
+int app_set_recording(struct app *a, bool on);
+
+/**
+ * app_filter - the kernel's function filter of this run, opened on first use
+ * @why: receives why there is none, or why function filtering is unavailable
+ *       ("" when it is); the text lives as long as the app
+ *
+ * For reading only (the function list, the undo depth): changes go through
+ * app_filter_apply() and app_filter_undo(). app_stop() closes it.
+ * Return: the filter, or NULL (not live, or the kernel refused it).
+ */
+const struct ftrace_filter *app_filter(struct app *a, const char **why);
+
+/* set_ftrace_filter read back into @out (see ftrace_filter_current). Return: 0 or -errno. */
+int app_filter_current(struct app *a, struct filter_set *out);
+
+/* Apply a filter line (src/filter.h's language). Return: res->err, or -ENODEV. */
+int app_filter_apply(struct app *a, const char *line, struct ftrace_filter_result *res);
+
+/* Undo the last filter change, or redo (@redo) the last undone one. Return: 0, -ENOENT, -ENODEV. */
+int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res);
 
 /**
  * app_feed_end - where a model fed from the store (a tree, a latency table)

@@ -22,12 +22,6 @@
 #include "session.h"
 #include "ui.h"
 
-/*
- * The TUI lives in ui/ and is linked in when it is built; until then the
- * symbol is absent and ktop says so instead of failing to link.
- */
-#pragma weak ui_run
-
 #define EXIT_USAGE	2
 
 /*
@@ -154,10 +148,6 @@ static int main_offline(struct app *a, const char *path)
 	int ret, status, in_fd = -1, flags = 0;
 
 	if (!a->opts.batch) {
-		if (!ui_run) {
-			fprintf(stderr, "ktop: this build has no interactive view; use --batch\n");
-			return EXIT_USAGE;
-		}
 		if (is_stdin && (in_fd = main_stdin_to_tty()) < 0)
 			return EXIT_USAGE;
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -266,11 +256,6 @@ int main(int argc, char **argv)
 	if (a.opts.stream)
 		return main_stream(&a);
 	if (!a.opts.batch) {
-		if (!ui_run) {
-			fprintf(stderr, "ktop: this build has no interactive view yet; "
-				"use --batch or --json\n");
-			return EXIT_USAGE;
-		}
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "ktop: the interactive view needs a terminal; "
 				"use --batch or --json without one\n");

@@ -62,11 +62,18 @@ static void walk_fill(struct ui_evwalk *w, unsigned int cpu)
 int ui_evwalk_init(struct ui_evwalk *w, struct store *st, const struct ui_evpos *pos,
 		   int dir, bool incl)
 {
+	return ui_evwalk_init_cpu(w, st, pos, dir, incl, -1);
+}
+
+int ui_evwalk_init_cpu(struct ui_evwalk *w, struct store *st, const struct ui_evpos *pos,
+		       int dir, bool incl, int cpu)
+{
 	unsigned int n = store_ncpus(st);
 
 	memset(w, 0, sizeof(*w));
 	w->st = st;
 	w->ncpus = n;
+	w->cpu = cpu;
 	w->dir = dir >= 0 ? 1 : -1;
 	w->next = calloc(n, sizeof(*w->next));
 	w->first = calloc(n, sizeof(*w->first));
@@ -83,6 +90,8 @@ int ui_evwalk_init(struct ui_evwalk *w, struct store *st, const struct ui_evpos 
 		uint64_t first, end, s;
 		struct ktop_event ev;
 
+		if (cpu >= 0 && c != (unsigned int)cpu)
+			continue;	/* never read: have[c] stays false */
 		store_cpu_range(st, c, &first, &end);
 		w->first[c] = first;
 		/* s: first seq of @c whose position is past @pos (or at it, when !incl) */
@@ -151,34 +160,33 @@ void ui_evwalk_destroy(struct ui_evwalk *w)
 	w->have = NULL;
 }
 
-int ui_ev_before(struct store *st, const struct ui_evpos *pos, bool incl,
-		 struct ui_evrow *out, int n)
+int ui_ev_read(struct store *st, const struct ui_evpos *pos, int dir, bool incl, int cpu,
+	       struct ui_evrow *out, int n)
 {
 	struct ui_evwalk w;
 	int k = 0;
 
-	if (n <= 0 || ui_evwalk_init(&w, st, pos, -1, incl))
+	if (n <= 0 || ui_evwalk_init_cpu(&w, st, pos, dir, incl, cpu))
 		return 0;
-	while (k < n && ui_evwalk_next(&w, &out[n - 1 - k]))
+	/* backwards: the newest first, filled from the end */
+	while (k < n && ui_evwalk_next(&w, &out[dir < 0 ? n - 1 - k : k]))
 		k++;
 	ui_evwalk_destroy(&w);
-	if (k < n)
+	if (dir < 0 && k < n)
 		memmove(out, out + (n - k), (size_t)k * sizeof(*out));
 	return k;
+}
+
+int ui_ev_before(struct store *st, const struct ui_evpos *pos, bool incl,
+		 struct ui_evrow *out, int n)
+{
+	return ui_ev_read(st, pos, -1, incl, -1, out, n);
 }
 
 int ui_ev_after(struct store *st, const struct ui_evpos *pos, bool incl,
 		struct ui_evrow *out, int n)
 {
-	struct ui_evwalk w;
-	int k = 0;
-
-	if (n <= 0 || ui_evwalk_init(&w, st, pos, +1, incl))
-		return 0;
-	while (k < n && ui_evwalk_next(&w, &out[k]))
-		k++;
-	ui_evwalk_destroy(&w);
-	return k;
+	return ui_ev_read(st, pos, 1, incl, -1, out, n);
 }
 
 uint64_t ui_ev_count(struct store *st, uint64_t t0, uint64_t t1)

@@ -31,6 +31,7 @@ struct ui_evrow {
 struct ui_evwalk {
 	struct store		*st;
 	unsigned int		ncpus;
+	int			cpu;		/* only this CPU's events; -1: every CPU's */
 	int			dir;		/* +1 newer, -1 older */
 	uint64_t		*next;		/* per CPU: next seq (backwards: one past) */
 	uint64_t		*first;
@@ -55,10 +56,19 @@ struct ui_evpos ui_evpos_of(const struct ui_evrow *r);
  */
 int ui_evwalk_init(struct ui_evwalk *w, struct store *st, const struct ui_evpos *pos,
 		   int dir, bool incl);
+/* The same over @cpu's events only (-1: every CPU's). */
+int ui_evwalk_init_cpu(struct ui_evwalk *w, struct store *st, const struct ui_evpos *pos,
+		       int dir, bool incl, int cpu);
 /* Return: true and the next event in the walk's direction; false at the end. */
 bool ui_evwalk_next(struct ui_evwalk *w, struct ui_evrow *out);
 void ui_evwalk_destroy(struct ui_evwalk *w);
 
+/*
+ * Up to @n events of @cpu (-1: every CPU) before @pos (@dir < 0) or after it,
+ * @incl: including it, oldest first. Return: how many.
+ */
+int ui_ev_read(struct store *st, const struct ui_evpos *pos, int dir, bool incl, int cpu,
+	       struct ui_evrow *out, int n);
 /* Up to @n events before @pos (@incl: including it), oldest first. Return: how many. */
 int ui_ev_before(struct store *st, const struct ui_evpos *pos, bool incl,
 		 struct ui_evrow *out, int n);

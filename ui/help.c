@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The help overlay: generated from ui_keys[], the table that dispatches keys. */
+/*
+ * The help overlay (F1, ?), a prompt that only scrolls: generated from
+ * ui_keys[], the table that dispatches keys.
+ */
 #include <curses.h>
 #include <string.h>
 #include "ui-local.h"
@@ -59,8 +62,9 @@ static void help_line(int idx, struct richstr *rs)
 		richstr_add(rs, ROLE_OVERLAY, help_tail[idx]);
 }
 
-void ui_draw_help(struct ui *ui)
+static void help_draw(struct ui *ui, struct prompt *pr)
 {
+	const int *top = pr->priv;
 	int w = ui->cols > 84 ? 80 : ui->cols - 2, h = ui->rows - 2, x, y;
 	struct richstr rs;
 
@@ -82,7 +86,47 @@ void ui_draw_help(struct ui *ui)
 	richstr_add(&rs, ROLE_OVERLAY, " (Up/Down/PgUp/PgDn scroll, any other key closes)");
 	ui_draw_rs(ui, y, x + 1, &rs, w - 2);
 	for (int r = 0; r < h - 2; r++) {
-		help_line(ui->help_top + r, &rs);
+		help_line(*top + r, &rs);
 		ui_draw_rs(ui, y + 1 + r, x + 2, &rs, w - 4);
 	}
 }
+
+static int help_open(struct ui *ui, struct prompt *pr)
+{
+	*(int *)pr->priv = 0;
+	return UI_HANDLED | UI_REDRAW;
+}
+
+/* Up/Down/PgUp/PgDn scroll, F10 quits, any other key closes. */
+static int help_key(struct ui *ui, struct prompt *pr, int ch)
+{
+	const struct ui_key *k = ui_key_lookup(ch);
+	enum ui_action act = k ? k->act : ACT_NONE;
+	int page = ui->rows - 6, *top = pr->priv;
+
+	if (act == ACT_DOWN)
+		(*top)++;
+	else if (act == ACT_UP)
+		(*top)--;
+	else if (act == ACT_PGDN)
+		*top += page;
+	else if (act == ACT_PGUP)
+		*top -= page;
+	else if (act == ACT_QUIT && ch == KEY_F(10))
+		return UI_QUIT;
+	else
+		ui_prompt_close(ui);
+	if (*top > ui_help_lines() - page)
+		*top = ui_help_lines() - page;
+	if (*top < 0)
+		*top = 0;
+	return UI_REDRAW;
+}
+
+const struct prompt_ops prompt_help_ops = {
+	.name		= "help",
+	.priv_size	= sizeof(int),
+	.open		= help_open,
+	.key		= help_key,
+	.draw		= help_draw,
+};

@@ -5,11 +5,12 @@
  * drift apart. Only key codes come from curses.h; nothing here draws.
  */
 #include <curses.h>
+#include <string.h>
 #include "ui-local.h"
 
 #define CTRL(c)	((c) & 0x1f)
 
-/* .pane is left out (0: every pane) except for the panes' own bindings */
+/* .pane is left out (NULL: every pane) except for the panes' own bindings */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 const struct ui_key ui_keys[] = {
@@ -71,64 +72,64 @@ const struct ui_key ui_keys[] = {
 	/* Pane 3, the event list */
 	{ { 'v' }, "v",
 	  "event list: mark the selected row as one end of a time window (v again: clear)",
-	  ACT_MARK, 0, "Event list pane (3)", 3 },
+	  ACT_MARK, 0, "Event list pane (3)", "events" },
 	/* Pane 4, the function graph: these come before the keys above there */
 	{ { '\n', '\r', KEY_ENTER, ' ' }, "Enter, Space", "graph: fold or unfold the selected call",
-	  ACT_FOLD_TOGGLE, 0, "Graph pane (4)", 4 },
+	  ACT_FOLD_TOGGLE, 0, "Graph pane (4)", "graph" },
 	{ { KEY_LEFT, 'h' }, "Left, h", "graph: fold the call, or go to its parent", ACT_LEFT, 0,
-	  "Graph pane (4)", 4 },
+	  "Graph pane (4)", "graph" },
 	{ { KEY_RIGHT, 'l' }, "Right, l", "graph: unfold the call, or go to its first child",
-	  ACT_RIGHT, 0, "Graph pane (4)", 4 },
+	  ACT_RIGHT, 0, "Graph pane (4)", "graph" },
 	{ { 'c' }, "c", "graph: fold the children of the selected call", ACT_FOLD_CHILDREN, 0,
-	  "Graph pane (4)", 4 },
+	  "Graph pane (4)", "graph" },
 	{ { 'e' }, "e", "graph: unfold the selected call and its children", ACT_UNFOLD_CHILDREN,
-	  0, "Graph pane (4)", 4 },
-	{ { 'C' }, "C", "graph: fold everything", ACT_FOLD_ALL, 0, "Graph pane (4)", 4 },
-	{ { 'E' }, "E", "graph: unfold everything", ACT_UNFOLD_ALL, 0, "Graph pane (4)", 4 },
-	{ { ']' }, "]", "graph: next sibling", ACT_NEXT_SIBLING, 0, "Graph pane (4)", 4 },
-	{ { '[' }, "[", "graph: previous sibling", ACT_PREV_SIBLING, 0, "Graph pane (4)", 4 },
-	{ { 'P' }, "P", "graph: go to the parent", ACT_PARENT, 0, "Graph pane (4)", 4 },
+	  0, "Graph pane (4)", "graph" },
+	{ { 'C' }, "C", "graph: fold everything", ACT_FOLD_ALL, 0, "Graph pane (4)", "graph" },
+	{ { 'E' }, "E", "graph: unfold everything", ACT_UNFOLD_ALL, 0, "Graph pane (4)", "graph" },
+	{ { ']' }, "]", "graph: next sibling", ACT_NEXT_SIBLING, 0, "Graph pane (4)", "graph" },
+	{ { '[' }, "[", "graph: previous sibling", ACT_PREV_SIBLING, 0, "Graph pane (4)", "graph" },
+	{ { 'P' }, "P", "graph: go to the parent", ACT_PARENT, 0, "Graph pane (4)", "graph" },
 	{ { 'H' }, "H", "graph: go to the longest child (the hot path)", ACT_HOT_PATH, 0,
-	  "Graph pane (4)", 4 },
+	  "Graph pane (4)", "graph" },
 	{ { 'v' }, "v", "graph: timeline or aggregated call paths", ACT_VIEW, 0,
-	  "Graph pane (4)", 4 },
+	  "Graph pane (4)", "graph" },
 	{ { KEY_F(6), '>', '<' }, "F6, >, <",
 	  "graph: sort by order, total, self, count, max, name",
-	  ACT_PANE_SORT, 0, "Graph pane (4)", 4 },
+	  ACT_PANE_SORT, 0, "Graph pane (4)", "graph" },
 	{ { 'F' }, "F", "graph: follow the newest calls, or stay", ACT_FREEZE, 0,
-	  "Graph pane (4)", 4 },
+	  "Graph pane (4)", "graph" },
 	/* Pane 5, osnoise/timerlat latency */
 	{ { '\n', '\r', KEY_ENTER }, "Enter",
 	  "latency: the event list at the selected CPU's worst sample, from the window before it",
-	  ACT_JUMP_WORST, 0, "Latency pane (5)", 5 },
+	  ACT_JUMP_WORST, 0, "Latency pane (5)", "latency" },
 	{ { KEY_F(6), '>', '<' }, "F6, >, <", "latency: next sort column", ACT_PANE_SORT, 0,
-	  "Latency pane (5)", 5 },
+	  "Latency pane (5)", "latency" },
 	{ { 'v' }, "v", "latency: histogram and sparkline of IRQ, thread or user-return latency",
-	  ACT_VIEW, 0, "Latency pane (5)", 5 },
+	  ACT_VIEW, 0, "Latency pane (5)", "latency" },
 	{ { 'b' }, "b", "latency: histogram buckets log2 or linear", ACT_HIST_MODE, 0,
-	  "Latency pane (5)", 5 },
+	  "Latency pane (5)", "latency" },
 	{ { 'T' }, "T", "latency: stop threshold (freeze the view above N us)", ACT_THRESHOLD, 0,
-	  "Latency pane (5)", 5 },
+	  "Latency pane (5)", "latency" },
 	{ { 'o' }, "o", "latency: switch the tracer, timerlat <-> osnoise (tracing goes on)",
-	  ACT_SWITCH_TRACER, 0, "Latency pane (5)", 5 },
+	  ACT_SWITCH_TRACER, 0, "Latency pane (5)", "latency" },
 	/* Pane 6, BPF statistics */
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "BPF: the event list at the selected outlier's time",
-	  ACT_ENTER, 0, "BPF pane (6)", 6 },
+	  ACT_ENTER, 0, "BPF pane (6)", "bpf" },
 	{ { KEY_LEFT, 'h' }, "Left, h", "BPF: histograms of the previous CPU (or all)", ACT_LEFT,
-	  0, "BPF pane (6)", 6 },
+	  0, "BPF pane (6)", "bpf" },
 	{ { KEY_RIGHT, 'l' }, "Right, l", "BPF: histograms of the next CPU (or all)", ACT_RIGHT, 0,
-	  "BPF pane (6)", 6 },
+	  "BPF pane (6)", "bpf" },
 	{ { 'v' }, "v", "BPF: histograms of the last 10 s or since start", ACT_VIEW, 0,
-	  "BPF pane (6)", 6 },
+	  "BPF pane (6)", "bpf" },
 };
 #pragma GCC diagnostic pop
 
 const unsigned int ui_nkeys = sizeof(ui_keys) / sizeof(ui_keys[0]);
 
-static const struct ui_key *key_find(int ch, int pane)
+static const struct ui_key *key_find(int ch, const char *pane)
 {
 	for (unsigned int i = 0; i < ui_nkeys; i++) {
-		if (ui_keys[i].pane != pane)
+		if (pane ? !ui_keys[i].pane || strcmp(ui_keys[i].pane, pane) : !!ui_keys[i].pane)
 			continue;
 		for (unsigned int k = 0; k < 8 && ui_keys[i].keys[k]; k++)
 			if (ui_keys[i].keys[k] == ch)
@@ -139,12 +140,12 @@ static const struct ui_key *key_find(int ch, int pane)
 
 const struct ui_key *ui_key_lookup(int ch)
 {
-	return key_find(ch, 0);
+	return key_find(ch, NULL);
 }
 
-const struct ui_key *ui_key_lookup_in(int ch, int pane)
+const struct ui_key *ui_key_lookup_in(int ch, const char *pane)
 {
-	const struct ui_key *k = pane > 0 ? key_find(ch, pane) : NULL;
+	const struct ui_key *k = pane ? key_find(ch, pane) : NULL;
 
-	return k ? k : key_find(ch, 0);
+	return k ? k : key_find(ch, NULL);
 }

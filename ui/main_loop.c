@@ -26,6 +26,7 @@
 #include "cmdlines.h"
 #include "app.h"
 #include "session.h"
+#include "tuning.h"
 #include "ui.h"
 #include "ui-local.h"
 
@@ -144,15 +145,16 @@ static void restore_handlers(void)
 }
 
 /*
- * KTOP_UI_KEY_LATENCY=FILE: on exit, write one line per key redraw with the
- * time from poll() waking up to the frame sent (ns), for bench/ui_latency.sh.
+ * KTOP_UI_KEY_LATENCY=FILE (src/tuning.h): on exit, write one line per key
+ * redraw with the time from poll() waking up to the frame sent (ns), for
+ * bench/ui_latency.sh.
  */
 static void key_lat_dump(struct ui *ui)
 {
-	const char *path = getenv("KTOP_UI_KEY_LATENCY");
+	const char *path = tuning()->ui_key_latency;
 	FILE *fp;
 
-	if (!path || !*path)
+	if (!path)
 		return;
 	fp = fopen(path, "w");
 	if (!fp)
@@ -254,10 +256,121 @@ static void do_resize(struct ui *ui)
 	ui->dirty = true;
 }
 
-int ui_run(struct app *a)
+/*
+ * The keys that came: each handled under the lock, its flags acted on here.
+ * Return: the flags of them all, UI_QUIT as soon as one asks to quit.
+ */
+static int read_keys(struct ui *ui)
+{
+	int ch, r, all = 0;
+
+	while ((ch = getch()) != ERR) {
+		pthread_mutex_lock(&ui->lock);
+		r = ui_handle_key(ui, ch);
+		pthread_cond_signal(&ui->cond);	/* narrowing, resume */
+		pthread_mutex_unlock(&ui->lock);
+		if (r & UI_QUIT)
+			return UI_QUIT;
+		if (r & UI_CLEAR)
+			clearok(curscr, TRUE);
+		all |= r;
+	}
+	return all;
+}
+
+/* New data: the screen is stale (unless paused), and the statistics helper looks again. */
+static void data_woke(struct ui *ui, struct app *a, struct pollfd *pfd, bool *stale)
+{
+	uint64_t v;
+
+	if (read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		pfd->fd = -1;
+	pthread_mutex_lock(&ui->lock);
+	if (!ui->paused)
+		*stale = true;
+	pthread_cond_signal(&ui->cond);
+	pthread_mutex_unlock(&ui->lock);
+}
+
+static void frame_locked(struct ui *ui)
+{
+	pthread_mutex_lock(&ui->lock);
+	ui_frame(ui, false);
+	pthread_mutex_unlock(&ui->lock);
+}
+
+/* Until quit, a terminating signal or a lost terminal. Return: the exit status. */
+static int ui_loop(struct ui *ui, struct app *a)
 {
 	uint64_t last_frame = 0;
 	bool data_stale = true;
+	int ret;
+
+	for (;;) {
+		uint64_t now = ui_now_ns(), refresh = (uint64_t)ui->refresh_ms * 1000000u;
+		uint64_t due, polled, busy0 = now;
+		struct pollfd pfd[4];
+		int timeout, keys = 0;
+
+		/* SIGINT, SIGTERM, SIGHUP end the view normally: status 0, as in batch mode */
+		if (session_signal_pending())
+			return 0;
+		if (now - ui->tick_ns >= TICK_NS) {
+			pthread_mutex_lock(&ui->lock);
+			ui_tick(ui, now);
+			ui->ingest_ns_sec = 0;
+			pthread_mutex_unlock(&ui->lock);
+		}
+		/* a stale screen is redrawn once the refresh interval has passed */
+		if ((data_stale || ui->dirty) && now - last_frame >= refresh) {
+			frame_locked(ui);
+			last_frame = ui_now_ns();
+			data_stale = false;
+			now = last_frame;
+		}
+		due = ui->tick_ns + TICK_NS;
+		if ((data_stale || ui->dirty) && last_frame + refresh < due)
+			due = last_frame + refresh;
+		timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
+
+		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = winch_pipe[0], .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = session_signal_fd(), .events = POLLIN };
+		/* once the screen is stale, more data changes nothing until the frame */
+		pfd[3] = (struct pollfd){ .fd = data_stale ? -1 : a->wake_fd, .events = POLLIN };
+		if (ui->nbusy < UI_KEY_LAT_MAX && ui_now_ns() - busy0 > 2000000)
+			ui->busy[ui->nbusy++] = ui_now_ns() - busy0;
+		ret = poll(pfd, 4, timeout);
+		polled = ui_now_ns();
+		if (ret < 0 && errno != EINTR)
+			return 0;
+		if (ret <= 0)
+			continue;
+		if (pfd[2].revents)
+			continue;	/* session_signal_pending() ends the loop */
+		if (pfd[1].revents & POLLIN) {
+			do_resize(ui);
+			keys |= UI_REDRAW;
+		}
+		if (pfd[3].revents & POLLIN)
+			data_woke(ui, a, &pfd[3], &data_stale);
+		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+			return 1;	/* the terminal went away */
+		if (pfd[0].revents & POLLIN)
+			keys |= read_keys(ui);
+		if (keys & UI_QUIT)
+			return 0;
+		if (keys & (UI_REDRAW | UI_RESIZE)) {
+			frame_locked(ui);
+			ui->dirty = false;
+			if (ui->nkey_lat < UI_KEY_LAT_MAX)
+				ui->key_lat[ui->nkey_lat++] = ui_now_ns() - polled;
+		}
+	}
+}
+
+int ui_run(struct app *a)
+{
 	int status = 0, ret;
 	struct ui *ui;
 	SCREEN *scr;
@@ -294,101 +407,7 @@ int ui_run(struct app *a)
 	if (ingest_start(ui))
 		ui_message(ui, "cannot start the statistics helper: "
 			   "the CPU and top panes stay empty");
-
-	for (;;) {
-		uint64_t now = ui_now_ns(), refresh = (uint64_t)ui->refresh_ms * 1000000u;
-		struct pollfd pfd[4];
-		bool key_redraw = false, quit = false;
-		int timeout, sfd = session_signal_fd();
-		uint64_t due, polled;
-
-		uint64_t busy0 = now;
-
-		/* SIGINT, SIGTERM, SIGHUP end the view normally: status 0, as in batch mode */
-		if (session_signal_pending())
-			break;
-		if (now - ui->tick_ns >= TICK_NS) {
-			pthread_mutex_lock(&ui->lock);
-			ui_tick(ui, now);
-			ui->ingest_ns_sec = 0;
-			pthread_mutex_unlock(&ui->lock);
-		}
-		/* a stale screen is redrawn once the refresh interval has passed */
-		if ((data_stale || ui->dirty) && now - last_frame >= refresh) {
-			pthread_mutex_lock(&ui->lock);
-			ui_frame(ui, false);
-			pthread_mutex_unlock(&ui->lock);
-			last_frame = ui_now_ns();
-			data_stale = false;
-			now = last_frame;
-		}
-		due = ui->tick_ns + TICK_NS;
-		if ((data_stale || ui->dirty) && last_frame + refresh < due)
-			due = last_frame + refresh;
-		timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
-
-		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = winch_pipe[0], .events = POLLIN };
-		pfd[2] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		/* once the screen is stale, more data changes nothing until the frame */
-		pfd[3] = (struct pollfd){ .fd = data_stale ? -1 : a->wake_fd, .events = POLLIN };
-		if (ui->nbusy < UI_KEY_LAT_MAX && ui_now_ns() - busy0 > 2000000)
-			ui->busy[ui->nbusy++] = ui_now_ns() - busy0;
-		ret = poll(pfd, 4, timeout);
-		polled = ui_now_ns();
-		if (ret < 0 && errno != EINTR)
-			break;
-		if (ret <= 0)
-			continue;
-		if (pfd[2].revents)
-			continue;	/* session_signal_pending() ends the loop */
-		if (pfd[1].revents & POLLIN)
-			do_resize(ui), key_redraw = true;
-		if (pfd[3].revents & POLLIN) {
-			uint64_t v;
-
-			if (read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-				pfd[3].fd = -1;
-			pthread_mutex_lock(&ui->lock);
-			if (!ui->paused)
-				data_stale = true;
-			pthread_cond_signal(&ui->cond);
-			pthread_mutex_unlock(&ui->lock);
-		}
-		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-			status = 1;	/* the terminal went away */
-			break;
-		}
-		if (pfd[0].revents & POLLIN) {
-			int ch;
-
-			while ((ch = getch()) != ERR) {
-				int r;
-
-				pthread_mutex_lock(&ui->lock);
-				r = ui_handle_key(ui, ch);
-				pthread_cond_signal(&ui->cond);	/* narrowing, resume */
-				pthread_mutex_unlock(&ui->lock);
-				if (r & UI_QUIT) {
-					quit = true;
-					break;
-				}
-				if (r & (UI_REDRAW | UI_RESIZE))
-					key_redraw = true;
-			}
-		}
-		if (quit)
-			break;
-		if (key_redraw) {
-			pthread_mutex_lock(&ui->lock);
-			ui_frame(ui, false);
-			pthread_mutex_unlock(&ui->lock);
-			ui->dirty = false;
-			if (ui->nkey_lat < UI_KEY_LAT_MAX)
-				ui->key_lat[ui->nkey_lat++] = ui_now_ns() - polled;
-		}
-	}
-
+	status = ui_loop(ui, a);
 	ingest_stop(ui);
 	restore_handlers();
 	endwin();

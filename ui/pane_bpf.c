@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pane 6: BPF statistics (src/bpfstats.h), aggregated in the kernel by ktop's
+ * The BPF pane ("bpf"): statistics (src/bpfstats.h), aggregated in the kernel by ktop's
  * CO-RE programs and polled by the ktop-bpf thread: a live run-queue latency
  * histogram (runqlat) and the busiest syscall's latency (funclatency), per-CPU
  * sparklines, the top tasks by off-CPU time and by run-queue wait, and the
@@ -16,6 +16,7 @@
 #include "bpfstats.h"
 #include "event.h"
 #include "features.h"
+#include "rowsel.h"
 #include "store.h"
 #include "ui-local.h"
 
@@ -44,20 +45,11 @@ static const int bpf_features[] = { FEATURE_BPF, FEATURE_BTF };
 
 static int bpf_init(struct ui *ui, struct pane *p)
 {
-	struct bpf_state *bs = calloc(1, sizeof(*bs));
+	struct bpf_state *bs = p->priv;
 
-	if (!bs)
-		return -1;
 	bs->cpu = -1;
 	bs->outl_y = -1;
-	p->priv = bs;
 	return 0;
-}
-
-static void bpf_destroy(struct pane *p)
-{
-	free(p->priv);
-	p->priv = NULL;
 }
 
 /* Read the outliers that arrived since the last frame. */
@@ -402,90 +394,77 @@ static uint64_t outlier_switch(struct ui *ui, const struct bpfstats_outlier *o)
 	return best;
 }
 
+/*
+ * Enter: the event list at the selected outlier, its CPU's events up to the
+ * sched_switch that ended the wait (the last row: what led to it above).
+ */
+static int bpf_enter(struct ui *ui, struct bpf_state *bs)
+{
+	const struct bpfstats_outlier *o;
+	uint64_t ts;
+
+	if (bs->sel < 0 || bs->sel >= bs->n) {
+		ui_message(ui, "no outlier selected");
+		return UI_HANDLED | UI_REDRAW;
+	}
+	o = &bs->outl[bs->n - 1 - bs->sel];
+	ts = outlier_switch(ui, o);
+	if (ts)
+		return ui_show_events(ui, &(struct ui_events_req){
+			.one_cpu = true, .cpu = o->cpu, .t0 = ts > o->latency_ns ? ts - o->latency_ns : 0,
+			.t1 = ts,
+		}) | UI_HANDLED | UI_REDRAW;
+	/*
+	 * No such switch held (not traced, evicted): the page ends 100 us after
+	 * the stamp, so that its bottom rows hold that time.
+	 */
+	ui_show_events(ui, &(struct ui_events_req){ .at = o->ts + 100000 });
+	ui_message(ui, "no sched_switch to %u on CPU %u held within 1 ms of %.6f: "
+		   "the event list at that time", o->pid, o->cpu, (double)o->ts / 1e9);
+	return UI_HANDLED | UI_REDRAW;
+}
+
 static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 {
 	struct bpf_state *bs = p->priv;
-	int page = bs->outl_rows > 1 ? bs->outl_rows : 1, ncpus = 0;
 	struct bpfstats_status st;
-	const struct bpfstats_outlier *o;
-	char spec[64];
-	uint64_t ts;
+	int ncpus;
 
 	if (!ui->app->bpf)
 		return 0;
-	bpfstats_get_status(ui->app->bpf, &st);
-	ncpus = (int)st.ncpus;
+	if (ui_rowsel_moves(act)) {
+		bs->sel = (int)ui_rowsel_move(bs->sel, bs->n, bs->outl_rows > 1 ? bs->outl_rows : 1,
+					      act);
+		return UI_HANDLED | UI_REDRAW;
+	}
 	switch (act) {
-	case ACT_UP:
-		bs->sel--;
-		break;
-	case ACT_DOWN:
-		bs->sel++;
-		break;
-	case ACT_PGUP:
-		bs->sel -= page;
-		break;
-	case ACT_PGDN:
-		bs->sel += page;
-		break;
-	case ACT_HOME:
-		bs->sel = 0;
-		break;
-	case ACT_END:
-		bs->sel = bs->n - 1;
-		break;
 	case ACT_LEFT:
-		bs->cpu = bs->cpu < 0 ? ncpus - 1 : bs->cpu - 1;
-		break;
 	case ACT_RIGHT:
-		bs->cpu = bs->cpu + 1 >= ncpus ? -1 : bs->cpu + 1;
+		bpfstats_get_status(ui->app->bpf, &st);
+		ncpus = (int)st.ncpus;
+		if (act == ACT_LEFT)
+			bs->cpu = bs->cpu < 0 ? ncpus - 1 : bs->cpu - 1;
+		else
+			bs->cpu = bs->cpu + 1 >= ncpus ? -1 : bs->cpu + 1;
 		break;
 	case ACT_VIEW:
 		bs->since_start = !bs->since_start;
 		break;
 	case ACT_ENTER:
-		if (bs->sel < 0 || bs->sel >= bs->n) {
-			ui_message(ui, "no outlier selected");
-			return UI_HANDLED | UI_REDRAW;
-		}
-		o = &bs->outl[bs->n - 1 - bs->sel];
-		ts = outlier_switch(ui, o);
-		if (ts) {
-			/* the switch-in itself, last row of its CPU's page: what led to it above */
-			ui->active = 2;
-			pane_events_show(ui, &ui->panes[2], (int)o->cpu,
-					 ts > o->latency_ns ? ts - o->latency_ns : 0, ts);
-			return UI_HANDLED | UI_REDRAW;
-		}
-		/*
-		 * No such switch held (not traced, evicted): anchor 100 us after
-		 * the stamp, so that the event list's bottom rows hold that time.
-		 */
-		snprintf(spec, sizeof(spec), "%llu.%06llu",
-			 (unsigned long long)((o->ts + 100000) / 1000000000u),
-			 (unsigned long long)((o->ts + 100000) % 1000000000u / 1000u));
-		ui->active = 2;
-		pane_events_jump(ui, &ui->panes[2], spec);
-		ui_message(ui, "no sched_switch to %u on CPU %u held within 1 ms of %.6f: "
-			   "the event list at that time", o->pid, o->cpu, (double)o->ts / 1e9);
-		return UI_HANDLED | UI_REDRAW;
+		return bpf_enter(ui, bs);
 	default:
 		return 0;
 	}
-	if (bs->sel >= bs->n)
-		bs->sel = bs->n - 1;
-	if (bs->sel < 0)
-		bs->sel = 0;
 	return UI_HANDLED | UI_REDRAW;
 }
 
 static int bpf_click(struct ui *ui, struct pane *p, int row, int col)
 {
 	struct bpf_state *bs = p->priv;
+	long r = ui_rowsel_click(bs->top, row, bs->outl_y, bs->n);
 
-	if (bs->outl_y >= 0 && row >= bs->outl_y && row < bs->outl_y + bs->outl_rows &&
-	    bs->top + row - bs->outl_y < bs->n)
-		bs->sel = bs->top + row - bs->outl_y;
+	if (bs->outl_y >= 0 && r >= 0 && row < bs->outl_y + bs->outl_rows)
+		bs->sel = (int)r;
 	return UI_HANDLED | UI_REDRAW;
 }
 
@@ -495,11 +474,12 @@ static const char *bpf_footer(struct ui *ui, struct pane *p)
 }
 
 const struct pane_ops pane_bpf_ops = {
-	.name	= "BPF",
-	.init	= bpf_init,
-	.destroy = bpf_destroy,
-	.draw	= bpf_draw,
-	.key	= bpf_key,
-	.click	= bpf_click,
-	.footer	= bpf_footer,
+	.name		= "bpf",
+	.label		= "BPF",
+	.priv_size	= sizeof(struct bpf_state),
+	.init		= bpf_init,
+	.draw		= bpf_draw,
+	.key		= bpf_key,
+	.click		= bpf_click,
+	.footer		= bpf_footer,
 };

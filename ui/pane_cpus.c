@@ -1,29 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pane 1: per-CPU event rate and the share of events with each flag of the
+ * The CPU pane ("cpus"): per-CPU event rate and the share of events with each flag of the
  * kernel's latency column, with a legend of that column's letters. Fits in 80
  * columns.
  */
 #include <stdlib.h>
 #include "app.h"
+#include "rowsel.h"
 #include "ui-local.h"
 
 struct cpus_state {
 	int	sel;
 	int	top;
 };
-
-static int cpus_init(struct ui *ui, struct pane *p)
-{
-	p->priv = calloc(1, sizeof(struct cpus_state));
-	return p->priv ? 0 : -1;
-}
-
-static void cpus_destroy(struct pane *p)
-{
-	free(p->priv);
-	p->priv = NULL;
-}
 
 static void cpus_header(struct ui *ui, struct pane *p, struct richstr *rs)
 {
@@ -87,7 +76,7 @@ static void cpus_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		if (c < cs->top || c >= cs->top + rows)
 			continue;
 		ui_fmt_cpu_row(&rs, c, st->rate, st->lost, st->shown, st->shown_total);
-		if (c == cs->sel && ui->active == 0) {
+		if (c == cs->sel && ui->active == p) {
 			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
 			richstr_pad(&rs, ROLE_SELECTED, w);
 		}
@@ -118,66 +107,36 @@ static int cpus_key(struct ui *ui, struct pane *p, enum ui_action act)
 	struct cpus_state *cs = p->priv;
 	int n = (int)ui->stats.ncpus;
 
-	switch (act) {
-	case ACT_UP:
-		cs->sel--;
-		break;
-	case ACT_DOWN:
-		cs->sel++;
-		break;
-	case ACT_PGUP:
-		cs->sel -= p->h - 2;
-		break;
-	case ACT_PGDN:
-		cs->sel += p->h - 2;
-		break;
-	case ACT_HOME:
-		cs->sel = 0;
-		break;
-	case ACT_END:
-		cs->sel = n - 1;
-		break;
-	case ACT_ENTER: {
-		struct ui_narrow nw = ui->stats.narrow;
+	struct ui_narrow nw = ui->stats.narrow;
 
-		nw.cpu = cs->sel;
-		ui_stats_set_narrow(&ui->stats, &nw);
-		ui->active = 1;
-		ui_message(ui, "top view narrowed to CPU %d (x clears)", cs->sel);
+	if (ui_rowsel_moves(act)) {
+		cs->sel = (int)ui_rowsel_move(cs->sel, n, p->h - 2, act);
 		return UI_HANDLED | UI_REDRAW;
 	}
-	default:
+	if (act != ACT_ENTER)
 		return 0;
-	}
-	if (cs->sel < 0)
-		cs->sel = 0;
-	if (cs->sel >= n)
-		cs->sel = n - 1;
-	return UI_HANDLED | UI_REDRAW;
+	nw.cpu = cs->sel;
+	ui_message(ui, "top view narrowed to CPU %d (x clears)", cs->sel);
+	return ui_request(ui, &(struct ui_req){ .kind = UI_REQ_TOP, .top.narrow = &nw }) |
+	       UI_HANDLED | UI_REDRAW;
 }
 
 static int cpus_click(struct ui *ui, struct pane *p, int row, int col)
 {
 	struct cpus_state *cs = p->priv;
-	int c = cs->top + row - 1;
+	long r = ui_rowsel_click(cs->top, row, 1, ui->stats.ncpus);
 
-	if (row >= 1 && c < (int)ui->stats.ncpus)
-		cs->sel = c;
+	if (r >= 0)
+		cs->sel = (int)r;
 	return UI_HANDLED | UI_REDRAW;
 }
 
-static const char *cpus_footer(struct ui *ui, struct pane *p)
-{
-	return "Enter: top view of CPU";
-}
-
 const struct pane_ops pane_cpus_ops = {
-	.name	= "CPUs",
-	.init	= cpus_init,
-	.destroy = cpus_destroy,
-	.header	= cpus_header,
-	.draw	= cpus_draw,
-	.key	= cpus_key,
-	.click	= cpus_click,
-	.footer	= cpus_footer,
+	.name		= "cpus",
+	.label		= "CPUs",
+	.priv_size	= sizeof(struct cpus_state),
+	.draw		= cpus_draw,
+	.key		= cpus_key,
+	.click		= cpus_click,
+	.keys		= "Enter: top view of CPU",
 };

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pane 3: the event list, in the kernel's trace format. Follows the live tail
- * or stays frozen at a position; scrolls back through everything the store
- * holds; / search with n/N; t jumps to a time. A frame reads only the rows it
- * shows (a k-way merge of the CPU streams from the bottom row backwards).
+ * The event list ("events"), in the kernel's trace format. Follows the live
+ * tail or stays frozen at a position; scrolls back through everything the
+ * store holds; / search with n/N; t jumps to a time. A frame reads only the
+ * rows it shows (a k-way merge of the CPU streams from the bottom row
+ * backwards).
+ *
+ * Other panes show it through a request (struct ui_events_req): a time, a
+ * window [t0, t1] ending the page, one CPU's events only (the latency pane's
+ * spike, the BPF pane's outlier), a search. One CPU's list lasts until the
+ * list follows the live tail again.
  *
  * v marks the selected row as one end of a time window, the cursor is the
  * other end: the rows with timestamps in the window are highlighted, and s
@@ -11,7 +17,6 @@
  * is by timestamp, like the exports' [t0, t1] (src/export.h), so what is
  * highlighted and counted is exactly what a save of the window writes.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +41,10 @@ struct events_state {
 	int			hscroll;
 	int			n, cap;
 	struct ui_evrow		*rows;		/* the rows of the last frame */
-	/* pane_events_show: the CPU and window shown, other CPUs dimmed (-1: none) */
-	int			focus_cpu;
-	uint64_t		focus_t0, focus_t1;
+	/* from a request: only this CPU's events (-1: all), the window [t0, t1] (t1 0: none) */
+	int			only_cpu;
+	uint64_t		req_t0, req_t1;
+	char			search[128];	/* the search this list did last (title, highlight) */
 	/* v: the time window's mark; the cursor (the selected row) is its other end */
 	bool			marked;
 	struct ui_evpos		mark;
@@ -46,14 +52,11 @@ struct events_state {
 
 static int events_init(struct ui *ui, struct pane *p)
 {
-	struct events_state *es = calloc(1, sizeof(*es));
+	struct events_state *es = p->priv;
 
-	if (!es)
-		return -1;
 	es->follow = true;
 	es->sel = -1;
-	es->focus_cpu = -1;
-	p->priv = es;
+	es->only_cpu = -1;
 	return 0;
 }
 
@@ -61,10 +64,7 @@ static void events_destroy(struct pane *p)
 {
 	struct events_state *es = p->priv;
 
-	if (es)
-		free(es->rows);
-	free(es);
-	p->priv = NULL;
+	free(es->rows);
 }
 
 static void events_header(struct ui *ui, struct pane *p, struct richstr *rs)
@@ -117,7 +117,7 @@ static void events_fetch(struct ui *ui, struct pane *p, int nrows)
 		es->rows = r;
 		es->cap = nrows;
 	}
-	es->n = ui_ev_before(ui->st, &pos, true, es->rows, nrows);
+	es->n = ui_ev_read(ui->st, &pos, -1, true, es->only_cpu, es->rows, nrows);
 }
 
 /* Return: the selected event's row on the page, or -1. */
@@ -254,15 +254,17 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	} else {
 		richstr_add(&rs, ROLE_WARN, "Events: frozen (End or F follows the tail)");
 	}
-	if (es->focus_cpu >= 0 && !es->follow)
-		/* microseconds rounded, as the TIMESTAMP column */
-		richstr_addf(&rs, ROLE_EVENT, "  CPU %d, %llu.%06llu-%llu.%06llu", es->focus_cpu,
-			     (unsigned long long)((es->focus_t0 + 500) / 1000 / 1000000),
-			     (unsigned long long)((es->focus_t0 + 500) / 1000 % 1000000),
-			     (unsigned long long)((es->focus_t1 + 500) / 1000 / 1000000),
-			     (unsigned long long)((es->focus_t1 + 500) / 1000 % 1000000));
-	if (ui->search[0])
-		richstr_addf(&rs, ROLE_DIM, "  search \"%s\" (n older, N newer)", ui->search);
+	/* a request's CPU and window: "CPU 1, 12.000100-12.000250" */
+	if (es->only_cpu >= 0)
+		richstr_addf(&rs, ROLE_EVENT, "  CPU %d", es->only_cpu);
+	if (es->req_t1) {
+		richstr_add(&rs, ROLE_EVENT, es->only_cpu >= 0 ? ", " : "  ");
+		add_ts(&rs, ROLE_EVENT, es->req_t0);
+		richstr_add(&rs, ROLE_EVENT, "-");
+		add_ts(&rs, ROLE_EVENT, es->req_t1);
+	}
+	if (es->search[0])
+		richstr_addf(&rs, ROLE_DIM, "  search \"%s\" (n older, N newer)", es->search);
 	if (es->n == 0)
 		richstr_add(&rs, ROLE_DIM, "  no events held yet");
 	else
@@ -275,21 +277,27 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	ui_draw_rs(ui, y + 1, 0, &rs, w);
 	for (int i = 0; i < es->n; i++) {
 		ui_fmt_event(&rs, ui->st, ui->fstyle, &es->rows[i].ev);
-		if (es->focus_cpu >= 0 && !es->follow && es->rows[i].ev.cpu != es->focus_cpu)
-			richstr_set_role(&rs, 0, rs.len, ROLE_DIM);
 		if (in_window && es->rows[i].ev.ts >= wt0 && es->rows[i].ev.ts <= wt1) {
 			richstr_set_role(&rs, 0, rs.len, ROLE_WINDOW);
 			richstr_pad(&rs, ROLE_WINDOW, w + es->hscroll);
 		}
-		if (ui->search[0])
-			mark_match(&rs, ui->search);
+		if (es->search[0])
+			mark_match(&rs, es->search);
 		shift_left(&rs, es->hscroll);
-		if (i == es->sel && ui->active == 2 && !es->follow) {
+		if (i == es->sel && ui->active == p && !es->follow) {
 			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
 			richstr_pad(&rs, ROLE_SELECTED, w);
 		}
 		ui_draw_rs(ui, y + 2 + (nrows - es->n) * 0 + i, 0, &rs, w);
 	}
+}
+
+/* Follow the live tail again: of every CPU, without a request's window. */
+static void follow_tail(struct events_state *es)
+{
+	es->follow = true;
+	es->only_cpu = -1;
+	es->req_t1 = 0;
 }
 
 static void freeze_here(struct events_state *es)
@@ -310,7 +318,7 @@ static void scroll_by(struct ui *ui, struct events_state *es, int delta)
 	if (!delta || es->n == 0)
 		return;
 	freeze_here(es);
-	if (ui_evwalk_init(&w, ui->st, &es->anchor, delta < 0 ? -1 : 1, false))
+	if (ui_evwalk_init_cpu(&w, ui->st, &es->anchor, delta < 0 ? -1 : 1, false, es->only_cpu))
 		return;
 	while (moved < abs(delta) && ui_evwalk_next(&w, &r)) {
 		es->anchor = ui_evpos_of(&r);
@@ -318,7 +326,7 @@ static void scroll_by(struct ui *ui, struct events_state *es, int delta)
 	}
 	ui_evwalk_destroy(&w);
 	if (delta > 0 && moved < delta)
-		es->follow = true;	/* ran into the newest event */
+		follow_tail(es);	/* ran into the newest event */
 	es->have_sel = false;		/* the same row index, now another event */
 	/* keep the page full when scrolling up near the oldest events */
 }
@@ -370,7 +378,7 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 
 		if (!r)
 			break;
-		n = ui_ev_after(ui->st, &UI_EVPOS_START, true, r, page);
+		n = ui_ev_read(ui->st, &UI_EVPOS_START, 1, true, es->only_cpu, r, page);
 		if (n > 0) {
 			es->follow = false;
 			es->anchor = ui_evpos_of(&r[n - 1]);
@@ -381,14 +389,13 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		break;
 	}
 	case ACT_END:
-		es->follow = true;
-		es->focus_cpu = -1;
+		follow_tail(es);
 		break;
 	case ACT_FREEZE:
 		if (es->follow)
 			freeze_here(es);
 		else
-			es->follow = true;
+			follow_tail(es);
 		break;
 	case ACT_LEFT:
 		es->hscroll = es->hscroll >= 8 ? es->hscroll - 8 : 0;
@@ -448,8 +455,10 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 	}
 	if (es->sel < 0 || es->sel >= es->n)
 		es->sel = es->n - 1;
+	if (needle != es->search)
+		snprintf(es->search, sizeof(es->search), "%s", needle);
 	from = ui_evpos_of(&es->rows[es->sel]);
-	if (ui_evwalk_init(&w, ui->st, &from, dir, false))
+	if (ui_evwalk_init_cpu(&w, ui->st, &from, dir, false, es->only_cpu))
 		return UI_HANDLED;
 	while (ui_evwalk_next(&w, &r)) {
 		ui_fmt_event(&rs, ui->st, ui->fstyle, &r.ev);
@@ -480,7 +489,7 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 		struct ui_evrow r2;
 		int k = 0;
 
-		if (!ui_evwalk_init(&w2, ui->st, &es->anchor, 1, false)) {
+		if (!ui_evwalk_init_cpu(&w2, ui->st, &es->anchor, 1, false, es->only_cpu)) {
 			while (k++ < rows_visible(p) / 2 && ui_evwalk_next(&w2, &r2))
 				es->anchor = ui_evpos_of(&r2);
 			ui_evwalk_destroy(&w2);
@@ -489,59 +498,21 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 	return UI_HANDLED | UI_REDRAW;
 }
 
-int pane_events_jump(struct ui *ui, struct pane *p, const char *spec)
-{
-	struct events_state *es = p->priv;
-	struct store_stats ss;
-	char *end;
-	double v = strtod(spec, &end);
-	uint64_t ts;
-
-	if (end == spec || *end) {
-		ui_message(ui, "jump: not a time: '%s'", spec);
-		return UI_HANDLED;
-	}
-	store_get_stats(ui->st, &ss);
-	if (spec[0] == '-')
-		ts = ss.last_ts > (uint64_t)(-v * 1e9) ? ss.last_ts - (uint64_t)(-v * 1e9) : 0;
-	else	/* TIMESTAMP shows microseconds rounded: take all it covers */
-		ts = (uint64_t)llround(v * 1e6) * 1000u + 499u;
-	es->follow = false;
-	es->anchor = (struct ui_evpos){ .ts = ts, .seq = UINT64_MAX, .cpu = UINT32_MAX };
-	es->sel = -1;
-	es->have_sel = false;
-	es->keep_rows = false;
-	if (ts < ss.first_ts)
-		ui_message(ui, "%.6f is before the oldest event held (%.6f)", (double)ts / 1e9,
-			   (double)ss.first_ts / 1e9);
-	else
-		ui_message(ui, "at %.6f", (double)ts / 1e9);
-	return UI_HANDLED | UI_REDRAW;
-}
-
 /*
- * Show @cpu's events up to @t1 (the page ends at @cpu's last event at or
- * before @t1, which is selected), other CPUs' rows dimmed; the title names
- * the window [@t0, @t1]. The latency pane's jump to a sample's cause.
+ * Freeze the page at @t1. With @select: it ends at the newest event listed
+ * at or before @t1, selected, when one is at or after @t0 (a request's
+ * window); else just after the events at @t1 (a time to jump to).
  */
-int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64_t t1)
+static void place_at(struct ui *ui, struct events_state *es, uint64_t t0, uint64_t t1,
+		     bool select)
 {
-	struct events_state *es = p->priv;
 	struct ui_evpos pos = { .ts = t1, .seq = UINT64_MAX, .cpu = UINT32_MAX };
 	struct ui_evwalk w;
 	struct ui_evrow r;
 	bool found = false;
 
-	if (cpu >= 0 && !ui_evwalk_init(&w, ui->st, &pos, -1, true)) {
-		/* the newest event of @cpu at or before @t1 */
-		for (int n = 0; n < 1000000 && ui_evwalk_next(&w, &r); n++) {
-			if (r.ev.ts < t0)
-				break;
-			if ((int)r.ev.cpu == cpu) {
-				found = true;
-				break;
-			}
-		}
+	if (select && !ui_evwalk_init_cpu(&w, ui->st, &pos, -1, true, es->only_cpu)) {
+		found = ui_evwalk_next(&w, &r) && r.ev.ts >= t0;
 		ui_evwalk_destroy(&w);
 	}
 	es->follow = false;
@@ -551,10 +522,32 @@ int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64
 	es->sel_pos = es->anchor;
 	es->have_sel = found;
 	es->sel = -1;
-	es->focus_cpu = cpu;
-	es->focus_t0 = t0;
-	es->focus_t1 = t1;
-	return UI_HANDLED | UI_REDRAW;
+}
+
+static int events_request(struct ui *ui, struct pane *p, const struct ui_req *req)
+{
+	const struct ui_events_req *r = &req->events;
+	struct events_state *es = p->priv;
+	uint64_t end = r->t1 ? r->t1 : r->at;
+	int ret = UI_HANDLED | UI_REDRAW;
+
+	if (req->kind != UI_REQ_EVENTS)
+		return 0;
+	es->only_cpu = r->one_cpu ? (int)r->cpu : -1;
+	es->req_t0 = r->t1 ? r->t0 : 0;
+	es->req_t1 = r->t1;
+	if (!end && r->one_cpu)
+		end = UINT64_MAX;	/* that CPU's newest events */
+	if (end)
+		place_at(ui, es, r->t1 ? r->t0 : 0, end, r->t1 || r->one_cpu);
+	/* the title shows this request's search, or none: not one another pane left */
+	snprintf(es->search, sizeof(es->search), "%s", r->search ? r->search : "");
+	if (r->search && *r->search) {
+		if (r->search != ui->search)
+			snprintf(ui->search, sizeof(ui->search), "%s", r->search);
+		ret |= events_search(ui, p, es->search, -1);
+	}
+	return ret;
 }
 
 static int events_click(struct ui *ui, struct pane *p, int row, int col)
@@ -579,7 +572,8 @@ static const char *events_footer(struct ui *ui, struct pane *p)
 
 bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
 {
-	const struct events_state *es = ui->panes[2].priv;
+	const struct pane *p = ui_pane(ui, "events");
+	const struct events_state *es = p ? p->priv : NULL;
 
 	if (!es || !window_of(es, t0, t1))
 		return false;
@@ -589,13 +583,15 @@ bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
 }
 
 const struct pane_ops pane_events_ops = {
-	.name	= "Events",
-	.init	= events_init,
-	.destroy = events_destroy,
-	.header	= events_header,
-	.draw	= events_draw,
-	.key	= events_key,
-	.click	= events_click,
-	.footer	= events_footer,
-	.search	= events_search,
+	.name		= "events",
+	.label		= "Events",
+	.priv_size	= sizeof(struct events_state),
+	.init		= events_init,
+	.destroy	= events_destroy,
+	.draw		= events_draw,
+	.key		= events_key,
+	.click		= events_click,
+	.footer		= events_footer,
+	.search		= events_search,
+	.request	= events_request,
 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pane 4: the function_graph call tree, live and foldable. Two views of one
+ * The graph pane ("graph"): the function_graph call tree, live and foldable. Two views of one
  * model (src/fgraph.h): the timeline (every call, in order, per task and per
  * CPU for interrupt context, like the kernel's function_graph text) and the
  * aggregated call paths (count, total, self, avg, max). Keys: Enter/Space
@@ -141,35 +141,24 @@ static struct fgraph *graph_model(struct ui *ui)
 
 static int graph_init(struct ui *ui, struct pane *p)
 {
-	struct graph_state *gs = calloc(1, sizeof(*gs));
+	struct graph_state *gs = p->priv;
 
-	if (!gs)
-		return -1;
-	gs->g = graph_model(ui);
-	if (!gs->g) {
-		free(gs);
-		return -1;
-	}
 	for (int v = 0; v < 2; v++)
 		gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
 	gs->follow = true;
 	gs->slice = 10000000;
-	p->priv = gs;
-	return 0;
+	gs->g = graph_model(ui);
+	return gs->g ? 0 : -1;
 }
 
 static void graph_destroy(struct pane *p)
 {
 	struct graph_state *gs = p->priv;
 
-	if (!gs)
-		return;
 	fgraph_free(gs->g);
 	for (int v = 0; v < 2; v++)
 		free(gs->vs[v].flip);
 	free(gs->rows);
-	free(gs);
-	p->priv = NULL;
 }
 
 static void graph_feed(struct ui *ui, struct graph_state *gs)
@@ -181,7 +170,7 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 	if (ui->paused && gs->t0)
 		return;
 	/* a live run without function_graph has no call records to read */
-	if (ui->app->live && strcmp(ui_feed_tracer(ui), "function_graph"))
+	if (ui->app->live && strcmp(app_tracer(ui->app), "function_graph"))
 		return;
 	t1 = ui_feed_window_end(ui, GRAPH_LAG_NS);
 	if (!t1 || t1 < gs->t0)
@@ -325,7 +314,7 @@ static void graph_unavailable(struct ui *ui, int y, int h, int w)
 	const struct feature *f = &ui->app->ft.f[FEATURE_FUNCTION_GRAPH];
 	char plan[512];
 
-	if (!strcmp(ui_feed_tracer(ui), "function_graph"))
+	if (!strcmp(app_tracer(ui->app), "function_graph"))
 		snprintf(plan, sizeof(plan), "Tracing function_graph: no call has finished yet.");
 	else if (f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY ||
 		 f->state == FEAT_NOT_TRIED)
@@ -460,17 +449,13 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 		gs->follow = false;
 		break;
 	case ACT_LEFT:
-		if (in.nchildren && !graph_folded(vs, id))
-			vs_set(vs, id, true);
-		else
-			graph_select(gs, fgraph_parent(gs->g, gs->view, id));
-		gs->follow = false;
-		break;
 	case ACT_RIGHT:
-		if (in.nchildren && graph_folded(vs, id))
-			vs_set(vs, id, false);
+		/* Left folds, or goes to the parent; Right unfolds, or goes to the first child */
+		if (in.nchildren && graph_folded(vs, id) == (act == ACT_RIGHT))
+			vs_set(vs, id, act == ACT_LEFT);
 		else
-			graph_select(gs, fgraph_first_child(gs->g, gs->view, id));
+			graph_select(gs, act == ACT_LEFT ? fgraph_parent(gs->g, gs->view, id) :
+				     fgraph_first_child(gs->g, gs->view, id));
 		gs->follow = false;
 		break;
 	case ACT_FOLD_CHILDREN:
@@ -550,19 +535,16 @@ static int graph_click(struct ui *ui, struct pane *p, int row, int col)
 	return UI_HANDLED | UI_REDRAW;
 }
 
-static const char *graph_footer(struct ui *ui, struct pane *p)
-{
-	return "Enter fold c/e C/E H hot v view F follow";
-}
-
 const struct pane_ops pane_graph_ops = {
-	.name	= "Graph",
-	.init	= graph_init,
-	.destroy = graph_destroy,
-	.draw	= graph_draw,
-	.update	= graph_update,
-	.key	= graph_key,
-	.click	= graph_click,
-	.footer	= graph_footer,
-	.search	= graph_search,
+	.name		= "graph",
+	.label		= "Graph",
+	.priv_size	= sizeof(struct graph_state),
+	.init		= graph_init,
+	.destroy	= graph_destroy,
+	.draw		= graph_draw,
+	.update		= graph_update,
+	.key		= graph_key,
+	.click		= graph_click,
+	.keys		= "Enter fold c/e C/E H hot v view F follow",
+	.search		= graph_search,
 };

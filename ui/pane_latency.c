@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pane 5: osnoise and timerlat. One row per CPU and a totals row, as rtla
+ * The latency pane ("latency"): osnoise and timerlat. One row per CPU and a totals row, as rtla
  * top shows them (timerlat: IRQ, thread and user-return latency cur/min/avg/
  * max; osnoise: runtime, noise, % CPU available, max single noise and the
  * HW/NMI/IRQ/SIRQ/THREAD interference counts), sorted by a column; below,
@@ -8,12 +8,14 @@
  * its max latency over time. Enter on a CPU opens the event list at that
  * CPU's worst sample with the window before it (the cause of the spike). T
  * sets a stop threshold: a sample above it freezes the view and the kernel's
- * buffer (tracing_on 0), so the context is kept.
+ * recording (app_set_recording), so the context is kept. o switches the
+ * tracer (app_switch_tracer).
  *
  * The model (src/latency.h) is fed here, on the UI thread, with only the
  * events published since the last frame. Without the tracers the pane says
  * why (CONFIG_OSNOISE_TRACER / CONFIG_TIMERLAT_TRACER, or EPERM).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +24,6 @@
 #include "features.h"
 #include "latency.h"
 #include "rowsel.h"
-#include "session.h"
 #include "store.h"
 #include "tracer_feed.h"
 #include "tracer_rows.h"
@@ -66,30 +67,20 @@ static struct latency *lat_new(enum latency_hist_mode mode)
 
 static int latency_init(struct ui *ui, struct pane *p)
 {
-	struct lat_state *ls = calloc(1, sizeof(*ls));
+	struct lat_state *ls = p->priv;
 
-	if (!ls)
-		return -1;
 	ls->l = lat_new(LATENCY_HIST_LOG2);
-	if (!ls->l) {
-		free(ls);
-		return -1;
-	}
 	ls->sel_cpu = -1;
 	ls->slice = 10000000;
 	ls->series = LATENCY_TL_THREAD;
-	p->priv = ls;
-	return 0;
+	return ls->l ? 0 : -1;
 }
 
 static void latency_destroy(struct pane *p)
 {
 	struct lat_state *ls = p->priv;
 
-	if (ls)
-		latency_free(ls->l);
-	free(ls);
-	p->priv = NULL;
+	latency_free(ls->l);
 }
 
 /* A sample's latency in ns for the stop threshold (timerlat, osnoise max single). */
@@ -104,21 +95,15 @@ static uint64_t lat_sample_ns(const struct ktop_event *ev)
 
 static void lat_stop(struct ui *ui, struct lat_state *ls, const struct ktop_event *ev)
 {
-	struct store_stats ss;
-
 	ls->stopped = true;
 	ls->stop_at = (struct latency_worst){
 		.valid = true, .cpu = ev->cpu, .value = lat_sample_ns(ev), .ts = ev->ts,
 		.win_start = ev->ts > lat_sample_ns(ev) ? ev->ts - lat_sample_ns(ev) : 0,
 		.win_end = ev->ts,
 	};
-	/* freeze the view, and the kernel's buffer so that what led to it stays */
-	store_get_stats(ui->st, &ss);
-	ui->paused = true;
-	ui->paused_appended = ss.appended;
-	ui->paused_ns = ui_now_ns();
-	if (ui->app->sess && ui->app->live)
-		session_stop(ui->app->sess);
+	/* freeze the view, and the kernel's recording so that what led to it stays */
+	ui_set_paused(ui, true);
+	app_set_recording(ui->app, false);
 	ui_message(ui, "latency %.3f us on CPU %d above the threshold: view and buffer frozen "
 		   "(Enter: its cause; T: a new threshold resumes)", (double)ls->stop_at.value / 1e3,
 		   ls->stop_at.cpu);
@@ -135,8 +120,8 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 	if (ls->stopped || (ui->paused && ls->t0))
 		return;
 	/* a live run without these tracers has no samples to read */
-	if (ui->app->live && strcmp(ui_feed_tracer(ui), "timerlat") &&
-	    strcmp(ui_feed_tracer(ui), "osnoise"))
+	if (ui->app->live && strcmp(app_tracer(ui->app), "timerlat") &&
+	    strcmp(app_tracer(ui->app), "osnoise"))
 		return;
 	t1 = ui_feed_window_end(ui, LAT_LAG_NS);
 	if (!t1 || t1 < ls->t0)
@@ -179,29 +164,28 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
  */
 static void lat_switch(struct ui *ui, struct lat_state *ls)
 {
-	const char *to = !strcmp(ui_feed_tracer(ui), "timerlat") ? "osnoise" : "timerlat";
+	const char *to = !strcmp(app_tracer(ui->app), "timerlat") ? "osnoise" : "timerlat";
 	struct latency *nl;
 	char err[256], text[96], from[32];
 	int ret;
 
-	/* a copy: the session's name of its tracer changes with the switch */
-	snprintf(from, sizeof(from), "%s", ui_feed_tracer(ui));
-
-	if (!ui->app->live || !ui->app->sess) {
-		ui_message(ui, "a recorded trace: no tracer to switch");
-		return;
-	}
+	/* a copy: the name of the app's tracer changes with the switch */
+	snprintf(from, sizeof(from), "%s", app_tracer(ui->app));
 	if (ls->stopped) {
 		ui_message(ui, "stopped at the threshold: T resumes first");
 		return;
 	}
-	ret = app_switch_latency_tracer(ui->app, to, err, sizeof(err));
+	ret = app_switch_tracer(ui->app, to, err, sizeof(err));
+	if (ret == -ENODEV) {
+		ui_message(ui, "a recorded trace: no tracer to switch");
+		return;
+	}
 	if (ret) {
 		ui_message(ui, "%s", err);
 		return;
 	}
 	snprintf(text, sizeof(text), "ktop: tracer %s -> %s", from, to);
-	if (ui_trace_marker(ui, text))
+	if (app_mark(ui->app, text))
 		ui_message(ui, "tracer: %s (was %s); no marker in the trace", to, from);
 	else
 		ui_message(ui, "tracer: %s (was %s); the table starts from here", to, from);
@@ -217,7 +201,7 @@ static void lat_switch(struct ui *ui, struct lat_state *ls)
 /* Which table: the tracer of this run, else what the samples held say. */
 static bool lat_table(struct ui *ui, struct lat_state *ls, enum latency_table *t)
 {
-	const char *tr = ui_feed_tracer(ui);
+	const char *tr = app_tracer(ui->app);
 	struct latency_row all;
 
 	if (!strcmp(tr, "timerlat")) {
@@ -289,18 +273,13 @@ static void lat_rows(struct lat_state *ls, enum latency_table t)
 
 static const char *series_name(enum latency_series s)
 {
-	switch (s) {
-	case LATENCY_TL_IRQ:
-		return "IRQ latency";
-	case LATENCY_TL_THREAD:
-		return "thread latency";
-	case LATENCY_TL_USER:
-		return "user-return latency";
-	case LATENCY_OS_SAMPLE:
-		return "max single noise per period";
-	default:
-		return "noise";
-	}
+	static const char *const names[LATENCY_NSERIES] = {
+		[LATENCY_TL_IRQ] = "IRQ latency", [LATENCY_TL_THREAD] = "thread latency",
+		[LATENCY_TL_USER] = "user-return latency",
+		[LATENCY_OS_SAMPLE] = "max single noise per period", [LATENCY_OS_NOISE] = "noise",
+	};
+
+	return s < LATENCY_NSERIES ? names[s] : "noise";
 }
 
 /* A time stamp as the event list prints it: seconds, microseconds rounded. */
@@ -456,33 +435,24 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	lat_draw_detail(ui, ls, y + 4 + table_h, h - 4 - table_h, w);
 }
 
-int pane_latency_threshold(struct ui *ui, struct pane *p, const char *spec)
+/* UI_REQ_LATENCY_STOP: a new stop threshold; a view stopped at the old one resumes. */
+static int latency_request(struct ui *ui, struct pane *p, const struct ui_req *r)
 {
 	struct lat_state *ls = p->priv;
-	char *end;
-	double us;
 
-	if (!strcmp(spec, "off") || !*spec) {
-		us = 0;
-	} else {
-		us = strtod(spec, &end);
-		if (end == spec || *end || us < 0) {
-			ui_message(ui, "threshold: not a number of us: '%s'", spec);
-			return UI_HANDLED;
-		}
-	}
-	ls->stop_ns = (uint64_t)(us * 1000);
+	if (r->kind != UI_REQ_LATENCY_STOP)
+		return 0;
+	ls->stop_ns = r->latency.stop_ns;
 	if (ls->stopped) {
 		ls->stopped = false;
-		ui->paused = false;
-		if (ui->app->sess && ui->app->live)
-			session_start(ui->app->sess);
+		ui_set_paused(ui, false);
+		app_set_recording(ui->app, true);
 	}
 	if (ls->stop_ns)
-		ui_message(ui, "latency: stop when a sample is above %.3f us", us);
+		ui_message(ui, "latency: stop when a sample is above %.3f us",
+			   (double)ls->stop_ns / 1e3);
 	else
 		ui_message(ui, "latency: no stop threshold");
-	ui->active = 4;
 	return UI_HANDLED | UI_REDRAW;
 }
 
@@ -491,6 +461,7 @@ static int lat_jump(struct ui *ui, struct lat_state *ls)
 	struct latency_worst wst;
 	uint64_t t0;
 	char b[40];
+	int ret;
 
 	if (ls->stopped && ls->sel_cpu < 0)
 		wst = ls->stop_at;
@@ -501,11 +472,12 @@ static int lat_jump(struct ui *ui, struct lat_state *ls)
 	/* the sample's own window, and as much again before it */
 	t0 = wst.win_start - (wst.win_end - wst.win_start < wst.win_start ?
 			      wst.win_end - wst.win_start : wst.win_start);
-	ui->active = 2;
-	pane_events_show(ui, &ui->panes[2], wst.cpu, t0, wst.ts);
+	ret = ui_show_events(ui, &(struct ui_events_req){
+		.one_cpu = true, .cpu = (unsigned int)wst.cpu, .t0 = t0, .t1 = wst.ts,
+	});
 	ui_message(ui, "CPU %d: events before its worst sample (%.3f us at %s)", wst.cpu,
 		   (double)wst.value / 1e3, ts_str(b, sizeof(b), wst.ts));
-	return UI_HANDLED | UI_REDRAW;
+	return ret | UI_HANDLED | UI_REDRAW;
 }
 
 static int latency_key(struct ui *ui, struct pane *p, enum ui_action act)
@@ -555,13 +527,7 @@ static int latency_key(struct ui *ui, struct pane *p, enum ui_action act)
 		}
 		break;
 	case ACT_THRESHOLD:
-		ui->modal = MODAL_PROMPT;
-		ui->prompt_kind = PROMPT_THRESHOLD;
-		snprintf(ui->prompt_label, sizeof(ui->prompt_label),
-			 "stop when a latency is above (us, off: never):");
-		ui->prompt_buf[0] = '\0';
-		ui->prompt_len = 0;
-		break;
+		return ui_prompt_open(ui, "threshold");
 	case ACT_JUMP_WORST:
 		return lat_jump(ui, ls);
 	case ACT_SWITCH_TRACER:
@@ -586,18 +552,16 @@ static int latency_click(struct ui *ui, struct pane *p, int row, int col)
 	return UI_HANDLED | UI_REDRAW;
 }
 
-static const char *latency_footer(struct ui *ui, struct pane *p)
-{
-	return "Enter cause > sort v series b buckets T stop";
-}
-
 const struct pane_ops pane_latency_ops = {
-	.name	= "Latency",
-	.init	= latency_init,
-	.destroy = latency_destroy,
-	.draw	= latency_draw,
-	.update	= latency_update,
-	.key	= latency_key,
-	.click	= latency_click,
-	.footer	= latency_footer,
+	.name		= "latency",
+	.label		= "Latency",
+	.priv_size	= sizeof(struct lat_state),
+	.init		= latency_init,
+	.destroy	= latency_destroy,
+	.draw		= latency_draw,
+	.update		= latency_update,
+	.key		= latency_key,
+	.click		= latency_click,
+	.keys		= "Enter cause > sort v series b buckets T stop",
+	.request	= latency_request,
 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Pane 2: the top view, "what is the kernel doing right now": events and
+ * The top view ("top"), "what is the kernel doing right now": events and
  * functions by count, rate and (where entry/exit pairs give one) duration.
  * Sort key selectable (F6, Left/Right, a click on a column header); narrowed
  * by pid, comm or CPU (p, c, C; x clears).
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "rowsel.h"
 #include "ui-local.h"
 
 #define TOP_MAX		4096
@@ -24,18 +25,6 @@ static const char *const col_title[UI_SORT_NR] = {
 	[UI_SORT_COUNT] = "COUNT", [UI_SORT_RATE] = "RATE/s", [UI_SORT_TOTAL] = "TOTAL",
 	[UI_SORT_AVG] = "AVG", [UI_SORT_MAX] = "MAX", [UI_SORT_NAME] = "EVENT / FUNCTION",
 };
-
-static int top_init(struct ui *ui, struct pane *p)
-{
-	p->priv = calloc(1, sizeof(struct top_state));
-	return p->priv ? 0 : -1;
-}
-
-static void top_destroy(struct pane *p)
-{
-	free(p->priv);
-	p->priv = NULL;
-}
 
 static void top_header(struct ui *ui, struct pane *p, struct richstr *rs)
 {
@@ -180,25 +169,11 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 
 	/* the rows as drawn (a key may come before the first draw) */
 	ts->n = ui_stats_sorted(&ui->stats, ui->sort, ts->rows, TOP_MAX);
+	if (ui_rowsel_moves(act)) {
+		ts->sel = (int)ui_rowsel_move(ts->sel, (long)ts->n, page, act);
+		return UI_HANDLED | UI_REDRAW;
+	}
 	switch (act) {
-	case ACT_UP:
-		ts->sel--;
-		break;
-	case ACT_DOWN:
-		ts->sel++;
-		break;
-	case ACT_PGUP:
-		ts->sel -= page;
-		break;
-	case ACT_PGDN:
-		ts->sel += page;
-		break;
-	case ACT_HOME:
-		ts->sel = 0;
-		break;
-	case ACT_END:
-		ts->sel = (int)ts->n - 1;
-		break;
 	case ACT_LEFT:
 		ui->sort = (enum ui_sort)((ui->sort + UI_SORT_NR - 1) % UI_SORT_NR);
 		break;
@@ -212,9 +187,7 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 		if (ts->sel < 0 || ts->sel >= (int)ts->n)
 			return UI_HANDLED;
 		top_needle(ui, ts->rows[ts->sel]->key, name, sizeof(name));
-		snprintf(ui->search, sizeof(ui->search), "%.120s", name);
-		ui->active = 2;
-		return ui_search(ui, -1) | UI_HANDLED;
+		return ui_show_events(ui, &(struct ui_events_req){ .search = name }) | UI_HANDLED;
 	}
 	case ACT_FILTER_TOGGLE: {
 		uint16_t type;
@@ -229,7 +202,9 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 		}
 		ui_top_name(&ui->stats, ts->rows[ts->sel]->key, name, sizeof(name));
 		name[strcspn(name, "+ ")] = '\0';	/* "func+0x1a [mod]" -> "func" */
-		return prompt_filter_toggle(ui, name);
+		return ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_FILTER_TOGGLE, .filter.func = name,
+		}) | UI_HANDLED | UI_REDRAW;
 	}
 	default:
 		return 0;
@@ -250,24 +225,29 @@ static int top_click(struct ui *ui, struct pane *p, int row, int col)
 
 		ui->sort = (enum ui_sort)(c < UI_SORT_NAME ? c : UI_SORT_NAME);
 		ui_message(ui, "top view sorted by %s", ui_sort_name(ui->sort));
-	} else if (row >= 2) {
-		ts->sel = ts->top + row - 2;
+	} else if (ui_rowsel_click(ts->top, row, 2, (long)ts->n) >= 0) {
+		ts->sel = (int)ui_rowsel_click(ts->top, row, 2, (long)ts->n);
 	}
 	return UI_HANDLED | UI_REDRAW;
 }
 
-static const char *top_footer(struct ui *ui, struct pane *p)
+/* UI_REQ_TOP: narrowed as asked. */
+static int top_request(struct ui *ui, struct pane *p, const struct ui_req *r)
 {
-	return "p/c/C narrow x clear a filter";
+	if (r->kind != UI_REQ_TOP)
+		return 0;
+	if (r->top.narrow)
+		ui_stats_set_narrow(&ui->stats, r->top.narrow);
+	return UI_HANDLED | UI_REDRAW;
 }
 
 const struct pane_ops pane_top_ops = {
-	.name	= "Top",
-	.init	= top_init,
-	.destroy = top_destroy,
-	.header	= top_header,
-	.draw	= top_draw,
-	.key	= top_key,
-	.click	= top_click,
-	.footer	= top_footer,
+	.name		= "top",
+	.label		= "Top",
+	.priv_size	= sizeof(struct top_state),
+	.draw		= top_draw,
+	.key		= top_key,
+	.click		= top_click,
+	.keys		= "p/c/C narrow x clear a filter",
+	.request	= top_request,
 };

@@ -10,6 +10,7 @@
  * they would write over the screen.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -19,87 +20,82 @@
 #include "safefile.h"
 #include "ui-local.h"
 
-static char save_path[sizeof(((struct ui *)0)->prompt_buf)];
-/* what the file will hold: the window [save_t0, save_t1], or everything (save_window false) */
-static bool save_window;
-static uint64_t save_t0, save_t1, save_n;
+struct save_state {
+	enum { SAVE_SCOPE, SAVE_NAME, SAVE_CONFIRM } step;
+	char		path[PATH_MAX];
+	/* what the file will hold: the window [t0, t1] of n events, or everything */
+	bool		window;
+	uint64_t	t0, t1, n;
+};
 
-static void save_prompt(struct ui *ui, enum ui_prompt_kind kind, const char *label,
-			const char *text)
+static int name_prompt(struct ui *ui, struct prompt *pr)
 {
-	ui->modal = MODAL_PROMPT;
-	ui->prompt_kind = kind;
-	snprintf(ui->prompt_label, sizeof(ui->prompt_label), "%s", label);
-	snprintf(ui->prompt_buf, sizeof(ui->prompt_buf), "%s", text);
-	ui->prompt_len = (int)strlen(ui->prompt_buf);
-}
-
-static int name_prompt(struct ui *ui)
-{
+	struct save_state *ss = pr->priv;
 	char name[64];
 	time_t t = time(NULL);
 	struct tm tm;
 
 	localtime_r(&t, &tm);
-	strftime(name, sizeof(name), save_window ? "ktop-%Y%m%d-%H%M%S-window.ktop" :
+	strftime(name, sizeof(name), ss->window ? "ktop-%Y%m%d-%H%M%S-window.ktop" :
 		 "ktop-%Y%m%d-%H%M%S.ktop", &tm);
-	save_prompt(ui, PROMPT_SAVE, save_window ? "save the window to (.ktop .dat .json .txt .csv):" :
-		    "save to (.ktop .dat .json .txt .csv):", name);
-	return UI_REDRAW;
+	ss->step = SAVE_NAME;
+	return ui_prompt_ask(ui, pr, ss->window ? "save the window to (.ktop .dat .json .txt .csv):" :
+			     "save to (.ktop .dat .json .txt .csv):", name, sizeof(ss->path) - 1);
 }
 
-int prompt_save_open(struct ui *ui)
+static int save_open(struct ui *ui, struct prompt *pr)
 {
-	char label[sizeof(ui->prompt_label)];
+	struct save_state *ss = pr->priv;
+	char label[sizeof(pr->label)];
 
-	save_window = pane_events_window(ui, &save_t0, &save_t1, &save_n);
-	if (!save_window)
-		return name_prompt(ui);
+	ss->window = pane_events_window(ui, &ss->t0, &ss->t1, &ss->n);
+	if (!ss->window)
+		return name_prompt(ui, pr);
 	snprintf(label, sizeof(label), "save the marked window (%llu events, %.6f s): w, "
-		 "or everything: a?", (unsigned long long)save_n,
-		 (double)(save_t1 - save_t0) / 1e9);
-	save_prompt(ui, PROMPT_SAVE_SCOPE, label, "w");
-	return UI_REDRAW;
+		 "or everything: a?", (unsigned long long)ss->n, (double)(ss->t1 - ss->t0) / 1e9);
+	ss->step = SAVE_SCOPE;
+	return ui_prompt_ask(ui, pr, label, "w", 1);
 }
 
-static int save_now(struct ui *ui, const char *path)
+static int save_now(struct ui *ui, struct save_state *ss)
 {
 	char err[512] = "";
-	int fmt = export_format_from_name(path);
-	uint64_t t0 = save_window ? save_t0 : 0, t1 = save_window ? save_t1 : 0;
+	int fmt = export_format_from_name(ss->path);
+	uint64_t t0 = ss->window ? ss->t0 : 0, t1 = ss->window ? ss->t1 : 0;
 
 	if (fmt < 0)
 		fmt = EXPORT_KTOP;
-	if (app_save(ui->app, path, fmt, t0, t1, SAFEFILE_OUT_NO_TERMINAL, err, sizeof(err)))
+	if (app_save(ui->app, ss->path, fmt, t0, t1, SAFEFILE_OUT_NO_TERMINAL, err, sizeof(err)))
 		ui_message(ui, "not saved: %s", err);
-	else if (save_window)
-		ui_message(ui, "saved %s (%s, the window: %llu events)", path,
-			   export_format_name(fmt), (unsigned long long)save_n);
+	else if (ss->window)
+		ui_message(ui, "saved %s (%s, the window: %llu events)", ss->path,
+			   export_format_name(fmt), (unsigned long long)ss->n);
 	else
-		ui_message(ui, "saved %s (%s)", path, export_format_name(fmt));
+		ui_message(ui, "saved %s (%s)", ss->path, export_format_name(fmt));
 	return UI_REDRAW;
 }
 
-int prompt_save_submit(struct ui *ui)
+static int save_submit(struct ui *ui, struct prompt *pr, const char *s)
 {
-	const char *s = ui->prompt_buf;
+	struct save_state *ss = pr->priv;
 	struct stat sb;
 
-	ui->modal = MODAL_NONE;
-	if (ui->prompt_kind == PROMPT_SAVE_SCOPE) {
+	switch (ss->step) {
+	case SAVE_SCOPE:
 		if (s[0] == 'a' || s[0] == 'A')
-			save_window = false;
+			ss->window = false;
 		else if (s[0] != 'w' && s[0] != 'W') {
 			ui_message(ui, "not saved (w: the window, a: everything)");
 			return UI_REDRAW;
 		}
-		return name_prompt(ui);
-	}
-	if (ui->prompt_kind == PROMPT_SAVE_CONFIRM) {
+		return name_prompt(ui, pr);
+	case SAVE_CONFIRM:
 		if (s[0] == 'y' || s[0] == 'Y')
-			return save_now(ui, save_path);
-		ui_message(ui, "not saved: %s exists", save_path);
+			return save_now(ui, ss);
+		ui_message(ui, "not saved: %s exists", ss->path);
 		return UI_REDRAW;
+	case SAVE_NAME:
+		break;
 	}
 	if (!*s)
 		return UI_REDRAW;
@@ -108,13 +104,34 @@ int prompt_save_submit(struct ui *ui)
 		ui_message(ui, "not saved: '-' (standard output) is this screen; give a file name");
 		return UI_REDRAW;
 	}
-	snprintf(save_path, sizeof(save_path), "%s", s);
-	if (!stat(save_path, &sb)) {
-		char label[sizeof(ui->prompt_label)];
+	snprintf(ss->path, sizeof(ss->path), "%s", s);
+	if (!stat(ss->path, &sb)) {
+		char label[sizeof(pr->label)];
 
-		snprintf(label, sizeof(label), "%.60s exists: overwrite? (y/N)", save_path);
-		save_prompt(ui, PROMPT_SAVE_CONFIRM, label, "");
-		return UI_REDRAW;
+		snprintf(label, sizeof(label), "%.60s exists: overwrite? (y/N)", ss->path);
+		ss->step = SAVE_CONFIRM;
+		return ui_prompt_ask(ui, pr, label, "", 8);
 	}
-	return save_now(ui, save_path);
+	return save_now(ui, ss);
 }
+
+static int save_key(struct ui *ui, struct prompt *pr, int ch)
+{
+	const struct save_state *ss = pr->priv;
+	const char answer[2] = { (char)ch, '\0' };
+
+	if (ss->step == SAVE_SCOPE && ch >= 0x20 && ch < 0x7f) {
+		/* a one-key question: the key is the answer */
+		ui_prompt_close(ui);
+		return save_submit(ui, pr, answer) | UI_REDRAW;
+	}
+	return ui_prompt_line_key(ui, pr, ch);
+}
+
+const struct prompt_ops prompt_save_ops = {
+	.name		= "save",
+	.priv_size	= sizeof(struct save_state),
+	.open		= save_open,
+	.key		= save_key,
+	.submit		= save_submit,
+};

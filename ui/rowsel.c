@@ -5,6 +5,12 @@
  */
 #include "rowsel.h"
 
+bool ui_rowsel_moves(enum ui_action act)
+{
+	return act == ACT_UP || act == ACT_DOWN || act == ACT_PGUP || act == ACT_PGDN ||
+	       act == ACT_HOME || act == ACT_END;
+}
+
 long ui_rowsel_move(long sel, long n, long page, enum ui_action act)
 {
 	switch (act) {
@@ -29,7 +35,9 @@ long ui_rowsel_move(long sel, long n, long page, enum ui_action act)
 	default:
 		return sel;
 	}
-	return sel < 0 ? 0 : sel >= n ? n - 1 : sel;
+	if (sel >= n)
+		sel = n - 1;
+	return sel < 0 ? 0 : sel;
 }
 
 long ui_rowsel_top(long sel, long top, long page)

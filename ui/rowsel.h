@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The selected row and the first row of the page of a pane's table, as the
- * graph and latency panes move them: keys, scrolling, clicks and the
- * highlight. No curses: the state (selected row, top row) stays in the pane.
+ * panes move them: keys, scrolling, clicks and the highlight. No curses: the state (selected row, top row) stays in the pane.
  */
 #ifndef KTOP_UI_ROWSEL_H
 #define KTOP_UI_ROWSEL_H
@@ -10,10 +9,13 @@
 #include "richstr.h"
 #include "ui-local.h"
 
+/* True for the movement keys ui_rowsel_move() takes: Up, Down, PgUp, PgDn, Home, End. */
+bool ui_rowsel_moves(enum ui_action act);
+
 /**
  * ui_rowsel_move - the selected row after a movement key
  * @sel: the selected row, 0 <= @sel < @n
- * @n: how many rows, at least one
+ * @n: how many rows (none: 0)
  * @page: rows on a page (Page Up/Down)
  * @act: ACT_UP, ACT_DOWN, ACT_PGUP, ACT_PGDN, ACT_HOME or ACT_END
  *

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The frame: header, tabs, the active pane, the footer and overlays, drawn
- * into stdscr with erase() and sent with wnoutrefresh()/doupdate(), so curses
- * sends only what changed (cheap over ssh). Key dispatch through ui_keys[].
- * Only the UI thread calls anything here.
+ * The frame: header, tabs, the active pane, the footer and the open prompt,
+ * drawn into stdscr with erase() and sent with wnoutrefresh()/doupdate(), so
+ * curses sends only what changed (cheap over ssh). Key dispatch through
+ * ui_keys[]: to the open prompt, else the keys every pane shares, else the
+ * pane shown. Only the UI thread calls anything here.
  */
 #include <curses.h>
 #include <errno.h>
@@ -15,14 +16,22 @@
 #include <sys/utsname.h>
 #include "app.h"
 #include "features.h"
-#include "session.h"
 #include "store.h"
 #include "ui-local.h"
 
-static const struct pane_ops *const pane_table[UI_NPANES] = {
+/* The tabs, in order (the number keys pick them by place). */
+static const struct pane_ops *const pane_table[] = {
 	&pane_cpus_ops, &pane_top_ops, &pane_events_ops,
 	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops,
 };
+
+static const struct prompt_ops *const prompt_table[] = {
+	&prompt_help_ops, &prompt_theme_ops, &prompt_search_ops, &prompt_jump_ops,
+	&prompt_pid_ops, &prompt_comm_ops, &prompt_cpu_ops, &prompt_threshold_ops,
+	&prompt_save_ops, &prompt_filter_ops,
+};
+
+#define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
 
 static attr_t role_attr[ROLE_NR];
 
@@ -64,12 +73,11 @@ int ui_init(struct ui *ui, struct app *a)
 		ui_theme_builtin(&ui->theme);
 		ui_message(ui, "theme: %s; using the built-in default", err);
 	}
-	for (int i = 0; i < UI_NPANES; i++) {
-		ui->panes[i].ops = pane_table[i];
-		if (pane_table[i]->init && pane_table[i]->init(ui, &ui->panes[i]))
-			return -ENOMEM;
+	ret = ui_views_init(ui, pane_table, NELEM(pane_table), prompt_table, NELEM(prompt_table));
+	if (ret) {
+		ui_stats_destroy(&ui->stats);
+		return ret;
 	}
-	ui->active = 0;
 	ui->tick_ns = ui_now_ns();
 	ui->dirty = true;
 	return 0;
@@ -77,13 +85,7 @@ int ui_init(struct ui *ui, struct app *a)
 
 void ui_destroy(struct ui *ui)
 {
-	for (int i = 0; i < UI_NPANES; i++)
-		if (ui->panes[i].ops && ui->panes[i].ops->destroy)
-			ui->panes[i].ops->destroy(&ui->panes[i]);
-	for (int i = 0; i < ui->nthemes; i++)
-		free(ui->theme_names[i]);
-	ui->nthemes = 0;
-	prompt_filter_free(ui);
+	ui_views_destroy(ui);
 	ui_stats_destroy(&ui->stats);
 	pthread_cond_destroy(&ui->cond);
 	pthread_mutex_destroy(&ui->lock);
@@ -131,8 +133,7 @@ void ui_theme_apply(struct ui *ui)
 
 void ui_term_setup(struct ui *ui)
 {
-	const char *nc = getenv("NO_COLOR");
-	const char *cs = nl_langinfo(CODESET);
+	const char *nc = getenv("NO_COLOR"), *cs = nl_langinfo(CODESET);
 
 	ui->utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 	ui->color = has_colors() && !(nc && *nc);
@@ -229,22 +230,13 @@ int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const
 
 static const char *state_words(enum feature_state s)
 {
-	switch (s) {
-	case FEAT_AVAILABLE:
-		return "available";
-	case FEAT_NOT_BUILT:
-		return "not built in";
-	case FEAT_NOT_PERMITTED:
-		return "not permitted (EPERM)";
-	case FEAT_NEEDS_ROOT:
-		return "needs root";
-	case FEAT_TOP_LEVEL_ONLY:
-		return "top level only";
-	case FEAT_NOT_TRIED:
-		return "not tried";
-	default:
-		return "unknown";
-	}
+	static const char *const words[] = {
+		[FEAT_AVAILABLE] = "available", [FEAT_NOT_BUILT] = "not built in",
+		[FEAT_NOT_PERMITTED] = "not permitted (EPERM)", [FEAT_NEEDS_ROOT] = "needs root",
+		[FEAT_TOP_LEVEL_ONLY] = "top level only", [FEAT_NOT_TRIED] = "not tried",
+	};
+
+	return s < NELEM(words) && words[s] ? words[s] : "unknown";
 }
 
 void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
@@ -386,8 +378,8 @@ static int draw_header(struct ui *ui)
 	int y = 0;
 
 	store_get_stats(ui->st, &ss);
-	tracer = a->sess ? session_tracer(a->sess) : a->opts.so.tracer;
-	if (!tracer || !*tracer)
+	tracer = app_tracer(a);
+	if (!*tracer)
 		tracer = "nop";
 	join_events(a, ev, sizeof(ev));
 
@@ -464,13 +456,13 @@ static void draw_tabs(struct ui *ui, int y)
 	struct richstr rs;
 
 	richstr_clear(&rs);
-	for (int i = 0; i < UI_NPANES; i++) {
+	for (int i = 0; i < ui->npanes; i++) {
 		ui->tab_x[i] = rs.len;
-		richstr_addf(&rs, i == ui->active ? ROLE_TAB_ACTIVE : ROLE_TAB, " %d %s ", i + 1,
-			     ui->panes[i].ops->name);
+		richstr_addf(&rs, &ui->panes[i] == ui->active ? ROLE_TAB_ACTIVE : ROLE_TAB,
+			     " %d %s ", i + 1, ui->panes[i].ops->label);
 		richstr_add(&rs, ROLE_TAB, " ");
 	}
-	ui->tab_x[UI_NPANES] = rs.len;
+	ui->tab_x[ui->npanes] = rs.len;
 	ui->tabs_y = y;
 	ui_draw_rs(ui, y, 0, &rs, ui->cols);
 }
@@ -481,16 +473,16 @@ static void draw_footer(struct ui *ui, int y)
 		{ "F1", "Help" }, { "F2", "Theme" }, { "F3", "Search" }, { "F4", "Filter" },
 		{ "F5", "Tree" }, { "F6", "Sort" }, { "Spc", "Pause" }, { "F10", "Quit" },
 	};
-	struct pane *p = &ui->panes[ui->active];
+	struct pane *p = ui->active;
 	struct richstr rs;
 
 	ui->footer_y = y;
 	richstr_clear(&rs);
-	if (ui->modal == MODAL_PROMPT) {
-		richstr_add(&rs, ROLE_FKEY, ui->prompt_label);
+	if (ui->prompt && !ui->prompt->ops->draw) {
+		/* a question: its label and the line being typed */
+		richstr_add(&rs, ROLE_FKEY, ui->prompt->label);
 		richstr_add(&rs, ROLE_DEFAULT, " ");
-		richstr_add(&rs, ROLE_DEFAULT, ui->prompt_buf);
-		richstr_add(&rs, ROLE_SELECTED, " ");
+		ui_line_fmt(&rs, &ui->prompt->line, ROLE_DEFAULT, ui->cols);
 		ui_draw_rs(ui, y, 0, &rs, ui->cols);
 		return;
 	}
@@ -504,13 +496,13 @@ static void draw_footer(struct ui *ui, int y)
 		richstr_add(&rs, ROLE_FTEXT, fk[i][1]);
 		richstr_add(&rs, ROLE_FTEXT, " ");
 	}
-	if (p->ops->footer)
-		richstr_add(&rs, ROLE_FTEXT, p->ops->footer(ui, p));
+	richstr_add(&rs, ROLE_FTEXT, p->ops->footer ? p->ops->footer(ui, p) :
+		    p->ops->keys ? p->ops->keys : "");
 	richstr_pad(&rs, ROLE_FTEXT, ui->cols);
 	ui_draw_rs(ui, y, 0, &rs, ui->cols);
 }
 
-static void draw_box(struct ui *ui, int y, int x, int h, int w)
+void ui_draw_box(struct ui *ui, int y, int x, int h, int w)
 {
 	attrset(role_attr[ROLE_OVERLAY]);
 	for (int r = y; r < y + h; r++)
@@ -532,30 +524,6 @@ static void draw_box(struct ui *ui, int y, int x, int h, int w)
 	mvaddstr(y + h - 1, x, ui->utf8 ? "\u2514" : "+");
 	mvaddstr(y + h - 1, x + w - 1, ui->utf8 ? "\u2518" : "+");
 	attrset(role_attr[ROLE_DEFAULT]);
-}
-
-static void draw_theme_chooser(struct ui *ui)
-{
-	int h = ui->nthemes + 4, w = 40, y, x;
-
-	if (h > ui->rows - 2)
-		h = ui->rows - 2;
-	if (w > ui->cols)
-		w = ui->cols;
-	y = (ui->rows - h) / 2;
-	x = (ui->cols - w) / 2;
-	draw_box(ui, y, x, h, w);
-	ui_draw_text(ui, y, x + 2, ROLE_OVERLAY, " Setup: colour theme ", w - 4);
-	for (int i = 0; i < ui->nthemes && i < h - 4; i++) {
-		struct richstr rs;
-
-		richstr_clear(&rs);
-		richstr_addf(&rs, i == ui->theme_sel ? ROLE_SELECTED : ROLE_OVERLAY, " %s %-24s",
-			     i == ui->theme_sel ? ">" : " ", ui->theme_names[i]);
-		ui_draw_rs(ui, y + 1 + i, x + 2, &rs, w - 4);
-	}
-	ui_draw_text(ui, y + h - 2, x + 2, ROLE_OVERLAY, "Up/Down try  Enter keep  Esc undo",
-		     w - 4);
 }
 
 void ui_frame(struct ui *ui, bool ingest)
@@ -582,19 +550,15 @@ void ui_frame(struct ui *ui, bool ingest)
 	ph = ui->rows - 1 - y;
 	ui->pane_y = y;
 	ui->pane_h = ph;
-	for (int i = 0; i < UI_NPANES; i++)
+	for (int i = 0; i < ui->npanes; i++)
 		if (ui->panes[i].ops->update)
 			ui->panes[i].ops->update(ui, &ui->panes[i]);
-	p = &ui->panes[ui->active];
+	p = ui->active;
 	p->h = ph;
 	p->ops->draw(ui, p, y, ph, ui->cols);
 	draw_footer(ui, ui->rows - 1);
-	if (ui->modal == MODAL_HELP)
-		ui_draw_help(ui);
-	else if (ui->modal == MODAL_THEME)
-		draw_theme_chooser(ui);
-	else if (ui->modal == MODAL_FILTER)
-		prompt_filter_draw(ui);
+	if (ui->prompt && ui->prompt->ops->draw)
+		ui->prompt->ops->draw(ui, ui->prompt);
 out:
 	wnoutrefresh(stdscr);
 	doupdate();
@@ -622,192 +586,42 @@ void ui_tick(struct ui *ui, uint64_t now_ns)
 
 /* ---- keys ------------------------------------------------------------------ */
 
-static void prompt_open(struct ui *ui, enum ui_prompt_kind kind, const char *label)
+/* The keys that open a prompt, and its name. */
+static const struct {
+	enum ui_action	act;
+	const char	*prompt;
+} act_prompts[] = {
+	{ ACT_HELP, "help" }, { ACT_THEME, "theme" }, { ACT_SEARCH, "search" },
+	{ ACT_FILTER, "filter" }, { ACT_SAVE, "save" }, { ACT_JUMP_TIME, "jump" },
+	{ ACT_NARROW_PID, "pid" }, { ACT_NARROW_COMM, "comm" }, { ACT_NARROW_CPU, "cpu" },
+};
+
+/*
+ * Show tab @i (0: the first). The number keys, Tab and a click on the tabs go
+ * by place; everything else names the pane.
+ */
+static int show_tab(struct ui *ui, int i)
 {
-	ui->modal = MODAL_PROMPT;
-	ui->prompt_kind = kind;
-	snprintf(ui->prompt_label, sizeof(ui->prompt_label), "%s", label);
-	ui->prompt_buf[0] = '\0';
-	ui->prompt_len = 0;
-}
-
-int ui_search(struct ui *ui, int dir)
-{
-	struct pane *p = &ui->panes[ui->active];
-
-	if (!ui->search[0]) {
-		ui_message(ui, "no search yet: press / or F3");
-		return UI_REDRAW;
-	}
-	if (!p->ops->search) {
-		ui->active = 2;		/* the event list */
-		p = &ui->panes[ui->active];
-	}
-	return p->ops->search(ui, p, ui->search, dir) | UI_REDRAW;
-}
-
-static int prompt_submit(struct ui *ui)
-{
-	struct ui_narrow n = ui->stats.narrow;
-	const char *s = ui->prompt_buf;
-	char *end;
-	long v;
-
-	ui->modal = MODAL_NONE;
-	switch (ui->prompt_kind) {
-	case PROMPT_SEARCH:
-		if (!*s)
-			return UI_REDRAW;
-		snprintf(ui->search, sizeof(ui->search), "%s", s);
-		return ui_search(ui, -1);
-	case PROMPT_JUMP:
-		if (!*s)
-			return UI_REDRAW;
-		ui->active = 2;
-		return pane_events_jump(ui, &ui->panes[2], s) | UI_REDRAW;
-	case PROMPT_FILTER:
-		ui_message(ui, "filter not applied: filter expressions need the filter feature "
-			   "(ktop issue 7), not in this build");
-		return UI_REDRAW;
-	case PROMPT_PID:
-	case PROMPT_CPU:
-		v = strtol(s, &end, 10);
-		if (!*s || *end || v < 0 || v > INT32_MAX) {
-			ui_message(ui, "not a number: '%s'", s);
-			return UI_REDRAW;
-		}
-		if (ui->prompt_kind == PROMPT_PID)
-			n.pid = (int32_t)v;
-		else if (v < (long)ui->stats.ncpus)
-			n.cpu = (int32_t)v;
-		else {
-			ui_message(ui, "no CPU %ld (0-%u)", v, ui->stats.ncpus - 1);
-			return UI_REDRAW;
-		}
-		break;
-	case PROMPT_COMM:
-		snprintf(n.comm, sizeof(n.comm), "%.31s", s);
-		break;
-	case PROMPT_THRESHOLD:
-		return pane_latency_threshold(ui, &ui->panes[4], s) | UI_REDRAW;
-	case PROMPT_SAVE_SCOPE:
-	case PROMPT_SAVE:
-	case PROMPT_SAVE_CONFIRM:
-		return prompt_save_submit(ui);
-	}
-	ui_stats_set_narrow(&ui->stats, &n);
-	ui->active = 1;
+	if (i < 0 || i >= ui->npanes)
+		return 0;
+	ui->active = &ui->panes[i];
 	return UI_REDRAW;
 }
 
-static int prompt_key(struct ui *ui, int ch)
+static int tab_of(const struct ui *ui)
 {
-	if (ch == 27) {
-		ui->modal = MODAL_NONE;
-		return UI_REDRAW;
-	}
-	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
-		return prompt_submit(ui);
-	if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-		if (ui->prompt_len > 0)
-			ui->prompt_buf[--ui->prompt_len] = '\0';
-		return UI_REDRAW;
-	}
-	if (ui->prompt_kind == PROMPT_SAVE_SCOPE && ch >= 0x20 && ch < 0x7f) {
-		/* a one-key question: the key is the answer */
-		ui->prompt_buf[0] = (char)ch;
-		ui->prompt_buf[1] = '\0';
-		ui->prompt_len = 1;
-		return prompt_submit(ui);
-	}
-	if (ch >= 0x20 && ch < 0x7f && ui->prompt_len + 1 < (int)sizeof(ui->prompt_buf)) {
-		ui->prompt_buf[ui->prompt_len++] = (char)ch;
-		ui->prompt_buf[ui->prompt_len] = '\0';
-	}
-	return UI_REDRAW;
-}
-
-static void theme_select(struct ui *ui, int idx)
-{
-	char err[256];
-	struct ui_theme t;
-
-	if (idx < 0 || idx >= ui->nthemes)
-		return;
-	ui->theme_sel = idx;
-	if (ui_theme_load(&t, ui->theme_names[idx], err, sizeof(err))) {
-		ui_message(ui, "theme: %s", err);
-		return;
-	}
-	ui->theme = t;
-	if (ui->term_ready)
-		ui_theme_apply(ui);
-}
-
-static int theme_key(struct ui *ui, int ch)
-{
-	const struct ui_key *k = ui_key_lookup(ch);
-	enum ui_action act = k ? k->act : ACT_NONE;
-	char why[256];
-	int ret;
-
-	if (act == ACT_UP)
-		theme_select(ui, ui->theme_sel - 1);
-	else if (act == ACT_DOWN)
-		theme_select(ui, ui->theme_sel + 1);
-	else if (act == ACT_ENTER) {
-		ui->modal = MODAL_NONE;
-		ret = ui_config_set("theme", ui->theme.name, why, sizeof(why));
-		if (!ret)
-			ui_message(ui, "theme %s, saved in ktop.conf", ui->theme.name);
-		else if (ui->said_config_unsaved)	/* the reason once, not at every choice */
-			ui_message(ui, "theme %s (not saved)", ui->theme.name);
-		else
-			ui_message(ui, "theme %s, not saved in ktop.conf: %s", ui->theme.name, why);
-		ui->said_config_unsaved |= ret != 0;
-	} else if (act == ACT_ESC || act == ACT_THEME || act == ACT_QUIT) {
-		ui->modal = MODAL_NONE;
-		for (int i = 0; i < ui->nthemes; i++)
-			if (!strcmp(ui->theme_names[i], ui->theme_before))
-				theme_select(ui, i);
-	}
-	return UI_REDRAW;
-}
-
-static int help_key(struct ui *ui, int ch)
-{
-	const struct ui_key *k = ui_key_lookup(ch);
-	enum ui_action act = k ? k->act : ACT_NONE;
-	int page = ui->rows - 6;
-
-	if (act == ACT_DOWN)
-		ui->help_top++;
-	else if (act == ACT_UP)
-		ui->help_top--;
-	else if (act == ACT_PGDN)
-		ui->help_top += page;
-	else if (act == ACT_PGUP)
-		ui->help_top -= page;
-	else if (act == ACT_QUIT && ch == KEY_F(10))
-		return UI_QUIT;
-	else
-		ui->modal = MODAL_NONE;
-	if (ui->help_top > ui_help_lines() - page)
-		ui->help_top = ui_help_lines() - page;
-	if (ui->help_top < 0)
-		ui->help_top = 0;
-	return UI_REDRAW;
+	return (int)(ui->active - ui->panes);
 }
 
 static int mouse_event(struct ui *ui)
 {
-	struct pane *p = &ui->panes[ui->active];
+	struct pane *p = ui->active;
 	MEVENT me;
 	int ret = 0;
 
 	if (getmouse(&me) != OK)
 		return 0;
-	if (ui->modal != MODAL_NONE)
+	if (ui->prompt)
 		return 0;
 	if (me.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
 		enum ui_action act = me.bstate & BUTTON4_PRESSED ? ACT_UP : ACT_DOWN;
@@ -819,9 +633,9 @@ static int mouse_event(struct ui *ui)
 	if (!(me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
 		return 0;
 	if (me.y == ui->tabs_y) {
-		for (int i = 0; i < UI_NPANES; i++)
+		for (int i = 0; i < ui->npanes; i++)
 			if (me.x >= ui->tab_x[i] && me.x < ui->tab_x[i + 1])
-				ui->active = i;
+				show_tab(ui, i);
 		return UI_REDRAW;
 	}
 	if (me.y >= ui->pane_y && me.y < ui->pane_y + ui->pane_h && p->ops->click)
@@ -829,148 +643,105 @@ static int mouse_event(struct ui *ui)
 	return 0;
 }
 
+/* Return: @v times @num / @den, kept within [lo, hi]. */
+static int scale_within(int v, int num, int den, int lo, int hi)
+{
+	v = v * num / den;
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * The keys every pane shares (but the pane's own keys go to the pane, and so
+ * do the ones not handled here).
+ * Return: true, and the enum ui_result in @ret, when the key was one of them.
+ */
+static bool common_key(struct ui *ui, const struct ui_key *k, int ch, int *ret)
+{
+	int n = ui->npanes;
+
+	*ret = UI_REDRAW;
+	switch (k->act) {
+	case ACT_QUIT:
+		*ret = UI_QUIT;
+		break;
+	case ACT_FILTER_UNDO:
+	case ACT_FILTER_REDO:
+		*ret |= ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_FILTER_UNDO, .filter.redo = k->act == ACT_FILTER_REDO,
+		});
+		break;
+	case ACT_TREE:
+		ui_show_pane(ui, "graph");
+		break;
+	case ACT_SORT:
+	case ACT_SORT_PREV:
+		ui->sort = (enum ui_sort)((ui->sort + (k->act == ACT_SORT ? 1 : UI_SORT_NR - 1)) %
+					  UI_SORT_NR);
+		ui_show_pane(ui, "top");
+		ui_message(ui, "top view sorted by %s", ui_sort_name(ui->sort));
+		break;
+	case ACT_PAUSE:
+		ui_set_paused(ui, !ui->paused);
+		break;
+	case ACT_FASTER:
+	case ACT_SLOWER:
+		ui->refresh_ms = scale_within(ui->refresh_ms, k->act == ACT_SLOWER ? 3 : 2,
+					      k->act == ACT_SLOWER ? 2 : 3, 50, 10000);
+		ui_message(ui, "refresh every %d ms", ui->refresh_ms);
+		break;
+	case ACT_NEXT_PANE:
+	case ACT_PREV_PANE:
+		show_tab(ui, (tab_of(ui) + (k->act == ACT_NEXT_PANE ? 1 : n - 1)) % n);
+		break;
+	case ACT_PANE:
+		show_tab(ui, k->arg < 0 ? ch - '1' : k->arg);
+		break;
+	case ACT_LOST:
+		ui->show_lost = !ui->show_lost;
+		break;
+	case ACT_NARROW_CLEAR:
+		ui_stats_set_narrow(&ui->stats, &(struct ui_narrow){ .pid = -1, .cpu = -1 });
+		ui_message(ui, "top view: all pids, comms and CPUs");
+		break;
+	case ACT_REDRAW:
+		*ret |= UI_CLEAR;
+		break;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+		*ret = ui_search(ui, k->act == ACT_SEARCH_NEXT ? -1 : 1);
+		break;
+	default:
+		for (int i = 0; i < NELEM(act_prompts); i++) {
+			if (act_prompts[i].act == k->act) {
+				*ret = ui_prompt_open(ui, act_prompts[i].prompt);
+				return true;
+			}
+		}
+		return false;
+	}
+	return true;
+}
+
 int ui_handle_key(struct ui *ui, int ch)
 {
-	struct pane *p = &ui->panes[ui->active];
+	struct pane *p = ui->active;
 	const struct ui_key *k;
-	int arg;
+	int ret;
 
 	if (ch == KEY_MOUSE)
 		return mouse_event(ui);
 	if (ch == KEY_RESIZE)
 		return UI_RESIZE | UI_REDRAW;
-	switch (ui->modal) {
-	case MODAL_PROMPT:
-		return prompt_key(ui, ch);
-	case MODAL_HELP:
-		return help_key(ui, ch);
-	case MODAL_THEME:
-		return theme_key(ui, ch);
-	case MODAL_FILTER:
-		return prompt_filter_key(ui, ch);
-	default:
-		break;
-	}
-	k = ui_key_lookup_in(ch, ui->active + 1);
+	if (ui->prompt)
+		return ui_prompt_key(ui, ch);
+	k = ui_key_lookup_in(ch, p->ops->name);
 	if (!k)
 		return 0;
 	/* a pane's own binding (ui_keys[].pane) goes to that pane only */
-	if (k->pane)
-		return p->ops->key ? p->ops->key(ui, p, k->act) : 0;
-	arg = k->arg < 0 ? ch - '1' : k->arg;
-	switch (k->act) {
-	case ACT_QUIT:
-		return UI_QUIT;
-	case ACT_HELP:
-		ui->modal = MODAL_HELP;
-		ui->help_top = 0;
-		return UI_REDRAW;
-	case ACT_THEME:
-		for (int i = 0; i < ui->nthemes; i++)
-			free(ui->theme_names[i]);
-		ui->nthemes = ui_theme_list(ui->theme_names, 32);
-		snprintf(ui->theme_before, sizeof(ui->theme_before), "%s", ui->theme.name);
-		ui->theme_sel = 0;
-		for (int i = 0; i < ui->nthemes; i++)
-			if (!strcmp(ui->theme_names[i], ui->theme.name))
-				ui->theme_sel = i;
-		ui->modal = MODAL_THEME;
-		return UI_REDRAW;
-	case ACT_SEARCH:
-		prompt_open(ui, PROMPT_SEARCH, ui->active == 3 ? "search function names for:" :
-			    "search older events for:");
-		return UI_REDRAW;
-	case ACT_FILTER:
-		return prompt_filter_open(ui);
-	case ACT_SAVE:
-		return prompt_save_open(ui);
-	case ACT_FILTER_UNDO:
-	case ACT_FILTER_REDO:
-		return prompt_filter_undo(ui, k->act == ACT_FILTER_REDO);
-	case ACT_FILTER_TOGGLE: {
-		int r = p->ops->key ? p->ops->key(ui, p, k->act) : 0;
-
-		if (!r)
-			ui_message(ui, "a: select a function in the top view first");
-		return r | UI_REDRAW;
-	}
-	case ACT_TREE:
-		if (p->ops->fold)
-			return p->ops->fold(ui, p, true) | UI_REDRAW;
-		ui->active = 3;
-		return UI_REDRAW;
-	case ACT_SORT:
-	case ACT_SORT_PREV:
-		ui->sort = (enum ui_sort)((ui->sort + (k->act == ACT_SORT ? 1 : UI_SORT_NR - 1)) %
-					  UI_SORT_NR);
-		ui->active = 1;
-		ui_message(ui, "top view sorted by %s", ui_sort_name(ui->sort));
-		return UI_REDRAW;
-	case ACT_PAUSE: {
-		struct store_stats ss;
-
-		store_get_stats(ui->st, &ss);
-		ui->paused = !ui->paused;
-		ui->paused_appended = ss.appended;
-		ui->paused_ns = ui_now_ns();
-		return UI_REDRAW;
-	}
-	case ACT_FASTER:
-	case ACT_SLOWER:
-		ui->refresh_ms = k->act == ACT_SLOWER ? ui->refresh_ms * 3 / 2 :
-							ui->refresh_ms * 2 / 3;
-		if (ui->refresh_ms < 50)
-			ui->refresh_ms = 50;
-		if (ui->refresh_ms > 10000)
-			ui->refresh_ms = 10000;
-		ui_message(ui, "refresh every %d ms", ui->refresh_ms);
-		return UI_REDRAW;
-	case ACT_NEXT_PANE:
-		ui->active = (ui->active + 1) % UI_NPANES;
-		return UI_REDRAW;
-	case ACT_PREV_PANE:
-		ui->active = (ui->active + UI_NPANES - 1) % UI_NPANES;
-		return UI_REDRAW;
-	case ACT_PANE:
-		if (arg >= 0 && arg < UI_NPANES)
-			ui->active = arg;
-		return UI_REDRAW;
-	case ACT_LOST:
-		ui->show_lost = !ui->show_lost;
-		return UI_REDRAW;
-	case ACT_NARROW_PID:
-		prompt_open(ui, PROMPT_PID, "top view: narrow to pid:");
-		return UI_REDRAW;
-	case ACT_NARROW_COMM:
-		prompt_open(ui, PROMPT_COMM, "top view: narrow to comm:");
-		return UI_REDRAW;
-	case ACT_NARROW_CPU:
-		prompt_open(ui, PROMPT_CPU, "top view: narrow to CPU:");
-		return UI_REDRAW;
-	case ACT_NARROW_CLEAR: {
-		struct ui_narrow n = { .pid = -1, .cpu = -1 };
-
-		ui_stats_set_narrow(&ui->stats, &n);
-		ui_message(ui, "top view: all pids, comms and CPUs");
-		return UI_REDRAW;
-	}
-	case ACT_REDRAW:
-		clearok(curscr, TRUE);
-		return UI_REDRAW;
-	case ACT_ESC:
-		/* nothing open: the event list may have a marked window to drop */
-		return p->ops == &pane_events_ops ? p->ops->key(ui, p, k->act) : 0;
-	case ACT_SEARCH_NEXT:
-	case ACT_SEARCH_PREV:
-		return ui_search(ui, k->act == ACT_SEARCH_NEXT ? -1 : 1);
-	case ACT_JUMP_TIME:
-		prompt_open(ui, PROMPT_JUMP, "jump to time (seconds as in TIMESTAMP, or -N: "
-			    "N s before the newest):");
-		return UI_REDRAW;
-	default:
-		break;
-	}
-	if (p->ops->key)
-		return p->ops->key(ui, p, k->act);
-	return 0;
+	if (!k->pane && common_key(ui, k, ch, &ret))
+		return ret;
+	ret = p->ops->key ? p->ops->key(ui, p, k->act) : 0;
+	if (!ret && k->act == ACT_FILTER_TOGGLE)
+		ui_message(ui, "a: select a function in the top view first");
+	return ret | (k->act == ACT_FILTER_TOGGLE ? UI_REDRAW : 0);
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "safefile.h"
+#include "tuning.h"
 #include "theme.h"
 
 /*
@@ -264,7 +265,7 @@ int ui_theme_parse(struct ui_theme *t, const char *name, const char *text,
 /* Theme directories, most specific first. */
 static int theme_dirs(char dirs[][PATH_MAX], int max)
 {
-	const char *env = getenv("KTOP_THEME_DIR");
+	const char *env = tuning()->theme_dir;
 	char exe[PATH_MAX];
 	ssize_t n;
 	int nd = 0;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the graph and latency panes share to feed their models (src/fgraph.h,
- * src/latency.h) on the UI thread: the tracer of this run, where the next
- * feed ends, and the pacing of a feed in time slices within a per-frame
- * budget.
+ * src/latency.h) on the UI thread: where the next feed ends, and the pacing
+ * of a feed in time slices within a per-frame budget. (The tracer of the run
+ * is app_tracer's.)
  */
 #ifndef KTOP_UI_TRACER_FEED_H
 #define KTOP_UI_TRACER_FEED_H
@@ -11,9 +11,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "ui-local.h"
-
-/* The tracer of this run: the session's, else the command line's; "" for none. */
-const char *ui_feed_tracer(struct ui *ui);
 
 /**
  * ui_feed_window_end - where the next feed ends
@@ -52,17 +49,5 @@ uint64_t ui_feed_clock(void);
  */
 bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t feed_start,
 		  uint64_t budget_ns, bool more);
-
-/**
- * ui_trace_marker - write @text to the trace_marker of ktop's instance
- *
- * It lands in the ring buffer in time order between the events before a
- * change and those after it, and reaches the store (as an ftrace print
- * event) like any other event. No new kernel state.
- *
- * Return: 0, or a negative errno (no session: -ENODEV).
- * Context: UI thread.
- */
-int ui_trace_marker(struct ui *ui, const char *text);
 
 #endif

@@ -174,6 +174,19 @@ const char *ui_lat_sort_name(enum ui_lat_sort s)
 
 #define LW	12	/* a latency column, us with 3 decimals */
 
+/* " |" and a group of latency columns: @first cur, min, avg, max; @sort: which sorts. */
+static void lat_group_header(struct richstr *rs, const char *first, bool sort, enum ui_lat_sort s)
+{
+	static const char *const col[] = { "min", "avg", "max" };
+	static const enum ui_lat_sort by[] = { UI_LAT_SORT_NR, UI_LAT_SORT_AVG, UI_LAT_SORT_MAX };
+
+	richstr_add(rs, ROLE_COLHDR, " |");
+	richstr_add_right(rs, sort && s == UI_LAT_SORT_CUR ? ROLE_COLHDR_SORT : ROLE_COLHDR, first,
+			  LW);
+	for (int i = 0; i < 3; i++)
+		richstr_add_right(rs, sort && s == by[i] ? ROLE_COLHDR_SORT : ROLE_COLHDR, col[i], LW);
+}
+
 void ui_fmt_lat_header(struct richstr *rs, enum latency_table t, bool user, enum ui_lat_sort s)
 {
 #define H(col, text, w) richstr_add_right(rs, s == (col) ? ROLE_COLHDR_SORT : ROLE_COLHDR, \
@@ -182,23 +195,10 @@ void ui_fmt_lat_header(struct richstr *rs, enum latency_table t, bool user, enum
 	H(UI_LAT_SORT_CPU, "CPU", 5);
 	if (t == LATENCY_TABLE_TIMERLAT) {
 		H(UI_LAT_SORT_COUNT, "samples", 9);
-		richstr_add(rs, ROLE_COLHDR, " |");
-		richstr_add_right(rs, ROLE_COLHDR, "IRQ cur", LW);
-		richstr_add_right(rs, ROLE_COLHDR, "min", LW);
-		richstr_add_right(rs, ROLE_COLHDR, "avg", LW);
-		richstr_add_right(rs, ROLE_COLHDR, "max", LW);
-		richstr_add(rs, ROLE_COLHDR, " |");
-		H(UI_LAT_SORT_CUR, "Thr cur", LW);
-		richstr_add_right(rs, ROLE_COLHDR, "min", LW);
-		H(UI_LAT_SORT_AVG, "avg", LW);
-		H(UI_LAT_SORT_MAX, "max", LW);
-		if (user) {
-			richstr_add(rs, ROLE_COLHDR, " |");
-			richstr_add_right(rs, ROLE_COLHDR, "Usr cur", LW);
-			richstr_add_right(rs, ROLE_COLHDR, "min", LW);
-			richstr_add_right(rs, ROLE_COLHDR, "avg", LW);
-			richstr_add_right(rs, ROLE_COLHDR, "max", LW);
-		}
+		lat_group_header(rs, "IRQ cur", false, s);
+		lat_group_header(rs, "Thr cur", true, s);
+		if (user)
+			lat_group_header(rs, "Usr cur", false, s);
 		richstr_add(rs, ROLE_COLHDR, "  (us)");
 		return;
 	}

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The TUI's private types: the screen state, panes, the key table. Only ui/
- * includes this. Panes never act on the program themselves: their key
- * handlers return enum ui_result flags and the main loop acts.
+ * The TUI's private types: the screen state, panes and prompts, the requests
+ * they send each other, the key table. Only ui/ includes this.
+ *
+ * Panes and prompts are objects with a vtable (struct pane_ops, struct
+ * prompt_ops), found by name (ui_pane, ui_prompt). One that needs another asks
+ * the UI with a typed request (ui_request), never by index or through text
+ * for the other side to parse. Neither acts on the program itself: what
+ * changes the kernel or the recording goes through src/app.h's actions (app_
+ * switch_tracer, app_filter_apply, app_mark, app_set_recording). Key handlers
+ * return enum ui_result flags, and only the main loop acts on those.
  */
 #ifndef KTOP_UI_LOCAL_H
 #define KTOP_UI_LOCAL_H
@@ -13,6 +20,7 @@
 #include "evnav.h"
 #include "flags.h"
 #include "format.h"
+#include "lineedit.h"
 #include "richstr.h"
 #include "stats.h"
 #include "theme.h"
@@ -20,7 +28,7 @@
 struct app;
 struct ui;
 struct pane;
-struct prompt_filter;
+struct prompt;
 
 /* What a key or a click asks for. The key table maps keys to these. */
 enum ui_action {
@@ -38,7 +46,7 @@ enum ui_action {
 	ACT_SLOWER,
 	ACT_NEXT_PANE,
 	ACT_PREV_PANE,
-	ACT_PANE,		/* + the number key's pane index */
+	ACT_PANE,		/* + the number key's tab (0: the first) */
 	ACT_LOST,
 	ACT_NARROW_PID,
 	ACT_NARROW_COMM,
@@ -92,6 +100,7 @@ enum ui_result {
 	UI_REDRAW	= 2,
 	UI_QUIT		= 4,
 	UI_RESIZE	= 8,	/* the layout changed: recompute */
+	UI_CLEAR	= 16,	/* repaint the whole terminal (Ctrl-L) */
 };
 
 /* Key table: the one source for dispatch, the help overlay and the man page test. */
@@ -102,8 +111,8 @@ struct ui_key {
 	enum ui_action	act;
 	int		arg;
 	const char	*group;
-	int		pane;		/* 0: every pane; N: only in pane N (1-6), before the
-					 * global keys; its action goes to that pane */
+	const char	*pane;		/* NULL: every pane; a pane's name: only there, before
+					 * the global keys; its action goes to that pane */
 };
 
 extern const struct ui_key ui_keys[];
@@ -111,29 +120,95 @@ extern const unsigned int ui_nkeys;
 
 /* Return: the table entry bound to @ch, or NULL. */
 const struct ui_key *ui_key_lookup(int ch);
-/* Return: the entry bound to @ch in pane @pane (1-6) first, else the global one, or NULL. */
-const struct ui_key *ui_key_lookup_in(int ch, int pane);
+/* Return: the entry bound to @ch in the pane named @pane first, else the global one, or NULL. */
+const struct ui_key *ui_key_lookup_in(int ch, const char *pane);
 
+/*
+ * ---- requests ----
+ * What a pane or prompt asks of another, typed. ui_request() finds the target
+ * by the name ui_req_target() gives for the kind and calls its request op; a
+ * pane that handles it becomes the one shown. A new request: a kind here, its
+ * arguments in the union, its target in route.c's table, and a case in the
+ * target's request op. The caller tree of an event ("graph") or the probe
+ * prompt on a function ("probe", a prompt whose request op opens it on that
+ * name) fit as they are; narrowing every pane to a task would name a target
+ * that ui_request() hands to each pane in turn.
+ */
+enum ui_req_kind {
+	UI_REQ_EVENTS,		/* "events": a window, a time, a CPU, a search */
+	UI_REQ_TOP,		/* "top": narrowed to a pid, comm or CPU */
+	UI_REQ_LATENCY_STOP,	/* "latency": the stop threshold */
+	UI_REQ_FILTER_TOGGLE,	/* "filter": a function into the kernel's filter, or out */
+	UI_REQ_FILTER_UNDO,	/* "filter": undo (or redo) the last filter change */
+	UI_REQ_NR,
+};
+
+/* Show the event list: one CPU's events or all, at a time or a window, a search. */
+struct ui_events_req {
+	bool		one_cpu;	/* only @cpu's events, until the list follows the tail */
+	unsigned int	cpu;
+	uint64_t	t0, t1;		/* a window (t1 > 0): the page ends at the newest event
+					 * at or before @t1, which is selected; the title names
+					 * [@t0, @t1] */
+	uint64_t	at;		/* no window: the page ends at this time; 0: stays */
+	const char	*search;	/* then search older events for this; NULL: none */
+};
+
+/* Show the top view narrowed. */
+struct ui_top_req {
+	const struct ui_narrow	*narrow;	/* NULL: as it is */
+};
+
+/* The latency pane's stop threshold. */
+struct ui_latency_req {
+	uint64_t	stop_ns;	/* freeze above this latency; 0: never */
+};
+
+/* The kernel's function filter, through the filter prompt. */
+struct ui_filter_req {
+	const char	*func;		/* UI_REQ_FILTER_TOGGLE: a function name */
+	bool		redo;		/* UI_REQ_FILTER_UNDO: redo instead */
+};
+
+struct ui_req {
+	enum ui_req_kind	kind;
+	union {
+		struct ui_events_req	events;
+		struct ui_top_req	top;
+		struct ui_latency_req	latency;
+		struct ui_filter_req	filter;
+	};
+};
+
+/*
+ * A pane: one tab. The UI allocates @priv_size zeroed bytes in p->priv before
+ * init and frees them after destroy; init (0, or -1 on failure) and destroy do
+ * what else the pane needs (NULL: nothing). key, click, search and request
+ * return enum ui_result flags.
+ */
 struct pane_ops {
-	const char	*name;		/* tab label */
+	const char	*name;		/* what ui_pane() and requests find it by: "events" */
+	const char	*label;		/* tab label: "Events" */
+	size_t		priv_size;
 	int		(*init)(struct ui *ui, struct pane *p);
 	void		(*destroy)(struct pane *p);
-	/* Format the column header into @rs (NULL: the pane has none). */
-	void		(*header)(struct ui *ui, struct pane *p, struct richstr *rs);
 	/* Draw rows [y, y + h) of width @w. */
 	void		(*draw)(struct ui *ui, struct pane *p, int y, int h, int w);
 	int		(*key)(struct ui *ui, struct pane *p, enum ui_action act);
 	/* A click at pane row @row (-1: the column header) and column @col. */
 	int		(*click)(struct ui *ui, struct pane *p, int row, int col);
-	/* Keys worth showing in the footer for this pane. */
+	/* Keys worth showing in the footer for this pane: @keys, or what @footer
+	 * says where they depend on the pane's state. */
+	const char	*keys;
 	const char	*(*footer)(struct ui *ui, struct pane *p);
-	/* Search for @needle, @dir -1 older / +1 newer. Return: enum ui_result. */
+	/* Search for @needle, @dir -1 older / +1 newer. */
 	int		(*search)(struct ui *ui, struct pane *p, const char *needle, int dir);
-	/* Tree view (F5) fold/unfold. */
-	int		(*fold)(struct ui *ui, struct pane *p, bool unfold);
 	/* Every frame, for every pane, before the active one draws: read new data even
 	 * when not shown (the latency pane's stop threshold). May be NULL. */
 	void		(*update)(struct ui *ui, struct pane *p);
+	/* A typed request: UI_HANDLED when done (the UI then shows the pane), 0 when
+	 * the pane does not take this kind. */
+	int		(*request)(struct ui *ui, struct pane *p, const struct ui_req *r);
 };
 
 struct pane {
@@ -149,42 +224,61 @@ extern const struct pane_ops pane_graph_ops;
 extern const struct pane_ops pane_latency_ops;
 extern const struct pane_ops pane_bpf_ops;
 
-#define UI_NPANES	6
+/*
+ * A prompt: what takes the keys while it is open, from a question on the
+ * footer line to an overlay (the filter prompt, help, the theme chooser).
+ * @priv as for panes. One prompt is open at a time (ui->prompt).
+ */
+struct prompt_ops {
+	const char	*name;		/* what ui_prompt_open() and requests find it by */
+	size_t		priv_size;
+	int		(*init)(struct ui *ui, struct prompt *pr);
+	void		(*destroy)(struct prompt *pr);
+	/* Opened by a key: ask (ui_prompt_ask) or set up. Without UI_HANDLED it stays
+	 * closed (and has said why). NULL: opens with the line as it was. */
+	int		(*open)(struct ui *ui, struct prompt *pr);
+	/* A key while open. NULL: ui_prompt_line_key(). */
+	int		(*key)(struct ui *ui, struct prompt *pr, int ch);
+	/* Draw it over the frame. NULL: the label and line on the footer row. */
+	void		(*draw)(struct ui *ui, struct prompt *pr);
+	/* Enter: act on @line. The line editor closes the prompt first; submit may
+	 * ask again (a next question). */
+	int		(*submit)(struct ui *ui, struct prompt *pr, const char *line);
+	/* Tab: complete the line. NULL: Tab does nothing. */
+	int		(*complete)(struct ui *ui, struct prompt *pr);
+	/* After Esc or before submit. May be NULL. */
+	void		(*close)(struct ui *ui, struct prompt *pr);
+	/* A typed request; it may open the prompt. 0: not for this prompt. */
+	int		(*request)(struct ui *ui, struct prompt *pr, const struct ui_req *r);
+};
 
-/* The event list: jump to "SECONDS[.frac]" or "-N" (N s before the newest). */
-int pane_events_jump(struct ui *ui, struct pane *p, const char *spec);
-/* The event list: show @cpu's events (-1: all) in [@t0, @t1], frozen at @t1. */
-int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64_t t1);
+struct prompt {
+	const struct prompt_ops	*ops;
+	void			*priv;
+	char			label[128];	/* the question before the line */
+	struct ui_line		line;
+};
+
+/* prompt_line.c: the one-line questions */
+extern const struct prompt_ops prompt_search_ops;	/* "search": / and F3 */
+extern const struct prompt_ops prompt_jump_ops;		/* "jump": t, a time in the event list */
+extern const struct prompt_ops prompt_pid_ops;		/* "pid", "comm", "cpu": narrow the */
+extern const struct prompt_ops prompt_comm_ops;		/* top view (p, c, C) */
+extern const struct prompt_ops prompt_cpu_ops;
+extern const struct prompt_ops prompt_threshold_ops;	/* "threshold": the latency pane's T */
+extern const struct prompt_ops prompt_save_ops;		/* "save": prompt_save.c */
+extern const struct prompt_ops prompt_filter_ops;	/* "filter": prompt_filter.c */
+extern const struct prompt_ops prompt_help_ops;		/* "help": help.c */
+extern const struct prompt_ops prompt_theme_ops;	/* "theme": prompt_theme.c */
+
+#define UI_MAX_PANES	8
+#define UI_MAX_PROMPTS	16
+
 /*
  * The event list's marked time window (v): [@t0, @t1] and, if @n is not NULL, how
  * many events the store holds in it. Return: false when no window is marked.
  */
 bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
-/* The latency pane: "N" us stop threshold (0 or "off": none). */
-int pane_latency_threshold(struct ui *ui, struct pane *p, const char *spec);
-/* Search the event list for @needle from its selected row. */
-int ui_search(struct ui *ui, int dir);
-
-enum ui_modal {
-	MODAL_NONE,
-	MODAL_HELP,
-	MODAL_THEME,
-	MODAL_PROMPT,
-	MODAL_FILTER,		/* the filter prompt (prompt_filter.c) */
-};
-
-enum ui_prompt_kind {
-	PROMPT_SEARCH,
-	PROMPT_JUMP,
-	PROMPT_FILTER,
-	PROMPT_PID,
-	PROMPT_COMM,
-	PROMPT_CPU,
-	PROMPT_THRESHOLD,	/* latency pane: stop threshold */
-	PROMPT_SAVE_SCOPE,	/* prompt_save.c: the marked window or everything? */
-	PROMPT_SAVE,		/* prompt_save.c: the file name */
-	PROMPT_SAVE_CONFIRM,	/* prompt_save.c: overwrite? */
-};
 
 /* The statistics helper reads new events in slices, at most this much a second. */
 #define UI_INGEST_SLICE_NS	2000000ull
@@ -198,11 +292,15 @@ struct ui {
 	struct store		*st;
 	struct ui_stats		stats;
 	struct ui_theme		theme;
-	char			*theme_names[32];
-	int			nthemes;
 	enum flags_style	fstyle;
-	struct pane		panes[UI_NPANES];
-	int			active;
+	/* the tabs, in order, and the one shown */
+	struct pane		panes[UI_MAX_PANES];
+	int			npanes;
+	struct pane		*active;
+	/* every prompt, and the open one (NULL: none) */
+	struct prompt		prompts[UI_MAX_PROMPTS];
+	int			nprompts;
+	struct prompt		*prompt;
 	int			rows, cols;
 	bool			color;		/* colours in use */
 	bool			utf8;
@@ -213,17 +311,7 @@ struct ui {
 	uint64_t		paused_ns;
 	bool			show_lost;
 	enum ui_sort		sort;
-	enum ui_modal		modal;
-	int			help_top;
-	int			theme_sel;
-	char			theme_before[64];
-	bool			said_config_unsaved;	/* why ktop.conf was not written: said */
-	enum ui_prompt_kind	prompt_kind;
-	char			prompt_label[96];
-	char			prompt_buf[128];
-	int			prompt_len;
-	char			search[128];
-	struct prompt_filter	*filter;	/* the filter prompt's state, NULL until opened */
+	char			search[128];	/* the last search, for n and N */
 	char			message[256];
 	uint64_t		message_until;
 	/* header figures, refreshed by ui_tick */
@@ -232,7 +320,7 @@ struct ui {
 	uint64_t		tick_ns;
 	/* layout of the last frame, for the mouse */
 	int			tabs_y, pane_y, pane_h, footer_y;
-	int			tab_x[UI_NPANES + 1];
+	int			tab_x[UI_MAX_PANES + 1];
 	/*
 	 * Reading new events into ui->stats happens in a low-priority helper
 	 * thread (ktop-ui-stats, no curses), so that the UI thread sleeps in
@@ -272,36 +360,56 @@ void ui_tick(struct ui *ui, uint64_t now_ns);
 int ui_handle_key(struct ui *ui, int ch);
 void ui_message(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Drawing helpers for panes. */
+/* Drawing helpers for panes and prompts. */
 void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w);
 void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w);
 void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w);
+/* A blank overlay box with a border. */
+void ui_draw_box(struct ui *ui, int y, int x, int h, int w);
 /* Wrap @text into rows [y, y + h) with a left margin; return rows used. */
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text);
-/* Text for a pane whose feature belongs to another issue or is missing here. */
+/* Text for a pane whose feature this kernel or this run does not have: the
+ * features' states and what would give it. */
 void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
 			 const int *features, int nfeatures, const char *plan);
 
 /*
- * prompt_filter.c: the filter prompt (F4, f) over src/filter.h and src/ftrace_filter.h.
- * Each returns enum ui_result flags, except draw and free.
+ * route.c: the panes and prompts by name, requests between them, the open
+ * prompt. No curses. Each int return is enum ui_result flags; 0 means nothing
+ * was done (an unknown name, a request nobody takes), and the state is as it was.
  */
-int prompt_filter_open(struct ui *ui);
-/*
- * prompt_save.c: s saves the store, or the event list's marked window (src/app_snapshot.c
- * app_save); never overwrites unasked
- */
-int prompt_save_open(struct ui *ui);
-int prompt_save_submit(struct ui *ui);
-int prompt_filter_key(struct ui *ui, int ch);
-void prompt_filter_draw(struct ui *ui);
-int prompt_filter_undo(struct ui *ui, bool redo);
-/* Add function @name to set_ftrace_filter, or remove it when it is there. */
-int prompt_filter_toggle(struct ui *ui, const char *name);
-void prompt_filter_free(struct ui *ui);
+int ui_views_init(struct ui *ui, const struct pane_ops *const *panes, int npanes,
+		  const struct prompt_ops *const *prompts, int nprompts);
+void ui_views_destroy(struct ui *ui);
+/* Return: the pane or prompt named @name, or NULL. */
+struct pane *ui_pane(struct ui *ui, const char *name);
+struct prompt *ui_prompt(struct ui *ui, const char *name);
+/* True when the pane shown is the one named @name. */
+bool ui_showing(const struct ui *ui, const char *name);
+/* Show the pane named @name. */
+int ui_show_pane(struct ui *ui, const char *name);
+/* Return: the name of the pane or prompt that takes requests of @kind. */
+const char *ui_req_target(enum ui_req_kind kind);
+/* Deliver @r to its target; a pane that takes it is shown. */
+int ui_request(struct ui *ui, const struct ui_req *r);
+/* The event list as @r says (UI_REQ_EVENTS). */
+int ui_show_events(struct ui *ui, const struct ui_events_req *r);
+/* Search for ui->search in the pane shown, or in the event list when it cannot. */
+int ui_search(struct ui *ui, int dir);
+/* Pause the view (collection goes on), or resume it. */
+void ui_set_paused(struct ui *ui, bool on);
+/* Open the prompt named @name (closing any other). */
+int ui_prompt_open(struct ui *ui, const char *name);
+/* Ask @label on the footer with @text as the line (@max bytes at most), and open @pr. */
+int ui_prompt_ask(struct ui *ui, struct prompt *pr, const char *label, const char *text,
+		  size_t max);
+void ui_prompt_close(struct ui *ui);
+/* A key for the open prompt. */
+int ui_prompt_key(struct ui *ui, int ch);
+/* The line editor's keys: Esc closes, Enter closes and submits, Tab completes. */
+int ui_prompt_line_key(struct ui *ui, struct prompt *pr, int ch);
 
-/* help.c: the help overlay, generated from ui_keys[]. */
-void ui_draw_help(struct ui *ui);
+/* help.c: the help overlay's lines, generated from ui_keys[]. */
 int ui_help_lines(void);
 
 #endif

@@ -115,21 +115,45 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 	CHECK(ui_key_lookup('Z') == NULL);
 }
 
+/* A pane's own key names one of the panes (ui/screen.c's table) by its name. */
+TEST(pane_keys_name_a_pane)
+{
+	static const char *const panes[] = { "cpus", "top", "events", "graph", "latency", "bpf" };
+	unsigned int scoped = 0;
+
+	for (unsigned int i = 0; i < ui_nkeys; i++) {
+		bool found = false;
+
+		if (!ui_keys[i].pane)
+			continue;
+		scoped++;
+		for (unsigned int j = 0; j < sizeof(panes) / sizeof(panes[0]); j++)
+			found |= !strcmp(ui_keys[i].pane, panes[j]);
+		if (!found)
+			printf("  %s: no pane \"%s\"\n", ui_keys[i].label, ui_keys[i].pane);
+		CHECK(found);
+	}
+	CHECK(scoped > 0);
+}
+
 /* s saves from every pane (no pane's own binding hides it); v marks a window in the event list */
 TEST(s_saves_in_every_pane_and_v_marks_in_the_event_list)
 {
-	for (int pane = 1; pane <= 6; pane++) {
+	static const char *const panes[] = { "cpus", "top", "events", "graph", "latency", "bpf" };
+
+	for (unsigned int i = 0; i < sizeof(panes) / sizeof(panes[0]); i++) {
+		const char *pane = panes[i];
 		const struct ui_key *k = ui_key_lookup_in('s', pane);
 
 		if (!k || k->act != ACT_SAVE)
-			printf("  pane %d: s is %s\n", pane, k ? k->label : "unbound");
+			printf("  pane %s: s is %s\n", pane, k ? k->label : "unbound");
 		CHECK(k && k->act == ACT_SAVE);
 		k = ui_key_lookup_in(KEY_F(6), pane);
 		CHECK(k && (k->act == ACT_SORT || k->act == ACT_PANE_SORT));
 		k = ui_key_lookup_in('>', pane);
 		CHECK(k && (k->act == ACT_SORT || k->act == ACT_PANE_SORT));
 	}
-	CHECK(ui_key_lookup_in('v', 3) && ui_key_lookup_in('v', 3)->act == ACT_MARK);
+	CHECK(ui_key_lookup_in('v', "events") && ui_key_lookup_in('v', "events")->act == ACT_MARK);
 	CHECK(ui_key_lookup('v') == NULL || ui_key_lookup('v')->act != ACT_MARK);
 }
 

@@ -17,6 +17,9 @@
 #include "../../ui/tracer_rows.c"
 #include "../../ui/rowsel.c"
 #include "../../ui/tracer_feed.c"
+#include "../../ui/lineedit.c"
+#include "../../ui/route.c"
+#include "../../ui/prompt_line.c"
 #include "../../ui/pane_graph.c"
 #include "../../ui/pane_latency.c"
 
@@ -31,9 +34,10 @@
 #include "text_screen.h"
 
 static char unavail[4096];
+/* what reached the event list, a stand-in here: the requests it got, the last one */
 static struct {
-	int		calls, cpu;
-	uint64_t	t0, t1;
+	int			calls;
+	struct ui_events_req	req;
 } shown;
 
 static void scr_clear(void)
@@ -59,13 +63,22 @@ void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
 		snprintf(unavail + n, sizeof(unavail) - n, "%s", plan);
 }
 
-int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64_t t1)
+static int fake_events_request(struct ui *ui, struct pane *p, const struct ui_req *r)
 {
+	if (r->kind != UI_REQ_EVENTS)
+		return 0;
 	shown.calls++;
-	shown.cpu = cpu;
-	shown.t0 = t0;
-	shown.t1 = t1;
+	shown.req = r->events;
 	return UI_HANDLED;
+}
+
+static const struct pane_ops fake_events_ops = {
+	.name = "events", .label = "Events", .request = fake_events_request,
+};
+
+bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
+{
+	return false;
 }
 
 /* ---- an offline app over a fixture ------------------------------------------ */
@@ -73,7 +86,7 @@ int pane_events_show(struct ui *ui, struct pane *p, int cpu, uint64_t t0, uint64
 struct rig {
 	struct app	app;
 	struct ui	ui;
-	struct pane	pane;
+	struct pane	*pane;		/* the pane under test; an "events" stand-in next */
 	struct fixture	*fx;
 	char		*text;		/* the kernel's trace.txt */
 };
@@ -106,14 +119,16 @@ static bool rig_open(struct rig *r, const char *name, const struct pane_ops *ops
 	r->app.live = false;	/* like a snapshot: everything is there */
 	r->ui.app = &r->app;
 	r->ui.st = r->app.st;
-	r->pane.ops = ops;
-	return r->text && ops->init(&r->ui, &r->pane) == 0;
+	if (!r->text || ui_views_init(&r->ui, (const struct pane_ops *[]){ ops, &fake_events_ops },
+				      2, (const struct prompt_ops *[]){ &prompt_threshold_ops }, 1))
+		return false;
+	r->pane = &r->ui.panes[0];
+	return true;
 }
 
 static void rig_close(struct rig *r)
 {
-	if (r->pane.ops && r->pane.priv)
-		r->pane.ops->destroy(&r->pane);
+	ui_views_destroy(&r->ui);
 	store_free(r->app.st);
 	fixture_close(r->fx);
 	free(r->text);
@@ -122,8 +137,8 @@ static void rig_close(struct rig *r)
 static void rig_draw(struct rig *r)
 {
 	scr_clear();
-	r->pane.h = SCR_ROWS;
-	r->pane.ops->draw(&r->ui, &r->pane, 0, SCR_ROWS, SCR_COLS);
+	r->pane->h = SCR_ROWS;
+	r->pane->ops->draw(&r->ui, r->pane, 0, SCR_ROWS, SCR_COLS);
 	/* KTOP_TEST_SHOW=1: print each frame, to look at */
 	if (getenv("KTOP_TEST_SHOW")) {
 		for (int i = 0; i < SCR_ROWS; i++) {
@@ -191,7 +206,7 @@ TEST(graph_rows_match_kernel_text)
 	int nk, matched = 0, leaves = 0, bad = 0;
 
 	CHECK(rig_open(&r, "rt-fgraph", &pane_graph_ops));
-	gs = r.pane.priv;
+	gs = r.pane->priv;
 	rig_draw(&r);
 	CHECK(graph_has_calls(gs));
 	nk = kernel_leaves(r.text, &kl);
@@ -245,14 +260,14 @@ static int screen_row(const char *needle)
 
 static uint32_t sel_id(struct rig *r)
 {
-	struct graph_state *gs = r->pane.priv;
+	struct graph_state *gs = r->pane->priv;
 
 	return gs->vs[gs->view].sel;
 }
 
 static int key(struct rig *r, enum ui_action a)
 {
-	return r->pane.ops->key(&r->ui, &r->pane, a);
+	return r->pane->ops->key(&r->ui, r->pane, a);
 }
 
 /* Folding, moving, searching, and that fold state survives re-sorting and new calls. */
@@ -265,10 +280,10 @@ TEST(graph_keys_fold_move_search)
 	uint32_t id, hot;
 
 	CHECK(rig_open(&r, "rt-fgraph", &pane_graph_ops));
-	gs = r.pane.priv;
+	gs = r.pane->priv;
 	rig_draw(&r);
 	/* a vfs_read call: the root of the recording's graph (-g vfs_read) */
-	CHECK(graph_search(&r.ui, &r.pane, "vfs_read", -1) & UI_REDRAW);
+	CHECK(graph_search(&r.ui, r.pane, "vfs_read", -1) & UI_REDRAW);
 	id = sel_id(&r);
 	CHECK(!fgraph_node(gs->g, FGRAPH_TIMELINE, id, &in));
 	CHECK_STR(in.name, "vfs_read");
@@ -346,7 +361,7 @@ TEST(graph_keys_fold_move_search)
 	key(&r, ACT_FOLD_ALL);
 	CHECK(!fgraph_node(gs->g, FGRAPH_TIMELINE, fgraph_first_child(gs->g, FGRAPH_TIMELINE, id),
 			   &child));
-	CHECK(graph_search(&r.ui, &r.pane, child.name, -1) & UI_REDRAW);
+	CHECK(graph_search(&r.ui, r.pane, child.name, -1) & UI_REDRAW);
 	CHECK(!fgraph_node(gs->g, FGRAPH_TIMELINE, sel_id(&r), &in));
 	CHECK_STR(in.name, child.name);
 	rig_draw(&r);
@@ -387,13 +402,13 @@ TEST(graph_fold_survives_new_calls)
 	long n1;
 
 	CHECK(rig_open(&r, "rt-fgraph", &pane_graph_ops));
-	gs = r.pane.priv;
+	gs = r.pane->priv;
 	store_get_stats(r.app.st, &ss);
 	mid = ss.first_ts + (ss.last_ts - ss.first_ts) / 2;
 	/* the first half, as a live frame would have read it */
 	CHECK(fgraph_feed_store(gs->g, r.app.st, 0, mid) > 0);
 	gs->t0 = mid + 1;
-	CHECK(graph_search(&r.ui, &r.pane, "vfs_read", -1) & UI_REDRAW);
+	CHECK(graph_search(&r.ui, r.pane, "vfs_read", -1) & UI_REDRAW);
 	id = sel_id(&r);
 	key(&r, ACT_FOLD_TOGGLE);
 	graph_layout(gs);
@@ -507,7 +522,7 @@ TEST(latency_timerlat_table_and_jump)
 	int cpus = 0;
 
 	CHECK(rig_open(&r, "rt-timerlat", &pane_latency_ops));
-	ls = r.pane.priv;
+	ls = r.pane->priv;
 	ktxt_parse(t, r.text);
 	r.app.opts.so.tracer = "timerlat";
 	rig_draw(&r);
@@ -546,13 +561,15 @@ TEST(latency_timerlat_table_and_jump)
 		shown.calls = 0;
 		CHECK(key(&r, ACT_JUMP_WORST) & UI_REDRAW);
 		CHECK_EQ_U64(shown.calls, 1);
-		CHECK(shown.cpu == cpu);
-		CHECK(r.ui.active == 2);
+		/* a typed request: that CPU only, its window, no search left from elsewhere */
+		CHECK(shown.req.one_cpu && shown.req.cpu == (unsigned int)cpu);
+		CHECK(shown.req.search == NULL);
+		CHECK(ui_showing(&r.ui, "events"));
 		/* t1 is the worst sample's time stamp (the text has it in us) */
-		CHECK((double)shown.t1 / 1e9 > t->worst_ts[cpu] - 1.5e-6 &&
-		      (double)shown.t1 / 1e9 < t->worst_ts[cpu] + 1.5e-6);
-		CHECK(shown.t0 + t->worst[cpu] <= shown.t1);
-		r.ui.active = 4;
+		CHECK((double)shown.req.t1 / 1e9 > t->worst_ts[cpu] - 1.5e-6 &&
+		      (double)shown.req.t1 / 1e9 < t->worst_ts[cpu] + 1.5e-6);
+		CHECK(shown.req.t0 + t->worst[cpu] <= shown.req.t1);
+		CHECK(ui_show_pane(&r.ui, "latency") & UI_HANDLED);
 	}
 	/* sorting by max puts the CPU with the largest thread max first */
 	while (ls->sort != UI_LAT_SORT_MAX)
@@ -574,6 +591,19 @@ TEST(latency_timerlat_table_and_jump)
 	rig_close(&r);
 }
 
+/* T: the threshold prompt, as typed; Enter sends the latency pane a typed request. */
+static int threshold(struct rig *r, const char *spec)
+{
+	int ret = ui_prompt_open(&r->ui, "threshold");
+
+	if (!(ret & UI_HANDLED) || r->ui.prompt != ui_prompt(&r->ui, "threshold"))
+		return 0;
+	for (const char *c = spec; *c; c++)
+		ui_prompt_key(&r->ui, (unsigned char)*c);
+	ret = ui_prompt_key(&r->ui, '\n');
+	return r->ui.prompt ? 0 : ret;
+}
+
 TEST(latency_stop_threshold_freezes)
 {
 	struct rig r;
@@ -582,26 +612,27 @@ TEST(latency_stop_threshold_freezes)
 	uint64_t worst = 0;
 
 	CHECK(rig_open(&r, "rt-timerlat", &pane_latency_ops));
-	ls = r.pane.priv;
+	ls = r.pane->priv;
 	ktxt_parse(t, r.text);
 	for (int cpu = 0; cpu < 64; cpu++)
 		if (t->worst[cpu] > worst)
 			worst = t->worst[cpu];
 	r.app.opts.so.tracer = "timerlat";
 	/* just under the worst sample: the view stops at the first sample above it */
-	CHECK(pane_latency_threshold(&r.ui, &r.pane, "0.001") & UI_HANDLED);
+	CHECK(threshold(&r, "0.001") & UI_HANDLED);
+	CHECK_EQ_U64(ls->stop_ns, 1);
 	{
 		char spec[32];
 
 		snprintf(spec, sizeof(spec), "%.3f", (double)(worst - 1) / 1e3);
-		pane_latency_threshold(&r.ui, &r.pane, spec);
+		CHECK(threshold(&r, spec) & UI_HANDLED);
 	}
 	rig_draw(&r);
 	CHECK(ls->stopped);
 	CHECK(r.ui.paused);
 	CHECK_EQ_U64(ls->stop_at.value, worst);
 	CHECK(screen_count("STOPPED") == 1);
-	pane_latency_threshold(&r.ui, &r.pane, "off");
+	CHECK(threshold(&r, "off") & UI_HANDLED);
 	CHECK(!ls->stopped && !r.ui.paused);
 	free(t);
 	rig_close(&r);
