@@ -627,6 +627,42 @@ out_err:
 	return NULL;
 }
 
+int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *name,
+			 const struct ktop_field *fields, unsigned int n)
+{
+	struct dtype *t = NULL;
+	int set = 0;
+
+	for (unsigned int i = 0; i < dc->nids && !t; i++)
+		if (dc->by_id[i] && !strcmp(dc->by_id[i]->event->system, system) &&
+		    !strcmp(dc->by_id[i]->event->name, name))
+			t = dc->by_id[i];
+	if (!t || t->type)
+		return -ENOENT;		/* unknown, or a fixed or registered type */
+	for (unsigned int k = 0; k < n; k++) {
+		for (unsigned int a = 0; a < t->nfields; a++) {
+			struct dslot *sl = &t->slot[a];
+
+			if (strcmp(t->fields[a].name, fields[k].name))
+				continue;
+			/* integers only: strings and arrays stay as their format says */
+			if (sl->op == DOP_ZERO || (sl->op > DOP_S64 && sl->op != DOP_SYM))
+				break;
+			if (fields[k].kind == KTOP_FK_SYM && (sl->size == 8 || sl->size == 4))
+				sl->op = DOP_SYM;
+			else if (fields[k].kind == KTOP_FK_SYM || fields[k].kind == KTOP_FK_STR)
+				break;
+			else if (sl->op == DOP_SYM)
+				sl->op = int_op(sl->size, fields[k].kind == KTOP_FK_INT);
+			t->fields[a].kind = fields[k].kind;
+			set++;
+			break;
+		}
+	}
+	dtype_ints(t);
+	return set;
+}
+
 bool decode_ctx_has_lazy_count(const struct decode_ctx *dc)
 {
 	return dc->lazy_count;

@@ -19,6 +19,7 @@
 #include "batch.h"
 #include "features.h"
 #include "opts.h"
+#include "probe.h"
 #include "session.h"
 #include "ui.h"
 
@@ -45,6 +46,7 @@ static void main_reap_stale(void)
 
 static int main_features(void)
 {
+	struct probe_caps pc;
 	struct features ft;
 	int ret;
 
@@ -56,6 +58,11 @@ static int main_features(void)
 		return 1;
 	}
 	features_print(&ft, stdout);
+	if (ft.tracefs[0] && !probe_caps_read(ft.tracefs, &pc))
+		probe_caps_print(&pc, stdout);
+	else
+		printf("%-18s %-44s %s\n", "probes", "unknown", ft.root ?
+		       "cannot read the tracefs README" : "reading tracefs needs root");
 	return 0;
 }
 
