@@ -475,7 +475,8 @@ static int app_start_probes(struct app *a, char *err, size_t errlen)
 		return 0;
 	if (so->nevents >= SESSION_MAX_LIST)
 		return app_err(err, errlen, -E2BIG, "too many -e options to add the probes' group");
-	ret = probe_set_new(&a->probes, a->ft.tracefs, NULL, err, errlen);
+	/* test switch: KTOP_PROBE_BTF=PATH reads another BTF file (a missing one: no BTF) */
+	ret = probe_set_new(&a->probes, a->ft.tracefs, getenv("KTOP_PROBE_BTF"), err, errlen);
 	if (ret)
 		return ret;
 	/* from the first definition on, a crash removes them too */

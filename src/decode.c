@@ -513,6 +513,7 @@ static void dtype_ints(struct dtype *t)
 	};
 
 	t->ints = true;
+	t->copy = false;	/* decided below, once every slot is an integer */
 	t->load_end = 0;
 	for (unsigned int i = 0; i < t->nargs; i++) {
 		struct dslot *s = &t->slot[i];

@@ -403,11 +403,11 @@ static int resolve_kernel(struct probe_set *ps, const struct probe_spec *sp, str
 			 "this kernel has no kretprobes");
 		return -ENOTSUP;
 	}
-	snprintf(r->tg.name, sizeof(r->tg.name), "%s", fn);
+	probe_fmt(r->tg.name, sizeof(r->tg.name), "%s", fn);
 	if (sp->has_offset)
-		snprintf(r->tg.place, sizeof(r->tg.place), "%s+%lu", fn, sp->offset);
+		probe_fmt(r->tg.place, sizeof(r->tg.place), "%s+%lu", fn, sp->offset);
 	else
-		snprintf(r->tg.place, sizeof(r->tg.place), "%s", fn);
+		probe_fmt(r->tg.place, sizeof(r->tg.place), "%s", fn);
 	return 0;
 }
 
@@ -943,6 +943,35 @@ static void complete_place(struct probe_set *ps, const char *w, struct cands *c,
 	}
 }
 
+/*
+ * What the place of a spec being typed is, for completion: like resolve(),
+ * but whether this kernel could probe it does not matter yet.
+ */
+static int complete_target(struct probe_set *ps, const struct probe_spec *sp, struct resolved *r)
+{
+	const char *dot = strchr(sp->target, '.');
+	char sys[256];
+
+	memset(&r->tg, 0, sizeof(r->tg));
+	snprintf(sys, sizeof(sys), "%.*s", dot ? (int)(dot - sp->target) : 0, sp->target);
+	if (sp->place == PROBE_PLACE_COLON && event_exists(ps->tracefs, sp->target, sp->symbol))
+		return event_fields(ps->tracefs, sp->target, sp->symbol, r->efields, 64,
+				    &r->tg.nefields) ?: (r->tg.kind = PROBE_EPROBE, 0);
+	if (sp->place == PROBE_PLACE_FUNC && dot && event_exists(ps->tracefs, sys, dot + 1))
+		return event_fields(ps->tracefs, sys, dot + 1, r->efields, 64,
+				    &r->tg.nefields) ?: (r->tg.kind = PROBE_EPROBE, 0);
+	r->tg.efields = r->efields;
+	if (sp->place != PROBE_PLACE_FUNC) {
+		r->tg.kind = sp->ret ? PROBE_URETPROBE : PROBE_UPROBE;
+		return 0;
+	}
+	r->tg.kind = sp->ret ? PROBE_KRETPROBE : PROBE_KPROBE;
+	probe_fmt(r->tg.name, sizeof(r->tg.name), "%s", sp->target);
+	if (ps->btf && !probe_btf_func(ps->btf, sp->target, &r->func))
+		r->tg.func = &r->func;
+	return 0;
+}
+
 static void complete_arg(struct probe_set *ps, const char *head, const char *w,
 			 struct cands *c, size_t *start)
 {
@@ -981,7 +1010,7 @@ static void complete_arg(struct probe_set *ps, const char *head, const char *w,
 	r = calloc(1, sizeof(*r));
 	snprintf(buf, sizeof(buf), "%s %.*s", head, sep ? (int)(sep - w - (*sep == '>')) :
 		 0, w);
-	if (!r || probe_spec_parse(buf, &sp, &pe) || resolve(ps, sp, r, list, sizeof(list)))
+	if (!r || probe_spec_parse(buf, &sp, &pe) || complete_target(ps, sp, r))
 		goto out;
 	if (!sep) {
 		for (unsigned int i = 0; r->tg.func && i < r->tg.func->nparams; i++)

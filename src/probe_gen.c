@@ -46,6 +46,7 @@ struct gval {
 	bool	field_str;	/* an eprobe field that is a string already */
 	bool	user_ptr;	/* points into user memory */
 	bool	deref;		/* a +OFFS(...) as written: a string is read where it points */
+	const struct probe_efield *ef;	/* an eprobe field as it is: its size and sign */
 };
 
 const char *probe_kind_name(enum probe_kind k)
@@ -253,6 +254,7 @@ static int field_value(const struct gen *g, const struct probe_expr *x, int pos,
 	}
 	snprintf(v->text, sizeof(v->text), "$%s", ef->name);
 	v->type = -1;
+	v->ef = ef;
 	if (strchr(ef->ctype, '[')) {
 		v->field_str = strstr(ef->ctype, "char") != NULL;
 		return 0;
@@ -527,6 +529,10 @@ static int finish(const struct gen *g, const struct probe_arg *a, struct gval *v
 		snprintf(type, sizeof(type), "b%u@%u/%ld", v->bits,
 			 (unsigned int)(v->off % (sz > 0 ? sz : 8)) * 8 + v->bit_off,
 			 (sz > 0 ? sz : 8) * 8);
+	} else if (v->ef && !strchr(v->ef->ctype, '*') && !a->expr.nsteps &&
+		   (v->ef->size == 1 || v->ef->size == 2 || v->ef->size == 4 || v->ef->size == 8)) {
+		/* an integer field of the event: its size and sign */
+		snprintf(type, sizeof(type), "%c%d", v->ef->is_signed ? 's' : 'u', v->ef->size * 8);
 	} else if (v->type < 0 || v->ptr_to) {
 		snprintf(type, sizeof(type), "x64");
 	} else {

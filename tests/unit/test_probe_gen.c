@@ -452,12 +452,14 @@ TEST(eprobe_fields)
 
 	snprintf(tg.place, sizeof(tg.place), "syscalls.sys_enter_openat");
 	snprintf(tg.name, sizeof(tg.name), "sys_enter_openat");
-	CHECK(probe_spec_parse("syscalls:sys_enter_openat filename $dfd:s32 fl=flags:x32", &sp,
-			       &e) == 0);
+	CHECK(probe_spec_parse("syscalls:sys_enter_openat filename $dfd:s32 fl=flags:x32 flags "
+			       "__syscall_nr", &sp, &e) == 0);
 	CHECK(probe_gen(sp, &caps_61, NULL, &tg, "ktop_1", "sys_enter_openat", &d, &e) == 0);
 	CHECK_STR(d.line, "e:ktop_1/sys_enter_openat syscalls.sys_enter_openat "
-		  "filename=+0($filename):ustring dfd=$dfd:s32 fl=$flags:x32");
-	CHECK_EQ_U64(d.nfields, 3);
+		  "filename=+0($filename):ustring dfd=$dfd:s32 fl=$flags:x32 flags=$flags:u64 "
+		  "__syscall_nr=$__syscall_nr:s32");
+	CHECK_EQ_U64(d.nfields, 5);
+	CHECK(d.fields[4].kind == KTOP_FK_INT);
 	probe_spec_free(sp);
 	CHECK(probe_spec_parse("syscalls:sys_enter_openat nosuch", &sp, &e) == 0);
 	CHECK(probe_gen(sp, &caps_61, NULL, &tg, "ktop_1", "x", &d, &e) == -ENOENT);
