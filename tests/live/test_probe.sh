@@ -64,7 +64,7 @@ wait_group() {
 P_WORD="build/tools/probe_target:ktop_probe_word \$arg1:string n=\$arg2:s32"
 P_RET="build/tools/probe_target:ktop_probe_word%return \$retval:s32"
 P_NAME="probe_name=$TARGET:ktop_probe_name%return +0(\$retval):string"
-$KTOP --json --no-bpf --interval 0.3 -o "$tmp/out.txt" --probe "$P_WORD" --probe "$P_RET" \
+$KTOP --json --no-bpf --interval 0.3 -o "$tmp/out.ktop" --probe "$P_WORD" --probe "$P_RET" \
 	--probe "$P_NAME" > "$tmp/json" 2> "$tmp/err" &
 kpid=$!
 if ! wait_group $kpid; then
@@ -101,7 +101,11 @@ for ev in ktop_probe_word ktop_probe_word__return probe_name; do
 	c=$(py_count "ktop_$kpid:$ev")
 	check "uprobe_json_count $ev: $c of $N calls in --json's top events" [ "$c" -eq $N ]
 done
-# the events, in order, with their values (the -o text, from the store)
+# the events, in order, with their values: the snapshot (-o .ktop) reopened
+# without the probes and written as text
+$KTOP -i "$tmp/out.ktop" --batch -o "$tmp/out.txt" > "$tmp/reopen" 2>&1
+c=$(grep -cE "^ +$N +ktop_$kpid:(ktop_probe_word|ktop_probe_word__return|probe_name)\$" "$tmp/reopen")
+check "snapshot_top_events: the reopened .ktop counts $N of each probe ($c of 3 lines)" [ "$c" -eq 3 ]
 grep -E ": (ktop_probe_word|ktop_probe_word__return|probe_name):" "$tmp/out.txt" |
 	sed 's/^.*: \(ktop_probe_word\|ktop_probe_word__return\|probe_name\): ([^)]*) */\1 /' \
 	> "$tmp/got"
@@ -118,9 +122,27 @@ else
 	diff "$tmp/want" "$tmp/got" | head -8 | sed 's/^/    /'
 fi
 grep -q "^done " "$tmp/target.out" || fail "probe_target did not finish: $(cat "$tmp/target.out")"
+# trace.dat: trace-cmd reads the probe events' formats and fields from it
+if command -v trace-cmd > /dev/null; then
+	$KTOP -i "$tmp/out.ktop" --batch -o "$tmp/out.dat" > /dev/null 2>&1
+	c=$(trace-cmd report "$tmp/out.dat" 2>/dev/null | grep -c 'ktop_probe_word: .*arg1="word-[0-9]*" n=[0-9]*$')
+	check "tracedat_report: trace-cmd report shows $c of $N calls with their fields" [ "$c" -eq $N ]
+fi
 dyn_same "uprobe_dyn_restored: only the other tool's probe is left"
 state_same "uprobe_state_restored" "$tmp/state"
 no_instance "uprobe_no_instance" $kpid
+
+# 1b. a stream: ktop --stream | ktop -i -
+( $KTOP --stream --no-bpf --duration 4 --probe "$P_WORD" 2> "$tmp/serr" |
+	$KTOP -i - --batch --interval 0.5 -o "$tmp/stream.txt" > "$tmp/stream.out" 2>&1 ) &
+spid=$!
+# tracing: the reading side has printed a summary of the stream
+wait_for "$tmp/stream.out" "^Top events" 10 || fail "stream: no summary: $(head -c 300 "$tmp/serr")"
+"$TOOLS/probe_target" 5 > /dev/null
+wait $spid
+c=$(grep -c 'ktop_probe_word: .*arg1="word-[0-4]" n=[0-4]$' "$tmp/stream.txt" 2>/dev/null)
+check "stream: the reading ktop got the 5 calls with their fields ($c)" [ "$c" -eq 5 ]
+dyn_same "stream_dyn_restored"
 
 # 2. other exits: SIGHUP (the normal path), SIGSEGV (the emergency path, no allocation)
 for sig in HUP SEGV; do
