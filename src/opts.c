@@ -139,7 +139,7 @@ void opts_usage(FILE *fp)
 	      "  --probe 'vfs_read file->f_path.dentry->d_name.name:string count'\n"
 	      "  --probe 'vfs_read%return $retval'   --probe 'libc:malloc size=$arg1:u64'\n"
 	      "  --probe '/usr/bin/bash:readline%return +0($retval):string'\n"
-	      "  --probe 'syscalls:sys_enter_openat filename:ustring'\n"
+	      "  --probe 'syscalls:sys_enter_openat filename'\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure while running, 2 bad usage or tracing\n"
 	      "could not be set up (the kernel's tracing state is then left untouched).\n",

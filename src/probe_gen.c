@@ -433,7 +433,7 @@ static int walk_expr(const struct gen *g, const struct probe_expr *x, int pos, s
 	char what[512];
 	int ret;
 
-	ret = base_value(g, x, pos, v);
+	ret = base_value(g, x, x->pos ? x->pos : pos, v);
 	if (ret)
 		return ret;
 	if (x->nsteps && !g->btf)
@@ -446,10 +446,10 @@ static int walk_expr(const struct gen *g, const struct probe_expr *x, int pos, s
 		prefix.nsteps = i;
 		probe_expr_text(&prefix, what, sizeof(what));
 		if (st->kind == PROBE_STEP_INDEX) {
-			ret = step_index(g, v, st, what, pos);
+			ret = step_index(g, v, st, what, st->pos);
 			v->pass[0] = '\0';	/* the kernel's BTF syntax has no [N] */
 		} else {
-			ret = step_member(g, v, st, what, pos);
+			ret = step_member(g, v, st, what, st->pos);
 			if (v->pass[0] && strlen(v->pass) + strlen(st->name) + 3 < sizeof(v->pass))
 				snprintf(v->pass + strlen(v->pass), sizeof(v->pass) - strlen(v->pass),
 					 "%s%s", st->kind == PROBE_STEP_ARROW ? "->" : ".", st->name);
@@ -486,14 +486,14 @@ static int finish_string(const struct gen *g, const struct probe_arg *a, struct 
 	}
 	if (v->type >= 0 && v->loc && probe_btf_is_array(g->btf, v->type, &elem, NULL)) {
 		if (!probe_btf_is_char(g->btf, elem))
-			return gen_err(g, a->pos, -EINVAL, "a string needs a char array or pointer, "
+			return gen_err(g, a->type_pos, -EINVAL, "a string needs a char array or pointer, "
 				       "not %s", type_text(g, v->type, tt, sizeof(tt)));
 		snprintf(out, len, "%s%ld(%s):%s", v->off < 0 ? "-" : "+",
 			 v->off < 0 ? -v->off : v->off, v->text, type);
 		return 0;
 	}
 	if (v->type >= 0 && !probe_btf_is_ptr(g->btf, v->type))
-		return gen_err(g, a->pos, -EINVAL, "a string needs a char pointer or array, not %s",
+		return gen_err(g, a->type_pos, -EINVAL, "a string needs a char pointer or array, not %s",
 			       type_text(g, v->type, tt, sizeof(tt)));
 	if (v->pass[0] && !v->bits) {
 		snprintf(out, len, "%s:%s", v->pass, type);
@@ -556,7 +556,7 @@ static int finish(const struct gen *g, const struct probe_arg *a, struct gval *v
 	if (!strcmp(type, "char") && !g->caps->char_type)
 		snprintf(type, sizeof(type), "u8");
 	if (g->user && (!strcmp(type, "symbol") || !strcmp(type, "symstr")))
-		return gen_err(g, a->pos, -EINVAL, "%s names kernel addresses: a uprobe's values "
+		return gen_err(g, a->type_pos, -EINVAL, "%s names kernel addresses: a uprobe's values "
 			       "are user addresses (use x64)", type);
 	if (!strcmp(type, "string") && v->user_ptr && !g->user && !v->field_str)
 		snprintf(type, sizeof(type), "ustring");

@@ -122,6 +122,7 @@ static int parse_steps(struct cur *c, struct probe_expr *x, struct probe_err *e)
 			st->kind = PROBE_STEP_DOT;
 		} else if (eat(c, "[")) {
 			st->kind = PROBE_STEP_INDEX;
+			st->pos = c->i;
 			if (!number(c, &st->index) || st->index < 0)
 				return probe_err_set(e, c->i, "an index (a number >= 0) expected "
 						     "after '['");
@@ -132,6 +133,7 @@ static int parse_steps(struct cur *c, struct probe_expr *x, struct probe_err *e)
 		} else {
 			return probe_err_set(e, at, "'->', '.', '[' or ':TYPE' expected here");
 		}
+		st->pos = c->i;
 		if (!ident(c, st->name, sizeof(st->name)))
 			return probe_err_set(e, c->i, "a member name expected after '%s'",
 					     st->kind == PROBE_STEP_ARROW ? "->" : ".");
@@ -243,6 +245,7 @@ static int parse_expr(struct cur *c, struct probe_expr *x, struct probe_err *e, 
 	int at = c->i, ret;
 	char ch;
 
+	x->pos = at;
 	if (depth > 8)
 		return probe_err_set(e, at, "dereferences nested too deep (at most 8)");
 	if (c->i >= c->end)
@@ -317,6 +320,7 @@ static int parse_arg(const char *s, int start, int end, struct probe_arg *a, str
 
 	a->pos = start;
 	a->len = end - start;
+	a->type_pos = start;
 	/* NAME= */
 	for (int i = start; i < end && is_ident((unsigned char)s[i]); i++) {
 		if (i + 1 < end && s[i + 1] == '=' && is_ident_start((unsigned char)s[start])) {
@@ -340,6 +344,7 @@ static int parse_arg(const char *s, int start, int end, struct probe_arg *a, str
 		if ((size_t)(end - colon - 1) >= sizeof(a->type))
 			return probe_err_set(e, colon + 1, "unknown type");
 		snprintf(a->type, sizeof(a->type), "%.*s", end - colon - 1, s + colon + 1);
+		a->type_pos = colon + 1;
 		if (!probe_type_valid(a->type))
 			return probe_err_set(e, colon + 1, "unknown type '%s'; types: u8..u64, "
 					     "s8..s64, x8..x64, hex, char, string, ustring, "

@@ -64,12 +64,14 @@ enum probe_step_kind {
 
 struct probe_step {
 	enum probe_step_kind	kind;
+	int			pos;		/* of its name or index in the spec */
 	long			index;
 	char			name[PROBE_NAME_MAX];
 };
 
 struct probe_expr {
 	enum probe_base		base;
+	int			pos;			/* where it starts in the spec */
 	char			name[PROBE_NAME_MAX];	/* NAME, FIELD; RAW: the text */
 	int			argn;			/* ARGN: from 1 */
 	long			offset;			/* DEREF */
@@ -85,6 +87,7 @@ struct probe_arg {
 	struct probe_expr	expr;
 	int			pos;			/* where it starts in the spec */
 	int			len;
+	int			type_pos;		/* where TYPE starts, or pos */
 };
 
 struct probe_spec {

@@ -402,7 +402,7 @@ TEST(errors_say_what)
 	CHECK(gen("vfs_read file->no_such_member", &caps_61, PROBE_KPROBE, &d, &e) == -ENOENT);
 	CHECK(strstr(e.msg, "struct file has no member 'no_such_member'; its members: "));
 	CHECK(strstr(e.msg, "f_pos") && strstr(e.msg, "f_path"));	/* anonymous ones too */
-	CHECK_EQ_U64(e.pos, 9);
+	CHECK_EQ_U64(e.pos, 15);	/* the caret under the member */
 	CHECK(gen("vfs_read file->f_path", &caps_61, PROBE_KPROBE, &d, &e) == -EINVAL);
 	CHECK(strstr(e.msg, "file->f_path is ") && strstr(e.msg, "struct path: pick a member (") &&
 	      strstr(e.msg, "dentry"));
@@ -419,6 +419,11 @@ TEST(errors_say_what)
 	CHECK(strstr(e.msg, "has 4 parameters"));
 	CHECK(gen("vfs_read count:string", &caps_61, PROBE_KPROBE, &d, &e) == -EINVAL);
 	CHECK(strstr(e.msg, "string needs a char pointer"));
+	CHECK_EQ_U64(e.pos, 15);	/* under the type */
+	CHECK(gen("vfs_read file->f_path.x", &caps_61, PROBE_KPROBE, &d, &e) == -ENOENT);
+	CHECK_EQ_U64(e.pos, 22);
+	CHECK(gen("vfs_read nosuch->x", &caps_61, PROBE_KPROBE, &d, &e) == -ENOENT);
+	CHECK_EQ_U64(e.pos, 9);
 	CHECK(gen("vfs_read+4 count", &caps_61, PROBE_KPROBE, &d, &e) == -EINVAL);
 	CHECK(strstr(e.msg, "entry only"));
 }
