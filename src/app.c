@@ -344,6 +344,12 @@ static void app_describe_request(struct app *a)
 		n = snprintf(p, len, "events");
 	for (unsigned int i = 0; i < so->nevents && n > 0 && (size_t)n < len; i++)
 		n += snprintf(p + n, len - (size_t)n, "%s%s", i ? ", " : " ", so->events[i]);
+	/* the probes' group: which events it holds */
+	for (unsigned int i = 0; i < probe_set_count(a->probes) && n > 0 && (size_t)n < len; i++)
+		n += snprintf(p + n, len - (size_t)n, "%s%s", i ? ", " : " (probes ",
+			      probe_set_get(a->probes, i)->event);
+	if (probe_set_count(a->probes) && n > 0 && (size_t)n < len)
+		n += snprintf(p + n, len - (size_t)n, ")");
 	if (n > 0 && (size_t)n < len)
 		snprintf(p + n, len - (size_t)n, ", as asked on the command line");
 }
@@ -471,6 +477,8 @@ static int app_start_probes(struct app *a, char *err, size_t errlen)
 	struct session_opts *so = &a->opts.so;
 	int ret;
 
+	/* a SIGKILLed ktop's probes: its instance went with session_reap_stale() */
+	probe_reap_stale(a->ft.tracefs, session_ktop_alive);
 	if (!a->opts.nprobes)
 		return 0;
 	if (so->nevents >= SESSION_MAX_LIST)
@@ -584,8 +592,6 @@ int app_start(struct app *a, char *err, size_t errlen)
 		return app_err(err, errlen, -ENODEV,
 			       "tracefs is not mounted; mount it with: "
 			       "mount -t tracefs nodev /sys/kernel/tracing");
-	/* a SIGKILLed ktop's probes: its instance went with session_reap_stale() */
-	probe_reap_stale(a->ft.tracefs, session_ktop_alive);
 	ret = app_start_probes(a, err, errlen);
 	debug_step("probe events");
 	if (ret) {

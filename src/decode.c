@@ -643,21 +643,17 @@ int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *
 	for (unsigned int k = 0; k < n; k++) {
 		for (unsigned int a = 0; a < t->nfields; a++) {
 			struct dslot *sl = &t->slot[a];
+			bool sym = fields[k].kind == KTOP_FK_SYM;
 
-			if (strcmp(t->fields[a].name, fields[k].name))
+			/* integers only (strings, arrays: as the format says) */
+			if (strcmp(t->fields[a].name, fields[k].name) || sl->op == DOP_ZERO ||
+			    sl->op > DOP_S64 || fields[k].kind == KTOP_FK_STR ||
+			    (sym && sl->size != 8 && sl->size != 4))
 				continue;
-			/* integers only: strings and arrays stay as their format says */
-			if (sl->op == DOP_ZERO || (sl->op > DOP_S64 && sl->op != DOP_SYM))
-				break;
-			if (fields[k].kind == KTOP_FK_SYM && (sl->size == 8 || sl->size == 4))
+			if (sym)
 				sl->op = DOP_SYM;
-			else if (fields[k].kind == KTOP_FK_SYM || fields[k].kind == KTOP_FK_STR)
-				break;
-			else if (sl->op == DOP_SYM)
-				sl->op = int_op(sl->size, fields[k].kind == KTOP_FK_INT);
 			t->fields[a].kind = fields[k].kind;
 			set++;
-			break;
 		}
 	}
 	dtype_ints(t);

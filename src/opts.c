@@ -442,8 +442,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_NO_FG_TAIL:
 		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
 		return 0;
-	case OPT_PROBE:
-		return opts_probe(o, arg, err, errlen);
 	case 'O':
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
@@ -505,7 +503,8 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 			return opts_err(err, errlen, "unknown option '%s'; see ktop --help",
 					opts_bad_name(argc, argv, name, sizeof(name)));
 		default:
-			if (opts_one(o, c, optarg, err, errlen))
+			if (c == OPT_PROBE ? opts_probe(o, optarg, err, errlen) :
+			    opts_one(o, c, optarg, err, errlen))
 				return -EINVAL;
 		}
 	}
