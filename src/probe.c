@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tracefs.h>
 #include <zlib.h>
 
 #include "fixture.h"
@@ -48,7 +49,6 @@ static struct {
 	char			line[PROBE_SET_MAX][EM_LINE];
 	char			path[PROBE_SET_MAX][300];
 	volatile sig_atomic_t	used[PROBE_SET_MAX];
-	char			enable[300];	/* top-level events/GROUP/enable */
 	volatile pid_t		owner;
 } em;
 
@@ -232,7 +232,6 @@ int probe_set_new(struct probe_set **out, const char *tracefs, const char *btf_p
 	}
 	ps->btf_err = probe_btf_open(&ps->btf, btf_path);
 	ps->caps.btf = !ps->btf_err;
-	snprintf(em.enable, sizeof(em.enable), "%s/events/%s/enable", tracefs, ps->group);
 	em.owner = ps->owner;
 	*out = ps;
 	return 0;
@@ -816,7 +815,7 @@ void probe_emergency(void)
 {
 	if (em.owner != getpid())
 		return;
-	write_word(em.enable, "0");
+	/* the session's emergency undo disabled them (rmdir, or set_event restored) */
 	for (int i = PROBE_SET_MAX - 1; i >= 0; i--) {
 		if (!em.used[i])
 			continue;
@@ -830,7 +829,7 @@ void probe_emergency(void)
 static int reap_file(const char *tracefs, const char *file, bool (*alive)(long pid))
 {
 	char path[512], *text, *p;
-	int n = 0;
+	int n = 0, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
 	text = read_text(path);
@@ -848,11 +847,15 @@ static int reap_file(const char *tracefs, const char *file, bool (*alive)(long p
 		pid = strtol(group + 5, &end, 10);
 		if (*end || pid <= 0 || alive(pid))
 			continue;
-		snprintf(en, sizeof(en), "%s/events/%s/enable", tracefs, group);
-		write_word(en, "0");
 		snprintf(line, sizeof(line), "-:%s/%s", group, event);
-		if (!append_line(path, line))
-			n++;
+		ret = append_line(path, line);
+		if (ret == -EBUSY) {
+			/* enabled at the top level (a top-level session): it is that ktop's */
+			snprintf(en, sizeof(en), "%s/events/%s/%s/enable", tracefs, group, event);
+			write_word(en, "0");
+			ret = append_line(path, line);
+		}
+		n += !ret;
 	}
 	free(text);
 	return n;
@@ -861,6 +864,11 @@ static int reap_file(const char *tracefs, const char *file, bool (*alive)(long p
 int probe_reap_stale(const char *tracefs, bool (*alive)(long pid))
 {
 	char path[512];
+
+	if (!tracefs)
+		tracefs = tracefs_tracing_dir();
+	if (!tracefs)
+		return 0;
 
 	snprintf(path, sizeof(path), "%s/dynamic_events", tracefs);
 	if (path_exists(path))

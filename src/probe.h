@@ -99,6 +99,7 @@ int probe_complete(struct probe_set *ps, const char *text, size_t cursor, char *
 /**
  * probe_reap_stale - undefine the probes of ktop_<pid> groups whose ktop is
  * dead (killed with SIGKILL); other groups are never touched
+ * @tracefs: the mount point; NULL: the one libtracefs finds
  * @alive: tells a live ktop from a dead one
  * Return: the number of events removed.
  */
