@@ -15,7 +15,7 @@
 need ktop
 need tracestate
 need probe_tool
-tracestate --save /tmp/pe.before || fail "tracestate --save failed"
+tracestate -R --save /tmp/pe.before || fail "tracestate -R --save failed"
 cat $T/dynamic_events > /tmp/pe.dyn
 inl=$(probe_tool inlined)
 note "a function in BTF but not in kallsyms: ${inl:-none found}"
