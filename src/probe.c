@@ -33,8 +33,9 @@ struct probe_set {
 	char			tracefs[256];
 	char			group[PROBE_NAME_MAX];
 	struct probe_caps	caps;
-	struct probe_btf	*btf;
-	int			btf_err;	/* why there is none */
+	struct probe_btf	*btf;		/* loaded on first need: see set_btf() */
+	bool			btf_tried;
+	char			btf_path[256];	/* "": the running kernel's */
 	unsigned int		n;
 	struct probe_def	*defs[PROBE_SET_MAX];
 	pid_t			owner;
@@ -230,11 +231,27 @@ int probe_set_new(struct probe_set **out, const char *tracefs, const char *btf_p
 		free(ps);
 		return -ENOTSUP;
 	}
-	ps->btf_err = probe_btf_open(&ps->btf, btf_path);
-	ps->caps.btf = !ps->btf_err;
+	snprintf(ps->btf_path, sizeof(ps->btf_path), "%s", btf_path ? btf_path : "");
+	if (btf_path)
+		ps->caps.btf = !access(btf_path, R_OK);
 	em.owner = ps->owner;
 	*out = ps;
 	return 0;
+}
+
+/*
+ * The kernel's BTF, read when a spec first needs it (a kernel function, an
+ * eprobe, completion): a uprobe-only run does not pay for it. NULL: none.
+ */
+static struct probe_btf *set_btf(struct probe_set *ps)
+{
+	if (!ps->btf_tried) {
+		ps->btf_tried = true;
+		if (probe_btf_open(&ps->btf, ps->btf_path[0] ? ps->btf_path : NULL))
+			ps->btf = NULL;
+		ps->caps.btf = ps->btf != NULL;
+	}
+	return ps->btf;
 }
 
 const char *probe_set_group(const struct probe_set *ps)
@@ -357,7 +374,7 @@ static int resolve_kernel(struct probe_set *ps, const struct probe_spec *sp, str
 			 "be probed here%s", c->uprobe ? "; user programs can (BINARY:SYMBOL)" : "");
 		return -ENOTSUP;
 	}
-	in_btf = ps->btf && !probe_btf_func(ps->btf, fn, &r->func);
+	in_btf = set_btf(ps) && !probe_btf_func(ps->btf, fn, &r->func);
 	in_ksyms = kallsyms_find(fn, clones, sizeof(clones), in_btf ? NULL : near,
 				 in_btf ? 0 : sizeof(near));
 	if (!in_btf && in_ksyms <= 0) {
@@ -585,12 +602,11 @@ int probe_preview(struct probe_set *ps, const char *spec, struct probe_def *def,
 		probe_default_event(sp, r->tg.name, event, sizeof(event) - 8);
 		probe_fmt(event + strlen(event), 8, "_%d", k++);
 	}
-	ret = probe_gen(sp, &ps->caps, ps->btf, &r->tg, ps->group, event, def, &pe);
+	/* user programs have no BTF: a uprobe-only run does not read the kernel's */
+	ret = probe_gen(sp, &ps->caps, r->tg.kind == PROBE_UPROBE ||
+			r->tg.kind == PROBE_URETPROBE ? ps->btf : set_btf(ps), &r->tg, ps->group,
+			event, def, &pe);
 	if (ret) {
-		if (!ps->btf && pe.msg[0] && strstr(pe.msg, "no BTF") == NULL &&
-		    ps->btf_err == -ENOENT && (ret == -ENOENT))
-			snprintf(pe.msg + strlen(pe.msg), sizeof(pe.msg) - strlen(pe.msg),
-				 " (this kernel has no BTF)");
 		spec_err(&pe, spec, err, errlen);
 		goto out;
 	}
@@ -919,7 +935,7 @@ static void complete_place(struct probe_set *ps, const char *w, struct cands *c,
 	int n;
 
 	if (!colon) {
-		n = ps->btf ? probe_btf_funcs(ps->btf, w, fn, 64) : 0;
+		n = set_btf(ps) ? probe_btf_funcs(ps->btf, w, fn, 64) : 0;
 		for (int i = 0; i < n && i < 64; i++)
 			cand_add(c, fn[i], strlen(fn[i]));
 		return;
@@ -975,7 +991,7 @@ static int complete_target(struct probe_set *ps, const struct probe_spec *sp, st
 	}
 	r->tg.kind = sp->ret ? PROBE_KRETPROBE : PROBE_KPROBE;
 	probe_fmt(r->tg.name, sizeof(r->tg.name), "%s", sp->target);
-	if (ps->btf && !probe_btf_func(ps->btf, sp->target, &r->func))
+	if (set_btf(ps) && !probe_btf_func(ps->btf, sp->target, &r->func))
 		r->tg.func = &r->func;
 	return 0;
 }
@@ -1035,7 +1051,7 @@ static void complete_arg(struct probe_set *ps, const char *head, const char *w,
 	*start += sep + 1 - w;
 	if (!sp->nargs)
 		goto out;
-	type = probe_expr_type(ps->btf, &r->tg, &sp->args[0].expr, &ptr_to);
+	type = probe_expr_type(set_btf(ps), &r->tg, &sp->args[0].expr, &ptr_to);
 	if (type < 0 && ptr_to <= 0)
 		goto out;
 	if (*sep == '>')

@@ -436,7 +436,7 @@ static int walk_expr(const struct gen *g, const struct probe_expr *x, int pos, s
 	ret = base_value(g, x, x->pos ? x->pos : pos, v);
 	if (ret)
 		return ret;
-	if (x->nsteps && !g->btf)
+	if (x->nsteps && !g->btf && !g->user)
 		return gen_err(g, pos, -ENOENT, "%s: members need the kernel's BTF, and this "
 			       "kernel has none (CONFIG_DEBUG_INFO_BTF): use +OFFS(...)", x->name);
 	for (unsigned int i = 0; i < x->nsteps; i++) {

@@ -256,20 +256,36 @@ TEST(prototype)
 	CHECK(probe_btf_func(btf, "no_such_function_xyz", &f) == -ENOENT);
 }
 
+/*
+ * vfs_read file->f_path.dentry->d_name.name:string + @more on a kprobe kernel
+ * whose first argument reads as @arg1; @tail: the rest of the line wanted.
+ */
+static int check_name_kprobe(const struct probe_caps *c, const char *more, const char *arg1,
+			     const char *tail, struct probe_def *d)
+{
+	struct probe_err e;
+	char spec[256], want[512];
+	long o1, o2;
+
+	oracle_name_offsets(&o1, &o2);
+	snprintf(spec, sizeof(spec), "vfs_read file->f_path.dentry->d_name.name:string %s", more);
+	if (gen(spec, c, PROBE_KPROBE, d, &e))
+		return -1;
+	snprintf(want, sizeof(want), "p:ktop_1/vfs_read vfs_read name=+0(+%ld(+%ld(%s))):string %s",
+		 o2, o1, arg1, tail);
+	if (strcmp(d->line, want)) {
+		printf("# got  %s\n# want %s\n", d->line, want);
+		return -1;
+	}
+	return 0;
+}
+
 TEST(kprobe_argn_offsets)
 {
 	struct probe_def d;
-	struct probe_err e;
-	char want[512];
-	long o1, o2;
 
 	CHECK(setup() == 0);
-	oracle_name_offsets(&o1, &o2);
-	CHECK(gen("vfs_read file->f_path.dentry->d_name.name:string count", &caps_61,
-		  PROBE_KPROBE, &d, &e) == 0);
-	snprintf(want, sizeof(want), "p:ktop_1/vfs_read vfs_read name=+0(+%ld(+%ld($arg1))):string "
-		 "count=$arg3:u64", o2, o1);
-	CHECK_STR(d.line, want);
+	CHECK(check_name_kprobe(&caps_61, "count", "$arg1", "count=$arg3:u64", &d) == 0);
 	CHECK_EQ_U64(d.nfields, 3);
 	CHECK_STR(d.fields[0].name, "__probe_ip");
 	CHECK(d.fields[0].kind == KTOP_FK_SYM);
@@ -282,17 +298,10 @@ TEST(kprobe_argn_offsets)
 TEST(kprobe_registers)
 {
 	struct probe_def d;
-	struct probe_err e;
-	char want[512];
-	long o1, o2;
 
 	CHECK(setup() == 0);
-	oracle_name_offsets(&o1, &o2);
-	CHECK(gen("vfs_read file->f_path.dentry->d_name.name:string n=count:hex pos", &caps_regs,
-		  PROBE_KPROBE, &d, &e) == 0);
-	snprintf(want, sizeof(want), "p:ktop_1/vfs_read vfs_read name=+0(+%ld(+%ld(%%di))):string "
-		 "n=%%dx:x64 pos=%%cx:x64", o2, o1);
-	CHECK_STR(d.line, want);
+	CHECK(check_name_kprobe(&caps_regs, "n=count:hex pos", "%di", "n=%dx:x64 pos=%cx:x64",
+				&d) == 0);
 	CHECK(d.fields[2].kind == KTOP_FK_HEX);
 }
 
