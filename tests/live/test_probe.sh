@@ -218,6 +218,25 @@ fi
 refuse "uprobe_symbol_type" "symbol names kernel addresses" \
 	--probe "build/tools/probe_target:ktop_probe_word \$arg1:symbol"
 
+# 4b. the library as the probe prompt will use it (build/tools/probe_tool)
+"$TOOLS/probe_tool" cycle "$P_WORD" "$P_RET" > "$tmp/cycle" 2>&1
+printf '%s\n' "list ktop_probe_word uprobe" "list ktop_probe_word__return uretprobe" \
+	"enable_on 0" "enable ktop_probe_word 1" \
+	"remove_enabled -16 cannot remove probe event ktop_PID/ktop_probe_word: Device or resource busy (still enabled in an instance)" \
+	"enable_off 0" "enable ktop_probe_word 0" "remove 0 " "count 1" > "$tmp/cycle.want"
+if sed 's/ktop_[0-9]*\//ktop_PID\//' "$tmp/cycle" | cmp -s - "$tmp/cycle.want"; then
+	ok "library_cycle: list, enable in an instance, remove refused while enabled, disable, remove"
+else
+	fail "library_cycle:"; diff "$tmp/cycle.want" "$tmp/cycle" | head -8 | sed 's/^/    /'
+fi
+dyn_same "library_cycle: nothing left"
+"$TOOLS/probe_tool" preview "libc:malloc size=\$arg1:u64" > "$tmp/pv" 2>&1
+check "preview_libc: libc:malloc found through ktop's own libraries ($(grep '^how' "$tmp/pv" | cut -c1-90))" \
+	grep -q "^how libc found as loaded by ktop itself (/proc/self/maps); malloc at 0x" "$tmp/pv"
+"$TOOLS/probe_tool" complete "build/tools/probe_target:ktop_probe_w" > "$tmp/cpl" 2>&1
+check "complete_symbol: ktop_probe_word from the ELF symbols" grep -qx "ktop_probe_word" "$tmp/cpl"
+dyn_same "preview_complete_define_nothing"
+
 # 5. --features names the probe kinds, creating nothing
 $KTOP --features > "$tmp/feat" 2>&1
 if grep -qE '^uprobe +available' "$tmp/feat" && grep -qE '^kprobe ' "$tmp/feat" &&

@@ -12,10 +12,17 @@
  *                                 wait for a line on stdin, remove them
  *   probe_tool inlined            a function the kernel's BTF describes that
  *                                 is not in kallsyms (inlined everywhere)
+ *   probe_tool cycle SPEC...      what the prompt's probe list does: create,
+ *                                 list, enable in an instance of its own
+ *                                 (ktop-<pid>), remove while enabled (refused),
+ *                                 disable, remove the first, free the rest;
+ *                                 one line per step
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "probe.h"
 #include "probe_btf.h"
@@ -154,6 +161,54 @@ static int inlined(struct probe_set *ps)
 	return ret;
 }
 
+static void show_enable(const char *inst, const char *group, const char *event)
+{
+	char path[1024], v[16] = "";
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", inst, group, event);
+	fp = fopen(path, "r");
+	if (fp && fgets(v, sizeof(v), fp))
+		v[strcspn(v, "\n")] = '\0';
+	if (fp)
+		fclose(fp);
+	printf("enable %s %s\n", event, v[0] ? v : "?");
+}
+
+static int cycle(struct probe_set *ps, int n, char **specs)
+{
+	const char *g = probe_set_group(ps);
+	char inst[256], err[4096], ev[PROBE_NAME_MAX];
+	int ret;
+
+	if (probe_create_all(ps, (const char *const *)specs, (unsigned int)n, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	for (unsigned int i = 0; i < probe_set_count(ps); i++)
+		printf("list %s %s\n", probe_set_get(ps, i)->event,
+		       probe_kind_name(probe_set_get(ps, i)->kind));
+	snprintf(ev, sizeof(ev), "%s", probe_set_get(ps, 0)->event);
+	snprintf(inst, sizeof(inst), "/sys/kernel/tracing/instances/ktop-%d", getpid());
+	if (mkdir(inst, 0700)) {
+		perror(inst);
+		return 1;
+	}
+	ret = probe_enable(ps, inst, ev, true);
+	printf("enable_on %d\n", ret);
+	show_enable(inst, g, ev);
+	ret = probe_remove(ps, ev, err, sizeof(err));
+	printf("remove_enabled %d %s\n", ret, ret ? err : "");
+	ret = probe_enable(ps, inst, ev, false);
+	printf("enable_off %d\n", ret);
+	show_enable(inst, g, ev);
+	rmdir(inst);
+	ret = probe_remove(ps, ev, err, sizeof(err));
+	printf("remove %d %s\n", ret, ret ? err : "");
+	printf("count %u\n", probe_set_count(ps));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct probe_set *ps;
@@ -162,7 +217,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: probe_tool preview SPEC | complete TEXT [N] | "
-			"create SPEC... | inlined\n");
+			"create SPEC... | inlined | cycle SPEC...\n");
 		return 2;
 	}
 	if (probe_set_new(&ps, "/sys/kernel/tracing", getenv("KTOP_PROBE_BTF"), err,
@@ -178,6 +233,8 @@ int main(int argc, char **argv)
 		ret = create(ps, argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "inlined"))
 		ret = inlined(ps);
+	else if (!strcmp(argv[1], "cycle") && argc >= 3)
+		ret = cycle(ps, argc - 2, argv + 2);
 	else
 		ret = 2;
 	probe_set_free(ps);
