@@ -32,6 +32,7 @@
 #include "schema.h"
 #include "store.h"
 #include "symbols.h"
+#include "tuning.h"
 
 /* What ktop traces when asked for nothing: scheduling, interrupts, syscalls. */
 static const char *const default_events[] = { "sched", "irq", "raw_syscalls" };
@@ -483,8 +484,7 @@ static int app_start_probes(struct app *a, char *err, size_t errlen)
 		return 0;
 	if (so->nevents >= SESSION_MAX_LIST)
 		return app_err(err, errlen, -E2BIG, "too many -e options to add the probes' group");
-	/* test switch: KTOP_PROBE_BTF=PATH reads another BTF file (a missing one: no BTF) */
-	ret = probe_set_new(&a->probes, a->ft.tracefs, getenv("KTOP_PROBE_BTF"), err, errlen);
+	ret = probe_set_new(&a->probes, a->ft.tracefs, tuning()->probe_btf, err, errlen);
 	if (ret)
 		return ret;
 	/* from the first definition on, a crash removes them too */

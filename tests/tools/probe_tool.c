@@ -26,6 +26,7 @@
 
 #include "probe.h"
 #include "probe_btf.h"
+#include "tuning.h"
 
 static const char *kind_str(enum ktop_field_kind k)
 {
@@ -122,7 +123,7 @@ static int inlined(struct probe_set *ps)
 	char **ks = ksyms_load(&nk);
 	int ret = 1;
 
-	if (!ks || probe_btf_open(&btf, getenv("KTOP_PROBE_BTF")))
+	if (!ks || probe_btf_open(&btf, tuning()->probe_btf))
 		return 1;
 	nf = (size_t)probe_btf_funcs(btf, "", NULL, 0);
 	fn = calloc(nf, sizeof(*fn));
@@ -220,7 +221,7 @@ int main(int argc, char **argv)
 			"create SPEC... | inlined | cycle SPEC...\n");
 		return 2;
 	}
-	if (probe_set_new(&ps, "/sys/kernel/tracing", getenv("KTOP_PROBE_BTF"), err,
+	if (probe_set_new(&ps, "/sys/kernel/tracing", tuning()->probe_btf, err,
 			  sizeof(err))) {
 		fprintf(stderr, "probe_tool: %s\n", err);
 		return 1;
