@@ -28,8 +28,11 @@
 #include "debug.h"
 #include "decode.h"
 #include "ftrace_filter.h"
+#include "probe.h"
+#include "schema.h"
 #include "store.h"
 #include "symbols.h"
+#include "tuning.h"
 
 /* What ktop traces when asked for nothing: scheduling, interrupts, syscalls. */
 static const char *const default_events[] = { "sched", "irq", "raw_syscalls" };
@@ -342,6 +345,12 @@ static void app_describe_request(struct app *a)
 		n = snprintf(p, len, "events");
 	for (unsigned int i = 0; i < so->nevents && n > 0 && (size_t)n < len; i++)
 		n += snprintf(p + n, len - (size_t)n, "%s%s", i ? ", " : " ", so->events[i]);
+	/* the probes' group: which events it holds */
+	for (unsigned int i = 0; i < probe_set_count(a->probes) && n > 0 && (size_t)n < len; i++)
+		n += snprintf(p + n, len - (size_t)n, "%s%s", i ? ", " : " (probes ",
+			      probe_set_get(a->probes, i)->event);
+	if (probe_set_count(a->probes) && n > 0 && (size_t)n < len)
+		n += snprintf(p + n, len - (size_t)n, ")");
 	if (n > 0 && (size_t)n < len)
 		snprintf(p + n, len - (size_t)n, ", as asked on the command line");
 }
@@ -460,6 +469,52 @@ static void app_start_bpf(struct app *a)
 }
 
 /*
+ * --probe: ktop's probe events, all defined or none, before the session
+ * enables their group in its instance (and reads their formats with the
+ * others'). Return: 0, or a negative errno with @err naming the spec.
+ */
+static int app_start_probes(struct app *a, char *err, size_t errlen)
+{
+	struct session_opts *so = &a->opts.so;
+	int ret;
+
+	/* a SIGKILLed ktop's probes: its instance went with session_reap_stale() */
+	probe_reap_stale(a->ft.tracefs, session_ktop_alive);
+	if (!a->opts.nprobes)
+		return 0;
+	if (so->nevents >= SESSION_MAX_LIST)
+		return app_err(err, errlen, -E2BIG, "too many -e options to add the probes' group");
+	ret = probe_set_new(&a->probes, a->ft.tracefs, tuning()->probe_btf, err, errlen);
+	if (ret)
+		return ret;
+	/* from the first definition on, a crash removes them too */
+	session_set_emergency_hook(probe_emergency);
+	ret = probe_create_all(a->probes, a->opts.probes, a->opts.nprobes, err, errlen);
+	if (ret) {
+		probe_set_free(a->probes);
+		a->probes = NULL;
+		return ret;
+	}
+	so->events[so->nevents++] = probe_set_group(a->probes);
+	return 0;
+}
+
+/* What the probes' definitions say their fields are: x64 is hex, symbol a symbol. */
+static void app_probe_kinds(struct app *a)
+{
+	for (unsigned int i = 0; i < probe_set_count(a->probes); i++) {
+		const struct probe_def *d = probe_set_get(a->probes, i);
+		struct ktop_field f[PROBE_MAX_FIELDS];
+
+		for (unsigned int k = 0; k < d->nfields; k++) {
+			f[k].name = d->fields[k].name;
+			f[k].kind = d->fields[k].kind;
+		}
+		decode_ctx_set_kinds(a->dc, d->group, d->event, f, d->nfields);
+	}
+}
+
+/*
  * kallsyms is read while the session is set up: both take seconds on a slow
  * machine, and once a function tracer is on, every kernel function (reading
  * /proc/kallsyms too) gets slower.
@@ -513,6 +568,7 @@ int app_start(struct app *a, char *err, size_t errlen)
 	a->bpf_why[0] = 0;
 	a->meta = NULL;
 	a->loader = NULL;
+	a->probes = NULL;
 
 	/*
 	 * First put back what a killed ktop left: probing a top level still
@@ -536,6 +592,12 @@ int app_start(struct app *a, char *err, size_t errlen)
 		return app_err(err, errlen, -ENODEV,
 			       "tracefs is not mounted; mount it with: "
 			       "mount -t tracefs nodev /sys/kernel/tracing");
+	ret = app_start_probes(a, err, errlen);
+	debug_step("probe events");
+	if (ret) {
+		features_release(&a->ft);
+		return ret;
+	}
 
 	syms_thread = !pthread_create(&syms_tid, NULL, app_syms_thread, a);
 	ret = app_open_session(a, err, errlen);
@@ -552,6 +614,8 @@ int app_start(struct app *a, char *err, size_t errlen)
 	if (ret) {
 		symbols_free(a->syms);
 		a->syms = NULL;
+		probe_set_free(a->probes);
+		a->probes = NULL;
 		return ret;
 	}
 
@@ -568,6 +632,7 @@ int app_start(struct app *a, char *err, size_t errlen)
 			      "cannot prepare the event decoders: %s", strerror(errno));
 		goto out_close;
 	}
+	app_probe_kinds(a);
 	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->wake_fd < 0) {
 		ret = app_err(err, errlen, -errno, "eventfd: %s", strerror(errno));
@@ -622,6 +687,9 @@ void app_stop(struct app *a)
 	if (a->sess)
 		session_close(a->sess);
 	a->sess = NULL;
+	/* after the instance that had them enabled */
+	probe_set_free(a->probes);
+	a->probes = NULL;
 	if (a->dc)
 		decode_ctx_free(a->dc);
 	a->dc = NULL;

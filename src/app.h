@@ -24,6 +24,7 @@ struct app_loader;
 struct ftrace_filter;
 struct ftrace_filter_result;
 struct filter_set;
+struct probe_set;
 
 struct app_opts {
 	struct session_opts	so;
@@ -42,6 +43,8 @@ struct app_opts {
 	bool			demo;		/* --demo */
 	bool			stream;		/* --stream */
 	size_t			stream_rate;	/* --stream-rate, bytes/s, 0: unbounded */
+	const char		*probes[SESSION_MAX_LIST];	/* --probe SPEC */
+	unsigned int		nprobes;
 };
 
 struct app {
@@ -56,6 +59,7 @@ struct app {
 	uint64_t		start_ns;	/* CLOCK_MONOTONIC at start */
 	char			mode_why[256];	/* what ktop chose to trace, and why */
 	bool			live;		/* false: an offline snapshot */
+	struct probe_set	*probes;	/* --probe: ktop's probe events, or NULL */
 	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
 	char			bpf_why[256];
 	uint64_t		bpf_seq;	/* newest BPF outlier printed */

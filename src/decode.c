@@ -513,6 +513,7 @@ static void dtype_ints(struct dtype *t)
 	};
 
 	t->ints = true;
+	t->copy = false;	/* decided below, once every slot is an integer */
 	t->load_end = 0;
 	for (unsigned int i = 0; i < t->nargs; i++) {
 		struct dslot *s = &t->slot[i];
@@ -625,6 +626,38 @@ out_free:
 out_err:
 	errno = err;
 	return NULL;
+}
+
+int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *name,
+			 const struct ktop_field *fields, unsigned int n)
+{
+	struct dtype *t = NULL;
+	int set = 0;
+
+	for (unsigned int i = 0; i < dc->nids && !t; i++)
+		if (dc->by_id[i] && !strcmp(dc->by_id[i]->event->system, system) &&
+		    !strcmp(dc->by_id[i]->event->name, name))
+			t = dc->by_id[i];
+	if (!t || t->type)
+		return -ENOENT;		/* unknown, or a fixed or registered type */
+	for (unsigned int k = 0; k < n; k++) {
+		for (unsigned int a = 0; a < t->nfields; a++) {
+			struct dslot *sl = &t->slot[a];
+			bool sym = fields[k].kind == KTOP_FK_SYM;
+
+			/* integers only (strings, arrays: as the format says) */
+			if (strcmp(t->fields[a].name, fields[k].name) || sl->op == DOP_ZERO ||
+			    sl->op > DOP_S64 || fields[k].kind == KTOP_FK_STR ||
+			    (sym && sl->size != 8 && sl->size != 4))
+				continue;
+			if (sym)
+				sl->op = DOP_SYM;
+			t->fields[a].kind = fields[k].kind;
+			set++;
+		}
+	}
+	dtype_ints(t);
+	return set;
 }
 
 bool decode_ctx_has_lazy_count(const struct decode_ctx *dc)

@@ -16,6 +16,7 @@
 #include "event.h"
 
 struct tep_handle;
+struct ktop_field;
 struct store;
 struct symbols;
 struct decode_ctx;
@@ -30,6 +31,19 @@ struct decoder;
 struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 				  struct symbols *syms);
 void decode_ctx_free(struct decode_ctx *dc);
+
+/**
+ * decode_ctx_set_kinds - how the integer fields of event @system:@name read
+ * when its format cannot say: a probe event's x64 field is a plain u64 in
+ * the format, its symbol field too (the probe's definition knows)
+ * @fields: names and kinds (KTOP_FK_HEX, _INT, _UINT, _SYM); fields not in
+ *	    the format, and strings, are left as they are
+ *
+ * Context: setup, before the decoders start.
+ * Return: the number of fields set, or -ENOENT for an unknown event.
+ */
+int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *name,
+			 const struct ktop_field *fields, unsigned int n);
 
 /*
  * Return: true when the formats carry common_preempt_lazy_count (the old

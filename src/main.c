@@ -19,6 +19,7 @@
 #include "batch.h"
 #include "features.h"
 #include "opts.h"
+#include "probe.h"
 #include "session.h"
 #include "ui.h"
 
@@ -38,13 +39,17 @@ static void main_reap_stale(void)
 	if (geteuid() != 0 || !features_tracefs_mounted())
 		return;
 	n = session_reap_stale();
+	/* after the instances, which may have had them enabled */
+	n += probe_reap_stale(NULL, session_ktop_alive);
 	if (n > 0)
 		fprintf(stderr, "ktop: cleaned up %d leftover%s of killed ktop sessions "
-			"(tracefs instances, saved tracing state)\n", n, n > 1 ? "s" : "");
+			"(tracefs instances, saved tracing state, probe events)\n", n,
+			n > 1 ? "s" : "");
 }
 
 static int main_features(void)
 {
+	struct probe_caps pc;
 	struct features ft;
 	int ret;
 
@@ -56,6 +61,11 @@ static int main_features(void)
 		return 1;
 	}
 	features_print(&ft, stdout);
+	if (ft.tracefs[0] && !probe_caps_read(ft.tracefs, &pc))
+		probe_caps_print(&pc, stdout);
+	else
+		printf("%-18s %-44s %s\n", "probes", "unknown", ft.root ?
+		       "cannot read the tracefs README" : "reading tracefs needs root");
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "opts.h"
+#include "probe_spec.h"
 #include "store.h"
 
 enum {
@@ -36,6 +37,7 @@ enum {
 	OPT_FG_TAIL,
 	OPT_NO_FG_TAIL,
 	OPT_THRESH,
+	OPT_PROBE,
 };
 
 static const struct option long_opts[] = {
@@ -70,6 +72,7 @@ static const struct option long_opts[] = {
 	{ "no-funcgraph-tail",	no_argument,		NULL, OPT_NO_FG_TAIL },
 	{ "thresh",		required_argument,	NULL, OPT_THRESH },
 	{ "tracer-option",	required_argument,	NULL, 'O' },
+	{ "probe",		required_argument,	NULL, OPT_PROBE },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -101,6 +104,8 @@ void opts_usage(FILE *fp)
 	      "  -O, --tracer-option N=V    osnoise/timerlat setting: period_us, runtime_us,\n"
 	      "                             stop_tracing_us, stop_tracing_total_us,\n"
 	      "                             timerlat_period_us, print_stack, cpus; repeatable\n"
+	      "      --probe SPEC           a probe event (kprobe/fprobe, eprobe, uprobe), typed\n"
+	      "                             from BTF; repeatable; see Probes below\n"
 	      "  -m, --memory SIZE          event store limit (default 256M; K, M, G suffixes)\n"
 	      "      --force                take over a top-level tracer in use\n"
 	      "      --no-bpf               do not load BPF programs\n"
@@ -124,6 +129,17 @@ void opts_usage(FILE *fp)
 	      "      --demo                 open the bundled demo snapshot\n"
 	      "  -h, --help                 this text\n"
 	      "  -V, --version              version\n"
+	      "\n"
+	      "Probes: [EVENT=]PLACE[%return] [[NAME=]EXPR[:TYPE]]...\n"
+	      "  PLACE  FUNC (a kernel function), SYSTEM:EVENT (an eprobe on a trace event),\n"
+	      "         BINARY:SYMBOL (a uprobe; BINARY a path, a library or a program)\n"
+	      "  EXPR   a parameter or field by name, $argN, $retval, $comm, $args; then\n"
+	      "         ->member .member [N] (from BTF); +OFFS(EXPR), %REG as the kernel's\n"
+	      "  TYPE   u8..u64 s8..s64 x8..x64 hex string ustring symbol char (default: BTF's)\n"
+	      "  --probe 'vfs_read file->f_path.dentry->d_name.name:string count'\n"
+	      "  --probe 'vfs_read%return $retval'   --probe 'libc:malloc size=$arg1:u64'\n"
+	      "  --probe '/usr/bin/bash:readline%return +0($retval):string'\n"
+	      "  --probe 'syscalls:sys_enter_openat filename'\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure while running, 2 bad usage or tracing\n"
 	      "could not be set up (the kernel's tracing state is then left untouched).\n",
@@ -272,6 +288,24 @@ static int opts_add_pids(struct session_opts *so, const char *arg, char *err, si
 			return 0;
 		p = end + 1;
 	}
+}
+
+/* --probe SPEC: its syntax now, so a typo costs no start; the kernel's say comes later */
+static int opts_probe(struct app_opts *o, const char *arg, char *err, size_t errlen)
+{
+	struct probe_spec *sp;
+	struct probe_err pe;
+	char msg[1024];
+
+	if (probe_spec_parse(arg, &sp, &pe))
+		return opts_err(err, errlen, "--probe '%s': %s", arg,
+				probe_err_format(&pe, arg, msg, sizeof(msg)));
+	probe_spec_free(sp);
+	if (o->nprobes >= SESSION_MAX_LIST)
+		return opts_err(err, errlen, "too many --probe options (at most %d)",
+				SESSION_MAX_LIST);
+	o->probes[o->nprobes++] = arg;
+	return 0;
 }
 
 static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
@@ -469,7 +503,8 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 			return opts_err(err, errlen, "unknown option '%s'; see ktop --help",
 					opts_bad_name(argc, argv, name, sizeof(name)));
 		default:
-			if (opts_one(o, c, optarg, err, errlen))
+			if (c == OPT_PROBE ? opts_probe(o, optarg, err, errlen) :
+			    opts_one(o, c, optarg, err, errlen))
 				return -EINVAL;
 		}
 	}

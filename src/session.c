@@ -96,6 +96,9 @@ const char *const session_osnoise_files[] = {
 	"timerlat_period_us", "print_stack", "cpus", NULL
 };
 
+static void (*volatile session_emergency_hook)(void);
+static bool ktop_alive(long pid);
+
 static int sig_pipe[2] = { -1, -1 };
 static char sig_altstack[64 * 1024] __attribute__((aligned(16)));
 static volatile sig_atomic_t sig_pending;
@@ -244,7 +247,7 @@ static void session_emergency(void)
 
 	if (!s || s->owner != getpid() ||
 	    __atomic_exchange_n(&session_emergency_done, 1, __ATOMIC_ACQ_REL))
-		return;
+		goto out_hook;
 	sess_write_path(s->p_tracing_on, "0");
 	if (s->top) {
 		if (s->saved && !s->restored && !tracestate_restore_blind(s->saved)) {
@@ -268,6 +271,10 @@ static void session_emergency(void)
 	if (s->lock_fd >= 0)
 		unlink(s->lock_path);
 	session_live = NULL;
+out_hook:
+	/* after the instance: what it had enabled can go now (probe events) */
+	if (session_emergency_hook)
+		session_emergency_hook();
 }
 
 static void session_atexit(void)
@@ -336,6 +343,16 @@ int session_signals_init(void)
 	atexit(session_atexit);
 	done = true;
 	return 0;
+}
+
+void session_set_emergency_hook(void (*fn)(void))
+{
+	session_emergency_hook = fn;
+}
+
+bool session_ktop_alive(long pid)
+{
+	return ktop_alive(pid);
 }
 
 int session_signal_fd(void)

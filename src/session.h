@@ -110,6 +110,16 @@ int session_signals_init(void);
  * @add false forgets it (call before close()). Context: any thread.
  */
 void session_track_fd(int fd, bool add);
+/*
+ * @fn runs on the emergency path (fatal signals, atexit), after the
+ * session's instance is gone, and also when no session is open yet; it must
+ * be async-signal-safe. ktop's probe events use it (probe_emergency).
+ */
+void session_set_emergency_hook(void (*fn)(void));
+
+/* Is the ktop with @pid alive (its lock held)? For reaping what a dead one left. */
+bool session_ktop_alive(long pid);
+
 int session_signal_fd(void);		/* readable when a terminating signal came */
 int session_signal_pending(void);	/* the signal number, 0 when none */
 

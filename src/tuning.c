@@ -27,6 +27,9 @@ const struct tuning_var tuning_vars[] = {
 	PATH("KTOP_FILTER_FUNCS", filter_funcs, NULL,
 	     "A recorded available_filter_functions (plain or gzip'd) for the filter "
 	     "prompt's preview when the kernel refuses to show its own."),
+	PATH("KTOP_PROBE_BTF", probe_btf, NULL,
+	     "A BTF file --probe reads instead of the running kernel's (a missing file: a "
+	     "kernel without BTF, for the tests of that message)."),
 	NUMBER("KTOP_READ_QUEUE_MB", read_queue_mb, 0, 4096, 32,
 	       "Queue of ring-buffer pages per CPU between reading and decoding, in MB "
 	       "(at least 4 pages); pages that find it full are dropped and counted."),

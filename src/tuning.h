@@ -26,6 +26,7 @@ struct tuning {
 	const char	*fixtures;		/* KTOP_FIXTURES */
 	bool		test_top_level;		/* KTOP_TEST_TOP_LEVEL */
 	const char	*filter_funcs;		/* KTOP_FILTER_FUNCS */
+	const char	*probe_btf;		/* KTOP_PROBE_BTF */
 	/* the consumer, for benchmarks */
 	unsigned int	read_queue_mb;		/* KTOP_READ_QUEUE_MB */
 	bool		decode_thread;		/* KTOP_DECODE_THREAD */
