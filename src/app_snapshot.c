@@ -515,8 +515,8 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 		if (a->wake_fd >= 0 && read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			break;
 		ret = snapshot_writer_flush(w, a->st);
-		if (ret == -EPIPE)
-			goto out;	/* the reader went away: clean up quietly */
+		if (ret == -EPIPE || ret == -EINTR)
+			goto out;	/* the reader went away, or took nothing as we stop */
 		if (ret) {
 			fprintf(log, "ktop: --stream: %s\n", snapshot_writer_error(w));
 			status = 1;
@@ -524,11 +524,13 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 		}
 	}
 	/* a signal or the end of --duration: a proper end, so the reader sees a whole file */
-	if (!snapshot_writer_flush(w, a->st))
-		snapshot_writer_finish(w);
+	ret = snapshot_writer_flush(w, a->st);
+	if (!ret)
+		ret = snapshot_writer_finish(w);
 out:
 	snapshot_writer_stats(w, &ws);
-	if (ws.dropped || ws.skipped)
+	/* not when the reader stopped reading: stderr may be the same full pipe */
+	if ((ws.dropped || ws.skipped) && ret != -EINTR)
 		fprintf(log, "ktop: --stream: %llu events sent, %llu left out for the bandwidth "
 			"bound, %llu evicted before they could be sent\n",
 			(unsigned long long)ws.events, (unsigned long long)ws.dropped,

@@ -778,7 +778,8 @@ int batch_run(struct app *a, FILE *out)
 		else
 			batch_text(&b);
 		if (fflush(out) || ferror(out)) {
-			status = errno == EPIPE ? 0 : 1;
+			/* the reader left, or it took nothing while ktop was stopping */
+			status = errno == EPIPE || errno == EINTR ? 0 : 1;
 			break;
 		}
 		if (last)

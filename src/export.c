@@ -29,6 +29,7 @@
 #include "export.h"
 #include "flags.h"
 #include "intern.h"
+#include "output.h"
 #include "safefile.h"
 #include "schema.h"
 #include "snapshot.h"
@@ -748,7 +749,8 @@ static int outf_open(struct outf *o, const char *path, unsigned int flags, char 
 	if (ret)
 		return ret;
 	fd = fcntl(o->out.fd, F_DUPFD_CLOEXEC, 3);
-	o->fp = fd < 0 ? NULL : fdopen(fd, "w");
+	/* in place (standard output, a FIFO): a stop request must end a wait on its reader */
+	o->fp = fd < 0 ? NULL : o->out.in_place ? output_fdopen(fd, true) : fdopen(fd, "w");
 	if (!o->fp) {
 		if (fd >= 0)
 			close(fd);

@@ -39,6 +39,7 @@
 #include "schema.h"
 #include "decode.h"
 #include "fixture.h"
+#include "output.h"
 
 #define SNAP_MAGIC		"KTOPSNAP"
 #define SNAP_HDR_SIZE		32
@@ -453,6 +454,7 @@ struct comm_pair {
 
 struct snapshot_writer {
 	int			fd;
+	struct output		*out;		/* fd, written so that a stop ends a wait */
 	char			name[256];
 	char			err[512];
 	int			level;
@@ -495,46 +497,6 @@ static int writer_fail(struct snapshot_writer *w, int ret, const char *fmt, ...)
 	return ret;
 }
 
-/*
- * write() all of @iov with SIGPIPE blocked, consuming a SIGPIPE it raised,
- * so a vanished reader is an -EPIPE return and not the death of the process.
- */
-static int write_all(int fd, struct iovec *iov, int cnt)
-{
-	sigset_t pipe_set, old;
-	struct timespec zero = { 0, 0 };
-	int ret = 0;
-
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	while (cnt > 0) {
-		ssize_t n = writev(fd, iov, cnt);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		while (cnt > 0 && (size_t)n >= iov->iov_len) {
-			n -= iov->iov_len;
-			iov++;
-			cnt--;
-		}
-		if (cnt > 0) {
-			iov->iov_base = (char *)iov->iov_base + n;
-			iov->iov_len -= n;
-		}
-	}
-	if (ret == -EPIPE && !sigismember(&old, SIGPIPE)) {
-		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
-			;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
-}
-
 static int writer_block(struct snapshot_writer *w, enum blk_type type)
 {
 	uint8_t hdr[BLK_HDR_SIZE];
@@ -563,7 +525,7 @@ static int writer_block(struct snapshot_writer *w, enum blk_type type)
 	put_le32(hdr + 20, crc(hdr, 20));
 	iov[0] = (struct iovec){ hdr, sizeof(hdr) };
 	iov[1] = (struct iovec){ w->comp.p, n };
-	ret = write_all(w->fd, iov, 2);
+	ret = output_write(w->out, iov, 2);
 	if (ret)
 		return writer_fail(w, ret, "write: %s", strerror(-ret));
 	w->st.bytes += sizeof(hdr) + n;
@@ -620,7 +582,8 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	w->last_refill = mono_now();
 	w->cctx = ZSTD_createCCtx();
 	w->evs = malloc(WRITE_BLOCK_EVENTS * sizeof(*w->evs));
-	if (!w->cctx || !w->evs) {
+	w->out = output_new(fd);
+	if (!w->cctx || !w->evs || !w->out) {
 		ret = -ENOMEM;
 		writer_fail(w, ret, "out of memory");
 		goto out_fail;
@@ -633,7 +596,7 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	put_le64(hdr + 16, (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec);
 	put_le32(hdr + 28, crc(hdr, 28));
 	iov = (struct iovec){ hdr, sizeof(hdr) };
-	ret = write_all(fd, &iov, 1);
+	ret = output_write(w->out, &iov, 1);
 	if (ret) {
 		writer_fail(w, ret, "write: %s", strerror(-ret));
 		goto out_fail;
@@ -1054,6 +1017,7 @@ void snapshot_writer_free(struct snapshot_writer *w)
 	if (!w)
 		return;
 	ZSTD_freeCCtx(w->cctx);
+	output_free(w->out);
 	buf_free(&w->raw);
 	buf_free(&w->comp);
 	free(w->next);

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# A terminating signal ends ktop within a second whatever its output is doing
+# (issue 14, finding 5): `ktop --stream` and `ktop --json --interval 0.02`
+# writing into a pipe that nobody reads (`| sleep 30`) are blocked on a full
+# pipe when SIGTERM or SIGHUP comes. Each must exit within 1 s with the status
+# of a normal stop by that signal (0), its instance gone and the tracing state
+# as before. And a reader that keeps up still gets a whole stream after
+# SIGTERM: the stop does not cut output that can go out.
+#
+# Root, this host's kernel. Prints "ok NAME" / "FAIL NAME: why", then
+# "N passed, N failed".
+
+. "$(dirname "$0")/lib_ktop.sh"
+need tracestate snapshot_tool
+
+# blocked NAME SIG ARGS...: ktop ARGS > a FIFO that a sleeping process holds
+# open and never reads; send SIG once the pipe has long been full
+blocked() {
+	local name=$1 sig=$2 kpid spid t0 t1 ms rc i
+	shift 2
+	state_save "$tmp/before"
+	rm -f "$tmp/fifo"
+	mkfifo "$tmp/fifo"
+	sleep 30 <"$tmp/fifo" &
+	spid=$!
+	"$KTOP" "$@" >"$tmp/fifo" 2>"$tmp/err" &
+	kpid=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -d "$TRACEFS/instances/ktop-$kpid" ] && break
+		sleep 0.1
+	done
+	if [ ! -d "$TRACEFS/instances/ktop-$kpid" ]; then
+		fail "$name: instance ktop-$kpid never appeared: $(head -c 200 "$tmp/err")"
+		kill -KILL "$kpid" "$spid" 2>/dev/null
+		wait "$kpid" "$spid" 2>/dev/null
+		return
+	fi
+	sleep 2.5	# the 64 KiB pipe is full after a fraction of that
+	t0=$(date +%s%N)
+	kill -s "$sig" "$kpid"
+	for ((i = 0; i < 250; i++)); do
+		kill -0 "$kpid" 2>/dev/null || break
+		sleep 0.02
+	done
+	t1=$(date +%s%N)
+	ms=$(((t1 - t0) / 1000000))
+	if kill -0 "$kpid" 2>/dev/null; then
+		fail "$name: still running ${ms} ms after SIG$sig (blocked writing to a full pipe?)"
+		kill -KILL "$kpid"
+		wait "$kpid" 2>/dev/null
+		no_instance "$name: instance removed (after SIGKILL)" "$kpid"
+		# the next live ktop reaps it: do that now, for the next case
+		timeout 20 "$KTOP" --batch --duration 0.2 >/dev/null 2>&1
+		state_same "$name: tracing state restored (by the next ktop)" "$tmp/before"
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+		return
+	else
+		wait "$kpid"
+		rc=$?
+		if [ "$ms" -gt 1000 ]; then
+			fail "$name: ended ${ms} ms after SIG$sig, over 1 s"
+		elif [ "$rc" -ne 0 ]; then
+			fail "$name: exit status $rc after SIG$sig, want 0: $(head -c 200 "$tmp/err")"
+		else
+			ok "$name: ended ${ms} ms after SIG$sig, exit 0"
+		fi
+	fi
+	no_instance "$name: instance removed" "$kpid"
+	state_same "$name: tracing state restored" "$tmp/before"
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+}
+
+for sig in TERM HUP; do
+	blocked "ktop --stream | sleep 30, SIG$sig" "$sig" --stream
+	blocked "ktop --json --interval 0.02 | sleep 60, SIG$sig" "$sig" --json --interval 0.02
+done
+
+# a reader that keeps up: SIGTERM ends the stream properly (end record), through a pipe
+state_save "$tmp/before"
+"$KTOP" --stream 2>"$tmp/err" | "$TOOLS/snapshot_tool" load - >"$tmp/load" 2>&1 &
+for ((i = 0; i < 100; i++)); do
+	kpid=$(pgrep -n -f "^$KTOP --stream$")
+	[ -n "$kpid" ] && [ -d "$TRACEFS/instances/ktop-$kpid" ] && break
+	sleep 0.1
+done
+sleep 1.5
+kill -TERM "$kpid"
+wait
+if grep -q '^events [1-9]' "$tmp/load"; then
+	ok "ktop --stream | a reader, SIGTERM: a whole stream ($(cat "$tmp/load"))"
+else
+	fail "ktop --stream | a reader, SIGTERM: $(head -c 300 "$tmp/load") $(head -c 200 "$tmp/err")"
+fi
+no_instance "ktop --stream | a reader, SIGTERM: instance removed" "$kpid"
+state_same "ktop --stream | a reader, SIGTERM: tracing state restored" "$tmp/before"
+
+finish
