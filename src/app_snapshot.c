@@ -258,7 +258,7 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 	l->end_signal = is_stdin && (flags & APP_SNAP_END_SIGNAL);
 	snprintf(l->name, sizeof(l->name), "%s", is_stdin ? "standard input" : path);
 	a->loader = l;
-	l->r = snapshot_reader_new(fd, is_stdin ? "-" : path, a->opts.memory, err, errlen);
+	l->r = snapshot_reader_new(fd, l->name, a->opts.memory, err, errlen);
 	if (!l->r)
 		return errno ? -errno : -EBADMSG;
 	a->st = snapshot_reader_store(l->r);

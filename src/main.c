@@ -213,10 +213,11 @@ static int main_offline(struct app *a, const char *path)
 	} else {
 		status = ui_run(a);
 	}
+	/* a stream that breaks off is bad input as a truncated file is: status 2 */
 	ret = app_loader_status(a, err, sizeof(err));
 	if (ret && ret != -EINTR) {
 		fprintf(stderr, "ktop: %s\n", err);
-		status = is_stdin ? 1 : EXIT_USAGE;
+		status = EXIT_USAGE;
 	}
 	status = main_output(a, status);
 	app_stop(a);

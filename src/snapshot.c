@@ -2034,7 +2034,7 @@ int snapshot_load(const char *path, size_t mem_limit, struct store **out,
 	struct snapshot_reader *r;
 	uint8_t head[16];
 	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "<stdin>" : path;
+	const char *name = is_stdin ? "standard input" : path;
 	ssize_t n = 0;
 	int fd, ret;
 
