@@ -26,6 +26,10 @@ struct schema {
 	pthread_mutex_t				lock;
 	_Atomic unsigned int			max_id;
 	unsigned int				next_dyn;
+	_Atomic size_t				bytes;
+	/* (system, name) -> id, open addressing, 0 empty; under lock */
+	uint16_t				*hash;
+	unsigned int				hcap, hused;
 	_Atomic(struct schema_page *)		dir[SCHEMA_DIR_SIZE];
 	struct ktop_schema_type			fixed[KTOP_T_NR_FIXED];
 };
@@ -83,6 +87,53 @@ static const struct ktop_schema_type schema_fixed[KTOP_T_NR_FIXED] = {
 #undef T
 #undef F
 
+static uint32_t schema_hash(const char *system, const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *p = system; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h ^ (h >> 15);
+}
+
+/* Called locked: index @id by its names, growing the table at 3/4 full. */
+static int schema_index(struct schema *sc, unsigned int id, const struct ktop_schema_type *t)
+{
+	unsigned int i;
+
+	if ((sc->hused + 1) * 4 > sc->hcap * 3) {
+		unsigned int cap = sc->hcap ? sc->hcap * 2 : 256;
+		uint16_t *h = calloc(cap, sizeof(*h)), *old = sc->hash;
+
+		if (!h)
+			return -ENOMEM;
+		for (unsigned int k = 0; k < sc->hcap; k++) {
+			const struct ktop_schema_type *o;
+
+			if (!old[k])
+				continue;
+			o = schema_get(sc, old[k]);
+			for (i = schema_hash(o->system, o->name) & (cap - 1); h[i]; i = (i + 1) & (cap - 1))
+				;
+			h[i] = old[k];
+		}
+		atomic_fetch_add_explicit(&sc->bytes, (cap - sc->hcap) * sizeof(*h),
+					  memory_order_relaxed);
+		free(old);
+		sc->hash = h;
+		sc->hcap = cap;
+	}
+	for (i = schema_hash(t->system, t->name) & (sc->hcap - 1); sc->hash[i];
+	     i = (i + 1) & (sc->hcap - 1))
+		;
+	sc->hash[i] = (uint16_t)id;
+	sc->hused++;
+	return 0;
+}
+
 /* Called locked, or at creation. */
 static int schema_put(struct schema *sc, unsigned int id, struct ktop_schema_type *t)
 {
@@ -93,9 +144,15 @@ static int schema_put(struct schema *sc, unsigned int id, struct ktop_schema_typ
 		p = calloc(1, sizeof(*p));
 		if (!p)
 			return -ENOMEM;
+		atomic_fetch_add_explicit(&sc->bytes, sizeof(*p), memory_order_relaxed);
 		atomic_store_explicit(&sc->dir[id >> SCHEMA_PAGE_SHIFT], p, memory_order_release);
 	}
 	atomic_store_explicit(&p->types[id & (SCHEMA_PAGE_SIZE - 1)], t, memory_order_release);
+	if (schema_index(sc, id, t)) {
+		atomic_store_explicit(&p->types[id & (SCHEMA_PAGE_SIZE - 1)], NULL,
+				      memory_order_release);
+		return -ENOMEM;
+	}
 	if (id + 1 > atomic_load_explicit(&sc->max_id, memory_order_relaxed))
 		atomic_store_explicit(&sc->max_id, id + 1, memory_order_release);
 	return 0;
@@ -148,20 +205,24 @@ void schema_free(struct schema *sc)
 		}
 		free(p);
 	}
+	free(sc->hash);
 	pthread_mutex_destroy(&sc->lock);
 	free(sc);
 }
 
-/* Called locked. */
+/* Called locked. A file may bring 65536 types: a lookup must not scan them all. */
 static int schema_find_locked(const struct schema *sc, const char *system, const char *name)
 {
-	unsigned int max = atomic_load_explicit(&sc->max_id, memory_order_relaxed);
+	unsigned int i;
 
-	for (unsigned int id = 1; id < max; id++) {
-		const struct ktop_schema_type *t = schema_get(sc, id);
+	if (!sc->hcap)
+		return -ENOENT;
+	for (i = schema_hash(system, name) & (sc->hcap - 1); sc->hash[i];
+	     i = (i + 1) & (sc->hcap - 1)) {
+		const struct ktop_schema_type *t = schema_get(sc, sc->hash[i]);
 
 		if (t && !strcmp(t->name, name) && !strcmp(t->system, system))
-			return id;
+			return sc->hash[i];
 	}
 	return -ENOENT;
 }
@@ -170,6 +231,7 @@ int schema_add(struct schema *sc, const char *system, const char *name,
 	       unsigned int nfields, const struct ktop_field *fields)
 {
 	struct ktop_schema_type *t;
+	size_t bytes;
 	int ret;
 
 	if (!system || !name || nfields > KTOP_MAX_ARGS)
@@ -201,6 +263,10 @@ int schema_add(struct schema *sc, const char *system, const char *name,
 	ret = schema_put(sc, t->id, t);
 	if (ret)
 		goto out_free;
+	bytes = sizeof(*t) + strlen(system) + strlen(name) + 2;
+	for (unsigned int i = 0; i < nfields; i++)
+		bytes += strlen(t->fields[i].name) + 1;
+	atomic_fetch_add_explicit(&sc->bytes, bytes, memory_order_relaxed);
 	ret = sc->next_dyn++;
 out_unlock:
 	pthread_mutex_unlock(&sc->lock);
@@ -237,4 +303,9 @@ int schema_find(const struct schema *sc, const char *system, const char *name)
 unsigned int schema_max_id(const struct schema *sc)
 {
 	return atomic_load_explicit(&sc->max_id, memory_order_acquire);
+}
+
+size_t schema_bytes(const struct schema *sc)
+{
+	return atomic_load_explicit(&sc->bytes, memory_order_relaxed);
 }
