@@ -31,11 +31,12 @@ struct output {
 	int		fd;	/* the caller's */
 	int		wfd;	/* written to: fd, or our own reopened description */
 	enum output_how	how;
+	uint64_t	last_ms;	/* when the reader last took something */
 };
 
 static atomic_int output_stop_fd = -1;
-/* CLOCK_MONOTONIC ms after which a waiting write gives up; 0: no stop seen yet */
-static _Atomic uint64_t output_stop_deadline;
+/* CLOCK_MONOTONIC ms when a stop request was first seen; 0: none yet */
+static _Atomic uint64_t output_stop_ms;
 
 void output_set_stop_fd(int fd)
 {
@@ -73,6 +74,7 @@ struct output *output_new(int fd)
 		return NULL;
 	o->fd = o->wfd = fd;
 	o->how = OUT_POLL;
+	o->last_ms = output_now_ms();
 	flags = fcntl(fd, F_GETFL);
 	if (fstat(fd, &sb) || flags < 0)
 		return o;	/* the first write says what is wrong */
@@ -103,7 +105,8 @@ void output_free(struct output *o)
 }
 
 /*
- * Until @o->wfd has room, or ktop is stopping and the grace time is over.
+ * Until @o->wfd has room, or ktop is stopping and the reader has taken
+ * nothing for OUTPUT_STOP_GRACE_MS or the stop is OUTPUT_STOP_MAX_MS old.
  * Return: 0 (write now), -EINTR, or a negative errno.
  */
 static int output_wait(struct output *o)
@@ -115,12 +118,16 @@ static int output_wait(struct output *o)
 			{ .fd = o->wfd, .events = POLLOUT },
 			{ .fd = sfd, .events = POLLIN },
 		};
-		uint64_t dl = atomic_load(&output_stop_deadline), now = output_now_ms();
+		uint64_t stop = atomic_load(&output_stop_ms), now = output_now_ms(), dl = 0;
 		int timeout = -1, n;
 
-		if (dl)
+		if (stop) {
+			dl = (stop > o->last_ms ? stop : o->last_ms) + OUTPUT_STOP_GRACE_MS;
+			if (dl > stop + OUTPUT_STOP_MAX_MS)
+				dl = stop + OUTPUT_STOP_MAX_MS;
 			timeout = now >= dl ? 0 : (int)(dl - now);
-		n = poll(pfd, !dl && sfd >= 0 ? 2 : 1, timeout);
+		}
+		n = poll(pfd, !stop && sfd >= 0 ? 2 : 1, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -130,13 +137,12 @@ static int output_wait(struct output *o)
 			return -EBADF;
 		if (pfd[0].revents)
 			return 0;	/* room, or an error the write will report */
-		if (dl && output_now_ms() >= dl)
+		if (stop && output_now_ms() >= dl)
 			return -EINTR;
-		if (!dl && (pfd[1].revents & POLLIN)) {
+		if (!stop && (pfd[1].revents & POLLIN)) {
 			uint64_t zero = 0;
 
-			atomic_compare_exchange_strong(&output_stop_deadline, &zero,
-						       output_now_ms() + OUTPUT_STOP_GRACE_MS);
+			atomic_compare_exchange_strong(&output_stop_ms, &zero, output_now_ms());
 		}
 	}
 }
@@ -193,6 +199,7 @@ int output_write(struct output *o, struct iovec *iov, int cnt)
 			ret = -errno;
 			break;
 		}
+		o->last_ms = output_now_ms();
 		while (cnt > 0 && (size_t)n >= iov->iov_len) {
 			n -= iov->iov_len;
 			iov++;

@@ -11,10 +11,11 @@
  * untouched), a socket with MSG_DONTWAIT; when neither works, in pieces of at
  * most PIPE_BUF bytes after poll() said there is room. Waiting for room is a
  * poll() on the output and on the stop fd (the signal handlers' self-pipe,
- * see session_signals_init()). Once the stop fd is readable, writes that must
- * wait get OUTPUT_STOP_GRACE_MS in all, then fail with -EINTR; writes that
- * need no wait still go out (a reader that keeps up gets a whole last summary
- * or a properly ended stream).
+ * see session_signals_init()). Once the stop fd is readable, a write that
+ * must wait fails with -EINTR when the reader has taken nothing for
+ * OUTPUT_STOP_GRACE_MS, or OUTPUT_STOP_MAX_MS after the stop was seen: a
+ * reader that keeps up still gets the last summary or a properly ended
+ * stream, and no reader keeps ktop from ending within a second of a signal.
  */
 #ifndef KTOP_OUTPUT_H
 #define KTOP_OUTPUT_H
@@ -24,6 +25,7 @@
 #include <sys/uio.h>
 
 #define OUTPUT_STOP_GRACE_MS	200
+#define OUTPUT_STOP_MAX_MS	400
 
 struct output;
 
@@ -50,8 +52,8 @@ void output_free(struct output *o);
  * @cnt: how many
  *
  * SIGPIPE is not delivered for it: a reader that went away is -EPIPE.
- * Return: 0, -EPIPE, -EINTR (ktop is stopping and the reader took nothing
- * for OUTPUT_STOP_GRACE_MS), or another negative errno.
+ * Return: 0, -EPIPE, -EINTR (ktop is stopping and the reader is not taking
+ * what is left, see above), or another negative errno.
  * Context: any thread; one writer per output.
  */
 int output_write(struct output *o, struct iovec *iov, int cnt);

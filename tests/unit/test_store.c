@@ -1038,7 +1038,7 @@ static void *cw_write(void *p)
 			snprintf(comm, sizeof(comm), "c%u-%" PRIu64, w->cpu, s % 7);
 			store_set_comm(w->cw->st, 100 + s % 40, comm);
 		}
-		if (s % 5000 == 0)
+		if (s % 50 == 0)	/* marks evicted as the writers evict chunks */
 			store_add_lost(w->cw->st, w->cpu, ev.ts, 1);
 	}
 	store_publish(w->cw->st, w->cpu);
@@ -1103,6 +1103,20 @@ static void *cw_read(void *p)
 			if (t > end)
 				atomic_fetch_add(&cw->bad, 1);
 			store_comm(cw->st, 100 + k % 40);
+			/* the held marks: each CPU's in time order, while they are evicted */
+			{
+				struct store_lost m[64];
+				uint64_t mseq = k * 7, lastm[CW_CPUS] = { 0 };
+				size_t nm = store_lost_marks_from(cw->st, &mseq, m, 64);
+
+				for (size_t i = 0; i < nm; i++) {
+					if (m[i].cpu >= CW_CPUS || m[i].ts < lastm[m[i].cpu])
+						atomic_fetch_add(&cw->bad, 1);
+					else
+						lastm[m[i].cpu] = m[i].ts;
+				}
+				store_lost_marks(cw->st, stats.first_ts, UINT64_MAX, m, 64);
+			}
 		}
 	}
 	atomic_fetch_add(&cw->reads, reads);
@@ -1137,6 +1151,8 @@ TEST(store_concurrent)
 	store_get_stats(cw.st, &s);
 	CHECK_EQ_U64(s.appended, CW_CPUS * cw.n);
 	CHECK(s.evicted > 0);
+	CHECK(s.marks_evicted > 0);
+	CHECK_EQ_U64(s.lost_marks, CW_CPUS * ((cw.n + 49) / 50));
 	CHECK_EQ_U64(s.events + s.evicted, s.appended);
 	for (unsigned int c = 0; c < CW_CPUS; c++) {
 		store_cpu_range(cw.st, c, &first, &end);
