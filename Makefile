@@ -161,7 +161,7 @@ benches: $(BENCH_BINS)
 # libFuzzer targets tests/fuzz/fuzz_*.c -> build-fuzz/ (clang, ASan+UBSan; the
 # sources they reach are compiled in). tests/fuzz/run.sh builds and runs them.
 FUZZ_SRCS	:= src/snapshot.c src/store.c src/intern.c src/schema.c src/decode.c \
-		   src/symbols.c src/fixture.c src/output.c src/lostmarks.c
+		   src/symbols.c src/fixture.c src/output.c src/lostmarks.c src/safefile.c
 fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 # and the small utilities those call

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "output.h"
 
 enum output_how {
@@ -45,10 +45,7 @@ void output_set_stop_fd(int fd)
 
 static uint64_t output_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return clock_mono_ns() / NSEC_PER_MSEC;
 }
 
 /*

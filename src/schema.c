@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "schema.h"
 
 #define SCHEMA_PAGE_SHIFT	8
@@ -27,9 +28,8 @@ struct schema {
 	_Atomic unsigned int			max_id;
 	unsigned int				next_dyn;
 	_Atomic size_t				bytes;
-	/* (system, name) -> id, open addressing, 0 empty; under lock */
-	uint16_t				*hash;
-	unsigned int				hcap, hused;
+	/* "system\x1fname" (schema_key) -> id, under lock; the keys are ours */
+	struct strmap				by_name;
 	_Atomic(struct schema_page *)		dir[SCHEMA_DIR_SIZE];
 	struct ktop_schema_type			fixed[KTOP_T_NR_FIXED];
 };
@@ -87,50 +87,48 @@ static const struct ktop_schema_type schema_fixed[KTOP_T_NR_FIXED] = {
 #undef T
 #undef F
 
-static uint32_t schema_hash(const char *system, const char *name)
+/*
+ * The name key of a type: "system\x1fname", in @buf when it fits, else
+ * allocated (free it when it is not @buf). Return: the key, or NULL.
+ */
+static char *schema_key(const char *system, const char *name, char *buf, size_t len)
 {
-	uint32_t h = 2166136261u;
+	size_t ls = strlen(system), ln = strlen(name);
+	char *k = ls + ln + 2 <= len ? buf : malloc(ls + ln + 2);
 
-	for (const char *p = system; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	h = (h ^ 0xff) * 16777619u;
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h ^ (h >> 15);
+	if (!k)
+		return NULL;
+	memcpy(k, system, ls);
+	k[ls] = '\x1f';
+	memcpy(k + ls + 1, name, ln + 1);
+	return k;
 }
 
-/* Called locked: index @id by its names, growing the table at 3/4 full. */
+/*
+ * Called locked: index @id by its names. A file may bring 65536 types, so a
+ * lookup by name must not scan them all (it did: 65472 types took 42 s).
+ */
 static int schema_index(struct schema *sc, unsigned int id, const struct ktop_schema_type *t)
 {
-	unsigned int i;
+	char *key = schema_key(t->system, t->name, NULL, 0);
+	bool added;
+	uint64_t *v;
 
-	if ((sc->hused + 1) * 4 > sc->hcap * 3) {
-		unsigned int cap = sc->hcap ? sc->hcap * 2 : 256;
-		uint16_t *h = calloc(cap, sizeof(*h)), *old = sc->hash;
-
-		if (!h)
-			return -ENOMEM;
-		for (unsigned int k = 0; k < sc->hcap; k++) {
-			const struct ktop_schema_type *o;
-
-			if (!old[k])
-				continue;
-			o = schema_get(sc, old[k]);
-			for (i = schema_hash(o->system, o->name) & (cap - 1); h[i]; i = (i + 1) & (cap - 1))
-				;
-			h[i] = old[k];
-		}
-		atomic_fetch_add_explicit(&sc->bytes, (cap - sc->hcap) * sizeof(*h),
-					  memory_order_relaxed);
-		free(old);
-		sc->hash = h;
-		sc->hcap = cap;
+	if (!key)
+		return -ENOMEM;
+	v = strmap_put(&sc->by_name, key, &added);
+	if (!v) {
+		free(key);
+		return -ENOMEM;
 	}
-	for (i = schema_hash(t->system, t->name) & (sc->hcap - 1); sc->hash[i];
-	     i = (i + 1) & (sc->hcap - 1))
-		;
-	sc->hash[i] = (uint16_t)id;
-	sc->hused++;
+	if (!added) {
+		/* names with a \x1f in them, from a hostile file: the first keeps the key */
+		free(key);
+		return 0;
+	}
+	*v = id;
+	atomic_fetch_add_explicit(&sc->bytes, strlen(key) + 1 + sizeof(struct strmap_ent) +
+				  2 * sizeof(struct hmap_slot), memory_order_relaxed);
 	return 0;
 }
 
@@ -205,26 +203,29 @@ void schema_free(struct schema *sc)
 		}
 		free(p);
 	}
-	free(sc->hash);
+	for (size_t i = 0; i < sc->by_name.n; i++)
+		free((char *)sc->by_name.ent[i].key);
+	strmap_destroy(&sc->by_name);
 	pthread_mutex_destroy(&sc->lock);
 	free(sc);
 }
 
-/* Called locked. A file may bring 65536 types: a lookup must not scan them all. */
+/* Called locked. */
 static int schema_find_locked(const struct schema *sc, const char *system, const char *name)
 {
-	unsigned int i;
+	char buf[256], *key = schema_key(system, name, buf, sizeof(buf));
+	const struct ktop_schema_type *t;
+	uint64_t *v;
 
-	if (!sc->hcap)
+	if (!key)
+		return -ENOMEM;
+	v = strmap_get(&sc->by_name, key, strlen(key));
+	if (key != buf)
+		free(key);
+	t = v ? schema_get(sc, (uint16_t)*v) : NULL;
+	if (!t || strcmp(t->name, name) || strcmp(t->system, system))
 		return -ENOENT;
-	for (i = schema_hash(system, name) & (sc->hcap - 1); sc->hash[i];
-	     i = (i + 1) & (sc->hcap - 1)) {
-		const struct ktop_schema_type *t = schema_get(sc, sc->hash[i]);
-
-		if (t && !strcmp(t->name, name) && !strcmp(t->system, system))
-			return sc->hash[i];
-	}
-	return -ENOENT;
+	return (int)*v;
 }
 
 int schema_add(struct schema *sc, const char *system, const char *name,

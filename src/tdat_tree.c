@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "evformat.h"
 #include "tdat_tree.h"
 
 #define TDAT_TREE_TMP		"/tmp"
@@ -71,18 +72,9 @@ static int write_text(const char *dir, const char *name, const char *text)
 static int write_format(const char *dir, const struct snapshot_format *fm)
 {
 	char path[PATH_MAX], name[128];
-	const char *p = strstr(fm->text, "name: ");
-	size_t n;
 
-	if (!p)
-		return 0;
-	p += 6;
-	n = strcspn(p, "\n");
-	if (!n || n >= sizeof(name) || strchr(fm->system, '/') || fm->system[0] == '.')
-		return 0;
-	memcpy(name, p, n);
-	name[n] = 0;
-	if (strchr(name, '/') || name[0] == '.')
+	if (!evformat_name(fm->text, name, sizeof(name)) || strchr(fm->system, '/') ||
+	    fm->system[0] == '.' || strchr(name, '/') || name[0] == '.')
 		return 0;
 	snprintf(path, sizeof(path), "%s/events/%s", dir, fm->system);
 	mkdir(path, 0700);
