@@ -15,10 +15,38 @@
 . "$(dirname "$0")/lib_ktop.sh"
 need tracestate snapshot_tool
 
+# ktop_of PATTERN: the newest process whose command line matches PATTERN,
+# once its instance is there (10 s at most); its pid, empty if none
+ktop_of() {
+	local i pid
+	for ((i = 0; i < 100; i++)); do
+		pid=$(pgrep -n -f "$1")
+		[ -n "$pid" ] && [ -d "$TRACEFS/instances/ktop-$pid" ] && break
+		sleep 0.1
+	done
+	echo "$pid"
+}
+
+# signal_gone SIG PID: send SIG, wait up to 5 s for PID to end; sets $ms to
+# the time it took and returns 1 (after a SIGKILL) if it did not end
+signal_gone() {
+	local t0 i
+	t0=$(date +%s%N)
+	kill -s "$1" "$2"
+	for ((i = 0; i < 250; i++)); do
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.02
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	kill -0 "$2" 2>/dev/null || return 0
+	kill -KILL "$2"
+	return 1
+}
+
 # blocked NAME SIG ARGS...: ktop ARGS > a FIFO that a sleeping process holds
 # open and never reads; send SIG once the pipe has long been full
 blocked() {
-	local name=$1 sig=$2 kpid spid t0 t1 ms rc i
+	local name=$1 sig=$2 kpid spid rc
 	shift 2
 	state_save "$tmp/before"
 	rm -f "$tmp/fifo"
@@ -27,36 +55,20 @@ blocked() {
 	spid=$!
 	"$KTOP" "$@" >"$tmp/fifo" 2>"$tmp/err" &
 	kpid=$!
-	for ((i = 0; i < 100; i++)); do
-		[ -d "$TRACEFS/instances/ktop-$kpid" ] && break
-		sleep 0.1
-	done
-	if [ ! -d "$TRACEFS/instances/ktop-$kpid" ]; then
+	if [ "$(ktop_of "^$KTOP $*\$")" != "$kpid" ]; then
 		fail "$name: instance ktop-$kpid never appeared: $(head -c 200 "$tmp/err")"
 		kill -KILL "$kpid" "$spid" 2>/dev/null
 		wait "$kpid" "$spid" 2>/dev/null
 		return
 	fi
 	sleep 2.5	# the 64 KiB pipe is full after a fraction of that
-	t0=$(date +%s%N)
-	kill -s "$sig" "$kpid"
-	for ((i = 0; i < 250; i++)); do
-		kill -0 "$kpid" 2>/dev/null || break
-		sleep 0.02
-	done
-	t1=$(date +%s%N)
-	ms=$(((t1 - t0) / 1000000))
-	if kill -0 "$kpid" 2>/dev/null; then
+	if ! signal_gone "$sig" "$kpid"; then
 		fail "$name: still running ${ms} ms after SIG$sig (blocked writing to a full pipe?)"
-		kill -KILL "$kpid"
 		wait "$kpid" 2>/dev/null
 		no_instance "$name: instance removed (after SIGKILL)" "$kpid"
 		# the next live ktop reaps it: do that now, for the next case
 		timeout 20 "$KTOP" --batch --duration 0.2 >/dev/null 2>&1
 		state_same "$name: tracing state restored (by the next ktop)" "$tmp/before"
-		kill "$spid" 2>/dev/null
-		wait "$spid" 2>/dev/null
-		return
 	else
 		wait "$kpid"
 		rc=$?
@@ -67,9 +79,9 @@ blocked() {
 		else
 			ok "$name: ended ${ms} ms after SIG$sig, exit 0"
 		fi
+		no_instance "$name: instance removed" "$kpid"
+		state_same "$name: tracing state restored" "$tmp/before"
 	fi
-	no_instance "$name: instance removed" "$kpid"
-	state_same "$name: tracing state restored" "$tmp/before"
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 }
@@ -82,11 +94,7 @@ done
 # a reader that keeps up: SIGTERM ends the stream properly (end record), through a pipe
 state_save "$tmp/before"
 "$KTOP" --stream 2>"$tmp/err" | "$TOOLS/snapshot_tool" load - >"$tmp/load" 2>&1 &
-for ((i = 0; i < 100; i++)); do
-	kpid=$(pgrep -n -f "^$KTOP --stream$")
-	[ -n "$kpid" ] && [ -d "$TRACEFS/instances/ktop-$kpid" ] && break
-	sleep 0.1
-done
+kpid=$(ktop_of "^$KTOP --stream\$")
 sleep 1.5
 kill -TERM "$kpid"
 wait
@@ -114,22 +122,10 @@ while True:
     o.write(b)
     time.sleep(0.03)
 ' "$tmp/slow.ktop" &
-for ((i = 0; i < 100; i++)); do
-	kpid=$(pgrep -n -f "^$KTOP --stream -e raw_syscalls$")
-	[ -n "$kpid" ] && [ -d "$TRACEFS/instances/ktop-$kpid" ] && break
-	sleep 0.1
-done
+kpid=$(ktop_of "^$KTOP --stream -e raw_syscalls\$")
 sleep 2
-kill -TERM "$kpid"
-t0=$(date +%s%N)
-for ((i = 0; i < 250; i++)); do
-	kill -0 "$kpid" 2>/dev/null || break
-	sleep 0.02
-done
-ms=$((($(date +%s%N) - t0) / 1000000))
-if kill -0 "$kpid" 2>/dev/null; then
+if ! signal_gone TERM "$kpid"; then
 	fail "ktop --stream | a slow reader, SIGTERM: still running ${ms} ms after SIGTERM"
-	kill -KILL "$kpid"
 else
 	check "ktop --stream | a slow reader, SIGTERM: ended ${ms} ms after SIGTERM" test "$ms" -le 1000
 fi
