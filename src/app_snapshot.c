@@ -490,14 +490,18 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	struct snapshot_meta m;
 	uint64_t end = 0;
 	char err[512] = "";
-	int ret, status = 0;
+	int ret, werr, status = 0;
 
 	snap_live_meta(a, &m, NULL);
 	w = snapshot_writer_new(fd, "standard output", a->st, &m, &wo, err, sizeof(err));
+	werr = errno;
 	snapshot_meta_free(&m);
 	if (!w) {
+		/* the reader went away, or took nothing of the header as we stop: quietly */
+		if (werr == EPIPE || werr == EINTR)
+			return 0;
 		fprintf(log, "ktop: --stream: %s\n", err);
-		return errno == EPIPE ? 0 : 1;
+		return 1;
 	}
 	if (a->opts.duration > 0)
 		end = a->start_ns + (uint64_t)(a->opts.duration * 1e9);
