@@ -34,7 +34,7 @@ endif
 # Debian packages: build, run, tests, benchmarks, the qemu rig.
 DEB_PKGS := build-essential pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
 	libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libzstd-dev libpcre2-dev \
-	libncurses-dev tmux trace-cmd qemu-system-x86 busybox-static cpio \
+	libncurses-dev tmux trace-cmd qemu-system-x86 busybox-static cpio time \
 	libclang-rt-14-dev python3 linux-perf libbpf-tools procps rtla xz-utils zstd \
 	bpftrace
 
@@ -161,7 +161,7 @@ benches: $(BENCH_BINS)
 # libFuzzer targets tests/fuzz/fuzz_*.c -> build-fuzz/ (clang, ASan+UBSan; the
 # sources they reach are compiled in). tests/fuzz/run.sh builds and runs them.
 FUZZ_SRCS	:= src/snapshot.c src/store.c src/intern.c src/schema.c src/decode.c \
-		   src/symbols.c src/fixture.c
+		   src/symbols.c src/fixture.c src/output.c src/lostmarks.c src/safefile.c
 fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 # and the small utilities those call

@@ -258,7 +258,7 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 	l->end_signal = is_stdin && (flags & APP_SNAP_END_SIGNAL);
 	snprintf(l->name, sizeof(l->name), "%s", is_stdin ? "standard input" : path);
 	a->loader = l;
-	l->r = snapshot_reader_new(fd, is_stdin ? "-" : path, a->opts.memory, err, errlen);
+	l->r = snapshot_reader_new(fd, l->name, a->opts.memory, err, errlen);
 	if (!l->r)
 		return errno ? -errno : -EBADMSG;
 	a->st = snapshot_reader_store(l->r);
@@ -490,14 +490,18 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	struct snapshot_meta m;
 	uint64_t end = 0;
 	char err[512] = "";
-	int ret, status = 0;
+	int ret, werr, status = 0;
 
 	snap_live_meta(a, &m, NULL);
 	w = snapshot_writer_new(fd, "standard output", a->st, &m, &wo, err, sizeof(err));
+	werr = errno;
 	snapshot_meta_free(&m);
 	if (!w) {
+		/* the reader went away, or took nothing of the header as we stop: quietly */
+		if (werr == EPIPE || werr == EINTR)
+			return 0;
 		fprintf(log, "ktop: --stream: %s\n", err);
-		return errno == EPIPE ? 0 : 1;
+		return 1;
 	}
 	if (a->opts.duration > 0)
 		end = a->start_ns + (uint64_t)(a->opts.duration * 1e9);
@@ -515,8 +519,8 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 		if (a->wake_fd >= 0 && read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			break;
 		ret = snapshot_writer_flush(w, a->st);
-		if (ret == -EPIPE)
-			goto out;	/* the reader went away: clean up quietly */
+		if (ret == -EPIPE || ret == -EINTR)
+			goto out;	/* the reader went away, or took nothing as we stop */
 		if (ret) {
 			fprintf(log, "ktop: --stream: %s\n", snapshot_writer_error(w));
 			status = 1;
@@ -524,11 +528,13 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 		}
 	}
 	/* a signal or the end of --duration: a proper end, so the reader sees a whole file */
-	if (!snapshot_writer_flush(w, a->st))
-		snapshot_writer_finish(w);
+	ret = snapshot_writer_flush(w, a->st);
+	if (!ret)
+		ret = snapshot_writer_finish(w);
 out:
 	snapshot_writer_stats(w, &ws);
-	if (ws.dropped || ws.skipped)
+	/* not when the reader stopped reading: stderr may be the same full pipe */
+	if ((ws.dropped || ws.skipped) && ret != -EINTR)
 		fprintf(log, "ktop: --stream: %llu events sent, %llu left out for the bandwidth "
 			"bound, %llu evicted before they could be sent\n",
 			(unsigned long long)ws.events, (unsigned long long)ws.dropped,

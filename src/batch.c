@@ -361,6 +361,8 @@ static void batch_gather(struct batch *b, uint64_t now)
 	batch_list_finish(&b->pids);
 	batch_list_finish(&b->funcs);
 	store_get_stats(b->a->st, &b->ss);
+	/* "Store: used of limit" is all that counts against the limit */
+	b->ss.bytes += b->ss.lost_bytes + b->ss.tables;
 }
 
 /* ---- naming ----------------------------------------------------------- */
@@ -472,9 +474,12 @@ static void batch_text(struct batch *b)
 	fprintf(o, "Events: %" PRIu64 " this interval, %.0f/s ingested, %" PRIu64
 		" since start\n", b->events, batch_rate(b, b->events), b->ss.appended);
 	fprintf(o, "Store: %s used of %s (%.1f%%), %" PRIu64 " events held, %" PRIu64
-		" evicted\n", used, limit,
+		" evicted", used, limit,
 		b->ss.limit ? 100.0 * (double)b->ss.bytes / (double)b->ss.limit : 0.0,
 		b->ss.events, b->ss.evicted);
+	if (b->ss.marks_evicted)
+		fprintf(o, " (and %" PRIu64 " lost-event marks)", b->ss.marks_evicted);
+	fputc('\n', o);
 	fprintf(o, "Lost: %" PRIu64 " this interval, %" PRIu64 " since start\n", b->lost,
 		b->lost_total);
 	if (b->a->cons) {
@@ -599,8 +604,8 @@ static void batch_json(struct batch *b)
 		b->ktop_dropped, b->ktop_dropped_total, b->backlog, b->backlog_max, b->queue,
 		b->page_size);
 	fprintf(o, ",\"store\":{\"bytes\":%" PRIu64 ",\"limit\":%" PRIu64 ",\"held\":%" PRIu64
-		",\"evicted\":%" PRIu64 "}", b->ss.bytes, b->ss.limit, b->ss.events,
-		b->ss.evicted);
+		",\"evicted\":%" PRIu64 ",\"marks_evicted\":%" PRIu64 "}", b->ss.bytes,
+		b->ss.limit, b->ss.events, b->ss.evicted, b->ss.marks_evicted);
 
 	fputs(",\"cpus\":[", o);
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
@@ -778,7 +783,8 @@ int batch_run(struct app *a, FILE *out)
 		else
 			batch_text(&b);
 		if (fflush(out) || ferror(out)) {
-			status = errno == EPIPE ? 0 : 1;
+			/* the reader left, or it took nothing while ktop was stopping */
+			status = errno == EPIPE || errno == EINTR ? 0 : 1;
 			break;
 		}
 		if (last)

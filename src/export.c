@@ -29,10 +29,12 @@
 #include "export.h"
 #include "flags.h"
 #include "intern.h"
+#include "output.h"
 #include "safefile.h"
 #include "schema.h"
 #include "snapshot.h"
 #include "store.h"
+#include "tdat_tree.h"
 
 /* libtracecmd's output API (trace-cmd-private.h), exported by libtracecmd.so.1 */
 struct tracecmd_output;
@@ -50,38 +52,6 @@ int tracecmd_write_cpu_data(struct tracecmd_output *handle, int cpus,
 			    char * const *cpu_data_files, const char *buff_name);
 void tracecmd_output_close(struct tracecmd_output *handle);
 void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
-
-/* The kernel's events/header_event: fixed since 2.6.3x. */
-static const char header_event_text[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n"
-	"\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
-
-/*
- * libtracecmd 1.x dereferences a NULL list when the tracing directory has no
- * events/ftrace/ format at all (a session that saved only the formats of its
- * trace events). This is the kernel's own ftrace:print format (64-bit, the
- * same since v4.x), written only in that case.
- */
-static const char ftrace_print_format[] =
-	"name: print\n"
-	"ID: 5\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n"
-	"\n"
-	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
 
 #define RB_MAX_SMALL	(28 * 4)
 #define RB_TS_BITS	27
@@ -476,72 +446,6 @@ static void pager_add(struct pager *p, uint64_t ts, const uint8_t *rec, int size
 
 /* ---- trace.dat ------------------------------------------------------------------ */
 
-static int write_text(const char *dir, const char *name, const char *text)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	if (text)
-		fputs(text, f);
-	return fclose(f) ? -EIO : 0;
-}
-
-static int write_format(const char *dir, const struct snapshot_format *fm)
-{
-	char path[PATH_MAX], name[128];
-	const char *p = strstr(fm->text, "name: ");
-	size_t n;
-
-	if (!p)
-		return 0;
-	p += 6;
-	n = strcspn(p, "\n");
-	if (!n || n >= sizeof(name) || strchr(fm->system, '/') || fm->system[0] == '.')
-		return 0;
-	memcpy(name, p, n);
-	name[n] = 0;
-	if (strchr(name, '/') || name[0] == '.')
-		return 0;
-	snprintf(path, sizeof(path), "%s/events/%s", dir, fm->system);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/events/%s/%s", dir, fm->system, name);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "events/%s/%s/format", fm->system, name);
-	return write_text(dir, path, fm->text);
-}
-
-static int write_cmdlines(const char *dir, struct store *st)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/saved_cmdlines", dir);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	for (int32_t pid = 1; pid < (1 << 23); pid++) {
-		const char *c = store_comm(st, pid);
-
-		if (c && *c)
-			fprintf(f, "%d %s\n", pid, c);
-	}
-	return fclose(f) ? -EIO : 0;
-}
-
-static void rm_tree(const char *dir)
-{
-	char cmd[PATH_MAX + 32];
-
-	/* our own mkdtemp directory: no user input in the name */
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		return;
-}
-
 static int cmp_lost(const void *a, const void *b)
 {
 	const struct store_lost *x = a, *y = b;
@@ -554,7 +458,7 @@ int export_tracedat(const char *path, struct store *st, const struct snapshot_me
 		    char *err, size_t errlen)
 {
 	unsigned int ncpus = store_ncpus(st);
-	char tdir[] = "/tmp/ktop-tracedat.XXXXXX";
+	char tdir[TDAT_TREE_PATH_MAX];
 	char **files = NULL, sub[PATH_MAX];
 	struct tracecmd_output *out = NULL;
 	struct store_lost *lost = NULL;
@@ -565,7 +469,7 @@ int export_tracedat(const char *path, struct store *st, const struct snapshot_me
 	uint8_t *rec = NULL;
 	uint64_t t0, t1;
 	size_t nlost;
-	bool have_dir = false, have_ftrace = false;
+	bool have_dir = false;
 	int fd, ret;
 	struct stat sb;
 
@@ -584,35 +488,12 @@ int export_tracedat(const char *path, struct store *st, const struct snapshot_me
 		ret = fail(err, errlen, -ENOMEM, path, "out of memory");
 		goto out;
 	}
-	if (!mkdtemp(tdir)) {
-		ret = fail(err, errlen, -errno, path, "temporary directory: %s", strerror(errno));
-		goto out;
-	}
-	have_dir = true;
-	snprintf(sub, sizeof(sub), "%s/events", tdir);
-	mkdir(sub, 0700);
-	ret = write_text(tdir, "events/header_page", meta->header_page);
-	if (!ret)
-		ret = write_text(tdir, "events/header_event", header_event_text);
-	if (!ret)
-		ret = write_text(tdir, "printk_formats", "");
-	if (!ret)
-		ret = write_text(tdir, "kallsyms", meta->kallsyms ? meta->kallsyms : "");
-	for (size_t i = 0; !ret && i < meta->nformats; i++) {
-		ret = write_format(tdir, &meta->formats[i]);
-		have_ftrace |= !strcmp(meta->formats[i].system, "ftrace");
-	}
-	if (!ret && !have_ftrace) {
-		struct snapshot_format pf = { (char *)"ftrace", (char *)ftrace_print_format };
-
-		ret = write_format(tdir, &pf);
-	}
-	if (!ret)
-		ret = write_cmdlines(tdir, st);
+	ret = tdat_tree_create(tdir, sizeof(tdir), meta, st);
 	if (ret) {
 		ret = fail(err, errlen, ret, path, "temporary files: %s", strerror(-ret));
 		goto out;
 	}
+	have_dir = true;
 
 	nlost = store_lost_marks(st, t0, t1, NULL, 0);
 	lost = calloc(nlost + 1, sizeof(*lost));
@@ -729,7 +610,7 @@ out:
 	if (tep)
 		tep_free(tep);
 	if (have_dir)
-		rm_tree(tdir);
+		tdat_tree_remove(tdir);
 	return ret;
 }
 
@@ -748,7 +629,8 @@ static int outf_open(struct outf *o, const char *path, unsigned int flags, char 
 	if (ret)
 		return ret;
 	fd = fcntl(o->out.fd, F_DUPFD_CLOEXEC, 3);
-	o->fp = fd < 0 ? NULL : fdopen(fd, "w");
+	/* in place (standard output, a FIFO): a stop request must end a wait on its reader */
+	o->fp = fd < 0 ? NULL : o->out.in_place ? output_fdopen(fd, true) : fdopen(fd, "w");
 	if (!o->fp) {
 		if (fd >= 0)
 			close(fd);

@@ -277,6 +277,11 @@ size_t intern_bytes(const struct intern *in)
 	struct intern_table *t = atomic_load_explicit(&((struct intern *)in)->table,
 						      memory_order_acquire);
 
+	/*
+	 * The arenas and id pages, the table and the retired ones (together
+	 * smaller than it). Not the directory inside struct intern: 512 KiB of
+	 * address space of which a string table touches a page per 2M ids.
+	 */
 	return atomic_load_explicit(&in->bytes, memory_order_relaxed) +
-	       (t->mask + 1) * sizeof(t->slots[0]) + sizeof(*in);
+	       2 * (t->mask + 1) * sizeof(t->slots[0]);
 }

@@ -19,6 +19,7 @@
 #include "batch.h"
 #include "features.h"
 #include "opts.h"
+#include "output.h"
 #include "probe.h"
 #include "session.h"
 #include "ui.h"
@@ -45,6 +46,25 @@ static void main_reap_stale(void)
 		fprintf(stderr, "ktop: cleaned up %d leftover%s of killed ktop sessions "
 			"(tracefs instances, saved tracing state, probe events)\n", n,
 			n > 1 ? "s" : "");
+}
+
+/*
+ * The summaries go to standard output through an output stream (src/output.h):
+ * a reader that stops reading cannot keep a stop request from ending ktop.
+ */
+static int main_batch(struct app *a)
+{
+	FILE *out = output_fdopen(STDOUT_FILENO, false);
+	int status;
+
+	if (!out) {
+		fprintf(stderr, "ktop: standard output: %s\n", strerror(errno));
+		return 1;
+	}
+	status = batch_run(a, out);
+	if (fclose(out) && !status && errno != EPIPE && errno != EINTR)
+		status = 1;
+	return status;
 }
 
 static int main_features(void)
@@ -189,14 +209,15 @@ static int main_offline(struct app *a, const char *path)
 				a->opts.iterations = 1;
 			a->start_ns = app_now_ns() - interval;
 		}
-		status = batch_run(a, stdout);
+		status = main_batch(a);
 	} else {
 		status = ui_run(a);
 	}
+	/* a stream that breaks off is bad input as a truncated file is: status 2 */
 	ret = app_loader_status(a, err, sizeof(err));
 	if (ret && ret != -EINTR) {
 		fprintf(stderr, "ktop: %s\n", err);
-		status = is_stdin ? 1 : EXIT_USAGE;
+		status = EXIT_USAGE;
 	}
 	status = main_output(a, status);
 	app_stop(a);
@@ -290,7 +311,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (a.opts.batch)
-		status = batch_run(&a, stdout);
+		status = main_batch(&a);
 	else
 		status = ui_run(&a);
 	status = main_output(&a, status);

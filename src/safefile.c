@@ -12,9 +12,11 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "safefile.h"
 
 #define SAFEFILE_MAX_LINKS	40	/* as the kernel's path walk */
@@ -519,25 +521,38 @@ int safefile_out_open(struct safefile_out *o, const char *path, unsigned int fla
 	return ret;
 }
 
-/* Copy the spool into the target. Return: 0 or -errno. */
+/*
+ * Copy the spool into the target, which may be a pipe whose reader stopped
+ * reading: written through an output (src/output.h), so that a stop request
+ * still ends ktop. Return: 0 or -errno.
+ */
 static int spool_copy(int from, int to)
 {
+	struct output *out;
 	char buf[1 << 16];
 	ssize_t r;
-	int ret;
+	int ret = 0;
 
 	if (lseek(from, 0, SEEK_SET) < 0)
 		return -errno;
-	for (;;) {
+	out = output_new(to);
+	if (!out)
+		return -ENOMEM;
+	while (!ret) {
+		struct iovec iov = { buf, 0 };
+
 		r = read(from, buf, sizeof(buf));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : 0;
-		ret = write_full(to, buf, (size_t)r);
-		if (ret)
-			return ret;
+		if (r <= 0) {
+			ret = r < 0 ? -errno : 0;
+			break;
+		}
+		iov.iov_len = (size_t)r;
+		ret = output_write(out, &iov, 1);
 	}
+	output_free(out);
+	return ret;
 }
 
 int safefile_out_close(struct safefile_out *o, bool ok, char *err, size_t errlen)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "schema.h"
 
 #define SCHEMA_PAGE_SHIFT	8
@@ -26,6 +27,9 @@ struct schema {
 	pthread_mutex_t				lock;
 	_Atomic unsigned int			max_id;
 	unsigned int				next_dyn;
+	_Atomic size_t				bytes;
+	/* "system\x1fname" (schema_key) -> id, under lock; the keys are ours */
+	struct strmap				by_name;
 	_Atomic(struct schema_page *)		dir[SCHEMA_DIR_SIZE];
 	struct ktop_schema_type			fixed[KTOP_T_NR_FIXED];
 };
@@ -83,6 +87,51 @@ static const struct ktop_schema_type schema_fixed[KTOP_T_NR_FIXED] = {
 #undef T
 #undef F
 
+/*
+ * The name key of a type: "system\x1fname", in @buf when it fits, else
+ * allocated (free it when it is not @buf). Return: the key, or NULL.
+ */
+static char *schema_key(const char *system, const char *name, char *buf, size_t len)
+{
+	size_t ls = strlen(system), ln = strlen(name);
+	char *k = ls + ln + 2 <= len ? buf : malloc(ls + ln + 2);
+
+	if (!k)
+		return NULL;
+	memcpy(k, system, ls);
+	k[ls] = '\x1f';
+	memcpy(k + ls + 1, name, ln + 1);
+	return k;
+}
+
+/*
+ * Called locked: index @id by its names. A file may bring 65536 types, so a
+ * lookup by name must not scan them all (it did: 65472 types took 42 s).
+ */
+static int schema_index(struct schema *sc, unsigned int id, const struct ktop_schema_type *t)
+{
+	char *key = schema_key(t->system, t->name, NULL, 0);
+	bool added;
+	uint64_t *v;
+
+	if (!key)
+		return -ENOMEM;
+	v = strmap_put(&sc->by_name, key, &added);
+	if (!v) {
+		free(key);
+		return -ENOMEM;
+	}
+	if (!added) {
+		/* names with a \x1f in them, from a hostile file: the first keeps the key */
+		free(key);
+		return 0;
+	}
+	*v = id;
+	atomic_fetch_add_explicit(&sc->bytes, strlen(key) + 1 + sizeof(struct strmap_ent) +
+				  2 * sizeof(struct hmap_slot), memory_order_relaxed);
+	return 0;
+}
+
 /* Called locked, or at creation. */
 static int schema_put(struct schema *sc, unsigned int id, struct ktop_schema_type *t)
 {
@@ -93,9 +142,15 @@ static int schema_put(struct schema *sc, unsigned int id, struct ktop_schema_typ
 		p = calloc(1, sizeof(*p));
 		if (!p)
 			return -ENOMEM;
+		atomic_fetch_add_explicit(&sc->bytes, sizeof(*p), memory_order_relaxed);
 		atomic_store_explicit(&sc->dir[id >> SCHEMA_PAGE_SHIFT], p, memory_order_release);
 	}
 	atomic_store_explicit(&p->types[id & (SCHEMA_PAGE_SIZE - 1)], t, memory_order_release);
+	if (schema_index(sc, id, t)) {
+		atomic_store_explicit(&p->types[id & (SCHEMA_PAGE_SIZE - 1)], NULL,
+				      memory_order_release);
+		return -ENOMEM;
+	}
 	if (id + 1 > atomic_load_explicit(&sc->max_id, memory_order_relaxed))
 		atomic_store_explicit(&sc->max_id, id + 1, memory_order_release);
 	return 0;
@@ -148,6 +203,9 @@ void schema_free(struct schema *sc)
 		}
 		free(p);
 	}
+	for (size_t i = 0; i < sc->by_name.n; i++)
+		free((char *)sc->by_name.ent[i].key);
+	strmap_destroy(&sc->by_name);
 	pthread_mutex_destroy(&sc->lock);
 	free(sc);
 }
@@ -155,21 +213,26 @@ void schema_free(struct schema *sc)
 /* Called locked. */
 static int schema_find_locked(const struct schema *sc, const char *system, const char *name)
 {
-	unsigned int max = atomic_load_explicit(&sc->max_id, memory_order_relaxed);
+	char buf[256], *key = schema_key(system, name, buf, sizeof(buf));
+	const struct ktop_schema_type *t;
+	uint64_t *v;
 
-	for (unsigned int id = 1; id < max; id++) {
-		const struct ktop_schema_type *t = schema_get(sc, id);
-
-		if (t && !strcmp(t->name, name) && !strcmp(t->system, system))
-			return id;
-	}
-	return -ENOENT;
+	if (!key)
+		return -ENOMEM;
+	v = strmap_get(&sc->by_name, key, strlen(key));
+	if (key != buf)
+		free(key);
+	t = v ? schema_get(sc, (uint16_t)*v) : NULL;
+	if (!t || strcmp(t->name, name) || strcmp(t->system, system))
+		return -ENOENT;
+	return (int)*v;
 }
 
 int schema_add(struct schema *sc, const char *system, const char *name,
 	       unsigned int nfields, const struct ktop_field *fields)
 {
 	struct ktop_schema_type *t;
+	size_t bytes;
 	int ret;
 
 	if (!system || !name || nfields > KTOP_MAX_ARGS)
@@ -201,6 +264,10 @@ int schema_add(struct schema *sc, const char *system, const char *name,
 	ret = schema_put(sc, t->id, t);
 	if (ret)
 		goto out_free;
+	bytes = sizeof(*t) + strlen(system) + strlen(name) + 2;
+	for (unsigned int i = 0; i < nfields; i++)
+		bytes += strlen(t->fields[i].name) + 1;
+	atomic_fetch_add_explicit(&sc->bytes, bytes, memory_order_relaxed);
 	ret = sc->next_dyn++;
 out_unlock:
 	pthread_mutex_unlock(&sc->lock);
@@ -237,4 +304,9 @@ int schema_find(const struct schema *sc, const char *system, const char *name)
 unsigned int schema_max_id(const struct schema *sc)
 {
 	return atomic_load_explicit(&sc->max_id, memory_order_acquire);
+}
+
+size_t schema_bytes(const struct schema *sc)
+{
+	return atomic_load_explicit(&sc->bytes, memory_order_relaxed);
 }

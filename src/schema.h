@@ -8,6 +8,7 @@
 #ifndef KTOP_SCHEMA_H
 #define KTOP_SCHEMA_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "event.h"
 
@@ -54,5 +55,7 @@ int schema_find(const struct schema *sc, const char *system, const char *name);
 
 /* Return: one past the highest id in use. */
 unsigned int schema_max_id(const struct schema *sc);
+/* Memory the dynamic types and the tables use, for the store's limit. Context: any thread. */
+size_t schema_bytes(const struct schema *sc);
 
 #endif

@@ -32,6 +32,7 @@
 #include "debug.h"
 #include "features.h"
 #include "fixture.h"
+#include "output.h"
 #include "safefile.h"
 #include "session.h"
 #include "tracestate.h"
@@ -341,6 +342,8 @@ int session_signals_init(void)
 			return -errno;
 
 	atexit(session_atexit);
+	/* a write to a reader that stopped reading must not outlast a stop request */
+	output_set_stop_fd(sig_pipe[0]);
 	done = true;
 	return 0;
 }

@@ -39,12 +39,14 @@
 #include "schema.h"
 #include "decode.h"
 #include "fixture.h"
+#include "output.h"
 
 #define SNAP_MAGIC		"KTOPSNAP"
 #define SNAP_HDR_SIZE		32
 #define BLK_MAGIC		0x4b4c424bu	/* "KBLK" */
 #define BLK_HDR_SIZE		24
 #define WRITE_BLOCK_EVENTS	16384u
+#define WRITE_BLOCK_ITEMS	65536u	/* lost marks or comms in one block */
 #define COMM_SCAN_MAX		(1u << 23)	/* store.c COMM_MAX_PID */
 
 enum blk_type {
@@ -453,6 +455,7 @@ struct comm_pair {
 
 struct snapshot_writer {
 	int			fd;
+	struct output		*out;		/* fd, written so that a stop ends a wait */
 	char			name[256];
 	char			err[512];
 	int			level;
@@ -463,7 +466,7 @@ struct snapshot_writer {
 	uint64_t		*next;		/* per CPU: next seq to write */
 	unsigned int		sent_types;	/* schema ids < this were sent */
 	uint32_t		sent_strings;
-	size_t			sent_lost;
+	uint64_t		sent_lost;	/* number of the next mark to send */
 	struct comm_pair	*comms;		/* sent, sorted by pid */
 	size_t			ncomms;
 	struct ktop_event	*evs;		/* one block's events */
@@ -495,46 +498,6 @@ static int writer_fail(struct snapshot_writer *w, int ret, const char *fmt, ...)
 	return ret;
 }
 
-/*
- * write() all of @iov with SIGPIPE blocked, consuming a SIGPIPE it raised,
- * so a vanished reader is an -EPIPE return and not the death of the process.
- */
-static int write_all(int fd, struct iovec *iov, int cnt)
-{
-	sigset_t pipe_set, old;
-	struct timespec zero = { 0, 0 };
-	int ret = 0;
-
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	while (cnt > 0) {
-		ssize_t n = writev(fd, iov, cnt);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		while (cnt > 0 && (size_t)n >= iov->iov_len) {
-			n -= iov->iov_len;
-			iov++;
-			cnt--;
-		}
-		if (cnt > 0) {
-			iov->iov_base = (char *)iov->iov_base + n;
-			iov->iov_len -= n;
-		}
-	}
-	if (ret == -EPIPE && !sigismember(&old, SIGPIPE)) {
-		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
-			;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
-}
-
 static int writer_block(struct snapshot_writer *w, enum blk_type type)
 {
 	uint8_t hdr[BLK_HDR_SIZE];
@@ -563,7 +526,7 @@ static int writer_block(struct snapshot_writer *w, enum blk_type type)
 	put_le32(hdr + 20, crc(hdr, 20));
 	iov[0] = (struct iovec){ hdr, sizeof(hdr) };
 	iov[1] = (struct iovec){ w->comp.p, n };
-	ret = write_all(w->fd, iov, 2);
+	ret = output_write(w->out, iov, 2);
 	if (ret)
 		return writer_fail(w, ret, "write: %s", strerror(-ret));
 	w->st.bytes += sizeof(hdr) + n;
@@ -620,7 +583,8 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	w->last_refill = mono_now();
 	w->cctx = ZSTD_createCCtx();
 	w->evs = malloc(WRITE_BLOCK_EVENTS * sizeof(*w->evs));
-	if (!w->cctx || !w->evs) {
+	w->out = output_new(fd);
+	if (!w->cctx || !w->evs || !w->out) {
 		ret = -ENOMEM;
 		writer_fail(w, ret, "out of memory");
 		goto out_fail;
@@ -633,7 +597,7 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	put_le64(hdr + 16, (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec);
 	put_le32(hdr + 28, crc(hdr, 28));
 	iov = (struct iovec){ hdr, sizeof(hdr) };
-	ret = write_all(fd, &iov, 1);
+	ret = output_write(w->out, &iov, 1);
 	if (ret) {
 		writer_fail(w, ret, "write: %s", strerror(-ret));
 		goto out_fail;
@@ -674,6 +638,40 @@ out_fail:
 }
 
 static int writer_strings(struct snapshot_writer *w, struct intern *in);
+
+/* The lost-event records not sent yet, WRITE_BLOCK_ITEMS a block at most. */
+static int writer_lost(struct snapshot_writer *w, struct store *st)
+{
+	struct store_lost *l = NULL;
+	size_t n;
+	int ret = 0;
+
+	do {
+		size_t cnt = 0;
+
+		if (!l)
+			l = malloc(WRITE_BLOCK_ITEMS * sizeof(*l));
+		if (!l)
+			return writer_fail(w, -ENOMEM, "out of memory");
+		n = store_lost_marks_from(st, &w->sent_lost, l, WRITE_BLOCK_ITEMS);
+		for (size_t i = 0; i < n; i++)
+			cnt += l[i].ts >= w->t0 && l[i].ts <= w->t1;
+		if (!cnt)
+			continue;
+		w->raw.len = 0;
+		buf_var(&w->raw, cnt);
+		for (size_t i = 0; i < n; i++) {
+			if (l[i].ts < w->t0 || l[i].ts > w->t1)
+				continue;
+			buf_var(&w->raw, l[i].cpu);
+			buf_var(&w->raw, l[i].ts);
+			buf_var(&w->raw, l[i].count);
+		}
+		ret = writer_block(w, BLK_LOST);
+	} while (!ret && n == WRITE_BLOCK_ITEMS);
+	free(l);
+	return ret;
+}
 
 static int comm_cmp(const void *a, const void *b)
 {
@@ -727,23 +725,29 @@ static int writer_comms(struct snapshot_writer *w, struct store *st)
 		free(now);
 		return ret;
 	}
-	w->raw.len = 0;
-	buf_var(&w->raw, changed);
+	/* in blocks of WRITE_BLOCK_ITEMS changes, each with its count first */
 	j = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, in_blk = 0; i < n && !ret; i++) {
 		while (j < w->ncomms && w->comms[j].pid < now[i].pid)
 			j++;
-		if (j >= w->ncomms || w->comms[j].pid != now[i].pid ||
-		    w->comms[j].id != now[i].id) {
-			buf_var(&w->raw, zz_enc(now[i].pid));
-			buf_var(&w->raw, now[i].id);
+		if (j < w->ncomms && w->comms[j].pid == now[i].pid && w->comms[j].id == now[i].id)
+			continue;
+		if (!in_blk) {
+			w->raw.len = 0;
+			buf_var(&w->raw, changed < WRITE_BLOCK_ITEMS ? changed : WRITE_BLOCK_ITEMS);
+		}
+		buf_var(&w->raw, zz_enc(now[i].pid));
+		buf_var(&w->raw, now[i].id);
+		changed--;
+		if (++in_blk == WRITE_BLOCK_ITEMS || !changed) {
+			ret = writer_block(w, BLK_COMM);
+			in_blk = 0;
 		}
 	}
 	free(w->comms);
 	w->comms = now;
 	w->ncomms = n;
 	qsort(w->comms, n, sizeof(*now), comm_cmp);
-	ret = writer_block(w, BLK_COMM);
 	return ret;
 }
 
@@ -876,7 +880,6 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 	struct intern *in = store_strings(st);
 	unsigned int ncpus = store_ncpus(st), maxid;
 	uint64_t *end = NULL, bytes0;
-	size_t nlost;
 	int ret = 0;
 
 	if (w->failed)
@@ -989,35 +992,9 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 		w->next[cpu] = end[cpu];
 	}
 
-	/* lost-event records not sent yet */
-	nlost = store_lost_marks(st, 0, UINT64_MAX, NULL, 0);
-	if (nlost > w->sent_lost) {
-		struct store_lost *l = malloc(nlost * sizeof(*l));
-		size_t cnt = 0;
-
-		if (!l) {
-			ret = writer_fail(w, -ENOMEM, "out of memory");
-			goto out;
-		}
-		nlost = store_lost_marks(st, 0, UINT64_MAX, l, nlost);
-		w->raw.len = 0;
-		for (size_t i = w->sent_lost; i < nlost; i++)
-			cnt += l[i].ts >= w->t0 && l[i].ts <= w->t1;
-		buf_var(&w->raw, cnt);
-		for (size_t i = w->sent_lost; i < nlost; i++) {
-			if (l[i].ts < w->t0 || l[i].ts > w->t1)
-				continue;
-			buf_var(&w->raw, l[i].cpu);
-			buf_var(&w->raw, l[i].ts);
-			buf_var(&w->raw, l[i].count);
-		}
-		free(l);
-		if (cnt)
-			ret = writer_block(w, BLK_LOST);
-		if (ret)
-			goto out;
-		w->sent_lost = nlost;
-	}
+	ret = writer_lost(w, st);
+	if (ret)
+		goto out;
 
 	/* comm table changes (their strings are all in the string table now) */
 	ret = writer_comms(w, st);
@@ -1054,6 +1031,7 @@ void snapshot_writer_free(struct snapshot_writer *w)
 	if (!w)
 		return;
 	ZSTD_freeCCtx(w->cctx);
+	output_free(w->out);
 	buf_free(&w->raw);
 	buf_free(&w->comp);
 	free(w->next);
@@ -1108,6 +1086,8 @@ struct snapshot_reader {
 	uint32_t		*strmap;	/* file string id -> store id */
 	uint32_t		nstr;		/* ids received (id 0 included) */
 	uint64_t		strbytes;
+	uint64_t		raw_in, comp_in;	/* bytes decompressed, and read */
+	uint64_t		meta_bytes;
 	uint16_t		*typemap;	/* file type id -> store id, 0: unknown */
 	bool			ended;
 };
@@ -1122,6 +1102,25 @@ static int reader_fail(struct snapshot_reader *r, int ret, const char *fmt, ...)
 	vsnprintf(r->err + n, sizeof(r->err) - n, fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+/*
+ * What a file brings besides events and lost marks cannot be evicted: its
+ * metadata, the string map and the store's tables must fit in the memory
+ * limit. @more: bytes about to be allocated. Return: 0 or -E2BIG.
+ */
+static int reader_budget(struct snapshot_reader *r, uint64_t more)
+{
+	uint64_t limit = r->mem_limit ? r->mem_limit : STORE_DEFAULT_MEMORY;
+	uint64_t used = more + r->meta_bytes + (uint64_t)r->nstr * sizeof(*r->strmap);
+
+	if (r->st)
+		used += store_table_bytes(r->st);
+	if (used <= limit)
+		return 0;
+	return reader_fail(r, -E2BIG, "its metadata, strings, comm table and event types need "
+			   "%.1f MiB or more, over the memory limit (-m) of %.1f MiB",
+			   used / 1048576.0, limit / 1048576.0);
 }
 
 /* Return: bytes read (< n only at EOF), or a negative errno. */
@@ -1266,10 +1265,12 @@ static int reader_schema(struct snapshot_reader *r, struct cur *c)
 		free(name);
 		for (unsigned int f = 0; f < KTOP_MAX_ARGS; f++)
 			free(fn[f]);
+		if (!ret && !(i & 255) && reader_budget(r, 0))
+			return -E2BIG;
 	}
 	if (ret)
 		return reader_fail(r, ret, "corrupt schema block");
-	return 0;
+	return reader_budget(r, 0);
 }
 
 static int reader_strings(struct snapshot_reader *r, struct cur *c)
@@ -1283,6 +1284,8 @@ static int reader_strings(struct snapshot_reader *r, struct cur *c)
 	    n > (size_t)(c->end - c->p))
 		return reader_fail(r, -EBADMSG, "corrupt string table (ids %llu+%llu after %u)",
 				   (unsigned long long)first, (unsigned long long)n, r->nstr);
+	if (reader_budget(r, (first + n - r->nstr) * sizeof(*map)))
+		return -E2BIG;
 	map = realloc(r->strmap, (first + n) * sizeof(*map));
 	if (!map)
 		return reader_fail(r, -ENOMEM, "out of memory");
@@ -1303,9 +1306,11 @@ static int reader_strings(struct snapshot_reader *r, struct cur *c)
 			return reader_fail(r, -ENOMEM, "out of memory");
 		map[first + i] = id;
 		c->p += len;
+		if (!(i & 1023) && reader_budget(r, (first + n - r->nstr) * sizeof(*map)))
+			return -E2BIG;
 	}
 	r->nstr = first + n;
-	return 0;
+	return reader_budget(r, 0);
 }
 
 static int reader_comm(struct snapshot_reader *r, struct cur *c)
@@ -1322,8 +1327,11 @@ static int reader_comm(struct snapshot_reader *r, struct cur *c)
 		if (c->bad || (id && id >= r->nstr) || pid < 0 || pid > INT32_MAX)
 			return reader_fail(r, -EBADMSG, "corrupt comm table");
 		store_set_comm(r->st, (int32_t)pid, intern_str(in, id ? r->strmap[id] : 0));
+		/* a page of the comm table per 4096 pids: a few bytes each can cost 16 KiB */
+		if (!(i & 255) && reader_budget(r, 0))
+			return -E2BIG;
 	}
-	return 0;
+	return reader_budget(r, 0);
 }
 
 static int reader_lost(struct snapshot_reader *r, struct cur *c)
@@ -1413,6 +1421,9 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 			return reader_fail(r, -ENOMEM, "out of memory");
 	}
 	store_publish(r->st, (unsigned int)cpu);
+	/* a file may have 4096 CPUs: hold one CPU's open chunk, not each one's */
+	if (store_seal_idle(r->st, (unsigned int)cpu))
+		return reader_fail(r, -ENOMEM, "out of memory");
 	r->events += n;
 	return 0;
 }
@@ -1453,6 +1464,14 @@ int snapshot_reader_next(struct snapshot_reader *r)
 	if (!type || type >= BLK_NR)
 		return reader_fail(r, -EBADMSG, "unknown block type %u at offset %llu", type,
 				   (unsigned long long)r->off);
+	r->raw_in += raw_len;
+	r->comp_in += sizeof(hdr) + comp_len;
+	if (r->raw_in > SNAPSHOT_MAX_RATIO * r->comp_in + SNAPSHOT_RATIO_SLACK)
+		return reader_fail(r, -E2BIG, "block %llu at offset %llu: the file would expand "
+				   "to %llu bytes from %llu, more than %u times: not a file ktop "
+				   "wrote (a decompression bomb?)", (unsigned long long)r->nblocks,
+				   (unsigned long long)r->off, (unsigned long long)r->raw_in,
+				   (unsigned long long)r->comp_in, SNAPSHOT_MAX_RATIO);
 	if ((r->nblocks == 0) != (type == BLK_META))
 		return reader_fail(r, -EBADMSG, "block %llu: metadata %s",
 				   (unsigned long long)r->nblocks,
@@ -1482,7 +1501,10 @@ int snapshot_reader_next(struct snapshot_reader *r)
 	c = (struct cur){ r->raw.p, r->raw.p + raw_len, false };
 	switch (type) {
 	case BLK_META:
+		r->meta_bytes = raw_len;
 		ret = reader_meta(r, &c);
+		if (!ret)
+			ret = reader_budget(r, 0);
 		break;
 	case BLK_SCHEMA:
 		ret = reader_schema(r, &c);
@@ -2070,7 +2092,7 @@ int snapshot_load(const char *path, size_t mem_limit, struct store **out,
 	struct snapshot_reader *r;
 	uint8_t head[16];
 	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "<stdin>" : path;
+	const char *name = is_stdin ? "standard input" : path;
 	ssize_t n = 0;
 	int fd, ret;
 

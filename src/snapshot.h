@@ -28,8 +28,22 @@ struct store;
 struct tep_handle;
 
 #define SNAPSHOT_VERSION	1
-/* Hard caps on what a file may claim (bounded memory on hostile input). */
-#define SNAPSHOT_MAX_BLOCK	(64u << 20)	/* one block, compressed or not */
+/*
+ * Hard caps on what a file may claim (bounded memory on hostile input). Past
+ * them, what a reader keeps counts against its memory limit (the store's):
+ * events and lost marks are evicted oldest first, and a file whose strings,
+ * comm table, event types and metadata do not fit is refused. What a reader
+ * holds besides is the two buffers of one block, 2 * SNAPSHOT_MAX_BLOCK.
+ */
+#define SNAPSHOT_MAX_BLOCK	(16u << 20)	/* one block, compressed or not */
+/*
+ * A file may expand no more than this many times its size, past the first
+ * SNAPSHOT_RATIO_SLACK bytes (ktop's own blocks: 50 at most, measured):
+ * the work a small file can cause stays small (zstd turns 1 KiB into 16 MiB
+ * of zeros).
+ */
+#define SNAPSHOT_MAX_RATIO	256u
+#define SNAPSHOT_RATIO_SLACK	(4u << 20)
 #define SNAPSHOT_MAX_BLOCK_EVENTS 65536u
 #define SNAPSHOT_MAX_STRINGS	(16u << 20)	/* interned strings in one file */
 #define SNAPSHOT_MAX_STRBYTES	(512u << 20)

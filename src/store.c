@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "intern.h"
+#include "lostmarks.h"
 #include "schema.h"
 #include "store.h"
 
@@ -191,14 +192,13 @@ struct store {
 	size_t			limit;
 	struct intern		*strings;
 	struct schema		*schema;
-	_Atomic int64_t		bytes;
+	_Atomic int64_t		bytes;		/* chunks and their raw buffers */
+	_Atomic int64_t		comm_bytes;	/* comm pages */
 	pthread_mutex_t		evict_lock;
-	pthread_mutex_t		lost_lock;
 	pthread_mutex_t		pool_lock;	/* readers' decode buffers, reused */
 	struct decbuf		*pool[DECBUF_POOL];
 	unsigned int		npool;
-	struct store_lost	*lost;
-	size_t			nlost, caplost;
+	struct lostmarks	*lost;
 	_Atomic(_Atomic uint32_t *) comm[COMM_MAX_PID / COMM_PAGE + 1];	/* pid -> id + 1 */
 	struct stream		sm[];
 };
@@ -1005,7 +1005,6 @@ struct store *store_new(size_t mem_limit, unsigned int ncpus)
 	st->ncpus = ncpus;
 	st->limit = mem_limit ? mem_limit : STORE_DEFAULT_MEMORY;
 	pthread_mutex_init(&st->evict_lock, NULL);
-	pthread_mutex_init(&st->lost_lock, NULL);
 	pthread_mutex_init(&st->pool_lock, NULL);
 	for (unsigned int i = 0; i < ncpus; i++) {
 		struct stream *sm = &st->sm[i];
@@ -1018,7 +1017,8 @@ struct store *store_new(size_t mem_limit, unsigned int ncpus)
 	}
 	st->strings = intern_new();
 	st->schema = schema_new();
-	if (!st->strings || !st->schema) {
+	st->lost = lostmarks_new();
+	if (!st->strings || !st->schema || !st->lost) {
 		store_free(st);
 		return NULL;
 	}
@@ -1045,11 +1045,10 @@ void store_free(struct store *st)
 	}
 	for (size_t i = 0; i < sizeof(st->comm) / sizeof(st->comm[0]); i++)
 		free((void *)atomic_load_explicit(&st->comm[i], memory_order_relaxed));
-	free(st->lost);
+	lostmarks_free(st->lost);
 	intern_free(st->strings);
 	schema_free(st->schema);
 	pthread_mutex_destroy(&st->evict_lock);
-	pthread_mutex_destroy(&st->lost_lock);
 	for (unsigned int i = 0; i < st->npool; i++)
 		free(st->pool[i]);
 	pthread_mutex_destroy(&st->pool_lock);
@@ -1071,13 +1070,30 @@ struct schema *store_schema(struct store *st)
 	return st->schema;
 }
 
-/* Drop the oldest sealed chunks, across CPUs, until under the limit. */
+uint64_t store_table_bytes(const struct store *st)
+{
+	return intern_bytes(st->strings) + schema_bytes(st->schema) +
+	       (uint64_t)atomic_load_explicit(&st->comm_bytes, memory_order_relaxed);
+}
+
+/* What counts against the limit: everything that grows with the input. */
+static bool store_over(const struct store *st)
+{
+	return (uint64_t)atomic_load_explicit(&st->bytes, memory_order_relaxed) +
+	       lostmarks_bytes(st->lost) + store_table_bytes(st) > st->limit;
+}
+
+/*
+ * Drop the oldest of what can go, across CPUs, until under the limit: sealed
+ * chunks, and the lost-event marks older than them (marks alone, as a file of
+ * nothing else brings, go oldest half first).
+ */
 static void store_evict(struct store *st)
 {
 	pthread_mutex_lock(&st->evict_lock);
-	while (atomic_load_explicit(&st->bytes, memory_order_relaxed) > (int64_t)st->limit) {
+	while (store_over(st)) {
 		struct stream *best = NULL;
-		uint64_t best_t = UINT64_MAX;
+		uint64_t best_t = UINT64_MAX, mark_t;
 		struct chunk *c = NULL;
 
 		for (unsigned int i = 0; i < st->ncpus; i++) {
@@ -1089,6 +1105,9 @@ static void store_evict(struct store *st)
 				best = &st->sm[i];
 			}
 		}
+		if (lostmarks_oldest(st->lost, &mark_t) && mark_t < best_t &&
+		    lostmarks_evict(st->lost, best_t))
+			continue;
 		if (!best)
 			break;
 		pthread_mutex_lock(&best->lock);
@@ -1196,7 +1215,7 @@ static int stream_seal(struct stream *sm)
 	sm->oa = 0;
 	sm->wraw = NULL;
 	atomic_store_explicit(&sm->appended, sm->end, memory_order_relaxed);
-	if (atomic_load_explicit(&sm->st->bytes, memory_order_relaxed) > (int64_t)sm->st->limit)
+	if (store_over(sm->st))
 		store_evict(sm->st);
 	return 0;
 }
@@ -1393,28 +1412,39 @@ void store_publish(struct store *st, unsigned int cpu)
 	atomic_store_explicit(&sm->pub_end, sm->end, memory_order_release);
 }
 
+int store_seal_idle(struct store *st, unsigned int cpu)
+{
+	struct stream *sm;
+	struct raw *r;
+	int ret = 0;
+
+	if (cpu >= st->ncpus)
+		return -EINVAL;
+	sm = &st->sm[cpu];
+	if (sm->open && sm->on && sm->on <= CHUNK_EVENTS)
+		ret = stream_seal(sm);
+	r = atomic_exchange_explicit(&sm->spare, NULL, memory_order_acq_rel);
+	if (r) {
+		free(r->base);
+		stream_bytes_add(sm, -(int64_t)(sizeof(*r) + 4096));
+	}
+	return ret;
+}
+
 void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t count)
 {
+	struct store_lost m = { .ts = ts, .count = count, .cpu = (uint16_t)cpu };
 	struct stream *sm;
 
 	if (cpu >= st->ncpus)
 		return;
 	sm = &st->sm[cpu];
-	pthread_mutex_lock(&st->lost_lock);
-	if (st->nlost == st->caplost) {
-		size_t cap = st->caplost ? st->caplost * 2 : 64;
-		struct store_lost *n = realloc(st->lost, cap * sizeof(*n));
-
-		if (!n)
-			goto out;
-		st->lost = n;
-		st->caplost = cap;
-	}
-	st->lost[st->nlost++] = (struct store_lost){ .ts = ts, .count = count, .cpu = cpu };
+	/* counted even when there is no memory for the mark: the totals stay right */
 	atomic_fetch_add_explicit(&sm->lost, count, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sm->lost_marks, 1, memory_order_relaxed);
-out:
-	pthread_mutex_unlock(&st->lost_lock);
+	lostmarks_add(st->lost, &m);
+	if (store_over(st))
+		store_evict(st);
 }
 
 /* ---- comm ------------------------------------------------------------------ */
@@ -1439,6 +1469,9 @@ void store_set_comm(struct store *st, int32_t pid, const char *comm)
 							     memory_order_acquire)) {
 			free((void *)page);
 			page = exp;
+		} else {
+			atomic_fetch_add_explicit(&st->comm_bytes, COMM_PAGE * sizeof(*page),
+						  memory_order_relaxed);
 		}
 	}
 	atomic_store_explicit(&page[pid & (COMM_PAGE - 1)], id + 1, memory_order_release);
@@ -1505,6 +1538,9 @@ void store_get_stats(const struct store *st, struct store_stats *out)
 	for (unsigned int i = 0; i < st->ncpus; i++)
 		stream_stats(st, i, out);
 	out->limit = st->limit;
+	out->lost_bytes = lostmarks_bytes(st->lost);
+	out->tables = store_table_bytes(st);
+	out->marks_evicted = lostmarks_evicted(st->lost);
 }
 
 void store_get_cpu_stats(const struct store *st, unsigned int cpu, struct store_stats *out)
@@ -1518,19 +1554,13 @@ void store_get_cpu_stats(const struct store *st, unsigned int cpu, struct store_
 size_t store_lost_marks(const struct store *st, uint64_t t0, uint64_t t1,
 			struct store_lost *out, size_t max)
 {
-	struct store *s = (struct store *)st;
-	size_t n = 0;
+	return lostmarks_copy(st->lost, t0, t1, out, max);
+}
 
-	pthread_mutex_lock(&s->lost_lock);
-	for (size_t i = 0; i < st->nlost; i++) {
-		if (st->lost[i].ts < t0 || st->lost[i].ts > t1)
-			continue;
-		if (n < max)
-			out[n] = st->lost[i];
-		n++;
-	}
-	pthread_mutex_unlock(&s->lost_lock);
-	return n;
+size_t store_lost_marks_from(const struct store *st, uint64_t *seq, struct store_lost *out,
+			     size_t max)
+{
+	return lostmarks_from(st->lost, seq, out, max);
 }
 
 void store_cpu_range(const struct store *st, unsigned int cpu, uint64_t *first, uint64_t *end)

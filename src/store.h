@@ -14,8 +14,11 @@
  * counts from 0 at creation and is never reused, so references survive
  * eviction of older chunks (a stale reference simply stops resolving).
  *
- * The store is bounded: when its chunks use more than the memory limit, the
- * oldest chunks (across CPUs, by time) are dropped and counted.
+ * The store is bounded: when its chunks, lost-event marks, strings, comm table
+ * and schema together use more than the memory limit, the oldest chunks and
+ * marks (across CPUs, by time) are dropped and counted. Strings, comms and
+ * types cannot be dropped: a snapshot reader refuses input whose tables do
+ * not fit (src/snapshot.c).
  *
  * Threads: a thread may write several CPU streams, but each stream has one
  * writer at a time. Readers may run in any number of threads, concurrently
@@ -39,7 +42,7 @@ struct schema;
 
 /**
  * store_new - create an empty store
- * @mem_limit: bytes the event chunks may use (0: STORE_DEFAULT_MEMORY)
+ * @mem_limit: bytes the store may use, tables included (0: STORE_DEFAULT_MEMORY)
  * @ncpus: number of CPU streams
  *
  * Return: the store (free with store_free), or NULL on ENOMEM.
@@ -122,6 +125,17 @@ void store_commit(struct store *st, unsigned int cpu, const struct store_wbuf *w
 void store_publish(struct store *st, unsigned int cpu);
 
 /**
+ * store_seal_idle - @cpu's writer will not append for a while: seal its
+ * partly filled chunk (evictable from then on) and free its spare buffer
+ *
+ * A writer of many CPU streams (a snapshot reader) calls it after each batch
+ * of a CPU, so that its unevictable buffers are one CPU's, not every CPU's
+ * (240 KiB each). Return: 0, or -ENOMEM (the chunk stays open).
+ * Context: the writer of @cpu's stream, after store_publish().
+ */
+int store_seal_idle(struct store *st, unsigned int cpu);
+
+/**
  * store_add_lost - record that @count events of @cpu were lost just before
  * @ts (count 0 means "some, number unknown"): overwritten in the kernel's
  * ring buffer, or read but dropped by ktop because its decode backlog was
@@ -148,11 +162,21 @@ struct store_stats {
 	uint64_t	lost_marks;	/* number of lost-event records */
 	uint64_t	reordered;
 	uint64_t	bytes;		/* chunk memory in use */
+	/*
+	 * Global only: the lost marks' memory, and the tables' (strings, comm
+	 * table, schema). The limit bounds bytes + lost_bytes + tables; tables
+	 * cannot be evicted and alone can pass it (then no event is held).
+	 */
+	uint64_t	lost_bytes;
+	uint64_t	tables;
+	uint64_t	marks_evicted;	/* lost-event marks dropped for the limit */
 	uint64_t	limit;
 	uint64_t	first_ts;	/* oldest held, 0 when empty */
 	uint64_t	last_ts;
 };
 void store_get_stats(const struct store *st, struct store_stats *out);
+/* store_stats' tables alone, without walking the CPU streams. */
+uint64_t store_table_bytes(const struct store *st);
 /* Per-CPU figures, same meaning. */
 void store_get_cpu_stats(const struct store *st, unsigned int cpu, struct store_stats *out);
 
@@ -162,11 +186,20 @@ struct store_lost {
 	uint16_t	cpu;
 };
 /**
- * store_lost_marks - copy lost-event records with ts in [t0, t1]
+ * store_lost_marks - copy lost-event records with ts in [t0, t1], in order of
+ * arrival. The oldest are evicted with the oldest events (store_stats'
+ * marks_evicted counts them; lost and lost_marks still count them).
  * Return: how many exist (may exceed @max; only @max are copied).
  */
 size_t store_lost_marks(const struct store *st, uint64_t t0, uint64_t t1,
 			struct store_lost *out, size_t max);
+/*
+ * store_lost_marks_from - copy up to @max records numbered *@seq and later
+ * (numbered from 0 in order of arrival); *@seq becomes the number after the
+ * last one copied, past any evicted before they could be. Return: how many.
+ */
+size_t store_lost_marks_from(const struct store *st, uint64_t *seq, struct store_lost *out,
+			     size_t max);
 
 /* Range of valid seq numbers of @cpu: [*first, *end). */
 void store_cpu_range(const struct store *st, unsigned int cpu, uint64_t *first, uint64_t *end);

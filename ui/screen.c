@@ -415,6 +415,7 @@ static int draw_header(struct ui *ui)
 	if (ss.lost_marks && !ss.lost)
 		richstr_add(&rs, ROLE_WARN, "?");
 	richstr_add(&rs, ROLE_HEADER, "  store ");
+	ss.bytes += ss.lost_bytes + ss.tables;	/* all that counts against the limit */
 	richstr_addf(&rs, ROLE_HEADER_VALUE, "%s/%s %d%%", ui_fmt_bytes(b2, sizeof(b2), ss.bytes),
 		     ui_fmt_bytes(b3, sizeof(b3), ss.limit),
 		     ss.limit ? (int)(100 * ss.bytes / ss.limit) : 0);

@@ -551,6 +551,51 @@ TEST(meta_tep_parses_formats)
 	store_free(st);
 }
 
+/*
+ * More lost marks and comms than one block holds: the writer splits them
+ * (blocks stay far under SNAPSHOT_MAX_BLOCK) and the reader gets them all.
+ */
+TEST(many_marks_and_comms_round_trip)
+{
+	struct store *st = store_new(0, 2), *st2 = NULL;
+	const char *path = tmp_path("many.ktop");
+	struct store_lost *la, *lb;
+	struct snapshot_meta back;
+	struct store_stats a, b;
+	char err[512];
+	size_t na, nb;
+
+	CHECK(st);
+	for (uint64_t i = 0; i < 150000; i++)
+		store_add_lost(st, i & 1, 1000 + i, i % 5);
+	for (int32_t pid = 1; pid < 140000; pid++)
+		store_set_comm(st, pid, pid & 1 ? "odd" : "even");
+	CHECK(snapshot_write(path, st, NULL, NULL, err, sizeof(err)) == 0);
+	CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
+	store_get_stats(st, &a);
+	store_get_stats(st2, &b);
+	CHECK_EQ_U64(b.lost_marks, a.lost_marks);
+	CHECK_EQ_U64(b.lost, a.lost);
+	na = store_lost_marks(st, 0, UINT64_MAX, NULL, 0);
+	nb = store_lost_marks(st2, 0, UINT64_MAX, NULL, 0);
+	CHECK_EQ_U64(na, 150000);
+	CHECK_EQ_U64(nb, na);
+	la = calloc(na, sizeof(*la));
+	lb = calloc(nb, sizeof(*lb));
+	CHECK(la && lb);
+	store_lost_marks(st, 0, UINT64_MAX, la, na);
+	store_lost_marks(st2, 0, UINT64_MAX, lb, nb);
+	for (size_t k = 0; k < na; k++)
+		CHECK(la[k].ts == lb[k].ts && la[k].count == lb[k].count && la[k].cpu == lb[k].cpu);
+	free(la);
+	free(lb);
+	for (int32_t pid = 1; pid < 140000; pid++)
+		CHECK_STR(store_comm(st2, pid), pid & 1 ? "odd" : "even");
+	snapshot_meta_free(&back);
+	store_free(st2);
+	store_free(st);
+}
+
 TEST(cleanup)
 {
 	if (tmpdir[0]) {

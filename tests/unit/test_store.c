@@ -902,6 +902,88 @@ TEST(store_lost_marks)
 	store_free(st);
 }
 
+/*
+ * Lost marks count against the limit (issue 14: a file of nothing but marks
+ * grew without bound): alone, the oldest go; among events, they go with the
+ * oldest events. The totals still count every mark.
+ */
+TEST(store_lost_marks_bounded)
+{
+	const size_t limit = 1u << 20;
+	const uint64_t n = 200000;
+	struct store_lost first, *all;
+	struct store_stats s;
+	uint64_t seq = 0, sum = 0, held;
+	struct store *st = store_new(limit, 2);
+
+	CHECK(st);
+	for (uint64_t i = 0; i < n; i++) {
+		store_add_lost(st, i & 1, 1000 + i * 10, i % 7);
+		sum += i % 7;
+	}
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.lost_marks, n);
+	CHECK_EQ_U64(s.lost, sum);
+	CHECK(s.marks_evicted > 0);
+	CHECK(s.bytes + s.lost_bytes + s.tables <= limit);
+	held = store_lost_marks(st, 0, UINT64_MAX, NULL, 0);
+	CHECK_EQ_U64(held + s.marks_evicted, n);
+	/* the newest are held, in order, and numbered past the evicted ones */
+	all = calloc(held, sizeof(*all));
+	CHECK(all);
+	CHECK_EQ_U64(store_lost_marks(st, 0, UINT64_MAX, all, held), held);
+	CHECK_EQ_U64(all[held - 1].ts, 1000 + (n - 1) * 10);
+	CHECK_EQ_U64(all[0].ts, 1000 + s.marks_evicted * 10);
+	free(all);
+	CHECK_EQ_U64(store_lost_marks_from(st, &seq, &first, 1), 1);
+	CHECK_EQ_U64(seq, s.marks_evicted + 1);
+	CHECK_EQ_U64(first.ts, 1000 + s.marks_evicted * 10);
+	seq = n;
+	CHECK_EQ_U64(store_lost_marks_from(st, &seq, &first, 1), 0);
+	store_free(st);
+}
+
+TEST(store_lost_marks_go_with_events)
+{
+	const size_t limit = 2u << 20;
+	const uint64_t n = SLOW ? 100000 : 400000;
+	struct store *st = store_new(limit, 2);
+	struct store_lost *m;
+	struct store_stats s;
+	struct ktop_event ev;
+	uint16_t dyn;
+	size_t held;
+
+	CHECK(st);
+	dyn = add_dyn_type(st);
+	for (uint64_t i = 0; i < n; i++) {
+		for (unsigned int c = 0; c < 2; c++) {
+			gen_event(c, i, dyn, &ev);
+			if (i % 100 == 50)	/* a mark just before this event */
+				store_add_lost(st, c, ev.ts, 3);
+			CHECK(!store_append(st, &ev));
+		}
+		if (i % 100 == 99)
+			for (unsigned int c = 0; c < 2; c++)
+				store_publish(st, c);
+	}
+	store_get_stats(st, &s);
+	CHECK(s.evicted > 0 && s.marks_evicted > 0);
+	CHECK_EQ_U64(s.lost_marks, 2 * (n / 100));
+	CHECK(s.bytes + s.lost_bytes + s.tables <= limit);
+	held = store_lost_marks(st, 0, UINT64_MAX, NULL, 0);
+	m = calloc(held + 1, sizeof(*m));
+	CHECK(m);
+	store_lost_marks(st, 0, UINT64_MAX, m, held);
+	/* kept with their events: none older than the oldest held chunk's span */
+	for (size_t i = 0; i < held; i++)
+		CHECK(m[i].ts + 2 * 2048 * 1000 >= s.first_ts);
+	/* and about as many as the held events had */
+	CHECK(held + 2 * 2048 / 100 * 2 >= s.events / 100);
+	free(m);
+	store_free(st);
+}
+
 TEST(store_comm)
 {
 	struct store *st = store_new(0, 1);
@@ -956,7 +1038,7 @@ static void *cw_write(void *p)
 			snprintf(comm, sizeof(comm), "c%u-%" PRIu64, w->cpu, s % 7);
 			store_set_comm(w->cw->st, 100 + s % 40, comm);
 		}
-		if (s % 5000 == 0)
+		if (s % 50 == 0)	/* marks evicted as the writers evict chunks */
 			store_add_lost(w->cw->st, w->cpu, ev.ts, 1);
 	}
 	store_publish(w->cw->st, w->cpu);
@@ -1021,6 +1103,20 @@ static void *cw_read(void *p)
 			if (t > end)
 				atomic_fetch_add(&cw->bad, 1);
 			store_comm(cw->st, 100 + k % 40);
+			/* the held marks: each CPU's in time order, while they are evicted */
+			{
+				struct store_lost m[64];
+				uint64_t mseq = k * 7, lastm[CW_CPUS] = { 0 };
+				size_t nm = store_lost_marks_from(cw->st, &mseq, m, 64);
+
+				for (size_t i = 0; i < nm; i++) {
+					if (m[i].cpu >= CW_CPUS || m[i].ts < lastm[m[i].cpu])
+						atomic_fetch_add(&cw->bad, 1);
+					else
+						lastm[m[i].cpu] = m[i].ts;
+				}
+				store_lost_marks(cw->st, stats.first_ts, UINT64_MAX, m, 64);
+			}
 		}
 	}
 	atomic_fetch_add(&cw->reads, reads);
@@ -1055,6 +1151,8 @@ TEST(store_concurrent)
 	store_get_stats(cw.st, &s);
 	CHECK_EQ_U64(s.appended, CW_CPUS * cw.n);
 	CHECK(s.evicted > 0);
+	CHECK(s.marks_evicted > 0);
+	CHECK_EQ_U64(s.lost_marks, CW_CPUS * ((cw.n + 49) / 50));
 	CHECK_EQ_U64(s.events + s.evicted, s.appended);
 	for (unsigned int c = 0; c < CW_CPUS; c++) {
 		store_cpu_range(cw.st, c, &first, &end);
