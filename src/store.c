@@ -39,7 +39,7 @@
 #include "schema.h"
 #include "store.h"
 
-#define CHUNK_EVENTS	2048
+#define CHUNK_EVENTS	STORE_CHUNK_EVENTS
 #define CHUNK_ARGS	(CHUNK_EVENTS * 4)
 #define PID_DICT_MAX	4096		/* pids per chunk: event pids plus pid arguments */
 #define PID_HASH	8192
@@ -1964,6 +1964,207 @@ void store_iter_free(struct store_iter *it)
 	for (unsigned int i = 0; i < it->st->ncpus; i++)
 		decbuf_put(it->st, it->cu[i].d);
 	free(it);
+}
+
+/* ---- chunk-level reading ------------------------------------------------------- */
+
+struct store_chunk_rd {
+	const struct store	*st;
+	struct decbuf		*d;
+	uint64_t		uid;		/* the sealed chunk decoded in d, 0: none */
+	unsigned int		cols;		/* ... and its columns */
+	int32_t			pid[PID_DICT_MAX];
+	uint32_t		pid_n[PID_DICT_MAX];
+	uint16_t		type[CHUNK_EVENTS];
+	uint32_t		type_n[CHUNK_EVENTS];
+};
+
+size_t store_chunks(const struct store *st, unsigned int cpu, uint64_t from,
+		    struct store_chunk_info *out, size_t max)
+{
+	struct stream *sm;
+	uint64_t pub;
+	size_t lo, hi, n = 0;
+
+	if (cpu >= st->ncpus || !max)
+		return 0;
+	sm = (struct stream *)&st->sm[cpu];
+	pthread_mutex_lock(&sm->lock);
+	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
+	/* the first sealed chunk ending past @from */
+	lo = sm->lo;
+	hi = sm->hi;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sm->v[mid]->first_seq + sm->v[mid]->n <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < sm->hi && n < max && sm->v[lo]->first_seq < pub; lo++) {
+		const struct chunk *c = sm->v[lo];
+
+		out[n++] = (struct store_chunk_info){
+			.first_seq = c->first_seq, .t_min = c->t_min, .t_max = c->t_max,
+			.n = (uint32_t)(pub - c->first_seq < c->n ? pub - c->first_seq : c->n),
+			.sealed = true,
+		};
+	}
+	if (n < max && sm->open && sm->open->first_seq < pub && pub > from) {
+		const struct chunk *o = sm->open;
+		uint32_t k = (uint32_t)(pub - o->first_seq);
+
+		/* rows below the published end do not change: readable under the lock */
+		out[n++] = (struct store_chunk_info){
+			.first_seq = o->first_seq, .t_min = o->t_min,
+			.t_max = o->raw->row[k - 1].ts, .n = k, .sealed = false,
+		};
+	}
+	pthread_mutex_unlock(&sm->lock);
+	return n;
+}
+
+struct store_chunk_rd *store_chunk_rd_new(const struct store *st)
+{
+	struct store_chunk_rd *rd = malloc(sizeof(*rd));
+
+	if (!rd)
+		return NULL;
+	rd->st = st;
+	rd->d = NULL;
+	rd->uid = 0;
+	rd->cols = 0;
+	return rd;
+}
+
+void store_chunk_rd_free(struct store_chunk_rd *rd)
+{
+	if (!rd)
+		return;
+	decbuf_put(rd->st, rd->d);
+	free(rd);
+}
+
+int store_chunk_dict(struct store_chunk_rd *rd, unsigned int cpu, uint64_t first_seq,
+		     struct store_chunk_dict *out)
+{
+	const uint8_t *pd, *cn, *md;
+	uint64_t seq = first_seq;
+	struct chunk *c;
+	uint32_t nt = 0;
+
+	if (cpu >= rd->st->ncpus)
+		return -ENOENT;
+	c = stream_ref(&rd->st->sm[cpu], &seq, false);
+	if (!c)
+		return -ENOENT;
+	if (c->first_seq != first_seq || c->raw) {
+		int ret = c->raw && c->first_seq == first_seq ? -EAGAIN : -ENOENT;
+
+		chunk_put(c);
+		return ret;
+	}
+	pd = c->data + c->off_pdict;
+	cn = c->data + c->off_cnt;
+	for (uint32_t i = 0; i < c->npid_rows; i++) {
+		uint64_t v, k;
+
+		pd = get_uv(pd, &v);
+		cn = get_uv(cn, &k);
+		rd->pid[i] = (int32_t)zz_dec(v);
+		rd->pid_n[i] = (uint32_t)k;
+	}
+	md = c->data + c->off_mdict;
+	/* metas differ by flags and preempt count too: one entry per type */
+	for (uint32_t i = 0; i < c->nmeta; i++) {
+		struct meta mt;
+		uint32_t t;
+		uint64_t k;
+
+		md = get_meta(md, &mt);
+		cn = get_uv(cn, &k);
+		for (t = 0; t < nt && rd->type[t] != mt.type; t++)
+			;
+		if (t == nt) {
+			rd->type[nt] = mt.type;
+			rd->type_n[nt++] = 0;
+		}
+		rd->type_n[t] += (uint32_t)k;
+	}
+	out->npid = c->npid_rows;
+	out->pid = rd->pid;
+	out->pid_n = rd->pid_n;
+	out->ntype = nt;
+	out->type = rd->type;
+	out->type_n = rd->type_n;
+	chunk_put(c);
+	return 0;
+}
+
+int store_chunk_rows(struct store_chunk_rd *rd, unsigned int cpu, uint64_t seq, unsigned int cols,
+		     struct store_chunk_rows *out)
+{
+	const struct stream *sm;
+	unsigned int mask = 0;
+	struct chunk *c;
+	uint64_t pub;
+
+	if (cpu >= rd->st->ncpus)
+		return -ENOENT;
+	sm = &rd->st->sm[cpu];
+	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
+	if (seq >= pub)
+		return -ENOENT;
+	if (!rd->d) {
+		rd->d = decbuf_get((struct store *)rd->st);
+		if (!rd->d)
+			return -ENOMEM;
+	}
+	c = stream_ref(sm, &seq, false);
+	if (!c)
+		return -ENOENT;
+	out->first_seq = c->first_seq;
+	out->lo = (uint32_t)(seq - c->first_seq);
+	out->n = (uint32_t)(pub - c->first_seq < c->n || c->raw ? pub - c->first_seq : c->n);
+	out->row = rd->d->r.row;
+	out->args = rd->d->r.args;
+	if (c->raw) {
+		const struct raw *r = c->raw;
+		uint32_t a0 = r->row[out->lo].aoff;
+		uint32_t a1 = r->row[out->n - 1].aoff + r->row[out->n - 1].nargs;
+
+		/* rows below the published end are not written again: copy them */
+		memcpy(&rd->d->r.row[out->lo], &r->row[out->lo],
+		       (out->n - out->lo) * sizeof(r->row[0]));
+		if (a1 > a0)
+			memcpy(&rd->d->r.args[a0], &r->args[a0], (a1 - a0) * sizeof(r->args[0]));
+		rd->uid = 0;
+	} else {
+		if (cols & STORE_COL_TS)
+			mask |= DEC_TS;
+		if (cols & STORE_COL_PID)
+			mask |= DEC_PID;
+		if (cols & STORE_COL_TYPE)
+			mask |= DEC_META;
+		if (cols & STORE_COL_ARGS)
+			mask |= DEC_ALL & ~DEC_PID;
+		if (rd->uid != c->uid)
+			rd->cols = 0;
+		if (mask & ~rd->cols) {
+			chunk_decode(c, rd->d, mask | rd->cols);
+			rd->uid = c->uid;
+			rd->cols |= mask;
+		}
+	}
+	chunk_put(c);
+	return 0;
+}
+
+void store_chunk_event(const struct store_chunk_rd *rd, uint32_t i, unsigned int cpu,
+		       struct ktop_event *out)
+{
+	raw_to_event(&rd->d->r, i, cpu, out);
 }
 
 /* ---- aggregation ------------------------------------------------------------- */
