@@ -22,6 +22,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "decode.h"
 #include "filter.h"
 #include "fixture.h"
 #include "intern.h"
@@ -741,6 +742,54 @@ TEST(viewfilter_children_from_forks)
 		free(text);
 		fx_close(&fx);
 	}
+}
+
+/*
+ * A fork learned after its child's events were evaluated: host-sched's sh
+ * forks on CPU 1 and one child (cat) runs on CPU 0 too. CPU 0 is decoded,
+ * published and evaluated first; CPU 1's forks must then re-evaluate it.
+ */
+TEST(viewfilter_children_learned_late)
+{
+	struct decode_ctx *dc;
+	struct taskrel *tr;
+	struct viewfilter *vf;
+	struct store *st;
+	struct kids k;
+	struct fx fx;
+	char buf[64], *text, *p;
+	size_t len;
+
+	CHECK(fx_open(&fx, "host-sched", 0));
+	text = fixture_read_file(fixture_path(fx.fx, "trace.txt"), &len);
+	CHECK(text);
+	p = strstr(text, "sched_process_fork: comm=");
+	CHECK(p && strstr(p, " pid="));
+	k.text = text;
+	k.root = atoi(strstr(p, " pid=") + 5);
+	st = store_new(0, fixture_ncpus(fx.fx));
+	dc = st ? decode_ctx_new(fixture_tep(fx.fx), st, NULL) : NULL;
+	CHECK(dc);
+	tr = taskrel_new(st);
+	vf = viewfilter_new(st, tr);
+	snprintf(buf, sizeof(buf), "pid:%d+", k.root);
+	CHECK(!viewfilter_push(vf, buf, NULL));
+	for (unsigned int cpu = 0; cpu < fixture_ncpus(fx.fx); cpu++) {
+		struct decoder *d = decoder_new(dc, cpu);
+
+		for (size_t i = 0; d && i < fixture_npages(fx.fx, cpu); i++)
+			decoder_page(d, fixture_page(fx.fx, cpu, i), fixture_page_size(fx.fx), NULL);
+		decoder_free(d);
+		store_publish(st, cpu);
+		CHECK(viewfilter_update(vf, 0));
+	}
+	CHECK_OK(check_against(st, vf, ref_kids, &k));
+	viewfilter_free(vf);
+	taskrel_free(tr);
+	decode_ctx_free(dc);
+	store_free(st);
+	free(text);
+	fx_close(&fx);
 }
 
 /* ---- incremental updates and eviction ---------------------------------------------------- */
