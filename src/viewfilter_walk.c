@@ -13,6 +13,7 @@
 #include "viewfilter-local.h"
 
 #define VW_BATCH	128	/* matches read ahead per CPU */
+#define VW_STEP		4	/* chunks a fill looks at before the merge looks again */
 
 struct vw_cpu {
 	uint64_t		next;	/* forwards: the next seq to look at; backwards: one past */
@@ -50,13 +51,17 @@ static bool walk_side(const struct viewfilter_walk *w, const struct ktop_event *
 	return c * w->dir > 0 || (!c && w->incl);
 }
 
-/* Read matches of @cpu from @s (evaluated) at @c->next, forwards. Return: false at the end. */
+/*
+ * Read matches of @cpu from @c->next on, forwards, until the buffer is full,
+ * the end, or (with none found yet) VW_STEP chunks looked at.
+ */
 static void fill_fwd(struct viewfilter_walk *w, unsigned int cpu, struct vw_cpu *c)
 {
 	struct viewfilter *vf = w->vf;
 	struct store_chunk_rows r;
+	unsigned int steps = 0;
 
-	while (c->bn < VW_BATCH) {
+	while (c->bn < VW_BATCH && (c->bn || steps++ < VW_STEP)) {
 		ssize_t k = vf_seg_find(vf, cpu, c->next);
 		const struct vf_cpu *vc = &vf->cpu[cpu];
 		struct vf_seg *s;
@@ -95,8 +100,9 @@ static void fill_bwd(struct viewfilter_walk *w, unsigned int cpu, struct vw_cpu 
 {
 	struct viewfilter *vf = w->vf;
 	struct store_chunk_rows r;
+	unsigned int steps = 0;
 
-	while (c->bn < VW_BATCH) {
+	while (c->bn < VW_BATCH && (c->bn || steps++ < VW_STEP)) {
 		const struct vf_cpu *vc = &vf->cpu[cpu];
 		struct vf_seg *s;
 		ssize_t k;
@@ -194,24 +200,35 @@ void viewfilter_walk_free(struct viewfilter_walk *w)
 	free(w);
 }
 
-bool viewfilter_walk_next(struct viewfilter_walk *w, struct ktop_event *ev, uint64_t *seq)
+/*
+ * Can @cpu, with nothing read ahead, still give an event on the walk's near
+ * side of @h (the best head so far)? Its next chunk's time range says.
+ */
+static bool walk_may_beat(const struct viewfilter_walk *w, unsigned int cpu,
+			  const struct ktop_event *h)
+{
+	const struct viewfilter *vf = w->vf;
+	const struct vw_cpu *c = &w->c[cpu];
+	ssize_t k;
+
+	if (w->dir > 0) {
+		k = vf_seg_find(vf, cpu, c->next);
+		return k < 0 || vf->cpu[cpu].v[k].t_min <= h->ts;
+	}
+	k = c->next ? vf_seg_find(vf, cpu, c->next - 1) : -1;
+	return k < 0 || vf->cpu[cpu].v[k].t_max >= h->ts;
+}
+
+/* The CPU whose head comes first in the walk's direction, or NULL. */
+static struct vw_cpu *walk_best(struct viewfilter_walk *w)
 {
 	struct vw_cpu *best = NULL;
 
-	if (w->gen != viewfilter_gen(w->vf))
-		return false;
 	for (unsigned int cpu = 0; cpu < w->vf->ncpus; cpu++) {
 		struct vw_cpu *c = &w->c[cpu];
 		const struct ktop_event *h;
 		struct viewfilter_pos bp;
 
-		if (c->bi >= c->bn && !c->end) {
-			c->bi = c->bn = 0;
-			if (w->dir > 0)
-				fill_fwd(w, cpu, c);
-			else
-				fill_bwd(w, cpu, c);
-		}
 		if (c->bi >= c->bn)
 			continue;
 		h = &c->buf[c->bi];
@@ -224,6 +241,39 @@ bool viewfilter_walk_next(struct viewfilter_walk *w, struct ktop_event *ev, uint
 		}
 		best = c;
 	}
+	return best;
+}
+
+/*
+ * The merge reads ahead in steps, and only on CPUs that may still give an
+ * event before the best head so far: a CPU with no match near the walk's
+ * start is read as far as the others' matches go, not to its end.
+ */
+bool viewfilter_walk_next(struct viewfilter_walk *w, struct ktop_event *ev, uint64_t *seq)
+{
+	struct vw_cpu *best;
+	bool pending;
+
+	if (w->gen != viewfilter_gen(w->vf))
+		return false;
+	do {
+		best = walk_best(w);
+		pending = false;
+		for (unsigned int cpu = 0; cpu < w->vf->ncpus; cpu++) {
+			struct vw_cpu *c = &w->c[cpu];
+
+			if (c->bi < c->bn || c->end)
+				continue;
+			if (best && !walk_may_beat(w, cpu, &best->buf[best->bi]))
+				continue;
+			c->bi = c->bn = 0;
+			if (w->dir > 0)
+				fill_fwd(w, cpu, c);
+			else
+				fill_bwd(w, cpu, c);
+			pending = true;
+		}
+	} while (pending);
 	if (!best)
 		return false;
 	*ev = best->buf[best->bi];
