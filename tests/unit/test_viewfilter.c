@@ -235,6 +235,17 @@ static int check_against(struct store *st, struct viewfilter *vf, ref_fn fn, con
 		line = __LINE__;
 		goto out;
 	}
+	/* backwards from the newest */
+	w = viewfilter_walk_new(vf, &VIEWFILTER_POS_END, -1, false);
+	for (k = n; w && k > 0 && viewfilter_walk_next(w, &ev, &seq); k--)
+		if (hit_cmp(&ref[k - 1], &ev, seq))
+			break;
+	viewfilter_walk_free(w);
+	if (k) {
+		snprintf(fail_msg, sizeof(fail_msg), "backward walk differs at %zu of %zu", k, n);
+		line = __LINE__;
+		goto out;
+	}
 	/* and from the middle, both ways, with and without the event itself */
 	if (n) {
 		const struct hit *m = &ref[n / 2];
