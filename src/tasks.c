@@ -95,18 +95,26 @@ void tasks_set_bpf(struct tasks *tm, struct bpfstats *bs)
 	tm->bs = bs;
 }
 
-static void self_scan(struct tasks *tm)
+int tasks_read_tids(const char *taskdir, struct pidmap *out)
 {
 	struct dirent *de;
 	DIR *d;
 
-	pidmap_clear(&tm->self);
-	d = tm->selfdir ? opendir(tm->selfdir) : NULL;
-	while (d && (de = readdir(d)))
-		if (isdigit((unsigned char)de->d_name[0]))
-			pidmap_put(&tm->self, (int32_t)atoi(de->d_name), NULL);
-	if (d)
-		closedir(d);
+	pidmap_clear(out);
+	d = taskdir ? opendir(taskdir) : NULL;
+	if (!d)
+		return taskdir ? -errno : 0;
+	while ((de = readdir(d)))
+		if (isdigit((unsigned char)de->d_name[0]) &&
+		    !pidmap_put(out, (int32_t)atoi(de->d_name), NULL))
+			break;
+	closedir(d);
+	return 0;
+}
+
+static void self_scan(struct tasks *tm)
+{
+	tasks_read_tids(tm->selfdir, &tm->self);
 }
 
 void tasks_set_self(struct tasks *tm, const char *taskdir)
