@@ -1977,6 +1977,12 @@ struct store_chunk_rd {
 	uint32_t		pid_n[PID_DICT_MAX];
 	uint16_t		type[CHUNK_EVENTS];
 	uint32_t		type_n[CHUNK_EVENTS];
+	/* type -> index in type[]: a chunk has hundreds of metas (flags, preempt counts) */
+	uint32_t		stamp;
+	struct {
+		uint32_t	stamp;
+		uint16_t	type, idx;
+	} th[2 * CHUNK_EVENTS];
 };
 
 size_t store_chunks(const struct store *st, unsigned int cpu, uint64_t from,
@@ -2035,6 +2041,8 @@ struct store_chunk_rd *store_chunk_rd_new(const struct store *st)
 	rd->d = NULL;
 	rd->uid = 0;
 	rd->cols = 0;
+	rd->stamp = 0;
+	memset(rd->th, 0, sizeof(rd->th));
 	return rd;
 }
 
@@ -2076,21 +2084,29 @@ int store_chunk_dict(struct store_chunk_rd *rd, unsigned int cpu, uint64_t first
 		rd->pid_n[i] = (uint32_t)k;
 	}
 	md = c->data + c->off_mdict;
+	if (++rd->stamp == 0) {
+		memset(rd->th, 0, sizeof(rd->th));
+		rd->stamp = 1;
+	}
 	/* metas differ by flags and preempt count too: one entry per type */
 	for (uint32_t i = 0; i < c->nmeta; i++) {
+		uint32_t h;
 		struct meta mt;
-		uint32_t t;
 		uint64_t k;
 
 		md = get_meta(md, &mt);
 		cn = get_uv(cn, &k);
-		for (t = 0; t < nt && rd->type[t] != mt.type; t++)
-			;
-		if (t == nt) {
+		h = ((uint32_t)mt.type * 0x9e3779b1u) >> (32 - 12);
+		while (rd->th[h].stamp == rd->stamp && rd->th[h].type != mt.type)
+			h = (h + 1) & (2 * CHUNK_EVENTS - 1);
+		if (rd->th[h].stamp != rd->stamp) {
+			rd->th[h].stamp = rd->stamp;
+			rd->th[h].type = mt.type;
+			rd->th[h].idx = (uint16_t)nt;
 			rd->type[nt] = mt.type;
 			rd->type_n[nt++] = 0;
 		}
-		rd->type_n[t] += (uint32_t)k;
+		rd->type_n[rd->th[h].idx] += (uint32_t)k;
 	}
 	out->npid = c->npid_rows;
 	out->pid = rd->pid;
@@ -2165,266 +2181,4 @@ void store_chunk_event(const struct store_chunk_rd *rd, uint32_t i, unsigned int
 		       struct ktop_event *out)
 {
 	raw_to_event(&rd->d->r, i, cpu, out);
-}
-
-/* ---- aggregation ------------------------------------------------------------- */
-
-struct cmap {
-	uint64_t	*key;
-	uint64_t	*cnt;
-	size_t		cap, n;
-};
-
-static int cmap_grow(struct cmap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 256;
-	uint64_t *key = malloc(cap * sizeof(*key)), *cnt = calloc(cap, sizeof(*cnt));
-
-	if (!key || !cnt) {
-		free(key);
-		free(cnt);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t h;
-
-		if (!m->cnt[i])
-			continue;
-		h = (m->key[i] * 0x9e3779b97f4a7c15ull) >> 20 & (cap - 1);
-		while (cnt[h])
-			h = (h + 1) & (cap - 1);
-		key[h] = m->key[i];
-		cnt[h] = m->cnt[i];
-	}
-	free(m->key);
-	free(m->cnt);
-	m->key = key;
-	m->cnt = cnt;
-	m->cap = cap;
-	return 0;
-}
-
-static int cmap_add(struct cmap *m, uint64_t k, uint64_t n)
-{
-	size_t h;
-
-	if ((m->n + 1) * 2 > m->cap && cmap_grow(m))
-		return -ENOMEM;
-	h = (k * 0x9e3779b97f4a7c15ull) >> 20 & (m->cap - 1);
-	while (m->cnt[h] && m->key[h] != k)
-		h = (h + 1) & (m->cap - 1);
-	if (!m->cnt[h]) {
-		m->key[h] = k;
-		m->n++;
-	}
-	m->cnt[h] += n;
-	return 0;
-}
-
-/* Does @pid pass @f's pid and comm conditions? */
-static bool filter_pid_ok(const struct store *st, const struct store_filter *f, int32_t pid)
-{
-	return (f->pid < 0 || pid == f->pid) &&
-	       (!f->comm_id || store_comm_id1(st, pid) == f->comm_id + 1);
-}
-
-enum { COUNT_DECODE, COUNT_DONE, COUNT_PAST };
-
-/*
- * Count a sealed chunk that lies wholly inside @f's window from its
- * dictionaries and per-entry counts (chunk_encode), without decoding a row.
- * Function ids are not counted there: a chunk with no function event is
- * skipped, any other is left to the decode.
- * Return: COUNT_DONE, COUNT_DECODE (rows must be looked at), or -ENOMEM.
- */
-static int count_chunk(const struct store *st, const struct chunk *c, enum store_key key,
-		       const struct store_filter *f, unsigned int cpu, struct cmap *m)
-{
-	bool filtered = f->pid >= 0 || f->comm_id;
-	const uint8_t *pd = c->data + c->off_pdict, *cn = c->data + c->off_cnt, *md;
-	uint64_t matched = 0;
-
-	/* the events of the pids that pass, counted by pid on the way */
-	if (filtered || key == STORE_KEY_PID) {
-		for (uint32_t i = 0; i < c->npid_rows; i++) {
-			uint64_t v, k;
-			int32_t pid;
-
-			pd = get_uv(pd, &v);
-			cn = get_uv(cn, &k);
-			pid = (int32_t)zz_dec(v);
-			if (!k || !filter_pid_ok(st, f, pid))
-				continue;
-			matched += k;
-			if (key == STORE_KEY_PID && cmap_add(m, (uint64_t)(int64_t)pid, k))
-				return -ENOMEM;
-		}
-	} else {
-		matched = c->n;
-		for (uint32_t i = 0; i < c->npid_rows; i++)
-			cn = get_uv(cn, &(uint64_t){ 0 });
-	}
-	if (key == STORE_KEY_PID || !matched)
-		return COUNT_DONE;
-	if (key == STORE_KEY_CPU)
-		return cmap_add(m, cpu, matched) ? -ENOMEM : COUNT_DONE;
-	if (matched != c->n && key == STORE_KEY_TYPE)
-		return COUNT_DECODE;	/* some pids pass, some not: per row */
-	md = c->data + c->off_mdict;
-	for (uint32_t i = 0; i < c->nmeta; i++) {
-		struct meta mt;
-		uint64_t k;
-
-		md = get_meta(md, &mt);
-		cn = get_uv(cn, &k);
-		if (key == STORE_KEY_FUNC) {
-			if (mt.type == KTOP_T_FUNCTION || mt.type == KTOP_T_FGRAPH_ENTRY)
-				return COUNT_DECODE;
-			continue;
-		}
-		if (k && cmap_add(m, mt.type, k))
-			return -ENOMEM;
-	}
-	return COUNT_DONE;
-}
-
-/*
- * The chunk at @*next, when it is sealed, starts there and is published:
- * past @f's window, or counted whole (count_chunk) and @*next moved past it.
- * Return: COUNT_PAST, COUNT_DONE, COUNT_DECODE, or -ENOMEM.
- */
-static int count_sealed(const struct store *st, unsigned int cpu, uint64_t *next,
-			enum store_key key, const struct store_filter *f, struct cmap *m)
-{
-	const struct stream *sm = &st->sm[cpu];
-	uint64_t pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire), seq = *next;
-	struct chunk *c;
-	int ret = COUNT_DECODE;
-
-	if (seq >= pub)
-		return COUNT_DECODE;
-	c = stream_ref(sm, &seq, true);
-	if (!c)
-		return COUNT_DECODE;
-	if (!c->raw && seq == c->first_seq && seq + c->n <= pub) {
-		if (c->t_min > f->t1)
-			ret = COUNT_PAST;
-		else if (c->t_min >= f->t0 && c->t_max <= f->t1)
-			ret = count_chunk(st, c, key, f, cpu, m);
-		if (ret == COUNT_DONE)
-			*next = seq + c->n;
-	}
-	chunk_put(c);
-	return ret;
-}
-
-static int count_cmp(const void *a, const void *b)
-{
-	const struct store_count *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-size_t store_count_by(const struct store *st, enum store_key key,
-		      const struct store_filter *f, struct store_count *out, size_t max)
-{
-	struct store_filter all = { 0, UINT64_MAX, -1, -1, 0 };
-	unsigned int mask = DEC_TS;
-	struct cmap m = { 0 };
-	struct cursor cu = { 0 };
-	struct store_count *v;
-	size_t n = 0;
-
-	if (!f)
-		f = &all;
-	if (key == STORE_KEY_TYPE)
-		mask |= DEC_META;
-	if (key == STORE_KEY_FUNC)
-		mask |= DEC_ALL;
-	if (key == STORE_KEY_PID || f->pid >= 0 || f->comm_id)
-		mask |= DEC_PID;
-	if (cmap_grow(&m))
-		return 0;
-	for (unsigned int cpu = 0; cpu < st->ncpus; cpu++) {
-		const struct stream *sm = &st->sm[cpu];
-
-		if (f->cpu >= 0 && (unsigned int)f->cpu != cpu)
-			continue;
-		cu.next = store_seek(st, cpu, f->t0);
-		cu.pos = cu.end = 0;
-		for (;;) {
-			const struct raw *r;
-			uint32_t i, e;
-			bool stop = false;
-
-			if (cu.pos >= cu.end) {
-				int ret = count_sealed(st, cpu, &cu.next, key, f, &m);
-
-				if (ret < 0)
-					goto out;
-				if (ret == COUNT_PAST)
-					break;
-				if (ret == COUNT_DONE)
-					continue;
-			}
-			if (!cursor_ready(sm, &cu, mask))
-				break;
-			r = &cu.d->r;
-			i = cu.pos;
-			e = cu.end;
-
-			for (; i < e; i++) {
-				uint64_t k;
-
-				if (r->row[i].ts > f->t1) {
-					stop = true;
-					break;
-				}
-				if (r->row[i].ts < f->t0)
-					continue;
-				if (!filter_pid_ok(st, f, r->row[i].pid))
-					continue;
-				switch (key) {
-				case STORE_KEY_TYPE:
-					k = r->row[i].type;
-					break;
-				case STORE_KEY_FUNC:
-					if (r->row[i].type != KTOP_T_FUNCTION &&
-					    r->row[i].type != KTOP_T_FGRAPH_ENTRY)
-						continue;
-					k = r->args[r->row[i].aoff];
-					break;
-				case STORE_KEY_CPU:
-					k = cpu;
-					break;
-				default:
-					k = (uint64_t)(int64_t)r->row[i].pid;
-					break;
-				}
-				if (cmap_add(&m, k, 1))
-					goto out;
-			}
-			if (stop)
-				break;
-			cu.next += e - cu.pos;
-			cu.pos = e;
-		}
-	}
-out:
-	decbuf_put(st, cu.d);
-	v = malloc((m.n ? m.n : 1) * sizeof(*v));
-	if (v) {
-		for (size_t i = 0; i < m.cap; i++)
-			if (m.cnt[i])
-				v[n++] = (struct store_count){ .key = m.key[i], .count = m.cnt[i] };
-		qsort(v, n, sizeof(*v), count_cmp);
-		if (out)
-			memcpy(out, v, (n < max ? n : max) * sizeof(*out));
-		free(v);
-	}
-	free(m.key);
-	free(m.cnt);
-	return n;
 }

@@ -333,11 +333,20 @@ struct store_count {
 };
 
 /**
- * store_count_by - count events by @key over the filter
+ * store_count_by - count events by @key over the filter (src/store_count.c)
  * @out: receives up to @max entries sorted by count, descending
  * Return: the number of distinct keys found (may exceed @max).
  */
 size_t store_count_by(const struct store *st, enum store_key key,
 		      const struct store_filter *f, struct store_count *out, size_t max);
+
+struct pidmap;
+/*
+ * store_count_sorted - counts kept in a pidmap (keys as (int32_t)(uint32_t)key)
+ * as store_count_by() returns them: up to @max in @out, by count descending.
+ * For other counters of the same keys (view filters). Return: how many keys.
+ */
+size_t store_count_sorted(const struct pidmap *m, enum store_key key, struct store_count *out,
+			  size_t max);
 
 #endif

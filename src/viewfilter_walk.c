@@ -387,21 +387,11 @@ static int count_rows(struct viewfilter *vf, unsigned int cpu, const struct vf_s
 	return 0;
 }
 
-static int cmp_count(const void *a, const void *b)
-{
-	const struct store_count *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
 size_t viewfilter_count_by(struct viewfilter *vf, enum store_key key, int cpu, uint64_t t0,
 			   uint64_t t1, struct store_count *out, size_t max)
 {
 	struct pidmap m = { 0 };
-	struct store_count *v;
-	size_t n = 0;
+	size_t n;
 
 	for (unsigned int c = 0; c < vf->ncpus; c++) {
 		const struct vf_cpu *vc = &vf->cpu[c];
@@ -432,22 +422,7 @@ size_t viewfilter_count_by(struct viewfilter *vf, enum store_key key, int cpu, u
 		}
 	}
 out:
-	v = malloc((m.n ? m.n : 1) * sizeof(*v));
-	if (v) {
-		for (size_t i = 0; i < m.cap; i++) {
-			int32_t k;
-			uint64_t cnt;
-
-			if (!pidmap_slot(&m, i, &k, &cnt))
-				continue;
-			v[n].key = key == STORE_KEY_PID ? (uint64_t)(int64_t)k : (uint32_t)k;
-			v[n++].count = cnt;
-		}
-		qsort(v, n, sizeof(*v), cmp_count);
-		if (out)
-			memcpy(out, v, (n < max ? n : max) * sizeof(*out));
-		free(v);
-	}
+	n = store_count_sorted(&m, key, out, max);
 	pidmap_destroy(&m);
 	return n;
 }
