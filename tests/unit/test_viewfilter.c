@@ -17,6 +17,8 @@
  *  - errors with the offset of the bad token.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,7 +40,7 @@
 #endif
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define REPS 6
+#define REPS 8	/* rounds 4-7 hold whole chunks of other tasks */
 #else
 #define REPS 24
 #endif
@@ -69,9 +71,11 @@ static void fx_close(struct fx *f)
 }
 
 /*
- * A bigger store: @src's events replayed @reps times, shifted in time; in
- * rounds 4-7, 12-15, ... every pid (and pid argument) is moved up by 100000 *
- * (round / 4), so that the chunks of those rounds hold other tasks. Strings are
+ * A bigger store: @src's events replayed @reps times (more for a small
+ * fixture), shifted in time; in every other group of G rounds (G: 4, or
+ * enough rounds for two chunks per CPU) every pid and pid argument is moved
+ * up by 100000 * (round / G), so that those rounds' chunks hold other tasks:
+ * rounds G..2G-1 have the tasks of round 0 plus 100000. Strings are
  * interned again in the copy. Return: the copy.
  */
 static struct store *replay(struct store *src, int reps, size_t mem)
@@ -81,6 +85,7 @@ static struct store *replay(struct store *src, int reps, size_t mem)
 	const struct schema *sc = store_schema(src);
 	struct store_stats ss;
 	uint64_t span;
+	int group;
 
 	if (!dst)
 		return NULL;
@@ -92,8 +97,11 @@ static struct store *replay(struct store *src, int reps, size_t mem)
 	}
 	store_get_stats(src, &ss);
 	span = ss.last_ts - ss.first_ts + 1000;
+	group = (int)((2ull * STORE_CHUNK_EVENTS * ncpus + ss.events - 1) / (ss.events + 1));
+	group = group < 4 ? 4 : group;
+	reps = reps < 4 * group ? 4 * group : reps;
 	for (int r = 0; r < reps; r++) {
-		int32_t shift = (r / 4) % 2 ? 100000 * (r / 4) : 0;
+		int32_t shift = (r / group) % 2 ? 100000 * (r / group) : 0;
 
 		for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
 			uint64_t first, end;
@@ -411,7 +419,7 @@ TEST(viewfilter_clauses_match_event_by_event)
 		vf = viewfilter_new(st, NULL);
 		CHECK(vf);
 		pids[0] = busiest_pid(fx.st);
-		pids[1] = pids[0] + 100000;	/* the same task in rounds 4-7 */
+		pids[1] = pids[0] + 100000;	/* the same task in the first shifted rounds */
 		{
 			char buf[64];
 
@@ -873,6 +881,82 @@ TEST(viewfilter_incremental_and_eviction)
 	viewfilter_free(vf);
 	store_free(st);
 	store_free(src);
+	fx_close(&fx);
+}
+
+/*
+ * A writer appends (and the store evicts) while the view is updated, walked and
+ * counted in another thread, as in a live session; at the end the view must
+ * equal an event-by-event evaluation. Run under TSan too.
+ */
+struct writer {
+	struct store		*src, *dst;
+	_Atomic bool		done;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	for (unsigned int cpu = 0; cpu < store_ncpus(w->src); cpu++) {
+		uint64_t first, end;
+
+		store_cpu_range(w->src, cpu, &first, &end);
+		for (uint64_t q = first; q < end; q++) {
+			struct ktop_event ev;
+
+			if (store_get(w->src, cpu, q, &ev))
+				continue;
+			/* string ids differ between the stores: compare numbers only */
+			store_append(w->dst, &ev);
+			if (q % 97 == 0)
+				store_publish(w->dst, cpu);
+		}
+		store_publish(w->dst, cpu);
+	}
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+TEST(viewfilter_concurrent_writer)
+{
+	struct ktop_event page[100];
+	struct viewfilter *vf;
+	struct writer w = { 0 };
+	struct store_count cnt[16];
+	struct fx fx;
+	pthread_t th;
+	unsigned int rounds = 0;
+	struct vfm m;
+
+	CHECK(fx_open(&fx, "host-sched", 0));
+	w.src = replay(fx.st, REPS, 1ull << 30);
+	w.dst = store_new(900u << 10, store_ncpus(w.src));
+	CHECK(w.src && w.dst);
+	for (unsigned int id = KTOP_T_DYNAMIC; id < schema_max_id(store_schema(w.src)); id++) {
+		const struct ktop_schema_type *t = schema_get(store_schema(w.src), (uint16_t)id);
+
+		if (t)
+			schema_add(store_schema(w.dst), t->system, t->name, t->nfields, t->fields);
+	}
+	vf = viewfilter_new(w.dst, NULL);
+	CHECK(!viewfilter_push(vf, "prev_state & 1 || irq == 11 || vec == 7", NULL));
+	CHECK(!pthread_create(&th, NULL, writer_main, &w));
+	while (!atomic_load(&w.done)) {
+		viewfilter_update(vf, 2000000);
+		viewfilter_page(vf, &VIEWFILTER_POS_END, -1, false, page, NULL, 100);
+		viewfilter_count_by(vf, STORE_KEY_TYPE, -1, 0, UINT64_MAX, cnt, 16);
+		rounds++;
+	}
+	pthread_join(th, NULL);
+	m.vf = viewfilter_new(w.dst, NULL);
+	CHECK(!viewfilter_push(m.vf, "prev_state & 1 || irq == 11 || vec == 7", NULL));
+	CHECK_OK(check_against(w.dst, vf, ref_vfmatch, &m));
+	printf("# %u rounds while the writer ran\n", rounds);
+	viewfilter_free(m.vf);
+	viewfilter_free(vf);
+	store_free(w.dst);
+	store_free(w.src);
 	fx_close(&fx);
 }
 
