@@ -8,9 +8,6 @@
 
 struct bpfstats;
 
-/* @s as a JSON string, quoted and escaped. */
-void batch_json_str(FILE *o, const char *s);
-
 /**
  * batch_bpf_json - the BPF statistics as a ",\"bpf\":{...}" member, the same
  * figures as bpfstats_print() writes for the text summary

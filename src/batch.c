@@ -30,7 +30,7 @@
 #include "event.h"
 #include "batch-local.h"
 #include "intern.h"
-#include "pidmap.h"
+#include "hashmap.h"
 #include "schema.h"
 #include "session.h"
 #include "store.h"
@@ -107,7 +107,7 @@ struct batch {
 	bool			trace_clock;	/* a recording: rates on its own timestamps */
 	uint64_t		trace_end;	/* ... where the previous summary ended */
 	double			up;		/* seconds since the start (or the recording's) */
-	struct pidmap		self;		/* ktop's own threads (live) */
+	struct hmap		self;		/* ktop's own threads (live) */
 	uint64_t		self_hidden;	/* --hide-self: rows left out of Top tasks */
 };
 
@@ -412,7 +412,7 @@ static void batch_gather(struct batch *b, uint64_t now)
 	batch_list_finish(&b->funcs);
 	b->self_hidden = 0;
 	for (size_t i = 0; b->a->opts.hide_self && i < b->pids.n; i++)
-		b->self_hidden += pidmap_get(&b->self, (int32_t)b->pids.v[i].key) != NULL;
+		b->self_hidden += hmap_get(&b->self, (uint32_t)(int32_t)b->pids.v[i].key) != NULL;
 	store_get_stats(b->a->st, &b->ss);
 	/* "Store: used of limit" is all that counts against the limit */
 	b->ss.bytes += b->ss.lost_bytes + b->ss.tables;
@@ -481,7 +481,7 @@ static const char *batch_comm(struct batch *b, int32_t pid)
 /* One of ktop's own threads (live: /proc/self/task as of this summary)? */
 static bool batch_self(struct batch *b, int32_t pid)
 {
-	return pidmap_get(&b->self, pid) != NULL;
+	return hmap_get(&b->self, (uint32_t)pid) != NULL;
 }
 
 static const char *batch_tracer(struct batch *b)
@@ -636,7 +636,7 @@ static void batch_text(struct batch *b)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-void batch_json_str(FILE *o, const char *s)
+static void json_str(FILE *o, const char *s)
 {
 	fputc('"', o);
 	for (; s && *s; s++) {
@@ -665,11 +665,11 @@ static void batch_json(struct batch *b)
 		"\"clock\":\"%s\",", clock, b->up, b->iteration, b->dt,
 		b->trace_clock ? "trace" : "monotonic");
 	fputs("\"mode\":", o);
-	batch_json_str(o, b->a->mode_why);
+	json_str(o, b->a->mode_why);
 	fputs(",\"tracer\":", o);
-	batch_json_str(o, batch_tracer(b));
+	json_str(o, batch_tracer(b));
 	fputs(",\"session\":", o);
-	batch_json_str(o, b->a->sess ? session_name(b->a->sess) : "");
+	json_str(o, b->a->sess ? session_name(b->a->sess) : "");
 	fprintf(o, ",\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"events_total\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"lost_total\":%" PRIu64,
 		b->events, batch_rate(b, b->events), b->ss.appended, b->lost, b->lost_total);
@@ -704,13 +704,13 @@ static void batch_json(struct batch *b)
 	fputs("],\"top_events\":[", o);
 	for (size_t i = 0; i < b->types.n && i < BATCH_TOP_JSON; i++) {
 		fprintf(o, "%s{\"event\":", i ? "," : "");
-		batch_json_str(o, batch_type_name(b, b->types.v[i].key, name, sizeof(name)));
+		json_str(o, batch_type_name(b, b->types.v[i].key, name, sizeof(name)));
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->types.v[i].count);
 	}
 	fputs("],\"top_functions\":[", o);
 	for (size_t i = 0; i < b->funcs.n && i < BATCH_TOP_JSON; i++) {
 		fprintf(o, "%s{\"function\":", i ? "," : "");
-		batch_json_str(o, batch_func_name(b, b->funcs.v[i].key));
+		json_str(o, batch_func_name(b, b->funcs.v[i].key));
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->funcs.v[i].count);
 	}
 	fputs("],\"top_tasks\":[", o);
@@ -721,7 +721,7 @@ static void batch_json(struct batch *b)
 		if (self && b->a->opts.hide_self)
 			continue;
 		fprintf(o, "%s{\"pid\":%d,\"comm\":", k++ ? "," : "", pid);
-		batch_json_str(o, batch_comm(b, pid));
+		json_str(o, batch_comm(b, pid));
 		fprintf(o, ",\"count\":%" PRIu64 "%s}", b->pids.v[i].count,
 			self ? ",\"self\":true" : "");
 	}
@@ -732,7 +732,7 @@ static void batch_json(struct batch *b)
 
 		viewfilter_counts(b->vf, &vc);
 		fputs(",\"view\":{\"filter\":", o);
-		batch_json_str(o, viewfilter_describe(b->vf, desc, sizeof(desc)));
+		json_str(o, viewfilter_describe(b->vf, desc, sizeof(desc)));
 		fprintf(o, ",\"matched\":%" PRIu64 ",\"held\":%" PRIu64 "}", vc.matched,
 			vc.held);
 	}
@@ -893,7 +893,7 @@ int batch_run(struct app *a, FILE *out)
 	free(b.funcs.v);
 	free(b.pids.v);
 	free(b.cpu);
-	pidmap_destroy(&b.self);
+	hmap_destroy(&b.self);
 	batch_tracers_free(b.bt);
 	return status;
 }

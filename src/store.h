@@ -340,13 +340,12 @@ struct store_count {
 size_t store_count_by(const struct store *st, enum store_key key,
 		      const struct store_filter *f, struct store_count *out, size_t max);
 
-struct pidmap;
+struct hmap;
 /*
- * store_count_sorted - counts kept in a pidmap (keys as (int32_t)(uint32_t)key)
+ * store_count_sorted - counts kept in a hash map (src/hashmap.h: key -> count)
  * as store_count_by() returns them: up to @max in @out, by count descending.
  * For other counters of the same keys (view filters). Return: how many keys.
  */
-size_t store_count_sorted(const struct pidmap *m, enum store_key key, struct store_count *out,
-			  size_t max);
+size_t store_count_sorted(const struct hmap *m, struct store_count *out, size_t max);
 
 #endif

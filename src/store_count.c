@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "intern.h"
-#include "pidmap.h"
+#include "hashmap.h"
 #include "store.h"
 
 #define COUNT_CHUNKS	64
@@ -24,13 +24,13 @@ struct counting {
 	enum store_key		key;
 	const char		*comm;		/* f->comm_id's string, or NULL */
 	bool			by_pid;		/* the pid column is needed */
-	struct pidmap		m;
+	struct hmap		m;
 	struct store_chunk_rd	*rd;
 };
 
-static int count_add(struct pidmap *m, uint64_t key, uint64_t n)
+static int count_add(struct hmap *m, uint64_t key, uint64_t n)
 {
-	uint64_t *v = pidmap_put(m, (int32_t)(uint32_t)key, NULL);
+	uint64_t *v = hmap_put(m, key, NULL);
 
 	if (!v)
 		return -ENOMEM;
@@ -64,7 +64,7 @@ static int count_whole(struct counting *c, unsigned int cpu, const struct store_
 		if (!d.pid_n[i] || (c->by_pid && !pid_ok(c, d.pid[i])))
 			continue;
 		matched += d.pid_n[i];
-		if (c->key == STORE_KEY_PID && count_add(&c->m, (uint32_t)d.pid[i], d.pid_n[i]))
+		if (c->key == STORE_KEY_PID && count_add(&c->m, (uint64_t)(int64_t)d.pid[i], d.pid_n[i]))
 			return -ENOMEM;
 	}
 	if (c->key == STORE_KEY_PID || !matched)
@@ -116,7 +116,7 @@ static int count_rows(struct counting *c, unsigned int cpu, uint64_t seq)
 			k = cpu;
 			break;
 		default:
-			k = (uint32_t)w->pid;
+			k = (uint64_t)(int64_t)w->pid;
 		}
 		if (count_add(&c->m, k, 1))
 			return -ENOMEM;
@@ -163,23 +163,15 @@ static int count_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-size_t store_count_sorted(const struct pidmap *m, enum store_key key, struct store_count *out,
-			  size_t max)
+size_t store_count_sorted(const struct hmap *m, struct store_count *out, size_t max)
 {
-	struct store_count *v = malloc((m->n ? m->n : 1) * sizeof(*v));
-	size_t n = 0;
+	struct store_count *v = malloc((hmap_count(m) ? hmap_count(m) : 1) * sizeof(*v));
+	size_t n = 0, pos = 0;
 
 	if (!v)
 		return 0;
-	for (size_t i = 0; i < m->cap; i++) {
-		uint64_t cnt;
-		int32_t k;
-
-		if (!pidmap_slot(m, i, &k, &cnt))
-			continue;
-		v[n].key = key == STORE_KEY_PID ? (uint64_t)(int64_t)k : (uint32_t)k;
-		v[n++].count = cnt;
-	}
+	while (hmap_next(m, &pos, &v[n].key, &v[n].count))
+		n++;
 	qsort(v, n, sizeof(*v), count_cmp);
 	if (out)
 		memcpy(out, v, (n < max ? n : max) * sizeof(*out));
@@ -207,8 +199,8 @@ size_t store_count_by(const struct store *st, enum store_key key,
 		if (count_cpu(&c, cpu))
 			break;
 	}
-	n = store_count_sorted(&c.m, key, out, max);
-	pidmap_destroy(&c.m);
+	n = store_count_sorted(&c.m, out, max);
+	hmap_destroy(&c.m);
 	store_chunk_rd_free(c.rd);
 	return n;
 }

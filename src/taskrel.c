@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "event.h"
-#include "pidmap.h"
+#include "hashmap.h"
 #include "schema.h"
 #include "store.h"
 #include "taskrel.h"
@@ -33,7 +33,7 @@ struct reltype {
 struct taskrel {
 	struct store		*st;
 	struct store_chunk_rd	*rd;
-	struct pidmap		idx;		/* pid -> index in v */
+	struct hmap		idx;		/* pid -> index in v */
 	struct rel		*v;
 	size_t			n, cap;
 	int32_t			*log;		/* pids that got a link, in order */
@@ -63,7 +63,7 @@ void taskrel_free(struct taskrel *tr)
 	if (!tr)
 		return;
 	store_chunk_rd_free(tr->rd);
-	pidmap_destroy(&tr->idx);
+	hmap_destroy(&tr->idx);
 	free(tr->v);
 	free(tr->log);
 	free(tr->next);
@@ -72,7 +72,7 @@ void taskrel_free(struct taskrel *tr)
 
 static const struct rel *rel_find(const struct taskrel *tr, int32_t pid)
 {
-	uint64_t *i = pidmap_get(&tr->idx, pid);
+	uint64_t *i = hmap_get(&tr->idx, (uint32_t)pid);
 
 	return i ? &tr->v[*i] : NULL;
 }
@@ -80,7 +80,7 @@ static const struct rel *rel_find(const struct taskrel *tr, int32_t pid)
 static struct rel *rel_get(struct taskrel *tr, int32_t pid)
 {
 	bool added;
-	uint64_t *i = pidmap_put(&tr->idx, pid, &added);
+	uint64_t *i = hmap_put(&tr->idx, (uint32_t)pid, &added);
 
 	if (!i)
 		return NULL;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "bpfstats.h"
-#include "pidmap.h"
+#include "hashmap.h"
 #include "store.h"
 #include "taskrel.h"
 #include "tasks.h"
@@ -35,8 +35,8 @@ struct tasks {
 	struct viewfilter	*vf;
 	struct bpfstats		*bs;
 	const char		*selfdir;
-	struct pidmap		self;
-	struct pidmap		idx;		/* pid -> index in v */
+	struct hmap		self;
+	struct hmap		idx;		/* pid -> index in v */
 	struct task		*v;
 	size_t			n, cap;
 	uint64_t		*next;		/* per CPU: the next seq to read */
@@ -68,8 +68,8 @@ void tasks_free(struct tasks *tm)
 {
 	if (!tm)
 		return;
-	pidmap_destroy(&tm->self);
-	pidmap_destroy(&tm->idx);
+	hmap_destroy(&tm->self);
+	hmap_destroy(&tm->idx);
 	free(tm->v);
 	free(tm->next);
 	free(tm);
@@ -77,7 +77,7 @@ void tasks_free(struct tasks *tm)
 
 void tasks_reset(struct tasks *tm)
 {
-	pidmap_clear(&tm->idx);
+	hmap_clear(&tm->idx);
 	tm->n = 0;
 	memset(tm->next, 0, tm->ncpus * sizeof(*tm->next));
 	tm->t_done = tm->t_first = tm->t_last = 0;
@@ -95,18 +95,18 @@ void tasks_set_bpf(struct tasks *tm, struct bpfstats *bs)
 	tm->bs = bs;
 }
 
-int tasks_read_tids(const char *taskdir, struct pidmap *out)
+int tasks_read_tids(const char *taskdir, struct hmap *out)
 {
 	struct dirent *de;
 	DIR *d;
 
-	pidmap_clear(out);
+	hmap_clear(out);
 	d = taskdir ? opendir(taskdir) : NULL;
 	if (!d)
 		return taskdir ? -errno : 0;
 	while ((de = readdir(d)))
 		if (isdigit((unsigned char)de->d_name[0]) &&
-		    !pidmap_put(out, (int32_t)atoi(de->d_name), NULL))
+		    !hmap_put(out, (uint32_t)(int32_t)atoi(de->d_name), NULL))
 			break;
 	closedir(d);
 	return 0;
@@ -125,13 +125,13 @@ void tasks_set_self(struct tasks *tm, const char *taskdir)
 
 bool tasks_is_self(const struct tasks *tm, int32_t pid)
 {
-	return pidmap_get(&tm->self, pid) != NULL;
+	return hmap_get(&tm->self, (uint32_t)pid) != NULL;
 }
 
 static struct task *task_get(struct tasks *tm, int32_t pid)
 {
 	bool added;
-	uint64_t *i = pidmap_put(&tm->idx, pid, &added);
+	uint64_t *i = hmap_put(&tm->idx, (uint32_t)pid, &added);
 
 	if (!i)
 		return NULL;
@@ -383,7 +383,7 @@ static int row_cmp(const void *x, const void *y, void *arg)
 /* Reorder sorted @v as a tree: each row, then its children (sorted), depth first. */
 static int tree_order(struct tasks_row *v, size_t n)
 {
-	struct pidmap at = { 0 };
+	struct hmap at = { 0 };
 	size_t *first = malloc(n * sizeof(*first)), *nextsib = malloc(n * sizeof(*nextsib));
 	size_t *last = malloc(n * sizeof(*last)), *stack = malloc(n * sizeof(*stack));
 	struct tasks_row *out = malloc(n * sizeof(*out));
@@ -393,7 +393,7 @@ static int tree_order(struct tasks_row *v, size_t n)
 	if (!first || !nextsib || !last || !stack || !out)
 		goto out_free;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t *p = pidmap_put(&at, v[i].pid, NULL);
+		uint64_t *p = hmap_put(&at, (uint32_t)v[i].pid, NULL);
 
 		if (!p)
 			goto out_free;
@@ -403,7 +403,7 @@ static int tree_order(struct tasks_row *v, size_t n)
 	/* children lists in sorted order; a parent not among the rows makes a root */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *p = v[i].parent >= 0 && v[i].parent != v[i].pid ?
-			      pidmap_get(&at, v[i].parent) : NULL;
+			      hmap_get(&at, (uint32_t)v[i].parent) : NULL;
 
 		if (!p)
 			continue;
@@ -447,7 +447,7 @@ static int tree_order(struct tasks_row *v, size_t n)
 	memcpy(v, out, k * sizeof(*v));
 	ret = 0;
 out_free:
-	pidmap_destroy(&at);
+	hmap_destroy(&at);
 	free(first);
 	free(nextsib);
 	free(last);

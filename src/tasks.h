@@ -118,12 +118,12 @@ struct tasks_query {
 size_t tasks_rows(struct tasks *tm, const struct tasks_query *q, struct tasks_row *out,
 		  size_t max);
 
-struct pidmap;
+struct hmap;
 /*
  * The thread ids of a /proc/PID/task directory ("/proc/self/task": ktop's
  * own) into @out (cleared first). Return: 0, or a negative errno.
  */
-int tasks_read_tids(const char *taskdir, struct pidmap *out);
+int tasks_read_tids(const char *taskdir, struct hmap *out);
 
 /* Is @pid one of ktop's own threads (as of the last update)? */
 bool tasks_is_self(const struct tasks *tm, int32_t pid);

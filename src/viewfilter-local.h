@@ -8,7 +8,7 @@
 
 #include <sys/types.h>
 
-#include "pidmap.h"
+#include "hashmap.h"
 #include "viewfilter.h"
 
 enum vf_kind { VK_PID, VK_COMM, VK_CPU, VK_EVENT, VK_EXPR };
@@ -69,7 +69,7 @@ struct viewfilter {
 	bool			has_task;	/* pid or comm clauses */
 	bool			has_kids;	/* ... with children */
 	bool			has_comm;
-	struct pidmap		memo;		/* pid -> 1 no, 2 yes (| comm pointer) */
+	struct hmap		memo;		/* pid -> 1 no, 2 yes (| comm pointer) */
 	uint64_t		rel_cursor;	/* task links seen */
 	/* the index */
 	struct vf_cpu		*cpu;

@@ -344,7 +344,7 @@ static void vf_derive(struct viewfilter *vf)
 			vf->has_comm |= c->kind == VK_COMM;
 		}
 	}
-	pidmap_clear(&vf->memo);
+	hmap_clear(&vf->memo);
 	if (vf->has_kids) {
 		if (vf->procdir && !vf->proc_read) {
 			taskrel_scan_proc(vf->tr, vf->procdir);
@@ -451,11 +451,11 @@ bool vf_pid_ok(struct viewfilter *vf, int32_t pid)
 		return true;
 	/* a name clause holds while the task keeps the name it had */
 	tag = vf->has_comm ? (uint64_t)(uintptr_t)store_comm(vf->st, pid) : 0;
-	v = pidmap_get(&vf->memo, pid);
+	v = hmap_get(&vf->memo, (uint32_t)pid);
 	if (v && (*v & ~3ull) == tag)
 		return (*v & 3) == 2;
 	r = task_eval(vf, pid);
-	v = pidmap_put(&vf->memo, pid, NULL);
+	v = hmap_put(&vf->memo, (uint32_t)pid, NULL);
 	if (v)
 		*v = tag | (r ? 2 : 1);
 	return r;
@@ -704,8 +704,9 @@ int vf_sync_cpu(struct viewfilter *vf, unsigned int cpu)
  */
 static int vf_relations(struct viewfilter *vf)
 {
-	struct pidmap changed = { 0 };
-	uint64_t gen, min_birth = UINT64_MAX;
+	struct hmap changed = { 0 };
+	uint64_t gen, min_birth = UINT64_MAX, key, v;
+	size_t pos = 0;
 	int32_t pid;
 
 	if (!vf->has_kids)
@@ -721,16 +722,13 @@ static int vf_relations(struct viewfilter *vf)
 		b = taskrel_birth(vf->tr, pid);
 		min_birth = b < min_birth ? b : min_birth;
 	}
-	for (size_t i = 0; i < vf->memo.cap; i++) {
-		uint64_t v;
-		bool r;
+	while (hmap_next(&vf->memo, &pos, &key, &v)) {
+		bool r = task_eval(vf, (int32_t)(uint32_t)key);
 
-		if (!pidmap_slot(&vf->memo, i, &pid, &v))
-			continue;
-		r = task_eval(vf, pid);
-		if (r != ((v & 3) == 2) && !pidmap_put(&changed, pid, NULL))
+		if (r != ((v & 3) == 2) && !hmap_put(&changed, key, NULL))
 			goto out_nomem;
-		vf->memo.val[i] = (v & ~3ull) | (r ? 2 : 1);
+		/* a value, not a key: the walk goes on */
+		*hmap_get(&vf->memo, key) = (v & ~3ull) | (r ? 2 : 1);
 	}
 	for (unsigned int cpu = 0; changed.n && cpu < vf->ncpus; cpu++) {
 		struct vf_cpu *c = &vf->cpu[cpu];
@@ -744,15 +742,15 @@ static int vf_relations(struct viewfilter *vf)
 				continue;
 			if (!hit && !store_chunk_dict(vf->rd, cpu, s->first_seq, &d))
 				for (uint32_t i = 0; i < d.npid && !hit; i++)
-					hit = pidmap_get(&changed, d.pid[i]) != NULL;
+					hit = hmap_get(&changed, (uint32_t)d.pid[i]) != NULL;
 			if (hit)
 				seg_reset(s);
 		}
 	}
-	pidmap_destroy(&changed);
+	hmap_destroy(&changed);
 	return 0;
 out_nomem:
-	pidmap_destroy(&changed);
+	hmap_destroy(&changed);
 	return -ENOMEM;
 }
 
@@ -843,7 +841,7 @@ void viewfilter_free(struct viewfilter *vf)
 	free(vf->cpuok);
 	free(vf->tcls);
 	free(vf->tmask);
-	pidmap_destroy(&vf->memo);
+	hmap_destroy(&vf->memo);
 	store_chunk_rd_free(vf->rd);
 	free(vf);
 }

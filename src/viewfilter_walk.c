@@ -314,9 +314,9 @@ size_t viewfilter_page(struct viewfilter *vf, const struct viewfilter_pos *pos, 
 
 /* ---- counting ------------------------------------------------------------------------- */
 
-static int count_add(struct pidmap *m, uint64_t key, uint64_t n)
+static int count_add(struct hmap *m, uint64_t key, uint64_t n)
 {
-	uint64_t *v = pidmap_put(m, (int32_t)(uint32_t)key, NULL);
+	uint64_t *v = hmap_put(m, key, NULL);
 
 	if (!v)
 		return -ENOMEM;
@@ -326,7 +326,7 @@ static int count_add(struct pidmap *m, uint64_t key, uint64_t n)
 
 /* A whole chunk whose events all match, from its dictionaries. Return: 1 done, 0 not, <0 errno. */
 static int count_dict(struct viewfilter *vf, unsigned int cpu, const struct vf_seg *s,
-		      enum store_key key, struct pidmap *m)
+		      enum store_key key, struct hmap *m)
 {
 	struct store_chunk_dict d;
 	uint64_t total = 0;
@@ -340,7 +340,7 @@ static int count_dict(struct viewfilter *vf, unsigned int cpu, const struct vf_s
 	if (total != s->n)
 		return 0;	/* not all of it published yet */
 	for (uint32_t i = 0; key == STORE_KEY_PID && i < d.npid; i++)
-		if (count_add(m, (uint32_t)d.pid[i], d.pid_n[i]))
+		if (count_add(m, (uint64_t)(int64_t)d.pid[i], d.pid_n[i]))
 			return -ENOMEM;
 	for (uint32_t i = 0; key == STORE_KEY_TYPE && i < d.ntype; i++)
 		if (count_add(m, d.type[i], d.type_n[i]))
@@ -349,7 +349,7 @@ static int count_dict(struct viewfilter *vf, unsigned int cpu, const struct vf_s
 }
 
 static int count_rows(struct viewfilter *vf, unsigned int cpu, const struct vf_seg *s,
-		      enum store_key key, uint64_t t0, uint64_t t1, struct pidmap *m)
+		      enum store_key key, uint64_t t0, uint64_t t1, struct hmap *m)
 {
 	unsigned int cols = STORE_COL_TS | (key == STORE_KEY_TYPE ? STORE_COL_TYPE : 0) |
 			    (key == STORE_KEY_PID ? STORE_COL_PID : 0) |
@@ -379,7 +379,7 @@ static int count_rows(struct viewfilter *vf, unsigned int cpu, const struct vf_s
 			k = cpu;
 			break;
 		default:
-			k = (uint32_t)w->pid;
+			k = (uint64_t)(int64_t)w->pid;
 		}
 		if (count_add(m, k, 1))
 			return -ENOMEM;
@@ -390,7 +390,7 @@ static int count_rows(struct viewfilter *vf, unsigned int cpu, const struct vf_s
 size_t viewfilter_count_by(struct viewfilter *vf, enum store_key key, int cpu, uint64_t t0,
 			   uint64_t t1, struct store_count *out, size_t max)
 {
-	struct pidmap m = { 0 };
+	struct hmap m = { 0 };
 	size_t n;
 
 	for (unsigned int c = 0; c < vf->ncpus; c++) {
@@ -422,7 +422,7 @@ size_t viewfilter_count_by(struct viewfilter *vf, enum store_key key, int cpu, u
 		}
 	}
 out:
-	n = store_count_sorted(&m, key, out, max);
-	pidmap_destroy(&m);
+	n = store_count_sorted(&m, out, max);
+	hmap_destroy(&m);
 	return n;
 }

@@ -122,8 +122,11 @@ if b is None:
 elif "error" in b:
     print("ok (BPF off here: %s)" % b["error"])
 else:
-    need = ["mode", "cpus", "runq", "top_runq", "top_offcpu", "syscalls", "irqs", "outliers"]
+    need = ["mode", "irq_programs", "syscall_programs", "cpus", "runq", "top_runq",
+            "top_offcpu", "syscalls", "irqs", "outliers"]
     miss = [k for k in need if k not in b]
+    if not miss and not isinstance(b["irqs"], list):
+        miss = ["irqs as a list"]
     print("lacks %s" % miss if miss else "ok mode %s, %d cpus rows, runq count %d" %
           (b["mode"], len(b["cpus"]), b["runq"]["count"]))
 PY

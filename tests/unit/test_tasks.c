@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "pidmap.h"
+#include "hashmap.h"
 #include "store.h"
 #include "taskrel.h"
 #include "tasks.h"

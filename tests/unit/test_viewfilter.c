@@ -28,7 +28,7 @@
 #include "filter.h"
 #include "fixture.h"
 #include "intern.h"
-#include "pidmap.h"
+#include "hashmap.h"
 #include "schema.h"
 #include "store.h"
 #include "taskrel.h"
@@ -282,7 +282,7 @@ static int check_count_by(struct store *st, struct viewfilter *vf, ref_fn fn, co
 {
 	static const enum store_key keys[] = { STORE_KEY_TYPE, STORE_KEY_PID, STORE_KEY_CPU };
 	struct store_count out[512];
-	struct pidmap want[3] = { { 0 } };
+	struct hmap want[3] = { { 0 } };
 	struct hit *ref;
 	uint64_t total;
 	size_t n = ref_list(st, fn, arg, &ref, &total);
@@ -293,18 +293,18 @@ static int check_count_by(struct store *st, struct viewfilter *vf, ref_fn fn, co
 
 		if (store_get(st, ref[j].cpu, ref[j].seq, &ev))
 			return __LINE__;
-		++*pidmap_put(&want[0], ev.type, NULL);
-		++*pidmap_put(&want[1], ev.pid, NULL);
-		++*pidmap_put(&want[2], (int32_t)ev.cpu, NULL);
+		++*hmap_put(&want[0], ev.type, NULL);
+		++*hmap_put(&want[1], (uint64_t)(int64_t)ev.pid, NULL);
+		++*hmap_put(&want[2], ev.cpu, NULL);
 	}
 	for (size_t k = 0; k < 3 && !line; k++) {
 		size_t nk = viewfilter_count_by(vf, keys[k], -1, 0, UINT64_MAX, out, 512);
 		uint64_t sum = 0;
 
-		if (nk != want[k].n)
+		if (nk != hmap_count(&want[k]))
 			line = __LINE__;
 		for (size_t i = 0; i < nk && i < 512 && !line; i++) {
-			uint64_t *w = pidmap_get(&want[k], (int32_t)out[i].key);
+			uint64_t *w = hmap_get(&want[k], out[i].key);
 
 			sum += out[i].count;
 			if (!w || *w != out[i].count)
@@ -314,7 +314,7 @@ static int check_count_by(struct store *st, struct viewfilter *vf, ref_fn fn, co
 			line = __LINE__;
 	}
 	for (size_t k = 0; k < 3; k++)
-		pidmap_destroy(&want[k]);
+		hmap_destroy(&want[k]);
 	free(ref);
 	return line;
 }
