@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "filter.h"
 #include "schema.h"
 #include "taskrel.h"
@@ -754,17 +754,9 @@ out_nomem:
 	return -ENOMEM;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 bool viewfilter_update(struct viewfilter *vf, uint64_t budget_ns)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = clock_mono_ns();
 	unsigned int steps = 0;
 
 	vf_relations(vf);
@@ -781,7 +773,7 @@ bool viewfilter_update(struct viewfilter *vf, uint64_t budget_ns)
 				continue;
 			if (vf_seg_eval(vf, cpu, s))
 				return false;
-			if (budget_ns && !(++steps & 7) && mono_ns() - t0 > budget_ns)
+			if (budget_ns && !(++steps & 7) && clock_mono_ns() - t0 > budget_ns)
 				return false;
 		}
 	}
