@@ -340,6 +340,43 @@ struct store_count {
 size_t store_count_by(const struct store *st, enum store_key key,
 		      const struct store_filter *f, struct store_count *out, size_t max);
 
+/* The columns of store_chunk_rows() that store_row_key() reads for @key. */
+static inline unsigned int store_key_cols(enum store_key key)
+{
+	switch (key) {
+	case STORE_KEY_TYPE:
+		return STORE_COL_TYPE;
+	case STORE_KEY_FUNC:
+		return STORE_COL_ALL;
+	case STORE_KEY_PID:
+		return STORE_COL_PID;
+	default:
+		return 0;
+	}
+}
+
+/* Row @i's @key (of CPU @cpu). Return: false when it has none (not a function event). */
+static inline bool store_row_key(const struct store_chunk_rows *r, uint32_t i, unsigned int cpu,
+				 enum store_key key, uint64_t *k)
+{
+	const struct store_brow *w = &r->row[i];
+
+	switch (key) {
+	case STORE_KEY_TYPE:
+		*k = w->type;
+		return true;
+	case STORE_KEY_FUNC:
+		*k = r->args[w->aoff];
+		return w->type == KTOP_T_FUNCTION || w->type == KTOP_T_FGRAPH_ENTRY;
+	case STORE_KEY_CPU:
+		*k = cpu;
+		return true;
+	default:
+		*k = (uint64_t)(int64_t)w->pid;
+		return true;
+	}
+}
+
 struct hmap;
 /*
  * store_count_sorted - counts kept in a hash map (src/hashmap.h: key -> count)

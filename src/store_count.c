@@ -88,9 +88,7 @@ static int count_whole(struct counting *c, unsigned int cpu, const struct store_
 /* Rows of @cpu from @seq in its chunk. Return: COUNT_PAST (the window ended), COUNT_DONE, or -ENOMEM. */
 static int count_rows(struct counting *c, unsigned int cpu, uint64_t seq)
 {
-	unsigned int cols = STORE_COL_TS | (c->by_pid ? STORE_COL_PID : 0) |
-			    (c->key == STORE_KEY_TYPE ? STORE_COL_TYPE : 0) |
-			    (c->key == STORE_KEY_FUNC ? STORE_COL_ALL : 0);
+	unsigned int cols = STORE_COL_TS | (c->by_pid ? STORE_COL_PID : 0) | store_key_cols(c->key);
 	struct store_chunk_rows r;
 
 	if (store_chunk_rows(c->rd, cpu, seq, cols, &r))
@@ -101,23 +99,9 @@ static int count_rows(struct counting *c, unsigned int cpu, uint64_t seq)
 
 		if (w->ts > c->f->t1)
 			return COUNT_PAST;
-		if (w->ts < c->f->t0 || (c->by_pid && !pid_ok(c, w->pid)))
+		if (w->ts < c->f->t0 || (c->by_pid && !pid_ok(c, w->pid)) ||
+		    !store_row_key(&r, i, cpu, c->key, &k))
 			continue;
-		switch (c->key) {
-		case STORE_KEY_TYPE:
-			k = w->type;
-			break;
-		case STORE_KEY_FUNC:
-			if (w->type != KTOP_T_FUNCTION && w->type != KTOP_T_FGRAPH_ENTRY)
-				continue;
-			k = r.args[w->aoff];
-			break;
-		case STORE_KEY_CPU:
-			k = cpu;
-			break;
-		default:
-			k = (uint64_t)(int64_t)w->pid;
-		}
 		if (count_add(&c->m, k, 1))
 			return -ENOMEM;
 	}

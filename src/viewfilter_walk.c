@@ -351,36 +351,18 @@ static int count_dict(struct viewfilter *vf, unsigned int cpu, const struct vf_s
 static int count_rows(struct viewfilter *vf, unsigned int cpu, const struct vf_seg *s,
 		      enum store_key key, uint64_t t0, uint64_t t1, struct hmap *m)
 {
-	unsigned int cols = STORE_COL_TS | (key == STORE_KEY_TYPE ? STORE_COL_TYPE : 0) |
-			    (key == STORE_KEY_PID ? STORE_COL_PID : 0) |
-			    (key == STORE_KEY_FUNC ? STORE_COL_ALL : 0);
 	struct store_chunk_rows r;
 	uint32_t end;
 
-	if (store_chunk_rows(vf->rd, cpu, s->first_seq, cols, &r))
+	if (store_chunk_rows(vf->rd, cpu, s->first_seq, STORE_COL_TS | store_key_cols(key), &r))
 		return 0;	/* evicted meanwhile */
 	end = r.n < s->done ? r.n : s->done;
 	for (uint32_t i = 0; i < end; i++) {
-		const struct store_brow *w = &r.row[i];
 		uint64_t k;
 
-		if (!vf_seg_match(s, i) || w->ts < t0 || w->ts > t1)
+		if (!vf_seg_match(s, i) || r.row[i].ts < t0 || r.row[i].ts > t1 ||
+		    !store_row_key(&r, i, cpu, key, &k))
 			continue;
-		switch (key) {
-		case STORE_KEY_TYPE:
-			k = w->type;
-			break;
-		case STORE_KEY_FUNC:
-			if (w->type != KTOP_T_FUNCTION && w->type != KTOP_T_FGRAPH_ENTRY)
-				continue;
-			k = r.args[w->aoff];
-			break;
-		case STORE_KEY_CPU:
-			k = cpu;
-			break;
-		default:
-			k = (uint64_t)(int64_t)w->pid;
-		}
 		if (count_add(m, k, 1))
 			return -ENOMEM;
 	}
