@@ -20,6 +20,12 @@ TEST(view_options)
 	CHECK(o.hide_self);
 	CHECK(PARSE(&o, "--batch") == OPTS_RUN);
 	CHECK(!o.hide_self && !o.nviews);
+	CHECK(PARSE(&o, "--json", "-F", "cpu:0") == OPTS_RUN);
+	/* not in the interactive view yet, and never on a stream */
+	CHECK(PARSE(&o, "-F", "cpu:0") == -EINVAL);
+	CHECK(strstr(err, "--view works with --batch or --json"));
+	CHECK(PARSE(&o, "--stream", "--batch", "-F", "cpu:0") == -EINVAL);
+	CHECK(strstr(err, "--view does not apply to --stream"));
 }
 
 /* The syntax is refused before anything starts, with a caret under the problem. */
@@ -27,10 +33,10 @@ TEST(view_syntax_errors)
 {
 	struct app_opts o;
 
-	CHECK(PARSE(&o, "-F", "prev_state & 2 &&") == -EINVAL);
+	CHECK(PARSE(&o, "--batch", "-F", "prev_state & 2 &&") == -EINVAL);
 	CHECK(strstr(err, "--view: expected a field name at the end (at column 18)"));
 	CHECK(strstr(err, "\n  prev_state & 2 &&\n                   ^"));
-	CHECK(PARSE(&o, "--view", "cpu:1-x") == -EINVAL);
+	CHECK(PARSE(&o, "--batch", "--view", "cpu:1-x") == -EINVAL);
 	CHECK(strstr(err, "cpu: wants a CPU list"));
 	CHECK(PARSE(&o, "-F") == -EINVAL);
 	CHECK(strstr(err, "needs an argument"));
