@@ -696,6 +696,7 @@ void app_stop(struct app *a)
 	if (a->syms)
 		symbols_free(a->syms);
 	a->syms = NULL;
+	app_view_stop(a);
 	if (a->st)
 		store_free(a->st);
 	a->st = NULL;

@@ -25,6 +25,8 @@ struct ftrace_filter;
 struct ftrace_filter_result;
 struct filter_set;
 struct probe_set;
+struct viewfilter;
+struct taskrel;
 
 struct app_opts {
 	struct session_opts	so;
@@ -45,6 +47,9 @@ struct app_opts {
 	size_t			stream_rate;	/* --stream-rate, bytes/s, 0: unbounded */
 	const char		*probes[SESSION_MAX_LIST];	/* --probe SPEC */
 	unsigned int		nprobes;
+	const char		*views[SESSION_MAX_LIST];	/* -F, --view */
+	unsigned int		nviews;
+	bool			hide_self;	/* --hide-self */
 };
 
 struct app {
@@ -70,6 +75,10 @@ struct app {
 	struct ftrace_filter	*filter;
 	char			filter_why[256];
 	bool			filter_tried;
+	/* what readers of the store honour (src/app_view.c) */
+	struct viewfilter	*view;		/* --view; the UI's later */
+	struct taskrel		*rel;
+	uint64_t		rec_t0;		/* a recording: its first event seen */
 };
 
 /**
@@ -145,6 +154,32 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
 
 /* Monotonic nanoseconds. */
 uint64_t app_now_ns(void);
+
+/* ---- the view: src/app_view.c ---- */
+
+/**
+ * app_view_start - the view filter of --view over a->st, and the task relations
+ * Call once the store exists (after app_start or app_open_snapshot). Field
+ * names are checked against the schema (a snapshot read whole), the session's
+ * event formats (live), or not at all (a snapshot still loading).
+ * Return: 0, or a negative errno with the message, and a caret under the
+ * problem, in @err (the caller exits with status 2).
+ */
+int app_view_start(struct app *a, char *err, size_t errlen);
+/* Free the view (app_stop calls it before the store goes). */
+void app_view_stop(struct app *a);
+/* The view filter when it has a clause, else NULL (readers then take everything). */
+struct viewfilter *app_view(const struct app *a);
+
+/**
+ * app_clock - the clock rates and elapsed times are read on
+ * Live: CLOCK_MONOTONIC from a->start_ns. A recording (-i FILE, -i -): its
+ * own timestamps, from its first event to its newest held, however fast it
+ * was read: a 66 s trace says 66 s.
+ * Return: true for a recording's clock.
+ * Context: the thread that owns the app.
+ */
+bool app_clock(struct app *a, uint64_t *start, uint64_t *now);
 
 /*
  * ---- actions on the program ----

@@ -453,7 +453,8 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 	     unsigned int file_flags, char *err, size_t errlen)
 {
 	struct export_opts eo = { .t0 = t0, .t1 = t1, .csv_key = STORE_KEY_TYPE,
-				  .file_flags = file_flags };
+				  .file_flags = file_flags,
+				  .view = app_view(a) };
 	struct snapshot_meta lm;
 	const struct snapshot_meta *m = a->meta;
 	int ret;

@@ -28,10 +28,14 @@
 #include "cmdlines.h"
 #include "consumer.h"
 #include "event.h"
+#include "batch-local.h"
 #include "intern.h"
+#include "hashmap.h"
 #include "schema.h"
 #include "session.h"
 #include "store.h"
+#include "tasks.h"
+#include "viewfilter.h"
 
 #define BATCH_TOP	10	/* rows in each top list */
 #define BATCH_TOP_JSON	50	/* entries in each JSON top list (for scripts) */
@@ -99,6 +103,12 @@ struct batch {
 	struct batch_tracers	*bt;		/* function_graph tree, latency table */
 	struct store_count	*tmp;
 	size_t			tmp_cap;
+	struct viewfilter	*vf;		/* --view, or NULL */
+	bool			trace_clock;	/* a recording: rates on its own timestamps */
+	uint64_t		trace_end;	/* ... where the previous summary ended */
+	double			up;		/* seconds since the start (or the recording's) */
+	struct hmap		self;		/* ktop's own threads (live) */
+	uint64_t		self_hidden;	/* --hide-self: rows left out of Top tasks */
 };
 
 /* ---- gathering ------------------------------------------------------ */
@@ -134,6 +144,14 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 			continue;
 		if (seq >= end)		/* published after we looked: next time */
 			break;
+		/* the window moves over every event; only matches are counted */
+		if (!c->window) {
+			c->window = true;
+			c->t0 = ev.ts;
+		}
+		c->t1 = ev.ts;
+		if (b->vf && !viewfilter_match(b->vf, &ev))
+			continue;
 		c->flags[BF_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
 		c->flags[BF_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
 		c->flags[BF_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
@@ -141,11 +159,6 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 		c->flags[BF_NMI] += !!(f & KTOP_KF_NMI);
 		c->flags[BF_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
 		c->flags[BF_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
-		if (!c->window) {
-			c->window = true;
-			c->t0 = ev.ts;
-		}
-		c->t1 = ev.ts;
 		c->events++;
 	}
 	store_iter_free(it);
@@ -309,7 +322,11 @@ static void batch_count(struct batch *b, enum store_key key, unsigned int cpu,
 	size_t n;
 
 	for (;;) {
-		n = store_count_by(b->a->st, key, &f, b->tmp, b->tmp_cap);
+		if (b->vf)
+			n = viewfilter_count_by(b->vf, key, (int)cpu, c->t0, c->t1, b->tmp,
+						b->tmp_cap);
+		else
+			n = store_count_by(b->a->st, key, &f, b->tmp, b->tmp_cap);
 		if (n <= b->tmp_cap)
 			break;
 		free(b->tmp);
@@ -323,9 +340,35 @@ static void batch_count(struct batch *b, enum store_key key, unsigned int cpu,
 	batch_list_add(l, b->tmp, n);
 }
 
+/*
+ * A recording's summary covers the trace time of its events: from where the
+ * previous one ended (or its first event) to its newest.
+ */
+static void batch_trace_time(struct batch *b)
+{
+	uint64_t t0 = UINT64_MAX, t1 = 0, start, now;
+
+	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
+		const struct batch_cpu *c = &b->cpu[cpu];
+
+		if (!c->window)
+			continue;
+		t0 = c->t0 < t0 ? c->t0 : t0;
+		t1 = c->t1 > t1 ? c->t1 : t1;
+	}
+	if (b->trace_end)
+		t0 = b->trace_end;
+	b->dt = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
+	if (t1 > b->trace_end)
+		b->trace_end = t1;
+	app_clock(b->a, &start, &now);
+	b->up = now > start ? (double)(now - start) / 1e9 : 0;
+}
+
 static void batch_gather(struct batch *b, uint64_t now)
 {
 	b->dt = (double)(now - b->prev_ns) / 1e9;
+	b->up = (double)(now - b->a->start_ns) / 1e9;
 	b->prev_ns = now;
 	b->events = 0;
 	b->lost = 0;
@@ -335,7 +378,8 @@ static void batch_gather(struct batch *b, uint64_t now)
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
 		struct batch_cpu *c = &b->cpu[cpu];
 
-		if (b->a->cons)
+		/* live without a view: no pass over the events (the consumer counted them) */
+		if (b->a->cons && !b->vf)
 			batch_window_cpu(b, cpu);
 		else
 			batch_scan_cpu(b, cpu);
@@ -357,9 +401,18 @@ static void batch_gather(struct batch *b, uint64_t now)
 	}
 	b->lost_total += b->lost;
 	b->ktop_dropped_total += b->ktop_dropped;
+	if (b->trace_clock)
+		batch_trace_time(b);
+	if (b->vf)
+		viewfilter_update(b->vf, 0);
+	if (b->a->sess)
+		tasks_read_tids("/proc/self/task", &b->self);
 	batch_list_finish(&b->types);
 	batch_list_finish(&b->pids);
 	batch_list_finish(&b->funcs);
+	b->self_hidden = 0;
+	for (size_t i = 0; b->a->opts.hide_self && i < b->pids.n; i++)
+		b->self_hidden += hmap_get(&b->self, (uint32_t)(int32_t)b->pids.v[i].key) != NULL;
 	store_get_stats(b->a->st, &b->ss);
 	/* "Store: used of limit" is all that counts against the limit */
 	b->ss.bytes += b->ss.lost_bytes + b->ss.tables;
@@ -425,6 +478,12 @@ static const char *batch_comm(struct batch *b, int32_t pid)
 	return "<...>";
 }
 
+/* One of ktop's own threads (live: /proc/self/task as of this summary)? */
+static bool batch_self(struct batch *b, int32_t pid)
+{
+	return hmap_get(&b->self, (uint32_t)pid) != NULL;
+}
+
 static const char *batch_tracer(struct batch *b)
 {
 	/* a snapshot: the tracer it recorded (src/app_snapshot.c sets it) */
@@ -455,7 +514,6 @@ static double batch_rate(const struct batch *b, uint64_t n)
 static void batch_text(struct batch *b)
 {
 	char used[32], limit[32], name[160], clock[32];
-	double up = (double)(b->prev_ns - b->a->start_ns) / 1e9;
 	struct batch_cpu all = { 0 };
 	FILE *o = b->out;
 	time_t t = time(NULL);
@@ -466,8 +524,8 @@ static void batch_text(struct batch *b)
 	batch_size(used, sizeof(used), b->ss.bytes);
 	batch_size(limit, sizeof(limit), b->ss.limit);
 
-	fprintf(o, "ktop %s - %s, up %.1fs, summary %ld, interval %.2fs\n", KTOP_VERSION, clock,
-		up, b->iteration, b->dt);
+	fprintf(o, "ktop %s - %s, up %.1fs, summary %ld, interval %.2fs%s\n", KTOP_VERSION,
+		clock, b->up, b->iteration, b->dt, b->trace_clock ? " (trace time)" : "");
 	fprintf(o, "Trace: %s\n", b->a->mode_why);
 	fprintf(o, "Session: %s, tracer %s\n", b->a->sess ? session_name(b->a->sess) : "-",
 		batch_tracer(b));
@@ -482,6 +540,15 @@ static void batch_text(struct batch *b)
 	fputc('\n', o);
 	fprintf(o, "Lost: %" PRIu64 " this interval, %" PRIu64 " since start\n", b->lost,
 		b->lost_total);
+	if (b->vf) {
+		struct viewfilter_counts vc;
+		char desc[VIEWFILTER_TEXT_MAX];
+
+		viewfilter_counts(b->vf, &vc);
+		fprintf(o, "View: %s: %" PRIu64 " of %" PRIu64 " held events match (the figures "
+			"below count only those)\n", viewfilter_describe(b->vf, desc, sizeof(desc)),
+			vc.matched, vc.held);
+	}
 	if (b->a->cons) {
 		char bl[32], bq[32], bm[32];
 
@@ -533,13 +600,21 @@ static void batch_text(struct batch *b)
 			"no function tracer in this session");
 
 	fprintf(o, "\nTop tasks\n%10s %8s  %s\n", "COUNT", "PID", "COMM");
-	for (size_t i = 0; i < b->pids.n && i < BATCH_TOP; i++) {
+	for (size_t i = 0, k = 0; i < b->pids.n && k < BATCH_TOP; i++) {
 		int32_t pid = (int32_t)b->pids.v[i].key;
+		bool self = batch_self(b, pid);
 
-		fprintf(o, "%10" PRIu64 " %8d  %s\n", b->pids.v[i].count, pid, batch_comm(b, pid));
+		if (self && b->a->opts.hide_self)
+			continue;
+		fprintf(o, "%10" PRIu64 " %8d  %s%s\n", b->pids.v[i].count, pid, batch_comm(b, pid),
+			self ? " [ktop]" : "");
+		k++;
 	}
 	if (!b->pids.n)
 		fprintf(o, "%10s %8s  (none this interval)\n", "-", "-");
+	if (b->self_hidden)
+		fprintf(o, "%10s %8s  (%" PRIu64 " of ktop's own threads left out: --hide-self)\n",
+			"-", "-", b->self_hidden);
 
 	fprintf(o, "\nLost per CPU (since start: missed-event marks, ring-buffer overrun, "
 		"dropped, dropped by ktop (decode backlog))\n");
@@ -579,7 +654,6 @@ static void json_str(FILE *o, const char *s)
 
 static void batch_json(struct batch *b)
 {
-	double up = (double)(b->prev_ns - b->a->start_ns) / 1e9;
 	char name[160], clock[40];
 	time_t t = time(NULL);
 	FILE *o = b->out;
@@ -587,8 +661,9 @@ static void batch_json(struct batch *b)
 
 	gmtime_r(&t, &tm);
 	strftime(clock, sizeof(clock), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(o, "{\"time\":\"%s\",\"uptime_s\":%.3f,\"summary\":%ld,\"interval_s\":%.3f,",
-		clock, up, b->iteration, b->dt);
+	fprintf(o, "{\"time\":\"%s\",\"uptime_s\":%.3f,\"summary\":%ld,\"interval_s\":%.3f,"
+		"\"clock\":\"%s\",", clock, b->up, b->iteration, b->dt,
+		b->trace_clock ? "trace" : "monotonic");
 	fputs("\"mode\":", o);
 	json_str(o, b->a->mode_why);
 	fputs(",\"tracer\":", o);
@@ -639,15 +714,33 @@ static void batch_json(struct batch *b)
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->funcs.v[i].count);
 	}
 	fputs("],\"top_tasks\":[", o);
-	for (size_t i = 0; i < b->pids.n && i < BATCH_TOP_JSON; i++) {
+	for (size_t i = 0, k = 0; i < b->pids.n && k < BATCH_TOP_JSON; i++) {
 		int32_t pid = (int32_t)b->pids.v[i].key;
+		bool self = batch_self(b, pid);
 
-		fprintf(o, "%s{\"pid\":%d,\"comm\":", i ? "," : "", pid);
+		if (self && b->a->opts.hide_self)
+			continue;
+		fprintf(o, "%s{\"pid\":%d,\"comm\":", k++ ? "," : "", pid);
 		json_str(o, batch_comm(b, pid));
-		fprintf(o, ",\"count\":%" PRIu64 "}", b->pids.v[i].count);
+		fprintf(o, ",\"count\":%" PRIu64 "%s}", b->pids.v[i].count,
+			self ? ",\"self\":true" : "");
 	}
-	fputs("]", o);
+	fprintf(o, "],\"self_hidden\":%" PRIu64, b->self_hidden);
+	if (b->vf) {
+		struct viewfilter_counts vc;
+		char desc[VIEWFILTER_TEXT_MAX];
+
+		viewfilter_counts(b->vf, &vc);
+		fputs(",\"view\":{\"filter\":", o);
+		json_str(o, viewfilter_describe(b->vf, desc, sizeof(desc)));
+		fprintf(o, ",\"matched\":%" PRIu64 ",\"held\":%" PRIu64 "}", vc.matched,
+			vc.held);
+	}
 	batch_tracers_json(b->bt, o);
+	if (b->a->bpf)
+		b->a->bpf_seq = batch_bpf_json(b->a->bpf, o, 1, BATCH_TOP_JSON, b->a->bpf_seq);
+	else if (b->a->bpf_why[0])
+		batch_bpf_json_off(o, b->a->bpf_why);
 	fputs("}\n", o);
 }
 
@@ -737,6 +830,8 @@ int batch_run(struct app *a, FILE *out)
 	tracer = batch_tracer(&b);
 	b.has_funcs = !strcmp(tracer, "function") || !strcmp(tracer, "function_graph");
 	b.bt = batch_tracers_new(a);
+	b.vf = app_view(a);
+	b.trace_clock = !a->sess;
 	b.prev_ns = a->start_ns;
 	next = a->start_ns + interval;
 	if (a->opts.duration > 0)
@@ -798,6 +893,7 @@ int batch_run(struct app *a, FILE *out)
 	free(b.funcs.v);
 	free(b.pids.v);
 	free(b.cpu);
+	hmap_destroy(&b.self);
 	batch_tracers_free(b.bt);
 	return status;
 }

@@ -27,6 +27,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "export.h"
+#include "viewfilter.h"
 #include "flags.h"
 #include "intern.h"
 #include "output.h"
@@ -534,6 +535,8 @@ int export_tracedat(const char *path, struct store *st, const struct snapshot_me
 				continue;
 			if (ev.ts > t1)
 				break;
+			if (opts && opts->view && !viewfilter_match(opts->view, &ev))
+				continue;
 			/* lost events before this one: a flagged page, as the kernel does */
 			for (; li < nlost && lost[li].ts <= ev.ts; li++) {
 				if (lost[li].cpu != cpu)
@@ -866,6 +869,9 @@ int export_json(const char *path, struct store *st, const struct snapshot_meta *
 		const char *name = t ? t->name : "unknown";
 		struct jstack *js;
 
+		if (opts && opts->view && !viewfilter_match(opts->view, &ev))
+			continue;
+
 		last_ts = ev.ts;
 		s.events++;
 		if (ev.type == KTOP_T_FGRAPH_ENTRY || ev.type == KTOP_T_FGRAPH_EXIT) {
@@ -1117,8 +1123,11 @@ int export_text(const char *path, struct store *st, const struct snapshot_meta *
 		struct tep_record r = { 0 };
 		const char *comm = store_comm(st, ev.pid);
 		char lat[FLAGS_COLUMN_MAX];
-		int size = encode_event(&enc, &ev, rec);
+		int size;
 
+		if (opts && opts->view && !viewfilter_match(opts->view, &ev))
+			continue;
+		size = encode_event(&enc, &ev, rec);
 		if (!comm)
 			comm = ev.pid ? "<...>" : "<idle>";
 		flags_format(lat, style, ev.flags, ev.pc, 0);
@@ -1199,7 +1208,8 @@ int export_csv(const char *path, struct store *st, const struct snapshot_meta *m
 	c = calloc(max, sizeof(*c));
 	if (!c)
 		return fail(err, errlen, -ENOMEM, path, "out of memory");
-	n = store_count_by(st, key, &f, c, max);
+	n = opts && opts->view ? viewfilter_count_by(opts->view, key, -1, f.t0, f.t1, c, max) :
+				 store_count_by(st, key, &f, c, max);
 	if (n > max)
 		n = max;
 	ret = outf_open(&o, path, opts ? opts->file_flags : 0, err, errlen);
@@ -1266,7 +1276,8 @@ int export_write(enum export_format fmt, const char *path, struct store *st,
 	case EXPORT_KTOP: {
 		struct snapshot_write_opts so = { .t0 = opts ? opts->t0 : 0,
 						  .t1 = opts ? opts->t1 : 0,
-						  .file_flags = opts ? opts->file_flags : 0 };
+						  .file_flags = opts ? opts->file_flags : 0,
+						  .view = opts ? opts->view : NULL };
 		struct stat sb;
 		int ret = snapshot_write(path, st, meta, &so, err, errlen);
 

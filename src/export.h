@@ -41,11 +41,14 @@ enum export_format {
 int export_format_from_name(const char *path);
 const char *export_format_name(enum export_format f);
 
+struct viewfilter;
+
 struct export_opts {
 	uint64_t	t0, t1;		/* inclusive window; both 0: everything */
 	enum store_key	csv_key;	/* EXPORT_CSV: STORE_KEY_TYPE, _CPU or _PID */
 	/* enum safefile_out_flags: SAFEFILE_OUT_NO_TERMINAL from the interactive view */
 	unsigned int	file_flags;
+	struct viewfilter *view;	/* only its matches ("save what I see"); NULL: all */
 };
 
 struct export_stats {

@@ -18,7 +18,9 @@
 #include <traceevent/kbuffer.h>
 #include <zlib.h>
 
+#include "decode.h"
 #include "fixture.h"
+#include "store.h"
 
 #define FIXTURE_MAX_CPUS	1024
 
@@ -362,5 +364,28 @@ int fixture_for_each_record(struct fixture *fx, unsigned int cpu, fixture_record
 			ret = fn(arg, cpu, ts, data, kbuffer_event_size(kb));
 	}
 	kbuffer_free(kb);
+	return ret;
+}
+
+int fixture_decode(struct fixture *fx, struct store *st, struct symbols *syms)
+{
+	struct decode_ctx *dc = decode_ctx_new(fx->tep, st, syms);
+	int ret = 0;
+
+	if (!dc)
+		return -errno ? -errno : -ENOMEM;
+	for (unsigned int cpu = 0; cpu < fx->ncpus && cpu < store_ncpus(st) && !ret; cpu++) {
+		struct decoder *d = decoder_new(dc, cpu);
+
+		if (!d) {
+			ret = -ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < fixture_npages(fx, cpu); i++)
+			decoder_page(d, fixture_page(fx, cpu, i), fx->page_size, NULL);
+		decoder_free(d);
+		store_publish(st, cpu);
+	}
+	decode_ctx_free(dc);
 	return ret;
 }

@@ -65,6 +65,17 @@ typedef int (*fixture_record_fn)(void *arg, unsigned int cpu, unsigned long long
 int fixture_for_each_record(struct fixture *fx, unsigned int cpu, fixture_record_fn fn,
 			    void *arg);
 
+struct store;
+struct symbols;
+
+/**
+ * fixture_decode - decode every page of every CPU into @st (src/decode.h),
+ * as a live session's consumers would, and publish them
+ * @syms: for symbol fields, or NULL
+ * Return: 0, or a negative errno.
+ */
+int fixture_decode(struct fixture *fx, struct store *st, struct symbols *syms);
+
 /*
  * Return: the contents of @path, or of @path.gz decompressed, NUL-terminated
  * (free it), or NULL with errno set; @len may be NULL.

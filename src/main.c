@@ -177,6 +177,11 @@ static int main_offline(struct app *a, const char *path)
 	char err[512] = "";
 	int ret, status, in_fd = -1, flags = 0;
 
+	/* a file that is not there is the first thing to hear about, terminal or not */
+	if (!is_stdin && access(path, R_OK)) {
+		fprintf(stderr, "ktop: %s: %s\n", path, strerror(errno));
+		return EXIT_USAGE;
+	}
 	if (!a->opts.batch) {
 		if (is_stdin && (in_fd = main_stdin_to_tty()) < 0)
 			return EXIT_USAGE;
@@ -194,6 +199,8 @@ static int main_offline(struct app *a, const char *path)
 		return 1;
 	}
 	ret = app_open_snapshot(a, path, in_fd, flags, err, sizeof(err));
+	if (!ret)
+		ret = app_view_start(a, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
 		app_stop(a);
@@ -308,6 +315,12 @@ int main(int argc, char **argv)
 	ret = app_start(&a, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
+		return EXIT_USAGE;
+	}
+	ret = app_view_start(&a, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ktop: %s\n", err);
+		app_stop(&a);
 		return EXIT_USAGE;
 	}
 	if (a.opts.batch)

@@ -13,9 +13,11 @@
 #include <string.h>
 
 #include "app.h"
+#include "filter.h"
 #include "opts.h"
 #include "probe_spec.h"
 #include "store.h"
+#include "viewfilter.h"
 
 enum {
 	OPT_BATCH = 0x100,
@@ -38,6 +40,7 @@ enum {
 	OPT_NO_FG_TAIL,
 	OPT_THRESH,
 	OPT_PROBE,
+	OPT_HIDE_SELF,
 };
 
 static const struct option long_opts[] = {
@@ -73,12 +76,14 @@ static const struct option long_opts[] = {
 	{ "thresh",		required_argument,	NULL, OPT_THRESH },
 	{ "tracer-option",	required_argument,	NULL, 'O' },
 	{ "probe",		required_argument,	NULL, OPT_PROBE },
+	{ "view",		required_argument,	NULL, 'F' },
+	{ "hide-self",		no_argument,		NULL, OPT_HIDE_SELF },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
 
-static const char short_opts[] = ":p:l:n:g:e:P:C:b:m:o:i:O:hV";
+static const char short_opts[] = ":p:l:n:g:e:P:C:b:m:o:i:O:F:hV";
 
 void opts_usage(FILE *fp)
 {
@@ -111,6 +116,18 @@ void opts_usage(FILE *fp)
 	      "      --no-bpf               do not load BPF programs\n"
 	      "      --bpf-syscalls         BPF syscall latency histograms too (every\n"
 	      "                             syscall of every task pays for them)\n"
+	      "\n"
+	      "What to show of what is held (view filters, as in trace-cmd report -F):\n"
+	      "  -F, --view FILTER          show, count and save only matching events;\n"
+	      "                             repeatable (all must match). FILTER is one of\n"
+	      "                             pid:PID[,PID][+] ('+': with children, threads),\n"
+	      "                             comm:GLOB[+], cpu:LIST, event:SYS:NAME[,...],\n"
+	      "                             EVENTS: EXPR, or EXPR in the kernel's filter\n"
+	      "                             grammar ('prev_state & 2 && next_comm ~ \"kw*\"');\n"
+	      "                             '!' before pid:, comm:, cpu:, event: negates;\n"
+	      "                             with --batch or --json (not yet in the view)\n"
+	      "      --hide-self            leave ktop's own threads out of the task lists\n"
+	      "                             (live sessions, where ktop knows them)\n"
 	      "\n"
 	      "Output:\n"
 	      "      --batch                no UI: a summary every interval (no tty needed);\n"
@@ -266,6 +283,22 @@ static int opts_add(const char **list, unsigned int *n, const char *what, const 
 	return 0;
 }
 
+/* -F FILTER: its syntax now (fields and events are checked against the trace later) */
+static int opts_view(struct app_opts *o, const char *arg, char *err, size_t errlen)
+{
+	struct filter_error fe;
+	char msg[1024];
+
+	if (viewfilter_check(arg, &fe))
+		return opts_err(err, errlen, "--view: %s",
+				viewfilter_error_format(arg, &fe, msg, sizeof(msg)));
+	if (o->nviews >= SESSION_MAX_LIST)
+		return opts_err(err, errlen, "too many --view options (at most %d)",
+				SESSION_MAX_LIST);
+	o->views[o->nviews++] = arg;
+	return 0;
+}
+
 /* -P 12 or -P 12,34 */
 static int opts_add_pids(struct session_opts *so, const char *arg, char *err, size_t errlen)
 {
@@ -358,7 +391,8 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"-m wants a size such as 256M or 2G, not '%s'", arg);
 		if (o->memory < (1u << 20))
 			return opts_err(err, errlen,
-					"-m %s is below the 1M minimum (did you mean %sM?)", arg, arg);
+					"-m %s is below the 1M minimum (did you mean %.*sM?)", arg,
+					(int)strspn(arg, "0123456789"), arg);
 		return 0;
 	case 'o':
 		o->output = arg;
@@ -408,6 +442,11 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		return 0;
 	case OPT_DEMO:
 		o->demo = true;
+		return 0;
+	case 'F':
+		return opts_view(o, arg, err, errlen);
+	case OPT_HIDE_SELF:
+		o->hide_self = true;
 		return 0;
 	case OPT_STREAM:
 		o->stream = true;
@@ -520,6 +559,13 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->so.ngraph_funcs && strcmp(o->so.tracer, "function_graph"))
 		return opts_err(err, errlen, "-g needs the function_graph tracer, not '%s'",
 				o->so.tracer);
+	/* until the interactive view shows them, a view filter there would only narrow 's' */
+	if (o->nviews && !o->batch)
+		return opts_err(err, errlen, "--view works with --batch or --json for now (the "
+				"interactive view does not show view filters yet)");
+	if (o->nviews && o->stream)
+		return opts_err(err, errlen, "--view does not apply to --stream (it sends every "
+				"event); narrow on the reading side: ktop -i - --batch --view ...");
 	if (o->input && (o->demo || o->stream))
 		return opts_err(err, errlen, "-i cannot be combined with %s",
 				o->demo ? "--demo" : "--stream");

@@ -34,6 +34,7 @@
 
 #include "safefile.h"
 #include "snapshot.h"
+#include "viewfilter.h"
 #include "store.h"
 #include "intern.h"
 #include "schema.h"
@@ -460,6 +461,7 @@ struct snapshot_writer {
 	char			err[512];
 	int			level;
 	uint64_t		t0, t1;
+	struct viewfilter	*view;
 	ZSTD_CCtx		*cctx;
 	struct buf		raw, comp;
 	unsigned int		ncpus;
@@ -579,6 +581,7 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	w->t0 = opts ? opts->t0 : 0;
 	w->t1 = opts && (opts->t0 || opts->t1) ? opts->t1 : UINT64_MAX;
 	w->rate = opts ? opts->max_bytes_per_sec : 0;
+	w->view = opts ? opts->view : NULL;
 	w->tokens = (double)w->rate;
 	w->last_refill = mono_now();
 	w->cctx = ZSTD_createCCtx();
@@ -977,6 +980,8 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 				seq = end[cpu];
 				break;
 			}
+			if (w->view && !viewfilter_match(w->view, ev))
+				continue;
 			if (ev->nargs > KTOP_MAX_ARGS)
 				ev->nargs = KTOP_MAX_ARGS;
 			if (++n == WRITE_BLOCK_EVENTS) {

@@ -26,6 +26,7 @@
 
 struct store;
 struct tep_handle;
+struct viewfilter;
 
 #define SNAPSHOT_VERSION	1
 /*
@@ -134,6 +135,8 @@ struct snapshot_write_opts {
 	uint64_t	max_bytes_per_sec;
 	/* snapshot_write(): enum safefile_out_flags (src/safefile.h) */
 	unsigned int	file_flags;
+	/* only its matches (src/viewfilter.h; the writer's thread owns it); NULL: all */
+	struct viewfilter *view;
 };
 
 /**

@@ -39,7 +39,7 @@
 #include "schema.h"
 #include "store.h"
 
-#define CHUNK_EVENTS	2048
+#define CHUNK_EVENTS	STORE_CHUNK_EVENTS
 #define CHUNK_ARGS	(CHUNK_EVENTS * 4)
 #define PID_DICT_MAX	4096		/* pids per chunk: event pids plus pid arguments */
 #define PID_HASH	8192
@@ -1966,264 +1966,219 @@ void store_iter_free(struct store_iter *it)
 	free(it);
 }
 
-/* ---- aggregation ------------------------------------------------------------- */
+/* ---- chunk-level reading ------------------------------------------------------- */
 
-struct cmap {
-	uint64_t	*key;
-	uint64_t	*cnt;
-	size_t		cap, n;
+struct store_chunk_rd {
+	const struct store	*st;
+	struct decbuf		*d;
+	uint64_t		uid;		/* the sealed chunk decoded in d, 0: none */
+	unsigned int		cols;		/* ... and its columns */
+	int32_t			pid[PID_DICT_MAX];
+	uint32_t		pid_n[PID_DICT_MAX];
+	uint16_t		type[CHUNK_EVENTS];
+	uint32_t		type_n[CHUNK_EVENTS];
+	/* type -> index in type[]: a chunk has hundreds of metas (flags, preempt counts) */
+	uint32_t		stamp;
+	struct {
+		uint32_t	stamp;
+		uint16_t	type, idx;
+	} th[2 * CHUNK_EVENTS];
 };
 
-static int cmap_grow(struct cmap *m)
+size_t store_chunks(const struct store *st, unsigned int cpu, uint64_t from,
+		    struct store_chunk_info *out, size_t max)
 {
-	size_t cap = m->cap ? m->cap * 2 : 256;
-	uint64_t *key = malloc(cap * sizeof(*key)), *cnt = calloc(cap, sizeof(*cnt));
+	struct stream *sm;
+	uint64_t pub;
+	size_t lo, hi, n = 0;
 
-	if (!key || !cnt) {
-		free(key);
-		free(cnt);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t h;
+	if (cpu >= st->ncpus || !max)
+		return 0;
+	sm = (struct stream *)&st->sm[cpu];
+	pthread_mutex_lock(&sm->lock);
+	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
+	/* the first sealed chunk ending past @from */
+	lo = sm->lo;
+	hi = sm->hi;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (!m->cnt[i])
-			continue;
-		h = (m->key[i] * 0x9e3779b97f4a7c15ull) >> 20 & (cap - 1);
-		while (cnt[h])
-			h = (h + 1) & (cap - 1);
-		key[h] = m->key[i];
-		cnt[h] = m->cnt[i];
+		if (sm->v[mid]->first_seq + sm->v[mid]->n <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	free(m->key);
-	free(m->cnt);
-	m->key = key;
-	m->cnt = cnt;
-	m->cap = cap;
-	return 0;
+	for (; lo < sm->hi && n < max && sm->v[lo]->first_seq < pub; lo++) {
+		const struct chunk *c = sm->v[lo];
+
+		out[n++] = (struct store_chunk_info){
+			.first_seq = c->first_seq, .t_min = c->t_min, .t_max = c->t_max,
+			.n = (uint32_t)(pub - c->first_seq < c->n ? pub - c->first_seq : c->n),
+			.sealed = true,
+		};
+	}
+	if (n < max && sm->open && sm->open->first_seq < pub && pub > from) {
+		const struct chunk *o = sm->open;
+		uint32_t k = (uint32_t)(pub - o->first_seq);
+
+		/* rows below the published end do not change: readable under the lock */
+		out[n++] = (struct store_chunk_info){
+			.first_seq = o->first_seq, .t_min = o->t_min,
+			.t_max = o->raw->row[k - 1].ts, .n = k, .sealed = false,
+		};
+	}
+	pthread_mutex_unlock(&sm->lock);
+	return n;
 }
 
-static int cmap_add(struct cmap *m, uint64_t k, uint64_t n)
+struct store_chunk_rd *store_chunk_rd_new(const struct store *st)
 {
-	size_t h;
+	struct store_chunk_rd *rd = malloc(sizeof(*rd));
 
-	if ((m->n + 1) * 2 > m->cap && cmap_grow(m))
-		return -ENOMEM;
-	h = (k * 0x9e3779b97f4a7c15ull) >> 20 & (m->cap - 1);
-	while (m->cnt[h] && m->key[h] != k)
-		h = (h + 1) & (m->cap - 1);
-	if (!m->cnt[h]) {
-		m->key[h] = k;
-		m->n++;
-	}
-	m->cnt[h] += n;
-	return 0;
+	if (!rd)
+		return NULL;
+	rd->st = st;
+	rd->d = NULL;
+	rd->uid = 0;
+	rd->cols = 0;
+	rd->stamp = 0;
+	memset(rd->th, 0, sizeof(rd->th));
+	return rd;
 }
 
-/* Does @pid pass @f's pid and comm conditions? */
-static bool filter_pid_ok(const struct store *st, const struct store_filter *f, int32_t pid)
+void store_chunk_rd_free(struct store_chunk_rd *rd)
 {
-	return (f->pid < 0 || pid == f->pid) &&
-	       (!f->comm_id || store_comm_id1(st, pid) == f->comm_id + 1);
+	if (!rd)
+		return;
+	decbuf_put(rd->st, rd->d);
+	free(rd);
 }
 
-enum { COUNT_DECODE, COUNT_DONE, COUNT_PAST };
-
-/*
- * Count a sealed chunk that lies wholly inside @f's window from its
- * dictionaries and per-entry counts (chunk_encode), without decoding a row.
- * Function ids are not counted there: a chunk with no function event is
- * skipped, any other is left to the decode.
- * Return: COUNT_DONE, COUNT_DECODE (rows must be looked at), or -ENOMEM.
- */
-static int count_chunk(const struct store *st, const struct chunk *c, enum store_key key,
-		       const struct store_filter *f, unsigned int cpu, struct cmap *m)
+int store_chunk_dict(struct store_chunk_rd *rd, unsigned int cpu, uint64_t first_seq,
+		     struct store_chunk_dict *out)
 {
-	bool filtered = f->pid >= 0 || f->comm_id;
-	const uint8_t *pd = c->data + c->off_pdict, *cn = c->data + c->off_cnt, *md;
-	uint64_t matched = 0;
+	const uint8_t *pd, *cn, *md;
+	uint64_t seq = first_seq;
+	struct chunk *c;
+	uint32_t nt = 0;
 
-	/* the events of the pids that pass, counted by pid on the way */
-	if (filtered || key == STORE_KEY_PID) {
-		for (uint32_t i = 0; i < c->npid_rows; i++) {
-			uint64_t v, k;
-			int32_t pid;
+	if (cpu >= rd->st->ncpus)
+		return -ENOENT;
+	c = stream_ref(&rd->st->sm[cpu], &seq, false);
+	if (!c)
+		return -ENOENT;
+	if (c->first_seq != first_seq || c->raw) {
+		int ret = c->raw && c->first_seq == first_seq ? -EAGAIN : -ENOENT;
 
-			pd = get_uv(pd, &v);
-			cn = get_uv(cn, &k);
-			pid = (int32_t)zz_dec(v);
-			if (!k || !filter_pid_ok(st, f, pid))
-				continue;
-			matched += k;
-			if (key == STORE_KEY_PID && cmap_add(m, (uint64_t)(int64_t)pid, k))
-				return -ENOMEM;
-		}
-	} else {
-		matched = c->n;
-		for (uint32_t i = 0; i < c->npid_rows; i++)
-			cn = get_uv(cn, &(uint64_t){ 0 });
+		chunk_put(c);
+		return ret;
 	}
-	if (key == STORE_KEY_PID || !matched)
-		return COUNT_DONE;
-	if (key == STORE_KEY_CPU)
-		return cmap_add(m, cpu, matched) ? -ENOMEM : COUNT_DONE;
-	if (matched != c->n && key == STORE_KEY_TYPE)
-		return COUNT_DECODE;	/* some pids pass, some not: per row */
+	pd = c->data + c->off_pdict;
+	cn = c->data + c->off_cnt;
+	for (uint32_t i = 0; i < c->npid_rows; i++) {
+		uint64_t v, k;
+
+		pd = get_uv(pd, &v);
+		cn = get_uv(cn, &k);
+		rd->pid[i] = (int32_t)zz_dec(v);
+		rd->pid_n[i] = (uint32_t)k;
+	}
 	md = c->data + c->off_mdict;
+	if (++rd->stamp == 0) {
+		memset(rd->th, 0, sizeof(rd->th));
+		rd->stamp = 1;
+	}
+	/* metas differ by flags and preempt count too: one entry per type */
 	for (uint32_t i = 0; i < c->nmeta; i++) {
+		uint32_t h;
 		struct meta mt;
 		uint64_t k;
 
 		md = get_meta(md, &mt);
 		cn = get_uv(cn, &k);
-		if (key == STORE_KEY_FUNC) {
-			if (mt.type == KTOP_T_FUNCTION || mt.type == KTOP_T_FGRAPH_ENTRY)
-				return COUNT_DECODE;
-			continue;
+		h = ((uint32_t)mt.type * 0x9e3779b1u) >> (32 - 12);
+		while (rd->th[h].stamp == rd->stamp && rd->th[h].type != mt.type)
+			h = (h + 1) & (2 * CHUNK_EVENTS - 1);
+		if (rd->th[h].stamp != rd->stamp) {
+			rd->th[h].stamp = rd->stamp;
+			rd->th[h].type = mt.type;
+			rd->th[h].idx = (uint16_t)nt;
+			rd->type[nt] = mt.type;
+			rd->type_n[nt++] = 0;
 		}
-		if (k && cmap_add(m, mt.type, k))
+		rd->type_n[rd->th[h].idx] += (uint32_t)k;
+	}
+	out->npid = c->npid_rows;
+	out->pid = rd->pid;
+	out->pid_n = rd->pid_n;
+	out->ntype = nt;
+	out->type = rd->type;
+	out->type_n = rd->type_n;
+	chunk_put(c);
+	return 0;
+}
+
+int store_chunk_rows(struct store_chunk_rd *rd, unsigned int cpu, uint64_t seq, unsigned int cols,
+		     struct store_chunk_rows *out)
+{
+	const struct stream *sm;
+	unsigned int mask = 0;
+	struct chunk *c;
+	uint64_t pub;
+
+	if (cpu >= rd->st->ncpus)
+		return -ENOENT;
+	sm = &rd->st->sm[cpu];
+	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
+	if (seq >= pub)
+		return -ENOENT;
+	if (!rd->d) {
+		rd->d = decbuf_get((struct store *)rd->st);
+		if (!rd->d)
 			return -ENOMEM;
 	}
-	return COUNT_DONE;
-}
-
-/*
- * The chunk at @*next, when it is sealed, starts there and is published:
- * past @f's window, or counted whole (count_chunk) and @*next moved past it.
- * Return: COUNT_PAST, COUNT_DONE, COUNT_DECODE, or -ENOMEM.
- */
-static int count_sealed(const struct store *st, unsigned int cpu, uint64_t *next,
-			enum store_key key, const struct store_filter *f, struct cmap *m)
-{
-	const struct stream *sm = &st->sm[cpu];
-	uint64_t pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire), seq = *next;
-	struct chunk *c;
-	int ret = COUNT_DECODE;
-
-	if (seq >= pub)
-		return COUNT_DECODE;
-	c = stream_ref(sm, &seq, true);
+	c = stream_ref(sm, &seq, false);
 	if (!c)
-		return COUNT_DECODE;
-	if (!c->raw && seq == c->first_seq && seq + c->n <= pub) {
-		if (c->t_min > f->t1)
-			ret = COUNT_PAST;
-		else if (c->t_min >= f->t0 && c->t_max <= f->t1)
-			ret = count_chunk(st, c, key, f, cpu, m);
-		if (ret == COUNT_DONE)
-			*next = seq + c->n;
-	}
-	chunk_put(c);
-	return ret;
-}
+		return -ENOENT;
+	out->first_seq = c->first_seq;
+	out->lo = (uint32_t)(seq - c->first_seq);
+	out->n = (uint32_t)(pub - c->first_seq < c->n || c->raw ? pub - c->first_seq : c->n);
+	out->row = rd->d->r.row;
+	out->args = rd->d->r.args;
+	if (c->raw) {
+		const struct raw *r = c->raw;
+		uint32_t a0 = r->row[out->lo].aoff;
+		uint32_t a1 = r->row[out->n - 1].aoff + r->row[out->n - 1].nargs;
 
-static int count_cmp(const void *a, const void *b)
-{
-	const struct store_count *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-size_t store_count_by(const struct store *st, enum store_key key,
-		      const struct store_filter *f, struct store_count *out, size_t max)
-{
-	struct store_filter all = { 0, UINT64_MAX, -1, -1, 0 };
-	unsigned int mask = DEC_TS;
-	struct cmap m = { 0 };
-	struct cursor cu = { 0 };
-	struct store_count *v;
-	size_t n = 0;
-
-	if (!f)
-		f = &all;
-	if (key == STORE_KEY_TYPE)
-		mask |= DEC_META;
-	if (key == STORE_KEY_FUNC)
-		mask |= DEC_ALL;
-	if (key == STORE_KEY_PID || f->pid >= 0 || f->comm_id)
-		mask |= DEC_PID;
-	if (cmap_grow(&m))
-		return 0;
-	for (unsigned int cpu = 0; cpu < st->ncpus; cpu++) {
-		const struct stream *sm = &st->sm[cpu];
-
-		if (f->cpu >= 0 && (unsigned int)f->cpu != cpu)
-			continue;
-		cu.next = store_seek(st, cpu, f->t0);
-		cu.pos = cu.end = 0;
-		for (;;) {
-			const struct raw *r;
-			uint32_t i, e;
-			bool stop = false;
-
-			if (cu.pos >= cu.end) {
-				int ret = count_sealed(st, cpu, &cu.next, key, f, &m);
-
-				if (ret < 0)
-					goto out;
-				if (ret == COUNT_PAST)
-					break;
-				if (ret == COUNT_DONE)
-					continue;
-			}
-			if (!cursor_ready(sm, &cu, mask))
-				break;
-			r = &cu.d->r;
-			i = cu.pos;
-			e = cu.end;
-
-			for (; i < e; i++) {
-				uint64_t k;
-
-				if (r->row[i].ts > f->t1) {
-					stop = true;
-					break;
-				}
-				if (r->row[i].ts < f->t0)
-					continue;
-				if (!filter_pid_ok(st, f, r->row[i].pid))
-					continue;
-				switch (key) {
-				case STORE_KEY_TYPE:
-					k = r->row[i].type;
-					break;
-				case STORE_KEY_FUNC:
-					if (r->row[i].type != KTOP_T_FUNCTION &&
-					    r->row[i].type != KTOP_T_FGRAPH_ENTRY)
-						continue;
-					k = r->args[r->row[i].aoff];
-					break;
-				case STORE_KEY_CPU:
-					k = cpu;
-					break;
-				default:
-					k = (uint64_t)(int64_t)r->row[i].pid;
-					break;
-				}
-				if (cmap_add(&m, k, 1))
-					goto out;
-			}
-			if (stop)
-				break;
-			cu.next += e - cu.pos;
-			cu.pos = e;
+		/* rows below the published end are not written again: copy them */
+		memcpy(&rd->d->r.row[out->lo], &r->row[out->lo],
+		       (out->n - out->lo) * sizeof(r->row[0]));
+		if (a1 > a0)
+			memcpy(&rd->d->r.args[a0], &r->args[a0], (a1 - a0) * sizeof(r->args[0]));
+		rd->uid = 0;
+	} else {
+		if (cols & STORE_COL_TS)
+			mask |= DEC_TS;
+		if (cols & STORE_COL_PID)
+			mask |= DEC_PID;
+		if (cols & STORE_COL_TYPE)
+			mask |= DEC_META;
+		if (cols & STORE_COL_ARGS)
+			mask |= DEC_ALL & ~DEC_PID;
+		if (rd->uid != c->uid)
+			rd->cols = 0;
+		if (mask & ~rd->cols) {
+			chunk_decode(c, rd->d, mask | rd->cols);
+			rd->uid = c->uid;
+			rd->cols |= mask;
 		}
 	}
-out:
-	decbuf_put(st, cu.d);
-	v = malloc((m.n ? m.n : 1) * sizeof(*v));
-	if (v) {
-		for (size_t i = 0; i < m.cap; i++)
-			if (m.cnt[i])
-				v[n++] = (struct store_count){ .key = m.key[i], .count = m.cnt[i] };
-		qsort(v, n, sizeof(*v), count_cmp);
-		if (out)
-			memcpy(out, v, (n < max ? n : max) * sizeof(*out));
-		free(v);
-	}
-	free(m.key);
-	free(m.cnt);
-	return n;
+	chunk_put(c);
+	return 0;
+}
+
+void store_chunk_event(const struct store_chunk_rd *rd, uint32_t i, unsigned int cpu,
+		       struct ktop_event *out)
+{
+	raw_to_event(&rd->d->r, i, cpu, out);
 }

@@ -39,6 +39,7 @@ struct intern;
 struct schema;
 
 #define STORE_DEFAULT_MEMORY	(256ull << 20)
+#define STORE_CHUNK_EVENTS	2048	/* events in a chunk, at most */
 
 /**
  * store_new - create an empty store
@@ -238,6 +239,79 @@ struct store_iter *store_iter_new(const struct store *st, uint64_t t0, uint64_t 
 bool store_iter_next(struct store_iter *it, struct ktop_event *out, uint64_t *seq);
 void store_iter_free(struct store_iter *it);
 
+/*
+ * Chunk-level reading, for filters that skip what cannot match: the chunks of
+ * a CPU stream with their time ranges, a sealed chunk's dictionaries (which
+ * pids and types it holds, and how many events each) read without decoding
+ * a row, and the rows of one chunk, decoding only the columns asked for.
+ */
+struct store_chunk_info {
+	uint64_t	first_seq;
+	uint64_t	t_min, t_max;	/* of the whole chunk (sealed), or of its published rows */
+	uint32_t	n;		/* published events in it */
+	bool		sealed;		/* false: the open chunk, which may still grow */
+};
+
+/**
+ * store_chunks - the chunks of @cpu holding published events at @from and later
+ * Return: how many were copied to @out (at most @max), oldest first; a chunk
+ * evicted meanwhile is simply not there. Context: any thread.
+ */
+size_t store_chunks(const struct store *st, unsigned int cpu, uint64_t from,
+		    struct store_chunk_info *out, size_t max);
+
+/* A reader of chunks: its decode buffer and dictionaries. One thread at a time. */
+struct store_chunk_rd;
+struct store_chunk_rd *store_chunk_rd_new(const struct store *st);	/* NULL: ENOMEM */
+void store_chunk_rd_free(struct store_chunk_rd *rd);
+
+/* A sealed chunk's dictionaries; the arrays belong to the reader (valid until its next call). */
+struct store_chunk_dict {
+	uint32_t	npid, ntype;
+	const int32_t	*pid;		/* the events' pids (common_pid), distinct */
+	const uint32_t	*pid_n;		/* events of each */
+	const uint16_t	*type;		/* event types, distinct */
+	const uint32_t	*type_n;
+};
+
+/**
+ * store_chunk_dict - the dictionaries of @cpu's sealed chunk starting at @first_seq
+ * The counts cover the whole chunk, published or not (store_chunk_info.n may be less).
+ * Return: 0, -ENOENT (evicted, or no chunk starts there), -EAGAIN (the open
+ * chunk: it has none yet; read its rows).
+ */
+int store_chunk_dict(struct store_chunk_rd *rd, unsigned int cpu, uint64_t first_seq,
+		     struct store_chunk_dict *out);
+
+/* Columns of store_chunk_rows(): what a caller reads of each row. */
+enum {
+	STORE_COL_TS	= 1,	/* row.ts */
+	STORE_COL_PID	= 2,	/* row.pid */
+	STORE_COL_TYPE	= 4,	/* row.type, flags, pc, nargs */
+	STORE_COL_ARGS	= 8,	/* row.aoff and the arguments (implies TS and TYPE) */
+	STORE_COL_ALL	= 15,
+};
+
+struct store_chunk_rows {
+	const struct store_brow	*row;	/* row[i], i in [lo, n): seq first_seq + i */
+	const uint64_t		*args;	/* row[i]'s arguments at args[row[i].aoff] */
+	uint64_t		first_seq;
+	uint32_t		lo, n;
+};
+
+/**
+ * store_chunk_rows - the published rows of the chunk of @cpu holding @seq, from @seq on
+ * @cols: STORE_COL_*; other fields of the rows are undefined
+ * The rows belong to the reader, valid until its next call.
+ * Return: 0, -ENOENT (evicted or not published), -ENOMEM.
+ */
+int store_chunk_rows(struct store_chunk_rd *rd, unsigned int cpu, uint64_t seq, unsigned int cols,
+		     struct store_chunk_rows *out);
+
+/* Row @i of @r (read by @rd) as an event of @cpu. */
+void store_chunk_event(const struct store_chunk_rd *rd, uint32_t i, unsigned int cpu,
+		       struct ktop_event *out);
+
 /* Aggregation queries for the panes. */
 enum store_key {
 	STORE_KEY_TYPE,		/* event type id */
@@ -259,11 +333,56 @@ struct store_count {
 };
 
 /**
- * store_count_by - count events by @key over the filter
+ * store_count_by - count events by @key over the filter (src/store_count.c)
  * @out: receives up to @max entries sorted by count, descending
  * Return: the number of distinct keys found (may exceed @max).
  */
 size_t store_count_by(const struct store *st, enum store_key key,
 		      const struct store_filter *f, struct store_count *out, size_t max);
+
+/* The columns of store_chunk_rows() that store_row_key() reads for @key. */
+static inline unsigned int store_key_cols(enum store_key key)
+{
+	switch (key) {
+	case STORE_KEY_TYPE:
+		return STORE_COL_TYPE;
+	case STORE_KEY_FUNC:
+		return STORE_COL_ALL;
+	case STORE_KEY_PID:
+		return STORE_COL_PID;
+	default:
+		return 0;
+	}
+}
+
+/* Row @i's @key (of CPU @cpu). Return: false when it has none (not a function event). */
+static inline bool store_row_key(const struct store_chunk_rows *r, uint32_t i, unsigned int cpu,
+				 enum store_key key, uint64_t *k)
+{
+	const struct store_brow *w = &r->row[i];
+
+	switch (key) {
+	case STORE_KEY_TYPE:
+		*k = w->type;
+		return true;
+	case STORE_KEY_FUNC:
+		*k = r->args[w->aoff];
+		return w->type == KTOP_T_FUNCTION || w->type == KTOP_T_FGRAPH_ENTRY;
+	case STORE_KEY_CPU:
+		*k = cpu;
+		return true;
+	default:
+		*k = (uint64_t)(int64_t)w->pid;
+		return true;
+	}
+}
+
+struct hmap;
+/*
+ * store_count_sorted - counts kept in a hash map (src/hashmap.h: key -> count)
+ * as store_count_by() returns them: up to @max in @out, by count descending.
+ * For other counters of the same keys (view filters). Return: how many keys.
+ */
+size_t store_count_sorted(const struct hmap *m, struct store_count *out, size_t max);
 
 #endif

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What every reader of the store honours besides the store itself: the view
+ * filter of --view (and, later, of the UI), the task relations it and the
+ * tasks model use, and the clock rates and times are read on.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "app.h"
+#include "filter.h"
+#include "session.h"
+#include "store.h"
+#include "taskrel.h"
+#include "viewfilter.h"
+
+/* A field of any event of the session's formats (their types come with their first records). */
+static bool tep_has_field(void *arg, const char *name)
+{
+	struct tep_event **evs = tep_list_events(arg, TEP_EVENT_SORT_ID);
+
+	for (int i = 0; evs && evs[i]; i++)
+		if (tep_find_any_field(evs[i], name))
+			return true;
+	return false;
+}
+
+/* A snapshot still loading: its types are not all in the schema yet; the syntax was checked. */
+static bool any_field(void *arg, const char *name)
+{
+	return true;
+}
+
+int app_view_start(struct app *a, char *err, size_t errlen)
+{
+	struct tep_handle *tep = a->sess ? session_tep(a->sess) : NULL;
+	char msg[1024];
+
+	a->rel = taskrel_new(a->st);
+	a->view = a->rel ? viewfilter_new(a->st, a->rel) : NULL;
+	if (!a->view) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (a->sess)
+		viewfilter_set_live(a->view, tep ? tep_has_field : NULL, tep, "/proc");
+	else if (app_loading(a))
+		viewfilter_set_live(a->view, any_field, NULL, NULL);
+	for (unsigned int i = 0; i < a->opts.nviews; i++) {
+		struct filter_error fe;
+		int ret = viewfilter_push(a->view, a->opts.views[i], &fe);
+
+		if (ret == -EINVAL) {
+			snprintf(err, errlen, "--view: %s",
+				 viewfilter_error_format(a->opts.views[i], &fe, msg, sizeof(msg)));
+			return ret;
+		}
+		if (ret) {
+			snprintf(err, errlen, "--view '%s': %s", a->opts.views[i], strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void app_view_stop(struct app *a)
+{
+	viewfilter_free(a->view);
+	a->view = NULL;
+	taskrel_free(a->rel);
+	a->rel = NULL;
+}
+
+struct viewfilter *app_view(const struct app *a)
+{
+	return a->view && viewfilter_nclauses(a->view) ? a->view : NULL;
+}
+
+bool app_clock(struct app *a, uint64_t *start, uint64_t *now)
+{
+	struct store_stats ss;
+
+	if (a->sess || !a->st) {
+		*start = a->start_ns;
+		*now = app_now_ns();
+		return false;
+	}
+	store_get_stats(a->st, &ss);
+	if (ss.first_ts && (!a->rec_t0 || ss.first_ts < a->rec_t0))
+		a->rec_t0 = ss.first_ts;
+	*start = a->rec_t0;
+	*now = ss.last_ts > a->rec_t0 ? ss.last_ts : a->rec_t0;
+	return true;
+}

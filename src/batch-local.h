@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the parts of the batch printer (src/batch*.c) share. */
+#ifndef KTOP_BATCH_LOCAL_H
+#define KTOP_BATCH_LOCAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct bpfstats;
+
+/**
+ * batch_bpf_json - the BPF statistics as a ",\"bpf\":{...}" member, the same
+ * figures as bpfstats_print() writes for the text summary
+ * @ticks: 0: since start; else the last poll (rates are always the last poll's)
+ * @rows: rows per list; @after_seq: outliers newer than this are listed
+ * Return: the newest outlier listed (or @after_seq).
+ */
+uint64_t batch_bpf_json(struct bpfstats *bs, FILE *o, unsigned int ticks, unsigned int rows,
+			uint64_t after_seq);
+/* Without BPF: ",\"bpf\":{\"error\":WHY}". */
+void batch_bpf_json_off(FILE *o, const char *why);
+
+#endif
