@@ -20,6 +20,7 @@
 #include "features.h"
 #include "opts.h"
 #include "output.h"
+#include "safefile.h"
 #include "probe.h"
 #include "session.h"
 #include "ui.h"
@@ -288,6 +289,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ktop: --demo: no demo snapshot (looked for %s)\n", tried);
 			return EXIT_USAGE;
 		}
+	}
+	/* a target -o would refuse is said now, not after minutes of tracing */
+	if (a.opts.output && safefile_out_check(a.opts.output, 0, err, sizeof(err))) {
+		fprintf(stderr, "ktop: -o %s\n", err);
+		return EXIT_USAGE;
 	}
 	if (a.opts.input)
 		return main_offline(&a, a.opts.input);

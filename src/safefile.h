@@ -75,6 +75,16 @@ int safefile_out_open(struct safefile_out *o, const char *path, unsigned int fla
 		      char *err, size_t errlen);
 
 /**
+ * safefile_out_check - would safefile_out_open() accept @path? Nothing is
+ * created or opened: a refused target (a directory, a block device, a
+ * symbolic link of another user, a directory that cannot be written) is
+ * found before ktop traces for minutes to write it at the end.
+ *
+ * Return: 0, or a negative errno with a message naming @path in @err.
+ */
+int safefile_out_check(const char *path, unsigned int flags, char *err, size_t errlen);
+
+/**
  * safefile_out_close - finish what safefile_out_open() began
  * @ok: the content is complete: fsync and rename the temporary over the
  *	target (or copy the spool into it); false: remove the temporary

@@ -79,6 +79,19 @@ tracing_reset()
 	echo 1 > "$T/tracing_on"
 }
 
+# What a plain event enable in a scratch instance does to the kernel, once:
+# the baseline ktop is compared with (see runner.sh and scenario 00).
+plain_enable_baseline()
+{
+	local d="$T/instances/vm-baseline"
+	[ -f /tmp/plain_enable_done ] && return 0
+	mkdir "$d" || return 1
+	echo 1 > "$d/events/sched/sched_switch/enable"
+	echo 0 > "$d/events/sched/sched_switch/enable"
+	rmdir "$d"
+	: > /tmp/plain_enable_done
+}
+
 # Everything a tracing session can change, one "name: value" per line, so two
 # dumps can be diffed.  build/tools/tracestate does the same from C when it is
 # in the initramfs; both are printed on a mismatch.
