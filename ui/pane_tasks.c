@@ -125,7 +125,7 @@ static void tasks_feed(struct ui *ui, struct tasks_state *ts)
 }
 
 /* The rows of the query, the selection kept on its task. */
-static void tasks_layout(struct tasks_state *ts)
+static void tasks_layout(struct ui *ui, struct tasks_state *ts)
 {
 	if (!ts->rows) {
 		ts->rows = calloc(TASKS_MAX_ROWS, sizeof(*ts->rows));
@@ -134,6 +134,15 @@ static void tasks_layout(struct tasks_state *ts)
 	}
 	ts->total = ts->tm ? tasks_rows(ts->tm, &ts->q, ts->rows, TASKS_MAX_ROWS) : 0;
 	ts->n = ts->total < TASKS_MAX_ROWS ? ts->total : TASKS_MAX_ROWS;
+	if (ui_view(ui) && !ts->q.tree) {
+		/* the list under a view: the tasks with events it matches */
+		size_t k = 0;
+
+		for (size_t i = 0; i < ts->n; i++)
+			if (ts->rows[i].events)
+				ts->rows[k++] = ts->rows[i];
+		ts->n = ts->total = k;
+	}
 	for (size_t i = 0; ts->sel_pid >= 0 && i < ts->n; i++) {
 		if (ts->rows[i].pid == ts->sel_pid) {
 			ts->sel = (long)i;
@@ -185,7 +194,7 @@ static void tasks_fmt_header(const struct tasks_state *ts, struct richstr *rs)
 	}
 }
 
-static void add_dur(struct richstr *rs, uint64_t ns, uint64_t n)
+static void tasks_add_dur(struct richstr *rs, uint64_t ns, uint64_t n)
 {
 	char b[32];
 
@@ -195,7 +204,7 @@ static void add_dur(struct richstr *rs, uint64_t ns, uint64_t n)
 		richstr_add_right(rs, ROLE_DIM, "-", COLW);
 }
 
-static void add_rate(struct richstr *rs, double v)
+static void tasks_add_rate(struct richstr *rs, double v)
 {
 	char b[32];
 
@@ -212,11 +221,11 @@ static void tasks_fmt_row(const struct tasks_state *ts, const struct tasks_row *
 	snprintf(b, sizeof(b), "%d", r->pid);
 	richstr_add_right(rs, ROLE_PID, b, 8);
 	richstr_add_right(rs, ROLE_DEFAULT, ui_fmt_count(b, sizeof(b), r->events), COLW);
-	add_rate(rs, r->events_rate);
-	add_rate(rs, r->syscalls_rate);
-	add_rate(rs, r->switches_rate);
-	add_dur(rs, r->runq_ns, r->runq_n);
-	add_dur(rs, r->offcpu_ns, r->offcpu_n);
+	tasks_add_rate(rs, r->events_rate);
+	tasks_add_rate(rs, r->syscalls_rate);
+	tasks_add_rate(rs, r->switches_rate);
+	tasks_add_dur(rs, r->runq_ns, r->runq_n);
+	tasks_add_dur(rs, r->offcpu_ns, r->offcpu_n);
 	if (r->last_cpu >= 0) {
 		snprintf(b, sizeof(b), "%d", r->last_cpu);
 		richstr_add_right(rs, ROLE_CPU, b, 4);
@@ -259,7 +268,7 @@ static void tasks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	struct richstr rs;
 
 	tasks_feed(ui, ts);
-	tasks_layout(ts);
+	tasks_layout(ui, ts);
 	tasks_title(ui, ts, &rs);
 	ui_draw_rs(ui, y, 0, &rs, w);
 	tasks_fmt_header(ts, &rs);
@@ -293,7 +302,7 @@ static int tasks_search(struct ui *ui, struct pane *p, const char *needle, int d
 	struct tasks_state *ts = p->priv;
 
 	tasks_feed(ui, ts);
-	tasks_layout(ts);
+	tasks_layout(ui, ts);
 	/* n goes down the list (dir -1, as older in the event list), N up; around the end */
 	for (long k = 1; k <= (long)ts->n; k++) {
 		long i = (ts->sel + (dir < 0 ? k : -k) + 2 * (long)ts->n) % (long)ts->n;
@@ -336,7 +345,7 @@ static int tasks_key(struct ui *ui, struct pane *p, enum ui_action act)
 
 	/* the rows as drawn (a key may come before the first draw) */
 	tasks_feed(ui, ts);
-	tasks_layout(ts);
+	tasks_layout(ui, ts);
 	if (ui_rowsel_moves(act)) {
 		ts->sel = ui_rowsel_move(ts->sel, (long)ts->n, page, act);
 		ts->sel_pid = ts->n ? ts->rows[ts->sel].pid : -1;
