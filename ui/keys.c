@@ -59,6 +59,16 @@ const struct ui_key ui_keys[] = {
 	{ { 'c' }, "c", "top view: narrow to a comm", ACT_NARROW_COMM, 0, "Commands" },
 	{ { 'C' }, "C", "top view: narrow to a CPU", ACT_NARROW_CPU, 0, "Commands" },
 	{ { 'x' }, "x", "top view: clear the narrowing", ACT_NARROW_CLEAR, 0, "Commands" },
+	{ { ' ' }, "Space", "pause the view (collection goes on)", ACT_PAUSE, 0, "Commands" },
+	{ { '+', '=' }, "+", "refresh less often (+50%)", ACT_SLOWER, 0, "Commands" },
+	{ { '-' }, "-", "refresh more often", ACT_FASTER, 0, "Commands" },
+	{ { 'L' }, "L", "lost events per CPU in the header", ACT_LOST, 0, "Commands" },
+	{ { 's', 'S' }, "s, S",
+	  "save the trace, or the marked time window (v): .ktop, .dat (trace.dat), .json, .txt "
+	  "or .csv", ACT_SAVE, 0, "Commands" },
+	{ { CTRL('l') }, "Ctrl-L", "redraw the whole screen", ACT_REDRAW, 0, "Commands" },
+	{ { 27 }, "Esc", "close the overlay or prompt", ACT_ESC, 0, "Commands" },
+	{ { KEY_F(10), 'q' }, "F10, q", "quit", ACT_QUIT, 0, "Commands" },
 	/* the view filter: every pane, what is held (prompt_view.c) */
 	{ { '\\', 'V' }, "\\, V",
 	  "view filter prompt: narrow what every pane shows and s saves of the events held, as "
@@ -76,16 +86,6 @@ const struct ui_key ui_keys[] = {
 	  "View filter (every pane)" },
 	{ { 'W' }, "W", "clear the view filter: every event held", ACT_VIEW_CLEAR, 0,
 	  "View filter (every pane)" },
-	{ { ' ' }, "Space", "pause the view (collection goes on)", ACT_PAUSE, 0, "Commands" },
-	{ { '+', '=' }, "+", "refresh less often (+50%)", ACT_SLOWER, 0, "Commands" },
-	{ { '-' }, "-", "refresh more often", ACT_FASTER, 0, "Commands" },
-	{ { 'L' }, "L", "lost events per CPU in the header", ACT_LOST, 0, "Commands" },
-	{ { 's', 'S' }, "s, S",
-	  "save the trace, or the marked time window (v): .ktop, .dat (trace.dat), .json, .txt "
-	  "or .csv", ACT_SAVE, 0, "Commands" },
-	{ { CTRL('l') }, "Ctrl-L", "redraw the whole screen", ACT_REDRAW, 0, "Commands" },
-	{ { 27 }, "Esc", "close the overlay or prompt", ACT_ESC, 0, "Commands" },
-	{ { KEY_F(10), 'q' }, "F10, q", "quit", ACT_QUIT, 0, "Commands" },
 	/* Pane 3, the event list */
 	{ { 'v' }, "v",
 	  "event list: mark the selected row as one end of a time window (v again: clear)",

@@ -400,13 +400,17 @@ out:
 	return UI_REDRAW;
 }
 
+/* A row of the overlay: its text from column 1, the rest of the row blank. */
 static void view_row(struct ui *ui, int y, int w, const struct richstr *rs)
 {
-	struct richstr r = *rs;
+	struct richstr r;
 
-	richstr_truncate(&r, w - 2);
-	ui_fill_row(ui, y, ROLE_OVERLAY, w);
-	ui_draw_rs(ui, y, 1, &r, w - 2);
+	richstr_clear(&r);
+	richstr_add(&r, ROLE_OVERLAY, " ");
+	for (int i = 0; i < rs->len && r.len < w - 1; i++)
+		richstr_addn(&r, rs->role[i], rs->ch + i, 1);
+	richstr_pad(&r, ROLE_OVERLAY, w);
+	ui_draw_rs(ui, y, 0, &r, w);
 }
 
 static void view_draw(struct ui *ui, struct prompt *pr)

@@ -36,12 +36,6 @@
 #include "viewfilter.h"
 #include "text_screen.h"
 
-void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
-{
-	if (y >= 0 && y < SCR_ROWS)
-		memset(scr[y], ' ', SCR_COLS);
-}
-
 static struct {
 	struct app	app;
 	struct ui	ui;
