@@ -271,6 +271,12 @@ static int view_submit(struct ui *ui, struct prompt *pr, const char *line)
 
 	if (!*line)
 		return UI_REDRAW;
+	/*
+	 * A file took any field name while its loader was still reading it
+	 * (app_view_start); read whole, its schema knows every event's fields.
+	 */
+	if (!ui->app->sess && !app_loading(ui->app))
+		viewfilter_set_live(vf, NULL, NULL, NULL);
 	ret = viewfilter_push(vf, line, &vs->fe);
 	if (ret == -EINVAL) {
 		/* ask again with the same line, the caret under the problem */
