@@ -80,12 +80,7 @@ static struct pane *draw(const char *name)
 {
 	struct pane *p = ui_pane(&rig.ui, name);
 
-	text_screen_clear();
-	p->h = SCR_ROWS;
-	p->ops->draw(&rig.ui, p, 0, SCR_ROWS, SCR_COLS);
-	if (getenv("KTOP_TEST_SHOW"))
-		for (int i = 0; i < SCR_ROWS; i++)
-			printf("|%.150s\n", scr[i]);
+	text_screen_draw(&rig.ui, p);
 	return p;
 }
 
