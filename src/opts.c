@@ -125,7 +125,7 @@ void opts_usage(FILE *fp)
 	      "                             EVENTS: EXPR, or EXPR in the kernel's filter\n"
 	      "                             grammar ('prev_state & 2 && next_comm ~ \"kw*\"');\n"
 	      "                             '!' before pid:, comm:, cpu:, event: negates;\n"
-	      "                             with --batch or --json (not yet in the view)\n"
+	      "                             the view starts narrowed (\\ adds, w widens)\n"
 	      "      --hide-self            leave ktop's own threads out of the task lists\n"
 	      "                             (live sessions, where ktop knows them)\n"
 	      "\n"
@@ -559,10 +559,6 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->so.ngraph_funcs && strcmp(o->so.tracer, "function_graph"))
 		return opts_err(err, errlen, "-g needs the function_graph tracer, not '%s'",
 				o->so.tracer);
-	/* until the interactive view shows them, a view filter there would only narrow 's' */
-	if (o->nviews && !o->batch)
-		return opts_err(err, errlen, "--view works with --batch or --json for now (the "
-				"interactive view does not show view filters yet)");
 	if (o->nviews && o->stream)
 		return opts_err(err, errlen, "--view does not apply to --stream (it sends every "
 				"event); narrow on the reading side: ktop -i - --batch --view ...");

@@ -17,9 +17,9 @@ const struct ui_key ui_keys[] = {
 	/* Panes */
 	{ { '\t' }, "Tab", "next pane", ACT_NEXT_PANE, 0, "Panes" },
 	{ { KEY_BTAB }, "Shift-Tab", "previous pane", ACT_PREV_PANE, 0, "Panes" },
-	{ { '1', '2', '3', '4', '5', '6' }, "1-6",
-	  "go to pane: 1 CPUs, 2 Top, 3 Events, 4 Graph, 5 Latency, 6 BPF", ACT_PANE, -1,
-	  "Panes" },
+	{ { '1', '2', '3', '4', '5', '6', '7' }, "1-7",
+	  "go to pane: 1 CPUs, 2 Top, 3 Events, 4 Graph, 5 Latency, 6 BPF, 7 Tasks", ACT_PANE,
+	  -1, "Panes" },
 	/* Moving */
 	{ { KEY_UP, 'k' }, "Up, k", "move up one row", ACT_UP, 0, "Moving" },
 	{ { KEY_DOWN, 'j' }, "Down, j", "move down one row", ACT_DOWN, 0, "Moving" },
@@ -69,6 +69,23 @@ const struct ui_key ui_keys[] = {
 	{ { CTRL('l') }, "Ctrl-L", "redraw the whole screen", ACT_REDRAW, 0, "Commands" },
 	{ { 27 }, "Esc", "close the overlay or prompt", ACT_ESC, 0, "Commands" },
 	{ { KEY_F(10), 'q' }, "F10, q", "quit", ACT_QUIT, 0, "Commands" },
+	/* the view filter: every pane, what is held (prompt_view.c) */
+	{ { '\\', 'V' }, "\\, V",
+	  "view filter prompt: narrow what every pane shows and s saves of the events held, as "
+	  "-F/--view (the kernel records on: F4 changes what is recorded)", ACT_VIEW_PROMPT, 0,
+	  "View filter (every pane)" },
+	{ { 'z' }, "z", "narrow the view to the selected row's task (event list, tasks pane)",
+	  ACT_VIEW_TASK, 0, "View filter (every pane)" },
+	{ { 'Z' }, "Z", "narrow the view to the selected row's task with its children and threads",
+	  ACT_VIEW_TASK_KIDS, 0, "View filter (every pane)" },
+	{ { '#' }, "#", "narrow the view to the selected row's CPU (event list, CPU pane, tasks: "
+	  "where it ran last)", ACT_VIEW_CPU, 0, "View filter (every pane)" },
+	{ { 'e' }, "e", "narrow the view to the selected row's event (event list, top view)",
+	  ACT_VIEW_EVENT, 0, "View filter (every pane)" },
+	{ { 'w' }, "w", "widen the view back: drop the newest clause", ACT_VIEW_WIDEN, 0,
+	  "View filter (every pane)" },
+	{ { 'W' }, "W", "clear the view filter: every event held", ACT_VIEW_CLEAR, 0,
+	  "View filter (every pane)" },
 	/* Pane 3, the event list */
 	{ { 'v' }, "v",
 	  "event list: mark the selected row as one end of a time window (v again: clear)",
@@ -121,6 +138,19 @@ const struct ui_key ui_keys[] = {
 	  "BPF pane (6)", "bpf" },
 	{ { 'v' }, "v", "BPF: histograms of the last 10 s or since start", ACT_VIEW, 0,
 	  "BPF pane (6)", "bpf" },
+	/* Pane 7, tasks */
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "tasks: narrow every pane to the selected task",
+	  ACT_ENTER, 0, "Tasks pane (7)", "tasks" },
+	{ { KEY_F(6), '>' }, "F6, >", "tasks: next sort column", ACT_PANE_SORT, 0,
+	  "Tasks pane (7)", "tasks" },
+	{ { '<' }, "<", "tasks: previous sort column", ACT_SORT_PREV, 0, "Tasks pane (7)",
+	  "tasks" },
+	{ { 'I' }, "I", "tasks: invert the sort order", ACT_SORT_INVERT, 0, "Tasks pane (7)",
+	  "tasks" },
+	{ { KEY_F(5), 't' }, "F5, t", "tasks: tree by parent, or a list", ACT_TREE, 0,
+	  "Tasks pane (7)", "tasks" },
+	{ { 'H' }, "H", "tasks: hide or show ktop's own threads (marked [ktop])", ACT_HIDE_SELF,
+	  0, "Tasks pane (7)", "tasks" },
 };
 #pragma GCC diagnostic pop
 

@@ -27,6 +27,7 @@
 #define HIST_STARS	32
 #define COL_W		78	/* a histogram column */
 #define TASK_W		56	/* a top-task table */
+#define TASKS_VIEW_MAX	512	/* top tasks read to find those of a view */
 
 struct bpf_state {
 	int			cpu;		/* histograms: -1 all CPUs */
@@ -140,19 +141,27 @@ static int draw_hist(struct ui *ui, int y, int x, int h, int w, const char *titl
 static int draw_tasks(struct ui *ui, struct bpfstats *b, int y, int x, int h, int w,
 		      enum bpfstats_sort by)
 {
-	struct bpfstats_task t[TASKS_SHOWN];
+	struct bpfstats_task t[TASKS_VIEW_MAX];
 	struct richstr rs;
-	size_t n, total;
+	size_t n = 0, total, got;
 	int row = 0;
 
 	if (h <= 0)
 		return 0;
-	total = bpfstats_top_tasks(b, by, 0, t, TASKS_SHOWN);
+	/* under a view filter, the tasks its task clauses keep */
+	total = bpfstats_top_tasks(b, by, 0, t, ui_view(ui) ? TASKS_VIEW_MAX : TASKS_SHOWN);
+	got = total < TASKS_VIEW_MAX ? total : TASKS_VIEW_MAX;
+	for (size_t i = 0; ui_view(ui) && i < got; i++)
+		if (ui_view_task_ok(ui, (int32_t)t[i].tid))
+			t[n++] = t[i];
+	if (ui_view(ui))
+		total = n;
 	n = total < TASKS_SHOWN ? total : TASKS_SHOWN;
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_EVENT, by == BPFSTATS_BY_OFFCPU ?
 		    "Top tasks by off-CPU time" : "Top tasks by run-queue wait");
-	richstr_addf(&rs, ROLE_DIM, "  (since start, %zu tasks)", total);
+	richstr_addf(&rs, ROLE_DIM, "  (since start, %zu tasks%s)", total,
+		     ui_view(ui) ? " in the view" : "");
 	ui_draw_rs(ui, y + row++, x, &rs, w);
 	if (row < h) {
 		bpf_fmt_task_header(&rs, by);
@@ -189,6 +198,8 @@ static int draw_sparks(struct ui *ui, struct bpfstats *b, struct bpf_state *bs,
 		     st->interval);
 	ui_draw_rs(ui, y + row++, 0, &rs, w);
 	for (int c = -1; c < (int)st->ncpus && row < h; c++) {
+		if (c >= 0 && !ui_view_cpu_ok(ui, c))
+			continue;	/* not in the view's CPUs */
 		richstr_clear(&rs);
 		if (c < 0)
 			richstr_add(&rs, ROLE_CPU, "all  ");
@@ -305,6 +316,17 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	richstr_add(&rs, ROLE_DIM, "  [Left/Right: CPU, v: window]");
 	ui_draw_rs(ui, y, 0, &rs, w);
 	row = 1;
+	if (ui_view(ui)) {
+		char un[256];
+
+		/* BPF figures are not events: only task and CPU clauses apply, and only here */
+		richstr_clear(&rs);
+		richstr_add(&rs, ROLE_WARN, "View: top tasks by their task clauses, per-CPU rows by "
+			    "their CPU clauses; histograms and outliers are of every task");
+		if (*ui_view_unapplied(ui, un, sizeof(un)))
+			richstr_addf(&rs, ROLE_WARN, "; not applicable here: %s", un);
+		ui_draw_rs(ui, y + row++, 0, &rs, w);
+	}
 
 	/* the histograms get what the per-CPU rows, the top tasks and 5 outliers leave */
 	spark_h = (int)st.ncpus + 2;

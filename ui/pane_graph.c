@@ -27,6 +27,7 @@
 #include "store.h"
 #include "tracer_feed.h"
 #include "tracer_rows.h"
+#include "viewfilter.h"
 #include "ui-local.h"
 
 #define GRAPH_LAG_NS		(300ull * 1000 * 1000)
@@ -50,6 +51,7 @@ struct graph_state {
 	uint64_t		slice;		/* trace time fed per step, ns */
 	bool			follow;
 	unsigned int		resets;
+	uint64_t		view_gen;	/* the view filter the tree was fed under */
 	struct graph_vstate	vs[2];
 	struct fgraph_row	*rows;
 	size_t			cap;
@@ -74,6 +76,14 @@ static const char *graph_sym(void *ctx, uint32_t sym)
 static const char *graph_comm(void *ctx, int32_t pid)
 {
 	return store_comm(ctx, pid);
+}
+
+/* The tree holds the calls of the events the view filter matches. */
+static bool graph_keep(void *ctx, const struct ktop_event *ev)
+{
+	struct viewfilter *vf = ui_view(ctx);
+
+	return !vf || viewfilter_match(vf, ev);
 }
 
 /* ---- fold state --------------------------------------------------------- */
@@ -134,6 +144,7 @@ static struct fgraph *graph_model(struct ui *ui)
 		.agg_merge_tasks = true,
 		.name = graph_sym, .name_ctx = ui->st,
 		.comm = graph_comm, .comm_ctx = ui->st,
+		.keep = graph_keep, .keep_ctx = ui,
 	};
 
 	return fgraph_new(&cfg);
@@ -167,6 +178,16 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 	struct fgraph_stats fs;
 	struct store_stats ss;
 
+	if (gs->view_gen != ui_view_gen(ui)) {
+		/* another view: a new tree of what it matches, from the oldest event held */
+		fgraph_reset(gs->g);
+		for (int v = 0; v < 2; v++) {
+			vs_all(&gs->vs[v], gs->vs[v].all_folded);
+			gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
+		}
+		gs->t0 = 0;
+		gs->view_gen = ui_view_gen(ui);
+	}
 	if (ui->paused && gs->t0)
 		return;
 	/* a live run without function_graph has no call records to read */
@@ -314,7 +335,10 @@ static void graph_unavailable(struct ui *ui, int y, int h, int w)
 	const struct feature *f = &ui->app->ft.f[FEATURE_FUNCTION_GRAPH];
 	char plan[512];
 
-	if (!strcmp(app_tracer(ui->app), "function_graph"))
+	if (ui_view(ui) && (!ui->app->live || !strcmp(app_tracer(ui->app), "function_graph")))
+		snprintf(plan, sizeof(plan), "No finished call among the events the view filter "
+			 "matches (w widens it, W clears it).");
+	else if (!strcmp(app_tracer(ui->app), "function_graph"))
 		snprintf(plan, sizeof(plan), "Tracing function_graph: no call has finished yet.");
 	else if (f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY ||
 		 f->state == FEAT_NOT_TRIED)
@@ -347,6 +371,8 @@ static void graph_title(struct ui *ui, struct graph_state *gs, struct richstr *r
 	if (gs->view == FGRAPH_TIMELINE)
 		richstr_add(rs, gs->follow ? ROLE_OK : ROLE_WARN,
 			    gs->follow ? "  following" : "  staying (F follows)");
+	if (ui_view(ui))
+		richstr_add(rs, ROLE_WARN, "  in the view");
 	richstr_addf(rs, ROLE_DIM, "  %s calls", ui_fmt_count(b, sizeof(b), fs.calls));
 	if (fs.lost || fs.gaps)
 		richstr_addf(rs, ROLE_WARN, "  lost %s (%" PRIu64 " gaps)",

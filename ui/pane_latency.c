@@ -27,6 +27,7 @@
 #include "store.h"
 #include "tracer_feed.h"
 #include "tracer_rows.h"
+#include "viewfilter.h"
 #include "ui-local.h"
 
 #define LAT_LAG_NS	(300ull * 1000 * 1000)	/* how far behind "now" a feed ends */
@@ -48,6 +49,7 @@ struct lat_state {
 	bool			stopped;
 	bool			switched;	/* o: the table starts at the switch */
 	struct latency_worst	stop_at;	/* the sample that crossed it */
+	uint64_t		view_gen;	/* the view filter the model was fed under */
 	int			rows[LAT_MAX_CPUS + 1];	/* CPU of each row, -1: ALL */
 	int			nrows;
 };
@@ -114,9 +116,21 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 {
 	uint64_t t1, seq, t_in = ui_feed_clock();
 	struct store_stats ss;
+	struct viewfilter *vf = ui_view(ui);
 	struct store_iter *it;
 	struct ktop_event ev;
 
+	if (ls->view_gen != ui_view_gen(ui)) {
+		/* another view: the samples of the events it matches, fed again */
+		struct latency *nl = lat_new(ls->mode);
+
+		if (nl) {
+			latency_free(ls->l);
+			ls->l = nl;
+			ls->t0 = ls->switched ? ls->t0 : 0;
+		}
+		ls->view_gen = ui_view_gen(ui);
+	}
 	if (ls->stopped || (ui->paused && ls->t0))
 		return;
 	/* a live run without these tracers has no samples to read */
@@ -140,6 +154,8 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 		if (!it)
 			return;
 		while (store_iter_next(it, &ev, &seq)) {
+			if (vf && !viewfilter_match(vf, &ev))
+				continue;
 			if (latency_feed(ls->l, &ev) < 0)
 				break;
 			if (ls->stop_ns && lat_sample_ns(&ev) > ls->stop_ns) {
@@ -396,6 +412,8 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		     t == LATENCY_TABLE_TIMERLAT ? "timerlat" : "osnoise",
 		     t == LATENCY_TABLE_TIMERLAT ? "timer latency" : "noise",
 		     ls->switched ? "switch" : "start", ui_lat_sort_name(ls->sort));
+	if (ui_view(ui))
+		richstr_add(&rs, ROLE_WARN, "  of the events in the view");
 	if (ls->stopped)
 		richstr_addf(&rs, ROLE_PAUSED, "  STOPPED: %.3f us on CPU %d > %.3f us",
 			     (double)ls->stop_at.value / 1e3, ls->stop_at.cpu,

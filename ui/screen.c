@@ -22,13 +22,13 @@
 /* The tabs, in order (the number keys pick them by place). */
 static const struct pane_ops *const pane_table[] = {
 	&pane_cpus_ops, &pane_top_ops, &pane_events_ops,
-	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops,
+	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops, &pane_tasks_ops,
 };
 
 static const struct prompt_ops *const prompt_table[] = {
 	&prompt_help_ops, &prompt_theme_ops, &prompt_search_ops, &prompt_jump_ops,
 	&prompt_pid_ops, &prompt_comm_ops, &prompt_cpu_ops, &prompt_threshold_ops,
-	&prompt_save_ops, &prompt_filter_ops,
+	&prompt_save_ops, &prompt_filter_ops, &prompt_view_ops,
 };
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
@@ -433,6 +433,11 @@ static int draw_header(struct ui *ui)
 	}
 	richstr_pad(&rs, ROLE_HEADER, ui->cols);
 	ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+	/* the view filter, when one is set: what every pane shows of what is held */
+	if (ui_view_header(ui, &rs)) {
+		richstr_pad(&rs, ROLE_HEADER, ui->cols);
+		ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+	}
 
 	if (missing_features(&a->ft, missing, sizeof(missing)) && ui->rows >= 16)
 		y += draw_missing(ui, y, missing, ui->rows >= 20 ? 2 : 1);
@@ -595,6 +600,7 @@ static const struct {
 	{ ACT_HELP, "help" }, { ACT_THEME, "theme" }, { ACT_SEARCH, "search" },
 	{ ACT_FILTER, "filter" }, { ACT_SAVE, "save" }, { ACT_JUMP_TIME, "jump" },
 	{ ACT_NARROW_PID, "pid" }, { ACT_NARROW_COMM, "comm" }, { ACT_NARROW_CPU, "cpu" },
+	{ ACT_VIEW_PROMPT, "view" },
 };
 
 /*
@@ -707,6 +713,12 @@ static bool common_key(struct ui *ui, const struct ui_key *k, int ch, int *ret)
 	case ACT_REDRAW:
 		*ret |= UI_CLEAR;
 		break;
+	case ACT_VIEW_WIDEN:
+	case ACT_VIEW_CLEAR:
+		*ret |= ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_WIDEN, .view.all = k->act == ACT_VIEW_CLEAR,
+		});
+		break;
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
 		*ret = ui_search(ui, k->act == ACT_SEARCH_NEXT ? -1 : 1);
@@ -744,5 +756,11 @@ int ui_handle_key(struct ui *ui, int ch)
 	ret = p->ops->key ? p->ops->key(ui, p, k->act) : 0;
 	if (!ret && k->act == ACT_FILTER_TOGGLE)
 		ui_message(ui, "a: select a function in the top view first");
+	if (!ret && k->act >= ACT_VIEW_TASK && k->act <= ACT_VIEW_EVENT) {
+		ui_message(ui, "%s: no selected row with %s in this pane", k->label,
+			   k->act == ACT_VIEW_CPU ? "a CPU" :
+			   k->act == ACT_VIEW_EVENT ? "an event" : "a task");
+		ret = UI_REDRAW;
+	}
 	return ret | (k->act == ACT_FILTER_TOGGLE ? UI_REDRAW : 0);
 }

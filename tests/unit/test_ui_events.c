@@ -15,6 +15,7 @@
 #include "../../ui/evnav.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/prompt_view.c"
 #include "../../ui/pane_events.c"
 #include "app.h"
 #include "text_screen.h"
