@@ -234,7 +234,7 @@ int main(int argc, char **argv)
 	/* trace.dat */
 	snprintf(path, sizeof(path), "%s/s.dat", dir);
 	t = now();
-	if (export_tracedat(path, st, &meta, NULL, NULL, err, sizeof(err))) {
+	if (export_write(EXPORT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	}
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 	/* JSON */
 	snprintf(path, sizeof(path), "%s/s.json", dir);
 	t = now();
-	if (export_json(path, st, &meta, NULL, NULL, err, sizeof(err))) {
+	if (export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	}

@@ -27,6 +27,7 @@
 
 #include "app.h"
 #include "export.h"
+#include "formats/format.h"
 #include "intern.h"
 #include "session.h"
 #include "snapshot.h"
@@ -37,7 +38,7 @@
 
 struct app_loader {
 	pthread_t		th;
-	struct snapshot_reader	*r;
+	struct format_reader	*r;
 	int			fd;
 	bool			close_fd;
 	bool			started;
@@ -80,12 +81,11 @@ static void *loader_main(void *arg)
 	while (!atomic_load(&l->stop)) {
 		uint64_t now;
 
-		ret = snapshot_reader_next(l->r);
+		ret = format_reader_next(l->r);
 		if (ret <= 0) {
 			l->ret = ret;
 			if (ret < 0)
-				snprintf(l->err, sizeof(l->err), "%s",
-					 snapshot_reader_error(l->r));
+				snprintf(l->err, sizeof(l->err), "%s", l->r->err);
 			break;
 		}
 		now = app_now_ns();
@@ -152,9 +152,9 @@ void app_snapshot_stop(struct app *a)
 		if (l->started)
 			pthread_join(l->th, NULL);
 		/* the store outlives the reader: app_stop frees it */
-		if (l->r && a->st == snapshot_reader_store(l->r))
-			snapshot_reader_take_store(l->r);
-		snapshot_reader_free(l->r);
+		if (l->r && a->st == l->r->st)
+			format_reader_take_store(l->r);
+		format_reader_free(l->r);
 		if (l->close_fd)
 			close(l->fd);
 		free(l);
@@ -201,10 +201,9 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 		      size_t errlen)
 {
 	bool is_stdin = !strcmp(path, "-");
+	struct format_in in = { .mem_limit = a->opts.memory };
 	struct app_loader *l;
-	uint8_t head[16];
-	ssize_t n = 0;
-	int ret, fd;
+	int ret;
 
 	err[0] = 0;
 	a->st = NULL;
@@ -216,9 +215,10 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 	if (is_stdin) {
 		struct pollfd pfd[2];
 
-		fd = in_fd >= 0 ? in_fd : STDIN_FILENO;
+		in.fd = in_fd >= 0 ? in_fd : STDIN_FILENO;
+		in.name = "standard input";
 		/* a stream may take a while to begin (ssh): a signal must still end ktop */
-		pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		pfd[0] = (struct pollfd){ .fd = in.fd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = session_signal_fd(), .events = POLLIN };
 		while (poll(pfd, 2, -1) < 0 && errno == EINTR)
 			;
@@ -226,69 +226,45 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 			return snap_err(err, errlen, -EINTR,
 					"standard input: interrupted before the stream began");
 	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		in.fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in.fd < 0)
 			return snap_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
-		n = pread(fd, head, sizeof(head), 0);
-		if (n < 0) {
-			ret = snap_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
-			close(fd);
-			return ret;
-		}
-		if (snapshot_detect(head, (size_t)n) != SNAPSHOT_KIND_KTOP) {
-			/* trace.dat, or bad input: snapshot_load says which, naming the file */
-			close(fd);
-			ret = snapshot_load(path, a->opts.memory, &a->st, a->meta, err, errlen);
-			if (ret)
-				return ret;
-			snap_describe(a, path);
-			return 0;
-		}
+		in.path = in.name = path;
 	}
 
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		if (!is_stdin)
-			close(fd);
+			close(in.fd);
 		return snap_err(err, errlen, -ENOMEM, "out of memory");
 	}
-	l->fd = fd;
+	l->fd = in.fd;
 	l->close_fd = !is_stdin;
 	l->wake_fd = a->wake_fd;
 	l->end_signal = is_stdin && (flags & APP_SNAP_END_SIGNAL);
-	snprintf(l->name, sizeof(l->name), "%s", is_stdin ? "standard input" : path);
+	snprintf(l->name, sizeof(l->name), "%s", in.name);
 	a->loader = l;
-	l->r = snapshot_reader_new(fd, l->name, a->opts.memory, err, errlen);
-	if (!l->r)
-		return errno ? -errno : -EBADMSG;
-	a->st = snapshot_reader_store(l->r);
+	ret = format_open(&in, &l->r, err, errlen);
+	if (ret)
+		return ret;
+	a->st = l->r->st;
 	a->start_ns = app_now_ns();	/* a stream's header may have kept us waiting */
 	/* a copy: the reader's meta stays the reader's */
-	{
-		const struct snapshot_meta *m = snapshot_reader_meta(l->r);
-
-		memcpy(a->meta->release, m->release, sizeof(m->release));
-		memcpy(a->meta->hostname, m->hostname, sizeof(m->hostname));
-		memcpy(a->meta->tracer, m->tracer, sizeof(m->tracer));
-		memcpy(a->meta->clock, m->clock, sizeof(m->clock));
-		memcpy(a->meta->source, m->source, sizeof(m->source));
-		a->meta->ncpus = m->ncpus;
-		a->meta->page_size = m->page_size;
-		a->meta->version = m->version;
-	}
+	if (snapshot_meta_copy(a->meta, &l->r->meta))
+		return snap_err(err, errlen, -ENOMEM, "out of memory");
 	snap_describe(a, is_stdin ? "stream on standard input" : path);
 	/* a stream is live data: the panes follow it as it grows */
 	a->live = is_stdin;
 
 	if (flags & APP_SNAP_SYNC) {
 		for (;;) {
-			ret = snapshot_reader_next(l->r);
+			ret = format_reader_next(l->r);
 			if (ret <= 0)
 				break;
 		}
 		atomic_store(&l->done, true);
 		if (ret < 0)
-			return snap_err(err, errlen, ret, "%s", snapshot_reader_error(l->r));
+			return snap_err(err, errlen, ret, "%s", l->r->err);
 		return 0;
 	}
 	ret = pthread_create(&l->th, NULL, loader_main, l);
@@ -472,9 +448,6 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 					"from %s: %s", path, a->ft.tracefs, strerror(-ret));
 		}
 		m = &lm;
-	} else if (a->loader && a->loader->r) {
-		/* the whole META block (formats, kallsyms) was read before the loader started */
-		m = snapshot_reader_meta(a->loader->r);
 	}
 	ret = export_write((enum export_format)fmt, path, a->st, m, &eo, NULL, err, errlen);
 	snapshot_meta_free(&lm);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Exports of a store (all of it, or a time window) to files other tools open:
+ * Saving a store (all of it, a time window, what a view filter leaves) in
+ * one of the formats of src/formats/ (format.h has the table). The formats:
  *
  *   trace.dat   through libtracecmd; `trace-cmd report FILE` and KernelShark
  *               read it. The store holds decoded events, so each event is
@@ -29,12 +30,14 @@
 
 struct snapshot_meta;
 
+/* The ids of the format table (enum format_id, src/formats/format.h). */
 enum export_format {
 	EXPORT_KTOP,
 	EXPORT_TRACEDAT,
 	EXPORT_JSON,
 	EXPORT_TEXT,
 	EXPORT_CSV,
+	EXPORT_FOLDED,
 };
 
 /* Return: the format of a file name by its extension (.ktop .dat .json .txt .csv), or -1. */
@@ -58,7 +61,7 @@ struct export_stats {
 };
 
 /**
- * export_write - write @st in format @fmt to @path
+ * export_write - write @st in format @fmt to @path (a lookup in the format table)
  * @meta: event formats etc.; required for EXPORT_TRACEDAT and EXPORT_TEXT
  *	  (the formats), optional otherwise
  * @opts: may be NULL (everything; CSV by event type)
@@ -70,19 +73,5 @@ struct export_stats {
 int export_write(enum export_format fmt, const char *path, struct store *st,
 		 const struct snapshot_meta *meta, const struct export_opts *opts,
 		 struct export_stats *stats, char *err, size_t errlen);
-
-/* The individual writers, same contract. */
-int export_tracedat(const char *path, struct store *st, const struct snapshot_meta *meta,
-		    const struct export_opts *opts, struct export_stats *stats,
-		    char *err, size_t errlen);
-int export_json(const char *path, struct store *st, const struct snapshot_meta *meta,
-		const struct export_opts *opts, struct export_stats *stats,
-		char *err, size_t errlen);
-int export_text(const char *path, struct store *st, const struct snapshot_meta *meta,
-		const struct export_opts *opts, struct export_stats *stats,
-		char *err, size_t errlen);
-int export_csv(const char *path, struct store *st, const struct snapshot_meta *meta,
-	       const struct export_opts *opts, struct export_stats *stats,
-	       char *err, size_t errlen);
 
 #endif

@@ -122,7 +122,7 @@ TEST(tracedat_trace_cmd_report_same_events)
 		struct stat sb;
 
 		CHECK(st);
-		CHECK(export_tracedat(path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
 		CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600);
 		store_get_stats(st, &ss);
 		CHECK_EQ_U64(es.events, ss.events);
@@ -176,7 +176,7 @@ TEST(tracedat_reload_same_events)
 		char err[512] = "", *path = tmp_path("reload.dat");
 
 		CHECK(st);
-		CHECK(export_tracedat(path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		/* detected from the content, whatever the name */
 		CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
 		CHECK_STR(back.source, "trace.dat");
@@ -206,7 +206,7 @@ TEST(tracedat_window_and_errors)
 	store_get_stats(st, &ss);
 	o.t0 = ss.first_ts + (ss.last_ts - ss.first_ts) / 4;
 	o.t1 = ss.first_ts + (ss.last_ts - ss.first_ts) / 2;
-	CHECK(export_tracedat(path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
 	CHECK(snapshot_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
 	CHECK(snap_compare(st, st2, o.t0, o.t1) == 0);
 	CHECK(snap_count(st2) > 0 && snap_count(st2) < ss.events);
@@ -214,11 +214,11 @@ TEST(tracedat_window_and_errors)
 	/* no formats: a clear error, no file */
 	memset(&none, 0, sizeof(none));
 	unlink(path);
-	CHECK(export_tracedat(path, st, &none, NULL, NULL, err, sizeof(err)) < 0);
+	CHECK(export_write(EXPORT_TRACEDAT, path, st, &none, NULL, NULL, err, sizeof(err)) < 0);
 	CHECK(strstr(err, path) && strstr(err, "formats"));
 	CHECK(access(path, F_OK) != 0);
 	/* a directory that does not exist */
-	CHECK(export_tracedat("/nonexistent/dir/x.dat", st, &meta, NULL, NULL, err,
+	CHECK(export_write(EXPORT_TRACEDAT, "/nonexistent/dir/x.dat", st, &meta, NULL, NULL, err,
 			      sizeof(err)) < 0);
 	CHECK(strstr(err, "/nonexistent/dir/x.dat"));
 	snapshot_meta_free(&meta);
@@ -325,7 +325,7 @@ TEST(json_loads_and_counts)
 		uint64_t seq;
 
 		CHECK(st);
-		CHECK(export_json(path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_JSON, path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
 		tree = json_tree(path);
 		CHECK(tree);
 		store_get_stats(st, &ss);
@@ -420,7 +420,7 @@ TEST(json_nesting_matches_fgraph_tree)
 		}
 		fixtures_seen++;
 		path = tmp_path("fg.json");
-		CHECK(export_json(path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		tree = json_tree(path);
 		CHECK(tree);
 		for (uint32_t t = fgraph_first_child(g, FGRAPH_TIMELINE, FGRAPH_ROOT);
@@ -595,7 +595,7 @@ TEST(text_matches_kernel_trace)
 		size_t na, nb, same = 0, lossy = 0, tracer_lines = 0, lazy_diff = 0;
 
 		CHECK(st);
-		CHECK(export_text(path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		mine = fixture_read_file(path, NULL);
 		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
 		theirs = fixture_read_file(kpath, NULL);
@@ -707,7 +707,7 @@ TEST(csv_counts)
 		store_cpu_range(st, cpu, &f, &e);
 		per_cpu[cpu] = e - f;
 	}
-	CHECK(export_csv(path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(EXPORT_CSV, path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
 	text = fixture_read_file(path, NULL);
 	CHECK(text);
 	CHECK(!strncmp(text, "cpu,events,percent\n", 19));
@@ -722,7 +722,7 @@ TEST(csv_counts)
 		CHECK_EQ_U64(got[i], per_cpu[i]);
 	free(text);
 	o.csv_key = STORE_KEY_TYPE;
-	CHECK(export_csv(path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(EXPORT_CSV, path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
 	text = fixture_read_file(path, NULL);
 	CHECK(text && strstr(text, "\"sched\",\"sched_switch\","));
 	free(text);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * .ktop snapshots and streams (format: see snapshot.h), and loading of
- * trace.dat files through libtracecmd.
+ * .ktop snapshots and streams (format: see ktop.h): the writer, the reader,
+ * and the format's entry in the table (format.h).
  *
  * Layout, little-endian:
  *   file header  "KTOPSNAP" u32 version u32 header_size(32) u64 created_ns
@@ -11,7 +11,6 @@
  *                bytes: one zstd frame of raw_len bytes
  * Inside the payloads, integers are LEB128 varints (zigzag for signed ones).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,27 +19,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
-#include <traceevent/event-parse.h>
-#include <trace-cmd/trace-cmd.h>
 
-#include "safefile.h"
-#include "snapshot.h"
-#include "viewfilter.h"
-#include "store.h"
+#include "clock.h"
+#include "formats/format.h"
+#include "formats/ktop.h"
 #include "intern.h"
-#include "schema.h"
-#include "decode.h"
-#include "fixture.h"
 #include "output.h"
+#include "safefile.h"
+#include "schema.h"
+#include "store.h"
+#include "viewfilter.h"
 
 #define SNAP_MAGIC		"KTOPSNAP"
 #define SNAP_HDR_SIZE		32
@@ -81,22 +75,6 @@ struct buf {
 	size_t	len, cap;
 	int	err;
 };
-
-/*
- * Leaks inside libtracecmd 1.3 (trace-cmd 3.1.6), not ours to fix: it never
- * frees the path given to tracecmd_output_set_kallsyms, and on a malformed
- * trace.dat tracecmd_open_fd fails without freeing what tracecmd_init_data
- * allocated (the fuzzer finds it). Debian builds libtracecmd without frame
- * pointers, so LeakSanitizer's fast unwinder stops at its first frame: the
- * second leak can only be named by the library. Here, because every ASan
- * build that reads or writes trace.dat (tests, the fuzzer, ktop) links this
- * file. Only LeakSanitizer calls this.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:tracecmd_output_set_kallsyms\nleak:libtracecmd.so\n";
-}
 
 static int buf_reserve(struct buf *b, size_t more)
 {
@@ -259,192 +237,10 @@ static uint32_t crc(const void *p, size_t n)
 	return (uint32_t)crc32(crc32(0, NULL, 0), p, (uInt)n);
 }
 
-/* ---- meta ------------------------------------------------------------------ */
 
-void snapshot_meta_free(struct snapshot_meta *m)
+static bool ktop_detect(const void *head, size_t len)
 {
-	if (!m)
-		return;
-	free(m->header_page);
-	free(m->kallsyms);
-	free(m->features);
-	for (size_t i = 0; i < m->nformats; i++) {
-		free(m->formats[i].system);
-		free(m->formats[i].text);
-	}
-	free(m->formats);
-	memset(m, 0, sizeof(*m));
-}
-
-int snapshot_meta_add_format(struct snapshot_meta *m, const char *system, const char *text)
-{
-	struct snapshot_format *n;
-
-	if (m->nformats >= SNAPSHOT_MAX_FORMATS)
-		return -E2BIG;
-	n = realloc(m->formats, (m->nformats + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	m->formats = n;
-	n = &m->formats[m->nformats];
-	n->system = strdup(system);
-	n->text = strdup(text);
-	if (!n->system || !n->text) {
-		free(n->system);
-		free(n->text);
-		return -ENOMEM;
-	}
-	m->nformats++;
-	return 0;
-}
-
-/* "name: NAME" of a format text. */
-static bool format_name(const char *text, char *name, size_t len)
-{
-	const char *p = strstr(text, "name: ");
-	size_t n;
-
-	if (!p)
-		return false;
-	p += 6;
-	n = strcspn(p, "\n");
-	if (!n || n >= len)
-		return false;
-	memcpy(name, p, n);
-	name[n] = 0;
-	return true;
-}
-
-static void meta_kv(struct snapshot_meta *m, const char *key, const char *val)
-{
-	if (!strcmp(key, "release") && !m->release[0])
-		snprintf(m->release, sizeof(m->release), "%s", val);
-	else if (!strcmp(key, "tracer") && !m->tracer[0])
-		snprintf(m->tracer, sizeof(m->tracer), "%s", val);
-	else if (!strcmp(key, "trace_clock") && !m->clock[0])
-		snprintf(m->clock, sizeof(m->clock), "%s", val);
-	else if (!strcmp(key, "cpus") && !m->ncpus)
-		m->ncpus = strtoul(val, NULL, 10);
-	else if (!strcmp(key, "page_size") && !m->page_size)
-		m->page_size = strtoul(val, NULL, 10);
-	else if (!strcmp(key, "hostname") && !m->hostname[0])
-		snprintf(m->hostname, sizeof(m->hostname), "%s", val);
-}
-
-int snapshot_meta_load_dir(struct snapshot_meta *m, const char *dir, const struct store *only)
-{
-	struct schema *sc = only ? store_schema((struct store *)only) : NULL;
-	char path[PATH_MAX], name[256];
-	struct dirent *sd, *ed;
-	DIR *sdir, *edir;
-	char *text;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s/meta", dir);
-	text = fixture_read_file(path, NULL);
-	if (text) {
-		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			char *eq = strchr(line, '=');
-
-			if (eq) {
-				*eq = 0;
-				meta_kv(m, line, eq + 1);
-			}
-		}
-		free(text);
-	}
-	if (!m->header_page) {
-		snprintf(path, sizeof(path), "%s/header_page", dir);
-		m->header_page = fixture_read_file(path, NULL);
-		if (!m->header_page) {
-			snprintf(path, sizeof(path), "%s/events/header_page", dir);
-			m->header_page = fixture_read_file(path, NULL);
-		}
-	}
-	if (!m->kallsyms) {
-		snprintf(path, sizeof(path), "%s/kallsyms", dir);
-		m->kallsyms = fixture_read_file(path, NULL);
-	}
-	snprintf(path, sizeof(path), "%s/events", dir);
-	sdir = opendir(path);
-	if (!sdir)
-		return -ENOENT;
-	while (!ret && (sd = readdir(sdir))) {
-		if (sd->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/events/%s", dir, sd->d_name);
-		edir = opendir(path);
-		if (!edir)
-			continue;
-		while (!ret && (ed = readdir(edir))) {
-			if (ed->d_name[0] == '.')
-				continue;
-			if (sc && strcmp(sd->d_name, "ftrace") &&
-			    schema_find(sc, sd->d_name, ed->d_name) < 0)
-				continue;
-			snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, sd->d_name,
-				 ed->d_name);
-			text = fixture_read_file(path, NULL);
-			if (!text)
-				continue;
-			if (format_name(text, name, sizeof(name)))
-				ret = snapshot_meta_add_format(m, sd->d_name, text);
-			free(text);
-		}
-		closedir(edir);
-	}
-	closedir(sdir);
-	if (!ret && !m->nformats)
-		ret = -ENOENT;
-	return ret;
-}
-
-struct tep_handle *snapshot_meta_tep(const struct snapshot_meta *m)
-{
-	struct tep_handle *tep;
-	unsigned int parsed = 0;
-
-	if (!m->nformats) {
-		errno = ENOENT;
-		return NULL;
-	}
-	tep = tep_alloc();
-	if (!tep) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, 8);
-	tep_set_page_size(tep, m->page_size ? m->page_size : 4096);
-	if (m->header_page)
-		tep_parse_header_page(tep, m->header_page, strlen(m->header_page), 8);
-	for (size_t i = 0; i < m->nformats; i++) {
-		if (!tep_parse_event(tep, m->formats[i].text, strlen(m->formats[i].text),
-				     m->formats[i].system))
-			parsed++;
-	}
-	if (m->kallsyms)
-		tep_parse_kallsyms(tep, m->kallsyms);
-	if (!parsed) {
-		tep_free(tep);
-		errno = EINVAL;
-		return NULL;
-	}
-	return tep;
-}
-
-enum snapshot_kind snapshot_detect(const void *head, size_t len)
-{
-	static const uint8_t tdat[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
-	if (!len)
-		return SNAPSHOT_KIND_EMPTY;
-	if (len >= 8 && !memcmp(head, SNAP_MAGIC, 8))
-		return SNAPSHOT_KIND_KTOP;
-	if (len >= sizeof(tdat) && !memcmp(head, tdat, sizeof(tdat)))
-		return SNAPSHOT_KIND_TRACEDAT;
-	return SNAPSHOT_KIND_UNKNOWN;
+	return len >= 8 && !memcmp(head, SNAP_MAGIC, 8);
 }
 
 /* ---- writer ----------------------------------------------------------------- */
@@ -1045,49 +841,69 @@ void snapshot_writer_free(struct snapshot_writer *w)
 	free(w);
 }
 
-int snapshot_write(const char *path, struct store *st, const struct snapshot_meta *meta,
-		   const struct snapshot_write_opts *opts, char *err, size_t errlen)
+/* A whole .ktop file: header, everything @st holds (what @opts leave), END. */
+static int ktop_write(const struct format_out *out, struct store *st,
+		      const struct snapshot_meta *meta, const struct snapshot_write_opts *opts,
+		      struct export_stats *stats, char *err, size_t errlen)
 {
+	struct snapshot_writer_stats ws = { 0 };
 	struct snapshot_writer *w;
-	struct safefile_out out;
+	struct format_file f;
 	int ret;
 
-	ret = safefile_out_open(&out, path, opts ? opts->file_flags : 0, err, errlen);
+	ret = format_out_open(&f, out, opts ? opts->file_flags : 0, false, err, errlen);
 	if (ret)
 		return ret;
-	w = snapshot_writer_new(out.fd, path, st, meta, opts, err, errlen);
-	if (!w) {
-		ret = -errno;
-		safefile_out_close(&out, false, err, errlen);
-		return ret;
-	}
+	w = snapshot_writer_new(f.out.fd, out->path, st, meta, opts, err, errlen);
+	if (!w)
+		return format_out_close(&f, -errno, stats, err, errlen);
 	ret = snapshot_writer_flush(w, st);
 	if (!ret)
 		ret = snapshot_writer_finish(w);
 	if (ret)
 		snprintf(err, errlen, "%s", snapshot_writer_error(w));
+	snapshot_writer_stats(w, &ws);
 	snapshot_writer_free(w);
-	if (ret) {
-		safefile_out_close(&out, false, err, errlen);
-		return ret;
-	}
-	return safefile_out_close(&out, true, err, errlen);
+	ret = format_out_close(&f, ret, stats, err, errlen);
+	if (stats)
+		stats->events = ws.events;
+	return ret;
+}
+
+/* A whole .ktop file to @out (format_ops.save). */
+static int ktop_save(const struct format_out *out, struct store *st,
+		     const struct snapshot_meta *meta, const struct export_opts *eo,
+		     struct export_stats *stats, char *err, size_t errlen)
+{
+	struct snapshot_write_opts wo = {
+		.t0 = eo ? eo->t0 : 0, .t1 = eo ? eo->t1 : 0,
+		.file_flags = eo ? eo->file_flags : 0, .view = eo ? eo->view : NULL,
+	};
+
+	return ktop_write(out, st, meta, &wo, stats, err, errlen);
+}
+
+int snapshot_write(const char *path, struct store *st, const struct snapshot_meta *meta,
+		   const struct snapshot_write_opts *opts, char *err, size_t errlen)
+{
+	struct format_out out = { .path = path, .fd = -1 };
+
+	return ktop_write(&out, st, meta, opts, NULL, err, errlen);
 }
 
 /* ---- reader ----------------------------------------------------------------- */
 
+static const struct format_reader_ops ktop_reader_ops;
+
 struct snapshot_reader {
+	struct format_reader	base;		/* st, meta, name, err */
 	int			fd;
-	char			name[256];
-	char			err[512];
 	size_t			mem_limit;
 	uint64_t		off;		/* bytes consumed */
 	uint64_t		nblocks;
 	uint64_t		events;
 	ZSTD_DCtx		*dctx;
 	struct buf		comp, raw;
-	struct store		*st;
-	struct snapshot_meta	meta;
 	uint32_t		*strmap;	/* file string id -> store id */
 	uint32_t		nstr;		/* ids received (id 0 included) */
 	uint64_t		strbytes;
@@ -1102,9 +918,9 @@ static int reader_fail(struct snapshot_reader *r, int ret, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	n = snprintf(r->err, sizeof(r->err), "%s: ", r->name);
+	n = snprintf(r->base.err, sizeof(r->base.err), "%s: ", r->base.name);
 	va_start(ap, fmt);
-	vsnprintf(r->err + n, sizeof(r->err) - n, fmt, ap);
+	vsnprintf(r->base.err + n, sizeof(r->base.err) - n, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -1119,8 +935,8 @@ static int reader_budget(struct snapshot_reader *r, uint64_t more)
 	uint64_t limit = r->mem_limit ? r->mem_limit : STORE_DEFAULT_MEMORY;
 	uint64_t used = more + r->meta_bytes + (uint64_t)r->nstr * sizeof(*r->strmap);
 
-	if (r->st)
-		used += store_table_bytes(r->st);
+	if (r->base.st)
+		used += store_table_bytes(r->base.st);
 	if (used <= limit)
 		return 0;
 	return reader_fail(r, -E2BIG, "its metadata, strings, comm table and event types need "
@@ -1150,7 +966,7 @@ static ssize_t read_full(int fd, void *p, size_t n)
 
 static int reader_meta(struct snapshot_reader *r, struct cur *c)
 {
-	struct snapshot_meta *m = &r->meta;
+	struct snapshot_meta *m = &r->base.meta;
 
 	while (c->p < c->end && !c->bad) {
 		uint64_t key = cur_var(c), len = cur_var(c);
@@ -1221,15 +1037,15 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 	if (!m->ncpus || m->ncpus > SNAPSHOT_MAX_CPUS)
 		return reader_fail(r, -EBADMSG, "bad CPU count %u in the metadata", m->ncpus);
 	snprintf(m->source, sizeof(m->source), "ktop");
-	r->st = store_new(r->mem_limit, m->ncpus);
-	if (!r->st)
+	r->base.st = store_new(r->mem_limit, m->ncpus);
+	if (!r->base.st)
 		return reader_fail(r, -ENOMEM, "out of memory for the store");
 	return 0;
 }
 
 static int reader_schema(struct snapshot_reader *r, struct cur *c)
 {
-	struct schema *sc = store_schema(r->st);
+	struct schema *sc = store_schema(r->base.st);
 	uint64_t n = cur_var(c);
 	int ret = 0;
 
@@ -1280,7 +1096,7 @@ static int reader_schema(struct snapshot_reader *r, struct cur *c)
 
 static int reader_strings(struct snapshot_reader *r, struct cur *c)
 {
-	struct intern *in = store_strings(r->st);
+	struct intern *in = store_strings(r->base.st);
 	uint64_t first = cur_var(c), n = cur_var(c);
 	uint32_t *map;
 
@@ -1320,7 +1136,7 @@ static int reader_strings(struct snapshot_reader *r, struct cur *c)
 
 static int reader_comm(struct snapshot_reader *r, struct cur *c)
 {
-	struct intern *in = store_strings(r->st);
+	struct intern *in = store_strings(r->base.st);
 	uint64_t n = cur_var(c);
 
 	if (c->bad || n > (size_t)(c->end - c->p))
@@ -1331,7 +1147,7 @@ static int reader_comm(struct snapshot_reader *r, struct cur *c)
 
 		if (c->bad || (id && id >= r->nstr) || pid < 0 || pid > INT32_MAX)
 			return reader_fail(r, -EBADMSG, "corrupt comm table");
-		store_set_comm(r->st, (int32_t)pid, intern_str(in, id ? r->strmap[id] : 0));
+		store_set_comm(r->base.st, (int32_t)pid, intern_str(in, id ? r->strmap[id] : 0));
 		/* a page of the comm table per 4096 pids: a few bytes each can cost 16 KiB */
 		if (!(i & 255) && reader_budget(r, 0))
 			return -E2BIG;
@@ -1348,23 +1164,23 @@ static int reader_lost(struct snapshot_reader *r, struct cur *c)
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t cpu = cur_var(c), ts = cur_var(c), cnt = cur_var(c);
 
-		if (c->bad || cpu >= store_ncpus(r->st))
+		if (c->bad || cpu >= store_ncpus(r->base.st))
 			return reader_fail(r, -EBADMSG, "corrupt lost-event block");
-		store_add_lost(r->st, (unsigned int)cpu, ts, cnt);
+		store_add_lost(r->base.st, (unsigned int)cpu, ts, cnt);
 	}
 	return 0;
 }
 
 static int reader_events(struct snapshot_reader *r, struct cur *c)
 {
-	struct schema *sc = store_schema(r->st);
+	struct schema *sc = store_schema(r->base.st);
 	uint64_t cpu = cur_var(c), n = cur_var(c), ts = cur_var(c);
 	struct cur col[7];
 	const uint8_t *p;
 	const struct ktop_schema_type *t = NULL;
 	uint16_t last_type = 0;
 
-	if (c->bad || cpu >= store_ncpus(r->st) || !n || n > SNAPSHOT_MAX_BLOCK_EVENTS ||
+	if (c->bad || cpu >= store_ncpus(r->base.st) || !n || n > SNAPSHOT_MAX_BLOCK_EVENTS ||
 	    (size_t)(c->end - c->p) < 28)
 		return reader_fail(r, -EBADMSG, "corrupt event block header");
 	p = c->p + 28;
@@ -1422,12 +1238,12 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 			ev.args[a] = 0;
 		if (col[0].bad || col[1].bad || col[2].bad || col[6].bad)
 			return reader_fail(r, -EBADMSG, "corrupt event block (short column)");
-		if (store_append(r->st, &ev))
+		if (store_append(r->base.st, &ev))
 			return reader_fail(r, -ENOMEM, "out of memory");
 	}
-	store_publish(r->st, (unsigned int)cpu);
+	store_publish(r->base.st, (unsigned int)cpu);
 	/* a file may have 4096 CPUs: hold one CPU's open chunk, not each one's */
-	if (store_seal_idle(r->st, (unsigned int)cpu))
+	if (store_seal_idle(r->base.st, (unsigned int)cpu))
 		return reader_fail(r, -ENOMEM, "out of memory");
 	r->events += n;
 	return 0;
@@ -1556,9 +1372,11 @@ struct snapshot_reader *snapshot_reader_new(int fd, const char *name, size_t mem
 		errno = ENOMEM;
 		return NULL;
 	}
+	r->base.ops = &ktop_reader_ops;
+	r->base.fmt = &format_ktop;
 	r->fd = fd;
 	r->mem_limit = mem_limit;
-	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->base.name, sizeof(r->base.name), "%s", name);
 	r->dctx = ZSTD_createDCtx();
 	r->typemap = calloc(65536, sizeof(*r->typemap));
 	if (!r->dctx || !r->typemap) {
@@ -1587,11 +1405,11 @@ struct snapshot_reader *snapshot_reader_new(int fd, const char *name, size_t mem
 		ret = reader_fail(r, -EBADMSG, "corrupt file header (checksum mismatch)");
 		goto out_fail;
 	}
-	r->meta.version = get_le32(hdr + 8);
-	if (r->meta.version != SNAPSHOT_VERSION || get_le32(hdr + 12) != SNAP_HDR_SIZE) {
+	r->base.meta.version = get_le32(hdr + 8);
+	if (r->base.meta.version != SNAPSHOT_VERSION || get_le32(hdr + 12) != SNAP_HDR_SIZE) {
 		ret = reader_fail(r, -EPROTONOSUPPORT,
 				  "unsupported format version %u (this ktop reads version %u)",
-				  r->meta.version, SNAPSHOT_VERSION);
+				  r->base.meta.version, SNAPSHOT_VERSION);
 		goto out_fail;
 	}
 	r->off = sizeof(hdr);
@@ -1601,7 +1419,7 @@ struct snapshot_reader *snapshot_reader_new(int fd, const char *name, size_t mem
 	return r;
 
 out_fail:
-	snprintf(err, errlen, "%s", r->err);
+	snprintf(err, errlen, "%s", r->base.err);
 	snapshot_reader_free(r);
 	errno = -ret;
 	return NULL;
@@ -1609,25 +1427,25 @@ out_fail:
 
 struct store *snapshot_reader_store(struct snapshot_reader *r)
 {
-	return r->st;
+	return r->base.st;
 }
 
 struct store *snapshot_reader_take_store(struct snapshot_reader *r)
 {
-	struct store *st = r->st;
+	struct store *st = r->base.st;
 
-	r->st = NULL;
+	r->base.st = NULL;
 	return st;
 }
 
 const struct snapshot_meta *snapshot_reader_meta(const struct snapshot_reader *r)
 {
-	return &r->meta;
+	return &r->base.meta;
 }
 
 const char *snapshot_reader_error(const struct snapshot_reader *r)
 {
-	return r->err;
+	return r->base.err;
 }
 
 void snapshot_reader_free(struct snapshot_reader *r)
@@ -1637,538 +1455,52 @@ void snapshot_reader_free(struct snapshot_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	buf_free(&r->comp);
 	buf_free(&r->raw);
-	store_free(r->st);
-	snapshot_meta_free(&r->meta);
+	store_free(r->base.st);
+	snapshot_meta_free(&r->base.meta);
 	free(r->strmap);
 	free(r->typemap);
 	free(r);
 }
 
-/* ---- trace.dat ---------------------------------------------------------------- */
+/* ---- the format ----------------------------------------------------------------- */
 
-struct tdat_load {
-	struct store		*st;
-	struct decoder		**dec;
-	unsigned int		ncpus;
-	struct tep_handle	*tep;
-	uint64_t		bad;
-	int			err;
+static int ktop_next(struct format_reader *r)
+{
+	return snapshot_reader_next((struct snapshot_reader *)r);
+}
+
+static void ktop_free(struct format_reader *r)
+{
+	snapshot_reader_free((struct snapshot_reader *)r);
+}
+
+static const struct format_reader_ops ktop_reader_ops = {
+	.next	= ktop_next,
+	.free	= ktop_free,
 };
 
-/*
- * The decoder had no symbol table (the kallsyms of a trace.dat is inside the
- * tep): addresses it kept as "0x..." are resolved with tep_find_function.
- */
-static void tdat_syms(struct tdat_load *l, struct ktop_event *ev)
-{
-	const struct ktop_schema_type *t = schema_get(store_schema(l->st), ev->type);
-	struct intern *in = store_strings(l->st);
-
-	for (unsigned int k = 0; t && k < ev->nargs && k < t->nfields; k++) {
-		const char *s, *name;
-		unsigned long long addr;
-
-		if (t->fields[k].kind != KTOP_FK_SYM)
-			continue;
-		s = intern_str(in, (uint32_t)ev->args[k]);
-		if (strncmp(s, "0x", 2))
-			continue;
-		addr = strtoull(s, NULL, 16);
-		name = tep_find_function(l->tep, addr);
-		if (name)
-			ev->args[k] = intern_id(in, name, strlen(name));
-	}
-}
-
-static int tdat_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *arg)
-{
-	struct tdat_load *l = arg;
-	struct ktop_event ev;
-
-	if (cpu < 0 || (unsigned int)cpu >= l->ncpus)
-		return 0;
-	if (rec->missed_events)
-		store_add_lost(l->st, cpu, rec->ts, rec->missed_events > 0 ?
-			       (uint64_t)rec->missed_events : 0);
-	if (decoder_record(l->dec[cpu], rec->data, rec->size, rec->ts, &ev)) {
-		l->bad++;
-		return 0;
-	}
-	ev.cpu = (uint16_t)cpu;
-	tdat_syms(l, &ev);
-	if (!store_comm(l->st, ev.pid)) {
-		const char *c = tep_data_comm_from_pid(l->tep, ev.pid);
-
-		if (c && strcmp(c, "<...>"))
-			store_set_comm(l->st, ev.pid, c);
-	}
-	if (store_append(l->st, &ev)) {
-		l->err = -ENOMEM;
-		return 1;
-	}
-	return 0;
-}
-
-/* ---- trace.dat structure check ------------------------------------------------ */
-
-/*
- * libtracecmd 1.x trusts the sizes and counts in a trace.dat file (hostile
- * files crash it), so the whole structure of a version 6 file is walked here
- * first: every size must fit in the file, every count is bounded by the
- * bytes left, and only the options whose contents libtracecmd reads as plain
- * text or numbers are accepted. Version 7 (sections, compression) is refused.
- */
-struct tdat_walk {
-	const uint8_t	*p, *end;
-	const char	*what;		/* the part being read, for the message */
-	bool		bad;
-};
-
-static bool tw_need(struct tdat_walk *w, uint64_t n)
-{
-	if (w->bad || n > (uint64_t)(w->end - w->p)) {
-		w->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t tw_u(struct tdat_walk *w, unsigned int size)
-{
-	uint64_t v = 0;
-
-	if (!tw_need(w, size))
-		return 0;
-	for (unsigned int i = 0; i < size; i++)
-		v |= (uint64_t)w->p[i] << (8 * i);
-	w->p += size;
-	return v;
-}
-
-static void tw_skip(struct tdat_walk *w, uint64_t n)
-{
-	if (tw_need(w, n))
-		w->p += n;
-}
-
-static bool tw_tag(struct tdat_walk *w, const char *tag, size_t len)
-{
-	if (!tw_need(w, len) || memcmp(w->p, tag, len)) {
-		w->bad = true;
-		return false;
-	}
-	w->p += len;
-	return true;
-}
-
-/* A NUL-terminated string of at most @max bytes. */
-static void tw_str(struct tdat_walk *w, size_t max)
-{
-	size_t left = w->end - w->p;
-	const uint8_t *nul = memchr(w->p, 0, left < max ? left : max);
-
-	if (w->bad || !nul) {
-		w->bad = true;
-		return;
-	}
-	w->p = nul + 1;
-}
-
-static int tdat_check(const uint8_t *file, size_t size, const char *path, char *err,
-		      size_t errlen)
-{
-	struct tdat_walk w = { file, file + size, "file header", false };
-	uint64_t n, cpus, page;
-	const char *v;
-	size_t vl;
-
-	if (size < 10 + 2) {
-		snprintf(err, errlen, "%s: truncated trace.dat header", path);
-		return -EBADMSG;
-	}
-	v = (const char *)file + 10;
-	vl = strnlen(v, size - 10);
-	if (vl == size - 10 || !vl || vl > 3) {
-		snprintf(err, errlen, "%s: truncated trace.dat header", path);
-		return -EBADMSG;
-	}
-	if (strcmp(v, "6")) {
-		snprintf(err, errlen, "%s: unsupported trace.dat version '%.3s' (ktop reads "
-			 "version 6; `trace-cmd convert --file-version 6` converts)", path, v);
-		return -EPROTONOSUPPORT;
-	}
-	w.p = file + 10 + vl + 1;
-	if (tw_u(&w, 1) != 0 || tw_u(&w, 1) != 8) {
-		snprintf(err, errlen, "%s: not a little-endian 64-bit trace.dat (or corrupt)",
-			 path);
-		return w.bad ? -EBADMSG : -EPROTONOSUPPORT;
-	}
-	page = tw_u(&w, 4);
-	if (w.bad || page < 1024 || page > (1u << 20) || (page & (page - 1))) {
-		snprintf(err, errlen, "%s: corrupt trace.dat header (page size %llu)", path,
-			 (unsigned long long)page);
-		return -EBADMSG;
-	}
-	w.what = "header_page";
-	if (tw_tag(&w, "header_page", 12))
-		tw_skip(&w, tw_u(&w, 8));
-	w.what = "header_event";
-	if (tw_tag(&w, "header_event", 13))
-		tw_skip(&w, tw_u(&w, 8));
-	w.what = "ftrace event formats";
-	n = tw_u(&w, 4);
-	for (uint64_t i = 0; i < n && !w.bad; i++)
-		tw_skip(&w, tw_u(&w, 8));
-	w.what = "event formats";
-	n = tw_u(&w, 4);
-	for (uint64_t i = 0; i < n && !w.bad; i++) {
-		uint64_t ne;
-
-		tw_str(&w, 256);
-		ne = tw_u(&w, 4);
-		for (uint64_t j = 0; j < ne && !w.bad; j++)
-			tw_skip(&w, tw_u(&w, 8));
-	}
-	w.what = "kallsyms";
-	tw_skip(&w, tw_u(&w, 4));
-	w.what = "printk formats";
-	tw_skip(&w, tw_u(&w, 4));
-	w.what = "saved command lines";
-	tw_skip(&w, tw_u(&w, 8));
-	w.what = "CPU count";
-	cpus = tw_u(&w, 4);
-	if (!w.bad && (!cpus || cpus > SNAPSHOT_MAX_CPUS)) {
-		snprintf(err, errlen, "%s: corrupt trace.dat (%llu CPUs)", path,
-			 (unsigned long long)cpus);
-		return -EBADMSG;
-	}
-	w.what = "options";
-	while (!w.bad && tw_need(&w, 10) && !memcmp(w.p, "options  ", 10)) {
-		w.p += 10;
-		for (;;) {
-			uint64_t id = tw_u(&w, 2), len;
-
-			if (w.bad || !id)
-				break;
-			len = tw_u(&w, 4);
-			/* DATE CPUSTAT TRACECLOCK UNAME CPUCOUNT VERSION TRACEID: plain data */
-			if (!w.bad && id != 1 && id != 2 && id != 4 && id != 5 && id != 8 &&
-			    id != 9 && id != 11) {
-				snprintf(err, errlen, "%s: trace.dat option %llu is not read by ktop "
-					 "(several buffers, guests or time shifts)", path,
-					 (unsigned long long)id);
-				return -EPROTONOSUPPORT;
-			}
-			tw_skip(&w, len);
-		}
-	}
-	w.what = "flyrecord section";
-	if (tw_tag(&w, "flyrecord", 10)) {
-		for (uint64_t c = 0; c < cpus && !w.bad; c++) {
-			uint64_t off = tw_u(&w, 8), len = tw_u(&w, 8);
-
-			if (!w.bad && (off > size || len > size - off)) {
-				snprintf(err, errlen, "%s: corrupt trace.dat (CPU %llu data at %llu+%llu "
-					 "past the end of the %zu-byte file)", path,
-					 (unsigned long long)c, (unsigned long long)off,
-					 (unsigned long long)len, size);
-				return -EBADMSG;
-			}
-		}
-	}
-	if (w.bad) {
-		snprintf(err, errlen, "%s: truncated or corrupt trace.dat (%s at offset %zu)", path,
-			 w.what, (size_t)(w.p - file));
-		return -EBADMSG;
-	}
-	return 0;
-}
-
-static int tdat_precheck(int fd, const char *path, char *err, size_t errlen)
-{
-	struct stat sb;
-	uint8_t *map;
-	int ret;
-
-	if (fstat(fd, &sb)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (sb.st_size < 16) {
-		snprintf(err, errlen, "%s: truncated trace.dat header", path);
-		return -EBADMSG;
-	}
-	map = mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
-		return -errno;
-	}
-	ret = tdat_check(map, sb.st_size, path, err, errlen);
-	munmap(map, sb.st_size);
-	return ret;
-}
-
-
-/* Set by sanitizer runtimes (libFuzzer registers its crash report there). */
-extern void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
-
-/*
- * The trial child dies plainly on a crash: default signal actions and no
- * sanitizer death callback, so a fuzzer parent does not take the child's
- * crash for its own.
- */
-static void tdat_trial_child_plain(void)
-{
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGXCPU };
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-	if (__sanitizer_set_death_callback)
-		__sanitizer_set_death_callback(NULL);
-}
-
-static int tdat_trial_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *arg)
-{
-	return 0;
-}
-
-/*
- * libtracecmd 1.3 trusts what a trace.dat says, and files that pass
- * tdat_check can still crash it or send tracecmd_iterate_events() round
- * forever (the fuzzer finds both). Read the file once in a child first: a
- * crash there becomes an error message, not a dead ktop, and a loop ends at
- * a CPU-time limit far above what reading takes (TDAT_TRIAL_CPU_S plus a
- * second per TDAT_TRIAL_BYTES_PER_S of file).
- * Context: any thread; the child calls only libtracecmd, setrlimit and _exit().
- */
-#define TDAT_TRIAL_CPU_S	4
-#define TDAT_TRIAL_BYTES_PER_S	(16ull << 20)
-
-static int tdat_trial(const char *path, char *err, size_t errlen)
-{
-	int status, flags = TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS;
-	struct rlimit cpu = { TDAT_TRIAL_CPU_S, TDAT_TRIAL_CPU_S + 1 };
-	struct stat sb;
-	pid_t pid;
-
-	if (!stat(path, &sb) && sb.st_size > 0) {
-		cpu.rlim_cur += (rlim_t)((uint64_t)sb.st_size / TDAT_TRIAL_BYTES_PER_S);
-		cpu.rlim_max = cpu.rlim_cur + 1;
-	}
-
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "%s: cannot check the file: fork: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (pid == 0) {
-		struct tracecmd_input *h;
-		int r;
-
-		tdat_trial_child_plain();
-		setrlimit(RLIMIT_CPU, &cpu);
-		h = tracecmd_open(path, flags);
-
-		if (!h)
-			_exit(3);
-		r = tracecmd_iterate_events(h, NULL, 0, tdat_trial_record, NULL);
-		tracecmd_close(h);
-		_exit(r < 0 ? 4 : 0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(err, errlen, "%s: cannot check the file: waitpid: %s", path,
-				 strerror(errno));
-			return -errno;
-		}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-		snprintf(err, errlen, "%s: libtracecmd cannot read this trace.dat (corrupt or "
-			 "truncated)", path);
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
-		snprintf(err, errlen, "%s: libtracecmd cannot read the events of this trace.dat "
-			 "(corrupt)", path);
-	else if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
-		snprintf(err, errlen, "%s: corrupt trace.dat: libtracecmd was still reading it "
-			 "after %llu s of CPU", path, (unsigned long long)cpu.rlim_cur);
-	else
-		snprintf(err, errlen, "%s: corrupt trace.dat: libtracecmd failed on it (%s %d)",
-			 path, WIFSIGNALED(status) ? "signal" : "exit status",
-			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	return -EBADMSG;
-}
-
-int snapshot_load_tracedat(const char *path, size_t mem_limit, struct store **out,
-			   struct snapshot_meta *meta, char *err, size_t errlen)
-{
-	struct tracecmd_input *h;
-	struct decode_ctx *dc = NULL;
-	struct tdat_load l;
-	int fd, cpus, ret;
-
-	memset(&l, 0, sizeof(l));
-	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
-	ret = tdat_precheck(fd, path, err, errlen);
-	close(fd);
-	if (ret)
-		return ret;
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	ret = tdat_trial(path, err, errlen);
-	if (ret)
-		return ret;
-	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
-	if (!h) {
-		snprintf(err, errlen, "%s: libtracecmd cannot read this trace.dat (corrupt or "
-			 "truncated)", path);
-		return -EBADMSG;
-	}
-	l.tep = tracecmd_get_tep(h);
-	cpus = l.tep ? tep_get_cpus(l.tep) : 0;
-	if (cpus <= 0 || (unsigned int)cpus > SNAPSHOT_MAX_CPUS) {
-		snprintf(err, errlen, "%s: bad CPU count %d", path, cpus);
-		ret = -EBADMSG;
-		goto out_close;
-	}
-	l.ncpus = cpus;
-	l.st = store_new(mem_limit, l.ncpus);
-	l.dec = calloc(l.ncpus, sizeof(*l.dec));
-	if (!l.st || !l.dec) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out_free;
-	}
-	dc = decode_ctx_new(l.tep, l.st, NULL);
-	if (!dc) {
-		ret = errno ? -errno : -EINVAL;
-		snprintf(err, errlen, "%s: cannot set up the decoder: %s", path, strerror(-ret));
-		goto out_free;
-	}
-	for (unsigned int c = 0; c < l.ncpus; c++) {
-		l.dec[c] = decoder_new(dc, c);
-		if (!l.dec[c]) {
-			ret = -ENOMEM;
-			snprintf(err, errlen, "%s: out of memory", path);
-			goto out_free;
-		}
-	}
-	ret = tracecmd_iterate_events(h, NULL, 0, tdat_record, &l);
-	if (l.err) {
-		ret = l.err;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		goto out_free;
-	}
-	for (unsigned int c = 0; c < l.ncpus; c++)
-		store_publish(l.st, c);
-	if (meta) {
-		memset(meta, 0, sizeof(*meta));
-		meta->ncpus = l.ncpus;
-		meta->page_size = tep_get_page_size(l.tep);
-		snprintf(meta->source, sizeof(meta->source), "trace.dat");
-	}
-	*out = l.st;
-	l.st = NULL;
-	ret = 0;
-out_free:
-	for (unsigned int c = 0; l.dec && c < l.ncpus; c++)
-		decoder_free(l.dec[c]);
-	free(l.dec);
-	decode_ctx_free(dc);
-	store_free(l.st);
-out_close:
-	tracecmd_close(h);
-	return ret;
-}
-
-/* ---- loading ------------------------------------------------------------------ */
-
-int snapshot_load(const char *path, size_t mem_limit, struct store **out,
-		  struct snapshot_meta *meta, char *err, size_t errlen)
+static int ktop_open(const struct format_in *in, struct format_reader **out, char *err,
+		     size_t errlen)
 {
 	struct snapshot_reader *r;
-	uint8_t head[16];
-	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "standard input" : path;
-	ssize_t n = 0;
-	int fd, ret;
 
-	*out = NULL;
-	if (meta)
-		memset(meta, 0, sizeof(*meta));
-	if (is_stdin) {
-		fd = 0;
-	} else {
-		struct stat sb;
-
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			return ret;
-		}
-		if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			close(fd);
-			snprintf(err, errlen, "%s: is a directory, not a trace", path);
-			return -EISDIR;
-		}
-		n = pread(fd, head, sizeof(head), 0);
-		if (n < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "%s: read: %s", path, strerror(errno));
-			close(fd);
-			return ret;
-		}
-		switch (snapshot_detect(head, n)) {
-		case SNAPSHOT_KIND_EMPTY:
-			close(fd);
-			snprintf(err, errlen, "%s: empty file (0 bytes), not a trace", path);
-			return -EBADMSG;
-		case SNAPSHOT_KIND_TRACEDAT:
-			close(fd);
-			return snapshot_load_tracedat(path, mem_limit, out, meta, err, errlen);
-		case SNAPSHOT_KIND_KTOP:
-			break;
-		default:
-			close(fd);
-			if (n < 8 && !memcmp(head, SNAP_MAGIC, n))
-				snprintf(err, errlen, "%s: truncated ktop snapshot (%zd bytes)",
-					 path, n);
-			else
-				snprintf(err, errlen, "%s: not a trace (neither a ktop snapshot "
-					 "nor a trace.dat file)", path);
-			return -ENOMSG;
-		}
-	}
-	r = snapshot_reader_new(fd, name, mem_limit, err, errlen);
-	if (!r) {
-		ret = -errno;
-		goto out_close;
-	}
-	while ((ret = snapshot_reader_next(r)) > 0)
-		;
-	if (ret < 0) {
-		snprintf(err, errlen, "%s", snapshot_reader_error(r));
-	} else {
-		if (meta) {
-			*meta = r->meta;
-			memset(&r->meta, 0, sizeof(r->meta));
-			if (is_stdin)
-				snprintf(meta->source, sizeof(meta->source), "ktop-stream");
-		}
-		*out = snapshot_reader_take_store(r);
-	}
-	snapshot_reader_free(r);
-out_close:
-	if (!is_stdin)
-		close(fd);
-	return ret;
+	r = snapshot_reader_new(in->fd, in->name, in->mem_limit, err, errlen);
+	if (!r)
+		return errno ? -errno : -EBADMSG;
+	if (!in->path)
+		snprintf(r->base.meta.source, sizeof(r->base.meta.source), "ktop-stream");
+	*out = &r->base;
+	return 0;
 }
+
+static const char *const ktop_exts[] = { ".ktop", NULL };
+
+const struct format_ops format_ktop = {
+	.id	= FORMAT_KTOP,
+	.name	= "ktop",
+	.exts	= ktop_exts,
+	.stream	= true,
+	.detect	= ktop_detect,
+	.open	= ktop_open,
+	.save	= ktop_save,
+};
