@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Sealed chunks of the store: encoding the rows of a full chunk into columns
+ * (store.c explains the codecs), decoding them back for readers.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema.h"
+#include "store-local.h"
+
+static _Atomic uint64_t chunk_uid_next = 1;
+
+uint64_t chunk_uid_new(void)
+{
+	return atomic_fetch_add_explicit(&chunk_uid_next, 1, memory_order_relaxed);
+}
+
+static const uint8_t fixed_codec[KTOP_T_NR_FIXED][KTOP_MAX_ARGS] = {
+	[KTOP_T_FUNCTION]		= { C_UV, C_UV },
+	[KTOP_T_FGRAPH_ENTRY]		= { C_UV, C_DPREV },
+	[KTOP_T_FGRAPH_EXIT]		= { C_UV, C_DPREV, C_DTS, C_DTS, C_UV },
+	[KTOP_T_FUNC_REPEATS]		= { C_UV, C_UV, C_UV, C_UV },
+	[KTOP_T_SCHED_SWITCH]		= { C_UV, C_PID, C_DPREV, C_UV, C_UV, C_PID, C_DPREV },
+	[KTOP_T_SCHED_WAKEUP]		= { C_UV, C_PID, C_DPREV, C_DPREV },
+	[KTOP_T_SCHED_WAKEUP_NEW]	= { C_UV, C_PID, C_DPREV, C_DPREV },
+	[KTOP_T_SCHED_PROCESS_EXEC]	= { C_UV, C_PID, C_PID },
+	[KTOP_T_SCHED_PROCESS_EXIT]	= { C_UV, C_PID, C_DPREV },
+	[KTOP_T_IRQ_HANDLER_ENTRY]	= { C_DPREV, C_UV },
+	[KTOP_T_IRQ_HANDLER_EXIT]	= { C_DPREV, C_ZZ },
+	[KTOP_T_SYS_EXIT]		= { C_DPREV, C_ZZ },
+	[KTOP_T_OSNOISE]		= { C_DPREV, C_UV, C_UV, C_UV, C_UV, C_UV, C_UV, C_UV },
+	[KTOP_T_TIMERLAT]		= { C_DPREV, C_UV, C_UV },
+	[KTOP_T_IRQ_NOISE]		= { C_DTS, C_UV, C_UV, C_DPREV },
+	[KTOP_T_SOFTIRQ_NOISE]		= { C_DTS, C_UV, C_DPREV },
+	[KTOP_T_NMI_NOISE]		= { C_DTS, C_UV },
+	[KTOP_T_THREAD_NOISE]		= { C_UV, C_PID, C_DTS, C_UV },
+	[KTOP_T_SAMPLE_THRESHOLD]	= { C_DTS, C_UV, C_UV },
+	[KTOP_T_MARKER]			= { C_UV },
+};
+
+/* The argument count of each fixed type (src/event.h), for enc_args()'s unrolled cases. */
+static const uint8_t fixed_nargs[KTOP_T_NR_FIXED] = {
+	[KTOP_T_FUNCTION] = 2, [KTOP_T_FGRAPH_ENTRY] = 2, [KTOP_T_FGRAPH_EXIT] = 5,
+	[KTOP_T_FUNC_REPEATS] = 4, [KTOP_T_SCHED_SWITCH] = 7, [KTOP_T_SCHED_WAKEUP] = 4,
+	[KTOP_T_SCHED_WAKEUP_NEW] = 4, [KTOP_T_SCHED_PROCESS_EXEC] = 3,
+	[KTOP_T_SCHED_PROCESS_EXIT] = 3, [KTOP_T_IRQ_HANDLER_ENTRY] = 2,
+	[KTOP_T_IRQ_HANDLER_EXIT] = 2, [KTOP_T_SOFTIRQ_ENTRY] = 1, [KTOP_T_SOFTIRQ_EXIT] = 1,
+	[KTOP_T_SYS_ENTER] = 7, [KTOP_T_SYS_EXIT] = 2, [KTOP_T_OSNOISE] = 8,
+	[KTOP_T_TIMERLAT] = 3, [KTOP_T_IRQ_NOISE] = 4, [KTOP_T_SOFTIRQ_NOISE] = 3,
+	[KTOP_T_NMI_NOISE] = 2, [KTOP_T_THREAD_NOISE] = 4, [KTOP_T_SAMPLE_THRESHOLD] = 3,
+	[KTOP_T_MARKER] = 1,
+};
+
+/* ---- encoding (writer) ------------------------------------------------------ */
+
+static uint32_t enc_pid(struct enc *e, int32_t pid)
+{
+	uint32_t h = ((uint32_t)pid * 0x9e3779b1u) >> (32 - 13);
+
+	for (;;) {
+		if (e->ph[h].stamp != e->stamp) {
+			if (e->npid == PID_DICT_MAX)
+				return UINT32_MAX;
+			e->ph[h].stamp = e->stamp;
+			e->ph[h].key = pid;
+			e->ph[h].idx = e->npid;
+			e->pids[e->npid] = pid;
+			return e->npid++;
+		}
+		if (e->ph[h].key == pid)
+			return e->ph[h].idx;
+		h = (h + 1) & (PID_HASH - 1);
+	}
+}
+
+static void meta_masks(struct meta *m)
+{
+	m->kind = MK_GENERIC;
+	m->m_ts = m->m_prev = m->m_zz = m->m_pid = 0;
+	for (unsigned int s = 0; s < m->nargs; s++) {
+		uint16_t b = 1u << s;
+
+		switch (m->codec[s]) {
+		case C_UV:
+			break;
+		case C_ZZ:
+			m->m_zz |= b;
+			break;
+		case C_DTS:
+			m->m_zz |= b;
+			m->m_ts |= b;
+			break;
+		case C_PID:
+			m->m_pid |= b;
+			break;
+		default:
+			m->m_zz |= b;
+			m->m_prev |= b;
+			break;
+		}
+	}
+	if (m->type == KTOP_T_FUNCTION && m->nargs == 2)
+		m->kind = MK_FUNC2;
+	else if (m->type == KTOP_T_SYS_ENTER && m->nargs == 7)
+		m->kind = MK_SYS7;
+	else if (m->type < KTOP_T_NR_FIXED && m->type != KTOP_T_SYS_ENTER &&
+		 m->nargs == fixed_nargs[m->type])
+		m->kind = MK_FIXED;
+	else if (!m->m_pid && m->type != KTOP_T_SYS_ENTER)
+		m->kind = MK_MASKED;
+}
+
+/* Per codec: is the base the event's ts, the previous value; is it zigzag. */
+static const uint64_t codec_ts[8] = { [C_DTS] = ~0ull };
+static const uint64_t codec_prev[8] = { [C_DPREV] = ~0ull };
+static const uint64_t codec_zz[8] = { [C_DPREV] = ~0ull, [C_ZZ] = ~0ull, [C_DTS] = ~0ull };
+
+static void meta_codecs(struct store *st, struct meta *m)
+{
+	const struct ktop_schema_type *t = NULL;
+
+	memset(m->codec, C_DPREV, sizeof(m->codec));
+	if (m->type < KTOP_T_NR_FIXED) {
+		memcpy(m->codec, fixed_codec[m->type], sizeof(m->codec));
+	} else {
+		t = schema_get(st->schema, m->type);
+		for (unsigned int i = 0; t && i < t->nfields && i < KTOP_MAX_ARGS; i++)
+			if (t->fields[i].kind == KTOP_FK_STR || t->fields[i].kind == KTOP_FK_SYM)
+				m->codec[i] = C_UV;
+	}
+	meta_masks(m);
+}
+
+/* type, flags, pc and nargs in one word */
+static inline uint64_t row_meta_key(const struct store_brow *w)
+{
+	return w->type | (uint64_t)w->flags << 16 | (uint64_t)w->pc << 24 |
+	       (uint64_t)w->nargs << 32;
+}
+
+/* The meta hash, behind enc_meta()'s cache: @key is not in @mc. */
+static __attribute__((noinline)) uint32_t
+enc_meta_lookup(struct store *st, struct enc *e, const struct raw *r, uint32_t i, uint64_t key,
+		uint64_t hk, uint64_t *mc)
+{
+	uint32_t h = (uint32_t)(hk >> (64 - 12));
+
+	for (;;) {
+		if (e->mh[h].stamp != e->stamp) {
+			struct meta *m = &e->metas[e->nmeta];
+
+			e->mh[h].stamp = e->stamp;
+			e->mh[h].key = key;
+			e->mh[h].idx = e->nmeta;
+			m->type = r->row[i].type;
+			m->flags = r->row[i].flags;
+			m->pc = r->row[i].pc;
+			m->nargs = r->row[i].nargs;
+			meta_codecs(st, m);
+			if (e->prev_stamp[prev_slot(m->type)] != e->stamp) {
+				e->prev_stamp[prev_slot(m->type)] = e->stamp;
+				memset(e->prev[prev_slot(m->type)], 0, sizeof(e->prev[0]));
+				if (m->type == KTOP_T_SYS_ENTER)
+					memset(e->prev[PREV_TYPES], 0,
+					       PREV_SYS * sizeof(e->prev[0]));
+			}
+			*mc = key << 16 | (e->nmeta + 1);
+			return e->nmeta++;
+		}
+		if (e->mh[h].key == key) {
+			*mc = key << 16 | (e->mh[h].idx + 1);
+			return e->mh[h].idx;
+		}
+		h = (h + 1) & (META_HASH - 1);
+	}
+}
+
+/* Return: the index of row @i's meta in the chunk's dictionary, added if new. */
+static inline uint32_t enc_meta(struct store *st, struct enc *e, const struct raw *r, uint32_t i)
+{
+	uint64_t key = row_meta_key(&r->row[i]), hk = key * 0x9e3779b97f4a7c15ull;
+	uint64_t *mc = &e->mc[hk >> (64 - 8)];
+
+	if (*mc >> 16 == key && (*mc & 0xffff))
+		return (*mc & 0xffff) - 1;
+	return enc_meta_lookup(st, e, r, i, key, hk, mc);
+}
+
+/* A pid argument: its index in the dictionary + 1, or 0 and the value. */
+static inline uint8_t *enc_pid_arg(struct enc *e, uint8_t *p, uint64_t v)
+{
+	uint32_t idx = UINT32_MAX;
+
+	if (v == (uint64_t)(int64_t)(int32_t)v)
+		idx = enc_pid(e, (int32_t)v);
+	if (idx != UINT32_MAX)
+		return put_uv(p, idx + 1);
+	*p++ = 0;
+	return put_uv(p, zz_enc(v));
+}
+
+/*
+ * The arguments of one event, slot by slot, as @codec says (sys_enter's
+ * per-syscall rows aside). With a constant @codec and @na, as in enc_args()'s
+ * MK_FIXED cases, this unrolls into straight code.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+enc_slots(struct enc *e, uint8_t *p, const uint64_t *a, uint64_t *prev, uint64_t ts,
+	  const uint8_t *codec, unsigned int na)
+{
+	for (unsigned int s = 0; s < na; s++) {
+		uint64_t v = a[s];
+
+		switch (codec[s]) {
+		case C_UV:
+			p = put_uv(p, v);
+			break;
+		case C_ZZ:
+			p = put_uv(p, zz_enc(v));
+			break;
+		case C_DTS:
+			p = put_uv(p, zz_enc(v - ts));
+			break;
+		case C_PID:
+			p = enc_pid_arg(e, p, v);
+			continue;	/* pids do not update prev */
+		default:
+			p = put_uv(p, zz_enc(v - prev[s]));
+			break;
+		}
+		prev[s] = v;
+	}
+	return p;
+}
+
+#define ENC_FIXED(t)	\
+	case t:		\
+		p = enc_slots(e, p, a, prev, ts, fixed_codec[t], fixed_nargs[t]); \
+		break
+
+/*
+ * Arguments, event by event. Each value is coded as put_uv(zz?(v - base))
+ * where base is the event's ts (C_DTS), the previous value of the slot
+ * (C_DPREV) or 0, selected with masks; pids go through the dictionary.
+ */
+static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct meta *m = &e->metas[e->midx[i]];
+		const uint64_t *a = &r->args[r->row[i].aoff];
+		unsigned int na = m->nargs;
+		const uint8_t *codec;
+		uint64_t ts, *prev;
+
+		switch (m->kind) {
+		case MK_FUNC2:
+			/* the most frequent events, without the generic loop */
+			p = put_uv(p, a[0]);
+			p = put_uv(p, a[1]);
+			continue;
+		case MK_SYS7:
+			prev = e->prev[prev_slot(KTOP_T_SYS_ENTER)];
+			p = put_uv(p, zz_enc(a[0] - prev[0]));
+			prev[0] = a[0];
+			prev = e->prev[prev_sys_slot(a[0])];
+#pragma GCC unroll 6
+			for (unsigned int s = 1; s < 7; s++) {
+				p = put_uv(p, zz_enc(a[s] - prev[s]));
+				prev[s] = a[s];
+			}
+			continue;
+		case MK_MASKED:
+			/* the switch below, as masks: v - (ts | prev | 0), zigzag or not */
+			prev = e->prev[prev_slot(m->type)];
+			ts = r->row[i].ts;
+			for (unsigned int s = 0; s < na; s++) {
+				uint64_t v = a[s], d, zm;
+
+				d = v - ((ts & -(uint64_t)((m->m_ts >> s) & 1)) |
+					 (prev[s] & -(uint64_t)((m->m_prev >> s) & 1)));
+				zm = -(uint64_t)((m->m_zz >> s) & 1);
+				p = put_uv(p, (zz_enc(d) & zm) | (d & ~zm));
+				prev[s] = v;
+			}
+			continue;
+		case MK_FIXED:
+			prev = e->prev[prev_slot(m->type)];
+			ts = r->row[i].ts;
+			switch (m->type) {
+			ENC_FIXED(KTOP_T_FGRAPH_ENTRY);
+			ENC_FIXED(KTOP_T_FGRAPH_EXIT);
+			ENC_FIXED(KTOP_T_FUNC_REPEATS);
+			ENC_FIXED(KTOP_T_SCHED_SWITCH);
+			ENC_FIXED(KTOP_T_SCHED_WAKEUP);
+			ENC_FIXED(KTOP_T_SCHED_WAKEUP_NEW);
+			ENC_FIXED(KTOP_T_SCHED_PROCESS_EXEC);
+			ENC_FIXED(KTOP_T_SCHED_PROCESS_EXIT);
+			ENC_FIXED(KTOP_T_IRQ_HANDLER_ENTRY);
+			ENC_FIXED(KTOP_T_IRQ_HANDLER_EXIT);
+			ENC_FIXED(KTOP_T_SOFTIRQ_ENTRY);
+			ENC_FIXED(KTOP_T_SOFTIRQ_EXIT);
+			ENC_FIXED(KTOP_T_SYS_EXIT);
+			ENC_FIXED(KTOP_T_OSNOISE);
+			ENC_FIXED(KTOP_T_TIMERLAT);
+			ENC_FIXED(KTOP_T_IRQ_NOISE);
+			ENC_FIXED(KTOP_T_SOFTIRQ_NOISE);
+			ENC_FIXED(KTOP_T_NMI_NOISE);
+			ENC_FIXED(KTOP_T_THREAD_NOISE);
+			ENC_FIXED(KTOP_T_SAMPLE_THRESHOLD);
+			ENC_FIXED(KTOP_T_MARKER);
+			default:
+				p = enc_slots(e, p, a, prev, ts, m->codec, na);
+				break;
+			}
+			continue;
+		default:
+			break;
+		}
+		prev = e->prev[prev_slot(m->type)];
+		codec = m->codec;
+		ts = r->row[i].ts;
+
+		if (m->type == KTOP_T_SYS_ENTER && na) {
+			/* the id first; the other slots run on that syscall's own row */
+			p = enc_slots(e, p, a, prev, ts, codec, 1);
+			p = enc_slots(e, p, a + 1, e->prev[prev_sys_slot(a[0])] + 1, ts, codec + 1,
+				      na - 1);
+		} else {
+			p = enc_slots(e, p, a, prev, ts, codec, na);
+		}
+	}
+	return p;
+}
+
+/*
+ * One pass over the rows: the time column at @p, the pid and meta index
+ * columns run-length coded into e->pcol and e->mcol (their ends in *@pend and
+ * *@mend), the events per pid and meta in e->pcnt and e->mcnt.
+ * Return: the end of the time column.
+ */
+static uint8_t *enc_rows(struct store *st, struct enc *e, const struct raw *r, uint32_t n,
+			 uint8_t *p, uint8_t **pend, uint8_t **mend)
+{
+	uint8_t *pc = e->pcol, *mc = e->mcol;
+	uint32_t m2 = 0, lp, lm, ps = 0, ms = 0;
+	uint64_t k1, k2 = UINT64_MAX;
+
+	lp = enc_pid(e, r->row[0].pid);
+	lm = e->midx[0] = enc_meta(st, e, r, 0);
+	/*
+	 * k1, k2: the last two metas seen, most recent first: events often
+	 * alternate between two (sys_enter and sys_exit), which then needs no
+	 * hash lookup.
+	 */
+	k1 = row_meta_key(&r->row[0]);
+	/* ps, ms: where the current runs of pid and meta indices started */
+	for (uint32_t i = 1; i < n; i++) {
+		const struct store_brow *w = &r->row[i], *v = &r->row[i - 1];
+		uint64_t key = row_meta_key(w);
+
+		p = put_uv(p, w->ts - v->ts);
+		/* always fits: n <= PID_DICT_MAX; pids and metas come in runs */
+		if (w->pid != v->pid) {
+			uint32_t np = enc_pid(e, w->pid);
+
+			if ((uint16_t)np != (uint16_t)lp) {
+				pc = put_run(pc, lp, i - ps);
+				e->pcnt[lp] += i - ps;
+				ps = i;
+			}
+			lp = np;
+		}
+		if (key != k1) {
+			uint32_t m1 = lm;
+
+			lm = key == k2 ? m2 : enc_meta(st, e, r, i);
+			k2 = k1;
+			m2 = m1;
+			k1 = key;
+			if ((uint16_t)lm != (uint16_t)m1) {
+				mc = put_run(mc, m1, i - ms);
+				e->mcnt[m1] += i - ms;
+				ms = i;
+			}
+		}
+		e->midx[i] = lm;
+	}
+	*pend = put_run(pc, lp, n - ps);
+	*mend = put_run(mc, lm, n - ms);
+	e->pcnt[lp] += n - ps;
+	e->mcnt[lm] += n - ms;
+	return p;
+}
+
+/* The pid and meta dictionaries, then the counts (@npid_rows pids have one). */
+static uint8_t *enc_dicts(struct enc *e, uint8_t *p, uint32_t npid_rows, uint32_t *off_mdict,
+			  uint32_t *off_cnt)
+{
+	for (uint32_t i = 0; i < e->npid; i++)
+		p = put_uv(p, zz_enc((uint64_t)(int64_t)e->pids[i]));
+	*off_mdict = p - e->buf;
+	for (uint32_t i = 0; i < e->nmeta; i++) {
+		const struct meta *m = &e->metas[i];
+
+		p = put_uv(p, m->type);
+		*p++ = m->flags;
+		*p++ = m->pc;
+		*p++ = m->nargs;
+		for (unsigned int s = 0; s < m->nargs; s += 2)
+			*p++ = m->codec[s] | m->codec[s + 1] << 4;
+	}
+	/* the counts: a window that covers the chunk is counted without a decode */
+	*off_cnt = p - e->buf;
+	for (uint32_t i = 0; i < npid_rows; i++) {
+		p = put_uv(p, e->pcnt[i]);
+		e->pcnt[i] = 0;
+	}
+	for (uint32_t i = 0; i < e->nmeta; i++) {
+		p = put_uv(p, e->mcnt[i]);
+		e->mcnt[i] = 0;
+	}
+	return p;
+}
+
+struct chunk *chunk_alloc(size_t len)
+{
+	/* + 8: get_uv() loads 8 bytes from the start of each value */
+	struct chunk *c = malloc(sizeof(*c) + len + 8);
+
+	if (!c)
+		return NULL;
+	memset(c, 0, sizeof(*c));
+	memset(c->data + len, 0, 8);
+	atomic_init(&c->refs, 1);
+	c->uid = chunk_uid_new();
+	c->bytes = sizeof(*c) + len + 8;
+	c->len = len;
+	return c;
+}
+
+struct chunk *chunk_encode(struct store *st, struct enc *e, const struct raw *r, uint32_t n,
+			   uint64_t first_seq)
+{
+	uint8_t *p = e->buf, *pc, *mc;
+	struct chunk c0, *c;
+
+	if (++e->stamp == 0) {
+		memset(e->ph, 0, sizeof(e->ph));
+		memset(e->mh, 0, sizeof(e->mh));
+		e->stamp = 1;
+	}
+	e->npid = 0;
+	e->nmeta = 0;
+	memset(e->mc, 0, sizeof(e->mc));
+	p = enc_rows(st, e, r, n, p, &pc, &mc);
+	c0.npid_rows = e->npid;	/* enc_args() adds pids met only as arguments */
+	c0.off_pid = p - e->buf;
+	memcpy(p, e->pcol, pc - e->pcol);
+	p += pc - e->pcol;
+	c0.off_meta = p - e->buf;
+	memcpy(p, e->mcol, mc - e->mcol);
+	p += mc - e->mcol;
+	c0.off_args = p - e->buf;
+	p = enc_args(e, p, r, n);
+	c0.off_pdict = p - e->buf;
+	p = enc_dicts(e, p, c0.npid_rows, &c0.off_mdict, &c0.off_cnt);
+	c = chunk_alloc(p - e->buf);
+	if (!c)
+		return NULL;
+	memcpy(c->data, e->buf, c->len);
+	c->n = n;
+	c->first_seq = first_seq;
+	c->t_min = r->row[0].ts;
+	c->t_max = r->row[n - 1].ts;
+	c->npid = e->npid;
+	c->nmeta = e->nmeta;
+	c->npid_rows = c0.npid_rows;
+	c->off_pid = c0.off_pid;
+	c->off_meta = c0.off_meta;
+	c->off_args = c0.off_args;
+	c->off_pdict = c0.off_pdict;
+	c->off_mdict = c0.off_mdict;
+	c->off_cnt = c0.off_cnt;
+	return c;
+}
+
+/* ---- decoding (readers) ------------------------------------------------------ */
+
+/* Decode the time column into ts[0], ts[stride], ... */
+void chunk_decode_ts(const struct chunk *c, uint64_t *ts, size_t stride)
+{
+	const uint8_t *p = c->data;
+	uint64_t t = c->t_min;
+
+	ts[0] = t;
+	for (uint32_t i = 1; i < c->n; i++) {
+		uint64_t dt;
+
+		p = get_uv(p, &dt);
+		t += dt;
+		ts[i * stride] = t;
+	}
+}
+
+/* Read one entry of a sealed chunk's meta dictionary (chunk_encode) into @m. Return: past it. */
+const uint8_t *chunk_get_meta(const uint8_t *p, struct meta *m)
+{
+	uint64_t v;
+
+	p = get_uv(p, &v);
+	m->type = (uint16_t)v;
+	m->flags = *p++;
+	m->pc = *p++;
+	m->nargs = *p++;
+	for (unsigned int s = 0; s < m->nargs; s += 2) {
+		m->codec[s] = *p & 0xf;
+		if (s + 1 < KTOP_MAX_ARGS)
+			m->codec[s + 1] = *p >> 4;
+		p++;
+	}
+	return p;
+}
+
+void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int mask)
+{
+	struct raw *r = &d->r;
+	const uint8_t *p;
+	uint32_t n = c->n;
+
+	if (mask & DEC_ARGS)
+		mask |= DEC_TS | DEC_META;
+	if (mask & DEC_TS)
+		chunk_decode_ts(c, &r->row[0].ts, sizeof(struct store_brow) / sizeof(uint64_t));
+	if (mask & DEC_PID) {
+		p = c->data + c->off_pdict;
+		for (uint32_t i = 0; i < c->npid; i++) {
+			uint64_t v;
+
+			p = get_uv(p, &v);
+			d->pids[i] = (int32_t)zz_dec(v);
+		}
+		get_rle(c->data + c->off_pid, d->pidx, n);
+		for (uint32_t i = 0; i < n; i++)
+			r->row[i].pid = d->pids[d->pidx[i]];
+	}
+	if (mask & DEC_META) {
+		p = c->data + c->off_mdict;
+		for (uint32_t i = 0; i < c->nmeta; i++) {
+			p = chunk_get_meta(p, &d->metas[i]);
+			meta_masks(&d->metas[i]);
+		}
+		get_rle(c->data + c->off_meta, d->midx, n);
+		for (uint32_t i = 0; i < n; i++) {
+			const struct meta *m = &d->metas[d->midx[i]];
+
+			r->row[i].type = m->type;
+			r->row[i].flags = m->flags;
+			r->row[i].pc = m->pc;
+			r->row[i].nargs = m->nargs;
+		}
+	}
+	if (mask & DEC_ARGS) {
+		uint64_t prev[PREV_ROWS][KTOP_MAX_ARGS];
+		uint8_t used[PREV_TYPES] = { 0 };
+		uint32_t a = 0;
+
+		if (!(mask & DEC_PID)) {
+			p = c->data + c->off_pdict;
+			for (uint32_t i = 0; i < c->npid; i++) {
+				uint64_t v;
+
+				p = get_uv(p, &v);
+				d->pids[i] = (int32_t)zz_dec(v);
+			}
+		}
+		for (uint32_t i = 0; i < c->nmeta; i++) {
+			unsigned int slot = prev_slot(d->metas[i].type);
+
+			if (!used[slot]) {
+				used[slot] = 1;
+				memset(prev[slot], 0, sizeof(prev[slot]));
+				if (d->metas[i].type == KTOP_T_SYS_ENTER)
+					memset(prev[PREV_TYPES], 0, PREV_SYS * sizeof(prev[0]));
+			}
+		}
+		p = c->data + c->off_args;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct meta *m = &d->metas[d->midx[i]];
+			uint64_t *pv, *out = &r->args[a];
+			unsigned int na = m->nargs;
+			uint64_t ts;
+
+			r->row[i].aoff = a;
+			a += na;
+			if (m->type == KTOP_T_FUNCTION && na == 2) {
+				p = get_uv(p, &out[0]);
+				p = get_uv(p, &out[1]);
+				continue;
+			}
+			pv = prev[prev_slot(m->type)];
+			if (m->type == KTOP_T_SYS_ENTER && na == 7) {
+				uint64_t v;
+
+				p = get_uv(p, &v);
+				out[0] = pv[0] = zz_dec(v) + pv[0];
+				pv = prev[prev_sys_slot(out[0])];
+				for (unsigned int s = 1; s < 7; s++) {
+					p = get_uv(p, &v);
+					out[s] = pv[s] = zz_dec(v) + pv[s];
+				}
+				continue;
+			}
+			ts = r->row[i].ts;
+			for (unsigned int s = 0; s < na; s++) {
+				uint64_t v, zm;
+				unsigned int k;
+
+				p = get_uv(p, &v);
+				if (__builtin_expect((m->m_pid >> s) & 1, 0)) {
+					if (v) {
+						v = (uint64_t)(int64_t)d->pids[v - 1];
+					} else {
+						p = get_uv(p, &v);
+						v = zz_dec(v);
+					}
+					out[s] = v;
+					continue;
+				}
+				k = m->codec[s];
+				zm = codec_zz[k];
+				v = (zz_dec(v) & zm) | (v & ~zm);
+				v += (ts & codec_ts[k]) | (pv[s] & codec_prev[k]);
+				pv[s] = v;
+				out[s] = v;
+				if (!s && m->type == KTOP_T_SYS_ENTER)
+					pv = prev[prev_sys_slot(v)];
+			}
+		}
+	}
+}
