@@ -331,4 +331,41 @@ struct chunk *chunk_alloc(size_t len);
 /* A fresh id for a chunk's contents (decode caches key on it). */
 uint64_t chunk_uid_new(void);
 
+/* The most bytes chunk_export() writes. */
+size_t chunk_export_max(void);
+/* Write sealed chunk @c as bytes (header, data) to @out. Return: how many. */
+size_t chunk_export(const struct chunk *c, uint8_t *out);
+/*
+ * chunk_import - a sealed chunk from the bytes chunk_export() wrote, checked
+ * (chunk_check) against @sc before anything trusts it
+ * Return: 0 and the chunk (refs 1, first_seq and sm unset), -EBADMSG with
+ * @why, or -ENOMEM.
+ */
+int chunk_import(const struct schema *sc, const uint8_t *in, size_t len, struct chunk **out,
+		 char *why, size_t whylen);
+
+/* ---- store.c ------------------------------------------------------------------ */
+
+void stream_bytes_add(struct stream *sm, int64_t d);
+/* Drop a reference; the last one frees the chunk (and recycles an open one's rows). */
+void chunk_put(struct chunk *c);
+/* Row @i of @r as an event of @cpu. */
+void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu, struct ktop_event *ev);
+/* Is @st over its memory limit? */
+bool store_over(const struct store *st);
+/* Drop the oldest chunks and marks until under the limit. */
+void store_evict(struct store *st);
+/*
+ * Take a reference on the chunk holding @*seq; when @clamp, an evicted @*seq
+ * moves up to the oldest held event. Return: the chunk, or NULL.
+ */
+struct chunk *stream_ref(const struct stream *sm, uint64_t *seq, bool clamp);
+/* A decode buffer from the pool (or malloc), and back. */
+struct decbuf *decbuf_get(struct store *st);
+void decbuf_put(const struct store *st, struct decbuf *d);
+/* Writer: append sealed chunk @c to @sm's list; the open chunk leaves it. Return: 0, -ENOMEM. */
+int stream_push(struct stream *sm, struct chunk *c);
+/* Writer: seal @sm's open chunk. Return: 0, -ENOMEM. */
+int stream_seal(struct stream *sm);
+
 #endif

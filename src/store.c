@@ -42,7 +42,7 @@
 
 /* ---- chunks -------------------------------------------------------------- */
 
-static void stream_bytes_add(struct stream *sm, int64_t d)
+void stream_bytes_add(struct stream *sm, int64_t d)
 {
 	atomic_fetch_add_explicit(&sm->bytes, d, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sm->st->bytes, d, memory_order_relaxed);
@@ -74,7 +74,7 @@ static void raw_recycle(struct stream *sm, struct raw *r)
 	}
 }
 
-static void chunk_put(struct chunk *c)
+void chunk_put(struct chunk *c)
 {
 	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
 		return;
@@ -83,7 +83,7 @@ static void chunk_put(struct chunk *c)
 	free(c);
 }
 
-static void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu,
+void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu,
 			 struct ktop_event *ev)
 {
 	const uint64_t *a = &r->args[r->row[i].aoff];
@@ -189,7 +189,7 @@ uint64_t store_table_bytes(const struct store *st)
 }
 
 /* What counts against the limit: everything that grows with the input. */
-static bool store_over(const struct store *st)
+bool store_over(const struct store *st)
 {
 	return (uint64_t)atomic_load_explicit(&st->bytes, memory_order_relaxed) +
 	       lostmarks_bytes(st->lost) + store_table_bytes(st) > st->limit;
@@ -200,7 +200,7 @@ static bool store_over(const struct store *st)
  * chunks, and the lost-event marks older than them (marks alone, as a file of
  * nothing else brings, go oldest half first).
  */
-static void store_evict(struct store *st)
+void store_evict(struct store *st)
 {
 	pthread_mutex_lock(&st->evict_lock);
 	while (store_over(st)) {
@@ -286,17 +286,14 @@ static struct tls_cache *tls_cache_get(void)
 	return tls_cache;
 }
 
-/* Writer: encode the open chunk and swap it for its sealed form. */
-static int stream_seal(struct stream *sm)
+/*
+ * Writer: add sealed chunk @c at the end of @sm's list (and count its bytes);
+ * in the same step, so that readers see one or the other, the open chunk
+ * leaves the list (it is @c's rows; the caller drops its reference).
+ * Return: 0, or -ENOMEM (@c is not added).
+ */
+int stream_push(struct stream *sm, struct chunk *c)
 {
-	struct chunk *o = sm->open, *c;
-	struct enc *e = tls_enc_get();
-
-	if (!e)
-		return -ENOMEM;
-	c = chunk_encode(sm->st, e, o->raw, sm->on, o->first_seq);
-	if (!c)
-		return -ENOMEM;
 	c->sm = sm;
 	pthread_mutex_lock(&sm->lock);
 	if (sm->hi == sm->cap) {
@@ -310,7 +307,6 @@ static int stream_seal(struct stream *sm)
 
 			if (!v) {
 				pthread_mutex_unlock(&sm->lock);
-				free(c);
 				return -ENOMEM;
 			}
 			sm->v = v;
@@ -323,6 +319,24 @@ static int stream_seal(struct stream *sm)
 	sm->open = NULL;
 	pthread_mutex_unlock(&sm->lock);
 	stream_bytes_add(sm, c->bytes);
+	return 0;
+}
+
+/* Writer: encode the open chunk and swap it for its sealed form. */
+int stream_seal(struct stream *sm)
+{
+	struct chunk *o = sm->open, *c;
+	struct enc *e = tls_enc_get();
+
+	if (!e)
+		return -ENOMEM;
+	c = chunk_encode(sm->st, e, o->raw, sm->on, o->first_seq);
+	if (!c)
+		return -ENOMEM;
+	if (stream_push(sm, c)) {
+		free(c);
+		return -ENOMEM;
+	}
 	chunk_put(o);
 	sm->on = CHUNK_EVENTS;
 	sm->oa = 0;
@@ -718,7 +732,7 @@ static struct chunk *stream_find_locked(const struct stream *sm, uint64_t seq)
  * Take a reference on the chunk holding @*seq; when @clamp, an evicted @*seq
  * moves up to the oldest held event. Return: the chunk, or NULL.
  */
-static struct chunk *stream_ref(const struct stream *csm, uint64_t *seq, bool clamp)
+struct chunk *stream_ref(const struct stream *csm, uint64_t *seq, bool clamp)
 {
 	struct stream *sm = (struct stream *)csm;
 	struct chunk *c;
@@ -907,7 +921,7 @@ uint64_t store_seek(const struct store *st, unsigned int cpu, uint64_t ts)
  * Decode buffers of iterators and queries are big (~200 KiB): keep a few for
  * the next user rather than fault fresh pages in for every screen refresh.
  */
-static struct decbuf *decbuf_get(struct store *st)
+struct decbuf *decbuf_get(struct store *st)
 {
 	struct decbuf *d = NULL;
 
@@ -918,7 +932,7 @@ static struct decbuf *decbuf_get(struct store *st)
 	return d ? d : malloc(sizeof(*d));
 }
 
-static void decbuf_put(const struct store *cst, struct decbuf *d)
+void decbuf_put(const struct store *cst, struct decbuf *d)
 {
 	struct store *st = (struct store *)cst;
 
@@ -1079,219 +1093,3 @@ void store_iter_free(struct store_iter *it)
 	free(it);
 }
 
-/* ---- chunk-level reading ------------------------------------------------------- */
-
-struct store_chunk_rd {
-	const struct store	*st;
-	struct decbuf		*d;
-	uint64_t		uid;		/* the sealed chunk decoded in d, 0: none */
-	unsigned int		cols;		/* ... and its columns */
-	int32_t			pid[PID_DICT_MAX];
-	uint32_t		pid_n[PID_DICT_MAX];
-	uint16_t		type[CHUNK_EVENTS];
-	uint32_t		type_n[CHUNK_EVENTS];
-	/* type -> index in type[]: a chunk has hundreds of metas (flags, preempt counts) */
-	uint32_t		stamp;
-	struct {
-		uint32_t	stamp;
-		uint16_t	type, idx;
-	} th[2 * CHUNK_EVENTS];
-};
-
-size_t store_chunks(const struct store *st, unsigned int cpu, uint64_t from,
-		    struct store_chunk_info *out, size_t max)
-{
-	struct stream *sm;
-	uint64_t pub;
-	size_t lo, hi, n = 0;
-
-	if (cpu >= st->ncpus || !max)
-		return 0;
-	sm = (struct stream *)&st->sm[cpu];
-	pthread_mutex_lock(&sm->lock);
-	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
-	/* the first sealed chunk ending past @from */
-	lo = sm->lo;
-	hi = sm->hi;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sm->v[mid]->first_seq + sm->v[mid]->n <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < sm->hi && n < max && sm->v[lo]->first_seq < pub; lo++) {
-		const struct chunk *c = sm->v[lo];
-
-		out[n++] = (struct store_chunk_info){
-			.first_seq = c->first_seq, .t_min = c->t_min, .t_max = c->t_max,
-			.n = (uint32_t)(pub - c->first_seq < c->n ? pub - c->first_seq : c->n),
-			.sealed = true,
-		};
-	}
-	if (n < max && sm->open && sm->open->first_seq < pub && pub > from) {
-		const struct chunk *o = sm->open;
-		uint32_t k = (uint32_t)(pub - o->first_seq);
-
-		/* rows below the published end do not change: readable under the lock */
-		out[n++] = (struct store_chunk_info){
-			.first_seq = o->first_seq, .t_min = o->t_min,
-			.t_max = o->raw->row[k - 1].ts, .n = k, .sealed = false,
-		};
-	}
-	pthread_mutex_unlock(&sm->lock);
-	return n;
-}
-
-struct store_chunk_rd *store_chunk_rd_new(const struct store *st)
-{
-	struct store_chunk_rd *rd = malloc(sizeof(*rd));
-
-	if (!rd)
-		return NULL;
-	rd->st = st;
-	rd->d = NULL;
-	rd->uid = 0;
-	rd->cols = 0;
-	rd->stamp = 0;
-	memset(rd->th, 0, sizeof(rd->th));
-	return rd;
-}
-
-void store_chunk_rd_free(struct store_chunk_rd *rd)
-{
-	if (!rd)
-		return;
-	decbuf_put(rd->st, rd->d);
-	free(rd);
-}
-
-int store_chunk_dict(struct store_chunk_rd *rd, unsigned int cpu, uint64_t first_seq,
-		     struct store_chunk_dict *out)
-{
-	const uint8_t *pd, *cn, *md;
-	uint64_t seq = first_seq;
-	struct chunk *c;
-	uint32_t nt = 0;
-
-	if (cpu >= rd->st->ncpus)
-		return -ENOENT;
-	c = stream_ref(&rd->st->sm[cpu], &seq, false);
-	if (!c)
-		return -ENOENT;
-	if (c->first_seq != first_seq || c->raw) {
-		int ret = c->raw && c->first_seq == first_seq ? -EAGAIN : -ENOENT;
-
-		chunk_put(c);
-		return ret;
-	}
-	pd = c->data + c->off_pdict;
-	cn = c->data + c->off_cnt;
-	for (uint32_t i = 0; i < c->npid_rows; i++) {
-		uint64_t v, k;
-
-		pd = get_uv(pd, &v);
-		cn = get_uv(cn, &k);
-		rd->pid[i] = (int32_t)zz_dec(v);
-		rd->pid_n[i] = (uint32_t)k;
-	}
-	md = c->data + c->off_mdict;
-	if (++rd->stamp == 0) {
-		memset(rd->th, 0, sizeof(rd->th));
-		rd->stamp = 1;
-	}
-	/* metas differ by flags and preempt count too: one entry per type */
-	for (uint32_t i = 0; i < c->nmeta; i++) {
-		uint32_t h;
-		struct meta mt;
-		uint64_t k;
-
-		md = chunk_get_meta(md, &mt);
-		cn = get_uv(cn, &k);
-		h = ((uint32_t)mt.type * 0x9e3779b1u) >> (32 - 12);
-		while (rd->th[h].stamp == rd->stamp && rd->th[h].type != mt.type)
-			h = (h + 1) & (2 * CHUNK_EVENTS - 1);
-		if (rd->th[h].stamp != rd->stamp) {
-			rd->th[h].stamp = rd->stamp;
-			rd->th[h].type = mt.type;
-			rd->th[h].idx = (uint16_t)nt;
-			rd->type[nt] = mt.type;
-			rd->type_n[nt++] = 0;
-		}
-		rd->type_n[rd->th[h].idx] += (uint32_t)k;
-	}
-	out->npid = c->npid_rows;
-	out->pid = rd->pid;
-	out->pid_n = rd->pid_n;
-	out->ntype = nt;
-	out->type = rd->type;
-	out->type_n = rd->type_n;
-	chunk_put(c);
-	return 0;
-}
-
-int store_chunk_rows(struct store_chunk_rd *rd, unsigned int cpu, uint64_t seq, unsigned int cols,
-		     struct store_chunk_rows *out)
-{
-	const struct stream *sm;
-	unsigned int mask = 0;
-	struct chunk *c;
-	uint64_t pub;
-
-	if (cpu >= rd->st->ncpus)
-		return -ENOENT;
-	sm = &rd->st->sm[cpu];
-	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
-	if (seq >= pub)
-		return -ENOENT;
-	if (!rd->d) {
-		rd->d = decbuf_get((struct store *)rd->st);
-		if (!rd->d)
-			return -ENOMEM;
-	}
-	c = stream_ref(sm, &seq, false);
-	if (!c)
-		return -ENOENT;
-	out->first_seq = c->first_seq;
-	out->lo = (uint32_t)(seq - c->first_seq);
-	out->n = (uint32_t)(pub - c->first_seq < c->n || c->raw ? pub - c->first_seq : c->n);
-	out->row = rd->d->r.row;
-	out->args = rd->d->r.args;
-	if (c->raw) {
-		const struct raw *r = c->raw;
-		uint32_t a0 = r->row[out->lo].aoff;
-		uint32_t a1 = r->row[out->n - 1].aoff + r->row[out->n - 1].nargs;
-
-		/* rows below the published end are not written again: copy them */
-		memcpy(&rd->d->r.row[out->lo], &r->row[out->lo],
-		       (out->n - out->lo) * sizeof(r->row[0]));
-		if (a1 > a0)
-			memcpy(&rd->d->r.args[a0], &r->args[a0], (a1 - a0) * sizeof(r->args[0]));
-		rd->uid = 0;
-	} else {
-		if (cols & STORE_COL_TS)
-			mask |= DEC_TS;
-		if (cols & STORE_COL_PID)
-			mask |= DEC_PID;
-		if (cols & STORE_COL_TYPE)
-			mask |= DEC_META;
-		if (cols & STORE_COL_ARGS)
-			mask |= DEC_ALL & ~DEC_PID;
-		if (rd->uid != c->uid)
-			rd->cols = 0;
-		if (mask & ~rd->cols) {
-			chunk_decode(c, rd->d, mask | rd->cols);
-			rd->uid = c->uid;
-			rd->cols |= mask;
-		}
-	}
-	chunk_put(c);
-	return 0;
-}
-
-void store_chunk_event(const struct store_chunk_rd *rd, uint32_t i, unsigned int cpu,
-		       struct ktop_event *out)
-{
-	raw_to_event(&rd->d->r, i, cpu, out);
-}

@@ -312,6 +312,46 @@ int store_chunk_rows(struct store_chunk_rd *rd, unsigned int cpu, uint64_t seq, 
 void store_chunk_event(const struct store_chunk_rd *rd, uint32_t i, unsigned int cpu,
 		       struct ktop_event *out);
 
+/*
+ * Sealed chunks as bytes: a .ktop file carries them as the store holds them
+ * (its columns, already compact), so a save copies them out and a load hands
+ * them back without encoding an event again. The bytes: a layout number
+ * (STORE_CHUNK_LAYOUT), a header of varints (events, time range, dictionary
+ * sizes, section sizes), the columns. They name strings, event types and
+ * stacks by the ids of the store that wrote them: the reader's tables must
+ * give the same ids (a .ktop reader builds them in the same order).
+ */
+#define STORE_CHUNK_LAYOUT	1
+
+/* Return: the most bytes store_chunk_export() writes for one chunk. */
+size_t store_chunk_export_max(void);
+
+/**
+ * store_chunk_export - the bytes of @cpu's sealed chunk that starts at @first_seq
+ * @out: store_chunk_export_max() bytes
+ * Return: how many bytes were written; 0 when there is no such sealed chunk
+ * (evicted meanwhile, or the open one). Context: any thread.
+ */
+size_t store_chunk_export(const struct store *st, unsigned int cpu, uint64_t first_seq,
+			  uint8_t *out);
+
+/**
+ * store_chunk_adopt - append the chunk of @len bytes at @in to @cpu's stream
+ *
+ * The bytes are checked before the store trusts them: the header's sizes,
+ * every column walked within its bounds, dictionary indices in range, event
+ * types the schema knows, argument counts, counts that match the rows, the
+ * time range after what @cpu holds. The chunk is then added as it is (its
+ * memory counts against the limit; the oldest chunks go when over it), a
+ * partly filled open chunk of @cpu is sealed first, and its events are
+ * published.
+ * Context: the single writer of @cpu's stream.
+ * Return: 0, -EBADMSG (the bytes are not a chunk: why in @why), -ENOMEM,
+ * -EINVAL (@cpu out of range).
+ */
+int store_chunk_adopt(struct store *st, unsigned int cpu, const uint8_t *in, size_t len,
+		      char *why, size_t whylen);
+
 /* Aggregation queries for the panes. */
 enum store_key {
 	STORE_KEY_TYPE,		/* event type id */

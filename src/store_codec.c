@@ -4,7 +4,9 @@
  * (store.c explains the codecs), decoding them back for readers.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -640,4 +642,316 @@ void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int mask)
 			}
 		}
 	}
+}
+
+/* ---- a sealed chunk as bytes ----------------------------------------------------- */
+
+/*
+ * The header of an exported chunk: the layout, then prefix varints: n,
+ * t_min, t_max - t_min, npid, nmeta, npid_rows, and the sizes of the
+ * sections of the data in their order (time, pid runs, meta runs, arguments,
+ * pid dictionary, meta dictionary, counts). The data follows as it is.
+ */
+#define XHDR_VALUES	13
+#define XHDR_MAX	(1 + XHDR_VALUES * 9)
+
+size_t chunk_export_max(void)
+{
+	return XHDR_MAX + ENC_BUF_SIZE + 16;
+}
+
+size_t chunk_export(const struct chunk *c, uint8_t *out)
+{
+	uint8_t *p = out;
+
+	*p++ = STORE_CHUNK_LAYOUT;
+	p = put_uv(p, c->n);
+	p = put_uv(p, c->t_min);
+	p = put_uv(p, c->t_max - c->t_min);
+	p = put_uv(p, c->npid);
+	p = put_uv(p, c->nmeta);
+	p = put_uv(p, c->npid_rows);
+	p = put_uv(p, c->off_pid);
+	p = put_uv(p, c->off_meta - c->off_pid);
+	p = put_uv(p, c->off_args - c->off_meta);
+	p = put_uv(p, c->off_pdict - c->off_args);
+	p = put_uv(p, c->off_mdict - c->off_pdict);
+	p = put_uv(p, c->off_cnt - c->off_mdict);
+	p = put_uv(p, c->len - c->off_cnt);
+	memcpy(p, c->data, c->len);
+	return (size_t)(p - out) + c->len;
+}
+
+static int bad(char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+	return -EBADMSG;
+}
+
+/* A value of a section ending at @end: NULL when it would run past it. */
+static inline const uint8_t *get_uv_in(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (p >= end)
+		return NULL;
+	p = get_uv(p, v);
+	return p <= end ? p : NULL;
+}
+
+/* What chunk_check() learns walking the columns, to check the rest against. */
+struct xcheck {
+	uint16_t	midx[CHUNK_EVENTS];
+	uint32_t	pcnt[PID_DICT_MAX];
+	uint32_t	mcnt[CHUNK_EVENTS];
+	struct meta	metas[CHUNK_EVENTS];
+};
+
+/* The time column: n - 1 deltas adding up to t_max - t_min. */
+static int check_ts(const struct chunk *c, char *why, size_t whylen)
+{
+	const uint8_t *p = c->data, *end = c->data + c->off_pid;
+	uint64_t t = 0, dt;
+
+	for (uint32_t i = 1; i < c->n; i++) {
+		p = get_uv_in(p, end, &dt);
+		if (!p || dt > c->t_max - c->t_min - t)
+			return bad(why, whylen, "time column: event %u", i);
+		t += dt;
+	}
+	if (p != end || t != c->t_max - c->t_min)
+		return bad(why, whylen, "time column: ends at %llu of %llu ns",
+			   (unsigned long long)t, (unsigned long long)(c->t_max - c->t_min));
+	return 0;
+}
+
+/* A run-length column of indices below @max into @idx (may be NULL), counted in @cnt. */
+static int check_runs(const struct chunk *c, uint32_t off, uint32_t end_off, uint32_t max,
+		      uint16_t *idx, uint32_t *cnt, const char *what, char *why, size_t whylen)
+{
+	const uint8_t *p = c->data + off, *end = c->data + end_off;
+	uint32_t i = 0;
+
+	while (i < c->n) {
+		uint64_t v, run = 1;
+
+		p = get_uv_in(p, end, &v);
+		if (p && (v & 1)) {
+			p = get_uv_in(p, end, &run);
+			run += 2;
+		}
+		if (!p || v >> 1 >= max || run > c->n - i)
+			return bad(why, whylen, "%s column: event %u", what, i);
+		cnt[v >> 1] += (uint32_t)run;
+		for (uint64_t k = 0; idx && k < run; k++)
+			idx[i + k] = (uint16_t)(v >> 1);
+		i += (uint32_t)run;
+	}
+	if (p != end)
+		return bad(why, whylen, "%s column: %td bytes too many", what, end - p);
+	return 0;
+}
+
+/* The meta dictionary: known types, argument counts and codecs in range. */
+static int check_mdict(const struct chunk *c, const struct schema *sc, struct xcheck *x,
+		       char *why, size_t whylen)
+{
+	const uint8_t *p = c->data + c->off_mdict, *end = c->data + c->off_cnt;
+
+	for (uint32_t i = 0; i < c->nmeta; i++) {
+		struct meta *m = &x->metas[i];
+		uint64_t type;
+
+		p = get_uv_in(p, end, &type);
+		if (!p || type > UINT16_MAX || end - p < 3 ||
+		    end - p < 3 + (p[2] + 1) / 2)
+			return bad(why, whylen, "event dictionary: entry %u", i);
+		if (p[2] > KTOP_MAX_ARGS)
+			return bad(why, whylen, "event dictionary: %u arguments", p[2]);
+		if (!schema_get(sc, (uint16_t)type))
+			return bad(why, whylen, "event type %llu that the file does not define",
+				   (unsigned long long)type);
+		m->type = (uint16_t)type;
+		m->flags = p[0];
+		m->pc = p[1];
+		m->nargs = p[2];
+		p += 3;
+		for (unsigned int s = 0; s < m->nargs; s++) {
+			m->codec[s] = s & 1 ? p[s / 2] >> 4 : p[s / 2] & 0xf;
+			if (m->codec[s] > C_PID)
+				return bad(why, whylen, "event dictionary: codec %u", m->codec[s]);
+		}
+		p += (m->nargs + 1) / 2;
+	}
+	if (p != end)
+		return bad(why, whylen, "event dictionary: %td bytes too many", end - p);
+	return 0;
+}
+
+/* The argument column: every value within it, pid indices in the dictionary. */
+static int check_args(const struct chunk *c, const struct xcheck *x, char *why, size_t whylen)
+{
+	const uint8_t *p = c->data + c->off_args, *end = c->data + c->off_pdict;
+	uint32_t a = 0;
+
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct meta *m = &x->metas[x->midx[i]];
+		bool fixed = (m->type == KTOP_T_FUNCTION && m->nargs == 2) ||
+			     (m->type == KTOP_T_SYS_ENTER && m->nargs == 7);
+		uint64_t v;
+
+		a += m->nargs;
+		if (a > CHUNK_ARGS)
+			return bad(why, whylen, "more than %u arguments", CHUNK_ARGS);
+		for (unsigned int s = 0; s < m->nargs && p; s++) {
+			p = get_uv_in(p, end, &v);
+			if (fixed || !p || m->codec[s] != C_PID)
+				continue;
+			if (!v)
+				p = get_uv_in(p, end, &v);
+			else if (v - 1 >= c->npid)
+				return bad(why, whylen, "argument of event %u: pid %llu of %u", i,
+					   (unsigned long long)v, c->npid);
+		}
+		if (!p)
+			return bad(why, whylen, "argument column: event %u", i);
+	}
+	if (p != end)
+		return bad(why, whylen, "argument column: %td bytes too many", end - p);
+	return 0;
+}
+
+/* The pid dictionary (32-bit pids), and the counts, as the runs gave them. */
+static int check_dicts(const struct chunk *c, const struct xcheck *x, char *why, size_t whylen)
+{
+	const uint8_t *p = c->data + c->off_pdict, *end = c->data + c->off_mdict;
+	uint64_t v;
+
+	for (uint32_t i = 0; i < c->npid; i++) {
+		int64_t pid;
+
+		p = get_uv_in(p, end, &v);
+		pid = p ? (int64_t)zz_dec(v) : 0;
+		if (!p || pid < INT32_MIN || pid > INT32_MAX)
+			return bad(why, whylen, "pid dictionary: entry %u", i);
+	}
+	if (p != end)
+		return bad(why, whylen, "pid dictionary: %td bytes too many", end - p);
+	p = c->data + c->off_cnt;
+	end = c->data + c->len;
+	for (uint32_t i = 0; i < c->npid_rows + c->nmeta; i++) {
+		uint32_t want = i < c->npid_rows ? x->pcnt[i] : x->mcnt[i - c->npid_rows];
+
+		p = get_uv_in(p, end, &v);
+		if (!p || v != want)
+			return bad(why, whylen, "counts: entry %u says %llu, the events %u", i,
+				   p ? (unsigned long long)v : 0ull, want);
+	}
+	if (p != end)
+		return bad(why, whylen, "counts: %td bytes too many", end - p);
+	return 0;
+}
+
+/*
+ * Is decoding @c safe, and does it say what its dictionaries say? Every
+ * column is walked within its bounds: n - 1 time deltas adding up to its
+ * span, runs of indices within the dictionaries covering n events, known
+ * event types with at most KTOP_MAX_ARGS arguments, pid arguments within the
+ * pid dictionary, no more than CHUNK_ARGS arguments, true counts. What the
+ * decoder cannot check (a string id past the table reads as "") does no harm.
+ */
+static int chunk_check(const struct chunk *c, const struct schema *sc, char *why, size_t whylen)
+{
+	struct xcheck *x = calloc(1, sizeof(*x));
+	int ret;
+
+	if (!x)
+		return bad(why, whylen, "out of memory");
+	ret = check_ts(c, why, whylen);
+	if (!ret)
+		ret = check_runs(c, c->off_pid, c->off_meta, c->npid_rows, NULL, x->pcnt, "pid",
+				 why, whylen);
+	if (!ret)
+		ret = check_runs(c, c->off_meta, c->off_args, c->nmeta, x->midx, x->mcnt,
+				 "event", why, whylen);
+	if (!ret)
+		ret = check_mdict(c, sc, x, why, whylen);
+	if (!ret)
+		ret = check_args(c, x, why, whylen);
+	if (!ret)
+		ret = check_dicts(c, x, why, whylen);
+	free(x);
+	return ret;
+}
+
+/* Read the header of an exported chunk into @c (@v: its values). Return: its size, or 0. */
+static size_t import_header(const uint8_t *in, size_t len, uint64_t *v)
+{
+	uint8_t h[XHDR_MAX + 16] = { 0 };
+	const uint8_t *p = h + 1;
+
+	memcpy(h, in, len < XHDR_MAX ? len : XHDR_MAX);
+	if (h[0] != STORE_CHUNK_LAYOUT)
+		return 0;
+	for (unsigned int i = 0; i < XHDR_VALUES; i++)
+		p = get_uv(p, &v[i]);
+	return (size_t)(p - h) <= len ? (size_t)(p - h) : 0;
+}
+
+int chunk_import(const struct schema *sc, const uint8_t *in, size_t len, struct chunk **out,
+		 char *why, size_t whylen)
+{
+	uint64_t v[XHDR_VALUES], off = 0, sec[7];
+	struct chunk *c;
+	size_t hl;
+	int ret;
+
+	*out = NULL;
+	hl = import_header(in, len, v);
+	if (!hl)
+		return bad(why, whylen, "chunk header: %s", len && in[0] != STORE_CHUNK_LAYOUT ?
+			   "unknown layout" : "truncated");
+	for (int i = 0; i < 7; i++) {
+		sec[i] = off;
+		if (v[6 + i] > len)
+			return bad(why, whylen, "chunk header: section %d of %llu bytes", i,
+				   (unsigned long long)v[6 + i]);
+		off += v[6 + i];
+	}
+	if (!v[0] || v[0] > CHUNK_EVENTS || v[3] > PID_DICT_MAX || v[5] > v[3] ||
+	    v[5] > v[0] || !v[4] || v[4] > v[0] || v[2] > UINT64_MAX - v[1])
+		return bad(why, whylen, "chunk header: %llu events, %llu pids, %llu types",
+			   (unsigned long long)v[0], (unsigned long long)v[3],
+			   (unsigned long long)v[4]);
+	if (off != len - hl || off > ENC_BUF_SIZE)
+		return bad(why, whylen, "chunk of %zu bytes says %llu", len - hl,
+			   (unsigned long long)off);
+	c = chunk_alloc(off);
+	if (!c)
+		return bad(why, whylen, "out of memory");
+	memcpy(c->data, in + hl, off);
+	c->n = (uint32_t)v[0];
+	c->t_min = v[1];
+	c->t_max = v[1] + v[2];
+	c->npid = (uint32_t)v[3];
+	c->nmeta = (uint32_t)v[4];
+	c->npid_rows = (uint32_t)v[5];
+	c->off_pid = (uint32_t)sec[1];
+	c->off_meta = (uint32_t)sec[2];
+	c->off_args = (uint32_t)sec[3];
+	c->off_pdict = (uint32_t)sec[4];
+	c->off_mdict = (uint32_t)sec[5];
+	c->off_cnt = (uint32_t)sec[6];
+	ret = chunk_check(c, sc, why, whylen);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
 }

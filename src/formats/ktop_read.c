@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The .ktop reader (ktop.h), and the format's entry in the table (format.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "clock.h"
+#include "formats/format.h"
+#include "formats/ktop-local.h"
+#include "formats/ktop.h"
+#include "intern.h"
+#include "output.h"
+#include "safefile.h"
+#include "schema.h"
+#include "store.h"
+#include "viewfilter.h"
+
+static bool ktop_detect(const void *head, size_t len)
+{
+	return len >= 8 && !memcmp(head, SNAP_MAGIC, 8);
+}
+
+/* ---- reader ----------------------------------------------------------------- */
+
+static const struct format_reader_ops ktop_reader_ops;
+
+struct snapshot_reader {
+	struct format_reader	base;		/* st, meta, name, err */
+	int			fd;
+	size_t			mem_limit;
+	uint64_t		off;		/* bytes consumed */
+	uint64_t		nblocks;
+	uint64_t		events;
+	ZSTD_DCtx		*dctx;
+	struct buf		comp, raw;
+	uint32_t		*strmap;	/* file string id -> store id */
+	uint32_t		nstr;		/* ids received (id 0 included) */
+	uint64_t		strbytes;
+	uint64_t		raw_in, comp_in;	/* bytes decompressed, and read */
+	uint64_t		meta_bytes;
+	uint16_t		*typemap;	/* file type id -> store id, 0: unknown */
+	bool			ended;
+};
+
+static int reader_fail(struct snapshot_reader *r, int ret, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->base.err, sizeof(r->base.err), "%s: ", r->base.name);
+	va_start(ap, fmt);
+	vsnprintf(r->base.err + n, sizeof(r->base.err) - n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/*
+ * What a file brings besides events and lost marks cannot be evicted: its
+ * metadata, the string map and the store's tables must fit in the memory
+ * limit. @more: bytes about to be allocated. Return: 0 or -E2BIG.
+ */
+static int reader_budget(struct snapshot_reader *r, uint64_t more)
+{
+	uint64_t limit = r->mem_limit ? r->mem_limit : STORE_DEFAULT_MEMORY;
+	uint64_t used = more + r->meta_bytes + (uint64_t)r->nstr * sizeof(*r->strmap);
+
+	if (r->base.st)
+		used += store_table_bytes(r->base.st);
+	if (used <= limit)
+		return 0;
+	return reader_fail(r, -E2BIG, "its metadata, strings, comm table and event types need "
+			   "%.1f MiB or more, over the memory limit (-m) of %.1f MiB",
+			   used / 1048576.0, limit / 1048576.0);
+}
+
+/* Return: bytes read (< n only at EOF), or a negative errno. */
+static ssize_t read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, (char *)p + got, n - got);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!k)
+			break;
+		got += k;
+	}
+	return got;
+}
+
+static int reader_meta(struct snapshot_reader *r, struct cur *c)
+{
+	struct snapshot_meta *m = &r->base.meta;
+
+	while (c->p < c->end && !c->bad) {
+		uint64_t key = cur_var(c), len = cur_var(c);
+		const char *v = (const char *)c->p;
+		char num[24];
+		char **dst = NULL;
+
+		if (c->bad || len > (size_t)(c->end - c->p))
+			return reader_fail(r, -EBADMSG, "corrupt metadata block");
+		c->p += len;
+		snprintf(num, sizeof(num), "%.*s", (int)(len < 23 ? len : 23), v);
+		switch (key) {
+		case MK_RELEASE:
+			snprintf(m->release, sizeof(m->release), "%.*s", (int)len, v);
+			break;
+		case MK_HOSTNAME:
+			snprintf(m->hostname, sizeof(m->hostname), "%.*s", (int)len, v);
+			break;
+		case MK_TRACER:
+			snprintf(m->tracer, sizeof(m->tracer), "%.*s", (int)len, v);
+			break;
+		case MK_CLOCK:
+			snprintf(m->clock, sizeof(m->clock), "%.*s", (int)len, v);
+			break;
+		case MK_NCPUS:
+			m->ncpus = strtoul(num, NULL, 10);
+			break;
+		case MK_PAGE_SIZE:
+			m->page_size = strtoul(num, NULL, 10);
+			break;
+		case MK_HEADER_PAGE:
+			dst = &m->header_page;
+			break;
+		case MK_KALLSYMS:
+			dst = &m->kallsyms;
+			break;
+		case MK_FEATURES:
+			dst = &m->features;
+			break;
+		case MK_FORMAT: {
+			const char *nul = memchr(v, 0, len);
+			char *text;
+			int ret;
+
+			if (!nul)
+				return reader_fail(r, -EBADMSG, "corrupt event format record");
+			text = strndup(nul + 1, len - (nul + 1 - v));
+			if (!text)
+				return reader_fail(r, -ENOMEM, "out of memory");
+			ret = snapshot_meta_add_format(m, v, text);
+			free(text);
+			if (ret)
+				return reader_fail(r, ret, "too many event formats");
+			break;
+		}
+		default:
+			break;	/* newer minor keys are skipped */
+		}
+		if (dst) {
+			free(*dst);
+			*dst = strndup(v, len);
+			if (!*dst)
+				return reader_fail(r, -ENOMEM, "out of memory");
+		}
+	}
+	if (c->bad)
+		return reader_fail(r, -EBADMSG, "corrupt metadata block");
+	if (!m->ncpus || m->ncpus > SNAPSHOT_MAX_CPUS)
+		return reader_fail(r, -EBADMSG, "bad CPU count %u in the metadata", m->ncpus);
+	snprintf(m->source, sizeof(m->source), "ktop");
+	r->base.st = store_new(r->mem_limit, m->ncpus);
+	if (!r->base.st)
+		return reader_fail(r, -ENOMEM, "out of memory for the store");
+	return 0;
+}
+
+static int reader_schema(struct snapshot_reader *r, struct cur *c)
+{
+	struct schema *sc = store_schema(r->base.st);
+	uint64_t n = cur_var(c);
+	int ret = 0;
+
+	if (c->bad || n > 65536)
+		return reader_fail(r, -EBADMSG, "corrupt schema block");
+	for (uint64_t i = 0; i < n && !ret; i++) {
+		struct ktop_field fields[KTOP_MAX_ARGS];
+		char *sys, *name, *fn[KTOP_MAX_ARGS] = { 0 };
+		uint64_t id = cur_var(c), nf;
+		int nid;
+
+		sys = cur_strdup(c, 256);
+		name = cur_strdup(c, 256);
+		nf = cur_var(c);
+		if (c->bad || id < KTOP_T_DYNAMIC || id > UINT16_MAX || nf > KTOP_MAX_ARGS)
+			ret = -EBADMSG;
+		for (uint64_t f = 0; !ret && f < nf; f++) {
+			uint8_t kind = cur_u8(c);
+
+			fn[f] = cur_strdup(c, 256);
+			if (c->bad || kind > KTOP_FK_SYM) {
+				ret = -EBADMSG;
+				break;
+			}
+			fields[f].name = fn[f];
+			fields[f].kind = kind;
+		}
+		if (!ret) {
+			nid = schema_find(sc, sys, name);
+			if (nid < 0)
+				nid = schema_add(sc, sys, name, nf, fields);
+			if (nid < 0)
+				ret = nid;
+			else
+				r->typemap[id] = nid;
+		}
+		free(sys);
+		free(name);
+		for (unsigned int f = 0; f < KTOP_MAX_ARGS; f++)
+			free(fn[f]);
+		if (!ret && !(i & 255) && reader_budget(r, 0))
+			return -E2BIG;
+	}
+	if (ret)
+		return reader_fail(r, ret, "corrupt schema block");
+	return reader_budget(r, 0);
+}
+
+static int reader_strings(struct snapshot_reader *r, struct cur *c)
+{
+	struct intern *in = store_strings(r->base.st);
+	uint64_t first = cur_var(c), n = cur_var(c);
+	uint32_t *map;
+
+	if (c->bad || first != (r->nstr ? r->nstr : 1) ||
+	    n > SNAPSHOT_MAX_STRINGS || first + n > SNAPSHOT_MAX_STRINGS ||
+	    n > (size_t)(c->end - c->p))
+		return reader_fail(r, -EBADMSG, "corrupt string table (ids %llu+%llu after %u)",
+				   (unsigned long long)first, (unsigned long long)n, r->nstr);
+	if (reader_budget(r, (first + n - r->nstr) * sizeof(*map)))
+		return -E2BIG;
+	map = realloc(r->strmap, (first + n) * sizeof(*map));
+	if (!map)
+		return reader_fail(r, -ENOMEM, "out of memory");
+	r->strmap = map;
+	map[0] = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t len = cur_var(c);
+		uint32_t id;
+
+		if (c->bad || len > (size_t)(c->end - c->p))
+			return reader_fail(r, -EBADMSG, "corrupt string table");
+		r->strbytes += len;
+		if (r->strbytes > SNAPSHOT_MAX_STRBYTES)
+			return reader_fail(r, -E2BIG, "string table over %u bytes",
+					   SNAPSHOT_MAX_STRBYTES);
+		id = intern_id(in, (const char *)c->p, len);
+		if (id == UINT32_MAX)
+			return reader_fail(r, -ENOMEM, "out of memory");
+		map[first + i] = id;
+		c->p += len;
+		if (!(i & 1023) && reader_budget(r, (first + n - r->nstr) * sizeof(*map)))
+			return -E2BIG;
+	}
+	r->nstr = first + n;
+	return reader_budget(r, 0);
+}
+
+static int reader_comm(struct snapshot_reader *r, struct cur *c)
+{
+	struct intern *in = store_strings(r->base.st);
+	uint64_t n = cur_var(c);
+
+	if (c->bad || n > (size_t)(c->end - c->p))
+		return reader_fail(r, -EBADMSG, "corrupt comm table");
+	for (uint64_t i = 0; i < n; i++) {
+		int64_t pid = zz_dec(cur_var(c));
+		uint64_t id = cur_var(c);
+
+		if (c->bad || (id && id >= r->nstr) || pid < 0 || pid > INT32_MAX)
+			return reader_fail(r, -EBADMSG, "corrupt comm table");
+		store_set_comm(r->base.st, (int32_t)pid, intern_str(in, id ? r->strmap[id] : 0));
+		/* a page of the comm table per 4096 pids: a few bytes each can cost 16 KiB */
+		if (!(i & 255) && reader_budget(r, 0))
+			return -E2BIG;
+	}
+	return reader_budget(r, 0);
+}
+
+static int reader_lost(struct snapshot_reader *r, struct cur *c)
+{
+	uint64_t n = cur_var(c);
+
+	if (c->bad || n > (size_t)(c->end - c->p))
+		return reader_fail(r, -EBADMSG, "corrupt lost-event block");
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t cpu = cur_var(c), ts = cur_var(c), cnt = cur_var(c);
+
+		if (c->bad || cpu >= store_ncpus(r->base.st))
+			return reader_fail(r, -EBADMSG, "corrupt lost-event block");
+		store_add_lost(r->base.st, (unsigned int)cpu, ts, cnt);
+	}
+	return 0;
+}
+
+static int reader_events(struct snapshot_reader *r, struct cur *c)
+{
+	struct schema *sc = store_schema(r->base.st);
+	uint64_t cpu = cur_var(c), n = cur_var(c), ts = cur_var(c);
+	struct cur col[7];
+	const uint8_t *p;
+	const struct ktop_schema_type *t = NULL;
+	uint16_t last_type = 0;
+
+	if (c->bad || cpu >= store_ncpus(r->base.st) || !n || n > SNAPSHOT_MAX_BLOCK_EVENTS ||
+	    (size_t)(c->end - c->p) < 28)
+		return reader_fail(r, -EBADMSG, "corrupt event block header");
+	p = c->p + 28;
+	for (int i = 0; i < 7; i++) {
+		uint32_t len = get_le32(c->p + 4 * i);
+
+		if (len > (size_t)(c->end - p))
+			return reader_fail(r, -EBADMSG, "corrupt event block (column %d size)", i);
+		col[i] = (struct cur){ p, p + len, false };
+		p += len;
+	}
+	if (col[3].end - col[3].p != (ptrdiff_t)n || col[4].end - col[4].p != (ptrdiff_t)n ||
+	    col[5].end - col[5].p != (ptrdiff_t)n)
+		return reader_fail(r, -EBADMSG, "corrupt event block (column sizes)");
+	for (uint64_t i = 0; i < n; i++) {
+		struct ktop_event ev;
+		uint64_t type;
+
+		ts += cur_var(&col[0]);
+		ev.ts = ts;
+		ev.pid = (int32_t)zz_dec(cur_var(&col[1]));
+		type = cur_var(&col[2]);
+		ev.flags = col[3].p[i];
+		ev.pc = col[4].p[i];
+		ev.nargs = col[5].p[i];
+		ev.cpu = (uint16_t)cpu;
+		if (type >= KTOP_T_DYNAMIC && type <= UINT16_MAX)
+			type = r->typemap[type];
+		else if (type >= KTOP_T_NR_FIXED || type == 0)
+			type = 0;
+		if (!type || ev.nargs > KTOP_MAX_ARGS)
+			return reader_fail(r, -EBADMSG, "corrupt event (type %llu, %u args)",
+					   (unsigned long long)type, ev.nargs);
+		ev.type = (uint16_t)type;
+		if (!t || ev.type != last_type) {
+			t = schema_get(sc, ev.type);
+			last_type = ev.type;
+			if (!t)
+				return reader_fail(r, -EBADMSG, "event of unknown type %u", ev.type);
+		}
+		for (unsigned int a = 0; a < ev.nargs; a++) {
+			uint64_t v = (uint64_t)zz_dec(cur_var(&col[6]));
+
+			if (a < t->nfields && (t->fields[a].kind == KTOP_FK_STR ||
+					       t->fields[a].kind == KTOP_FK_SYM)) {
+				if (v && v >= r->nstr)
+					return reader_fail(r, -EBADMSG,
+							   "event references unknown string %llu",
+							   (unsigned long long)v);
+				v = v ? r->strmap[v] : 0;
+			}
+			ev.args[a] = v;
+		}
+		for (unsigned int a = ev.nargs; a < KTOP_MAX_ARGS; a++)
+			ev.args[a] = 0;
+		if (col[0].bad || col[1].bad || col[2].bad || col[6].bad)
+			return reader_fail(r, -EBADMSG, "corrupt event block (short column)");
+		if (store_append(r->base.st, &ev))
+			return reader_fail(r, -ENOMEM, "out of memory");
+	}
+	store_publish(r->base.st, (unsigned int)cpu);
+	/* a file may have 4096 CPUs: hold one CPU's open chunk, not each one's */
+	if (store_seal_idle(r->base.st, (unsigned int)cpu))
+		return reader_fail(r, -ENOMEM, "out of memory");
+	r->events += n;
+	return 0;
+}
+
+int snapshot_reader_next(struct snapshot_reader *r)
+{
+	uint8_t hdr[BLK_HDR_SIZE];
+	uint32_t raw_len, comp_len;
+	unsigned int type;
+	struct cur c;
+	ssize_t n;
+	size_t d;
+	int ret;
+
+	if (r->ended)
+		return 0;
+	n = read_full(r->fd, hdr, sizeof(hdr));
+	if (n < 0)
+		return reader_fail(r, (int)n, "read: %s", strerror((int)-n));
+	if (n == 0)
+		return reader_fail(r, -EBADMSG, "truncated: the file ends after %llu bytes "
+				   "(%llu blocks) without its end record",
+				   (unsigned long long)r->off, (unsigned long long)r->nblocks);
+	if ((size_t)n < sizeof(hdr))
+		return reader_fail(r, -EBADMSG, "truncated: %zd of %zu header bytes of block %llu "
+				   "at offset %llu", n, sizeof(hdr),
+				   (unsigned long long)r->nblocks, (unsigned long long)r->off);
+	if (get_le32(hdr) != BLK_MAGIC || get_le32(hdr + 20) != crc(hdr, 20))
+		return reader_fail(r, -EBADMSG, "corrupt block header (block %llu at offset %llu)",
+				   (unsigned long long)r->nblocks, (unsigned long long)r->off);
+	type = hdr[4];
+	raw_len = get_le32(hdr + 8);
+	comp_len = get_le32(hdr + 12);
+	if (raw_len > SNAPSHOT_MAX_BLOCK || comp_len > SNAPSHOT_MAX_BLOCK)
+		return reader_fail(r, -E2BIG, "block %llu at offset %llu claims %u/%u bytes, "
+				   "over the %u-byte limit", (unsigned long long)r->nblocks,
+				   (unsigned long long)r->off, comp_len, raw_len, SNAPSHOT_MAX_BLOCK);
+	if (!type || type >= BLK_NR)
+		return reader_fail(r, -EBADMSG, "unknown block type %u at offset %llu", type,
+				   (unsigned long long)r->off);
+	r->raw_in += raw_len;
+	r->comp_in += sizeof(hdr) + comp_len;
+	if (r->raw_in > SNAPSHOT_MAX_RATIO * r->comp_in + SNAPSHOT_RATIO_SLACK)
+		return reader_fail(r, -E2BIG, "block %llu at offset %llu: the file would expand "
+				   "to %llu bytes from %llu, more than %u times: not a file ktop "
+				   "wrote (a decompression bomb?)", (unsigned long long)r->nblocks,
+				   (unsigned long long)r->off, (unsigned long long)r->raw_in,
+				   (unsigned long long)r->comp_in, SNAPSHOT_MAX_RATIO);
+	if ((r->nblocks == 0) != (type == BLK_META))
+		return reader_fail(r, -EBADMSG, "block %llu: metadata %s",
+				   (unsigned long long)r->nblocks,
+				   type == BLK_META ? "repeated" : "missing");
+	r->comp.len = 0;
+	if (buf_reserve(&r->comp, comp_len) || buf_reserve(&r->raw, raw_len + 1))
+		return reader_fail(r, -ENOMEM, "out of memory");
+	n = read_full(r->fd, r->comp.p, comp_len);
+	if (n < 0)
+		return reader_fail(r, (int)n, "read: %s", strerror((int)-n));
+	if ((size_t)n < comp_len)
+		return reader_fail(r, -EBADMSG, "truncated: block %llu at offset %llu has %zd of "
+				   "%u bytes", (unsigned long long)r->nblocks,
+				   (unsigned long long)r->off, n, comp_len);
+	if (crc(r->comp.p, comp_len) != get_le32(hdr + 16))
+		return reader_fail(r, -EBADMSG, "checksum mismatch in block %llu at offset %llu",
+				   (unsigned long long)r->nblocks, (unsigned long long)r->off);
+	if (ZSTD_getFrameContentSize(r->comp.p, comp_len) != raw_len)
+		return reader_fail(r, -EBADMSG, "block %llu: size mismatch",
+				   (unsigned long long)r->nblocks);
+	d = ZSTD_decompressDCtx(r->dctx, r->raw.p, raw_len + 1, r->comp.p, comp_len);
+	if (ZSTD_isError(d) || d != raw_len)
+		return reader_fail(r, -EBADMSG, "block %llu does not decompress",
+				   (unsigned long long)r->nblocks);
+	r->off += sizeof(hdr) + comp_len;
+	r->nblocks++;
+	c = (struct cur){ r->raw.p, r->raw.p + raw_len, false };
+	switch (type) {
+	case BLK_META:
+		r->meta_bytes = raw_len;
+		ret = reader_meta(r, &c);
+		if (!ret)
+			ret = reader_budget(r, 0);
+		break;
+	case BLK_SCHEMA:
+		ret = reader_schema(r, &c);
+		break;
+	case BLK_STRINGS:
+		ret = reader_strings(r, &c);
+		break;
+	case BLK_COMM:
+		ret = reader_comm(r, &c);
+		break;
+	case BLK_EVENTS:
+		ret = reader_events(r, &c);
+		break;
+	case BLK_LOST:
+		ret = reader_lost(r, &c);
+		break;
+	case BLK_END: {
+		uint64_t total = cur_var(&c);
+
+		if (c.bad || total != r->events)
+			return reader_fail(r, -EBADMSG, "end record says %llu events, read %llu",
+					   (unsigned long long)total,
+					   (unsigned long long)r->events);
+		r->ended = true;
+		return 0;
+	}
+	default:
+		ret = 0;
+	}
+	return ret ? ret : 1;
+}
+
+struct snapshot_reader *snapshot_reader_new(int fd, const char *name, size_t mem_limit,
+					    char *err, size_t errlen)
+{
+	struct snapshot_reader *r;
+	uint8_t hdr[SNAP_HDR_SIZE];
+	ssize_t n;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->base.ops = &ktop_reader_ops;
+	r->base.fmt = &format_ktop;
+	r->fd = fd;
+	r->mem_limit = mem_limit;
+	snprintf(r->base.name, sizeof(r->base.name), "%s", name);
+	r->dctx = ZSTD_createDCtx();
+	r->typemap = calloc(65536, sizeof(*r->typemap));
+	if (!r->dctx || !r->typemap) {
+		ret = reader_fail(r, -ENOMEM, "out of memory");
+		goto out_fail;
+	}
+	n = read_full(fd, hdr, sizeof(hdr));
+	if (n < 0) {
+		ret = reader_fail(r, (int)n, "read: %s", strerror((int)-n));
+		goto out_fail;
+	}
+	if (n == 0) {
+		ret = reader_fail(r, -EBADMSG, "empty file (0 bytes)");
+		goto out_fail;
+	}
+	if ((size_t)n >= 8 && memcmp(hdr, SNAP_MAGIC, 8)) {
+		ret = reader_fail(r, -ENOMSG, "not a ktop snapshot (bad magic)");
+		goto out_fail;
+	}
+	if ((size_t)n < sizeof(hdr)) {
+		ret = reader_fail(r, -EBADMSG, "truncated: %zd of %zu file header bytes", n,
+				  sizeof(hdr));
+		goto out_fail;
+	}
+	if (get_le32(hdr + 28) != crc(hdr, 28)) {
+		ret = reader_fail(r, -EBADMSG, "corrupt file header (checksum mismatch)");
+		goto out_fail;
+	}
+	r->base.meta.version = get_le32(hdr + 8);
+	if (r->base.meta.version != SNAPSHOT_VERSION || get_le32(hdr + 12) != SNAP_HDR_SIZE) {
+		ret = reader_fail(r, -EPROTONOSUPPORT,
+				  "unsupported format version %u (this ktop reads version %u)",
+				  r->base.meta.version, SNAPSHOT_VERSION);
+		goto out_fail;
+	}
+	r->off = sizeof(hdr);
+	ret = snapshot_reader_next(r);
+	if (ret < 0)
+		goto out_fail;
+	return r;
+
+out_fail:
+	snprintf(err, errlen, "%s", r->base.err);
+	snapshot_reader_free(r);
+	errno = -ret;
+	return NULL;
+}
+
+struct store *snapshot_reader_store(struct snapshot_reader *r)
+{
+	return r->base.st;
+}
+
+struct store *snapshot_reader_take_store(struct snapshot_reader *r)
+{
+	struct store *st = r->base.st;
+
+	r->base.st = NULL;
+	return st;
+}
+
+const struct snapshot_meta *snapshot_reader_meta(const struct snapshot_reader *r)
+{
+	return &r->base.meta;
+}
+
+const char *snapshot_reader_error(const struct snapshot_reader *r)
+{
+	return r->base.err;
+}
+
+void snapshot_reader_free(struct snapshot_reader *r)
+{
+	if (!r)
+		return;
+	ZSTD_freeDCtx(r->dctx);
+	buf_free(&r->comp);
+	buf_free(&r->raw);
+	store_free(r->base.st);
+	snapshot_meta_free(&r->base.meta);
+	free(r->strmap);
+	free(r->typemap);
+	free(r);
+}
+
+/* ---- the format ----------------------------------------------------------------- */
+
+static int ktop_next(struct format_reader *r)
+{
+	return snapshot_reader_next((struct snapshot_reader *)r);
+}
+
+static void ktop_free(struct format_reader *r)
+{
+	snapshot_reader_free((struct snapshot_reader *)r);
+}
+
+static const struct format_reader_ops ktop_reader_ops = {
+	.next	= ktop_next,
+	.free	= ktop_free,
+};
+
+static int ktop_open(const struct format_in *in, struct format_reader **out, char *err,
+		     size_t errlen)
+{
+	struct snapshot_reader *r;
+
+	r = snapshot_reader_new(in->fd, in->name, in->mem_limit, err, errlen);
+	if (!r)
+		return errno ? -errno : -EBADMSG;
+	if (!in->path)
+		snprintf(r->base.meta.source, sizeof(r->base.meta.source), "ktop-stream");
+	*out = &r->base;
+	return 0;
+}
+
+static const char *const ktop_exts[] = { ".ktop", NULL };
+
+const struct format_ops format_ktop = {
+	.id	= FORMAT_KTOP,
+	.name	= "ktop",
+	.exts	= ktop_exts,
+	.stream	= true,
+	.detect	= ktop_detect,
+	.open	= ktop_open,
+	.save	= ktop_save,
+};
