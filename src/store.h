@@ -344,13 +344,39 @@ size_t store_chunk_export(const struct store *st, unsigned int cpu, uint64_t fir
  * time range after what @cpu holds. The chunk is then added as it is (its
  * memory counts against the limit; the oldest chunks go when over it), a
  * partly filled open chunk of @cpu is sealed first, and its events are
- * published.
+ * published. store_chunk_import() and store_chunk_push() are its two halves.
  * Context: the single writer of @cpu's stream.
  * Return: 0, -EBADMSG (the bytes are not a chunk: why in @why), -ENOMEM,
  * -EINVAL (@cpu out of range).
  */
 int store_chunk_adopt(struct store *st, unsigned int cpu, const uint8_t *in, size_t len,
 		      char *why, size_t whylen);
+
+/* A chunk checked and copied out of its bytes, not in a stream yet. */
+struct store_chunk_in;
+
+/**
+ * store_chunk_import - the first half of store_chunk_adopt(): copy and check
+ * Context: any thread (a reader may check chunks on several while its writer
+ * thread pushes them in order); the schema must already hold the types.
+ * Return: 0 and the chunk in *@out, -EBADMSG with @why, or -ENOMEM.
+ */
+int store_chunk_import(const struct store *st, const uint8_t *in, size_t len,
+		       struct store_chunk_in **out, char *why, size_t whylen);
+
+/**
+ * store_chunk_push - the second half: append @c to @cpu's stream (it is the
+ * store's then, whatever the result)
+ * Return: 0, -EBADMSG (it starts before what @cpu holds), -ENOMEM, -EINVAL.
+ * Context: the single writer of @cpu's stream.
+ */
+int store_chunk_push(struct store *st, unsigned int cpu, struct store_chunk_in *c, char *why,
+		     size_t whylen);
+
+/* The events of @c. */
+uint32_t store_chunk_in_events(const struct store_chunk_in *c);
+/* Free @c (not pushed). Accepts NULL. */
+void store_chunk_in_free(struct store_chunk_in *c);
 
 /* Aggregation queries for the panes. */
 enum store_key {

@@ -279,19 +279,35 @@ static int stream_close_open(struct stream *sm)
 	return 0;
 }
 
-int store_chunk_adopt(struct store *st, unsigned int cpu, const uint8_t *in, size_t len,
-		      char *why, size_t whylen)
+/* struct store_chunk_in is a struct chunk not in a stream yet. */
+int store_chunk_import(const struct store *st, const uint8_t *in, size_t len,
+		       struct store_chunk_in **out, char *why, size_t whylen)
 {
+	return chunk_import(st->schema, in, len, (struct chunk **)out, why, whylen);
+}
+
+uint32_t store_chunk_in_events(const struct store_chunk_in *c)
+{
+	return ((const struct chunk *)c)->n;
+}
+
+void store_chunk_in_free(struct store_chunk_in *c)
+{
+	free(c);
+}
+
+int store_chunk_push(struct store *st, unsigned int cpu, struct store_chunk_in *ci, char *why,
+		     size_t whylen)
+{
+	struct chunk *c = (struct chunk *)ci;
 	struct stream *sm;
-	struct chunk *c;
 	int ret;
 
-	if (cpu >= st->ncpus)
+	if (cpu >= st->ncpus) {
+		free(c);
 		return -EINVAL;
+	}
 	sm = &st->sm[cpu];
-	ret = chunk_import(st->schema, in, len, &c, why, whylen);
-	if (ret)
-		return ret;
 	if (c->t_min < sm->last_ts) {
 		snprintf(why, whylen, "chunk of CPU %u starts before the events it follows", cpu);
 		free(c);
@@ -313,4 +329,18 @@ int store_chunk_adopt(struct store *st, unsigned int cpu, const uint8_t *in, siz
 	if (store_over(st))
 		store_evict(st);
 	return 0;
+}
+
+int store_chunk_adopt(struct store *st, unsigned int cpu, const uint8_t *in, size_t len,
+		      char *why, size_t whylen)
+{
+	struct store_chunk_in *c;
+	int ret;
+
+	if (cpu >= st->ncpus)
+		return -EINVAL;
+	ret = store_chunk_import(st, in, len, &c, why, whylen);
+	if (ret)
+		return ret;
+	return store_chunk_push(st, cpu, c, why, whylen);
 }

@@ -4,6 +4,7 @@
  * (store.c explains the codecs), decoding them back for readers.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -710,6 +711,7 @@ struct xcheck {
 	uint32_t	pcnt[PID_DICT_MAX];
 	uint32_t	mcnt[CHUNK_EVENTS];
 	struct meta	metas[CHUNK_EVENTS];
+	uint8_t		haspid[CHUNK_EVENTS];	/* metas[i] has a pid slot the decoder reads */
 };
 
 /* The time column: n - 1 deltas adding up to t_max - t_min. */
@@ -787,42 +789,74 @@ static int check_mdict(const struct chunk *c, const struct schema *sc, struct xc
 				return bad(why, whylen, "event dictionary: codec %u", m->codec[s]);
 		}
 		p += (m->nargs + 1) / 2;
+		x->haspid[i] = 0;
+		if (!(m->type == KTOP_T_FUNCTION && m->nargs == 2) &&
+		    !(m->type == KTOP_T_SYS_ENTER && m->nargs == 7))
+			for (unsigned int s = 0; s < m->nargs; s++)
+				x->haspid[i] |= m->codec[s] == C_PID;
 	}
 	if (p != end)
 		return bad(why, whylen, "event dictionary: %td bytes too many", end - p);
 	return 0;
 }
 
-/* The argument column: every value within it, pid indices in the dictionary. */
+/* Bytes of the prefix varint whose first byte is @b (put_uv). */
+static inline unsigned int uv_bytes(uint8_t b)
+{
+	return b == 0xff ? 9 : (unsigned int)__builtin_ctz(~(unsigned int)b) + 1;
+}
+
+/*
+ * The arguments of one event whose meta has a pid slot, each value within
+ * the column, pid indices within the dictionary. Return: past them, or NULL.
+ */
+static const uint8_t *check_pid_args(const struct chunk *c, const struct meta *m,
+				     const uint8_t *p, const uint8_t *end)
+{
+	uint64_t v;
+
+	for (unsigned int s = 0; s < m->nargs && p; s++) {
+		p = get_uv_in(p, end, &v);
+		if (!p || m->codec[s] != C_PID)
+			continue;
+		if (!v)
+			p = get_uv_in(p, end, &v);
+		else if (v - 1 >= c->npid)
+			return NULL;
+	}
+	return p;
+}
+
+/*
+ * The argument column: every value within it, pid indices in the dictionary.
+ * Most events have no pid argument: their values are only skipped, by the
+ * length their first byte gives, while the column has room for any event.
+ */
 static int check_args(const struct chunk *c, const struct xcheck *x, char *why, size_t whylen)
 {
 	const uint8_t *p = c->data + c->off_args, *end = c->data + c->off_pdict;
+	const uint8_t *fast_end = end - (end - p > 9 * KTOP_MAX_ARGS ? 9 * KTOP_MAX_ARGS : end - p);
 	uint32_t a = 0;
 
 	for (uint32_t i = 0; i < c->n; i++) {
-		const struct meta *m = &x->metas[x->midx[i]];
-		bool fixed = (m->type == KTOP_T_FUNCTION && m->nargs == 2) ||
-			     (m->type == KTOP_T_SYS_ENTER && m->nargs == 7);
-		uint64_t v;
+		uint16_t mi = x->midx[i];
+		const struct meta *m = &x->metas[mi];
 
 		a += m->nargs;
 		if (a > CHUNK_ARGS)
 			return bad(why, whylen, "more than %u arguments", CHUNK_ARGS);
-		for (unsigned int s = 0; s < m->nargs && p; s++) {
-			p = get_uv_in(p, end, &v);
-			if (fixed || !p || m->codec[s] != C_PID)
-				continue;
-			if (!v)
-				p = get_uv_in(p, end, &v);
-			else if (v - 1 >= c->npid)
-				return bad(why, whylen, "argument of event %u: pid %llu of %u", i,
-					   (unsigned long long)v, c->npid);
+		if (!x->haspid[mi] && p < fast_end) {
+			for (unsigned int s = 0; s < m->nargs; s++)
+				p += uv_bytes(*p);
+			continue;
 		}
+		p = check_pid_args(c, m, p, end);
 		if (!p)
 			return bad(why, whylen, "argument column: event %u", i);
 	}
 	if (p != end)
-		return bad(why, whylen, "argument column: %td bytes too many", end - p);
+		return bad(why, whylen, "argument column: %td bytes %s", end - p,
+			   p < end ? "too many" : "missing");
 	return 0;
 }
 
@@ -865,13 +899,36 @@ static int check_dicts(const struct chunk *c, const struct xcheck *x, char *why,
  * pid dictionary, no more than CHUNK_ARGS arguments, true counts. What the
  * decoder cannot check (a string id past the table reads as "") does no harm.
  */
+static __thread struct xcheck *tls_xcheck;
+static pthread_key_t xcheck_key;
+static pthread_once_t xcheck_once = PTHREAD_ONCE_INIT;
+
+static void xcheck_key_init(void)
+{
+	pthread_key_create(&xcheck_key, free);
+}
+
+/* The calling thread's scratch (100 KiB: a fresh one per chunk would be an mmap each). */
+static struct xcheck *xcheck_get(void)
+{
+	if (tls_xcheck)
+		return tls_xcheck;
+	pthread_once(&xcheck_once, xcheck_key_init);
+	tls_xcheck = malloc(sizeof(*tls_xcheck));
+	if (tls_xcheck)
+		pthread_setspecific(xcheck_key, tls_xcheck);
+	return tls_xcheck;
+}
+
 static int chunk_check(const struct chunk *c, const struct schema *sc, char *why, size_t whylen)
 {
-	struct xcheck *x = calloc(1, sizeof(*x));
+	struct xcheck *x = xcheck_get();
 	int ret;
 
 	if (!x)
 		return bad(why, whylen, "out of memory");
+	memset(x->pcnt, 0, c->npid_rows * sizeof(x->pcnt[0]));
+	memset(x->mcnt, 0, c->nmeta * sizeof(x->mcnt[0]));
 	ret = check_ts(c, why, whylen);
 	if (!ret)
 		ret = check_runs(c, c->off_pid, c->off_meta, c->npid_rows, NULL, x->pcnt, "pid",
@@ -885,7 +942,6 @@ static int chunk_check(const struct chunk *c, const struct schema *sc, char *why
 		ret = check_args(c, x, why, whylen);
 	if (!ret)
 		ret = check_dicts(c, x, why, whylen);
-	free(x);
 	return ret;
 }
 

@@ -29,7 +29,9 @@
 #define SNAP_HDR_SIZE		32
 #define BLK_MAGIC		0x4b4c424bu	/* "KBLK" */
 #define BLK_HDR_SIZE		24
+#define BLK_F_RAW		0x01	/* flags: the payload is stored, not compressed */
 #define WRITE_BLOCK_EVENTS	16384u
+#define WRITE_CHUNK_BYTES	(4u << 20)	/* raw bytes of a CHUNKS block, about */
 #define WRITE_BLOCK_ITEMS	65536u	/* lost marks or comms in one block */
 #define COMM_SCAN_MAX		(1u << 23)	/* store.c COMM_MAX_PID */
 
@@ -41,6 +43,7 @@ enum blk_type {
 	BLK_EVENTS,
 	BLK_LOST,
 	BLK_END,
+	BLK_CHUNKS,	/* version 2: u32 count, then per chunk: cpu, u32 length, its bytes */
 	BLK_NR,
 };
 

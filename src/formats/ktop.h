@@ -25,7 +25,9 @@
 struct store;
 struct viewfilter;
 
-#define SNAPSHOT_VERSION	1
+#define SNAPSHOT_VERSION	2	/* written; read: 1 and 2 */
+#define SNAPSHOT_VERSION_MIN	1
+#define KTOP_CHUNK_LEVEL	1
 /*
  * Hard caps on what a file may claim (bounded memory on hostile input). Past
  * them, what a reader keeps counts against its memory limit (the store's):
@@ -53,6 +55,12 @@ struct snapshot_writer;
 struct snapshot_write_opts {
 	uint64_t	t0, t1;		/* time window, inclusive; both 0: everything */
 	int		level;		/* zstd level, 0: 3 */
+	/*
+	 * zstd level of the blocks of sealed chunks, 0: KTOP_CHUNK_LEVEL. The
+	 * chunks are compact already: zstd's fastest levels still take a
+	 * third off (bench_snapshot) at a fraction of the cost of level 3.
+	 */
+	int		chunk_level;
 	/*
 	 * Bandwidth bound for streams (0: none): a token bucket of this many
 	 * bytes per second (burst: one second's worth). A flush that finds the
@@ -110,6 +118,7 @@ struct snapshot_writer_stats {
 	uint64_t	bytes;		/* written to the fd */
 	uint64_t	raw_bytes;	/* block payloads before compression */
 	uint64_t	blocks;
+	uint64_t	chunks;		/* sealed chunks copied as they are */
 };
 void snapshot_writer_stats(const struct snapshot_writer *w, struct snapshot_writer_stats *out);
 void snapshot_writer_free(struct snapshot_writer *w);

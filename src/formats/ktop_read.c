@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ static bool ktop_detect(const void *head, size_t len)
 /* ---- reader ----------------------------------------------------------------- */
 
 static const struct format_reader_ops ktop_reader_ops;
+struct chunk_ent;
 
 struct snapshot_reader {
 	struct format_reader	base;		/* st, meta, name, err */
@@ -51,6 +53,8 @@ struct snapshot_reader {
 	uint64_t		raw_in, comp_in;	/* bytes decompressed, and read */
 	uint64_t		meta_bytes;
 	uint16_t		*typemap;	/* file type id -> store id, 0: unknown */
+	struct chunk_ent	*ents;		/* the chunks of a CHUNKS block */
+	size_t			ents_cap;
 	bool			ended;
 };
 
@@ -220,6 +224,8 @@ static int reader_schema(struct snapshot_reader *r, struct cur *c)
 				nid = schema_add(sc, sys, name, nf, fields);
 			if (nid < 0)
 				ret = nid;
+			else if (r->base.meta.version >= 2 && (uint64_t)nid != id)
+				ret = -EBADMSG;	/* the chunks name types by the writer's ids */
 			else
 				r->typemap[id] = nid;
 		}
@@ -266,6 +272,10 @@ static int reader_strings(struct snapshot_reader *r, struct cur *c)
 		id = intern_id(in, (const char *)c->p, len);
 		if (id == UINT32_MAX)
 			return reader_fail(r, -ENOMEM, "out of memory");
+		/* version 2: the chunks name strings by the writer's ids, so ours must match */
+		if (r->base.meta.version >= 2 && id != first + i)
+			return reader_fail(r, -EBADMSG, "string table: string %llu is a copy of "
+					   "string %u", (unsigned long long)(first + i), id);
 		map[first + i] = id;
 		c->p += len;
 		if (!(i & 1023) && reader_budget(r, (first + n - r->nstr) * sizeof(*map)))
@@ -390,44 +400,35 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 	return 0;
 }
 
-int snapshot_reader_next(struct snapshot_reader *r)
+/* A block header: its magic and checksum, type, sizes, the expansion bound. */
+static int reader_block_header(struct snapshot_reader *r, const uint8_t *hdr, ssize_t n)
 {
-	uint8_t hdr[BLK_HDR_SIZE];
-	uint32_t raw_len, comp_len;
-	unsigned int type;
-	struct cur c;
-	ssize_t n;
-	size_t d;
-	int ret;
+	uint32_t raw_len = get_le32(hdr + 8), comp_len = get_le32(hdr + 12);
+	unsigned int type = hdr[4];
 
-	if (r->ended)
-		return 0;
-	n = read_full(r->fd, hdr, sizeof(hdr));
 	if (n < 0)
 		return reader_fail(r, (int)n, "read: %s", strerror((int)-n));
 	if (n == 0)
 		return reader_fail(r, -EBADMSG, "truncated: the file ends after %llu bytes "
 				   "(%llu blocks) without its end record",
 				   (unsigned long long)r->off, (unsigned long long)r->nblocks);
-	if ((size_t)n < sizeof(hdr))
-		return reader_fail(r, -EBADMSG, "truncated: %zd of %zu header bytes of block %llu "
-				   "at offset %llu", n, sizeof(hdr),
+	if ((size_t)n < BLK_HDR_SIZE)
+		return reader_fail(r, -EBADMSG, "truncated: %zd of %u header bytes of block %llu "
+				   "at offset %llu", n, BLK_HDR_SIZE,
 				   (unsigned long long)r->nblocks, (unsigned long long)r->off);
 	if (get_le32(hdr) != BLK_MAGIC || get_le32(hdr + 20) != crc(hdr, 20))
 		return reader_fail(r, -EBADMSG, "corrupt block header (block %llu at offset %llu)",
 				   (unsigned long long)r->nblocks, (unsigned long long)r->off);
-	type = hdr[4];
-	raw_len = get_le32(hdr + 8);
-	comp_len = get_le32(hdr + 12);
 	if (raw_len > SNAPSHOT_MAX_BLOCK || comp_len > SNAPSHOT_MAX_BLOCK)
 		return reader_fail(r, -E2BIG, "block %llu at offset %llu claims %u/%u bytes, "
 				   "over the %u-byte limit", (unsigned long long)r->nblocks,
 				   (unsigned long long)r->off, comp_len, raw_len, SNAPSHOT_MAX_BLOCK);
-	if (!type || type >= BLK_NR)
-		return reader_fail(r, -EBADMSG, "unknown block type %u at offset %llu", type,
-				   (unsigned long long)r->off);
+	if (!type || type >= BLK_NR || (type == BLK_CHUNKS && r->base.meta.version < 2) ||
+	    (hdr[5] & ~BLK_F_RAW) || ((hdr[5] & BLK_F_RAW) && raw_len != comp_len))
+		return reader_fail(r, -EBADMSG, "unknown block type %u (flags %#x) at offset %llu",
+				   type, hdr[5], (unsigned long long)r->off);
 	r->raw_in += raw_len;
-	r->comp_in += sizeof(hdr) + comp_len;
+	r->comp_in += BLK_HDR_SIZE + comp_len;
 	if (r->raw_in > SNAPSHOT_MAX_RATIO * r->comp_in + SNAPSHOT_RATIO_SLACK)
 		return reader_fail(r, -E2BIG, "block %llu at offset %llu: the file would expand "
 				   "to %llu bytes from %llu, more than %u times: not a file ktop "
@@ -438,19 +439,34 @@ int snapshot_reader_next(struct snapshot_reader *r)
 		return reader_fail(r, -EBADMSG, "block %llu: metadata %s",
 				   (unsigned long long)r->nblocks,
 				   type == BLK_META ? "repeated" : "missing");
-	r->comp.len = 0;
-	if (buf_reserve(&r->comp, comp_len) || buf_reserve(&r->raw, raw_len + 1))
+	return 0;
+}
+
+/* The payload of the block whose header is @hdr, checked and decompressed into r->raw. */
+static int reader_block_payload(struct snapshot_reader *r, const uint8_t *hdr)
+{
+	uint32_t raw_len = get_le32(hdr + 8), comp_len = get_le32(hdr + 12);
+	bool stored = hdr[5] & BLK_F_RAW;
+	struct buf *in = stored ? &r->raw : &r->comp;
+	ssize_t n;
+	size_t d;
+
+	in->len = 0;
+	/* + 16: the store's varint reads of an adopted chunk's header look ahead */
+	if (buf_reserve(&r->comp, comp_len) || buf_reserve(&r->raw, raw_len + 16))
 		return reader_fail(r, -ENOMEM, "out of memory");
-	n = read_full(r->fd, r->comp.p, comp_len);
+	n = read_full(r->fd, in->p, comp_len);
 	if (n < 0)
 		return reader_fail(r, (int)n, "read: %s", strerror((int)-n));
 	if ((size_t)n < comp_len)
 		return reader_fail(r, -EBADMSG, "truncated: block %llu at offset %llu has %zd of "
 				   "%u bytes", (unsigned long long)r->nblocks,
 				   (unsigned long long)r->off, n, comp_len);
-	if (crc(r->comp.p, comp_len) != get_le32(hdr + 16))
+	if (crc(in->p, comp_len) != get_le32(hdr + 16))
 		return reader_fail(r, -EBADMSG, "checksum mismatch in block %llu at offset %llu",
 				   (unsigned long long)r->nblocks, (unsigned long long)r->off);
+	if (stored)
+		return 0;
 	if (ZSTD_getFrameContentSize(r->comp.p, comp_len) != raw_len)
 		return reader_fail(r, -EBADMSG, "block %llu: size mismatch",
 				   (unsigned long long)r->nblocks);
@@ -458,7 +474,187 @@ int snapshot_reader_next(struct snapshot_reader *r)
 	if (ZSTD_isError(d) || d != raw_len)
 		return reader_fail(r, -EBADMSG, "block %llu does not decompress",
 				   (unsigned long long)r->nblocks);
-	r->off += sizeof(hdr) + comp_len;
+	return 0;
+}
+
+/* One chunk of a CHUNKS block: where its bytes are, and the chunk once checked. */
+struct chunk_ent {
+	const uint8_t		*p;
+	uint32_t		len;
+	uint32_t		cpu;
+	struct store_chunk_in	*c;
+};
+
+/* Chunks [lo, hi) of a block, imported (copied and checked) on one thread. */
+struct chunk_job {
+	const struct store	*st;
+	struct chunk_ent	*e;
+	size_t			lo, hi;
+	size_t			bad;		/* the first that failed, hi: none */
+	int			ret;
+	char			why[256];
+};
+
+static void *chunk_job_run(void *arg)
+{
+	struct chunk_job *j = arg;
+
+	j->bad = j->hi;
+	for (size_t i = j->lo; i < j->hi; i++) {
+		j->ret = store_chunk_import(j->st, j->e[i].p, j->e[i].len, &j->e[i].c, j->why,
+					    sizeof(j->why));
+		if (j->ret) {
+			j->bad = i;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The entries of a CHUNKS block into r->ents. Return: how many, or -EBADMSG. */
+static long reader_chunk_list(struct snapshot_reader *r, struct cur *c)
+{
+	uint64_t n, cpu;
+
+	if (c->end - c->p < 4)
+		return reader_fail(r, -EBADMSG, "corrupt chunk block");
+	n = get_le32(c->p);
+	c->p += 4;
+	/* a chunk takes 5 bytes at least: a count past that is a lie */
+	if (n > (size_t)(c->end - c->p) / 5)
+		return reader_fail(r, -EBADMSG, "corrupt chunk block (%llu chunks)",
+				   (unsigned long long)n);
+	if (n > r->ents_cap) {
+		struct chunk_ent *e = realloc(r->ents, n * sizeof(*e));
+
+		if (!e)
+			return reader_fail(r, -ENOMEM, "out of memory");
+		r->ents = e;
+		r->ents_cap = n;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		struct chunk_ent *e = &r->ents[i];
+
+		cpu = cur_var(c);
+		if (c->bad || cpu >= store_ncpus(r->base.st) || c->end - c->p < 4)
+			return reader_fail(r, -EBADMSG, "corrupt chunk block (chunk %llu)",
+					   (unsigned long long)i);
+		e->len = get_le32(c->p);
+		c->p += 4;
+		if (e->len > (size_t)(c->end - c->p))
+			return reader_fail(r, -EBADMSG, "corrupt chunk block (chunk %llu of %u "
+					   "bytes)", (unsigned long long)i, e->len);
+		e->p = c->p;
+		e->cpu = (uint32_t)cpu;
+		e->c = NULL;
+		c->p += e->len;
+	}
+	if (c->p != c->end)
+		return reader_fail(r, -EBADMSG, "corrupt chunk block (%td bytes after its chunks)",
+				   c->end - c->p);
+	return (long)n;
+}
+
+/*
+ * Import @n chunks: checking them is most of a load's work, so a block of
+ * many is shared with a second thread; this one then pushes them in order.
+ */
+static void reader_chunk_import(struct snapshot_reader *r, size_t n, struct chunk_job *j)
+{
+	sigset_t all, old;
+	pthread_t th;
+	bool helper = false;
+
+	j[0] = (struct chunk_job){ .st = r->base.st, .e = r->ents, .lo = 0, .hi = n };
+	j[1] = (struct chunk_job){ .st = r->base.st, .e = r->ents, .lo = n, .hi = n, .bad = n };
+	if (n >= 16) {
+		j[0].hi = j[1].lo = n / 2;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		helper = !pthread_create(&th, NULL, chunk_job_run, &j[1]);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (!helper)
+			j[0].hi = j[1].lo = n;
+	}
+	chunk_job_run(&j[0]);
+	if (helper)
+		pthread_join(th, NULL);
+	else
+		j[1].bad = j[1].hi;
+}
+
+/* A chunk could not go in: free those after it, say why. */
+static int reader_fail_chunks(struct snapshot_reader *r, int ret, size_t i, const char *why,
+			      struct chunk_ent *rest, size_t nrest)
+{
+	for (size_t k = 0; k < nrest; k++)
+		store_chunk_in_free(rest[k].c);
+	return reader_fail(r, ret, "block %llu, chunk %zu: %s",
+			   (unsigned long long)r->nblocks - 1, i, why);
+}
+
+/*
+ * A CHUNKS block: sealed chunks of the writer's store, handed to ours as they
+ * are (each checked first: store_chunk_import). Their string and type ids
+ * are the writer's: version 2 readers build those tables with the same ids.
+ */
+static int reader_chunks(struct snapshot_reader *r, struct cur *c)
+{
+	const struct chunk_job *f;
+	struct chunk_job j[2];
+	long n = reader_chunk_list(r, c);
+	size_t bad, i;
+	char why[256];
+	int ret = 0;
+
+	if (n <= 0)
+		return (int)n;
+	reader_chunk_import(r, (size_t)n, j);
+	/* the first that failed: the chunks before it go in, the rest are freed */
+	f = j[0].bad < j[0].hi ? &j[0] : &j[1];
+	bad = f->bad;
+	for (i = 0; i < (size_t)n; i++) {
+		struct chunk_ent *e = &r->ents[i];
+		uint32_t events;
+
+		if (i >= bad) {
+			store_chunk_in_free(e->c);
+			continue;
+		}
+		events = store_chunk_in_events(e->c);
+		ret = store_chunk_push(r->base.st, e->cpu, e->c, why, sizeof(why));
+		if (ret) {
+			bad = i;
+			return reader_fail_chunks(r, ret, i, why, &r->ents[i + 1], n - i - 1);
+		}
+		r->events += events;
+	}
+	if (bad < (size_t)n)
+		return reader_fail(r, f->ret, "block %llu, chunk %zu: %s",
+				   (unsigned long long)r->nblocks - 1, bad, f->why);
+	return 0;
+}
+
+int snapshot_reader_next(struct snapshot_reader *r)
+{
+	uint8_t hdr[BLK_HDR_SIZE];
+	uint32_t raw_len;
+	unsigned int type;
+	struct cur c;
+	ssize_t n;
+	int ret;
+
+	if (r->ended)
+		return 0;
+	n = read_full(r->fd, hdr, sizeof(hdr));
+	ret = reader_block_header(r, hdr, n);
+	if (!ret)
+		ret = reader_block_payload(r, hdr);
+	if (ret)
+		return ret;
+	type = hdr[4];
+	raw_len = get_le32(hdr + 8);
+	r->off += sizeof(hdr) + get_le32(hdr + 12);
 	r->nblocks++;
 	c = (struct cur){ r->raw.p, r->raw.p + raw_len, false };
 	switch (type) {
@@ -482,6 +678,9 @@ int snapshot_reader_next(struct snapshot_reader *r)
 		break;
 	case BLK_LOST:
 		ret = reader_lost(r, &c);
+		break;
+	case BLK_CHUNKS:
+		ret = reader_chunks(r, &c);
 		break;
 	case BLK_END: {
 		uint64_t total = cur_var(&c);
@@ -547,7 +746,8 @@ struct snapshot_reader *snapshot_reader_new(int fd, const char *name, size_t mem
 		goto out_fail;
 	}
 	r->base.meta.version = get_le32(hdr + 8);
-	if (r->base.meta.version != SNAPSHOT_VERSION || get_le32(hdr + 12) != SNAP_HDR_SIZE) {
+	if (r->base.meta.version < SNAPSHOT_VERSION_MIN || r->base.meta.version > SNAPSHOT_VERSION ||
+	    get_le32(hdr + 12) != SNAP_HDR_SIZE) {
 		ret = reader_fail(r, -EPROTONOSUPPORT,
 				  "unsupported format version %u (this ktop reads version %u)",
 				  r->base.meta.version, SNAPSHOT_VERSION);
@@ -600,6 +800,7 @@ void snapshot_reader_free(struct snapshot_reader *r)
 	snapshot_meta_free(&r->base.meta);
 	free(r->strmap);
 	free(r->typemap);
+	free(r->ents);
 	free(r);
 }
 

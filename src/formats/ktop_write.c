@@ -52,6 +52,9 @@ struct snapshot_writer {
 	struct comm_pair	*comms;		/* sent, sorted by pid */
 	size_t			ncomms;
 	struct ktop_event	*evs;		/* one block's events */
+	struct buf		chunks;		/* the next CHUNKS block: u32 count, chunks */
+	uint32_t		nchunks;
+	int			chunk_level;	/* zstd level of CHUNKS blocks */
 	uint64_t		rate;		/* bytes/s, 0: unbounded */
 	double			tokens;		/* bytes that may go out now */
 	double			last_refill;	/* CLOCK_MONOTONIC seconds */
@@ -80,34 +83,53 @@ static int writer_fail(struct snapshot_writer *w, int ret, const char *fmt, ...)
 	return ret;
 }
 
+/*
+ * Compress w->raw into w->comp at @level. Return: the compressed size, or 0
+ * when storing the bytes as they are is as good (BLK_F_RAW): a compressed
+ * block must save an eighth, or the reader's time is better spent elsewhere.
+ */
+static size_t writer_compress(struct snapshot_writer *w, int level)
+{
+	size_t bound = ZSTD_compressBound(w->raw.len), n;
+
+	w->comp.len = 0;
+	if (buf_reserve(&w->comp, bound))
+		return writer_fail(w, -ENOMEM, "out of memory"), SIZE_MAX;
+	n = ZSTD_compressCCtx(w->cctx, w->comp.p, bound, w->raw.p, w->raw.len, level);
+	if (ZSTD_isError(n))
+		return writer_fail(w, -EIO, "zstd: %s", ZSTD_getErrorName(n)), SIZE_MAX;
+	return n > w->raw.len - w->raw.len / 8 ? 0 : n;
+}
+
 static int writer_block(struct snapshot_writer *w, enum blk_type type)
 {
+	int level = type == BLK_CHUNKS ? w->chunk_level : w->level;
 	uint8_t hdr[BLK_HDR_SIZE];
 	struct iovec iov[2];
-	size_t bound, n;
+	const uint8_t *data;
+	size_t n;
 	int ret;
 
 	if (w->raw.err)
 		return writer_fail(w, w->raw.err, "out of memory");
 	if (w->raw.len > SNAPSHOT_MAX_BLOCK)
 		return writer_fail(w, -E2BIG, "block of %zu bytes over the limit", w->raw.len);
-	bound = ZSTD_compressBound(w->raw.len);
-	w->comp.len = 0;
-	if (buf_reserve(&w->comp, bound))
-		return writer_fail(w, -ENOMEM, "out of memory");
-	n = ZSTD_compressCCtx(w->cctx, w->comp.p, bound, w->raw.p, w->raw.len, w->level);
-	if (ZSTD_isError(n))
-		return writer_fail(w, -EIO, "zstd: %s", ZSTD_getErrorName(n));
+	n = writer_compress(w, level);
+	if (n == SIZE_MAX)
+		return -EIO;
+	data = n ? w->comp.p : w->raw.p;
 	put_le32(hdr, BLK_MAGIC);
 	hdr[4] = type;
-	hdr[5] = 0;
+	hdr[5] = n ? 0 : BLK_F_RAW;
 	hdr[6] = hdr[7] = 0;
+	if (!n)
+		n = w->raw.len;
 	put_le32(hdr + 8, (uint32_t)w->raw.len);
 	put_le32(hdr + 12, (uint32_t)n);
-	put_le32(hdr + 16, crc(w->comp.p, n));
+	put_le32(hdr + 16, crc(data, n));
 	put_le32(hdr + 20, crc(hdr, 20));
 	iov[0] = (struct iovec){ hdr, sizeof(hdr) };
-	iov[1] = (struct iovec){ w->comp.p, n };
+	iov[1] = (struct iovec){ (void *)data, n };
 	ret = output_write(w->out, iov, 2);
 	if (ret)
 		return writer_fail(w, ret, "write: %s", strerror(-ret));
@@ -165,13 +187,15 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	w->tokens = (double)w->rate;
 	w->last_refill = mono_now();
 	w->cctx = ZSTD_createCCtx();
+	w->chunk_level = opts && opts->chunk_level ? opts->chunk_level : KTOP_CHUNK_LEVEL;
 	w->evs = malloc(WRITE_BLOCK_EVENTS * sizeof(*w->evs));
 	w->out = output_new(fd);
-	if (!w->cctx || !w->evs || !w->out) {
+	if (!w->cctx || !w->evs || !w->out || buf_reserve(&w->chunks, 4)) {
 		ret = -ENOMEM;
 		writer_fail(w, ret, "out of memory");
 		goto out_fail;
 	}
+	w->chunks.len = 4;	/* the count goes first */
 	clock_gettime(CLOCK_REALTIME, &now);
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, SNAP_MAGIC, 8);
@@ -457,11 +481,256 @@ static int writer_drop(struct snapshot_writer *w, struct store *st, const uint64
 	return writer_block(w, BLK_LOST);
 }
 
+/* The dynamic types not sent yet, ids in order (a reader gives them the same ids). */
+static int writer_schema(struct snapshot_writer *w, struct schema *sc)
+{
+	unsigned int maxid = schema_max_id(sc);
+	size_t cnt = 0;
+	int ret;
+
+	if (w->sent_types < KTOP_T_DYNAMIC)
+		w->sent_types = KTOP_T_DYNAMIC;
+	if (maxid <= w->sent_types)
+		return 0;
+	w->raw.len = 0;
+	for (unsigned int id = w->sent_types; id < maxid; id++)
+		cnt += schema_get(sc, id) != NULL;
+	buf_var(&w->raw, cnt);
+	for (unsigned int id = w->sent_types; id < maxid; id++) {
+		const struct ktop_schema_type *t = schema_get(sc, id);
+
+		if (!t)
+			continue;
+		buf_var(&w->raw, id);
+		buf_str(&w->raw, t->system);
+		buf_str(&w->raw, t->name);
+		buf_var(&w->raw, t->nfields);
+		for (unsigned int f = 0; f < t->nfields; f++) {
+			buf_u8(&w->raw, t->fields[f].kind);
+			buf_str(&w->raw, t->fields[f].name);
+		}
+	}
+	ret = writer_block(w, BLK_SCHEMA);
+	if (!ret)
+		w->sent_types = maxid;
+	return ret;
+}
+
+/*
+ * Events [@lo, @hi) of @cpu as EVENTS blocks, those in the window and the
+ * view only: the rows of a chunk that is not sent whole.
+ */
+static int writer_rows(struct snapshot_writer *w, struct store *st, unsigned int cpu,
+		       uint64_t lo, uint64_t hi)
+{
+	size_t n = 0;
+	int ret;
+
+	while (lo < hi) {
+		uint64_t k = hi - lo < WRITE_BLOCK_EVENTS - n ? hi - lo : WRITE_BLOCK_EVENTS - n;
+		size_t base = n, got = store_get_range(st, cpu, lo, lo + k, &w->evs[n]);
+
+		for (size_t i = 0; i < got; i++) {
+			struct ktop_event *ev = &w->evs[base + i];
+
+			if (ev->type == KTOP_T_NONE) {
+				w->st.skipped++;
+				continue;
+			}
+			if (ev->ts < w->t0 || ev->ts > w->t1 ||
+			    (w->view && !viewfilter_match(w->view, ev)))
+				continue;
+			if (ev->nargs > KTOP_MAX_ARGS)
+				ev->nargs = KTOP_MAX_ARGS;
+			w->evs[n++] = *ev;
+		}
+		lo += got ? got : k;
+		if (n == WRITE_BLOCK_EVENTS) {
+			ret = writer_events(w, cpu, n);
+			if (ret)
+				return ret;
+			n = 0;
+		}
+	}
+	return writer_events(w, cpu, n);
+}
+
+/* Send the chunks gathered in w->chunks as one CHUNKS block. */
+static int writer_chunks_send(struct snapshot_writer *w)
+{
+	struct buf keep;
+	int ret;
+
+	if (!w->nchunks)
+		return 0;
+	put_le32(w->chunks.p, w->nchunks);
+	/* the block is built in w->raw: lend it the chunks' buffer */
+	keep = w->raw;
+	w->raw = w->chunks;
+	ret = writer_block(w, BLK_CHUNKS);
+	w->chunks = w->raw;
+	w->raw = keep;
+	w->chunks.len = 4;
+	w->nchunks = 0;
+	return ret;
+}
+
+/* Add @cpu's sealed chunk at @first_seq, as its bytes, to the next CHUNKS block. */
+static int writer_chunk(struct snapshot_writer *w, struct store *st, unsigned int cpu,
+			uint64_t first_seq, uint32_t n)
+{
+	size_t len, at, max = store_chunk_export_max();
+	int ret;
+
+	if (w->chunks.len + max + 20 > WRITE_CHUNK_BYTES) {
+		ret = writer_chunks_send(w);
+		if (ret)
+			return ret;
+	}
+	if (buf_reserve(&w->chunks, max + 20))
+		return writer_fail(w, -ENOMEM, "out of memory");
+	/* cpu, u32 length, the bytes */
+	at = w->chunks.len;
+	buf_var(&w->chunks, cpu);
+	len = store_chunk_export(st, cpu, first_seq, w->chunks.p + w->chunks.len + 4);
+	if (!len) {
+		w->chunks.len = at;
+		w->st.skipped += n;	/* evicted meanwhile */
+		return 0;
+	}
+	put_le32(w->chunks.p + w->chunks.len, (uint32_t)len);
+	w->chunks.len += 4 + len;
+	w->nchunks++;
+	w->st.events += n;
+	w->st.chunks++;
+	return 0;
+}
+
+struct witem {
+	uint64_t	t_min, t_max, first_seq;
+	uint32_t	n;
+	uint16_t	cpu;
+	bool		sealed;
+};
+
+static int witem_cmp(const void *a, const void *b)
+{
+	const struct witem *x = a, *y = b;
+
+	if (x->t_min != y->t_min)
+		return x->t_min < y->t_min ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return (x->first_seq > y->first_seq) - (x->first_seq < y->first_seq);
+}
+
+/* The chunks of every CPU from w->next up to @end, oldest first across CPUs. */
+static struct witem *writer_items(struct snapshot_writer *w, struct store *st,
+				  const uint64_t *end, size_t *np)
+{
+	struct store_chunk_info ci[256];
+	struct witem *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (unsigned int cpu = 0; cpu < w->ncpus; cpu++) {
+		uint64_t from = w->next[cpu];
+		size_t k;
+
+		while (from < end[cpu] && (k = store_chunks(st, cpu, from, ci, 256))) {
+			for (size_t i = 0; i < k && ci[i].first_seq < end[cpu]; i++) {
+				if (n == cap) {
+					struct witem *x;
+
+					cap = cap ? cap * 2 : 1024;
+					x = realloc(v, cap * sizeof(*x));
+					if (!x) {
+						free(v);
+						return NULL;
+					}
+					v = x;
+				}
+				v[n++] = (struct witem){ ci[i].t_min, ci[i].t_max, ci[i].first_seq,
+							 ci[i].n, (uint16_t)cpu, ci[i].sealed };
+			}
+			from = ci[k - 1].first_seq + ci[k - 1].n;
+			if (!ci[k - 1].sealed)
+				break;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), witem_cmp);
+	*np = n;
+	return v ? v : calloc(1, sizeof(*v));
+}
+
+/*
+ * The events: sealed chunks that the window and the view leave whole go as
+ * they are (CHUNKS blocks), the rest as rows (EVENTS blocks), in time order
+ * across CPUs, each CPU's in seq order.
+ */
+static int writer_data(struct snapshot_writer *w, struct store *st, const uint64_t *end)
+{
+	struct witem *v;
+	size_t n = 0;
+	int ret = 0;
+
+	v = writer_items(w, st, end, &n);
+	if (!v)
+		return writer_fail(w, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && !ret; i++) {
+		const struct witem *c = &v[i];
+		uint64_t lo = c->first_seq, hi = c->first_seq + c->n;
+
+		if (w->next[c->cpu] > lo)
+			lo = w->next[c->cpu];
+		else
+			w->st.skipped += lo - w->next[c->cpu];	/* evicted before sent */
+		if (hi > end[c->cpu])
+			hi = end[c->cpu];
+		if (lo >= hi || c->t_max < w->t0 || c->t_min > w->t1) {
+			w->next[c->cpu] = hi > w->next[c->cpu] ? hi : w->next[c->cpu];
+			continue;
+		}
+		if (c->sealed && lo == c->first_seq && hi == c->first_seq + c->n && !w->view &&
+		    w->t0 <= c->t_min && c->t_max <= w->t1) {
+			ret = writer_chunk(w, st, c->cpu, lo, c->n);
+		} else {
+			ret = writer_chunks_send(w);
+			if (!ret)
+				ret = writer_rows(w, st, c->cpu, lo, hi);
+		}
+		w->next[c->cpu] = hi;
+	}
+	if (!ret)
+		ret = writer_chunks_send(w);
+	free(v);
+	for (unsigned int cpu = 0; cpu < w->ncpus && !ret; cpu++) {
+		if (w->next[cpu] < end[cpu]) {
+			w->st.skipped += end[cpu] - w->next[cpu];
+			w->next[cpu] = end[cpu];
+		}
+	}
+	return ret;
+}
+
+/* Refill the bandwidth bucket. Return: true when it is empty (send lost records instead). */
+static bool writer_bucket_empty(struct snapshot_writer *w)
+{
+	double t;
+
+	if (!w->rate)
+		return false;
+	t = mono_now();
+	w->tokens += (t - w->last_refill) * (double)w->rate;
+	if (w->tokens > (double)w->rate)
+		w->tokens = (double)w->rate;
+	w->last_refill = t;
+	return w->tokens <= 0;
+}
+
 int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 {
-	struct schema *sc = store_schema(st);
-	struct intern *in = store_strings(st);
-	unsigned int ncpus = store_ncpus(st), maxid;
+	unsigned int ncpus = store_ncpus(st);
 	uint64_t *end = NULL, bytes0;
 	int ret = 0;
 
@@ -483,109 +752,24 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 
 		store_cpu_range(st, cpu, &first, &end[cpu]);
 	}
-
-	/* schema: dynamic types not sent yet */
-	maxid = schema_max_id(sc);
-	if (w->sent_types < KTOP_T_DYNAMIC)
-		w->sent_types = KTOP_T_DYNAMIC;
-	if (maxid > w->sent_types) {
-		size_t cnt = 0;
-
-		w->raw.len = 0;
-		for (unsigned int id = w->sent_types; id < maxid; id++)
-			cnt += schema_get(sc, id) != NULL;
-		buf_var(&w->raw, cnt);
-		for (unsigned int id = w->sent_types; id < maxid; id++) {
-			const struct ktop_schema_type *t = schema_get(sc, id);
-
-			if (!t)
-				continue;
-			buf_var(&w->raw, id);
-			buf_str(&w->raw, t->system);
-			buf_str(&w->raw, t->name);
-			buf_var(&w->raw, t->nfields);
-			for (unsigned int f = 0; f < t->nfields; f++) {
-				buf_u8(&w->raw, t->fields[f].kind);
-				buf_str(&w->raw, t->fields[f].name);
-			}
-		}
-		ret = writer_block(w, BLK_SCHEMA);
-		if (ret)
-			goto out;
-		w->sent_types = maxid;
-	}
-
-	ret = writer_strings(w, in);
+	ret = writer_schema(w, store_schema(st));
+	if (!ret)
+		ret = writer_strings(w, store_strings(st));
 	if (ret)
 		goto out;
-
-	/* bandwidth bound: refill the bucket; when empty, send lost records instead */
-	if (w->rate) {
-		double t = mono_now();
-
-		w->tokens += (t - w->last_refill) * (double)w->rate;
-		if (w->tokens > (double)w->rate)
-			w->tokens = (double)w->rate;
-		w->last_refill = t;
-		if (w->tokens <= 0) {
-			ret = writer_drop(w, st, end);
-			goto out;
-		}
+	/* bandwidth bound: when the bucket is empty, lost records instead of events */
+	if (writer_bucket_empty(w)) {
+		ret = writer_drop(w, st, end);
+		goto out;
 	}
 	bytes0 = w->st.bytes;
-
-	/* events, per CPU, in blocks */
-	for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
-		uint64_t first, e2, seq;
-		size_t n = 0;
-
-		store_cpu_range(st, cpu, &first, &e2);
-		seq = w->next[cpu];
-		if (seq < first) {
-			w->st.skipped += first - seq;
-			seq = first;
-		}
-		if (w->t0 && seq < end[cpu])
-			seq = store_seek(st, cpu, w->t0) > seq ? store_seek(st, cpu, w->t0) : seq;
-		for (; seq < end[cpu]; seq++) {
-			struct ktop_event *ev = &w->evs[n];
-
-			if (store_get(st, cpu, seq, ev)) {
-				w->st.skipped++;
-				continue;
-			}
-			if (ev->ts < w->t0)
-				continue;
-			if (ev->ts > w->t1) {
-				seq = end[cpu];
-				break;
-			}
-			if (w->view && !viewfilter_match(w->view, ev))
-				continue;
-			if (ev->nargs > KTOP_MAX_ARGS)
-				ev->nargs = KTOP_MAX_ARGS;
-			if (++n == WRITE_BLOCK_EVENTS) {
-				ret = writer_events(w, cpu, n);
-				if (ret)
-					goto out;
-				n = 0;
-			}
-		}
-		ret = writer_events(w, cpu, n);
-		if (ret)
-			goto out;
-		w->next[cpu] = end[cpu];
-	}
-
-	ret = writer_lost(w, st);
-	if (ret)
-		goto out;
-
+	ret = writer_data(w, st, end);
+	if (!ret)
+		ret = writer_lost(w, st);
 	/* comm table changes (their strings are all in the string table now) */
-	ret = writer_comms(w, st);
-	if (ret)
-		goto out;
-	if (w->rate)
+	if (!ret)
+		ret = writer_comms(w, st);
+	if (!ret && w->rate)
 		w->tokens -= (double)(w->st.bytes - bytes0);
 out:
 	free(end);
@@ -619,6 +803,7 @@ void snapshot_writer_free(struct snapshot_writer *w)
 	output_free(w->out);
 	buf_free(&w->raw);
 	buf_free(&w->comp);
+	buf_free(&w->chunks);
 	free(w->next);
 	free(w->comms);
 	free(w->evs);
