@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include "features.h"
 #include "session.h"
+#include "source.h"
 
 struct store;
 struct symbols;
@@ -20,7 +21,8 @@ struct decode_ctx;
 struct consumer;
 struct bpfstats;
 struct snapshot_meta;
-struct app_loader;
+struct source_ops;
+struct session;
 struct ftrace_filter;
 struct ftrace_filter_result;
 struct filter_set;
@@ -55,26 +57,16 @@ struct app_opts {
 struct app {
 	struct app_opts		opts;
 	struct features		ft;
-	struct session		*sess;
 	struct store		*st;
-	struct symbols		*syms;
-	struct decode_ctx	*dc;
-	struct consumer		*cons;
-	int			wake_fd;	/* eventfd the collectors write */
+	int			wake_fd;	/* eventfd the source writes as events arrive */
 	uint64_t		start_ns;	/* CLOCK_MONOTONIC at start */
 	char			mode_why[256];	/* what ktop chose to trace, and why */
-	bool			live;		/* false: an offline snapshot */
-	struct probe_set	*probes;	/* --probe: ktop's probe events, or NULL */
+	/* where the events come from (src/source.h): the live kernel or a recording */
+	const struct source_ops	*src;
+	void			*src_priv;	/* the source's own state */
 	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
 	char			bpf_why[256];
 	uint64_t		bpf_seq;	/* newest BPF outlier printed */
-	/* snapshots (src/app_snapshot.c) */
-	struct snapshot_meta	*meta;		/* -i: what the snapshot says */
-	struct app_loader	*loader;	/* -i .ktop: the thread filling st */
-	/* the kernel's function filter (app_filter), opened on first use */
-	struct ftrace_filter	*filter;
-	char			filter_why[256];
-	bool			filter_tried;
 	/* what readers of the store honour (src/app_view.c) */
 	struct viewfilter	*view;		/* --view; the UI's later */
 	struct taskrel		*rel;
@@ -82,14 +74,30 @@ struct app {
 };
 
 /**
- * app_start - probe, open the session, start collectors
+ * app_start - trace the running kernel (the live source, src/source_live.c):
+ * probe, open the session, start collectors
  * @err: the message for the user on failure
  * Return: 0, or a negative errno; on failure the kernel state is unchanged.
  */
 int app_start(struct app *a, char *err, size_t errlen);
 
-/* Stop collectors, close the session, restore the kernel. Safe twice. */
+/* Stop the source (collectors, session: the kernel restored), free the store. Safe twice. */
 void app_stop(struct app *a);
+
+/* SOURCE_* (src/source.h): a kernel to act on, events that keep arriving. 0 before a start. */
+unsigned int app_flags(const struct app *a);
+/* The live session and its readers, for what shows them (NULL for a recording). */
+struct session *app_session(const struct app *a);
+struct consumer *app_consumer(const struct app *a);
+/* The tracing instance's name ("ktop-1234", "(top level)"), "" for a recording. */
+const char *app_instance(const struct app *a);
+/* A recording's metadata as it was read, NULL live. */
+const struct snapshot_meta *app_recording_meta(const struct app *a);
+/*
+ * Stop recording and wait until the readers have brought in what the kernel
+ * held (--duration's last summary). Nothing for a recording.
+ */
+void app_drain(struct app *a);
 
 /* ---- snapshots: src/app_snapshot.c ---- */
 
@@ -101,10 +109,10 @@ void app_stop(struct app *a);
  * @path: a file, or "-" for a .ktop stream on @in_fd (-1: standard input)
  * @flags: APP_SNAP_*
  *
- * Touches no tracefs and needs no root. The format comes from the content.
- * A .ktop is read by a loader thread (unless APP_SNAP_SYNC) that writes
- * a->wake_fd as blocks arrive: a->st exists on return, and grows. a->live is
- * true for a stream, false for a file; a->sess and a->cons stay NULL.
+ * The recording source (src/source_file.c). Touches no tracefs and needs no
+ * root. The format comes from the content (src/formats/format.h). A loader
+ * thread reads it (unless APP_SNAP_SYNC), writing a->wake_fd as blocks
+ * arrive: a->st exists on return, and grows. A stream has SOURCE_GROWS.
  * Return: 0, or a negative errno with a message naming the file in @err
  * (the caller exits with status 2). Call app_stop() in either case.
  */
@@ -126,8 +134,6 @@ int app_loader_wait(struct app *a, char *err, size_t errlen);
 /* The loader's error once it has finished with one, else 0. Context: any thread. */
 int app_loader_status(const struct app *a, char *err, size_t errlen);
 
-/* Stop the loader, free the snapshot's metadata (app_stop calls it). */
-void app_snapshot_stop(struct app *a);
 
 /**
  * app_save - write the store (or the window [@t0, @t1]; both 0: all) to @path
