@@ -99,7 +99,7 @@ const struct snapshot_meta *app_recording_meta(const struct app *a);
  */
 void app_drain(struct app *a);
 
-/* ---- snapshots: src/app_snapshot.c ---- */
+/* ---- recordings: src/source_file.c ---- */
 
 #define APP_SNAP_SYNC		1	/* read the whole .ktop before returning */
 #define APP_SNAP_END_SIGNAL	2	/* -i -: SIGTERM ourselves at the stream's end */

@@ -335,7 +335,8 @@ static void graph_unavailable(struct ui *ui, int y, int h, int w)
 	const struct feature *f = &ui->app->ft.f[FEATURE_FUNCTION_GRAPH];
 	char plan[512];
 
-	if (ui_view(ui) && (!ui->app->live || !strcmp(app_tracer(ui->app), "function_graph")))
+	if (ui_view(ui) && (!(app_flags(ui->app) & SOURCE_GROWS) ||
+			     !strcmp(app_tracer(ui->app), "function_graph")))
 		snprintf(plan, sizeof(plan), "No finished call among the events the view filter "
 			 "matches (w widens it, W clears it).");
 	else if (!strcmp(app_tracer(ui->app), "function_graph"))
