@@ -673,6 +673,22 @@ static void live_tep_formats(struct app *a, struct snapshot_meta *m)
 	}
 }
 
+/* The session's clock and the tracer's options, as its instance says. */
+static void live_meta_instance(struct app *a, struct snapshot_meta *m)
+{
+	struct tracefs_instance *in;
+	char *clock;
+
+	if (!LS(a)->sess)
+		return;
+	in = session_instance(LS(a)->sess);
+	clock = tracefs_get_clock(in);
+	if (clock)
+		snprintf(m->clock, sizeof(m->clock), "%s", clock);
+	free(clock);
+	m->options = tracefs_instance_file_read(in, "trace_options", NULL);
+}
+
 /*
  * Fill @m for the live session: uname, tracer, the event formats from tracefs
  * (only those of the store's types when @only is set, else those of the
@@ -691,6 +707,7 @@ static int live_meta_fill(struct app *a, struct snapshot_meta *m, struct store *
 	}
 	snprintf(m->tracer, sizeof(m->tracer), "%s", t && *t ? t : "nop");
 	m->ncpus = store_ncpus(a->st);
+	live_meta_instance(a, m);
 	m->features = strdup(a->mode_why);
 	if (only) {
 		m->kallsyms = live_kallsyms(only);

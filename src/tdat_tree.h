@@ -20,7 +20,7 @@
  * tdat_tree_create - remove stale trees, then lay out a new one
  * @dir: receives the tree's path
  * @len: size of @dir, at least TDAT_TREE_PATH_MAX
- * @meta: header_page, kallsyms and event formats
+ * @meta: header_page, header_event, printk formats, kallsyms and event formats
  * @st: the comm table (saved_cmdlines)
  *
  * On failure nothing is left behind.

@@ -58,6 +58,11 @@ enum meta_key {
 	MK_KALLSYMS,
 	MK_FEATURES,
 	MK_FORMAT,	/* system NUL text */
+	/* added with version 2 (a version 1 reader skips keys it does not know) */
+	MK_HEADER_EVENT,
+	MK_PRINTK,
+	MK_CMDLINES,
+	MK_OPTIONS,
 };
 
 /* ---- byte buffers and cursors --------------------------------------------- */

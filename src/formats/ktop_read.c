@@ -151,6 +151,18 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 		case MK_FEATURES:
 			dst = &m->features;
 			break;
+		case MK_HEADER_EVENT:
+			dst = &m->header_event;
+			break;
+		case MK_PRINTK:
+			dst = &m->printk;
+			break;
+		case MK_CMDLINES:
+			dst = &m->cmdlines;
+			break;
+		case MK_OPTIONS:
+			dst = &m->options;
+			break;
 		case MK_FORMAT: {
 			const char *nul = memchr(v, 0, len);
 			char *text;

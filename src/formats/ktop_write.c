@@ -222,6 +222,10 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 		meta_put_str(&w->raw, MK_HEADER_PAGE, meta->header_page);
 		meta_put_str(&w->raw, MK_KALLSYMS, meta->kallsyms);
 		meta_put_str(&w->raw, MK_FEATURES, meta->features);
+		meta_put_str(&w->raw, MK_HEADER_EVENT, meta->header_event);
+		meta_put_str(&w->raw, MK_PRINTK, meta->printk);
+		meta_put_str(&w->raw, MK_CMDLINES, meta->cmdlines);
+		meta_put_str(&w->raw, MK_OPTIONS, meta->options);
 		for (size_t i = 0; i < meta->nformats; i++) {
 			size_t ls = strlen(meta->formats[i].system);
 			size_t lt = strlen(meta->formats[i].text);

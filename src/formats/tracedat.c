@@ -62,6 +62,10 @@ int tracecmd_write_cpu_data(struct tracecmd_output *handle, int cpus,
 			    char * const *cpu_data_files, const char *buff_name);
 void tracecmd_output_close(struct tracecmd_output *handle);
 void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
+struct tracecmd_option *tracecmd_add_option(struct tracecmd_output *handle, unsigned short id,
+					    int size, const void *data);
+
+#define TDAT_OPT_TRACECLOCK	4	/* TRACECMD_OPTION_TRACECLOCK: trace_clock's text */
 
 #define TDAT_PAGE_HDR	RB_PAGE_HDR(8)
 
@@ -211,11 +215,80 @@ static void tw_str(struct tdat_walk *w, size_t max)
 	w->p = nul + 1;
 }
 
-static int tdat_check(const uint8_t *file, size_t size, const char *path, char *err,
-		      size_t errlen)
+/* @n bytes of text into *@dst (unless set, or @dst NULL), NUL-terminated. */
+static void tw_text(struct tdat_walk *w, uint64_t n, char **dst)
+{
+	if (!tw_need(w, n))
+		return;
+	if (dst && !*dst)
+		*dst = strndup((const char *)w->p, n);
+	w->p += n;
+}
+
+/* An event format of @system (8-byte size, text), kept in @m when not NULL. */
+static void tw_format(struct tdat_walk *w, const char *system, struct snapshot_meta *m)
+{
+	uint64_t n = tw_u(w, 8);
+	char *text = NULL;
+
+	tw_text(w, n, m && system ? &text : NULL);
+	if (text)
+		snapshot_meta_add_format(m, system, text);
+	free(text);
+}
+
+/* The trace_clock option's text: the clock in brackets. */
+static void tdat_clock(struct snapshot_meta *m, const char *text, size_t len)
+{
+	const char *a = memchr(text, '[', len), *b;
+
+	b = a ? memchr(a, ']', len - (size_t)(a - text)) : NULL;
+	if (b && b - a - 1 < (ptrdiff_t)sizeof(m->clock))
+		snprintf(m->clock, sizeof(m->clock), "%.*s", (int)(b - a - 1), a + 1);
+}
+
+/*
+ * The headers, event formats, kallsyms, printk formats and saved cmdlines:
+ * checked, and kept in @m when not NULL (what a save in another format needs).
+ */
+static void tdat_walk_head(struct tdat_walk *w, struct snapshot_meta *m)
+{
+	uint64_t n;
+
+	w->what = "header_page";
+	if (tw_tag(w, "header_page", 12))
+		tw_text(w, tw_u(w, 8), m ? &m->header_page : NULL);
+	w->what = "header_event";
+	if (tw_tag(w, "header_event", 13))
+		tw_text(w, tw_u(w, 8), m ? &m->header_event : NULL);
+	w->what = "ftrace event formats";
+	n = tw_u(w, 4);
+	for (uint64_t i = 0; i < n && !w->bad; i++)
+		tw_format(w, "ftrace", m);
+	w->what = "event formats";
+	n = tw_u(w, 4);
+	for (uint64_t i = 0; i < n && !w->bad; i++) {
+		const char *sys = (const char *)w->p;
+		uint64_t ne;
+
+		tw_str(w, 256);
+		ne = tw_u(w, 4);
+		for (uint64_t j = 0; j < ne && !w->bad; j++)
+			tw_format(w, sys, m);
+	}
+	w->what = "kallsyms";
+	tw_text(w, tw_u(w, 4), m ? &m->kallsyms : NULL);
+	w->what = "printk formats";
+	tw_text(w, tw_u(w, 4), m ? &m->printk : NULL);
+	w->what = "saved command lines";
+	tw_text(w, tw_u(w, 8), m ? &m->cmdlines : NULL);
+}
+
+static int tdat_check(const uint8_t *file, size_t size, const char *path,
+		      struct snapshot_meta *m, char *err, size_t errlen)
 {
 	struct tdat_walk w = { file, file + size, "file header", false };
-	uint64_t n, cpus, page;
+	uint64_t cpus, page;
 	const char *v;
 	size_t vl;
 
@@ -246,32 +319,7 @@ static int tdat_check(const uint8_t *file, size_t size, const char *path, char *
 			 (unsigned long long)page);
 		return -EBADMSG;
 	}
-	w.what = "header_page";
-	if (tw_tag(&w, "header_page", 12))
-		tw_skip(&w, tw_u(&w, 8));
-	w.what = "header_event";
-	if (tw_tag(&w, "header_event", 13))
-		tw_skip(&w, tw_u(&w, 8));
-	w.what = "ftrace event formats";
-	n = tw_u(&w, 4);
-	for (uint64_t i = 0; i < n && !w.bad; i++)
-		tw_skip(&w, tw_u(&w, 8));
-	w.what = "event formats";
-	n = tw_u(&w, 4);
-	for (uint64_t i = 0; i < n && !w.bad; i++) {
-		uint64_t ne;
-
-		tw_str(&w, 256);
-		ne = tw_u(&w, 4);
-		for (uint64_t j = 0; j < ne && !w.bad; j++)
-			tw_skip(&w, tw_u(&w, 8));
-	}
-	w.what = "kallsyms";
-	tw_skip(&w, tw_u(&w, 4));
-	w.what = "printk formats";
-	tw_skip(&w, tw_u(&w, 4));
-	w.what = "saved command lines";
-	tw_skip(&w, tw_u(&w, 8));
+	tdat_walk_head(&w, m);
 	w.what = "CPU count";
 	cpus = tw_u(&w, 4);
 	if (!w.bad && (!cpus || cpus > SNAPSHOT_MAX_CPUS)) {
@@ -288,6 +336,8 @@ static int tdat_check(const uint8_t *file, size_t size, const char *path, char *
 			if (w.bad || !id)
 				break;
 			len = tw_u(&w, 4);
+			if (id == 4 && m && tw_need(&w, len))
+				tdat_clock(m, (const char *)w.p, len);
 			/* DATE CPUSTAT TRACECLOCK UNAME CPUCOUNT VERSION TRACEID: plain data */
 			if (!w.bad && id != 1 && id != 2 && id != 4 && id != 5 && id != 8 &&
 			    id != 9 && id != 11) {
@@ -321,7 +371,8 @@ static int tdat_check(const uint8_t *file, size_t size, const char *path, char *
 	return 0;
 }
 
-static int tdat_precheck(int fd, const char *path, char *err, size_t errlen)
+static int tdat_precheck(int fd, const char *path, struct snapshot_meta *m, char *err,
+			 size_t errlen)
 {
 	struct stat sb;
 	uint8_t *map;
@@ -340,7 +391,7 @@ static int tdat_precheck(int fd, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
 		return -errno;
 	}
-	ret = tdat_check(map, sb.st_size, path, err, errlen);
+	ret = tdat_check(map, sb.st_size, path, m, err, errlen);
 	munmap(map, sb.st_size);
 	return ret;
 }
@@ -439,6 +490,30 @@ static int tdat_trial(const char *path, char *err, size_t errlen)
 	return -EBADMSG;
 }
 
+/*
+ * A trace.dat of version 6 does not name its tracer: the tracers' own records
+ * in the store say which it was (trace-cmd report decides the same way).
+ */
+static void tdat_tracer(struct snapshot_meta *m, struct store *st)
+{
+	static const struct { uint16_t type; const char *tracer; } by[] = {
+		{ KTOP_T_FGRAPH_ENTRY, "function_graph" }, { KTOP_T_FGRAPH_EXIT, "function_graph" },
+		{ KTOP_T_FUNCTION, "function" }, { KTOP_T_TIMERLAT, "timerlat" },
+		{ KTOP_T_OSNOISE, "osnoise" },
+	};
+	struct store_filter f = { .t0 = 0, .t1 = UINT64_MAX, .pid = -1, .cpu = -1 };
+	struct store_count c[64];
+	size_t n = store_count_by(st, STORE_KEY_TYPE, &f, c, 64);
+
+	snprintf(m->tracer, sizeof(m->tracer), "nop");
+	for (size_t k = 0; k < sizeof(by) / sizeof(by[0]); k++)
+		for (size_t i = 0; i < n && i < 64; i++)
+			if (c[i].key == by[k].type && c[i].count) {
+				snprintf(m->tracer, sizeof(m->tracer), "%s", by[k].tracer);
+				return;
+			}
+}
+
 static int tdat_load(const char *path, size_t mem_limit, struct store **out,
 		     struct snapshot_meta *meta, char *err, size_t errlen)
 {
@@ -455,7 +530,7 @@ static int tdat_load(const char *path, size_t mem_limit, struct store **out,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	ret = tdat_precheck(fd, path, err, errlen);
+	ret = tdat_precheck(fd, path, meta, err, errlen);
 	close(fd);
 	if (ret)
 		return ret;
@@ -507,10 +582,10 @@ static int tdat_load(const char *path, size_t mem_limit, struct store **out,
 	for (unsigned int c = 0; c < l.ncpus; c++)
 		store_publish(l.st, c);
 	if (meta) {
-		memset(meta, 0, sizeof(*meta));
 		meta->ncpus = l.ncpus;
 		meta->page_size = tep_get_page_size(l.tep);
 		snprintf(meta->source, sizeof(meta->source), "trace.dat");
+		tdat_tracer(meta, l.st);
 	}
 	*out = l.st;
 	l.st = NULL;
@@ -636,6 +711,7 @@ struct tdat_out {
 	size_t			nlost;
 	struct export_stats	s;
 	uint32_t		psize;
+	const char		*clock;		/* the trace's clock, "" unknown */
 };
 
 /* The lost-event marks of the window, by time. */
@@ -701,6 +777,18 @@ static int tdat_out_cpu(struct tdat_out *o, unsigned int cpu, const char *file)
 	return pg.err;
 }
 
+/* The TRACECLOCK option, as trace_clock reads ("[global]"), when the clock is known. */
+static int tdat_out_clock(const struct tdat_out *o, struct tracecmd_output *out)
+{
+	char text[40];
+	int n;
+
+	if (!o->clock[0])
+		return 0;
+	n = snprintf(text, sizeof(text), "[%s]", o->clock);
+	return tracecmd_add_option(out, TDAT_OPT_TRACECLOCK, n + 1, text) ? 0 : -1;
+}
+
 /* libtracecmd writes the file from the tree @tdir and the per-CPU page @files. */
 static int tdat_out_file(struct tdat_out *o, const struct format_out *dst, const char *tdir,
 			 char **files, char *err, size_t errlen)
@@ -734,7 +822,7 @@ static int tdat_out_file(struct tdat_out *o, const struct format_out *dst, const
 		 tracecmd_output_set_kallsyms(out, sub) || tracecmd_output_write_headers(out, NULL))
 		format_fail(err, errlen, ret, o->path, "libtracecmd: writing the headers failed");
 	else if (tracecmd_write_cmdlines(out) < 0 || tracecmd_write_cpus(out, ncpus) < 0 ||
-		 tracecmd_write_options(out) < 0)
+		 tdat_out_clock(o, out) || tracecmd_write_options(out) < 0)
 		format_fail(err, errlen, ret, o->path, "libtracecmd: writing the options failed");
 	else if (tracecmd_write_cpu_data(out, ncpus, files, NULL) < 0)
 		format_fail(err, errlen, ret, o->path, "libtracecmd: writing the CPU data failed");
@@ -792,6 +880,7 @@ static int tdat_save(const struct format_out *dst, struct store *st,
 		return format_fail(err, errlen, -EINVAL, dst->path, "the event formats do not "
 				   "parse");
 	o.psize = meta->page_size ? meta->page_size : 4096;
+	o.clock = meta->clock;
 	ret = krecord_init(&o.kr, tep, st, meta);
 	o.rec = malloc(KRECORD_MAX);
 	if (ret || !o.rec || tdat_out_lost(&o)) {

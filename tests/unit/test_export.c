@@ -274,6 +274,77 @@ TEST(tracedat_endless_libtracecmd_loop)
 	printf("  %s (%.1f s)\n", err, s);
 }
 
+/* ---- round trips ------------------------------------------------------------- */
+
+/* Save @st as @path (.ktop or trace.dat by its name), load it back into *@out. */
+static int chain_step(const char *path, struct store *st, const struct snapshot_meta *m,
+		      struct store **out, struct snapshot_meta *back)
+{
+	char err[512] = "";
+	int ret;
+
+	if (strstr(path, ".ktop"))
+		ret = snapshot_write(path, st, m, NULL, err, sizeof(err));
+	else
+		ret = export_write(EXPORT_TRACEDAT, path, st, m, NULL, NULL, err, sizeof(err));
+	if (!ret)
+		ret = snapshot_load(path, 0, out, back, err, sizeof(err));
+	if (ret)
+		printf("  %s: %s\n", path, err);
+	unlink(path);
+	return ret;
+}
+
+/*
+ * Issue 15 point 2: live -> .ktop -> trace.dat -> .ktop -> trace.dat keeps
+ * the events, lost marks, tracer and what the next format needs (event
+ * formats, header_event, printk formats, kallsyms, clock) at every step.
+ */
+TEST(roundtrip_chain)
+{
+	static const char *const steps[] = { "c1.ktop", "c2.dat", "c3.ktop", "c4.dat" };
+
+	for (int f = 0; f < nfixtures; f++) {
+		struct snapshot_meta m[5];
+		struct store *st[5] = { snap_fixture_store(fixtures[f], &m[0]) };
+		struct store_stats a, b;
+
+		CHECK(st[0]);
+		if (!m[0].tracer[0])
+			snprintf(m[0].tracer, sizeof(m[0].tracer), "nop");
+		store_get_stats(st[0], &a);
+		for (int i = 0; i < 4; i++) {
+			char *path = tmp_path(steps[i]);
+
+			CHECK(chain_step(path, st[i], &m[i], &st[i + 1], &m[i + 1]) == 0);
+			free(path);
+			CHECK(snap_compare(st[0], st[i + 1], 0, UINT64_MAX) == 0);
+			store_get_stats(st[i + 1], &b);
+			CHECK_EQ_U64(b.events, a.events);
+			CHECK_EQ_U64(b.lost, a.lost);
+			if (strcmp(m[i + 1].tracer, m[0].tracer))
+				printf("  %s step %s: tracer %s, not %s\n", fixtures[f], steps[i],
+				       m[i + 1].tracer, m[0].tracer);
+			CHECK_STR(m[i + 1].tracer, m[0].tracer);
+			CHECK_EQ_U64(m[i + 1].nformats >= m[0].nformats ? 1 : 0, 1);
+			CHECK(m[i + 1].header_page);
+			CHECK(!m[0].kallsyms || !*m[0].kallsyms ||
+			      (m[i + 1].kallsyms && !strcmp(m[i + 1].kallsyms, m[0].kallsyms)));
+			/* the fixtures have none: a trace.dat brings the kernel's */
+			CHECK(i == 0 || m[i + 1].header_event);
+			CHECK(!m[0].printk || (m[i + 1].printk &&
+					       !strcmp(m[i + 1].printk, m[0].printk)));
+			CHECK(!m[0].clock[0] || !strcmp(m[i + 1].clock, m[0].clock));
+		}
+		printf("  %s: %llu events, %llu lost, tracer %s through 4 steps\n", fixtures[f],
+		       (unsigned long long)a.events, (unsigned long long)a.lost, m[4].tracer);
+		for (int i = 0; i < 5; i++) {
+			snapshot_meta_free(&m[i]);
+			store_free(st[i]);
+		}
+	}
+}
+
 /* ---- JSON ------------------------------------------------------------------------ */
 
 /* Run json_tree.py on @path. Return: its output (free it), NULL when it failed. */
