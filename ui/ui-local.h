@@ -391,6 +391,7 @@ struct ui {
 	/* measurements */
 #define UI_KEY_LAT_MAX	1024
 	uint64_t		key_lat[UI_KEY_LAT_MAX];	/* poll wake-up to frame sent, ns */
+	uint64_t		key_wake_rt[UI_KEY_LAT_MAX];	/* that wake-up, CLOCK_REALTIME ns */
 	unsigned int		nkey_lat;
 	uint64_t		busy[UI_KEY_LAT_MAX];	/* > 2 ms away from poll(), ns */
 	unsigned int		nbusy;

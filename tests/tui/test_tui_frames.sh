@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# How the view's frames reach the terminal, under tmux:
+#   1. a frame is sent in a few writes, not one per cursor movement: the UI
+#      thread's write(2) count (/proc/PID/task/PID/io, syscw) over 24 pane
+#      switches of the recorded demo. ncurses 6.4 flushed after every cursor
+#      move until the screen had been suspended once: ~100 writes of ~20 bytes
+#      a frame, each waking tmux (or sshd) to read it.
+#   2. live: 3 and g together (one read of the terminal, before the event
+#      list was ever drawn) show a full page of the oldest events held, not
+#      one row.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/tui/lib_tui.sh
+need
+
+# 1. writes per frame
+tui_start 120 40 --demo
+if ! wait_screen 'SNAPSHOT' 10; then
+	fail "demo_starts"; evidence start; cat "$tmp/stderr"; finish
+fi
+# the pane shell's one child (KTOP may be a copy under another name)
+pid=$(pgrep -P "$(tmux -L "$SOCK" display-message -p -t t '#{pane_pid}')" | head -1)
+syscw() { awk '/^syscw/ { print $2 }' "/proc/$pid/task/$pid/io"; }
+sleep 0.5
+w0=$(syscw)
+for ((i = 0; i < 4; i++)); do
+	for p in 1 2 3 4 5 6; do
+		keys "$p"
+		sleep 0.1
+	done
+done
+wait_screen 'BPF statistics' 3
+sleep 0.3
+w1=$(syscw)
+per=$(( (w1 - w0) / 24 ))
+if [ -n "$w0" ] && [ "$per" -le 4 ]; then
+	ok "a_frame_is_a_few_writes ($((w1 - w0)) writes for 24 pane switches)"
+else
+	fail "a_frame_is_a_few_writes: $((w1 - w0)) writes for 24 pane switches (~$per a frame)"
+fi
+tui_stop
+
+# 2. 3g at once, live
+tui_start 120 35
+if ! wait_screen 'events/s [0-9]' 10; then
+	fail "live_starts"; evidence start; cat "$tmp/stderr"; finish
+fi
+sleep 1
+keys 3g
+if wait_screen 'Events: frozen' 3 && sleep 0.5 &&
+   [ "$(scr | grep -cE '\[[0-9]{3}\] ')" -ge 25 ]; then
+	ok "3g_shows_a_full_page_of_the_oldest_events"
+else
+	fail "3g_shows_a_full_page_of_the_oldest_events: $(scr | grep -cE '\[[0-9]{3}\] ') rows"
+	evidence 3g
+fi
+keys q
+tui_stop
+finish
