@@ -556,11 +556,13 @@ void ui_frame(struct ui *ui, bool ingest)
 	ph = ui->rows - 1 - y;
 	ui->pane_y = y;
 	ui->pane_h = ph;
-	for (int i = 0; i < ui->npanes; i++)
+	for (int i = 0; i < ui->npanes; i++) {
+		/* every pane's page, for keys that come before it is first drawn */
+		ui->panes[i].h = ph;
 		if (ui->panes[i].ops->update)
 			ui->panes[i].ops->update(ui, &ui->panes[i]);
+	}
 	p = ui->active;
-	p->h = ph;
 	p->ops->draw(ui, p, y, ph, ui->cols);
 	draw_footer(ui, ui->rows - 1);
 	if (ui->prompt && ui->prompt->ops->draw)

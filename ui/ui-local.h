@@ -246,7 +246,7 @@ struct pane_ops {
 struct pane {
 	const struct pane_ops	*ops;
 	void			*priv;
-	int			h;		/* rows of the last draw */
+	int			h;		/* rows of the last frame's pane area */
 };
 
 extern const struct pane_ops pane_cpus_ops;
