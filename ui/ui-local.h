@@ -464,7 +464,4 @@ int ui_prompt_key(struct ui *ui, int ch);
 /* The line editor's keys: Esc closes, Enter closes and submits, Tab completes. */
 int ui_prompt_line_key(struct ui *ui, struct prompt *pr, int ch);
 
-/* help.c: the help overlay's lines, generated from ui_keys[]. */
-int ui_help_lines(void);
-
 #endif

@@ -7,7 +7,11 @@
 #      switches of the recorded demo. ncurses 6.4 flushed after every cursor
 #      move until the screen had been suspended once: ~100 writes of ~20 bytes
 #      a frame, each waking tmux (or sshd) to read it.
-#   2. live: 3 and g together (one read of the terminal, before the event
+#   2. the help overlay at 150x45: it covers the pane (the tabs do not show
+#      through), every description is whole (the longest one too), a label
+#      and its description are apart ("Enter, Space  graph: ..."), and it
+#      scrolls to its last line.
+#   3. live: 3 and g together (one read of the terminal, before the event
 #      list was ever drawn) show a full page of the oldest events held, not
 #      one row.
 cd "$(dirname "$0")/../.." || exit 2
@@ -41,7 +45,38 @@ else
 fi
 tui_stop
 
-# 2. 3g at once, live
+# 2. the help overlay
+tui_start 150 45 --demo
+if ! wait_screen 'SNAPSHOT' 10; then
+	fail "demo_starts"; evidence start; cat "$tmp/stderr"; finish
+fi
+keys '?'
+wait_screen 'ktop help: every key' 3
+if scr | grep -q '1 CPUs   2 Top'; then
+	fail "help_covers_the_pane"; evidence help
+else
+	ok "help_covers_the_pane"
+fi
+: > "$tmp/help.txt"
+for ((i = 0; i < 6; i++)); do
+	scr >> "$tmp/help.txt"
+	keys NPage
+	sleep 0.2
+done
+flat=$(tr -s ' \n|\342\224\202' ' ' < "$tmp/help.txt")
+if grep -q 'Spacegraph' "$tmp/help.txt"; then
+	fail "help_label_and_description_apart: 'Spacegraph'"
+elif [[ $flat == *"Enter, Space graph: fold or unfold the selected call"* ]] &&
+     [[ $flat == *"latency: the event list at the selected CPU's worst sample, from the window before it"* ]] &&
+     [[ $flat == *"see pane 1."* ]]; then
+	ok "help_descriptions_whole_and_scrolled_to_the_end"
+else
+	fail "help_descriptions_whole_and_scrolled_to_the_end"; sed 's/^/    | /' "$tmp/help.txt" | head -60
+fi
+keys Escape
+tui_stop
+
+# 3. 3g at once, live
 tui_start 120 35
 if ! wait_screen 'events/s [0-9]' 10; then
 	fail "live_starts"; evidence start; cat "$tmp/stderr"; finish
