@@ -328,13 +328,18 @@ static void lat_unavailable(struct ui *ui, int y, int h, int w)
 
 static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, int w)
 {
-	uint64_t spark[LAT_SPARK], hist[128], lo, hi, max = 0;
+	uint64_t spark[LAT_SPARK], hist[128], lo, hi, x, max = 0;
 	enum latency_series s = ls->series;
-	int n, first = -1, last = -1, rows, avail;
+	int n, first = -1, last = -1, rows, avail, group;
 	struct richstr rs;
 
-	if (h < 3)
+	if (h < 1)
 		return;
+	if (h < 3) {
+		ui_draw_text(ui, y, 0, ROLE_WARN, "(the histogram and sparkline need 3 more rows)",
+			     w);
+		return;
+	}
 	richstr_clear(&rs);
 	richstr_addf(&rs, ROLE_EVENT, "%s, %s", ls->sel_cpu < 0 ? "all CPUs" : "CPU",
 		     series_name(s));
@@ -359,26 +364,40 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 			first = i;
 		if (hist[i])
 			last = i;
-		if (hist[i] > max)
-			max = hist[i];
 	}
+	rows = h - 2;
+	/* more buckets than rows: adjacent buckets share a row, no sample left out */
+	group = first < 0 || last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
 	richstr_clear(&rs);
 	richstr_addf(&rs, ROLE_COLHDR, "histogram (%s buckets, b switches, v: series)",
 		     ls->mode == LATENCY_HIST_LOG2 ? "log2" : "linear 5 us");
+	if (group > 1)
+		richstr_addf(&rs, ROLE_WARN, "  %d buckets a row", group);
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(ui, y + 1, 0, &rs, w);
 	if (first < 0) {
 		ui_draw_text(ui, y + 2, 2, ROLE_DIM, "no samples of this series", w - 2);
 		return;
 	}
-	rows = h - 2;
-	/* the buckets around the samples, the highest kept when they do not fit */
-	if (last - first + 1 > rows)
-		first = last - rows + 1;
-	for (int i = first; i <= last && i - first < rows; i++) {
-		latency_hist_bounds(ls->l, (unsigned int)i, &lo, &hi);
-		ui_fmt_hist_row(&rs, lo, hi, hist[i], max, w - 46);
-		ui_draw_rs(ui, y + 2 + i - first, 0, &rs, w);
+	/* the groups end at the highest bucket, the lowest group may be short */
+	first = last + 1 - group * ((last - first + group) / group);
+	for (int i = first; i <= last; i += group) {
+		uint64_t c = 0;
+
+		for (int j = i < 0 ? 0 : i; j < i + group; j++)
+			c += hist[j];
+		if (c > max)
+			max = c;
+	}
+	for (int i = first, r = 0; i <= last && r < rows; i += group, r++) {
+		uint64_t c = 0;
+
+		for (int j = i < 0 ? 0 : i; j < i + group; j++)
+			c += hist[j];
+		latency_hist_bounds(ls->l, (unsigned int)(i < 0 ? 0 : i), &lo, &x);
+		latency_hist_bounds(ls->l, (unsigned int)(i + group - 1), &x, &hi);
+		ui_fmt_hist_row(&rs, lo, hi, c, max, w - 46);
+		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
 	}
 }
 

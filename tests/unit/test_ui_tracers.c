@@ -691,6 +691,88 @@ TEST(latency_says_why)
 	rig_close(&r);
 }
 
+/*
+ * The counts of the histogram rows on the screen (after the "histogram ("
+ * header), and the lowest and highest bound they show, in ns.
+ */
+static uint64_t screen_hist(int rows, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t sum = 0;
+	int r = screen_row("histogram (");
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (r = r < 0 ? rows : r + 1; r < rows; r++) {
+		double a, b;
+		unsigned long long c;
+
+		if (sscanf(scr[r], " %lf - %lf us %llu", &a, &b, &c) != 3)
+			break;
+		sum += c;
+		if ((uint64_t)(a * 1e3 + 0.5) < *lo)
+			*lo = (uint64_t)(a * 1e3 + 0.5);
+		*hi = (uint64_t)(b * 1e3 + 0.5);
+	}
+	return sum;
+}
+
+/*
+ * Issue 18 #3.3: a short pane shows every sample of the histogram (adjacent
+ * buckets share a row, and the header says so), from the lowest bucket with
+ * samples to the highest, for log2 and linear buckets, down to 3 rows.
+ */
+TEST(latency_histogram_keeps_every_sample_when_short)
+{
+	struct rig r;
+	struct lat_state *ls;
+	struct latency_row all;
+
+	CHECK(rig_open(&r, "rt-timerlat", &pane_latency_ops));
+	ls = r.pane->priv;
+	r.app.opts.so.tracer = "timerlat";
+	for (int mode = 0; mode < 2; mode++) {
+		for (int h = SCR_ROWS; h >= 9; h -= 3) {
+			uint64_t hist[128], lo, hi, sum, blo, bhi, x;
+			int n, first = -1, last = -1;
+
+			scr_clear();
+			r.pane->h = h;
+			r.pane->ops->draw(&r.ui, r.pane, 0, h, SCR_COLS);
+			CHECK(!latency_row(ls->l, -1, &all));
+			n = latency_hist(ls->l, -1, ls->series, hist, 128);
+			for (int i = 0; i < n; i++) {
+				if (hist[i] && first < 0)
+					first = i;
+				if (hist[i])
+					last = i;
+			}
+			CHECK(first >= 0);
+			if (h < 12) {
+				/* the table leaves less than 3 rows: said, not hidden */
+				CHECK(screen_count("need 3 more rows") == 1);
+				continue;
+			}
+			sum = screen_hist(h, &lo, &hi);
+			latency_hist_bounds(ls->l, (unsigned int)first, &blo, &x);
+			latency_hist_bounds(ls->l, (unsigned int)last, &x, &bhi);
+			if (sum != all.tl[ls->series].count || lo > blo || (hi < bhi && bhi != UINT64_MAX))
+				printf("  %s, %d rows: %llu of %llu samples shown, %llu-%llu of "
+				       "%llu-%llu ns\n", mode ? "linear" : "log2", h,
+				       (unsigned long long)sum,
+				       (unsigned long long)all.tl[ls->series].count,
+				       (unsigned long long)lo, (unsigned long long)hi,
+				       (unsigned long long)blo, (unsigned long long)bhi);
+			CHECK_EQ_U64(sum, all.tl[ls->series].count);
+			CHECK(lo <= blo);
+			CHECK(hi >= bhi || bhi == UINT64_MAX);
+			if (last - first + 1 > h - 6 - 3)
+				CHECK(screen_count("buckets a row") == 1);
+		}
+		key(&r, ACT_HIST_MODE);
+	}
+	rig_close(&r);
+}
+
 TEST(spark_and_hist_rows)
 {
 	uint64_t v[5] = { 0, 1, 50, 100, 0 };
