@@ -127,7 +127,8 @@ const struct ui_key ui_keys[] = {
 	  "Latency pane (5)", "latency" },
 	{ { 'T' }, "T", "latency: stop threshold (freeze the view above N us)", ACT_THRESHOLD, 0,
 	  "Latency pane (5)", "latency" },
-	{ { 'o' }, "o", "latency: switch the tracer, timerlat <-> osnoise (tracing goes on)",
+	{ { 'o' }, "o", "latency: timerlat <-> osnoise: live, switch the tracer (tracing goes on); "
+	  "in a recording, show the other tracer's samples",
 	  ACT_SWITCH_TRACER, 0, "Latency pane (5)", "latency" },
 	/* Pane 6, BPF statistics */
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "BPF: the event list at the selected outlier's time",

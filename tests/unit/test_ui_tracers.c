@@ -674,6 +674,55 @@ TEST(latency_osnoise_table)
 	rig_close(&r);
 }
 
+/*
+ * Issue 18 #3.9: the demo (a recording with timerlat and osnoise records)
+ * shows both: o switches the table, since there is no kernel to switch, and
+ * the worst sample named is of the table shown.
+ */
+TEST(latency_recording_with_both_tracers_shows_both)
+{
+	static const struct pane_ops *const panes[] = { &pane_latency_ops, &fake_events_ops };
+	struct app a = { .wake_fd = -1, .opts.memory = STORE_DEFAULT_MEMORY };
+	static struct ui ui;
+	char demo[600], err[256] = "";
+	struct pane *p;
+
+	snprintf(demo, sizeof(demo), "%s/demo.ktop", fixture_root());
+	CHECK(app_open_snapshot(&a, demo, -1, APP_SNAP_SYNC, err, sizeof(err)) == 0);
+	if (!a.st) {
+		printf("  %s\n", err);
+		return;
+	}
+	memset(&ui, 0, sizeof(ui));
+	ui.app = &a;
+	ui.st = a.st;
+	CHECK(ui_views_init(&ui, panes, 2, NULL, 0) == 0);
+	p = ui_pane(&ui, "latency");
+	ui.active = p;
+	scr_clear();
+	p->h = SCR_ROWS;
+	p->ops->draw(&ui, p, 0, SCR_ROWS, SCR_COLS);
+	CHECK(screen_count("timerlat: per-CPU timer latency") == 1);
+	CHECK(screen_count("worst thread latency") + screen_count("worst IRQ latency") == 1);
+	CHECK(p->ops->key(&ui, p, ACT_SWITCH_TRACER) & UI_REDRAW);
+	if (!strstr(last_msg, "osnoise samples"))
+		printf("  o said \"%s\"\n", last_msg);
+	CHECK(strstr(last_msg, "osnoise samples") != NULL);
+	scr_clear();
+	p->ops->draw(&ui, p, 0, SCR_ROWS, SCR_COLS);
+	CHECK(screen_count("osnoise: per-CPU noise") == 1);
+	CHECK(screen_count("THREAD") == 1);
+	CHECK(screen_count("worst max single noise") + screen_count("worst noise") == 1);
+	CHECK(screen_count("thread latency") == 0);
+	/* and back */
+	p->ops->key(&ui, p, ACT_SWITCH_TRACER);
+	scr_clear();
+	p->ops->draw(&ui, p, 0, SCR_ROWS, SCR_COLS);
+	CHECK(screen_count("timerlat: per-CPU timer latency") == 1);
+	ui_views_destroy(&ui);
+	app_stop(&a);
+}
+
 TEST(latency_says_why)
 {
 	struct rig r;
