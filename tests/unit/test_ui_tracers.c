@@ -223,7 +223,7 @@ TEST(graph_rows_match_kernel_text)
 		    in.kind != FGRAPH_K_CALL || in.nchildren ||
 		    (in.flags & (FGRAPH_F_OPEN | FGRAPH_F_EXIT_MISSING | FGRAPH_F_ENTRY_MISSING)))
 			continue;
-		ui_fmt_graph_row(&rs, FGRAPH_TIMELINE, &in, gs->rows[i].level, false);
+		ui_fmt_graph_row(&rs, FGRAPH_TIMELINE, &in, gs->rows[i].level, false, false);
 		leaves++;
 		bar = strchr(rs.ch, '|');
 		CHECK(bar != NULL);
@@ -314,11 +314,11 @@ TEST(graph_keys_fold_move_search)
 	graph_layout(gs);
 	CHECK_EQ_U64(gs->n, after);
 	CHECK(sel_id(&r) == id);
-	/* Right unfolds, Right again goes to the first child, Left goes back up */
-	key(&r, ACT_RIGHT);
+	/* Enter unfolds, Down goes to the first child, P back up */
+	key(&r, ACT_FOLD_TOGGLE);
 	graph_layout(gs);
 	CHECK_EQ_U64(gs->n, before);
-	key(&r, ACT_RIGHT);
+	key(&r, ACT_DOWN);
 	CHECK(sel_id(&r) == fgraph_first_child(gs->g, FGRAPH_TIMELINE, id));
 	key(&r, ACT_PARENT);
 	CHECK(sel_id(&r) == id);
@@ -333,7 +333,6 @@ TEST(graph_keys_fold_move_search)
 		fgraph_node(gs->g, FGRAPH_TIMELINE, k, &s);
 		CHECK(s.total <= child.total);
 	}
-	key(&r, ACT_LEFT);	/* a leaf or open node: Left folds or goes to the parent */
 	key(&r, ACT_PARENT);
 	/* c folds the children, e unfolds them */
 	key(&r, ACT_FOLD_CHILDREN);
@@ -388,6 +387,102 @@ TEST(graph_keys_fold_move_search)
 	rig_draw(&r);
 	CHECK(screen_count("CALL PATH") == 1);
 	CHECK(screen_count("vfs_read() {") >= 1);
+	rig_close(&r);
+}
+
+/* Does screen row @r show @name whole? */
+static bool row_shows(int r, const char *name)
+{
+	const char *m = strstr(scr[r], name);
+
+	return m && (m[strlen(name)] == '(' || m[strlen(name)] == ' ');
+}
+
+/*
+ * Issue 18 #3.10: at 80 columns the merged call paths leave the names room
+ * (the figures take their narrow layout), and Left/Right (h/l) scroll the
+ * names sideways, the figures and the folds staying as they are.
+ */
+TEST(graph_narrow_layout_and_sideways_scroll)
+{
+	const int cols = 80;
+	struct rig r;
+	struct graph_state *gs;
+	int deep_row = -1, fits = 0, cut = 0;
+	unsigned int deep_level = 0;
+	char figures[64], deep_name[128] = "";
+	long n;
+
+	CHECK(rig_open(&r, "rt-fgraph", &pane_graph_ops));
+	gs = r.pane->priv;
+	rig_draw(&r);
+	key(&r, ACT_VIEW);
+	key(&r, ACT_UNFOLD_ALL);
+	scr_clear();
+	r.pane->h = SCR_ROWS;
+	r.pane->ops->draw(&r.ui, r.pane, 0, SCR_ROWS, cols);
+	CHECK(gs->view == FGRAPH_AGG);
+	/* the header's '|' is where the rows' is, in the narrow layout */
+	CHECK(strchr(scr[1], '|') - scr[1] == 45);
+	for (int i = 2; i < SCR_ROWS && gs->top_row + i - 2 < gs->n; i++) {
+		struct fgraph_info in;
+		unsigned int lv = gs->rows[gs->top_row + i - 2].level;
+
+		if (fgraph_node(gs->g, gs->view, gs->rows[gs->top_row + i - 2].id, &in) ||
+		    !in.name || in.kind != FGRAPH_K_CALL)
+			continue;
+		CHECK(strchr(scr[i], '|') - scr[i] == 45);
+		/* what fits beside the figures is shown whole */
+		if (48 + 2 * (int)lv + 2 + (int)strlen(in.name) + 2 <= cols) {
+			fits++;
+			if (!row_shows(i, in.name))
+				printf("  row %d level %u: \"%s\" not whole in \"%.80s\"\n", i, lv,
+				       in.name, scr[i]);
+			CHECK(row_shows(i, in.name));
+		} else {
+			cut++;
+		}
+		if (lv > deep_level && !row_shows(i, in.name)) {
+			deep_level = lv;
+			deep_row = i;
+			snprintf(deep_name, sizeof(deep_name), "%s", in.name);
+		}
+	}
+	CHECK(fits > 0);
+	/* the old layout left the names 16 columns: these rows would have been cut */
+	if (cut || deep_row < 0)
+		printf("  %d rows fit, %d do not; the deepest cut one: level %u %s\n", fits, cut,
+		       deep_level, deep_name);
+	CHECK(deep_row >= 2);
+	if (deep_row < 2) {
+		rig_close(&r);
+		return;
+	}
+	/* Right scrolls its name into view; the figures and the folds stay */
+	snprintf(figures, sizeof(figures), "%.45s", scr[deep_row]);
+	graph_layout(gs);
+	n = gs->n;
+	for (int k = 0; k < 30 && !row_shows(deep_row, deep_name); k++) {
+		CHECK(key(&r, ACT_RIGHT) & UI_REDRAW);
+		scr_clear();
+		r.pane->ops->draw(&r.ui, r.pane, 0, SCR_ROWS, cols);
+	}
+	CHECK(row_shows(deep_row, deep_name));
+	CHECK(!strncmp(scr[deep_row], figures, 45));
+	CHECK(strstr(scr[0], "names scrolled") != NULL);
+	graph_layout(gs);
+	CHECK_EQ_U64(gs->n, n);
+	/* Left back to the start */
+	for (int k = 0; k < 30 && gs->hscroll; k++)
+		key(&r, ACT_LEFT);
+	CHECK_EQ_U64(gs->hscroll, 0);
+	graph_layout(gs);
+	CHECK_EQ_U64(gs->n, n);
+	/* wide: the full layout, as before */
+	scr_clear();
+	r.pane->ops->draw(&r.ui, r.pane, 0, SCR_ROWS, SCR_COLS);
+	CHECK(strchr(scr[1], '|') - scr[1] == 61);
+	CHECK(strstr(scr[1], "TOTAL us") != NULL);
 	rig_close(&r);
 }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# How the view's frames reach the terminal, under tmux:
+# What the view draws and how it reaches the terminal, under tmux:
 #   1. a frame is sent in a few writes, not one per cursor movement: the UI
 #      thread's write(2) count (/proc/PID/task/PID/io, syscw) over 24 pane
 #      switches of the recorded demo. ncurses 6.4 flushed after every cursor
@@ -11,7 +11,11 @@
 #      through), every description is whole (the longest one too), a label
 #      and its description are apart ("Enter, Space  graph: ..."), and it
 #      scrolls to its last line.
-#   3. live: 3 and g together (one read of the terminal, before the event
+#   3. the graph pane's merged call paths at 80 columns (the demo): the
+#      figures' narrow layout leaves names 4 levels down whole, and l scrolls
+#      the names sideways (not a fold: the rows stay the same) so that one 6
+#      levels down shows whole.
+#   4. live: 3 and g together (one read of the terminal, before the event
 #      list was ever drawn) show a full page of the oldest events held, not
 #      one row.
 cd "$(dirname "$0")/../.." || exit 2
@@ -76,7 +80,31 @@ fi
 keys Escape
 tui_stop
 
-# 3. 3g at once, live
+# 3. the graph at 80 columns
+tui_start 80 30 --demo
+if ! wait_screen 'SNAPSHOT' 10; then
+	fail "demo_starts"; evidence start; cat "$tmp/stderr"; finish
+fi
+keys 4 v E
+wait_screen 'call paths merged' 3
+sleep 0.3
+if scr | grep -q 'rw_verify_area() {' && scr | grep -q 'aa_file_perm() {'; then
+	ok "graph_narrow_layout_leaves_names_room"
+else
+	fail "graph_narrow_layout_leaves_names_room"; evidence graph
+fi
+rows0=$(scr | grep -cE '\|( |$)')
+keys l l
+sleep 0.5
+if wait_screen 'names scrolled 16' 2 && scr | grep -q 'preempt_schedule_irq() {' &&
+   [ "$(scr | grep -cE '\|( |$)')" = "$rows0" ]; then
+	ok "graph_l_scrolls_the_names"
+else
+	fail "graph_l_scrolls_the_names"; evidence graph-l
+fi
+tui_stop
+
+# 4. 3g at once, live
 tui_start 120 35
 if ! wait_screen 'events/s [0-9]' 10; then
 	fail "live_starts"; evidence start; cat "$tmp/stderr"; finish
