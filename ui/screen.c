@@ -17,6 +17,7 @@
 #include "app.h"
 #include "features.h"
 #include "store.h"
+#include "syscalls.h"
 #include "ui-local.h"
 
 /* The tabs, in order (the number keys pick them by place). */
@@ -63,6 +64,8 @@ int ui_init(struct ui *ui, struct app *a)
 	if (ret)
 		return ret;
 	ui->stats.live_skip = a->live;
+	/* the kernel's syscall argument names, for the event list's raw_syscalls lines */
+	syscall_args_dir(a->ft.tracefs);
 	ui->fstyle = flags_style_detect(uname(&un) ? NULL : un.release, false);
 
 	if (a->opts.theme && *a->opts.theme)
