@@ -373,7 +373,7 @@ static int draw_missing(struct ui *ui, int y, const char *text, int max_lines)
 static int draw_header(struct ui *ui)
 {
 	const struct app *a = ui->app;
-	char b1[32], b2[32], b3[32], ev[128], missing[512];
+	char b1[32], b2[32], b3[32], ev[128], missing[512], filters[256];
 	struct store_stats ss;
 	struct richstr rs;
 	uint64_t now = ui_now_ns(), wt0, wt1, wn;
@@ -425,15 +425,15 @@ static int draw_header(struct ui *ui)
 	if (ss.evicted)
 		richstr_addf(&rs, ROLE_HEADER, " (%s evicted)",
 			     ui_fmt_count(b1, sizeof(b1), ss.evicted));
-	richstr_add(&rs, ROLE_HEADER, "  filter ");
-	richstr_add(&rs, ROLE_HEADER_VALUE,
-		    a->opts.so.nfilters ? a->opts.so.filters[0] : "none");
 	if (pane_events_window(ui, &wt0, &wt1, &wn)) {
 		/* the event list's marked window, which s offers to save */
 		richstr_add(&rs, ROLE_HEADER, "  window ");
 		richstr_addf(&rs, ROLE_HEADER_VALUE, "%.6f s, %s events",
 			     (double)(wt1 - wt0) / 1e9, ui_fmt_count(b1, sizeof(b1), wn));
 	}
+	/* last: the filters in effect may be long */
+	richstr_add(&rs, ROLE_HEADER, "  filter ");
+	richstr_add(&rs, ROLE_HEADER_VALUE, app_filter_desc(a, filters, sizeof(filters)));
 	richstr_pad(&rs, ROLE_HEADER, ui->cols);
 	ui_draw_rs(ui, y++, 0, &rs, ui->cols);
 	/* the view filter, when one is set: what every pane shows of what is held */
