@@ -809,6 +809,9 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 		}
 		fc = change_add(c, f->dir, filter_target_file((enum filter_target)t),
 				t == FILTER_T_GRAPH ? KIND_GRAPH : KIND_FUNCS);
+		/* an instance without its own set_graph_function uses the global one */
+		if (t == FILTER_T_GRAPH && access(fc->path, F_OK))
+			snprintf(fc->path, sizeof(fc->path), "%.1024s/set_graph_function", f->top);
 		ret = read_all(fc->path, &fc->before);
 		if (ret) {
 			ret = setmsg(res, ret, "cannot read %s: %s%s; nothing applied", fc->path,
