@@ -166,6 +166,42 @@ int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res)
 	return redo ? ftrace_filter_redo(a->filter, res) : ftrace_filter_undo(a->filter, res);
 }
 
+/* Append "; LABEL a b c" for the @n command-line items @v to @buf. */
+static size_t desc_items(char *buf, size_t len, size_t at, const char *label,
+			 const char *const *v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n && at + 1 < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s%s", i ? " " : at ? "; " : "",
+				       i ? "" : label, v[i]);
+	return at < len ? at : len - 1;
+}
+
+const char *app_filter_desc(const struct app *a, char *buf, size_t len)
+{
+	const struct session_opts *o = &a->opts.so;
+	unsigned int changed;
+	size_t at;
+
+	ftrace_filter_summary(a->filter, buf, len, &changed);
+	at = strlen(buf);
+	if (!(changed & (1u << FILTER_T_FILTER)))
+		at = desc_items(buf, len, at, "functions ", o->filters,
+				o->nfilters);
+	if (!(changed & (1u << FILTER_T_NOTRACE)))
+		at = desc_items(buf, len, at, "notrace ", o->notrace,
+				o->nnotrace);
+	if (!(changed & (1u << FILTER_T_GRAPH)))
+		at = desc_items(buf, len, at, "graph ", o->graph_funcs,
+				o->ngraph_funcs);
+	for (unsigned int i = 0; !(changed & FTRACE_FILTER_PIDS) && i < o->npids && at + 1 < len;
+	     i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? " " : at ? "; pid:" : "pid:",
+				       o->pids[i]);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+	return buf;
+}
+
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 {
 	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;

@@ -251,6 +251,16 @@ int app_filter_apply(struct app *a, const char *line, struct ftrace_filter_resul
 int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res);
 
 /**
+ * app_filter_desc - the filters in effect, one line for the header
+ * @buf: receives e.g. "functions vfs_* ; pid:1234; sched_switch: prev_pid == 1",
+ *       or "none": what the filter prompt left in the kernel (read back after
+ *       each change, undo and redo), and what the command line set (-l, -n,
+ *       -g, -P) where the prompt has not changed it since
+ * Return: @buf.
+ */
+const char *app_filter_desc(const struct app *a, char *buf, size_t len);
+
+/**
  * app_feed_end - where a model fed from the store (a tree, a latency table)
  * can read up to now
  * @lag_ns: how far behind "now" a live feed ends, so that every CPU's events

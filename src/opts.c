@@ -94,9 +94,10 @@ void opts_usage(FILE *fp)
 	      "\n"
 	      "What to trace (as in trace-cmd record):\n"
 	      "  -p, --tracer NAME          ftrace tracer: function, function_graph, osnoise, ...\n"
-	      "  -l, --filter PATTERN       trace only matching functions (set_ftrace_filter)\n"
+	      "  -l, --filter PATTERN       trace only matching functions (set_ftrace_filter);\n"
+	      "                             the filter prompt's language: globs, /regex/, !\n"
 	      "  -n, --notrace PATTERN      do not trace matching functions\n"
-	      "  -g, --graph-function FUNC  graph only FUNC and what it calls\n"
+	      "  -g, --graph-function FUNC  graph only FUNC and what it calls (FUNC: a pattern)\n"
 	      "  -e, --event SYS[:EVENT]    enable events; repeatable; globs allowed;\n"
 	      "                             none: only the tracer's own records\n"
 	      "  -P, --pid PID              trace only PID; repeatable\n"
@@ -299,6 +300,38 @@ static int opts_view(struct app_opts *o, const char *arg, char *err, size_t errl
 	return 0;
 }
 
+/*
+ * -l, -n, -g: the filter prompt's language (src/filter.h: globs, /pcre2
+ * regexes/, !, :mod:), checked here as far as it can be without the kernel's
+ * function list, so that a broken regex is named with its column before
+ * anything is traced. The session resolves the terms against
+ * available_filter_functions (filter_cmdline_apply()).
+ */
+static int opts_add_funcs(const char **list, unsigned int *n, const char *what,
+			  const char *arg, char *err, size_t errlen)
+{
+	struct filter_spec *sp = NULL;
+	struct filter_error fe;
+	const char *s, *e, *x;
+	const int *pids;
+	size_t cut;
+
+	if (*arg && filter_spec_parse(&sp, arg, NULL, &fe)) {
+		/* "regex error at column 11: ...; nothing applied": the column is arg's */
+		cut = strcspn(fe.msg, ";");
+		return opts_err(err, errlen, "%s '%s': %.*s", what, arg, (int)cut, fe.msg);
+	}
+	if (sp && (filter_spec_pids(sp, &pids) >= 0 || filter_spec_appends(sp) ||
+		   filter_spec_event(sp, &s, &e, &x))) {
+		filter_spec_free(sp);
+		return opts_err(err, errlen, "%s '%s': %s takes functions (globs, /regex/, "
+				":mod:M); pids go to -P, event filters to the filter prompt", what,
+				arg, what);
+	}
+	filter_spec_free(sp);
+	return opts_add(list, n, what, arg, err, errlen);
+}
+
 /* -P 12 or -P 12,34 */
 static int opts_add_pids(struct session_opts *so, const char *arg, char *err, size_t errlen)
 {
@@ -354,11 +387,11 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		so->tracer = arg;
 		return 0;
 	case 'l':
-		return opts_add(so->filters, &so->nfilters, "-l", arg, err, errlen);
+		return opts_add_funcs(so->filters, &so->nfilters, "-l", arg, err, errlen);
 	case 'n':
-		return opts_add(so->notrace, &so->nnotrace, "-n", arg, err, errlen);
+		return opts_add_funcs(so->notrace, &so->nnotrace, "-n", arg, err, errlen);
 	case 'g':
-		return opts_add(so->graph_funcs, &so->ngraph_funcs, "-g", arg, err, errlen);
+		return opts_add_funcs(so->graph_funcs, &so->ngraph_funcs, "-g", arg, err, errlen);
 	case 'e':
 		if (strpbrk(arg, " \t\n/") || arg[0] == ':')
 			return opts_err(err, errlen,

@@ -34,6 +34,7 @@
 #include "fixture.h"
 #include "output.h"
 #include "safefile.h"
+#include "filter_cmdline.h"
 #include "session.h"
 #include "tracestate.h"
 
@@ -734,33 +735,6 @@ again:
 	return n;
 }
 
-static int write_list(struct session *s, const char *file, const char *const *items,
-		      unsigned int n, const char *what, char *err, size_t errlen)
-{
-	int fd = sess_open_w(s, file, true);
-
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open %s/%s for %s: %s%s", s->dir, file, what,
-			 strerror(-fd), fd == -EPERM ?
-			 " (this kernel does not permit function filters)" : "");
-		return fd;
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		/* the newline ends the word: tracefs would join it with the next */
-		if (write(fd, items[i], strlen(items[i])) < 0 || write(fd, "\n", 1) < 0) {
-			int ret = -errno;
-
-			snprintf(err, errlen, "%s '%s': %s%s", what, items[i], strerror(-ret),
-				 ret == -EINVAL || ret == -ENOENT ?
-				 " (no function matches; see available_filter_functions)" : "");
-			close(fd);
-			return ret;
-		}
-	}
-	close(fd);
-	return 0;
-}
-
 static int write_pids(struct session *s, const char *file, const int *pids, unsigned int n,
 		      char *err, size_t errlen)
 {
@@ -1391,32 +1365,13 @@ static int configure(struct session *s, const struct session_opts *o, const char
 	}
 
 	if (tracer) {
-		if (o->nfilters) {
-			ret = write_list(s, "set_ftrace_filter", o->filters, o->nfilters,
-					 "function filter (-l)", err, errlen);
-			if (ret)
-				return ret;
-		}
-		if (o->nnotrace) {
-			ret = write_list(s, "set_ftrace_notrace", o->notrace, o->nnotrace,
-					 "notrace filter (-n)", err, errlen);
-			if (ret)
-				return ret;
-		}
 		ret = configure_settings(s, o, tracer, err, errlen);
 		if (ret)
 			return ret;
-		if (o->ngraph_funcs) {
-			char gpath[1024];
-
-			/* an instance without its own set_graph_function uses the global one */
-			ret = write_list(s, sess_locate(s, "set_graph_function", gpath,
-							sizeof(gpath)) ? "../../set_graph_function" :
-					 "set_graph_function", o->graph_funcs, o->ngraph_funcs,
-					 "graph function (-g)", err, errlen);
-			if (ret)
-				return ret;
-		}
+		/* -l, -n, -g in the filter prompt's language, resolved as the prompt does */
+		ret = filter_cmdline_apply(o, s->dir, s->tracefs, err, errlen);
+		if (ret)
+			return ret;
 		if (!o->nevents && !o->no_events)
 			enable_tracer_events(s, tracer);
 		/* the tracer itself goes on at the end of session_open(): apply_tracer() */
