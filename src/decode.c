@@ -21,8 +21,15 @@
  * KTOP_DECODE_KBUFFER_WALK=1 in the environment forces kbuffer's walk (the
  * tests compare both). Either walk decodes the events in place, into the
  * open chunk of the CPU's store stream (store_reserve, store_commit).
+ *
+ * Stack records (ftrace:kernel_stack, ftrace:user_stack) are not events: they
+ * become the stack id of the last event before them (decode_stack.h). An
+ * event that ends a page while its type is known to carry stacks is held
+ * back, uncommitted, until the next page of its CPU, whose first record may
+ * be its stack (decoder_flush() lets it go when no page follows).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +39,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "decode.h"
+#include "decode_stack.h"
 #include "intern.h"
 #include "schema.h"
 #include "store.h"
@@ -59,7 +67,10 @@ enum dpost {
 	DPOST_EXEC,		/* comm = basename(filename) */
 	DPOST_REPEATS,		/* delta ts = top << 32 | bottom */
 	DPOST_COMM_SLOTS,	/* generic event naming a task: args aux_comm, aux_pid */
+	DPOST_STACK,		/* not an event: the stack of the one before (decode_stack.h) */
 };
+
+#define DECODE_STACK_REC	1	/* decode_one(): a stack record, no row */
 
 struct dslot {
 	uint16_t	off;
@@ -83,6 +94,10 @@ struct dtype {
 	bool			copy;		/* ints, all 8 bytes and back to back, at most 8 */
 	uint16_t		load_end;	/* ints: bytes the 8-byte loads read */
 	uint16_t		copy_end;	/* copy: bytes the one 64-byte copy reads */
+	/* stacks: DSTK_* parts seen following this event / asked for it */
+	_Atomic uint8_t		stacked;
+	uint8_t			want;
+	struct dstack_fmt	*stk;		/* a stack record (DPOST_STACK) */
 	struct dslot		slot[KTOP_MAX_ARGS];
 	/* for dynamic registration */
 	struct tep_event	*event;
@@ -103,6 +118,7 @@ struct decode_ctx {
 	bool			fast_walk;	/* 64-bit little-endian pages: decoder_walk() */
 	bool			lazy_count;	/* common_preempt_lazy_count exists */
 	bool			std_common;	/* type u16 @0, flags u8 @2, pc u8 @3, pid s32 @4 */
+	bool			stack_filter;	/* keep only the stack parts dtype.want asks */
 	struct dslot		c_type, c_flags, c_pc, c_pid;
 	uint16_t		common_min;
 	/*
@@ -141,6 +157,7 @@ struct comm_entry {
 struct decoder {
 	struct decode_ctx	*dc;
 	struct kbuffer		*kb;
+	struct dstack		*stk;		/* NULL until the first stack record */
 	unsigned int		cpu;
 	struct str_entry	str[STR_CACHE];
 	struct sym_entry	sym[SYM_CACHE];
@@ -540,6 +557,22 @@ static void dtype_ints(struct dtype *t)
 	t->copy_end = t->slot[0].off + 64;
 }
 
+/* A stack record's type: read by decoder_stack(), never a row. Return: 0 or -ENOMEM. */
+static int dtype_stack(struct decode_ctx *dc, struct dtype *t)
+{
+	struct dstack_fmt f;
+
+	if (!dstack_fmt_init(t->event, dc->long_size == KBUFFER_LSIZE_4 ? 4 : 8, &f))
+		return 0;
+	t->stk = malloc(sizeof(*t->stk));
+	if (!t->stk)
+		return -ENOMEM;
+	*t->stk = f;
+	t->post = DPOST_STACK;
+	t->min_size = f.off_caller;
+	return 0;
+}
+
 static const struct fixed_spec *fixed_find(const struct tep_event *event)
 {
 	for (size_t i = 0; i < sizeof(fixed_specs) / sizeof(fixed_specs[0]); i++)
@@ -618,6 +651,8 @@ struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 		if (!dc->by_id[ev->id])
 			goto out_free;
 		dtype_ints(dc->by_id[ev->id]);
+		if (dtype_stack(dc, dc->by_id[ev->id]))
+			goto out_free;
 	}
 	return dc;
 
@@ -670,8 +705,11 @@ void decode_ctx_free(struct decode_ctx *dc)
 	if (!dc)
 		return;
 	if (dc->by_id)
-		for (unsigned int i = 0; i < dc->nids; i++)
+		for (unsigned int i = 0; i < dc->nids; i++) {
+			if (dc->by_id[i])
+				free(dc->by_id[i]->stk);
 			free(dc->by_id[i]);
+		}
 	free(dc->by_id);
 	free(dc);
 }
@@ -704,6 +742,7 @@ void decoder_free(struct decoder *d)
 	if (!d)
 		return;
 	kbuffer_free(d->kb);
+	free(d->stk);
 	free(d);
 }
 
@@ -857,7 +896,7 @@ static int decoder_register(struct decoder *d, struct dtype *t)
 
 static inline __attribute__((always_inline)) int
 decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
-	   struct store_brow *out, uint64_t *args)
+	   struct store_brow *out, uint64_t *args, struct dtype **tp)
 {
 	const struct decode_ctx *dc = d->dc;
 	const uint8_t *p = data;
@@ -877,6 +916,9 @@ decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
 		return -ENOENT;
 	if (size < t->min_size)
 		return -EINVAL;
+	*tp = t;
+	if (__builtin_expect(t->post == DPOST_STACK, 0))
+		return DECODE_STACK_REC;
 	type = atomic_load_explicit(&t->type, memory_order_relaxed);
 	if (!type) {
 		type = decoder_register(d, t);
@@ -885,6 +927,7 @@ decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
 	}
 	out->ts = ts;
 	out->type = type;
+	out->stack = 0;
 	if (__builtin_expect(dc->std_common, 1)) {
 		out->flags = (uint8_t)(common >> 16);
 		out->pc = (uint8_t)(common >> 24);
@@ -990,15 +1033,39 @@ post:
 	return 0;
 }
 
+/* The decoder's stack state. Return: it, or NULL on ENOMEM. */
+static struct dstack *decoder_dstack(struct decoder *d)
+{
+	if (!d->stk)
+		d->stk = calloc(1, sizeof(*d->stk));
+	return d->stk;
+}
+
 int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
 		   struct ktop_event *out)
 {
+	struct dtype *t = NULL;
 	struct store_brow b;
+	bool dup;
 	int ret;
 
-	ret = decode_one(d, data, size, size, ts, &b, out->args);
+	ret = decode_one(d, data, size, size, ts, &b, out->args, &t);
+	if (ret == DECODE_STACK_REC) {
+		if (!decoder_dstack(d))
+			return -ENOMEM;
+		d->stk->rec_stack = dstack_combine(d->stk, store_stacks(d->dc->st), t->stk, data,
+						   size, d->stk->rec_stack, &dup);
+		memset(out, 0, sizeof(*out));
+		out->ts = ts;
+		out->cpu = d->cpu;
+		out->stack = d->stk->rec_stack;
+		return DECODE_RECORD_STACK;
+	}
 	if (ret)
 		return ret;
+	if (d->stk)
+		d->stk->rec_stack = 0;
+	out->stack = 0;
 	out->ts = b.ts;
 	out->pid = b.pid;
 	out->cpu = d->cpu;
@@ -1044,6 +1111,7 @@ struct dwin {
 	uint64_t		reordered;
 	uint64_t		fl;		/* flag categories, FLAG_BITS each */
 	uint64_t		appended;	/* rows committed from this page */
+	struct dtype		*lt;		/* the type of the last row */
 };
 
 /* Commit the window's rows and count their flag categories. */
@@ -1095,15 +1163,129 @@ static __attribute__((noinline)) void decoder_drop(struct decoder *d, const void
 		stats->bad++;
 }
 
+/* Return: the type of a stack record, NULL for anything else. */
+static struct dtype *decoder_stack_type(struct decoder *d, const void *data, int size)
+{
+	const struct decode_ctx *dc = d->dc;
+	struct dtype *t;
+	uint64_t id;
+
+	if (size < dc->common_min)
+		return NULL;
+	id = load_slot((const uint8_t *)data + dc->c_type.off, dc->c_type.op);
+	if (id >= dc->nids || !(t = dc->by_id[id]) || t->post != DPOST_STACK)
+		return NULL;
+	return t;
+}
+
+/* A stack record @t: it becomes the stack of the window's last row. */
+static __attribute__((noinline)) void
+decoder_stack(struct decoder *d, struct dwin *w, struct dtype *t, const void *data, int size,
+	      struct decode_stats *stats)
+{
+	struct store_brow *row;
+	struct dtype *lt = w->lt;
+	unsigned int part = t->stk->part;
+	uint32_t id;
+	bool dup;
+
+	if (!w->n || !decoder_dstack(d) || (d->dc->stack_filter && lt && !(lt->want & part))) {
+		/* no event of this page before it (not held), or not asked for */
+		if (stats)
+			stats->stack_dropped++;
+		return;
+	}
+	row = &w->w.row[w->n - 1];
+	id = dstack_combine(d->stk, store_stacks(d->dc->st), t->stk, data, size, row->stack,
+			    &dup);
+	if (dup || !id) {
+		if (stats)
+			stats->stack_dropped++;
+		return;
+	}
+	row->stack = id;
+	if (lt && !(atomic_load_explicit(&lt->stacked, memory_order_relaxed) & part))
+		atomic_fetch_or_explicit(&lt->stacked, part, memory_order_relaxed);
+	if (stats)
+		stats->stacks++;
+}
+
+/*
+ * The page's last row, when its type carries stacks and it lacks a part:
+ * held back (not committed) for the next page, whose first record may be
+ * its stack. Return: the window without it.
+ */
+static struct dwin decoder_hold(struct decoder *d, struct dwin w)
+{
+	const struct dtype *lt = w.lt;
+	struct store_brow *row;
+	unsigned int want;
+
+	if (!w.n || !lt)
+		return w;
+	want = atomic_load_explicit(&lt->stacked, memory_order_relaxed) | lt->want;
+	if (d->dc->stack_filter)
+		want &= lt->want;
+	row = &w.w.row[w.n - 1];
+	if (!want || !(want & ~dstack_parts(store_stacks(d->dc->st), row->stack)) ||
+	    !decoder_dstack(d))
+		return w;
+	d->stk->held = true;
+	d->stk->hrow = *row;
+	d->stk->ht = lt;
+	memcpy(d->stk->hargs, &w.w.args[row->aoff], row->nargs * sizeof(uint64_t));
+	w.a = row->aoff;
+	w.n--;
+	if (w.n)
+		w.last = w.w.row[w.n - 1].ts;
+	return w;
+}
+
+/* The row decoder_hold() kept, as the window's first. */
+static struct dwin decoder_unhold(struct decoder *d, struct dwin w, struct decode_stats *stats)
+{
+	struct dstack *ds = d->stk;
+	struct store_brow *row;
+
+	if (!ds || !ds->held)
+		return w;
+	ds->held = false;
+	w = decoder_refill(d, w, ds->hrow.ts, stats);
+	if (!w.nmax) {
+		if (stats)
+			stats->bad++;
+		return w;
+	}
+	row = &w.w.row[0];
+	*row = ds->hrow;
+	row->aoff = w.a;
+	if (row->ts < w.last)
+		row->ts = w.last;
+	memcpy(&w.w.args[w.a], ds->hargs, row->nargs * sizeof(uint64_t));
+	w.a += row->nargs;
+	w.n = 1;
+	w.last = row->ts;
+	w.lt = (struct dtype *)ds->ht;
+	return w;
+}
+
 /* Decode one record into the window, after the last row. */
 static inline __attribute__((always_inline)) void
 decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int room, uint64_t ts,
 	    struct decode_stats *stats)
 {
 	struct store_brow *row;
+	struct dtype *dt = NULL;
 	uint64_t t;
+	int ret;
 
 	if (__builtin_expect(w->n == w->nmax || w->a > w->amax, 0)) {
+		/* a stack goes to the last row: not to be committed before it */
+		dt = decoder_stack_type(d, data, size);
+		if (dt) {
+			decoder_stack(d, w, dt, data, size, stats);
+			return;
+		}
 		*w = decoder_refill(d, *w, ts, stats);
 		if (!w->nmax) {
 			decoder_drop(d, data, size, ts, stats);
@@ -1113,11 +1295,15 @@ decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int r
 	/* older than the last event: clamped to it, counted */
 	t = ts < w->last ? w->last : ts;
 	row = &w->w.row[w->n];
-	if (decode_one(d, data, size, room, t, row, &w->w.args[w->a])) {
-		if (stats)
+	ret = decode_one(d, data, size, room, t, row, &w->w.args[w->a], &dt);
+	if (ret) {
+		if (ret == DECODE_STACK_REC)
+			decoder_stack(d, w, dt, data, size, stats);
+		else if (stats)
 			stats->bad++;
 		return;
 	}
+	w->lt = dt;
 	row->aoff = w->a;
 	w->a += row->nargs;
 	w->n++;
@@ -1143,6 +1329,7 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 	memcpy(&ts, page, 8);
 	memcpy(&commit, page + 8, 8);
 	size = commit & RB_COMMIT_MASK;
+	w = decoder_unhold(d, w, stats);
 	while (off + 4 <= size) {
 		uint32_t h = load32(data + off), type_len = h & 0x1f, rlen;
 		uint64_t delta = h >> 5;
@@ -1185,11 +1372,13 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 		decoder_add(d, &w, rec, rlen, (int)(page + len - rec), ts, stats);
 	}
 out:
+	w = decoder_hold(d, w);
 	w = decoder_commit(d, w, stats);
 	return w.appended;
 out_bad:
 	if (stats)
 		stats->bad++;
+	w = decoder_hold(d, w);
 	w = decoder_commit(d, w, stats);
 	return w.appended;
 }
@@ -1230,12 +1419,14 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 	} else {
 		struct dwin w = { 0 };
 
+		w = decoder_unhold(d, w, stats);
 		while (data) {
 			int size = kbuffer_event_size(d->kb);
 
 			decoder_add(d, &w, data, size, size, ts, stats);
 			data = kbuffer_next_event(d->kb, &ts);
 		}
+		w = decoder_hold(d, w);
 		w = decoder_commit(d, w, stats);
 		n = w.appended;
 	}
@@ -1243,4 +1434,56 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 	if (stats)
 		stats->events += n;
 	return n;
+}
+
+int decoder_flush(struct decoder *d, struct decode_stats *stats)
+{
+	struct dwin w = { 0 };
+
+	if (!d->stk || !d->stk->held)
+		return 0;
+	w = decoder_unhold(d, w, stats);
+	w = decoder_commit(d, w, stats);
+	store_publish(d->dc->st, d->cpu);
+	if (stats)
+		stats->events += w.appended;
+	return (int)w.appended;
+}
+
+int decode_ctx_want_stacks(struct decode_ctx *dc, const char *spec, unsigned int parts)
+{
+	const char *colon = strchr(spec, ':');
+	char sys[256], name[256];
+	int n = 0;
+
+	if (colon) {
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - spec), spec);
+		snprintf(name, sizeof(name), "%s", colon + 1);
+	} else {
+		/* "sched" is a system, "sched_switch" an event of any system: try both */
+		snprintf(sys, sizeof(sys), "%s", spec);
+		name[0] = '\0';
+	}
+	for (unsigned int i = 0; i < dc->nids; i++) {
+		struct dtype *t = dc->by_id[i];
+		bool hit;
+
+		if (!t || t->post == DPOST_STACK || !t->event)
+			continue;
+		if (colon)
+			hit = !fnmatch(sys[0] ? sys : "*", t->event->system, 0) &&
+			      !fnmatch(name[0] ? name : "*", t->event->name, 0);
+		else
+			hit = !fnmatch(sys, t->event->system, 0) || !fnmatch(sys, t->event->name, 0);
+		if (hit) {
+			t->want |= parts;
+			n++;
+		}
+	}
+	return n;
+}
+
+void decode_ctx_stack_filter(struct decode_ctx *dc, bool on)
+{
+	dc->stack_filter = on;
 }
