@@ -29,7 +29,6 @@
  * be its stack (decoder_flush() lets it go when no page follows).
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +39,7 @@
 
 #include "decode.h"
 #include "decode_stack.h"
+#include "evspec.h"
 #include "intern.h"
 #include "schema.h"
 #include "store.h"
@@ -1452,33 +1452,16 @@ int decoder_flush(struct decoder *d, struct decode_stats *stats)
 
 int decode_ctx_want_stacks(struct decode_ctx *dc, const char *spec, unsigned int parts)
 {
-	const char *colon = strchr(spec, ':');
-	char sys[256], name[256];
 	int n = 0;
 
-	if (colon) {
-		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - spec), spec);
-		snprintf(name, sizeof(name), "%s", colon + 1);
-	} else {
-		/* "sched" is a system, "sched_switch" an event of any system: try both */
-		snprintf(sys, sizeof(sys), "%s", spec);
-		name[0] = '\0';
-	}
 	for (unsigned int i = 0; i < dc->nids; i++) {
 		struct dtype *t = dc->by_id[i];
-		bool hit;
 
-		if (!t || t->post == DPOST_STACK || !t->event)
+		if (!t || t->post == DPOST_STACK || !t->event ||
+		    !evspec_match(spec, t->event->system, t->event->name))
 			continue;
-		if (colon)
-			hit = !fnmatch(sys[0] ? sys : "*", t->event->system, 0) &&
-			      !fnmatch(name[0] ? name : "*", t->event->name, 0);
-		else
-			hit = !fnmatch(sys, t->event->system, 0) || !fnmatch(sys, t->event->name, 0);
-		if (hit) {
-			t->want |= parts;
-			n++;
-		}
+		t->want |= parts;
+		n++;
 	}
 	return n;
 }
