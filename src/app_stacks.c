@@ -47,7 +47,7 @@ void app_stacks_stop(struct app *a)
 
 void app_offcpu_start(struct app *a)
 {
-	struct bpf_offcpu_opts o = { 0 };
+	struct bpf_offcpu_opts o = { .ksyms = a->syms };
 
 	if (!a->opts.offcpu)
 		return;

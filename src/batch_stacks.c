@@ -42,6 +42,7 @@ struct batch_stacks {
 	uint64_t		with_total;
 	uint8_t			stacked[65536 / 8];	/* types seen with a stack */
 	struct stack_set	off;		/* off-CPU totals, by stack */
+	bool			offline_off;	/* off: from a snapshot */
 	bool			any;		/* a section to print */
 };
 
@@ -170,9 +171,13 @@ void batch_stacks_update(struct batch_stacks *bs)
 	}
 	bs->with_total += bs->with;
 	bs->any |= bs->with > 0;
-	if (bs->a->offcpu && !app_offcpu_poll(bs->a)) {
+	/* live, polled now; from a snapshot, what it carries */
+	if ((bs->a->offcpu && !app_offcpu_poll(bs->a)) ||
+	    (!bs->a->live && stacks_weights_get(store_stacks(st), STACKS_W_OFFCPU, NULL, 0, NULL))) {
 		stack_set_free(&bs->off);
 		stack_set_from_offcpu(st, true, &bs->off);
+		bs->offline_off = !bs->a->offcpu;
+		bs->any = true;
 	}
 }
 
@@ -277,9 +282,9 @@ void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 	if (!n)
 		fprintf(o, "%10s  (none this interval)\n", "-");
 	fputc('\n', o);
-	if (!bs->a->opts.offcpu)
+	if (!bs->a->opts.offcpu && !bs->offline_off)
 		return;
-	if (!bs->a->offcpu) {
+	if (!bs->a->offcpu && !bs->offline_off) {
 		fprintf(o, "Off-CPU stacks: %s\n\n", bs->a->offcpu_why);
 		return;
 	}
@@ -324,10 +329,10 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 		fputc('}', o);
 	}
 	fputs("]}", o);
-	if (!bs->a->opts.offcpu)
+	if (!bs->a->opts.offcpu && !bs->offline_off)
 		return;
 	fputs(",\"offcpu\":{", o);
-	if (!bs->a->offcpu) {
+	if (!bs->a->offcpu && !bs->offline_off) {
 		fputs("\"error\":", o);
 		json_put_str(o, bs->a->offcpu_why);
 		fputc('}', o);

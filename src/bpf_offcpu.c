@@ -17,6 +17,7 @@
 #include "offcpu.skel.h"
 #include "stacks.h"
 #include "store.h"
+#include "symbols.h"
 
 #define SID_CACHE	8192	/* (kstack, ustack, tgid) -> table id, direct-mapped */
 
@@ -28,6 +29,7 @@ struct sid_entry {
 
 struct bpf_offcpu {
 	struct offcpu_bpf	*skel;
+	const struct symbols	*ksyms;
 	bool			raw_tp;
 	struct offcpu_key	*keys;
 	struct offcpu_val	*vals;
@@ -106,6 +108,7 @@ int bpf_offcpu_open(struct bpf_offcpu **out, const struct bpf_offcpu_opts *o, ch
 		err = -ENOMEM;
 		goto out_free;
 	}
+	b->ksyms = o->ksyms;
 	if (!o->force_raw_tp)
 		err = offcpu_try(b, o, false, why, whylen);
 	if (err) {
@@ -153,12 +156,24 @@ static unsigned int read_stack(struct bpf_offcpu *b, int32_t id, uint64_t *out)
 	return n;
 }
 
+/* Frames of the BPF program and the tracepoint glue at the leaf of @kf. */
+static unsigned int glue_frames(const struct bpf_offcpu *b, const uint64_t *kf, unsigned int n)
+{
+	for (unsigned int i = 0; b->ksyms && i < n && i < 8; i++) {
+		const char *s = symbols_lookup(b->ksyms, kf[i], NULL);
+
+		if (s && (!strncmp(s, "__traceiter_", 12) || !strncmp(s, "__bpf_trace_", 12)))
+			return i + 1;
+	}
+	return 0;
+}
+
 /* The table id of the stack pair of @k, read from the stack map once. */
 static uint32_t stack_id(struct bpf_offcpu *b, struct stacks *sk, const struct offcpu_key *k)
 {
 	uint64_t kf[OFFCPU_STACK_DEPTH], uf[OFFCPU_STACK_DEPTH];
+	unsigned int nk, nu, skip;
 	struct sid_entry *e;
-	unsigned int nk, nu;
 	uint32_t h;
 
 	h = ((uint32_t)k->kstack * 0x9e3779b1u) ^ ((uint32_t)k->ustack * 0x85ebca6bu) ^
@@ -168,7 +183,8 @@ static uint32_t stack_id(struct bpf_offcpu *b, struct stacks *sk, const struct o
 		return e->id;
 	nk = read_stack(b, k->kstack, kf);
 	nu = read_stack(b, k->ustack, uf);
-	e->id = stacks_intern(sk, kf, nk, uf, nu, k->tgid, 0, &b->cache);
+	skip = glue_frames(b, kf, nk);
+	e->id = stacks_intern(sk, kf + skip, nk - skip, uf, nu, k->tgid, 0, &b->cache);
 	e->k = k->kstack;
 	e->u = k->ustack;
 	e->tgid = k->tgid;

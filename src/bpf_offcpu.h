@@ -19,9 +19,17 @@
 
 struct bpf_offcpu;
 struct store;
+struct symbols;
 
 struct bpf_offcpu_opts {
 	uint32_t	self_tgid;	/* not measured; 0: getpid() */
+	/*
+	 * Kernel symbols (may be NULL; must outlive the object): a stack walked
+	 * from the BPF program starts in the program and the tracepoint glue,
+	 * cut off up to the tracepoint's iterator (__traceiter_sched_switch) so
+	 * that the stack starts where the task blocked (__schedule).
+	 */
+	const struct symbols *ksyms;
 	uint64_t	min_ns;		/* shorter stays off CPU are left out */
 	bool		force_raw_tp;	/* skip the tp_btf attempt (tests) */
 };
