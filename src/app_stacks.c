@@ -47,7 +47,9 @@ void app_stacks_stop(struct app *a)
 
 void app_offcpu_start(struct app *a)
 {
-	struct bpf_offcpu_opts o = { .ksyms = a->syms };
+	struct bpf_offcpu_opts o = {
+		.ksyms = a->syms, .pids = a->opts.so.pids, .npids = a->opts.so.npids,
+	};
 
 	if (!a->opts.offcpu)
 		return;

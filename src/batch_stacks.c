@@ -12,6 +12,8 @@
 
 #include "app.h"
 #include "batch_stacks.h"
+#include "bpf_offcpu.h"
+#include "consumer.h"
 #include "intern.h"
 #include "json.h"
 #include "schema.h"
@@ -288,8 +290,18 @@ void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 		fprintf(o, "Off-CPU stacks: %s\n\n", bs->a->offcpu_why);
 		return;
 	}
-	fprintf(o, "Off-CPU stacks (BPF, since start: %" PRIu64 " ms off CPU in %zu places)\n",
+	fprintf(o, "Off-CPU stacks (BPF, since start: %" PRIu64 " ms off CPU in %zu places",
 		bs->off.value / 1000000, bs->off.n);
+	if (bs->a->offcpu) {
+		struct bpf_offcpu_stats os;
+
+		bpf_offcpu_last(bs->a->offcpu, &os);
+		if (os.lost_stacks)
+			fprintf(o, "; %" PRIu64 " places, %" PRIu64 " ms, lost their stack: the "
+				"stack map was full or collided", os.lost_stacks,
+				os.lost_ns / 1000000);
+	}
+	fputs(")\n", o);
 	fprintf(o, "%10s %8s %8s  %-16s %s\n", "MS", "SWITCHES", "PID", "COMM", "STACK");
 	for (size_t i = 0; i < bs->off.n && i < TOP_TEXT; i++) {
 		const struct stack_weight *w = &bs->off.v[i];
@@ -320,6 +332,19 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 		",\"table_bytes\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"note\":", bs->with,
 		bs->without, bs->with_total, ss.stacks, ss.bytes, ss.dropped);
 	json_put_str(o, bs->a->sess ? session_stack_note(bs->a->sess) : "");
+	if (bs->a->cons) {
+		uint64_t tied = 0, dropped = 0;
+
+		for (unsigned int cpu = 0; cpu < bs->ncpus; cpu++) {
+			struct consumer_cpu_stats cs;
+
+			consumer_get_stats(bs->a->cons, cpu, &cs);
+			tied += cs.stacks;
+			dropped += cs.stack_dropped;
+		}
+		fprintf(o, ",\"records_tied\":%" PRIu64 ",\"records_dropped\":%" PRIu64, tied,
+			dropped);
+	}
 	fputs(",\"top\":[", o);
 	for (size_t i = 0; i < n && i < TOP_JSON; i++) {
 		fprintf(o, "%s{\"event\":", i ? "," : "");
@@ -338,8 +363,16 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 		fputc('}', o);
 		return;
 	}
-	fprintf(o, "\"ns_total\":%" PRIu64 ",\"switches_total\":%" PRIu64 ",\"top\":[",
-		bs->off.value, bs->off.count);
+	fprintf(o, "\"ns_total\":%" PRIu64 ",\"switches_total\":%" PRIu64, bs->off.value,
+		bs->off.count);
+	if (bs->a->offcpu) {
+		struct bpf_offcpu_stats os;
+
+		bpf_offcpu_last(bs->a->offcpu, &os);
+		fprintf(o, ",\"lost_stacks\":%" PRIu64 ",\"lost_stack_ns\":%" PRIu64,
+			os.lost_stacks, os.lost_ns);
+	}
+	fputs(",\"top\":[", o);
 	for (size_t i = 0; i < bs->off.n && i < TOP_JSON; i++) {
 		const struct stack_weight *w = &bs->off.v[i];
 		const char *comm = store_comm(st, w->pid);

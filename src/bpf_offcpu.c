@@ -30,10 +30,13 @@ struct sid_entry {
 struct bpf_offcpu {
 	struct offcpu_bpf	*skel;
 	const struct symbols	*ksyms;
+	int			*pids;		/* -P: kept at poll */
+	unsigned int		npids;
 	bool			raw_tp;
 	struct offcpu_key	*keys;
 	struct offcpu_val	*vals;
 	struct stack_weight	*w;
+	struct bpf_offcpu_stats	last;
 	struct stacks_cache	cache;
 	struct sid_entry	sid[SID_CACHE];
 };
@@ -109,6 +112,15 @@ int bpf_offcpu_open(struct bpf_offcpu **out, const struct bpf_offcpu_opts *o, ch
 		goto out_free;
 	}
 	b->ksyms = o->ksyms;
+	if (o->npids) {
+		b->pids = malloc(o->npids * sizeof(*b->pids));
+		if (!b->pids) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+		memcpy(b->pids, o->pids, o->npids * sizeof(*b->pids));
+		b->npids = o->npids;
+	}
 	if (!o->force_raw_tp)
 		err = offcpu_try(b, o, false, why, whylen);
 	if (err) {
@@ -133,6 +145,7 @@ void bpf_offcpu_destroy(struct bpf_offcpu *b)
 	if (!b)
 		return;
 	offcpu_bpf__destroy(b->skel);
+	free(b->pids);
 	free(b->keys);
 	free(b->vals);
 	free(b->w);
@@ -228,6 +241,15 @@ slow:
 	return n;
 }
 
+/* -P: is the thread or its process one of those asked? */
+static bool offcpu_wanted(const struct bpf_offcpu *b, const struct offcpu_key *k)
+{
+	for (unsigned int i = 0; i < b->npids; i++)
+		if ((uint32_t)b->pids[i] == k->pid || (uint32_t)b->pids[i] == k->tgid)
+			return true;
+	return !b->npids;
+}
+
 /* A name for threads the trace never named (they blocked, never scheduled in view). */
 static void offcpu_comm(struct store *st, uint32_t pid)
 {
@@ -257,6 +279,8 @@ int bpf_offcpu_poll(struct bpf_offcpu *b, struct store *st, struct bpf_offcpu_st
 		const struct offcpu_key *k = &b->keys[i];
 		uint32_t id = 0;
 
+		if (!offcpu_wanted(b, k))
+			continue;
 		s.entries++;
 		s.ns += b->vals[i].ns;
 		if (k->kstack >= 0 || k->ustack >= 0)
@@ -275,5 +299,11 @@ int bpf_offcpu_poll(struct bpf_offcpu *b, struct store *st, struct bpf_offcpu_st
 	}
 	if (out)
 		*out = s;
+	b->last = s;
 	return stacks_weights_set(sk, STACKS_W_OFFCPU, b->w, nw);
+}
+
+void bpf_offcpu_last(const struct bpf_offcpu *b, struct bpf_offcpu_stats *out)
+{
+	*out = b->last;
 }

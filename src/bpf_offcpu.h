@@ -31,6 +31,8 @@ struct bpf_offcpu_opts {
 	 */
 	const struct symbols *ksyms;
 	uint64_t	min_ns;		/* shorter stays off CPU are left out */
+	const int	*pids;		/* only these threads or processes (-P); NULL: all */
+	unsigned int	npids;
 	bool		force_raw_tp;	/* skip the tp_btf attempt (tests) */
 };
 
@@ -60,5 +62,8 @@ struct bpf_offcpu_stats {
  * Return: 0 or a negative errno.
  */
 int bpf_offcpu_poll(struct bpf_offcpu *b, struct store *st, struct bpf_offcpu_stats *out);
+
+/* The figures of the last poll. Context: the polling thread. */
+void bpf_offcpu_last(const struct bpf_offcpu *b, struct bpf_offcpu_stats *out);
 
 #endif

@@ -552,8 +552,13 @@ static void *cc_thread(void *arg)
 		}
 		if (decode) {
 			d = cc_decode(cc, CONSUMER_DECODE_BATCH);
-			/* quiet for a poll timeout: the event held for its stack goes in */
-			if (idle && !cc_backlog(cc) && decoder_flush(cc->dec, &cc->ds) > 0) {
+			/*
+			 * Quiet for a whole poll timeout, nothing read since: the event
+			 * held for its stack goes in. (Not when this round read a page:
+			 * its last event's stack may still be on its way.)
+			 */
+			if (idle && n == 0 && !rounds && !d && !cc_backlog(cc) &&
+			    decoder_flush(cc->dec, &cc->ds) > 0) {
 				cc_publish(cc);
 				d++;
 			}

@@ -2,8 +2,11 @@
 /*
  * stackload - a workload with known stacks, for the stack tests and benchmarks.
  *
- *   stackload sleep N US     N nanosleep(2) calls of US microseconds each
- *   stackload read N         N read(2) calls of one byte from /dev/zero
+ *   stackload [-w FILE] sleep N US   N nanosleep(2) calls of US microseconds each
+ *   stackload [-w FILE] read N       N read(2) calls of one byte from /dev/zero
+ *
+ * -w FILE: print the pid, then wait until FILE exists before starting (so a
+ * test can point a tracer at the pid first).
  *
  * The system calls are made with an inline `syscall` instruction from
  * stk_leaf(), called through stk_middle() and stk_outer() from main(), all
@@ -64,15 +67,24 @@ static __attribute__((noipa)) long stk_outer(int what, long a, long b)
 
 int main(int argc, char **argv)
 {
-	long n = argc > 2 ? atol(argv[2]) : 0;
+	const char *wait_file = NULL;
 	char buf[8];
+	long n;
 
+	if (argc > 2 && !strcmp(argv[1], "-w")) {
+		wait_file = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	n = argc > 2 ? atol(argv[2]) : 0;
 	if (argc < 3 || (strcmp(argv[1], "sleep") && strcmp(argv[1], "read"))) {
 		fprintf(stderr, "usage: stackload sleep N US | stackload read N\n");
 		return 2;
 	}
 	printf("stackload pid %d\n", getpid());
 	fflush(stdout);
+	while (wait_file && access(wait_file, F_OK))
+		usleep(10000);
 	if (!strcmp(argv[1], "sleep")) {
 		long us = argc > 3 ? atol(argv[3]) : 1000;
 		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
