@@ -53,6 +53,7 @@ int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *
 bool decode_ctx_has_lazy_count(const struct decode_ctx *dc);
 
 struct decoder *decoder_new(struct decode_ctx *dc, unsigned int cpu);
+/* Commits and publishes the event decoder_flush() would (its store must still be there). */
 void decoder_free(struct decoder *d);
 
 /* Flag categories counted per decoded event (decode_stats.flags[]). */
