@@ -31,6 +31,10 @@ int folded_source_from_name(const char *s)
 /* A frame name with the format's separators made harmless. */
 static void put_name(FILE *fp, const char *s)
 {
+	if (!strpbrk(s, "; \t\n\r")) {
+		fputs(s, fp);
+		return;
+	}
 	for (; *s; s++)
 		fputc(*s == ';' || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ? '_' : *s, fp);
 }

@@ -460,17 +460,18 @@ static int tree_names(struct stacks *sk, const struct stack_set *set, enum stack
 	return 0;
 }
 
-/* The kind and module of a new node: from the frame of its first stack. */
-static void tree_frame(struct stacks *sk, struct stack_node *nd, const struct stack_weight *w,
+/* The kind and module of a new node: from the frame of its first stack (named already). */
+static void tree_frame(struct stacks *sk, struct stack_node *nd, const struct stack_info *si,
 		       const struct tseq *s, enum stack_tree_dir dir)
 {
-	struct stack_frame f;
-	uint32_t i = dir == STACK_TREE_CALLERS ? nd->depth - 1u : s->len - nd->depth;
+	uint32_t i = dir == STACK_TREE_CALLERS ? nd->depth - 1u : s->len - nd->depth, name;
 
-	if (!stacks_frame(sk, w->stack, i, &f)) {
-		nd->kind = f.kind;
-		nd->module = f.module_id;
+	if (si->flags & STACK_F_NAMES) {
+		nd->kind = STACK_FRAME_NAME;
+		return;
 	}
+	nd->kind = i < si->nkern ? STACK_FRAME_KERNEL : STACK_FRAME_USER;
+	stacks_peek_name(sk, si->id, i, &name, &nd->module);
 }
 
 struct stack_tree *stack_tree_build(struct store *st, const struct stack_set *set,
@@ -503,8 +504,10 @@ struct stack_tree *stack_tree_build(struct store *st, const struct stack_set *se
 		const struct tseq *s = &seq[k];
 		const struct stack_weight *w = &set->v[s->w];
 		uint32_t common = 0, len = s->len;
+		struct stack_info si = { 0 };
 
 		t->stacks[k] = *w;
+		stacks_get(sk, w->stack, &si);
 		if (len > sizeof(path) / sizeof(path[0]) - 1)
 			len = sizeof(path) / sizeof(path[0]) - 1;
 		while (prev && common < len && common < prev->len &&
@@ -516,7 +519,7 @@ struct stack_tree *stack_tree_build(struct store *st, const struct stack_set *se
 
 			if (id == STACK_TREE_NONE)
 				goto out_free;
-			tree_frame(sk, &t->nodes[id], w, s, dir);
+			tree_frame(sk, &t->nodes[id], &si, s, dir);
 			path[d + 1] = id;
 		}
 		for (uint32_t d = 0; d <= len; d++) {
