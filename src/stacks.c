@@ -114,8 +114,8 @@ static bool stk_equal(const struct stk *e, uint64_t hash, const uint64_t *k, uns
 		      const uint64_t *u, unsigned int nu, uint32_t tgid, unsigned int flags)
 {
 	return e->hash == hash && e->nk == nk && e->nu == nu && e->tgid == tgid &&
-	       e->flags == flags && !memcmp(e->frames, k, nk * sizeof(*k)) &&
-	       !memcmp(e->frames + nk, u, nu * sizeof(*u));
+	       e->flags == flags && (!nk || !memcmp(e->frames, k, nk * sizeof(*k))) &&
+	       (!nu || !memcmp(e->frames + nk, u, nu * sizeof(*u)));
 }
 
 struct stacks *stacks_new(struct intern *strings, size_t max_bytes)
@@ -237,8 +237,10 @@ static uint32_t stk_add(struct stacks *sk, uint64_t hash, const uint64_t *k, uns
 	if (!mem)
 		return 0;
 	e = &p->e[id & (STK_PAGE - 1)];
-	memcpy(mem, k, nk * sizeof(*k));
-	memcpy(mem + nk, u, nu * sizeof(*u));
+	if (nk)
+		memcpy(mem, k, nk * sizeof(*k));
+	if (nu)
+		memcpy(mem + nk, u, nu * sizeof(*u));
 	e->frames = mem;
 	e->names = (_Atomic uint32_t *)(mem + nk + nu);
 	e->hash = hash;

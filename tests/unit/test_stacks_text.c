@@ -18,6 +18,8 @@
  *     same stacks.
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include "decode.h"
 #include "fixture.h"
 #include "folded.h"
+#include "snapshot.h"
 #include "intern.h"
 #include "schema.h"
 #include "stacks.h"
@@ -550,6 +553,139 @@ TEST(folded_reads_back)
 		store_free(st);
 		symbols_free(r.ksyms);
 	}
+}
+
+/* The names of stack @id of @st, joined (addresses too, for kernel and user frames). */
+static char *stack_text(struct store *st, uint32_t id)
+{
+	char *s = calloc(1, 1 << 16);
+	struct stack_frame f;
+	size_t n = 0;
+
+	for (unsigned int i = 0; s && !stacks_frame(store_stacks(st), id, i, &f); i++)
+		n += (size_t)snprintf(s + n, (1 << 16) - n, "%s@%llx/%s;", f.name,
+				      (unsigned long long)f.addr, f.module);
+	return s;
+}
+
+/* A .ktop file carries every event's stack, named, and the off-CPU totals. */
+TEST(snapshot_carries_stacks)
+{
+	char names[16][300], path[] = "/tmp/ktop-test-stacks-XXXXXX", err[512];
+	int n = list_stack_fixtures(names, 16), fd;
+
+	CHECK(n > 0);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	for (int f = 0; f < n; f++) {
+		struct stack_weight w[2] = { { 1, 42, 3, 3000 }, { 2, -1, 1, 500 } }, r[4];
+		struct res res = { 0 };
+		struct store *st = fixture_stacks_store(names[f], &res), *back = NULL;
+		uint64_t compared = 0;
+
+		CHECK(st && stacks_count(store_stacks(st)) >= 2);
+		CHECK(!stacks_weights_set(store_stacks(st), STACKS_W_OFFCPU, w, 2));
+		CHECK(!snapshot_write(path, st, NULL, NULL, err, sizeof(err)));
+		CHECK(!snapshot_load(path, 0, &back, NULL, err, sizeof(err)));
+		for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
+			uint64_t first, end, f2, e2;
+
+			store_cpu_range(st, cpu, &first, &end);
+			store_cpu_range(back, cpu, &f2, &e2);
+			CHECK_EQ_U64(e2 - f2, end - first);
+			for (uint64_t i = 0; i < end - first; i++) {
+				struct ktop_event a, b;
+				char *x, *y;
+
+				CHECK(!store_get(st, cpu, first + i, &a));
+				CHECK(!store_get(back, cpu, f2 + i, &b));
+				CHECK((a.stack != 0) == (b.stack != 0));
+				if (!a.stack)
+					continue;
+				x = stack_text(st, a.stack);
+				y = stack_text(back, b.stack);
+				CHECK(x && y);
+				CHECK_STR(x, y);
+				free(x);
+				free(y);
+				compared++;
+			}
+		}
+		CHECK(compared > 0);
+		CHECK(stacks_weights_get(store_stacks(back), STACKS_W_OFFCPU, r, 4, NULL) == 2);
+		for (int k = 0; k < 2; k++) {
+			char *x = stack_text(st, w[k].stack), *y = stack_text(back, r[k].stack);
+
+			CHECK_STR(x, y);
+			CHECK(r[k].pid == w[k].pid && r[k].count == w[k].count &&
+			      r[k].value == w[k].value);
+			free(x);
+			free(y);
+		}
+		store_free(back);
+		store_free(st);
+		symbols_free(res.ksyms);
+	}
+	unlink(path);
+}
+
+/* A stream: stacks that appear between flushes go out before what names them. */
+TEST(stream_sends_new_stacks_as_they_come)
+{
+	char path[] = "/tmp/ktop-test-stream-XXXXXX", err[512];
+	struct store *st = store_new(0, 1), *back = NULL;
+	struct snapshot_writer *w;
+	struct intern *in = store_strings(st);
+	uint64_t k[3] = { 0xffffffff81000010ull, 0xffffffff81000020ull, 0xffffffff81000030ull };
+	struct stack_weight wt;
+	struct ktop_event ev;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0 && st);
+	w = snapshot_writer_new(fd, path, st, NULL, NULL, err, sizeof(err));
+	CHECK(w);
+	for (int round = 0; round < 3; round++) {
+		uint32_t id;
+
+		k[0] += 0x100;
+		id = stacks_intern(store_stacks(st), k, 3, NULL, 0, 0, 0, NULL);
+		CHECK(id == (uint32_t)round + 1);
+		stacks_set_name(store_stacks(st), id, 0, intern_id(in, "leaf", 4), 0);
+		memset(&ev, 0, sizeof(ev));
+		ev.ts = 1000 + round;
+		ev.type = KTOP_T_SYS_EXIT;
+		ev.nargs = 2;
+		ev.stack = id;
+		CHECK(!store_append(st, &ev));
+		store_publish(st, 0);
+		if (round == 2) {
+			/* a weight naming a stack no event has */
+			k[1] = 7;
+			wt = (struct stack_weight){ stacks_intern(store_stacks(st), k, 3, NULL, 0,
+								  0, 0, NULL), 9, 1, 77 };
+			CHECK(!stacks_weights_set(store_stacks(st), STACKS_W_OFFCPU, &wt, 1));
+		}
+		CHECK(!snapshot_writer_flush(w, st));
+	}
+	CHECK(!snapshot_writer_finish(w));
+	snapshot_writer_free(w);
+	close(fd);
+	CHECK(!snapshot_load(path, 0, &back, NULL, err, sizeof(err)));
+	for (uint64_t i = 0; i < 3; i++) {
+		struct stack_frame f;
+
+		CHECK(!store_get(back, 0, i, &ev));
+		CHECK(ev.stack);
+		CHECK(!stacks_frame(store_stacks(back), ev.stack, 0, &f));
+		CHECK_STR(f.name, "leaf");
+		CHECK_EQ_U64(f.addr, 0xffffffff81000010ull + 0x100 * (i + 1));
+	}
+	CHECK(stacks_weights_get(store_stacks(back), STACKS_W_OFFCPU, &wt, 1, NULL) == 1);
+	CHECK(wt.value == 77 && wt.pid == 9);
+	store_free(back);
+	store_free(st);
+	unlink(path);
 }
 
 TEST_MAIN()
