@@ -40,6 +40,9 @@ for need in perf python3; do
 done
 [ -x "$KTOP" ] || { echo "bench stacks: $KTOP not built"; exit 1; }
 
+# median: bench/lib_sched.sh
+. bench/lib_sched.sh
+
 # load: "CPU-us/op wall-s" of one run
 load() {
 	local t0 t1 c
@@ -86,11 +89,6 @@ cpu_ns = sum(c['read_cpu_ns'] + c['decode_cpu_ns'] for c in last['cpus'])
 dec = sum(c['decoded_total'] for c in last['cpus'])
 print(us, last['events_total'] / wall, cpu_ns / dec if dec else 0, last['lost_total'])
 PY
-}
-
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
-		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 configs="off events stacks ustacks"
