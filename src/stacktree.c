@@ -272,6 +272,9 @@ int stack_set_from_fgraph(struct store *st, struct fgraph *g, uint32_t func, boo
 	 * a popped node's subtree is done before its siblings, so path[0..d)
 	 * holds its calls above. Context nodes (tasks, interrupts) start paths.
 	 */
+	/* fgraph_node() brings the aggregated view up to date; the walk then reads it */
+	if (fgraph_node(g, FGRAPH_AGG, FGRAPH_ROOT, &fi))
+		return acc_done(&a, 0);
 	ret = fg_push(g, FGRAPH_ROOT, 0, &todo, &n, &cap);
 	while (!ret && n) {
 		struct fg_todo x = todo[--n];

@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "decode.h"
+#include "fgraph.h"
+#include "fgraph_text.h"
 #include "fixture.h"
 #include "folded.h"
 #include "snapshot.h"
@@ -686,6 +688,106 @@ TEST(stream_sends_new_stacks_as_they_come)
 	store_free(back);
 	store_free(st);
 	unlink(path);
+}
+
+/*
+ * The function_graph paths as stacks (stack_set_from_fgraph, the folded
+ * export's "graph-count"): every call counted once at its path, as a reader
+ * of the kernel's function_graph text counts them (braces and leaves nest by
+ * CPU; interrupt frames where the kernel nests them, irq_inline).
+ */
+TEST(fgraph_paths_match_kernel_text)
+{
+	static const char *const fx[] = { "rt-fgraph", "rt612-fgraph" };
+	int done = 0;
+
+	for (size_t f = 0; f < sizeof(fx) / sizeof(fx[0]); f++) {
+		struct fgraph_config cfg = { .irq_inline = true };
+		char dir[600], path[700], line[4096], stack[64][96];
+		struct counts want = { 0 }, got = { 0 };
+		struct stack_set set;
+		struct res r = { 0 };
+		struct store *st;
+		struct fgraph *g;
+		int depth[64] = { 0 };
+		FILE *fp, *txt;
+
+		snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), fx[f]);
+		snprintf(path, sizeof(path), "%s/trace.txt", dir);
+		if (access(dir, R_OK))
+			continue;
+		st = fixture_stacks_store(dir, &r);
+		g = fgraph_new(&cfg);
+		CHECK(st && g);
+		CHECK(fgraph_feed_store(g, st, 0, UINT64_MAX) > 0);
+		CHECK(!stack_set_from_fgraph(st, g, 0, false, &set));
+		fp = tmpfile();
+		CHECK(fp && folded_write_set(fp, st, &set, false) > 0);
+		rewind(fp);
+		while (fgets(line, sizeof(line), fp)) {
+			char *sp = strrchr(line, ' ');
+
+			*sp = '\0';
+			for (char *p = line; *p; p++)
+				if (*p == ';')
+					*p = SEP[0];
+			counts_add(&got, strdup(line), strtoull(sp + 1, NULL, 10), 0);
+		}
+		fclose(fp);
+		counts_done(&got);
+		/* the text, read on its own: one count per call at its path, by CPU */
+		{
+			char *text = fixture_read_file(path, NULL), *save = NULL;
+
+			CHECK(text);
+			txt = fmemopen(text, strlen(text), "r");
+			while (txt && fgets(line, sizeof(line), txt)) {
+				struct ft_rec rec;
+				char key[8192] = "";
+				int c;
+
+				if (ft_parse_line(line, &rec) != 1 || rec.cpu < 0 || rec.cpu >= 64)
+					continue;
+				c = rec.cpu;
+				if (rec.kind == FT_EXIT) {
+					if (depth[c])
+						depth[c]--;
+					continue;
+				}
+				if (rec.kind != FT_ENTRY && rec.kind != FT_LEAF)
+					continue;
+				for (int k = 0; k < depth[c]; k++) {
+					strcat(key, stack[k]);
+					strcat(key, SEP);
+				}
+				strcat(key, rec.func);
+				counts_add(&want, strdup(key), 1, 0);
+				if (rec.kind == FT_ENTRY && depth[c] < 64)
+					snprintf(stack[depth[c]++], sizeof(stack[0]), "%s", rec.func);
+			}
+			(void)save;
+			if (txt)
+				fclose(txt);
+			free(text);
+		}
+		counts_done(&want);
+		printf("  %s: %zu call paths, %llu calls\n", fx[f], got.n,
+		       (unsigned long long)set.count);
+		CHECK_EQ_U64(got.n, want.n);
+		for (size_t i = 0; i < got.n; i++) {
+			CHECK_STR(got.v[i].key, want.v[i].key);
+			CHECK_EQ_U64(got.v[i].n, want.v[i].n);
+		}
+		counts_free(&got);
+		counts_free(&want);
+		stack_set_free(&set);
+		fgraph_free(g);
+		store_free(st);
+		symbols_free(r.ksyms);
+		done++;
+	}
+	if (!done)
+		printf("  note: no rt*-fgraph fixture under %s\n", fixture_root());
 }
 
 TEST_MAIN()
