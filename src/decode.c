@@ -38,131 +38,11 @@
 #include <traceevent/kbuffer.h>
 
 #include "decode.h"
-#include "decode_stack.h"
-#include "evspec.h"
 #include "intern.h"
 #include "schema.h"
 #include "store.h"
 #include "symbols.h"
-
-/* How one argument slot is loaded. */
-enum dop {
-	DOP_ZERO,	/* field absent in this kernel's format */
-	DOP_U8, DOP_U16, DOP_U32, DOP_U64,
-	DOP_S8, DOP_S16, DOP_S32, DOP_S64,
-	DOP_STR,	/* char[N]: interned, up to the first NUL */
-	DOP_STR_TAIL,	/* char[] at the end of the record */
-	DOP_DLOC,	/* __data_loc char[]: interned */
-	DOP_RLOC,	/* __rel_loc char[]: interned */
-	DOP_HEX,	/* fixed array: interned hex string */
-	DOP_DLOC_HEX,	/* __data_loc/__rel_loc non-char array: interned hex string */
-	DOP_SYM,	/* kernel address: interned symbol name */
-};
-
-/* What to do after the loads. */
-enum dpost {
-	DPOST_NONE,
-	DPOST_SWITCH,		/* comm of prev and next */
-	DPOST_COMM_PID,		/* args 0 (comm), 1 (pid): wakeup, exit, thread_noise */
-	DPOST_EXEC,		/* comm = basename(filename) */
-	DPOST_REPEATS,		/* delta ts = top << 32 | bottom */
-	DPOST_COMM_SLOTS,	/* generic event naming a task: args aux_comm, aux_pid */
-	DPOST_STACK,		/* not an event: the stack of the one before (decode_stack.h) */
-};
-
-#define DECODE_STACK_REC	1	/* decode_one(): a stack record, no row */
-
-struct dslot {
-	uint16_t	off;
-	uint16_t	size;
-	uint8_t		op;
-	uint8_t		rel;	/* DOP_DLOC_HEX: the location is relative */
-	/* integers, for the path without a switch (dtype.ints): */
-	uint8_t		sh;	/* 64 - bits: an 8-byte load shifted left and back */
-	uint8_t		sgn;	/* 1: shift back arithmetically */
-};
-
-struct dtype {
-	_Atomic uint16_t	type;	/* ktop type id; 0 until registered (dynamic) */
-	uint8_t			nargs;
-	uint8_t			post;
-	uint16_t		min_size;
-	uint16_t		aux_off;	/* DPOST_REPEATS: bottom_delta_ts */
-	uint8_t			aux_comm;	/* DPOST_COMM_SLOTS: slot of the comm */
-	uint8_t			aux_pid;	/* its pid slot, or AUX_COMMON_PID */
-	bool			ints;		/* every slot an integer field */
-	bool			copy;		/* ints, all 8 bytes and back to back, at most 8 */
-	uint16_t		load_end;	/* ints: bytes the 8-byte loads read */
-	uint16_t		copy_end;	/* copy: bytes the one 64-byte copy reads */
-	/* stacks: DSTK_* parts seen following this event / asked for it */
-	_Atomic uint8_t		stacked;
-	uint8_t			want;
-	struct dstack_fmt	*stk;		/* a stack record (DPOST_STACK) */
-	struct dslot		slot[KTOP_MAX_ARGS];
-	/* for dynamic registration */
-	struct tep_event	*event;
-	uint8_t			nfields;
-	struct ktop_field	fields[KTOP_MAX_ARGS];
-};
-
-struct decode_ctx {
-	struct tep_handle	*tep;
-	struct store		*st;
-	struct intern		*strs;
-	struct schema		*schema;
-	struct symbols		*syms;
-	struct dtype		**by_id;
-	unsigned int		nids;
-	int			long_size;	/* KBUFFER_LSIZE_* */
-	bool			old_format;
-	bool			fast_walk;	/* 64-bit little-endian pages: decoder_walk() */
-	bool			lazy_count;	/* common_preempt_lazy_count exists */
-	bool			std_common;	/* type u16 @0, flags u8 @2, pc u8 @3, pid s32 @4 */
-	bool			stack_filter;	/* keep only the stack parts dtype.want asks */
-	struct dslot		c_type, c_flags, c_pc, c_pid;
-	uint16_t		common_min;
-	/*
-	 * The flag categories (enum decode_flag) of common_flags and of
-	 * common_preempt_count values, one FLAG_BITS-bit counter per category:
-	 * a sum of these counts every category of many events at once.
-	 */
-	uint64_t		fcat[256], pcat[256];
-};
-
-#define FLAG_BITS	9
-#define FLAG_MAX	((1u << FLAG_BITS) - 1)	/* events per sum of fcat/pcat */
-
-#define STR_CACHE	1024	/* entries, power of two */
-#define STR_KEY		32	/* strings up to this long are cached */
-#define SYM_CACHE	4096
-#define COMM_CACHE	4096
-
-struct str_entry {
-	uint64_t	key[STR_KEY / 8];
-	uint32_t	len;
-	uint32_t	id;
-};
-
-struct sym_entry {
-	uint64_t	addr;
-	uint32_t	id;
-	uint32_t	valid;
-};
-
-struct comm_entry {
-	int32_t		pid;
-	uint32_t	id;
-};
-
-struct decoder {
-	struct decode_ctx	*dc;
-	struct kbuffer		*kb;
-	struct dstack		*stk;		/* NULL until the first stack record */
-	unsigned int		cpu;
-	struct str_entry	str[STR_CACHE];
-	struct sym_entry	sym[SYM_CACHE];
-	struct comm_entry	comm[COMM_CACHE];
-};
+#include "decode-local.h"
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -557,21 +437,6 @@ static void dtype_ints(struct dtype *t)
 	t->copy_end = t->slot[0].off + 64;
 }
 
-/* A stack record's type: read by decoder_stack(), never a row. Return: 0 or -ENOMEM. */
-static int dtype_stack(struct decode_ctx *dc, struct dtype *t)
-{
-	struct dstack_fmt f;
-
-	if (!dstack_fmt_init(t->event, dc->long_size == KBUFFER_LSIZE_4 ? 4 : 8, &f))
-		return 0;
-	t->stk = malloc(sizeof(*t->stk));
-	if (!t->stk)
-		return -ENOMEM;
-	*t->stk = f;
-	t->post = DPOST_STACK;
-	t->min_size = f.off_caller;
-	return 0;
-}
 
 static const struct fixed_spec *fixed_find(const struct tep_event *event)
 {
@@ -749,38 +614,6 @@ void decoder_free(struct decoder *d)
 
 /* ---- per event ----------------------------------------------------------- */
 
-static inline uint64_t load_slot(const uint8_t *p, uint8_t op)
-{
-	union {
-		uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
-		int8_t s8; int16_t s16; int32_t s32; int64_t s64;
-	} v;
-
-	switch (op) {
-	case DOP_U8:
-		return *p;
-	case DOP_S8:
-		return (uint64_t)(int64_t)(int8_t)*p;
-	case DOP_U16:
-		memcpy(&v.u16, p, 2);
-		return v.u16;
-	case DOP_S16:
-		memcpy(&v.s16, p, 2);
-		return (uint64_t)(int64_t)v.s16;
-	case DOP_U32:
-		memcpy(&v.u32, p, 4);
-		return v.u32;
-	case DOP_S32:
-		memcpy(&v.s32, p, 4);
-		return (uint64_t)(int64_t)v.s32;
-	case DOP_U64:
-	case DOP_S64:
-		memcpy(&v.u64, p, 8);
-		return v.u64;
-	default:
-		return 0;
-	}
-}
 
 static inline uint32_t str_hash(const uint64_t *k, uint32_t len)
 {
@@ -1034,34 +867,17 @@ post:
 	return 0;
 }
 
-/* The decoder's stack state. Return: it, or NULL on ENOMEM. */
-static struct dstack *decoder_dstack(struct decoder *d)
-{
-	if (!d->stk)
-		d->stk = calloc(1, sizeof(*d->stk));
-	return d->stk;
-}
 
 int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
 		   struct ktop_event *out)
 {
 	struct dtype *t = NULL;
 	struct store_brow b;
-	bool dup;
 	int ret;
 
 	ret = decode_one(d, data, size, size, ts, &b, out->args, &t);
-	if (ret == DECODE_STACK_REC) {
-		if (!decoder_dstack(d))
-			return -ENOMEM;
-		d->stk->rec_stack = dstack_combine(d->stk, store_stacks(d->dc->st), t->stk, data,
-						   size, d->stk->rec_stack, &dup);
-		memset(out, 0, sizeof(*out));
-		out->ts = ts;
-		out->cpu = d->cpu;
-		out->stack = d->stk->rec_stack;
-		return DECODE_RECORD_STACK;
-	}
+	if (ret == DECODE_STACK_REC)
+		return decoder_record_stack(d, t, data, size, ts, out);
 	if (ret)
 		return ret;
 	if (d->stk)
@@ -1095,28 +911,9 @@ static inline uint32_t load32(const uint8_t *p)
 	return v;
 }
 
-/*
- * Where a page's events go: a window of the open chunk of the decoder's
- * store stream (store_reserve), rows decoded straight into it and committed
- * when the window is full or the page done. No batch to copy, and the
- * reorder clamp and the flag counts ride along. Passed by value to the
- * helpers off the hot path, so the walk keeps it in registers.
- */
-struct dwin {
-	struct store_wbuf	w;
-	uint32_t		n;		/* rows decoded (valid) */
-	uint32_t		a;		/* next argument slot */
-	uint32_t		nmax;		/* rows that fit, at most FLAG_MAX */
-	uint32_t		amax;		/* last argument slot an event may start at */
-	uint64_t		last;		/* ts of the last row (clamped) */
-	uint64_t		reordered;
-	uint64_t		fl;		/* flag categories, FLAG_BITS each */
-	uint64_t		appended;	/* rows committed from this page */
-	struct dtype		*lt;		/* the type of the last row */
-};
 
 /* Commit the window's rows and count their flag categories. */
-static struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats *stats)
+struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats *stats)
 {
 	if (w.n) {
 		store_commit(d->dc->st, d->cpu, &w.w, w.n, w.a, w.last, w.reordered);
@@ -1138,7 +935,7 @@ static struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decod
  * Commit what the window holds and reserve a new one for an event at @ts.
  * Return: the window, nmax 0 when the store could not take an event (ENOMEM).
  */
-static __attribute__((noinline)) struct dwin
+__attribute__((noinline)) struct dwin
 decoder_refill(struct decoder *d, struct dwin w, uint64_t ts, struct decode_stats *stats)
 {
 	w = decoder_commit(d, w, stats);
@@ -1164,111 +961,9 @@ static __attribute__((noinline)) void decoder_drop(struct decoder *d, const void
 		stats->bad++;
 }
 
-/* Return: the type of a stack record, NULL for anything else. */
-static struct dtype *decoder_stack_type(struct decoder *d, const void *data, int size)
-{
-	const struct decode_ctx *dc = d->dc;
-	struct dtype *t;
-	uint64_t id;
 
-	if (size < dc->common_min)
-		return NULL;
-	id = load_slot((const uint8_t *)data + dc->c_type.off, dc->c_type.op);
-	if (id >= dc->nids || !(t = dc->by_id[id]) || t->post != DPOST_STACK)
-		return NULL;
-	return t;
-}
 
-/* A stack record @t: it becomes the stack of the window's last row. */
-static __attribute__((noinline)) void
-decoder_stack(struct decoder *d, struct dwin *w, struct dtype *t, const void *data, int size,
-	      struct decode_stats *stats)
-{
-	struct store_brow *row;
-	struct dtype *lt = w->lt;
-	unsigned int part = t->stk->part;
-	uint32_t id;
-	bool dup;
 
-	if (!w->n || !decoder_dstack(d) || (d->dc->stack_filter && lt && !(lt->want & part))) {
-		/* no event of this page before it (not held), or not asked for */
-		if (stats)
-			stats->stack_dropped++;
-		return;
-	}
-	row = &w->w.row[w->n - 1];
-	id = dstack_combine(d->stk, store_stacks(d->dc->st), t->stk, data, size, row->stack,
-			    &dup);
-	if (dup || !id) {
-		if (stats)
-			stats->stack_dropped++;
-		return;
-	}
-	row->stack = id;
-	if (lt && !(atomic_load_explicit(&lt->stacked, memory_order_relaxed) & part))
-		atomic_fetch_or_explicit(&lt->stacked, part, memory_order_relaxed);
-	if (stats)
-		stats->stacks++;
-}
-
-/*
- * The page's last row, when its type carries stacks and it lacks a part:
- * held back (not committed) for the next page, whose first record may be
- * its stack. Return: the window without it.
- */
-static struct dwin decoder_hold(struct decoder *d, struct dwin w)
-{
-	const struct dtype *lt = w.lt;
-	struct store_brow *row;
-	unsigned int want;
-
-	if (!w.n || !lt)
-		return w;
-	want = atomic_load_explicit(&lt->stacked, memory_order_relaxed) | lt->want;
-	if (d->dc->stack_filter)
-		want &= lt->want;
-	row = &w.w.row[w.n - 1];
-	if (!want || !(want & ~dstack_parts(store_stacks(d->dc->st), row->stack)) ||
-	    !decoder_dstack(d))
-		return w;
-	d->stk->held = true;
-	d->stk->hrow = *row;
-	d->stk->ht = lt;
-	memcpy(d->stk->hargs, &w.w.args[row->aoff], row->nargs * sizeof(uint64_t));
-	w.a = row->aoff;
-	w.n--;
-	if (w.n)
-		w.last = w.w.row[w.n - 1].ts;
-	return w;
-}
-
-/* The row decoder_hold() kept, as the window's first. */
-static struct dwin decoder_unhold(struct decoder *d, struct dwin w, struct decode_stats *stats)
-{
-	struct dstack *ds = d->stk;
-	struct store_brow *row;
-
-	if (!ds || !ds->held)
-		return w;
-	ds->held = false;
-	w = decoder_refill(d, w, ds->hrow.ts, stats);
-	if (!w.nmax) {
-		if (stats)
-			stats->bad++;
-		return w;
-	}
-	row = &w.w.row[0];
-	*row = ds->hrow;
-	row->aoff = w.a;
-	if (row->ts < w.last)
-		row->ts = w.last;
-	memcpy(&w.w.args[w.a], ds->hargs, row->nargs * sizeof(uint64_t));
-	w.a += row->nargs;
-	w.n = 1;
-	w.last = row->ts;
-	w.lt = (struct dtype *)ds->ht;
-	return w;
-}
 
 /* Decode one record into the window, after the last row. */
 static inline __attribute__((always_inline)) void
@@ -1437,37 +1132,5 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 	return n;
 }
 
-int decoder_flush(struct decoder *d, struct decode_stats *stats)
-{
-	struct dwin w = { 0 };
 
-	if (!d->stk || !d->stk->held)
-		return 0;
-	w = decoder_unhold(d, w, stats);
-	w = decoder_commit(d, w, stats);
-	store_publish(d->dc->st, d->cpu);
-	if (stats)
-		stats->events += w.appended;
-	return (int)w.appended;
-}
 
-int decode_ctx_want_stacks(struct decode_ctx *dc, const char *spec, unsigned int parts)
-{
-	int n = 0;
-
-	for (unsigned int i = 0; i < dc->nids; i++) {
-		struct dtype *t = dc->by_id[i];
-
-		if (!t || t->post == DPOST_STACK || !t->event ||
-		    !evspec_match(spec, t->event->system, t->event->name))
-			continue;
-		t->want |= parts;
-		n++;
-	}
-	return n;
-}
-
-void decode_ctx_stack_filter(struct decode_ctx *dc, bool on)
-{
-	dc->stack_filter = on;
-}
