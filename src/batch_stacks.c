@@ -15,7 +15,7 @@
 #include "bpf_offcpu.h"
 #include "consumer.h"
 #include "intern.h"
-#include "json.h"
+#include "jsonw.h"
 #include "schema.h"
 #include "session.h"
 #include "stacks.h"
@@ -246,18 +246,28 @@ static void text_frames(struct store *st, uint32_t id, FILE *o)
 		fprintf(o, " <- ... (%u more)", n - i);
 }
 
-static void json_frames(struct store *st, uint32_t id, FILE *o)
+static void json_frames(struct store *st, uint32_t id, struct jsonw *w)
 {
 	struct stacks *sk = store_stacks(st);
 	struct stack_frame f;
 
-	fputc('[', o);
-	for (unsigned int i = 0; !stacks_frame(sk, id, i, &f); i++) {
-		if (i)
-			fputc(',', o);
-		json_put_str(o, f.name);
-	}
-	fputc(']', o);
+	jsonw_arr_open(w);
+	for (unsigned int i = 0; !stacks_frame(sk, id, i, &f); i++)
+		jsonw_str(w, f.name);
+	jsonw_arr_close(w);
+}
+
+/* ,"KEY":VALUE with the value built in @w (a buffer writer), which is freed. */
+static void json_member(FILE *o, const char *key, struct jsonw *w)
+{
+	char *t;
+
+	jsonw_finish(w);
+	t = jsonw_take(w, NULL);
+	if (t)
+		fprintf(o, ",\"%s\":%s", key, t);
+	free(t);
+	jsonw_destroy(w);
 }
 
 void batch_stacks_text(struct batch_stacks *bs, FILE *o)
@@ -315,10 +325,56 @@ void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 	fputc('\n', o);
 }
 
+static void json_offcpu(struct batch_stacks *bs, struct store *st, struct jsonw *w)
+{
+	jsonw_obj_open(w);
+	if (!bs->a->offcpu && !bs->offline_off) {
+		jsonw_key(w, "error");
+		jsonw_str(w, bs->a->offcpu_why);
+		jsonw_obj_close(w);
+		return;
+	}
+	jsonw_key(w, "ns_total");
+	jsonw_u64(w, bs->off.value);
+	jsonw_key(w, "switches_total");
+	jsonw_u64(w, bs->off.count);
+	if (bs->a->offcpu) {
+		struct bpf_offcpu_stats os;
+
+		bpf_offcpu_last(bs->a->offcpu, &os);
+		jsonw_key(w, "lost_stacks");
+		jsonw_u64(w, os.lost_stacks);
+		jsonw_key(w, "lost_stack_ns");
+		jsonw_u64(w, os.lost_ns);
+	}
+	jsonw_key(w, "top");
+	jsonw_arr_open(w);
+	for (size_t i = 0; i < bs->off.n && i < TOP_JSON; i++) {
+		const struct stack_weight *e = &bs->off.v[i];
+		const char *comm = store_comm(st, e->pid);
+
+		jsonw_obj_open(w);
+		jsonw_key(w, "pid");
+		jsonw_i64(w, e->pid);
+		jsonw_key(w, "comm");
+		jsonw_str(w, comm ? comm : "");
+		jsonw_key(w, "ns");
+		jsonw_u64(w, e->value);
+		jsonw_key(w, "switches");
+		jsonw_u64(w, e->count);
+		jsonw_key(w, "stack");
+		json_frames(st, e->stack, w);
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+	jsonw_obj_close(w);
+}
+
 void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 {
 	struct stacks_stats ss;
 	struct store *st;
+	struct jsonw w;
 	char name[160];
 	size_t n;
 
@@ -327,11 +383,22 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 	st = bs->a->st;
 	n = top_sorted(bs);
 	stacks_get_stats(store_stacks(st), &ss);
-	fprintf(o, ",\"stacks\":{\"events_with_stack\":%" PRIu64 ",\"events_without_stack\":%"
-		PRIu64 ",\"events_with_stack_total\":%" PRIu64 ",\"distinct\":%" PRIu32
-		",\"table_bytes\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"note\":", bs->with,
-		bs->without, bs->with_total, ss.stacks, ss.bytes, ss.dropped);
-	json_put_str(o, bs->a->sess ? session_stack_note(bs->a->sess) : "");
+	jsonw_init_buf(&w);
+	jsonw_obj_open(&w);
+	jsonw_key(&w, "events_with_stack");
+	jsonw_u64(&w, bs->with);
+	jsonw_key(&w, "events_without_stack");
+	jsonw_u64(&w, bs->without);
+	jsonw_key(&w, "events_with_stack_total");
+	jsonw_u64(&w, bs->with_total);
+	jsonw_key(&w, "distinct");
+	jsonw_u64(&w, ss.stacks);
+	jsonw_key(&w, "table_bytes");
+	jsonw_u64(&w, ss.bytes);
+	jsonw_key(&w, "dropped");
+	jsonw_u64(&w, ss.dropped);
+	jsonw_key(&w, "note");
+	jsonw_str(&w, bs->a->sess ? session_stack_note(bs->a->sess) : "");
 	if (bs->a->cons) {
 		uint64_t tied = 0, dropped = 0;
 
@@ -342,47 +409,29 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 			tied += cs.stacks;
 			dropped += cs.stack_dropped;
 		}
-		fprintf(o, ",\"records_tied\":%" PRIu64 ",\"records_dropped\":%" PRIu64, tied,
-			dropped);
+		jsonw_key(&w, "records_tied");
+		jsonw_u64(&w, tied);
+		jsonw_key(&w, "records_dropped");
+		jsonw_u64(&w, dropped);
 	}
-	fputs(",\"top\":[", o);
+	jsonw_key(&w, "top");
+	jsonw_arr_open(&w);
 	for (size_t i = 0; i < n && i < TOP_JSON; i++) {
-		fprintf(o, "%s{\"event\":", i ? "," : "");
-		json_put_str(o, type_name(st, (uint16_t)(bs->map[i].key >> 32), name, sizeof(name)));
-		fprintf(o, ",\"count\":%" PRIu64 ",\"stack\":", bs->map[i].count);
-		json_frames(st, (uint32_t)bs->map[i].key, o);
-		fputc('}', o);
+		jsonw_obj_open(&w);
+		jsonw_key(&w, "event");
+		jsonw_str(&w, type_name(st, (uint16_t)(bs->map[i].key >> 32), name, sizeof(name)));
+		jsonw_key(&w, "count");
+		jsonw_u64(&w, bs->map[i].count);
+		jsonw_key(&w, "stack");
+		json_frames(st, (uint32_t)bs->map[i].key, &w);
+		jsonw_obj_close(&w);
 	}
-	fputs("]}", o);
+	jsonw_arr_close(&w);
+	jsonw_obj_close(&w);
+	json_member(o, "stacks", &w);
 	if (!bs->a->opts.offcpu && !bs->offline_off)
 		return;
-	fputs(",\"offcpu\":{", o);
-	if (!bs->a->offcpu && !bs->offline_off) {
-		fputs("\"error\":", o);
-		json_put_str(o, bs->a->offcpu_why);
-		fputc('}', o);
-		return;
-	}
-	fprintf(o, "\"ns_total\":%" PRIu64 ",\"switches_total\":%" PRIu64, bs->off.value,
-		bs->off.count);
-	if (bs->a->offcpu) {
-		struct bpf_offcpu_stats os;
-
-		bpf_offcpu_last(bs->a->offcpu, &os);
-		fprintf(o, ",\"lost_stacks\":%" PRIu64 ",\"lost_stack_ns\":%" PRIu64,
-			os.lost_stacks, os.lost_ns);
-	}
-	fputs(",\"top\":[", o);
-	for (size_t i = 0; i < bs->off.n && i < TOP_JSON; i++) {
-		const struct stack_weight *w = &bs->off.v[i];
-		const char *comm = store_comm(st, w->pid);
-
-		fprintf(o, "%s{\"pid\":%d,\"comm\":", i ? "," : "", w->pid);
-		json_put_str(o, comm ? comm : "");
-		fprintf(o, ",\"ns\":%" PRIu64 ",\"switches\":%" PRIu64 ",\"stack\":", w->value,
-			w->count);
-		json_frames(st, w->stack, o);
-		fputc('}', o);
-	}
-	fputs("]}", o);
+	jsonw_init_buf(&w);
+	json_offcpu(bs, st, &w);
+	json_member(o, "offcpu", &w);
 }

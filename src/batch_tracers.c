@@ -23,7 +23,6 @@
 #include "event.h"
 #include "fgraph.h"
 #include "intern.h"
-#include "json.h"
 #include "latency.h"
 #include "session.h"
 #include "store.h"
@@ -534,6 +533,22 @@ void batch_tracers_text(struct batch_tracers *bt, FILE *o)
 
 /* ---- JSON --------------------------------------------------------------- */
 
+static void bt_json_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(o, "\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			fprintf(o, "\\u%04x", ch);
+		else
+			fputc(ch, o);
+	}
+	fputc('"', o);
+}
+
 static void bt_fgraph_json(struct batch_tracers *bt, FILE *o)
 {
 	struct fgraph_row *rows;
@@ -559,10 +574,10 @@ static void bt_fgraph_json(struct batch_tracers *bt, FILE *o)
 			continue;
 		fprintf(o, "%s{\"function\":", first ? "" : ",");
 		first = false;
-		json_put_str(o, in.name);
+		bt_json_str(o, in.name);
 		fputs(",\"parent\":", o);
 		if (!fgraph_node(bt->g, FGRAPH_AGG, in.parent, &par) && par.kind == FGRAPH_K_CALL) {
-			json_put_str(o, par.name);
+			bt_json_str(o, par.name);
 			ctx[0] = '\0';
 		} else {
 			fputs("null", o);
@@ -575,7 +590,7 @@ static void bt_fgraph_json(struct batch_tracers *bt, FILE *o)
 			in.incomplete);
 		if (ctx[0]) {
 			fputs(",\"context\":", o);
-			json_put_str(o, ctx);
+			bt_json_str(o, ctx);
 		}
 		fputc('}', o);
 	}
@@ -631,7 +646,7 @@ static void bt_latency_json(struct batch_tracers *bt, FILE *o)
 	bool first = true;
 
 	fputs(",\"latency\":{\"tracer\":", o);
-	json_put_str(o, bt->kind == BT_TIMERLAT ? "timerlat" : "osnoise");
+	bt_json_str(o, bt->kind == BT_TIMERLAT ? "timerlat" : "osnoise");
 	fprintf(o, ",\"events\":%" PRIu64 ",\"cpus\":[", bt->fed);
 	for (unsigned int cpu = 0; cpu < latency_ncpus(bt->l); cpu++) {
 		if (!latency_cpu_seen(bt->l, cpu) || latency_row(bt->l, (int)cpu, &r))

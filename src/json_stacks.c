@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "intern.h"
-#include "json.h"
+#include "jsonw.h"
 #include "json_stacks.h"
 #include "stacks.h"
 #include "store.h"
@@ -145,21 +145,34 @@ void json_sf_write(struct json_sf *sf, FILE *fp)
 {
 	static const char *const cat[] = { "kernel", "user", "function" };
 	struct intern *in;
+	struct jsonw w;
+	char id[16];
 
 	if (!sf || !sf->n)
 		return;
 	in = store_strings(sf->st);
-	fputs(",\"stackFrames\":{", fp);
+	fputs(",\"stackFrames\":", fp);
+	jsonw_init_file(&w, fp);
+	jsonw_obj_open(&w);
 	for (uint32_t i = 0; i < sf->n; i++) {
 		const struct sf_node *n = &sf->nodes[i];
 		const char *name = intern_str(in, n->name);
 
-		fprintf(fp, "%s\n\"%u\":{\"name\":", i ? "," : "", i + 1);
-		json_put_str(fp, name[0] ? name : "[unknown]");
-		fprintf(fp, ",\"category\":\"%s\"", n->kind < 3 ? cat[n->kind] : "?");
-		if (n->parent)
-			fprintf(fp, ",\"parent\":\"%u\"", n->parent);
-		fputc('}', fp);
+		snprintf(id, sizeof(id), "%u", i + 1);
+		jsonw_newline(&w);
+		jsonw_key(&w, id);
+		jsonw_obj_open(&w);
+		jsonw_key(&w, "name");
+		jsonw_str(&w, name[0] ? name : "[unknown]");
+		jsonw_key(&w, "category");
+		jsonw_str(&w, n->kind < 3 ? cat[n->kind] : "?");
+		if (n->parent) {
+			snprintf(id, sizeof(id), "%u", n->parent);
+			jsonw_key(&w, "parent");
+			jsonw_str(&w, id);
+		}
+		jsonw_obj_close(&w);
 	}
-	fputs("\n}", fp);
+	jsonw_obj_close(&w);
+	jsonw_finish(&w);
 }
