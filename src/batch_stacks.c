@@ -21,6 +21,7 @@
 #include "stacks.h"
 #include "stacktree.h"
 #include "store.h"
+#include "viewfilter.h"
 
 #define TOP_TEXT	10
 #define TOP_JSON	50
@@ -126,6 +127,7 @@ static void map_add(struct batch_stacks *bs, uint16_t type, uint32_t stack)
 
 static void scan_cpu(struct batch_stacks *bs, struct store *st, unsigned int cpu)
 {
+	struct viewfilter *vf = app_view(bs->a);
 	uint64_t first, end, seq;
 
 	store_cpu_range(st, cpu, &first, &end);
@@ -137,6 +139,8 @@ static void scan_cpu(struct batch_stacks *bs, struct store *st, unsigned int cpu
 		for (size_t i = 0; i < n; i++) {
 			const struct ktop_event *ev = &bs->evs[i];
 
+			if (vf && !viewfilter_match(vf, ev))
+				continue;	/* --view: the summary counts what it shows */
 			if (ev->stack) {
 				bs->stacked[ev->type / 8] |= 1u << (ev->type % 8);
 				map_add(bs, ev->type, ev->stack);

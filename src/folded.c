@@ -14,6 +14,7 @@
 #include "intern.h"
 #include "stacktree.h"
 #include "store.h"
+#include "viewfilter.h"
 
 int folded_source_from_name(const char *s)
 {
@@ -69,6 +70,12 @@ long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, b
 	return ferror(fp) ? -EIO : lines;
 }
 
+/* stack_query.keep for the export's view filter ("save what I see"). */
+static bool folded_keep(void *ctx, const struct ktop_event *ev)
+{
+	return viewfilter_match(ctx, ev);
+}
+
 /* The function_graph paths of @st's window as a stack set. */
 static int graph_set(struct store *st, uint64_t t0, uint64_t t1, bool ns, struct stack_set *out)
 {
@@ -100,6 +107,10 @@ int export_folded(const char *path, struct store *st, const struct snapshot_meta
 
 	(void)meta;
 	stack_query_all(&q);
+	if (opts && opts->view) {
+		q.keep = folded_keep;
+		q.keep_ctx = opts->view;
+	}
 	if (opts && (opts->t0 || opts->t1)) {
 		q.t0 = opts->t0;
 		q.t1 = opts->t1;
