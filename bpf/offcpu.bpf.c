@@ -22,6 +22,15 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 self_tgid = 0;	/* ktop itself: not measured */
 const volatile __u64 min_ns = 0;	/* shorter stays off CPU are left out */
+const volatile bool filter_pids = false;	/* only the tgids/pids of ktop_offcpu_pids */
+
+/* -P: set before attach. Others get no stack walk, and take no room in the stack map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OFFCPU_MAX_PIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} ktop_offcpu_pids SEC(".maps");
 
 struct offcpu_start {
 	__u64			ts;
@@ -59,7 +68,9 @@ static __always_inline void on_switch(void *ctx, struct task_struct *prev,
 	__u32 npid = BPF_CORE_READ(next, pid);
 
 	/* prev is still current: its stacks are the ones the helper walks */
-	if (pid && tgid != self_tgid) {
+	if (pid && tgid != self_tgid &&
+	    (!filter_pids || bpf_map_lookup_elem(&ktop_offcpu_pids, &tgid) ||
+	     bpf_map_lookup_elem(&ktop_offcpu_pids, &pid))) {
 		s.ts = now;
 		s.key.pid = pid;
 		s.key.tgid = tgid;

@@ -7,9 +7,10 @@
 #define KTOP_BPF_OFFCPU_H
 
 #define OFFCPU_MAX_ENTRIES	16384	/* (thread, stacks) totals */
-#define OFFCPU_MAX_STACKS	8192	/* distinct stacks in the stack map */
+#define OFFCPU_MAX_STACKS	16384	/* stack map slots (a collision loses the stack) */
 #define OFFCPU_STACK_DEPTH	64	/* frames kept per stack */
 #define OFFCPU_MAX_THREADS	32768	/* threads off CPU at one time */
+#define OFFCPU_MAX_PIDS		64	/* -P: the processes or threads measured */
 
 struct offcpu_key {
 	__u32	pid;		/* the thread (task pid) */

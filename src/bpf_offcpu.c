@@ -66,9 +66,17 @@ static int offcpu_try(struct bpf_offcpu *b, const struct bpf_offcpu_opts *o, boo
 	}
 	s->rodata->self_tgid = o->self_tgid ? o->self_tgid : (uint32_t)getpid();
 	s->rodata->min_ns = o->min_ns;
+	s->rodata->filter_pids = o->npids > 0;
 	bpf_program__set_autoload(s->progs.ktop_offcpu, !raw);
 	bpf_program__set_autoload(s->progs.ktop_offcpu_r, raw);
 	err = offcpu_bpf__load(s);
+	for (unsigned int i = 0; !err && i < o->npids && i < OFFCPU_MAX_PIDS; i++) {
+		uint32_t pid = (uint32_t)o->pids[i];
+		uint8_t one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(s->maps.ktop_offcpu_pids), &pid, &one, 0))
+			err = -errno;
+	}
 	if (!err)
 		err = offcpu_bpf__attach(s);
 	if (err) {

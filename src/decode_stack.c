@@ -198,12 +198,14 @@ decoder_stack(struct decoder *d, struct dwin *w, struct dtype *t, const void *da
 	row = &w->w.row[w->n - 1];
 	id = dstack_combine(d->stk, store_stacks(d->dc->st), t->stk, data, size, row->stack,
 			    &dup);
-	if (dup || !id) {
+	if (dup) {
 		if (stats)
 			stats->stack_dropped++;
 		return;
 	}
-	row->stack = id;
+	/* id 0: no frame to add (a kernel thread's user stack), or the table is full */
+	if (id)
+		row->stack = id;
 	if (lt && !(atomic_load_explicit(&lt->stacked, memory_order_relaxed) & part))
 		atomic_fetch_or_explicit(&lt->stacked, part, memory_order_relaxed);
 	if (stats)

@@ -472,7 +472,7 @@ size_t stacks_weights_get(const struct stacks *sk, enum stacks_wset set,
 		return 0;
 	pthread_mutex_lock(&s->wlock);
 	n = s->w[set].n;
-	if (out)
+	if (out && n && max)
 		memcpy(out, s->w[set].v, (n < max ? n : max) * sizeof(*out));
 	if (gen)
 		*gen = s->w[set].gen;

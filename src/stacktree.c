@@ -173,7 +173,8 @@ static int acc_done(struct acc *a, int ret)
 		stack_set_free(a->set);
 		return ret;
 	}
-	qsort(a->set->v, a->set->n, sizeof(*a->set->v), weight_cmp);
+	if (a->set->n)
+		qsort(a->set->v, a->set->n, sizeof(*a->set->v), weight_cmp);
 	return 0;
 }
 
@@ -226,7 +227,7 @@ int stack_set_from_offcpu(struct store *st, bool per_pid, struct stack_set *out)
 		ret = acc_add(&a, w[i].stack, -1, w[i].count, w[i].value);
 	free(w);
 	ret = acc_done(&a, ret);
-	if (!ret)
+	if (!ret && out->n)
 		qsort(out->v, out->n, sizeof(*out->v), value_cmp);
 	return ret;
 }
@@ -494,7 +495,8 @@ struct stack_tree *stack_tree_build(struct store *st, const struct stack_set *se
 	if (tree_names(sk, set, dir, seq, &names))
 		goto out_free;
 	sort_names = names;
-	qsort(seq, set->n, sizeof(*seq), tseq_cmp);
+	if (set->n)
+		qsort(seq, set->n, sizeof(*seq), tseq_cmp);
 	sort_names = NULL;
 	t->stacks = malloc((set->n ? set->n : 1) * sizeof(*t->stacks));
 	if (!t->stacks)

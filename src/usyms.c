@@ -191,7 +191,8 @@ static int proc_read(struct usyms *u, struct uproc *p)
 		p->nmaps++;
 	}
 	fclose(fp);
-	qsort(p->maps, p->nmaps, sizeof(*p->maps), umap_cmp);
+	if (p->nmaps)
+		qsort(p->maps, p->nmaps, sizeof(*p->maps), umap_cmp);
 	return 0;
 }
 

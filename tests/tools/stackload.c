@@ -2,11 +2,13 @@
 /*
  * stackload - a workload with known stacks, for the stack tests and benchmarks.
  *
- *   stackload [-w FILE] sleep N US   N nanosleep(2) calls of US microseconds each
- *   stackload [-w FILE] read N       N read(2) calls of one byte from /dev/zero
+ *   stackload [-w FILE] [-l MS] sleep N US   N nanosleep(2) calls of US microseconds
+ *   stackload [-w FILE] [-l MS] read N       N read(2) calls of one byte from /dev/zero
  *
  * -w FILE: print the pid, then wait until FILE exists before starting (so a
- * test can point a tracer at the pid first).
+ * test can point a tracer at the pid first). -l MS: stay MS milliseconds
+ * after the calls before exiting (a tracer reads a process's memory map
+ * while the process lives: a slower reader, e.g. under ASan, still finds it).
  *
  * The system calls are made with an inline `syscall` instruction from
  * stk_leaf(), called through stk_middle() and stk_outer() from main(), all
@@ -68,17 +70,22 @@ static __attribute__((noipa)) long stk_outer(int what, long a, long b)
 int main(int argc, char **argv)
 {
 	const char *wait_file = NULL;
+	long n, linger_ms = 0;
 	char buf[8];
-	long n;
 
-	if (argc > 2 && !strcmp(argv[1], "-w")) {
-		wait_file = argv[2];
+	while (argc > 2 && argv[1][0] == '-') {
+		if (!strcmp(argv[1], "-w"))
+			wait_file = argv[2];
+		else if (!strcmp(argv[1], "-l"))
+			linger_ms = atol(argv[2]);
+		else
+			break;
 		argc -= 2;
 		argv += 2;
 	}
 	n = argc > 2 ? atol(argv[2]) : 0;
 	if (argc < 3 || (strcmp(argv[1], "sleep") && strcmp(argv[1], "read"))) {
-		fprintf(stderr, "usage: stackload sleep N US | stackload read N\n");
+		fprintf(stderr, "usage: stackload [-w FILE] [-l MS] sleep N US | read N\n");
 		return 2;
 	}
 	printf("stackload pid %d\n", getpid());
@@ -100,5 +107,7 @@ int main(int argc, char **argv)
 			stk_outer(1, fd, (long)buf);
 		close(fd);
 	}
+	if (linger_ms > 0)
+		usleep((useconds_t)linger_ms * 1000);
 	return 0;
 }
