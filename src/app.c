@@ -605,6 +605,9 @@ int app_start(struct app *a, char *err, size_t errlen)
 	a->meta = NULL;
 	a->loader = NULL;
 	a->probes = NULL;
+	a->ssyms = NULL;
+	a->offcpu = NULL;
+	a->offcpu_why[0] = 0;
 
 	/*
 	 * First put back what a killed ktop left: probing a top level still
@@ -669,6 +672,9 @@ int app_start(struct app *a, char *err, size_t errlen)
 		goto out_close;
 	}
 	app_probe_kinds(a);
+	ret = app_stacks_start(a, err, errlen);
+	if (ret)
+		goto out_close;
 	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->wake_fd < 0) {
 		ret = app_err(err, errlen, -errno, "eventfd: %s", strerror(errno));
@@ -689,6 +695,8 @@ int app_start(struct app *a, char *err, size_t errlen)
 	 */
 	app_start_bpf(a);
 	debug_step("BPF statistics");
+	app_offcpu_start(a);
+	debug_step("BPF off-CPU stacks");
 	ret = session_start(a->sess);
 	debug_step("tracing on");
 	if (ret) {
@@ -711,6 +719,7 @@ void app_stop(struct app *a)
 	app_snapshot_stop(a);
 	bpfstats_free(a->bpf);
 	a->bpf = NULL;
+	app_offcpu_stop(a);
 	/* the style is that destroyers accept NULL; do not rely on it here */
 	if (a->sess)
 		session_stop(a->sess);
@@ -729,6 +738,7 @@ void app_stop(struct app *a)
 	if (a->dc)
 		decode_ctx_free(a->dc);
 	a->dc = NULL;
+	app_stacks_stop(a);
 	if (a->syms)
 		symbols_free(a->syms);
 	a->syms = NULL;

@@ -27,6 +27,8 @@ struct filter_set;
 struct probe_set;
 struct viewfilter;
 struct taskrel;
+struct stack_syms;
+struct bpf_offcpu;
 
 struct app_opts {
 	struct session_opts	so;
@@ -50,6 +52,11 @@ struct app_opts {
 	const char		*views[SESSION_MAX_LIST];	/* -F, --view */
 	unsigned int		nviews;
 	bool			hide_self;	/* --hide-self */
+	bool			offcpu;		/* --offcpu: BPF off-CPU stacks */
+	const char		*folded;	/* --folded: what -o FILE.folded holds */
+	/* -e EVENT:stack: EVENT without its suffix (so.events and so.stacks point here) */
+	char			specbuf[SESSION_MAX_LIST][128];
+	unsigned int		nspecbuf;
 };
 
 struct app {
@@ -67,6 +74,9 @@ struct app {
 	struct probe_set	*probes;	/* --probe: ktop's probe events, or NULL */
 	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
 	char			bpf_why[256];
+	struct stack_syms	*ssyms;		/* names the store's stack frames */
+	struct bpf_offcpu	*offcpu;	/* --offcpu; NULL: off, see offcpu_why */
+	char			offcpu_why[256];
 	uint64_t		bpf_seq;	/* newest BPF outlier printed */
 	/* snapshots (src/app_snapshot.c) */
 	struct snapshot_meta	*meta;		/* -i: what the snapshot says */
@@ -151,6 +161,27 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
  * Return: the exit status.
  */
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
+
+/* ---- stacks: src/app_stacks.c ---- */
+
+/*
+ * Live: tell the decoders which events carry stacks (--stack, -e EVENT:stack)
+ * and install the frame resolver (kallsyms, /proc/PID/maps + ELF). Before the
+ * readers start. Return: 0 or -ENOMEM (message in @err).
+ */
+int app_stacks_start(struct app *a, char *err, size_t errlen);
+/* Stop naming frames (before the store goes). Safe twice. */
+void app_stacks_stop(struct app *a);
+
+/* --offcpu: load the off-CPU BPF program, or say why not in a->offcpu_why. */
+void app_offcpu_start(struct app *a);
+void app_offcpu_stop(struct app *a);
+/*
+ * Read the off-CPU totals into the store's stack table (the batch printer
+ * each interval, the exporters before writing). Context: one thread at a
+ * time. Return: 0, -ENODEV without --offcpu, or a negative errno.
+ */
+int app_offcpu_poll(struct app *a);
 
 /* Monotonic nanoseconds. */
 uint64_t app_now_ns(void);

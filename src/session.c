@@ -81,6 +81,8 @@ struct session {
 	int			nsystems;
 	bool			all_systems;
 	pid_t			owner;		/* a forked child must not undo it */
+	struct stacktrig	*trig;		/* stack traces (--stack) */
+	char			stack_note[512];
 };
 
 /* Sessions not yet closed; compared, never dereferenced, when checking a pointer. */
@@ -1381,6 +1383,14 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		s->funcgraph_tail = o->funcgraph_tail;
 		add_system(s, "ftrace");
 	}
+	if (o->nstacks) {
+		/* after every event is on: a trigger would fire on a disabled event */
+		ret = stacktrig_set(&s->trig, s->dir, s->top, o->stacks, o->nstacks, s->stack_note,
+				    sizeof(s->stack_note), err, errlen);
+		if (ret)
+			return ret;
+		add_system(s, "ftrace");	/* kernel_stack, user_stack */
+	}
 	return 0;
 }
 
@@ -1533,6 +1543,7 @@ static void session_undo(struct session *s)
 	if (s->top) {
 		if (s->saved && !s->restored) {
 			sess_write(s, "tracing_on", "0");
+			stacktrig_clear(s->trig);
 			if (!tracestate_restore(s->saved)) {
 				s->restored = true;
 				if (s->state_path[0])
@@ -1543,6 +1554,7 @@ static void session_undo(struct session *s)
 		}
 	} else if (s->inst) {
 		sess_write(s, "tracing_on", "0");
+		stacktrig_clear(s->trig);
 		/* only then: on 6.1 any event write, even this, expands the top level */
 		if (s->events_on)
 			sess_write(s, "set_event", "");
@@ -1568,6 +1580,7 @@ static void session_free(struct session *s)
 	tep_free(s->tep);
 	tracestate_free(s->saved);
 	tracestate_free(s->global);
+	stacktrig_free(s->trig);
 	for (int i = 0; i < s->nsystems; i++)
 		free((char *)s->systems[i]);
 	free(s);
@@ -1731,6 +1744,11 @@ int session_switch_latency_tracer(struct session *s, const char *tracer, char *e
 const char *session_name(const struct session *s)
 {
 	return s->name;
+}
+
+const char *session_stack_note(const struct session *s)
+{
+	return s->stack_note;
 }
 
 int session_ncpus(const struct session *s)
