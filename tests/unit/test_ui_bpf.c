@@ -18,6 +18,7 @@
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/prompt_view.c"
 #include "../../ui/pane_bpf.c"
 
 #include "app.h"

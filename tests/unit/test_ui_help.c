@@ -33,12 +33,12 @@ static struct ui ui;
 static const struct pane_ops pane_ops = { .name = "behind", .label = "Behind" };
 static const struct pane_ops *const panes[] = { &pane_ops };
 
-/* Draw at @cols x @rows over a screen full of a pane's text ('#'). */
+/* Draw at @cols x @rows over a screen full of 0x01 bytes, text no key or line has ('#' is a key). */
 static void draw_at(int cols, int rows)
 {
 	text_screen_clear();
 	for (int r = 0; r < SCR_ROWS; r++)
-		memset(scr[r], '#', SCR_COLS);
+		memset(scr[r], '\x01', SCR_COLS);
 	ui.cols = cols;
 	ui.rows = rows;
 	ui.prompt->ops->draw(&ui, ui.prompt);
@@ -111,7 +111,7 @@ TEST(covers_the_screen_and_names_every_key_in_full)
 		/* nothing of what was behind shows, and nothing is drawn outside */
 		for (int r = 0; r < SCR_ROWS; r++)
 			for (int c = 0; c < SCR_COLS; c++)
-				if ((r < rows && c < cols) == (scr[r][c] == '#')) {
+				if ((r < rows && c < cols) == (scr[r][c] == '\x01')) {
 					if (!shown++)
 						printf("  %dx%d: row %d col %d is '%c'\n", cols, rows,
 						       r, c, scr[r][c]);
