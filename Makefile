@@ -125,6 +125,9 @@ $(B)/tools/%: tests/tools/%.c $(B)/libktop.a | $(B)/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a $(CORE_LDLIBS)
 
+# A workload whose user stacks the stack tests name: frame pointers, whatever OPT says.
+$(B)/tools/stackload: EXTRA_CFLAGS += -fno-omit-frame-pointer
+
 $(B)/bench/%: bench/%.c $(B)/libktop.a $(UI_OBJS) | $(B)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(filter-out $(B)/ui/main_loop.o,$(UI_OBJS)) $(B)/libktop.a $(UI_LDLIBS) $(CORE_LDLIBS)

@@ -19,6 +19,8 @@
 #include "export.h"
 #include "formats/format.h"
 #include "formats/ktop.h"
+#include "folded.h"
+#include "ftrace_filter.h"
 #include "session.h"
 #include "source.h"
 #include "store.h"
@@ -41,6 +43,9 @@ static int app_start_source(struct app *a, const struct source_ops *src,
 	a->wake_fd = -1;
 	a->bpf = NULL;
 	a->bpf_why[0] = 0;
+	a->ssyms = NULL;
+	a->offcpu = NULL;
+	a->offcpu_why[0] = 0;
 	a->src = src;
 	a->src_priv = NULL;
 	ret = src->start(a, args, err, errlen);
@@ -198,6 +203,44 @@ int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res)
 	return a->src && a->src->filter_undo ? a->src->filter_undo(a, redo, res) : -ENODEV;
 }
 
+/* Append "; LABEL a b c" for the @n command-line items @v to @buf. */
+static size_t desc_items(char *buf, size_t len, size_t at, const char *label,
+			 const char *const *v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n && at + 1 < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s%s", i ? " " : at ? "; " : "",
+				       i ? "" : label, v[i]);
+	return at < len ? at : len - 1;
+}
+
+const char *app_filter_desc(const struct app *a, char *buf, size_t len)
+{
+	const struct ftrace_filter *f = a->src && a->src->filter_held ? a->src->filter_held(a) :
+					NULL;
+	const struct session_opts *o = &a->opts.so;
+	unsigned int changed;
+	size_t at;
+
+	ftrace_filter_summary(f, buf, len, &changed);
+	at = strlen(buf);
+	if (!(changed & (1u << FILTER_T_FILTER)))
+		at = desc_items(buf, len, at, "functions ", o->filters,
+				o->nfilters);
+	if (!(changed & (1u << FILTER_T_NOTRACE)))
+		at = desc_items(buf, len, at, "notrace ", o->notrace,
+				o->nnotrace);
+	if (!(changed & (1u << FILTER_T_GRAPH)))
+		at = desc_items(buf, len, at, "graph ", o->graph_funcs,
+				o->ngraph_funcs);
+	for (unsigned int i = 0; !(changed & FTRACE_FILTER_PIDS) && i < o->npids && at + 1 < len;
+	     i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? " " : at ? "; pid:" : "pid:",
+				       o->pids[i]);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+	return buf;
+}
+
 /* ---- saving ------------------------------------------------------------------------ */
 
 int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
@@ -210,6 +253,8 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 	struct snapshot_meta m;
 	int ret;
 
+	eo.folded = a->opts.folded ? folded_source_from_name(a->opts.folded) : FOLDED_AUTO;
+	app_offcpu_poll(a);	/* the off-CPU totals up to now, with --offcpu */
 	f = fmt >= 0 ? format_by_id((enum format_id)fmt) : format_by_name(path);
 	if (!f)
 		f = &format_ktop;
@@ -236,7 +281,7 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	struct snapshot_writer_stats ws;
 	struct snapshot_writer *w;
 	struct snapshot_meta m;
-	uint64_t end = 0;
+	uint64_t end = 0, offcpu_ns = 0;
 	char err[512] = "";
 	int ret, werr, status = 0;
 
@@ -268,6 +313,11 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 			break;
 		if (a->wake_fd >= 0 && read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			break;
+		/* the off-CPU totals go out as a whole set: once a second is enough */
+		if (a->offcpu && now - offcpu_ns >= 1000000000ull) {
+			app_offcpu_poll(a);
+			offcpu_ns = now;
+		}
 		ret = snapshot_writer_flush(w, a->st);
 		if (ret == -EPIPE || ret == -EINTR)
 			goto out;	/* the reader went away, or took nothing as we stop */
@@ -278,6 +328,7 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 		}
 	}
 	/* a signal or the end of --duration: a proper end, so the reader sees a whole file */
+	app_offcpu_poll(a);
 	ret = snapshot_writer_flush(w, a->st);
 	if (!ret)
 		ret = snapshot_writer_finish(w);

@@ -15,6 +15,9 @@
  *   text        the kernel's trace file format (latency column from
  *               src/flags.h, event text from the formats' print fmt).
  *   CSV         counts by event type, CPU or pid (the table panes).
+ *   folded      stacks for flame graphs, "frame;frame;frame value" root first
+ *               (src/folded.h, src/formats/folded.c): event stacks, BPF off-CPU stacks or the
+ *               function_graph paths.
  *
  * Every writer opens its file with safefile_out_open() (src/safefile.h): a
  * regular file is replaced atomically (a temporary file in the same
@@ -40,7 +43,7 @@ enum export_format {
 	EXPORT_FOLDED,
 };
 
-/* Return: the format of a file name by its extension (.ktop .dat .json .txt .csv), or -1. */
+/* Return: the format of a file name by its ending (.ktop .dat .json .txt .csv .folded), or -1. */
 int export_format_from_name(const char *path);
 const char *export_format_name(enum export_format f);
 
@@ -52,6 +55,7 @@ struct export_opts {
 	/* enum safefile_out_flags: SAFEFILE_OUT_NO_TERMINAL from the interactive view */
 	unsigned int	file_flags;
 	struct viewfilter *view;	/* only its matches ("save what I see"); NULL: all */
+	int		folded;		/* EXPORT_FOLDED: enum folded_source (0: auto) */
 };
 
 struct export_stats {

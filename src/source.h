@@ -94,6 +94,8 @@ struct source_ops {
 	int (*filter_apply)(struct app *a, const char *line, struct ftrace_filter_result *res);
 	int (*filter_undo)(struct app *a, bool redo, struct ftrace_filter_result *res);
 	int (*filter_current)(struct app *a, struct filter_set *out);
+	/* the function filter if it was opened, else NULL (opens nothing: the header) */
+	const struct ftrace_filter *(*filter_held)(const struct app *a);
 
 	/* the live source's parts some readers show (NULL elsewhere) */
 	struct session *(*session)(const struct app *a);

@@ -191,6 +191,11 @@ static const struct ftrace_filter *live_filter(struct app *a, const char **why)
 	return ls->filter;
 }
 
+static const struct ftrace_filter *live_filter_held(const struct app *a)
+{
+	return LS(a) ? LS(a)->filter : NULL;
+}
+
 static int live_filter_current(struct app *a, struct filter_set *out)
 {
 	if (!LS(a)->filter || !ftrace_filter_funcs(LS(a)->filter))
@@ -798,6 +803,9 @@ static int live_run(struct app *a, char *err, size_t errlen)
 		return app_err(err, errlen, errno ? -errno : -EINVAL,
 			       "cannot prepare the event decoders: %s", strerror(errno));
 	app_probe_kinds(a);
+	ret = app_stacks_start(a, ls->dc, ls->syms, err, errlen);
+	if (ret)
+		return ret;
 	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->wake_fd < 0)
 		return app_err(err, errlen, -errno, "eventfd: %s", strerror(errno));
@@ -814,6 +822,8 @@ static int live_run(struct app *a, char *err, size_t errlen)
 	 */
 	app_start_bpf(a);
 	debug_step("BPF statistics");
+	app_offcpu_start(a, ls->syms);
+	debug_step("BPF off-CPU stacks");
 	ret = session_start(ls->sess);
 	debug_step("tracing on");
 	if (ret)
@@ -848,6 +858,7 @@ static void live_stop(struct app *a)
 		return;
 	bpfstats_free(a->bpf);
 	a->bpf = NULL;
+	app_offcpu_stop(a);
 	if (ls->sess)
 		session_stop(ls->sess);
 	consumer_stop(ls->cons);
@@ -857,6 +868,7 @@ static void live_stop(struct app *a)
 	/* after the instance that had them enabled */
 	probe_set_free(ls->probes);
 	decode_ctx_free(ls->dc);
+	app_stacks_stop(a);
 	symbols_free(ls->syms);
 	free(ls);
 	a->src_priv = NULL;
@@ -905,6 +917,7 @@ const struct source_ops source_live = {
 	.filter_apply	= live_filter_apply,
 	.filter_undo	= live_filter_undo,
 	.filter_current	= live_filter_current,
+	.filter_held	= live_filter_held,
 	.session	= live_session,
 	.consumer	= live_consumer,
 };

@@ -19,6 +19,7 @@
 struct intern;
 struct schema;
 struct lostmarks;
+struct stacks;
 
 #define CHUNK_EVENTS	STORE_CHUNK_EVENTS
 #define CHUNK_ARGS	(CHUNK_EVENTS * 4)
@@ -30,6 +31,10 @@ struct lostmarks;
 #define PREV_SYS	64		/* sys_enter arguments: previous values per syscall */
 #define PREV_ROWS	(PREV_TYPES + PREV_SYS)
 #define DECBUF_POOL	64
+#define STK_HASH	4096		/* stack ids per chunk: at most CHUNK_EVENTS */
+
+/* store_brow.aoff is 16 bits */
+_Static_assert(CHUNK_ARGS + KTOP_MAX_ARGS <= UINT16_MAX, "argument offsets must fit aoff");
 
 /* Argument codecs. The default (0) is a delta against the previous value of
  * the same slot of the same type within the chunk. */
@@ -80,7 +85,9 @@ struct decbuf {
 	struct raw	r;
 	uint16_t	midx[CHUNK_EVENTS];
 	uint16_t	pidx[CHUNK_EVENTS];
+	uint16_t	sidx[CHUNK_EVENTS];
 	int32_t		pids[PID_DICT_MAX];
+	uint32_t	stks[CHUNK_EVENTS];
 	struct meta	metas[CHUNK_EVENTS];
 };
 
@@ -98,7 +105,8 @@ struct chunk {
 	/* sealed: columns in data[], in this order */
 	uint32_t	npid, nmeta;
 	uint32_t	npid_rows;	/* pids [0, npid_rows) are events' own, in the counts */
-	uint32_t	off_pid, off_meta, off_args, off_pdict, off_mdict, off_cnt, len;
+	uint32_t	nstk;		/* distinct stack ids; 0: no stack column */
+	uint32_t	off_pid, off_meta, off_args, off_pdict, off_mdict, off_cnt, off_stk, len;
 	uint8_t		data[];
 };
 
@@ -132,6 +140,16 @@ struct enc {
 	uint8_t		pcol[CHUNK_EVENTS * 4 + 8], mcol[CHUNK_EVENTS * 4 + 8];
 	uint64_t	prev[PREV_ROWS][KTOP_MAX_ARGS];
 	uint32_t	prev_stamp[PREV_TYPES];
+	/* the stack column: id -> dictionary index, the dictionary, the runs */
+	struct {
+		uint32_t	key;
+		uint32_t	stamp;
+		uint32_t	idx;
+	} sh[STK_HASH];
+	uint32_t	nstk;
+	uint32_t	any_stack;	/* the rows' stack ids or'ed: 0, no column */
+	uint32_t	stks[CHUNK_EVENTS];
+	uint8_t		scol[CHUNK_EVENTS * 4 + 8];
 	uint8_t		buf[];
 };
 
@@ -139,7 +157,9 @@ struct enc {
 			 CHUNK_ARGS * 11 + \
 			 PID_DICT_MAX * 5 + \
 			 CHUNK_EVENTS * 2 * 2 + \
-			 9)	/* counts take 2 bytes at most; put_uv stores up to 9 bytes */
+			 CHUNK_EVENTS * (5 + 4) + \
+			 9)	/* counts take 2 bytes at most; put_uv stores up to 9 bytes;
+			 * the stack column: 5 per dictionary id, 4 per run */
 
 struct stream {
 	pthread_mutex_t		lock;
@@ -173,6 +193,7 @@ struct store {
 	size_t			limit;
 	struct intern		*strings;
 	struct schema		*schema;
+	struct stacks		*stacks;
 	_Atomic int64_t		bytes;		/* chunks and their raw buffers */
 	_Atomic int64_t		comm_bytes;	/* comm pages */
 	pthread_mutex_t		evict_lock;
@@ -310,7 +331,8 @@ enum {
 	DEC_PID		= 2,
 	DEC_META	= 4,
 	DEC_ARGS	= 8,
-	DEC_ALL		= 15,
+	DEC_STACK	= 16,
+	DEC_ALL		= 31,
 };
 
 /*
@@ -337,12 +359,22 @@ size_t chunk_export_max(void);
 size_t chunk_export(const struct chunk *c, uint8_t *out);
 /*
  * chunk_import - a sealed chunk from the bytes chunk_export() wrote, checked
- * (chunk_check) against @sc before anything trusts it
+ * (chunk_check) against @sc and the stack table's highest id @max_stack
+ * before anything trusts it
  * Return: 0 and the chunk (refs 1, first_seq and sm unset), -EBADMSG with
  * @why, or -ENOMEM.
  */
-int chunk_import(const struct schema *sc, const uint8_t *in, size_t len, struct chunk **out,
-		 char *why, size_t whylen);
+int chunk_import(const struct schema *sc, uint32_t max_stack, const uint8_t *in, size_t len,
+		 struct chunk **out, char *why, size_t whylen);
+
+/* ---- store_stack.c: the stack column ---------------------------------------------- */
+
+/* The stack column of the @n rows of @r at @p (e->nstk: its dictionary size). Return: the end. */
+uint8_t *chunk_encode_stacks(struct enc *e, uint8_t *p, const struct raw *r, uint32_t n);
+/* The stack column of @c into d->r.row[].stack (zeros when it has none). */
+void chunk_decode_stacks(const struct chunk *c, struct decbuf *d);
+/* Is the stack column of an imported @c whole, its ids at most @max_id? Return: NULL or why not. */
+const char *chunk_check_stacks(const struct chunk *c, uint32_t max_id);
 
 /* ---- store.c ------------------------------------------------------------------ */
 

@@ -15,6 +15,10 @@
  * the columns they need. A sealed chunk also keeps how many events each entry
  * of its pid and meta dictionaries has, so that counting by type, pid or cpu
  * over a window decodes only the chunks at its two ends (store_count_by).
+ * Events with a stack (src/stacks.h) give a chunk one more column: a
+ * dictionary of the chunk's stack ids and run-length indices into it, so
+ * the column costs a byte or two per stacked event and nothing in a chunk
+ * without stacks.
  *
  * Visibility: the writer appends past the published end and moves pub_end
  * forward with a release store (store_publish); readers load it with acquire
@@ -38,6 +42,7 @@
 #include "lostmarks.h"
 #include "store-local.h"
 #include "schema.h"
+#include "stacks.h"
 #include "store.h"
 
 /* ---- chunks -------------------------------------------------------------- */
@@ -91,6 +96,7 @@ void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu,
 
 	ev->ts = r->row[i].ts;
 	ev->pid = r->row[i].pid;
+	ev->stack = r->row[i].stack;
 	ev->cpu = cpu;
 	ev->type = r->row[i].type;
 	ev->flags = r->row[i].flags;
@@ -130,7 +136,8 @@ struct store *store_new(size_t mem_limit, unsigned int ncpus)
 	st->strings = intern_new();
 	st->schema = schema_new();
 	st->lost = lostmarks_new();
-	if (!st->strings || !st->schema || !st->lost) {
+	st->stacks = st->strings ? stacks_new(st->strings, 0) : NULL;
+	if (!st->strings || !st->schema || !st->lost || !st->stacks) {
 		store_free(st);
 		return NULL;
 	}
@@ -158,6 +165,7 @@ void store_free(struct store *st)
 	for (size_t i = 0; i < sizeof(st->comm) / sizeof(st->comm[0]); i++)
 		free((void *)atomic_load_explicit(&st->comm[i], memory_order_relaxed));
 	lostmarks_free(st->lost);
+	stacks_free(st->stacks);
 	intern_free(st->strings);
 	schema_free(st->schema);
 	pthread_mutex_destroy(&st->evict_lock);
@@ -182,9 +190,17 @@ struct schema *store_schema(struct store *st)
 	return st->schema;
 }
 
+struct stacks *store_stacks(const struct store *st)
+{
+	return st->stacks;
+}
+
 uint64_t store_table_bytes(const struct store *st)
 {
-	return intern_bytes(st->strings) + schema_bytes(st->schema) +
+	struct stacks_stats ks;
+
+	stacks_get_stats(st->stacks, &ks);
+	return intern_bytes(st->strings) + schema_bytes(st->schema) + ks.bytes +
 	       (uint64_t)atomic_load_explicit(&st->comm_bytes, memory_order_relaxed);
 }
 
@@ -432,6 +448,7 @@ stream_append_rows(struct stream *sm, const struct store_brow *rows, const uint6
 		row = &r->row[on];
 		row->ts = ts;
 		row->pid = b->pid;
+		row->stack = b->stack;
 		row->aoff = oa;
 		row->type = b->type;
 		row->flags = b->flags;
@@ -460,6 +477,8 @@ int store_append(struct store *st, const struct ktop_event *ev)
 	struct store_brow b = {
 		.ts = ev->ts, .pid = ev->pid, .aoff = 0, .type = ev->type,
 		.flags = ev->flags, .pc = ev->pc, .nargs = ev->nargs,
+		/* an id the table never gave out would name nothing, or another stack later */
+		.stack = ev->stack <= stacks_count(st->stacks) ? ev->stack : 0,
 	};
 
 	if (ev->cpu >= st->ncpus)

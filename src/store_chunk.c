@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "schema.h"
+#include "stacks.h"
 #include "store-local.h"
 
 
@@ -283,7 +284,8 @@ static int stream_close_open(struct stream *sm)
 int store_chunk_import(const struct store *st, const uint8_t *in, size_t len,
 		       struct store_chunk_in **out, char *why, size_t whylen)
 {
-	return chunk_import(st->schema, in, len, (struct chunk **)out, why, whylen);
+	return chunk_import(st->schema, stacks_count(st->stacks), in, len, (struct chunk **)out,
+			    why, whylen);
 }
 
 uint32_t store_chunk_in_events(const struct store_chunk_in *c)

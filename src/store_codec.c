@@ -353,6 +353,7 @@ static uint8_t *enc_rows(struct store *st, struct enc *e, const struct raw *r, u
 
 	lp = enc_pid(e, r->row[0].pid);
 	lm = e->midx[0] = enc_meta(st, e, r, 0);
+	e->any_stack = r->row[0].stack;
 	/*
 	 * k1, k2: the last two metas seen, most recent first: events often
 	 * alternate between two (sys_enter and sys_exit), which then needs no
@@ -365,6 +366,7 @@ static uint8_t *enc_rows(struct store *st, struct enc *e, const struct raw *r, u
 		uint64_t key = row_meta_key(w);
 
 		p = put_uv(p, w->ts - v->ts);
+		e->any_stack |= w->stack;
 		/* always fits: n <= PID_DICT_MAX; pids and metas come in runs */
 		if (w->pid != v->pid) {
 			uint32_t np = enc_pid(e, w->pid);
@@ -452,6 +454,7 @@ struct chunk *chunk_encode(struct store *st, struct enc *e, const struct raw *r,
 
 	if (++e->stamp == 0) {
 		memset(e->ph, 0, sizeof(e->ph));
+		memset(e->sh, 0, sizeof(e->sh));
 		memset(e->mh, 0, sizeof(e->mh));
 		e->stamp = 1;
 	}
@@ -470,6 +473,10 @@ struct chunk *chunk_encode(struct store *st, struct enc *e, const struct raw *r,
 	p = enc_args(e, p, r, n);
 	c0.off_pdict = p - e->buf;
 	p = enc_dicts(e, p, c0.npid_rows, &c0.off_mdict, &c0.off_cnt);
+	c0.off_stk = p - e->buf;
+	e->nstk = 0;
+	if (e->any_stack)
+		p = chunk_encode_stacks(e, p, r, n);
 	c = chunk_alloc(p - e->buf);
 	if (!c)
 		return NULL;
@@ -487,6 +494,8 @@ struct chunk *chunk_encode(struct store *st, struct enc *e, const struct raw *r,
 	c->off_pdict = c0.off_pdict;
 	c->off_mdict = c0.off_mdict;
 	c->off_cnt = c0.off_cnt;
+	c->off_stk = c0.off_stk;
+	c->nstk = e->nstk;
 	return c;
 }
 
@@ -537,6 +546,8 @@ void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int mask)
 		mask |= DEC_TS | DEC_META;
 	if (mask & DEC_TS)
 		chunk_decode_ts(c, &r->row[0].ts, sizeof(struct store_brow) / sizeof(uint64_t));
+	if (mask & DEC_STACK)
+		chunk_decode_stacks(c, d);
 	if (mask & DEC_PID) {
 		p = c->data + c->off_pdict;
 		for (uint32_t i = 0; i < c->npid; i++) {
@@ -649,11 +660,13 @@ void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int mask)
 
 /*
  * The header of an exported chunk: the layout, then prefix varints: n,
- * t_min, t_max - t_min, npid, nmeta, npid_rows, and the sizes of the
+ * t_min, t_max - t_min, npid, nmeta, npid_rows, nstk, and the sizes of the
  * sections of the data in their order (time, pid runs, meta runs, arguments,
- * pid dictionary, meta dictionary, counts). The data follows as it is.
+ * pid dictionary, meta dictionary, counts, stacks). The data follows as it is.
  */
-#define XHDR_VALUES	13
+#define XHDR_FIXED	7
+#define XHDR_SECTIONS	8
+#define XHDR_VALUES	(XHDR_FIXED + XHDR_SECTIONS)
 #define XHDR_MAX	(1 + XHDR_VALUES * 9)
 
 size_t chunk_export_max(void)
@@ -672,13 +685,15 @@ size_t chunk_export(const struct chunk *c, uint8_t *out)
 	p = put_uv(p, c->npid);
 	p = put_uv(p, c->nmeta);
 	p = put_uv(p, c->npid_rows);
+	p = put_uv(p, c->nstk);
 	p = put_uv(p, c->off_pid);
 	p = put_uv(p, c->off_meta - c->off_pid);
 	p = put_uv(p, c->off_args - c->off_meta);
 	p = put_uv(p, c->off_pdict - c->off_args);
 	p = put_uv(p, c->off_mdict - c->off_pdict);
 	p = put_uv(p, c->off_cnt - c->off_mdict);
-	p = put_uv(p, c->len - c->off_cnt);
+	p = put_uv(p, c->off_stk - c->off_cnt);
+	p = put_uv(p, c->len - c->off_stk);
 	memcpy(p, c->data, c->len);
 	return (size_t)(p - out) + c->len;
 }
@@ -877,7 +892,7 @@ static int check_dicts(const struct chunk *c, const struct xcheck *x, char *why,
 	if (p != end)
 		return bad(why, whylen, "pid dictionary: %td bytes too many", end - p);
 	p = c->data + c->off_cnt;
-	end = c->data + c->len;
+	end = c->data + c->off_stk;
 	for (uint32_t i = 0; i < c->npid_rows + c->nmeta; i++) {
 		uint32_t want = i < c->npid_rows ? x->pcnt[i] : x->mcnt[i - c->npid_rows];
 
@@ -920,9 +935,11 @@ static struct xcheck *xcheck_get(void)
 	return tls_xcheck;
 }
 
-static int chunk_check(const struct chunk *c, const struct schema *sc, char *why, size_t whylen)
+static int chunk_check(const struct chunk *c, const struct schema *sc, uint32_t max_stack,
+		       char *why, size_t whylen)
 {
 	struct xcheck *x = xcheck_get();
+	const char *stk;
 	int ret;
 
 	if (!x)
@@ -942,6 +959,9 @@ static int chunk_check(const struct chunk *c, const struct schema *sc, char *why
 		ret = check_args(c, x, why, whylen);
 	if (!ret)
 		ret = check_dicts(c, x, why, whylen);
+	stk = ret ? NULL : chunk_check_stacks(c, max_stack);
+	if (stk)
+		ret = bad(why, whylen, "%s", stk);
 	return ret;
 }
 
@@ -959,10 +979,10 @@ static size_t import_header(const uint8_t *in, size_t len, uint64_t *v)
 	return (size_t)(p - h) <= len ? (size_t)(p - h) : 0;
 }
 
-int chunk_import(const struct schema *sc, const uint8_t *in, size_t len, struct chunk **out,
-		 char *why, size_t whylen)
+int chunk_import(const struct schema *sc, uint32_t max_stack, const uint8_t *in, size_t len,
+		 struct chunk **out, char *why, size_t whylen)
 {
-	uint64_t v[XHDR_VALUES], off = 0, sec[7];
+	uint64_t v[XHDR_VALUES], off = 0, sec[XHDR_SECTIONS];
 	struct chunk *c;
 	size_t hl;
 	int ret;
@@ -972,15 +992,15 @@ int chunk_import(const struct schema *sc, const uint8_t *in, size_t len, struct 
 	if (!hl)
 		return bad(why, whylen, "chunk header: %s", len && in[0] != STORE_CHUNK_LAYOUT ?
 			   "unknown layout" : "truncated");
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < XHDR_SECTIONS; i++) {
 		sec[i] = off;
-		if (v[6 + i] > len)
+		if (v[XHDR_FIXED + i] > len)
 			return bad(why, whylen, "chunk header: section %d of %llu bytes", i,
-				   (unsigned long long)v[6 + i]);
-		off += v[6 + i];
+				   (unsigned long long)v[XHDR_FIXED + i]);
+		off += v[XHDR_FIXED + i];
 	}
 	if (!v[0] || v[0] > CHUNK_EVENTS || v[3] > PID_DICT_MAX || v[5] > v[3] ||
-	    v[5] > v[0] || !v[4] || v[4] > v[0] || v[2] > UINT64_MAX - v[1])
+	    v[5] > v[0] || !v[4] || v[4] > v[0] || v[2] > UINT64_MAX - v[1] || v[6] > v[0])
 		return bad(why, whylen, "chunk header: %llu events, %llu pids, %llu types",
 			   (unsigned long long)v[0], (unsigned long long)v[3],
 			   (unsigned long long)v[4]);
@@ -997,13 +1017,15 @@ int chunk_import(const struct schema *sc, const uint8_t *in, size_t len, struct 
 	c->npid = (uint32_t)v[3];
 	c->nmeta = (uint32_t)v[4];
 	c->npid_rows = (uint32_t)v[5];
+	c->nstk = (uint32_t)v[6];
 	c->off_pid = (uint32_t)sec[1];
 	c->off_meta = (uint32_t)sec[2];
 	c->off_args = (uint32_t)sec[3];
 	c->off_pdict = (uint32_t)sec[4];
 	c->off_mdict = (uint32_t)sec[5];
 	c->off_cnt = (uint32_t)sec[6];
-	ret = chunk_check(c, sc, why, whylen);
+	c->off_stk = (uint32_t)sec[7];
+	ret = chunk_check(c, sc, max_stack, why, whylen);
 	if (ret) {
 		free(c);
 		return ret;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The temporary tracefs-like tree that libtracecmd 1.x reads a trace.dat's
- * headers and formats from (src/export.c): /tmp/ktop-tracedat.PID.XXXXXX,
+ * headers and formats from (src/formats/tracedat.c): /tmp/ktop-tracedat.PID.XXXXXX,
  * mode 0700. It is removed when the export ends; one that a killed ktop left
  * behind (SIGKILL during an export) is removed by the next export, of any
  * ktop of the same user, once its PID is dead.

@@ -23,8 +23,10 @@ const struct ui_key ui_keys[] = {
 	/* Moving */
 	{ { KEY_UP, 'k' }, "Up, k", "move up one row", ACT_UP, 0, "Moving" },
 	{ { KEY_DOWN, 'j' }, "Down, j", "move down one row", ACT_DOWN, 0, "Moving" },
-	{ { KEY_LEFT, 'h' }, "Left, h", "scroll left", ACT_LEFT, 0, "Moving" },
-	{ { KEY_RIGHT, 'l' }, "Right, l", "scroll right", ACT_RIGHT, 0, "Moving" },
+	{ { KEY_LEFT, 'h' }, "Left, h", "scroll left (event list: the lines; graph: the names)",
+	  ACT_LEFT, 0, "Moving" },
+	{ { KEY_RIGHT, 'l' }, "Right, l", "scroll right (event list: the lines; graph: the names)",
+	  ACT_RIGHT, 0, "Moving" },
 	{ { KEY_PPAGE }, "PgUp", "up one page", ACT_PGUP, 0, "Moving" },
 	{ { KEY_NPAGE }, "PgDn", "down one page", ACT_PGDN, 0, "Moving" },
 	{ { KEY_HOME, 'g' }, "Home, g", "first row (event list: oldest event held)", ACT_HOME,
@@ -93,10 +95,6 @@ const struct ui_key ui_keys[] = {
 	/* Pane 4, the function graph: these come before the keys above there */
 	{ { '\n', '\r', KEY_ENTER, ' ' }, "Enter, Space", "graph: fold or unfold the selected call",
 	  ACT_FOLD_TOGGLE, 0, "Graph pane (4)", "graph" },
-	{ { KEY_LEFT, 'h' }, "Left, h", "graph: fold the call, or go to its parent", ACT_LEFT, 0,
-	  "Graph pane (4)", "graph" },
-	{ { KEY_RIGHT, 'l' }, "Right, l", "graph: unfold the call, or go to its first child",
-	  ACT_RIGHT, 0, "Graph pane (4)", "graph" },
 	{ { 'c' }, "c", "graph: fold the children of the selected call", ACT_FOLD_CHILDREN, 0,
 	  "Graph pane (4)", "graph" },
 	{ { 'e' }, "e", "graph: unfold the selected call and its children", ACT_UNFOLD_CHILDREN,
@@ -127,7 +125,8 @@ const struct ui_key ui_keys[] = {
 	  "Latency pane (5)", "latency" },
 	{ { 'T' }, "T", "latency: stop threshold (freeze the view above N us)", ACT_THRESHOLD, 0,
 	  "Latency pane (5)", "latency" },
-	{ { 'o' }, "o", "latency: switch the tracer, timerlat <-> osnoise (tracing goes on)",
+	{ { 'o' }, "o", "latency: timerlat <-> osnoise: live, switch the tracer (tracing goes on); "
+	  "in a recording, show the other tracer's samples",
 	  ACT_SWITCH_TRACER, 0, "Latency pane (5)", "latency" },
 	/* Pane 6, BPF statistics */
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "BPF: the event list at the selected outlier's time",

@@ -45,6 +45,7 @@ struct events_state {
 	int			only_cpu;
 	uint64_t		req_t0, req_t1;
 	char			search[128];	/* the search this list did last (title, highlight) */
+	bool			at_oldest;	/* g: the page shows the oldest events held */
 	/* v: the time window's mark; the cursor (the selected row) is its other end */
 	bool			marked;
 	struct ui_evpos		mark;
@@ -104,6 +105,12 @@ static int rows_visible(const struct pane *p)
 	return p->h > 3 ? p->h - 2 : 1;
 }
 
+/*
+ * Read the page: the @nrows events up to the bottom row (the anchor), or the
+ * tail, or after g the oldest events held (the page stays on them as older
+ * ones are evicted). A frozen page whose events have all aged out moves to
+ * the oldest events held rather than showing none.
+ */
 static void events_fetch(struct ui *ui, struct pane *p, int nrows)
 {
 	struct events_state *es = p->priv;
@@ -117,7 +124,17 @@ static void events_fetch(struct ui *ui, struct pane *p, int nrows)
 		es->rows = r;
 		es->cap = nrows;
 	}
-	es->n = ui_ev_read_view(ui->st, ui_view(ui), &pos, -1, true, es->only_cpu, es->rows, nrows);
+	es->n = 0;
+	if (!es->at_oldest)
+		es->n = ui_ev_read_view(ui->st, ui_view(ui), &pos, -1, true, es->only_cpu, es->rows,
+					nrows);
+	if (es->follow || es->n > 0)
+		return;
+	/* g, or all of the page aged out: the oldest events held (in the view) */
+	es->n = ui_ev_read_view(ui->st, ui_view(ui), &UI_EVPOS_START, 1, true, es->only_cpu,
+				es->rows, nrows);
+	if (es->n > 0)
+		es->anchor = ui_evpos_of(&es->rows[es->n - 1]);
 }
 
 /* Return: the selected event's row on the page, or -1. */
@@ -132,6 +149,24 @@ static int find_sel(const struct events_state *es)
 	return -1;
 }
 
+/*
+ * Has the selected event aged out: evicted, and older than the page? (Or a
+ * place before every event, as g leaves it.)
+ */
+static bool sel_aged_out(struct ui *ui, const struct events_state *es)
+{
+	struct ui_evpos top;
+	struct ktop_event ev;
+
+	if (es->n <= 0)
+		return false;
+	top = ui_evpos_of(&es->rows[0]);
+	if (ui_evpos_cmp(&es->sel_pos, &top) >= 0)
+		return false;
+	return store_get(ui->st, es->sel_pos.cpu, es->sel_pos.seq, &ev) ||
+	       ev.ts != es->sel_pos.ts;
+}
+
 /* Read the rows of the page and find the selected row in them. */
 static void events_sync(struct ui *ui, struct pane *p, int nrows)
 {
@@ -142,6 +177,9 @@ static void events_sync(struct ui *ui, struct pane *p, int nrows)
 	if (es->have_sel && !es->follow) {
 		int i = find_sel(es);
 
+		/* aged out: the oldest event still held takes its place */
+		if (i < 0 && sel_aged_out(ui, es))
+			i = 0;
 		/*
 		 * Another CPU's events published since the page was placed (a
 		 * reader takes a partly filled page up to 100 ms later) may
@@ -298,6 +336,7 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 static void follow_tail(struct events_state *es)
 {
 	es->follow = true;
+	es->at_oldest = false;
 	es->only_cpu = -1;
 	es->req_t1 = 0;
 }
@@ -317,9 +356,11 @@ static void scroll_by(struct ui *ui, struct events_state *es, int delta)
 	struct ui_evwalk w;
 	int moved = 0;
 
-	if (!delta || es->n == 0)
+	/* nothing is older than the oldest events held */
+	if (!delta || es->n == 0 || (delta < 0 && es->at_oldest))
 		return;
 	freeze_here(es);
+	es->at_oldest = false;
 	if (ui_evwalk_init_view(&w, ui->st, ui_view(ui),
 				&es->anchor, delta < 0 ? -1 : 1, false, es->only_cpu))
 		return;
@@ -404,23 +445,14 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		if (!es->follow)
 			scroll_by(ui, es, page);
 		break;
-	case ACT_HOME: {
-		struct ui_evrow *r = calloc((size_t)page, sizeof(*r));
-		int n;
-
-		if (!r)
-			break;
-		n = ui_ev_read_view(ui->st, ui_view(ui),
-				    &UI_EVPOS_START, 1, true, es->only_cpu, r, page);
-		if (n > 0) {
-			es->follow = false;
-			es->anchor = ui_evpos_of(&r[n - 1]);
-			es->sel_pos = ui_evpos_of(&r[0]);
-			es->have_sel = true;
-		}
-		free(r);
+	case ACT_HOME:
+		/* the oldest events held, the oldest selected, as eviction goes on */
+		es->follow = false;
+		es->at_oldest = true;
+		es->anchor = UI_EVPOS_START;
+		es->sel_pos = UI_EVPOS_START;
+		es->have_sel = true;
 		break;
-	}
 	case ACT_END:
 		follow_tail(es);
 		break;
@@ -518,6 +550,7 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 	}
 	/* show the match with half a page of context after it */
 	es->follow = false;
+	es->at_oldest = false;
 	es->anchor = ui_evpos_of(&r);
 	es->sel_pos = es->anchor;
 	es->have_sel = true;
@@ -555,6 +588,7 @@ static void place_at(struct ui *ui, struct events_state *es, uint64_t t0, uint64
 		ui_evwalk_destroy(&w);
 	}
 	es->follow = false;
+	es->at_oldest = false;
 	es->follow_after_pause = false;
 	es->keep_rows = false;
 	es->anchor = found ? ui_evpos_of(&r) : pos;

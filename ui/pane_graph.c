@@ -4,9 +4,12 @@
  * model (src/fgraph.h): the timeline (every call, in order, per task and per
  * CPU for interrupt context, like the kernel's function_graph text) and the
  * aggregated call paths (count, total, self, avg, max). Keys: Enter/Space
- * fold, Left/Right fold or go to the parent/child, c/e the children, C/E
- * everything, ]/[ siblings, P parent, H the longest child (the hot path),
- * v the view, s the sort, F follow the newest calls, / n N search names.
+ * fold, c/e the children, C/E everything, ]/[ siblings, P parent, H the
+ * longest child (the hot path), v the view, s the sort, F follow the newest
+ * calls, / n N search names; Left/Right (h/l) scroll the name column sideways
+ * as they scroll the event list, the figures staying in place. Under 120
+ * columns the aggregated view's figures take their narrow layout (durations
+ * with units), leaving the names room for about twice the depth.
  *
  * UI-only state lives here, keyed by the model's stable node ids: which
  * nodes are folded (a bitmap of the nodes that differ from the default, so
@@ -57,7 +60,11 @@ struct graph_state {
 	size_t			cap;
 	long			n;
 	long			sel_row, top_row;
+	int			hscroll;	/* the name column, shifted left by this */
 };
+
+#define GRAPH_COMPACT_BELOW	120	/* columns: the narrow layout of the figures */
+#define GRAPH_HSCROLL_STEP	8
 
 static const int graph_features[] = { FEATURE_FUNCTION_GRAPH, FEATURE_FTRACE_FILTER };
 
@@ -387,6 +394,20 @@ static void graph_title(struct ui *ui, struct graph_state *gs, struct richstr *r
 		richstr_addf(rs, ROLE_DIM, "  tree restarted %u times", gs->resets);
 }
 
+/* Scroll the name column of a row @n columns to the left; the figures stay. */
+static void shift_names(struct richstr *rs, int n)
+{
+	int at = ui_graph_name_col(rs);
+
+	if (n <= 0 || !at || at >= rs->len)
+		return;
+	if (n > rs->len - at)
+		n = rs->len - at;
+	memmove(rs->ch + at, rs->ch + at + n, (size_t)(rs->len - at - n) + 1);
+	memmove(rs->role + at, rs->role + at + n, (size_t)(rs->len - at - n));
+	rs->len -= n;
+}
+
 static void graph_update(struct ui *ui, struct pane *p)
 {
 	graph_feed(ui, p->priv);
@@ -396,6 +417,7 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
 	struct graph_state *gs = p->priv;
 	int page = h - 2 > 0 ? h - 2 : 1;
+	bool compact = w < GRAPH_COMPACT_BELOW;
 	struct fgraph_info in;
 	struct richstr rs;
 
@@ -407,8 +429,10 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	graph_layout(gs);
 	graph_sync(gs, page);
 	graph_title(ui, gs, &rs);
+	if (gs->hscroll)
+		richstr_addf(&rs, ROLE_WARN, "  names scrolled %d (h/l)", gs->hscroll);
 	ui_draw_rs(ui, y, 0, &rs, w);
-	ui_fmt_graph_header(&rs, gs->view);
+	ui_fmt_graph_header(&rs, gs->view, compact);
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(ui, y + 1, 0, &rs, w);
 	for (int r = 0; r < page && gs->top_row + r < gs->n; r++) {
@@ -417,7 +441,8 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		if (fgraph_node(gs->g, gs->view, gs->rows[i].id, &in))
 			continue;
 		ui_fmt_graph_row(&rs, gs->view, &in, gs->rows[i].level,
-				 in.nchildren && graph_folded(&gs->vs[gs->view], in.id));
+				 in.nchildren && graph_folded(&gs->vs[gs->view], in.id), compact);
+		shift_names(&rs, gs->hscroll);
 		if (ui->search[0] && in.name && strstr(in.name, ui->search)) {
 			const char *m = strstr(rs.ch, in.name);
 
@@ -476,14 +501,12 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 		gs->follow = false;
 		break;
 	case ACT_LEFT:
+		/* sideways, as in the event list: the folds and the selection stay */
+		gs->hscroll = gs->hscroll > GRAPH_HSCROLL_STEP ? gs->hscroll - GRAPH_HSCROLL_STEP : 0;
+		break;
 	case ACT_RIGHT:
-		/* Left folds, or goes to the parent; Right unfolds, or goes to the first child */
-		if (in.nchildren && graph_folded(vs, id) == (act == ACT_RIGHT))
-			vs_set(vs, id, act == ACT_LEFT);
-		else
-			graph_select(gs, act == ACT_LEFT ? fgraph_parent(gs->g, gs->view, id) :
-				     fgraph_first_child(gs->g, gs->view, id));
-		gs->follow = false;
+		if (gs->hscroll < RICHSTR_MAX - 40)
+			gs->hscroll += GRAPH_HSCROLL_STEP;
 		break;
 	case ACT_FOLD_CHILDREN:
 	case ACT_UNFOLD_CHILDREN:
@@ -572,6 +595,6 @@ const struct pane_ops pane_graph_ops = {
 	.update		= graph_update,
 	.key		= graph_key,
 	.click		= graph_click,
-	.keys		= "Enter fold c/e C/E H hot v view F follow",
+	.keys		= "Enter fold c/e C/E H hot v view h/l scroll F follow",
 	.search		= graph_search,
 };

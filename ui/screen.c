@@ -17,6 +17,7 @@
 #include "app.h"
 #include "features.h"
 #include "store.h"
+#include "syscalls.h"
 #include "ui-local.h"
 
 /* The tabs, in order (the number keys pick them by place). */
@@ -63,6 +64,8 @@ int ui_init(struct ui *ui, struct app *a)
 	if (ret)
 		return ret;
 	ui->stats.live_skip = app_flags(a) & SOURCE_GROWS;
+	/* the kernel's syscall argument names, for the event list's raw_syscalls lines */
+	syscall_args_dir(a->ft.tracefs);
 	ui->fstyle = flags_style_detect(uname(&un) ? NULL : un.release, false);
 
 	if (a->opts.theme && *a->opts.theme)
@@ -370,7 +373,7 @@ static int draw_missing(struct ui *ui, int y, const char *text, int max_lines)
 static int draw_header(struct ui *ui)
 {
 	const struct app *a = ui->app;
-	char b1[32], b2[32], b3[32], ev[128], missing[512];
+	char b1[32], b2[32], b3[32], ev[128], missing[512], filters[256];
 	struct store_stats ss;
 	struct richstr rs;
 	uint64_t now = ui_now_ns(), wt0, wt1, wn;
@@ -423,15 +426,15 @@ static int draw_header(struct ui *ui)
 	if (ss.evicted)
 		richstr_addf(&rs, ROLE_HEADER, " (%s evicted)",
 			     ui_fmt_count(b1, sizeof(b1), ss.evicted));
-	richstr_add(&rs, ROLE_HEADER, "  filter ");
-	richstr_add(&rs, ROLE_HEADER_VALUE,
-		    a->opts.so.nfilters ? a->opts.so.filters[0] : "none");
 	if (pane_events_window(ui, &wt0, &wt1, &wn)) {
 		/* the event list's marked window, which s offers to save */
 		richstr_add(&rs, ROLE_HEADER, "  window ");
 		richstr_addf(&rs, ROLE_HEADER_VALUE, "%.6f s, %s events",
 			     (double)(wt1 - wt0) / 1e9, ui_fmt_count(b1, sizeof(b1), wn));
 	}
+	/* last: the filters in effect may be long */
+	richstr_add(&rs, ROLE_HEADER, "  filter ");
+	richstr_add(&rs, ROLE_HEADER_VALUE, app_filter_desc(a, filters, sizeof(filters)));
 	richstr_pad(&rs, ROLE_HEADER, ui->cols);
 	ui_draw_rs(ui, y++, 0, &rs, ui->cols);
 	/* the view filter, when one is set: what every pane shows of what is held */
@@ -557,11 +560,13 @@ void ui_frame(struct ui *ui, bool ingest)
 	ph = ui->rows - 1 - y;
 	ui->pane_y = y;
 	ui->pane_h = ph;
-	for (int i = 0; i < ui->npanes; i++)
+	for (int i = 0; i < ui->npanes; i++) {
+		/* every pane's page, for keys that come before it is first drawn */
+		ui->panes[i].h = ph;
 		if (ui->panes[i].ops->update)
 			ui->panes[i].ops->update(ui, &ui->panes[i]);
+	}
 	p = ui->active;
-	p->h = ph;
 	p->ops->draw(ui, p, y, ph, ui->cols);
 	draw_footer(ui, ui->rows - 1);
 	if (ui->prompt && ui->prompt->ops->draw)

@@ -246,7 +246,7 @@ struct pane_ops {
 struct pane {
 	const struct pane_ops	*ops;
 	void			*priv;
-	int			h;		/* rows of the last draw */
+	int			h;		/* rows of the last frame's pane area */
 };
 
 extern const struct pane_ops pane_cpus_ops;
@@ -391,6 +391,7 @@ struct ui {
 	/* measurements */
 #define UI_KEY_LAT_MAX	1024
 	uint64_t		key_lat[UI_KEY_LAT_MAX];	/* poll wake-up to frame sent, ns */
+	uint64_t		key_wake_rt[UI_KEY_LAT_MAX];	/* that wake-up, CLOCK_REALTIME ns */
 	unsigned int		nkey_lat;
 	uint64_t		busy[UI_KEY_LAT_MAX];	/* > 2 ms away from poll(), ns */
 	unsigned int		nbusy;
@@ -462,8 +463,5 @@ void ui_prompt_close(struct ui *ui);
 int ui_prompt_key(struct ui *ui, int ch);
 /* The line editor's keys: Esc closes, Enter closes and submits, Tab completes. */
 int ui_prompt_line_key(struct ui *ui, struct prompt *pr, int ch);
-
-/* help.c: the help overlay's lines, generated from ui_keys[]. */
-int ui_help_lines(void);
 
 #endif

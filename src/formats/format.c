@@ -26,7 +26,7 @@ static const struct format_ops *const formats[FORMAT_NR] = {
 	[FORMAT_JSON]		= &format_json,
 	[FORMAT_TEXT]		= &format_text,
 	[FORMAT_CSV]		= &format_csv,
-	/* [FORMAT_FOLDED]: the stacks work adds &format_folded */
+	[FORMAT_FOLDED]		= &format_folded,
 };
 
 int format_fail(char *err, size_t errlen, int ret, const char *path, const char *fmt, ...)

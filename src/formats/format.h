@@ -2,12 +2,12 @@
 /*
  * File formats: one interface, one file per format in src/formats/, one table.
  *
- *   ktop.c       ktop's own .ktop files and streams (reader and writer)
+ *   ktop_read.c, ktop_write.c   .ktop files and streams (ktop_stacks.c: their stacks)
  *   tracedat.c   trace-cmd's trace.dat (reader and writer)
  *   json.c       Chrome/Perfetto trace-event JSON (writer)
  *   text.c       the kernel's trace text (writer)
  *   csv.c        counts by event, CPU, task or function (writer)
- *   folded.c     folded stacks for flame graphs (writer; the stacks work adds it)
+ *   folded.c     folded stacks for flame graphs (writer)
  *
  * Each exports one `const struct format_ops` filled with designated
  * initialisers; format.c lists them in one table, and everything that picks a
@@ -110,7 +110,7 @@ struct format_ops {
 
 /* --- the table --------------------------------------------------------------- */
 
-/* Return: the format @id, or NULL when this build has none (FORMAT_FOLDED before the stacks work). */
+/* Return: the format @id, or NULL for an id past the table. */
 const struct format_ops *format_by_id(enum format_id id);
 /* Return: the format whose file name ending @path has (".ktop", ".dat", ...), or NULL. */
 const struct format_ops *format_by_name(const char *path);
@@ -224,5 +224,6 @@ extern const struct format_ops format_tracedat;
 extern const struct format_ops format_json;
 extern const struct format_ops format_text;
 extern const struct format_ops format_csv;
+extern const struct format_ops format_folded;
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "formats/format.h"
 #include "intern.h"
+#include "json_stacks.h"
 #include "schema.h"
 #include "store.h"
 #include "viewfilter.h"
@@ -180,184 +181,220 @@ static void json_head(FILE *fp, const char *ph, const char *name, int32_t tid, u
 	fputc_unlocked('"', fp);
 }
 
-static int json_save(const struct format_out *out, struct store *st,
-		     const struct snapshot_meta *meta, const struct export_opts *opts,
-		     struct export_stats *stats, char *err, size_t errlen)
+/* One export in progress. */
+struct jout {
+	FILE			*fp;
+	struct store		*st;
+	struct intern		*in;
+	struct jtasks		tasks;
+	struct json_sf		*sf;		/* stackFrames of the events' stacks */
+	uint64_t		last_ts;
+	bool			first;
+};
+
+/* Close @js's frames down to @depth (@inclusive: that depth too) as ends without an exit. */
+static void json_close_to(struct jout *o, struct jstack *js, int32_t depth, bool inclusive,
+			  const struct ktop_event *ev)
 {
-	struct schema *sc = store_schema(st);
-	struct intern *in = store_strings(st);
-	struct export_stats s = { 0 };
-	struct jtasks tasks = { 0 };
-	struct store_iter *it;
-	struct ktop_event ev;
-	struct format_file o;
-	uint64_t t0, t1, seq, last_ts = 0;
-	bool first = true;
+	while (js->n && (js->f[js->n - 1].depth > depth ||
+			 (inclusive && js->f[js->n - 1].depth == depth))) {
+		js->n--;
+		json_head(o->fp, "E", intern_str(o->in, js->f[js->n].func), js->pid, ev->ts,
+			  ev->cpu, &o->first);
+		fputs(",\"args\":{\"exit_missing\":true}}", o->fp);
+	}
+}
+
+/* A function_graph entry or exit: B/E slices on the task's track. Return: 0 or -ENOMEM. */
+static int json_fgraph(struct jout *o, const struct ktop_event *ev)
+{
+	uint32_t func = (uint32_t)ev->args[0];
+	int32_t depth = (int32_t)ev->args[1];
+	struct jstack *js = jtask(&o->tasks, json_tid(ev->pid, ev->cpu));
+	uint64_t dur;
+
+	if (!js)
+		return -ENOMEM;
+	if (ev->type == KTOP_T_FGRAPH_ENTRY) {
+		/* frames at this depth or deeper never returned: close them */
+		json_close_to(o, js, depth, true, ev);
+		if (js->n == js->cap) {
+			unsigned int cap = js->cap ? js->cap * 2 : 16;
+			struct jframe *nf = realloc(js->f, cap * sizeof(*nf));
+
+			if (!nf)
+				return -ENOMEM;
+			js->f = nf;
+			js->cap = cap;
+		}
+		js->f[js->n++] = (struct jframe){ func, depth };
+		json_head(o->fp, "B", intern_str(o->in, func), js->pid, ev->ts, ev->cpu, &o->first);
+		fputs("}", o->fp);
+		return 0;
+	}
+	/* exit: close deeper frames, then this one or a complete slice */
+	json_close_to(o, js, depth, false, ev);
+	if (js->n && js->f[js->n - 1].depth == depth && js->f[js->n - 1].func == func) {
+		js->n--;
+		json_head(o->fp, "E", intern_str(o->in, func), js->pid, ev->ts, ev->cpu, &o->first);
+		fputs("}", o->fp);
+		return 0;
+	}
+	dur = ev->nargs > 3 && ev->args[3] > ev->args[2] ? ev->args[3] - ev->args[2] : 0;
+	if (dur > ev->ts)
+		dur = ev->ts;
+	/* a call entered before the trace began: as long as it ran */
+	json_head(o->fp, "X", intern_str(o->in, func), js->pid, ev->ts - dur, ev->cpu, &o->first);
+	fputs(",\"dur\":", o->fp);
+	json_ts(o->fp, dur);
+	fputs(",\"args\":{\"entry_missing\":true}}", o->fp);
+	return 0;
+}
+
+/* One event of the store. Return: 0 or -ENOMEM. */
+static int json_event(struct jout *o, const struct ktop_event *ev)
+{
+	const struct ktop_schema_type *t = schema_get(store_schema(o->st), ev->type);
+	const char *name = t ? t->name : "unknown";
+	uint64_t sf;
+
+	o->last_ts = ev->ts;
+	if (ev->type == KTOP_T_FGRAPH_ENTRY || ev->type == KTOP_T_FGRAPH_EXIT)
+		return json_fgraph(o, ev);
+	if (ev->type == KTOP_T_TIMERLAT || ev->type == KTOP_T_OSNOISE) {
+		char cname[48];
+
+		snprintf(cname, sizeof(cname), "%s cpu%u", name, ev->cpu);
+		json_head(o->fp, "C", cname, 0, ev->ts, ev->cpu, &o->first);
+		if (ev->type == KTOP_T_TIMERLAT)
+			fprintf(o->fp, ",\"args\":{\"%s_ns\":%llu}}",
+				ev->nargs > 1 && (int64_t)ev->args[1] == 0 ? "irq" : "thread",
+				(unsigned long long)(ev->nargs > 2 ? ev->args[2] : 0));
+		else
+			fprintf(o->fp, ",\"args\":{\"noise_ns\":%llu,\"max_sample_ns\":%llu}}",
+				(unsigned long long)ev->args[1], (unsigned long long)ev->args[2]);
+		return 0;
+	}
+	json_head(o->fp, "i", name, json_tid(ev->pid, ev->cpu), ev->ts, ev->cpu, &o->first);
+	fputs(",\"s\":\"t\"", o->fp);
+	sf = ev->stack ? json_sf_leaf(o->sf, ev->stack) : 0;
+	if (sf) {
+		fputs(",\"sf\":", o->fp);
+		put_u64(o->fp, sf);
+	}
+	json_args(o->fp, o->st, t, ev);
+	fputs("}", o->fp);
+	return 0;
+}
+
+/* After the events: calls still open, lost events, task names. */
+static void json_tail(struct jout *o, uint64_t t0, uint64_t t1)
+{
 	size_t nlost;
-	int ret;
 
-	format_window(opts, &t0, &t1);
-	ret = format_out_open(&o, out, opts ? opts->file_flags : 0, true, err, errlen);
-	if (ret)
-		return ret;
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", o.fp);
-	fputs("\"generator\":\"ktop\"", o.fp);
-	if (meta && meta->release[0]) {
-		fputs(",\"kernel\":", o.fp);
-		json_str(o.fp, meta->release);
-	}
-	if (meta && meta->tracer[0]) {
-		fputs(",\"tracer\":", o.fp);
-		json_str(o.fp, meta->tracer);
-	}
-	fputs("},\"traceEvents\":[", o.fp);
-	it = store_iter_new(st, t0, t1, NULL);
-	if (!it) {
-		ret = format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
-		goto out;
-	}
-	while (store_iter_next(it, &ev, &seq)) {
-		const struct ktop_schema_type *t = schema_get(sc, ev.type);
-		const char *name = t ? t->name : "unknown";
-		struct jstack *js;
-
-		if (opts && opts->view && !viewfilter_match(opts->view, &ev))
-			continue;
-
-		last_ts = ev.ts;
-		s.events++;
-		if (ev.type == KTOP_T_FGRAPH_ENTRY || ev.type == KTOP_T_FGRAPH_EXIT) {
-			uint32_t func = (uint32_t)ev.args[0];
-			int32_t depth = (int32_t)ev.args[1];
-
-			js = jtask(&tasks, json_tid(ev.pid, ev.cpu));
-			if (!js) {
-				ret = format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
-				goto out;
-			}
-			if (ev.type == KTOP_T_FGRAPH_ENTRY) {
-				/* frames at this depth or deeper never returned: close them */
-				while (js->n && js->f[js->n - 1].depth >= depth) {
-					js->n--;
-					json_head(o.fp, "E", intern_str(in, js->f[js->n].func),
-						  json_tid(ev.pid, ev.cpu), ev.ts, ev.cpu, &first);
-					fputs(",\"args\":{\"exit_missing\":true}}", o.fp);
-				}
-				if (js->n == js->cap) {
-					struct jframe *nf;
-
-					js->cap = js->cap ? js->cap * 2 : 16;
-					nf = realloc(js->f, js->cap * sizeof(*nf));
-					if (!nf) {
-						ret = format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
-						goto out;
-					}
-					js->f = nf;
-				}
-				js->f[js->n++] = (struct jframe){ func, depth };
-				json_head(o.fp, "B", intern_str(in, func), js->pid, ev.ts, ev.cpu,
-					  &first);
-				fputs("}", o.fp);
-				continue;
-			}
-			/* exit: close deeper frames, then this one or a complete slice */
-			while (js->n && js->f[js->n - 1].depth > depth) {
-				js->n--;
-				json_head(o.fp, "E", intern_str(in, js->f[js->n].func), js->pid,
-					  ev.ts, ev.cpu, &first);
-				fputs(",\"args\":{\"exit_missing\":true}}", o.fp);
-			}
-			if (js->n && js->f[js->n - 1].depth == depth &&
-			    js->f[js->n - 1].func == func) {
-				js->n--;
-				json_head(o.fp, "E", intern_str(in, func), js->pid, ev.ts, ev.cpu,
-					  &first);
-				fputs("}", o.fp);
-			} else {
-				uint64_t dur = ev.nargs > 3 && ev.args[3] > ev.args[2] ?
-					       ev.args[3] - ev.args[2] : 0;
-
-				if (dur > ev.ts)
-					dur = ev.ts;
-				/* a call entered before the trace began: as long as it ran */
-				json_head(o.fp, "X", intern_str(in, func), js->pid, ev.ts - dur,
-					  ev.cpu, &first);
-				fputs(",\"dur\":", o.fp);
-				json_ts(o.fp, dur);
-				fputs(",\"args\":{\"entry_missing\":true}}", o.fp);
-			}
-			continue;
-		}
-		if (ev.type == KTOP_T_TIMERLAT || ev.type == KTOP_T_OSNOISE) {
-			char cname[48];
-
-			snprintf(cname, sizeof(cname), "%s cpu%u", name, ev.cpu);
-			json_head(o.fp, "C", cname, 0, ev.ts, ev.cpu, &first);
-			if (ev.type == KTOP_T_TIMERLAT)
-				fprintf(o.fp, ",\"args\":{\"%s_ns\":%llu}}",
-					ev.nargs > 1 && (int64_t)ev.args[1] == 0 ? "irq" : "thread",
-					(unsigned long long)(ev.nargs > 2 ? ev.args[2] : 0));
-			else
-				fprintf(o.fp, ",\"args\":{\"noise_ns\":%llu,\"max_sample_ns\":%llu}}",
-					(unsigned long long)ev.args[1],
-					(unsigned long long)ev.args[2]);
-			continue;
-		}
-		json_head(o.fp, "i", name, json_tid(ev.pid, ev.cpu), ev.ts, ev.cpu, &first);
-		fputs(",\"s\":\"t\"", o.fp);
-		json_args(o.fp, st, t, &ev);
-		fputs("}", o.fp);
-	}
-	store_iter_free(it);
-	/* calls still open when the trace ended */
-	for (size_t k = 0; k < tasks.cap; k++) {
-		struct jstack *js = &tasks.v[k];
+	for (size_t k = 0; k < o->tasks.cap; k++) {
+		struct jstack *js = &o->tasks.v[k];
 
 		while (js->used && js->n) {
 			js->n--;
-			json_head(o.fp, "E", intern_str(in, js->f[js->n].func), js->pid, last_ts, 0,
-				  &first);
-			fputs(",\"args\":{\"open\":true}}", o.fp);
+			json_head(o->fp, "E", intern_str(o->in, js->f[js->n].func), js->pid,
+				  o->last_ts, 0, &o->first);
+			fputs(",\"args\":{\"open\":true}}", o->fp);
 		}
 	}
 	/* lost events: global instants */
-	nlost = store_lost_marks(st, t0, t1, NULL, 0);
+	nlost = store_lost_marks(o->st, t0, t1, NULL, 0);
 	if (nlost) {
 		struct store_lost *l = calloc(nlost, sizeof(*l));
 
-		nlost = l ? store_lost_marks(st, t0, t1, l, nlost) : 0;
+		nlost = l ? store_lost_marks(o->st, t0, t1, l, nlost) : 0;
 		for (size_t k = 0; k < nlost; k++) {
-			json_head(o.fp, "i", "lost events", 0, l[k].ts, l[k].cpu, &first);
-			fprintf(o.fp, ",\"s\":\"g\",\"args\":{\"cpu\":%u,\"count\":%llu}}", l[k].cpu,
-				(unsigned long long)l[k].count);
+			json_head(o->fp, "i", "lost events", 0, l[k].ts, l[k].cpu, &o->first);
+			fprintf(o->fp, ",\"s\":\"g\",\"args\":{\"cpu\":%u,\"count\":%llu}}",
+				l[k].cpu, (unsigned long long)l[k].count);
 		}
 		free(l);
 	}
-	/* task names */
-	for (size_t k = 0; k < tasks.cap; k++) {
-		int32_t tid = tasks.v[k].pid;
+	for (size_t k = 0; k < o->tasks.cap; k++) {
+		int32_t tid = o->tasks.v[k].pid;
 		char idle[32];
 		const char *c;
 
-		if (!tasks.v[k].used)
+		if (!o->tasks.v[k].used)
 			continue;
 		if (tid >= JSON_IDLE_TID) {
 			snprintf(idle, sizeof(idle), "swapper/%d", tid - JSON_IDLE_TID);
 			c = idle;
-		} else if (!(c = store_comm(st, tid))) {
+		} else if (!(c = store_comm(o->st, tid))) {
 			continue;
 		}
-		fprintf(o.fp, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
+		fprintf(o->fp, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
 			"\"args\":{\"name\":", tid >= JSON_IDLE_TID ? 0 : tid, tid);
-		json_str(o.fp, c);
-		fputs("}}", o.fp);
+		json_str(o->fp, c);
+		fputs("}}", o->fp);
 	}
-	fputs("\n]}\n", o.fp);
+}
+
+static void json_other_data(FILE *fp, const struct snapshot_meta *meta)
+{
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", fp);
+	fputs("\"generator\":\"ktop\"", fp);
+	if (meta && meta->release[0]) {
+		fputs(",\"kernel\":", fp);
+		json_str(fp, meta->release);
+	}
+	if (meta && meta->tracer[0]) {
+		fputs(",\"tracer\":", fp);
+		json_str(fp, meta->tracer);
+	}
+	fputs("},\"traceEvents\":[", fp);
+}
+
+static int json_save(const struct format_out *out, struct store *st,
+		     const struct snapshot_meta *meta, const struct export_opts *opts,
+		     struct export_stats *stats, char *err, size_t errlen)
+{
+	struct jout o = { .st = st, .in = store_strings(st), .first = true };
+	struct export_stats s = { 0 };
+	struct store_iter *it = NULL;
+	struct format_file f;
+	struct ktop_event ev;
+	uint64_t t0, t1, seq;
+	int ret;
+
+	format_window(opts, &t0, &t1);
+	ret = format_out_open(&f, out, opts ? opts->file_flags : 0, true, err, errlen);
+	if (ret)
+		return ret;
+	o.fp = f.fp;
+	o.sf = json_sf_new(st);
+	json_other_data(o.fp, meta);
+	it = store_iter_new(st, t0, t1, NULL);
+	if (!it || !o.sf) {
+		ret = format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
+		goto out;
+	}
+	while (store_iter_next(it, &ev, &seq)) {
+		if (opts && opts->view && !viewfilter_match(opts->view, &ev))
+			continue;
+		s.events++;
+		ret = json_event(&o, &ev);
+		if (ret) {
+			format_fail(err, errlen, ret, out->path, "out of memory");
+			goto out;
+		}
+	}
+	json_tail(&o, t0, t1);
+	fputs("\n]", o.fp);
+	json_sf_write(o.sf, o.fp);
+	fputs("}\n", o.fp);
 out:
-	for (size_t k = 0; k < tasks.cap; k++)
-		free(tasks.v[k].f);
-	free(tasks.v);
-	ret = format_out_close(&o, ret, &s, err, errlen);
+	store_iter_free(it);
+	json_sf_free(o.sf);
+	for (size_t k = 0; k < o.tasks.cap; k++)
+		free(o.tasks.v[k].f);
+	free(o.tasks.v);
+	ret = format_out_close(&f, ret, &s, err, errlen);
 	if (stats)
 		*stats = s;
 	return ret;

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "formats/ktop_stacks.h"
+
 #define SNAP_MAGIC		"KTOPSNAP"
 #define SNAP_HDR_SIZE		32
 #define BLK_MAGIC		0x4b4c424bu	/* "KBLK" */
@@ -43,6 +45,9 @@ enum blk_type {
 	BLK_EVENTS,
 	BLK_LOST,
 	BLK_END,
+	BLK_STACKS = SNAP_BLK_STACKS,	/* stacks (ktop_stacks.h), version 1 on */
+	BLK_EVSTK = SNAP_BLK_EVSTK,
+	BLK_STACKW = SNAP_BLK_STACKW,
 	BLK_CHUNKS,	/* version 2: u32 count, then per chunk: cpu, u32 length, its bytes */
 	BLK_NR,
 };

@@ -53,6 +53,7 @@ struct snapshot_reader {
 	uint64_t		raw_in, comp_in;	/* bytes decompressed, and read */
 	uint64_t		meta_bytes;
 	uint16_t		*typemap;	/* file type id -> store id, 0: unknown */
+	struct snap_stk_r	*sr;		/* stacks: file ids -> the store's */
 	struct chunk_ent	*ents;		/* the chunks of a CHUNKS block */
 	size_t			ents_cap;
 	bool			ended;
@@ -195,7 +196,8 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 		return reader_fail(r, -EBADMSG, "bad CPU count %u in the metadata", m->ncpus);
 	snprintf(m->source, sizeof(m->source), "ktop");
 	r->base.st = store_new(r->mem_limit, m->ncpus);
-	if (!r->base.st)
+	r->sr = r->base.st ? snap_stk_r_new(r->base.st, m->version >= 2) : NULL;
+	if (!r->base.st || !r->sr)
 		return reader_fail(r, -ENOMEM, "out of memory for the store");
 	return 0;
 }
@@ -342,6 +344,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 	const uint8_t *p;
 	const struct ktop_schema_type *t = NULL;
 	uint16_t last_type = 0;
+	const uint32_t *stk;
 
 	if (c->bad || cpu >= store_ncpus(r->base.st) || !n || n > SNAPSHOT_MAX_BLOCK_EVENTS ||
 	    (size_t)(c->end - c->p) < 28)
@@ -358,6 +361,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 	if (col[3].end - col[3].p != (ptrdiff_t)n || col[4].end - col[4].p != (ptrdiff_t)n ||
 	    col[5].end - col[5].p != (ptrdiff_t)n)
 		return reader_fail(r, -EBADMSG, "corrupt event block (column sizes)");
+	stk = snap_stk_r_events(r->sr, (unsigned int)cpu, n);
 	for (uint64_t i = 0; i < n; i++) {
 		struct ktop_event ev;
 		uint64_t type;
@@ -370,6 +374,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 		ev.pc = col[4].p[i];
 		ev.nargs = col[5].p[i];
 		ev.cpu = (uint16_t)cpu;
+		ev.stack = stk ? stk[i] : 0;
 		if (type >= KTOP_T_DYNAMIC && type <= UINT16_MAX)
 			type = r->typemap[type];
 		else if (type >= KTOP_T_NR_FIXED || type == 0)
@@ -607,8 +612,9 @@ static int reader_fail_chunks(struct snapshot_reader *r, int ret, size_t i, cons
 
 /*
  * A CHUNKS block: sealed chunks of the writer's store, handed to ours as they
- * are (each checked first: store_chunk_import). Their string and type ids
- * are the writer's: version 2 readers build those tables with the same ids.
+ * are (each checked first: store_chunk_import). Their string, type and
+ * stack ids are the writer's: version 2 readers build those tables with the
+ * same ids.
  */
 static int reader_chunks(struct snapshot_reader *r, struct cur *c)
 {
@@ -694,6 +700,17 @@ int snapshot_reader_next(struct snapshot_reader *r)
 	case BLK_CHUNKS:
 		ret = reader_chunks(r, &c);
 		break;
+	case BLK_STACKS:
+	case BLK_EVSTK:
+	case BLK_STACKW: {
+		char why[256] = "out of memory";
+
+		ret = snap_stk_r_block(r->sr, type, c.p, (size_t)(c.end - c.p), r->strmap, r->nstr,
+				       why, sizeof(why));
+		if (ret)
+			return reader_fail(r, ret, "%s", why);
+		break;
+	}
 	case BLK_END: {
 		uint64_t total = cur_var(&c);
 
@@ -808,6 +825,7 @@ void snapshot_reader_free(struct snapshot_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	buf_free(&r->comp);
 	buf_free(&r->raw);
+	snap_stk_r_free(r->sr);
 	store_free(r->base.st);
 	snapshot_meta_free(&r->base.meta);
 	free(r->strmap);

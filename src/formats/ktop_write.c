@@ -52,6 +52,9 @@ struct snapshot_writer {
 	struct comm_pair	*comms;		/* sent, sorted by pid */
 	size_t			ncomms;
 	struct ktop_event	*evs;		/* one block's events */
+	struct snap_stk_w	*sw;		/* stacks sent */
+	struct snap_payload	pl;		/* a stack block being built */
+	struct store		*flushing;	/* the store of the flush in progress */
 	struct buf		chunks;		/* the next CHUNKS block: u32 count, chunks */
 	uint32_t		nchunks;
 	int			chunk_level;	/* zstd level of CHUNKS blocks */
@@ -190,7 +193,8 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	w->chunk_level = opts && opts->chunk_level ? opts->chunk_level : KTOP_CHUNK_LEVEL;
 	w->evs = malloc(WRITE_BLOCK_EVENTS * sizeof(*w->evs));
 	w->out = output_new(fd);
-	if (!w->cctx || !w->evs || !w->out || buf_reserve(&w->chunks, 4)) {
+	w->sw = snap_stk_w_new();
+	if (!w->cctx || !w->evs || !w->out || !w->sw || buf_reserve(&w->chunks, 4)) {
 		ret = -ENOMEM;
 		writer_fail(w, ret, "out of memory");
 		goto out_fail;
@@ -362,14 +366,97 @@ static int writer_comms(struct snapshot_writer *w, struct store *st)
 	return ret;
 }
 
+/* A block of a payload built elsewhere (the stack blocks). */
+static int writer_payload(struct snapshot_writer *w, enum blk_type type,
+			  const struct snap_payload *pl)
+{
+	if (pl->err)
+		return writer_fail(w, pl->err, "out of memory");
+	w->raw.len = 0;
+	buf_put(&w->raw, pl->p, pl->len);
+	return writer_block(w, type);
+}
+
+/*
+ * The stacks not sent yet, named, after the strings their names need: every
+ * stack the events up to now can name, in id order (a version 2 reader gives
+ * them the same ids, which the chunks' stack column holds).
+ */
+static int writer_stacks(struct snapshot_writer *w, struct store *st)
+{
+	int ret;
+
+	snap_stk_w_name(w->sw, st);
+	if (!snap_stk_w_pending(w->sw))
+		return 0;
+	ret = writer_strings(w, store_strings(st));
+	if (ret)
+		return ret;
+	ret = snap_stk_w_stacks(w->sw, st, &w->pl);
+	if (ret)
+		return writer_fail(w, ret, "out of memory");
+	return writer_payload(w, BLK_STACKS, &w->pl);
+}
+
+/* EVSTK before an EVENTS block whose events have stacks. */
+static int writer_event_stacks(struct snapshot_writer *w, unsigned int cpu, size_t n)
+{
+	uint32_t max;
+	int ret;
+
+	ret = snap_stk_w_evstk(cpu, w->evs, n, &w->pl, &max);
+	if (ret)
+		return writer_fail(w, ret, "out of memory");
+	if (!max)
+		return 0;
+	if (max > snap_stk_w_sent(w->sw)) {
+		/* interned since the flush began */
+		ret = writer_stacks(w, w->flushing);
+		if (ret)
+			return ret;
+		ret = snap_stk_w_evstk(cpu, w->evs, n, &w->pl, &max);
+		if (ret)
+			return writer_fail(w, ret, "out of memory");
+	}
+	return writer_payload(w, BLK_EVSTK, &w->pl);
+}
+
+/* STACKW when the off-CPU totals changed. */
+static int writer_weights(struct snapshot_writer *w, struct store *st)
+{
+	uint32_t max;
+	int ret;
+
+	ret = snap_stk_w_weights(w->sw, st, &w->pl, &max);
+	if (ret)
+		return writer_fail(w, ret, "out of memory");
+	if (!w->pl.len)
+		return 0;
+	if (max > snap_stk_w_sent(w->sw)) {
+		struct snap_payload keep = w->pl;
+
+		w->pl = (struct snap_payload){ 0 };
+		ret = writer_stacks(w, st);
+		free(w->pl.p);
+		w->pl = keep;
+		if (ret)
+			return ret;
+	}
+	return writer_payload(w, BLK_STACKW, &w->pl);
+}
+
 static int writer_events(struct snapshot_writer *w, unsigned int cpu, size_t n)
 {
 	struct buf *b = &w->raw;
 	size_t col[7], start, nargs = 0;
 	uint64_t prev;
+	int ret;
 
 	if (!n)
 		return 0;
+	ret = writer_event_stacks(w, cpu, n);
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < n; i++)
 		nargs += w->evs[i].nargs;
 	b->len = 0;
@@ -567,6 +654,10 @@ static int writer_chunks_send(struct snapshot_writer *w)
 
 	if (!w->nchunks)
 		return 0;
+	/* every stack the chunks name goes before them */
+	ret = writer_stacks(w, w->flushing);
+	if (ret)
+		return ret;
 	put_le32(w->chunks.p, w->nchunks);
 	/* the block is built in w->raw: lend it the chunks' buffer */
 	keep = w->raw;
@@ -756,9 +847,12 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 
 		store_cpu_range(st, cpu, &first, &end[cpu]);
 	}
+	w->flushing = st;
 	ret = writer_schema(w, store_schema(st));
 	if (!ret)
 		ret = writer_strings(w, store_strings(st));
+	if (!ret)
+		ret = writer_stacks(w, st);
 	if (ret)
 		goto out;
 	/* bandwidth bound: when the bucket is empty, lost records instead of events */
@@ -768,6 +862,8 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 	}
 	bytes0 = w->st.bytes;
 	ret = writer_data(w, st, end);
+	if (!ret)
+		ret = writer_weights(w, st);
 	if (!ret)
 		ret = writer_lost(w, st);
 	/* comm table changes (their strings are all in the string table now) */
@@ -811,6 +907,8 @@ void snapshot_writer_free(struct snapshot_writer *w)
 	free(w->next);
 	free(w->comms);
 	free(w->evs);
+	snap_stk_w_free(w->sw);
+	free(w->pl.p);
 	free(w);
 }
 

@@ -90,6 +90,9 @@ const char *__lsan_default_suppressions(void)
 struct tdat_load {
 	struct store		*st;
 	struct decoder		**dec;
+	/* per CPU: the last event, appended when the next record is not its stack */
+	struct ktop_event	*held;
+	bool			*has;
 	unsigned int		ncpus;
 	struct tep_handle	*tep;
 	uint64_t		bad;
@@ -125,13 +128,21 @@ static int tdat_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 {
 	struct tdat_load *l = arg;
 	struct ktop_event ev;
+	int ret;
 
 	if (cpu < 0 || (unsigned int)cpu >= l->ncpus)
 		return 0;
 	if (rec->missed_events)
 		store_add_lost(l->st, cpu, rec->ts, rec->missed_events > 0 ?
 			       (uint64_t)rec->missed_events : 0);
-	if (decoder_record(l->dec[cpu], rec->data, rec->size, rec->ts, &ev)) {
+	ret = decoder_record(l->dec[cpu], rec->data, rec->size, rec->ts, &ev);
+	if (ret == DECODE_RECORD_STACK) {
+		/* a stack record: its event is the one before it on this CPU */
+		if (l->has[cpu])
+			l->held[cpu].stack = ev.stack;
+		return 0;
+	}
+	if (ret) {
 		l->bad++;
 		return 0;
 	}
@@ -143,9 +154,22 @@ static int tdat_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 		if (c && strcmp(c, "<...>"))
 			store_set_comm(l->st, ev.pid, c);
 	}
-	if (store_append(l->st, &ev)) {
+	if (l->has[cpu] && store_append(l->st, &l->held[cpu])) {
 		l->err = -ENOMEM;
 		return 1;
+	}
+	l->held[cpu] = ev;
+	l->has[cpu] = true;
+	return 0;
+}
+
+/* The events still held for a stack record that did not come, then publish. */
+static int tdat_flush(struct tdat_load *l)
+{
+	for (unsigned int c = 0; c < l->ncpus; c++) {
+		if (l->has[c] && store_append(l->st, &l->held[c]))
+			return -ENOMEM;
+		store_publish(l->st, c);
 	}
 	return 0;
 }
@@ -554,7 +578,9 @@ static int tdat_load(const char *path, size_t mem_limit, struct store **out,
 	l.ncpus = cpus;
 	l.st = store_new(mem_limit, l.ncpus);
 	l.dec = calloc(l.ncpus, sizeof(*l.dec));
-	if (!l.st || !l.dec) {
+	l.held = calloc(l.ncpus, sizeof(*l.held));
+	l.has = calloc(l.ncpus, sizeof(*l.has));
+	if (!l.st || !l.dec || !l.held || !l.has) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto out_free;
@@ -574,13 +600,13 @@ static int tdat_load(const char *path, size_t mem_limit, struct store **out,
 		}
 	}
 	ret = tracecmd_iterate_events(h, NULL, 0, tdat_record, &l);
+	if (!l.err)
+		l.err = tdat_flush(&l);
 	if (l.err) {
 		ret = l.err;
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		goto out_free;
 	}
-	for (unsigned int c = 0; c < l.ncpus; c++)
-		store_publish(l.st, c);
 	if (meta) {
 		meta->ncpus = l.ncpus;
 		meta->page_size = tep_get_page_size(l.tep);
@@ -594,6 +620,8 @@ out_free:
 	for (unsigned int c = 0; l.dec && c < l.ncpus; c++)
 		decoder_free(l.dec[c]);
 	free(l.dec);
+	free(l.held);
+	free(l.has);
 	decode_ctx_free(dc);
 	store_free(l.st);
 out_close:

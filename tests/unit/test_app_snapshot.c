@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/app_snapshot.c: opening a snapshot the way ktop -i does (sync, and with
+ * src/source_file.c: opening a snapshot the way ktop -i does (sync, and with
  * the loader thread), saving it with app_save in each format, and bad input.
  * The expected events come from snapshot_load() of the same file, the
  * library's own reader, not from numbers written here.
