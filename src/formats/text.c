@@ -29,12 +29,74 @@ static bool meta_has_lazy_count(const struct snapshot_meta *m)
 }
 
 /*
+ * The duration column of the kernel's function_graph layout
+ * (kernel/trace/trace_functions_graph.c): a mark for long calls ('+' over
+ * 10 us ... '$' over 1 s), the time in microseconds with at most seven
+ * digits, " us ", padded to the column, then "|  ".
+ */
+static void text_fgraph_duration(FILE *fp, uint64_t ns)
+{
+	static const struct { uint64_t over; char mark; } marks[] = {
+		{ 1000000000ull, '$' }, { 100000000ull, '@' }, { 10000000ull, '*' },
+		{ 1000000ull, '#' }, { 100000ull, '!' }, { 10000ull, '+' },
+	};
+	char mark = ' ', usecs[24], nsecs[8];
+	int len;
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		if (ns > marks[i].over) {
+			mark = marks[i].mark;
+			break;
+		}
+	}
+	len = snprintf(usecs, sizeof(usecs), "%llu", (unsigned long long)(ns / 1000));
+	fprintf(fp, "%c %s", mark, usecs);
+	if (len < 7) {
+		/* the nanoseconds, cut so that the figure keeps to seven digits */
+		snprintf(nsecs, (size_t)(8 - len < 5 ? 8 - len : 5), "%03u",
+			 (unsigned int)(ns % 1000));
+		fprintf(fp, ".%s", nsecs);
+		len += (int)strlen(nsecs) + 1;
+	}
+	fprintf(fp, " us %*s|  ", len < 8 ? 8 - len : 0, "");
+}
+
+/*
+ * function_graph's records in the graph layout, after the event columns:
+ * an entry "func() {" at its depth, an exit "}" with the call's duration and
+ * the function's name in a comment, as the kernel's funcgraph-tail option
+ * writes it (the entry may be in another file, or lost). One line per
+ * record: a leaf call is two lines, where the kernel's file merges them.
+ * Return: true when @ev was printed here.
+ */
+static bool text_fgraph_line(FILE *fp, struct store *st, const struct ktop_event *ev,
+			     const char *comm, const char *lat, uint64_t usecs)
+{
+	const char *func = intern_str(store_strings(st), (uint32_t)ev->args[0]);
+	int depth = ev->nargs > 1 && (int64_t)ev->args[1] > 0 && ev->args[1] < 1000 ?
+		    (int)ev->args[1] : 0;
+
+	if (ev->type != KTOP_T_FGRAPH_ENTRY && ev->type != KTOP_T_FGRAPH_EXIT)
+		return false;
+	fprintf(fp, "%16s-%-7d [%03u] %s %5llu.%06llu: ", comm, ev->pid, ev->cpu, lat,
+		(unsigned long long)(usecs / 1000000ull), (unsigned long long)(usecs % 1000000ull));
+	if (ev->type == KTOP_T_FGRAPH_ENTRY) {
+		fprintf(fp, "%14s|  %*s%s() {\n", "", depth * 2, "", func);
+		return true;
+	}
+	text_fgraph_duration(fp, ev->nargs > 3 && ev->args[3] > ev->args[2] ?
+			     ev->args[3] - ev->args[2] : 0);
+	fprintf(fp, "%*s} /* %s */\n", depth * 2, "", func);
+	return true;
+}
+
+/*
  * The ftrace tracers' own records are printed by the kernel without the
  * event name, in the tracer's layout (kernel/trace/trace_output.c):
  * function "func <-parent", timerlat "#seq context irq timer_latency N ns",
- * osnoise "runtime noise %avail max hw nmi irq sirq thread".
- * function_graph's layout (a call graph) is not reproduced: its records are
- * printed as events. Return: true when @ev was printed here.
+ * osnoise "runtime noise %avail max hw nmi irq sirq thread", and
+ * function_graph's call graph (text_fgraph_line).
+ * Return: true when @ev was printed here.
  */
 static bool text_tracer_line(FILE *fp, struct store *st, const struct ktop_event *ev,
 			     const char *comm, const char *lat, uint64_t usecs)
@@ -42,6 +104,8 @@ static bool text_tracer_line(FILE *fp, struct store *st, const struct ktop_event
 	static const char *const ctx[] = { "irq", "thread", "user-ret" };
 	struct intern *in = store_strings(st);
 
+	if (text_fgraph_line(fp, st, ev, comm, lat, usecs))
+		return true;
 	if (ev->type != KTOP_T_FUNCTION && ev->type != KTOP_T_TIMERLAT &&
 	    ev->type != KTOP_T_OSNOISE)
 		return false;
@@ -70,12 +134,87 @@ static bool text_tracer_line(FILE *fp, struct store *st, const struct ktop_event
 	return true;
 }
 
+/* The legend of osnoise's and timerlat's own header on a PREEMPT_RT kernel (seven columns). */
+static const char rt_legend[] =
+	"#                                _-------=> irqs-off\n"
+	"#                               / _------=> need-resched\n"
+	"#                              | / _-----=> need-resched-lazy\n"
+	"#                              || / _----=> hardirq/softirq\n"
+	"#                              ||| / _---=> preempt-depth\n"
+	"#                              |||| / _--=> preempt-lazy-depth\n"
+	"#                              ||||| / _-=> migrate-disable\n";
+
+/*
+ * The header: the tracer, the counts, and the legend of the latency columns
+ * with as many columns as the rows have (flags_format). osnoise and timerlat
+ * print their own header instead (kernel/trace/trace_osnoise.c), without the
+ * counts; on PREEMPT_RT kernels, the only ones their layout is known from
+ * here, it has seven columns whatever the rows have.
+ */
+static void text_header(FILE *fp, const struct snapshot_meta *meta, enum flags_style style,
+			struct store *st)
+{
+	const char *tracer = meta->tracer[0] ? meta->tracer : "nop";
+	bool rt = strstr(meta->release, "-rt") != NULL;
+	struct store_stats ss;
+
+	fprintf(fp, "# tracer: %s\n#\n", tracer);
+	if (rt && !strcmp(tracer, "osnoise")) {
+		fprintf(fp, "%s%s", rt_legend,
+			"#                              |||||| /                                     "
+			"          MAX\n"
+			"#                              ||||| /                                     "
+			"        SINGLE      Interference counters:\n"
+			"#                              |||||||               RUNTIME      NOISE  %% OF"
+			" CPU  NOISE    +-----------------------------+\n"
+			"#           TASK-PID      CPU# |||||||   TIMESTAMP    IN US       IN US  AVAIL"
+			"ABLE  IN US     HW    NMI    IRQ   SIRQ THREAD\n"
+			"#              | |         |   |||||||      |           |             |    |  "
+			"          |      |      |      |      |      |\n");
+		return;
+	}
+	if (rt && !strcmp(tracer, "timerlat")) {
+		fprintf(fp, "%s%s", rt_legend,
+			"#                              |||||| /\n"
+			"#                              |||||||             ACTIVATION\n"
+			"#           TASK-PID      CPU# |||||||   TIMESTAMP    ID            CONTEXT  "
+			"              LATENCY\n"
+			"#              | |         |   |||||||      |         |                  |  "
+			"                     |\n");
+		return;
+	}
+	store_get_stats(st, &ss);
+	fprintf(fp, "# entries-in-buffer/entries-written: %llu/%llu   #P:%u\n#\n",
+		(unsigned long long)ss.events, (unsigned long long)(ss.appended + ss.lost),
+		store_ncpus(st));
+	if (style == FLAGS_STYLE_RT_LAZY_COUNT) {
+		fputs("#                                _-------=> irqs-off/BH-disabled\n"
+		      "#                               / _------=> need-resched\n"
+		      "#                              | / _-----=> need-resched-lazy\n"
+		      "#                              || / _----=> hardirq/softirq\n"
+		      "#                              ||| / _---=> preempt-depth\n"
+		      "#                              |||| / _--=> preempt-lazy-depth\n"
+		      "#                              ||||| / _-=> migrate-disable\n"
+		      "#                              |||||| /     delay\n"
+		      "#           TASK-PID     CPU#  |||||||  TIMESTAMP  FUNCTION\n"
+		      "#              | |         |   |||||||      |         |\n", fp);
+		return;
+	}
+	fputs("#                                _-----=> irqs-off/BH-disabled\n"
+	      "#                               / _----=> need-resched\n"
+	      "#                              | / _---=> hardirq/softirq\n"
+	      "#                              || / _--=> preempt-depth\n"
+	      "#                              ||| / _-=> migrate-disable\n"
+	      "#                              |||| /     delay\n"
+	      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+	      "#              | |         |   |||||     |         |\n", fp);
+}
+
 static int text_save(const struct format_out *out, struct store *st,
 		     const struct snapshot_meta *meta, const struct export_opts *opts,
 		     struct export_stats *stats, char *err, size_t errlen)
 {
 	struct export_stats s = { 0 };
-	struct store_stats ss;
 	struct tep_handle *tep;
 	struct store_iter *it = NULL;
 	struct krecord kr;
@@ -106,19 +245,7 @@ static int text_save(const struct format_out *out, struct store *st,
 		goto out_free;
 	style = flags_style_detect(meta->release[0] ? meta->release : NULL,
 				   meta_has_lazy_count(meta));
-	store_get_stats(st, &ss);
-	fprintf(o.fp, "# tracer: %s\n#\n", meta->tracer[0] ? meta->tracer : "nop");
-	fprintf(o.fp, "# entries-in-buffer/entries-written: %llu/%llu   #P:%u\n#\n",
-		(unsigned long long)ss.events, (unsigned long long)(ss.appended + ss.lost),
-		store_ncpus(st));
-	fputs("#                                _-----=> irqs-off/BH-disabled\n"
-	      "#                               / _----=> need-resched\n"
-	      "#                              | / _---=> hardirq/softirq\n"
-	      "#                              || / _--=> preempt-depth\n"
-	      "#                              ||| / _-=> migrate-disable\n"
-	      "#                              |||| /     delay\n"
-	      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-	      "#              | |         |   |||||     |         |\n", o.fp);
+	text_header(o.fp, meta, style, st);
 	trace_seq_init(&seq);
 	it = store_iter_new(st, t0, t1, NULL);
 	if (!it) {

@@ -772,6 +772,192 @@ TEST(text_matches_kernel_trace)
 
 /* ---- CSV ------------------------------------------------------------------------- */
 
+/* One CPU's function_graph lines: the graph part, after "C) " or after the timestamp. */
+struct glines {
+	char	*v[8192];
+	size_t	n;
+};
+
+/* "} /\* f *\/" -> "}": the kernel names an exit's function only when it lost the entry. */
+static char *graph_strip_tail(char *g)
+{
+	char *c = strstr(g, "} /* ");
+
+	if (c)
+		c[1] = 0;
+	return g;
+}
+
+/* ktop's lines, leaf calls (an entry and its exit next on the CPU) merged as the kernel does. */
+static void graph_mine(char *text, struct glines *cpu, int ncpu)
+{
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		char *br = strstr(l, " ["), *g = br ? strstr(br, ": ") : NULL;
+		int c = br ? atoi(br + 2) : -1;
+
+		if (l[0] == '#' || !g || c < 0 || c >= ncpu || !strstr(g, "|  ") ||
+		    cpu[c].n >= 8192)
+			continue;
+		cpu[c].v[cpu[c].n++] = g + 2;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		size_t o = 0;
+
+		for (size_t i = 0; i < cpu[c].n; i++) {
+			char *e = cpu[c].v[i], *x = i + 1 < cpu[c].n ? cpu[c].v[i + 1] : NULL;
+			char *eb = strstr(e, "|  "), *xb = x ? strstr(x, "|  ") : NULL;
+			size_t fl = strlen(e) - (size_t)(eb - e);
+			char want[512];
+
+			if (xb && strstr(e, "() {") && fl > 7) {
+				/* "|  <indent>f() {" then "|  <indent>} /\* f *\/" */
+				size_t ind = strspn(eb + 3, " ");
+
+				snprintf(want, sizeof(want), "%*s} /* %.*s */", (int)ind, "",
+					 (int)(strlen(eb + 3 + ind) - 4), eb + 3 + ind);
+				if (!strcmp(xb + 3, want)) {
+					/* the exit's duration, the entry's name: "f();" */
+					snprintf(xb + 3, strlen(xb + 3) + 1, "%*s%.*s();", (int)ind, "",
+						 (int)(strlen(eb + 3 + ind) - 4), eb + 3 + ind);
+					cpu[c].v[o++] = x;
+					i++;
+					continue;
+				}
+			}
+			cpu[c].v[o++] = graph_strip_tail(e);
+		}
+		cpu[c].n = o;
+	}
+}
+
+/* The kernel's function_graph file: " C) DURATION |  calls", context switches left out. */
+static void graph_kernel(char *text, struct glines *cpu, int ncpu)
+{
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		char *p = strchr(l, ')');
+		int c = atoi(l);
+
+		if (l[0] == '#' || !p || strstr(l, "=>") || c < 0 || c >= ncpu || cpu[c].n >= 8192)
+			continue;
+		cpu[c].v[cpu[c].n++] = graph_strip_tail(p + 2);
+	}
+}
+
+/*
+ * Issue 18 #3.12: function_graph's records come out in the kernel's graph
+ * layout (duration column with its marks, indentation, "f() {", "}"),
+ * compared line by line, per CPU, with the kernel's own function_graph
+ * trace file recorded with each function_graph fixture.
+ */
+TEST(text_fgraph_matches_kernel_graph)
+{
+	int seen = 0;
+
+	for (int f = 0; f < nfixtures; f++) {
+		char kpath[4200], *path, *mine, *theirs, err[512];
+		struct glines *a, *b;
+		struct snapshot_meta meta;
+		struct store *st;
+		size_t lines = 0;
+
+		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
+		theirs = fixture_read_file(kpath, NULL);
+		if (!theirs || strncmp(theirs, "# tracer: function_graph", 24)) {
+			free(theirs);
+			continue;
+		}
+		seen++;
+		st = snap_fixture_store(fixtures[f], &meta);
+		path = tmp_path("g.txt");
+		CHECK(st);
+		CHECK(export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		mine = fixture_read_file(path, NULL);
+		a = calloc(2, sizeof(*a));
+		b = calloc(2, sizeof(*b));
+		CHECK(mine && a && b && store_ncpus(st) <= 2);
+		graph_mine(mine, a, 2);
+		graph_kernel(theirs, b, 2);
+		for (int c = 0; c < 2; c++) {
+			if (a[c].n != b[c].n)
+				printf("  %s cpu %d: %zu graph lines, the kernel's %zu\n", fixtures[f], c,
+				       a[c].n, b[c].n);
+			CHECK_EQ_U64(a[c].n, b[c].n);
+			for (size_t i = 0; i < a[c].n; i++) {
+				if (strcmp(a[c].v[i], b[c].v[i]))
+					printf("  %s cpu %d line %zu:\n  ktop:   '%s'\n  kernel: '%s'\n",
+					       fixtures[f], c, i, a[c].v[i], b[c].v[i]);
+				CHECK_STR(a[c].v[i], b[c].v[i]);
+			}
+			lines += a[c].n;
+		}
+		printf("  %s: %zu graph lines as the kernel wrote them\n", fixtures[f], lines);
+		free(a);
+		free(b);
+		free(mine);
+		free(theirs);
+		snapshot_meta_free(&meta);
+		store_free(st);
+		unlink(path);
+		free(path);
+	}
+	CHECK(seen > 0);
+}
+
+/* The legend of the latency columns: the "#" lines from the first "_-" to "| |". */
+static void text_legend(const char *text, char *out, size_t len)
+{
+	const char *p = strstr(text, "#                                _"), *e;
+
+	out[0] = 0;
+	e = p ? strstr(p, "| |") : NULL;
+	e = e ? strchr(e, '\n') : NULL;
+	if (p && e)
+		snprintf(out, len, "%.*s", (int)(e - p), p);
+}
+
+/*
+ * Issue 18 #3.12: the legend has as many latency columns as the rows (seven
+ * on 6.1-rt, five elsewhere): the same lines as the kernel's own trace file.
+ */
+TEST(text_header_matches_kernel)
+{
+	int compared = 0, seven = 0;
+
+	for (int f = 0; f < nfixtures; f++) {
+		char kpath[4200], *path, *mine, *theirs, err[512], lm[2048], lk[2048];
+		struct snapshot_meta meta;
+		struct store *st;
+
+		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
+		theirs = fixture_read_file(kpath, NULL);
+		text_legend(theirs ? theirs : "", lk, sizeof(lk));
+		if (!lk[0]) {
+			free(theirs);
+			continue;
+		}
+		st = snap_fixture_store(fixtures[f], &meta);
+		path = tmp_path("h.txt");
+		CHECK(st);
+		CHECK(export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		mine = fixture_read_file(path, NULL);
+		CHECK(mine);
+		text_legend(mine, lm, sizeof(lm));
+		if (strcmp(lm, lk))
+			printf("  %s:\n%s\n  the kernel's:\n%s\n", fixtures[f], lm, lk);
+		CHECK_STR(lm, lk);
+		compared++;
+		seven += strstr(lk, "|||||||") != NULL;
+		free(mine);
+		free(theirs);
+		snapshot_meta_free(&meta);
+		store_free(st);
+		unlink(path);
+		free(path);
+	}
+	printf("  %d legends as the kernel's, %d of them with seven columns\n", compared, seven);
+	CHECK(compared > 0 && seven > 0);
+}
+
 TEST(csv_counts)
 {
 	struct store *st = snap_fixture_store("host-sched", NULL);
