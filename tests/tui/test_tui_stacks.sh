@@ -20,6 +20,8 @@
 #      while tracing (the stacktrace trigger on the event in ktop's instance)
 #      and the stacks pane fills with __schedule's callers; q; state as before.
 #   3. Y in a recording: says it needs a live session, nothing else changes.
+#   4. ktop --offcpu -P WORKLOAD (BPF): o in the stacks pane shows the off-CPU
+#      stacks, a TIME column, the workload's sleep path with the time it slept.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
@@ -239,4 +241,29 @@ else
 	fail "recording_start"; evidence rec
 fi
 quit_ok "quit_recording"
+
+# ---- 4. BPF off-CPU stacks --------------------------------------------------------------------
+tui_start 170 50 --offcpu -P "$LOADPID" -e sched:sched_switch
+if wait_screen 'LIVE' 10; then
+	sleep 2
+	keys 8 o
+	if wait_screen '^Stacks: caller tree of every task.s waits  off-CPU stacks \(BPF\)' 5 &&
+	   wait_screen ' do_nanosleep( |$)' 10 && wait_screen '^ +TIME +SHARE +COUNT' 1; then
+		# the first frame's time: at least its switches x 20 ms asleep, roughly
+		row=$(scr | grep -m1 -E '^ +[0-9.]+(ms|s) +[0-9.]+% +[0-9.k]+ ')
+		ok "offcpu_stacks_of_the_workload ($(echo "$row" | sed 's/  */ /g'))"
+	else
+		fail "offcpu_stacks_of_the_workload"; evidence offcpu
+	fi
+	keys v
+	if wait_screen '^zoom: all' 5 && wait_screen '^do_nanosleep( |$)' 5; then
+		ok "offcpu_icicle"
+	else
+		fail "offcpu_icicle"; evidence offcpu_icicle
+	fi
+else
+	fail "offcpu_start"; evidence offcpu_start
+fi
+quit_ok "quit_offcpu"
+state_same "state_restored_after_offcpu" "$tmp/state.before"
 finish

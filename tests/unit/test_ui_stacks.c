@@ -40,14 +40,19 @@
 #include "../../ui/pane_stacks.c"
 
 #include "app.h"
+#include "fgraph.h"
+#include "fgraph_text.h"
 #include "filter.h"
 #include "stacks_text.h"
 #include "viewfilter.h"
 #include "text_screen.h"
 
+/* The graph pane's model, for the stacks pane's function_graph source: the test's. */
+static struct fgraph *graph_model;
+
 struct fgraph *pane_graph_model(struct ui *ui)
 {
-	return NULL;
+	return graph_model;
 }
 
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
@@ -692,6 +697,148 @@ TEST(save_prompt_writes_the_folded_stacks_shown)
 	CHECK(lines > 0);
 	CHECK_EQ_U64(sum, text_holding(&rig.f.t, zoom, true, false));
 	unlink(path);
+	rig_close();
+}
+
+/*
+ * The function_graph source: the call paths of the rt*-fgraph fixtures, each
+ * node of the icicle as wide as its total time and counting the calls under
+ * it, as a reader of the kernel's function_graph text sums them (calls nest
+ * by CPU, interrupts inline where the kernel nests them).
+ */
+static void graph_text(const char *path, struct counts *calls, struct counts *ns)
+{
+	char *text = fixture_read_file(path, NULL), line[4096], stack[64][96], key[8192];
+	int depth[64] = { 0 };
+	FILE *fp = text ? fmemopen(text, strlen(text), "r") : NULL;
+
+	while (fp && fgets(line, sizeof(line), fp)) {
+		struct ft_rec r;
+		int c;
+
+		if (ft_parse_line(line, &r) != 1 || r.cpu < 0 || r.cpu >= 64)
+			continue;
+		c = r.cpu;
+		if (r.kind == FT_EXIT) {
+			if (!depth[c])
+				continue;
+			depth[c]--;
+		} else if (r.kind != FT_ENTRY && r.kind != FT_LEAF) {
+			continue;
+		}
+		key[0] = '\0';
+		for (int k = 0; k < depth[c] + (r.kind == FT_EXIT); k++) {
+			strcat(key, stack[k]);
+			if (k + 1 < depth[c] + (r.kind == FT_EXIT))
+				strcat(key, SEP);
+		}
+		if (r.kind != FT_EXIT) {
+			/* the call itself, at its path */
+			if (key[0])
+				strcat(key, SEP);
+			strcat(key, r.func);
+			counts_add(calls, strdup(key), 1, 0);
+			if (r.kind == FT_ENTRY && depth[c] < 64)
+				snprintf(stack[depth[c]++], sizeof(stack[0]), "%s", r.func);
+		}
+		/* a call's time: the leaf's line, or the closing brace of an entry */
+		if ((r.kind == FT_LEAF || r.kind == FT_EXIT) && r.has_dur) {
+			counts_add(ns, strdup(key), r.dur, r.dur_unit);
+		}
+	}
+	if (fp)
+		fclose(fp);
+	free(text);
+	counts_done(calls);
+	counts_done(ns);
+}
+
+TEST(graph_icicle_is_total_time)
+{
+	static const char *const fx[] = { "rt-fgraph", "rt612-fgraph" };
+	int done = 0;
+
+	for (size_t f = 0; f < sizeof(fx) / sizeof(fx[0]); f++) {
+		struct fgraph_config cfg = { .irq_inline = true };
+		struct counts calls = { 0 }, ns = { 0 };
+		const struct stack_tree *tr;
+		struct stackview sv;
+		char dir[600], path[700];
+		struct res r = { 0 };
+		struct store *st;
+		size_t timed = 0;
+
+		snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), fx[f]);
+		snprintf(path, sizeof(path), "%s/trace.txt", dir);
+		if (access(dir, R_OK))
+			continue;
+		st = fixture_stacks_store(dir, &r);
+		graph_model = fgraph_new(&cfg);
+		CHECK(st && graph_model && fgraph_feed_store(graph_model, st, 0, UINT64_MAX) > 0);
+		sv_init(&sv);
+		sv.scope.src = SV_SRC_GRAPH;
+		CHECK(!sv_make_set(&sv, st, graph_model, 1));
+		tr = sv_tree(&sv, st, STACK_TREE_ROOTS);
+		graph_text(path, &calls, &ns);
+		CHECK(tr && stack_tree_size(tr) == calls.n + 1);
+		for (uint32_t id = 1; tr && id < stack_tree_size(tr); id++) {
+			const struct stack_node *nd = stack_tree_node(tr, id);
+			char *key = node_key(st, tr, id);
+			struct kc *kt = counts_find(&ns, key);
+			uint64_t under = 0;
+			size_t kl = strlen(key);
+
+			/* the calls at the path and under it */
+			for (size_t i = 0; i < calls.n; i++)
+				if (!strncmp(calls.v[i].key, key, kl) &&
+				    (!calls.v[i].key[kl] || calls.v[i].key[kl] == SEP[0]))
+					under += calls.v[i].n;
+			CHECK_EQ_U64(nd->count, under);
+			/* its width: the time of its calls, as printed (to the digit printed) */
+			if (kt) {
+				CHECK(nd->value + kt->self >= kt->n && nd->value <= kt->n + kt->self);
+				timed++;
+			}
+			free(key);
+		}
+		printf("  %s: %zu call paths, %zu with times, root %s\n", fx[f], calls.n, timed,
+		       stack_tree_name(tr, stack_tree_node(tr, 0)->first_child));
+		CHECK(timed > calls.n / 2);
+		sv_destroy(&sv);
+		counts_free(&calls);
+		counts_free(&ns);
+		fgraph_free(graph_model);
+		graph_model = NULL;
+		store_free(st);
+		symbols_free(r.ksyms);
+		done++;
+	}
+	CHECK(done > 0);
+}
+
+/* The BPF off-CPU source: widths are the time off CPU, not the count of switches. */
+TEST(offcpu_icicle_is_time_off_cpu)
+{
+	const struct stack_tree *t;
+	struct stack_weight w[2];
+
+	CHECK(rig_open("stacks-rt"));
+	/* two stacks of the fixture: one switched out often for little, one once for long */
+	w[0] = (struct stack_weight){ 1, 10, 100, 1000000 };
+	w[1] = (struct stack_weight){ 2, 11, 1, 9000000 };
+	CHECK(!stacks_weights_set(store_stacks(rig.app.st), STACKS_W_OFFCPU, w, 2));
+	open_all(true);
+	key(ACT_STACK_SOURCE);
+	draw();
+	CHECK(stacks()->sv.scope.src == SV_SRC_OFFCPU);
+	CHECK(strstr(scr[0], "off-CPU stacks (BPF)") && strstr(scr[0], "10.00ms, 2 stacks"));
+	t = cur_tree(&rig.ui, stacks());
+	CHECK(t && stack_tree_node(t, 0)->value == 10000000);
+	CHECK_EQ_U64(stack_tree_node(t, 0)->count, 101);
+	/* the caller tree's TIME column */
+	key(ACT_VIEW);
+	draw();
+	CHECK(strstr(scr[1], "TIME  SHARE    COUNT"));
 	rig_close();
 }
 
