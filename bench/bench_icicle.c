@@ -12,6 +12,8 @@
  *   bench stacks.icicle_redraw_ms           a frame of the icicle after that,
  *                                           p50 (and .p99): layout, names,
  *                                           colours, the screen
+ *   bench stacks.icicle_zoom_frame_ms       a frame after a zoom in or out (every
+ *                                           cell new on the screen), p50
  *   bench stacks.icicle_redraw_ms.anchor    stack_tree_build() of the same
  *                                           stacks: what a pane that rebuilt
  *                                           its tree every frame would pay
@@ -23,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "app.h"
 #include "intern.h"
@@ -31,39 +32,12 @@
 #include "stacktree.h"
 #include "store.h"
 #include "ui-local.h"
+#include "bench_screen.h"
+#include "bench_util.h"
 
 #define NSTACKS		100000
 #define PER_STACK	3
 #define NFRAMES		100
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double pct(uint64_t *v, int n, double p)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
-	return (double)v[(int)((n - 1) * p)] / 1e6;
-}
 
 /* 100,000 distinct stacks, @PER_STACK sched_switch events each. Return: the set. */
 static int fill(struct store *st, struct stack_set *set)
@@ -82,14 +56,14 @@ static int fill(struct store *st, struct stack_set *set)
 	if (!set->v)
 		return -1;
 	for (uint32_t i = 0; i < NSTACKS; i++) {
-		unsigned int depth = 12 + mix(i) % 17;
+		unsigned int depth = 12 + bench_mix(i) % 17;
 		uint32_t id;
 
 		for (unsigned int f = 0; f < depth; f++) {
 			unsigned int from_root = depth - 1 - f;
 
-			k[f] = names[from_root < 6 ? mix(from_root * 7 + i % 5) % 40 :
-				     mix(i * 131 + f) % 5000];
+			k[f] = names[from_root < 6 ? bench_mix(from_root * 7 + i % 5) % 40 :
+				     bench_mix(i * 131 + f) % 5000];
 		}
 		id = stacks_intern(store_stacks(st), k, depth, NULL, 0, 0, STACK_F_NAMES, NULL);
 		if (!id)
@@ -115,10 +89,10 @@ static int fill(struct store *st, struct stack_set *set)
 static void frames(struct ui *ui, uint64_t *t, int n)
 {
 	for (int i = 0; i < n; i++) {
-		uint64_t c0 = cpu_ns();
+		uint64_t c0 = bench_cpu_ns();
 
 		ui_frame(ui, false);
-		t[i] = cpu_ns() - c0;
+		t[i] = bench_cpu_ns() - c0;
 	}
 }
 
@@ -129,72 +103,65 @@ int main(void)
 	struct stack_set set;
 	struct stack_tree *tr;
 	struct store *st;
+	struct bench_screen bs;
 	struct ui *ui;
-	SCREEN *scr;
-	FILE *out, *in;
 
 	st = store_new(1ull << 30, 2);
 	if (!st || fill(st, &set))
 		return 1;
 	a.st = st;
-	a.wake_fd = -1;
-	a.start_ns = ui_now_ns();
-	setenv("LINES", "50", 1);
-	setenv("COLUMNS", "200", 1);
-	out = fopen("/dev/null", "w");
-	in = fopen("/dev/null", "r");
-	scr = newterm("xterm-256color", out, in);
-	if (!scr) {
-		fprintf(stderr, "bench icicle: newterm failed\n");
+	if (bench_screen_new(&bs, &a, "50", "200"))
 		return 1;
-	}
-	set_term(scr);
-	ui = calloc(1, sizeof(*ui));
-	if (!ui || ui_init(ui, &a))
-		return 1;
-	ui_term_setup(ui);
+	ui = bs.ui;
 	ui_request(ui, &(struct ui_req){
 		.kind = UI_REQ_STACKS, .stacks = { .icicle = true, .type = -1 },
 	});
 	/* the first frames count within a budget each, then the set is made once a second */
-	c0 = cpu_ns();
+	c0 = bench_cpu_ns();
 	do
 		ui_frame(ui, false);
 	while (ui->dirty);
-	t[0] = cpu_ns() - c0;
+	t[0] = bench_cpu_ns() - c0;
 	nanosleep(&(struct timespec){ 1, 100000000 }, NULL);
-	c0 = cpu_ns();
+	c0 = bench_cpu_ns();
 	ui_frame(ui, false);
 	printf("bench stacks.icicle_first_frame_ms %.1f ms (%d events' stacks counted, %u "
 	       "distinct: the set and the icicle built, drawn)\n",
-	       (double)(t[0] + cpu_ns() - c0) / 1e6, NSTACKS * PER_STACK,
+	       (double)(t[0] + bench_cpu_ns() - c0) / 1e6, NSTACKS * PER_STACK,
 	       stacks_count(store_stacks(st)));
 	frames(ui, t, NFRAMES);
 	printf("bench stacks.icicle_redraw_ms %.3f ms (a frame of the icicle of %d distinct "
-	       "stacks, 200x50: layout, names, colours, curses)\n", pct(t, NFRAMES, 0.5),
+	       "stacks, 200x50: layout, names, colours, curses)\n", bench_pct_ms(t, NFRAMES, 0.5),
 	       NSTACKS);
-	printf("bench stacks.icicle_redraw_ms.p99 %.3f ms\n", pct(t, NFRAMES, 0.99));
+	printf("bench stacks.icicle_redraw_ms.p99 %.3f ms\n", bench_pct_ms(t, NFRAMES, 0.99));
+	/* frames that change every cell: zoom into the widest frame, then back (Home) */
+	ui_handle_key(ui, KEY_DOWN);
+	for (int i = 0; i < NFRAMES; i++) {
+		uint64_t c1;
+
+		ui_handle_key(ui, i & 1 ? KEY_HOME : '\n');
+		c1 = bench_cpu_ns();
+		ui_frame(ui, false);
+		t[i] = bench_cpu_ns() - c1;
+	}
+	printf("bench stacks.icicle_zoom_frame_ms %.3f ms (a frame after Enter or Home: every "
+	       "cell laid out and sent again)\n", bench_pct_ms(t, NFRAMES, 0.5));
 	for (int i = 0; i < 5; i++) {
-		c0 = cpu_ns();
+		c0 = bench_cpu_ns();
 		tr = stack_tree_build(st, &set, STACK_TREE_ROOTS);
-		t[i] = cpu_ns() - c0;
+		t[i] = bench_cpu_ns() - c0;
 		stack_tree_free(tr);
 	}
 	printf("bench stacks.icicle_redraw_ms.anchor %.1f ms (stack_tree_build of the same "
-	       "stacks: a pane that rebuilt its tree every frame)\n", pct(t, 5, 0.5));
+	       "stacks: a pane that rebuilt its tree every frame)\n", bench_pct_ms(t, 5, 0.5));
 	ui_request(ui, &(struct ui_req){
 		.kind = UI_REQ_STACKS, .stacks = { .icicle = false, .type = -1 },
 	});
 	ui_frame(ui, false);
 	frames(ui, t, NFRAMES);
 	printf("bench stacks.callers_redraw_ms %.3f ms (a frame of their caller tree)\n",
-	       pct(t, NFRAMES, 0.5));
-	ui_destroy(ui);
-	free(ui);
-	endwin();
-	delscreen(scr);
-	fclose(out);
-	fclose(in);
+	       bench_pct_ms(t, NFRAMES, 0.5));
+	bench_screen_free(&bs);
 	stack_set_free(&set);
 	store_free(st);
 	return 0;

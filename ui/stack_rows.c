@@ -38,19 +38,11 @@ void sv_folds_free(struct sv_folds *f)
 	hmap_destroy(&f->flip);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 static uint64_t hash_step(uint64_t parent, uint32_t name)
 {
-	return mix64(parent * 31 + name + 1);
+	const uint64_t pair[2] = { parent, name };
+
+	return hash_str(pair, sizeof(pair));
 }
 
 uint64_t sv_path_hash(const uint32_t *names, uint32_t n)

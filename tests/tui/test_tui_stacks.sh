@@ -25,26 +25,12 @@
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
-if [ ! -x "$TOOLS/stackload" ]; then
-	echo "FAIL setup: $TOOLS/stackload is not built (make tools)"
-	exit 1
-fi
+need_tool stackload
 state_save "$tmp/state.before"
 
 "$TOOLS/stackload" sleep 1000000 20000 > "$tmp/load" &
 LOADPID=$!
 for ((i = 0; i < 100; i++)); do grep -q '^stackload pid' "$tmp/load" && break; sleep 0.05; done
-
-quit_ok() {
-	keys q
-	for ((i = 0; i < 100; i++)); do [ -f "$tmp/exit" ] && break; sleep 0.1; done
-	if [ "$(cat "$tmp/exit" 2>/dev/null)" = "EXIT=0" ]; then
-		ok "$1"
-	else
-		fail "$1 ($(cat "$tmp/exit" 2>/dev/null))"; cat "$tmp/stderr"
-	fi
-	tui_stop
-}
 
 # callers_in_order LABEL REGEX...: lines matching each REGEX, in this order down the
 # screen, each indented more than the one before (the caller tree: callers under a frame)
