@@ -425,6 +425,7 @@ static void icicle_draw(struct ui *ui, struct stacks_state *ss, const struct sta
 static void stacks_title(struct ui *ui, struct stacks_state *ss, struct richstr *rs)
 {
 	const struct stack_set *set = &ss->sv.set;
+	struct stacks_stats ks;
 	char b1[32], b2[32];
 
 	richstr_clear(rs);
@@ -440,6 +441,11 @@ static void stacks_title(struct ui *ui, struct stacks_state *ss, struct richstr 
 			     ui_fmt_count(b2, sizeof(b2), set->n), set->n == 1 ? "" : "s");
 	if (ss->sv.scope.src == SV_SRC_EVENTS && set->without)
 		richstr_addf(rs, ROLE_DIM, ", %s without", ui_fmt_count(b1, sizeof(b1), set->without));
+	stacks_get_stats(store_stacks(ui->st), &ks);
+	if (ks.dropped)
+		/* the table's memory is spent: those events carry no stack, counted above */
+		richstr_addf(rs, ROLE_WARN, "  %s stacks dropped (table full)",
+			     ui_fmt_count(b1, sizeof(b1), ks.dropped));
 	if (ui_view(ui))
 		richstr_add(rs, ROLE_WARN, "  in the view");
 	if (ss->mode == M_CALLERS && ss->hscroll)
