@@ -38,6 +38,8 @@ struct probe_set {
 	char			btf_path[256];	/* "": the running kernel's */
 	unsigned int		n;
 	struct probe_def	*defs[PROBE_SET_MAX];
+	char			(*retired)[PROBE_NAME_MAX];	/* names of removed probes */
+	unsigned int		nretired, cap_retired;
 	pid_t			owner;
 };
 
@@ -552,6 +554,14 @@ static int resolve(struct probe_set *ps, const struct probe_spec *sp, struct res
 
 /* ---- preview and create ------------------------------------------------------ */
 
+static bool probe_retired(const struct probe_set *ps, const char *name)
+{
+	for (unsigned int i = 0; i < ps->nretired; i++)
+		if (!strcmp(ps->retired[i], name))
+			return true;
+	return false;
+}
+
 static bool event_taken(const struct probe_set *ps, const char *name)
 {
 	char path[1024];
@@ -559,6 +569,8 @@ static bool event_taken(const struct probe_set *ps, const char *name)
 	for (unsigned int i = 0; i < ps->n; i++)
 		if (!strcmp(ps->defs[i]->event, name))
 			return true;
+	if (probe_retired(ps, name))
+		return true;
 	snprintf(path, sizeof(path), "%s/events/%s/%s", ps->tracefs, ps->group, name);
 	return path_exists(path);
 }
@@ -594,7 +606,11 @@ int probe_preview(struct probe_set *ps, const char *spec, struct probe_def *def,
 		goto out;
 	probe_default_event(sp, r->tg.name, event, sizeof(event));
 	if (sp->event[0] && event_taken(ps, event)) {
-		snprintf(err, errlen, "there is a probe named %s already", event);
+		if (probe_retired(ps, event))
+			snprintf(err, errlen, "%s named a probe removed earlier: its recorded "
+				 "events keep that name; choose another EVENT=", event);
+		else
+			snprintf(err, errlen, "there is a probe named %s already", event);
 		ret = -EEXIST;
 		goto out;
 	}
@@ -714,6 +730,7 @@ int probe_create(struct probe_set *ps, const char *spec, struct probe_def *def, 
 	ret = probe_preview(ps, spec, d, err, errlen);
 	if (ret)
 		goto out_free;
+	snprintf(d->spec, sizeof(d->spec), "%s", spec);
 	if (d->kind == PROBE_EPROBE && !ps->caps.dynamic_events) {
 		snprintf(err, errlen, "eprobes are defined through dynamic_events, which this "
 			 "kernel lacks");
@@ -758,6 +775,18 @@ static int remove_at(struct probe_set *ps, unsigned int i, char *err, size_t err
 			 strerror(-ret), ret == -EBUSY ? " (still enabled in an instance)" : "");
 		return ret;
 	}
+	/* the name stays taken: see probe_remove() in probe.h */
+	if (ps->nretired == ps->cap_retired) {
+		unsigned int cap = ps->cap_retired ? ps->cap_retired * 2 : 16;
+		void *nr = realloc(ps->retired, cap * sizeof(*ps->retired));
+
+		if (nr) {
+			ps->retired = nr;
+			ps->cap_retired = cap;
+		}
+	}
+	if (ps->nretired < ps->cap_retired)
+		snprintf(ps->retired[ps->nretired++], PROBE_NAME_MAX, "%s", d->event);
 	/* keep the emergency table in the set's order */
 	for (unsigned int k = i; k + 1 < ps->n; k++) {
 		ps->defs[k] = ps->defs[k + 1];
@@ -824,6 +853,7 @@ void probe_set_free(struct probe_set *ps)
 		free(ps->defs[i]);
 	em.owner = 0;
 	probe_btf_free(ps->btf);
+	free(ps->retired);
 	free(ps);
 }
 
@@ -838,6 +868,16 @@ void probe_emergency(void)
 		em.used[i] = 0;
 		append_line(em.path[i], em.line[i]);
 	}
+}
+
+int probe_proto(struct probe_set *ps, const char *func, char *buf, size_t len)
+{
+	struct probe_func f;
+
+	if (!set_btf(ps) || probe_btf_func(ps->btf, func, &f))
+		return -ENOENT;
+	probe_btf_proto(ps->btf, func, &f, buf, len);
+	return 0;
 }
 
 /* ---- a killed ktop's probes ---------------------------------------------------- */
