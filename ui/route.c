@@ -19,6 +19,7 @@ static const char *const req_target[UI_REQ_NR] = {
 	[UI_REQ_LATENCY_STOP]	= "latency",
 	[UI_REQ_FILTER_TOGGLE]	= "filter",
 	[UI_REQ_FILTER_UNDO]	= "filter",
+	[UI_REQ_PROBE]		= "probe",
 };
 
 /* The state the UI keeps for a pane or prompt: zeroed, freed after its destroy. */

@@ -28,7 +28,7 @@ static const struct pane_ops *const pane_table[] = {
 static const struct prompt_ops *const prompt_table[] = {
 	&prompt_help_ops, &prompt_theme_ops, &prompt_search_ops, &prompt_jump_ops,
 	&prompt_pid_ops, &prompt_comm_ops, &prompt_cpu_ops, &prompt_threshold_ops,
-	&prompt_save_ops, &prompt_filter_ops,
+	&prompt_save_ops, &prompt_filter_ops, &prompt_probe_ops,
 };
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
@@ -742,6 +742,8 @@ int ui_handle_key(struct ui *ui, int ch)
 	if (!k->pane && common_key(ui, k, ch, &ret))
 		return ret;
 	ret = p->ops->key ? p->ops->key(ui, p, k->act) : 0;
+	if (!ret && k->act == ACT_PROBE)	/* no row to probe: the prompt, empty */
+		ret = ui_request(ui, &(struct ui_req){ .kind = UI_REQ_PROBE });
 	if (!ret && k->act == ACT_FILTER_TOGGLE)
 		ui_message(ui, "a: select a function in the top view first");
 	return ret | (k->act == ACT_FILTER_TOGGLE ? UI_REDRAW : 0);

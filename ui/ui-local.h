@@ -72,6 +72,7 @@ enum ui_action {
 	ACT_FILTER_UNDO,
 	ACT_FILTER_REDO,
 	ACT_FILTER_TOGGLE,	/* a pane: add its selected function to the filter or remove it */
+	ACT_PROBE,		/* the probe prompt; a pane: on its selected row's function */
 	/* pane-scoped (struct ui_key.pane): graph and latency panes */
 	ACT_FOLD_TOGGLE,
 	ACT_FOLD_CHILDREN,
@@ -140,6 +141,7 @@ enum ui_req_kind {
 	UI_REQ_LATENCY_STOP,	/* "latency": the stop threshold */
 	UI_REQ_FILTER_TOGGLE,	/* "filter": a function into the kernel's filter, or out */
 	UI_REQ_FILTER_UNDO,	/* "filter": undo (or redo) the last filter change */
+	UI_REQ_PROBE,		/* "probe": the probe prompt, opened on a place */
 	UI_REQ_NR,
 };
 
@@ -170,6 +172,18 @@ struct ui_filter_req {
 	bool		redo;		/* UI_REQ_FILTER_UNDO: redo instead */
 };
 
+/*
+ * The probe prompt, on what a pane's selected row names ("probe this"): a
+ * function, or an event (a function event's function, an eprobe on a trace
+ * event, one of ktop's probes' spec). Neither: the prompt opens empty.
+ */
+struct ui_probe_req {
+	const char	*func;		/* a function as panes print it ("f+0x1a [mod]"), or NULL */
+	bool		event;		/* else: an event of @type, @arg0 its first argument */
+	uint16_t	type;
+	uint64_t	arg0;
+};
+
 struct ui_req {
 	enum ui_req_kind	kind;
 	union {
@@ -177,6 +191,7 @@ struct ui_req {
 		struct ui_top_req	top;
 		struct ui_latency_req	latency;
 		struct ui_filter_req	filter;
+		struct ui_probe_req	probe;
 	};
 };
 
@@ -270,6 +285,8 @@ extern const struct prompt_ops prompt_save_ops;		/* "save": prompt_save.c */
 extern const struct prompt_ops prompt_filter_ops;	/* "filter": prompt_filter.c */
 extern const struct prompt_ops prompt_help_ops;		/* "help": help.c */
 extern const struct prompt_ops prompt_theme_ops;	/* "theme": prompt_theme.c */
+extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
+
 
 #define UI_MAX_PANES	8
 #define UI_MAX_PROMPTS	16
