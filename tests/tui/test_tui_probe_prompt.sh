@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The probe prompt (K) under tmux, on this host's uprobes: ktop starts with
+# no probe (and one rare event, so the probes' events stay on the event
+# list's page); in the prompt, Tab completes build/tools/probe_target's
+# symbol and a type, the preview shows the line it will write, a spec the
+# kernel refuses shows the error_log message with its caret and defines
+# nothing; Enter makes a uprobe and a uretprobe, probe_target's calls then
+# show in the event list with their values and in the top view; the prompt's
+# list shows the kernel's hit counts, and Ctrl-D removes each probe (no event
+# after that); q leaves the tracing state and dynamic_events as they were.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/tui/lib_tui.sh
+need
+if [ ! -x "$TOOLS/probe_target" ]; then
+	echo "FAIL setup: $TOOLS/probe_target is not built (make tools)"
+	exit 1
+fi
+DYN=$TRACEFS/dynamic_events
+[ -e "$DYN" ] || DYN=$TRACEFS/uprobe_events
+TARGET=$(readlink -f "$TOOLS/probe_target")
+
+state_save "$tmp/before.state"
+cat "$DYN" > "$tmp/dyn.before"
+tui_start 160 40 --no-bpf -e sched:sched_kthread_stop
+if ! wait_screen '^ ktop tracer' 20; then
+	fail "start"; evidence start; cat "$tmp/stderr"
+	finish
+fi
+pid=$(ktop_pid)
+G=ktop_$pid
+keys 3 K
+if wait_screen 'Probe +this kernel has: .*uprobe' 5 && wait_screen 'no probes yet' 2; then
+	ok "prompt: K opens it, with what this kernel can probe"
+else
+	fail "prompt"; evidence prompt
+fi
+
+# a definition the kernel refuses: its error_log message, the caret, nothing defined
+keys -l "$TOOLS/probe_target:ktop_probe_word r=%bogus"
+keys Enter
+if wait_screen 'the kernel refused the definition: Invalid register name' 5; then
+	line=$(scr | grep -n " p:$G/ktop_probe_word .* r=%bogus:x64" | head -1)
+	row=${line%%:*}
+	text=${line#*:}
+	caret=$(scr | sed -n "$((row + 1))p")
+	want=$(( $(echo "$text" | grep -bo '%bogus' | cut -d: -f1) ))
+	got=$(( $(echo "$caret" | grep -bo '\^' | cut -d: -f1) ))
+	if [ -n "$line" ] && [ "$want" -eq "$got" ]; then
+		ok "refused: the kernel's message, the caret under %bogus (column $got)"
+	else
+		fail "refused: caret at $got, %bogus at $want"; evidence refused
+	fi
+else
+	fail "refused: no error_log message"; evidence refused
+fi
+if cat "$DYN" | cmp -s - "$tmp/dyn.before"; then
+	ok "refused: nothing defined"
+else
+	fail "refused: dynamic_events changed: $(cat "$DYN")"
+fi
+
+# Tab: the symbol, then a type; the preview: the line it will write
+keys C-u
+keys -l "$TOOLS/probe_target:ktop_probe_w"
+keys Tab
+keys -l ' $arg1:str'
+keys Tab
+keys -l ' n=$arg2:s32'
+if wait_screen "^ > $TOOLS/probe_target:ktop_probe_word \\\$arg1:string n=\\\$arg2:s32 *\$" 5; then
+	ok "complete: the symbol and the type"
+else
+	fail "complete"; evidence complete
+fi
+if wait_screen "writes p:$G/ktop_probe_word $TARGET:0x[0-9a-f]+ arg1=\\+0\\(%di\\):string n=%si:s32" 5 &&
+   wait_screen 'uprobe, fields: __probe_ip:hex arg1:string n:int' 2; then
+	ok "preview: the definition line and the fields"
+else
+	fail "preview"; evidence preview
+fi
+keys Enter
+if wait_gone 'Probe +this kernel has' 10 && wait_screen "probe $G/ktop_probe_word made" 2; then
+	ok "make: the prompt closes and says so"
+else
+	fail "make"; evidence make; cat "$tmp/stderr"
+fi
+keys K
+keys -l "$TOOLS/probe_target:ktop_probe_word%return \$retval:s32"
+keys Enter
+wait_screen "probe $G/ktop_probe_word__return made" 10 || { fail "make return"; evidence make2; }
+n=$(grep -c ":$G/" "$DYN")
+if [ "$n" -eq 2 ]; then
+	ok "make: 2 definitions in $G"
+else
+	fail "make: $n definitions in $G: $(cat "$DYN")"
+fi
+
+"$TOOLS/probe_target" 3 > /dev/null
+if wait_screen 'ktop_probe_word: __probe_ip=0x[0-9a-f]+ arg1=word-2 n=2$' 10 &&
+   scr | grep -Eq 'ktop_probe_word: __probe_ip=0x[0-9a-f]+ arg1=word-0 n=0$' &&
+   scr | grep -Eq 'ktop_probe_word__return: __probe_func=0x[0-9a-f]+ __probe_ret_ip=0x[0-9a-f]+ retval=6001$'; then
+	ok "event_list: each call with its named, typed fields"
+else
+	fail "event_list"; evidence events
+fi
+n=$(scr | grep -Ec -- '-[0-9]+ +\[[0-9]+\] .* ktop_probe_word(__return)?: ')
+if [ "$n" -eq 6 ]; then
+	ok "event_list: 6 events, 3 calls and 3 returns"
+else
+	fail "event_list: $n events, want 6"; evidence events
+fi
+keys 2
+if wait_screen '^ +3 +[0-9]+ .* ktop_probe_word$' 5 && wait_screen '^ +3 +[0-9]+ .* ktop_probe_word__return$' 5; then
+	ok "top_view: 3 of each"
+else
+	fail "top_view"; evidence top
+fi
+
+# the list: the kernel's hit counts; Ctrl-D removes the selected probe (from the
+# event list following its tail: no row selected, the prompt opens empty)
+keys 3 K
+if wait_screen '> on +ktop_probe_word +[-0-9./s]+ +3 hits' 5 &&
+   wait_screen '  on +ktop_probe_word__return +[-0-9./s]+ +3 hits' 2; then
+	ok "list: both on, 3 hits each (uprobe_profile)"
+else
+	fail "list"; evidence list
+fi
+keys C-d
+if wait_screen "probe $G/ktop_probe_word removed" 5 && ! grep -q ":$G/ktop_probe_word " "$DYN" &&
+   grep -q ":$G/ktop_probe_word__return " "$DYN"; then
+	ok "remove: the selected probe goes, the other stays"
+else
+	fail "remove: $(cat "$DYN")"; evidence remove
+fi
+keys C-d
+if wait_screen 'no probes yet' 5 && cat "$DYN" | cmp -s - "$tmp/dyn.before"; then
+	ok "remove: both gone, dynamic_events as before"
+else
+	fail "remove both: $(cat "$DYN")"; evidence remove2
+fi
+keys Escape 3
+"$TOOLS/probe_target" 2 > /dev/null
+sleep 1
+n=$(scr | grep -Ec -- '-[0-9]+ +\[[0-9]+\] .* ktop_probe_word(__return)?: ')
+if [ "$n" -eq 6 ]; then
+	ok "removed: the 6 events stay in the list, no new ones"
+else
+	fail "removed: $n events, want 6"; evidence after
+fi
+keys q
+wait_exit "$pid" 10 || fail "quit: ktop $pid still running"
+if cat "$DYN" | cmp -s - "$tmp/dyn.before"; then
+	ok "quit: dynamic_events as before"
+else
+	fail "quit: dynamic_events changed: $(cat "$DYN" | head -3)"
+fi
+state_same "quit: tracing state as before" "$tmp/before.state"
+finish
