@@ -408,15 +408,6 @@ static int pp_request(struct ui *ui, struct prompt *pr, const struct ui_req *r)
 
 /* ---- drawing ------------------------------------------------------------------------- */
 
-static void pp_row(struct ui *ui, int y, int w, const struct richstr *rs)
-{
-	struct richstr r = *rs;
-
-	richstr_truncate(&r, w - 2);
-	ui_fill_row(ui, y, ROLE_OVERLAY, w);
-	ui_draw_rs(ui, y, 1, &r, w - 2);
-}
-
 /* Row 0: what this kernel can probe. */
 static void pp_fmt_status(struct ui *ui, struct richstr *rs, const struct prompt_probe *pp)
 {
@@ -470,7 +461,7 @@ static int pp_lines(struct ui *ui, int y, int w, int max, enum ui_role role, con
 			l = (size_t)room;	/* wrap the message; leave rows for the rest */
 		richstr_clear(&rs);
 		richstr_addn(&rs, role, text, (int)l);
-		pp_row(ui, y + n++, w, &rs);
+		ui_overlay_row(ui, y + n++, w, &rs);
 		msg -= msg ? l : 0;
 		text += l;
 		text += !msg && *text == '\n';
@@ -496,7 +487,7 @@ static void pp_draw_detail(struct ui *ui, struct prompt *pr, int y, int w)
 			    "BINARY:SYMBOL $arg1:string; ARG: [NAME=]EXPR[:TYPE], EXPR: param->member");
 	else if (d->how[0])
 		richstr_add(&rs, ROLE_DIM, d->how);
-	pp_row(ui, y, w, &rs);
+	ui_overlay_row(ui, y, w, &rs);
 	if (pp->have_res) {
 		pp_lines(ui, y + 1, w, 4, ROLE_ERROR, pp->res);
 	} else if (pr->line.len && pp->pv_ret) {
@@ -505,18 +496,18 @@ static void pp_draw_detail(struct ui *ui, struct prompt *pr, int y, int w)
 		richstr_clear(&rs);
 		richstr_add(&rs, ROLE_DIM, "writes ");
 		richstr_add(&rs, ROLE_OK, d->line);
-		pp_row(ui, y + 1, w, &rs);
+		ui_overlay_row(ui, y + 1, w, &rs);
 		richstr_clear(&rs);
 		richstr_addf(&rs, ROLE_DIM, "%s, fields:", probe_kind_name(d->kind));
 		for (unsigned int i = 0; i < d->nfields; i++)
 			richstr_addf(&rs, ROLE_OVERLAY, " %s:%s", d->fields[i].name,
 				     kind_names[d->fields[i].kind <= KTOP_FK_SYM ?
 						d->fields[i].kind : 0]);
-		pp_row(ui, y + 2, w, &rs);
+		ui_overlay_row(ui, y + 2, w, &rs);
 		if (d->proto[0] && d->how[0]) {
 			richstr_clear(&rs);
 			richstr_add(&rs, ROLE_DIM, d->how);
-			pp_row(ui, y + 3, w, &rs);
+			ui_overlay_row(ui, y + 3, w, &rs);
 		}
 	}
 	richstr_clear(&rs);
@@ -528,7 +519,7 @@ static void pp_draw_detail(struct ui *ui, struct prompt *pr, int y, int w)
 	} else if (pp->note[0]) {
 		richstr_add(&rs, pp->note_err ? ROLE_ERROR : ROLE_OK, pp->note);
 	}
-	pp_row(ui, y + 5, w, &rs);
+	ui_overlay_row(ui, y + 5, w, &rs);
 }
 
 /* One probe of the list. */
@@ -579,17 +570,17 @@ static void pp_draw(struct ui *ui, struct prompt *pr)
 	for (int r = 0; r < h; r++)
 		ui_fill_row(ui, y + r, ROLE_OVERLAY, w);
 	pp_fmt_status(ui, &rs, pp);
-	pp_row(ui, y, w, &rs);
+	ui_overlay_row(ui, y, w, &rs);
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_FKEY, "> ");
 	ui_line_fmt(&rs, &pr->line, ROLE_OVERLAY, w);
-	pp_row(ui, y + 1, w, &rs);
+	ui_overlay_row(ui, y + 1, w, &rs);
 	pp_draw_detail(ui, pr, y + 2, w);
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_COLHDR, "   on  probe                     hits/s    total  definition");
 	richstr_add(&rs, ROLE_DIM, pp->n ? "   (hits: the kernel's *probe_profile; evts: the "
 		    "top view's count)" : "");
-	pp_row(ui, y + PP_TOP, w, &rs);
+	ui_overlay_row(ui, y + PP_TOP, w, &rs);
 	for (int i = 0; i < list && PP_TOP + 1 + i < h - 1; i++) {
 		if (pp->n)
 			pp_fmt_probe(ui, &rs, pp, (unsigned int)i);
@@ -597,7 +588,7 @@ static void pp_draw(struct ui *ui, struct prompt *pr)
 			richstr_clear(&rs);
 			richstr_add(&rs, ROLE_DIM, "  no probes yet: type a spec above and press Enter");
 		}
-		pp_row(ui, y + PP_TOP + 1 + i, w, &rs);
+		ui_overlay_row(ui, y + PP_TOP + 1 + i, w, &rs);
 	}
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_FKEY, "Enter");
@@ -614,7 +605,7 @@ static void pp_draw(struct ui *ui, struct prompt *pr)
 	richstr_add(&rs, ROLE_OVERLAY, " clear  ");
 	richstr_add(&rs, ROLE_FKEY, "Esc");
 	richstr_add(&rs, ROLE_OVERLAY, " close");
-	pp_row(ui, y + h - 1, w, &rs);
+	ui_overlay_row(ui, y + h - 1, w, &rs);
 }
 
 const struct prompt_ops prompt_probe_ops = {

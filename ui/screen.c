@@ -195,6 +195,15 @@ void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
 	attrset(role_attr[ROLE_DEFAULT]);
 }
 
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
+{
+	struct richstr r = *rs;
+
+	richstr_truncate(&r, w - 2);
+	ui_fill_row(ui, y, ROLE_OVERLAY, w);
+	ui_draw_rs(ui, y, 1, &r, w - 2);
+}
+
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
 {
 	const char *p = text;

@@ -381,6 +381,8 @@ void ui_message(struct ui *ui, const char *fmt, ...) __attribute__((format(print
 void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w);
 void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w);
 void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w);
+/* Row @y of a bottom overlay (the prompts'), @w wide: @rs after a margin. */
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs);
 /* A blank overlay box with a border. */
 void ui_draw_box(struct ui *ui, int y, int x, int h, int w);
 /* Wrap @text into rows [y, y + h) with a left margin; return rows used. */

@@ -33,10 +33,16 @@
 
 #define VMLINUX	"/sys/kernel/btf/vmlinux"
 
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
+{
+	struct richstr r = *rs;
+
+	richstr_truncate(&r, w - 2);
+	ui_draw_rs(ui, y, 1, &r, w - 2);
+}
+
 void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
 {
-	for (int i = 0; y >= 0 && y < SCR_ROWS && i < w && i < SCR_COLS; i++)
-		scr[y][i] = ' ';
 }
 
 /* ---- the app's probe actions, on the fake tracefs ---------------------------------- */
@@ -214,6 +220,15 @@ static int row_matching(const char *re)
 	return found;
 }
 
+/* Is there a caret on the row after the one with @line, under its @word? */
+static bool caret_under(const char *line, const char *word)
+{
+	int r = row_with(line);
+	const char *w = r >= 0 ? strstr(scr[r], word) : NULL;
+
+	return w && r + 1 < SCR_ROWS && scr[r + 1][w - scr[r]] == '^';
+}
+
 static const char *dyn_events(void)
 {
 	return fake_get("dynamic_events");
@@ -242,22 +257,12 @@ TEST(preview_follows_the_typing_on_an_fprobe_kernel)
 	draw();
 	CHECK(row_with("writes ") < 0);
 	CHECK(row_with("f_pa") >= 0 && row_with("f_path") >= 0);	/* the members offered */
-	{
-		int echo = row_with("  vfs_read file->f_pa"), caret = echo + 1;
-		const char *e = strstr(scr[echo], "f_pa");
-
-		CHECK(echo >= 0 && e && scr[caret][e - scr[echo]] == '^');
-	}
+	CHECK(caret_under("  vfs_read file->f_pa", "f_pa"));
 	/* at 80 columns the message wraps, the caret stays under its character */
 	rig.ui.cols = 80;
 	draw();
-	{
-		int echo = row_with("  vfs_read file->f_pa"), caret = echo + 1;
-		const char *e = strstr(scr[echo], "f_pa");
-
-		CHECK(row_with("struct file has no member 'f_pa'") + 2 == echo);
-		CHECK(echo >= 0 && e && scr[caret][e - scr[echo]] == '^');
-	}
+	CHECK(row_with("struct file has no member 'f_pa'") + 2 == row_with("  vfs_read file->f_pa"));
+	CHECK(caret_under("  vfs_read file->f_pa", "f_pa"));
 	rig.ui.cols = SCR_COLS;
 	type("th.dentry->d_name.name:string count");
 	draw();
