@@ -201,3 +201,32 @@ wait_footer() {
 	done
 	return 1
 }
+
+# probe_word_seen: after build/tools/probe_target 3 with a uprobe of
+# ktop_probe_word ($arg1:string n=$arg2:s32) and a uretprobe ($retval:s32):
+# the event list (pane 3) shows the 3 calls and 3 returns with their named,
+# typed fields, and the top view (pane 2) counts 3 of each
+probe_word_seen() {
+	local n
+	keys 3
+	if wait_screen 'ktop_probe_word: __probe_ip=0x[0-9a-f]+ arg1=word-2 n=2$' 10 &&
+	   scr | grep -Eq 'ktop_probe_word: __probe_ip=0x[0-9a-f]+ arg1=word-0 n=0$' &&
+	   scr | grep -Eq 'ktop_probe_word__return: __probe_func=0x[0-9a-f]+ __probe_ret_ip=0x[0-9a-f]+ retval=6001$'; then
+		ok "event_list: every call with its named, typed fields"
+	else
+		fail "event_list"; evidence events
+	fi
+	n=$(scr | grep -Ec -- '-[0-9]+ +\[[0-9]+\] .* ktop_probe_word(__return)?: ')
+	if [ "$n" -eq 6 ]; then
+		ok "event_list: 6 events, 3 calls and 3 returns"
+	else
+		fail "event_list: $n events, want 6"; evidence events
+	fi
+	keys 2
+	if wait_screen '^ +3 +[0-9]+ .* ktop_probe_word$' 5 &&
+	   wait_screen '^ +3 +[0-9]+ .* ktop_probe_word__return$' 5; then
+		ok "top_view: 3 of each"
+	else
+		fail "top_view"; evidence top
+	fi
+}

@@ -97,25 +97,7 @@ else
 fi
 
 "$TOOLS/probe_target" 3 > /dev/null
-if wait_screen 'ktop_probe_word: __probe_ip=0x[0-9a-f]+ arg1=word-2 n=2$' 10 &&
-   scr | grep -Eq 'ktop_probe_word: __probe_ip=0x[0-9a-f]+ arg1=word-0 n=0$' &&
-   scr | grep -Eq 'ktop_probe_word__return: __probe_func=0x[0-9a-f]+ __probe_ret_ip=0x[0-9a-f]+ retval=6001$'; then
-	ok "event_list: each call with its named, typed fields"
-else
-	fail "event_list"; evidence events
-fi
-n=$(scr | grep -Ec -- '-[0-9]+ +\[[0-9]+\] .* ktop_probe_word(__return)?: ')
-if [ "$n" -eq 6 ]; then
-	ok "event_list: 6 events, 3 calls and 3 returns"
-else
-	fail "event_list: $n events, want 6"; evidence events
-fi
-keys 2
-if wait_screen '^ +3 +[0-9]+ .* ktop_probe_word$' 5 && wait_screen '^ +3 +[0-9]+ .* ktop_probe_word__return$' 5; then
-	ok "top_view: 3 of each"
-else
-	fail "top_view"; evidence top
-fi
+probe_word_seen
 
 # the list: the kernel's hit counts; Ctrl-D removes the selected probe (from the
 # event list following its tail: no row selected, the prompt opens empty)

@@ -23,16 +23,6 @@ need tmux
 need tracestate
 need vmload
 
-scr()
-{
-	tmux capture-pane -p -t ktopvm 2>/dev/null
-}
-
-wait_screen()
-{
-	wait_for "scr | grep -Eq -- '$1'" "$2"
-}
-
 evidence()
 {
 	note "--- screen ($1):"
@@ -41,9 +31,18 @@ evidence()
 	show $T/dynamic_events
 }
 
-keys()
+# quit NAME: q, status 0, dynamic_events and the tracing state as before
+quit()
 {
-	tmux send-keys -t ktopvm "$@"
+	keys Escape q
+	wait_for "[ -s /tmp/pp.rc ]" 60 || { evidence quit; fail "$1: ktop did not quit on 'q'"; }
+	tmux kill-server 2>/dev/null
+	grep -qx 'ktop exit 0' /tmp/pp.rc || { show /tmp/pp.err; fail "$1: ktop did not exit with 0"; }
+	cat $T/dynamic_events | cmp -s - /tmp/pp.dyn.before ||
+		{ show $T/dynamic_events; fail "$1: dynamic_events changed"; }
+	# on a fresh 6.1 boot an event enable in any instance allocates the top-level
+	# buffer at its default size, for good (as every session there): only that may differ
+	tracestate --expanded-ok --diff /tmp/pp.before || fail "$1: tracing state not restored"
 }
 
 tracestate -R --save /tmp/pp.before || fail "tracestate -R --save failed"
@@ -138,14 +137,7 @@ wait_for "[ \"\$(cat $D/events/$G/vfs_read/enable)\" = 1 ]" 30 || { evidence on;
 keys C-d
 wait_screen "probe $G/vfs_read removed" 60 || { evidence remove; fail "Ctrl-D did not remove it"; }
 grep -q ":$G/" $T/dynamic_events && { evidence removed; fail "still in dynamic_events"; }
-keys Escape q
-wait_for "[ -s /tmp/pp.rc ]" 60 || { evidence quit; fail "ktop did not quit on 'q'"; }
-tmux kill-server 2>/dev/null
-grep -qx 'ktop exit 0' /tmp/pp.rc || { show /tmp/pp.err; fail "ktop did not exit with 0"; }
-cat $T/dynamic_events | cmp -s - /tmp/pp.dyn.before || { show $T/dynamic_events; fail "dynamic_events changed"; }
-# on a fresh 6.1 boot an event enable in any instance allocates the top-level
-# buffer at its default size, for good (as every session there): only that may differ
-tracestate --expanded-ok --diff /tmp/pp.before || fail "tracing state not restored"
+quit prompt
 
 # "probe this" in the graph: where function_graph runs in an instance (6.12)
 [ $kind = fprobe ] || exit 0
@@ -172,9 +164,4 @@ keys K
 wait_screen "^ > $FUNC *\$" 30 || { evidence graph-probe; fail "K in the graph did not open on $FUNC"; }
 wait_screen "writes f:$G/$FUNC $FUNC" 60 || { evidence graph-preview; fail "no preview for $FUNC"; }
 note "graph: $(scr | grep -m1 'writes f:')"
-keys Escape q
-wait_for "[ -s /tmp/pp.rc ]" 60 || { evidence quit2; fail "ktop did not quit on 'q'"; }
-tmux kill-server 2>/dev/null
-grep -qx 'ktop exit 0' /tmp/pp.rc || { show /tmp/pp.err; fail "ktop did not exit with 0"; }
-cat $T/dynamic_events | cmp -s - /tmp/pp.dyn.before || { show $T/dynamic_events; fail "dynamic_events changed"; }
-tracestate --expanded-ok --diff /tmp/pp.before || fail "tracing state not restored (graph)"
+quit graph
