@@ -202,6 +202,16 @@ wait_footer() {
 	return 1
 }
 
+# need_probe_target: build/tools/probe_target is built; DYN: where probe events are defined
+need_probe_target() {
+	if [ ! -x "$TOOLS/probe_target" ]; then
+		echo "FAIL setup: $TOOLS/probe_target is not built (make tools)"
+		exit 1
+	fi
+	DYN=$TRACEFS/dynamic_events
+	[ -e "$DYN" ] || DYN=$TRACEFS/uprobe_events
+}
+
 # probe_word_seen: after build/tools/probe_target 3 with a uprobe of
 # ktop_probe_word ($arg1:string n=$arg2:s32) and a uretprobe ($retval:s32):
 # the event list (pane 3) shows the 3 calls and 3 returns with their named,

@@ -13,12 +13,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
-if [ ! -x "$TOOLS/probe_target" ]; then
-	echo "FAIL setup: $TOOLS/probe_target is not built (make tools)"
-	exit 1
-fi
-DYN=$TRACEFS/dynamic_events
-[ -e "$DYN" ] || DYN=$TRACEFS/uprobe_events
+need_probe_target
 TARGET=$(readlink -f "$TOOLS/probe_target")
 
 state_save "$tmp/before.state"

@@ -31,6 +31,19 @@ evidence()
 	show $T/dynamic_events
 }
 
+# start ARGS: ktop ARGS under tmux, its header shown; kpid, its group G and instance D
+start()
+{
+	rm -f /tmp/pp.rc
+	tmux_new 160 45 \
+		"ktop --no-bpf $* 2> /tmp/pp.err; echo \"ktop exit \$?\" > /tmp/pp.rc" ||
+		fail "tmux did not start"
+	wait_screen '^ ktop tracer' 400 || { evidence start; fail "ktop $*: no header within 400 s"; }
+	kpid=$(pidof ktop)
+	G=ktop_$kpid
+	D=$T/instances/ktop-$kpid
+}
+
 # quit NAME: q, status 0, dynamic_events and the tracing state as before
 quit()
 {
@@ -52,14 +65,7 @@ if grep -q 'f\[:\[<group>/\]' $T/README; then
 else
 	kind=kprobe
 fi
-rm -f /tmp/pp.rc
-tmux_new 160 45 \
-	"ktop --no-bpf -e sched:sched_process_exec 2> /tmp/pp.err; echo \"ktop exit \$?\" > /tmp/pp.rc" ||
-	fail "tmux did not start"
-wait_screen '^ ktop tracer' 400 || { evidence start; fail "no ktop header within 400 s"; }
-kpid=$(pidof ktop)
-G=ktop_$kpid
-D=$T/instances/ktop-$kpid
+start -e sched:sched_process_exec
 note "ktop $kpid, group $G, a $kind kernel"
 
 # "probe this" in the top view: an eprobe on the selected event, a field by Tab
@@ -141,13 +147,7 @@ quit prompt
 
 # "probe this" in the graph: where function_graph runs in an instance (6.12)
 [ $kind = fprobe ] || exit 0
-rm -f /tmp/pp.rc
-tmux_new 160 45 \
-	"ktop --no-bpf -p function_graph -g vfs_read $FG_READ_PATH 2> /tmp/pp.err; echo \"ktop exit \$?\" > /tmp/pp.rc" ||
-	fail "tmux did not start"
-wait_screen '^ ktop tracer' 400 || { evidence start2; fail "no ktop header within 400 s"; }
-kpid=$(pidof ktop)
-G=ktop_$kpid
+start -p function_graph -g vfs_read $FG_READ_PATH
 keys 4
 # the search selects the call (and the tree stops following the newest calls);
 # again (with vmload again) when the search came before the tree had its calls
