@@ -9,7 +9,9 @@
 # nothing; Enter makes a uprobe and a uretprobe, probe_target's calls then
 # show in the event list with their values and in the top view; the prompt's
 # list shows the kernel's hit counts, and Ctrl-D removes each probe (no event
-# after that); q leaves the tracing state and dynamic_events as they were.
+# after that); a trace.dat saved then still has their formats (trace-cmd
+# report shows the fields); q leaves the tracing state and dynamic_events as
+# they were.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
@@ -124,6 +126,21 @@ if [ "$n" -eq 6 ]; then
 	ok "removed: the 6 events stay in the list, no new ones"
 else
 	fail "removed: $n events, want 6"; evidence after
+fi
+# saved after the removal: the probes' formats go with their events (ktop kept them)
+keys s C-u
+keys -l "$tmp/after.dat"
+keys Enter
+if wait_screen "saved $tmp/after.dat" 10 && command -v trace-cmd > /dev/null; then
+	c=$(trace-cmd report "$tmp/after.dat" 2>/dev/null | grep -Ec 'ktop_probe_word: .*arg1="word-[0-9]" n=[0-9]$')
+	r=$(trace-cmd report "$tmp/after.dat" 2>/dev/null | grep -Ec 'ktop_probe_word__return: .*retval=600[0-2]$')
+	if [ "$c" -eq 3 ] && [ "$r" -eq 3 ]; then
+		ok "save: trace-cmd report shows the removed probes' 3 calls and 3 returns with their fields"
+	else
+		fail "save: trace-cmd report shows $c calls and $r returns with fields, want 3 and 3"
+	fi
+else
+	fail "save: not saved (or no trace-cmd)"; evidence save
 fi
 keys q
 wait_exit "$pid" 10 || fail "quit: ktop $pid still running"
