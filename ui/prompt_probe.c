@@ -123,8 +123,7 @@ static void pp_refresh(struct ui *ui, struct prompt_probe *pp, bool force)
 			if (!old[k].ns || strcmp(old[k].event, r->event))
 				continue;
 			if (now - old[k].ns < 500000000ull) {
-				*r = old[k];	/* too soon for a rate: keep the last */
-				r->hits = in->hits;
+				*r = old[k];	/* too soon for a rate: the last, from there */
 			} else {
 				r->rate = (double)(in->hits - old[k].hits) * 1e9 /
 					  (double)(now - old[k].ns);

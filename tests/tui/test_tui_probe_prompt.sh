@@ -10,8 +10,8 @@
 # show in the event list with their values and in the top view; the prompt's
 # list shows the kernel's hit counts, and Ctrl-D removes each probe (no event
 # after that); a trace.dat saved then still has their formats (trace-cmd
-# report shows the fields); q leaves the tracing state and dynamic_events as
-# they were.
+# report shows the fields); a probe hit every ms shows its rate; q removes
+# it and leaves the tracing state and dynamic_events as they were.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
@@ -142,7 +142,24 @@ if wait_screen "saved $tmp/after.dat" 10 && command -v trace-cmd > /dev/null; th
 else
 	fail "save: not saved (or no trace-cmd)"; evidence save
 fi
-keys q
+# hits per second: a call every millisecond (at most 1000/s, fewer when the
+# sleeps run long on a busy machine); q then removes the probe too
+keys K
+keys -l "$TOOLS/probe_target:ktop_probe_name"
+keys Enter
+wait_screen "probe $G/ktop_probe_name made" 10 || { fail "make for the rate"; evidence rate0; }
+"$TOOLS/probe_target" 1000000 1 > /dev/null &
+LOADPID=$!
+keys K
+if wait_screen '> on +ktop_probe_name +([1-9][0-9]{2}|10[0-9]{2})\.[0-9]/s' 8; then
+	ok "list: hits/s of a call every ms: $(scr | grep -Eo '> on +ktop_probe_name +[0-9.]+/s' | awk '{ print $4 }')"
+else
+	fail "list: no rate of 100-1099/s"; evidence rate
+fi
+kill $LOADPID 2>/dev/null
+wait $LOADPID 2>/dev/null
+LOADPID=
+keys Escape q
 wait_exit "$pid" 10 || fail "quit: ktop $pid still running"
 if cat "$DYN" | cmp -s - "$tmp/dyn.before"; then
 	ok "quit: dynamic_events as before"
