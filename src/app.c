@@ -176,6 +176,42 @@ int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res)
 	return redo ? ftrace_filter_redo(a->filter, res) : ftrace_filter_undo(a->filter, res);
 }
 
+/* Append "; LABEL a b c" for the @n command-line items @v to @buf. */
+static size_t desc_items(char *buf, size_t len, size_t at, const char *label,
+			 const char *const *v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n && at + 1 < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s%s", i ? " " : at ? "; " : "",
+				       i ? "" : label, v[i]);
+	return at < len ? at : len - 1;
+}
+
+const char *app_filter_desc(const struct app *a, char *buf, size_t len)
+{
+	const struct session_opts *o = &a->opts.so;
+	unsigned int changed;
+	size_t at;
+
+	ftrace_filter_summary(a->filter, buf, len, &changed);
+	at = strlen(buf);
+	if (!(changed & (1u << FILTER_T_FILTER)))
+		at = desc_items(buf, len, at, "functions ", o->filters,
+				o->nfilters);
+	if (!(changed & (1u << FILTER_T_NOTRACE)))
+		at = desc_items(buf, len, at, "notrace ", o->notrace,
+				o->nnotrace);
+	if (!(changed & (1u << FILTER_T_GRAPH)))
+		at = desc_items(buf, len, at, "graph ", o->graph_funcs,
+				o->ngraph_funcs);
+	for (unsigned int i = 0; !(changed & FTRACE_FILTER_PIDS) && i < o->npids && at + 1 < len;
+	     i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? " " : at ? "; pid:" : "pid:",
+				       o->pids[i]);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+	return buf;
+}
+
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 {
 	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
@@ -571,6 +607,9 @@ int app_start(struct app *a, char *err, size_t errlen)
 	a->meta = NULL;
 	a->loader = NULL;
 	a->probes = NULL;
+	a->ssyms = NULL;
+	a->offcpu = NULL;
+	a->offcpu_why[0] = 0;
 
 	/*
 	 * First put back what a killed ktop left: probing a top level still
@@ -635,6 +674,9 @@ int app_start(struct app *a, char *err, size_t errlen)
 		goto out_close;
 	}
 	app_probe_kinds(a);
+	ret = app_stacks_start(a, err, errlen);
+	if (ret)
+		goto out_close;
 	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->wake_fd < 0) {
 		ret = app_err(err, errlen, -errno, "eventfd: %s", strerror(errno));
@@ -655,6 +697,8 @@ int app_start(struct app *a, char *err, size_t errlen)
 	 */
 	app_start_bpf(a);
 	debug_step("BPF statistics");
+	app_offcpu_start(a);
+	debug_step("BPF off-CPU stacks");
 	ret = session_start(a->sess);
 	debug_step("tracing on");
 	if (ret) {
@@ -677,6 +721,7 @@ void app_stop(struct app *a)
 	app_snapshot_stop(a);
 	bpfstats_free(a->bpf);
 	a->bpf = NULL;
+	app_offcpu_stop(a);
 	/* the style is that destroyers accept NULL; do not rely on it here */
 	if (a->sess)
 		session_stop(a->sess);
@@ -696,6 +741,7 @@ void app_stop(struct app *a)
 	if (a->dc)
 		decode_ctx_free(a->dc);
 	a->dc = NULL;
+	app_stacks_stop(a);
 	if (a->syms)
 		symbols_free(a->syms);
 	a->syms = NULL;

@@ -30,6 +30,8 @@ struct taskrel;
 struct probe_def;
 struct probe_caps;
 struct app_probe_log;
+struct stack_syms;
+struct bpf_offcpu;
 
 struct app_opts {
 	struct session_opts	so;
@@ -53,6 +55,11 @@ struct app_opts {
 	const char		*views[SESSION_MAX_LIST];	/* -F, --view */
 	unsigned int		nviews;
 	bool			hide_self;	/* --hide-self */
+	bool			offcpu;		/* --offcpu: BPF off-CPU stacks */
+	const char		*folded;	/* --folded: what -o FILE.folded holds */
+	/* -e EVENT:stack: EVENT without its suffix (so.events and so.stacks point here) */
+	char			specbuf[SESSION_MAX_LIST][128];
+	unsigned int		nspecbuf;
 };
 
 struct app {
@@ -74,6 +81,9 @@ struct app {
 	struct app_probe_log	*probe_log;	/* the formats of every probe made */
 	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
 	char			bpf_why[256];
+	struct stack_syms	*ssyms;		/* names the store's stack frames */
+	struct bpf_offcpu	*offcpu;	/* --offcpu; NULL: off, see offcpu_why */
+	char			offcpu_why[256];
 	uint64_t		bpf_seq;	/* newest BPF outlier printed */
 	/* snapshots (src/app_snapshot.c) */
 	struct snapshot_meta	*meta;		/* -i: what the snapshot says */
@@ -158,6 +168,27 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
  * Return: the exit status.
  */
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
+
+/* ---- stacks: src/app_stacks.c ---- */
+
+/*
+ * Live: tell the decoders which events carry stacks (--stack, -e EVENT:stack)
+ * and install the frame resolver (kallsyms, /proc/PID/maps + ELF). Before the
+ * readers start. Return: 0 or -ENOMEM (message in @err).
+ */
+int app_stacks_start(struct app *a, char *err, size_t errlen);
+/* Stop naming frames (before the store goes). Safe twice. */
+void app_stacks_stop(struct app *a);
+
+/* --offcpu: load the off-CPU BPF program, or say why not in a->offcpu_why. */
+void app_offcpu_start(struct app *a);
+void app_offcpu_stop(struct app *a);
+/*
+ * Read the off-CPU totals into the store's stack table (the batch printer
+ * each interval, the exporters before writing). Context: one thread at a
+ * time. Return: 0, -ENODEV without --offcpu, or a negative errno.
+ */
+int app_offcpu_poll(struct app *a);
 
 /* Monotonic nanoseconds. */
 uint64_t app_now_ns(void);
@@ -267,6 +298,16 @@ int app_filter_apply(struct app *a, const char *line, struct ftrace_filter_resul
 
 /* Undo the last filter change, or redo (@redo) the last undone one. Return: 0, -ENOENT, -ENODEV. */
 int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res);
+
+/**
+ * app_filter_desc - the filters in effect, one line for the header
+ * @buf: receives e.g. "functions vfs_* ; pid:1234; sched_switch: prev_pid == 1",
+ *       or "none": what the filter prompt left in the kernel (read back after
+ *       each change, undo and redo), and what the command line set (-l, -n,
+ *       -g, -P) where the prompt has not changed it since
+ * Return: @buf.
+ */
+const char *app_filter_desc(const struct app *a, char *buf, size_t len);
 
 /**
  * app_feed_end - where a model fed from the store (a tree, a latency table)

@@ -27,6 +27,7 @@
 
 #include "app.h"
 #include "export.h"
+#include "folded.h"
 #include "intern.h"
 #include "session.h"
 #include "snapshot.h"
@@ -463,6 +464,9 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 	const struct snapshot_meta *m = a->meta;
 	int ret;
 
+	eo.folded = a->opts.folded ? folded_source_from_name(a->opts.folded) : FOLDED_AUTO;
+	app_offcpu_poll(a);	/* the off-CPU totals up to now, with --offcpu */
+
 	if (fmt < 0)
 		fmt = export_format_from_name(path);
 	if (fmt < 0)
@@ -493,7 +497,7 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	struct snapshot_writer_stats ws;
 	struct snapshot_writer *w;
 	struct snapshot_meta m;
-	uint64_t end = 0;
+	uint64_t end = 0, offcpu_ns = 0;
 	char err[512] = "";
 	int ret, werr, status = 0;
 
@@ -523,6 +527,11 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 			break;
 		if (a->wake_fd >= 0 && read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			break;
+		/* the off-CPU totals go out as a whole set: once a second is enough */
+		if (a->offcpu && now - offcpu_ns >= 1000000000ull) {
+			app_offcpu_poll(a);
+			offcpu_ns = now;
+		}
 		ret = snapshot_writer_flush(w, a->st);
 		if (ret == -EPIPE || ret == -EINTR)
 			goto out;	/* the reader went away, or took nothing as we stop */
@@ -533,6 +542,7 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 		}
 	}
 	/* a signal or the end of --duration: a proper end, so the reader sees a whole file */
+	app_offcpu_poll(a);
 	ret = snapshot_writer_flush(w, a->st);
 	if (!ret)
 		ret = snapshot_writer_finish(w);

@@ -23,6 +23,7 @@
 
 #include "app.h"
 #include "batch.h"
+#include "batch_stacks.h"
 #include "batch_tracers.h"
 #include "bpfstats.h"
 #include "cmdlines.h"
@@ -101,6 +102,7 @@ struct batch {
 	struct batch_list	types, funcs, pids;
 	bool			has_funcs;
 	struct batch_tracers	*bt;		/* function_graph tree, latency table */
+	struct batch_stacks	*bs;		/* top stacks, off-CPU stacks */
 	struct store_count	*tmp;
 	size_t			tmp_cap;
 	struct viewfilter	*vf;		/* --view, or NULL */
@@ -627,6 +629,7 @@ static void batch_text(struct batch *b)
 			c->cs.ktop_dropped);
 	}
 	fputc('\n', o);
+	batch_stacks_text(b->bs, o);
 	batch_tracers_text(b->bt, o);
 	if (b->a->bpf)
 		b->a->bpf_seq = bpfstats_print(b->a->bpf, o, 1, 5, b->a->bpf_seq);
@@ -741,6 +744,7 @@ static void batch_json(struct batch *b)
 		b->a->bpf_seq = batch_bpf_json(b->a->bpf, o, 1, BATCH_TOP_JSON, b->a->bpf_seq);
 	else if (b->a->bpf_why[0])
 		batch_bpf_json_off(o, b->a->bpf_why);
+	batch_stacks_json(b->bs, o);
 	fputs("}\n", o);
 }
 
@@ -832,6 +836,7 @@ int batch_run(struct app *a, FILE *out)
 	b.bt = batch_tracers_new(a);
 	b.vf = app_view(a);
 	b.trace_clock = !a->sess;
+	b.bs = batch_stacks_new(a);
 	b.prev_ns = a->start_ns;
 	next = a->start_ns + interval;
 	if (a->opts.duration > 0)
@@ -873,6 +878,7 @@ int batch_run(struct app *a, FILE *out)
 			batch_tracers_update_to(b.bt, UINT64_MAX - 1);
 		else
 			batch_tracers_update(b.bt);
+		batch_stacks_update(b.bs);
 		if (a->opts.json)
 			batch_json(&b);
 		else
@@ -895,5 +901,6 @@ int batch_run(struct app *a, FILE *out)
 	free(b.cpu);
 	hmap_destroy(&b.self);
 	batch_tracers_free(b.bt);
+	batch_stacks_free(b.bs);
 	return status;
 }

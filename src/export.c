@@ -28,6 +28,8 @@
 
 #include "export.h"
 #include "viewfilter.h"
+#include "folded.h"
+#include "json_stacks.h"
 #include "flags.h"
 #include "intern.h"
 #include "output.h"
@@ -96,12 +98,14 @@ int export_format_from_name(const char *path)
 		return EXPORT_TEXT;
 	if (!strcmp(dot, ".csv"))
 		return EXPORT_CSV;
+	if (!strcmp(dot, ".folded"))
+		return EXPORT_FOLDED;
 	return -1;
 }
 
 const char *export_format_name(enum export_format f)
 {
-	static const char *names[] = { "ktop", "trace.dat", "json", "text", "csv" };
+	static const char *names[] = { "ktop", "trace.dat", "json", "text", "csv", "folded" };
 
 	return (unsigned int)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
 }
@@ -663,6 +667,25 @@ static int outf_close(struct outf *o, const char *path, int ret, struct export_s
 	return ret;
 }
 
+int export_file_open(struct export_file *f, const char *path, unsigned int flags, char *err,
+		     size_t errlen)
+{
+	struct outf o;
+	int ret = outf_open(&o, path, flags, err, errlen);
+
+	f->fp = o.fp;
+	f->out = o.out;
+	return ret;
+}
+
+int export_file_close(struct export_file *f, const char *path, int ret, struct export_stats *s,
+		      char *err, size_t errlen)
+{
+	struct outf o = { .fp = f->fp, .out = f->out };
+
+	return outf_close(&o, path, ret, s, err, errlen);
+}
+
 /* ---- JSON -------------------------------------------------------------------------- */
 
 /* Unsigned decimal without stdio's format parsing (the JSON is mostly numbers). */
@@ -836,6 +859,7 @@ int export_json(const char *path, struct store *st, const struct snapshot_meta *
 	struct intern *in = store_strings(st);
 	struct export_stats s = { 0 };
 	struct jtasks tasks = { 0 };
+	struct json_sf *sf = json_sf_new(st);
 	struct store_iter *it;
 	struct ktop_event ev;
 	struct outf o;
@@ -953,6 +977,10 @@ int export_json(const char *path, struct store *st, const struct snapshot_meta *
 		}
 		json_head(o.fp, "i", name, json_tid(ev.pid, ev.cpu), ev.ts, ev.cpu, &first);
 		fputs(",\"s\":\"t\"", o.fp);
+		if (ev.stack && json_sf_leaf(sf, ev.stack)) {
+			fputs(",\"sf\":", o.fp);
+			put_u64(o.fp, json_sf_leaf(sf, ev.stack));
+		}
 		json_args(o.fp, st, t, &ev);
 		fputs("}", o.fp);
 	}
@@ -1000,8 +1028,11 @@ int export_json(const char *path, struct store *st, const struct snapshot_meta *
 		json_str(o.fp, c);
 		fputs("}}", o.fp);
 	}
-	fputs("\n]}\n", o.fp);
+	fputs("\n]", o.fp);
+	json_sf_write(sf, o.fp);
+	fputs("}\n", o.fp);
 out:
+	json_sf_free(sf);
 	for (size_t k = 0; k < tasks.cap; k++)
 		free(tasks.v[k].f);
 	free(tasks.v);
@@ -1296,6 +1327,8 @@ int export_write(enum export_format fmt, const char *path, struct store *st,
 		return export_text(path, st, meta, opts, stats, err, errlen);
 	case EXPORT_CSV:
 		return export_csv(path, st, meta, opts, stats, err, errlen);
+	case EXPORT_FOLDED:
+		return export_folded(path, st, meta, opts, stats, err, errlen);
 	}
 	return fail(err, errlen, -EINVAL, path, "unknown export format");
 }

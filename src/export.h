@@ -14,6 +14,9 @@
  *   text        the kernel's trace file format (latency column from
  *               src/flags.h, event text from the formats' print fmt).
  *   CSV         counts by event type, CPU or pid (the table panes).
+ *   folded      stacks for flame graphs, "frame;frame;frame value" root first
+ *               (src/folded.h): event stacks, BPF off-CPU stacks or the
+ *               function_graph paths.
  *
  * Every writer opens its file with safefile_out_open() (src/safefile.h): a
  * regular file is replaced atomically (a temporary file in the same
@@ -25,6 +28,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include "safefile.h"
 #include "store.h"
 
 struct snapshot_meta;
@@ -35,9 +40,10 @@ enum export_format {
 	EXPORT_JSON,
 	EXPORT_TEXT,
 	EXPORT_CSV,
+	EXPORT_FOLDED,
 };
 
-/* Return: the format of a file name by its extension (.ktop .dat .json .txt .csv), or -1. */
+/* Return: the format of a file name by its extension (.ktop .dat .json .txt .csv .folded), or -1. */
 int export_format_from_name(const char *path);
 const char *export_format_name(enum export_format f);
 
@@ -49,6 +55,7 @@ struct export_opts {
 	/* enum safefile_out_flags: SAFEFILE_OUT_NO_TERMINAL from the interactive view */
 	unsigned int	file_flags;
 	struct viewfilter *view;	/* only its matches ("save what I see"); NULL: all */
+	int		folded;		/* EXPORT_FOLDED: enum folded_source (0: auto) */
 };
 
 struct export_stats {
@@ -84,5 +91,17 @@ int export_text(const char *path, struct store *st, const struct snapshot_meta *
 int export_csv(const char *path, struct store *st, const struct snapshot_meta *meta,
 	       const struct export_opts *opts, struct export_stats *stats,
 	       char *err, size_t errlen);
+
+/* A buffered stream on a whole output file (safefile.h), for writers in their own files. */
+struct export_file {
+	FILE			*fp;
+	struct safefile_out	out;
+};
+/* @flags: enum safefile_out_flags (export_opts.file_flags). Return: 0 or -errno. */
+int export_file_open(struct export_file *f, const char *path, unsigned int flags, char *err,
+		     size_t errlen);
+/* Flush, commit (when @ret is 0) or drop the file. Return: @ret, or the error met. */
+int export_file_close(struct export_file *f, const char *path, int ret, struct export_stats *s,
+		      char *err, size_t errlen);
 
 #endif

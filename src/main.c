@@ -82,6 +82,8 @@ static int main_features(void)
 		return 1;
 	}
 	features_print(&ft, stdout);
+	/* what --probe can define: apart, as the view's header names only the above */
+	printf("\nprobe kinds (--probe)\n");
 	if (ft.tracefs[0] && !probe_caps_read(ft.tracefs, &pc))
 		probe_caps_print(&pc, stdout);
 	else

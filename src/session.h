@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "features.h"
+#include "stacktrig.h"
 
 struct tracefs_instance;
 struct tep_handle;
@@ -44,6 +45,9 @@ struct session_opts {
 	/* osnoise/timerlat settings "NAME=VALUE" (NAME a file of osnoise/: period_us...) */
 	const char	*tracer_opts[SESSION_MAX_LIST];
 	unsigned int	ntracer_opts;
+	/* stack traces of chosen events (--stack, -e EVENT:stack / :ustack) */
+	struct stacktrig_req stacks[SESSION_MAX_LIST];
+	unsigned int	nstacks;
 };
 
 enum { SESSION_OPT_KEEP, SESSION_OPT_ON, SESSION_OPT_OFF };
@@ -93,6 +97,8 @@ int session_enable_event(struct session *s, const char *system, const char *name
 int session_switch_latency_tracer(struct session *s, const char *tracer, char *err,
 				  size_t errlen);
 const char *session_name(const struct session *s);	/* "ktop-1234" or "(top level)" */
+/* What the stack traces cost beyond the events asked (options instead of triggers), or "". */
+const char *session_stack_note(const struct session *s);
 int session_ncpus(const struct session *s);
 
 /*

@@ -41,6 +41,7 @@
 #include "decode.h"
 #include "fixture.h"
 #include "output.h"
+#include "snapshot_stacks.h"
 
 #define SNAP_MAGIC		"KTOPSNAP"
 #define SNAP_HDR_SIZE		32
@@ -58,6 +59,9 @@ enum blk_type {
 	BLK_EVENTS,
 	BLK_LOST,
 	BLK_END,
+	BLK_STACKS = SNAP_BLK_STACKS,	/* src/snapshot_stacks.h */
+	BLK_EVSTK = SNAP_BLK_EVSTK,
+	BLK_STACKW = SNAP_BLK_STACKW,
 	BLK_NR,
 };
 
@@ -472,6 +476,9 @@ struct snapshot_writer {
 	struct comm_pair	*comms;		/* sent, sorted by pid */
 	size_t			ncomms;
 	struct ktop_event	*evs;		/* one block's events */
+	struct snap_stk_w	*sw;		/* stacks sent */
+	struct snap_payload	pl;		/* a stack block being built */
+	struct store		*flushing;	/* the store of the flush in progress */
 	uint64_t		rate;		/* bytes/s, 0: unbounded */
 	double			tokens;		/* bytes that may go out now */
 	double			last_refill;	/* CLOCK_MONOTONIC seconds */
@@ -587,7 +594,8 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	w->cctx = ZSTD_createCCtx();
 	w->evs = malloc(WRITE_BLOCK_EVENTS * sizeof(*w->evs));
 	w->out = output_new(fd);
-	if (!w->cctx || !w->evs || !w->out) {
+	w->sw = snap_stk_w_new();
+	if (!w->cctx || !w->evs || !w->out || !w->sw) {
 		ret = -ENOMEM;
 		writer_fail(w, ret, "out of memory");
 		goto out_fail;
@@ -754,14 +762,95 @@ static int writer_comms(struct snapshot_writer *w, struct store *st)
 	return ret;
 }
 
+static int writer_strings(struct snapshot_writer *w, struct intern *in);
+
+/* A block of a payload built elsewhere (the stack blocks). */
+static int writer_payload(struct snapshot_writer *w, enum blk_type type,
+			  const struct snap_payload *pl)
+{
+	if (pl->err)
+		return writer_fail(w, pl->err, "out of memory");
+	w->raw.len = 0;
+	buf_put(&w->raw, pl->p, pl->len);
+	return writer_block(w, type);
+}
+
+/* The stacks not sent yet, named, after the strings their names need. */
+static int writer_stacks(struct snapshot_writer *w, struct store *st)
+{
+	int ret;
+
+	snap_stk_w_name(w->sw, st);
+	if (!snap_stk_w_pending(w->sw))
+		return 0;
+	ret = writer_strings(w, store_strings(st));
+	if (ret)
+		return ret;
+	ret = snap_stk_w_stacks(w->sw, st, &w->pl);
+	if (ret)
+		return writer_fail(w, ret, "out of memory");
+	return writer_payload(w, BLK_STACKS, &w->pl);
+}
+
+/* EVSTK before an EVENTS block whose events have stacks. */
+static int writer_event_stacks(struct snapshot_writer *w, unsigned int cpu, size_t n)
+{
+	uint32_t max;
+	int ret;
+
+	ret = snap_stk_w_evstk(cpu, w->evs, n, &w->pl, &max);
+	if (ret)
+		return writer_fail(w, ret, "out of memory");
+	if (!max)
+		return 0;
+	if (max > snap_stk_w_sent(w->sw)) {
+		/* interned since the flush began */
+		ret = writer_stacks(w, w->flushing);
+		if (ret)
+			return ret;
+		ret = snap_stk_w_evstk(cpu, w->evs, n, &w->pl, &max);
+		if (ret)
+			return writer_fail(w, ret, "out of memory");
+	}
+	return writer_payload(w, BLK_EVSTK, &w->pl);
+}
+
+/* STACKW when the off-CPU totals changed. */
+static int writer_weights(struct snapshot_writer *w, struct store *st)
+{
+	uint32_t max;
+	int ret;
+
+	ret = snap_stk_w_weights(w->sw, st, &w->pl, &max);
+	if (ret)
+		return writer_fail(w, ret, "out of memory");
+	if (!w->pl.len)
+		return 0;
+	if (max > snap_stk_w_sent(w->sw)) {
+		struct snap_payload keep = w->pl;
+
+		w->pl = (struct snap_payload){ 0 };
+		ret = writer_stacks(w, st);
+		free(w->pl.p);
+		w->pl = keep;
+		if (ret)
+			return ret;
+	}
+	return writer_payload(w, BLK_STACKW, &w->pl);
+}
+
 static int writer_events(struct snapshot_writer *w, unsigned int cpu, size_t n)
 {
 	struct buf *b = &w->raw;
 	size_t col[7], start, nargs = 0;
 	uint64_t prev;
+	int ret;
 
 	if (!n)
 		return 0;
+	ret = writer_event_stacks(w, cpu, n);
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < n; i++)
 		nargs += w->evs[i].nargs;
 	b->len = 0;
@@ -938,6 +1027,10 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 	ret = writer_strings(w, in);
 	if (ret)
 		goto out;
+	w->flushing = st;
+	ret = writer_stacks(w, st);
+	if (ret)
+		goto out;
 
 	/* bandwidth bound: refill the bucket; when empty, send lost records instead */
 	if (w->rate) {
@@ -1001,6 +1094,9 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 	if (ret)
 		goto out;
 
+	ret = writer_weights(w, st);
+	if (ret)
+		goto out;
 	/* comm table changes (their strings are all in the string table now) */
 	ret = writer_comms(w, st);
 	if (ret)
@@ -1042,6 +1138,8 @@ void snapshot_writer_free(struct snapshot_writer *w)
 	free(w->next);
 	free(w->comms);
 	free(w->evs);
+	snap_stk_w_free(w->sw);
+	free(w->pl.p);
 	free(w);
 }
 
@@ -1087,6 +1185,7 @@ struct snapshot_reader {
 	ZSTD_DCtx		*dctx;
 	struct buf		comp, raw;
 	struct store		*st;
+	struct snap_stk_r	*sr;		/* stacks: file ids -> the store's */
 	struct snapshot_meta	meta;
 	uint32_t		*strmap;	/* file string id -> store id */
 	uint32_t		nstr;		/* ids received (id 0 included) */
@@ -1222,7 +1321,8 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 		return reader_fail(r, -EBADMSG, "bad CPU count %u in the metadata", m->ncpus);
 	snprintf(m->source, sizeof(m->source), "ktop");
 	r->st = store_new(r->mem_limit, m->ncpus);
-	if (!r->st)
+	r->sr = r->st ? snap_stk_r_new(r->st) : NULL;
+	if (!r->st || !r->sr)
 		return reader_fail(r, -ENOMEM, "out of memory for the store");
 	return 0;
 }
@@ -1363,6 +1463,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 	const uint8_t *p;
 	const struct ktop_schema_type *t = NULL;
 	uint16_t last_type = 0;
+	const uint32_t *stk;
 
 	if (c->bad || cpu >= store_ncpus(r->st) || !n || n > SNAPSHOT_MAX_BLOCK_EVENTS ||
 	    (size_t)(c->end - c->p) < 28)
@@ -1379,6 +1480,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 	if (col[3].end - col[3].p != (ptrdiff_t)n || col[4].end - col[4].p != (ptrdiff_t)n ||
 	    col[5].end - col[5].p != (ptrdiff_t)n)
 		return reader_fail(r, -EBADMSG, "corrupt event block (column sizes)");
+	stk = snap_stk_r_events(r->sr, (unsigned int)cpu, n);
 	for (uint64_t i = 0; i < n; i++) {
 		struct ktop_event ev;
 		uint64_t type;
@@ -1391,6 +1493,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 		ev.pc = col[4].p[i];
 		ev.nargs = col[5].p[i];
 		ev.cpu = (uint16_t)cpu;
+		ev.stack = stk ? stk[i] : 0;
 		if (type >= KTOP_T_DYNAMIC && type <= UINT16_MAX)
 			type = r->typemap[type];
 		else if (type >= KTOP_T_NR_FIXED || type == 0)
@@ -1526,6 +1629,14 @@ int snapshot_reader_next(struct snapshot_reader *r)
 	case BLK_LOST:
 		ret = reader_lost(r, &c);
 		break;
+	case BLK_STACKS:
+	case BLK_EVSTK:
+	case BLK_STACKW:
+		ret = snap_stk_r_block(r->sr, type, c.p, (size_t)(c.end - c.p), r->strmap, r->nstr,
+				       r->err, sizeof(r->err));
+		if (ret)
+			return reader_fail(r, ret, "%s", r->err);
+		break;
 	case BLK_END: {
 		uint64_t total = cur_var(&c);
 
@@ -1637,6 +1748,7 @@ void snapshot_reader_free(struct snapshot_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	buf_free(&r->comp);
 	buf_free(&r->raw);
+	snap_stk_r_free(r->sr);
 	store_free(r->st);
 	snapshot_meta_free(&r->meta);
 	free(r->strmap);
@@ -1649,6 +1761,9 @@ void snapshot_reader_free(struct snapshot_reader *r)
 struct tdat_load {
 	struct store		*st;
 	struct decoder		**dec;
+	/* per CPU: the last event, appended when the next record is not its stack */
+	struct ktop_event	*held;
+	bool			*has;
 	unsigned int		ncpus;
 	struct tep_handle	*tep;
 	uint64_t		bad;
@@ -1684,13 +1799,20 @@ static int tdat_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 {
 	struct tdat_load *l = arg;
 	struct ktop_event ev;
+	int ret;
 
 	if (cpu < 0 || (unsigned int)cpu >= l->ncpus)
 		return 0;
 	if (rec->missed_events)
 		store_add_lost(l->st, cpu, rec->ts, rec->missed_events > 0 ?
 			       (uint64_t)rec->missed_events : 0);
-	if (decoder_record(l->dec[cpu], rec->data, rec->size, rec->ts, &ev)) {
+	ret = decoder_record(l->dec[cpu], rec->data, rec->size, rec->ts, &ev);
+	if (ret == DECODE_RECORD_STACK) {
+		if (l->has[cpu])
+			l->held[cpu].stack = ev.stack;
+		return 0;
+	}
+	if (ret) {
 		l->bad++;
 		return 0;
 	}
@@ -1702,10 +1824,12 @@ static int tdat_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 		if (c && strcmp(c, "<...>"))
 			store_set_comm(l->st, ev.pid, c);
 	}
-	if (store_append(l->st, &ev)) {
+	if (l->has[cpu] && store_append(l->st, &l->held[cpu])) {
 		l->err = -ENOMEM;
 		return 1;
 	}
+	l->held[cpu] = ev;
+	l->has[cpu] = true;
 	return 0;
 }
 
@@ -2042,7 +2166,9 @@ int snapshot_load_tracedat(const char *path, size_t mem_limit, struct store **ou
 	l.ncpus = cpus;
 	l.st = store_new(mem_limit, l.ncpus);
 	l.dec = calloc(l.ncpus, sizeof(*l.dec));
-	if (!l.st || !l.dec) {
+	l.held = calloc(l.ncpus, sizeof(*l.held));
+	l.has = calloc(l.ncpus, sizeof(*l.has));
+	if (!l.st || !l.dec || !l.held || !l.has) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto out_free;
@@ -2062,6 +2188,9 @@ int snapshot_load_tracedat(const char *path, size_t mem_limit, struct store **ou
 		}
 	}
 	ret = tracecmd_iterate_events(h, NULL, 0, tdat_record, &l);
+	for (unsigned int c = 0; !l.err && c < l.ncpus; c++)
+		if (l.has[c] && store_append(l.st, &l.held[c]))
+			l.err = -ENOMEM;
 	if (l.err) {
 		ret = l.err;
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
@@ -2082,6 +2211,8 @@ out_free:
 	for (unsigned int c = 0; l.dec && c < l.ncpus; c++)
 		decoder_free(l.dec[c]);
 	free(l.dec);
+	free(l.held);
+	free(l.has);
 	decode_ctx_free(dc);
 	store_free(l.st);
 out_close:

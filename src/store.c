@@ -15,6 +15,10 @@
  * the columns they need. A sealed chunk also keeps how many events each entry
  * of its pid and meta dictionaries has, so that counting by type, pid or cpu
  * over a window decodes only the chunks at its two ends (store_count_by).
+ * Events with a stack (src/stacks.h) give a chunk one more column: a
+ * dictionary of the chunk's stack ids and run-length indices into it, so
+ * the column costs a byte or two per stacked event and nothing in a chunk
+ * without stacks.
  *
  * Visibility: the writer appends past the published end and moves pub_end
  * forward with a release store (store_publish); readers load it with acquire
@@ -37,6 +41,7 @@
 #include "intern.h"
 #include "lostmarks.h"
 #include "schema.h"
+#include "stacks.h"
 #include "store.h"
 
 #define CHUNK_EVENTS	STORE_CHUNK_EVENTS
@@ -49,6 +54,10 @@
 #define PREV_SYS	64		/* sys_enter arguments: previous values per syscall */
 #define PREV_ROWS	(PREV_TYPES + PREV_SYS)
 #define DECBUF_POOL	64
+#define STK_HASH	4096		/* stack ids per chunk: at most CHUNK_EVENTS */
+
+/* store_brow.aoff is 16 bits */
+_Static_assert(CHUNK_ARGS + KTOP_MAX_ARGS <= UINT16_MAX, "argument offsets must fit aoff");
 
 /* Argument codecs. The default (0) is a delta against the previous value of
  * the same slot of the same type within the chunk. */
@@ -99,7 +108,9 @@ struct decbuf {
 	struct raw	r;
 	uint16_t	midx[CHUNK_EVENTS];
 	uint16_t	pidx[CHUNK_EVENTS];
+	uint16_t	sidx[CHUNK_EVENTS];
 	int32_t		pids[PID_DICT_MAX];
+	uint32_t	stks[CHUNK_EVENTS];
 	struct meta	metas[CHUNK_EVENTS];
 };
 
@@ -117,7 +128,8 @@ struct chunk {
 	/* sealed: columns in data[], in this order */
 	uint32_t	npid, nmeta;
 	uint32_t	npid_rows;	/* pids [0, npid_rows) are events' own, in the counts */
-	uint32_t	off_pid, off_meta, off_args, off_pdict, off_mdict, off_cnt, len;
+	uint32_t	nstk;		/* distinct stack ids; 0: no stack column */
+	uint32_t	off_pid, off_meta, off_args, off_pdict, off_mdict, off_cnt, off_stk, len;
 	uint8_t		data[];
 };
 
@@ -151,6 +163,15 @@ struct enc {
 	uint8_t		pcol[CHUNK_EVENTS * 4 + 8], mcol[CHUNK_EVENTS * 4 + 8];
 	uint64_t	prev[PREV_ROWS][KTOP_MAX_ARGS];
 	uint32_t	prev_stamp[PREV_TYPES];
+	/* the stack column: id -> dictionary index, the dictionary, the runs */
+	struct {
+		uint32_t	key;
+		uint32_t	stamp;
+		uint32_t	idx;
+	} sh[STK_HASH];
+	uint32_t	nstk;
+	uint32_t	stks[CHUNK_EVENTS];
+	uint8_t		scol[CHUNK_EVENTS * 4 + 8];
 	uint8_t		buf[];
 };
 
@@ -158,7 +179,9 @@ struct enc {
 			 CHUNK_ARGS * 11 + \
 			 PID_DICT_MAX * 5 + \
 			 CHUNK_EVENTS * 2 * 2 + \
-			 9)	/* counts take 2 bytes at most; put_uv stores up to 9 bytes */
+			 CHUNK_EVENTS * (5 + 4) + \
+			 9)	/* counts take 2 bytes at most; put_uv stores up to 9 bytes;
+			 * the stack column: 5 per dictionary id, 4 per run */
 
 struct stream {
 	pthread_mutex_t		lock;
@@ -192,6 +215,7 @@ struct store {
 	size_t			limit;
 	struct intern		*strings;
 	struct schema		*schema;
+	struct stacks		*stacks;
 	_Atomic int64_t		bytes;		/* chunks and their raw buffers */
 	_Atomic int64_t		comm_bytes;	/* comm pages */
 	pthread_mutex_t		evict_lock;
@@ -409,6 +433,7 @@ static void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu,
 
 	ev->ts = r->row[i].ts;
 	ev->pid = r->row[i].pid;
+	ev->stack = r->row[i].stack;
 	ev->cpu = cpu;
 	ev->type = r->row[i].type;
 	ev->flags = r->row[i].flags;
@@ -499,6 +524,82 @@ static void meta_codecs(struct store *st, struct meta *m)
 				m->codec[i] = C_UV;
 	}
 	meta_masks(m);
+}
+
+/* A stack id's index in the chunk's stack dictionary, added if new. */
+static uint32_t enc_stk(struct enc *e, uint32_t id)
+{
+	uint32_t h = (id * 0x9e3779b1u) >> (32 - 12);
+
+	for (;;) {
+		if (e->sh[h].stamp != e->stamp) {
+			e->sh[h].stamp = e->stamp;
+			e->sh[h].key = id;
+			e->sh[h].idx = e->nstk;
+			e->stks[e->nstk] = id;
+			return e->nstk++;
+		}
+		if (e->sh[h].key == id)
+			return e->sh[h].idx;
+		h = (h + 1) & (STK_HASH - 1);
+	}
+}
+
+static inline unsigned int uv_size(uint64_t v)
+{
+	return v < 0x80 ? 1 : uv_len[63 ^ __builtin_clzll(v)];
+}
+
+/*
+ * The stack column of @n rows into @p: uv(nstk * 2 + direct), then with a
+ * dictionary (direct 0) its nstk ids and the runs of indices into it, or
+ * (direct 1) the runs of the ids themselves, whichever is smaller: a chunk
+ * whose events share a few stacks takes a byte per run, one whose stacks are
+ * all different (no dictionary pays) about two. Return: the end.
+ */
+static uint8_t *enc_stacks(struct enc *e, uint8_t *p, const struct raw *r, uint32_t n)
+{
+	uint8_t *sc = e->scol;
+	uint32_t ls, ss = 0, lid = r->row[0].stack;
+	size_t direct = 0, dict;
+
+	e->nstk = 0;
+	ls = enc_stk(e, lid);
+	for (uint32_t i = 1; i <= n; i++) {
+		uint32_t x, run = i - ss;
+
+		if (i < n && r->row[i].stack == lid)
+			continue;
+		sc = put_run(sc, ls, run);
+		direct += uv_size((uint64_t)lid * 2 + (run > 1)) + (run > 1 ? uv_size(run - 2) : 0);
+		if (i == n)
+			break;
+		lid = r->row[i].stack;
+		x = enc_stk(e, lid);
+		ss = i;
+		ls = x;
+	}
+	dict = sc - e->scol;
+	for (uint32_t i = 0; i < e->nstk; i++)
+		dict += uv_size(e->stks[i]);
+	if (direct < dict) {
+		p = put_uv(p, (uint64_t)e->nstk * 2 + 1);
+		ss = 0;
+		for (uint32_t i = 1; i <= n; i++) {
+			if (i < n && r->row[i].stack == r->row[i - 1].stack)
+				continue;
+			p = put_uv(p, (uint64_t)r->row[i - 1].stack * 2 + (i - ss > 1));
+			if (i - ss > 1)
+				p = put_uv(p, i - ss - 2);
+			ss = i;
+		}
+		return p;
+	}
+	p = put_uv(p, (uint64_t)e->nstk * 2);
+	for (uint32_t i = 0; i < e->nstk; i++)
+		p = put_uv(p, e->stks[i]);
+	memcpy(p, e->scol, sc - e->scol);
+	return p + (sc - e->scol);
 }
 
 /* type, flags, pc and nargs in one word */
@@ -706,15 +807,17 @@ static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_
 static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct raw *r,
 				  uint32_t n, uint64_t first_seq)
 {
-	uint8_t *p = e->buf, *pid_col, *meta_col, *args_col, *pdict, *mdict, *cnt;
+	uint8_t *p = e->buf, *pid_col, *meta_col, *args_col, *pdict, *mdict, *cnt, *stk;
 	uint8_t *pc = e->pcol, *mc = e->mcol;
 	uint32_t m2 = 0, lp, lm, ps = 0, ms = 0, npid_rows;
 	uint64_t k1, k2 = UINT64_MAX;
+	uint32_t any_stack = r->row[0].stack;
 	struct chunk *c;
 	size_t len;
 
 	if (++e->stamp == 0) {
 		memset(e->ph, 0, sizeof(e->ph));
+		memset(e->sh, 0, sizeof(e->sh));
 		memset(e->mh, 0, sizeof(e->mh));
 		e->stamp = 1;
 	}
@@ -736,6 +839,7 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 		uint64_t key = row_meta_key(w);
 
 		p = put_uv(p, w->ts - v->ts);
+		any_stack |= w->stack;
 		/* always fits: n <= PID_DICT_MAX; pids and metas come in runs */
 		if (w->pid != v->pid) {
 			uint32_t np = enc_pid(e, w->pid);
@@ -799,6 +903,10 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 		p = put_uv(p, e->mcnt[i]);
 		e->mcnt[i] = 0;
 	}
+	stk = p;
+	e->nstk = 0;
+	if (any_stack)
+		p = enc_stacks(e, p, r, n);
 	len = p - e->buf;
 	/* + 8: get_uv() loads 8 bytes from the start of each value */
 	c = malloc(sizeof(*c) + len + 8);
@@ -823,6 +931,8 @@ static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct
 	c->off_pdict = pdict - e->buf;
 	c->off_mdict = mdict - e->buf;
 	c->off_cnt = cnt - e->buf;
+	c->off_stk = stk - e->buf;
+	c->nstk = e->nstk;
 	c->npid_rows = npid_rows;
 	c->len = len;
 	return c;
@@ -835,8 +945,47 @@ enum {
 	DEC_PID		= 2,
 	DEC_META	= 4,
 	DEC_ARGS	= 8,
-	DEC_ALL		= 15,
+	DEC_STACK	= 16,
+	DEC_ALL		= 31,
 };
+
+/* The stack column into row[i].stack (zeros when the chunk has none). */
+static void chunk_decode_stacks(const struct chunk *c, struct decbuf *d)
+{
+	struct raw *r = &d->r;
+	const uint8_t *p = c->data + c->off_stk;
+	uint32_t i = 0;
+	uint64_t v;
+
+	if (!c->nstk) {
+		for (i = 0; i < c->n; i++)
+			r->row[i].stack = 0;
+		return;
+	}
+	p = get_uv(p, &v);
+	if (v & 1) {
+		/* runs of ids, as get_rle() reads runs of indices */
+		while (i < c->n) {
+			uint64_t id, run = 1;
+
+			p = get_uv(p, &id);
+			if (id & 1) {
+				p = get_uv(p, &run);
+				run += 2;
+			}
+			for (uint64_t k = 0; k < run && i < c->n; k++)
+				r->row[i++].stack = (uint32_t)(id >> 1);
+		}
+		return;
+	}
+	for (i = 0; i < c->nstk; i++) {
+		p = get_uv(p, &v);
+		d->stks[i] = (uint32_t)v;
+	}
+	get_rle(p, d->sidx, c->n);
+	for (i = 0; i < c->n; i++)
+		r->row[i].stack = d->sidx[i] < c->nstk ? d->stks[d->sidx[i]] : 0;
+}
 
 /* Decode the time column into ts[0], ts[stride], ... */
 static void chunk_decode_ts(const struct chunk *c, uint64_t *ts, size_t stride)
@@ -883,6 +1032,8 @@ static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int m
 		mask |= DEC_TS | DEC_META;
 	if (mask & DEC_TS)
 		chunk_decode_ts(c, &r->row[0].ts, sizeof(struct store_brow) / sizeof(uint64_t));
+	if (mask & DEC_STACK)
+		chunk_decode_stacks(c, d);
 	if (mask & DEC_PID) {
 		p = c->data + c->off_pdict;
 		for (uint32_t i = 0; i < c->npid; i++) {
@@ -1018,7 +1169,8 @@ struct store *store_new(size_t mem_limit, unsigned int ncpus)
 	st->strings = intern_new();
 	st->schema = schema_new();
 	st->lost = lostmarks_new();
-	if (!st->strings || !st->schema || !st->lost) {
+	st->stacks = st->strings ? stacks_new(st->strings, 0) : NULL;
+	if (!st->strings || !st->schema || !st->lost || !st->stacks) {
 		store_free(st);
 		return NULL;
 	}
@@ -1046,6 +1198,7 @@ void store_free(struct store *st)
 	for (size_t i = 0; i < sizeof(st->comm) / sizeof(st->comm[0]); i++)
 		free((void *)atomic_load_explicit(&st->comm[i], memory_order_relaxed));
 	lostmarks_free(st->lost);
+	stacks_free(st->stacks);
 	intern_free(st->strings);
 	schema_free(st->schema);
 	pthread_mutex_destroy(&st->evict_lock);
@@ -1070,9 +1223,17 @@ struct schema *store_schema(struct store *st)
 	return st->schema;
 }
 
+struct stacks *store_stacks(const struct store *st)
+{
+	return st->stacks;
+}
+
 uint64_t store_table_bytes(const struct store *st)
 {
-	return intern_bytes(st->strings) + schema_bytes(st->schema) +
+	struct stacks_stats ks;
+
+	stacks_get_stats(st->stacks, &ks);
+	return intern_bytes(st->strings) + schema_bytes(st->schema) + ks.bytes +
 	       (uint64_t)atomic_load_explicit(&st->comm_bytes, memory_order_relaxed);
 }
 
@@ -1305,6 +1466,7 @@ stream_append_rows(struct stream *sm, const struct store_brow *rows, const uint6
 		row = &r->row[on];
 		row->ts = ts;
 		row->pid = b->pid;
+		row->stack = b->stack;
 		row->aoff = oa;
 		row->type = b->type;
 		row->flags = b->flags;
@@ -1333,6 +1495,8 @@ int store_append(struct store *st, const struct ktop_event *ev)
 	struct store_brow b = {
 		.ts = ev->ts, .pid = ev->pid, .aoff = 0, .type = ev->type,
 		.flags = ev->flags, .pc = ev->pc, .nargs = ev->nargs,
+		/* an id the table never gave out would name nothing, or another stack later */
+		.stack = ev->stack <= stacks_count(st->stacks) ? ev->stack : 0,
 	};
 
 	if (ev->cpu >= st->ncpus)

@@ -37,6 +37,7 @@
 struct store;
 struct intern;
 struct schema;
+struct stacks;
 
 #define STORE_DEFAULT_MEMORY	(256ull << 20)
 #define STORE_CHUNK_EVENTS	2048	/* events in a chunk, at most */
@@ -54,6 +55,8 @@ void store_free(struct store *st);
 unsigned int store_ncpus(const struct store *st);
 struct intern *store_strings(struct store *st);
 struct schema *store_schema(struct store *st);
+/* The table of the distinct stacks the events' stack ids name (src/stacks.h). */
+struct stacks *store_stacks(const struct store *st);
 
 /* --- writer side: Context: the single writer of ev->cpu's stream --- */
 
@@ -73,7 +76,8 @@ int store_append(struct store *st, const struct ktop_event *ev);
 struct store_brow {
 	uint64_t	ts;
 	int32_t		pid;
-	uint32_t	aoff;
+	uint32_t	stack;		/* stack id, 0: none */
+	uint16_t	aoff;
 	uint16_t	type;
 	uint8_t		flags;
 	uint8_t		pc;
@@ -165,7 +169,7 @@ struct store_stats {
 	uint64_t	bytes;		/* chunk memory in use */
 	/*
 	 * Global only: the lost marks' memory, and the tables' (strings, comm
-	 * table, schema). The limit bounds bytes + lost_bytes + tables; tables
+	 * table, schema, stacks). The limit bounds bytes + lost_bytes + tables; tables
 	 * cannot be evicted and alone can pass it (then no event is held).
 	 */
 	uint64_t	lost_bytes;

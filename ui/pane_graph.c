@@ -4,9 +4,12 @@
  * model (src/fgraph.h): the timeline (every call, in order, per task and per
  * CPU for interrupt context, like the kernel's function_graph text) and the
  * aggregated call paths (count, total, self, avg, max). Keys: Enter/Space
- * fold, Left/Right fold or go to the parent/child, c/e the children, C/E
- * everything, ]/[ siblings, P parent, H the longest child (the hot path),
- * v the view, s the sort, F follow the newest calls, / n N search names.
+ * fold, c/e the children, C/E everything, ]/[ siblings, P parent, H the
+ * longest child (the hot path), v the view, s the sort, F follow the newest
+ * calls, / n N search names; Left/Right (h/l) scroll the name column sideways
+ * as they scroll the event list, the figures staying in place. Under 120
+ * columns the aggregated view's figures take their narrow layout (durations
+ * with units), leaving the names room for about twice the depth.
  *
  * UI-only state lives here, keyed by the model's stable node ids: which
  * nodes are folded (a bitmap of the nodes that differ from the default, so
@@ -27,6 +30,7 @@
 #include "store.h"
 #include "tracer_feed.h"
 #include "tracer_rows.h"
+#include "viewfilter.h"
 #include "ui-local.h"
 
 #define GRAPH_LAG_NS		(300ull * 1000 * 1000)
@@ -50,12 +54,17 @@ struct graph_state {
 	uint64_t		slice;		/* trace time fed per step, ns */
 	bool			follow;
 	unsigned int		resets;
+	uint64_t		view_gen;	/* the view filter the tree was fed under */
 	struct graph_vstate	vs[2];
 	struct fgraph_row	*rows;
 	size_t			cap;
 	long			n;
 	long			sel_row, top_row;
+	int			hscroll;	/* the name column, shifted left by this */
 };
+
+#define GRAPH_COMPACT_BELOW	120	/* columns: the narrow layout of the figures */
+#define GRAPH_HSCROLL_STEP	8
 
 static const int graph_features[] = { FEATURE_FUNCTION_GRAPH, FEATURE_FTRACE_FILTER };
 
@@ -74,6 +83,14 @@ static const char *graph_sym(void *ctx, uint32_t sym)
 static const char *graph_comm(void *ctx, int32_t pid)
 {
 	return store_comm(ctx, pid);
+}
+
+/* The tree holds the calls of the events the view filter matches. */
+static bool graph_keep(void *ctx, const struct ktop_event *ev)
+{
+	struct viewfilter *vf = ui_view(ctx);
+
+	return !vf || viewfilter_match(vf, ev);
 }
 
 /* ---- fold state --------------------------------------------------------- */
@@ -134,6 +151,7 @@ static struct fgraph *graph_model(struct ui *ui)
 		.agg_merge_tasks = true,
 		.name = graph_sym, .name_ctx = ui->st,
 		.comm = graph_comm, .comm_ctx = ui->st,
+		.keep = graph_keep, .keep_ctx = ui,
 	};
 
 	return fgraph_new(&cfg);
@@ -167,6 +185,16 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 	struct fgraph_stats fs;
 	struct store_stats ss;
 
+	if (gs->view_gen != ui_view_gen(ui)) {
+		/* another view: a new tree of what it matches, from the oldest event held */
+		fgraph_reset(gs->g);
+		for (int v = 0; v < 2; v++) {
+			vs_all(&gs->vs[v], gs->vs[v].all_folded);
+			gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
+		}
+		gs->t0 = 0;
+		gs->view_gen = ui_view_gen(ui);
+	}
 	if (ui->paused && gs->t0)
 		return;
 	/* a live run without function_graph has no call records to read */
@@ -314,7 +342,10 @@ static void graph_unavailable(struct ui *ui, int y, int h, int w)
 	const struct feature *f = &ui->app->ft.f[FEATURE_FUNCTION_GRAPH];
 	char plan[512];
 
-	if (!strcmp(app_tracer(ui->app), "function_graph"))
+	if (ui_view(ui) && (!ui->app->live || !strcmp(app_tracer(ui->app), "function_graph")))
+		snprintf(plan, sizeof(plan), "No finished call among the events the view filter "
+			 "matches (w widens it, W clears it).");
+	else if (!strcmp(app_tracer(ui->app), "function_graph"))
 		snprintf(plan, sizeof(plan), "Tracing function_graph: no call has finished yet.");
 	else if (f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY ||
 		 f->state == FEAT_NOT_TRIED)
@@ -347,6 +378,8 @@ static void graph_title(struct ui *ui, struct graph_state *gs, struct richstr *r
 	if (gs->view == FGRAPH_TIMELINE)
 		richstr_add(rs, gs->follow ? ROLE_OK : ROLE_WARN,
 			    gs->follow ? "  following" : "  staying (F follows)");
+	if (ui_view(ui))
+		richstr_add(rs, ROLE_WARN, "  in the view");
 	richstr_addf(rs, ROLE_DIM, "  %s calls", ui_fmt_count(b, sizeof(b), fs.calls));
 	if (fs.lost || fs.gaps)
 		richstr_addf(rs, ROLE_WARN, "  lost %s (%" PRIu64 " gaps)",
@@ -360,6 +393,20 @@ static void graph_title(struct ui *ui, struct graph_state *gs, struct richstr *r
 		richstr_addf(rs, ROLE_DIM, "  tree restarted %u times", gs->resets);
 }
 
+/* Scroll the name column of a row @n columns to the left; the figures stay. */
+static void shift_names(struct richstr *rs, int n)
+{
+	int at = ui_graph_name_col(rs);
+
+	if (n <= 0 || !at || at >= rs->len)
+		return;
+	if (n > rs->len - at)
+		n = rs->len - at;
+	memmove(rs->ch + at, rs->ch + at + n, (size_t)(rs->len - at - n) + 1);
+	memmove(rs->role + at, rs->role + at + n, (size_t)(rs->len - at - n));
+	rs->len -= n;
+}
+
 static void graph_update(struct ui *ui, struct pane *p)
 {
 	graph_feed(ui, p->priv);
@@ -369,6 +416,7 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
 	struct graph_state *gs = p->priv;
 	int page = h - 2 > 0 ? h - 2 : 1;
+	bool compact = w < GRAPH_COMPACT_BELOW;
 	struct fgraph_info in;
 	struct richstr rs;
 
@@ -380,8 +428,10 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	graph_layout(gs);
 	graph_sync(gs, page);
 	graph_title(ui, gs, &rs);
+	if (gs->hscroll)
+		richstr_addf(&rs, ROLE_WARN, "  names scrolled %d (h/l)", gs->hscroll);
 	ui_draw_rs(ui, y, 0, &rs, w);
-	ui_fmt_graph_header(&rs, gs->view);
+	ui_fmt_graph_header(&rs, gs->view, compact);
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(ui, y + 1, 0, &rs, w);
 	for (int r = 0; r < page && gs->top_row + r < gs->n; r++) {
@@ -390,7 +440,8 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		if (fgraph_node(gs->g, gs->view, gs->rows[i].id, &in))
 			continue;
 		ui_fmt_graph_row(&rs, gs->view, &in, gs->rows[i].level,
-				 in.nchildren && graph_folded(&gs->vs[gs->view], in.id));
+				 in.nchildren && graph_folded(&gs->vs[gs->view], in.id), compact);
+		shift_names(&rs, gs->hscroll);
 		if (ui->search[0] && in.name && strstr(in.name, ui->search)) {
 			const char *m = strstr(rs.ch, in.name);
 
@@ -449,14 +500,12 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 		gs->follow = false;
 		break;
 	case ACT_LEFT:
+		/* sideways, as in the event list: the folds and the selection stay */
+		gs->hscroll = gs->hscroll > GRAPH_HSCROLL_STEP ? gs->hscroll - GRAPH_HSCROLL_STEP : 0;
+		break;
 	case ACT_RIGHT:
-		/* Left folds, or goes to the parent; Right unfolds, or goes to the first child */
-		if (in.nchildren && graph_folded(vs, id) == (act == ACT_RIGHT))
-			vs_set(vs, id, act == ACT_LEFT);
-		else
-			graph_select(gs, act == ACT_LEFT ? fgraph_parent(gs->g, gs->view, id) :
-				     fgraph_first_child(gs->g, gs->view, id));
-		gs->follow = false;
+		if (gs->hscroll < RICHSTR_MAX - 40)
+			gs->hscroll += GRAPH_HSCROLL_STEP;
 		break;
 	case ACT_FOLD_CHILDREN:
 	case ACT_UNFOLD_CHILDREN:
@@ -547,6 +596,6 @@ const struct pane_ops pane_graph_ops = {
 	.update		= graph_update,
 	.key		= graph_key,
 	.click		= graph_click,
-	.keys		= "Enter fold c/e C/E H hot v view F follow",
+	.keys		= "Enter fold c/e C/E H hot v view h/l scroll F follow",
 	.search		= graph_search,
 };

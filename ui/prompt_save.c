@@ -39,6 +39,17 @@ static int name_prompt(struct ui *ui, struct prompt *pr)
 	strftime(name, sizeof(name), ss->window ? "ktop-%Y%m%d-%H%M%S-window.ktop" :
 		 "ktop-%Y%m%d-%H%M%S.ktop", &tm);
 	ss->step = SAVE_NAME;
+	if (ui_view(ui)) {
+		/* save what I see: only the events the view filter matches */
+		char label[sizeof(pr->label)];
+
+		snprintf(label, sizeof(label), "save the %s, %llu events in the view, to (.ktop .dat "
+			 ".json .txt .csv):", ss->window ? "window" : "trace",
+			 (unsigned long long)ui_ev_count_view(ui->st, ui_view(ui),
+							      ss->window ? ss->t0 : 0,
+							      ss->window ? ss->t1 : UINT64_MAX));
+		return ui_prompt_ask(ui, pr, label, name, sizeof(ss->path) - 1);
+	}
 	return ui_prompt_ask(ui, pr, ss->window ? "save the window to (.ktop .dat .json .txt .csv):" :
 			     "save to (.ktop .dat .json .txt .csv):", name, sizeof(ss->path) - 1);
 }
@@ -71,7 +82,8 @@ static int save_now(struct ui *ui, struct save_state *ss)
 		ui_message(ui, "saved %s (%s, the window: %llu events)", ss->path,
 			   export_format_name(fmt), (unsigned long long)ss->n);
 	else
-		ui_message(ui, "saved %s (%s)", ss->path, export_format_name(fmt));
+		ui_message(ui, "saved %s (%s%s)", ss->path, export_format_name(fmt),
+			   ui_view(ui) ? ", the events in the view" : "");
 	return UI_REDRAW;
 }
 

@@ -20,6 +20,8 @@ static const char *const req_target[UI_REQ_NR] = {
 	[UI_REQ_FILTER_TOGGLE]	= "filter",
 	[UI_REQ_FILTER_UNDO]	= "filter",
 	[UI_REQ_PROBE]		= "probe",
+	[UI_REQ_NARROW]		= "view",
+	[UI_REQ_WIDEN]		= "view",
 };
 
 /* The state the UI keeps for a pane or prompt: zeroed, freed after its destroy. */

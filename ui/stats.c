@@ -202,6 +202,12 @@ static void top_add(struct ui_stats *s, const struct ktop_event *ev)
 		e->count++;
 }
 
+void ui_stats_count(struct ui_stats *s, const struct ktop_event *ev)
+{
+	top_add(s, ev);
+	s->examined++;
+}
+
 static void flags_add(struct ui_cpu_stat *cs, const struct ktop_event *ev)
 {
 	unsigned int b = ui_flag_bits(ev->flags, ev->pc);

@@ -101,6 +101,12 @@ bool ui_stats_behind(struct ui_stats *s);
 /* Once a second or so: rates from the counts, and roll the flag windows. */
 void ui_stats_tick(struct ui_stats *s, uint64_t now_ns);
 
+/*
+ * Count @ev in the top view's table as ui_stats_ingest does, for a table fed
+ * by its owner (the top view under a view filter: the events it matches).
+ */
+void ui_stats_count(struct ui_stats *s, const struct ktop_event *ev);
+
 /* Change the top view's narrowing; the top view recounts from the oldest event held. */
 void ui_stats_set_narrow(struct ui_stats *s, const struct ui_narrow *n);
 void ui_stats_reset_top(struct ui_stats *s);

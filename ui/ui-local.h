@@ -92,6 +92,16 @@ enum ui_action {
 	ACT_SORT_PREV,		/* top view: the previous sort key */
 	ACT_MARK,		/* event list: set or clear the time window's mark */
 	ACT_SWITCH_TRACER,	/* latency: osnoise <-> timerlat, live */
+	/* the view filter (prompt_view.c): what every pane shows of what is held */
+	ACT_VIEW_PROMPT,
+	ACT_VIEW_TASK,		/* a pane: narrow to its selected row's task */
+	ACT_VIEW_TASK_KIDS,	/* ... with its children and threads */
+	ACT_VIEW_CPU,		/* ... its CPU */
+	ACT_VIEW_EVENT,		/* ... its event */
+	ACT_VIEW_WIDEN,
+	ACT_VIEW_CLEAR,
+	ACT_HIDE_SELF,		/* tasks pane: ktop's own threads shown or hidden */
+	ACT_SORT_INVERT,	/* tasks pane: the sort order reversed */
 	ACT_NR,
 };
 
@@ -132,8 +142,8 @@ const struct ui_key *ui_key_lookup_in(int ch, const char *pane);
  * arguments in the union, its target in route.c's table, and a case in the
  * target's request op. The caller tree of an event ("graph") or the probe
  * prompt on a function ("probe", a prompt whose request op opens it on that
- * name) fit as they are; narrowing every pane to a task would name a target
- * that ui_request() hands to each pane in turn.
+ * name) fit as they are. Narrowing every pane goes to the view prompt, which
+ * changes the view filter; the panes see its generation change (ui_view_gen).
  */
 enum ui_req_kind {
 	UI_REQ_EVENTS,		/* "events": a window, a time, a CPU, a search */
@@ -142,6 +152,8 @@ enum ui_req_kind {
 	UI_REQ_FILTER_TOGGLE,	/* "filter": a function into the kernel's filter, or out */
 	UI_REQ_FILTER_UNDO,	/* "filter": undo (or redo) the last filter change */
 	UI_REQ_PROBE,		/* "probe": the probe prompt, opened on a place */
+	UI_REQ_NARROW,		/* "view": narrow every pane to a task, CPU or event */
+	UI_REQ_WIDEN,		/* "view": drop the newest clause, or all */
 	UI_REQ_NR,
 };
 
@@ -184,6 +196,25 @@ struct ui_probe_req {
 	uint64_t	arg0;
 };
 
+/*
+ * The view filter (src/viewfilter.h), through the view prompt: a clause for a
+ * row's task, CPU or event (UI_REQ_NARROW), or widen back (UI_REQ_WIDEN).
+ */
+enum ui_view_what {
+	UI_VIEW_TASK,		/* @pid; @kids: with its children and threads */
+	UI_VIEW_CPU,		/* @cpu */
+	UI_VIEW_EVENT,		/* @type */
+};
+
+struct ui_view_req {
+	enum ui_view_what	what;
+	int32_t			pid;
+	bool			kids;
+	unsigned int		cpu;
+	uint16_t		type;
+	bool			all;		/* UI_REQ_WIDEN: every clause */
+};
+
 struct ui_req {
 	enum ui_req_kind	kind;
 	union {
@@ -192,6 +223,7 @@ struct ui_req {
 		struct ui_latency_req	latency;
 		struct ui_filter_req	filter;
 		struct ui_probe_req	probe;
+		struct ui_view_req	view;
 	};
 };
 
@@ -229,7 +261,7 @@ struct pane_ops {
 struct pane {
 	const struct pane_ops	*ops;
 	void			*priv;
-	int			h;		/* rows of the last draw */
+	int			h;		/* rows of the last frame's pane area */
 };
 
 extern const struct pane_ops pane_cpus_ops;
@@ -238,6 +270,7 @@ extern const struct pane_ops pane_events_ops;
 extern const struct pane_ops pane_graph_ops;
 extern const struct pane_ops pane_latency_ops;
 extern const struct pane_ops pane_bpf_ops;
+extern const struct pane_ops pane_tasks_ops;
 
 /*
  * A prompt: what takes the keys while it is open, from a question on the
@@ -286,7 +319,7 @@ extern const struct prompt_ops prompt_filter_ops;	/* "filter": prompt_filter.c *
 extern const struct prompt_ops prompt_help_ops;		/* "help": help.c */
 extern const struct prompt_ops prompt_theme_ops;	/* "theme": prompt_theme.c */
 extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
-
+extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
 
 #define UI_MAX_PANES	8
 #define UI_MAX_PROMPTS	16
@@ -296,6 +329,26 @@ extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
  * many events the store holds in it. Return: false when no window is marked.
  */
 bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
+
+/*
+ * prompt_view.c: the view filter every pane honours (the app's, src/app_view.c),
+ * on the UI thread. NULL, 0, false when no clause is set.
+ */
+struct viewfilter;
+struct viewfilter *ui_view(struct ui *ui);
+/* Changes whenever a clause is pushed or removed (0: none ever). */
+uint64_t ui_view_gen(struct ui *ui);
+/* Bring the counts up to date for a frame, then the header's line. Return: false: no view. */
+bool ui_view_header(struct ui *ui, struct richstr *rs);
+/*
+ * What the panes without events of their own (BPF figures by task and CPU)
+ * can honour: the task clauses (pid:, comm:) and the CPU clauses. Return:
+ * true when @pid / @cpu passes them (true when there are none).
+ */
+bool ui_view_task_ok(struct ui *ui, int32_t pid);
+bool ui_view_cpu_ok(struct ui *ui, int cpu);
+/* The clauses such a pane cannot honour, joined with " && " ("" when none). Return: @buf. */
+const char *ui_view_unapplied(struct ui *ui, char *buf, size_t len);
 
 /* The statistics helper reads new events in slices, at most this much a second. */
 #define UI_INGEST_SLICE_NS	2000000ull
@@ -354,6 +407,7 @@ struct ui {
 	/* measurements */
 #define UI_KEY_LAT_MAX	1024
 	uint64_t		key_lat[UI_KEY_LAT_MAX];	/* poll wake-up to frame sent, ns */
+	uint64_t		key_wake_rt[UI_KEY_LAT_MAX];	/* that wake-up, CLOCK_REALTIME ns */
 	unsigned int		nkey_lat;
 	uint64_t		busy[UI_KEY_LAT_MAX];	/* > 2 ms away from poll(), ns */
 	unsigned int		nbusy;
@@ -427,8 +481,5 @@ void ui_prompt_close(struct ui *ui);
 int ui_prompt_key(struct ui *ui, int ch);
 /* The line editor's keys: Esc closes, Enter closes and submits, Tab completes. */
 int ui_prompt_line_key(struct ui *ui, struct prompt *pr, int ch);
-
-/* help.c: the help overlay's lines, generated from ui_keys[]. */
-int ui_help_lines(void);
 
 #endif

@@ -494,6 +494,9 @@ static size_t text_lines(char *text, struct tline **out)
 
 		if (l[0] == '#' || !br)
 			continue;
+		/* a stack record: ktop keeps it on its event (src/stacks.h), not as a line */
+		if (strstr(l, ": <stack trace>") || strstr(l, ": <user stack trace>"))
+			continue;
 		dash = br;
 		while (dash > l && *dash != '-')
 			dash--;
@@ -528,7 +531,12 @@ static int orig_rec(void *arg, unsigned int cpu, unsigned long long ts, void *da
 	struct orig *o = arg;
 	struct tep_record r = { .ts = ts, .cpu = cpu, .data = data, .size = size };
 
+	struct tep_event *e = tep_find_event(o->tep, tep_data_type(o->tep, &r));
+
 	if (cpu >= 64)
+		return 0;
+	/* stack records belong to their event, as in text_lines() */
+	if (e && !strcmp(e->system, "ftrace") && strstr(e->name, "_stack"))
 		return 0;
 	trace_seq_reset(&o->seq);
 	tep_print_event(o->tep, &o->seq, &r, "%s", TEP_PRINT_INFO);

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef SCR_ROWS
@@ -53,9 +54,23 @@ void ui_message(struct ui *ui, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Draw pane @p into the whole text screen (KTOP_TEST_SHOW=1 prints it). */
+static inline void text_screen_draw(struct ui *ui, struct pane *p)
+{
+	text_screen_clear();
+	p->h = SCR_ROWS;
+	p->ops->draw(ui, p, 0, SCR_ROWS, SCR_COLS);
+	if (getenv("KTOP_TEST_SHOW"))
+		for (int i = 0; i < SCR_ROWS; i++)
+			printf("|%.150s\n", scr[i]);
+}
+
+/* A test that includes ui/stats.c has its ui_now_ns() (define TEXT_SCREEN_HAVE_NOW). */
+#ifndef TEXT_SCREEN_HAVE_NOW
 uint64_t ui_now_ns(void)
 {
 	return 0;
 }
+#endif
 
 #endif

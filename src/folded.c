@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Folded stacks (folded.h).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "fgraph.h"
+#include "folded.h"
+#include "intern.h"
+#include "stacktree.h"
+#include "store.h"
+#include "viewfilter.h"
+
+int folded_source_from_name(const char *s)
+{
+	static const char *const names[] = {
+		[FOLDED_AUTO] = "auto", [FOLDED_EVENTS] = "events", [FOLDED_OFFCPU] = "offcpu",
+		[FOLDED_GRAPH] = "graph", [FOLDED_GRAPH_COUNT] = "graph-count",
+	};
+
+	for (size_t i = 0; s && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* A frame name with the format's separators made harmless. */
+static void put_name(FILE *fp, const char *s)
+{
+	if (!strpbrk(s, "; \t\n\r")) {
+		fputs(s, fp);
+		return;
+	}
+	for (; *s; s++)
+		fputc(*s == ';' || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ? '_' : *s, fp);
+}
+
+long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, bool value)
+{
+	struct intern *in = store_strings(st);
+	uint32_t names[2 * STACK_MAX_FRAMES + 2];
+	long lines = 0;
+
+	for (size_t i = 0; i < set->n; i++) {
+		const struct stack_weight *w = &set->v[i];
+		int n = stacks_names(store_stacks(st), w->stack, names,
+				     sizeof(names) / sizeof(names[0]));
+		uint64_t v = value ? w->value : w->count;
+
+		if (n <= 0 || !v)
+			continue;
+		if (n > (int)(sizeof(names) / sizeof(names[0])))
+			n = (int)(sizeof(names) / sizeof(names[0]));
+		/* the table holds the leaf first */
+		for (int k = n - 1; k >= 0; k--) {
+			const char *s = intern_str(in, names[k]);
+
+			put_name(fp, s[0] ? s : "[unknown]");
+			if (k)
+				fputc(';', fp);
+		}
+		fprintf(fp, " %llu\n", (unsigned long long)v);
+		lines++;
+	}
+	return ferror(fp) ? -EIO : lines;
+}
+
+/* stack_query.keep for the export's view filter ("save what I see"). */
+static bool folded_keep(void *ctx, const struct ktop_event *ev)
+{
+	return viewfilter_match(ctx, ev);
+}
+
+/* The function_graph paths of @st's window as a stack set. */
+static int graph_set(struct store *st, uint64_t t0, uint64_t t1, bool ns, struct stack_set *out)
+{
+	struct fgraph *g = fgraph_new(NULL);
+	long n;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!g)
+		return -ENOMEM;
+	n = fgraph_feed_store(g, st, t0, t1);
+	ret = n < 0 ? (int)n : stack_set_from_fgraph(st, g, 0, ns, out);
+	fgraph_free(g);
+	return ret;
+}
+
+int export_folded(const char *path, struct store *st, const struct snapshot_meta *meta,
+		  const struct export_opts *opts, struct export_stats *stats, char *err,
+		  size_t errlen)
+{
+	enum folded_source src = opts ? (enum folded_source)opts->folded : FOLDED_AUTO;
+	struct export_stats s = { 0 };
+	struct export_file f;
+	struct stack_query q;
+	struct stack_set set = { 0 };
+	bool value = false;
+	long lines;
+	int ret = 0;
+
+	(void)meta;
+	stack_query_all(&q);
+	if (opts && opts->view) {
+		q.keep = folded_keep;
+		q.keep_ctx = opts->view;
+	}
+	if (opts && (opts->t0 || opts->t1)) {
+		q.t0 = opts->t0;
+		q.t1 = opts->t1;
+	}
+	if (src == FOLDED_AUTO || src == FOLDED_EVENTS) {
+		stack_set_free(&set);
+		ret = stack_set_from_store(st, &q, &set);
+		if (!ret && (set.n || src == FOLDED_EVENTS))
+			src = FOLDED_EVENTS;
+	}
+	if (!ret && (src == FOLDED_AUTO || src == FOLDED_OFFCPU)) {
+		stack_set_free(&set);
+		ret = stack_set_from_offcpu(st, false, &set);
+		value = true;
+		if (!ret && (set.n || src == FOLDED_OFFCPU))
+			src = FOLDED_OFFCPU;
+	}
+	if (!ret && (src == FOLDED_AUTO || src == FOLDED_GRAPH || src == FOLDED_GRAPH_COUNT)) {
+		value = true;
+		stack_set_free(&set);
+		ret = graph_set(st, q.t0, q.t1 ? q.t1 : UINT64_MAX, src != FOLDED_GRAPH_COUNT,
+				&set);
+	}
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		goto out;
+	}
+	if (!set.n) {
+		snprintf(err, errlen, "%s: no stacks to write: %s", path,
+			 src == FOLDED_EVENTS ? "no event has a stack (record some with --stack "
+			 "EVENT)" : src == FOLDED_OFFCPU ? "no off-CPU stacks (record them with "
+			 "--offcpu)" : src == FOLDED_AUTO ? "no event stacks, off-CPU stacks or "
+			 "function_graph calls in this store (record some with --stack EVENT or "
+			 "--offcpu)" : "no function_graph calls in this store");
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = export_file_open(&f, path, opts ? opts->file_flags : 0, err, errlen);
+	if (ret)
+		goto out;
+	lines = folded_write_set(f.fp, st, &set, value);
+	if (lines < 0)
+		ret = (int)lines;
+	s.events = set.count;
+	ret = export_file_close(&f, path, ret, &s, err, errlen);
+out:
+	stack_set_free(&set);
+	if (stats)
+		*stats = s;
+	return ret;
+}
