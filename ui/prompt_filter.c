@@ -309,19 +309,12 @@ static int pf_request(struct ui *ui, struct prompt *pr, const struct ui_req *r)
 static int pf_key(struct ui *ui, struct prompt *pr, int ch)
 {
 	struct prompt_filter *pf = pr->priv;
+	bool changed;
+	int ret;
 
 	if (ch != '\t')
 		pf->show_comp = false;
 	switch (ch) {
-	case 27:
-		ui_prompt_close(ui);
-		return UI_REDRAW;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-		return pf_submit(ui, pr, pr->line.text);
-	case '\t':
-		return pf_complete(ui, pr);
 	case KEY_UP:
 		pf_history(pf, &pr->line, 1);
 		return UI_REDRAW;
@@ -332,11 +325,10 @@ static int pf_key(struct ui *ui, struct prompt *pr, int ch)
 		return pf_undo(ui, pf, false);
 	case CTRL('y'):
 		return pf_undo(ui, pf, true);
-	default:
-		if (ui_line_key(&pr->line, ch) == UI_LINE_CHANGED)
-			pf->dirty = true;
-		return UI_REDRAW;
 	}
+	ret = ui_prompt_stay_key(ui, pr, ch, &changed);
+	pf->dirty |= changed;
+	return ret;
 }
 
 /* ---- drawing ------------------------------------------------------------------------- */

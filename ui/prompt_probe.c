@@ -202,7 +202,7 @@ static void pp_preview(struct ui *ui, struct prompt *pr)
 static int pp_complete(struct ui *ui, struct prompt *pr)
 {
 	struct prompt_probe *pp = pr->priv;
-	size_t start, lcp;
+	size_t start;
 
 	pp_free_cands(pp);
 	pp->ncand = app_probe_complete(ui->app, pr->line.text, pr->line.cursor, pp->cand, PP_CANDS,
@@ -212,21 +212,8 @@ static int pp_complete(struct ui *ui, struct prompt *pr)
 		ui_message(ui, "probe: nothing to complete here");
 		return UI_REDRAW;
 	}
-	/* the longest prefix all candidates share */
-	lcp = strlen(pp->cand[0]);
-	for (int i = 1; i < pp->ncand; i++)
-		for (size_t k = 0; k < lcp; k++)
-			if (pp->cand[i][k] != pp->cand[0][k]) {
-				lcp = k;
-				break;
-			}
-	if (lcp >= pr->line.cursor - start) {
-		char word[PROBE_TEXT_MAX];
-
-		snprintf(word, sizeof(word), "%.*s", (int)lcp, pp->cand[0]);
-		if (ui_line_replace(&pr->line, start, word))
-			pp->dirty = true;
-	}
+	if (ui_line_complete(&pr->line, start, (const char *const *)pp->cand, pp->ncand))
+		pp->dirty = true;
 	pp->show_comp = pp->ncand > 1;
 	return UI_REDRAW;
 }
@@ -295,20 +282,13 @@ static int pp_list_key(struct ui *ui, struct prompt_probe *pp, int ch)
 static int pp_key(struct ui *ui, struct prompt *pr, int ch)
 {
 	struct prompt_probe *pp = pr->priv;
+	bool changed;
+	int ret;
 
 	if (ch != '\t')
 		pp->show_comp = false;
 	pp->note[0] = '\0';
 	switch (ch) {
-	case 27:
-		ui_prompt_close(ui);
-		return UI_REDRAW;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-		return pp_submit(ui, pr, pr->line.text);
-	case '\t':
-		return pp_complete(ui, pr);
 	case KEY_UP:
 	case KEY_DOWN:
 		pp_refresh(ui, pp, false);
@@ -321,13 +301,13 @@ static int pp_key(struct ui *ui, struct prompt *pr, int ch)
 	case CTRL('t'):
 	case CTRL('d'):
 		return pp_list_key(ui, pp, ch);
-	default:
-		if (ui_line_key(&pr->line, ch) == UI_LINE_CHANGED) {
-			pp->dirty = true;
-			pp->have_res = false;
-		}
-		return UI_REDRAW;
 	}
+	ret = ui_prompt_stay_key(ui, pr, ch, &changed);
+	if (changed) {
+		pp->dirty = true;
+		pp->have_res = false;
+	}
+	return ret;
 }
 
 /* ---- "probe this" ------------------------------------------------------------------ */

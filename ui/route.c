@@ -244,6 +244,25 @@ int ui_prompt_line_key(struct ui *ui, struct prompt *pr, int ch)
 	return UI_REDRAW;
 }
 
+int ui_prompt_stay_key(struct ui *ui, struct prompt *pr, int ch, bool *changed)
+{
+	*changed = false;
+	switch (ch) {
+	case 27:
+		ui_prompt_close(ui);
+		return UI_REDRAW;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		return pr->ops->submit ? pr->ops->submit(ui, pr, pr->line.text) : UI_REDRAW;
+	case '\t':
+		return pr->ops->complete ? pr->ops->complete(ui, pr) : UI_REDRAW;
+	default:
+		*changed = ui_line_key(&pr->line, ch) == UI_LINE_CHANGED;
+		return UI_REDRAW;
+	}
+}
+
 int ui_prompt_key(struct ui *ui, int ch)
 {
 	struct prompt *pr = ui->prompt;

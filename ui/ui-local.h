@@ -481,5 +481,10 @@ void ui_prompt_close(struct ui *ui);
 int ui_prompt_key(struct ui *ui, int ch);
 /* The line editor's keys: Esc closes, Enter closes and submits, Tab completes. */
 int ui_prompt_line_key(struct ui *ui, struct prompt *pr, int ch);
+/*
+ * The same for a prompt that stays open on Enter (its submit closes it when
+ * done: the filter and probe prompts). *@changed: the text may have changed.
+ */
+int ui_prompt_stay_key(struct ui *ui, struct prompt *pr, int ch, bool *changed);
 
 #endif

@@ -33,18 +33,6 @@
 
 #define VMLINUX	"/sys/kernel/btf/vmlinux"
 
-void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
-{
-	struct richstr r = *rs;
-
-	richstr_truncate(&r, w - 2);
-	ui_draw_rs(ui, y, 1, &r, w - 2);
-}
-
-void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
-{
-}
-
 /* ---- the app's probe actions, on the fake tracefs ---------------------------------- */
 
 static struct {
