@@ -397,6 +397,11 @@ static int resolve_kernel(struct probe_set *ps, const struct probe_spec *sp, str
 				 ps->tracefs);
 		return -ENOENT;
 	}
+	/*
+	 * The functions it went into are not named: only the kernel's DWARF
+	 * (DW_TAG_inlined_subroutine) records them, and ktop reads BTF and
+	 * kallsyms, which do not.
+	 */
 	if (in_btf && in_ksyms == 0) {
 		snprintf(err, errlen, "%s cannot be probed: the kernel's BTF describes it but "
 			 "it is not a symbol in /proc/kallsyms: the compiler inlined it into its "
@@ -679,6 +684,33 @@ static bool error_log_find(const char *tracefs, const char *line, char *msg, siz
 	return ok;
 }
 
+/*
+ * Why the kernel would not register a probe on a kernel function. A kprobe is
+ * refused on the kprobe blacklist: NOKPROBE_SYMBOL functions and the entry,
+ * noinstr and .kprobes.text sections (notrace does not stop a kprobe); an
+ * fprobe where ftrace cannot attach (notrace). The functions that call it
+ * are not named: neither kallsyms nor BTF records callers.
+ */
+static void not_probed(const struct probe_def *def, char *err, size_t errlen)
+{
+	const char *fn = strchr(def->line, ' '), *why;
+	bool notrace = strstr(def->how, "notrace");
+
+	if (!fn)
+		return;
+	fn++;
+	if (def->kind == PROBE_FPROBE || def->kind == PROBE_FEXIT)
+		why = "ftrace cannot attach an fprobe to it (notrace)";
+	else if (def->kind == PROBE_KPROBE || def->kind == PROBE_KRETPROBE)
+		why = "the kernel keeps kprobes out of it (the kprobe blacklist: NOKPROBE_SYMBOL, "
+		      "entry or noinstr code, what the probes themselves run)";
+	else
+		return;
+	snprintf(err, errlen, "\n%.*s cannot be probed: %s%s; probe the functions that call it "
+		 "instead", (int)strcspn(fn, "+% "), fn, notrace ? "it is notrace (not in "
+		 "available_filter_functions: no fprobe), and " : "", why);
+}
+
 static void kernel_refused(const struct probe_set *ps, const struct probe_def *def, int ret,
 			   char *err, size_t errlen)
 {
@@ -694,9 +726,7 @@ static void kernel_refused(const struct probe_set *ps, const struct probe_def *d
 			     strerror(-ret), def->line);
 	}
 	if (strstr(msg, "Failed to register probe event") && n < errlen)
-		snprintf(err + n, errlen - n, "\n%s cannot be probed: it is on the kprobe blacklist "
-			 "(NOKPROBE_SYMBOL: code the probes themselves run) or notrace",
-			 def->proto[0] ? def->proto : "this function");
+		not_probed(def, err + n, errlen - n);
 }
 
 static void em_add(const struct probe_set *ps, unsigned int i)

@@ -40,7 +40,9 @@ refuse unknown "unknown function 'vfs_raed'.*did you mean vfs_read" --probe 'vfs
 KENV="env KTOP_PROBE_BTF=/nonexistent"
 refuse no_btf "no prototype of vfs_read \(this kernel has no BTF" --probe 'vfs_read file->f_pos'
 KENV=
-refuse blacklisted "rcu_is_watching cannot be probed|kprobe blacklist" --probe 'rcu_is_watching'
+# notrace (no fprobe) and on the kprobe blacklist: both said, by name
+why="it is notrace .*no fprobe.*keeps kprobes out of it \\(the kprobe blacklist"
+refuse blacklisted "rcu_is_watching cannot be probed: $why" --probe 'rcu_is_watching'
 refuse inlined "$inl cannot be probed: .*inlined" --probe "$inl"
 refuse no_member "struct file has no member 'nosuch'; its members: .*f_pos" \
 	--probe 'vfs_read file->nosuch'
