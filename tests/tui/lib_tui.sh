@@ -202,7 +202,8 @@ wait_footer() {
 	return 1
 }
 
-# need_probe_target: build/tools/probe_target is built; DYN: where probe events are defined
+# need_probe_target: build/tools/probe_target is built; DYN: where probe events are
+# defined, its lines now in $tmp/dyn.before
 need_probe_target() {
 	if [ ! -x "$TOOLS/probe_target" ]; then
 		echo "FAIL setup: $TOOLS/probe_target is not built (make tools)"
@@ -210,6 +211,22 @@ need_probe_target() {
 	fi
 	DYN=$TRACEFS/dynamic_events
 	[ -e "$DYN" ] || DYN=$TRACEFS/uprobe_events
+	cat "$DYN" > "$tmp/dyn.before"
+}
+
+# dyn_as_before: dynamic_events (or uprobe_events) reads as need_probe_target
+# found it
+dyn_as_before() {
+	cat "$DYN" | cmp -s - "$tmp/dyn.before"
+}
+
+# dyn_same NAME: ok NAME when dyn_as_before, else FAIL NAME with what is there
+dyn_same() {
+	if dyn_as_before; then
+		ok "$1"
+	else
+		fail "$1: dynamic_events changed: $(head -3 "$DYN")"
+	fi
 }
 
 # probe_word_seen: after build/tools/probe_target 3 with a uprobe of

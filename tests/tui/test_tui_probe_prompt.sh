@@ -19,7 +19,6 @@ need_probe_target
 TARGET=$(readlink -f "$TOOLS/probe_target")
 
 state_save "$tmp/before.state"
-cat "$DYN" > "$tmp/dyn.before"
 tui_start 160 40 --no-bpf -e sched:sched_kthread_stop
 if ! wait_screen '^ ktop tracer' 20; then
 	fail "start"; evidence start; cat "$tmp/stderr"
@@ -52,11 +51,7 @@ if wait_screen 'the kernel refused the definition: Invalid register name' 5; the
 else
 	fail "refused: no error_log message"; evidence refused
 fi
-if cat "$DYN" | cmp -s - "$tmp/dyn.before"; then
-	ok "refused: nothing defined"
-else
-	fail "refused: dynamic_events changed: $(cat "$DYN")"
-fi
+dyn_same "refused: nothing defined"
 
 # Tab: the symbol, then a type; the preview: the line it will write
 keys C-u
@@ -113,7 +108,7 @@ else
 	fail "remove: $(cat "$DYN")"; evidence remove
 fi
 keys C-d
-if wait_screen 'no probes yet' 5 && cat "$DYN" | cmp -s - "$tmp/dyn.before"; then
+if wait_screen 'no probes yet' 5 && dyn_as_before; then
 	ok "remove: both gone, dynamic_events as before"
 else
 	fail "remove both: $(cat "$DYN")"; evidence remove2
@@ -161,10 +156,6 @@ wait $LOADPID 2>/dev/null
 LOADPID=
 keys Escape q
 wait_exit "$pid" 10 || fail "quit: ktop $pid still running"
-if cat "$DYN" | cmp -s - "$tmp/dyn.before"; then
-	ok "quit: dynamic_events as before"
-else
-	fail "quit: dynamic_events changed: $(cat "$DYN" | head -3)"
-fi
+dyn_same "quit: dynamic_events as before"
 state_same "quit: tracing state as before" "$tmp/before.state"
 finish
