@@ -6,11 +6,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "app.h"
 #include "bpf_offcpu.h"
-#include "consumer.h"
 #include "decode.h"
 #include "stacksym.h"
 #include "store.h"
@@ -58,23 +56,14 @@ int app_stacks_add(struct app *a, const char *spec, unsigned int parts, char *no
 			 "(record one with --stack %s)", spec);
 		return -ENODEV;
 	}
-	consumer_stop(a->cons);
-	a->cons = NULL;
+	app_readers_stop(a);
 	ret = session_stack_add(a->sess, &req, 1, note, notelen, err, errlen);
 	if (!ret) {
 		decode_ctx_want_stacks(a->dc, spec, parts);
 		decode_ctx_stack_filter(a->dc, true);
 	}
-	r2 = consumer_start(&a->cons, a->sess, a->st, a->dc, a->wake_fd);
-	if (r2) {
-		size_t n = strlen(err);
-
-		a->cons = NULL;
-		snprintf(err + n, errlen - n, "%scannot read the trace buffers again: %s; quit "
-			 "and start ktop again", n ? "; " : "", strerror(-r2));
-		return r2;
-	}
-	return ret;
+	r2 = app_readers_start(a, err, errlen);
+	return r2 ? r2 : ret;
 }
 
 void app_stacks_stop(struct app *a)
