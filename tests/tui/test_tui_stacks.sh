@@ -235,9 +235,14 @@ if wait_screen 'LIVE' 10; then
 	keys 8 o
 	if wait_screen '^Stacks: caller tree of every task.s waits  off-CPU stacks \(BPF\)' 5 &&
 	   wait_screen ' do_nanosleep( |$)' 10 && wait_screen '^ +TIME +SHARE +COUNT' 1; then
-		# the first frame's time: at least its switches x 20 ms asleep, roughly
-		row=$(scr | grep -m1 -E '^ +[0-9.]+(ms|s) +[0-9.]+% +[0-9.k]+ ')
-		ok "offcpu_stacks_of_the_workload ($(echo "$row" | sed 's/  */ /g'))"
+		# the first frame: at least 20 ms off CPU for each time the workload slept
+		row=$(scr | grep -m1 -E '^ +[0-9.]+(us|ms|s) +[0-9.]+% +[0-9.]+k? ')
+		if echo "$row" | awk '{ t = $1 + 0; if ($1 ~ /ms$/) t /= 1e3; else if ($1 ~ /us$/) t /= 1e6;
+			n = $3 + 0; if ($3 ~ /k$/) n *= 1e3; exit !(n > 0 && t >= 0.019 * n) }'; then
+			ok "offcpu_stacks_of_the_workload ($(echo "$row" | sed 's/  */ /g'))"
+		else
+			fail "offcpu_stacks_of_the_workload: less than 20 ms a switch: $row"
+		fi
 	else
 		fail "offcpu_stacks_of_the_workload"; evidence offcpu
 	fi
