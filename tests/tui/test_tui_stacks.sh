@@ -122,8 +122,9 @@ else
 	fail "enter_zooms_into_the_frame"; evidence zoom
 fi
 keys BSpace
-if wait_screen '^zoom: all > entry_SYSCALL_64[a-z_]*( > [a-z_0-9]+)*  \(Backspace' 5 &&
-   ! scr | grep -q '^zoom: .*__x64_sys_nanosleep'; then
+# (the zoom line leaves __x64_sys_nanosleep once the key is in)
+if wait_gone '^zoom: .*__x64_sys_nanosleep' 5 &&
+   wait_screen '^zoom: all > entry_SYSCALL_64[a-z_]*( > [a-z_0-9]+)*  \(Backspace' 1; then
 	ok "backspace_zooms_out_one_frame"
 else
 	fail "backspace_zooms_out_one_frame"; evidence out
