@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app.h"
+#include "rowsel.h"
 #include "store.h"
 #include "ui-local.h"
 
@@ -490,11 +491,8 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 			follow_tail(es);
 		break;
 	case ACT_LEFT:
-		es->hscroll = es->hscroll >= 8 ? es->hscroll - 8 : 0;
-		break;
 	case ACT_RIGHT:
-		if (es->hscroll < RICHSTR_MAX - 40)
-			es->hscroll += 8;
+		es->hscroll = ui_rowsel_hscroll(es->hscroll, act);
 		break;
 	case ACT_MARK:
 		if (es->marked) {

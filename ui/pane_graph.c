@@ -65,7 +65,6 @@ struct graph_state {
 };
 
 #define GRAPH_COMPACT_BELOW	120	/* columns: the narrow layout of the figures */
-#define GRAPH_HSCROLL_STEP	8
 
 static const int graph_features[] = { FEATURE_FUNCTION_GRAPH, FEATURE_FTRACE_FILTER };
 
@@ -540,12 +539,9 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 		gs->follow = false;
 		break;
 	case ACT_LEFT:
-		/* sideways, as in the event list: the folds and the selection stay */
-		gs->hscroll = gs->hscroll > GRAPH_HSCROLL_STEP ? gs->hscroll - GRAPH_HSCROLL_STEP : 0;
-		break;
 	case ACT_RIGHT:
-		if (gs->hscroll < RICHSTR_MAX - 40)
-			gs->hscroll += GRAPH_HSCROLL_STEP;
+		/* sideways, as in the event list: the folds and the selection stay */
+		gs->hscroll = ui_rowsel_hscroll(gs->hscroll, act);
 		break;
 	case ACT_FOLD_CHILDREN:
 	case ACT_UNFOLD_CHILDREN:

@@ -42,7 +42,6 @@
 
 #define STACKS_MAX_ROWS		(4u << 20)
 #define STACKS_MAX_CELLS	(1u << 16)
-#define STACKS_HSCROLL_STEP	8
 
 enum { M_CALLERS = STACK_TREE_CALLERS, M_ICICLE = STACK_TREE_ROOTS };
 
@@ -657,11 +656,8 @@ static int callers_key(struct ui *ui, struct pane *p, const struct stack_tree *t
 		sv_fold_all(&ss->folds, act == ACT_FOLD_ALL);
 		break;
 	case ACT_LEFT:
-		ss->hscroll = ss->hscroll > STACKS_HSCROLL_STEP ? ss->hscroll - STACKS_HSCROLL_STEP : 0;
-		break;
 	case ACT_RIGHT:
-		if (ss->hscroll < RICHSTR_MAX - 40)
-			ss->hscroll += STACKS_HSCROLL_STEP;
+		ss->hscroll = ui_rowsel_hscroll(ss->hscroll, act);
 		break;
 	default:
 		return 0;
