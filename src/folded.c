@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "folded.h"
+#include "formats/format.h"
 #include "intern.h"
 #include "stacktree.h"
 #include "store.h"
@@ -65,4 +66,24 @@ long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, b
 		lines++;
 	}
 	return ferror(fp) ? -EIO : lines;
+}
+
+int folded_save_set(const char *path, struct store *st, const struct stack_set *set, bool value,
+		    unsigned int file_flags, char *err, size_t errlen)
+{
+	struct export_stats s = { .events = value ? 0 : set->count };
+	struct format_out out = { .path = path, .fd = -1 };
+	struct format_file f;
+	long lines;
+	int ret;
+
+	if (!set->n) {
+		snprintf(err, errlen, "%s: no stacks to write", path);
+		return -ENOENT;
+	}
+	ret = format_out_open(&f, &out, file_flags, true, err, errlen);
+	if (ret)
+		return ret;
+	lines = folded_write_set(f.fp, st, set, value);
+	return format_out_close(&f, lines < 0 ? (int)lines : 0, &s, err, errlen);
 }

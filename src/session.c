@@ -1706,6 +1706,23 @@ const char *session_tracer(const struct session *s)
 	return s->tracer;
 }
 
+const char *session_dir(const struct session *s)
+{
+	return s->dir;
+}
+
+int session_enable_event(struct session *s, const char *system, const char *name, bool on)
+{
+	char file[512];
+	int ret;
+
+	snprintf(file, sizeof(file), "events/%s/%s/enable", system, name);
+	ret = sess_write(s, file, on ? "1" : "0");
+	if (!ret && on)
+		s->events_on = true;
+	return ret;
+}
+
 static bool is_latency_tracer(const char *t)
 {
 	return !strcmp(t, "osnoise") || !strcmp(t, "timerlat");
@@ -1749,6 +1766,18 @@ const char *session_name(const struct session *s)
 const char *session_stack_note(const struct session *s)
 {
 	return s->stack_note;
+}
+
+int session_stack_add(struct session *s, const struct stacktrig_req *req, unsigned int n,
+		      char *note, size_t notelen, char *err, size_t errlen)
+{
+	int ret = s->trig ? stacktrig_add(s->trig, s->top, req, n, note, notelen, err, errlen) :
+			    stacktrig_set(&s->trig, s->dir, s->top, req, n, note, notelen, err,
+					  errlen);
+
+	if (!ret && note[0] && !s->stack_note[0])
+		snprintf(s->stack_note, sizeof(s->stack_note), "%s", note);
+	return ret;
 }
 
 int session_ncpus(const struct session *s)

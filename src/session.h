@@ -75,6 +75,11 @@ void session_close(struct session *s);
 struct tracefs_instance *session_instance(struct session *s);	/* NULL: top level */
 struct tep_handle *session_tep(struct session *s);
 const char *session_tracer(const struct session *s);
+/* The session's tracefs directory: its instance's, or the mount point's (top level). */
+const char *session_dir(const struct session *s);
+
+/* Enable or disable one event in the session's directory. Return: 0 or -errno. */
+int session_enable_event(struct session *s, const char *system, const char *name, bool on);
 
 /**
  * session_switch_latency_tracer - osnoise <-> timerlat while tracing goes on
@@ -94,6 +99,14 @@ int session_switch_latency_tracer(struct session *s, const char *tracer, char *e
 const char *session_name(const struct session *s);	/* "ktop-1234" or "(top level)" */
 /* What the stack traces cost beyond the events asked (options instead of triggers), or "". */
 const char *session_stack_note(const struct session *s);
+/*
+ * Stack traces for more events while tracing goes on (stacktrig_add(); the
+ * first call sets them up as --stack does). The caller tells the decoders.
+ * Return: 0 (@note: what they cost beyond the events asked, or ""), or a
+ * negative errno with the message --stack gives in @err.
+ */
+int session_stack_add(struct session *s, const struct stacktrig_req *req, unsigned int n,
+		      char *note, size_t notelen, char *err, size_t errlen);
 int session_ncpus(const struct session *s);
 
 /*

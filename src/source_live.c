@@ -39,6 +39,7 @@
 #include "probe.h"
 #include "schema.h"
 #include "source.h"
+#include "source_live.h"
 #include "store.h"
 #include "symbols.h"
 #include "tuning.h"
@@ -46,18 +47,6 @@
 /* What ktop traces when asked for nothing: scheduling, interrupts, syscalls. */
 static const char *const default_events[] = { "sched", "irq", "raw_syscalls" };
 
-/* The live source's state (a->src_priv). */
-struct live_src {
-	struct session		*sess;
-	struct symbols		*syms;
-	struct decode_ctx	*dc;
-	struct consumer		*cons;
-	struct probe_set	*probes;	/* --probe: ktop's probe events, or NULL */
-	/* the kernel's function filter, opened on first use */
-	struct ftrace_filter	*filter;
-	char			filter_why[256];
-	bool			filter_tried;
-};
 
 static inline struct live_src *LS(const struct app *a)
 {
@@ -81,20 +70,37 @@ static int live_switch_tracer(struct app *a, const char *tracer, char *err, size
 	ret = session_switch_latency_tracer(ls->sess, session_tracer(ls->sess), err, errlen);
 	if (ret)
 		return ret;
+	app_readers_stop(a);
+	ret = session_switch_latency_tracer(ls->sess, tracer, err, errlen);
+	r2 = app_readers_start(a, err, errlen);
+	return r2 ? r2 : ret;
+}
+
+void app_readers_stop(struct app *a)
+{
+	struct live_src *ls = live_src(a);
+
+	if (!ls)
+		return;
 	consumer_stop(ls->cons);
 	ls->cons = NULL;
-	ret = session_switch_latency_tracer(ls->sess, tracer, err, errlen);
-	r2 = consumer_start(&ls->cons, ls->sess, a->st, ls->dc, a->wake_fd);
-	if (r2) {
-		char first[256];
+}
 
-		snprintf(first, sizeof(first), "%s", err);
-		ls->cons = NULL;
-		return app_err(err, errlen, r2, "%s%scannot read the trace buffers again: %s; "
-			       "quit and start ktop again", first, first[0] ? "; " : "",
-			       strerror(-r2));
-	}
-	return ret;
+int app_readers_start(struct app *a, char *err, size_t errlen)
+{
+	struct live_src *ls = live_src(a);
+	char first[256];
+	int ret;
+
+	if (!ls)
+		return app_err(err, errlen, -ENODEV, "not tracing live: no trace buffers to read");
+	ret = consumer_start(&ls->cons, ls->sess, a->st, ls->dc, a->wake_fd);
+	if (!ret)
+		return 0;
+	snprintf(first, sizeof(first), "%s", err);
+	ls->cons = NULL;
+	return app_err(err, errlen, ret, "%s%scannot read the trace buffers again: %s; quit and "
+		       "start ktop again", first, first[0] ? "; " : "", strerror(-ret));
 }
 
 static const char *live_tracer(const struct app *a)
@@ -535,16 +541,8 @@ static int app_start_probes(struct app *a, char *err, size_t errlen)
 /* What the probes' definitions say their fields are: x64 is hex, symbol a symbol. */
 static void app_probe_kinds(struct app *a)
 {
-	for (unsigned int i = 0; i < probe_set_count(LS(a)->probes); i++) {
-		const struct probe_def *d = probe_set_get(LS(a)->probes, i);
-		struct ktop_field f[PROBE_MAX_FIELDS];
-
-		for (unsigned int k = 0; k < d->nfields; k++) {
-			f[k].name = d->fields[k].name;
-			f[k].kind = d->fields[k].kind;
-		}
-		decode_ctx_set_kinds(LS(a)->dc, d->group, d->event, f, d->nfields);
-	}
+	for (unsigned int i = 0; i < probe_set_count(LS(a)->probes); i++)
+		app_probe_kinds_one(a, probe_set_get(LS(a)->probes, i));
 }
 
 /*
@@ -716,11 +714,15 @@ static int live_meta_fill(struct app *a, struct snapshot_meta *m, struct store *
 	m->features = strdup(a->mode_why);
 	if (only) {
 		m->kallsyms = live_kallsyms(only);
-		return snapshot_meta_load_dir(m, a->ft.tracefs, only);
+		ret = snapshot_meta_load_dir(m, a->ft.tracefs, only);
+		/* the probes removed since: their events are in the store */
+		app_probe_formats(a, m);
+		return ret;
 	}
 	/* a stream: no kallsyms (5 MB), the formats of what the session enabled */
 	ret = snapshot_meta_load_dir(m, a->ft.tracefs, a->st);
 	live_tep_formats(a, m);
+	app_probe_formats(a, m);
 	return m->nformats ? 0 : ret;
 }
 
@@ -867,6 +869,8 @@ static void live_stop(struct app *a)
 		session_close(ls->sess);
 	/* after the instance that had them enabled */
 	probe_set_free(ls->probes);
+	ls->probes = NULL;
+	app_probe_forget(a);
 	decode_ctx_free(ls->dc);
 	app_stacks_stop(a);
 	symbols_free(ls->syms);

@@ -23,13 +23,13 @@
 /* The tabs, in order (the number keys pick them by place). */
 static const struct pane_ops *const pane_table[] = {
 	&pane_cpus_ops, &pane_top_ops, &pane_events_ops,
-	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops, &pane_tasks_ops,
+	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops, &pane_tasks_ops, &pane_stacks_ops,
 };
 
 static const struct prompt_ops *const prompt_table[] = {
 	&prompt_help_ops, &prompt_theme_ops, &prompt_search_ops, &prompt_jump_ops,
 	&prompt_pid_ops, &prompt_comm_ops, &prompt_cpu_ops, &prompt_threshold_ops,
-	&prompt_save_ops, &prompt_filter_ops, &prompt_view_ops,
+	&prompt_save_ops, &prompt_filter_ops, &prompt_view_ops, &prompt_probe_ops,
 };
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
@@ -196,6 +196,15 @@ void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
 	attrset(role_attr[role]);
 	mvhline(y, 0, ' ', w);
 	attrset(role_attr[ROLE_DEFAULT]);
+}
+
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
+{
+	struct richstr r = *rs;
+
+	richstr_truncate(&r, w - 2);
+	ui_fill_row(ui, y, ROLE_OVERLAY, w);
+	ui_draw_rs(ui, y, 1, &r, w - 2);
 }
 
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
@@ -760,8 +769,17 @@ int ui_handle_key(struct ui *ui, int ch)
 	if (!k->pane && common_key(ui, k, ch, &ret))
 		return ret;
 	ret = p->ops->key ? p->ops->key(ui, p, k->act) : 0;
+	if (!ret && k->act == ACT_PROBE)	/* no row to probe: the prompt, empty */
+		ret = ui_request(ui, &(struct ui_req){ .kind = UI_REQ_PROBE });
 	if (!ret && k->act == ACT_FILTER_TOGGLE)
 		ui_message(ui, "a: select a function in the top view first");
+	if (!ret && (k->act == ACT_STACK_CALLERS || k->act == ACT_STACK_ICICLE)) {
+		/* no row to take the stacks of here: the stacks pane as it is */
+		ret = ui_show_pane(ui, "stacks");
+	} else if (!ret && k->act == ACT_STACK_ON) {
+		ui_message(ui, "Y: select an event in the event list (3) or the top view (2)");
+		ret = UI_REDRAW;
+	}
 	if (!ret && k->act >= ACT_VIEW_TASK && k->act <= ACT_VIEW_EVENT) {
 		ui_message(ui, "%s: no selected row with %s in this pane", k->label,
 			   k->act == ACT_VIEW_CPU ? "a CPU" :
