@@ -65,7 +65,7 @@ EXTRA_CFLAGS	+= -fsanitize=thread
 EXTRA_LDFLAGS	+= -fsanitize=thread
 endif
 
-CORE_SRCS	:= $(filter-out src/main.c,$(wildcard src/*.c))
+CORE_SRCS	:= $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard src/formats/*.c)
 UI_SRCS		:= $(wildcard ui/*.c)
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_SKELS	:= $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
@@ -109,7 +109,7 @@ $(B)/settings: FORCE | $(B)
 .PHONY: FORCE
 FORCE:
 
-$(B)/%.o: %.c $(BPF_SKELS) $(B)/settings | $(B)/src $(B)/ui
+$(B)/%.o: %.c $(BPF_SKELS) $(B)/settings | $(B)/src $(B)/src/formats $(B)/ui
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -151,7 +151,7 @@ $(B)/syscall_names.h: | $(B)
 
 $(B)/src/syscalls.o: $(B)/syscall_names.h
 
-$(B) $(B)/src $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
+$(B) $(B)/src $(B)/src/formats $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
 	$(Q)mkdir -p $@
 
 tests: $(UNIT_BINS) $(TOOL_BINS)

@@ -175,6 +175,11 @@ static void snap_describe(struct app *a, const char *name)
 	snprintf(a->mode_why, sizeof(a->mode_why), "snapshot %s (%s%s%s%s%s, tracer %s)", name,
 		 m->source[0] ? m->source : "?", m->release[0] ? ", kernel " : "", m->release,
 		 m->hostname[0] ? ", host " : "", m->hostname, m->tracer[0] ? m->tracer : "nop");
+	if (m->notes[0]) {
+		size_t n = strlen(a->mode_why);
+
+		snprintf(a->mode_why + n, sizeof(a->mode_why) - n, "; %s", m->notes);
+	}
 	if (m->tracer[0])
 		a->opts.so.tracer = m->tracer;
 }
@@ -195,6 +200,16 @@ static int snap_common_start(struct app *a)
 		return -errno;
 	a->meta = calloc(1, sizeof(*a->meta));
 	return a->meta ? 0 : -ENOMEM;
+}
+
+/* A trace.dat (or FILE@BUFFER of one), read whole before the view starts. */
+static int snap_load_whole(struct app *a, const char *path, char *err, size_t errlen)
+{
+	int ret = snapshot_load(path, a->opts.memory, &a->st, a->meta, err, errlen);
+
+	if (!ret)
+		snap_describe(a, path);
+	return ret;
 }
 
 int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, char *err,
@@ -227,6 +242,8 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 					"standard input: interrupted before the stream began");
 	} else {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && strchr(path, '@'))
+			return snap_load_whole(a, path, err, errlen);	/* FILE@BUFFER */
 		if (fd < 0)
 			return snap_err(err, errlen, -errno, "%s: %s", path, strerror(errno));
 		n = pread(fd, head, sizeof(head), 0);
@@ -238,11 +255,7 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 		if (snapshot_detect(head, (size_t)n) != SNAPSHOT_KIND_KTOP) {
 			/* trace.dat, or bad input: snapshot_load says which, naming the file */
 			close(fd);
-			ret = snapshot_load(path, a->opts.memory, &a->st, a->meta, err, errlen);
-			if (ret)
-				return ret;
-			snap_describe(a, path);
-			return 0;
+			return snap_load_whole(a, path, err, errlen);
 		}
 	}
 

@@ -1,17 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Exports: trace.dat (libtracecmd), Chrome/Perfetto JSON, kernel text, CSV.
- *
- * trace.dat: libtracecmd 1.x writes a trace.dat from a tracefs directory and
- * per-CPU files of raw ring-buffer pages; it reads the headers and formats
- * from the directory named with tracecmd_output_set_trace_dir(). So a
- * temporary directory is laid out like tracefs (events/header_page,
- * events/header_event, events/SYS/EVENT/format, saved_cmdlines,
- * printk_formats, kallsyms) from the snapshot_meta, and every event is
- * re-encoded into pages with the same layout the kernel gave it (field
- * offsets and sizes from its format). Those output calls are exported by
- * libtracecmd.so but declared only in trace-cmd's private header: their
- * prototypes, unchanged since trace-cmd 3.0, are repeated below.
+ * Exports: trace.dat (src/formats/tracedat_write.c), Chrome/Perfetto JSON,
+ * kernel text, CSV.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
-#include <trace-cmd/trace-cmd.h>
 
 #include "export.h"
 #include "viewfilter.h"
@@ -35,31 +24,7 @@
 #include "schema.h"
 #include "snapshot.h"
 #include "store.h"
-#include "tdat_tree.h"
-
-/* libtracecmd's output API (trace-cmd-private.h), exported by libtracecmd.so.1 */
-struct tracecmd_output;
-struct tracecmd_event_list;
-struct tracecmd_output *tracecmd_output_create_fd(int fd);
-int tracecmd_output_set_trace_dir(struct tracecmd_output *handle, const char *tracing_dir);
-int tracecmd_output_set_kallsyms(struct tracecmd_output *handle, const char *kallsyms);
-int tracecmd_output_set_version(struct tracecmd_output *handle, int file_version);
-int tracecmd_output_write_headers(struct tracecmd_output *handle,
-				  struct tracecmd_event_list *list);
-int tracecmd_write_cmdlines(struct tracecmd_output *handle);
-int tracecmd_write_cpus(struct tracecmd_output *handle, int cpus);
-int tracecmd_write_options(struct tracecmd_output *handle);
-int tracecmd_write_cpu_data(struct tracecmd_output *handle, int cpus,
-			    char * const *cpu_data_files, const char *buff_name);
-void tracecmd_output_close(struct tracecmd_output *handle);
-void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
-
-#define RB_MAX_SMALL	(28 * 4)
-#define RB_TS_BITS	27
-#define RB_PAGE_HDR	16
-#define RB_MISSED_EVENTS (1ull << 31)
-#define RB_MISSED_STORED (1ull << 30)
-#define REC_MAX		65536
+#include "formats/tracedat.h"
 
 static int fail(char *err, size_t errlen, int ret, const char *path, const char *fmt, ...)
 {
@@ -106,515 +71,23 @@ const char *export_format_name(enum export_format f)
 	return (unsigned int)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
 }
 
-/* ---- symbol name -> address, from kallsyms text ---------------------------- */
-
-struct ksym {
-	const char	*name;
-	uint64_t	addr;
-};
-
-struct ksyms {
-	struct ksym	*v;
-	size_t		n;
-	char		*text;	/* names point into it */
-};
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (c)
-		return c;
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
-static void ksyms_load(struct ksyms *k, const char *text)
-{
-	size_t cap = 0;
-	char *line, *save;
-
-	memset(k, 0, sizeof(*k));
-	if (!text || !(k->text = strdup(text)))
-		return;
-	for (line = strtok_r(k->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *end, *name;
-		uint64_t addr = strtoull(line, &end, 16);
-
-		if (end == line || !end[0] || !end[1] || !end[2] || end[2] != ' ')
-			continue;
-		name = end + 3;
-		name[strcspn(name, " \t")] = 0;
-		if (!addr || !*name)
-			continue;
-		if (k->n == cap) {
-			struct ksym *n;
-
-			cap = cap ? cap * 2 : 1024;
-			n = realloc(k->v, cap * sizeof(*n));
-			if (!n)
-				break;
-			k->v = n;
-		}
-		k->v[k->n++] = (struct ksym){ name, addr };
-	}
-	if (k->n)
-		qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
-}
-
-static uint64_t ksyms_addr(const struct ksyms *k, const char *name)
-{
-	size_t lo = 0, hi = k->n;
-
-	if (!strncmp(name, "0x", 2))
-		return strtoull(name, NULL, 16);
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(k->v[mid].name, name);
-
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < k->n && !strcmp(k->v[lo].name, name) ? k->v[lo].addr : 0;
-}
-
-static void ksyms_free(struct ksyms *k)
-{
-	free(k->v);
-	free(k->text);
-}
-
-/* ---- re-encoding one event as the kernel wrote it ------------------------------ */
-
-struct encoder {
-	struct tep_handle	*tep;
-	struct store		*st;
-	struct schema		*sc;
-	struct intern		*in;
-	struct ksyms		syms;
-	struct tep_event	**ev_of_type;	/* cache by store type id */
-	uint8_t			*have;		/* 0 unknown, 1 found, 2 none */
-	unsigned int		ntypes;
-	int			pc_off, pc_size, fl_off, fl_size, pid_off, pid_size, ty_off,
-				ty_size;
-};
-
-static void put_int(uint8_t *p, unsigned int size, uint64_t v)
-{
-	for (unsigned int i = 0; i < size && i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Decode hex text into @out (at most @max bytes). Return: bytes. */
-static size_t unhex(const char *s, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-
-	while (n < max && hexval(s[0]) >= 0 && hexval(s[1]) >= 0) {
-		out[n++] = (uint8_t)(hexval(s[0]) << 4 | hexval(s[1]));
-		s += 2;
-	}
-	return n;
-}
-
-static int encoder_init(struct encoder *e, struct tep_handle *tep, struct store *st,
-			const struct snapshot_meta *meta)
-{
-	memset(e, 0, sizeof(*e));
-	e->tep = tep;
-	e->st = st;
-	e->sc = store_schema(st);
-	e->in = store_strings(st);
-	e->ntypes = 65536;
-	e->ev_of_type = calloc(e->ntypes, sizeof(*e->ev_of_type));
-	e->have = calloc(e->ntypes, 1);
-	if (!e->ev_of_type || !e->have)
-		return -ENOMEM;
-	ksyms_load(&e->syms, meta->kallsyms);
-	return 0;
-}
-
-static void encoder_fini(struct encoder *e)
-{
-	free(e->ev_of_type);
-	free(e->have);
-	ksyms_free(&e->syms);
-}
-
-static struct tep_event *encoder_event(struct encoder *e, uint16_t type)
-{
-	const struct ktop_schema_type *t;
-
-	if (e->have[type] == 1)
-		return e->ev_of_type[type];
-	if (e->have[type] == 2)
-		return NULL;
-	t = schema_get(e->sc, type);
-	e->ev_of_type[type] = t ? tep_find_event_by_name(e->tep, t->system, t->name) : NULL;
-	e->have[type] = e->ev_of_type[type] ? 1 : 2;
-	return e->ev_of_type[type];
-}
-
-static void put_common(struct tep_event *tev, uint8_t *rec, const char *name, uint64_t v)
-{
-	struct tep_format_field *f = tep_find_common_field(tev, name);
-
-	if (f && f->offset + f->size <= REC_MAX)
-		put_int(rec + f->offset, f->size, v);
-}
-
-/*
- * Lay out @ev as its kernel format says, in @rec (REC_MAX bytes).
- * Return: the record size, 0 when the event has no kernel format.
- */
-static int encode_event(struct encoder *e, const struct ktop_event *ev, uint8_t *rec)
-{
-	const struct ktop_schema_type *t = schema_get(e->sc, ev->type);
-	struct tep_event *tev = encoder_event(e, ev->type);
-	struct tep_format_field *f;
-	int size = 0;
-
-	if (!tev || !t)
-		return 0;
-	for (f = tev->format.common_fields; f; f = f->next)
-		if (f->offset + f->size > size)
-			size = f->offset + f->size;
-	for (f = tev->format.fields; f; f = f->next)
-		if (f->offset + f->size > size)
-			size = f->offset + f->size;
-	if (size <= 0 || size > REC_MAX / 2)
-		return 0;
-	memset(rec, 0, size);
-	put_common(tev, rec, "common_type", tev->id);
-	put_common(tev, rec, "common_flags", ev->flags);
-	put_common(tev, rec, "common_preempt_count", ev->pc);
-	put_common(tev, rec, "common_pid", (uint32_t)ev->pid);
-	for (unsigned int k = 0; k < ev->nargs && k < t->nfields; k++) {
-		const char *spec = t->fields[k].name, *br = strchr(spec, '[');
-		enum ktop_field_kind kind = t->fields[k].kind;
-		char name[64];
-		unsigned int idx = 0;
-
-		snprintf(name, sizeof(name), "%.*s", br ? (int)(br - spec) : (int)strlen(spec), spec);
-		if (br)
-			idx = strtoul(br + 1, NULL, 10);
-		f = tep_find_field(tev, name);
-		if (!f)
-			continue;
-		if (br) {
-			unsigned int esz = f->elementsize ? f->elementsize :
-					   (f->arraylen ? f->size / f->arraylen : 0);
-
-			if (esz && (idx + 1) * esz <= (unsigned int)f->size)
-				put_int(rec + f->offset + idx * esz, esz, ev->args[k]);
-			continue;
-		}
-		if (kind == KTOP_FK_STR) {
-			const char *s = intern_str(e->in, (uint32_t)ev->args[k]);
-			size_t len = strlen(s);
-
-			if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-				uint32_t off = size, loc;
-				size_t n;
-
-				if (f->flags & TEP_FIELD_IS_STRING) {
-					if (size + len + 1 > REC_MAX)
-						continue;
-					memcpy(rec + size, s, len + 1);
-					n = len + 1;
-				} else {
-					n = unhex(s, rec + size, REC_MAX - size);
-				}
-				if (f->flags & TEP_FIELD_IS_RELATIVE)
-					off -= f->offset + f->size;
-				loc = (uint32_t)(n << 16) | (off & 0xffff);
-				put_int(rec + f->offset, 4, loc);
-				size += n;
-			} else if (f->flags & TEP_FIELD_IS_STRING) {
-				if (f->size > 0) {
-					size_t n = len < (size_t)f->size - 1 ? len : (size_t)f->size - 1;
-
-					memcpy(rec + f->offset, s, n);
-				}
-			} else if (f->flags & TEP_FIELD_IS_ARRAY) {
-				unhex(s, rec + f->offset, f->size);
-			}
-			continue;
-		}
-		if (kind == KTOP_FK_SYM) {
-			put_int(rec + f->offset, f->size,
-				ksyms_addr(&e->syms, intern_str(e->in, (uint32_t)ev->args[k])));
-			continue;
-		}
-		put_int(rec + f->offset, f->size, ev->args[k]);
-	}
-	return size;
-}
-
-/* ---- ring-buffer pages --------------------------------------------------------- */
-
-struct pager {
-	FILE		*fp;
-	uint8_t		*page;
-	size_t		psize, used;	/* used: data bytes after the header */
-	uint64_t	last_ts;
-	bool		open;
-	uint64_t	missed;		/* flag the page: UINT64_MAX unknown count */
-	int		err;
-};
-
-static void pager_close(struct pager *p)
-{
-	uint64_t commit = p->used;
-
-	if (!p->open)
-		return;
-	if (p->missed) {
-		commit |= RB_MISSED_EVENTS;
-		if (p->missed != UINT64_MAX && RB_PAGE_HDR + p->used + 8 <= p->psize) {
-			put_int(p->page + RB_PAGE_HDR + p->used, 8, p->missed);
-			commit |= RB_MISSED_STORED;
-		}
-	}
-	put_int(p->page + 8, 8, commit);
-	if (fwrite(p->page, 1, p->psize, p->fp) != p->psize)
-		p->err = -EIO;
-	p->open = false;
-	p->missed = 0;
-}
-
-static void pager_open(struct pager *p, uint64_t ts)
-{
-	memset(p->page, 0, p->psize);
-	put_int(p->page, 8, ts);
-	p->used = 0;
-	p->last_ts = ts;
-	p->open = true;
-}
-
-static void pager_add(struct pager *p, uint64_t ts, const uint8_t *rec, int size)
-{
-	size_t len = (size + 3) & ~3u, need;
-	uint64_t delta;
-	uint8_t *w;
-
-	need = 4 + len + (len > RB_MAX_SMALL ? 4 : 0);
-	if (!p->open)
-		pager_open(p, ts);
-	delta = ts - p->last_ts;
-	if (delta >= (1ull << RB_TS_BITS))
-		need += 8;
-	/* keep 8 bytes free for a stored missed count */
-	if (RB_PAGE_HDR + p->used + need + 8 > p->psize) {
-		pager_close(p);
-		pager_open(p, ts);
-		delta = 0;
-		need = 4 + len + (len > RB_MAX_SMALL ? 4 : 0);
-		if (RB_PAGE_HDR + need > p->psize)
-			return;	/* cannot happen for REC_MAX/2 records and 4 KiB pages */
-	}
-	w = p->page + RB_PAGE_HDR + p->used;
-	if (delta >= (1ull << RB_TS_BITS)) {
-		put_int(w, 4, 30 | (uint32_t)((delta & ((1u << RB_TS_BITS) - 1)) << 5));
-		put_int(w + 4, 4, delta >> RB_TS_BITS);
-		w += 8;
-		p->used += 8;
-		delta = 0;
-	}
-	if (len <= RB_MAX_SMALL && len) {
-		put_int(w, 4, (uint32_t)(len / 4) | (uint32_t)(delta << 5));
-		memcpy(w + 4, rec, size);
-		p->used += 4 + len;
-	} else {
-		put_int(w, 4, (uint32_t)(delta << 5));
-		put_int(w + 4, 4, len + 4);
-		memcpy(w + 8, rec, size);
-		p->used += 8 + len;
-	}
-	p->last_ts = ts;
-}
-
-/* ---- trace.dat ------------------------------------------------------------------ */
-
-static int cmp_lost(const void *a, const void *b)
-{
-	const struct store_lost *x = a, *y = b;
-
-	return (x->ts > y->ts) - (x->ts < y->ts);
-}
+/* ---- trace.dat: src/formats/tracedat_write.c ----------------------------------- */
 
 int export_tracedat(const char *path, struct store *st, const struct snapshot_meta *meta,
 		    const struct export_opts *opts, struct export_stats *stats,
 		    char *err, size_t errlen)
 {
-	unsigned int ncpus = store_ncpus(st);
-	char tdir[TDAT_TREE_PATH_MAX];
-	char **files = NULL, sub[PATH_MAX];
-	struct tracecmd_output *out = NULL;
-	struct store_lost *lost = NULL;
-	struct export_stats s = { 0 };
-	struct tep_handle *tep = NULL;
-	struct safefile_out of;
-	struct encoder enc;
-	uint8_t *rec = NULL;
-	uint64_t t0, t1;
-	size_t nlost;
-	bool have_dir = false;
-	int fd, ret;
-	struct stat sb;
+	struct tracedat_save_opts o = { 0 };
 
-	window(opts, &t0, &t1);
-	memset(&enc, 0, sizeof(enc));
-	if (!meta || !meta->nformats)
-		return fail(err, errlen, -EINVAL, path, "no kernel event formats in this session: "
-			    "cannot write trace.dat");
-	tep = snapshot_meta_tep(meta);
-	if (!tep)
-		return fail(err, errlen, -EINVAL, path, "the event formats do not parse");
-	ret = encoder_init(&enc, tep, st, meta);
-	rec = malloc(REC_MAX);
-	files = calloc(ncpus, sizeof(*files));
-	if (ret || !rec || !files) {
-		ret = fail(err, errlen, -ENOMEM, path, "out of memory");
-		goto out;
+	if (opts) {
+		o.t0 = opts->t0;
+		o.t1 = opts->t1;
+		o.view = opts->view;
+		o.file_flags = opts->file_flags;
+		o.version = opts->dat_version;
+		o.compress = opts->dat_compress;
 	}
-	ret = tdat_tree_create(tdir, sizeof(tdir), meta, st);
-	if (ret) {
-		ret = fail(err, errlen, ret, path, "temporary files: %s", strerror(-ret));
-		goto out;
-	}
-	have_dir = true;
-
-	nlost = store_lost_marks(st, t0, t1, NULL, 0);
-	lost = calloc(nlost + 1, sizeof(*lost));
-	if (!lost) {
-		ret = fail(err, errlen, -ENOMEM, path, "out of memory");
-		goto out;
-	}
-	nlost = store_lost_marks(st, t0, t1, lost, nlost);
-	qsort(lost, nlost, sizeof(*lost), cmp_lost);
-
-	for (unsigned int cpu = 0; cpu < ncpus; cpu++) {
-		struct pager pg = { .psize = meta->page_size ? meta->page_size : 4096 };
-		uint64_t first, end;
-		size_t li = 0;
-
-		if (asprintf(&files[cpu], "%s/cpu%u", tdir, cpu) < 0) {
-			files[cpu] = NULL;
-			ret = fail(err, errlen, -ENOMEM, path, "out of memory");
-			goto out;
-		}
-		pg.fp = fopen(files[cpu], "w");
-		pg.page = malloc(pg.psize);
-		if (!pg.fp || !pg.page) {
-			if (pg.fp)
-				fclose(pg.fp);
-			free(pg.page);
-			ret = fail(err, errlen, -EIO, path, "temporary files: %s", strerror(errno));
-			goto out;
-		}
-		store_cpu_range(st, cpu, &first, &end);
-		for (uint64_t seq = t0 ? store_seek(st, cpu, t0) : first; seq < end; seq++) {
-			struct ktop_event ev;
-			int size;
-
-			if (store_get(st, cpu, seq, &ev))
-				continue;
-			if (ev.ts < t0)
-				continue;
-			if (ev.ts > t1)
-				break;
-			if (opts && opts->view && !viewfilter_match(opts->view, &ev))
-				continue;
-			/* lost events before this one: a flagged page, as the kernel does */
-			for (; li < nlost && lost[li].ts <= ev.ts; li++) {
-				if (lost[li].cpu != cpu)
-					continue;
-				pager_close(&pg);
-				pager_open(&pg, ev.ts);
-				pg.missed = pg.missed && pg.missed != UINT64_MAX ? pg.missed : 0;
-				pg.missed = lost[li].count ? pg.missed + lost[li].count : UINT64_MAX;
-			}
-			size = encode_event(&enc, &ev, rec);
-			if (!size) {
-				s.skipped++;
-				continue;
-			}
-			pager_add(&pg, ev.ts, rec, size);
-			s.events++;
-		}
-		pager_close(&pg);
-		if (fclose(pg.fp) && !pg.err)
-			pg.err = -EIO;
-		free(pg.page);
-		if (pg.err) {
-			ret = fail(err, errlen, pg.err, path, "temporary files: write error");
-			goto out;
-		}
-	}
-
-	/* libtracecmd seeks: a pipe or device target gets a spool, copied at the end */
-	ret = safefile_out_open(&of, path, SAFEFILE_OUT_SEEKABLE | (opts ? opts->file_flags : 0),
-				err, errlen);
-	if (ret)
-		goto out;
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	fd = fcntl(of.fd, F_DUPFD_CLOEXEC, 3);
-	out = fd < 0 ? NULL : tracecmd_output_create_fd(fd);	/* closes fd */
-	if (out) {
-		tracecmd_set_quiet(out, true);	/* it prints to stdout otherwise */
-		/* version 6: what trace-cmd 3.x and KernelShark read without options */
-		tracecmd_output_set_version(out, 6);
-	} else if (fd >= 0) {
-		close(fd);
-	}
-	ret = -EIO;
-	if (!out) {
-		fail(err, errlen, ret, path, "libtracecmd cannot create the file");
-	} else if (tracecmd_output_set_trace_dir(out, tdir) ||
-		   tracecmd_output_set_kallsyms(out, (snprintf(sub, sizeof(sub), "%s/kallsyms",
-							      tdir), sub)) ||
-		   tracecmd_output_write_headers(out, NULL)) {
-		fail(err, errlen, ret, path, "libtracecmd: writing the headers failed");
-	} else if (tracecmd_write_cmdlines(out) < 0 || tracecmd_write_cpus(out, ncpus) < 0 ||
-		   tracecmd_write_options(out) < 0) {
-		fail(err, errlen, ret, path, "libtracecmd: writing the options failed");
-	} else if (tracecmd_write_cpu_data(out, ncpus, files, NULL) < 0) {
-		fail(err, errlen, ret, path, "libtracecmd: writing the CPU data failed");
-	} else {
-		ret = 0;
-	}
-	if (out)
-		tracecmd_output_close(out);
-	if (!ret && !fstat(of.fd, &sb))
-		s.bytes = sb.st_size;
-	if (safefile_out_close(&of, ret == 0, err, errlen) && !ret)
-		ret = -EIO;
-out:
-	if (stats)
-		*stats = s;
-	for (unsigned int cpu = 0; files && cpu < ncpus; cpu++)
-		free(files[cpu]);
-	free(files);
-	free(lost);
-	free(rec);
-	encoder_fini(&enc);
-	if (tep)
-		tep_free(tep);
-	if (have_dir)
-		tdat_tree_remove(tdir);
-	return ret;
+	return tracedat_save(path, st, meta, &o, stats, err, errlen);
 }
 
 /* ---- output files with stdio ------------------------------------------------------ */
@@ -1071,7 +544,7 @@ int export_text(const char *path, struct store *st, const struct snapshot_meta *
 	struct store_stats ss;
 	struct tep_handle *tep;
 	struct store_iter *it = NULL;
-	struct encoder enc;
+	struct tdat_encoder enc;
 	struct trace_seq seq;
 	struct ktop_event ev;
 	enum flags_style style;
@@ -1087,9 +560,9 @@ int export_text(const char *path, struct store *st, const struct snapshot_meta *
 	tep = snapshot_meta_tep(meta);
 	if (!tep)
 		return fail(err, errlen, -EINVAL, path, "the event formats do not parse");
-	rec = malloc(REC_MAX);
-	if (encoder_init(&enc, tep, st, meta) || !rec) {
-		encoder_fini(&enc);
+	rec = malloc(TDAT_REC_MAX);
+	if (tdat_encoder_init(&enc, tep, st, meta->kallsyms) || !rec) {
+		tdat_encoder_fini(&enc);
 		free(rec);
 		tep_free(tep);
 		return fail(err, errlen, -ENOMEM, path, "out of memory");
@@ -1127,7 +600,7 @@ int export_text(const char *path, struct store *st, const struct snapshot_meta *
 
 		if (opts && opts->view && !viewfilter_match(opts->view, &ev))
 			continue;
-		size = encode_event(&enc, &ev, rec);
+		size = tdat_encode(&enc, &ev, rec);
 		if (!comm)
 			comm = ev.pid ? "<...>" : "<idle>";
 		flags_format(lat, style, ev.flags, ev.pc, 0);
@@ -1170,7 +643,7 @@ out:
 	trace_seq_destroy(&seq);
 	ret = outf_close(&o, path, ret, &s, err, errlen);
 out_free:
-	encoder_fini(&enc);
+	tdat_encoder_fini(&enc);
 	free(rec);
 	tep_free(tep);
 	if (stats)

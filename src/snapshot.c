@@ -41,6 +41,7 @@
 #include "decode.h"
 #include "fixture.h"
 #include "output.h"
+#include "formats/tracedat.h"
 
 #define SNAP_MAGIC		"KTOPSNAP"
 #define SNAP_HDR_SIZE		32
@@ -72,6 +73,8 @@ enum meta_key {
 	MK_KALLSYMS,
 	MK_FEATURES,
 	MK_FORMAT,	/* system NUL text */
+	MK_PRINTK,	/* printk_formats text */
+	MK_BUFFER,	/* one buffer: "cpu0 ncpus page_size\tclock\tname" */
 };
 
 /* ---- byte buffers and cursors --------------------------------------------- */
@@ -268,6 +271,9 @@ void snapshot_meta_free(struct snapshot_meta *m)
 	free(m->header_page);
 	free(m->kallsyms);
 	free(m->features);
+	free(m->printk);
+	free(m->buffers);
+	free(m->cpustats);
 	for (size_t i = 0; i < m->nformats; i++) {
 		free(m->formats[i].system);
 		free(m->formats[i].text);
@@ -295,6 +301,63 @@ int snapshot_meta_add_format(struct snapshot_meta *m, const char *system, const 
 		return -ENOMEM;
 	}
 	m->nformats++;
+	return 0;
+}
+
+const struct snapshot_buffer *snapshot_meta_buffer(const struct snapshot_meta *m,
+						   unsigned int stream, unsigned int *cpu)
+{
+	if (cpu)
+		*cpu = stream;
+	for (size_t i = 0; m && i < m->nbuffers; i++) {
+		const struct snapshot_buffer *b = &m->buffers[i];
+
+		if (stream >= b->cpu0 && stream - b->cpu0 < b->ncpus) {
+			if (cpu)
+				*cpu = stream - b->cpu0;
+			return b;
+		}
+	}
+	return NULL;
+}
+
+char *snapshot_meta_cpu_name(const struct snapshot_meta *m, unsigned int stream, char *buf,
+			     size_t len)
+{
+	unsigned int cpu;
+	const struct snapshot_buffer *b = snapshot_meta_buffer(m, stream, &cpu);
+
+	if (b && m->nbuffers > 1 && strcmp(b->name, "top"))
+		snprintf(buf, len, "%s:%u", b->name, cpu);
+	else
+		snprintf(buf, len, "%u", cpu);
+	return buf;
+}
+
+/* Keep one buffer of a META block ("cpu0 ncpus page_size\tclock\tname"). */
+static int meta_add_buffer(struct snapshot_meta *m, const char *v, size_t len)
+{
+	struct snapshot_buffer b, *n;
+	char line[160];
+	const char *clk, *name;
+	int used = 0;
+
+	memset(&b, 0, sizeof(b));
+	snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1),
+		 v);
+	clk = strchr(line, '\t');
+	name = clk ? strchr(clk + 1, '\t') : NULL;
+	if (!name || sscanf(line, "%u %u %u%n", &b.cpu0, &b.ncpus, &b.page_size, &used) != 3 ||
+	    line + used != clk || m->nbuffers >= SNAPSHOT_MAX_BUFFERS || !b.ncpus ||
+	    b.ncpus > SNAPSHOT_MAX_CPUS || b.cpu0 > SNAPSHOT_MAX_CPUS - b.ncpus)
+		return -EBADMSG;
+	snprintf(b.clock, sizeof(b.clock), "%.*s", (int)(name - clk - 1), clk + 1);
+	snprintf(b.name, sizeof(b.name), "%s", name + 1);
+	n = realloc(m->buffers, (m->nbuffers + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	m->buffers = n;
+	m->buffers[m->nbuffers++] = b;
 	return 0;
 }
 
@@ -426,6 +489,8 @@ struct tep_handle *snapshot_meta_tep(const struct snapshot_meta *m)
 	}
 	if (m->kallsyms)
 		tep_parse_kallsyms(tep, m->kallsyms);
+	if (m->printk)
+		tep_parse_printk_formats(tep, m->printk);
 	if (!parsed) {
 		tep_free(tep);
 		errno = EINVAL;
@@ -618,6 +683,15 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 		meta_put_str(&w->raw, MK_HEADER_PAGE, meta->header_page);
 		meta_put_str(&w->raw, MK_KALLSYMS, meta->kallsyms);
 		meta_put_str(&w->raw, MK_FEATURES, meta->features);
+		meta_put_str(&w->raw, MK_PRINTK, meta->printk);
+		for (size_t i = 0; i < meta->nbuffers; i++) {
+			const struct snapshot_buffer *b = &meta->buffers[i];
+			char line[160];
+
+			snprintf(line, sizeof(line), "%u %u %u\t%s\t%s", b->cpu0, b->ncpus,
+				 b->page_size, b->clock, b->name);
+			meta_put_str(&w->raw, MK_BUFFER, line);
+		}
 		for (size_t i = 0; i < meta->nformats; i++) {
 			size_t ls = strlen(meta->formats[i].system);
 			size_t lt = strlen(meta->formats[i].text);
@@ -1190,6 +1264,13 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 		case MK_FEATURES:
 			dst = &m->features;
 			break;
+		case MK_PRINTK:
+			dst = &m->printk;
+			break;
+		case MK_BUFFER:
+			if (meta_add_buffer(m, v, len))
+				return reader_fail(r, -EBADMSG, "corrupt buffer record");
+			break;
 		case MK_FORMAT: {
 			const char *nul = memchr(v, 0, len);
 			char *text;
@@ -1220,6 +1301,10 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 		return reader_fail(r, -EBADMSG, "corrupt metadata block");
 	if (!m->ncpus || m->ncpus > SNAPSHOT_MAX_CPUS)
 		return reader_fail(r, -EBADMSG, "bad CPU count %u in the metadata", m->ncpus);
+	for (size_t i = 0; i < m->nbuffers; i++)
+		if (m->buffers[i].cpu0 + m->buffers[i].ncpus > m->ncpus)
+			return reader_fail(r, -EBADMSG, "buffer %s has CPUs past the %u of the "
+					   "metadata", m->buffers[i].name, m->ncpus);
 	snprintf(m->source, sizeof(m->source), "ktop");
 	r->st = store_new(r->mem_limit, m->ncpus);
 	if (!r->st)
@@ -1646,447 +1731,16 @@ void snapshot_reader_free(struct snapshot_reader *r)
 
 /* ---- trace.dat ---------------------------------------------------------------- */
 
-struct tdat_load {
-	struct store		*st;
-	struct decoder		**dec;
-	unsigned int		ncpus;
-	struct tep_handle	*tep;
-	uint64_t		bad;
-	int			err;
-};
-
-/*
- * The decoder had no symbol table (the kallsyms of a trace.dat is inside the
- * tep): addresses it kept as "0x..." are resolved with tep_find_function.
- */
-static void tdat_syms(struct tdat_load *l, struct ktop_event *ev)
-{
-	const struct ktop_schema_type *t = schema_get(store_schema(l->st), ev->type);
-	struct intern *in = store_strings(l->st);
-
-	for (unsigned int k = 0; t && k < ev->nargs && k < t->nfields; k++) {
-		const char *s, *name;
-		unsigned long long addr;
-
-		if (t->fields[k].kind != KTOP_FK_SYM)
-			continue;
-		s = intern_str(in, (uint32_t)ev->args[k]);
-		if (strncmp(s, "0x", 2))
-			continue;
-		addr = strtoull(s, NULL, 16);
-		name = tep_find_function(l->tep, addr);
-		if (name)
-			ev->args[k] = intern_id(in, name, strlen(name));
-	}
-}
-
-static int tdat_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *arg)
-{
-	struct tdat_load *l = arg;
-	struct ktop_event ev;
-
-	if (cpu < 0 || (unsigned int)cpu >= l->ncpus)
-		return 0;
-	if (rec->missed_events)
-		store_add_lost(l->st, cpu, rec->ts, rec->missed_events > 0 ?
-			       (uint64_t)rec->missed_events : 0);
-	if (decoder_record(l->dec[cpu], rec->data, rec->size, rec->ts, &ev)) {
-		l->bad++;
-		return 0;
-	}
-	ev.cpu = (uint16_t)cpu;
-	tdat_syms(l, &ev);
-	if (!store_comm(l->st, ev.pid)) {
-		const char *c = tep_data_comm_from_pid(l->tep, ev.pid);
-
-		if (c && strcmp(c, "<...>"))
-			store_set_comm(l->st, ev.pid, c);
-	}
-	if (store_append(l->st, &ev)) {
-		l->err = -ENOMEM;
-		return 1;
-	}
-	return 0;
-}
-
-/* ---- trace.dat structure check ------------------------------------------------ */
-
-/*
- * libtracecmd 1.x trusts the sizes and counts in a trace.dat file (hostile
- * files crash it), so the whole structure of a version 6 file is walked here
- * first: every size must fit in the file, every count is bounded by the
- * bytes left, and only the options whose contents libtracecmd reads as plain
- * text or numbers are accepted. Version 7 (sections, compression) is refused.
- */
-struct tdat_walk {
-	const uint8_t	*p, *end;
-	const char	*what;		/* the part being read, for the message */
-	bool		bad;
-};
-
-static bool tw_need(struct tdat_walk *w, uint64_t n)
-{
-	if (w->bad || n > (uint64_t)(w->end - w->p)) {
-		w->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t tw_u(struct tdat_walk *w, unsigned int size)
-{
-	uint64_t v = 0;
-
-	if (!tw_need(w, size))
-		return 0;
-	for (unsigned int i = 0; i < size; i++)
-		v |= (uint64_t)w->p[i] << (8 * i);
-	w->p += size;
-	return v;
-}
-
-static void tw_skip(struct tdat_walk *w, uint64_t n)
-{
-	if (tw_need(w, n))
-		w->p += n;
-}
-
-static bool tw_tag(struct tdat_walk *w, const char *tag, size_t len)
-{
-	if (!tw_need(w, len) || memcmp(w->p, tag, len)) {
-		w->bad = true;
-		return false;
-	}
-	w->p += len;
-	return true;
-}
-
-/* A NUL-terminated string of at most @max bytes. */
-static void tw_str(struct tdat_walk *w, size_t max)
-{
-	size_t left = w->end - w->p;
-	const uint8_t *nul = memchr(w->p, 0, left < max ? left : max);
-
-	if (w->bad || !nul) {
-		w->bad = true;
-		return;
-	}
-	w->p = nul + 1;
-}
-
-static int tdat_check(const uint8_t *file, size_t size, const char *path, char *err,
-		      size_t errlen)
-{
-	struct tdat_walk w = { file, file + size, "file header", false };
-	uint64_t n, cpus, page;
-	const char *v;
-	size_t vl;
-
-	if (size < 10 + 2) {
-		snprintf(err, errlen, "%s: truncated trace.dat header", path);
-		return -EBADMSG;
-	}
-	v = (const char *)file + 10;
-	vl = strnlen(v, size - 10);
-	if (vl == size - 10 || !vl || vl > 3) {
-		snprintf(err, errlen, "%s: truncated trace.dat header", path);
-		return -EBADMSG;
-	}
-	if (strcmp(v, "6")) {
-		snprintf(err, errlen, "%s: unsupported trace.dat version '%.3s' (ktop reads "
-			 "version 6; `trace-cmd convert --file-version 6` converts)", path, v);
-		return -EPROTONOSUPPORT;
-	}
-	w.p = file + 10 + vl + 1;
-	if (tw_u(&w, 1) != 0 || tw_u(&w, 1) != 8) {
-		snprintf(err, errlen, "%s: not a little-endian 64-bit trace.dat (or corrupt)",
-			 path);
-		return w.bad ? -EBADMSG : -EPROTONOSUPPORT;
-	}
-	page = tw_u(&w, 4);
-	if (w.bad || page < 1024 || page > (1u << 20) || (page & (page - 1))) {
-		snprintf(err, errlen, "%s: corrupt trace.dat header (page size %llu)", path,
-			 (unsigned long long)page);
-		return -EBADMSG;
-	}
-	w.what = "header_page";
-	if (tw_tag(&w, "header_page", 12))
-		tw_skip(&w, tw_u(&w, 8));
-	w.what = "header_event";
-	if (tw_tag(&w, "header_event", 13))
-		tw_skip(&w, tw_u(&w, 8));
-	w.what = "ftrace event formats";
-	n = tw_u(&w, 4);
-	for (uint64_t i = 0; i < n && !w.bad; i++)
-		tw_skip(&w, tw_u(&w, 8));
-	w.what = "event formats";
-	n = tw_u(&w, 4);
-	for (uint64_t i = 0; i < n && !w.bad; i++) {
-		uint64_t ne;
-
-		tw_str(&w, 256);
-		ne = tw_u(&w, 4);
-		for (uint64_t j = 0; j < ne && !w.bad; j++)
-			tw_skip(&w, tw_u(&w, 8));
-	}
-	w.what = "kallsyms";
-	tw_skip(&w, tw_u(&w, 4));
-	w.what = "printk formats";
-	tw_skip(&w, tw_u(&w, 4));
-	w.what = "saved command lines";
-	tw_skip(&w, tw_u(&w, 8));
-	w.what = "CPU count";
-	cpus = tw_u(&w, 4);
-	if (!w.bad && (!cpus || cpus > SNAPSHOT_MAX_CPUS)) {
-		snprintf(err, errlen, "%s: corrupt trace.dat (%llu CPUs)", path,
-			 (unsigned long long)cpus);
-		return -EBADMSG;
-	}
-	w.what = "options";
-	while (!w.bad && tw_need(&w, 10) && !memcmp(w.p, "options  ", 10)) {
-		w.p += 10;
-		for (;;) {
-			uint64_t id = tw_u(&w, 2), len;
-
-			if (w.bad || !id)
-				break;
-			len = tw_u(&w, 4);
-			/* DATE CPUSTAT TRACECLOCK UNAME CPUCOUNT VERSION TRACEID: plain data */
-			if (!w.bad && id != 1 && id != 2 && id != 4 && id != 5 && id != 8 &&
-			    id != 9 && id != 11) {
-				snprintf(err, errlen, "%s: trace.dat option %llu is not read by ktop "
-					 "(several buffers, guests or time shifts)", path,
-					 (unsigned long long)id);
-				return -EPROTONOSUPPORT;
-			}
-			tw_skip(&w, len);
-		}
-	}
-	w.what = "flyrecord section";
-	if (tw_tag(&w, "flyrecord", 10)) {
-		for (uint64_t c = 0; c < cpus && !w.bad; c++) {
-			uint64_t off = tw_u(&w, 8), len = tw_u(&w, 8);
-
-			if (!w.bad && (off > size || len > size - off)) {
-				snprintf(err, errlen, "%s: corrupt trace.dat (CPU %llu data at %llu+%llu "
-					 "past the end of the %zu-byte file)", path,
-					 (unsigned long long)c, (unsigned long long)off,
-					 (unsigned long long)len, size);
-				return -EBADMSG;
-			}
-		}
-	}
-	if (w.bad) {
-		snprintf(err, errlen, "%s: truncated or corrupt trace.dat (%s at offset %zu)", path,
-			 w.what, (size_t)(w.p - file));
-		return -EBADMSG;
-	}
-	return 0;
-}
-
-static int tdat_precheck(int fd, const char *path, char *err, size_t errlen)
-{
-	struct stat sb;
-	uint8_t *map;
-	int ret;
-
-	if (fstat(fd, &sb)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (sb.st_size < 16) {
-		snprintf(err, errlen, "%s: truncated trace.dat header", path);
-		return -EBADMSG;
-	}
-	map = mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
-		return -errno;
-	}
-	ret = tdat_check(map, sb.st_size, path, err, errlen);
-	munmap(map, sb.st_size);
-	return ret;
-}
-
-
-/* Set by sanitizer runtimes (libFuzzer registers its crash report there). */
-extern void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
-
-/*
- * The trial child dies plainly on a crash: default signal actions and no
- * sanitizer death callback, so a fuzzer parent does not take the child's
- * crash for its own.
- */
-static void tdat_trial_child_plain(void)
-{
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGXCPU };
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-	if (__sanitizer_set_death_callback)
-		__sanitizer_set_death_callback(NULL);
-}
-
-static int tdat_trial_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *arg)
-{
-	return 0;
-}
-
-/*
- * libtracecmd 1.3 trusts what a trace.dat says, and files that pass
- * tdat_check can still crash it or send tracecmd_iterate_events() round
- * forever (the fuzzer finds both). Read the file once in a child first: a
- * crash there becomes an error message, not a dead ktop, and a loop ends at
- * a CPU-time limit far above what reading takes (TDAT_TRIAL_CPU_S plus a
- * second per TDAT_TRIAL_BYTES_PER_S of file).
- * Context: any thread; the child calls only libtracecmd, setrlimit and _exit().
- */
-#define TDAT_TRIAL_CPU_S	4
-#define TDAT_TRIAL_BYTES_PER_S	(16ull << 20)
-
-static int tdat_trial(const char *path, char *err, size_t errlen)
-{
-	int status, flags = TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS;
-	struct rlimit cpu = { TDAT_TRIAL_CPU_S, TDAT_TRIAL_CPU_S + 1 };
-	struct stat sb;
-	pid_t pid;
-
-	if (!stat(path, &sb) && sb.st_size > 0) {
-		cpu.rlim_cur += (rlim_t)((uint64_t)sb.st_size / TDAT_TRIAL_BYTES_PER_S);
-		cpu.rlim_max = cpu.rlim_cur + 1;
-	}
-
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "%s: cannot check the file: fork: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (pid == 0) {
-		struct tracecmd_input *h;
-		int r;
-
-		tdat_trial_child_plain();
-		setrlimit(RLIMIT_CPU, &cpu);
-		h = tracecmd_open(path, flags);
-
-		if (!h)
-			_exit(3);
-		r = tracecmd_iterate_events(h, NULL, 0, tdat_trial_record, NULL);
-		tracecmd_close(h);
-		_exit(r < 0 ? 4 : 0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(err, errlen, "%s: cannot check the file: waitpid: %s", path,
-				 strerror(errno));
-			return -errno;
-		}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-		snprintf(err, errlen, "%s: libtracecmd cannot read this trace.dat (corrupt or "
-			 "truncated)", path);
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
-		snprintf(err, errlen, "%s: libtracecmd cannot read the events of this trace.dat "
-			 "(corrupt)", path);
-	else if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
-		snprintf(err, errlen, "%s: corrupt trace.dat: libtracecmd was still reading it "
-			 "after %llu s of CPU", path, (unsigned long long)cpu.rlim_cur);
-	else
-		snprintf(err, errlen, "%s: corrupt trace.dat: libtracecmd failed on it (%s %d)",
-			 path, WIFSIGNALED(status) ? "signal" : "exit status",
-			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	return -EBADMSG;
-}
-
 int snapshot_load_tracedat(const char *path, size_t mem_limit, struct store **out,
 			   struct snapshot_meta *meta, char *err, size_t errlen)
 {
-	struct tracecmd_input *h;
-	struct decode_ctx *dc = NULL;
-	struct tdat_load l;
-	int fd, cpus, ret;
+	struct tracedat_load_opts o = { .mem_limit = mem_limit };
+	char file[PATH_MAX];
 
-	memset(&l, 0, sizeof(l));
-	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
-	ret = tdat_precheck(fd, path, err, errlen);
-	close(fd);
-	if (ret)
-		return ret;
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	ret = tdat_trial(path, err, errlen);
-	if (ret)
-		return ret;
-	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
-	if (!h) {
-		snprintf(err, errlen, "%s: libtracecmd cannot read this trace.dat (corrupt or "
-			 "truncated)", path);
-		return -EBADMSG;
-	}
-	l.tep = tracecmd_get_tep(h);
-	cpus = l.tep ? tep_get_cpus(l.tep) : 0;
-	if (cpus <= 0 || (unsigned int)cpus > SNAPSHOT_MAX_CPUS) {
-		snprintf(err, errlen, "%s: bad CPU count %d", path, cpus);
-		ret = -EBADMSG;
-		goto out_close;
-	}
-	l.ncpus = cpus;
-	l.st = store_new(mem_limit, l.ncpus);
-	l.dec = calloc(l.ncpus, sizeof(*l.dec));
-	if (!l.st || !l.dec) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out_free;
-	}
-	dc = decode_ctx_new(l.tep, l.st, NULL);
-	if (!dc) {
-		ret = errno ? -errno : -EINVAL;
-		snprintf(err, errlen, "%s: cannot set up the decoder: %s", path, strerror(-ret));
-		goto out_free;
-	}
-	for (unsigned int c = 0; c < l.ncpus; c++) {
-		l.dec[c] = decoder_new(dc, c);
-		if (!l.dec[c]) {
-			ret = -ENOMEM;
-			snprintf(err, errlen, "%s: out of memory", path);
-			goto out_free;
-		}
-	}
-	ret = tracecmd_iterate_events(h, NULL, 0, tdat_record, &l);
-	if (l.err) {
-		ret = l.err;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		goto out_free;
-	}
-	for (unsigned int c = 0; c < l.ncpus; c++)
-		store_publish(l.st, c);
-	if (meta) {
-		memset(meta, 0, sizeof(*meta));
-		meta->ncpus = l.ncpus;
-		meta->page_size = tep_get_page_size(l.tep);
-		snprintf(meta->source, sizeof(meta->source), "trace.dat");
-	}
-	*out = l.st;
-	l.st = NULL;
-	ret = 0;
-out_free:
-	for (unsigned int c = 0; l.dec && c < l.ncpus; c++)
-		decoder_free(l.dec[c]);
-	free(l.dec);
-	decode_ctx_free(dc);
-	store_free(l.st);
-out_close:
-	tracecmd_close(h);
-	return ret;
+	/* FILE@NAME: only the buffer (instance) NAME */
+	if (tracedat_split_buffer(path, file, sizeof(file), &o.buffer))
+		path = file;
+	return tracedat_load(path, &o, out, meta, err, errlen);
 }
 
 /* ---- loading ------------------------------------------------------------------ */
@@ -2111,7 +1765,13 @@ int snapshot_load(const char *path, size_t mem_limit, struct store **out,
 
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
+			char file[PATH_MAX];
+			const char *buffer;
+
 			ret = -errno;
+			if (tracedat_split_buffer(path, file, sizeof(file), &buffer))
+				return snapshot_load_tracedat(path, mem_limit, out, meta, err,
+							      errlen);
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			return ret;
 		}
