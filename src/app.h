@@ -50,6 +50,8 @@ struct app_opts {
 	const char		*views[SESSION_MAX_LIST];	/* -F, --view */
 	unsigned int		nviews;
 	bool			hide_self;	/* --hide-self */
+	unsigned int		dat_version;	/* --dat-version: trace.dat 6 or 7, 0: 7 */
+	int			dat_compress;	/* --dat-compress: enum tracedat_compress */
 };
 
 struct app {

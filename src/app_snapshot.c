@@ -8,7 +8,7 @@
  * the file header and META block are in, so the UI draws its first frame
  * while the rest of the blocks arrive; the loader writes app->wake_fd after
  * blocks, like the live collectors. trace.dat files are loaded whole first
- * (libtracecmd reads them in one pass).
+ * (src/formats/tracedat.h: decoded from the mapped file at 10-40 M events/s).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -467,7 +467,9 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 {
 	struct export_opts eo = { .t0 = t0, .t1 = t1, .csv_key = STORE_KEY_TYPE,
 				  .file_flags = file_flags,
-				  .view = app_view(a) };
+				  .view = app_view(a),
+				  .dat_version = a->opts.dat_version,
+				  .dat_compress = a->opts.dat_compress };
 	struct snapshot_meta lm;
 	const struct snapshot_meta *m = a->meta;
 	int ret;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * .ktop snapshots and streams (format: see snapshot.h), and loading of
- * trace.dat files through libtracecmd.
+ * trace.dat files (src/formats/tracedat.h).
  *
  * Layout, little-endian:
  *   file header  "KTOPSNAP" u32 version u32 header_size(32) u64 created_ns
@@ -75,6 +75,7 @@ enum meta_key {
 	MK_FORMAT,	/* system NUL text */
 	MK_PRINTK,	/* printk_formats text */
 	MK_BUFFER,	/* one buffer: "cpu0 ncpus page_size\tclock\tname" */
+	MK_CMDLINES,	/* saved_cmdlines text */
 };
 
 /* ---- byte buffers and cursors --------------------------------------------- */
@@ -84,22 +85,6 @@ struct buf {
 	size_t	len, cap;
 	int	err;
 };
-
-/*
- * Leaks inside libtracecmd 1.3 (trace-cmd 3.1.6), not ours to fix: it never
- * frees the path given to tracecmd_output_set_kallsyms, and on a malformed
- * trace.dat tracecmd_open_fd fails without freeing what tracecmd_init_data
- * allocated (the fuzzer finds it). Debian builds libtracecmd without frame
- * pointers, so LeakSanitizer's fast unwinder stops at its first frame: the
- * second leak can only be named by the library. Here, because every ASan
- * build that reads or writes trace.dat (tests, the fuzzer, ktop) links this
- * file. Only LeakSanitizer calls this.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:tracecmd_output_set_kallsyms\nleak:libtracecmd.so\n";
-}
 
 static int buf_reserve(struct buf *b, size_t more)
 {
@@ -272,6 +257,7 @@ void snapshot_meta_free(struct snapshot_meta *m)
 	free(m->kallsyms);
 	free(m->features);
 	free(m->printk);
+	free(m->cmdlines);
 	free(m->buffers);
 	free(m->cpustats);
 	for (size_t i = 0; i < m->nformats; i++) {
@@ -684,6 +670,7 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 		meta_put_str(&w->raw, MK_KALLSYMS, meta->kallsyms);
 		meta_put_str(&w->raw, MK_FEATURES, meta->features);
 		meta_put_str(&w->raw, MK_PRINTK, meta->printk);
+		meta_put_str(&w->raw, MK_CMDLINES, meta->cmdlines);
 		for (size_t i = 0; i < meta->nbuffers; i++) {
 			const struct snapshot_buffer *b = &meta->buffers[i];
 			char line[160];
@@ -1266,6 +1253,9 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 			break;
 		case MK_PRINTK:
 			dst = &m->printk;
+			break;
+		case MK_CMDLINES:
+			dst = &m->cmdlines;
 			break;
 		case MK_BUFFER:
 			if (meta_add_buffer(m, v, len))

@@ -99,6 +99,8 @@ struct snapshot_meta {
 	size_t			nformats;
 	struct snapshot_format	*formats;
 	char			*printk;	/* printk_formats text (trace_printk) */
+	/* saved_cmdlines as recorded ("PID COMM" lines); NULL: the store's comm table */
+	char			*cmdlines;
 	/* 0: one buffer of ncpus CPUs; else each store CPU stream is in one */
 	size_t			nbuffers;
 	struct snapshot_buffer	*buffers;
@@ -285,15 +287,16 @@ void snapshot_reader_free(struct snapshot_reader *r);
  * @out: receives the filled store (free with store_free)
  * @meta: receives the metadata (free with snapshot_meta_free); may be NULL
  *
- * trace.dat files are read with libtracecmd and decoded with the project's
- * decoder (src/decode.h), so the events match a live session's.
+ * trace.dat files are read by src/formats/tracedat.h, their pages decoded
+ * with the project's decoder (src/decode.h), so the events match a live
+ * session's. @path may be FILE@NAME for one buffer of a trace.dat.
  * Return: 0, or a negative errno with a message naming the file and the
  * problem in @err (the caller exits with status 2).
  */
 int snapshot_load(const char *path, size_t mem_limit, struct store **out,
 		  struct snapshot_meta *meta, char *err, size_t errlen);
 
-/* Load a trace.dat file only (snapshot_load calls it). */
+/* Load a trace.dat file (or FILE@BUFFER) only (snapshot_load calls it). */
 int snapshot_load_tracedat(const char *path, size_t mem_limit, struct store **out,
 			   struct snapshot_meta *meta, char *err, size_t errlen);
 

@@ -245,10 +245,25 @@ static int meta_headers(struct tdat *t, struct tcur *c, uint64_t off)
 	return 0;
 }
 
+/* A format is the kernel's text: tabs, newlines, printable ASCII (libtraceevent crashes on less). */
+static bool is_text(struct tdat_text x)
+{
+	for (size_t i = 0; i < x.len; i++) {
+		unsigned char c = (unsigned char)x.p[i];
+
+		if ((c < 0x20 && c != '\t' && c != '\n') || c > 0x7e)
+			return false;
+	}
+	return true;
+}
+
 static int add_format(struct tdat *t, const char *system, struct tdat_text text)
 {
 	struct tdat_format *n;
 
+	if (!is_text(text) || !is_text((struct tdat_text){ system, strlen(system) }))
+		return tdat_fail(t, -EBADMSG, "corrupt trace.dat: event format %zu (%.32s) is "
+				 "not text", t->nformats + 1, system);
 	if (t->nformats >= SNAPSHOT_MAX_FORMATS)
 		return tdat_fail(t, -EBADMSG, "corrupt trace.dat: more than %u event formats",
 				 SNAPSHOT_MAX_FORMATS);
@@ -575,6 +590,8 @@ static int v6_parse(struct tdat *t, struct tcur *c, struct opt_ctx *x)
 	int ret;
 
 	ret = meta_headers(t, c, cur_off(t, c));
+	if (!ret && (!is_text(t->header_page) || !is_text(t->header_event)))
+		ret = tdat_fail(t, -EBADMSG, "corrupt trace.dat: header_page is not text");
 	if (!ret)
 		ret = meta_ftrace(t, c, cur_off(t, c));
 	if (!ret)
@@ -683,6 +700,34 @@ static int v7_options(struct tdat *t, struct opt_ctx *x, uint64_t first)
 	return 0;
 }
 
+/*
+ * trace-cmd writes the sections one after the other up to the end of the
+ * file (its reader finds the STRINGS sections so): one that runs past the
+ * end is a truncated file, even where ktop needs nothing of it.
+ */
+static int v7_sections_end(struct tdat *t, uint64_t pos)
+{
+	while (pos < t->size) {
+		struct tcur h = file_cur(t, pos, TDAT_SEC_HDR);
+		uint64_t id, size;
+
+		if (h.bad)
+			return corrupt(t, "a section header cut short", pos);
+		id = cur_num(&h, 2);
+		cur_num(&h, 2);
+		cur_num(&h, 4);
+		size = cur_num(&h, 8);
+		if (id > TDAT_ID_BUFFER_TEXT + 16)
+			return 0;	/* not trace-cmd's contiguous layout: nothing to tell */
+		if (size > t->size - pos - TDAT_SEC_HDR)
+			return tdat_fail(t, -EBADMSG, "truncated or corrupt trace.dat: the section "
+					 "at %llu (%llu bytes) runs past the end of the %zu-byte file",
+					 (unsigned long long)pos, (unsigned long long)size, t->size);
+		pos += TDAT_SEC_HDR + size;
+	}
+	return 0;
+}
+
 static int v7_parse(struct tdat *t, struct tcur *c, struct opt_ctx *x)
 {
 	static const struct {
@@ -704,6 +749,9 @@ static int v7_parse(struct tdat *t, struct tcur *c, struct opt_ctx *x)
 	first = cur_num(c, 8);
 	if (c->bad)
 		return corrupt(t, "the version 7 header", cur_off(t, c));
+	ret = v7_sections_end(t, cur_off(t, c));
+	if (ret)
+		return ret;
 	snprintf(t->compress_name, sizeof(t->compress_name), "%s", zname);
 	if (!strcmp(zname, "zstd"))
 		t->compress = TDAT_Z_ZSTD;
@@ -733,6 +781,9 @@ static int v7_parse(struct tdat *t, struct tcur *c, struct opt_ctx *x)
 		switch (need[i].id) {
 		case TDAT_ID_HEADER_INFO:
 			ret = meta_headers(t, &s, off);
+			if (!ret && (!is_text(t->header_page) || !is_text(t->header_event)))
+				ret = tdat_fail(t, -EBADMSG, "corrupt trace.dat: header_page is not "
+						"text");
 			break;
 		case TDAT_ID_FTRACE_EVENTS:
 			ret = meta_ftrace(t, &s, off);

@@ -339,11 +339,15 @@ static void build_events(struct tw *w, struct mbuf *b)
 	}
 }
 
-/* saved_cmdlines from the store's comm table: "PID COMM" lines. */
+/* saved_cmdlines as recorded, or from the store's comm table: "PID COMM" lines. */
 static void build_cmdlines(struct tw *w, struct mbuf *b)
 {
 	struct mbuf t = { 0 };
 
+	if (w->m->cmdlines) {
+		mb_text(b, w->m->cmdlines, 8);
+		return;
+	}
 	for (uint32_t pid = 1; pid < COMM_SCAN_MAX; pid++) {
 		const char *c = store_comm(w->st, (int32_t)pid);
 		char line[96];
@@ -432,7 +436,6 @@ static void cpustat_options(struct tw *w, const uint64_t *events, const uint64_t
 		for (uint32_t c = 0; c < b->ncpus; c++)
 			opt_str(w, TDAT_ID_CPUSTAT, (snprintf(text, sizeof(text),
 				"CPU: %u\nentries: %llu\noverrun: %llu\ncommit overrun: 0\n"
-				"bytes: 0\noldest event ts: 0.000000\nnow ts: 0.000000\n"
 				"dropped events: 0\nread events: %llu\n", c,
 				(unsigned long long)events[b->cpu0 + c],
 				(unsigned long long)lost[b->cpu0 + c],
