@@ -166,6 +166,9 @@ fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 # and the small utilities those call
 FUZZ_SRCS	+= src/file.c src/hashmap.c src/jsonw.c src/err.c src/evformat.c src/tuning.c
+# trace.dat: the reader, and the writer fuzz_tracedat sends what it read to
+FUZZ_SRCS	+= $(wildcard src/formats/*.c) src/store_count.c src/export.c src/flags.c \
+		   src/viewfilter.c src/viewfilter_walk.c src/vfexpr.c src/taskrel.c src/filter.c
 
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(wildcard src/*.h)
 	$(call msg,FUZZ,$@)
