@@ -559,59 +559,96 @@ static size_t of_pid(const struct calls *c, int32_t pid, const struct call **out
 	return n;
 }
 
+/*
+ * The function_graph tree ktop builds from @st equals the one `trace-cmd
+ * report` draws from @report_of: the same calls, task by task, with the same
+ * nesting, names and durations. Return: the calls compared.
+ */
+static size_t tree_vs_report(struct store *st, const char *report_of, const char *label)
+{
+	const struct call **a = calloc(65536, sizeof(*a)), **b = calloc(65536, sizeof(*b));
+	struct calls mc = { 0 }, rc = { 0 };
+	size_t same = 0, bad = 0;
+
+	if (!a || !b || model_calls(st, &mc) || report_calls(report_of, &rc) || !rc.n) {
+		printf("  %s: no tree to compare\n", label);
+		bad++;
+	} else if (mc.n != rc.n) {
+		printf("  %s: ktop %zu calls, trace-cmd report %zu\n", label, mc.n, rc.n);
+		bad++;
+	}
+	for (size_t i = 0; !bad && i < rc.n; i++) {
+		int32_t pid = rc.v[i].pid;
+		size_t na, nb, j;
+
+		for (j = 0; j < i && rc.v[j].pid != pid; j++)
+			;
+		if (j < i)
+			continue;	/* the task's calls are compared already */
+		na = of_pid(&mc, pid, a, 65536);
+		nb = of_pid(&rc, pid, b, 65536);
+		if (na != nb) {
+			printf("  %s: pid %d: ktop %zu calls, report %zu\n", label, pid, na, nb);
+			bad++;
+		}
+		for (size_t k = 0; k < na && k < nb; k++) {
+			if (a[k]->depth == b[k]->depth && !strcmp(a[k]->func, b[k]->func) &&
+			    a[k]->dur == b[k]->dur) {
+				same++;
+				continue;
+			}
+			printf("  %s: pid %d call %zu: ktop %u %s %llu, report %u %s %llu\n", label,
+			       pid, k, a[k]->depth, a[k]->func, (unsigned long long)a[k]->dur,
+			       b[k]->depth, b[k]->func, (unsigned long long)b[k]->dur);
+			bad++;
+		}
+	}
+	free(mc.v);
+	free(rc.v);
+	free(a);
+	free(b);
+	return bad ? 0 : same;
+}
+
 TEST(tracedat_fgraph_tree_matches_report)
 {
 	int checked = 0;
 
 	for (int f = 0; f < nfiles; f++) {
-		const struct call **a = calloc(65536, sizeof(*a)), **b = calloc(65536, sizeof(*b));
-		struct calls mc, rc;
+		struct snapshot_meta meta;
 		struct store *st = NULL;
 		char err[512] = "";
-		size_t same = 0;
+		size_t same;
 
-		if (!name_has(files[f], "fgraph")) {
-			free(a);
-			free(b);
+		if (!name_has(files[f], "fgraph"))
 			continue;
-		}
-		CHECK(a && b);
-		CHECK(snapshot_load(files[f], 0, &st, NULL, err, sizeof(err)) == 0);
-		CHECK(model_calls(st, &mc) == 0);
-		CHECK(report_calls(files[f], &rc) == 0);
-		CHECK(rc.n > 0);
-		CHECK_EQ_U64(mc.n, rc.n);
-		for (size_t i = 0; i < rc.n; i++) {
-			int32_t pid = rc.v[i].pid;
-			size_t na, nb, j;
-
-			for (j = 0; j < i && rc.v[j].pid != pid; j++)
-				;
-			if (j < i)
-				continue;	/* the task's calls are compared already */
-			na = of_pid(&mc, pid, a, 65536);
-			nb = of_pid(&rc, pid, b, 65536);
-			CHECK_EQ_U64(na, nb);
-			for (size_t k = 0; k < na; k++) {
-				if (a[k]->depth != b[k]->depth || strcmp(a[k]->func, b[k]->func) ||
-				    a[k]->dur != b[k]->dur)
-					printf("  pid %d call %zu: ktop %u %s %llu, report %u %s %llu\n",
-					       pid, k, a[k]->depth, a[k]->func,
-					       (unsigned long long)a[k]->dur, b[k]->depth, b[k]->func,
-					       (unsigned long long)b[k]->dur);
-				CHECK(a[k]->depth == b[k]->depth && !strcmp(a[k]->func, b[k]->func) &&
-				      a[k]->dur == b[k]->dur);
-				same++;
-			}
-		}
-		CHECK_EQ_U64(same, rc.n);
+		CHECK(snapshot_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
+		same = tree_vs_report(st, files[f], base(files[f]));
+		CHECK(same > 0);
 		printf("  %s: %zu calls, the same tree (nesting, names, durations)\n",
 		       base(files[f]), same);
-		free(mc.v);
-		free(rc.v);
-		free(a);
-		free(b);
+		/*
+		 * issue 18 bug 5: ktop's own trace.dat, reopened by ktop, names the
+		 * tracer and gives the same graph as report of the original
+		 */
+		for (unsigned int v = 6; v <= 7; v++) {
+			struct export_opts eo = { .dat_version = v };
+			const char *path = tmp_path("own-fgraph.dat");
+			struct snapshot_meta bm;
+			struct store *bs = NULL;
+
+			CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, &eo, NULL, err,
+					   sizeof(err)) == 0);
+			CHECK(snapshot_load(path, 0, &bs, &bm, err, sizeof(err)) == 0);
+			CHECK_STR(bm.tracer, "function_graph");
+			CHECK_EQ_U64(tree_vs_report(bs, files[f], "ktop's own file"), same);
+			printf("  %s -> ktop's v%u trace.dat -> ktop: tracer %s, the same %zu calls\n",
+			       base(files[f]), v, bm.tracer, same);
+			store_free(bs);
+			snapshot_meta_free(&bm);
+		}
 		store_free(st);
+		snapshot_meta_free(&meta);
 		checked++;
 	}
 	CHECK(checked || !nfiles);
