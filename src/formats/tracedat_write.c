@@ -68,7 +68,7 @@ struct mbuf {
 
 static void mb_put(struct mbuf *b, const void *d, size_t n)
 {
-	if (b->oom)
+	if (b->oom || !n)
 		return;
 	if (b->n + n > b->cap) {
 		size_t cap = (b->n + n) * 2 + 4096;
