@@ -125,6 +125,9 @@ $(B)/tools/%: tests/tools/%.c $(B)/libktop.a | $(B)/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a $(CORE_LDLIBS)
 
+# A workload whose user stacks the stack tests name: frame pointers, whatever OPT says.
+$(B)/tools/stackload: EXTRA_CFLAGS += -fno-omit-frame-pointer
+
 $(B)/bench/%: bench/%.c $(B)/libktop.a $(UI_OBJS) | $(B)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(filter-out $(B)/ui/main_loop.o,$(UI_OBJS)) $(B)/libktop.a $(UI_LDLIBS) $(CORE_LDLIBS)
@@ -158,23 +161,26 @@ tests: $(UNIT_BINS) $(TOOL_BINS)
 tools: $(TOOL_BINS)
 benches: $(BENCH_BINS)
 
-# libFuzzer targets tests/fuzz/fuzz_*.c -> build-fuzz/ (clang, ASan+UBSan; the
-# sources they reach are compiled in). tests/fuzz/run.sh builds and runs them.
-FUZZ_SRCS	:= src/snapshot.c src/store.c src/intern.c src/schema.c src/decode.c \
-		   src/symbols.c src/fixture.c src/output.c src/lostmarks.c src/safefile.c
+# libFuzzer targets tests/fuzz/fuzz_*.c -> build-fuzz/ (clang, ASan+UBSan).
+# Every core source is compiled with the same instrumentation into an archive,
+# so the linker takes whatever the readers reach, with no list to keep up.
+# tests/fuzz/run.sh builds and runs them.
+FUZZ_CFLAGS	= $(filter-out -Werror,$(KTOP_CFLAGS)) -O1 -fno-omit-frame-pointer
+FUZZ_OBJS	:= $(patsubst %.c,build-fuzz/%.o,$(CORE_SRCS))
 fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-# and the small utilities those call
-FUZZ_SRCS	+= src/file.c src/hashmap.c src/jsonw.c src/err.c src/evformat.c src/tuning.c
-# trace.dat: the reader, and the writer fuzz_tracedat sends what it read to
-FUZZ_SRCS	+= $(wildcard src/formats/*.c) src/store_count.c src/export.c src/flags.c \
-		   src/viewfilter.c src/viewfilter_walk.c src/vfexpr.c src/taskrel.c src/filter.c
+build-fuzz/src/%.o: src/%.c $(BPF_SKELS) $(wildcard src/*.h src/formats/*.h)
+	$(call msg,FUZZCC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
 
-build-fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS) $(wildcard src/*.h)
+build-fuzz/libktop.a: $(FUZZ_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build-fuzz/%: tests/fuzz/%.c build-fuzz/libktop.a
 	$(call msg,FUZZ,$@)
-	$(Q)mkdir -p build-fuzz
-	$(Q)$(CLANG) $(filter-out -Werror,$(KTOP_CFLAGS)) -O1 -fno-omit-frame-pointer \
-		-fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_SRCS) $(CORE_LDLIBS)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
+		build-fuzz/libktop.a $(CORE_LDLIBS)
 
 # ---- set-up ------------------------------------------------------------
 

@@ -31,6 +31,7 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_ARRAY		= 2,
 	BPF_MAP_TYPE_PERCPU_HASH	= 5,
 	BPF_MAP_TYPE_PERCPU_ARRAY	= 6,
+	BPF_MAP_TYPE_STACK_TRACE	= 7,
 	BPF_MAP_TYPE_RINGBUF		= 27,
 	BPF_MAP_TYPE_TASK_STORAGE	= 29,
 };
@@ -38,6 +39,11 @@ enum bpf_map_type {
 enum {
 	BPF_F_NO_PREALLOC		= 1,
 	BPF_LOCAL_STORAGE_GET_F_CREATE	= 1,
+};
+
+/* bpf_get_stackid() flags */
+enum {
+	BPF_F_USER_STACK	= 1ULL << 8,
 };
 
 enum {
@@ -50,6 +56,7 @@ struct pt_regs;
 
 struct task_struct {
 	unsigned int	__state;
+	unsigned int	flags;		/* PF_* (off-CPU stacks: PF_KTHREAD) */
 	pid_t		pid;
 	pid_t		tgid;
 	char		comm[16];

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include "features.h"
 #include "session.h"
+#include "source.h"
 
 struct store;
 struct symbols;
@@ -20,13 +21,19 @@ struct decode_ctx;
 struct consumer;
 struct bpfstats;
 struct snapshot_meta;
-struct app_loader;
+struct source_ops;
+struct session;
 struct ftrace_filter;
 struct ftrace_filter_result;
 struct filter_set;
 struct probe_set;
 struct viewfilter;
 struct taskrel;
+struct probe_def;
+struct probe_caps;
+struct app_probe_log;
+struct stack_syms;
+struct bpf_offcpu;
 
 struct app_opts {
 	struct session_opts	so;
@@ -52,31 +59,33 @@ struct app_opts {
 	bool			hide_self;	/* --hide-self */
 	unsigned int		dat_version;	/* --dat-version: trace.dat 6 or 7, 0: 7 */
 	int			dat_compress;	/* --dat-compress: enum tracedat_compress */
+	bool			offcpu;		/* --offcpu: BPF off-CPU stacks */
+	const char		*folded;	/* --folded: what -o FILE.folded holds */
+	/* -e EVENT:stack: EVENT without its suffix (so.events and so.stacks point here) */
+	char			specbuf[SESSION_MAX_LIST][128];
+	unsigned int		nspecbuf;
 };
 
 struct app {
 	struct app_opts		opts;
 	struct features		ft;
-	struct session		*sess;
 	struct store		*st;
-	struct symbols		*syms;
-	struct decode_ctx	*dc;
-	struct consumer		*cons;
-	int			wake_fd;	/* eventfd the collectors write */
+	int			wake_fd;	/* eventfd the source writes as events arrive */
 	uint64_t		start_ns;	/* CLOCK_MONOTONIC at start */
 	char			mode_why[256];	/* what ktop chose to trace, and why */
-	bool			live;		/* false: an offline snapshot */
-	struct probe_set	*probes;	/* --probe: ktop's probe events, or NULL */
+	/* where the events come from (src/source.h): the live kernel or a recording */
+	const struct source_ops	*src;
+	void			*src_priv;	/* the source's own state */
+	/* probes made while tracing (src/app_probe.c; the set is the live source's) */
+	bool			probe_tried;	/* the set was tried; probe_why says why not */
+	char			probe_why[512];
+	struct app_probe_log	*probe_log;	/* the formats of every probe made */
 	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
 	char			bpf_why[256];
+	struct stack_syms	*ssyms;		/* names the store's stack frames */
+	struct bpf_offcpu	*offcpu;	/* --offcpu; NULL: off, see offcpu_why */
+	char			offcpu_why[256];
 	uint64_t		bpf_seq;	/* newest BPF outlier printed */
-	/* snapshots (src/app_snapshot.c) */
-	struct snapshot_meta	*meta;		/* -i: what the snapshot says */
-	struct app_loader	*loader;	/* -i .ktop: the thread filling st */
-	/* the kernel's function filter (app_filter), opened on first use */
-	struct ftrace_filter	*filter;
-	char			filter_why[256];
-	bool			filter_tried;
 	/* what readers of the store honour (src/app_view.c) */
 	struct viewfilter	*view;		/* --view; the UI's later */
 	struct taskrel		*rel;
@@ -84,16 +93,32 @@ struct app {
 };
 
 /**
- * app_start - probe, open the session, start collectors
+ * app_start - trace the running kernel (the live source, src/source_live.c):
+ * probe, open the session, start collectors
  * @err: the message for the user on failure
  * Return: 0, or a negative errno; on failure the kernel state is unchanged.
  */
 int app_start(struct app *a, char *err, size_t errlen);
 
-/* Stop collectors, close the session, restore the kernel. Safe twice. */
+/* Stop the source (collectors, session: the kernel restored), free the store. Safe twice. */
 void app_stop(struct app *a);
 
-/* ---- snapshots: src/app_snapshot.c ---- */
+/* SOURCE_* (src/source.h): a kernel to act on, events that keep arriving. 0 before a start. */
+unsigned int app_flags(const struct app *a);
+/* The live session and its readers, for what shows them (NULL for a recording). */
+struct session *app_session(const struct app *a);
+struct consumer *app_consumer(const struct app *a);
+/* The tracing instance's name ("ktop-1234", "(top level)"), "" for a recording. */
+const char *app_instance(const struct app *a);
+/* A recording's metadata as it was read, NULL live. */
+const struct snapshot_meta *app_recording_meta(const struct app *a);
+/*
+ * Stop recording and wait until the readers have brought in what the kernel
+ * held (--duration's last summary). Nothing for a recording.
+ */
+void app_drain(struct app *a);
+
+/* ---- recordings: src/source_file.c ---- */
 
 #define APP_SNAP_SYNC		1	/* read the whole .ktop before returning */
 #define APP_SNAP_END_SIGNAL	2	/* -i -: SIGTERM ourselves at the stream's end */
@@ -103,10 +128,10 @@ void app_stop(struct app *a);
  * @path: a file, or "-" for a .ktop stream on @in_fd (-1: standard input)
  * @flags: APP_SNAP_*
  *
- * Touches no tracefs and needs no root. The format comes from the content.
- * A .ktop is read by a loader thread (unless APP_SNAP_SYNC) that writes
- * a->wake_fd as blocks arrive: a->st exists on return, and grows. a->live is
- * true for a stream, false for a file; a->sess and a->cons stay NULL.
+ * The recording source (src/source_file.c). Touches no tracefs and needs no
+ * root. The format comes from the content (src/formats/format.h). A loader
+ * thread reads it (unless APP_SNAP_SYNC), writing a->wake_fd as blocks
+ * arrive: a->st exists on return, and grows. A stream has SOURCE_GROWS.
  * Return: 0, or a negative errno with a message naming the file in @err
  * (the caller exits with status 2). Call app_stop() in either case.
  */
@@ -128,8 +153,6 @@ int app_loader_wait(struct app *a, char *err, size_t errlen);
 /* The loader's error once it has finished with one, else 0. Context: any thread. */
 int app_loader_status(const struct app *a, char *err, size_t errlen);
 
-/* Stop the loader, free the snapshot's metadata (app_stop calls it). */
-void app_snapshot_stop(struct app *a);
 
 /**
  * app_save - write the store (or the window [@t0, @t1]; both 0: all) to @path
@@ -153,6 +176,41 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
  * Return: the exit status.
  */
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
+
+/* ---- stacks: src/app_stacks.c (the live source calls them) ---- */
+
+/*
+ * Live: tell the decoders @dc which events carry stacks (--stack, -e
+ * EVENT:stack) and install the frame resolver (kallsyms @syms, /proc/PID/maps
+ * + ELF). Before the readers start. Return: 0 or -ENOMEM (message in @err).
+ */
+int app_stacks_start(struct app *a, struct decode_ctx *dc, struct symbols *syms, char *err,
+		     size_t errlen);
+/**
+ * app_stacks_add - kernel (@parts STACKTRIG_KERN) or user stacks of the
+ * events @spec names from now on, while tracing goes on ("stacks for this
+ * event" in the interactive view): session_stack_add(), and the decoders told
+ * with the readers stopped.
+ * @note: what it costs beyond the events asked (options instead of a
+ *	  trigger), or ""
+ * Return: 0, -ENODEV (not live: a recording), or a negative errno; @err says
+ * what --stack would say.
+ * Context: the thread that owns the app.
+ */
+int app_stacks_add(struct app *a, const char *spec, unsigned int parts, char *note,
+		   size_t notelen, char *err, size_t errlen);
+/* Stop naming frames (before the store goes). Safe twice. */
+void app_stacks_stop(struct app *a);
+
+/* --offcpu: load the off-CPU BPF program, or say why not in a->offcpu_why. */
+void app_offcpu_start(struct app *a, struct symbols *syms);
+void app_offcpu_stop(struct app *a);
+/*
+ * Read the off-CPU totals into the store's stack table (the batch printer
+ * each interval, the exporters before writing). Context: one thread at a
+ * time. Return: 0, -ENODEV without --offcpu, or a negative errno.
+ */
+int app_offcpu_poll(struct app *a);
 
 /* Monotonic nanoseconds. */
 uint64_t app_now_ns(void);
@@ -211,6 +269,17 @@ const char *app_tracer(const struct app *a);
  */
 int app_switch_tracer(struct app *a, const char *tracer, char *err, size_t errlen);
 
+/*
+ * app_readers_stop, app_readers_start - stop the readers (what the buffers
+ * hold is drained into the store) while the session or the decoders change,
+ * then start them again. Tracing goes on meanwhile: the ring buffer keeps what
+ * comes. @err may hold what went wrong before: start adds to it.
+ * Return (start): 0, or a negative errno; reading has then stopped.
+ * Context: the thread that owns the app.
+ */
+void app_readers_stop(struct app *a);
+int app_readers_start(struct app *a, char *err, size_t errlen);
+
 /**
  * app_mark - write @text into the recording, in time order with the events
  *
@@ -253,6 +322,16 @@ int app_filter_apply(struct app *a, const char *line, struct ftrace_filter_resul
 int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res);
 
 /**
+ * app_filter_desc - the filters in effect, one line for the header
+ * @buf: receives e.g. "functions vfs_* ; pid:1234; sched_switch: prev_pid == 1",
+ *       or "none": what the filter prompt left in the kernel (read back after
+ *       each change, undo and redo), and what the command line set (-l, -n,
+ *       -g, -P) where the prompt has not changed it since
+ * Return: @buf.
+ */
+const char *app_filter_desc(const struct app *a, char *buf, size_t len);
+
+/**
  * app_feed_end - where a model fed from the store (a tree, a latency table)
  * can read up to now
  * @lag_ns: how far behind "now" a live feed ends, so that every CPU's events
@@ -267,5 +346,71 @@ int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res);
  * Context: any thread.
  */
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns);
+
+/*
+ * ---- probes while tracing: src/app_probe.c ----
+ * The probe prompt's actions. A probe is defined in ktop's group (see
+ * src/probe.h), its format read, given to the decoders and enabled in ktop's
+ * instance, all or nothing; its events then come like any other's. Where
+ * there is no kernel (a recording, a stream) each refuses with -ENODEV and
+ * app_probe_why() says why. Context: the thread that owns the app.
+ */
+
+/* Return: why probes cannot be made in this run, or NULL when they can. */
+const char *app_probe_why(struct app *a);
+
+/* The group of this run's probes (ktop_<pid>), "" before the set is made. */
+const char *app_probe_group(const struct app *a);
+
+/* What probe events this kernel has; NULL when app_probe_why() says why not. */
+const struct probe_caps *app_probe_caps(struct app *a);
+
+/* probe_preview(), probe_proto(), probe_complete() on this run's set. */
+int app_probe_preview(struct app *a, const char *spec, struct probe_def *def, char *err,
+		      size_t errlen);
+int app_probe_proto(struct app *a, const char *func, char *buf, size_t len);
+int app_probe_complete(struct app *a, const char *text, size_t cursor, char **out, size_t max,
+		       size_t *start);
+
+/**
+ * app_probe_add - define @spec's probe and trace it from now on
+ * @def: receives the definition (NULL: not needed)
+ * @err: what the library or the kernel said (the error_log line with its
+ *       caret), or why the readers could not take it
+ *
+ * The readers stop while the decoders learn the new event's format (what the
+ * buffers hold is drained first), then start again; the event is enabled
+ * after. A trace_marker line "ktop: probe ..." shows where it starts.
+ * Return: 0, or a negative errno with nothing left defined.
+ */
+int app_probe_add(struct app *a, const char *spec, struct probe_def *def, char *err,
+		  size_t errlen);
+
+/* Disable @event and undefine it. Its recorded events stay. Return: 0 or -errno (@err). */
+int app_probe_remove(struct app *a, const char *event, char *err, size_t errlen);
+
+/* Enable or disable @event in ktop's instance. Return: 0 or -errno (@err). */
+int app_probe_enable(struct app *a, const char *event, bool on, char *err, size_t errlen);
+
+/* One probe of the run, for the probe list. */
+struct app_probe_info {
+	const struct probe_def	*def;		/* valid until the next add or remove */
+	int			enabled;	/* 1, 0, or a negative errno: cannot tell */
+	bool			have_hits;	/* the kernel counts its hits in @hits_from */
+	uint64_t		hits;		/* times it fired since it was defined */
+	const char		*hits_from;	/* "uprobe_profile", "kprobe_profile" */
+};
+
+/* Fill @out with up to @max probes (one read of the profile files). Return: how many. */
+unsigned int app_probe_list(struct app *a, struct app_probe_info *out, unsigned int max);
+
+/* Tell the decoders the kinds of @d's fields its format cannot say (hex, symbol). */
+void app_probe_kinds_one(struct app *a, const struct probe_def *d);
+
+/* Free what app_probe_add() kept (app_stop calls it). */
+void app_probe_forget(struct app *a);
+
+/* Add the formats of probes made (and perhaps removed) since to @m, where missing. */
+void app_probe_formats(const struct app *a, struct snapshot_meta *m);
 
 #endif

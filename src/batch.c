@@ -23,6 +23,7 @@
 
 #include "app.h"
 #include "batch.h"
+#include "batch_stacks.h"
 #include "batch_tracers.h"
 #include "bpfstats.h"
 #include "cmdlines.h"
@@ -102,6 +103,7 @@ struct batch {
 	struct batch_list	types, funcs, pids;
 	bool			has_funcs;
 	struct batch_tracers	*bt;		/* function_graph tree, latency table */
+	struct batch_stacks	*bs;		/* top stacks, off-CPU stacks */
 	struct store_count	*tmp;
 	size_t			tmp_cap;
 	struct viewfilter	*vf;		/* --view, or NULL */
@@ -216,6 +218,7 @@ static uint64_t max3(uint64_t x, uint64_t y, uint64_t z)
 static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 {
 	struct batch_cpu *c = &b->cpu[cpu];
+	const struct snapshot_meta *rm;
 	struct consumer_cpu_stats cs;
 	struct store_stats ss;
 	uint64_t store_kernel, total;
@@ -224,13 +227,13 @@ static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 	store_get_cpu_stats(b->a->st, cpu, &ss);
 	memset(&cs, 0, sizeof(cs));
 	/* a recording's own per_cpu stats (a trace.dat's CPUSTAT options) */
-	if (!b->a->cons && b->a->meta && b->a->meta->cpustats &&
-	    cpu < b->a->meta->ncpus && b->a->meta->cpustats[cpu].valid) {
-		cs.overrun = b->a->meta->cpustats[cpu].overrun;
-		cs.dropped = b->a->meta->cpustats[cpu].dropped;
+	rm = app_recording_meta(b->a);
+	if (rm && rm->cpustats && cpu < rm->ncpus && rm->cpustats[cpu].valid) {
+		cs.overrun = rm->cpustats[cpu].overrun;
+		cs.dropped = rm->cpustats[cpu].dropped;
 	}
-	if (b->a->cons) {
-		consumer_get_stats(b->a->cons, cpu, &cs);
+	if (app_consumer(b->a)) {
+		consumer_get_stats(app_consumer(b->a), cpu, &cs);
 		for (int i = 0; i < BF_NR; i++)
 			c->flags[i] = cs.flags[i] - c->cs.flags[i];
 	}
@@ -386,7 +389,7 @@ static void batch_gather(struct batch *b, uint64_t now)
 		struct batch_cpu *c = &b->cpu[cpu];
 
 		/* live without a view: no pass over the events (the consumer counted them) */
-		if (b->a->cons && !b->vf)
+		if (app_consumer(b->a) && !b->vf)
 			batch_window_cpu(b, cpu);
 		else
 			batch_scan_cpu(b, cpu);
@@ -412,7 +415,7 @@ static void batch_gather(struct batch *b, uint64_t now)
 		batch_trace_time(b);
 	if (b->vf)
 		viewfilter_update(b->vf, 0);
-	if (b->a->sess)
+	if (app_flags(b->a) & SOURCE_KERNEL)
 		tasks_read_tids("/proc/self/task", &b->self);
 	batch_list_finish(&b->types);
 	batch_list_finish(&b->pids);
@@ -473,7 +476,7 @@ static const char *batch_comm(struct batch *b, int32_t pid)
 	if (s && *s)
 		return s;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fp = b->a->live ? fopen(path, "r") : NULL;
+	fp = app_flags(b->a) & SOURCE_KERNEL ? fopen(path, "r") : NULL;
 	if (fp) {
 		s = fgets(buf, sizeof(buf), fp);
 		fclose(fp);
@@ -493,8 +496,8 @@ static bool batch_self(struct batch *b, int32_t pid)
 
 static const char *batch_tracer(struct batch *b)
 {
-	/* a snapshot: the tracer it recorded (src/app_snapshot.c sets it) */
-	const char *t = b->a->sess ? session_tracer(b->a->sess) : b->a->opts.so.tracer;
+	/* a snapshot: the tracer it recorded */
+	const char *t = app_tracer(b->a);
 
 	return t && *t ? t : "nop";
 }
@@ -522,6 +525,7 @@ static void batch_text(struct batch *b)
 {
 	char used[32], limit[32], name[160], clock[32];
 	int cw = 4;	/* the CPU column: "tdr:1" for a CPU of an instance */
+	const struct snapshot_meta *rm = app_recording_meta(b->a);
 	struct batch_cpu all = { 0 };
 	FILE *o = b->out;
 	time_t t = time(NULL);
@@ -535,7 +539,7 @@ static void batch_text(struct batch *b)
 	fprintf(o, "ktop %s - %s, up %.1fs, summary %ld, interval %.2fs%s\n", KTOP_VERSION,
 		clock, b->up, b->iteration, b->dt, b->trace_clock ? " (trace time)" : "");
 	fprintf(o, "Trace: %s\n", b->a->mode_why);
-	fprintf(o, "Session: %s, tracer %s\n", b->a->sess ? session_name(b->a->sess) : "-",
+	fprintf(o, "Session: %s, tracer %s\n", *app_instance(b->a) ? app_instance(b->a) : "-",
 		batch_tracer(b));
 	fprintf(o, "Events: %" PRIu64 " this interval, %.0f/s ingested, %" PRIu64
 		" since start\n", b->events, batch_rate(b, b->events), b->ss.appended);
@@ -557,7 +561,7 @@ static void batch_text(struct batch *b)
 			"below count only those)\n", viewfilter_describe(b->vf, desc, sizeof(desc)),
 			vc.matched, vc.held);
 	}
-	if (b->a->cons) {
+	if (app_consumer(b->a)) {
 		char bl[32], bq[32], bm[32];
 
 		batch_size(bl, sizeof(bl), b->backlog * b->page_size);
@@ -570,7 +574,7 @@ static void batch_text(struct batch *b)
 	fputc('\n', o);
 
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
-		int n = (int)strlen(snapshot_meta_cpu_name(b->a->meta, cpu, name, sizeof(name)));
+		int n = (int)strlen(snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)));
 
 		cw = n > cw ? n : cw;
 	}
@@ -586,8 +590,7 @@ static void batch_text(struct batch *b)
 			all.lost += c->lost;
 			for (int i = 0; i < BF_NR; i++)
 				all.flags[i] += c->flags[i];
-			fprintf(o, "%*s", cw, snapshot_meta_cpu_name(b->a->meta, cpu, name,
-								    sizeof(name)));
+			fprintf(o, "%*s", cw, snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)));
 		} else {
 			fprintf(o, "%*s", cw, "all");
 		}
@@ -637,11 +640,12 @@ static void batch_text(struct batch *b)
 
 		fprintf(o, "%*s %10" PRIu64 "  (missed %" PRIu64 ", overrun %" PRIu64
 			", dropped %" PRIu64 ", dropped by ktop %" PRIu64 ")\n", cw,
-			snapshot_meta_cpu_name(b->a->meta, cpu, name, sizeof(name)),
+			snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)),
 			c->lost_total, c->cs.missed, c->cs.overrun, c->cs.dropped,
 			c->cs.ktop_dropped);
 	}
 	fputc('\n', o);
+	batch_stacks_text(b->bs, o);
 	batch_tracers_text(b->bt, o);
 	if (b->a->bpf)
 		b->a->bpf_seq = bpfstats_print(b->a->bpf, o, 1, 5, b->a->bpf_seq);
@@ -684,7 +688,7 @@ static void batch_json(struct batch *b)
 	fputs(",\"tracer\":", o);
 	json_str(o, batch_tracer(b));
 	fputs(",\"session\":", o);
-	json_str(o, b->a->sess ? session_name(b->a->sess) : "");
+	json_str(o, app_instance(b->a));
 	fprintf(o, ",\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"events_total\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"lost_total\":%" PRIu64,
 		b->events, batch_rate(b, b->events), b->ss.appended, b->lost, b->lost_total);
@@ -701,13 +705,14 @@ static void batch_json(struct batch *b)
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
 		const struct batch_cpu *c = &b->cpu[cpu];
 
-		const struct snapshot_buffer *buf = b->a->meta && b->a->meta->nbuffers > 1 ?
-			snapshot_meta_buffer(b->a->meta, cpu, NULL) : NULL;
+		const struct snapshot_meta *rm = app_recording_meta(b->a);
+		const struct snapshot_buffer *buf = rm && rm->nbuffers > 1 ?
+			snapshot_meta_buffer(rm, cpu, NULL) : NULL;
 
 		if (buf) {
 			unsigned int bcpu;
 
-			snapshot_meta_buffer(b->a->meta, cpu, &bcpu);
+			snapshot_meta_buffer(rm, cpu, &bcpu);
 			fprintf(o, "%s{\"buffer\":", cpu ? "," : "");
 			json_str(o, buf->name);
 			fprintf(o, ",\"buffer_cpu\":%u,", bcpu);
@@ -769,6 +774,7 @@ static void batch_json(struct batch *b)
 		b->a->bpf_seq = batch_bpf_json(b->a->bpf, o, 1, BATCH_TOP_JSON, b->a->bpf_seq);
 	else if (b->a->bpf_why[0])
 		batch_bpf_json_off(o, b->a->bpf_why);
+	batch_stacks_json(b->bs, o);
 	fputs("}\n", o);
 }
 
@@ -813,29 +819,7 @@ static void batch_drain_wake(struct app *a)
  */
 static void batch_drain(struct app *a)
 {
-	uint64_t prev = UINT64_MAX;
-	int still = 0;
-
-	if (!a->live || !a->sess || !a->cons)
-		return;
-	session_stop(a->sess);
-	consumer_flush(a->cons);
-	for (int i = 0; i < 40 && still < 3; i++) {	/* at most 2 s */
-		struct store_stats ss;
-		struct timespec ts = { .tv_nsec = 50 * 1000 * 1000 };
-		uint64_t backlog = 0;
-
-		nanosleep(&ts, NULL);
-		store_get_stats(a->st, &ss);
-		for (unsigned int cpu = 0; cpu < store_ncpus(a->st); cpu++) {
-			struct consumer_cpu_stats cs;
-
-			consumer_get_stats(a->cons, cpu, &cs);
-			backlog += cs.backlog_pages;
-		}
-		still = ss.events == prev && !backlog ? still + 1 : 0;
-		prev = ss.events;
-	}
+	app_drain(a);
 }
 
 int batch_run(struct app *a, FILE *out)
@@ -859,7 +843,8 @@ int batch_run(struct app *a, FILE *out)
 	b.has_funcs = !strcmp(tracer, "function") || !strcmp(tracer, "function_graph");
 	b.bt = batch_tracers_new(a);
 	b.vf = app_view(a);
-	b.trace_clock = !a->sess;
+	b.trace_clock = !(app_flags(a) & SOURCE_KERNEL);
+	b.bs = batch_stacks_new(a);
 	b.prev_ns = a->start_ns;
 	next = a->start_ns + interval;
 	if (a->opts.duration > 0)
@@ -895,12 +880,13 @@ int batch_run(struct app *a, FILE *out)
 		 * name. Reading it costs a millisecond of CPU or more (thousands
 		 * of lines): only when a task of this interval has no name yet.
 		 */
-		if (a->live && a->ft.tracefs[0] && batch_unnamed(&b))
+		if ((app_flags(a) & SOURCE_KERNEL) && a->ft.tracefs[0] && batch_unnamed(&b))
 			cmdlines_fill(a->st, a->ft.tracefs);
 		if (last)
 			batch_tracers_update_to(b.bt, UINT64_MAX - 1);
 		else
 			batch_tracers_update(b.bt);
+		batch_stacks_update(b.bs);
 		if (a->opts.json)
 			batch_json(&b);
 		else
@@ -923,5 +909,6 @@ int batch_run(struct app *a, FILE *out)
 	free(b.cpu);
 	hmap_destroy(&b.self);
 	batch_tracers_free(b.bt);
+	batch_stacks_free(b.bs);
 	return status;
 }

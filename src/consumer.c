@@ -115,6 +115,8 @@ struct consumer_cpu {
 	uint64_t		backlog_max;
 	uint64_t		read_ns;
 	uint64_t		decode_ns;
+	uint64_t		stacks;
+	uint64_t		stack_dropped;
 };
 
 struct consumer {
@@ -159,6 +161,8 @@ static void cc_publish(struct consumer_cpu *cc)
 	__atomic_store_n(&cc->events, cc->ds.events, __ATOMIC_RELAXED);
 	__atomic_store_n(&cc->pages, cc->ds.pages, __ATOMIC_RELAXED);
 	__atomic_store_n(&cc->missed, cc->ds.missed, __ATOMIC_RELAXED);
+	__atomic_store_n(&cc->stacks, cc->ds.stacks, __ATOMIC_RELAXED);
+	__atomic_store_n(&cc->stack_dropped, cc->ds.stack_dropped, __ATOMIC_RELAXED);
 	for (int i = 0; i < DECODE_F_NR; i++)
 		__atomic_store_n(&cc->flags[i], cc->ds.flags[i], __ATOMIC_RELAXED);
 }
@@ -496,6 +500,7 @@ static void *cc_thread(void *arg)
 	uint64_t one = 1, kick, t0, t1, t2;
 	struct pollfd pfd[3];
 	int n, d = 0, rounds;
+	bool idle;
 
 	cc_thread_init("cpu", cc->cpu);
 	pfd[0].fd = cc->fd;
@@ -506,6 +511,7 @@ static void *cc_thread(void *arg)
 	pfd[2].events = POLLIN;
 
 	while (!consumer_stopping(c)) {
+		idle = false;
 		/* sleep only with nothing left to decode */
 		if (!decode || !cc_backlog(cc)) {
 			int pr = poll(pfd, 3, CONSUMER_POLL_MS);
@@ -513,7 +519,7 @@ static void *cc_thread(void *arg)
 			if (pr < 0 && errno != EINTR)
 				break;
 			if (pr == 0)
-				cc->flush_due = true;	/* a trickle: take what there is */
+				cc->flush_due = idle = true;	/* a trickle: take what there is */
 			if (pr > 0 && (pfd[2].revents & POLLIN) &&
 			    read(cc->kfd, &kick, sizeof(kick)) < 0) {
 				/* EAGAIN: cannot happen with one reader; harmless */
@@ -546,6 +552,16 @@ static void *cc_thread(void *arg)
 		}
 		if (decode) {
 			d = cc_decode(cc, CONSUMER_DECODE_BATCH);
+			/*
+			 * Quiet for a whole poll timeout, nothing read since: the event
+			 * held for its stack goes in. (Not when this round read a page:
+			 * its last event's stack may still be on its way.)
+			 */
+			if (idle && n == 0 && !rounds && !d && !cc_backlog(cc) &&
+			    decoder_flush(cc->dec, &cc->ds) > 0) {
+				cc_publish(cc);
+				d++;
+			}
 			if (d) {
 				t2 = thread_ns();
 				__atomic_fetch_add(&cc->decode_ns, t2 - t1, __ATOMIC_RELAXED);
@@ -576,10 +592,16 @@ static void *cc_decode_thread(void *arg)
 
 	while (!consumer_stopping(c)) {
 		if (!cc_backlog(cc)) {
-			if (poll(pfd, 2, CONSUMER_POLL_MS) < 0 && errno != EINTR)
+			int pr = poll(pfd, 2, CONSUMER_POLL_MS);
+
+			if (pr < 0 && errno != EINTR)
 				break;
 			if (consumer_stopping(c))
 				break;
+			if (pr == 0 && decoder_flush(cc->dec, &cc->ds) > 0) {
+				cc_publish(cc);
+				consumer_wake(c);
+			}
 			if (read(cc->dfd, &v, sizeof(v)) < 0) {
 				/* EAGAIN: woken by the timeout */
 			}
@@ -629,6 +651,7 @@ static void cc_drain(struct consumer_cpu *cc)
 		__atomic_fetch_add(&cc->bytes, (uint64_t)r, __ATOMIC_RELAXED);
 		n++;
 	}
+	decoder_flush(cc->dec, &cc->ds);
 	if (cc->drop_pending) {
 		/* dropped at the very end: nothing followed to carry the mark */
 		__atomic_fetch_add(&cc->kdropped_marked, cc->drop_pending, __ATOMIC_SEQ_CST);
@@ -903,4 +926,6 @@ void consumer_get_stats(struct consumer *c, unsigned int cpu, struct consumer_cp
 	out->page_size = (uint64_t)cc->page_size;
 	out->read_ns = __atomic_load_n(&cc->read_ns, __ATOMIC_RELAXED);
 	out->decode_ns = __atomic_load_n(&cc->decode_ns, __ATOMIC_RELAXED);
+	out->stacks = __atomic_load_n(&cc->stacks, __ATOMIC_RELAXED);
+	out->stack_dropped = __atomic_load_n(&cc->stack_dropped, __ATOMIC_RELAXED);
 }

@@ -48,6 +48,8 @@ struct consumer_cpu_stats {
 	uint64_t	page_size;
 	uint64_t	read_ns;		/* thread CPU time reading pages */
 	uint64_t	decode_ns;		/* thread CPU time decoding and storing */
+	uint64_t	stacks;			/* stack records tied to their event */
+	uint64_t	stack_dropped;		/* stack records without one (decode.h) */
 };
 
 /**

@@ -21,6 +21,12 @@
  * KTOP_DECODE_KBUFFER_WALK=1 in the environment forces kbuffer's walk (the
  * tests compare both). Either walk decodes the events in place, into the
  * open chunk of the CPU's store stream (store_reserve, store_commit).
+ *
+ * Stack records (ftrace:kernel_stack, ftrace:user_stack) are not events: they
+ * become the stack id of the last event before them (decode_stack.h). An
+ * event that ends a page while its type is known to carry stacks is held
+ * back, uncommitted, until the next page of its CPU, whose first record may
+ * be its stack (decoder_flush() lets it go when no page follows).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -36,116 +42,7 @@
 #include "schema.h"
 #include "store.h"
 #include "symbols.h"
-
-/* How one argument slot is loaded. */
-enum dop {
-	DOP_ZERO,	/* field absent in this kernel's format */
-	DOP_U8, DOP_U16, DOP_U32, DOP_U64,
-	DOP_S8, DOP_S16, DOP_S32, DOP_S64,
-	DOP_STR,	/* char[N]: interned, up to the first NUL */
-	DOP_STR_TAIL,	/* char[] at the end of the record */
-	DOP_DLOC,	/* __data_loc char[]: interned */
-	DOP_RLOC,	/* __rel_loc char[]: interned */
-	DOP_HEX,	/* fixed array: interned hex string */
-	DOP_DLOC_HEX,	/* __data_loc/__rel_loc non-char array: interned hex string */
-	DOP_SYM,	/* kernel address: interned symbol name */
-};
-
-/* What to do after the loads. */
-enum dpost {
-	DPOST_NONE,
-	DPOST_SWITCH,		/* comm of prev and next */
-	DPOST_COMM_PID,		/* args 0 (comm), 1 (pid): wakeup, exit, thread_noise */
-	DPOST_EXEC,		/* comm = basename(filename) */
-	DPOST_REPEATS,		/* delta ts = top << 32 | bottom */
-	DPOST_COMM_SLOTS,	/* generic event naming a task: args aux_comm, aux_pid */
-};
-
-struct dslot {
-	uint16_t	off;
-	uint16_t	size;
-	uint8_t		op;
-	uint8_t		rel;	/* DOP_DLOC_HEX: the location is relative */
-	/* integers, for the path without a switch (dtype.ints): */
-	uint8_t		sh;	/* 64 - bits: an 8-byte load shifted left and back */
-	uint8_t		sgn;	/* 1: shift back arithmetically */
-};
-
-struct dtype {
-	_Atomic uint16_t	type;	/* ktop type id; 0 until registered (dynamic) */
-	uint8_t			nargs;
-	uint8_t			post;
-	uint16_t		min_size;
-	uint16_t		aux_off;	/* DPOST_REPEATS: bottom_delta_ts */
-	uint8_t			aux_comm;	/* DPOST_COMM_SLOTS: slot of the comm */
-	uint8_t			aux_pid;	/* its pid slot, or AUX_COMMON_PID */
-	bool			ints;		/* every slot an integer field */
-	bool			copy;		/* ints, all 8 bytes and back to back, at most 8 */
-	uint16_t		load_end;	/* ints: bytes the 8-byte loads read */
-	uint16_t		copy_end;	/* copy: bytes the one 64-byte copy reads */
-	struct dslot		slot[KTOP_MAX_ARGS];
-	/* for dynamic registration */
-	struct tep_event	*event;
-	uint8_t			nfields;
-	struct ktop_field	fields[KTOP_MAX_ARGS];
-};
-
-struct decode_ctx {
-	struct tep_handle	*tep;
-	struct store		*st;
-	struct intern		*strs;
-	struct schema		*schema;
-	struct symbols		*syms;
-	struct dtype		**by_id;
-	unsigned int		nids;
-	int			long_size;	/* KBUFFER_LSIZE_* */
-	bool			old_format;
-	bool			fast_walk;	/* 64-bit little-endian pages: decoder_walk() */
-	bool			lazy_count;	/* common_preempt_lazy_count exists */
-	bool			std_common;	/* type u16 @0, flags u8 @2, pc u8 @3, pid s32 @4 */
-	struct dslot		c_type, c_flags, c_pc, c_pid;
-	uint16_t		common_min;
-	/*
-	 * The flag categories (enum decode_flag) of common_flags and of
-	 * common_preempt_count values, one FLAG_BITS-bit counter per category:
-	 * a sum of these counts every category of many events at once.
-	 */
-	uint64_t		fcat[256], pcat[256];
-};
-
-#define FLAG_BITS	9
-#define FLAG_MAX	((1u << FLAG_BITS) - 1)	/* events per sum of fcat/pcat */
-
-#define STR_CACHE	1024	/* entries, power of two */
-#define STR_KEY		32	/* strings up to this long are cached */
-#define SYM_CACHE	4096
-#define COMM_CACHE	4096
-
-struct str_entry {
-	uint64_t	key[STR_KEY / 8];
-	uint32_t	len;
-	uint32_t	id;
-};
-
-struct sym_entry {
-	uint64_t	addr;
-	uint32_t	id;
-	uint32_t	valid;
-};
-
-struct comm_entry {
-	int32_t		pid;
-	uint32_t	id;
-};
-
-struct decoder {
-	struct decode_ctx	*dc;
-	struct kbuffer		*kb;
-	unsigned int		cpu;
-	struct str_entry	str[STR_CACHE];
-	struct sym_entry	sym[SYM_CACHE];
-	struct comm_entry	comm[COMM_CACHE];
-};
+#include "decode-local.h"
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -540,6 +437,7 @@ static void dtype_ints(struct dtype *t)
 	t->copy_end = t->slot[0].off + 64;
 }
 
+
 static const struct fixed_spec *fixed_find(const struct tep_event *event)
 {
 	for (size_t i = 0; i < sizeof(fixed_specs) / sizeof(fixed_specs[0]); i++)
@@ -547,6 +445,25 @@ static const struct fixed_spec *fixed_find(const struct tep_event *event)
 		    !strcmp(event->system, fixed_specs[i].system))
 			return &fixed_specs[i];
 	return NULL;
+}
+
+/*
+ * The program of @ev: a fixed type's, or a dynamic one (a stack record's reads
+ * its frames). Return: NULL when out of memory.
+ */
+static struct dtype *dtype_new(struct decode_ctx *dc, struct tep_event *ev)
+{
+	const struct fixed_spec *fs = fixed_find(ev);
+	struct dtype *t = fs ? dtype_fixed(dc, ev, fs) : dtype_dynamic(dc, ev);
+
+	if (!t)
+		return NULL;
+	dtype_ints(t);
+	if (dtype_stack(dc, t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
 }
 
 struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
@@ -608,16 +525,13 @@ struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 		goto out_free;
 	for (int i = 0; events[i]; i++) {
 		struct tep_event *ev = events[i];
-		const struct fixed_spec *fs;
 
 		/* a malformed trace.dat may give two formats one id: the first wins */
 		if (ev->id < 0 || ev->flags & TEP_EVENT_FL_FAILED || dc->by_id[ev->id])
 			continue;
-		fs = fixed_find(ev);
-		dc->by_id[ev->id] = fs ? dtype_fixed(dc, ev, fs) : dtype_dynamic(dc, ev);
+		dc->by_id[ev->id] = dtype_new(dc, ev);
 		if (!dc->by_id[ev->id])
 			goto out_free;
-		dtype_ints(dc->by_id[ev->id]);
 	}
 	return dc;
 
@@ -626,6 +540,31 @@ out_free:
 out_err:
 	errno = err;
 	return NULL;
+}
+
+int decode_ctx_add_event(struct decode_ctx *dc, struct tep_event *ev)
+{
+	struct dtype *t;
+
+	if (!ev || ev->id < 0 || ev->id > UINT16_MAX || ev->flags & TEP_EVENT_FL_FAILED)
+		return -EINVAL;
+	if ((unsigned int)ev->id >= dc->nids) {
+		struct dtype **by = realloc(dc->by_id, (ev->id + 1) * sizeof(*by));
+
+		if (!by)
+			return -ENOMEM;
+		memset(by + dc->nids, 0, (ev->id + 1 - dc->nids) * sizeof(*by));
+		dc->by_id = by;
+		dc->nids = ev->id + 1;
+	}
+	t = dtype_new(dc, ev);
+	if (!t)
+		return -ENOMEM;
+	if (dc->by_id[ev->id])
+		free(dc->by_id[ev->id]->stk);
+	free(dc->by_id[ev->id]);
+	dc->by_id[ev->id] = t;
+	return 0;
 }
 
 int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *name,
@@ -670,8 +609,11 @@ void decode_ctx_free(struct decode_ctx *dc)
 	if (!dc)
 		return;
 	if (dc->by_id)
-		for (unsigned int i = 0; i < dc->nids; i++)
+		for (unsigned int i = 0; i < dc->nids; i++) {
+			if (dc->by_id[i])
+				free(dc->by_id[i]->stk);
 			free(dc->by_id[i]);
+		}
 	free(dc->by_id);
 	free(dc);
 }
@@ -703,44 +645,14 @@ void decoder_free(struct decoder *d)
 {
 	if (!d)
 		return;
+	decoder_flush(d, NULL);		/* the held event goes in before the decoder goes */
 	kbuffer_free(d->kb);
+	free(d->stk);
 	free(d);
 }
 
 /* ---- per event ----------------------------------------------------------- */
 
-static inline uint64_t load_slot(const uint8_t *p, uint8_t op)
-{
-	union {
-		uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
-		int8_t s8; int16_t s16; int32_t s32; int64_t s64;
-	} v;
-
-	switch (op) {
-	case DOP_U8:
-		return *p;
-	case DOP_S8:
-		return (uint64_t)(int64_t)(int8_t)*p;
-	case DOP_U16:
-		memcpy(&v.u16, p, 2);
-		return v.u16;
-	case DOP_S16:
-		memcpy(&v.s16, p, 2);
-		return (uint64_t)(int64_t)v.s16;
-	case DOP_U32:
-		memcpy(&v.u32, p, 4);
-		return v.u32;
-	case DOP_S32:
-		memcpy(&v.s32, p, 4);
-		return (uint64_t)(int64_t)v.s32;
-	case DOP_U64:
-	case DOP_S64:
-		memcpy(&v.u64, p, 8);
-		return v.u64;
-	default:
-		return 0;
-	}
-}
 
 static inline uint32_t str_hash(const uint64_t *k, uint32_t len)
 {
@@ -857,7 +769,7 @@ static int decoder_register(struct decoder *d, struct dtype *t)
 
 static inline __attribute__((always_inline)) int
 decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
-	   struct store_brow *out, uint64_t *args)
+	   struct store_brow *out, uint64_t *args, struct dtype **tp)
 {
 	const struct decode_ctx *dc = d->dc;
 	const uint8_t *p = data;
@@ -877,6 +789,9 @@ decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
 		return -ENOENT;
 	if (size < t->min_size)
 		return -EINVAL;
+	*tp = t;
+	if (__builtin_expect(t->post == DPOST_STACK, 0))
+		return DECODE_STACK_REC;
 	type = atomic_load_explicit(&t->type, memory_order_relaxed);
 	if (!type) {
 		type = decoder_register(d, t);
@@ -885,6 +800,7 @@ decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
 	}
 	out->ts = ts;
 	out->type = type;
+	out->stack = 0;
 	if (__builtin_expect(dc->std_common, 1)) {
 		out->flags = (uint8_t)(common >> 16);
 		out->pc = (uint8_t)(common >> 24);
@@ -990,15 +906,22 @@ post:
 	return 0;
 }
 
+
 int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
 		   struct ktop_event *out)
 {
+	struct dtype *t = NULL;
 	struct store_brow b;
 	int ret;
 
-	ret = decode_one(d, data, size, size, ts, &b, out->args);
+	ret = decode_one(d, data, size, size, ts, &b, out->args, &t);
+	if (ret == DECODE_STACK_REC)
+		return decoder_record_stack(d, t, data, size, ts, out);
 	if (ret)
 		return ret;
+	if (d->stk)
+		d->stk->rec_stack = 0;
+	out->stack = 0;
 	out->ts = b.ts;
 	out->pid = b.pid;
 	out->cpu = d->cpu;
@@ -1027,27 +950,9 @@ static inline uint32_t load32(const uint8_t *p)
 	return v;
 }
 
-/*
- * Where a page's events go: a window of the open chunk of the decoder's
- * store stream (store_reserve), rows decoded straight into it and committed
- * when the window is full or the page done. No batch to copy, and the
- * reorder clamp and the flag counts ride along. Passed by value to the
- * helpers off the hot path, so the walk keeps it in registers.
- */
-struct dwin {
-	struct store_wbuf	w;
-	uint32_t		n;		/* rows decoded (valid) */
-	uint32_t		a;		/* next argument slot */
-	uint32_t		nmax;		/* rows that fit, at most FLAG_MAX */
-	uint32_t		amax;		/* last argument slot an event may start at */
-	uint64_t		last;		/* ts of the last row (clamped) */
-	uint64_t		reordered;
-	uint64_t		fl;		/* flag categories, FLAG_BITS each */
-	uint64_t		appended;	/* rows committed from this page */
-};
 
 /* Commit the window's rows and count their flag categories. */
-static struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats *stats)
+struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats *stats)
 {
 	if (w.n) {
 		store_commit(d->dc->st, d->cpu, &w.w, w.n, w.a, w.last, w.reordered);
@@ -1070,7 +975,7 @@ static struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decod
  * Commit what the window holds and reserve a new one for an event at @ts.
  * Return: the window, nmax 0 when the store could not take an event (ENOMEM).
  */
-static __attribute__((noinline)) struct dwin
+__attribute__((noinline)) struct dwin
 decoder_refill(struct decoder *d, struct dwin w, uint64_t ts, struct decode_stats *stats)
 {
 	w = decoder_commit(d, w, stats);
@@ -1096,15 +1001,27 @@ static __attribute__((noinline)) void decoder_drop(struct decoder *d, const void
 		stats->bad++;
 }
 
+
+
+
+
 /* Decode one record into the window, after the last row. */
 static inline __attribute__((always_inline)) void
 decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int room, uint64_t ts,
 	    struct decode_stats *stats)
 {
 	struct store_brow *row;
+	struct dtype *dt = NULL;
 	uint64_t t;
+	int ret;
 
 	if (__builtin_expect(w->n == w->nmax || w->a > w->amax, 0)) {
+		/* a stack goes to the last row: not to be committed before it */
+		dt = decoder_stack_type(d, data, size);
+		if (dt) {
+			decoder_stack(d, w, dt, data, size, stats);
+			return;
+		}
 		*w = decoder_refill(d, *w, ts, stats);
 		if (!w->nmax) {
 			decoder_drop(d, data, size, ts, stats);
@@ -1114,11 +1031,15 @@ decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int r
 	/* older than the last event: clamped to it, counted */
 	t = ts < w->last ? w->last : ts;
 	row = &w->w.row[w->n];
-	if (decode_one(d, data, size, room, t, row, &w->w.args[w->a])) {
-		if (stats)
+	ret = decode_one(d, data, size, room, t, row, &w->w.args[w->a], &dt);
+	if (ret) {
+		if (ret == DECODE_STACK_REC)
+			decoder_stack(d, w, dt, data, size, stats);
+		else if (stats)
 			stats->bad++;
 		return;
 	}
+	w->lt = dt;
 	row->aoff = w->a;
 	w->a += row->nargs;
 	w->n++;
@@ -1144,6 +1065,7 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 	memcpy(&ts, page, 8);
 	memcpy(&commit, page + 8, 8);
 	size = commit & RB_COMMIT_MASK;
+	w = decoder_unhold(d, w, stats);
 	while (off + 4 <= size) {
 		uint32_t h = load32(data + off), type_len = h & 0x1f, rlen;
 		uint64_t delta = h >> 5;
@@ -1186,11 +1108,13 @@ static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 		decoder_add(d, &w, rec, rlen, (int)(page + len - rec), ts, stats);
 	}
 out:
+	w = decoder_hold(d, w);
 	w = decoder_commit(d, w, stats);
 	return w.appended;
 out_bad:
 	if (stats)
 		stats->bad++;
+	w = decoder_hold(d, w);
 	w = decoder_commit(d, w, stats);
 	return w.appended;
 }
@@ -1231,12 +1155,14 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 	} else {
 		struct dwin w = { 0 };
 
+		w = decoder_unhold(d, w, stats);
 		while (data) {
 			int size = kbuffer_event_size(d->kb);
 
 			decoder_add(d, &w, data, size, size, ts, stats);
 			data = kbuffer_next_event(d->kb, &ts);
 		}
+		w = decoder_hold(d, w);
 		w = decoder_commit(d, w, stats);
 		n = w.appended;
 	}

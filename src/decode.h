@@ -16,6 +16,7 @@
 #include "event.h"
 
 struct tep_handle;
+struct tep_event;
 struct ktop_field;
 struct store;
 struct symbols;
@@ -45,6 +46,17 @@ void decode_ctx_free(struct decode_ctx *dc);
 int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *name,
 			 const struct ktop_field *fields, unsigned int n);
 
+/**
+ * decode_ctx_add_event - decode event @ev too: one defined after
+ * decode_ctx_new() (a probe made while tracing), whose format was read into
+ * the same tep since. The kernel gives a removed event's id to a later one:
+ * then @ev takes the id over (the events stored before keep their type).
+ * Context: no decoder may run (the caller stopped the readers).
+ * Return: 0, or -EINVAL (an id out of range, a format libtraceevent could not
+ * parse), -ENOMEM.
+ */
+int decode_ctx_add_event(struct decode_ctx *dc, struct tep_event *ev);
+
 /*
  * Return: true when the formats carry common_preempt_lazy_count (the old
  * PREEMPT_RT lazy-preemption kernels, 6.1-rt): the latency column then has
@@ -53,6 +65,7 @@ int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *
 bool decode_ctx_has_lazy_count(const struct decode_ctx *dc);
 
 struct decoder *decoder_new(struct decode_ctx *dc, unsigned int cpu);
+/* Commits and publishes the event decoder_flush() would (its store must still be there). */
 void decoder_free(struct decoder *d);
 
 /* Flag categories counted per decoded event (decode_stats.flags[]). */
@@ -73,6 +86,9 @@ struct decode_stats {
 	uint64_t	missed_marks;	/* pages that carried a mark */
 	uint64_t	pages;
 	uint64_t	bad;		/* records that could not be decoded */
+	uint64_t	stacks;		/* stack records tied to their event */
+	uint64_t	stack_dropped;	/* stack records with no event to go to, not asked
+					 * for, or a second of the same part */
 	/* appended events with each flag category, counted by decoder_page() */
 	uint64_t	flags[DECODE_F_NR];
 };
@@ -87,12 +103,50 @@ struct decode_stats {
  */
 int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats *stats);
 
+/**
+ * decoder_flush - commit and publish the event decoder_page() held back
+ *
+ * An event that ends a page, of a type that carries stacks, waits for the
+ * next page of its CPU (its stack record may start it). The reader calls
+ * this when no page came for a while, and before it stops.
+ * Context: the thread owning @d.
+ * Return: events appended (0 or 1).
+ */
+int decoder_flush(struct decoder *d, struct decode_stats *stats);
+
+/**
+ * decode_ctx_want_stacks - say which events carry stacks
+ * @spec: "system:event", "system" or "event", globs allowed (as -e takes them)
+ * @parts: 1 kernel stack, 2 user stack (or both)
+ *
+ * Events matched are held back at the end of a page until their stack came
+ * (otherwise the decoder learns it from the first stacks it sees), and with
+ * decode_ctx_stack_filter() only these parts are kept.
+ * Context: setup, before the decoders run.
+ * Return: the number of event types matched.
+ */
+int decode_ctx_want_stacks(struct decode_ctx *dc, const char *spec, unsigned int parts);
+
+/*
+ * Keep only the stack parts decode_ctx_want_stacks() asked for: a user
+ * stack comes with every event of the instance (options/userstacktrace has
+ * no per-event switch), a kernel stack too when the instance's
+ * options/stacktrace stands in for refused triggers.
+ */
+void decode_ctx_stack_filter(struct decode_ctx *dc, bool on);
+
+/* decoder_record(): the record was a stack, for the event decoded before it */
+#define DECODE_RECORD_STACK	1
+
 /*
  * Decode one event into @out without storing it (tests, tools). Like
  * decoder_page(), it still updates the store's comm table from sched_switch,
  * sched_wakeup(_new), sched_process_exec/exit and osnoise:thread_noise.
- * Return: 0, -ENOENT for an event id the tep does not know, -EINVAL for a
- * record too short for its format.
+ * A stack record is not an event: it returns DECODE_RECORD_STACK with
+ * @out->stack the new stack id of the event decoded just before (on this
+ * decoder), which the caller gives that event.
+ * Return: 0, DECODE_RECORD_STACK, -ENOENT for an event id the tep does not
+ * know, -EINVAL for a record too short for its format.
  */
 int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
 		   struct ktop_event *out);

@@ -74,6 +74,7 @@ struct ktop_event {
 	uint64_t	ts;		/* ring-buffer clock, ns */
 	uint64_t	args[KTOP_MAX_ARGS];	/* meaning given by the schema of @type */
 	int32_t		pid;		/* common_pid */
+	uint32_t	stack;		/* stack id in store_stacks(), 0: none (src/stacks.h) */
 	uint16_t	cpu;
 	uint16_t	type;		/* enum ktop_type or a dynamic schema id */
 	uint8_t		flags;		/* raw common_flags, enum ktop_kflag */

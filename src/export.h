@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Exports of a store (all of it, or a time window) to files other tools open:
+ * Saving a store (all of it, a time window, what a view filter leaves) in
+ * one of the formats of src/formats/ (format.h has the table). The formats:
  *
  *   trace.dat   version 7 (zstd) by default, or 7 uncompressed, or 6;
  *               `trace-cmd report FILE` and KernelShark read it. The store
@@ -15,6 +16,9 @@
  *   text        the kernel's trace file format (latency column from
  *               src/flags.h, event text from the formats' print fmt).
  *   CSV         counts by event type, CPU or pid (the table panes).
+ *   folded      stacks for flame graphs, "frame;frame;frame value" root first
+ *               (src/folded.h, src/formats/folded.c): event stacks, BPF off-CPU stacks or the
+ *               function_graph paths.
  *
  * Every writer opens its file with safefile_out_open() (src/safefile.h): a
  * regular file is replaced atomically (a temporary file in the same
@@ -30,15 +34,17 @@
 
 struct snapshot_meta;
 
+/* The ids of the format table (enum format_id, src/formats/format.h). */
 enum export_format {
 	EXPORT_KTOP,
 	EXPORT_TRACEDAT,
 	EXPORT_JSON,
 	EXPORT_TEXT,
 	EXPORT_CSV,
+	EXPORT_FOLDED,
 };
 
-/* Return: the format of a file name by its extension (.ktop .dat .json .txt .csv), or -1. */
+/* Return: the format of a file name by its ending (.ktop .dat .json .txt .csv .folded), or -1. */
 int export_format_from_name(const char *path);
 const char *export_format_name(enum export_format f);
 
@@ -52,6 +58,7 @@ struct export_opts {
 	struct viewfilter *view;	/* only its matches ("save what I see"); NULL: all */
 	unsigned int	dat_version;	/* trace.dat: 6 or 7; 0: 7 */
 	int		dat_compress;	/* trace.dat: enum tracedat_compress (0: zstd for v7) */
+	int		folded;		/* EXPORT_FOLDED: enum folded_source (0: auto) */
 };
 
 struct export_stats {
@@ -61,7 +68,7 @@ struct export_stats {
 };
 
 /**
- * export_write - write @st in format @fmt to @path
+ * export_write - write @st in format @fmt to @path (a lookup in the format table)
  * @meta: event formats etc.; required for EXPORT_TRACEDAT and EXPORT_TEXT
  *	  (the formats), optional otherwise
  * @opts: may be NULL (everything; CSV by event type)
@@ -73,19 +80,5 @@ struct export_stats {
 int export_write(enum export_format fmt, const char *path, struct store *st,
 		 const struct snapshot_meta *meta, const struct export_opts *opts,
 		 struct export_stats *stats, char *err, size_t errlen);
-
-/* The individual writers, same contract. */
-int export_tracedat(const char *path, struct store *st, const struct snapshot_meta *meta,
-		    const struct export_opts *opts, struct export_stats *stats,
-		    char *err, size_t errlen);
-int export_json(const char *path, struct store *st, const struct snapshot_meta *meta,
-		const struct export_opts *opts, struct export_stats *stats,
-		char *err, size_t errlen);
-int export_text(const char *path, struct store *st, const struct snapshot_meta *meta,
-		const struct export_opts *opts, struct export_stats *stats,
-		char *err, size_t errlen);
-int export_csv(const char *path, struct store *st, const struct snapshot_meta *meta,
-	       const struct export_opts *opts, struct export_stats *stats,
-	       char *err, size_t errlen);
 
 #endif

@@ -1221,12 +1221,14 @@ long fgraph_feed_store(struct fgraph *g, const struct store *st, uint64_t t0, ui
 		goto out_free;
 	}
 	while (store_iter_next(it, &ev, &seq)) {
-		err = fgraph_feed(g, &ev);
-		if (err && err != -ENOSPC) {
-			n = err;
-			break;
+		if (!g->cfg.keep || g->cfg.keep(g->cfg.keep_ctx, &ev)) {
+			err = fgraph_feed(g, &ev);
+			if (err && err != -ENOSPC) {
+				n = err;
+				break;
+			}
+			n++;
 		}
-		n++;
 		if (!nm || ev.cpu >= ncpus)
 			continue;
 		for (i = next[ev.cpu]; i < nm && mp[i].m.cpu == ev.cpu && mp[i].after <= seq; i++) {

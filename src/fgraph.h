@@ -129,6 +129,9 @@ struct fgraph_config {
 	void		*name_ctx;
 	fgraph_comm_fn	comm;		/* may be NULL */
 	void		*comm_ctx;
+	/* fgraph_feed_store feeds only the events this keeps (a view filter); NULL: all */
+	bool		(*keep)(void *ctx, const struct ktop_event *ev);
+	void		*keep_ctx;
 };
 
 /**

@@ -46,7 +46,18 @@ struct change {
 	char			line[256];
 };
 
+/* What a file this object changed holds now, abridged for the header. */
+struct filter_now {
+	char			name[160];	/* as struct file_change's */
+	enum file_kind		kind;
+	char			text[120];	/* "" when it holds nothing */
+};
+
+#define NOW_MAX		16
+
 struct ftrace_filter {
+	struct filter_now	now[NOW_MAX];
+	int			nnow;
 	char			dir[1024];
 	char			top[1024];
 	struct filter_funcs	*funcs;
@@ -686,6 +697,80 @@ static void change_read_after(struct change *c)
 	}
 }
 
+/*
+ * Note what the files of @c hold now (@undo: their "before"): functions as
+ * "N: first names", pids and event filters as read back ("none" is nothing).
+ */
+static void now_note(struct ftrace_filter *f, const struct change *c, bool undo)
+{
+	for (int i = 0; i < c->nfiles; i++) {
+		const struct file_change *fc = &c->files[i];
+		const char *t = undo ? fc->before : fc->after, *p = t ? t : "";
+		struct filter_now *nw = NULL;
+		size_t at = 0, nf = 0;
+
+		for (int k = 0; k < f->nnow && !nw; k++)
+			if (!strcmp(f->now[k].name, fc->name))
+				nw = &f->now[k];
+		if (!nw)	/* a new file; when full, the oldest noted goes */
+			nw = &f->now[f->nnow < NOW_MAX ? f->nnow++ : 0];
+		snprintf(nw->name, sizeof(nw->name), "%s", fc->name);
+		nw->kind = fc->kind;
+		nw->text[0] = '\0';
+		if (fc->kind == KIND_PIDS || fc->kind == KIND_EVENT) {
+			p += strspn(p, " \n");
+			if (strncmp(p, "none", 4))
+				snprintf(nw->text, sizeof(nw->text), "%.*s", (int)strcspn(p, "\n"), p);
+			continue;
+		}
+		for (size_t n; *p; p += n + (p[n] == '\n')) {
+			n = strcspn(p, "\n");
+			if (!funcs_line_is_function(p, n))
+				continue;
+			if (nf++ < 3 && at + n + 8 < sizeof(nw->text))
+				at += (size_t)snprintf(nw->text + at, sizeof(nw->text) - at, " %.*s",
+						       (int)strcspn(p, " \n"), p);
+		}
+		if (nf)
+			snprintf(nw->text + at, sizeof(nw->text) - at, "%s (%zu)", nf > 3 ? " ..." :
+				 "", nf);
+	}
+}
+
+void ftrace_filter_summary(const struct ftrace_filter *f, char *buf, size_t len,
+			   unsigned int *targets)
+{
+	bool pids = false;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	*targets = 0;
+	for (int i = 0; f && i < f->nnow && at + 1 < len; i++) {
+		const struct filter_now *nw = &f->now[i];
+		bool notrace = !strcmp(nw->name, "set_ftrace_notrace");
+		const char *ev = strrchr(nw->name, '/');
+		int evn = 0;
+
+		*targets |= nw->kind == KIND_PIDS ? FTRACE_FILTER_PIDS : nw->kind == KIND_EVENT ?
+			    0 : 1u << (nw->kind == KIND_GRAPH ? FILTER_T_GRAPH :
+				       notrace ? FILTER_T_NOTRACE : FILTER_T_FILTER);
+		if (!nw->text[0] || (nw->kind == KIND_PIDS && pids))
+			continue;
+		/* events/SYS/EVENT/filter: "EVENT: expression" */
+		for (const char *e = ev; e && e > nw->name && e[-1] != '/'; e--)
+			evn++;
+		pids |= nw->kind == KIND_PIDS;	/* set_ftrace_pid and set_event_pid agree */
+		at += (size_t)snprintf(buf + at, len - at, "%s%.*s%s%s", at ? "; " : "",
+				       nw->kind == KIND_EVENT ? evn : 99,
+				       nw->kind == KIND_EVENT ? ev - evn : nw->kind == KIND_PIDS ?
+				       "pid" : nw->kind == KIND_GRAPH ? "graph" : notrace ?
+				       "notrace" : "functions", nw->kind == KIND_PIDS ? ":" :
+				       nw->kind == KIND_EVENT ? ": " : "", nw->text);
+	}
+	if (at >= len && len > 4)
+		snprintf(buf + len - 4, 4, "...");
+}
+
 int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 			struct ftrace_filter_result *res)
 {
@@ -724,6 +809,9 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 		}
 		fc = change_add(c, f->dir, filter_target_file((enum filter_target)t),
 				t == FILTER_T_GRAPH ? KIND_GRAPH : KIND_FUNCS);
+		/* an instance without its own set_graph_function uses the global one */
+		if (t == FILTER_T_GRAPH && access(fc->path, F_OK))
+			snprintf(fc->path, sizeof(fc->path), "%.1024s/set_graph_function", f->top);
 		ret = read_all(fc->path, &fc->before);
 		if (ret) {
 			ret = setmsg(res, ret, "cannot read %s: %s%s; nothing applied", fc->path,
@@ -862,6 +950,7 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 			 res->count[t], want);
 	}
 	res->changed = true;
+	now_note(f, c, false);
 	stack_push(f->undo, &f->nundo, c);
 	c = NULL;
 	while (f->nredo)
@@ -918,6 +1007,7 @@ static int change_write(struct ftrace_filter *f, struct change *c, bool undo,
 	}
 	summarize(f, res, c, undo);
 	res->changed = true;
+	now_note(f, c, undo);
 	snprintf(res->marker, sizeof(res->marker), "filter %s: %.200s", undo ? "undo" : "redo",
 		 c->line);
 	setmsg(res, 0, "%s '%s' in %.1f ms%s%s", undo ? "undid" : "redid", c->line,

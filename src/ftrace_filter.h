@@ -99,6 +99,23 @@ int ftrace_filter_redo(struct ftrace_filter *f, struct ftrace_filter_result *res
 size_t ftrace_filter_undo_depth(const struct ftrace_filter *f);
 size_t ftrace_filter_redo_depth(const struct ftrace_filter *f);
 
+/* ftrace_filter_summary()'s @targets bit for the pid files, beside 1 << FILTER_T_* */
+#define FTRACE_FILTER_PIDS	(1u << FILTER_T_NR)
+
+/**
+ * ftrace_filter_summary - what the files this object changed hold now, one line
+ * @buf: receives e.g. "functions vfs_read vfs_write (2); pid:1234 1235;
+ *       sched_switch: prev_pid == 1"; "" when they hold nothing
+ * @targets: receives the files this object has changed, whatever they hold
+ *           now: bit 1 << FILTER_T_* for the function files, FTRACE_FILTER_PIDS
+ *           (what the command line set there no longer holds)
+ *
+ * From what was read back after each change, undo and redo: no kernel read.
+ * Context: the thread that owns @f.
+ */
+void ftrace_filter_summary(const struct ftrace_filter *f, char *buf, size_t len,
+			   unsigned int *targets);
+
 /* Force names instead of indexes (benchmarks; old kernels are detected). */
 void ftrace_filter_set_index_form(struct ftrace_filter *f, bool on);
 

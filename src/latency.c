@@ -21,6 +21,7 @@ struct lat_block {
 	uint64_t		*spark;		/* NSPARK * spark_len */
 	uint64_t		spark_head[NSPARK];	/* newest interval number + 1 (0: none) */
 	uint64_t		last_ts;	/* of the last sample (totals: for cur) */
+	struct latency_worst	table_worst[2];	/* by enum latency_table */
 };
 
 struct latency {
@@ -186,18 +187,24 @@ static void spark_add(struct latency *l, struct lat_block *b, unsigned int r, ui
 static void worst_offer(struct lat_block *b, enum latency_series s, int cpu, uint64_t v,
 			uint64_t ts, uint64_t w0, uint64_t w1, uint64_t seq)
 {
-	struct latency_worst *w = &b->row.worst;
+	struct latency_worst *ws[2] = {
+		&b->row.worst, &b->table_worst[s >= LATENCY_OS_SAMPLE],
+	};
 
-	if (w->valid && v <= w->value)
-		return;
-	w->valid = true;
-	w->series = s;
-	w->cpu = cpu;
-	w->value = v;
-	w->ts = ts;
-	w->win_start = w0;
-	w->win_end = w1;
-	w->seqnum = seq;
+	for (int i = 0; i < 2; i++) {
+		struct latency_worst *w = ws[i];
+
+		if (w->valid && v <= w->value)
+			continue;
+		w->valid = true;
+		w->series = s;
+		w->cpu = cpu;
+		w->value = v;
+		w->ts = ts;
+		w->win_start = w0;
+		w->win_end = w1;
+		w->seqnum = seq;
+	}
 }
 
 /* One measured value of @series into @cpu's block and the totals. */
@@ -411,6 +418,17 @@ int latency_worst(const struct latency *l, int cpu, struct latency_worst *out)
 	if (!b || !b->row.worst.valid)
 		return -ENOENT;
 	*out = b->row.worst;
+	return 0;
+}
+
+int latency_worst_of(const struct latency *l, int cpu, enum latency_table t,
+		     struct latency_worst *out)
+{
+	const struct lat_block *b = block_of(l, cpu);
+
+	if (!b || (unsigned int)t > LATENCY_TABLE_OSNOISE || !b->table_worst[t].valid)
+		return -ENOENT;
+	*out = b->table_worst[t];
 	return 0;
 }
 

@@ -139,6 +139,16 @@ int latency_row(const struct latency *l, int cpu, struct latency_row *out);
 /* The worst sample of @cpu (-1: of all CPUs). Return: 0, or -ENOENT when none. */
 int latency_worst(const struct latency *l, int cpu, struct latency_worst *out);
 
+/* The tables: timerlat's, osnoise's. */
+enum latency_table {
+	LATENCY_TABLE_TIMERLAT,
+	LATENCY_TABLE_OSNOISE,
+};
+
+/* The worst of the samples of table @t (a recording may hold both tracers'). */
+int latency_worst_of(const struct latency *l, int cpu, enum latency_table t,
+		     struct latency_worst *out);
+
 /* The sample that crossed stop_ns first. Return: 0, or -ENOENT when none did. */
 int latency_stop_sample(const struct latency *l, struct latency_worst *out);
 
@@ -165,11 +175,6 @@ int latency_hist(const struct latency *l, int cpu, enum latency_series series,
  */
 int latency_spark(const struct latency *l, int cpu, enum latency_series series,
 		  uint64_t *out, unsigned int max, uint64_t *t_end);
-
-enum latency_table {
-	LATENCY_TABLE_TIMERLAT,
-	LATENCY_TABLE_OSNOISE,
-};
 
 /**
  * latency_print - the per-CPU table and its totals row as text (for --batch),

@@ -18,9 +18,10 @@
 #include "app.h"
 #include "batch.h"
 #include "features.h"
-#include "formats/tracedat.h"
+#include "formats/format.h"
 #include "opts.h"
 #include "output.h"
+#include "safefile.h"
 #include "probe.h"
 #include "session.h"
 #include "ui.h"
@@ -82,6 +83,8 @@ static int main_features(void)
 		return 1;
 	}
 	features_print(&ft, stdout);
+	/* what --probe can define: apart, as the view's header names only the above */
+	printf("\nprobe kinds (--probe)\n");
 	if (ft.tracefs[0] && !probe_caps_read(ft.tracefs, &pc))
 		probe_caps_print(&pc, stdout);
 	else
@@ -177,7 +180,7 @@ static bool main_buffer_of(const char *path)
 	char file[PATH_MAX];
 	const char *buffer;
 
-	return tracedat_split_buffer(path, file, sizeof(file), &buffer);
+	return format_split_part(path, file, sizeof(file), &buffer);
 }
 
 /* -i FILE, -i -, --demo: no tracefs, no root. */
@@ -298,6 +301,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ktop: --demo: no demo snapshot (looked for %s)\n", tried);
 			return EXIT_USAGE;
 		}
+	}
+	/* a target -o would refuse is said now, not after minutes of tracing */
+	if (a.opts.output && safefile_out_check(a.opts.output, 0, err, sizeof(err))) {
+		fprintf(stderr, "ktop: -o %s\n", err);
+		return EXIT_USAGE;
 	}
 	if (a.opts.input)
 		return main_offline(&a, a.opts.input);

@@ -44,6 +44,10 @@ enum {
 	OPT_HIDE_SELF,
 	OPT_DAT_VERSION,
 	OPT_DAT_COMPRESS,
+	OPT_STACK,
+	OPT_USTACK,
+	OPT_OFFCPU,
+	OPT_FOLDED,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +87,10 @@ static const struct option long_opts[] = {
 	{ "hide-self",		no_argument,		NULL, OPT_HIDE_SELF },
 	{ "dat-version",	required_argument,	NULL, OPT_DAT_VERSION },
 	{ "dat-compress",	required_argument,	NULL, OPT_DAT_COMPRESS },
+	{ "stack",		required_argument,	NULL, OPT_STACK },
+	{ "ustack",		required_argument,	NULL, OPT_USTACK },
+	{ "offcpu",		no_argument,		NULL, OPT_OFFCPU },
+	{ "folded",		required_argument,	NULL, OPT_FOLDED },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -99,11 +107,20 @@ void opts_usage(FILE *fp)
 	      "\n"
 	      "What to trace (as in trace-cmd record):\n"
 	      "  -p, --tracer NAME          ftrace tracer: function, function_graph, osnoise, ...\n"
-	      "  -l, --filter PATTERN       trace only matching functions (set_ftrace_filter)\n"
+	      "  -l, --filter PATTERN       trace only matching functions (set_ftrace_filter);\n"
+	      "                             the filter prompt's language: globs, /regex/, !\n"
 	      "  -n, --notrace PATTERN      do not trace matching functions\n"
-	      "  -g, --graph-function FUNC  graph only FUNC and what it calls\n"
+	      "  -g, --graph-function FUNC  graph only FUNC and what it calls (FUNC: a pattern)\n"
 	      "  -e, --event SYS[:EVENT]    enable events; repeatable; globs allowed;\n"
-	      "                             none: only the tracer's own records\n"
+	      "                             none: only the tracer's own records;\n"
+	      "                             EVENT:stack records its kernel stacks,\n"
+	      "                             EVENT:ustack its kernel and user stacks\n"
+	      "      --stack EVENT          kernel stack of every EVENT (same as -e EVENT:stack)\n"
+	      "      --ustack EVENT         kernel and user stacks of EVENT (-e EVENT:ustack);\n"
+	      "                             the kernel then walks the user stack of every\n"
+	      "                             event of the session (frame pointers only)\n"
+	      "      --offcpu               BPF: where tasks block and for how long (kernel\n"
+	      "                             and user stacks at each switch-out)\n"
 	      "  -P, --pid PID              trace only PID; repeatable\n"
 	      "  -C, --cpu LIST             trace only these CPUs (0-3,6)\n"
 	      "  -b, --buffer-kb KB         kernel ring buffer per CPU, in KB\n"
@@ -127,10 +144,12 @@ void opts_usage(FILE *fp)
 	      "                             repeatable (all must match). FILTER is one of\n"
 	      "                             pid:PID[,PID][+] ('+': with children, threads),\n"
 	      "                             comm:GLOB[+], cpu:LIST, event:SYS:NAME[,...],\n"
+	      "                             stack:[^]FRAME;...[$] (frames root first),\n"
 	      "                             EVENTS: EXPR, or EXPR in the kernel's filter\n"
 	      "                             grammar ('prev_state & 2 && next_comm ~ \"kw*\"');\n"
-	      "                             '!' before pid:, comm:, cpu:, event: negates;\n"
-	      "                             with --batch or --json (not yet in the view)\n"
+	      "                             '!' before pid:, comm:, cpu:, event:, stack:\n"
+	      "                             negates;\n"
+	      "                             the view starts narrowed (\\ adds, w widens)\n"
 	      "      --hide-self            leave ktop's own threads out of the task lists\n"
 	      "                             (live sessions, where ktop knows them)\n"
 	      "\n"
@@ -143,8 +162,10 @@ void opts_usage(FILE *fp)
 	      "      --iterations N         stop after N summaries\n"
 	      "      --features             print what this kernel permits, and exit\n"
 	      "      --theme NAME           colour theme of the UI\n"
-	      "  -o, --output FILE          write a snapshot on exit: .ktop, .dat (trace.dat),\n"
-	      "                             .json, .txt, .csv (by the file's extension)\n"
+	      "  -o, --output FILE          write a snapshot on exit (.ktop .dat .json .txt\n"
+	      "                             .csv, or .folded: stacks for flame graphs)\n"
+	      "      --folded WHAT          what FILE.folded holds: events (stack counts),\n"
+	      "                             offcpu (ns), graph (function_graph ns), graph-count\n"
 	      "      --dat-version 6|7      trace.dat version -o writes (default 7; 6 for\n"
 	      "                             readers older than trace-cmd 3.0)\n"
 	      "      --dat-compress zstd|none  trace.dat 7 compression (default zstd)\n"
@@ -311,6 +332,62 @@ static int opts_view(struct app_opts *o, const char *arg, char *err, size_t errl
 	return 0;
 }
 
+/*
+ * -l, -n, -g: the filter prompt's language (src/filter.h: globs, /pcre2
+ * regexes/, !, :mod:), checked here as far as it can be without the kernel's
+ * function list, so that a broken regex is named with its column before
+ * anything is traced. The session resolves the terms against
+ * available_filter_functions (filter_cmdline_apply()).
+ */
+static int opts_add_funcs(const char **list, unsigned int *n, const char *what,
+			  const char *arg, char *err, size_t errlen)
+{
+	struct filter_spec *sp = NULL;
+	struct filter_error fe;
+	const char *s, *e, *x;
+	const int *pids;
+	size_t cut;
+
+	if (*arg && filter_spec_parse(&sp, arg, NULL, &fe)) {
+		/* "regex error at column 11: ...; nothing applied": the column is arg's */
+		cut = strcspn(fe.msg, ";");
+		return opts_err(err, errlen, "%s '%s': %.*s", what, arg, (int)cut, fe.msg);
+	}
+	if (sp && (filter_spec_pids(sp, &pids) >= 0 || filter_spec_appends(sp) ||
+		   filter_spec_event(sp, &s, &e, &x))) {
+		filter_spec_free(sp);
+		return opts_err(err, errlen, "%s '%s': %s takes functions (globs, /regex/, "
+				":mod:M); pids go to -P, event filters to the filter prompt", what,
+				arg, what);
+	}
+	filter_spec_free(sp);
+	return opts_add(list, n, what, arg, err, errlen);
+}
+
+/*
+ * An event with stacks: -e EVENT:stack, -e EVENT:ustack, --stack EVENT,
+ * --ustack EVENT. The event is enabled too.
+ */
+static int opts_add_stack(struct app_opts *o, const char *what, const char *arg, size_t len,
+			  unsigned int parts, char *err, size_t errlen)
+{
+	struct session_opts *so = &o->so;
+	char *spec;
+
+	if (!len || len >= sizeof(o->specbuf[0]) || arg[0] == ':' || strpbrk(arg, " \t\n/"))
+		return opts_err(err, errlen, "%s wants SYSTEM:EVENT (globs allowed), not '%s'",
+				what, arg);
+	if (o->nspecbuf >= SESSION_MAX_LIST || so->nstacks >= SESSION_MAX_LIST)
+		return opts_err(err, errlen, "too many events with stacks (at most %d)",
+				SESSION_MAX_LIST);
+	spec = o->specbuf[o->nspecbuf++];
+	memcpy(spec, arg, len);
+	spec[len] = '\0';
+	so->stacks[so->nstacks].spec = spec;
+	so->stacks[so->nstacks++].parts = parts;
+	return opts_add(so->events, &so->nevents, "-e", spec, err, errlen);
+}
+
 /* -P 12 or -P 12,34 */
 static int opts_add_pids(struct session_opts *so, const char *arg, char *err, size_t errlen)
 {
@@ -366,11 +443,11 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		so->tracer = arg;
 		return 0;
 	case 'l':
-		return opts_add(so->filters, &so->nfilters, "-l", arg, err, errlen);
+		return opts_add_funcs(so->filters, &so->nfilters, "-l", arg, err, errlen);
 	case 'n':
-		return opts_add(so->notrace, &so->nnotrace, "-n", arg, err, errlen);
+		return opts_add_funcs(so->notrace, &so->nnotrace, "-n", arg, err, errlen);
 	case 'g':
-		return opts_add(so->graph_funcs, &so->ngraph_funcs, "-g", arg, err, errlen);
+		return opts_add_funcs(so->graph_funcs, &so->ngraph_funcs, "-g", arg, err, errlen);
 	case 'e':
 		if (strpbrk(arg, " \t\n/") || arg[0] == ':')
 			return opts_err(err, errlen,
@@ -379,6 +456,13 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 			so->no_events = true;
 			return 0;
 		}
+		v = strlen(arg);
+		if (v > 6 && !strcmp(arg + v - 6, ":stack"))
+			return opts_add_stack(o, "-e EVENT:stack", arg, v - 6, STACKTRIG_KERN, err,
+					      errlen);
+		if (v > 7 && !strcmp(arg + v - 7, ":ustack"))
+			return opts_add_stack(o, "-e EVENT:ustack", arg, v - 7,
+					      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
 		return opts_add(so->events, &so->nevents, "-e", arg, err, errlen);
 	case 'P':
 		return opts_add_pids(so, arg, err, errlen);
@@ -506,6 +590,21 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_NO_FG_TAIL:
 		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
 		return 0;
+	case OPT_STACK:
+	case OPT_USTACK:
+		return opts_add_stack(o, c == OPT_STACK ? "--stack" : "--ustack", arg, strlen(arg),
+				      c == OPT_STACK ? STACKTRIG_KERN :
+				      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
+	case OPT_OFFCPU:
+		o->offcpu = true;
+		return 0;
+	case OPT_FOLDED:
+		if (strcmp(arg, "events") && strcmp(arg, "offcpu") && strcmp(arg, "graph") &&
+		    strcmp(arg, "graph-count"))
+			return opts_err(err, errlen, "--folded wants events, offcpu, graph or "
+					"graph-count, not '%s'", arg);
+		o->folded = arg;
+		return 0;
 	case 'O':
 		if (!strchr(arg, '=') || arg[0] == '=')
 			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
@@ -584,10 +683,6 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->so.ngraph_funcs && strcmp(o->so.tracer, "function_graph"))
 		return opts_err(err, errlen, "-g needs the function_graph tracer, not '%s'",
 				o->so.tracer);
-	/* until the interactive view shows them, a view filter there would only narrow 's' */
-	if (o->nviews && !o->batch)
-		return opts_err(err, errlen, "--view works with --batch or --json for now (the "
-				"interactive view does not show view filters yet)");
 	if (o->nviews && o->stream)
 		return opts_err(err, errlen, "--view does not apply to --stream (it sends every "
 				"event); narrow on the reading side: ktop -i - --batch --view ...");
@@ -597,5 +692,12 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->input && (o->demo || o->stream))
 		return opts_err(err, errlen, "-i cannot be combined with %s",
 				o->demo ? "--demo" : "--stream");
+	if ((o->input || o->demo) && (o->so.nstacks || o->offcpu))
+		return opts_err(err, errlen, "%s records stacks live: it cannot be combined with "
+				"%s (a snapshot keeps the stacks it was recorded with)",
+				o->offcpu ? "--offcpu" : "--stack", o->input ? "-i" : "--demo");
+	if (o->offcpu && o->no_bpf)
+		return opts_err(err, errlen, "--offcpu is a BPF program: it cannot be combined "
+				"with --no-bpf");
 	return OPTS_RUN;
 }

@@ -458,29 +458,38 @@ static int out_in_place(struct safefile_out *o, int fd, bool std, unsigned int f
 	return 0;
 }
 
-static int out_open(struct safefile_out *o, const char *path, unsigned int flags,
-		    char *err, size_t errlen)
+/* What a target is, before anything is opened or created. */
+enum out_kind {
+	OUT_STDOUT,	/* "-" */
+	OUT_ATOMIC,	/* a new or regular file: replace o->path's target atomically */
+	OUT_IN_PLACE,	/* a character device, FIFO or socket: write into it */
+};
+
+/*
+ * Classify @path (o->path) without creating anything; @real receives the file
+ * an OUT_ATOMIC replacement goes to, *@follow whether an OUT_IN_PLACE open
+ * may follow a (trusted) symbolic link. Return: enum out_kind, or -errno with
+ * a message.
+ */
+static int out_classify(struct safefile_out *o, const char *path, unsigned int flags,
+			char *real, size_t reallen, bool *follow, char *err, size_t errlen)
 {
-	char real[PATH_MAX];
 	struct stat lst, st;
 
-	o->fd = o->dst_fd = o->dir_fd = -1;
-	o->tmp = o->name = NULL;
-	o->in_place = false;
-	snprintf(o->path, sizeof(o->path), "%s", path);
+	*follow = false;
 	if (!strcmp(path, "-")) {
 		if (flags & SAFEFILE_OUT_NO_TERMINAL)
 			return out_fail(o, err, errlen, -EINVAL, "standard output is the terminal "
 					"the view draws on; give a file name");
-		return out_in_place(o, fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3), true, flags,
-				    err, errlen);
+		return OUT_STDOUT;
 	}
 	if (!*path)
 		return out_fail(o, err, errlen, -EINVAL, "empty file name");
+	snprintf(real, reallen, "%s", path);
 	if (lstat(path, &lst)) {
 		if (errno != ENOENT)
 			return out_fail(o, err, errlen, -errno, "%s", strerror(errno));
-		return out_atomic(o, path, err, errlen);
+		return OUT_ATOMIC;
 	}
 	st = lst;
 	if (S_ISLNK(lst.st_mode)) {
@@ -493,22 +502,80 @@ static int out_open(struct safefile_out *o, const char *path, unsigned int flags
 					errno == ENOENT ? "nothing" : "what cannot be reached",
 					strerror(errno));
 		if (S_ISREG(st.st_mode)) {
-			if (!realpath(path, real))
+			char buf[PATH_MAX];
+
+			if (!realpath(path, buf))
 				return out_fail(o, err, errlen, -errno, "%s", strerror(errno));
-			return out_atomic(o, real, err, errlen);
+			snprintf(real, reallen, "%s", buf);
+			return OUT_ATOMIC;
 		}
+		*follow = true;
 	}
 	if (S_ISREG(st.st_mode))
-		return out_atomic(o, path, err, errlen);
+		return OUT_ATOMIC;
 	if (S_ISDIR(st.st_mode))
 		return out_fail(o, err, errlen, -EISDIR, "is a directory");
 	if (S_ISBLK(st.st_mode))
 		return out_fail(o, err, errlen, -EPERM, "is a block device: ktop writes files, "
 				"pipes and character devices, never disks");
-	/* a character device, FIFO or socket: write into it, never replace it */
-	return out_in_place(o, open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
-				    (S_ISLNK(lst.st_mode) ? 0 : O_NOFOLLOW)), false, flags,
-			    err, errlen);
+	return OUT_IN_PLACE;
+}
+
+static void out_init(struct safefile_out *o, const char *path)
+{
+	o->fd = o->dst_fd = o->dir_fd = -1;
+	o->tmp = o->name = NULL;
+	o->in_place = false;
+	snprintf(o->path, sizeof(o->path), "%s", path);
+}
+
+static int out_open(struct safefile_out *o, const char *path, unsigned int flags,
+		    char *err, size_t errlen)
+{
+	char real[PATH_MAX];
+	bool follow;
+	int kind;
+
+	out_init(o, path);
+	kind = out_classify(o, path, flags, real, sizeof(real), &follow, err, errlen);
+	switch (kind) {
+	case OUT_STDOUT:
+		return out_in_place(o, fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3), true, flags,
+				    err, errlen);
+	case OUT_ATOMIC:
+		return out_atomic(o, real, err, errlen);
+	case OUT_IN_PLACE:
+		/* a character device, FIFO or socket: write into it, never replace it */
+		return out_in_place(o, open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
+					    (follow ? 0 : O_NOFOLLOW)), false, flags,
+				    err, errlen);
+	}
+	return kind;
+}
+
+int safefile_out_check(const char *path, unsigned int flags, char *err, size_t errlen)
+{
+	struct safefile_out o;
+	char real[PATH_MAX], dir[PATH_MAX];
+	const char *slash;
+	bool follow;
+	int kind;
+
+	out_init(&o, path);
+	kind = out_classify(&o, path, flags, real, sizeof(real), &follow, err, errlen);
+	if (kind != OUT_ATOMIC)
+		return kind < 0 ? kind : 0;
+	slash = strrchr(real, '/');
+	if (slash && !slash[1])
+		return out_fail(&o, err, errlen, -EISDIR, "not a file name");
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash == real ? 1 : slash - real), real);
+	if (access(dir, W_OK | X_OK))
+		return out_fail(&o, err, errlen, -errno, "directory %s: %s", dir,
+				strerror(errno));
+	return 0;
 }
 
 int safefile_out_open(struct safefile_out *o, const char *path, unsigned int flags,
@@ -516,6 +583,21 @@ int safefile_out_open(struct safefile_out *o, const char *path, unsigned int fla
 {
 	int ret = out_open(o, path, flags, err, errlen);
 
+	if (ret)
+		safefile_out_close(o, false, NULL, 0);
+	return ret;
+}
+
+int safefile_out_open_fd(struct safefile_out *o, int fd, const char *name, unsigned int flags,
+			 char *err, size_t errlen)
+{
+	int ret;
+
+	o->fd = o->dst_fd = o->dir_fd = -1;
+	o->tmp = o->name = NULL;
+	o->in_place = false;
+	snprintf(o->path, sizeof(o->path), "%s", name);
+	ret = out_in_place(o, fcntl(fd, F_DUPFD_CLOEXEC, 3), true, flags, err, errlen);
 	if (ret)
 		safefile_out_close(o, false, NULL, 0);
 	return ret;

@@ -40,7 +40,7 @@
 
 enum safefile_out_flags {
 	/*
-	 * The writer seeks (libtracecmd does): a target that cannot seek
+	 * The writer seeks (the trace.dat writer does): a target that cannot seek
 	 * (standard output, a pipe, a device) gets an unlinked spool file,
 	 * copied to it by safefile_out_close().
 	 */
@@ -73,6 +73,28 @@ struct safefile_out {
  */
 int safefile_out_open(struct safefile_out *o, const char *path, unsigned int flags,
 		      char *err, size_t errlen);
+
+/**
+ * safefile_out_check - would safefile_out_open() accept @path? Nothing is
+ * created or opened: a refused target (a directory, a block device, a
+ * symbolic link of another user, a directory that cannot be written) is
+ * found before ktop traces for minutes to write it at the end.
+ *
+ * Return: 0, or a negative errno with a message naming @path in @err.
+ */
+int safefile_out_check(const char *path, unsigned int flags, char *err, size_t errlen);
+
+/**
+ * safefile_out_open_fd - write in place to @fd, an output already open
+ * @name: for messages
+ * @flags: as safefile_out_open(): a SEEKABLE writer gets a spool copied to
+ *	   @fd at the end; NO_TERMINAL refuses a terminal
+ *
+ * @fd is duplicated: the caller keeps its own.
+ * Return: 0, or a negative errno with a message naming @name in @err.
+ */
+int safefile_out_open_fd(struct safefile_out *o, int fd, const char *name, unsigned int flags,
+			 char *err, size_t errlen);
 
 /**
  * safefile_out_close - finish what safefile_out_open() began

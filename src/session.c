@@ -34,6 +34,7 @@
 #include "fixture.h"
 #include "output.h"
 #include "safefile.h"
+#include "filter_cmdline.h"
 #include "session.h"
 #include "tracestate.h"
 
@@ -80,6 +81,8 @@ struct session {
 	int			nsystems;
 	bool			all_systems;
 	pid_t			owner;		/* a forked child must not undo it */
+	struct stacktrig	*trig;		/* stack traces (--stack) */
+	char			stack_note[512];
 };
 
 /* Sessions not yet closed; compared, never dereferenced, when checking a pointer. */
@@ -734,33 +737,6 @@ again:
 	return n;
 }
 
-static int write_list(struct session *s, const char *file, const char *const *items,
-		      unsigned int n, const char *what, char *err, size_t errlen)
-{
-	int fd = sess_open_w(s, file, true);
-
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open %s/%s for %s: %s%s", s->dir, file, what,
-			 strerror(-fd), fd == -EPERM ?
-			 " (this kernel does not permit function filters)" : "");
-		return fd;
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		/* the newline ends the word: tracefs would join it with the next */
-		if (write(fd, items[i], strlen(items[i])) < 0 || write(fd, "\n", 1) < 0) {
-			int ret = -errno;
-
-			snprintf(err, errlen, "%s '%s': %s%s", what, items[i], strerror(-ret),
-				 ret == -EINVAL || ret == -ENOENT ?
-				 " (no function matches; see available_filter_functions)" : "");
-			close(fd);
-			return ret;
-		}
-	}
-	close(fd);
-	return 0;
-}
-
 static int write_pids(struct session *s, const char *file, const int *pids, unsigned int n,
 		      char *err, size_t errlen)
 {
@@ -1391,32 +1367,13 @@ static int configure(struct session *s, const struct session_opts *o, const char
 	}
 
 	if (tracer) {
-		if (o->nfilters) {
-			ret = write_list(s, "set_ftrace_filter", o->filters, o->nfilters,
-					 "function filter (-l)", err, errlen);
-			if (ret)
-				return ret;
-		}
-		if (o->nnotrace) {
-			ret = write_list(s, "set_ftrace_notrace", o->notrace, o->nnotrace,
-					 "notrace filter (-n)", err, errlen);
-			if (ret)
-				return ret;
-		}
 		ret = configure_settings(s, o, tracer, err, errlen);
 		if (ret)
 			return ret;
-		if (o->ngraph_funcs) {
-			char gpath[1024];
-
-			/* an instance without its own set_graph_function uses the global one */
-			ret = write_list(s, sess_locate(s, "set_graph_function", gpath,
-							sizeof(gpath)) ? "../../set_graph_function" :
-					 "set_graph_function", o->graph_funcs, o->ngraph_funcs,
-					 "graph function (-g)", err, errlen);
-			if (ret)
-				return ret;
-		}
+		/* -l, -n, -g in the filter prompt's language, resolved as the prompt does */
+		ret = filter_cmdline_apply(o, s->dir, s->tracefs, err, errlen);
+		if (ret)
+			return ret;
 		if (!o->nevents && !o->no_events)
 			enable_tracer_events(s, tracer);
 		/* the tracer itself goes on at the end of session_open(): apply_tracer() */
@@ -1425,6 +1382,14 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		s->funcgraph_irqs = o->funcgraph_irqs;
 		s->funcgraph_tail = o->funcgraph_tail;
 		add_system(s, "ftrace");
+	}
+	if (o->nstacks) {
+		/* after every event is on: a trigger would fire on a disabled event */
+		ret = stacktrig_set(&s->trig, s->dir, s->top, o->stacks, o->nstacks, s->stack_note,
+				    sizeof(s->stack_note), err, errlen);
+		if (ret)
+			return ret;
+		add_system(s, "ftrace");	/* kernel_stack, user_stack */
 	}
 	return 0;
 }
@@ -1578,6 +1543,7 @@ static void session_undo(struct session *s)
 	if (s->top) {
 		if (s->saved && !s->restored) {
 			sess_write(s, "tracing_on", "0");
+			stacktrig_clear(s->trig);
 			if (!tracestate_restore(s->saved)) {
 				s->restored = true;
 				if (s->state_path[0])
@@ -1588,6 +1554,7 @@ static void session_undo(struct session *s)
 		}
 	} else if (s->inst) {
 		sess_write(s, "tracing_on", "0");
+		stacktrig_clear(s->trig);
 		/* only then: on 6.1 any event write, even this, expands the top level */
 		if (s->events_on)
 			sess_write(s, "set_event", "");
@@ -1613,6 +1580,7 @@ static void session_free(struct session *s)
 	tep_free(s->tep);
 	tracestate_free(s->saved);
 	tracestate_free(s->global);
+	stacktrig_free(s->trig);
 	for (int i = 0; i < s->nsystems; i++)
 		free((char *)s->systems[i]);
 	free(s);
@@ -1738,6 +1706,23 @@ const char *session_tracer(const struct session *s)
 	return s->tracer;
 }
 
+const char *session_dir(const struct session *s)
+{
+	return s->dir;
+}
+
+int session_enable_event(struct session *s, const char *system, const char *name, bool on)
+{
+	char file[512];
+	int ret;
+
+	snprintf(file, sizeof(file), "events/%s/%s/enable", system, name);
+	ret = sess_write(s, file, on ? "1" : "0");
+	if (!ret && on)
+		s->events_on = true;
+	return ret;
+}
+
 static bool is_latency_tracer(const char *t)
 {
 	return !strcmp(t, "osnoise") || !strcmp(t, "timerlat");
@@ -1776,6 +1761,23 @@ int session_switch_latency_tracer(struct session *s, const char *tracer, char *e
 const char *session_name(const struct session *s)
 {
 	return s->name;
+}
+
+const char *session_stack_note(const struct session *s)
+{
+	return s->stack_note;
+}
+
+int session_stack_add(struct session *s, const struct stacktrig_req *req, unsigned int n,
+		      char *note, size_t notelen, char *err, size_t errlen)
+{
+	int ret = s->trig ? stacktrig_add(s->trig, s->top, req, n, note, notelen, err, errlen) :
+			    stacktrig_set(&s->trig, s->dir, s->top, req, n, note, notelen, err,
+					  errlen);
+
+	if (!ret && note[0] && !s->stack_note[0])
+		snprintf(s->stack_note, sizeof(s->stack_note), "%s", note);
+	return ret;
 }
 
 int session_ncpus(const struct session *s)

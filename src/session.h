@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "features.h"
+#include "stacktrig.h"
 
 struct tracefs_instance;
 struct tep_handle;
@@ -44,6 +45,9 @@ struct session_opts {
 	/* osnoise/timerlat settings "NAME=VALUE" (NAME a file of osnoise/: period_us...) */
 	const char	*tracer_opts[SESSION_MAX_LIST];
 	unsigned int	ntracer_opts;
+	/* stack traces of chosen events (--stack, -e EVENT:stack / :ustack) */
+	struct stacktrig_req stacks[SESSION_MAX_LIST];
+	unsigned int	nstacks;
 };
 
 enum { SESSION_OPT_KEEP, SESSION_OPT_ON, SESSION_OPT_OFF };
@@ -71,6 +75,11 @@ void session_close(struct session *s);
 struct tracefs_instance *session_instance(struct session *s);	/* NULL: top level */
 struct tep_handle *session_tep(struct session *s);
 const char *session_tracer(const struct session *s);
+/* The session's tracefs directory: its instance's, or the mount point's (top level). */
+const char *session_dir(const struct session *s);
+
+/* Enable or disable one event in the session's directory. Return: 0 or -errno. */
+int session_enable_event(struct session *s, const char *system, const char *name, bool on);
 
 /**
  * session_switch_latency_tracer - osnoise <-> timerlat while tracing goes on
@@ -88,6 +97,16 @@ const char *session_tracer(const struct session *s);
 int session_switch_latency_tracer(struct session *s, const char *tracer, char *err,
 				  size_t errlen);
 const char *session_name(const struct session *s);	/* "ktop-1234" or "(top level)" */
+/* What the stack traces cost beyond the events asked (options instead of triggers), or "". */
+const char *session_stack_note(const struct session *s);
+/*
+ * Stack traces for more events while tracing goes on (stacktrig_add(); the
+ * first call sets them up as --stack does). The caller tells the decoders.
+ * Return: 0 (@note: what they cost beyond the events asked, or ""), or a
+ * negative errno with the message --stack gives in @err.
+ */
+int session_stack_add(struct session *s, const struct stacktrig_req *req, unsigned int n,
+		      char *note, size_t notelen, char *err, size_t errlen);
 int session_ncpus(const struct session *s);
 
 /*

@@ -15,6 +15,10 @@
  * the columns they need. A sealed chunk also keeps how many events each entry
  * of its pid and meta dictionaries has, so that counting by type, pid or cpu
  * over a window decodes only the chunks at its two ends (store_count_by).
+ * Events with a stack (src/stacks.h) give a chunk one more column: a
+ * dictionary of the chunk's stack ids and run-length indices into it, so
+ * the column costs a byte or two per stacked event and nothing in a chunk
+ * without stacks.
  *
  * Visibility: the writer appends past the published end and moves pub_end
  * forward with a release store (store_publish); readers load it with acquire
@@ -36,331 +40,14 @@
 
 #include "intern.h"
 #include "lostmarks.h"
+#include "store-local.h"
 #include "schema.h"
+#include "stacks.h"
 #include "store.h"
-
-#define CHUNK_EVENTS	STORE_CHUNK_EVENTS
-#define CHUNK_ARGS	(CHUNK_EVENTS * 4)
-#define PID_DICT_MAX	4096		/* pids per chunk: event pids plus pid arguments */
-#define PID_HASH	8192
-#define META_HASH	4096
-#define META_CACHE	256		/* direct-mapped, in front of the meta hash */
-#define PREV_TYPES	128
-#define PREV_SYS	64		/* sys_enter arguments: previous values per syscall */
-#define PREV_ROWS	(PREV_TYPES + PREV_SYS)
-#define DECBUF_POOL	64
-
-/* Argument codecs. The default (0) is a delta against the previous value of
- * the same slot of the same type within the chunk. */
-enum {
-	C_DPREV,	/* zigzag(v - previous) */
-	C_UV,		/* unsigned varint: ids, counts */
-	C_ZZ,		/* zigzag varint: small signed values */
-	C_DTS,		/* zigzag(v - ts): timestamps near the event's own */
-	C_PID,		/* index in the chunk's pid dictionary, escape 0 + zigzag */
-};
-
-/*
- * An open chunk, or a decoded sealed one: one row per event plus the argument
- * array. Rows, not separate arrays, while a chunk is written or read event by
- * event: eight arrays at 4 KiB-multiple offsets, times several CPUs, thrash
- * the L1 sets (measured 4x slower appends). Sealed chunks are columnar.
- * A row is a struct store_brow (store.h): writers may fill rows in place
- * (store_reserve).
- */
-struct raw {
-	void		*base;		/* what to free */
-	struct store_brow row[CHUNK_EVENTS];
-	uint64_t	args[CHUNK_ARGS + KTOP_MAX_ARGS];	/* slack: appends copy all 16 */
-};
-
-struct meta {
-	uint16_t	type;
-	uint8_t		flags;
-	uint8_t		pc;
-	uint8_t		nargs;
-	uint8_t		codec[KTOP_MAX_ARGS];
-	uint8_t		kind;		/* enum meta_kind: which argument loop codes it */
-	/* the codecs as slot bitmasks, so coding an argument needs no switch */
-	uint16_t	m_ts, m_prev, m_zz, m_pid;
-};
-
-/* How enc_args() codes the arguments of a meta. */
-enum meta_kind {
-	MK_GENERIC,	/* slot by slot, with pids and sys_enter's per-syscall rows */
-	MK_FUNC2,	/* function: two symbol ids */
-	MK_SYS7,	/* sys_enter: id, then six arguments against the same syscall's */
-	MK_MASKED,	/* no pid slot: base and zigzag chosen by masks, no branch */
-	MK_FIXED,	/* a fixed type with its usual argument count: unrolled code */
-};
-
-/* A reader's decode target, with the scratch a decode needs. */
-struct decbuf {
-	struct raw	r;
-	uint16_t	midx[CHUNK_EVENTS];
-	uint16_t	pidx[CHUNK_EVENTS];
-	int32_t		pids[PID_DICT_MAX];
-	struct meta	metas[CHUNK_EVENTS];
-};
-
-struct stream;
-
-struct chunk {
-	atomic_int	refs;
-	uint32_t	n;		/* events (sealed) */
-	uint64_t	first_seq;
-	uint64_t	t_min, t_max;	/* t_max: sealed only */
-	uint64_t	uid;		/* names the contents, for decode caches */
-	size_t		bytes;
-	struct raw	*raw;		/* open chunk: the arrays; sealed: NULL */
-	struct stream	*sm;
-	/* sealed: columns in data[], in this order */
-	uint32_t	npid, nmeta;
-	uint32_t	npid_rows;	/* pids [0, npid_rows) are events' own, in the counts */
-	uint32_t	off_pid, off_meta, off_args, off_pdict, off_mdict, off_cnt, len;
-	uint8_t		data[];
-};
-
-/* Writer-private encoding scratch. */
-struct enc {
-	uint32_t	stamp;
-	uint32_t	npid, nmeta;
-	struct {
-		int32_t		key;
-		uint32_t	stamp;
-		uint32_t	idx;
-	} ph[PID_HASH];
-	struct {
-		uint64_t	key;
-		uint32_t	stamp;
-		uint32_t	idx;
-	} mh[META_HASH];
-	/*
-	 * key << 16 | (index + 1), 0 when empty; cleared per chunk. The few
-	 * metas of a chunk (tens) come back in no fixed order: this small
-	 * table stays in L1 where the hash's 64 KiB does not.
-	 */
-	uint64_t	mc[META_CACHE];
-	/* events per pid and per meta index, zero between chunks */
-	uint32_t	pcnt[PID_DICT_MAX];
-	uint32_t	mcnt[CHUNK_EVENTS];
-	int32_t		pids[PID_DICT_MAX];
-	struct meta	metas[CHUNK_EVENTS];
-	uint16_t	midx[CHUNK_EVENTS];
-	/* the pid and meta index columns, run-length coded as the rows are read */
-	uint8_t		pcol[CHUNK_EVENTS * 4 + 8], mcol[CHUNK_EVENTS * 4 + 8];
-	uint64_t	prev[PREV_ROWS][KTOP_MAX_ARGS];
-	uint32_t	prev_stamp[PREV_TYPES];
-	uint8_t		buf[];
-};
-
-#define ENC_BUF_SIZE	(CHUNK_EVENTS * (10 + 6 + 6 + 5 + 4 + KTOP_MAX_ARGS) + \
-			 CHUNK_ARGS * 11 + \
-			 PID_DICT_MAX * 5 + \
-			 CHUNK_EVENTS * 2 * 2 + \
-			 9)	/* counts take 2 bytes at most; put_uv stores up to 9 bytes */
-
-struct stream {
-	pthread_mutex_t		lock;
-	/* under lock: sealed chunks v[lo..hi), then the open chunk */
-	struct chunk		**v;
-	size_t			lo, hi, cap;
-	struct chunk		*open;
-	_Atomic uint64_t	pub_end;	/* published seq end */
-	_Atomic uint64_t	first_seq;	/* oldest held seq */
-	_Atomic uint64_t	evict_tmin;	/* t_min of the oldest sealed chunk, or MAX */
-	_Atomic uint64_t	last_pub_ts;
-	_Atomic(struct raw *)	spare;		/* a recycled raw buffer */
-	/* counters, written by one thread each (relaxed) */
-	_Atomic uint64_t	appended, reordered, evicted, lost, lost_marks;
-	_Atomic int64_t		bytes;
-	/* writer-private */
-	uint64_t		end;		/* appended seq end */
-	uint64_t		last_ts;
-	uint32_t		on, oa;		/* events and args in the open chunk */
-	struct raw		*wraw;		/* the open chunk's raw */
-	unsigned int		cpu;
-	struct store		*st;
-};
-
-#define COMM_PAGE_SHIFT	12
-#define COMM_PAGE	(1u << COMM_PAGE_SHIFT)
-#define COMM_MAX_PID	(1u << 23)
-
-struct store {
-	unsigned int		ncpus;
-	size_t			limit;
-	struct intern		*strings;
-	struct schema		*schema;
-	_Atomic int64_t		bytes;		/* chunks and their raw buffers */
-	_Atomic int64_t		comm_bytes;	/* comm pages */
-	pthread_mutex_t		evict_lock;
-	pthread_mutex_t		pool_lock;	/* readers' decode buffers, reused */
-	struct decbuf		*pool[DECBUF_POOL];
-	unsigned int		npool;
-	struct lostmarks	*lost;
-	_Atomic(_Atomic uint32_t *) comm[COMM_MAX_PID / COMM_PAGE + 1];	/* pid -> id + 1 */
-	struct stream		sm[];
-};
-
-static _Atomic uint64_t chunk_uid_next = 1;
-
-static const uint8_t fixed_codec[KTOP_T_NR_FIXED][KTOP_MAX_ARGS] = {
-	[KTOP_T_FUNCTION]		= { C_UV, C_UV },
-	[KTOP_T_FGRAPH_ENTRY]		= { C_UV, C_DPREV },
-	[KTOP_T_FGRAPH_EXIT]		= { C_UV, C_DPREV, C_DTS, C_DTS, C_UV },
-	[KTOP_T_FUNC_REPEATS]		= { C_UV, C_UV, C_UV, C_UV },
-	[KTOP_T_SCHED_SWITCH]		= { C_UV, C_PID, C_DPREV, C_UV, C_UV, C_PID, C_DPREV },
-	[KTOP_T_SCHED_WAKEUP]		= { C_UV, C_PID, C_DPREV, C_DPREV },
-	[KTOP_T_SCHED_WAKEUP_NEW]	= { C_UV, C_PID, C_DPREV, C_DPREV },
-	[KTOP_T_SCHED_PROCESS_EXEC]	= { C_UV, C_PID, C_PID },
-	[KTOP_T_SCHED_PROCESS_EXIT]	= { C_UV, C_PID, C_DPREV },
-	[KTOP_T_IRQ_HANDLER_ENTRY]	= { C_DPREV, C_UV },
-	[KTOP_T_IRQ_HANDLER_EXIT]	= { C_DPREV, C_ZZ },
-	[KTOP_T_SYS_EXIT]		= { C_DPREV, C_ZZ },
-	[KTOP_T_OSNOISE]		= { C_DPREV, C_UV, C_UV, C_UV, C_UV, C_UV, C_UV, C_UV },
-	[KTOP_T_TIMERLAT]		= { C_DPREV, C_UV, C_UV },
-	[KTOP_T_IRQ_NOISE]		= { C_DTS, C_UV, C_UV, C_DPREV },
-	[KTOP_T_SOFTIRQ_NOISE]		= { C_DTS, C_UV, C_DPREV },
-	[KTOP_T_NMI_NOISE]		= { C_DTS, C_UV },
-	[KTOP_T_THREAD_NOISE]		= { C_UV, C_PID, C_DTS, C_UV },
-	[KTOP_T_SAMPLE_THRESHOLD]	= { C_DTS, C_UV, C_UV },
-	[KTOP_T_MARKER]			= { C_UV },
-};
-
-/* The argument count of each fixed type (src/event.h), for enc_args()'s unrolled cases. */
-static const uint8_t fixed_nargs[KTOP_T_NR_FIXED] = {
-	[KTOP_T_FUNCTION] = 2, [KTOP_T_FGRAPH_ENTRY] = 2, [KTOP_T_FGRAPH_EXIT] = 5,
-	[KTOP_T_FUNC_REPEATS] = 4, [KTOP_T_SCHED_SWITCH] = 7, [KTOP_T_SCHED_WAKEUP] = 4,
-	[KTOP_T_SCHED_WAKEUP_NEW] = 4, [KTOP_T_SCHED_PROCESS_EXEC] = 3,
-	[KTOP_T_SCHED_PROCESS_EXIT] = 3, [KTOP_T_IRQ_HANDLER_ENTRY] = 2,
-	[KTOP_T_IRQ_HANDLER_EXIT] = 2, [KTOP_T_SOFTIRQ_ENTRY] = 1, [KTOP_T_SOFTIRQ_EXIT] = 1,
-	[KTOP_T_SYS_ENTER] = 7, [KTOP_T_SYS_EXIT] = 2, [KTOP_T_OSNOISE] = 8,
-	[KTOP_T_TIMERLAT] = 3, [KTOP_T_IRQ_NOISE] = 4, [KTOP_T_SOFTIRQ_NOISE] = 3,
-	[KTOP_T_NMI_NOISE] = 2, [KTOP_T_THREAD_NOISE] = 4, [KTOP_T_SAMPLE_THRESHOLD] = 3,
-	[KTOP_T_MARKER] = 1,
-};
-
-/* ---- varints ------------------------------------------------------------- */
-
-/*
- * Prefix varints: n bytes hold a value of up to 7n bits (as LEB128, so the
- * same sizes), and the n - 1 trailing one bits of the first byte say how
- * many bytes follow, where LEB128 spreads a continuation bit over each byte.
- * A value is then coded with one shift and one 8-byte store, and decoded
- * with one 8-byte load, a count of trailing ones and a shift; LEB128's
- * spreading of 7-bit groups cost about 40 instructions per value of two
- * bytes or more (callgrind, bench_decode). Values of 57 bits or more: 0xff
- * and the 8 bytes.
- */
-
-/* Bytes of a value whose highest set bit is bit i: ceil((i + 1) / 7), 9 past 56 bits. */
-static const uint8_t uv_len[64] = {
-	1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4,
-	5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8,
-	9, 9, 9, 9, 9, 9, 9, 9,
-};
-
-/* The first byte's low bits for @len bytes: len - 1 ones, then a zero. */
-static const uint8_t uv_tag[9] = { 0, 0, 0x1, 0x3, 0x7, 0xf, 0x1f, 0x3f, 0x7f };
-
-/* Callers leave 9 writable bytes at @p. */
-static inline __attribute__((always_inline)) uint8_t *put_uv(uint8_t *p, uint64_t v)
-{
-	unsigned int len;
-	uint64_t x;
-
-	if (__builtin_expect(v < 0x80, 1)) {
-		*p = (uint8_t)(v << 1);
-		return p + 1;
-	}
-	len = uv_len[63 ^ __builtin_clzll(v)];
-	if (__builtin_expect(len > 8, 0)) {
-		*p = 0xff;
-		memcpy(p + 1, &v, 8);
-		return p + 9;
-	}
-	x = v << len | uv_tag[len];
-	memcpy(p, &x, 8);
-	return p + len;
-}
-
-/* Callers have 8 readable bytes at @p (chunks have the slack). */
-static inline const uint8_t *get_uv(const uint8_t *p, uint64_t *out)
-{
-	unsigned int b = *p, len;
-	uint64_t x;
-
-	if (__builtin_expect(!(b & 1), 1)) {
-		*out = b >> 1;
-		return p + 1;
-	}
-	if (__builtin_expect(b == 0xff, 0)) {
-		memcpy(out, p + 1, 8);
-		return p + 9;
-	}
-	len = __builtin_ctz(~b) + 1;
-	memcpy(&x, p, 8);
-	*out = (x >> len) & (~0ull >> (64 - 7 * len));
-	return p + len;
-}
-
-static inline uint64_t zz_enc(uint64_t v)
-{
-	return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
-}
-
-static inline uint64_t zz_dec(uint64_t v)
-{
-	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
-}
-
-/*
- * The arguments of sys_enter are best predicted by the previous call of the
- * same syscall (the same fd, buffer, size), so they get a row per syscall nr.
- */
-static inline unsigned int prev_sys_slot(uint64_t nr)
-{
-	return PREV_TYPES + (nr & (PREV_SYS - 1));
-}
-
-static inline unsigned int prev_slot(uint16_t type)
-{
-	return type < 64 ? type : 64 + (type & 63);
-}
-
-/* One run of an index column: uv(idx * 2 + (run > 1)) [uv(run - 2)]. */
-static inline uint8_t *put_run(uint8_t *p, uint16_t v, uint32_t run)
-{
-	p = put_uv(p, (uint64_t)v * 2 + (run > 1));
-	if (run > 1)
-		p = put_uv(p, run - 2);
-	return p;
-}
-
-static const uint8_t *get_rle(const uint8_t *p, uint16_t *idx, uint32_t n)
-{
-	uint32_t i = 0;
-
-	while (i < n) {
-		uint64_t v, run = 1;
-
-		p = get_uv(p, &v);
-		if (v & 1) {
-			p = get_uv(p, &run);
-			run += 2;
-		}
-		if (run > n - i)
-			run = n - i;
-		for (uint64_t k = 0; k < run; k++)
-			idx[i++] = (uint16_t)(v >> 1);
-	}
-	return p;
-}
 
 /* ---- chunks -------------------------------------------------------------- */
 
-static void stream_bytes_add(struct stream *sm, int64_t d)
+void stream_bytes_add(struct stream *sm, int64_t d)
 {
 	atomic_fetch_add_explicit(&sm->bytes, d, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sm->st->bytes, d, memory_order_relaxed);
@@ -392,7 +79,7 @@ static void raw_recycle(struct stream *sm, struct raw *r)
 	}
 }
 
-static void chunk_put(struct chunk *c)
+void chunk_put(struct chunk *c)
 {
 	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
 		return;
@@ -401,7 +88,7 @@ static void chunk_put(struct chunk *c)
 	free(c);
 }
 
-static void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu,
+void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu,
 			 struct ktop_event *ev)
 {
 	const uint64_t *a = &r->args[r->row[i].aoff];
@@ -409,6 +96,7 @@ static void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu,
 
 	ev->ts = r->row[i].ts;
 	ev->pid = r->row[i].pid;
+	ev->stack = r->row[i].stack;
 	ev->cpu = cpu;
 	ev->type = r->row[i].type;
 	ev->flags = r->row[i].flags;
@@ -419,576 +107,6 @@ static void raw_to_event(const struct raw *r, uint32_t i, unsigned int cpu,
 		ev->args[k] = a[k];
 	for (; k < KTOP_MAX_ARGS; k++)
 		ev->args[k] = 0;
-}
-
-/* ---- encoding (writer) ------------------------------------------------------ */
-
-static uint32_t enc_pid(struct enc *e, int32_t pid)
-{
-	uint32_t h = ((uint32_t)pid * 0x9e3779b1u) >> (32 - 13);
-
-	for (;;) {
-		if (e->ph[h].stamp != e->stamp) {
-			if (e->npid == PID_DICT_MAX)
-				return UINT32_MAX;
-			e->ph[h].stamp = e->stamp;
-			e->ph[h].key = pid;
-			e->ph[h].idx = e->npid;
-			e->pids[e->npid] = pid;
-			return e->npid++;
-		}
-		if (e->ph[h].key == pid)
-			return e->ph[h].idx;
-		h = (h + 1) & (PID_HASH - 1);
-	}
-}
-
-static void meta_masks(struct meta *m)
-{
-	m->kind = MK_GENERIC;
-	m->m_ts = m->m_prev = m->m_zz = m->m_pid = 0;
-	for (unsigned int s = 0; s < m->nargs; s++) {
-		uint16_t b = 1u << s;
-
-		switch (m->codec[s]) {
-		case C_UV:
-			break;
-		case C_ZZ:
-			m->m_zz |= b;
-			break;
-		case C_DTS:
-			m->m_zz |= b;
-			m->m_ts |= b;
-			break;
-		case C_PID:
-			m->m_pid |= b;
-			break;
-		default:
-			m->m_zz |= b;
-			m->m_prev |= b;
-			break;
-		}
-	}
-	if (m->type == KTOP_T_FUNCTION && m->nargs == 2)
-		m->kind = MK_FUNC2;
-	else if (m->type == KTOP_T_SYS_ENTER && m->nargs == 7)
-		m->kind = MK_SYS7;
-	else if (m->type < KTOP_T_NR_FIXED && m->type != KTOP_T_SYS_ENTER &&
-		 m->nargs == fixed_nargs[m->type])
-		m->kind = MK_FIXED;
-	else if (!m->m_pid && m->type != KTOP_T_SYS_ENTER)
-		m->kind = MK_MASKED;
-}
-
-/* Per codec: is the base the event's ts, the previous value; is it zigzag. */
-static const uint64_t codec_ts[8] = { [C_DTS] = ~0ull };
-static const uint64_t codec_prev[8] = { [C_DPREV] = ~0ull };
-static const uint64_t codec_zz[8] = { [C_DPREV] = ~0ull, [C_ZZ] = ~0ull, [C_DTS] = ~0ull };
-
-static void meta_codecs(struct store *st, struct meta *m)
-{
-	const struct ktop_schema_type *t = NULL;
-
-	memset(m->codec, C_DPREV, sizeof(m->codec));
-	if (m->type < KTOP_T_NR_FIXED) {
-		memcpy(m->codec, fixed_codec[m->type], sizeof(m->codec));
-	} else {
-		t = schema_get(st->schema, m->type);
-		for (unsigned int i = 0; t && i < t->nfields && i < KTOP_MAX_ARGS; i++)
-			if (t->fields[i].kind == KTOP_FK_STR || t->fields[i].kind == KTOP_FK_SYM)
-				m->codec[i] = C_UV;
-	}
-	meta_masks(m);
-}
-
-/* type, flags, pc and nargs in one word */
-static inline uint64_t row_meta_key(const struct store_brow *w)
-{
-	return w->type | (uint64_t)w->flags << 16 | (uint64_t)w->pc << 24 |
-	       (uint64_t)w->nargs << 32;
-}
-
-/* The meta hash, behind enc_meta()'s cache: @key is not in @mc. */
-static __attribute__((noinline)) uint32_t
-enc_meta_lookup(struct stream *sm, struct enc *e, const struct raw *r, uint32_t i, uint64_t key,
-		uint64_t hk, uint64_t *mc)
-{
-	uint32_t h = (uint32_t)(hk >> (64 - 12));
-
-	for (;;) {
-		if (e->mh[h].stamp != e->stamp) {
-			struct meta *m = &e->metas[e->nmeta];
-
-			e->mh[h].stamp = e->stamp;
-			e->mh[h].key = key;
-			e->mh[h].idx = e->nmeta;
-			m->type = r->row[i].type;
-			m->flags = r->row[i].flags;
-			m->pc = r->row[i].pc;
-			m->nargs = r->row[i].nargs;
-			meta_codecs(sm->st, m);
-			if (e->prev_stamp[prev_slot(m->type)] != e->stamp) {
-				e->prev_stamp[prev_slot(m->type)] = e->stamp;
-				memset(e->prev[prev_slot(m->type)], 0, sizeof(e->prev[0]));
-				if (m->type == KTOP_T_SYS_ENTER)
-					memset(e->prev[PREV_TYPES], 0,
-					       PREV_SYS * sizeof(e->prev[0]));
-			}
-			*mc = key << 16 | (e->nmeta + 1);
-			return e->nmeta++;
-		}
-		if (e->mh[h].key == key) {
-			*mc = key << 16 | (e->mh[h].idx + 1);
-			return e->mh[h].idx;
-		}
-		h = (h + 1) & (META_HASH - 1);
-	}
-}
-
-/* Return: the index of row @i's meta in the chunk's dictionary, added if new. */
-static inline uint32_t enc_meta(struct stream *sm, struct enc *e, const struct raw *r, uint32_t i)
-{
-	uint64_t key = row_meta_key(&r->row[i]), hk = key * 0x9e3779b97f4a7c15ull;
-	uint64_t *mc = &e->mc[hk >> (64 - 8)];
-
-	if (*mc >> 16 == key && (*mc & 0xffff))
-		return (*mc & 0xffff) - 1;
-	return enc_meta_lookup(sm, e, r, i, key, hk, mc);
-}
-
-/* A pid argument: its index in the dictionary + 1, or 0 and the value. */
-static inline uint8_t *enc_pid_arg(struct enc *e, uint8_t *p, uint64_t v)
-{
-	uint32_t idx = UINT32_MAX;
-
-	if (v == (uint64_t)(int64_t)(int32_t)v)
-		idx = enc_pid(e, (int32_t)v);
-	if (idx != UINT32_MAX)
-		return put_uv(p, idx + 1);
-	*p++ = 0;
-	return put_uv(p, zz_enc(v));
-}
-
-/*
- * The arguments of one event, slot by slot, as @codec says (sys_enter's
- * per-syscall rows aside). With a constant @codec and @na, as in enc_args()'s
- * MK_FIXED cases, this unrolls into straight code.
- */
-static inline __attribute__((always_inline)) uint8_t *
-enc_slots(struct enc *e, uint8_t *p, const uint64_t *a, uint64_t *prev, uint64_t ts,
-	  const uint8_t *codec, unsigned int na)
-{
-	for (unsigned int s = 0; s < na; s++) {
-		uint64_t v = a[s];
-
-		switch (codec[s]) {
-		case C_UV:
-			p = put_uv(p, v);
-			break;
-		case C_ZZ:
-			p = put_uv(p, zz_enc(v));
-			break;
-		case C_DTS:
-			p = put_uv(p, zz_enc(v - ts));
-			break;
-		case C_PID:
-			p = enc_pid_arg(e, p, v);
-			continue;	/* pids do not update prev */
-		default:
-			p = put_uv(p, zz_enc(v - prev[s]));
-			break;
-		}
-		prev[s] = v;
-	}
-	return p;
-}
-
-#define ENC_FIXED(t)	\
-	case t:		\
-		p = enc_slots(e, p, a, prev, ts, fixed_codec[t], fixed_nargs[t]); \
-		break
-
-/*
- * Arguments, event by event. Each value is coded as put_uv(zz?(v - base))
- * where base is the event's ts (C_DTS), the previous value of the slot
- * (C_DPREV) or 0, selected with masks; pids go through the dictionary.
- */
-static uint8_t *enc_args(struct enc *e, uint8_t *p, const struct raw *r, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		const struct meta *m = &e->metas[e->midx[i]];
-		const uint64_t *a = &r->args[r->row[i].aoff];
-		unsigned int na = m->nargs;
-		const uint8_t *codec;
-		uint64_t ts, *prev;
-
-		switch (m->kind) {
-		case MK_FUNC2:
-			/* the most frequent events, without the generic loop */
-			p = put_uv(p, a[0]);
-			p = put_uv(p, a[1]);
-			continue;
-		case MK_SYS7:
-			prev = e->prev[prev_slot(KTOP_T_SYS_ENTER)];
-			p = put_uv(p, zz_enc(a[0] - prev[0]));
-			prev[0] = a[0];
-			prev = e->prev[prev_sys_slot(a[0])];
-#pragma GCC unroll 6
-			for (unsigned int s = 1; s < 7; s++) {
-				p = put_uv(p, zz_enc(a[s] - prev[s]));
-				prev[s] = a[s];
-			}
-			continue;
-		case MK_MASKED:
-			/* the switch below, as masks: v - (ts | prev | 0), zigzag or not */
-			prev = e->prev[prev_slot(m->type)];
-			ts = r->row[i].ts;
-			for (unsigned int s = 0; s < na; s++) {
-				uint64_t v = a[s], d, zm;
-
-				d = v - ((ts & -(uint64_t)((m->m_ts >> s) & 1)) |
-					 (prev[s] & -(uint64_t)((m->m_prev >> s) & 1)));
-				zm = -(uint64_t)((m->m_zz >> s) & 1);
-				p = put_uv(p, (zz_enc(d) & zm) | (d & ~zm));
-				prev[s] = v;
-			}
-			continue;
-		case MK_FIXED:
-			prev = e->prev[prev_slot(m->type)];
-			ts = r->row[i].ts;
-			switch (m->type) {
-			ENC_FIXED(KTOP_T_FGRAPH_ENTRY);
-			ENC_FIXED(KTOP_T_FGRAPH_EXIT);
-			ENC_FIXED(KTOP_T_FUNC_REPEATS);
-			ENC_FIXED(KTOP_T_SCHED_SWITCH);
-			ENC_FIXED(KTOP_T_SCHED_WAKEUP);
-			ENC_FIXED(KTOP_T_SCHED_WAKEUP_NEW);
-			ENC_FIXED(KTOP_T_SCHED_PROCESS_EXEC);
-			ENC_FIXED(KTOP_T_SCHED_PROCESS_EXIT);
-			ENC_FIXED(KTOP_T_IRQ_HANDLER_ENTRY);
-			ENC_FIXED(KTOP_T_IRQ_HANDLER_EXIT);
-			ENC_FIXED(KTOP_T_SOFTIRQ_ENTRY);
-			ENC_FIXED(KTOP_T_SOFTIRQ_EXIT);
-			ENC_FIXED(KTOP_T_SYS_EXIT);
-			ENC_FIXED(KTOP_T_OSNOISE);
-			ENC_FIXED(KTOP_T_TIMERLAT);
-			ENC_FIXED(KTOP_T_IRQ_NOISE);
-			ENC_FIXED(KTOP_T_SOFTIRQ_NOISE);
-			ENC_FIXED(KTOP_T_NMI_NOISE);
-			ENC_FIXED(KTOP_T_THREAD_NOISE);
-			ENC_FIXED(KTOP_T_SAMPLE_THRESHOLD);
-			ENC_FIXED(KTOP_T_MARKER);
-			default:
-				p = enc_slots(e, p, a, prev, ts, m->codec, na);
-				break;
-			}
-			continue;
-		default:
-			break;
-		}
-		prev = e->prev[prev_slot(m->type)];
-		codec = m->codec;
-		ts = r->row[i].ts;
-
-		if (m->type == KTOP_T_SYS_ENTER && na) {
-			/* the id first; the other slots run on that syscall's own row */
-			p = enc_slots(e, p, a, prev, ts, codec, 1);
-			p = enc_slots(e, p, a + 1, e->prev[prev_sys_slot(a[0])] + 1, ts, codec + 1,
-				      na - 1);
-		} else {
-			p = enc_slots(e, p, a, prev, ts, codec, na);
-		}
-	}
-	return p;
-}
-
-/* Return: a sealed chunk holding the @n events of @r, or NULL on ENOMEM. */
-static struct chunk *chunk_encode(struct stream *sm, struct enc *e, const struct raw *r,
-				  uint32_t n, uint64_t first_seq)
-{
-	uint8_t *p = e->buf, *pid_col, *meta_col, *args_col, *pdict, *mdict, *cnt;
-	uint8_t *pc = e->pcol, *mc = e->mcol;
-	uint32_t m2 = 0, lp, lm, ps = 0, ms = 0, npid_rows;
-	uint64_t k1, k2 = UINT64_MAX;
-	struct chunk *c;
-	size_t len;
-
-	if (++e->stamp == 0) {
-		memset(e->ph, 0, sizeof(e->ph));
-		memset(e->mh, 0, sizeof(e->mh));
-		e->stamp = 1;
-	}
-	e->npid = 0;
-	e->nmeta = 0;
-	memset(e->mc, 0, sizeof(e->mc));
-	/* one pass over the rows: the time column, pid and meta indices */
-	lp = enc_pid(e, r->row[0].pid);
-	lm = e->midx[0] = enc_meta(sm, e, r, 0);
-	/*
-	 * k1, k2: the last two metas seen, most recent first: events often
-	 * alternate between two (sys_enter and sys_exit), which then needs no
-	 * hash lookup.
-	 */
-	k1 = row_meta_key(&r->row[0]);
-	/* ps, ms: where the current runs of pid and meta indices started */
-	for (uint32_t i = 1; i < n; i++) {
-		const struct store_brow *w = &r->row[i], *v = &r->row[i - 1];
-		uint64_t key = row_meta_key(w);
-
-		p = put_uv(p, w->ts - v->ts);
-		/* always fits: n <= PID_DICT_MAX; pids and metas come in runs */
-		if (w->pid != v->pid) {
-			uint32_t np = enc_pid(e, w->pid);
-
-			if ((uint16_t)np != (uint16_t)lp) {
-				pc = put_run(pc, lp, i - ps);
-				e->pcnt[lp] += i - ps;
-				ps = i;
-			}
-			lp = np;
-		}
-		if (key != k1) {
-			uint32_t m1 = lm;
-
-			lm = key == k2 ? m2 : enc_meta(sm, e, r, i);
-			k2 = k1;
-			m2 = m1;
-			k1 = key;
-			if ((uint16_t)lm != (uint16_t)m1) {
-				mc = put_run(mc, m1, i - ms);
-				e->mcnt[m1] += i - ms;
-				ms = i;
-			}
-		}
-		e->midx[i] = lm;
-	}
-	pc = put_run(pc, lp, n - ps);
-	mc = put_run(mc, lm, n - ms);
-	e->pcnt[lp] += n - ps;
-	e->mcnt[lm] += n - ms;
-	npid_rows = e->npid;	/* enc_args() adds pids met only as arguments */
-	pid_col = p;
-	memcpy(p, e->pcol, pc - e->pcol);
-	p += pc - e->pcol;
-	meta_col = p;
-	memcpy(p, e->mcol, mc - e->mcol);
-	p += mc - e->mcol;
-	args_col = p;
-	p = enc_args(e, p, r, n);
-	pdict = p;
-	for (uint32_t i = 0; i < e->npid; i++)
-		p = put_uv(p, zz_enc((uint64_t)(int64_t)e->pids[i]));
-	mdict = p;
-	for (uint32_t i = 0; i < e->nmeta; i++) {
-		const struct meta *m = &e->metas[i];
-
-		p = put_uv(p, m->type);
-		*p++ = m->flags;
-		*p++ = m->pc;
-		*p++ = m->nargs;
-		for (unsigned int s = 0; s < m->nargs; s += 2)
-			*p++ = m->codec[s] | m->codec[s + 1] << 4;
-	}
-	/* the counts: a window that covers the chunk is counted without a decode */
-	cnt = p;
-	for (uint32_t i = 0; i < npid_rows; i++) {
-		p = put_uv(p, e->pcnt[i]);
-		e->pcnt[i] = 0;
-	}
-	for (uint32_t i = 0; i < e->nmeta; i++) {
-		p = put_uv(p, e->mcnt[i]);
-		e->mcnt[i] = 0;
-	}
-	len = p - e->buf;
-	/* + 8: get_uv() loads 8 bytes from the start of each value */
-	c = malloc(sizeof(*c) + len + 8);
-	if (!c)
-		return NULL;
-	memcpy(c->data, e->buf, len);
-	memset(c->data + len, 0, 8);
-	atomic_init(&c->refs, 1);
-	c->n = n;
-	c->first_seq = first_seq;
-	c->t_min = r->row[0].ts;
-	c->t_max = r->row[n - 1].ts;
-	c->uid = atomic_fetch_add_explicit(&chunk_uid_next, 1, memory_order_relaxed);
-	c->bytes = sizeof(*c) + len + 8;
-	c->raw = NULL;
-	c->sm = sm;
-	c->npid = e->npid;
-	c->nmeta = e->nmeta;
-	c->off_pid = pid_col - e->buf;
-	c->off_meta = meta_col - e->buf;
-	c->off_args = args_col - e->buf;
-	c->off_pdict = pdict - e->buf;
-	c->off_mdict = mdict - e->buf;
-	c->off_cnt = cnt - e->buf;
-	c->npid_rows = npid_rows;
-	c->len = len;
-	return c;
-}
-
-/* ---- decoding (readers) ------------------------------------------------------ */
-
-enum {
-	DEC_TS		= 1,
-	DEC_PID		= 2,
-	DEC_META	= 4,
-	DEC_ARGS	= 8,
-	DEC_ALL		= 15,
-};
-
-/* Decode the time column into ts[0], ts[stride], ... */
-static void chunk_decode_ts(const struct chunk *c, uint64_t *ts, size_t stride)
-{
-	const uint8_t *p = c->data;
-	uint64_t t = c->t_min;
-
-	ts[0] = t;
-	for (uint32_t i = 1; i < c->n; i++) {
-		uint64_t dt;
-
-		p = get_uv(p, &dt);
-		t += dt;
-		ts[i * stride] = t;
-	}
-}
-
-/* Read one entry of a sealed chunk's meta dictionary (chunk_encode) into @m. Return: past it. */
-static const uint8_t *get_meta(const uint8_t *p, struct meta *m)
-{
-	uint64_t v;
-
-	p = get_uv(p, &v);
-	m->type = (uint16_t)v;
-	m->flags = *p++;
-	m->pc = *p++;
-	m->nargs = *p++;
-	for (unsigned int s = 0; s < m->nargs; s += 2) {
-		m->codec[s] = *p & 0xf;
-		if (s + 1 < KTOP_MAX_ARGS)
-			m->codec[s + 1] = *p >> 4;
-		p++;
-	}
-	return p;
-}
-
-static void chunk_decode(const struct chunk *c, struct decbuf *d, unsigned int mask)
-{
-	struct raw *r = &d->r;
-	const uint8_t *p;
-	uint32_t n = c->n;
-
-	if (mask & DEC_ARGS)
-		mask |= DEC_TS | DEC_META;
-	if (mask & DEC_TS)
-		chunk_decode_ts(c, &r->row[0].ts, sizeof(struct store_brow) / sizeof(uint64_t));
-	if (mask & DEC_PID) {
-		p = c->data + c->off_pdict;
-		for (uint32_t i = 0; i < c->npid; i++) {
-			uint64_t v;
-
-			p = get_uv(p, &v);
-			d->pids[i] = (int32_t)zz_dec(v);
-		}
-		get_rle(c->data + c->off_pid, d->pidx, n);
-		for (uint32_t i = 0; i < n; i++)
-			r->row[i].pid = d->pids[d->pidx[i]];
-	}
-	if (mask & DEC_META) {
-		p = c->data + c->off_mdict;
-		for (uint32_t i = 0; i < c->nmeta; i++) {
-			p = get_meta(p, &d->metas[i]);
-			meta_masks(&d->metas[i]);
-		}
-		get_rle(c->data + c->off_meta, d->midx, n);
-		for (uint32_t i = 0; i < n; i++) {
-			const struct meta *m = &d->metas[d->midx[i]];
-
-			r->row[i].type = m->type;
-			r->row[i].flags = m->flags;
-			r->row[i].pc = m->pc;
-			r->row[i].nargs = m->nargs;
-		}
-	}
-	if (mask & DEC_ARGS) {
-		uint64_t prev[PREV_ROWS][KTOP_MAX_ARGS];
-		uint8_t used[PREV_TYPES] = { 0 };
-		uint32_t a = 0;
-
-		if (!(mask & DEC_PID)) {
-			p = c->data + c->off_pdict;
-			for (uint32_t i = 0; i < c->npid; i++) {
-				uint64_t v;
-
-				p = get_uv(p, &v);
-				d->pids[i] = (int32_t)zz_dec(v);
-			}
-		}
-		for (uint32_t i = 0; i < c->nmeta; i++) {
-			unsigned int slot = prev_slot(d->metas[i].type);
-
-			if (!used[slot]) {
-				used[slot] = 1;
-				memset(prev[slot], 0, sizeof(prev[slot]));
-				if (d->metas[i].type == KTOP_T_SYS_ENTER)
-					memset(prev[PREV_TYPES], 0, PREV_SYS * sizeof(prev[0]));
-			}
-		}
-		p = c->data + c->off_args;
-		for (uint32_t i = 0; i < n; i++) {
-			const struct meta *m = &d->metas[d->midx[i]];
-			uint64_t *pv, *out = &r->args[a];
-			unsigned int na = m->nargs;
-			uint64_t ts;
-
-			r->row[i].aoff = a;
-			a += na;
-			if (m->type == KTOP_T_FUNCTION && na == 2) {
-				p = get_uv(p, &out[0]);
-				p = get_uv(p, &out[1]);
-				continue;
-			}
-			pv = prev[prev_slot(m->type)];
-			if (m->type == KTOP_T_SYS_ENTER && na == 7) {
-				uint64_t v;
-
-				p = get_uv(p, &v);
-				out[0] = pv[0] = zz_dec(v) + pv[0];
-				pv = prev[prev_sys_slot(out[0])];
-				for (unsigned int s = 1; s < 7; s++) {
-					p = get_uv(p, &v);
-					out[s] = pv[s] = zz_dec(v) + pv[s];
-				}
-				continue;
-			}
-			ts = r->row[i].ts;
-			for (unsigned int s = 0; s < na; s++) {
-				uint64_t v, zm;
-				unsigned int k;
-
-				p = get_uv(p, &v);
-				if (__builtin_expect((m->m_pid >> s) & 1, 0)) {
-					if (v) {
-						v = (uint64_t)(int64_t)d->pids[v - 1];
-					} else {
-						p = get_uv(p, &v);
-						v = zz_dec(v);
-					}
-					out[s] = v;
-					continue;
-				}
-				k = m->codec[s];
-				zm = codec_zz[k];
-				v = (zz_dec(v) & zm) | (v & ~zm);
-				v += (ts & codec_ts[k]) | (pv[s] & codec_prev[k]);
-				pv[s] = v;
-				out[s] = v;
-				if (!s && m->type == KTOP_T_SYS_ENTER)
-					pv = prev[prev_sys_slot(v)];
-			}
-		}
-	}
 }
 
 /* ---- store ----------------------------------------------------------------- */
@@ -1018,7 +136,8 @@ struct store *store_new(size_t mem_limit, unsigned int ncpus)
 	st->strings = intern_new();
 	st->schema = schema_new();
 	st->lost = lostmarks_new();
-	if (!st->strings || !st->schema || !st->lost) {
+	st->stacks = st->strings ? stacks_new(st->strings, 0) : NULL;
+	if (!st->strings || !st->schema || !st->lost || !st->stacks) {
 		store_free(st);
 		return NULL;
 	}
@@ -1046,6 +165,7 @@ void store_free(struct store *st)
 	for (size_t i = 0; i < sizeof(st->comm) / sizeof(st->comm[0]); i++)
 		free((void *)atomic_load_explicit(&st->comm[i], memory_order_relaxed));
 	lostmarks_free(st->lost);
+	stacks_free(st->stacks);
 	intern_free(st->strings);
 	schema_free(st->schema);
 	pthread_mutex_destroy(&st->evict_lock);
@@ -1070,14 +190,22 @@ struct schema *store_schema(struct store *st)
 	return st->schema;
 }
 
+struct stacks *store_stacks(const struct store *st)
+{
+	return st->stacks;
+}
+
 uint64_t store_table_bytes(const struct store *st)
 {
-	return intern_bytes(st->strings) + schema_bytes(st->schema) +
+	struct stacks_stats ks;
+
+	stacks_get_stats(st->stacks, &ks);
+	return intern_bytes(st->strings) + schema_bytes(st->schema) + ks.bytes +
 	       (uint64_t)atomic_load_explicit(&st->comm_bytes, memory_order_relaxed);
 }
 
 /* What counts against the limit: everything that grows with the input. */
-static bool store_over(const struct store *st)
+bool store_over(const struct store *st)
 {
 	return (uint64_t)atomic_load_explicit(&st->bytes, memory_order_relaxed) +
 	       lostmarks_bytes(st->lost) + store_table_bytes(st) > st->limit;
@@ -1088,7 +216,7 @@ static bool store_over(const struct store *st)
  * chunks, and the lost-event marks older than them (marks alone, as a file of
  * nothing else brings, go oldest half first).
  */
-static void store_evict(struct store *st)
+void store_evict(struct store *st)
 {
 	pthread_mutex_lock(&st->evict_lock);
 	while (store_over(st)) {
@@ -1174,17 +302,15 @@ static struct tls_cache *tls_cache_get(void)
 	return tls_cache;
 }
 
-/* Writer: encode the open chunk and swap it for its sealed form. */
-static int stream_seal(struct stream *sm)
+/*
+ * Writer: add sealed chunk @c at the end of @sm's list (and count its bytes);
+ * in the same step, so that readers see one or the other, the open chunk
+ * leaves the list (it is @c's rows; the caller drops its reference).
+ * Return: 0, or -ENOMEM (@c is not added).
+ */
+int stream_push(struct stream *sm, struct chunk *c)
 {
-	struct chunk *o = sm->open, *c;
-	struct enc *e = tls_enc_get();
-
-	if (!e)
-		return -ENOMEM;
-	c = chunk_encode(sm, e, o->raw, sm->on, o->first_seq);
-	if (!c)
-		return -ENOMEM;
+	c->sm = sm;
 	pthread_mutex_lock(&sm->lock);
 	if (sm->hi == sm->cap) {
 		if (sm->lo > sm->cap / 2) {
@@ -1197,7 +323,6 @@ static int stream_seal(struct stream *sm)
 
 			if (!v) {
 				pthread_mutex_unlock(&sm->lock);
-				free(c);
 				return -ENOMEM;
 			}
 			sm->v = v;
@@ -1210,6 +335,24 @@ static int stream_seal(struct stream *sm)
 	sm->open = NULL;
 	pthread_mutex_unlock(&sm->lock);
 	stream_bytes_add(sm, c->bytes);
+	return 0;
+}
+
+/* Writer: encode the open chunk and swap it for its sealed form. */
+int stream_seal(struct stream *sm)
+{
+	struct chunk *o = sm->open, *c;
+	struct enc *e = tls_enc_get();
+
+	if (!e)
+		return -ENOMEM;
+	c = chunk_encode(sm->st, e, o->raw, sm->on, o->first_seq);
+	if (!c)
+		return -ENOMEM;
+	if (stream_push(sm, c)) {
+		free(c);
+		return -ENOMEM;
+	}
 	chunk_put(o);
 	sm->on = CHUNK_EVENTS;
 	sm->oa = 0;
@@ -1305,6 +448,7 @@ stream_append_rows(struct stream *sm, const struct store_brow *rows, const uint6
 		row = &r->row[on];
 		row->ts = ts;
 		row->pid = b->pid;
+		row->stack = b->stack;
 		row->aoff = oa;
 		row->type = b->type;
 		row->flags = b->flags;
@@ -1333,6 +477,8 @@ int store_append(struct store *st, const struct ktop_event *ev)
 	struct store_brow b = {
 		.ts = ev->ts, .pid = ev->pid, .aoff = 0, .type = ev->type,
 		.flags = ev->flags, .pc = ev->pc, .nargs = ev->nargs,
+		/* an id the table never gave out would name nothing, or another stack later */
+		.stack = ev->stack <= stacks_count(st->stacks) ? ev->stack : 0,
 	};
 
 	if (ev->cpu >= st->ncpus)
@@ -1605,7 +751,7 @@ static struct chunk *stream_find_locked(const struct stream *sm, uint64_t seq)
  * Take a reference on the chunk holding @*seq; when @clamp, an evicted @*seq
  * moves up to the oldest held event. Return: the chunk, or NULL.
  */
-static struct chunk *stream_ref(const struct stream *csm, uint64_t *seq, bool clamp)
+struct chunk *stream_ref(const struct stream *csm, uint64_t *seq, bool clamp)
 {
 	struct stream *sm = (struct stream *)csm;
 	struct chunk *c;
@@ -1794,7 +940,7 @@ uint64_t store_seek(const struct store *st, unsigned int cpu, uint64_t ts)
  * Decode buffers of iterators and queries are big (~200 KiB): keep a few for
  * the next user rather than fault fresh pages in for every screen refresh.
  */
-static struct decbuf *decbuf_get(struct store *st)
+struct decbuf *decbuf_get(struct store *st)
 {
 	struct decbuf *d = NULL;
 
@@ -1805,7 +951,7 @@ static struct decbuf *decbuf_get(struct store *st)
 	return d ? d : malloc(sizeof(*d));
 }
 
-static void decbuf_put(const struct store *cst, struct decbuf *d)
+void decbuf_put(const struct store *cst, struct decbuf *d)
 {
 	struct store *st = (struct store *)cst;
 
@@ -1966,219 +1112,3 @@ void store_iter_free(struct store_iter *it)
 	free(it);
 }
 
-/* ---- chunk-level reading ------------------------------------------------------- */
-
-struct store_chunk_rd {
-	const struct store	*st;
-	struct decbuf		*d;
-	uint64_t		uid;		/* the sealed chunk decoded in d, 0: none */
-	unsigned int		cols;		/* ... and its columns */
-	int32_t			pid[PID_DICT_MAX];
-	uint32_t		pid_n[PID_DICT_MAX];
-	uint16_t		type[CHUNK_EVENTS];
-	uint32_t		type_n[CHUNK_EVENTS];
-	/* type -> index in type[]: a chunk has hundreds of metas (flags, preempt counts) */
-	uint32_t		stamp;
-	struct {
-		uint32_t	stamp;
-		uint16_t	type, idx;
-	} th[2 * CHUNK_EVENTS];
-};
-
-size_t store_chunks(const struct store *st, unsigned int cpu, uint64_t from,
-		    struct store_chunk_info *out, size_t max)
-{
-	struct stream *sm;
-	uint64_t pub;
-	size_t lo, hi, n = 0;
-
-	if (cpu >= st->ncpus || !max)
-		return 0;
-	sm = (struct stream *)&st->sm[cpu];
-	pthread_mutex_lock(&sm->lock);
-	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
-	/* the first sealed chunk ending past @from */
-	lo = sm->lo;
-	hi = sm->hi;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sm->v[mid]->first_seq + sm->v[mid]->n <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < sm->hi && n < max && sm->v[lo]->first_seq < pub; lo++) {
-		const struct chunk *c = sm->v[lo];
-
-		out[n++] = (struct store_chunk_info){
-			.first_seq = c->first_seq, .t_min = c->t_min, .t_max = c->t_max,
-			.n = (uint32_t)(pub - c->first_seq < c->n ? pub - c->first_seq : c->n),
-			.sealed = true,
-		};
-	}
-	if (n < max && sm->open && sm->open->first_seq < pub && pub > from) {
-		const struct chunk *o = sm->open;
-		uint32_t k = (uint32_t)(pub - o->first_seq);
-
-		/* rows below the published end do not change: readable under the lock */
-		out[n++] = (struct store_chunk_info){
-			.first_seq = o->first_seq, .t_min = o->t_min,
-			.t_max = o->raw->row[k - 1].ts, .n = k, .sealed = false,
-		};
-	}
-	pthread_mutex_unlock(&sm->lock);
-	return n;
-}
-
-struct store_chunk_rd *store_chunk_rd_new(const struct store *st)
-{
-	struct store_chunk_rd *rd = malloc(sizeof(*rd));
-
-	if (!rd)
-		return NULL;
-	rd->st = st;
-	rd->d = NULL;
-	rd->uid = 0;
-	rd->cols = 0;
-	rd->stamp = 0;
-	memset(rd->th, 0, sizeof(rd->th));
-	return rd;
-}
-
-void store_chunk_rd_free(struct store_chunk_rd *rd)
-{
-	if (!rd)
-		return;
-	decbuf_put(rd->st, rd->d);
-	free(rd);
-}
-
-int store_chunk_dict(struct store_chunk_rd *rd, unsigned int cpu, uint64_t first_seq,
-		     struct store_chunk_dict *out)
-{
-	const uint8_t *pd, *cn, *md;
-	uint64_t seq = first_seq;
-	struct chunk *c;
-	uint32_t nt = 0;
-
-	if (cpu >= rd->st->ncpus)
-		return -ENOENT;
-	c = stream_ref(&rd->st->sm[cpu], &seq, false);
-	if (!c)
-		return -ENOENT;
-	if (c->first_seq != first_seq || c->raw) {
-		int ret = c->raw && c->first_seq == first_seq ? -EAGAIN : -ENOENT;
-
-		chunk_put(c);
-		return ret;
-	}
-	pd = c->data + c->off_pdict;
-	cn = c->data + c->off_cnt;
-	for (uint32_t i = 0; i < c->npid_rows; i++) {
-		uint64_t v, k;
-
-		pd = get_uv(pd, &v);
-		cn = get_uv(cn, &k);
-		rd->pid[i] = (int32_t)zz_dec(v);
-		rd->pid_n[i] = (uint32_t)k;
-	}
-	md = c->data + c->off_mdict;
-	if (++rd->stamp == 0) {
-		memset(rd->th, 0, sizeof(rd->th));
-		rd->stamp = 1;
-	}
-	/* metas differ by flags and preempt count too: one entry per type */
-	for (uint32_t i = 0; i < c->nmeta; i++) {
-		uint32_t h;
-		struct meta mt;
-		uint64_t k;
-
-		md = get_meta(md, &mt);
-		cn = get_uv(cn, &k);
-		h = ((uint32_t)mt.type * 0x9e3779b1u) >> (32 - 12);
-		while (rd->th[h].stamp == rd->stamp && rd->th[h].type != mt.type)
-			h = (h + 1) & (2 * CHUNK_EVENTS - 1);
-		if (rd->th[h].stamp != rd->stamp) {
-			rd->th[h].stamp = rd->stamp;
-			rd->th[h].type = mt.type;
-			rd->th[h].idx = (uint16_t)nt;
-			rd->type[nt] = mt.type;
-			rd->type_n[nt++] = 0;
-		}
-		rd->type_n[rd->th[h].idx] += (uint32_t)k;
-	}
-	out->npid = c->npid_rows;
-	out->pid = rd->pid;
-	out->pid_n = rd->pid_n;
-	out->ntype = nt;
-	out->type = rd->type;
-	out->type_n = rd->type_n;
-	chunk_put(c);
-	return 0;
-}
-
-int store_chunk_rows(struct store_chunk_rd *rd, unsigned int cpu, uint64_t seq, unsigned int cols,
-		     struct store_chunk_rows *out)
-{
-	const struct stream *sm;
-	unsigned int mask = 0;
-	struct chunk *c;
-	uint64_t pub;
-
-	if (cpu >= rd->st->ncpus)
-		return -ENOENT;
-	sm = &rd->st->sm[cpu];
-	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
-	if (seq >= pub)
-		return -ENOENT;
-	if (!rd->d) {
-		rd->d = decbuf_get((struct store *)rd->st);
-		if (!rd->d)
-			return -ENOMEM;
-	}
-	c = stream_ref(sm, &seq, false);
-	if (!c)
-		return -ENOENT;
-	out->first_seq = c->first_seq;
-	out->lo = (uint32_t)(seq - c->first_seq);
-	out->n = (uint32_t)(pub - c->first_seq < c->n || c->raw ? pub - c->first_seq : c->n);
-	out->row = rd->d->r.row;
-	out->args = rd->d->r.args;
-	if (c->raw) {
-		const struct raw *r = c->raw;
-		uint32_t a0 = r->row[out->lo].aoff;
-		uint32_t a1 = r->row[out->n - 1].aoff + r->row[out->n - 1].nargs;
-
-		/* rows below the published end are not written again: copy them */
-		memcpy(&rd->d->r.row[out->lo], &r->row[out->lo],
-		       (out->n - out->lo) * sizeof(r->row[0]));
-		if (a1 > a0)
-			memcpy(&rd->d->r.args[a0], &r->args[a0], (a1 - a0) * sizeof(r->args[0]));
-		rd->uid = 0;
-	} else {
-		if (cols & STORE_COL_TS)
-			mask |= DEC_TS;
-		if (cols & STORE_COL_PID)
-			mask |= DEC_PID;
-		if (cols & STORE_COL_TYPE)
-			mask |= DEC_META;
-		if (cols & STORE_COL_ARGS)
-			mask |= DEC_ALL & ~DEC_PID;
-		if (rd->uid != c->uid)
-			rd->cols = 0;
-		if (mask & ~rd->cols) {
-			chunk_decode(c, rd->d, mask | rd->cols);
-			rd->uid = c->uid;
-			rd->cols |= mask;
-		}
-	}
-	chunk_put(c);
-	return 0;
-}
-
-void store_chunk_event(const struct store_chunk_rd *rd, uint32_t i, unsigned int cpu,
-		       struct ktop_event *out)
-{
-	raw_to_event(&rd->d->r, i, cpu, out);
-}

@@ -49,8 +49,9 @@ const struct tuning_var tuning_vars[] = {
 	       "kallsyms, turning tracing on, loading the BPF programs)."),
 	PATH("KTOP_UI_KEY_LATENCY", ui_key_latency, NULL,
 	     "A file the interactive view writes on exit: one line per key-driven redraw "
-	     "with the nanoseconds from poll() waking up to the frame sent, and the loop "
-	     "iterations that kept it from poll() over 2 ms (bench/ui_latency.sh)."),
+	     "with the nanoseconds from poll() waking up to the frame sent and that "
+	     "wake-up's CLOCK_REALTIME, and the loop iterations that kept it from poll() "
+	     "over 2 ms (bench/ui_latency.sh)."),
 	PATH("KTOP_THEME_DIR", theme_dir, NULL,
 	     "A directory searched first for --theme files."),
 };

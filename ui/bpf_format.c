@@ -42,12 +42,15 @@ uint64_t bpf_hist_max(const struct bpfstats_hist *h)
 	return m;
 }
 
-void bpf_fmt_hist_row(struct richstr *rs, const struct bpfstats_hist *h, int k, uint64_t max,
-		      int stars)
+void bpf_fmt_hist_range(struct richstr *rs, const struct bpfstats_hist *h, int k0, int k1,
+			uint64_t max, int stars)
 {
-	uint64_t low = k ? 1ull << k : 0, high = (1ull << (k + 1)) - 1, v = h->slot[k];
-	int n = max ? (int)((double)v * stars / (double)max + 0.5) : 0;
+	uint64_t low = k0 ? 1ull << k0 : 0, high = (1ull << (k1 + 1)) - 1, v = 0;
+	int n;
 
+	for (int k = k0; k <= k1 && k < BPFSTATS_SLOTS; k++)
+		v += h->slot[k];
+	n = max ? (int)((double)v * stars / (double)max + 0.5) : 0;
 	if (v && !n)
 		n = 1;
 	if (n > stars)
@@ -61,6 +64,19 @@ void bpf_fmt_hist_row(struct richstr *rs, const struct bpfstats_hist *h, int k, 
 		richstr_add(rs, ROLE_BAR, "*");
 	richstr_pad(rs, ROLE_DEFAULT, rs->len + stars - n);
 	richstr_add(rs, ROLE_DIM, "|");
+}
+
+void bpf_fmt_hist_row(struct richstr *rs, const struct bpfstats_hist *h, int k, uint64_t max,
+		      int stars)
+{
+	bpf_fmt_hist_range(rs, h, k, k, max, stars);
+}
+
+int bpf_hist_group(int first, int end, int rows)
+{
+	if (rows < 1)
+		return 0;
+	return end - first <= rows ? 1 : (end - first + rows - 1) / rows;
 }
 
 void bpf_fmt_spark(struct richstr *rs, enum ui_role role, const double *v, size_t n, int width)

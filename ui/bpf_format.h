@@ -31,6 +31,20 @@ void bpf_hist_span(const struct bpfstats_hist *h, int *first, int *end);
 void bpf_fmt_hist_row(struct richstr *rs, const struct bpfstats_hist *h, int k, uint64_t max,
 		      int stars);
 
+/*
+ * bpf_fmt_hist_range - slots [@k0, @k1] of @h as one row ("1024 -> 8191 : 51"),
+ * their counts summed: a histogram taller than its rows, compressed
+ * @max: the largest count of a row (scales the stars)
+ */
+void bpf_fmt_hist_range(struct richstr *rs, const struct bpfstats_hist *h, int k0, int k1,
+			uint64_t max, int stars);
+
+/*
+ * Return: the slots a row takes so that [@first, @end) fits in @rows rows
+ * (1 when it fits; 0 when @rows < 1).
+ */
+int bpf_hist_group(int first, int end, int rows);
+
 /* The largest slot count of @h. */
 uint64_t bpf_hist_max(const struct bpfstats_hist *h);
 

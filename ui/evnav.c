@@ -5,6 +5,7 @@
 #include <string.h>
 #include "evnav.h"
 #include "store.h"
+#include "viewfilter.h"
 
 int ui_evpos_cmp(const struct ui_evpos *a, const struct ui_evpos *b)
 {
@@ -119,9 +120,36 @@ int ui_evwalk_init_cpu(struct ui_evwalk *w, struct store *st, const struct ui_ev
 	return 0;
 }
 
+int ui_evwalk_init_view(struct ui_evwalk *w, struct store *st, struct viewfilter *vf,
+			const struct ui_evpos *pos, int dir, bool incl, int cpu)
+{
+	const struct viewfilter_pos vp = { .ts = pos->ts, .seq = pos->seq, .cpu = pos->cpu };
+
+	if (!vf)
+		return ui_evwalk_init_cpu(w, st, pos, dir, incl, cpu);
+	memset(w, 0, sizeof(*w));
+	w->st = st;
+	w->cpu = cpu;
+	w->dir = dir >= 0 ? 1 : -1;
+	w->vw = viewfilter_walk_new(vf, &vp, w->dir, incl);
+	return w->vw ? 0 : -ENOMEM;
+}
+
+/* The next event the view's walk gives, of w->cpu when one CPU is asked for. */
+static bool walk_view_next(struct ui_evwalk *w, struct ui_evrow *out)
+{
+	while (viewfilter_walk_next(w->vw, &out->ev, &out->seq))
+		if (w->cpu < 0 || out->ev.cpu == (unsigned int)w->cpu)
+			return true;
+	return false;
+}
+
 bool ui_evwalk_next(struct ui_evwalk *w, struct ui_evrow *out)
 {
 	int best = -1;
+
+	if (w->vw)
+		return walk_view_next(w, out);
 
 	for (unsigned int c = 0; c < w->ncpus; c++) {
 		struct ui_evpos a, b;
@@ -146,6 +174,8 @@ bool ui_evwalk_next(struct ui_evwalk *w, struct ui_evrow *out)
 
 void ui_evwalk_destroy(struct ui_evwalk *w)
 {
+	viewfilter_walk_free(w->vw);
+	w->vw = NULL;
 	free(w->next);
 	free(w->first);
 	free(w->head);
@@ -163,10 +193,16 @@ void ui_evwalk_destroy(struct ui_evwalk *w)
 int ui_ev_read(struct store *st, const struct ui_evpos *pos, int dir, bool incl, int cpu,
 	       struct ui_evrow *out, int n)
 {
+	return ui_ev_read_view(st, NULL, pos, dir, incl, cpu, out, n);
+}
+
+int ui_ev_read_view(struct store *st, struct viewfilter *vf, const struct ui_evpos *pos,
+		    int dir, bool incl, int cpu, struct ui_evrow *out, int n)
+{
 	struct ui_evwalk w;
 	int k = 0;
 
-	if (n <= 0 || ui_evwalk_init_cpu(&w, st, pos, dir, incl, cpu))
+	if (n <= 0 || ui_evwalk_init_view(&w, st, vf, pos, dir, incl, cpu))
 		return 0;
 	/* backwards: the newest first, filled from the end */
 	while (k < n && ui_evwalk_next(&w, &out[dir < 0 ? n - 1 - k : k]))
@@ -209,5 +245,26 @@ uint64_t ui_ev_count(struct store *st, uint64_t t0, uint64_t t1)
 		if (b > a)
 			n += b - a;
 	}
+	return n;
+}
+
+uint64_t ui_ev_count_view(struct store *st, struct viewfilter *vf, uint64_t t0, uint64_t t1)
+{
+	unsigned int ncpus = store_ncpus(st);
+	struct store_count *c;
+	uint64_t n = 0;
+	size_t k;
+
+	if (!vf)
+		return ui_ev_count(st, t0, t1);
+	if (t1 < t0)
+		return 0;
+	c = calloc(ncpus, sizeof(*c));
+	if (!c)
+		return 0;
+	k = viewfilter_count_by(vf, STORE_KEY_CPU, -1, t0, t1, c, ncpus);
+	for (size_t i = 0; i < k && i < ncpus; i++)
+		n += c[i].count;
+	free(c);
 	return n;
 }

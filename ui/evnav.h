@@ -12,6 +12,8 @@
 #include "event.h"
 
 struct store;
+struct viewfilter;
+struct viewfilter_walk;
 
 struct ui_evpos {
 	uint64_t	ts;
@@ -41,6 +43,8 @@ struct ui_evwalk {
 	 * events in runs keeps the store's decoded-chunk cache warm */
 	struct ui_evrow		*buf;
 	uint16_t		*bn, *bi;
+	/* under a view filter: its walk gives the events (@cpu still applies) */
+	struct viewfilter_walk	*vw;
 };
 
 #define UI_EVWALK_BATCH	64
@@ -59,6 +63,9 @@ int ui_evwalk_init(struct ui_evwalk *w, struct store *st, const struct ui_evpos 
 /* The same over @cpu's events only (-1: every CPU's). */
 int ui_evwalk_init_cpu(struct ui_evwalk *w, struct store *st, const struct ui_evpos *pos,
 		       int dir, bool incl, int cpu);
+/* The same over the events @vf matches (NULL: every event). */
+int ui_evwalk_init_view(struct ui_evwalk *w, struct store *st, struct viewfilter *vf,
+			const struct ui_evpos *pos, int dir, bool incl, int cpu);
 /* Return: true and the next event in the walk's direction; false at the end. */
 bool ui_evwalk_next(struct ui_evwalk *w, struct ui_evrow *out);
 void ui_evwalk_destroy(struct ui_evwalk *w);
@@ -69,6 +76,9 @@ void ui_evwalk_destroy(struct ui_evwalk *w);
  */
 int ui_ev_read(struct store *st, const struct ui_evpos *pos, int dir, bool incl, int cpu,
 	       struct ui_evrow *out, int n);
+/* The same over the events @vf matches (NULL: every event). */
+int ui_ev_read_view(struct store *st, struct viewfilter *vf, const struct ui_evpos *pos,
+		    int dir, bool incl, int cpu, struct ui_evrow *out, int n);
 /* Up to @n events before @pos (@incl: including it), oldest first. Return: how many. */
 int ui_ev_before(struct store *st, const struct ui_evpos *pos, bool incl,
 		 struct ui_evrow *out, int n);
@@ -81,5 +91,7 @@ int ui_ev_after(struct store *st, const struct ui_evpos *pos, bool incl,
  * the window [@t0, @t1] writes (src/export.h). No walk: a seek per CPU.
  */
 uint64_t ui_ev_count(struct store *st, uint64_t t0, uint64_t t1);
+/* The same of the events @vf matches (NULL: every event), as an export under it writes. */
+uint64_t ui_ev_count_view(struct store *st, struct viewfilter *vf, uint64_t t0, uint64_t t1);
 
 #endif

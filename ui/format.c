@@ -7,6 +7,7 @@
 #include "intern.h"
 #include "schema.h"
 #include "store.h"
+#include "syscalls.h"
 
 char *ui_fmt_count(char *buf, size_t len, uint64_t n)
 {
@@ -157,6 +158,52 @@ static void add_field(struct richstr *rs, struct store *st, const struct ktop_fi
 	}
 }
 
+/*
+ * raw_syscalls, named: "read(fd: 0x3, buf: 0x7ffd5e0c8e10, count: 0x1000)" with
+ * the kernel's argument names of syscalls:sys_enter_read (all six values
+ * where they are not known), and "read -> 4096", "openat -> -2 ENOENT",
+ * "mmap -> 0x7f3a1c000000" as syscalls:sys_exit_* returns read. A number
+ * without a name (-1: a new task's first return) as raw_syscalls prints it.
+ */
+static void fmt_syscall(struct richstr *rs, const struct ktop_event *ev)
+{
+	const char *name = ev->args[0] <= UINT32_MAX ? syscall_name((uint32_t)ev->args[0]) : NULL;
+	const char *an[SYSCALL_MAX_ARGS];
+	int n;
+
+	if (!name && ev->type == KTOP_T_SYS_EXIT) {
+		richstr_addf(rs, ROLE_FIELD, "NR %" PRId64 " = %" PRId64, (int64_t)ev->args[0],
+			     (int64_t)ev->args[1]);
+		return;
+	}
+	if (!name) {
+		richstr_addf(rs, ROLE_FIELD, "NR %" PRId64 " (", (int64_t)ev->args[0]);
+		for (unsigned int i = 1; i < ev->nargs && i <= SYSCALL_MAX_ARGS; i++)
+			richstr_addf(rs, ROLE_FIELD, "%s%" PRIx64, i > 1 ? ", " : "", ev->args[i]);
+		richstr_add(rs, ROLE_FIELD, ")");
+		return;
+	}
+	if (ev->type == KTOP_T_SYS_EXIT) {
+		int64_t ret = (int64_t)ev->args[1];
+
+		richstr_addf(rs, ROLE_FIELD, "%s -> ", name);
+		if (ret < 0 && ret >= -4095 && strerrorname_np((int)-ret))
+			richstr_addf(rs, ROLE_FIELD, "%" PRId64 " %s", ret,
+				     strerrorname_np((int)-ret));
+		else if (ret >= 0 && ret <= UINT32_MAX)
+			richstr_addf(rs, ROLE_FIELD, "%" PRId64, ret);
+		else
+			richstr_addf(rs, ROLE_FIELD, "0x%" PRIx64, ev->args[1]);
+		return;
+	}
+	n = syscall_args((uint32_t)ev->args[0], an);
+	richstr_addf(rs, ROLE_FIELD, "%s(", name);
+	for (int i = 0; i < (n < 0 ? SYSCALL_MAX_ARGS : n) && i + 1 < (int)ev->nargs; i++)
+		richstr_addf(rs, ROLE_FIELD, "%s%s%s0x%" PRIx64, i ? ", " : "", n < 0 ? "" : an[i],
+			     n < 0 ? "" : ": ", ev->args[i + 1]);
+	richstr_add(rs, ROLE_FIELD, ")");
+}
+
 void ui_fmt_fields(struct richstr *rs, struct store *st, const struct ktop_event *ev)
 {
 	const struct ktop_schema_type *t = st ? schema_get(store_schema(st), ev->type) : NULL;
@@ -174,6 +221,10 @@ void ui_fmt_fields(struct richstr *rs, struct store *st, const struct ktop_event
 			     intern_str(in, (uint32_t)ev->args[0]), (int64_t)ev->args[1],
 			     (int64_t)ev->args[2], state, intern_str(in, (uint32_t)ev->args[4]),
 			     (int64_t)ev->args[5], (int64_t)ev->args[6]);
+		return;
+	}
+	if ((ev->type == KTOP_T_SYS_ENTER || ev->type == KTOP_T_SYS_EXIT) && ev->nargs >= 2) {
+		fmt_syscall(rs, ev);
 		return;
 	}
 	if (!t) {

@@ -17,14 +17,16 @@ const struct ui_key ui_keys[] = {
 	/* Panes */
 	{ { '\t' }, "Tab", "next pane", ACT_NEXT_PANE, 0, "Panes" },
 	{ { KEY_BTAB }, "Shift-Tab", "previous pane", ACT_PREV_PANE, 0, "Panes" },
-	{ { '1', '2', '3', '4', '5', '6' }, "1-6",
-	  "go to pane: 1 CPUs, 2 Top, 3 Events, 4 Graph, 5 Latency, 6 BPF", ACT_PANE, -1,
-	  "Panes" },
+	{ { '1', '2', '3', '4', '5', '6', '7', '8' }, "1-8",
+	  "go to pane: 1 CPUs, 2 Top, 3 Events, 4 Graph, 5 Latency, 6 BPF, 7 Tasks, 8 Stacks",
+	  ACT_PANE, -1, "Panes" },
 	/* Moving */
 	{ { KEY_UP, 'k' }, "Up, k", "move up one row", ACT_UP, 0, "Moving" },
 	{ { KEY_DOWN, 'j' }, "Down, j", "move down one row", ACT_DOWN, 0, "Moving" },
-	{ { KEY_LEFT, 'h' }, "Left, h", "scroll left", ACT_LEFT, 0, "Moving" },
-	{ { KEY_RIGHT, 'l' }, "Right, l", "scroll right", ACT_RIGHT, 0, "Moving" },
+	{ { KEY_LEFT, 'h' }, "Left, h", "scroll left (event list: the lines; graph: the names)",
+	  ACT_LEFT, 0, "Moving" },
+	{ { KEY_RIGHT, 'l' }, "Right, l", "scroll right (event list: the lines; graph: the names)",
+	  ACT_RIGHT, 0, "Moving" },
 	{ { KEY_PPAGE }, "PgUp", "up one page", ACT_PGUP, 0, "Moving" },
 	{ { KEY_NPAGE }, "PgDn", "down one page", ACT_PGDN, 0, "Moving" },
 	{ { KEY_HOME, 'g' }, "Home, g", "first row (event list: oldest event held)", ACT_HOME,
@@ -49,6 +51,9 @@ const struct ui_key ui_keys[] = {
 	{ { 'U' }, "U", "redo the filter change undone", ACT_FILTER_REDO, 0, "Commands" },
 	{ { 'a' }, "a", "top view: add the selected function to the filter, or remove it",
 	  ACT_FILTER_TOGGLE, 0, "Commands" },
+	{ { KEY_F(7), 'K' }, "F7, K",
+	  "probe prompt: make, list, turn off, remove probe events live (on the selected row)",
+	  ACT_PROBE, 0, "Commands" },
 	{ { KEY_F(5) }, "F5", "tree view (the function graph pane)", ACT_TREE, 0, "Commands" },
 	{ { KEY_F(6), '>' }, "F6, >", "top view: next sort key", ACT_SORT, 0, "Commands" },
 	{ { '<' }, "<", "top view: previous sort key", ACT_SORT_PREV, 0, "Commands" },
@@ -69,6 +74,31 @@ const struct ui_key ui_keys[] = {
 	{ { CTRL('l') }, "Ctrl-L", "redraw the whole screen", ACT_REDRAW, 0, "Commands" },
 	{ { 27 }, "Esc", "close the overlay or prompt", ACT_ESC, 0, "Commands" },
 	{ { KEY_F(10), 'q' }, "F10, q", "quit", ACT_QUIT, 0, "Commands" },
+	/* the view filter: every pane, what is held (prompt_view.c) */
+	{ { '\\', 'V' }, "\\, V",
+	  "view filter prompt: narrow what every pane shows and s saves of the events held, as "
+	  "-F/--view (the kernel records on: F4 changes what is recorded)", ACT_VIEW_PROMPT, 0,
+	  "View filter (every pane)" },
+	{ { 'z' }, "z", "narrow the view to the selected row's task (event list, tasks pane)",
+	  ACT_VIEW_TASK, 0, "View filter (every pane)" },
+	{ { 'Z' }, "Z", "narrow the view to the selected row's task with its children and threads",
+	  ACT_VIEW_TASK_KIDS, 0, "View filter (every pane)" },
+	{ { '#' }, "#", "narrow the view to the selected row's CPU (event list, CPU pane, tasks: "
+	  "where it ran last)", ACT_VIEW_CPU, 0, "View filter (every pane)" },
+	{ { 'e' }, "e", "narrow the view to the selected row's event (event list, top view)",
+	  ACT_VIEW_EVENT, 0, "View filter (every pane)" },
+	{ { 'w' }, "w", "widen the view back: drop the newest clause", ACT_VIEW_WIDEN, 0,
+	  "View filter (every pane)" },
+	{ { 'W' }, "W", "clear the view filter: every event held", ACT_VIEW_CLEAR, 0,
+	  "View filter (every pane)" },
+	/* stacks (pane_stacks.c): from the row a pane selects */
+	{ { 'y' }, "y", "the caller tree of the selected row's stacks: an event (its type's, its "
+	  "own selected), an event type or function (top view), a function (graph)",
+	  ACT_STACK_CALLERS, 0, "Stacks" },
+	{ { 'i' }, "i", "the icicle (flame graph) of the selected row's stacks, as y",
+	  ACT_STACK_ICICLE, 0, "Stacks" },
+	{ { 'Y' }, "Y", "live: kernel stack traces for the selected row's event from now on (event "
+	  "list, top view), as --stack EVENT", ACT_STACK_ON, 0, "Stacks" },
 	/* Pane 3, the event list */
 	{ { 'v' }, "v",
 	  "event list: mark the selected row as one end of a time window (v again: clear)",
@@ -76,10 +106,6 @@ const struct ui_key ui_keys[] = {
 	/* Pane 4, the function graph: these come before the keys above there */
 	{ { '\n', '\r', KEY_ENTER, ' ' }, "Enter, Space", "graph: fold or unfold the selected call",
 	  ACT_FOLD_TOGGLE, 0, "Graph pane (4)", "graph" },
-	{ { KEY_LEFT, 'h' }, "Left, h", "graph: fold the call, or go to its parent", ACT_LEFT, 0,
-	  "Graph pane (4)", "graph" },
-	{ { KEY_RIGHT, 'l' }, "Right, l", "graph: unfold the call, or go to its first child",
-	  ACT_RIGHT, 0, "Graph pane (4)", "graph" },
 	{ { 'c' }, "c", "graph: fold the children of the selected call", ACT_FOLD_CHILDREN, 0,
 	  "Graph pane (4)", "graph" },
 	{ { 'e' }, "e", "graph: unfold the selected call and its children", ACT_UNFOLD_CHILDREN,
@@ -110,7 +136,8 @@ const struct ui_key ui_keys[] = {
 	  "Latency pane (5)", "latency" },
 	{ { 'T' }, "T", "latency: stop threshold (freeze the view above N us)", ACT_THRESHOLD, 0,
 	  "Latency pane (5)", "latency" },
-	{ { 'o' }, "o", "latency: switch the tracer, timerlat <-> osnoise (tracing goes on)",
+	{ { 'o' }, "o", "latency: timerlat <-> osnoise: live, switch the tracer (tracing goes on); "
+	  "in a recording, show the other tracer's samples",
 	  ACT_SWITCH_TRACER, 0, "Latency pane (5)", "latency" },
 	/* Pane 6, BPF statistics */
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "BPF: the event list at the selected outlier's time",
@@ -121,6 +148,54 @@ const struct ui_key ui_keys[] = {
 	  "BPF pane (6)", "bpf" },
 	{ { 'v' }, "v", "BPF: histograms of the last 10 s or since start", ACT_VIEW, 0,
 	  "BPF pane (6)", "bpf" },
+	/* Pane 7, tasks */
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "tasks: narrow every pane to the selected task",
+	  ACT_ENTER, 0, "Tasks pane (7)", "tasks" },
+	{ { KEY_F(6), '>' }, "F6, >", "tasks: next sort column", ACT_PANE_SORT, 0,
+	  "Tasks pane (7)", "tasks" },
+	{ { '<' }, "<", "tasks: previous sort column", ACT_SORT_PREV, 0, "Tasks pane (7)",
+	  "tasks" },
+	{ { 'I' }, "I", "tasks: invert the sort order", ACT_SORT_INVERT, 0, "Tasks pane (7)",
+	  "tasks" },
+	{ { KEY_F(5), 't' }, "F5, t", "tasks: tree by parent, or a list", ACT_TREE, 0,
+	  "Tasks pane (7)", "tasks" },
+	{ { 'H' }, "H", "tasks: hide or show ktop's own threads (marked [ktop])", ACT_HIDE_SELF,
+	  0, "Tasks pane (7)", "tasks" },
+	/* Pane 8, stacks: caller tree and icicle */
+	{ { '\n', '\r', KEY_ENTER }, "Enter",
+	  "stacks: caller tree: the events under the selected frame (narrows the view); icicle: "
+	  "zoom into the frame", ACT_ENTER, 0, "Stacks pane (8)", "stacks" },
+	{ { KEY_BACKSPACE, 127, 8 }, "Backspace",
+	  "stacks: icicle: zoom out one frame (Esc too, Home: to the root)", ACT_ZOOM_OUT, 0,
+	  "Stacks pane (8)", "stacks" },
+	{ { KEY_UP, 'k' }, "Up, k", "stacks: caller tree: the row above; icicle: the caller (zoom "
+	  "out at the top)", ACT_UP, 0, "Stacks pane (8)", "stacks" },
+	{ { KEY_DOWN, 'j' }, "Down, j", "stacks: caller tree: the row below; icicle: the widest "
+	  "callee", ACT_DOWN, 0, "Stacks pane (8)", "stacks" },
+	{ { KEY_LEFT, 'h' }, "Left, h", "stacks: icicle: the frame to the left; caller tree: "
+	  "scroll the names", ACT_LEFT, 0, "Stacks pane (8)", "stacks" },
+	{ { KEY_RIGHT, 'l' }, "Right, l", "stacks: icicle: the frame to the right; caller tree: "
+	  "scroll the names", ACT_RIGHT, 0, "Stacks pane (8)", "stacks" },
+	{ { ' ' }, "Space", "stacks: fold or unfold the selected frame's callers",
+	  ACT_FOLD_TOGGLE, 0, "Stacks pane (8)", "stacks" },
+	{ { 'c' }, "c", "stacks: fold each caller of the selected frame",
+	  ACT_FOLD_CHILDREN, 0, "Stacks pane (8)", "stacks" },
+	{ { 'e' }, "e", "stacks: unfold the selected frame and its callers", ACT_UNFOLD_CHILDREN,
+	  0, "Stacks pane (8)", "stacks" },
+	{ { 'C' }, "C", "stacks: fold everything", ACT_FOLD_ALL, 0, "Stacks pane (8)", "stacks" },
+	{ { 'E' }, "E", "stacks: unfold everything", ACT_UNFOLD_ALL, 0, "Stacks pane (8)",
+	  "stacks" },
+	{ { ']' }, "]", "stacks: next sibling", ACT_NEXT_SIBLING, 0, "Stacks pane (8)", "stacks" },
+	{ { '[' }, "[", "stacks: previous sibling", ACT_PREV_SIBLING, 0, "Stacks pane (8)",
+	  "stacks" },
+	{ { 'P' }, "P", "stacks: go to the parent", ACT_PARENT, 0, "Stacks pane (8)", "stacks" },
+	{ { 'H' }, "H", "stacks: go to the biggest child (the hot path)", ACT_HOT_PATH, 0,
+	  "Stacks pane (8)", "stacks" },
+	{ { 'v' }, "v", "stacks: caller tree or icicle", ACT_VIEW, 0, "Stacks pane (8)", "stacks" },
+	{ { 'o' }, "o", "stacks: event stacks, BPF off-CPU stacks (--offcpu) or function_graph "
+	  "paths", ACT_STACK_SOURCE, 0, "Stacks pane (8)", "stacks" },
+	{ { 'x' }, "x", "stacks: every stack of the source, not only the row's it was opened on",
+	  ACT_STACK_ALL, 0, "Stacks pane (8)", "stacks" },
 };
 #pragma GCC diagnostic pop
 

@@ -146,8 +146,9 @@ static void restore_handlers(void)
 
 /*
  * KTOP_UI_KEY_LATENCY=FILE (src/tuning.h): on exit, write one line per key
- * redraw with the time from poll() waking up to the frame sent (ns), for
- * bench/ui_latency.sh.
+ * redraw with the time from poll() waking up to the frame sent (ns) and the
+ * wake-up's CLOCK_REALTIME (ns), for bench/ui_latency.sh, which splits the
+ * time from its key to the screen at these two points.
  */
 static void key_lat_dump(struct ui *ui)
 {
@@ -160,7 +161,8 @@ static void key_lat_dump(struct ui *ui)
 	if (!fp)
 		return;
 	for (unsigned int i = 0; i < ui->nkey_lat; i++)
-		fprintf(fp, "%llu\n", (unsigned long long)ui->key_lat[i]);
+		fprintf(fp, "%llu %llu\n", (unsigned long long)ui->key_lat[i],
+			(unsigned long long)ui->key_wake_rt[i]);
 	/* loop iterations that kept the UI thread away from poll() for > 2 ms */
 	for (unsigned int i = 0; i < ui->nbusy; i++)
 		fprintf(fp, "busy %llu\n", (unsigned long long)ui->busy[i]);
@@ -197,7 +199,7 @@ static void *ingest_main(void *arg)
 		struct timespec ts;
 
 		/* tasks seen only in non-scheduler events: saved_cmdlines' name, once a second */
-		if (ui->app->live && ui->app->ft.tracefs[0] &&
+		if ((app_flags(ui->app) & SOURCE_KERNEL) && ui->app->ft.tracefs[0] &&
 		    app_now_ns() - last_cmdlines > 1000000000ull) {
 			last_cmdlines = app_now_ns();
 			pthread_mutex_unlock(&ui->lock);
@@ -309,6 +311,7 @@ static int ui_loop(struct ui *ui, struct app *a)
 	for (;;) {
 		uint64_t now = ui_now_ns(), refresh = (uint64_t)ui->refresh_ms * 1000000u;
 		uint64_t due, polled, busy0 = now;
+		struct timespec wake_rt;
 		struct pollfd pfd[4];
 		int timeout, keys = 0;
 
@@ -342,6 +345,7 @@ static int ui_loop(struct ui *ui, struct app *a)
 			ui->busy[ui->nbusy++] = ui_now_ns() - busy0;
 		ret = poll(pfd, 4, timeout);
 		polled = ui_now_ns();
+		clock_gettime(CLOCK_REALTIME, &wake_rt);
 		if (ret < 0 && errno != EINTR)
 			return 0;
 		if (ret <= 0)
@@ -363,8 +367,11 @@ static int ui_loop(struct ui *ui, struct app *a)
 		if (keys & (UI_REDRAW | UI_RESIZE)) {
 			frame_locked(ui);
 			ui->dirty = false;
-			if (ui->nkey_lat < UI_KEY_LAT_MAX)
+			if (ui->nkey_lat < UI_KEY_LAT_MAX) {
+				ui->key_wake_rt[ui->nkey_lat] = (uint64_t)wake_rt.tv_sec *
+								1000000000ull + wake_rt.tv_nsec;
 				ui->key_lat[ui->nkey_lat++] = ui_now_ns() - polled;
+			}
 		}
 	}
 }
@@ -404,6 +411,15 @@ int ui_run(struct app *a)
 	term_prepare_reset();
 	install_handlers();
 	ui_term_setup(ui);
+	/*
+	 * ncurses (6.4 here) flushes its output after every cursor movement until
+	 * the screen has been suspended once: after newterm() a frame went out in
+	 * hundreds of writes of ~20 bytes, each one waking the terminal (tmux,
+	 * sshd) to read it. Leaving and resuming the screen once before the first
+	 * frame (endwin(), then the frame's doupdate()) makes it buffer: a frame
+	 * is then one write per few KB.
+	 */
+	endwin();
 	if (ingest_start(ui))
 		ui_message(ui, "cannot start the statistics helper: "
 			   "the CPU and top panes stay empty");

@@ -27,6 +27,7 @@
 #define HIST_STARS	32
 #define COL_W		78	/* a histogram column */
 #define TASK_W		56	/* a top-task table */
+#define TASKS_VIEW_MAX	512	/* top tasks read to find those of a view */
 
 struct bpf_state {
 	int			cpu;		/* histograms: -1 all CPUs */
@@ -99,17 +100,23 @@ static void window_name(const struct bpf_state *bs, const struct bpfstats_status
 		snprintf(buf, len, "last %.0f s", recent_ticks(st) * st->interval);
 }
 
-/* A histogram block: title, header, rows; returns the rows drawn. */
+/*
+ * A histogram block: title, header, rows; returns the rows drawn. When the
+ * slots do not fit, adjacent slots share a row (the title says how many), so
+ * that every sample stays counted on the screen.
+ */
 static int draw_hist(struct ui *ui, int y, int x, int h, int w, const char *title,
 		     const struct bpfstats_hist *hist)
 {
 	struct richstr rs;
-	int first, end, row = 0;
-	uint64_t max = bpf_hist_max(hist);
+	int first, end, group, row = 0;
+	uint64_t max = 0;
 	char b1[32], b2[32], b3[32];
 
 	if (h <= 0)
 		return 0;
+	bpf_hist_span(hist, &first, &end);
+	group = bpf_hist_group(first, end, h - 2);
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_EVENT, title);
 	if (hist->count)
@@ -117,21 +124,34 @@ static int draw_hist(struct ui *ui, int y, int x, int h, int w, const char *titl
 			     ui_fmt_count(b1, sizeof(b1), hist->count),
 			     ui_fmt_dur(b2, sizeof(b2), hist->sum_ns / hist->count),
 			     ui_fmt_dur(b3, sizeof(b3), bpfstats_hist_quantile(hist, 0.99)));
+	if (end && group > 1)
+		richstr_addf(&rs, ROLE_WARN, "  (%d slots a row)", group);
+	else if (end && !group)
+		richstr_add(&rs, ROLE_WARN, "  (no room for its rows)");
 	ui_draw_rs(ui, y + row++, x, &rs, w);
 	if (row >= h)
 		return row;
-	bpf_hist_span(hist, &first, &end);
 	if (end == 0) {
 		ui_draw_text(ui, y + row++, x, ROLE_DIM, "  (nothing counted yet)", w);
 		return row;
 	}
+	if (!group)
+		return row;
 	bpf_fmt_hist_header(&rs, "nsecs");
 	ui_draw_rs(ui, y + row++, x, &rs, w);
-	/* too many slots for the rows: keep the upper (slower) end, it matters more */
-	if (end - first > h - row)
-		first = end - (h - row);
-	for (int k = first; k < end && row < h; k++) {
-		bpf_fmt_hist_row(&rs, hist, k, max, HIST_STARS);
+	/* the groups end at the last slot: the slow end stays at full resolution first */
+	for (int k = end - group; k + group > first; k -= group) {
+		uint64_t v = 0;
+
+		for (int j = k < first ? first : k; j < k + group; j++)
+			v += hist->slot[j];
+		if (v > max)
+			max = v;
+	}
+	for (int k = end - group * ((end - first + group - 1) / group); k < end && row < h;
+	     k += group) {
+		bpf_fmt_hist_range(&rs, hist, k < first ? first : k, k + group - 1, max,
+				   HIST_STARS);
 		ui_draw_rs(ui, y + row++, x, &rs, w);
 	}
 	return row;
@@ -140,19 +160,27 @@ static int draw_hist(struct ui *ui, int y, int x, int h, int w, const char *titl
 static int draw_tasks(struct ui *ui, struct bpfstats *b, int y, int x, int h, int w,
 		      enum bpfstats_sort by)
 {
-	struct bpfstats_task t[TASKS_SHOWN];
+	struct bpfstats_task t[TASKS_VIEW_MAX];
 	struct richstr rs;
-	size_t n, total;
+	size_t n = 0, total, got;
 	int row = 0;
 
 	if (h <= 0)
 		return 0;
-	total = bpfstats_top_tasks(b, by, 0, t, TASKS_SHOWN);
+	/* under a view filter, the tasks its task clauses keep */
+	total = bpfstats_top_tasks(b, by, 0, t, ui_view(ui) ? TASKS_VIEW_MAX : TASKS_SHOWN);
+	got = total < TASKS_VIEW_MAX ? total : TASKS_VIEW_MAX;
+	for (size_t i = 0; ui_view(ui) && i < got; i++)
+		if (ui_view_task_ok(ui, (int32_t)t[i].tid))
+			t[n++] = t[i];
+	if (ui_view(ui))
+		total = n;
 	n = total < TASKS_SHOWN ? total : TASKS_SHOWN;
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_EVENT, by == BPFSTATS_BY_OFFCPU ?
 		    "Top tasks by off-CPU time" : "Top tasks by run-queue wait");
-	richstr_addf(&rs, ROLE_DIM, "  (since start, %zu tasks)", total);
+	richstr_addf(&rs, ROLE_DIM, "  (since start, %zu tasks%s)", total,
+		     ui_view(ui) ? " in the view" : "");
 	ui_draw_rs(ui, y + row++, x, &rs, w);
 	if (row < h) {
 		bpf_fmt_task_header(&rs, by);
@@ -189,6 +217,8 @@ static int draw_sparks(struct ui *ui, struct bpfstats *b, struct bpf_state *bs,
 		     st->interval);
 	ui_draw_rs(ui, y + row++, 0, &rs, w);
 	for (int c = -1; c < (int)st->ncpus && row < h; c++) {
+		if (c >= 0 && !ui_view_cpu_ok(ui, c))
+			continue;	/* not in the view's CPUs */
 		richstr_clear(&rs);
 		if (c < 0)
 			richstr_add(&rs, ROLE_CPU, "all  ");
@@ -273,6 +303,7 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	char win[32], title[160], b1[32];
 	int row, blk, lh, rh, spark_h, wide;
 	unsigned int ticks;
+	bool sc_on;
 
 	if (!b) {
 		char plan[512];
@@ -305,6 +336,17 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	richstr_add(&rs, ROLE_DIM, "  [Left/Right: CPU, v: window]");
 	ui_draw_rs(ui, y, 0, &rs, w);
 	row = 1;
+	if (ui_view(ui)) {
+		char un[256];
+
+		/* BPF figures are not events: only task and CPU clauses apply, and only here */
+		richstr_clear(&rs);
+		richstr_add(&rs, ROLE_WARN, "View: top tasks by their task clauses, per-CPU rows by "
+			    "their CPU clauses; histograms and outliers are of every task");
+		if (*ui_view_unapplied(ui, un, sizeof(un)))
+			richstr_addf(&rs, ROLE_WARN, "; not applicable here: %s", un);
+		ui_draw_rs(ui, y + row++, 0, &rs, w);
+	}
 
 	/* the histograms get what the per-CPU rows, the top tasks and 5 outliers leave */
 	spark_h = (int)st.ncpus + 2;
@@ -322,8 +364,10 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 				 win);
 		memset(&hist, 0, sizeof(hist));
 		bpfstats_runq_hist(b, bs->cpu, ticks, &hist);
-		lh = draw_hist(ui, ly, 0, wide ? blk : blk / 2, lw, title, &hist);
-		if (st.syscalls && bpfstats_syscalls(b, bs->cpu, ticks ? 1 : 0, sc, 1) > 0) {
+		sc_on = st.syscalls && bpfstats_syscalls(b, bs->cpu, ticks ? 1 : 0, sc, 1) > 0;
+		/* one above the other: the syscall histogram, or the line saying it is off */
+		lh = draw_hist(ui, ly, 0, wide ? blk : sc_on ? blk / 2 : blk - 1, lw, title, &hist);
+		if (sc_on) {
 			/* the busiest syscall over the window: funclatency's view of it */
 			snprintf(title, sizeof(title), "Syscall latency: %s, %s", sc[0].name,
 				 ticks ? "last poll" : "since start");

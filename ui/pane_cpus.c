@@ -113,6 +113,11 @@ static int cpus_key(struct ui *ui, struct pane *p, enum ui_action act)
 		cs->sel = (int)ui_rowsel_move(cs->sel, n, p->h - 2, act);
 		return UI_HANDLED | UI_REDRAW;
 	}
+	if (act == ACT_VIEW_CPU)	/* #: every pane, through the view filter */
+		return ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_NARROW,
+			.view = { .what = UI_VIEW_CPU, .cpu = (unsigned int)cs->sel },
+		});
 	if (act != ACT_ENTER)
 		return 0;
 	nw.cpu = cs->sel;
@@ -138,5 +143,5 @@ const struct pane_ops pane_cpus_ops = {
 	.draw		= cpus_draw,
 	.key		= cpus_key,
 	.click		= cpus_click,
-	.keys		= "Enter: top view of CPU",
+	.keys		= "Enter: top view of CPU  #: view of CPU (every pane)",
 };

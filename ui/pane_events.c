@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app.h"
+#include "rowsel.h"
 #include "store.h"
 #include "ui-local.h"
 
@@ -45,6 +47,7 @@ struct events_state {
 	int			only_cpu;
 	uint64_t		req_t0, req_t1;
 	char			search[128];	/* the search this list did last (title, highlight) */
+	bool			at_oldest;	/* g: the page shows the oldest events held */
 	/* v: the time window's mark; the cursor (the selected row) is its other end */
 	bool			marked;
 	struct ui_evpos		mark;
@@ -104,6 +107,12 @@ static int rows_visible(const struct pane *p)
 	return p->h > 3 ? p->h - 2 : 1;
 }
 
+/*
+ * Read the page: the @nrows events up to the bottom row (the anchor), or the
+ * tail, or after g the oldest events held (the page stays on them as older
+ * ones are evicted). A frozen page whose events have all aged out moves to
+ * the oldest events held rather than showing none.
+ */
 static void events_fetch(struct ui *ui, struct pane *p, int nrows)
 {
 	struct events_state *es = p->priv;
@@ -117,7 +126,17 @@ static void events_fetch(struct ui *ui, struct pane *p, int nrows)
 		es->rows = r;
 		es->cap = nrows;
 	}
-	es->n = ui_ev_read(ui->st, &pos, -1, true, es->only_cpu, es->rows, nrows);
+	es->n = 0;
+	if (!es->at_oldest)
+		es->n = ui_ev_read_view(ui->st, ui_view(ui), &pos, -1, true, es->only_cpu, es->rows,
+					nrows);
+	if (es->follow || es->n > 0)
+		return;
+	/* g, or all of the page aged out: the oldest events held (in the view) */
+	es->n = ui_ev_read_view(ui->st, ui_view(ui), &UI_EVPOS_START, 1, true, es->only_cpu,
+				es->rows, nrows);
+	if (es->n > 0)
+		es->anchor = ui_evpos_of(&es->rows[es->n - 1]);
 }
 
 /* Return: the selected event's row on the page, or -1. */
@@ -132,6 +151,24 @@ static int find_sel(const struct events_state *es)
 	return -1;
 }
 
+/*
+ * Has the selected event aged out: evicted, and older than the page? (Or a
+ * place before every event, as g leaves it.)
+ */
+static bool sel_aged_out(struct ui *ui, const struct events_state *es)
+{
+	struct ui_evpos top;
+	struct ktop_event ev;
+
+	if (es->n <= 0)
+		return false;
+	top = ui_evpos_of(&es->rows[0]);
+	if (ui_evpos_cmp(&es->sel_pos, &top) >= 0)
+		return false;
+	return store_get(ui->st, es->sel_pos.cpu, es->sel_pos.seq, &ev) ||
+	       ev.ts != es->sel_pos.ts;
+}
+
 /* Read the rows of the page and find the selected row in them. */
 static void events_sync(struct ui *ui, struct pane *p, int nrows)
 {
@@ -142,6 +179,9 @@ static void events_sync(struct ui *ui, struct pane *p, int nrows)
 	if (es->have_sel && !es->follow) {
 		int i = find_sel(es);
 
+		/* aged out: the oldest event still held takes its place */
+		if (i < 0 && sel_aged_out(ui, es))
+			i = 0;
 		/*
 		 * Another CPU's events published since the page was placed (a
 		 * reader takes a partly filled page up to 100 ms later) may
@@ -246,7 +286,7 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		richstr_add(&rs, ROLE_EVENT, "-");
 		add_ts(&rs, ROLE_EVENT, wt1);
 		richstr_addf(&rs, ROLE_EVENT, "  %.6f s  %llu events", (double)(wt1 - wt0) / 1e9,
-			     (unsigned long long)ui_ev_count(ui->st, wt0, wt1));
+			     (unsigned long long)ui_ev_count_view(ui->st, ui_view(ui), wt0, wt1));
 		richstr_add(&rs, ROLE_DIM, "  (s saves, v clears)");
 		in_window = true;
 	} else if (es->follow) {
@@ -265,7 +305,9 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	}
 	if (es->search[0])
 		richstr_addf(&rs, ROLE_DIM, "  search \"%s\" (n older, N newer)", es->search);
-	if (es->n == 0)
+	if (es->n == 0 && ui_view(ui))
+		richstr_add(&rs, ROLE_WARN, "  no event held matches the view (w widens)");
+	else if (es->n == 0)
 		richstr_add(&rs, ROLE_DIM, "  no events held yet");
 	else
 		richstr_addf(&rs, ROLE_DIM, "  %d rows  scroll %s", es->n,
@@ -296,6 +338,7 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 static void follow_tail(struct events_state *es)
 {
 	es->follow = true;
+	es->at_oldest = false;
 	es->only_cpu = -1;
 	es->req_t1 = 0;
 }
@@ -315,10 +358,13 @@ static void scroll_by(struct ui *ui, struct events_state *es, int delta)
 	struct ui_evwalk w;
 	int moved = 0;
 
-	if (!delta || es->n == 0)
+	/* nothing is older than the oldest events held */
+	if (!delta || es->n == 0 || (delta < 0 && es->at_oldest))
 		return;
 	freeze_here(es);
-	if (ui_evwalk_init_cpu(&w, ui->st, &es->anchor, delta < 0 ? -1 : 1, false, es->only_cpu))
+	es->at_oldest = false;
+	if (ui_evwalk_init_view(&w, ui->st, ui_view(ui),
+				&es->anchor, delta < 0 ? -1 : 1, false, es->only_cpu))
 		return;
 	while (moved < abs(delta) && ui_evwalk_next(&w, &r)) {
 		es->anchor = ui_evpos_of(&r);
@@ -329,6 +375,61 @@ static void scroll_by(struct ui *ui, struct events_state *es, int delta)
 		follow_tail(es);	/* ran into the newest event */
 	es->have_sel = false;		/* the same row index, now another event */
 	/* keep the page full when scrolling up near the oldest events */
+}
+
+/* The cursor row's event, or NULL. */
+static const struct ktop_event *cursor_event(const struct events_state *es)
+{
+	struct ui_evpos c;
+
+	if (!cursor_pos(es, &c))
+		return NULL;
+	for (int i = es->n - 1; i >= 0; i--) {
+		struct ui_evpos q = ui_evpos_of(&es->rows[i]);
+
+		if (!ui_evpos_cmp(&q, &c))
+			return &es->rows[i].ev;
+	}
+	return NULL;
+}
+
+/* z, Z, #, e: narrow every pane to the cursor row's task, CPU or event. */
+static int events_narrow(struct ui *ui, struct events_state *es, enum ui_action act)
+{
+	const struct ktop_event *ev = cursor_event(es);
+
+	if (!ev)
+		return 0;
+	return ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_NARROW,
+		.view = {
+			.what = act == ACT_VIEW_CPU ? UI_VIEW_CPU : act == ACT_VIEW_EVENT ?
+				UI_VIEW_EVENT : UI_VIEW_TASK,
+			.pid = ev->pid, .kids = act == ACT_VIEW_TASK_KIDS, .cpu = ev->cpu,
+			.type = ev->type,
+		},
+	});
+}
+
+/* y, i, Y: the stacks of the cursor row's event type, its own stack selected. */
+static int events_stacks(struct ui *ui, struct events_state *es, enum ui_action act)
+{
+	const struct ktop_event *ev = cursor_event(es);
+	char what[160];
+
+	if (!ev)
+		return 0;
+	snprintf(what, sizeof(what), "%s events", ui_event_name(ui->st, ev->type));
+	if (!ev->stack && act != ACT_STACK_ON)
+		ui_message(ui, "this %s has no stack%s", ui_event_name(ui->st, ev->type),
+			   (app_flags(ui->app) & SOURCE_KERNEL) ? ": Y records them from now on" : "");
+	return ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_STACKS,
+		.stacks = {
+			.icicle = act == ACT_STACK_ICICLE, .enable = act == ACT_STACK_ON,
+			.type = ev->type, .stack = ev->stack, .what = what,
+		},
+	});
 }
 
 static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
@@ -372,22 +473,14 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		if (!es->follow)
 			scroll_by(ui, es, page);
 		break;
-	case ACT_HOME: {
-		struct ui_evrow *r = calloc((size_t)page, sizeof(*r));
-		int n;
-
-		if (!r)
-			break;
-		n = ui_ev_read(ui->st, &UI_EVPOS_START, 1, true, es->only_cpu, r, page);
-		if (n > 0) {
-			es->follow = false;
-			es->anchor = ui_evpos_of(&r[n - 1]);
-			es->sel_pos = ui_evpos_of(&r[0]);
-			es->have_sel = true;
-		}
-		free(r);
+	case ACT_HOME:
+		/* the oldest events held, the oldest selected, as eviction goes on */
+		es->follow = false;
+		es->at_oldest = true;
+		es->anchor = UI_EVPOS_START;
+		es->sel_pos = UI_EVPOS_START;
+		es->have_sel = true;
 		break;
-	}
 	case ACT_END:
 		follow_tail(es);
 		break;
@@ -398,11 +491,8 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 			follow_tail(es);
 		break;
 	case ACT_LEFT:
-		es->hscroll = es->hscroll >= 8 ? es->hscroll - 8 : 0;
-		break;
 	case ACT_RIGHT:
-		if (es->hscroll < RICHSTR_MAX - 40)
-			es->hscroll += 8;
+		es->hscroll = ui_rowsel_hscroll(es->hscroll, act);
 		break;
 	case ACT_MARK:
 		if (es->marked) {
@@ -423,6 +513,15 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		ui_message(ui, "window marked at %.6f: move to its other end; s saves it, v or Esc "
 			   "clears", (double)es->mark.ts / 1e9);
 		break;
+	case ACT_VIEW_TASK:
+	case ACT_VIEW_TASK_KIDS:
+	case ACT_VIEW_CPU:
+	case ACT_VIEW_EVENT:
+		return events_narrow(ui, es, act);
+	case ACT_STACK_CALLERS:
+	case ACT_STACK_ICICLE:
+	case ACT_STACK_ON:
+		return events_stacks(ui, es, act);
 	case ACT_ENTER:
 		if (es->sel >= 0 && es->sel < es->n) {
 			struct richstr rs;
@@ -431,6 +530,15 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 			ui_message(ui, "%s", rs.ch);
 		}
 		break;
+	case ACT_PROBE:
+		/* following the tail, no row is selected */
+		if (es->follow || es->sel < 0 || es->sel >= es->n)
+			return 0;
+		return ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_PROBE, .probe.event = true,
+			.probe.type = es->rows[es->sel].ev.type,
+			.probe.arg0 = es->rows[es->sel].ev.args[0],
+		});
 	default:
 		return 0;
 	}
@@ -458,7 +566,7 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 	if (needle != es->search)
 		snprintf(es->search, sizeof(es->search), "%s", needle);
 	from = ui_evpos_of(&es->rows[es->sel]);
-	if (ui_evwalk_init_cpu(&w, ui->st, &from, dir, false, es->only_cpu))
+	if (ui_evwalk_init_view(&w, ui->st, ui_view(ui), &from, dir, false, es->only_cpu))
 		return UI_HANDLED;
 	while (ui_evwalk_next(&w, &r)) {
 		ui_fmt_event(&rs, ui->st, ui->fstyle, &r.ev);
@@ -480,6 +588,7 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 	}
 	/* show the match with half a page of context after it */
 	es->follow = false;
+	es->at_oldest = false;
 	es->anchor = ui_evpos_of(&r);
 	es->sel_pos = es->anchor;
 	es->have_sel = true;
@@ -489,7 +598,8 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 		struct ui_evrow r2;
 		int k = 0;
 
-		if (!ui_evwalk_init_cpu(&w2, ui->st, &es->anchor, 1, false, es->only_cpu)) {
+		if (!ui_evwalk_init_view(&w2, ui->st, ui_view(ui),
+					 &es->anchor, 1, false, es->only_cpu)) {
 			while (k++ < rows_visible(p) / 2 && ui_evwalk_next(&w2, &r2))
 				es->anchor = ui_evpos_of(&r2);
 			ui_evwalk_destroy(&w2);
@@ -511,11 +621,12 @@ static void place_at(struct ui *ui, struct events_state *es, uint64_t t0, uint64
 	struct ui_evrow r;
 	bool found = false;
 
-	if (select && !ui_evwalk_init_cpu(&w, ui->st, &pos, -1, true, es->only_cpu)) {
+	if (select && !ui_evwalk_init_view(&w, ui->st, ui_view(ui), &pos, -1, true, es->only_cpu)) {
 		found = ui_evwalk_next(&w, &r) && r.ev.ts >= t0;
 		ui_evwalk_destroy(&w);
 	}
 	es->follow = false;
+	es->at_oldest = false;
 	es->follow_after_pause = false;
 	es->keep_rows = false;
 	es->anchor = found ? ui_evpos_of(&r) : pos;
@@ -567,7 +678,7 @@ static const char *events_footer(struct ui *ui, struct pane *p)
 	const struct events_state *es = p->priv;
 
 	return es->marked ? "/ n N search t time F freeze s save window v clear" :
-			    "/ n N search t time F freeze v mark a window";
+			    "/ n N search t time v window z task # CPU e event y/i stacks";
 }
 
 bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
@@ -578,7 +689,7 @@ bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
 	if (!es || !window_of(es, t0, t1))
 		return false;
 	if (n)
-		*n = ui_ev_count(ui->st, *t0, *t1);
+		*n = ui_ev_count_view(ui->st, ui_view(ui), *t0, *t1);
 	return true;
 }
 

@@ -4,9 +4,12 @@
  * model (src/fgraph.h): the timeline (every call, in order, per task and per
  * CPU for interrupt context, like the kernel's function_graph text) and the
  * aggregated call paths (count, total, self, avg, max). Keys: Enter/Space
- * fold, Left/Right fold or go to the parent/child, c/e the children, C/E
- * everything, ]/[ siblings, P parent, H the longest child (the hot path),
- * v the view, s the sort, F follow the newest calls, / n N search names.
+ * fold, c/e the children, C/E everything, ]/[ siblings, P parent, H the
+ * longest child (the hot path), v the view, s the sort, F follow the newest
+ * calls, / n N search names; Left/Right (h/l) scroll the name column sideways
+ * as they scroll the event list, the figures staying in place. Under 120
+ * columns the aggregated view's figures take their narrow layout (durations
+ * with units), leaving the names room for about twice the depth.
  *
  * UI-only state lives here, keyed by the model's stable node ids: which
  * nodes are folded (a bitmap of the nodes that differ from the default, so
@@ -24,9 +27,11 @@
 #include "fgraph.h"
 #include "intern.h"
 #include "rowsel.h"
+#include "stackview.h"
 #include "store.h"
 #include "tracer_feed.h"
 #include "tracer_rows.h"
+#include "viewfilter.h"
 #include "ui-local.h"
 
 #define GRAPH_LAG_NS		(300ull * 1000 * 1000)
@@ -50,12 +55,16 @@ struct graph_state {
 	uint64_t		slice;		/* trace time fed per step, ns */
 	bool			follow;
 	unsigned int		resets;
+	uint64_t		view_gen;	/* the view filter the tree was fed under */
 	struct graph_vstate	vs[2];
 	struct fgraph_row	*rows;
 	size_t			cap;
 	long			n;
 	long			sel_row, top_row;
+	int			hscroll;	/* the name column, shifted left by this */
 };
+
+#define GRAPH_COMPACT_BELOW	120	/* columns: the narrow layout of the figures */
 
 static const int graph_features[] = { FEATURE_FUNCTION_GRAPH, FEATURE_FTRACE_FILTER };
 
@@ -74,6 +83,14 @@ static const char *graph_sym(void *ctx, uint32_t sym)
 static const char *graph_comm(void *ctx, int32_t pid)
 {
 	return store_comm(ctx, pid);
+}
+
+/* The tree holds the calls of the events the view filter matches. */
+static bool graph_keep(void *ctx, const struct ktop_event *ev)
+{
+	struct viewfilter *vf = ui_view(ctx);
+
+	return !vf || viewfilter_match(vf, ev);
 }
 
 /* ---- fold state --------------------------------------------------------- */
@@ -134,6 +151,7 @@ static struct fgraph *graph_model(struct ui *ui)
 		.agg_merge_tasks = true,
 		.name = graph_sym, .name_ctx = ui->st,
 		.comm = graph_comm, .comm_ctx = ui->st,
+		.keep = graph_keep, .keep_ctx = ui,
 	};
 
 	return fgraph_new(&cfg);
@@ -167,10 +185,20 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 	struct fgraph_stats fs;
 	struct store_stats ss;
 
+	if (gs->view_gen != ui_view_gen(ui)) {
+		/* another view: a new tree of what it matches, from the oldest event held */
+		fgraph_reset(gs->g);
+		for (int v = 0; v < 2; v++) {
+			vs_all(&gs->vs[v], gs->vs[v].all_folded);
+			gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
+		}
+		gs->t0 = 0;
+		gs->view_gen = ui_view_gen(ui);
+	}
 	if (ui->paused && gs->t0)
 		return;
 	/* a live run without function_graph has no call records to read */
-	if (ui->app->live && strcmp(app_tracer(ui->app), "function_graph"))
+	if ((app_flags(ui->app) & SOURCE_GROWS) && strcmp(app_tracer(ui->app), "function_graph"))
 		return;
 	t1 = ui_feed_window_end(ui, GRAPH_LAG_NS);
 	if (!t1 || t1 < gs->t0)
@@ -314,7 +342,11 @@ static void graph_unavailable(struct ui *ui, int y, int h, int w)
 	const struct feature *f = &ui->app->ft.f[FEATURE_FUNCTION_GRAPH];
 	char plan[512];
 
-	if (!strcmp(app_tracer(ui->app), "function_graph"))
+	if (ui_view(ui) && (!(app_flags(ui->app) & SOURCE_GROWS) ||
+			     !strcmp(app_tracer(ui->app), "function_graph")))
+		snprintf(plan, sizeof(plan), "No finished call among the events the view filter "
+			 "matches (w widens it, W clears it).");
+	else if (!strcmp(app_tracer(ui->app), "function_graph"))
 		snprintf(plan, sizeof(plan), "Tracing function_graph: no call has finished yet.");
 	else if (f->state == FEAT_AVAILABLE || f->state == FEAT_TOP_LEVEL_ONLY ||
 		 f->state == FEAT_NOT_TRIED)
@@ -347,6 +379,8 @@ static void graph_title(struct ui *ui, struct graph_state *gs, struct richstr *r
 	if (gs->view == FGRAPH_TIMELINE)
 		richstr_add(rs, gs->follow ? ROLE_OK : ROLE_WARN,
 			    gs->follow ? "  following" : "  staying (F follows)");
+	if (ui_view(ui))
+		richstr_add(rs, ROLE_WARN, "  in the view");
 	richstr_addf(rs, ROLE_DIM, "  %s calls", ui_fmt_count(b, sizeof(b), fs.calls));
 	if (fs.lost || fs.gaps)
 		richstr_addf(rs, ROLE_WARN, "  lost %s (%" PRIu64 " gaps)",
@@ -360,6 +394,20 @@ static void graph_title(struct ui *ui, struct graph_state *gs, struct richstr *r
 		richstr_addf(rs, ROLE_DIM, "  tree restarted %u times", gs->resets);
 }
 
+/* Scroll the name column of a row @n columns to the left; the figures stay. */
+static void shift_names(struct richstr *rs, int n)
+{
+	int at = ui_graph_name_col(rs);
+
+	if (n <= 0 || !at || at >= rs->len)
+		return;
+	if (n > rs->len - at)
+		n = rs->len - at;
+	memmove(rs->ch + at, rs->ch + at + n, (size_t)(rs->len - at - n) + 1);
+	memmove(rs->role + at, rs->role + at + n, (size_t)(rs->len - at - n));
+	rs->len -= n;
+}
+
 static void graph_update(struct ui *ui, struct pane *p)
 {
 	graph_feed(ui, p->priv);
@@ -369,6 +417,7 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
 	struct graph_state *gs = p->priv;
 	int page = h - 2 > 0 ? h - 2 : 1;
+	bool compact = w < GRAPH_COMPACT_BELOW;
 	struct fgraph_info in;
 	struct richstr rs;
 
@@ -380,8 +429,10 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	graph_layout(gs);
 	graph_sync(gs, page);
 	graph_title(ui, gs, &rs);
+	if (gs->hscroll)
+		richstr_addf(&rs, ROLE_WARN, "  names scrolled %d (h/l)", gs->hscroll);
 	ui_draw_rs(ui, y, 0, &rs, w);
-	ui_fmt_graph_header(&rs, gs->view);
+	ui_fmt_graph_header(&rs, gs->view, compact);
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(ui, y + 1, 0, &rs, w);
 	for (int r = 0; r < page && gs->top_row + r < gs->n; r++) {
@@ -390,7 +441,8 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		if (fgraph_node(gs->g, gs->view, gs->rows[i].id, &in))
 			continue;
 		ui_fmt_graph_row(&rs, gs->view, &in, gs->rows[i].level,
-				 in.nchildren && graph_folded(&gs->vs[gs->view], in.id));
+				 in.nchildren && graph_folded(&gs->vs[gs->view], in.id), compact);
+		shift_names(&rs, gs->hscroll);
 		if (ui->search[0] && in.name && strstr(in.name, ui->search)) {
 			const char *m = strstr(rs.ch, in.name);
 
@@ -413,6 +465,45 @@ static void graph_select(struct graph_state *gs, uint32_t id)
 	graph_reveal(gs, id);
 	gs->vs[gs->view].sel = id;
 	gs->follow = false;
+}
+
+/* y, i: the stacks pane on the selected function: its callers, or the icicle at its path. */
+static int graph_stacks(struct ui *ui, struct graph_state *gs, uint32_t id, enum ui_action act)
+{
+	uint32_t path[STACK_MAX_FRAMES], n = 0, func = 0;
+	struct fgraph_info in;
+	char what[160];
+
+	if (gs->view == FGRAPH_TIMELINE)
+		id = fgraph_agg_of(gs->g, id);
+	/* the calls from the selected one up to its context (a task, an interrupt) */
+	for (; id != FGRAPH_NONE && n < STACK_MAX_FRAMES; id = fgraph_parent(gs->g, FGRAPH_AGG, id)) {
+		if (fgraph_node(gs->g, FGRAPH_AGG, id, &in) || in.kind != FGRAPH_K_CALL)
+			break;
+		path[n++] = in.func;
+	}
+	if (!n) {
+		ui_message(ui, "%s: select a call first", act == ACT_STACK_ICICLE ? "i" : "y");
+		return UI_HANDLED | UI_REDRAW;
+	}
+	func = path[0];
+	for (uint32_t k = 0; k < n / 2; k++) {
+		uint32_t x = path[k];
+
+		path[k] = path[n - 1 - k];
+		path[n - 1 - k] = x;
+	}
+	snprintf(what, sizeof(what), "%s %s", act == ACT_STACK_ICICLE ? "every call path, at" :
+		 "the calls of", intern_str(store_strings(ui->st), func));
+	return ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_STACKS,
+		.stacks = {
+			.icicle = act == ACT_STACK_ICICLE, .src = SV_SRC_GRAPH, .type = -1,
+			/* the icicle: the whole tree, zoomed out to the call; callers: of it */
+			.func = act == ACT_STACK_ICICLE ? 0 : func, .path = path, .npath = n,
+			.what = what,
+		},
+	});
 }
 
 static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
@@ -450,13 +541,8 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 		break;
 	case ACT_LEFT:
 	case ACT_RIGHT:
-		/* Left folds, or goes to the parent; Right unfolds, or goes to the first child */
-		if (in.nchildren && graph_folded(vs, id) == (act == ACT_RIGHT))
-			vs_set(vs, id, act == ACT_LEFT);
-		else
-			graph_select(gs, act == ACT_LEFT ? fgraph_parent(gs->g, gs->view, id) :
-				     fgraph_first_child(gs->g, gs->view, id));
-		gs->follow = false;
+		/* sideways, as in the event list: the folds and the selection stay */
+		gs->hscroll = ui_rowsel_hscroll(gs->hscroll, act);
 		break;
 	case ACT_FOLD_CHILDREN:
 	case ACT_UNFOLD_CHILDREN:
@@ -498,10 +584,22 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 	case ACT_FREEZE:
 		gs->follow = !gs->follow;
 		break;
+	case ACT_STACK_CALLERS:
+	case ACT_STACK_ICICLE:
+		return graph_stacks(ui, gs, id, act);
+	case ACT_PROBE:
+		return ui_request(ui, &(struct ui_req){ .kind = UI_REQ_PROBE, .probe.func = in.name });
 	default:
 		return 0;
 	}
 	return UI_HANDLED | UI_REDRAW;
+}
+
+struct fgraph *pane_graph_model(struct ui *ui)
+{
+	struct pane *p = ui_pane(ui, "graph");
+
+	return p ? ((struct graph_state *)p->priv)->g : NULL;
 }
 
 static int graph_search(struct ui *ui, struct pane *p, const char *needle, int dir)
@@ -545,6 +643,6 @@ const struct pane_ops pane_graph_ops = {
 	.update		= graph_update,
 	.key		= graph_key,
 	.click		= graph_click,
-	.keys		= "Enter fold c/e C/E H hot v view F follow",
+	.keys		= "Enter fold c/e C/E H hot v view h/l scroll F follow",
 	.search		= graph_search,
 };

@@ -27,6 +27,7 @@
 #include "store.h"
 #include "tracer_feed.h"
 #include "tracer_rows.h"
+#include "viewfilter.h"
 #include "ui-local.h"
 
 #define LAT_LAG_NS	(300ull * 1000 * 1000)	/* how far behind "now" a feed ends */
@@ -47,7 +48,10 @@ struct lat_state {
 	uint64_t		stop_ns;	/* 0: no threshold */
 	bool			stopped;
 	bool			switched;	/* o: the table starts at the switch */
+	int			pick;		/* o without a kernel to switch: the table
+						 * shown (enum latency_table), -1: by the data */
 	struct latency_worst	stop_at;	/* the sample that crossed it */
+	uint64_t		view_gen;	/* the view filter the model was fed under */
 	int			rows[LAT_MAX_CPUS + 1];	/* CPU of each row, -1: ALL */
 	int			nrows;
 };
@@ -71,6 +75,7 @@ static int latency_init(struct ui *ui, struct pane *p)
 
 	ls->l = lat_new(LATENCY_HIST_LOG2);
 	ls->sel_cpu = -1;
+	ls->pick = -1;
 	ls->slice = 10000000;
 	ls->series = LATENCY_TL_THREAD;
 	return ls->l ? 0 : -1;
@@ -114,13 +119,25 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 {
 	uint64_t t1, seq, t_in = ui_feed_clock();
 	struct store_stats ss;
+	struct viewfilter *vf = ui_view(ui);
 	struct store_iter *it;
 	struct ktop_event ev;
 
+	if (ls->view_gen != ui_view_gen(ui)) {
+		/* another view: the samples of the events it matches, fed again */
+		struct latency *nl = lat_new(ls->mode);
+
+		if (nl) {
+			latency_free(ls->l);
+			ls->l = nl;
+			ls->t0 = ls->switched ? ls->t0 : 0;
+		}
+		ls->view_gen = ui_view_gen(ui);
+	}
 	if (ls->stopped || (ui->paused && ls->t0))
 		return;
 	/* a live run without these tracers has no samples to read */
-	if (ui->app->live && strcmp(app_tracer(ui->app), "timerlat") &&
+	if ((app_flags(ui->app) & SOURCE_GROWS) && strcmp(app_tracer(ui->app), "timerlat") &&
 	    strcmp(app_tracer(ui->app), "osnoise"))
 		return;
 	t1 = ui_feed_window_end(ui, LAT_LAG_NS);
@@ -140,6 +157,8 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 		if (!it)
 			return;
 		while (store_iter_next(it, &ev, &seq)) {
+			if (vf && !viewfilter_match(vf, &ev))
+				continue;
 			if (latency_feed(ls->l, &ev) < 0)
 				break;
 			if (ls->stop_ns && lat_sample_ns(&ev) > ls->stop_ns) {
@@ -154,6 +173,74 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 		if (ui_feed_pace(ui, &ls->slice, c0, t_in, LAT_FEED_NS, ls->t0 <= t1))
 			break;
 	}
+}
+
+/* Does the model hold samples of table @t? */
+static bool lat_has(struct lat_state *ls, enum latency_table t)
+{
+	struct latency_row all;
+
+	if (latency_row(ls->l, -1, &all))
+		return false;
+	if (t == LATENCY_TABLE_TIMERLAT)
+		return all.tl[LATENCY_TL_IRQ].count || all.tl[LATENCY_TL_THREAD].count;
+	return all.os_samples;
+}
+
+/*
+ * Which table: the one o picked where there is no kernel to switch (a
+ * recording, a stream), else the tracer of this run, else what the samples
+ * held say (timerlat first).
+ */
+static bool lat_table(struct ui *ui, struct lat_state *ls, enum latency_table *t)
+{
+	const char *tr = app_tracer(ui->app);
+
+	if (ls->pick >= 0 && lat_has(ls, (enum latency_table)ls->pick)) {
+		*t = (enum latency_table)ls->pick;
+		return true;
+	}
+	if (!strcmp(tr, "timerlat")) {
+		*t = LATENCY_TABLE_TIMERLAT;
+		return true;
+	}
+	if (!strcmp(tr, "osnoise")) {
+		*t = LATENCY_TABLE_OSNOISE;
+		return true;
+	}
+	if (lat_has(ls, LATENCY_TABLE_TIMERLAT)) {
+		*t = LATENCY_TABLE_TIMERLAT;
+		return true;
+	}
+	if (lat_has(ls, LATENCY_TABLE_OSNOISE)) {
+		*t = LATENCY_TABLE_OSNOISE;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * o without a kernel to switch: show the other tracer's samples of what is
+ * held, when there are any (a recording may hold both tracers' records).
+ */
+static void lat_switch_view(struct ui *ui, struct lat_state *ls)
+{
+	enum latency_table t, to;
+
+	if (!lat_table(ui, ls, &t)) {
+		ui_message(ui, "no osnoise or timerlat samples held");
+		return;
+	}
+	to = t == LATENCY_TABLE_TIMERLAT ? LATENCY_TABLE_OSNOISE : LATENCY_TABLE_TIMERLAT;
+	if (!lat_has(ls, to)) {
+		ui_message(ui, "no %s samples held: %s only", to == LATENCY_TABLE_OSNOISE ?
+			   "osnoise" : "timerlat", t == LATENCY_TABLE_OSNOISE ? "osnoise" :
+			   "timerlat");
+		return;
+	}
+	ls->pick = (int)to;
+	ui_message(ui, "the %s samples held (o: the %s ones)", to == LATENCY_TABLE_OSNOISE ?
+		   "osnoise" : "timerlat", t == LATENCY_TABLE_OSNOISE ? "osnoise" : "timerlat");
 }
 
 /*
@@ -177,7 +264,7 @@ static void lat_switch(struct ui *ui, struct lat_state *ls)
 	}
 	ret = app_switch_tracer(ui->app, to, err, sizeof(err));
 	if (ret == -ENODEV) {
-		ui_message(ui, "a recorded trace: no tracer to switch");
+		lat_switch_view(ui, ls);
 		return;
 	}
 	if (ret) {
@@ -196,33 +283,6 @@ static void lat_switch(struct ui *ui, struct lat_state *ls)
 	}
 	ls->t0 = app_now_ns();
 	ls->switched = true;
-}
-
-/* Which table: the tracer of this run, else what the samples held say. */
-static bool lat_table(struct ui *ui, struct lat_state *ls, enum latency_table *t)
-{
-	const char *tr = app_tracer(ui->app);
-	struct latency_row all;
-
-	if (!strcmp(tr, "timerlat")) {
-		*t = LATENCY_TABLE_TIMERLAT;
-		return true;
-	}
-	if (!strcmp(tr, "osnoise")) {
-		*t = LATENCY_TABLE_OSNOISE;
-		return true;
-	}
-	if (latency_row(ls->l, -1, &all))
-		return false;
-	if (all.tl[0].count || all.tl[1].count) {
-		*t = LATENCY_TABLE_TIMERLAT;
-		return true;
-	}
-	if (all.os_samples) {
-		*t = LATENCY_TABLE_OSNOISE;
-		return true;
-	}
-	return false;
 }
 
 static bool lat_user(struct lat_state *ls)
@@ -312,13 +372,18 @@ static void lat_unavailable(struct ui *ui, int y, int h, int w)
 
 static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, int w)
 {
-	uint64_t spark[LAT_SPARK], hist[128], lo, hi, max = 0;
+	uint64_t spark[LAT_SPARK], hist[128], lo, hi, x, max = 0;
 	enum latency_series s = ls->series;
-	int n, first = -1, last = -1, rows, avail;
+	int n, first = -1, last = -1, rows, avail, group;
 	struct richstr rs;
 
-	if (h < 3)
+	if (h < 1)
 		return;
+	if (h < 3) {
+		ui_draw_text(ui, y, 0, ROLE_WARN, "(the histogram and sparkline need 3 more rows)",
+			     w);
+		return;
+	}
 	richstr_clear(&rs);
 	richstr_addf(&rs, ROLE_EVENT, "%s, %s", ls->sel_cpu < 0 ? "all CPUs" : "CPU",
 		     series_name(s));
@@ -343,26 +408,40 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 			first = i;
 		if (hist[i])
 			last = i;
-		if (hist[i] > max)
-			max = hist[i];
 	}
+	rows = h - 2;
+	/* more buckets than rows: adjacent buckets share a row, no sample left out */
+	group = first < 0 || last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
 	richstr_clear(&rs);
 	richstr_addf(&rs, ROLE_COLHDR, "histogram (%s buckets, b switches, v: series)",
 		     ls->mode == LATENCY_HIST_LOG2 ? "log2" : "linear 5 us");
+	if (group > 1)
+		richstr_addf(&rs, ROLE_WARN, "  %d buckets a row", group);
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(ui, y + 1, 0, &rs, w);
 	if (first < 0) {
 		ui_draw_text(ui, y + 2, 2, ROLE_DIM, "no samples of this series", w - 2);
 		return;
 	}
-	rows = h - 2;
-	/* the buckets around the samples, the highest kept when they do not fit */
-	if (last - first + 1 > rows)
-		first = last - rows + 1;
-	for (int i = first; i <= last && i - first < rows; i++) {
-		latency_hist_bounds(ls->l, (unsigned int)i, &lo, &hi);
-		ui_fmt_hist_row(&rs, lo, hi, hist[i], max, w - 46);
-		ui_draw_rs(ui, y + 2 + i - first, 0, &rs, w);
+	/* the groups end at the highest bucket, the lowest group may be short */
+	first = last + 1 - group * ((last - first + group) / group);
+	for (int i = first; i <= last; i += group) {
+		uint64_t c = 0;
+
+		for (int j = i < 0 ? 0 : i; j < i + group; j++)
+			c += hist[j];
+		if (c > max)
+			max = c;
+	}
+	for (int i = first, r = 0; i <= last && r < rows; i += group, r++) {
+		uint64_t c = 0;
+
+		for (int j = i < 0 ? 0 : i; j < i + group; j++)
+			c += hist[j];
+		latency_hist_bounds(ls->l, (unsigned int)(i < 0 ? 0 : i), &lo, &x);
+		latency_hist_bounds(ls->l, (unsigned int)(i + group - 1), &x, &hi);
+		ui_fmt_hist_row(&rs, lo, hi, c, max, w - 46);
+		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
 	}
 }
 
@@ -396,6 +475,8 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		     t == LATENCY_TABLE_TIMERLAT ? "timerlat" : "osnoise",
 		     t == LATENCY_TABLE_TIMERLAT ? "timer latency" : "noise",
 		     ls->switched ? "switch" : "start", ui_lat_sort_name(ls->sort));
+	if (ui_view(ui))
+		richstr_add(&rs, ROLE_WARN, "  of the events in the view");
 	if (ls->stopped)
 		richstr_addf(&rs, ROLE_PAUSED, "  STOPPED: %.3f us on CPU %d > %.3f us",
 			     (double)ls->stop_at.value / 1e3, ls->stop_at.cpu,
@@ -426,7 +507,7 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		char b[40];
 
 		richstr_clear(&rs);
-		if (!latency_worst(ls->l, ls->sel_cpu, &wst))
+		if (!latency_worst_of(ls->l, ls->sel_cpu, t, &wst))
 			richstr_addf(&rs, ROLE_DIM, "worst %s: %.3f us on CPU %d at %s "
 				     "(Enter: the events before it)", series_name(wst.series),
 				     (double)wst.value / 1e3, wst.cpu, ts_str(b, sizeof(b), wst.ts));
@@ -459,13 +540,14 @@ static int latency_request(struct ui *ui, struct pane *p, const struct ui_req *r
 static int lat_jump(struct ui *ui, struct lat_state *ls)
 {
 	struct latency_worst wst;
+	enum latency_table t;
 	uint64_t t0;
 	char b[40];
 	int ret;
 
 	if (ls->stopped && ls->sel_cpu < 0)
 		wst = ls->stop_at;
-	else if (latency_worst(ls->l, ls->sel_cpu, &wst)) {
+	else if (!lat_table(ui, ls, &t) || latency_worst_of(ls->l, ls->sel_cpu, t, &wst)) {
 		ui_message(ui, "no sample on this CPU yet");
 		return UI_HANDLED | UI_REDRAW;
 	}

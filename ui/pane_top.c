@@ -4,22 +4,108 @@
  * functions by count, rate and (where entry/exit pairs give one) duration.
  * Sort key selectable (F6, Left/Right, a click on a column header); narrowed
  * by pid, comm or CPU (p, c, C; x clears).
+ *
+ * Under a view filter the rows are those of the events it matches: a table of
+ * its own, fed on the UI thread by a walk of the matches in time order (up to
+ * where every CPU has published), within a budget per frame, and counted
+ * again from the oldest event held whenever the view changes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app.h"
+#include "intern.h"
 #include "rowsel.h"
+#include "store.h"
+#include "tracer_feed.h"
+#include "viewfilter.h"
 #include "ui-local.h"
 
 #define TOP_MAX		4096
 #define COLW		9
+#define VIEW_LAG_NS	(300ull * 1000 * 1000)	/* a live feed ends this far behind now */
+#define VIEW_FEED_NS	(20ull * 1000 * 1000)	/* feeding a frame, at most about */
+
+/* The rows under a view filter. */
+struct top_view {
+	struct ui_stats		s;
+	bool			init;
+	uint64_t		gen;		/* of the view counted */
+	struct viewfilter_pos	pos;		/* the last event counted */
+	bool			caught_up, was_caught_up;
+	uint64_t		tick_ns;
+};
 
 struct top_state {
 	int			sel;
 	int			top;
 	size_t			n;
 	const struct ui_top_ent	*rows[TOP_MAX];
+	struct top_view		view;
 };
+
+static void top_view_drop(struct top_view *tv)
+{
+	if (tv->init)
+		ui_stats_destroy(&tv->s);
+	tv->init = false;
+}
+
+/* Count what the view matches since the last frame. */
+static void top_view_feed(struct ui *ui, struct top_view *tv, struct viewfilter *vf)
+{
+	uint64_t horizon = ui_feed_window_end(ui, VIEW_LAG_NS), c0 = ui_feed_clock(), n = 0;
+	struct viewfilter_walk *w;
+	struct ktop_event ev;
+	uint64_t seq;
+
+	if (!tv->init || tv->gen != ui_view_gen(ui)) {
+		top_view_drop(tv);
+		if (ui_stats_init(&tv->s, ui->st))
+			return;
+		tv->init = true;
+		tv->gen = ui_view_gen(ui);
+		tv->pos = VIEWFILTER_POS_START;
+		tv->caught_up = tv->was_caught_up = false;
+		tv->tick_ns = ui_now_ns();
+	}
+	if (ui->paused && tv->caught_up)
+		return;
+	w = horizon ? viewfilter_walk_new(vf, &tv->pos, 1, false) : NULL;
+	tv->caught_up = w != NULL;
+	while (w && viewfilter_walk_next(w, &ev, &seq)) {
+		if (ev.ts > horizon)
+			break;
+		ui_stats_count(&tv->s, &ev);
+		tv->pos = (struct viewfilter_pos){ .ts = ev.ts, .seq = seq, .cpu = ev.cpu };
+		if (!(++n & 1023) && ui_feed_clock() - c0 > VIEW_FEED_NS) {
+			tv->caught_up = false;
+			ui->dirty = true;
+			break;
+		}
+	}
+	viewfilter_walk_free(w);
+	/* rates once a second, once a whole second was counted */
+	if (ui_now_ns() - tv->tick_ns >= 1000000000ull) {
+		ui_stats_tick(&tv->s, ui_now_ns());
+		tv->s.rates_valid = tv->was_caught_up;
+		tv->was_caught_up = tv->caught_up;
+		tv->tick_ns = ui_now_ns();
+	}
+}
+
+/* The table the rows come from: the view's, or every event's. */
+static struct ui_stats *top_stats(struct ui *ui, struct top_state *ts)
+{
+	struct viewfilter *vf = ui_view(ui);
+
+	if (!vf) {
+		top_view_drop(&ts->view);
+		return &ui->stats;
+	}
+	top_view_feed(ui, &ts->view, vf);
+	return ts->view.init ? &ts->view.s : &ui->stats;
+}
 
 static const char *const col_title[UI_SORT_NR] = {
 	[UI_SORT_COUNT] = "COUNT", [UI_SORT_RATE] = "RATE/s", [UI_SORT_TOTAL] = "TOTAL",
@@ -42,13 +128,14 @@ static void top_header(struct ui *ui, struct pane *p, struct richstr *rs)
 }
 
 /* One row of the top view. Exported for tests through the header. */
-static void top_row(struct ui *ui, const struct ui_top_ent *e, struct richstr *rs)
+static void top_row(struct ui *ui, struct ui_stats *s, const struct ui_top_ent *e,
+		    struct richstr *rs)
 {
 	char b[32], name[160];
 
 	richstr_clear(rs);
 	richstr_add_right(rs, ROLE_DEFAULT, ui_fmt_count(b, sizeof(b), e->count), COLW);
-	if (ui->stats.rates_valid)
+	if (s->rates_valid)
 		richstr_add_right(rs, ROLE_DEFAULT,
 				  ui_fmt_count(b, sizeof(b), (uint64_t)(e->rate + 0.5)), COLW);
 	else
@@ -63,10 +150,10 @@ static void top_row(struct ui *ui, const struct ui_top_ent *e, struct richstr *r
 			richstr_add_right(rs, ROLE_DIM, "-", COLW);
 	}
 	richstr_add(rs, ROLE_DEFAULT, "  ");
-	richstr_add(rs, ROLE_EVENT, ui_top_name(&ui->stats, e->key, name, sizeof(name)));
+	richstr_add(rs, ROLE_EVENT, ui_top_name(s, e->key, name, sizeof(name)));
 }
 
-static void top_title(struct ui *ui, struct richstr *rs)
+static void top_title(struct ui *ui, struct top_state *ts, struct richstr *rs)
 {
 	const struct ui_narrow *n = &ui->stats.narrow;
 	char b[32];
@@ -82,6 +169,14 @@ static void top_title(struct ui *ui, struct richstr *rs)
 		if (n->cpu >= 0)
 			richstr_addf(rs, ROLE_WARN, " CPU %d", n->cpu);
 		richstr_add(rs, ROLE_DIM, " (x clears)");
+	}
+	if (ui_view(ui)) {
+		richstr_add(rs, ROLE_WARN, "  in the view");
+		if (!ts->view.caught_up)
+			richstr_add(rs, ROLE_WARN, ", counting the matches held...");
+		richstr_addf(rs, ROLE_DIM, "  %s counted",
+			     ui_fmt_count(b, sizeof(b), ts->view.s.examined));
+		return;
 	}
 	if (ui->stats.rescanning)
 		richstr_add(rs, ROLE_WARN, "  recounting the events held...");
@@ -104,8 +199,10 @@ static void top_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	struct richstr rs;
 	int rows = h - 2;
 
-	ts->n = ui_stats_sorted(&ui->stats, ui->sort, ts->rows, TOP_MAX);
-	top_title(ui, &rs);
+	struct ui_stats *s = top_stats(ui, ts);
+
+	ts->n = ui_stats_sorted(s, ui->sort, ts->rows, TOP_MAX);
+	top_title(ui, ts, &rs);
 	ui_draw_rs(ui, y, 0, &rs, w);
 	top_header(ui, p, &rs);
 	richstr_pad(&rs, ROLE_COLHDR, w);
@@ -119,14 +216,14 @@ static void top_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	if (ts->sel >= ts->top + rows)
 		ts->top = ts->sel - rows + 1;
 	if (!ts->n) {
-		ui_draw_text(ui, y + 2, 2, ROLE_DIM,
+		ui_draw_text(ui, y + 2, 2, ROLE_DIM, ui_view(ui) ? "no event held matches the view" :
 			     ui->stats.narrow.pid >= 0 || ui->stats.narrow.cpu >= 0 ||
 			     ui->stats.narrow.comm[0] ? "no events match the narrowing yet" :
 			     "no events yet", w - 2);
 		return;
 	}
 	for (int r = 0; r < rows && ts->top + r < (int)ts->n; r++) {
-		top_row(ui, ts->rows[ts->top + r], &rs);
+		top_row(ui, s, ts->rows[ts->top + r], &rs);
 		if (ts->top + r == ts->sel) {
 			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
 			richstr_pad(&rs, ROLE_SELECTED, w);
@@ -162,13 +259,41 @@ static void top_needle(struct ui *ui, uint64_t key, char *buf, size_t len)
 	}
 }
 
+/* y, i, Y: the stacks of an event type's row, or of the events through a function's. */
+static int top_stacks(struct ui *ui, struct ui_stats *s, uint64_t key, enum ui_action act)
+{
+	uint16_t type = UI_TOP_TYPE(key);
+	bool func = type == KTOP_T_FUNCTION || type == KTOP_T_FGRAPH_ENTRY;
+	char name[160], what[200];
+
+	if (func && act == ACT_STACK_ON) {
+		ui_message(ui, "Y: the selected row is a function; stack traces are for events");
+		return UI_HANDLED | UI_REDRAW;
+	}
+	ui_top_name(s, key, name, sizeof(name));
+	if (func)
+		name[strcspn(name, "+ ")] = '\0';	/* "func+0x1a [mod]" -> "func" */
+	snprintf(what, sizeof(what), func ? "the events through %s" : "%s events", name);
+	return ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_STACKS,
+		.stacks = {
+			.icicle = act == ACT_STACK_ICICLE, .enable = act == ACT_STACK_ON,
+			.type = func ? -1 : type,
+			.func = func ? intern_id(store_strings(ui->st), name, strlen(name)) : 0,
+			.what = what,
+		},
+	});
+}
+
 static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 {
 	struct top_state *ts = p->priv;
 	int page = p->h > 3 ? p->h - 3 : 1;
 
+	struct ui_stats *s = top_stats(ui, ts);
+
 	/* the rows as drawn (a key may come before the first draw) */
-	ts->n = ui_stats_sorted(&ui->stats, ui->sort, ts->rows, TOP_MAX);
+	ts->n = ui_stats_sorted(s, ui->sort, ts->rows, TOP_MAX);
 	if (ui_rowsel_moves(act)) {
 		ts->sel = (int)ui_rowsel_move(ts->sel, (long)ts->n, page, act);
 		return UI_HANDLED | UI_REDRAW;
@@ -189,6 +314,27 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 		top_needle(ui, ts->rows[ts->sel]->key, name, sizeof(name));
 		return ui_show_events(ui, &(struct ui_events_req){ .search = name }) | UI_HANDLED;
 	}
+	case ACT_PROBE:
+		if (ts->sel < 0 || ts->sel >= (int)ts->n)
+			return 0;
+		return ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_PROBE, .probe.event = true,
+			.probe.type = UI_TOP_TYPE(ts->rows[ts->sel]->key),
+			.probe.arg0 = UI_TOP_SUB(ts->rows[ts->sel]->key),
+		});
+	case ACT_VIEW_EVENT:
+		if (ts->sel < 0 || ts->sel >= (int)ts->n)
+			return 0;
+		return ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_NARROW,
+			.view = { .what = UI_VIEW_EVENT, .type = UI_TOP_TYPE(ts->rows[ts->sel]->key) },
+		});
+	case ACT_STACK_CALLERS:
+	case ACT_STACK_ICICLE:
+	case ACT_STACK_ON:
+		if (ts->sel < 0 || ts->sel >= (int)ts->n)
+			return 0;
+		return top_stacks(ui, s, ts->rows[ts->sel]->key, act);
 	case ACT_FILTER_TOGGLE: {
 		uint16_t type;
 		char name[160];
@@ -200,7 +346,7 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 			ui_message(ui, "a: the selected row is an event, not a function");
 			return UI_HANDLED | UI_REDRAW;
 		}
-		ui_top_name(&ui->stats, ts->rows[ts->sel]->key, name, sizeof(name));
+		ui_top_name(s, ts->rows[ts->sel]->key, name, sizeof(name));
 		name[strcspn(name, "+ ")] = '\0';	/* "func+0x1a [mod]" -> "func" */
 		return ui_request(ui, &(struct ui_req){
 			.kind = UI_REQ_FILTER_TOGGLE, .filter.func = name,
@@ -241,13 +387,21 @@ static int top_request(struct ui *ui, struct pane *p, const struct ui_req *r)
 	return UI_HANDLED | UI_REDRAW;
 }
 
+static void top_destroy(struct pane *p)
+{
+	struct top_state *ts = p->priv;
+
+	top_view_drop(&ts->view);
+}
+
 const struct pane_ops pane_top_ops = {
 	.name		= "top",
 	.label		= "Top",
 	.priv_size	= sizeof(struct top_state),
+	.destroy	= top_destroy,
 	.draw		= top_draw,
 	.key		= top_key,
 	.click		= top_click,
-	.keys		= "p/c/C narrow x clear a filter",
+	.keys		= "p/c/C narrow x clear a filter e view this event y/i stacks Y on",
 	.request	= top_request,
 };

@@ -17,18 +17,19 @@
 #include "app.h"
 #include "features.h"
 #include "store.h"
+#include "syscalls.h"
 #include "ui-local.h"
 
 /* The tabs, in order (the number keys pick them by place). */
 static const struct pane_ops *const pane_table[] = {
 	&pane_cpus_ops, &pane_top_ops, &pane_events_ops,
-	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops,
+	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops, &pane_tasks_ops, &pane_stacks_ops,
 };
 
 static const struct prompt_ops *const prompt_table[] = {
 	&prompt_help_ops, &prompt_theme_ops, &prompt_search_ops, &prompt_jump_ops,
 	&prompt_pid_ops, &prompt_comm_ops, &prompt_cpu_ops, &prompt_threshold_ops,
-	&prompt_save_ops, &prompt_filter_ops,
+	&prompt_save_ops, &prompt_filter_ops, &prompt_view_ops, &prompt_probe_ops,
 };
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
@@ -62,7 +63,9 @@ int ui_init(struct ui *ui, struct app *a)
 	ret = ui_stats_init(&ui->stats, a->st);
 	if (ret)
 		return ret;
-	ui->stats.live_skip = a->live;
+	ui->stats.live_skip = app_flags(a) & SOURCE_GROWS;
+	/* the kernel's syscall argument names, for the event list's raw_syscalls lines */
+	syscall_args_dir(a->ft.tracefs);
 	ui->fstyle = flags_style_detect(uname(&un) ? NULL : un.release, false);
 
 	if (a->opts.theme && *a->opts.theme)
@@ -193,6 +196,15 @@ void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
 	attrset(role_attr[role]);
 	mvhline(y, 0, ' ', w);
 	attrset(role_attr[ROLE_DEFAULT]);
+}
+
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
+{
+	struct richstr r = *rs;
+
+	richstr_truncate(&r, w - 2);
+	ui_fill_row(ui, y, ROLE_OVERLAY, w);
+	ui_draw_rs(ui, y, 1, &r, w - 2);
 }
 
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
@@ -370,7 +382,7 @@ static int draw_missing(struct ui *ui, int y, const char *text, int max_lines)
 static int draw_header(struct ui *ui)
 {
 	const struct app *a = ui->app;
-	char b1[32], b2[32], b3[32], ev[128], missing[512];
+	char b1[32], b2[32], b3[32], ev[128], missing[512], filters[256];
 	struct store_stats ss;
 	struct richstr rs;
 	uint64_t now = ui_now_ns(), wt0, wt1, wn;
@@ -396,7 +408,8 @@ static int draw_header(struct ui *ui)
 	} else {
 		/* a snapshot file still being read by its loader thread: LOADING */
 		richstr_add(&rs, ROLE_HEADER_VALUE,
-			    a->live ? "LIVE" : app_loading(a) ? "LOADING" : "SNAPSHOT");
+			    app_flags(a) & SOURCE_GROWS ? "LIVE" : app_loading(a) ? "LOADING" :
+			    "SNAPSHOT");
 	}
 	richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
 		     ui_fmt_elapsed(b2, sizeof(b2), now - (a->start_ns ? a->start_ns : now)),
@@ -422,17 +435,22 @@ static int draw_header(struct ui *ui)
 	if (ss.evicted)
 		richstr_addf(&rs, ROLE_HEADER, " (%s evicted)",
 			     ui_fmt_count(b1, sizeof(b1), ss.evicted));
-	richstr_add(&rs, ROLE_HEADER, "  filter ");
-	richstr_add(&rs, ROLE_HEADER_VALUE,
-		    a->opts.so.nfilters ? a->opts.so.filters[0] : "none");
 	if (pane_events_window(ui, &wt0, &wt1, &wn)) {
 		/* the event list's marked window, which s offers to save */
 		richstr_add(&rs, ROLE_HEADER, "  window ");
 		richstr_addf(&rs, ROLE_HEADER_VALUE, "%.6f s, %s events",
 			     (double)(wt1 - wt0) / 1e9, ui_fmt_count(b1, sizeof(b1), wn));
 	}
+	/* last: the filters in effect may be long */
+	richstr_add(&rs, ROLE_HEADER, "  filter ");
+	richstr_add(&rs, ROLE_HEADER_VALUE, app_filter_desc(a, filters, sizeof(filters)));
 	richstr_pad(&rs, ROLE_HEADER, ui->cols);
 	ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+	/* the view filter, when one is set: what every pane shows of what is held */
+	if (ui_view_header(ui, &rs)) {
+		richstr_pad(&rs, ROLE_HEADER, ui->cols);
+		ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+	}
 
 	if (missing_features(&a->ft, missing, sizeof(missing)) && ui->rows >= 16)
 		y += draw_missing(ui, y, missing, ui->rows >= 20 ? 2 : 1);
@@ -551,11 +569,13 @@ void ui_frame(struct ui *ui, bool ingest)
 	ph = ui->rows - 1 - y;
 	ui->pane_y = y;
 	ui->pane_h = ph;
-	for (int i = 0; i < ui->npanes; i++)
+	for (int i = 0; i < ui->npanes; i++) {
+		/* every pane's page, for keys that come before it is first drawn */
+		ui->panes[i].h = ph;
 		if (ui->panes[i].ops->update)
 			ui->panes[i].ops->update(ui, &ui->panes[i]);
+	}
 	p = ui->active;
-	p->h = ph;
 	p->ops->draw(ui, p, y, ph, ui->cols);
 	draw_footer(ui, ui->rows - 1);
 	if (ui->prompt && ui->prompt->ops->draw)
@@ -595,6 +615,7 @@ static const struct {
 	{ ACT_HELP, "help" }, { ACT_THEME, "theme" }, { ACT_SEARCH, "search" },
 	{ ACT_FILTER, "filter" }, { ACT_SAVE, "save" }, { ACT_JUMP_TIME, "jump" },
 	{ ACT_NARROW_PID, "pid" }, { ACT_NARROW_COMM, "comm" }, { ACT_NARROW_CPU, "cpu" },
+	{ ACT_VIEW_PROMPT, "view" },
 };
 
 /*
@@ -707,6 +728,12 @@ static bool common_key(struct ui *ui, const struct ui_key *k, int ch, int *ret)
 	case ACT_REDRAW:
 		*ret |= UI_CLEAR;
 		break;
+	case ACT_VIEW_WIDEN:
+	case ACT_VIEW_CLEAR:
+		*ret |= ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_WIDEN, .view.all = k->act == ACT_VIEW_CLEAR,
+		});
+		break;
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
 		*ret = ui_search(ui, k->act == ACT_SEARCH_NEXT ? -1 : 1);
@@ -742,7 +769,22 @@ int ui_handle_key(struct ui *ui, int ch)
 	if (!k->pane && common_key(ui, k, ch, &ret))
 		return ret;
 	ret = p->ops->key ? p->ops->key(ui, p, k->act) : 0;
+	if (!ret && k->act == ACT_PROBE)	/* no row to probe: the prompt, empty */
+		ret = ui_request(ui, &(struct ui_req){ .kind = UI_REQ_PROBE });
 	if (!ret && k->act == ACT_FILTER_TOGGLE)
 		ui_message(ui, "a: select a function in the top view first");
+	if (!ret && (k->act == ACT_STACK_CALLERS || k->act == ACT_STACK_ICICLE)) {
+		/* no row to take the stacks of here: the stacks pane as it is */
+		ret = ui_show_pane(ui, "stacks");
+	} else if (!ret && k->act == ACT_STACK_ON) {
+		ui_message(ui, "Y: select an event in the event list (3) or the top view (2)");
+		ret = UI_REDRAW;
+	}
+	if (!ret && k->act >= ACT_VIEW_TASK && k->act <= ACT_VIEW_EVENT) {
+		ui_message(ui, "%s: no selected row with %s in this pane", k->label,
+			   k->act == ACT_VIEW_CPU ? "a CPU" :
+			   k->act == ACT_VIEW_EVENT ? "an event" : "a task");
+		ret = UI_REDRAW;
+	}
 	return ret | (k->act == ACT_FILTER_TOGGLE ? UI_REDRAW : 0);
 }

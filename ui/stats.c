@@ -202,6 +202,12 @@ static void top_add(struct ui_stats *s, const struct ktop_event *ev)
 		e->count++;
 }
 
+void ui_stats_count(struct ui_stats *s, const struct ktop_event *ev)
+{
+	top_add(s, ev);
+	s->examined++;
+}
+
 static void flags_add(struct ui_cpu_stat *cs, const struct ktop_event *ev)
 {
 	unsigned int b = ui_flag_bits(ev->flags, ev->pc);
@@ -292,8 +298,9 @@ static uint64_t ingest_cpu(struct ui_stats *s, unsigned int c, pthread_mutex_t *
 		cs->seq = to;
 		if (top)
 			s->top_seq[c] = to;
+		/* each event once: a recount's reads (top_only) are not new */
+		s->examined += n;
 	}
-	s->examined += n;
 	unlock(m);
 	return n;
 }

@@ -73,7 +73,7 @@ struct ui_stats {
 		uint64_t	ts;
 	}			*sys;		/* open syscalls by pid & 0xffff */
 	uint64_t		last_tick_ns;
-	uint64_t		examined;	/* events read, all time */
+	uint64_t		examined;	/* events read, each once: a recount adds none */
 	uint64_t		last_ingest_ns;	/* cost of the last ingest */
 	bool			rates_valid;
 	bool			rescanning;
@@ -100,6 +100,12 @@ bool ui_stats_behind(struct ui_stats *s);
 
 /* Once a second or so: rates from the counts, and roll the flag windows. */
 void ui_stats_tick(struct ui_stats *s, uint64_t now_ns);
+
+/*
+ * Count @ev in the top view's table as ui_stats_ingest does, for a table fed
+ * by its owner (the top view under a view filter: the events it matches).
+ */
+void ui_stats_count(struct ui_stats *s, const struct ktop_event *ev);
 
 /* Change the top view's narrowing; the top view recounts from the oldest event held. */
 void ui_stats_set_narrow(struct ui_stats *s, const struct ui_narrow *n);

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "format.h"
 #include "tracer_rows.h"
 
 enum ui_role ui_mark_role(char mark)
@@ -50,19 +51,42 @@ static void add_u64(struct richstr *rs, enum ui_role role, uint64_t v, int width
 
 /* ---- function graph ------------------------------------------------------ */
 
-void ui_fmt_graph_header(struct richstr *rs, enum fgraph_view v)
+/* The aggregated view's columns: width of each, full and compact, and the name's start. */
+#define AGG_W(c, full, compact)	((c) ? (compact) : (full))
+#define AGG_NAME_BAR(c)		AGG_W(c, 61, 45)	/* the column of the '|' */
+
+void ui_fmt_graph_header(struct richstr *rs, enum fgraph_view v, bool compact)
 {
 	richstr_clear(rs);
 	if (v == FGRAPH_TIMELINE) {
 		richstr_add(rs, ROLE_COLHDR, " CPU  DURATION      |  FUNCTION CALLS");
 		return;
 	}
-	richstr_add_right(rs, ROLE_COLHDR, "TOTAL us", 13);
-	richstr_add_right(rs, ROLE_COLHDR, "SELF us", 13);
-	richstr_add_right(rs, ROLE_COLHDR, "AVG us", 12);
-	richstr_add_right(rs, ROLE_COLHDR, "MAX us", 12);
-	richstr_add_right(rs, ROLE_COLHDR, "CALLS", 9);
+	richstr_add_right(rs, ROLE_COLHDR, compact ? "TOTAL" : "TOTAL us", AGG_W(compact, 13, 9));
+	richstr_add_right(rs, ROLE_COLHDR, compact ? "SELF" : "SELF us", AGG_W(compact, 13, 9));
+	richstr_add_right(rs, ROLE_COLHDR, compact ? "AVG" : "AVG us", AGG_W(compact, 12, 9));
+	richstr_add_right(rs, ROLE_COLHDR, compact ? "MAX" : "MAX us", AGG_W(compact, 12, 9));
+	richstr_add_right(rs, ROLE_COLHDR, "CALLS", AGG_W(compact, 9, 7));
 	richstr_add(rs, ROLE_COLHDR, "  |  CALL PATH");
+}
+
+int ui_graph_name_col(const struct richstr *rs)
+{
+	const char *bar = memchr(rs->ch, '|', (size_t)rs->len);
+
+	return bar ? (int)(bar - rs->ch) + 3 : 0;
+}
+
+/* A duration in @width columns: "12.345" us, or compact "12.3us". */
+static void add_dur(struct richstr *rs, enum ui_role role, uint64_t ns, int width, bool compact)
+{
+	char b[32];
+
+	if (!compact) {
+		add_us(rs, role, ns, width);
+		return;
+	}
+	richstr_add_right(rs, role, ui_fmt_dur(b, sizeof(b), ns), width);
 }
 
 /* What is missing or cut, as fgraph_print writes it. */
@@ -113,7 +137,7 @@ static void graph_name(struct richstr *rs, const struct fgraph_info *in, unsigne
 }
 
 void ui_fmt_graph_row(struct richstr *rs, enum fgraph_view v, const struct fgraph_info *in,
-		      unsigned int level, bool folded)
+		      unsigned int level, bool folded, bool compact)
 {
 	bool call = in->kind == FGRAPH_K_CALL;
 
@@ -144,15 +168,16 @@ void ui_fmt_graph_row(struct richstr *rs, enum fgraph_view v, const struct fgrap
 		uint64_t done = in->count > in->incomplete ? in->count - in->incomplete : 0;
 		char m = fgraph_mark(in->max);
 
-		add_us(rs, ROLE_DEFAULT, in->total, 13);
-		add_us(rs, ROLE_DEFAULT, in->self, 13);
-		add_us(rs, ROLE_DEFAULT, done ? in->total / done : 0, 12);
-		add_us(rs, ui_mark_role(m), in->max, 12);
-		add_u64(rs, ROLE_DEFAULT, in->count, 9);
+		add_dur(rs, ROLE_DEFAULT, in->total, AGG_W(compact, 13, 9), compact);
+		add_dur(rs, ROLE_DEFAULT, in->self, AGG_W(compact, 13, 9), compact);
+		add_dur(rs, ROLE_DEFAULT, done ? in->total / done : 0, AGG_W(compact, 12, 9),
+			compact);
+		add_dur(rs, ui_mark_role(m), in->max, AGG_W(compact, 12, 9), compact);
+		add_u64(rs, ROLE_DEFAULT, in->count, AGG_W(compact, 9, 7));
 		richstr_addf(rs, ui_mark_role(m), " %c", m);
 		richstr_add(rs, ROLE_DIM, "|  ");
 	} else {
-		richstr_pad(rs, ROLE_DEFAULT, 61);
+		richstr_pad(rs, ROLE_DEFAULT, AGG_NAME_BAR(compact));
 		richstr_add(rs, ROLE_DIM, "|  ");
 	}
 	graph_name(rs, in, level, folded);

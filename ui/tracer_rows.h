@@ -16,13 +16,18 @@
 /* The theme role of a duration marker (+ ! # * @ $); ROLE_DEFAULT for ' '. */
 enum ui_role ui_mark_role(char mark);
 
-/* Column header of the graph pane for view @v. */
-void ui_fmt_graph_header(struct richstr *rs, enum fgraph_view v);
+/*
+ * Column header of the graph pane for view @v. @compact: the narrow layout of
+ * the aggregated view (durations with their unit, "12.3us", in 9 columns
+ * instead of "12.345" us in 12-13), for terminals under 120 columns.
+ */
+void ui_fmt_graph_header(struct richstr *rs, enum fgraph_view v, bool compact);
 
 /**
  * ui_fmt_graph_row - one row of the graph pane
  * @level: the row's level below the root (fgraph_row.level)
  * @folded: the node has children and they are hidden
+ * @compact: the narrow layout of the aggregated view's columns
  *
  * TIMELINE: " 0) + 12.345 us   |  " as the kernel's function_graph text
  * (CPU, marker, duration), then the indentation, a fold sign ("+" folded,
@@ -30,9 +35,14 @@ void ui_fmt_graph_header(struct richstr *rs, enum fgraph_view v);
  * "func() { ... }" with the number of calls when folded; what is missing
  * (entry, exit, lost events, depth cut) as C comments, as fgraph_print does.
  * AGG: total, self, avg, max, calls, then the indented name.
+ * In both, the name column starts 3 columns after the first '|' of the row
+ * (ui_graph_name_col()).
  */
 void ui_fmt_graph_row(struct richstr *rs, enum fgraph_view v, const struct fgraph_info *in,
-		      unsigned int level, bool folded);
+		      unsigned int level, bool folded, bool compact);
+
+/* Return: the column where the name column of a graph row @rs starts, or 0. */
+int ui_graph_name_col(const struct richstr *rs);
 
 /* The latency table's columns and their sort keys. */
 enum ui_lat_sort {

@@ -29,6 +29,7 @@ struct app;
 struct ui;
 struct pane;
 struct prompt;
+struct stack_set;
 
 /* What a key or a click asks for. The key table maps keys to these. */
 enum ui_action {
@@ -72,6 +73,7 @@ enum ui_action {
 	ACT_FILTER_UNDO,
 	ACT_FILTER_REDO,
 	ACT_FILTER_TOGGLE,	/* a pane: add its selected function to the filter or remove it */
+	ACT_PROBE,		/* the probe prompt; a pane: on its selected row's function */
 	/* pane-scoped (struct ui_key.pane): graph and latency panes */
 	ACT_FOLD_TOGGLE,
 	ACT_FOLD_CHILDREN,
@@ -91,6 +93,23 @@ enum ui_action {
 	ACT_SORT_PREV,		/* top view: the previous sort key */
 	ACT_MARK,		/* event list: set or clear the time window's mark */
 	ACT_SWITCH_TRACER,	/* latency: osnoise <-> timerlat, live */
+	/* the view filter (prompt_view.c): what every pane shows of what is held */
+	ACT_VIEW_PROMPT,
+	ACT_VIEW_TASK,		/* a pane: narrow to its selected row's task */
+	ACT_VIEW_TASK_KIDS,	/* ... with its children and threads */
+	ACT_VIEW_CPU,		/* ... its CPU */
+	ACT_VIEW_EVENT,		/* ... its event */
+	ACT_VIEW_WIDEN,
+	ACT_VIEW_CLEAR,
+	ACT_HIDE_SELF,		/* tasks pane: ktop's own threads shown or hidden */
+	ACT_SORT_INVERT,	/* tasks pane: the sort order reversed */
+	/* stacks (pane_stacks.c) */
+	ACT_STACK_CALLERS,	/* a pane: the caller tree of its selected row */
+	ACT_STACK_ICICLE,	/* ... its icicle */
+	ACT_STACK_ON,		/* a pane: stack traces on for its selected row's event, live */
+	ACT_STACK_SOURCE,	/* stacks pane: event stacks, off-CPU, function_graph */
+	ACT_STACK_ALL,		/* stacks pane: every stack of the source (drop the scope) */
+	ACT_ZOOM_OUT,		/* stacks pane: the icicle's zoom one frame out */
 	ACT_NR,
 };
 
@@ -131,8 +150,8 @@ const struct ui_key *ui_key_lookup_in(int ch, const char *pane);
  * arguments in the union, its target in route.c's table, and a case in the
  * target's request op. The caller tree of an event ("graph") or the probe
  * prompt on a function ("probe", a prompt whose request op opens it on that
- * name) fit as they are; narrowing every pane to a task would name a target
- * that ui_request() hands to each pane in turn.
+ * name) fit as they are. Narrowing every pane goes to the view prompt, which
+ * changes the view filter; the panes see its generation change (ui_view_gen).
  */
 enum ui_req_kind {
 	UI_REQ_EVENTS,		/* "events": a window, a time, a CPU, a search */
@@ -140,6 +159,10 @@ enum ui_req_kind {
 	UI_REQ_LATENCY_STOP,	/* "latency": the stop threshold */
 	UI_REQ_FILTER_TOGGLE,	/* "filter": a function into the kernel's filter, or out */
 	UI_REQ_FILTER_UNDO,	/* "filter": undo (or redo) the last filter change */
+	UI_REQ_PROBE,		/* "probe": the probe prompt, opened on a place */
+	UI_REQ_NARROW,		/* "view": narrow every pane to a task, CPU or event */
+	UI_REQ_WIDEN,		/* "view": drop the newest clause, or all */
+	UI_REQ_STACKS,		/* "stacks": the caller tree or icicle of a row */
 	UI_REQ_NR,
 };
 
@@ -170,6 +193,60 @@ struct ui_filter_req {
 	bool		redo;		/* UI_REQ_FILTER_UNDO: redo instead */
 };
 
+/*
+ * The probe prompt, on what a pane's selected row names ("probe this"): a
+ * function, or an event (a function event's function, an eprobe on a trace
+ * event, one of ktop's probes' spec). Neither: the prompt opens empty.
+ */
+struct ui_probe_req {
+	const char	*func;		/* a function as panes print it ("f+0x1a [mod]"), or NULL */
+	bool		event;		/* else: an event of @type, @arg0 its first argument */
+	uint16_t	type;
+	uint64_t	arg0;
+};
+
+/*
+ * The view filter (src/viewfilter.h), through the view prompt: a clause for a
+ * row's task, CPU or event (UI_REQ_NARROW), or widen back (UI_REQ_WIDEN).
+ */
+enum ui_view_what {
+	UI_VIEW_TASK,		/* @pid; @kids: with its children and threads */
+	UI_VIEW_CPU,		/* @cpu */
+	UI_VIEW_EVENT,		/* @type */
+	UI_VIEW_CLAUSE,		/* @text, a clause in -F's syntax (the stacks pane's "stack:") */
+};
+
+struct ui_view_req {
+	enum ui_view_what	what;
+	int32_t			pid;
+	bool			kids;
+	unsigned int		cpu;
+	uint16_t		type;
+	bool			all;		/* UI_REQ_WIDEN: every clause */
+	const char		*text;
+};
+
+/*
+ * The stacks pane (pane_stacks.c): the caller tree or the icicle of a pane's
+ * selected row: an event (its type's stacks, the event's own selected), an
+ * event type, a function; of the event stacks, the BPF off-CPU stacks or the
+ * function_graph paths. With @enable, first turn on stack traces for @type's
+ * event (live; app_stacks_add()): when the kernel refuses, the pane says what
+ * --stack would and is not shown.
+ */
+struct ui_stacks_req {
+	bool		icicle;		/* the icicle; false: the caller tree */
+	bool		enable;
+	int		src;		/* enum sv_source (ui/stackview.h) */
+	int32_t		type;		/* event stacks of this type; -1: every type */
+	uint32_t	func;		/* event stacks through this function, function_graph
+					 * paths ending in it (a string id); 0: none */
+	uint32_t	stack;		/* select this stack's path (an event's); 0: none */
+	const uint32_t	*path;		/* or this path, root first (string ids) */
+	unsigned int	npath;
+	const char	*what;		/* the title's words for the scope */
+};
+
 struct ui_req {
 	enum ui_req_kind	kind;
 	union {
@@ -177,6 +254,9 @@ struct ui_req {
 		struct ui_top_req	top;
 		struct ui_latency_req	latency;
 		struct ui_filter_req	filter;
+		struct ui_probe_req	probe;
+		struct ui_view_req	view;
+		struct ui_stacks_req	stacks;
 	};
 };
 
@@ -209,12 +289,17 @@ struct pane_ops {
 	/* A typed request: UI_HANDLED when done (the UI then shows the pane), 0 when
 	 * the pane does not take this kind. */
 	int		(*request)(struct ui *ui, struct pane *p, const struct ui_req *r);
+	/* The stacks it shows, for the save prompt's .folded: a copy in @out (free with
+	 * stack_set_free), @value: widths are ns (else counts), @what: their words.
+	 * Return: false when it shows none. May be NULL. */
+	bool		(*folded)(struct ui *ui, struct pane *p, struct stack_set *out,
+				  bool *value, char *what, size_t len);
 };
 
 struct pane {
 	const struct pane_ops	*ops;
 	void			*priv;
-	int			h;		/* rows of the last draw */
+	int			h;		/* rows of the last frame's pane area */
 };
 
 extern const struct pane_ops pane_cpus_ops;
@@ -223,6 +308,8 @@ extern const struct pane_ops pane_events_ops;
 extern const struct pane_ops pane_graph_ops;
 extern const struct pane_ops pane_latency_ops;
 extern const struct pane_ops pane_bpf_ops;
+extern const struct pane_ops pane_tasks_ops;
+extern const struct pane_ops pane_stacks_ops;
 
 /*
  * A prompt: what takes the keys while it is open, from a question on the
@@ -270,8 +357,10 @@ extern const struct prompt_ops prompt_save_ops;		/* "save": prompt_save.c */
 extern const struct prompt_ops prompt_filter_ops;	/* "filter": prompt_filter.c */
 extern const struct prompt_ops prompt_help_ops;		/* "help": help.c */
 extern const struct prompt_ops prompt_theme_ops;	/* "theme": prompt_theme.c */
+extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
+extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
 
-#define UI_MAX_PANES	8
+#define UI_MAX_PANES	10
 #define UI_MAX_PROMPTS	16
 
 /*
@@ -279,6 +368,30 @@ extern const struct prompt_ops prompt_theme_ops;	/* "theme": prompt_theme.c */
  * many events the store holds in it. Return: false when no window is marked.
  */
 bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
+
+/* The graph pane's function_graph model (the stacks pane's third source), or NULL. */
+struct fgraph;
+struct fgraph *pane_graph_model(struct ui *ui);
+
+/*
+ * prompt_view.c: the view filter every pane honours (the app's, src/app_view.c),
+ * on the UI thread. NULL, 0, false when no clause is set.
+ */
+struct viewfilter;
+struct viewfilter *ui_view(struct ui *ui);
+/* Changes whenever a clause is pushed or removed (0: none ever). */
+uint64_t ui_view_gen(struct ui *ui);
+/* Bring the counts up to date for a frame, then the header's line. Return: false: no view. */
+bool ui_view_header(struct ui *ui, struct richstr *rs);
+/*
+ * What the panes without events of their own (BPF figures by task and CPU)
+ * can honour: the task clauses (pid:, comm:) and the CPU clauses. Return:
+ * true when @pid / @cpu passes them (true when there are none).
+ */
+bool ui_view_task_ok(struct ui *ui, int32_t pid);
+bool ui_view_cpu_ok(struct ui *ui, int cpu);
+/* The clauses such a pane cannot honour, joined with " && " ("" when none). Return: @buf. */
+const char *ui_view_unapplied(struct ui *ui, char *buf, size_t len);
 
 /* The statistics helper reads new events in slices, at most this much a second. */
 #define UI_INGEST_SLICE_NS	2000000ull
@@ -337,6 +450,7 @@ struct ui {
 	/* measurements */
 #define UI_KEY_LAT_MAX	1024
 	uint64_t		key_lat[UI_KEY_LAT_MAX];	/* poll wake-up to frame sent, ns */
+	uint64_t		key_wake_rt[UI_KEY_LAT_MAX];	/* that wake-up, CLOCK_REALTIME ns */
 	unsigned int		nkey_lat;
 	uint64_t		busy[UI_KEY_LAT_MAX];	/* > 2 ms away from poll(), ns */
 	unsigned int		nbusy;
@@ -364,6 +478,8 @@ void ui_message(struct ui *ui, const char *fmt, ...) __attribute__((format(print
 void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w);
 void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w);
 void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w);
+/* Row @y of a bottom overlay (the prompts'), @w wide: @rs after a margin. */
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs);
 /* A blank overlay box with a border. */
 void ui_draw_box(struct ui *ui, int y, int x, int h, int w);
 /* Wrap @text into rows [y, y + h) with a left margin; return rows used. */
@@ -408,8 +524,10 @@ void ui_prompt_close(struct ui *ui);
 int ui_prompt_key(struct ui *ui, int ch);
 /* The line editor's keys: Esc closes, Enter closes and submits, Tab completes. */
 int ui_prompt_line_key(struct ui *ui, struct prompt *pr, int ch);
-
-/* help.c: the help overlay's lines, generated from ui_keys[]. */
-int ui_help_lines(void);
+/*
+ * The same for a prompt that stays open on Enter (its submit closes it when
+ * done: the filter and probe prompts). *@changed: the text may have changed.
+ */
+int ui_prompt_stay_key(struct ui *ui, struct prompt *pr, int ch, bool *changed);
 
 #endif

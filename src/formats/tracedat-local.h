@@ -204,7 +204,7 @@ int tdat_decompress(enum tdat_compress z, void *zctx, void *out, size_t usize,
 /* Return: @t's buffer named @name ("top" and "" are the top instance), or NULL. */
 const struct tdat_buffer *tdat_find_buffer(const struct tdat *t, const char *name);
 
-/* ---- writing: records into pages (tracedat_encode.c) ------------------------------ */
+/* ---- writing: records into pages (tracedat_pager.c) ------------------------------ */
 
 /* One CPU's records packed into ring-buffer pages, each handed to @emit when full. */
 struct tdat_pager {
@@ -225,6 +225,11 @@ int tdat_pager_init(struct tdat_pager *p, size_t psize, unsigned int long_size,
 /* @count events were lost before @ts (0: some): flag the next page. */
 void tdat_pager_lost(struct tdat_pager *p, uint64_t ts, uint64_t count);
 void tdat_pager_add(struct tdat_pager *p, uint64_t ts, const uint8_t *rec, int size);
+/*
+ * The next records, up to three of @bytes in all, go on one page: start a
+ * new page when the open one has no room left for them (and a new one has).
+ */
+void tdat_pager_together(struct tdat_pager *p, uint64_t ts, size_t bytes);
 /* Emit the open page and free. Return: 0 or @emit's first error. */
 int tdat_pager_finish(struct tdat_pager *p);
 

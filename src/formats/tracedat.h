@@ -21,8 +21,12 @@
  *
  * Writing: version 7 compressed with zstd by default, or 7 uncompressed, or
  * version 6, laid out as trace-cmd 3.1.6 lays them out, from memory: the
- * store's events are encoded back into ring-buffer pages with the kernel's
- * own event formats (tracedat_encode.c); no tracefs tree, no temporary file.
+ * store's events are laid out again as kernel records with the kernel's own
+ * event formats (src/formats/krecord.h), each event's stack as the
+ * ftrace:kernel_stack (and user_stack) record after it, and packed into
+ * pages (tracedat_pager.c); no tracefs tree, no temporary file.
+ *
+ * tracedat.c is the format's entry in the table (src/formats/format.h).
  */
 #ifndef KTOP_TRACEDAT_H
 #define KTOP_TRACEDAT_H
@@ -35,23 +39,27 @@ struct store;
 struct snapshot_meta;
 struct viewfilter;
 struct export_stats;
+struct format_out;
 
 /* Buffer name of `-i FILE@top` and of the top instance in the meta's table. */
 #define TRACEDAT_TOP_BUFFER	"top"
 
 struct tracedat_load_opts {
+	int		fd;		/* the file, from its start (not closed); -1: open @path */
 	size_t		mem_limit;	/* the store's (-m); 0: STORE_DEFAULT_MEMORY */
 	/* only this buffer (`-i FILE@NAME`; "top" or "": the top instance); NULL: all */
 	const char	*buffer;
 };
 
 /**
- * tracedat_load - read the trace.dat at @path into a new store
- * @o: may be NULL (all buffers, the default memory limit)
+ * tracedat_load - read a trace.dat into a new store
+ * @path: the file's path (opened when o->fd is -1), named in messages
+ * @o: may be NULL (open @path, all buffers, the default memory limit)
  * @out: receives the store (free with store_free)
- * @meta: receives the formats, kallsyms, printk formats, clock, tracer (read
- *	  from the records: no option holds it), buffers and CPU stats; free
- *	  with snapshot_meta_free(); may be NULL
+ * @meta: receives the header_page and header_event, formats, kallsyms,
+ *	  printk formats, saved cmdlines, clock, tracer (read from the
+ *	  records: no option holds it), buffers and CPU stats; free with
+ *	  snapshot_meta_free(); may be NULL
  *
  * Memory: the store is bounded by the limit (oldest events evicted first);
  * the metadata (formats, kallsyms, ...) must fit in it too, else -E2BIG.
@@ -62,20 +70,6 @@ struct tracedat_load_opts {
  */
 int tracedat_load(const char *path, const struct tracedat_load_opts *o, struct store **out,
 		  struct snapshot_meta *meta, char *err, size_t errlen);
-
-/**
- * tracedat_split_buffer - `FILE@NAME`: the file and the buffer it names
- * @arg: what -i was given
- * @file: receives the file part
- * @len: size of @file
- * @buffer: receives the buffer name, a pointer into @arg (NULL when @arg
- *	    names no buffer)
- *
- * Only when @arg itself is not an existing file and it has an '@' whose
- * left part is one.
- * Return: true when @arg named a buffer.
- */
-bool tracedat_split_buffer(const char *arg, char *file, size_t len, const char **buffer);
 
 enum tracedat_compress {
 	TRACEDAT_COMPRESS_DEFAULT,	/* version 7: zstd; version 6: none */
@@ -92,60 +86,22 @@ struct tracedat_save_opts {
 };
 
 /**
- * tracedat_save - write @st as a trace.dat at @path
+ * tracedat_save - write @st as a trace.dat to @out
  * @meta: the event formats (required), header_page, kallsyms (symbol fields
- *	  are written back as addresses), printk formats, clock, tracer and
- *	  buffer table
+ *	  and stack frames are written back as addresses), printk formats,
+ *	  saved cmdlines, clock, tracer and buffer table
  * @o: may be NULL (everything, version 7, zstd)
  * @stats: may be NULL
  *
- * The file is replaced atomically (safefile_out_open); a pipe or device
- * target gets a spool first (the format is written with offsets patched).
- * Return: 0, or a negative errno with a message naming @path in @err.
+ * A file is replaced atomically, a pipe or device gets a spool first (the
+ * format is written with offsets patched): format_out_open().
+ * Return: 0, or a negative errno with a message naming out->path in @err.
  * Context: any thread; @st may be written concurrently (a consistent prefix
  * is written).
  */
-int tracedat_save(const char *path, struct store *st, const struct snapshot_meta *meta,
-		  const struct tracedat_save_opts *o, struct export_stats *stats,
-		  char *err, size_t errlen);
-
-struct tep_handle;
-struct tep_event;
-struct schema;
-struct intern;
-struct symbols;
-struct ktop_event;
-
-/*
- * One event laid out as the kernel wrote it (tracedat_encode.c): for the
- * trace.dat writer, and for the text export, which prints it with
- * libtraceevent as the kernel's trace file does.
- */
-#define TDAT_REC_MAX	65536	/* bytes of one record being laid out */
-
-struct tdat_encoder {
-	struct tep_handle	*tep;
-	struct store		*st;
-	struct schema		*sc;
-	struct intern		*in;
-	struct symbols		*syms;		/* name -> address; NULL: addresses 0 */
-	struct tep_event	**ev_of_type;	/* by store type id */
-	uint8_t			*have;		/* 0 not looked up, 1 found, 2 none */
-};
-
-/* @kallsyms: the meta's text (may be NULL). Return: 0 or -ENOMEM. */
-int tdat_encoder_init(struct tdat_encoder *e, struct tep_handle *tep, struct store *st,
-		      const char *kallsyms);
-void tdat_encoder_fini(struct tdat_encoder *e);
-
-/* Return: true when events of store type @type have a kernel format to be written with. */
-bool tdat_encodable(struct tdat_encoder *e, uint16_t type);
-
-/*
- * tdat_encode - lay @ev out in @rec (TDAT_REC_MAX bytes) as its kernel format says
- * Return: the record's size, 0 when its type has no kernel format.
- */
-int tdat_encode(struct tdat_encoder *e, const struct ktop_event *ev, uint8_t *rec);
+int tracedat_save(const struct format_out *out, struct store *st,
+		  const struct snapshot_meta *meta, const struct tracedat_save_opts *o,
+		  struct export_stats *stats, char *err, size_t errlen);
 
 /* Return: the tracer the records of @st show ("function_graph", ...), or "nop". */
 const char *tracedat_infer_tracer(const struct store *st);

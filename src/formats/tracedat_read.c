@@ -28,6 +28,8 @@
 #include "decode.h"
 #include "err.h"
 #include "snapshot.h"
+#include "stacks.h"
+#include "stacksym.h"
 #include "store.h"
 #include "symbols.h"
 #include "tracedat.h"
@@ -50,21 +52,6 @@ struct tload {
 	struct decode_ctx	*dc;
 	uint64_t		bad;		/* records the decoder could not read */
 };
-
-bool tracedat_split_buffer(const char *arg, char *file, size_t len, const char **buffer)
-{
-	const char *at = strrchr(arg, '@');
-	struct stat sb;
-
-	*buffer = NULL;
-	if (!at || !stat(arg, &sb) || (size_t)(at - arg) >= len)
-		return false;
-	snprintf(file, len, "%.*s", (int)(at - arg), arg);
-	if (stat(file, &sb))
-		return false;
-	*buffer = at + 1;
-	return true;
-}
 
 /* ---- choosing the buffers ----------------------------------------------------- */
 
@@ -446,12 +433,13 @@ static int fill_meta(struct tload *l, struct snapshot_meta *m)
 	if (!m->tracer[0])
 		snprintf(m->tracer, sizeof(m->tracer), "%s", tracedat_infer_tracer(l->st));
 	m->header_page = text_dup(t->header_page);
+	m->header_event = text_dup(t->header_event);
 	m->kallsyms = text_dup(t->kallsyms);
 	m->printk = t->printk.len ? text_dup(t->printk) : NULL;
 	m->cmdlines = t->cmdlines.len ? text_dup(t->cmdlines) : NULL;
 	m->buffers = calloc(l->nbufs, sizeof(*m->buffers));
-	if ((t->header_page.p && !m->header_page) || (t->kallsyms.p && !m->kallsyms) ||
-	    !m->buffers)
+	if ((t->header_page.p && !m->header_page) || (t->header_event.p && !m->header_event) ||
+	    (t->kallsyms.p && !m->kallsyms) || !m->buffers)
 		return -ENOMEM;
 	m->nbuffers = l->nbufs;
 	for (size_t i = 0; i < l->nbufs; i++) {
@@ -500,6 +488,34 @@ const char *tracedat_infer_tracer(const struct store *st)
 
 /* ---- loading ---------------------------------------------------------------------------- */
 
+/*
+ * The kernel frames of the stacks (kernel_stack records) named now, from the
+ * file's kallsyms: the table keeps a name once given, and nothing else will
+ * name them later (user frames stay addresses: no process maps in a file).
+ */
+static void name_stacks(struct tload *l)
+{
+	struct stacks *sk = store_stacks(l->st);
+	uint32_t n = stacks_count(sk);
+	struct stack_syms *sy;
+
+	if (!n || !l->syms)
+		return;
+	sy = stack_syms_new(l->st, l->syms, false);
+	if (!sy)
+		return;
+	for (uint32_t id = 1; id <= n; id++) {
+		struct stack_info si;
+		struct stack_frame fr;
+
+		if (stacks_get(sk, id, &si))
+			continue;
+		for (unsigned int i = 0; i < si.nkern; i++)
+			stacks_frame(sk, id, i, &fr);
+	}
+	stack_syms_free(sy);
+}
+
 static int load(struct tload *l, const struct tracedat_load_opts *o, struct snapshot_meta *meta)
 {
 	int ret;
@@ -522,6 +538,7 @@ static int load(struct tload *l, const struct tracedat_load_opts *o, struct snap
 	ret = load_pages(l);
 	if (ret)
 		return ret;
+	name_stacks(l);
 	/* the kernel's comms at the end of the recording: as trace-cmd report names tasks */
 	load_cmdlines(l);
 	for (unsigned int s = 0; s < l->nstreams; s++)
@@ -545,22 +562,22 @@ int tracedat_load(const char *path, const struct tracedat_load_opts *o, struct s
 	if (meta)
 		memset(meta, 0, sizeof(*meta));
 	l.mem_limit = o && o->mem_limit ? o->mem_limit : STORE_DEFAULT_MEMORY;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = o && o->fd >= 0 ? o->fd : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set_at(err, errlen, -errno, path, "%s", strerror(errno));
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
 		ret = err_set_at(err, errlen, -EINVAL, path, "not a regular file (a trace.dat is "
 				 "read from a file)");
+	else if (sb.st_size < TDAT_MAGIC_LEN)
+		ret = err_set_at(err, errlen, -EBADMSG, path, "truncated trace.dat header "
+				 "(%lld bytes)", (long long)sb.st_size);
+	else
+		ret = 0;
+	map = ret ? MAP_FAILED : mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (!(o && o->fd >= 0))
 		close(fd);
+	if (ret)
 		return ret;
-	}
-	if (sb.st_size < TDAT_MAGIC_LEN) {
-		close(fd);
-		return err_set_at(err, errlen, -EBADMSG, path, "truncated trace.dat header "
-				  "(%lld bytes)", (long long)sb.st_size);
-	}
-	map = mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
 	if (map == MAP_FAILED)
 		return err_set_at(err, errlen, -errno, path, "mmap: %s", strerror(errno));
 	madvise(map, sb.st_size, MADV_SEQUENTIAL);

@@ -28,9 +28,12 @@
 
 #include "err.h"
 #include "export.h"
+#include "formats/format.h"
+#include "formats/krecord.h"
 #include "safefile.h"
 #include "schema.h"
 #include "snapshot.h"
+#include "stacks.h"
 #include "store.h"
 #include "tracedat.h"
 #include "tracedat-local.h"
@@ -40,7 +43,7 @@
 #define COMM_SCAN_MAX	(1u << 23)	/* store.c COMM_MAX_PID */
 #define EV_BATCH	1024
 
-/* The kernel's events/header_event: fixed since 2.6.3x. */
+/* The kernel's events/header_event (fixed since 2.6.3x), when the meta has none. */
 static const char header_event_text[] =
 	"# compressed entry header\n"
 	"\ttype_len    :    5 bits\n"
@@ -117,6 +120,15 @@ struct tw_buffer {
 	uint64_t	*off, *size;
 };
 
+/* How a stack record is laid out (the meta's ftrace/kernel_stack or user_stack format). */
+struct tw_stack {
+	struct tep_event	*ev;		/* NULL: no such format, stacks not written */
+	int			off_n;		/* size (kernel) or tgid (user) */
+	int			off_caller;
+	int			fixed;		/* user_stack: its array's slots; 0: the frames */
+	uint8_t			*rec;
+};
+
 struct tw {
 	int			fd;
 	uint64_t		pos;	/* the file offset of wb's end */
@@ -132,8 +144,9 @@ struct tw {
 	uint64_t		t0, t1;
 	struct viewfilter	*view;
 	struct tep_handle	*tep;
-	struct tdat_encoder	enc;
+	struct krecord		kr;
 	uint8_t			*rec;
+	struct tw_stack		kstk, ustk;	/* ftrace:kernel_stack, ftrace:user_stack */
 	struct ktop_event	*evs;
 	unsigned int		long_size;
 	uint32_t		page_size;
@@ -291,7 +304,7 @@ static void build_headers(struct tw *w, struct mbuf *b)
 	mb_put(b, "header_page", 12);
 	mb_text(b, hp, 8);
 	mb_put(b, "header_event", 13);
-	mb_text(b, header_event_text, 8);
+	mb_text(b, w->m->header_event ? w->m->header_event : header_event_text, 8);
 }
 
 static void build_ftrace(struct tw *w, struct mbuf *b)
@@ -478,6 +491,93 @@ static int lost_cmp(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
+/* ---- stacks: the kernel_stack and user_stack records after their event --------------- */
+
+/* Where @name's format puts its fields; rec NULL when the meta has no such format. */
+static int stack_init(struct tw *w, struct tw_stack *k, const char *name)
+{
+	struct tep_event *ev = tep_find_event_by_name(w->tep, "ftrace", name);
+	struct tep_format_field *n, *c;
+
+	memset(k, 0, sizeof(*k));
+	if (!ev)
+		return 0;
+	n = tep_find_field(ev, strcmp(name, "user_stack") ? "size" : "tgid");
+	c = tep_find_field(ev, "caller");
+	if (!n || !c || n->size != 4 || c->offset < n->offset + 4)
+		return 0;
+	k->ev = ev;
+	k->off_n = n->offset;
+	k->off_caller = c->offset;
+	/* the kernel's user stack is its fixed array; a kernel stack as deep as it is */
+	k->fixed = strcmp(name, "user_stack") ? 0 : c->size / (int)w->long_size;
+	k->rec = malloc(c->offset + (STACK_MAX_FRAMES + 1) * 8);
+	return k->rec ? 0 : -ENOMEM;
+}
+
+static void put_word(uint8_t *p, unsigned int size, uint64_t v)
+{
+	for (unsigned int i = 0; i < size; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/*
+ * The record of @n frames (leaf first) of @ev's stack in @k->rec, with @ev's
+ * common fields. Return: its size, 0 when there is no format or no frame.
+ */
+static int stack_record(struct tw *w, struct tw_stack *k, const struct ktop_event *ev,
+			const uint64_t *frames, unsigned int n, uint32_t tgid)
+{
+	unsigned int ls = w->long_size, slots = k->fixed ? (unsigned int)k->fixed : n;
+	struct tep_format_field *f;
+	int size;
+
+	if (!k->ev || !n)
+		return 0;
+	if (n > slots)
+		n = slots;
+	size = k->off_caller + (int)(slots * ls);
+	memset(k->rec, 0, size);
+	for (f = k->ev->format.common_fields; f; f = f->next) {
+		uint64_t v = !strcmp(f->name, "common_type") ? (uint64_t)k->ev->id :
+			     !strcmp(f->name, "common_flags") ? ev->flags :
+			     !strcmp(f->name, "common_preempt_count") ? ev->pc :
+			     !strcmp(f->name, "common_pid") ? (uint32_t)ev->pid : 0;
+
+		if (f->offset + f->size <= k->off_caller)
+			put_word(k->rec + f->offset, f->size, v);
+	}
+	put_word(k->rec + k->off_n, 4, k->fixed ? tgid : n);
+	for (unsigned int i = 0; i < n; i++)
+		put_word(k->rec + k->off_caller + i * ls, ls, frames[i]);
+	return size;
+}
+
+/*
+ * @ev (its record in w->rec, @size bytes), then its stack as the kernel
+ * writes it: the kernel_stack record, then the user_stack one, all on one
+ * page (the decoder gives a stack to the event before it on its page).
+ */
+static void add_event(struct tw *w, struct tdat_pager *pg, const struct ktop_event *ev,
+		      int size)
+{
+	struct stack_info si;
+	int ks = 0, us = 0;
+
+	if (ev->stack && !stacks_get(store_stacks(w->st), ev->stack, &si) &&
+	    !(si.flags & STACK_F_NAMES)) {
+		ks = stack_record(w, &w->kstk, ev, si.frames, si.nkern, 0);
+		us = stack_record(w, &w->ustk, ev, si.frames + si.nkern, si.nuser, si.tgid);
+		if (ks || us)
+			tdat_pager_together(pg, ev->ts, (size_t)size + ks + us);
+	}
+	tdat_pager_add(pg, ev->ts, w->rec, size);
+	if (ks)
+		tdat_pager_add(pg, ev->ts, w->kstk.rec, ks);
+	if (us)
+		tdat_pager_add(pg, ev->ts, w->ustk.rec, us);
+}
+
 /* Events of @stream in the window (and the view) into pages; their lost marks flag pages. */
 static int write_stream(struct tw *w, unsigned int stream, const struct store_lost *lost,
 			size_t nlost, uint64_t *events, uint64_t *lostn)
@@ -516,12 +616,12 @@ static int write_stream(struct tw *w, unsigned int stream, const struct store_lo
 					tdat_pager_lost(&pg, ev->ts, lost[li].count);
 					*lostn += lost[li].count;
 				}
-			size = tdat_encode(&w->enc, ev, w->rec);
+			size = krecord_encode(&w->kr, ev, w->rec);
 			if (!size) {
 				w->s.skipped++;
 				continue;
 			}
-			tdat_pager_add(&pg, ev->ts, w->rec, size);
+			add_event(w, &pg, ev, size);
 			w->s.events++;
 			(*events)++;
 		}
@@ -682,7 +782,8 @@ static void count_v6(struct tw *w, const struct store_lost *lost, size_t nlost, 
 				}
 				if (ev->type != KTOP_T_NONE && ev->ts >= w->t0 &&
 				    (!w->view || viewfilter_match(w->view, ev)) &&
-				    tdat_encodable(&w->enc, ev->type))
+				    krecord_event(&w->kr, ev->type) &&
+				    schema_get(store_schema(w->st), ev->type))
 					events[s]++;
 			}
 		}
@@ -824,7 +925,9 @@ static void tw_free(struct tw *w)
 	free(w->opts.p);
 	free(w->rec);
 	free(w->evs);
-	tdat_encoder_fini(&w->enc);
+	krecord_fini(&w->kr);
+	free(w->kstk.rec);
+	free(w->ustk.rec);
 	ZSTD_freeCCtx(w->cctx);
 	if (w->tep)
 		tep_free(w->tep);
@@ -847,10 +950,11 @@ static int tw_init(struct tw *w, struct store *st, const struct snapshot_meta *m
 	if (!w->tep)
 		return -EINVAL;
 	w->long_size = tep_get_header_page_size(w->tep) == 4 ? 4 : 8;
-	ret = tdat_encoder_init(&w->enc, w->tep, st, m->kallsyms);
-	w->rec = malloc(TDAT_REC_MAX);
+	ret = krecord_init(&w->kr, w->tep, st, m);
+	w->rec = malloc(KRECORD_MAX);
 	w->evs = malloc(EV_BATCH * sizeof(*w->evs));
-	if (ret || !w->rec || !w->evs)
+	if (ret || !w->rec || !w->evs || stack_init(w, &w->kstk, "kernel_stack") ||
+	    stack_init(w, &w->ustk, "user_stack"))
 		return -ENOMEM;
 	if (w->z) {
 		w->cctx = ZSTD_createCCtx();
@@ -862,14 +966,15 @@ static int tw_init(struct tw *w, struct store *st, const struct snapshot_meta *m
 	return setup_buffers(w);
 }
 
-int tracedat_save(const char *path, struct store *st, const struct snapshot_meta *meta,
-		  const struct tracedat_save_opts *o, struct export_stats *stats,
-		  char *err, size_t errlen)
+int tracedat_save(const struct format_out *out, struct store *st,
+		  const struct snapshot_meta *meta, const struct tracedat_save_opts *o,
+		  struct export_stats *stats, char *err, size_t errlen)
 {
+	const char *path = out->path;
 	unsigned int n = store_ncpus(st);
 	struct store_lost *lost = NULL;
 	uint64_t *events, *lostn;
-	struct safefile_out of;
+	struct format_file f;
 	struct tw w = { 0 };
 	size_t nlost;
 	int ret;
@@ -898,11 +1003,11 @@ int tracedat_save(const char *path, struct store *st, const struct snapshot_meta
 	}
 	nlost = store_lost_marks(st, w.t0, w.t1, lost, nlost);
 	qsort(lost, nlost, sizeof(*lost), lost_cmp);
-	ret = safefile_out_open(&of, path, SAFEFILE_OUT_SEEKABLE | (o ? o->file_flags : 0),
-				err, errlen);
+	ret = format_out_open(&f, out, SAFEFILE_OUT_SEEKABLE | (o ? o->file_flags : 0), false,
+			      err, errlen);
 	if (ret)
 		goto out;
-	w.fd = of.fd;
+	w.fd = f.out.fd;
 	ret = w.version >= 7 ? write_v7(&w, lost, nlost, events, lostn) :
 			       write_v6(&w, lost, nlost, events, lostn);
 	w_flush(&w);
@@ -910,8 +1015,7 @@ int tracedat_save(const char *path, struct store *st, const struct snapshot_meta
 		ret = w.werr;
 	if (ret)
 		err_set_at(err, errlen, ret, path, "write: %s", strerror(-ret));
-	if (safefile_out_close(&of, ret == 0, err, errlen) && !ret)
-		ret = -EIO;
+	ret = format_out_close(&f, ret, NULL, err, errlen);
 	w.s.bytes = w.pos;
 out:
 	if (stats)

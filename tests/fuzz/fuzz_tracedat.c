@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "formats/format.h"
 #include "formats/tracedat.h"
 #include "snapshot.h"
 #include "store.h"
@@ -28,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void write_back(struct store *st, const struct snapshot_meta *meta, unsigned int version)
 {
 	struct tracedat_save_opts o = { .version = version };
+	struct format_out out;
 	struct snapshot_meta back;
 	struct store *st2 = NULL;
 	char path[64], err[512] = "";
@@ -36,8 +38,10 @@ static void write_back(struct store *st, const struct snapshot_meta *meta, unsig
 	if (fd < 0)
 		return;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	out.path = path;
+	out.fd = fd;
 	/* no formats: refused with a message; else it must write, and read back */
-	if (tracedat_save(path, st, meta, &o, NULL, err, sizeof(err))) {
+	if (tracedat_save(&out, st, meta, &o, NULL, err, sizeof(err))) {
 		if (!strstr(err, path))
 			abort();
 	} else if (!tracedat_load(path, NULL, &st2, &back, err, sizeof(err))) {
@@ -51,7 +55,7 @@ static void write_back(struct store *st, const struct snapshot_meta *meta, unsig
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tracedat_load_opts o = { .mem_limit = 8 << 20 };
+	struct tracedat_load_opts o = { .fd = -1, .mem_limit = 8 << 20 };
 	char path[64], err[512] = "";
 	struct snapshot_meta meta;
 	struct store *st = NULL;

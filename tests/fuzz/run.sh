@@ -17,7 +17,7 @@ fail=0
 work=$(mktemp -d /tmp/ktop-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-if ! make --no-print-directory fuzz >"$work/build.log" 2>&1; then
+if ! make --no-print-directory -j2 fuzz >"$work/build.log" 2>&1; then
 	echo "FAIL fuzz-build: make fuzz failed (clang and libclang-rt-14-dev are needed):"
 	tail -n 15 "$work/build.log" | sed 's/^/    /'
 	echo "0 passed, 1 failed"

@@ -4,7 +4,7 @@
 # -o TARGET as root, offline on the recorded demo (the kernel is not touched):
 #   - /dev/null stays the character device it was, same inode, for every
 #     format;
-#   - a FIFO gets the whole file (trace.dat, which libtracecmd writes with
+#   - a FIFO gets the whole file (trace.dat, which ktop writes with
 #     seeks, through a spool) byte for byte as a regular -o writes it;
 #   - -o -, -o /dev/stdout and a link to /dev/fd/3 write into pipes, and
 #     what comes out loads with ktop -i (or equals the regular trace.dat);
@@ -117,7 +117,7 @@ mknod "$tmp/t/blk" b 7 200
 before=$(describe "$tmp/t/blk")
 out "$tmp/t/blk" >/dev/null 2>"$tmp/err"
 rc=$?
-if [ $rc -ne 0 ] && [ "$(describe "$tmp/t/blk")" = "$before" ] && grep -q 'block device' "$tmp/err"; then
+if [ $rc -eq 2 ] && [ "$(describe "$tmp/t/blk")" = "$before" ] && grep -q 'block device' "$tmp/err"; then
 	ok "o_block_device_refused ($(cat "$tmp/err"))"
 else
 	fail "o_block_device_refused: rc $rc, '$before' -> '$(describe "$tmp/t/blk")' $(cat "$tmp/err")"
@@ -125,8 +125,19 @@ fi
 mkdir "$tmp/t/adir"
 out "$tmp/t/adir" >/dev/null 2>"$tmp/err"
 rc=$?
-[ $rc -ne 0 ] && [ -d "$tmp/t/adir" ] && ok "o_directory_refused" ||
+[ $rc -eq 2 ] && [ -d "$tmp/t/adir" ] && ok "o_directory_refused" ||
 	fail "o_directory_refused: rc $rc $(cat "$tmp/err")"
+# a live run with a target -o refuses is refused before it traces, not at the end
+t0=$(date +%s%N)
+"$KTOP" --batch --duration 5 -o "$tmp/t/adir" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ $rc -eq 2 ] && [ $ms -lt 2000 ] && ! grep -q 'Events:' "$tmp/out" &&
+   grep -q 'is a directory' "$tmp/err"; then
+	ok "o_refused_before_tracing (${ms} ms: $(cat "$tmp/err"))"
+else
+	fail "o_refused_before_tracing: rc $rc after ${ms} ms, $(head -c 200 "$tmp/out") $(cat "$tmp/err")"
+fi
 
 # 5. links: another uid's is not followed; root's to a regular file is
 echo precious >"$tmp/victim"
@@ -134,7 +145,7 @@ ln -s "$tmp/victim" "$tmp/t/planted.ktop"
 chown -h 65534:65534 "$tmp/t/planted.ktop"
 out "$tmp/t/planted.ktop" >/dev/null 2>"$tmp/err"
 rc=$?
-if [ $rc -ne 0 ] && [ "$(cat "$tmp/victim")" = precious ] && [ -L "$tmp/t/planted.ktop" ] &&
+if [ $rc -eq 2 ] && [ "$(cat "$tmp/victim")" = precious ] && [ -L "$tmp/t/planted.ktop" ] &&
    grep -q 'owned by uid 65534' "$tmp/err"; then
 	ok "o_link_of_another_uid_refused ($(cat "$tmp/err"))"
 else

@@ -6,13 +6,17 @@
  * Usage (root):
  *   record_fixture -o DIR [-e SYSTEM[:EVENT]]... [-p TRACER] [-l FILTER]...
  *                  [-g GRAPHFUNC]... [-n NOTRACE]... [-b BUFFER_KB] [-t SECONDS]
- *                  [-T] [-x] [-- CMD [ARG]...]
+ *                  [-s SYSTEM:EVENT]... [-U] [-T] [-x] [-- CMD [ARG]...]
  *
  *   -o DIR      output directory (created; existing files are overwritten)
  *   -e EVENT    enable SYSTEM or SYSTEM:EVENT (repeatable)
  *   -p TRACER   current_tracer: function, function_graph, osnoise, timerlat, ...
  *   -l FILTER   set_ftrace_filter line (repeatable), -n for set_ftrace_notrace,
  *   -g FUNC     set_graph_function line (repeatable)
+ *   -s EVENT    the stacktrace trigger on SYSTEM:EVENT (repeatable; the event must
+ *               be enabled with -e): an ftrace:kernel_stack record after each
+ *   -U          options/userstacktrace: an ftrace:user_stack record after every
+ *               event (removed again on exit, as the triggers are)
  *   -b KB       per-CPU buffer size in KB (default 256: keeps fixtures small)
  *   -t SECONDS  trace this long (default 1, or 0 when a command is given);
  *               with a command, trace for the command and then this long more
@@ -88,6 +92,9 @@ struct opts {
 	bool		seconds_set;
 	bool		top_level;
 	bool		no_text;
+	const char	*stacks[MAX_ITEMS];	/* -s */
+	int		nstacks;
+	bool		ustack;			/* -U */
 	char		**cmd;
 	char		cmdline[4096];
 };
@@ -102,8 +109,8 @@ static void on_signal(int sig)
 static void usage(void)
 {
 	fprintf(stderr, "usage: record_fixture -o DIR [-e SYS[:EVENT]]... [-p TRACER] "
-		"[-l FILTER]... [-n NOTRACE]... [-g FUNC]... [-b KB] [-t SEC] [-T] [-x] "
-		"[-- CMD...]\n");
+		"[-l FILTER]... [-n NOTRACE]... [-g FUNC]... [-b KB] [-t SEC] "
+		"[-s SYS:EVENT]... [-U] [-T] [-x] [-- CMD...]\n");
 	exit(2);
 }
 
@@ -244,6 +251,16 @@ static bool file_idle(const char *file)
 
 static char *saved_buffer_kb;
 static int saved_tracing_on = 1;
+static const struct opts *set_opts;	/* what setup() set, for cleanup() */
+
+/* The trigger file of "sys:event". */
+static void trigger_file(const char *spec, char *buf, size_t len)
+{
+	const char *colon = strchr(spec, ':');
+
+	snprintf(buf, len, "events/%.*s/%s/trigger", colon ? (int)(colon - spec) : 0, spec,
+		 colon ? colon + 1 : spec);
+}
 
 static int top_level_check(void)
 {
@@ -267,6 +284,14 @@ static void cleanup(void)
 	if (!instance_made && !top_taken)
 		return;
 	tracefs_trace_off(inst);
+	for (int i = 0; set_opts && i < set_opts->nstacks; i++) {
+		char file[512];
+
+		trigger_file(set_opts->stacks[i], file, sizeof(file));
+		tracefs_instance_file_write(inst, file, "!stacktrace");
+	}
+	if (set_opts && set_opts->ustack)
+		tracefs_instance_file_write(inst, "options/userstacktrace", "0");
 	tracefs_instance_file_write(inst, "current_tracer", "nop");
 	tracefs_event_disable(inst, NULL, NULL);
 	tracefs_instance_file_clear(inst, "set_ftrace_filter");
@@ -345,6 +370,17 @@ static int setup(const struct opts *o)
 		if (append_file("set_graph_function", o->graph[i]))
 			return -1;
 	if (o->tracer && set_file("current_tracer", o->tracer))
+		return -1;
+	/* after the events: a trigger fires on a disabled event too */
+	set_opts = o;
+	for (int i = 0; i < o->nstacks; i++) {
+		char file[512];
+
+		trigger_file(o->stacks[i], file, sizeof(file));
+		if (set_file(file, "stacktrace"))
+			return -1;
+	}
+	if (o->ustack && set_file("options/userstacktrace", "1"))
 		return -1;
 	return 0;
 }
@@ -532,6 +568,18 @@ static int scan_record(void *arg, unsigned int cpu, unsigned long long ts, void 
 	ev = tep_find_event(sc->tep, id);
 	if (!ev)
 		return 0;
+	if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "kernel_stack")) {
+		/* "caller[8]" in the format, @size callers in the record */
+		struct tep_format_field *n = tep_find_field(ev, "size");
+		struct tep_format_field *c = tep_find_field(ev, "caller");
+
+		for (unsigned long long i = 0; n && c && i < tep_read_number(sc->tep,
+		     (char *)data + n->offset, 4) && c->offset + (i + 1) * sc->long_size <=
+		     (unsigned long long)size; i++)
+			ksym_mark(sc, tep_read_number(sc->tep, (char *)data + c->offset +
+						      i * sc->long_size, sc->long_size));
+		return 0;
+	}
 	for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
 		unsigned long long v;
 
@@ -655,6 +703,10 @@ static void save_meta(const struct opts *o, int ncpus, long pages, long records)
 	fprintf(f, "\ntrace_clock=%.*s\n", clock && strchr(clock, '[') ?
 		(int)strcspn(strchr(clock, '[') + 1, "]") : 0,
 		clock && strchr(clock, '[') ? strchr(clock, '[') + 1 : "");
+	fprintf(f, "stacks=");
+	for (int i = 0; i < o->nstacks; i++)
+		fprintf(f, "%s%s", i ? "," : "", o->stacks[i]);
+	fprintf(f, "\nuser_stacks=%d\n", o->ustack);
 	fprintf(f, "pages=%ld\nrecords=%ld\ncommand=%s\n", pages, records, o->cmdline);
 	free(clock);
 	fclose(f);
@@ -668,7 +720,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	for (int i = 0, n = 0; i < argc; i++)
 		n += snprintf(o->cmdline + n, sizeof(o->cmdline) - n > 0 ?
 			      sizeof(o->cmdline) - n : 0, "%s%s", i ? " " : "", argv[i]);
-	while ((c = getopt(argc, argv, "+o:e:p:l:n:g:b:t:Txh")) != -1) {
+	while ((c = getopt(argc, argv, "+o:e:p:l:n:g:b:t:s:UTxh")) != -1) {
 		switch (c) {
 		case 'o':
 			o->out = optarg;
@@ -701,6 +753,13 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case 'T':
 			o->top_level = true;
+			break;
+		case 's':
+			if (o->nstacks < MAX_ITEMS)
+				o->stacks[o->nstacks++] = optarg;
+			break;
+		case 'U':
+			o->ustack = true;
 			break;
 		case 'x':
 			o->no_text = true;
@@ -753,6 +812,9 @@ int main(int argc, char **argv)
 	if (o.tracer) {
 		copy_system(o.out, "ftrace");
 		copy_system(o.out, "osnoise");
+	} else if (o.nstacks || o.ustack) {
+		copy_format(o.out, "ftrace", "kernel_stack");
+		copy_format(o.out, "ftrace", "user_stack");
 	}
 	save_meta(&o, ncpus, pages, -1);
 	/* reload what we wrote: finds the addresses in the records */

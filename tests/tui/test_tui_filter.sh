@@ -97,6 +97,12 @@ if wait_gone '^  Filter  ' 3 && grep -qx 'prev_pid == 1' "$evf"; then
 else
 	fail "event_filter_applied_to_ktops_instance: $(cat "$evf" 2>&1)"; evidence evf
 fi
+# issue 18 #3.6: the header names the filter in effect, not "none"
+if wait_screen '^ events/s .* filter sched_switch: prev_pid == 1' 3; then
+	ok "header_names_the_event_filter"
+else
+	fail "header_names_the_event_filter"; evidence header
+fi
 keys 3 /
 keys -l 'ktop: filter'
 keys Enter
@@ -116,6 +122,22 @@ if wait_footer 'redid|redo' 3 && grep -qx 'prev_pid == 1' "$evf"; then
 	ok "redo_reapplies_event_filter"
 else
 	fail "redo_reapplies_event_filter: $(cat "$evf" 2>&1)"; evidence redo
+fi
+keys u
+wait_footer 'undid' 3
+if wait_screen '^ events/s .* filter none' 3; then
+	ok "header_says_none_after_undo"
+else
+	fail "header_says_none_after_undo"; evidence header-undo
+fi
+# a pid: line (ktop's own pid: a filter that changes nothing else here)
+keys f C-u
+keys -l "pid:$pid"
+keys Enter
+if wait_screen "^ events/s .* filter pid:$pid" 3; then
+	ok "header_names_the_pid_filter"
+else
+	fail "header_names_the_pid_filter"; evidence header-pid
 fi
 keys u
 wait_footer 'undid' 3

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Command-line parsing: trace-cmd's letters, sizes, lists, and the refusals. */
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
+#include <pcre2.h>
 #include <stdio.h>
 
 #include "app.h"
@@ -141,6 +143,53 @@ TEST(refusals_name_the_problem)
 	CHECK(PARSE(&o, "-e", "") == -EINVAL);
 	CHECK(PARSE(&o, "-e", "a b") == -EINVAL);
 	CHECK(PARSE(&o, "-p", "") == -EINVAL);
+}
+
+/*
+ * Issue 18 #3.14: -l, -n, -g take the filter prompt's language; a broken
+ * regex is refused before anything is traced, named as a regex error with
+ * its column in the option's argument and pcre2's own message.
+ */
+TEST(function_filters_in_the_prompts_language)
+{
+	static const char *const bad[] = { "/^vfs_(read/", "/a[b/", "/x{2,1}/" };
+	struct app_opts o;
+
+	CHECK(PARSE(&o, "-l", "/^vfs_(read|write)$/", "-n", "!*rcu* /lock$/", "-l", "tcp_*",
+		    "-g", "/^do_sys_open/") == OPTS_RUN);
+	CHECK_EQ_U64(o.so.nfilters, 2);
+	CHECK_STR(o.so.filters[0], "/^vfs_(read|write)$/");
+	CHECK_STR(o.so.notrace[0], "!*rcu* /lock$/");
+	CHECK_STR(o.so.tracer, "function_graph");
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *opt[] = { "-l", "-n", "-g" };
+		PCRE2_UCHAR msg[256];
+		PCRE2_SIZE off;
+		char col[32];
+		int ec;
+		pcre2_code *re = pcre2_compile((PCRE2_SPTR)bad[i] + 1, strlen(bad[i]) - 2, 0, &ec,
+					       &off, NULL);
+
+		CHECK(re == NULL);
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		/* the column in the argument, 1-based: after its opening '/' */
+		snprintf(col, sizeof(col), "column %d", (int)off + 2);
+		CHECK(PARSE(&o, "-p", "function_graph", opt[i], bad[i]) == -EINVAL);
+		if (!strstr(err, "regex") || !strstr(err, col) || !strstr(err, (char *)msg) ||
+		    !strstr(err, bad[i]) || !strstr(err, opt[i]))
+			printf("  %s '%s': \"%s\" (want %s, %s)\n", opt[i], bad[i], err, col,
+			       (char *)msg);
+		CHECK(strstr(err, "regex") && strstr(err, col) && strstr(err, (char *)msg));
+		CHECK(strstr(err, bad[i]) && strstr(err, opt[i]));
+	}
+	/* unbalanced, and what belongs to other options */
+	CHECK(PARSE(&o, "-l", "/^vfs_read") == -EINVAL);
+	CHECK(strstr(err, "-l") && strstr(err, "regex"));
+	CHECK(PARSE(&o, "-l", "pid:12") == -EINVAL);
+	CHECK(strstr(err, "-P"));
+	CHECK(PARSE(&o, "-n", "+ vfs_*") == -EINVAL);
+	CHECK(PARSE(&o, "-l", "sched_switch: prev_pid == 1") == -EINVAL);
+	CHECK(PARSE(&o, "-l", "") == -EINVAL);
 }
 
 TEST(parse_twice)

@@ -21,9 +21,11 @@ TEST(view_options)
 	CHECK(PARSE(&o, "--batch") == OPTS_RUN);
 	CHECK(!o.hide_self && !o.nviews);
 	CHECK(PARSE(&o, "--json", "-F", "cpu:0") == OPTS_RUN);
-	/* not in the interactive view yet, and never on a stream */
-	CHECK(PARSE(&o, "-F", "cpu:0") == -EINVAL);
-	CHECK(strstr(err, "--view works with --batch or --json"));
+	/* the interactive view starts narrowed; a stream sends every event */
+	CHECK(PARSE(&o, "-F", "cpu:0") == OPTS_RUN);
+	CHECK_EQ_U64(o.nviews, 1);
+	CHECK(PARSE(&o, "-i", "x.ktop", "-F", "pid:1+", "-F", "cpu:1") == OPTS_RUN);
+	CHECK_EQ_U64(o.nviews, 2);
 	CHECK(PARSE(&o, "--stream", "--batch", "-F", "cpu:0") == -EINVAL);
 	CHECK(strstr(err, "--view does not apply to --stream"));
 }

@@ -31,6 +31,15 @@
 #include "export.h"
 #include "fgraph.h"
 #include "formats/tracedat.h"
+#include "stacks.h"
+#include "stacksym.h"
+#include "symbols.h"
+
+/* strcmp for qsort of char * */
+static int strcmp_p(const char **a, const char **b)
+{
+	return strcmp(*a, *b);
+}
 
 #define MAX_FILES	32
 #define MAX_KEYS	64
@@ -763,6 +772,216 @@ TEST(tracedat_roundtrip_same_report)
 		store_free(st);
 		snapshot_meta_free(&meta);
 	}
+}
+
+/* ---- stacks ----------------------------------------------------------------------- */
+
+/* Frame @i of stack @id of @st as "name@addr", or "" when @id has no frame @i. */
+static void frame_text(struct store *st, uint32_t id, unsigned int i, char *out, size_t len)
+{
+	struct stack_frame fr;
+
+	out[0] = 0;
+	if (!stacks_frame(store_stacks(st), id, i, &fr))
+		snprintf(out, len, "%s@%llx", fr.name, (unsigned long long)fr.addr);
+}
+
+/* Every event of @a has in @b the same stack: kernel frames (names, addresses), user addresses. */
+static long stacks_differ(struct store *a, struct store *b, uint64_t *with)
+{
+	long bad = 0;
+
+	*with = 0;
+	for (unsigned int cpu = 0; cpu < store_ncpus(a); cpu++) {
+		uint64_t fa, ea, fb, eb;
+
+		store_cpu_range(a, cpu, &fa, &ea);
+		store_cpu_range(b, cpu, &fb, &eb);
+		if (ea - fa != eb - fb)
+			return -1;
+		for (uint64_t i = 0; fa + i < ea; i++) {
+			struct ktop_event x, y;
+			struct stack_info sx = { 0 }, sy = { 0 };
+
+			if (store_get(a, cpu, fa + i, &x) || store_get(b, cpu, fb + i, &y))
+				return -1;
+			if (!x.stack && !y.stack)
+				continue;
+			(*with)++;
+			if (!x.stack || !y.stack || stacks_get(store_stacks(a), x.stack, &sx) ||
+			    stacks_get(store_stacks(b), y.stack, &sy) || sx.nkern != sy.nkern ||
+			    sx.nuser != sy.nuser || (sx.nuser && sx.tgid != sy.tgid)) {
+				if (bad++ < 3)
+					printf("  cpu %u event %llu: stack %u (%u+%u frames), back %u "
+					       "(%u+%u)\n", cpu, (unsigned long long)i, x.stack,
+					       sx.nkern, sx.nuser, y.stack, sy.nkern, sy.nuser);
+				continue;
+			}
+			for (unsigned int k = 0; k < sx.nkern + sx.nuser; k++) {
+				char fx[160], fy[160];
+
+				frame_text(a, x.stack, k, fx, sizeof(fx));
+				frame_text(b, y.stack, k, fy, sizeof(fy));
+				if (k >= sx.nkern) {
+					/* user frames: addresses (a file has no process maps) */
+					if (sx.frames[k] == sy.frames[k])
+						continue;
+				} else if (!strcmp(fx, fy)) {
+					continue;
+				}
+				if (bad++ < 3)
+					printf("  cpu %u event %llu frame %u: %s, back %s\n", cpu,
+					       (unsigned long long)i, k, fx, fy);
+			}
+		}
+	}
+	return bad;
+}
+
+/* The "=> NAME" lines of the kernel_stack records of `trace-cmd report`, sorted. */
+static size_t report_frames(const char *path, char ***out)
+{
+	char cmd[1200], line[1024], **v = NULL;
+	size_t n = 0, cap = 0;
+	bool in_kernel = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "trace-cmd report '%s' 2>/dev/null", path);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		char name[256];
+
+		if (strstr(line, ": kernel_stack:") || strstr(line, ": <stack trace>")) {
+			in_kernel = true;
+			continue;
+		}
+		if (strncmp(line, "=> ", 3)) {
+			in_kernel = false;
+			continue;
+		}
+		if (!in_kernel || sscanf(line + 3, "%255s", name) != 1)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				abort();
+		}
+		v[n++] = strdup(name);
+	}
+	if (p)
+		pclose(p);
+	qsort(v, n, sizeof(*v), (int (*)(const void *, const void *))strcmp_p);
+	*out = v;
+	return n;
+}
+
+/* The kernel frames' names of every event's stack in @st, sorted. */
+static size_t store_frames(struct store *st, char ***out)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
+		uint64_t first, end;
+
+		store_cpu_range(st, cpu, &first, &end);
+		for (uint64_t i = first; i < end; i++) {
+			struct ktop_event ev;
+			struct stack_info si;
+
+			if (store_get(st, cpu, i, &ev) || !ev.stack ||
+			    stacks_get(store_stacks(st), ev.stack, &si))
+				continue;
+			for (unsigned int k = 0; k < si.nkern; k++) {
+				struct stack_frame fr;
+
+				if (n == cap) {
+					cap = cap ? 2 * cap : 1024;
+					v = realloc(v, cap * sizeof(*v));
+					if (!v)
+						abort();
+				}
+				stacks_frame(store_stacks(st), ev.stack, k, &fr);
+				v[n++] = strdup(fr.name);
+			}
+		}
+	}
+	qsort(v, n, sizeof(*v), (int (*)(const void *, const void *))strcmp_p);
+	*out = v;
+	return n;
+}
+
+static void free_strs(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/*
+ * issue 17: the stacks of the rt guests' and the host's stack fixtures
+ * (tests/fixtures/stacks-*: stacktrace triggers, userstacktrace) written as
+ * trace.dat: trace-cmd report shows each event's kernel_stack record with the
+ * frames ktop holds, and ktop reads every event's stack back.
+ */
+TEST(tracedat_stacks_roundtrip)
+{
+	char names[SNAP_MAX_FIXTURES][64];
+	int n = snap_fixture_names(names, SNAP_MAX_FIXTURES), checked = 0;
+
+	for (int f = 0; f < n; f++) {
+		struct snapshot_meta meta;
+		struct stack_syms *sy;
+		struct symbols *ks;
+		struct store *st;
+
+		if (strncmp(names[f], "stacks-", 7))
+			continue;
+		st = snap_fixture_store(names[f], &meta);
+		CHECK(st && meta.kallsyms);
+		/* the original's frames named from the fixture's kallsyms, as a live session's */
+		ks = symbols_parse(meta.kallsyms, strlen(meta.kallsyms), 0);
+		sy = stack_syms_new(st, ks, false);
+		CHECK(ks && sy);
+		for (unsigned int v = 6; v <= 7; v++) {
+			struct export_opts eo = { .dat_version = v };
+			const char *path = tmp_path("stacks.dat");
+			char err[512] = "", **rf = NULL, **kf = NULL;
+			struct snapshot_meta bm;
+			struct store *bs = NULL;
+			size_t nr, nk, same = 0;
+			uint64_t with;
+
+			CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, &eo, NULL, err,
+					   sizeof(err)) == 0);
+			nr = report_frames(path, &rf);
+			nk = store_frames(st, &kf);
+			for (size_t i = 0; i < nr && i < nk; i++)
+				same += !strcmp(rf[i], kf[i]);
+			if (nr != nk || same != nk)
+				printf("  %s v%u: report %zu kernel frames, ktop %zu, %zu the same\n",
+				       names[f], v, nr, nk, same);
+			CHECK(nk > 0 && nr == nk && same == nk);
+			free_strs(rf, nr);
+			free_strs(kf, nk);
+			CHECK(snapshot_load(path, 0, &bs, &bm, err, sizeof(err)) == 0);
+			CHECK(snap_compare(st, bs, 0, UINT64_MAX) == 0);
+			CHECK(stacks_differ(st, bs, &with) == 0);
+			CHECK(with > 0);
+			printf("  %s -> v%u trace.dat: %zu kernel frames in trace-cmd report as ktop "
+			       "holds them; %llu events' stacks read back the same\n", names[f], v,
+			       nk, (unsigned long long)with);
+			store_free(bs);
+			snapshot_meta_free(&bm);
+		}
+		stack_syms_free(sy);
+		symbols_free(ks);
+		store_free(st);
+		snapshot_meta_free(&meta);
+		checked++;
+	}
+	CHECK(checked > 0);
 }
 
 /* ---- corrupt and truncated files ------------------------------------------------ */

@@ -2,8 +2,9 @@
 /*
  * The BPF pane's row formatting (ui/bpf_format.c), without a terminal or BPF:
  * histogram rows in the layout of bcc's print_log2_hist, sparklines, top-task
- * and outlier rows. Expected figures are computed here from the inputs, not
- * copied from the output.
+ * and outlier rows; and the pane's histogram block (ui/pane_bpf.c) drawn into
+ * a text screen at any height. Expected figures are computed here from the
+ * inputs, not copied from the output.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,20 @@
 #include "../../ui/richstr.c"
 #include "../../ui/format.c"
 #include "../../ui/bpf_format.c"
+#include "../../ui/evnav.c"
+#include "../../ui/rowsel.c"
+#include "../../ui/lineedit.c"
+#include "../../ui/route.c"
+#include "../../ui/prompt_view.c"
+#include "../../ui/pane_bpf.c"
+
+#include "app.h"
+#include "text_screen.h"
+
+void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
+			 const int *features, int nfeatures, const char *plan)
+{
+}
 
 static int count_char(const char *s, char c)
 {
@@ -146,6 +161,65 @@ TEST(outlier_row_timestamp_as_event_list)
 	CHECK(strstr(rs.ch, ui_fmt_dur(lat, sizeof(lat), o.latency_ns)) != NULL);
 	CHECK(strstr(rs.ch, " 5349 kworker/0:1 ") != NULL);
 	CHECK(strstr(rs.ch, "16039 qemu-system-x86") != NULL);
+}
+
+/* Sum the counts of the histogram rows on screen rows [y, y + h); their lowest and highest bound. */
+static uint64_t screen_hist(int y, int h, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t sum = 0;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (int r = y; r < y + h && r < SCR_ROWS; r++) {
+		unsigned long long a, b, c;
+
+		if (sscanf(scr[r], " %llu -> %llu : %llu", &a, &b, &c) != 3)
+			continue;
+		sum += c;
+		if (a < *lo)
+			*lo = a;
+		if (b > *hi)
+			*hi = b;
+	}
+	return sum;
+}
+
+/*
+ * Issue 18 #3.3: a histogram block shorter than its slots keeps every sample
+ * on the screen (slots share rows, the title says how many), from the lowest
+ * slot with samples to the highest; with no row for slots at all it says so.
+ */
+TEST(hist_block_keeps_every_sample_when_short)
+{
+	struct bpfstats_hist h = { 0 };
+	struct ui ui = { 0 };
+
+	/* 21 slots: 1 us to 2 s */
+	for (int k = 10; k <= 30; k++) {
+		h.slot[k] = (uint64_t)(k * 7 % 13 + 1);
+		h.count += h.slot[k];
+		h.sum_ns += h.slot[k] << k;
+	}
+	for (int height = 30; height >= 3; height--) {
+		uint64_t lo, hi, sum;
+		int rows;
+
+		text_screen_clear();
+		rows = draw_hist(&ui, 0, 0, height, 120, "Run-queue latency", &h);
+		CHECK(rows <= height);
+		sum = screen_hist(0, height, &lo, &hi);
+		if (sum != h.count || lo != 1u << 10 || hi != (1ull << 31) - 1)
+			printf("  %d rows: %llu of %llu, %llu -> %llu\n", height,
+			       (unsigned long long)sum, (unsigned long long)h.count,
+			       (unsigned long long)lo, (unsigned long long)hi);
+		CHECK_EQ_U64(sum, h.count);
+		CHECK_EQ_U64(lo, 1u << 10);
+		CHECK_EQ_U64(hi, (1ull << 31) - 1);
+		CHECK((strstr(scr[0], "slots a row") != NULL) == (height - 2 < 21));
+	}
+	text_screen_clear();
+	draw_hist(&ui, 0, 0, 2, 120, "Run-queue latency", &h);
+	CHECK(strstr(scr[0], "n=") && strstr(scr[0], "no room"));
 }
 
 TEST_MAIN()

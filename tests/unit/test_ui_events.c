@@ -13,8 +13,10 @@
 #include "../../ui/richstr.c"
 #include "../../ui/format.c"
 #include "../../ui/evnav.c"
+#include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/prompt_view.c"
 #include "../../ui/pane_events.c"
 #include "app.h"
 #include "text_screen.h"
@@ -91,6 +93,123 @@ TEST(search_match_stays_on_the_page_when_older_events_arrive)
 	CHECK(es->sel >= 0 && es->sel < es->n && es->rows[es->sel].ev.ts == t_match);
 	CHECK(es->rows[es->sel].ev.type == KTOP_T_SYS_EXIT);
 
+	ui_views_destroy(&ui);
+	store_free(st);
+}
+
+/* @n syscall entries on each of @ncpus CPUs from @t, 1 us apart, the CPUs interleaved */
+static void fill(struct store *st, unsigned int ncpus, uint64_t t, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		for (unsigned int c = 0; c < ncpus; c++)
+			add(st, c, t + i * 1000 + c * 100, KTOP_T_SYS_ENTER, i % 300);
+	for (unsigned int c = 0; c < ncpus; c++)
+		store_publish(st, c);
+}
+
+/* Is row @i of the page the oldest event the store holds? */
+static bool row_is_oldest(struct store *st, const struct events_state *es, int i)
+{
+	struct store_stats ss;
+
+	store_get_stats(st, &ss);
+	return i >= 0 && i < es->n && es->rows[i].ev.ts == ss.first_ts;
+}
+
+/*
+ * g before the list was ever drawn (3 and g read together): the page is the
+ * oldest events held, full, and the oldest is selected; not one row.
+ */
+TEST(home_before_the_first_draw_shows_a_full_page)
+{
+	static const struct pane_ops *const panes[] = { &pane_events_ops };
+	struct store *st = store_new(0, 2);
+	struct app app = { 0 };
+	static struct ui ui;
+	struct events_state *es;
+	struct pane *p;
+
+	CHECK(st);
+	fill(st, 2, 1000000, 1000);
+	app.st = st;
+	ui.app = &app;
+	ui.st = st;
+	CHECK(ui_views_init(&ui, panes, 1, NULL, 0) == 0);
+	p = ui_pane(&ui, "events");
+	ui.active = p;
+	es = p->priv;
+	CHECK(p->h == 0);
+	CHECK(events_key(&ui, p, ACT_HOME) & UI_REDRAW);
+	draw(&ui, p);
+	CHECK_EQ_U64(es->n, SCR_ROWS - 2);
+	CHECK(row_is_oldest(st, es, 0));
+	CHECK_EQ_U64(es->sel, 0);
+	CHECK(!es->follow);
+	ui_views_destroy(&ui);
+	store_free(st);
+}
+
+/*
+ * Once eviction starts, g shows the oldest event still held, and a frozen page
+ * whose events age out moves on to the oldest held: never "no events held
+ * yet" over a store that holds events.
+ */
+TEST(home_and_a_frozen_page_follow_eviction)
+{
+	static const struct pane_ops *const panes[] = { &pane_events_ops };
+	struct store *st = store_new(1u << 20, 2);
+	struct store_stats ss;
+	struct app app = { 0 };
+	static struct ui ui;
+	struct events_state *es;
+	uint64_t t = 1000000;
+	struct pane *p;
+
+	CHECK(st);
+	/* enough to evict: ~12 bytes an event against a 1 MiB limit */
+	fill(st, 2, t, 200000);
+	t += 200000 * 1000;
+	store_get_stats(st, &ss);
+	CHECK(ss.evicted > 0 && ss.events > 0);
+	app.st = st;
+	ui.app = &app;
+	ui.st = st;
+	CHECK(ui_views_init(&ui, panes, 1, NULL, 0) == 0);
+	p = ui_pane(&ui, "events");
+	ui.active = p;
+	es = p->priv;
+	draw(&ui, p);
+	CHECK(es->follow && es->n == SCR_ROWS - 2);
+
+	events_key(&ui, p, ACT_HOME);
+	draw(&ui, p);
+	CHECK(!strstr(scr[0], "no events held"));
+	CHECK_EQ_U64(es->n, SCR_ROWS - 2);
+	CHECK(row_is_oldest(st, es, 0));
+	CHECK_EQ_U64(es->sel, 0);
+
+	/* what the page shows ages out */
+	fill(st, 2, t, 200000);
+	t += 200000 * 1000;
+	draw(&ui, p);
+	if (es->n != SCR_ROWS - 2)
+		printf("  |%.120s\n", scr[0]);
+	CHECK(!strstr(scr[0], "no events held"));
+	CHECK_EQ_U64(es->n, SCR_ROWS - 2);
+	CHECK(row_is_oldest(st, es, 0));
+	CHECK_EQ_U64(es->sel, 0);
+	CHECK(!es->follow);
+
+	/* frozen in the middle of what is held, then all of it ages out */
+	draw(&ui, p);
+	for (int i = 0; i < 5; i++)
+		events_key(&ui, p, ACT_PGDN);
+	draw(&ui, p);
+	CHECK(!es->follow && !row_is_oldest(st, es, 0));
+	fill(st, 2, t, 400000);
+	draw(&ui, p);
+	CHECK_EQ_U64(es->n, SCR_ROWS - 2);
+	CHECK(row_is_oldest(st, es, 0));
 	ui_views_destroy(&ui);
 	store_free(st);
 }

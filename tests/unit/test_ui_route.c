@@ -19,6 +19,7 @@
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/prompt_view.c"
 #include "../../ui/prompt_line.c"
 #include "../../ui/prompt_save.c"
 #include "../../ui/pane_events.c"
@@ -66,14 +67,7 @@ static struct events_state *events(void)
 
 static void draw_events(void)
 {
-	struct pane *p = ui_pane(&rig.ui, "events");
-
-	text_screen_clear();
-	p->h = SCR_ROWS;
-	p->ops->draw(&rig.ui, p, 0, SCR_ROWS, SCR_COLS);
-	if (getenv("KTOP_TEST_SHOW"))
-		for (int i = 0; i < SCR_ROWS; i++)
-			printf("|%.150s\n", scr[i]);
+	text_screen_draw(&rig.ui, ui_pane(&rig.ui, "events"));
 }
 
 static void type(const char *s)

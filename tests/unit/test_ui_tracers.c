@@ -19,6 +19,7 @@
 #include "../../ui/tracer_feed.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/prompt_view.c"
 #include "../../ui/prompt_line.c"
 #include "../../ui/pane_graph.c"
 #include "../../ui/pane_latency.c"
@@ -83,6 +84,15 @@ bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
 
 /* ---- an offline app over a fixture ------------------------------------------ */
 
+
+/* A stand-in for the live source: only its flags (events keep coming, a kernel to act on). */
+static unsigned int fake_live_flags(const struct app *a)
+{
+	return SOURCE_KERNEL | SOURCE_GROWS;
+}
+
+static const struct source_ops fake_live = { .name = "fake-live", .flags = fake_live_flags };
+
 struct rig {
 	struct app	app;
 	struct ui	ui;
@@ -116,7 +126,7 @@ static bool rig_open(struct rig *r, const char *name, const struct pane_ops *ops
 	}
 	decode_ctx_free(dc);
 	symbols_free(syms);
-	r->app.live = false;	/* like a snapshot: everything is there */
+	r->app.src = NULL;	/* like a snapshot: everything is there */
 	r->ui.app = &r->app;
 	r->ui.st = r->app.st;
 	if (!r->text || ui_views_init(&r->ui, (const struct pane_ops *[]){ ops, &fake_events_ops },
@@ -222,7 +232,7 @@ TEST(graph_rows_match_kernel_text)
 		    in.kind != FGRAPH_K_CALL || in.nchildren ||
 		    (in.flags & (FGRAPH_F_OPEN | FGRAPH_F_EXIT_MISSING | FGRAPH_F_ENTRY_MISSING)))
 			continue;
-		ui_fmt_graph_row(&rs, FGRAPH_TIMELINE, &in, gs->rows[i].level, false);
+		ui_fmt_graph_row(&rs, FGRAPH_TIMELINE, &in, gs->rows[i].level, false, false);
 		leaves++;
 		bar = strchr(rs.ch, '|');
 		CHECK(bar != NULL);
@@ -313,11 +323,11 @@ TEST(graph_keys_fold_move_search)
 	graph_layout(gs);
 	CHECK_EQ_U64(gs->n, after);
 	CHECK(sel_id(&r) == id);
-	/* Right unfolds, Right again goes to the first child, Left goes back up */
-	key(&r, ACT_RIGHT);
+	/* Enter unfolds, Down goes to the first child, P back up */
+	key(&r, ACT_FOLD_TOGGLE);
 	graph_layout(gs);
 	CHECK_EQ_U64(gs->n, before);
-	key(&r, ACT_RIGHT);
+	key(&r, ACT_DOWN);
 	CHECK(sel_id(&r) == fgraph_first_child(gs->g, FGRAPH_TIMELINE, id));
 	key(&r, ACT_PARENT);
 	CHECK(sel_id(&r) == id);
@@ -332,7 +342,6 @@ TEST(graph_keys_fold_move_search)
 		fgraph_node(gs->g, FGRAPH_TIMELINE, k, &s);
 		CHECK(s.total <= child.total);
 	}
-	key(&r, ACT_LEFT);	/* a leaf or open node: Left folds or goes to the parent */
 	key(&r, ACT_PARENT);
 	/* c folds the children, e unfolds them */
 	key(&r, ACT_FOLD_CHILDREN);
@@ -390,6 +399,102 @@ TEST(graph_keys_fold_move_search)
 	rig_close(&r);
 }
 
+/* Does screen row @r show @name whole? */
+static bool row_shows(int r, const char *name)
+{
+	const char *m = strstr(scr[r], name);
+
+	return m && (m[strlen(name)] == '(' || m[strlen(name)] == ' ');
+}
+
+/*
+ * Issue 18 #3.10: at 80 columns the merged call paths leave the names room
+ * (the figures take their narrow layout), and Left/Right (h/l) scroll the
+ * names sideways, the figures and the folds staying as they are.
+ */
+TEST(graph_narrow_layout_and_sideways_scroll)
+{
+	const int cols = 80;
+	struct rig r;
+	struct graph_state *gs;
+	int deep_row = -1, fits = 0, cut = 0;
+	unsigned int deep_level = 0;
+	char figures[64], deep_name[128] = "";
+	long n;
+
+	CHECK(rig_open(&r, "rt-fgraph", &pane_graph_ops));
+	gs = r.pane->priv;
+	rig_draw(&r);
+	key(&r, ACT_VIEW);
+	key(&r, ACT_UNFOLD_ALL);
+	scr_clear();
+	r.pane->h = SCR_ROWS;
+	r.pane->ops->draw(&r.ui, r.pane, 0, SCR_ROWS, cols);
+	CHECK(gs->view == FGRAPH_AGG);
+	/* the header's '|' is where the rows' is, in the narrow layout */
+	CHECK(strchr(scr[1], '|') - scr[1] == 45);
+	for (int i = 2; i < SCR_ROWS && gs->top_row + i - 2 < gs->n; i++) {
+		struct fgraph_info in;
+		unsigned int lv = gs->rows[gs->top_row + i - 2].level;
+
+		if (fgraph_node(gs->g, gs->view, gs->rows[gs->top_row + i - 2].id, &in) ||
+		    !in.name || in.kind != FGRAPH_K_CALL)
+			continue;
+		CHECK(strchr(scr[i], '|') - scr[i] == 45);
+		/* what fits beside the figures is shown whole */
+		if (48 + 2 * (int)lv + 2 + (int)strlen(in.name) + 2 <= cols) {
+			fits++;
+			if (!row_shows(i, in.name))
+				printf("  row %d level %u: \"%s\" not whole in \"%.80s\"\n", i, lv,
+				       in.name, scr[i]);
+			CHECK(row_shows(i, in.name));
+		} else {
+			cut++;
+		}
+		if (lv > deep_level && !row_shows(i, in.name)) {
+			deep_level = lv;
+			deep_row = i;
+			snprintf(deep_name, sizeof(deep_name), "%s", in.name);
+		}
+	}
+	CHECK(fits > 0);
+	/* the old layout left the names 16 columns: these rows would have been cut */
+	if (cut || deep_row < 0)
+		printf("  %d rows fit, %d do not; the deepest cut one: level %u %s\n", fits, cut,
+		       deep_level, deep_name);
+	CHECK(deep_row >= 2);
+	if (deep_row < 2) {
+		rig_close(&r);
+		return;
+	}
+	/* Right scrolls its name into view; the figures and the folds stay */
+	snprintf(figures, sizeof(figures), "%.45s", scr[deep_row]);
+	graph_layout(gs);
+	n = gs->n;
+	for (int k = 0; k < 30 && !row_shows(deep_row, deep_name); k++) {
+		CHECK(key(&r, ACT_RIGHT) & UI_REDRAW);
+		scr_clear();
+		r.pane->ops->draw(&r.ui, r.pane, 0, SCR_ROWS, cols);
+	}
+	CHECK(row_shows(deep_row, deep_name));
+	CHECK(!strncmp(scr[deep_row], figures, 45));
+	CHECK(strstr(scr[0], "names scrolled") != NULL);
+	graph_layout(gs);
+	CHECK_EQ_U64(gs->n, n);
+	/* Left back to the start */
+	for (int k = 0; k < 30 && gs->hscroll; k++)
+		key(&r, ACT_LEFT);
+	CHECK_EQ_U64(gs->hscroll, 0);
+	graph_layout(gs);
+	CHECK_EQ_U64(gs->n, n);
+	/* wide: the full layout, as before */
+	scr_clear();
+	r.pane->ops->draw(&r.ui, r.pane, 0, SCR_ROWS, SCR_COLS);
+	CHECK(strchr(scr[1], '|') - scr[1] == 61);
+	CHECK(strstr(scr[1], "TOTAL us") != NULL);
+	rig_close(&r);
+}
+
 /* New calls arriving keep the folds, the selection and the node at the top of the page. */
 TEST(graph_fold_survives_new_calls)
 {
@@ -433,7 +538,7 @@ TEST(graph_says_why)
 	struct rig r;
 
 	CHECK(rig_open(&r, "rt-timerlat", &pane_graph_ops));
-	r.app.live = true;
+	r.app.src = &fake_live;
 	r.app.opts.so.tracer = "nop";
 	r.app.ft.f[FEATURE_FUNCTION_GRAPH] = (struct feature){
 		.name = "function_graph", .config = "CONFIG_FUNCTION_GRAPH_TRACER",
@@ -673,12 +778,61 @@ TEST(latency_osnoise_table)
 	rig_close(&r);
 }
 
+/*
+ * Issue 18 #3.9: the demo (a recording with timerlat and osnoise records)
+ * shows both: o switches the table, since there is no kernel to switch, and
+ * the worst sample named is of the table shown.
+ */
+TEST(latency_recording_with_both_tracers_shows_both)
+{
+	static const struct pane_ops *const panes[] = { &pane_latency_ops, &fake_events_ops };
+	struct app a = { .wake_fd = -1, .opts.memory = STORE_DEFAULT_MEMORY };
+	static struct ui ui;
+	char demo[600], err[256] = "";
+	struct pane *p;
+
+	snprintf(demo, sizeof(demo), "%s/demo.ktop", fixture_root());
+	CHECK(app_open_snapshot(&a, demo, -1, APP_SNAP_SYNC, err, sizeof(err)) == 0);
+	if (!a.st) {
+		printf("  %s\n", err);
+		return;
+	}
+	memset(&ui, 0, sizeof(ui));
+	ui.app = &a;
+	ui.st = a.st;
+	CHECK(ui_views_init(&ui, panes, 2, NULL, 0) == 0);
+	p = ui_pane(&ui, "latency");
+	ui.active = p;
+	scr_clear();
+	p->h = SCR_ROWS;
+	p->ops->draw(&ui, p, 0, SCR_ROWS, SCR_COLS);
+	CHECK(screen_count("timerlat: per-CPU timer latency") == 1);
+	CHECK(screen_count("worst thread latency") + screen_count("worst IRQ latency") == 1);
+	CHECK(p->ops->key(&ui, p, ACT_SWITCH_TRACER) & UI_REDRAW);
+	if (!strstr(last_msg, "osnoise samples"))
+		printf("  o said \"%s\"\n", last_msg);
+	CHECK(strstr(last_msg, "osnoise samples") != NULL);
+	scr_clear();
+	p->ops->draw(&ui, p, 0, SCR_ROWS, SCR_COLS);
+	CHECK(screen_count("osnoise: per-CPU noise") == 1);
+	CHECK(screen_count("THREAD") == 1);
+	CHECK(screen_count("worst max single noise") + screen_count("worst noise") == 1);
+	CHECK(screen_count("thread latency") == 0);
+	/* and back */
+	p->ops->key(&ui, p, ACT_SWITCH_TRACER);
+	scr_clear();
+	p->ops->draw(&ui, p, 0, SCR_ROWS, SCR_COLS);
+	CHECK(screen_count("timerlat: per-CPU timer latency") == 1);
+	ui_views_destroy(&ui);
+	app_stop(&a);
+}
+
 TEST(latency_says_why)
 {
 	struct rig r;
 
 	CHECK(rig_open(&r, "rt-fgraph", &pane_latency_ops));
-	r.app.live = true;
+	r.app.src = &fake_live;
 	r.app.opts.so.tracer = "nop";
 	r.app.ft.f[FEATURE_OSNOISE] = (struct feature){ .name = "osnoise",
 		.config = "CONFIG_OSNOISE_TRACER", .state = FEAT_NOT_BUILT };
@@ -687,6 +841,88 @@ TEST(latency_says_why)
 	rig_draw(&r);
 	CHECK(strstr(unavail, "CONFIG_OSNOISE_TRACER") != NULL);
 	CHECK(strstr(unavail, "CONFIG_TIMERLAT_TRACER") != NULL);
+	rig_close(&r);
+}
+
+/*
+ * The counts of the histogram rows on the screen (after the "histogram ("
+ * header), and the lowest and highest bound they show, in ns.
+ */
+static uint64_t screen_hist(int rows, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t sum = 0;
+	int r = screen_row("histogram (");
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (r = r < 0 ? rows : r + 1; r < rows; r++) {
+		double a, b;
+		unsigned long long c;
+
+		if (sscanf(scr[r], " %lf - %lf us %llu", &a, &b, &c) != 3)
+			break;
+		sum += c;
+		if ((uint64_t)(a * 1e3 + 0.5) < *lo)
+			*lo = (uint64_t)(a * 1e3 + 0.5);
+		*hi = (uint64_t)(b * 1e3 + 0.5);
+	}
+	return sum;
+}
+
+/*
+ * Issue 18 #3.3: a short pane shows every sample of the histogram (adjacent
+ * buckets share a row, and the header says so), from the lowest bucket with
+ * samples to the highest, for log2 and linear buckets, down to 3 rows.
+ */
+TEST(latency_histogram_keeps_every_sample_when_short)
+{
+	struct rig r;
+	struct lat_state *ls;
+	struct latency_row all;
+
+	CHECK(rig_open(&r, "rt-timerlat", &pane_latency_ops));
+	ls = r.pane->priv;
+	r.app.opts.so.tracer = "timerlat";
+	for (int mode = 0; mode < 2; mode++) {
+		for (int h = SCR_ROWS; h >= 9; h -= 3) {
+			uint64_t hist[128], lo, hi, sum, blo, bhi, x;
+			int n, first = -1, last = -1;
+
+			scr_clear();
+			r.pane->h = h;
+			r.pane->ops->draw(&r.ui, r.pane, 0, h, SCR_COLS);
+			CHECK(!latency_row(ls->l, -1, &all));
+			n = latency_hist(ls->l, -1, ls->series, hist, 128);
+			for (int i = 0; i < n; i++) {
+				if (hist[i] && first < 0)
+					first = i;
+				if (hist[i])
+					last = i;
+			}
+			CHECK(first >= 0);
+			if (h < 12) {
+				/* the table leaves less than 3 rows: said, not hidden */
+				CHECK(screen_count("need 3 more rows") == 1);
+				continue;
+			}
+			sum = screen_hist(h, &lo, &hi);
+			latency_hist_bounds(ls->l, (unsigned int)first, &blo, &x);
+			latency_hist_bounds(ls->l, (unsigned int)last, &x, &bhi);
+			if (sum != all.tl[ls->series].count || lo > blo || (hi < bhi && bhi != UINT64_MAX))
+				printf("  %s, %d rows: %llu of %llu samples shown, %llu-%llu of "
+				       "%llu-%llu ns\n", mode ? "linear" : "log2", h,
+				       (unsigned long long)sum,
+				       (unsigned long long)all.tl[ls->series].count,
+				       (unsigned long long)lo, (unsigned long long)hi,
+				       (unsigned long long)blo, (unsigned long long)bhi);
+			CHECK_EQ_U64(sum, all.tl[ls->series].count);
+			CHECK(lo <= blo);
+			CHECK(hi >= bhi || bhi == UINT64_MAX);
+			if (last - first + 1 > h - 6 - 3)
+				CHECK(screen_count("buckets a row") == 1);
+		}
+		key(&r, ACT_HIST_MODE);
+	}
 	rig_close(&r);
 }
 

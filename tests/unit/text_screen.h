@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef SCR_ROWS
@@ -44,6 +45,22 @@ void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s,
 	ui_draw_rs(ui, y, x, &rs, w);
 }
 
+void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
+{
+	for (int i = 0; i < w && y >= 0 && y < SCR_ROWS && i < SCR_COLS; i++)
+		scr[y][i] = ' ';
+}
+
+/* As ui/screen.c's: a row of the prompts' bottom overlays. */
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
+{
+	struct richstr r = *rs;
+
+	richstr_truncate(&r, w - 2);
+	ui_fill_row(ui, y, ROLE_OVERLAY, w);
+	ui_draw_rs(ui, y, 1, &r, w - 2);
+}
+
 void ui_message(struct ui *ui, const char *fmt, ...)
 {
 	va_list ap;
@@ -53,9 +70,23 @@ void ui_message(struct ui *ui, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Draw pane @p into the whole text screen (KTOP_TEST_SHOW=1 prints it). */
+static inline void text_screen_draw(struct ui *ui, struct pane *p)
+{
+	text_screen_clear();
+	p->h = SCR_ROWS;
+	p->ops->draw(ui, p, 0, SCR_ROWS, SCR_COLS);
+	if (getenv("KTOP_TEST_SHOW"))
+		for (int i = 0; i < SCR_ROWS; i++)
+			printf("|%.150s\n", scr[i]);
+}
+
+/* A test that includes ui/stats.c has its ui_now_ns() (define TEXT_SCREEN_HAVE_NOW). */
+#ifndef TEXT_SCREEN_HAVE_NOW
 uint64_t ui_now_ns(void)
 {
 	return 0;
 }
+#endif
 
 #endif

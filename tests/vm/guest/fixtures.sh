@@ -125,6 +125,21 @@ fx_tracedat()
 	tdat_record lost-v7.dat -b 8 -e raw_syscalls vmload read /dev/zero 20000
 	umount /proc/kallsyms 2>/dev/null
 	ls -l "$TD"
+# Stacks: the stacktrace trigger on sched_switch and softirq_entry, and every
+# event's user stack (options/userstacktrace). Named stacks-rt / stacks-rt612:
+# the rt* decoder tests count every record as an event, and stack records
+# are not (tests/unit/test_stacks_text.c reads these). stackload sleeps
+# through its frame-pointer functions: do_nanosleep in the kernel stacks.
+fx_stacks()
+{
+	local n="stacks-${P%-}"
+
+	record_fixture -o "$FX/$n" -b 512 -e sched:sched_switch -e irq:softirq_entry \
+		-s sched:sched_switch -s irq:softirq_entry -U -- stackload sleep 30 1000 &&
+	fx_expect "$n" ": <stack trace>" 30 &&
+	fx_expect "$n" ": <user stack trace>" 30 &&
+	fx_expect "$n" " => do_nanosleep" 30 &&
+	fx_expect "$n" "softirq_entry:" 1 || { rm -rf "${FX:?}/$n"; return 1; }
 }
 
 fx_expect()
@@ -160,7 +175,7 @@ echo nop > "$T/instances/ktopvm-probe/current_tracer"
 rmdir "$T/instances/ktopvm-probe"
 export TOPFG P
 
-names="function fgraph fgraph_lost osnoise timerlat sched_irq tracedat"
+names="function fgraph fgraph_lost osnoise timerlat sched_irq stacks tracedat"
 [ -n "${KTOP_VM_ONLY:-}" ] && names=$(echo "$KTOP_VM_ONLY" | sed 's/fixture-//g')
 echo "@@KTOP-VM kernel $(uname -r)"
 echo "@@KTOP-VM uptime $(cut -d" " -f1 /proc/uptime) s at the start of the scenarios"

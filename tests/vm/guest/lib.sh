@@ -79,6 +79,19 @@ tracing_reset()
 	echo 1 > "$T/tracing_on"
 }
 
+# What a plain event enable in a scratch instance does to the kernel, once:
+# the baseline ktop is compared with (see runner.sh and scenario 00).
+plain_enable_baseline()
+{
+	local d="$T/instances/vm-baseline"
+	[ -f /tmp/plain_enable_done ] && return 0
+	mkdir "$d" || return 1
+	echo 1 > "$d/events/sched/sched_switch/enable"
+	echo 0 > "$d/events/sched/sched_switch/enable"
+	rmdir "$d"
+	: > /tmp/plain_enable_done
+}
+
 # Everything a tracing session can change, one "name: value" per line, so two
 # dumps can be diffed.  build/tools/tracestate does the same from C when it is
 # in the initramfs; both are printed on a mismatch.
@@ -144,6 +157,23 @@ tmux_new()
 		[ $i -lt 100 ] || return 1
 		sleep 0.1
 	done
+}
+
+# The TUI scenarios' screen (tmux session "ktopvm", see tmux_new): its text,
+# a wait for a line matching an extended regex (seconds), keys to it.
+scr()
+{
+	tmux capture-pane -p -t ktopvm 2>/dev/null
+}
+
+wait_screen()
+{
+	wait_for "scr | grep -Eq -- '$1'" "$2"
+}
+
+keys()
+{
+	tmux send-keys -t ktopvm "$@"
 }
 
 # Seconds since boot, for timing notes.

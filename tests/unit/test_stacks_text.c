@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Stacks decoded from recorded pages against the kernel's own text of the
+ * same records (trace.txt of every tests/fixtures/stacks-* fixture: the
+ * stacktrace trigger's <stack trace> and options/userstacktrace's <user
+ * stack trace> records, see tests/fixtures/README):
+ *
+ *   - every event has the stack the text shows after it on its CPU (kernel
+ *     frames by name, from the fixture's kallsyms; user frames by address,
+ *     as the kernel prints them), and no other;
+ *   - the caller tree and the icicle (src/stacktree.h) equal what this
+ *     file's own reader of the text computes: one node per distinct frame
+ *     path, leaf first or root first, with its count of events and of the
+ *     events whose stack ends there;
+ *   - the events under a node are as many as the node counts;
+ *   - the folded export read back line by line ("frame;...;frame COUNT",
+ *     root first) sums to the number of events with a stack and holds the
+ *     same stacks.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "fgraph.h"
+#include "fgraph_text.h"
+#include "fixture.h"
+#include "folded.h"
+#include "snapshot.h"
+#include "intern.h"
+#include "schema.h"
+#include "stacks.h"
+#include "stacktree.h"
+#include "store.h"
+#include "symbols.h"
+#include "test.h"
+#include "stacks_text.h"
+
+/* The events of one CPU of the store against the text's, frame by frame. */
+static int compare_cpu(struct store *st, const struct text *t, unsigned int cpu, uint64_t *with)
+{
+	uint64_t first, end, seq;
+	size_t i = 0;
+
+	store_cpu_range(st, cpu, &first, &end);
+	for (seq = first; seq < end; seq++, i++) {
+		struct ktop_event ev;
+		const struct ktop_schema_type *ty;
+		struct stack_frame f;
+		const struct tev *e;
+		unsigned int n = 0;
+
+		while (i < t->n && t->ev[i].cpu != cpu)
+			i++;
+		if (i >= t->n || store_get(st, cpu, seq, &ev))
+			return -1;
+		e = &t->ev[i];
+		ty = schema_get(store_schema(st), ev.type);
+		if (!ty || strcmp(ty->name, e->name)) {
+			printf("  cpu%u seq %llu: %s, the text says %s\n", cpu,
+			       (unsigned long long)seq, ty ? ty->name : "?", e->name);
+			return -1;
+		}
+		for (; !stacks_frame(store_stacks(st), ev.stack, n, &f); n++) {
+			const char *want = n < e->nk ? e->frames[n] :
+					   n - e->nk < e->nu ? e->user[n - e->nk] : "(none)";
+
+			if (strcmp(f.name, want)) {
+				printf("  cpu%u seq %llu %s frame %u: %s, the text says %s\n", cpu,
+				       (unsigned long long)seq, e->name, n, f.name, want);
+				return -1;
+			}
+		}
+		if (n != tev_frames(e)) {
+			printf("  cpu%u seq %llu %s: %u frames, the text has %u\n", cpu,
+			       (unsigned long long)seq, e->name, n, tev_frames(e));
+			return -1;
+		}
+		*with += n > 0;
+	}
+	while (i < t->n && t->ev[i].cpu != cpu)
+		i++;
+	return i < t->n ? -1 : 0;
+}
+
+/* The path of tree node @id from the root, joined with SEP. */
+static char *node_path(const struct stack_tree *tr, uint32_t id)
+{
+	const char *names[MAX_FRAMES];
+	unsigned int n = 0;
+	size_t len = 1;
+	char *s;
+
+	for (; id && n < MAX_FRAMES; id = stack_tree_node(tr, id)->parent)
+		names[n++] = stack_tree_name(tr, id);
+	for (unsigned int k = 0; k < n; k++)
+		len += strlen(names[k]) + 1;
+	s = calloc(1, len);
+	for (unsigned int k = n; k > 0; k--) {
+		strcat(s, names[k - 1]);
+		if (k > 1)
+			strcat(s, SEP);
+	}
+	return s;
+}
+
+/* The tree of @st's stacks in @dir against the text's paths. */
+static int compare_tree(struct store *st, const struct text *t, enum stack_tree_dir dir,
+			uint64_t with)
+{
+	struct counts c = { 0 };
+	struct stack_query q;
+	struct stack_set set;
+	struct stack_tree *tr;
+	int bad = 0;
+
+	stack_query_all(&q);
+	if (stack_set_from_store(st, &q, &set))
+		return -1;
+	tr = stack_tree_build(st, &set, dir);
+	text_tree(t, dir == STACK_TREE_ROOTS, &c);
+	if (!tr || set.count != with || stack_tree_node(tr, 0)->count != with)
+		bad++;
+	if (tr && stack_tree_size(tr) != c.n + 1) {
+		printf("  %s: %u nodes, the text gives %zu paths\n",
+		       dir == STACK_TREE_ROOTS ? "icicle" : "caller tree", stack_tree_size(tr) - 1,
+		       c.n);
+		bad++;
+	}
+	for (uint32_t id = 1; tr && id < stack_tree_size(tr) && !bad; id++) {
+		const struct stack_node *nd = stack_tree_node(tr, id);
+		char *p = node_path(tr, id);
+		struct kc *k = counts_find(&c, p);
+
+		if (!k || k->n != nd->count || k->self != nd->self_count) {
+			printf("  node %u (%s): count %llu self %llu, the text: %llu %llu\n", id,
+			       p, (unsigned long long)nd->count, (unsigned long long)nd->self_count,
+			       k ? (unsigned long long)k->n : 0, k ? (unsigned long long)k->self : 0);
+			bad++;
+		}
+		free(p);
+	}
+	stack_tree_free(tr);
+	stack_set_free(&set);
+	counts_free(&c);
+	return bad ? -1 : 0;
+}
+
+static int count_event(void *ctx, const struct ktop_event *ev, uint64_t seq)
+{
+	(void)ev;
+	(void)seq;
+	(*(uint64_t *)ctx)++;
+	return 0;
+}
+
+TEST(stacks_match_kernel_text)
+{
+	char names[16][300];
+	int n = list_stack_fixtures(names, 16);
+
+	if (!n)
+		printf("  note: no stacks-* fixture under %s\n", fixture_root());
+	CHECK(n > 0 || strcmp(fixture_root(), "tests/fixtures"));
+	for (int f = 0; f < n; f++) {
+		struct res r = { 0 };
+		struct store *st = fixture_stacks_store(names[f], &r);
+		char path[700];
+		struct text t;
+		uint64_t with = 0;
+
+		CHECK(st && r.ksyms);
+		snprintf(path, sizeof(path), "%.299s/trace.txt", names[f]);
+		CHECK(!text_read(path, &t));
+		for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++)
+			CHECK(!compare_cpu(st, &t, cpu, &with));
+		printf("  %s: %zu events, %llu with a stack, %u distinct\n", names[f], t.n,
+		       (unsigned long long)with, stacks_count(store_stacks(st)));
+		CHECK(with > 0);
+		CHECK(!compare_tree(st, &t, STACK_TREE_CALLERS, with));
+		CHECK(!compare_tree(st, &t, STACK_TREE_ROOTS, with));
+		text_free(&t);
+		store_free(st);
+		symbols_free(r.ksyms);
+	}
+}
+
+/* The events a node lists are the ones it counts. */
+TEST(events_under_a_node)
+{
+	char names[16][300];
+	int n = list_stack_fixtures(names, 16);
+
+	for (int f = 0; f < n; f++) {
+		struct res r = { 0 };
+		struct store *st = fixture_stacks_store(names[f], &r);
+		struct stack_query q;
+		struct stack_set set;
+		struct stack_tree *tr;
+		uint32_t id;
+		uint64_t got = 0;
+
+		CHECK(st);
+		stack_query_all(&q);
+		CHECK(!stack_set_from_store(st, &q, &set));
+		tr = stack_tree_build(st, &set, STACK_TREE_CALLERS);
+		CHECK(tr);
+		/* the biggest leaf frame, and its biggest caller */
+		id = stack_tree_node(tr, 0)->first_child;
+		CHECK(id != STACK_TREE_NONE);
+		CHECK(stack_tree_events(st, &q, tr, id, count_event, &got) ==
+		      (long)stack_tree_node(tr, id)->count);
+		CHECK_EQ_U64(got, stack_tree_node(tr, id)->count);
+		id = stack_tree_node(tr, id)->first_child;
+		got = 0;
+		if (id != STACK_TREE_NONE)
+			CHECK(stack_tree_events(st, &q, tr, id, count_event, &got) ==
+			      (long)stack_tree_node(tr, id)->count);
+		/* a function filter keeps the stacks that hold it */
+		q.func = stack_tree_node(tr, stack_tree_node(tr, 0)->first_child)->name;
+		stack_set_free(&set);
+		CHECK(!stack_set_from_store(st, &q, &set));
+		CHECK_EQ_U64(set.count, stack_tree_node(tr, stack_tree_node(tr, 0)->first_child)->count);
+		stack_set_free(&set);
+		stack_tree_free(tr);
+		store_free(st);
+		symbols_free(r.ksyms);
+	}
+}
+
+/* The folded export read back: every line "frame;...;frame COUNT", root first. */
+TEST(folded_reads_back)
+{
+	char names[16][300];
+	int n = list_stack_fixtures(names, 16);
+
+	for (int f = 0; f < n; f++) {
+		struct res r = { 0 };
+		struct store *st = fixture_stacks_store(names[f], &r);
+		char path[700], line[65536];
+		struct counts want = { 0 }, got = { 0 };
+		struct stack_query q;
+		struct stack_set set;
+		uint64_t sum = 0, with = 0;
+		struct text t;
+		FILE *fp;
+
+		CHECK(st);
+		snprintf(path, sizeof(path), "%.299s/trace.txt", names[f]);
+		CHECK(!text_read(path, &t));
+		for (size_t i = 0; i < t.n; i++) {
+			if (!tev_frames(&t.ev[i]))
+				continue;
+			with++;
+			counts_add(&want, chain(&t.ev[i], true, MAX_FRAMES), 1, 0);
+		}
+		counts_done(&want);
+		stack_query_all(&q);
+		CHECK(!stack_set_from_store(st, &q, &set));
+		fp = tmpfile();
+		CHECK(fp);
+		CHECK(folded_write_set(fp, st, &set, false) > 0);
+		rewind(fp);
+		while (fgets(line, sizeof(line), fp)) {
+			char *sp = strrchr(line, ' '), *end, *p;
+			unsigned long long v;
+
+			CHECK(sp && sp > line);
+			v = strtoull(sp + 1, &end, 10);
+			CHECK(v > 0 && (*end == '\n' || !*end));
+			*sp = '\0';
+			for (p = line; *p; p++) {
+				CHECK(*p != ' ');
+				if (*p == ';')
+					*p = SEP[0];
+			}
+			counts_add(&got, strdup(line), v, 0);
+			sum += v;
+		}
+		fclose(fp);
+		counts_done(&got);
+		CHECK_EQ_U64(sum, with);
+		CHECK_EQ_U64(got.n, want.n);
+		for (size_t i = 0; i < got.n; i++) {
+			CHECK_STR(got.v[i].key, want.v[i].key);
+			CHECK_EQ_U64(got.v[i].n, want.v[i].n);
+		}
+		counts_free(&want);
+		counts_free(&got);
+		stack_set_free(&set);
+		text_free(&t);
+		store_free(st);
+		symbols_free(r.ksyms);
+	}
+}
+
+/* The names of stack @id of @st, joined (addresses too, for kernel and user frames). */
+static char *stack_text(struct store *st, uint32_t id)
+{
+	char *s = calloc(1, 1 << 16);
+	struct stack_frame f;
+	size_t n = 0;
+
+	for (unsigned int i = 0; s && !stacks_frame(store_stacks(st), id, i, &f); i++)
+		n += (size_t)snprintf(s + n, (1 << 16) - n, "%s@%llx/%s;", f.name,
+				      (unsigned long long)f.addr, f.module);
+	return s;
+}
+
+/* A .ktop file carries every event's stack, named, and the off-CPU totals. */
+TEST(snapshot_carries_stacks)
+{
+	char names[16][300], path[] = "/tmp/ktop-test-stacks-XXXXXX", err[512];
+	int n = list_stack_fixtures(names, 16), fd;
+
+	CHECK(n > 0);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	for (int f = 0; f < n; f++) {
+		struct stack_weight w[2] = { { 1, 42, 3, 3000 }, { 2, -1, 1, 500 } }, r[4];
+		struct res res = { 0 };
+		struct store *st = fixture_stacks_store(names[f], &res), *back = NULL;
+		uint64_t compared = 0;
+
+		CHECK(st && stacks_count(store_stacks(st)) >= 2);
+		CHECK(!stacks_weights_set(store_stacks(st), STACKS_W_OFFCPU, w, 2));
+		CHECK(!snapshot_write(path, st, NULL, NULL, err, sizeof(err)));
+		CHECK(!snapshot_load(path, 0, &back, NULL, err, sizeof(err)));
+		for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
+			uint64_t first, end, f2, e2;
+
+			store_cpu_range(st, cpu, &first, &end);
+			store_cpu_range(back, cpu, &f2, &e2);
+			CHECK_EQ_U64(e2 - f2, end - first);
+			for (uint64_t i = 0; i < end - first; i++) {
+				struct ktop_event a, b;
+				char *x, *y;
+
+				CHECK(!store_get(st, cpu, first + i, &a));
+				CHECK(!store_get(back, cpu, f2 + i, &b));
+				CHECK((a.stack != 0) == (b.stack != 0));
+				if (!a.stack)
+					continue;
+				x = stack_text(st, a.stack);
+				y = stack_text(back, b.stack);
+				CHECK(x && y);
+				CHECK_STR(x, y);
+				free(x);
+				free(y);
+				compared++;
+			}
+		}
+		CHECK(compared > 0);
+		CHECK(stacks_weights_get(store_stacks(back), STACKS_W_OFFCPU, r, 4, NULL) == 2);
+		for (int k = 0; k < 2; k++) {
+			char *x = stack_text(st, w[k].stack), *y = stack_text(back, r[k].stack);
+
+			CHECK_STR(x, y);
+			CHECK(r[k].pid == w[k].pid && r[k].count == w[k].count &&
+			      r[k].value == w[k].value);
+			free(x);
+			free(y);
+		}
+		store_free(back);
+		store_free(st);
+		symbols_free(res.ksyms);
+	}
+	unlink(path);
+}
+
+/* A stream: stacks that appear between flushes go out before what names them. */
+TEST(stream_sends_new_stacks_as_they_come)
+{
+	char path[] = "/tmp/ktop-test-stream-XXXXXX", err[512];
+	struct store *st = store_new(0, 1), *back = NULL;
+	struct snapshot_writer *w;
+	struct intern *in = store_strings(st);
+	uint64_t k[3] = { 0xffffffff81000010ull, 0xffffffff81000020ull, 0xffffffff81000030ull };
+	struct stack_weight wt;
+	struct ktop_event ev;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0 && st);
+	w = snapshot_writer_new(fd, path, st, NULL, NULL, err, sizeof(err));
+	CHECK(w);
+	for (int round = 0; round < 3; round++) {
+		uint32_t id;
+
+		k[0] += 0x100;
+		id = stacks_intern(store_stacks(st), k, 3, NULL, 0, 0, 0, NULL);
+		CHECK(id == (uint32_t)round + 1);
+		stacks_set_name(store_stacks(st), id, 0, intern_id(in, "leaf", 4), 0);
+		memset(&ev, 0, sizeof(ev));
+		ev.ts = 1000 + round;
+		ev.type = KTOP_T_SYS_EXIT;
+		ev.nargs = 2;
+		ev.stack = id;
+		CHECK(!store_append(st, &ev));
+		store_publish(st, 0);
+		if (round == 2) {
+			/* a weight naming a stack no event has */
+			k[1] = 7;
+			wt = (struct stack_weight){ stacks_intern(store_stacks(st), k, 3, NULL, 0,
+								  0, 0, NULL), 9, 1, 77 };
+			CHECK(!stacks_weights_set(store_stacks(st), STACKS_W_OFFCPU, &wt, 1));
+		}
+		CHECK(!snapshot_writer_flush(w, st));
+	}
+	CHECK(!snapshot_writer_finish(w));
+	snapshot_writer_free(w);
+	close(fd);
+	CHECK(!snapshot_load(path, 0, &back, NULL, err, sizeof(err)));
+	for (uint64_t i = 0; i < 3; i++) {
+		struct stack_frame f;
+
+		CHECK(!store_get(back, 0, i, &ev));
+		CHECK(ev.stack);
+		CHECK(!stacks_frame(store_stacks(back), ev.stack, 0, &f));
+		CHECK_STR(f.name, "leaf");
+		CHECK_EQ_U64(f.addr, 0xffffffff81000010ull + 0x100 * (i + 1));
+	}
+	CHECK(stacks_weights_get(store_stacks(back), STACKS_W_OFFCPU, &wt, 1, NULL) == 1);
+	CHECK(wt.value == 77 && wt.pid == 9);
+	store_free(back);
+	store_free(st);
+	unlink(path);
+}
+
+/*
+ * The function_graph paths as stacks (stack_set_from_fgraph, the folded
+ * export's "graph-count"): every call counted once at its path, as a reader
+ * of the kernel's function_graph text counts them (braces and leaves nest by
+ * CPU; interrupt frames where the kernel nests them, irq_inline).
+ */
+TEST(fgraph_paths_match_kernel_text)
+{
+	static const char *const fx[] = { "rt-fgraph", "rt612-fgraph" };
+	int done = 0;
+
+	for (size_t f = 0; f < sizeof(fx) / sizeof(fx[0]); f++) {
+		struct fgraph_config cfg = { .irq_inline = true };
+		char dir[600], path[700], line[4096], stack[64][96];
+		struct counts want = { 0 }, got = { 0 };
+		struct stack_set set;
+		struct res r = { 0 };
+		struct store *st;
+		struct fgraph *g;
+		int depth[64] = { 0 };
+		FILE *fp, *txt;
+
+		snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), fx[f]);
+		snprintf(path, sizeof(path), "%s/trace.txt", dir);
+		if (access(dir, R_OK))
+			continue;
+		st = fixture_stacks_store(dir, &r);
+		g = fgraph_new(&cfg);
+		CHECK(st && g);
+		CHECK(fgraph_feed_store(g, st, 0, UINT64_MAX) > 0);
+		CHECK(!stack_set_from_fgraph(st, g, 0, false, &set));
+		fp = tmpfile();
+		CHECK(fp && folded_write_set(fp, st, &set, false) > 0);
+		rewind(fp);
+		while (fgets(line, sizeof(line), fp)) {
+			char *sp = strrchr(line, ' ');
+
+			*sp = '\0';
+			for (char *p = line; *p; p++)
+				if (*p == ';')
+					*p = SEP[0];
+			counts_add(&got, strdup(line), strtoull(sp + 1, NULL, 10), 0);
+		}
+		fclose(fp);
+		counts_done(&got);
+		/* the text, read on its own: one count per call at its path, by CPU */
+		{
+			char *text = fixture_read_file(path, NULL), *save = NULL;
+
+			CHECK(text);
+			txt = fmemopen(text, strlen(text), "r");
+			while (txt && fgets(line, sizeof(line), txt)) {
+				struct ft_rec rec;
+				char key[8192] = "";
+				int c;
+
+				if (ft_parse_line(line, &rec) != 1 || rec.cpu < 0 || rec.cpu >= 64)
+					continue;
+				c = rec.cpu;
+				if (rec.kind == FT_EXIT) {
+					if (depth[c])
+						depth[c]--;
+					continue;
+				}
+				if (rec.kind != FT_ENTRY && rec.kind != FT_LEAF)
+					continue;
+				for (int k = 0; k < depth[c]; k++) {
+					strcat(key, stack[k]);
+					strcat(key, SEP);
+				}
+				strcat(key, rec.func);
+				counts_add(&want, strdup(key), 1, 0);
+				if (rec.kind == FT_ENTRY && depth[c] < 64)
+					snprintf(stack[depth[c]++], sizeof(stack[0]), "%s", rec.func);
+			}
+			(void)save;
+			if (txt)
+				fclose(txt);
+			free(text);
+		}
+		counts_done(&want);
+		printf("  %s: %zu call paths, %llu calls\n", fx[f], got.n,
+		       (unsigned long long)set.count);
+		CHECK_EQ_U64(got.n, want.n);
+		for (size_t i = 0; i < got.n; i++) {
+			CHECK_STR(got.v[i].key, want.v[i].key);
+			CHECK_EQ_U64(got.v[i].n, want.v[i].n);
+		}
+		counts_free(&got);
+		counts_free(&want);
+		stack_set_free(&set);
+		fgraph_free(g);
+		store_free(st);
+		symbols_free(r.ksyms);
+		done++;
+	}
+	if (!done)
+		printf("  note: no rt*-fgraph fixture under %s\n", fixture_root());
+}
+
+TEST_MAIN()

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The tasks pane ("tasks"), htop's first screen for what the store holds: one
+ * row per task (thread) from src/tasks.h: events and their rate, syscalls/s,
+ * context switches/s, run-queue wait and off-CPU time (from ktop's BPF
+ * program where it runs, else from the sched events held), the CPU it was
+ * last seen on, its state, when it was last seen. Sortable (F6, >, <, I
+ * inverts), searchable (F3, /, n, N), a tree by parent (F5, t), ktop's own
+ * threads marked [ktop] and hidden with H. Enter narrows every pane to the
+ * selected task (a view filter clause, as z; Z with its children and
+ * threads; # its CPU).
+ *
+ * Under a view filter the counts are those of the events it matches. The
+ * model reads the store on the UI thread, up to where every CPU has
+ * published, in time slices within a budget per frame (as the graph pane);
+ * only while the pane is shown.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app.h"
+#include "rowsel.h"
+#include "store.h"
+#include "tasks.h"
+#include "tracer_feed.h"
+#include "ui-local.h"
+
+#define TASKS_LAG_NS	(300ull * 1000 * 1000)	/* a live feed ends this far behind now */
+#define TASKS_FEED_NS	(20ull * 1000 * 1000)	/* feeding a frame, at most about */
+#define TASKS_MAX_ROWS	65536
+#define COLW		9
+
+struct tasks_state {
+	struct tasks		*tm;
+	uint64_t		gen;		/* the view the counts are of */
+	uint64_t		fed;		/* the model has read up to here (trace time) */
+	uint64_t		slice;
+	uint64_t		tick_ns;
+	struct tasks_query	q;
+	struct tasks_row	*rows;
+	size_t			n;		/* rows held (at most TASKS_MAX_ROWS) */
+	size_t			total;		/* rows the model has for the query */
+	long			sel, top;
+	int32_t			sel_pid;	/* the selection follows its task */
+};
+
+/* The columns, and the sort each stands for. */
+static const struct {
+	const char	*title;
+	enum tasks_sort	sort;
+	int		w;
+} cols[] = {
+	{ "PID", TASKS_BY_PID, 8 }, { "EVENTS", TASKS_BY_EVENTS, COLW },
+	{ "EV/s", TASKS_BY_EVENTS, COLW }, { "SYSC/s", TASKS_BY_SYSCALLS, COLW },
+	{ "CSW/s", TASKS_BY_SWITCHES, COLW }, { "RUNQ", TASKS_BY_RUNQ, COLW },
+	{ "OFF-CPU", TASKS_BY_OFFCPU, COLW }, { "CPU", TASKS_BY_CPU, 4 },
+	{ "S", TASKS_BY_STATE, 3 }, { "LAST", TASKS_BY_LAST, 12 },
+	{ "COMMAND", TASKS_BY_COMM, 0 },
+};
+
+#define NCOLS	((int)(sizeof(cols) / sizeof(cols[0])))
+
+static int tasks_init(struct ui *ui, struct pane *p)
+{
+	struct tasks_state *ts = p->priv;
+
+	ts->q.sort = TASKS_BY_EVENTS;
+	ts->slice = 10000000;
+	ts->sel_pid = -1;
+	return 0;
+}
+
+static void tasks_destroy(struct pane *p)
+{
+	struct tasks_state *ts = p->priv;
+
+	tasks_free(ts->tm);
+	free(ts->rows);
+}
+
+/* Read what was published since the last frame, within the budget. */
+static void tasks_feed(struct ui *ui, struct tasks_state *ts)
+{
+	uint64_t t1, t_in = ui_feed_clock(), now = ui_now_ns();
+	struct store_stats ss;
+
+	if (!ts->tm) {
+		ts->tm = tasks_new(ui->st, ui->app->rel);
+		if (!ts->tm)
+			return;
+		/* live: ktop's threads, BPF's per-task figures */
+		if (app_flags(ui->app) & SOURCE_KERNEL) {
+			tasks_set_self(ts->tm, "/proc/self/task");
+			tasks_set_bpf(ts->tm, ui->app->bpf);
+		}
+		ts->gen = ~0ull;
+	}
+	if (ts->gen != ui_view_gen(ui)) {
+		tasks_set_view(ts->tm, ui_view(ui));
+		ts->gen = ui_view_gen(ui);
+		ts->fed = 0;
+	}
+	if (ui->paused && ts->fed)
+		return;
+	t1 = ui_feed_window_end(ui, TASKS_LAG_NS);
+	store_get_stats(ui->st, &ss);
+	if (t1 > ss.last_ts)
+		t1 = ss.last_ts;
+	if (ts->fed < ss.first_ts)
+		ts->fed = ss.first_ts;
+	while (t1 && ts->fed <= t1) {
+		uint64_t end = t1 - ts->fed > ts->slice ? ts->fed + ts->slice : t1;
+		uint64_t c0 = ui_feed_clock();
+
+		if (tasks_update(ts->tm, end) < 0)
+			break;
+		ts->fed = end + 1;
+		if (ui_feed_pace(ui, &ts->slice, c0, t_in, TASKS_FEED_NS, ts->fed <= t1))
+			break;
+	}
+	/* rates over the trace time read in the last second */
+	if (now - ts->tick_ns >= 1000000000ull && ts->fed > 1) {
+		tasks_tick(ts->tm, ts->fed - 1);
+		ts->tick_ns = now;
+	}
+}
+
+/* The rows of the query, the selection kept on its task. */
+static void tasks_layout(struct ui *ui, struct tasks_state *ts)
+{
+	if (!ts->rows) {
+		ts->rows = calloc(TASKS_MAX_ROWS, sizeof(*ts->rows));
+		if (!ts->rows)
+			return;
+	}
+	ts->total = ts->tm ? tasks_rows(ts->tm, &ts->q, ts->rows, TASKS_MAX_ROWS) : 0;
+	ts->n = ts->total < TASKS_MAX_ROWS ? ts->total : TASKS_MAX_ROWS;
+	if (ui_view(ui) && !ts->q.tree) {
+		/* the list under a view: the tasks with events it matches */
+		size_t k = 0;
+
+		for (size_t i = 0; i < ts->n; i++)
+			if (ts->rows[i].events)
+				ts->rows[k++] = ts->rows[i];
+		ts->n = ts->total = k;
+	}
+	for (size_t i = 0; ts->sel_pid >= 0 && i < ts->n; i++) {
+		if (ts->rows[i].pid == ts->sel_pid) {
+			ts->sel = (long)i;
+			break;
+		}
+	}
+	if (ts->sel >= (long)ts->n)
+		ts->sel = (long)ts->n - 1;
+	if (ts->sel < 0)
+		ts->sel = 0;
+	ts->sel_pid = ts->n ? ts->rows[ts->sel].pid : -1;
+}
+
+/* The state as ps shows it: R running, else the letter of prev_state's bit. */
+static const char *state_text(const struct tasks_row *r, char *buf, size_t len)
+{
+	static const char letters[] = "SDTtXZPI";
+
+	if (r->exited)
+		return "X";
+	if (!r->state_known)
+		return "?";
+	if (r->state == TASKS_RUNNING)
+		return "R";
+	if (!r->state)
+		return "R+";	/* preempted, still runnable */
+	for (unsigned int i = 0; i < sizeof(letters) - 1; i++) {
+		if (r->state & (1ull << i)) {
+			snprintf(buf, len, "%c", letters[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llx", (unsigned long long)r->state);
+	return buf;
+}
+
+static void tasks_fmt_header(const struct tasks_state *ts, struct richstr *rs)
+{
+	richstr_clear(rs);
+	for (int i = 0; i < NCOLS; i++) {
+		enum ui_role r = cols[i].sort == ts->q.sort ? ROLE_COLHDR_SORT : ROLE_COLHDR;
+
+		if (cols[i].w)
+			richstr_add_right(rs, r, cols[i].title, cols[i].w);
+		else {
+			richstr_add(rs, ROLE_COLHDR, "  ");
+			richstr_add(rs, r, cols[i].title);
+		}
+	}
+}
+
+static void tasks_add_dur(struct richstr *rs, uint64_t ns, uint64_t n)
+{
+	char b[32];
+
+	if (n)
+		richstr_add_right(rs, ROLE_DEFAULT, ui_fmt_dur(b, sizeof(b), ns), COLW);
+	else
+		richstr_add_right(rs, ROLE_DIM, "-", COLW);
+}
+
+static void tasks_add_rate(struct richstr *rs, double v)
+{
+	char b[32];
+
+	richstr_add_right(rs, v > 0 ? ROLE_DEFAULT : ROLE_DIM,
+			  ui_fmt_count(b, sizeof(b), (uint64_t)(v + 0.5)), COLW);
+}
+
+static void tasks_fmt_row(const struct tasks_state *ts, const struct tasks_row *r,
+			  struct richstr *rs)
+{
+	char b[32];
+
+	richstr_clear(rs);
+	snprintf(b, sizeof(b), "%d", r->pid);
+	richstr_add_right(rs, ROLE_PID, b, 8);
+	richstr_add_right(rs, ROLE_DEFAULT, ui_fmt_count(b, sizeof(b), r->events), COLW);
+	tasks_add_rate(rs, r->events_rate);
+	tasks_add_rate(rs, r->syscalls_rate);
+	tasks_add_rate(rs, r->switches_rate);
+	tasks_add_dur(rs, r->runq_ns, r->runq_n);
+	tasks_add_dur(rs, r->offcpu_ns, r->offcpu_n);
+	if (r->last_cpu >= 0) {
+		snprintf(b, sizeof(b), "%d", r->last_cpu);
+		richstr_add_right(rs, ROLE_CPU, b, 4);
+	} else {
+		richstr_add_right(rs, ROLE_DIM, "-", 4);
+	}
+	richstr_add_right(rs, ROLE_DEFAULT, state_text(r, b, sizeof(b)), 3);
+	snprintf(b, sizeof(b), "%.3f", (double)r->last_ts / 1e9);
+	richstr_add_right(rs, ROLE_TIME, r->last_ts ? b : "-", 12);
+	richstr_add(rs, ROLE_DEFAULT, "  ");
+	if (ts->q.tree && r->depth) {
+		richstr_pad(rs, ROLE_DEFAULT, rs->len + 2 * (r->depth - 1));
+		richstr_add(rs, ROLE_DIM, "`- ");
+	}
+	richstr_add(rs, ROLE_TASK, r->comm ? r->comm : "<...>");
+	if (r->self)
+		richstr_add(rs, ROLE_WARN, " [ktop]");
+}
+
+static void tasks_title(struct ui *ui, const struct tasks_state *ts, struct richstr *rs)
+{
+	char b[32];
+
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_DEFAULT, "Tasks: %s", ui_fmt_count(b, sizeof(b), ts->total));
+	richstr_addf(rs, ROLE_DIM, "  by %s%s%s", tasks_sort_name(ts->q.sort),
+		     ts->q.reverse ? ", inverted" : "", ts->q.tree ? ", tree by parent" : "");
+	if (ts->q.hide_self)
+		richstr_add(rs, ROLE_DIM, ", ktop's threads hidden (H shows)");
+	if (ui_view(ui))
+		richstr_add(rs, ROLE_WARN, "  counting the events in the view");
+	richstr_add(rs, ROLE_DIM, ui->app->bpf ? "  runq/off-CPU: BPF where tracked" :
+		    "  runq/off-CPU: from the sched events held");
+}
+
+static void tasks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
+{
+	struct tasks_state *ts = p->priv;
+	int rows = h - 2 > 0 ? h - 2 : 1;
+	struct richstr rs;
+
+	tasks_feed(ui, ts);
+	tasks_layout(ui, ts);
+	tasks_title(ui, ts, &rs);
+	ui_draw_rs(ui, y, 0, &rs, w);
+	tasks_fmt_header(ts, &rs);
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(ui, y + 1, 0, &rs, w);
+	if (!ts->n) {
+		ui_draw_text(ui, y + 2, 2, ROLE_DIM, ui_view(ui) ? "no task in the events the view "
+			     "matches" : "no task seen yet", w - 2);
+		return;
+	}
+	ts->top = ui_rowsel_top(ts->sel, ts->top, rows);
+	for (int r = 0; r < rows && ts->top + r < (long)ts->n; r++) {
+		tasks_fmt_row(ts, &ts->rows[ts->top + r], &rs);
+		if (ts->top + r == ts->sel)
+			ui_rowsel_mark(&rs, w);
+		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
+	}
+}
+
+/* Does row @r match a search for @needle: its comm contains it, or its pid starts with it? */
+static bool row_matches(const struct tasks_row *r, const char *needle)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", r->pid);
+	return (r->comm && strstr(r->comm, needle)) || !strncmp(pid, needle, strlen(needle));
+}
+
+static int tasks_search(struct ui *ui, struct pane *p, const char *needle, int dir)
+{
+	struct tasks_state *ts = p->priv;
+
+	tasks_feed(ui, ts);
+	tasks_layout(ui, ts);
+	/* n goes down the list (dir -1, as older in the event list), N up; around the end */
+	for (long k = 1; k <= (long)ts->n; k++) {
+		long i = (ts->sel + (dir < 0 ? k : -k) + 2 * (long)ts->n) % (long)ts->n;
+
+		if (row_matches(&ts->rows[i], needle)) {
+			ts->sel = i;
+			ts->sel_pid = ts->rows[i].pid;
+			return UI_HANDLED | UI_REDRAW;
+		}
+	}
+	ui_message(ui, "\"%s\": no task matches (a name containing it, a pid starting with it)",
+		   needle);
+	return UI_HANDLED | UI_REDRAW;
+}
+
+/* Enter, z, Z, #: narrow every pane to the selected task, or to its CPU. */
+static int tasks_narrow(struct ui *ui, struct tasks_state *ts, enum ui_action act)
+{
+	const struct tasks_row *r;
+
+	if (!ts->n || ts->sel < 0 || ts->sel >= (long)ts->n)
+		return 0;
+	r = &ts->rows[ts->sel];
+	if (act == ACT_VIEW_CPU && r->last_cpu < 0)
+		return 0;
+	return ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_NARROW,
+		.view = {
+			.what = act == ACT_VIEW_CPU ? UI_VIEW_CPU : UI_VIEW_TASK,
+			.pid = r->pid, .kids = act == ACT_VIEW_TASK_KIDS,
+			.cpu = (unsigned int)(r->last_cpu >= 0 ? r->last_cpu : 0),
+		},
+	});
+}
+
+static int tasks_key(struct ui *ui, struct pane *p, enum ui_action act)
+{
+	struct tasks_state *ts = p->priv;
+	long page = p->h > 3 ? p->h - 3 : 1;
+
+	/* the rows as drawn (a key may come before the first draw) */
+	tasks_feed(ui, ts);
+	tasks_layout(ui, ts);
+	if (ui_rowsel_moves(act)) {
+		ts->sel = ui_rowsel_move(ts->sel, (long)ts->n, page, act);
+		ts->sel_pid = ts->n ? ts->rows[ts->sel].pid : -1;
+		return UI_HANDLED | UI_REDRAW;
+	}
+	switch (act) {
+	case ACT_ENTER:
+	case ACT_VIEW_TASK:
+	case ACT_VIEW_TASK_KIDS:
+	case ACT_VIEW_CPU:
+		return tasks_narrow(ui, ts, act);
+	case ACT_PANE_SORT:
+	case ACT_SORT_PREV:
+		ts->q.sort = (enum tasks_sort)((ts->q.sort + (act == ACT_PANE_SORT ? 1 :
+							      TASKS_SORT_NR - 1)) % TASKS_SORT_NR);
+		ui_message(ui, "tasks sorted by %s", tasks_sort_name(ts->q.sort));
+		break;
+	case ACT_SORT_INVERT:
+		ts->q.reverse = !ts->q.reverse;
+		break;
+	case ACT_TREE:
+		ts->q.tree = !ts->q.tree;
+		ui_message(ui, ts->q.tree ? "tasks: a tree by parent (F5: a list)" : "tasks: a list");
+		break;
+	case ACT_HIDE_SELF:
+		ts->q.hide_self = !ts->q.hide_self;
+		ui_message(ui, ts->q.hide_self ? "tasks: ktop's own threads hidden" :
+			   "tasks: ktop's own threads shown, marked [ktop]");
+		break;
+	default:
+		return 0;
+	}
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int tasks_click(struct ui *ui, struct pane *p, int row, int col)
+{
+	struct tasks_state *ts = p->priv;
+	long i = ui_rowsel_click(ts->top, row, 2, (long)ts->n);
+
+	if (row == 1) {
+		/* a column header: sort by it */
+		for (int c = 0, x = 0; c < NCOLS; x += cols[c].w, c++) {
+			if (!cols[c].w || col < x + cols[c].w) {
+				ts->q.sort = cols[c].sort;
+				break;
+			}
+		}
+	} else if (i >= 0) {
+		ts->sel = i;
+		ts->sel_pid = ts->rows[i].pid;
+	}
+	return UI_HANDLED | UI_REDRAW;
+}
+
+const struct pane_ops pane_tasks_ops = {
+	.name		= "tasks",
+	.label		= "Tasks",
+	.priv_size	= sizeof(struct tasks_state),
+	.init		= tasks_init,
+	.destroy	= tasks_destroy,
+	.draw		= tasks_draw,
+	.key		= tasks_key,
+	.click		= tasks_click,
+	.keys		= "Enter narrow F6 sort I invert F5 tree H hide ktop / search",
+	.search		= tasks_search,
+};
