@@ -6,8 +6,8 @@
 # (tests/fixtures/tracedat-rt*), read by the ktop binary:
 #   - `ktop -i FILE --batch` holds as many events as `trace-cmd report FILE`
 #     prints, for every file (versions 6 and 7, zstd and none, two buffers);
-#   - FILE@NAME holds only that buffer's events; an unknown NAME is refused
-#     with the names there are (exit 2);
+#   - FILE@NAME holds only that buffer's events, and -F buffer:NAME keeps
+#     them; an unknown NAME is refused with the names there are (exit 2);
 #   - ktop's own trace.dat of a function_graph recording (-o, each of
 #     --dat-version 6/7 and --dat-compress zstd/none), reopened by ktop, says
 #     tracer function_graph and prints the same graph section as the
@@ -67,6 +67,10 @@ for f in tests/fixtures/tracedat-rt*/twobuf-v7.dat; do
 	else
 		fail "$name@NAME: @top '$top' + @ktopb '$inst' (report's ktopb: lines: $rb) != all '$all'"
 	fi
+	vb=$(timeout 20 "$KTOP" -i "$f" --batch --iterations 1 -F buffer:ktopb 2>&1 |
+		sed -n 's/^View: buffer:ktopb: \([0-9]*\) of .*/\1/p')
+	check "$name -F buffer:ktopb: ${vb:-no} events match (trace-cmd report's ktopb: lines: $rb)" \
+		[ "${vb:-x}" = "$rb" ]
 	timeout 20 "$KTOP" -i "$f@nosuch" --batch >/dev/null 2>"$tmp/err"
 	rc=$?
 	if [ $rc -eq 2 ] && grep -q "no buffer 'nosuch'.*top, ktopb" "$tmp/err"; then

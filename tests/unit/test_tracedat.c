@@ -34,6 +34,8 @@
 #include "stacks.h"
 #include "stacksym.h"
 #include "symbols.h"
+#include "filter.h"
+#include "viewfilter.h"
 
 /* strcmp for qsort of char * */
 static int strcmp_p(const char **a, const char **b)
@@ -357,6 +359,72 @@ TEST(tracedat_one_buffer)
 		CHECK(snapshot_load(arg, 0, &st1, &one, err, sizeof(err)) == -ENOENT);
 		CHECK(strstr(err, "nosuch") && strstr(err, "top, ktopb"));
 		printf("  %s\n", err);
+		store_free(st);
+		snapshot_meta_free(&meta);
+		checked++;
+	}
+	CHECK(checked || !nfiles);
+}
+
+/* Events of @st the view filter @text keeps (-1: refused, the message printed). */
+static long view_count(struct store *st, const struct snapshot_meta *m, const char *text)
+{
+	struct viewfilter *vf = viewfilter_new(st, NULL);
+	struct filter_error fe = { 0 };
+	long n = 0;
+
+	if (!vf || viewfilter_set_buffers(vf, m))
+		abort();
+	if (viewfilter_push(vf, text, &fe)) {
+		printf("  %s: %s\n", text, fe.msg);
+		viewfilter_free(vf);
+		return -1;
+	}
+	for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
+		uint64_t first, end;
+
+		store_cpu_range(st, cpu, &first, &end);
+		for (uint64_t i = first; i < end; i++) {
+			struct ktop_event ev;
+
+			if (!store_get(st, cpu, i, &ev) && ev.type != KTOP_T_NONE &&
+			    viewfilter_match(vf, &ev))
+				n++;
+		}
+	}
+	viewfilter_free(vf);
+	return n;
+}
+
+/*
+ * buffer:NAME in the view filter (-F, the view prompt) keeps the events of
+ * that buffer: as many as trace-cmd report prints for it.
+ */
+TEST(tracedat_buffer_view)
+{
+	int checked = 0;
+
+	for (int f = 0; f < nfiles; f++) {
+		struct snapshot_meta meta;
+		struct store *st = NULL;
+		struct counts rc;
+		char err[512] = "";
+		uint64_t top = 0, inst = 0;
+
+		if (!name_has(files[f], "twobuf"))
+			continue;
+		CHECK(snapshot_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
+		CHECK(report_counts(files[f], &rc) == 0);
+		for (int i = 0; i < rc.n; i++)
+			*(strcmp(rc.k[i].buf, "top") ? &inst : &top) += rc.k[i].events;
+		CHECK(inst > 0 && top > 0);
+		CHECK(view_count(st, &meta, "buffer:ktopb") == (long)inst);
+		CHECK(view_count(st, &meta, "buffer:top") == (long)top);
+		CHECK(view_count(st, &meta, "!buffer:ktopb") == (long)top);
+		CHECK(view_count(st, &meta, "buffer:top,ktopb") == (long)(top + inst));
+		CHECK(view_count(st, &meta, "buffer:nosuch") == -1);
+		printf("  %s: buffer:ktopb %llu, buffer:top %llu events, as trace-cmd report\n",
+		       base(files[f]), (unsigned long long)inst, (unsigned long long)top);
 		store_free(st);
 		snapshot_meta_free(&meta);
 		checked++;
