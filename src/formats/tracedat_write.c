@@ -578,55 +578,81 @@ static void add_event(struct tw *w, struct tdat_pager *pg, const struct ktop_eve
 		tdat_pager_add(pg, ev->ts, w->ustk.rec, us);
 }
 
-/* Events of @stream in the window (and the view) into pages; their lost marks flag pages. */
-static int write_stream(struct tw *w, unsigned int stream, const struct store_lost *lost,
-			size_t nlost, uint64_t *events, uint64_t *lostn)
+/*
+ * Call @fn for each event of @stream in the window that the view keeps, in
+ * order, until it returns non-zero. Return: that value, or 0.
+ */
+static int tw_events(struct tw *w, unsigned int stream,
+		     int (*fn)(struct tw *w, const struct ktop_event *ev, void *arg), void *arg)
 {
-	struct tdat_pager pg;
 	uint64_t first, end, seq;
-	size_t li = 0;
-	int ret;
+	int ret = 0;
 
-	ret = tdat_pager_init(&pg, w->page_size, w->long_size, page_emit, w);
-	if (ret)
-		return ret;
 	store_cpu_range(w->st, stream, &first, &end);
 	seq = w->t0 ? store_seek(w->st, stream, w->t0) : first;
-	while (seq < end && !pg.err) {
+	while (seq < end && !ret) {
 		size_t n = store_get_range(w->st, stream, seq, seq + EV_BATCH < end ?
 					   seq + EV_BATCH : end, w->evs);
 
 		if (!n)
 			break;
 		seq += n;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n && !ret; i++) {
 			const struct ktop_event *ev = &w->evs[i];
-			int size;
 
-			if (ev->type == KTOP_T_NONE || ev->ts < w->t0)
-				continue;
-			if (ev->ts > w->t1) {
-				seq = end;
-				break;
-			}
-			if (w->view && !viewfilter_match(w->view, ev))
-				continue;
-			for (; li < nlost && lost[li].ts <= ev->ts; li++)
-				if (lost[li].cpu == stream) {
-					tdat_pager_lost(&pg, ev->ts, lost[li].count);
-					*lostn += lost[li].count;
-				}
-			size = krecord_encode(&w->kr, ev, w->rec);
-			if (!size) {
-				w->s.skipped++;
-				continue;
-			}
-			add_event(w, &pg, ev, size);
-			w->s.events++;
-			(*events)++;
+			if (ev->ts > w->t1)
+				return 0;
+			if (ev->type != KTOP_T_NONE && ev->ts >= w->t0 &&
+			    (!w->view || viewfilter_match(w->view, ev)))
+				ret = fn(w, ev, arg);
 		}
 	}
-	ret = tdat_pager_finish(&pg);
+	return ret;
+}
+
+struct tw_stream {
+	struct tdat_pager	pg;
+	unsigned int		stream;
+	const struct store_lost	*lost;
+	size_t			nlost, li;
+	uint64_t		*events, *lostn;
+};
+
+/* One event into the pages, after the lost marks before it (they flag a page). */
+static int stream_event(struct tw *w, const struct ktop_event *ev, void *arg)
+{
+	struct tw_stream *ts = arg;
+	int size;
+
+	for (; ts->li < ts->nlost && ts->lost[ts->li].ts <= ev->ts; ts->li++)
+		if (ts->lost[ts->li].cpu == ts->stream) {
+			tdat_pager_lost(&ts->pg, ev->ts, ts->lost[ts->li].count);
+			*ts->lostn += ts->lost[ts->li].count;
+		}
+	size = krecord_encode(&w->kr, ev, w->rec);
+	if (!size) {
+		w->s.skipped++;
+		return 0;
+	}
+	add_event(w, &ts->pg, ev, size);
+	w->s.events++;
+	(*ts->events)++;
+	return ts->pg.err;
+}
+
+/* Events of @stream in the window (and the view) into pages; their lost marks flag pages. */
+static int write_stream(struct tw *w, unsigned int stream, const struct store_lost *lost,
+			size_t nlost, uint64_t *events, uint64_t *lostn)
+{
+	struct tw_stream ts = { .stream = stream, .lost = lost, .nlost = nlost,
+				.events = events, .lostn = lostn };
+	int ret;
+
+	ret = tdat_pager_init(&ts.pg, w->page_size, w->long_size, page_emit, w);
+	if (ret)
+		return ret;
+	tw_events(w, stream, stream_event, &ts);
+	ret = tdat_pager_finish(&ts.pg);
 	chunk_flush(w);
 	return ret ? ret : w->werr;
 }
@@ -757,37 +783,20 @@ static int write_v7(struct tw *w, const struct store_lost *lost, size_t nlost, u
 	return w->werr;
 }
 
+/* An event write_stream() will write: one with a kernel format. */
+static int count_event(struct tw *w, const struct ktop_event *ev, void *arg)
+{
+	if (krecord_event(&w->kr, ev->type) && schema_get(store_schema(w->st), ev->type))
+		(*(uint64_t *)arg)++;
+	return 0;
+}
+
 /* Version 6 puts the CPU stats before the pages: count what write_stream() will write. */
 static void count_v6(struct tw *w, const struct store_lost *lost, size_t nlost, uint64_t *events,
 		     uint64_t *lostn)
 {
-	for (unsigned int s = 0; s < store_ncpus(w->st); s++) {
-		uint64_t first, end, seq;
-
-		store_cpu_range(w->st, s, &first, &end);
-		seq = w->t0 ? store_seek(w->st, s, w->t0) : first;
-		while (seq < end) {
-			size_t n = store_get_range(w->st, s, seq, seq + EV_BATCH < end ?
-						   seq + EV_BATCH : end, w->evs);
-
-			if (!n)
-				break;
-			seq += n;
-			for (size_t i = 0; i < n; i++) {
-				const struct ktop_event *ev = &w->evs[i];
-
-				if (ev->ts > w->t1) {
-					seq = end;
-					break;
-				}
-				if (ev->type != KTOP_T_NONE && ev->ts >= w->t0 &&
-				    (!w->view || viewfilter_match(w->view, ev)) &&
-				    krecord_event(&w->kr, ev->type) &&
-				    schema_get(store_schema(w->st), ev->type))
-					events[s]++;
-			}
-		}
-	}
+	for (unsigned int s = 0; s < store_ncpus(w->st); s++)
+		tw_events(w, s, count_event, &events[s]);
 	for (size_t i = 0; i < nlost; i++)
 		if (lost[i].ts >= w->t0 && lost[i].ts <= w->t1)
 			lostn[lost[i].cpu] += lost[i].count;

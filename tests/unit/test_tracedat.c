@@ -366,6 +366,25 @@ TEST(tracedat_one_buffer)
 	CHECK(checked || !nfiles);
 }
 
+/*
+ * ktop's trace.dat of @st (version @v) at @path, read back by ktop into
+ * *@bs and @bm. Return: 0, or -1 with the message printed.
+ */
+static int write_read(struct store *st, const struct snapshot_meta *m, unsigned int v,
+		      const char *path, struct store **bs, struct snapshot_meta *bm)
+{
+	struct export_opts eo = { .dat_version = v };
+	char err[512] = "";
+
+	*bs = NULL;
+	if (export_write(EXPORT_TRACEDAT, path, st, m, &eo, NULL, err, sizeof(err)) ||
+	    snapshot_load(path, 0, bs, bm, err, sizeof(err))) {
+		printf("  %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* Events of @st the view filter @text keeps (-1: refused, the message printed). */
 static long view_count(struct store *st, const struct snapshot_meta *m, const char *text)
 {
@@ -447,14 +466,10 @@ TEST(tracedat_buffer_clocks)
 		CHECK(snapshot_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
 		snprintf(meta.buffers[1].clock, sizeof(meta.buffers[1].clock), "global");
 		for (unsigned int v = 6; v <= 7; v++) {
-			struct export_opts eo = { .dat_version = v };
-			const char *path = tmp_path("clocks.dat");
 			struct snapshot_meta back;
-			struct store *bs = NULL;
+			struct store *bs;
 
-			CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, &eo, NULL, err,
-					   sizeof(err)) == 0);
-			CHECK(snapshot_load(path, 0, &bs, &back, err, sizeof(err)) == 0);
+			CHECK(write_read(st, &meta, v, tmp_path("clocks.dat"), &bs, &back) == 0);
 			CHECK(back.nbuffers == 2);
 			CHECK_STR(back.buffers[0].clock, "local");
 			CHECK_STR(back.buffers[1].clock, "global");
@@ -709,14 +724,10 @@ TEST(tracedat_fgraph_tree_matches_report)
 		 * tracer and gives the same graph as report of the original
 		 */
 		for (unsigned int v = 6; v <= 7; v++) {
-			struct export_opts eo = { .dat_version = v };
-			const char *path = tmp_path("own-fgraph.dat");
 			struct snapshot_meta bm;
-			struct store *bs = NULL;
+			struct store *bs;
 
-			CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, &eo, NULL, err,
-					   sizeof(err)) == 0);
-			CHECK(snapshot_load(path, 0, &bs, &bm, err, sizeof(err)) == 0);
+			CHECK(write_read(st, &meta, v, tmp_path("own-fgraph.dat"), &bs, &bm) == 0);
 			CHECK_STR(bm.tracer, "function_graph");
 			CHECK_EQ_U64(tree_vs_report(bs, files[f], "ktop's own file"), same);
 			printf("  %s -> ktop's v%u trace.dat -> ktop: tracer %s, the same %zu calls\n",
@@ -1013,16 +1024,14 @@ TEST(tracedat_stacks_roundtrip)
 		sy = stack_syms_new(st, ks, false);
 		CHECK(ks && sy);
 		for (unsigned int v = 6; v <= 7; v++) {
-			struct export_opts eo = { .dat_version = v };
 			const char *path = tmp_path("stacks.dat");
-			char err[512] = "", **rf = NULL, **kf = NULL;
+			char **rf = NULL, **kf = NULL;
 			struct snapshot_meta bm;
-			struct store *bs = NULL;
+			struct store *bs;
 			size_t nr, nk, same = 0;
 			uint64_t with;
 
-			CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, &eo, NULL, err,
-					   sizeof(err)) == 0);
+			CHECK(write_read(st, &meta, v, path, &bs, &bm) == 0);
 			nr = report_frames(path, &rf);
 			nk = store_frames(st, &kf);
 			for (size_t i = 0; i < nr && i < nk; i++)
@@ -1033,7 +1042,6 @@ TEST(tracedat_stacks_roundtrip)
 			CHECK(nk > 0 && nr == nk && same == nk);
 			free_strs(rf, nr);
 			free_strs(kf, nk);
-			CHECK(snapshot_load(path, 0, &bs, &bm, err, sizeof(err)) == 0);
 			CHECK(snap_compare(st, bs, 0, UINT64_MAX) == 0);
 			CHECK(stacks_differ(st, bs, &with) == 0);
 			CHECK(with > 0);
