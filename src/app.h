@@ -57,6 +57,8 @@ struct app_opts {
 	const char		*views[SESSION_MAX_LIST];	/* -F, --view */
 	unsigned int		nviews;
 	bool			hide_self;	/* --hide-self */
+	unsigned int		dat_version;	/* --dat-version: trace.dat 6 or 7, 0: 7 */
+	int			dat_compress;	/* --dat-compress: enum tracedat_compress */
 	bool			offcpu;		/* --offcpu: BPF off-CPU stacks */
 	const char		*folded;	/* --folded: what -o FILE.folded holds */
 	/* -e EVENT:stack: EVENT without its suffix (so.events and so.stacks point here) */

@@ -18,6 +18,7 @@
 #include "app.h"
 #include "batch.h"
 #include "features.h"
+#include "formats/format.h"
 #include "opts.h"
 #include "output.h"
 #include "safefile.h"
@@ -173,6 +174,15 @@ static int main_stdin_to_tty(void)
 	return in;
 }
 
+/* -i FILE@NAME: a buffer of a trace.dat (trace-cmd record -B NAME). */
+static bool main_buffer_of(const char *path)
+{
+	char file[PATH_MAX];
+	const char *buffer;
+
+	return format_split_part(path, file, sizeof(file), &buffer);
+}
+
 /* -i FILE, -i -, --demo: no tracefs, no root. */
 static int main_offline(struct app *a, const char *path)
 {
@@ -181,7 +191,7 @@ static int main_offline(struct app *a, const char *path)
 	int ret, status, in_fd = -1, flags = 0;
 
 	/* a file that is not there is the first thing to hear about, terminal or not */
-	if (!is_stdin && access(path, R_OK)) {
+	if (!is_stdin && access(path, R_OK) && !main_buffer_of(path)) {
 		fprintf(stderr, "ktop: %s: %s\n", path, strerror(errno));
 		return EXIT_USAGE;
 	}

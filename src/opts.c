@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "filter.h"
+#include "formats/tracedat.h"
 #include "opts.h"
 #include "probe_spec.h"
 #include "store.h"
@@ -41,6 +42,8 @@ enum {
 	OPT_THRESH,
 	OPT_PROBE,
 	OPT_HIDE_SELF,
+	OPT_DAT_VERSION,
+	OPT_DAT_COMPRESS,
 	OPT_STACK,
 	OPT_USTACK,
 	OPT_OFFCPU,
@@ -82,6 +85,8 @@ static const struct option long_opts[] = {
 	{ "probe",		required_argument,	NULL, OPT_PROBE },
 	{ "view",		required_argument,	NULL, 'F' },
 	{ "hide-self",		no_argument,		NULL, OPT_HIDE_SELF },
+	{ "dat-version",	required_argument,	NULL, OPT_DAT_VERSION },
+	{ "dat-compress",	required_argument,	NULL, OPT_DAT_COMPRESS },
 	{ "stack",		required_argument,	NULL, OPT_STACK },
 	{ "ustack",		required_argument,	NULL, OPT_USTACK },
 	{ "offcpu",		no_argument,		NULL, OPT_OFFCPU },
@@ -161,7 +166,13 @@ void opts_usage(FILE *fp)
 	      "                             .csv, or .folded: stacks for flame graphs)\n"
 	      "      --folded WHAT          what FILE.folded holds: events (stack counts),\n"
 	      "                             offcpu (ns), graph (function_graph ns), graph-count\n"
-	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin)\n"
+	      "      --dat-version 6|7      trace.dat version -o writes (default 7; 6 for\n"
+	      "                             readers older than trace-cmd 3.0)\n"
+	      "      --dat-compress zstd|none  trace.dat 7 compression (default zstd)\n"
+	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin):\n"
+	      "                             .ktop, or trace.dat version 6 or 7 (uncompressed,\n"
+	      "                             zstd or zlib), every buffer; FILE@NAME: only the\n"
+	      "                             buffer NAME (trace-cmd record -B NAME; @top)\n"
 	      "      --stream               write a live .ktop stream to stdout\n"
 	      "      --stream-rate SIZE     --stream bandwidth bound, bytes/s (default 4M;\n"
 	      "                             0: none); events over it are sent as lost\n"
@@ -513,6 +524,19 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_FEATURES:
 		o->features_only = true;
 		return 0;
+	case OPT_DAT_VERSION:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			return opts_err(err, errlen, "--dat-version wants 6 or 7 (the trace.dat "
+					"versions trace-cmd reads), not '%s'", arg);
+		o->dat_version = (unsigned int)(arg[0] - '0');
+		return 0;
+	case OPT_DAT_COMPRESS:
+		if (strcmp(arg, "zstd") && strcmp(arg, "none"))
+			return opts_err(err, errlen, "--dat-compress wants zstd or none (what "
+					"Debian's trace-cmd reads), not '%s'", arg);
+		o->dat_compress = strcmp(arg, "zstd") ? TRACEDAT_COMPRESS_NONE :
+				  TRACEDAT_COMPRESS_ZSTD;
+		return 0;
 	case OPT_FORCE:
 		so->force = true;
 		return 0;
@@ -662,6 +686,9 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->nviews && o->stream)
 		return opts_err(err, errlen, "--view does not apply to --stream (it sends every "
 				"event); narrow on the reading side: ktop -i - --batch --view ...");
+	if (o->dat_version == 6 && o->dat_compress == TRACEDAT_COMPRESS_ZSTD)
+		return opts_err(err, errlen, "--dat-compress zstd needs --dat-version 7 (version 6 "
+				"has no compression)");
 	if (o->input && (o->demo || o->stream))
 		return opts_err(err, errlen, "-i cannot be combined with %s",
 				o->demo ? "--demo" : "--stream");
