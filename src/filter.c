@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "filter.h"
 
 /* pcre2 limits: a catastrophic regex fails cleanly instead of spinning. */
@@ -580,21 +581,14 @@ static int resolve_comm(struct filter_spec *sp, const char *name, int off,
 		if (!td)
 			continue;
 		while ((te = readdir(td))) {
-			FILE *f;
-
 			if (!isdigit((unsigned char)te->d_name[0]))
 				continue;
 			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", de->d_name,
 				 te->d_name);
-			f = fopen(path, "re");
-			if (!f)
+			if (file_read_value(path, comm, sizeof(comm)))
 				continue;
-			if (fgets(comm, sizeof(comm), f)) {
-				comm[strcspn(comm, "\n")] = '\0';
-				if (!strcmp(comm, name) && sp->npids < FILTER_MAX_PIDS)
-					sp->pids[sp->npids++] = atoi(te->d_name), n++;
-			}
-			fclose(f);
+			if (!strcmp(comm, name) && sp->npids < FILTER_MAX_PIDS)
+				sp->pids[sp->npids++] = atoi(te->d_name), n++;
 		}
 		closedir(td);
 	}

@@ -16,7 +16,10 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "clock.h"
+#include "err.h"
 #include "event.h"
+#include "file.h"
 #include "ftrace_filter.h"
 #include "intern.h"
 #include "safefile.h"
@@ -77,34 +80,17 @@ static int setmsg(struct ftrace_filter_result *res, int ret, const char *fmt, ..
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
+	res->err = err_vset(res->msg, sizeof(res->msg), ret, fmt, ap);
 	va_end(ap);
-	res->err = ret;
 	return ret;
 }
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return (double)clock_mono_ns() / 1e6;
 }
 
 /* ---- files ------------------------------------------------------------------------- */
-
-/* Read all of @path. Return: 0 and *out (malloc'd, NUL-terminated), or -errno. */
-static int read_all(const char *path, char **out)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
-
-	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	ret = safefile_read_fd(fd, SIZE_MAX, out, NULL);
-	close(fd);
-	return ret;
-}
 
 /*
  * Write @buf to an fd of a tracefs list file. The kernel's parser takes one
@@ -364,7 +350,7 @@ static char *error_log_last(const struct ftrace_filter *f)
 	char path[PATH_MAX], *text, *last = NULL, *p, *ret;
 
 	error_log_path(f, path, sizeof(path));
-	if (read_all(path, &text))
+	if (file_read(path, FILE_NO_MAX, &text, NULL))
 		return NULL;
 	for (p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
 		if (*p == '[')
@@ -430,7 +416,7 @@ static void error_log_new(const struct ftrace_filter *f, const char *mark, char 
 
 	out[0] = '\0';
 	error_log_path(f, path, sizeof(path));
-	if (read_all(path, &text))
+	if (file_read(path, FILE_NO_MAX, &text, NULL))
 		return;
 	ftrace_filter_error_log_parse(text, mark, out, len);
 	free(text);
@@ -557,7 +543,7 @@ int ftrace_filter_current(struct ftrace_filter *f, enum filter_target t, struct 
 	if (!f->funcs)
 		return -EPERM;
 	snprintf(path, sizeof(path), "%s/%s", f->dir, filter_target_file(t));
-	ret = read_all(path, &text);
+	ret = file_read(path, FILE_NO_MAX, &text, NULL);
 	if (ret)
 		return ret;
 	ret = filter_set_init(out, filter_funcs_count(f->funcs));
@@ -631,7 +617,7 @@ static void summarize(struct ftrace_filter *f, struct ftrace_filter_result *res,
 		res->count[t] = 0;
 		if (!text) {
 			snprintf(path, sizeof(path), "%s/%s", f->dir, file);
-			if (read_all(path, &own))
+			if (file_read(path, FILE_NO_MAX, &own, NULL))
 				continue;
 			text = own;
 		}
@@ -692,7 +678,7 @@ static void change_read_after(struct change *c)
 {
 	for (int i = 0; i < c->nfiles; i++) {
 		free(c->files[i].after);
-		if (read_all(c->files[i].path, &c->files[i].after))
+		if (file_read(c->files[i].path, FILE_NO_MAX, &c->files[i].after, NULL))
 			c->files[i].after = strdup("");
 	}
 }
@@ -812,7 +798,7 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 		/* an instance without its own set_graph_function uses the global one */
 		if (t == FILTER_T_GRAPH && access(fc->path, F_OK))
 			snprintf(fc->path, sizeof(fc->path), "%.1024s/set_graph_function", f->top);
-		ret = read_all(fc->path, &fc->before);
+		ret = file_read(fc->path, FILE_NO_MAX, &fc->before, NULL);
 		if (ret) {
 			ret = setmsg(res, ret, "cannot read %s: %s%s; nothing applied", fc->path,
 				     strerror(-ret), ret == -EPERM ? " (this kernel does not "
@@ -853,7 +839,7 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 			struct file_change *fc = change_add(c, f->dir, pidfiles[k], KIND_PIDS);
 
 			/* set_ftrace_pid is missing without a function tracer */
-			if (read_all(fc->path, &fc->before)) {
+			if (file_read(fc->path, FILE_NO_MAX, &fc->before, NULL)) {
 				c->nfiles--;
 				continue;
 			}
@@ -873,7 +859,7 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 		}
 		snprintf(rel, sizeof(rel), "%s", evpath + strlen(f->dir) + 1);
 		fc = change_add(c, f->dir, rel, KIND_EVENT);
-		ret = read_all(fc->path, &fc->before);
+		ret = file_read(fc->path, FILE_NO_MAX, &fc->before, NULL);
 		if (ret) {
 			ret = setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
 			goto out;
@@ -1000,7 +986,7 @@ static int change_write(struct ftrace_filter *f, struct change *c, bool undo,
 		const char *want = undo ? fc->before : fc->after;
 		char *now = NULL;
 
-		if (read_all(fc->path, &now) || strcmp(now, want))
+		if (file_read(fc->path, FILE_NO_MAX, &now, NULL) || strcmp(now, want))
 			snprintf(res->kernel_error, sizeof(res->kernel_error),
 				 "%s does not read back as it was", fc->name);
 		free(now);

@@ -132,12 +132,4 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
  */
 int safefile_read(const char *path, size_t max, char **out, size_t *lenp);
 
-/**
- * safefile_read_fd - read @fd to its end (a tracefs file too: its size is 0)
- * @max: more than this is -EFBIG (SIZE_MAX: no bound)
- * @out: NUL-terminated content (free it); @lenp may be NULL
- * Return: 0 or a negative errno; @fd stays open.
- */
-int safefile_read_fd(int fd, size_t max, char **out, size_t *lenp);
-
 #endif
