@@ -42,6 +42,7 @@
 #include "schema.h"
 #include "store.h"
 #include "symbols.h"
+#include "tuning.h"
 #include "decode-local.h"
 
 /* ---- setup ------------------------------------------------------------- */
@@ -478,7 +479,7 @@ struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 	dc->long_size = tep_get_header_page_size(tep) == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8;
 	dc->old_format = tep_is_old_format(tep);
 	dc->fast_walk = !dc->old_format && dc->long_size == KBUFFER_LSIZE_8 &&
-			!tep_is_file_bigendian(tep) && !getenv("KTOP_DECODE_KBUFFER_WALK");
+			!tep_is_file_bigendian(tep) && !tuning()->decode_kbuffer_walk;
 	if (ctx_common(dc, events[0])) {
 		err = EINVAL;
 		goto out_free;

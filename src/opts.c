@@ -13,10 +13,12 @@
 #include <string.h>
 
 #include "app.h"
+#include "err.h"
 #include "filter.h"
 #include "opts.h"
 #include "probe_spec.h"
 #include "store.h"
+#include "tuning.h"
 #include "viewfilter.h"
 
 enum {
@@ -45,6 +47,7 @@ enum {
 	OPT_USTACK,
 	OPT_OFFCPU,
 	OPT_FOLDED,
+	OPT_HELP_DEBUG,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +90,7 @@ static const struct option long_opts[] = {
 	{ "offcpu",		no_argument,		NULL, OPT_OFFCPU },
 	{ "folded",		required_argument,	NULL, OPT_FOLDED },
 	{ "help",		no_argument,		NULL, 'h' },
+	{ "help-debug",		no_argument,		NULL, OPT_HELP_DEBUG },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -165,6 +169,7 @@ void opts_usage(FILE *fp)
 	      "                             0: none); events over it are sent as lost\n"
 	      "      --demo                 open the bundled demo snapshot\n"
 	      "  -h, --help                 this text\n"
+	      "      --help-debug           the tuning and test switches (KTOP_* variables)\n"
 	      "  -V, --version              version\n"
 	      "\n"
 	      "Probes: [EVENT=]PLACE[%return] [[NAME=]EXPR[:TYPE]]...\n"
@@ -267,12 +272,14 @@ int opts_check_cpulist(const char *s)
 	}
 }
 
-static int opts_err(char *err, size_t errlen, const char *fmt, ...)
+/* Every refusal of the command line is -EINVAL. */
+static int __attribute__((format(printf, 3, 4)))
+opts_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	err_vset(err, errlen, -EINVAL, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -629,6 +636,9 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 		switch (c) {
 		case 'h':
 			opts_usage(out);
+			return OPTS_DONE;
+		case OPT_HELP_DEBUG:
+			tuning_print(out);
 			return OPTS_DONE;
 		case 'V':
 			fprintf(out, "ktop %s\n", KTOP_VERSION);

@@ -37,6 +37,7 @@
 #include "filter_cmdline.h"
 #include "session.h"
 #include "tracestate.h"
+#include "tuning.h"
 
 /*
  * Wake the readers when a tenth of the buffer is full; they also wake every
@@ -876,7 +877,7 @@ static int check_opts(const struct session_opts *o, const struct features *ft,
 		return -EINVAL;
 	}
 	/* Test hook: exercise the top-level path on kernels where no tracer needs it. */
-	if (getenv("KTOP_TEST_TOP_LEVEL"))
+	if (tuning()->test_top_level)
 		*top = true;
 	return 0;
 }

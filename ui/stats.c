@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "clock.h"
 #include "intern.h"
 #include "stats.h"
 #include "store.h"
@@ -18,10 +19,7 @@
 
 uint64_t ui_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clock_mono_ns();
 }
 
 int ui_stats_init(struct ui_stats *s, struct store *st)
