@@ -20,7 +20,9 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 
+#include "err.h"
 #include "features.h"
+#include "file.h"
 
 #ifndef TRACEFS_MAGIC
 #define TRACEFS_MAGIC	0x74726163
@@ -66,7 +68,7 @@ static void feat_set(struct features *ft, enum feature_id id, enum feature_state
 
 	ft->f[id].state = st;
 	va_start(ap, fmt);
-	vsnprintf(ft->f[id].detail, sizeof(ft->f[id].detail), fmt, ap);
+	err_vset(ft->f[id].detail, sizeof(ft->f[id].detail), 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -82,28 +84,6 @@ static int feat_write(const char *path, const char *s)
 		ret = -errno;
 	close(fd);
 	return ret;
-}
-
-/* Read up to @len - 1 bytes, trailing newline stripped. Return: 0 or -errno. */
-static int feat_read(const char *path, char *buf, size_t len)
-{
-	ssize_t r;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, len - 1);
-	if (r < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	close(fd);
-	buf[r] = '\0';
-	while (r && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
-		buf[--r] = '\0';
-	return 0;
 }
 
 int features_rmdir_instance(const char *path, unsigned int max_ms)
@@ -174,7 +154,7 @@ static bool tracer_listed(const char *dir, const char *name)
 	char path[1024], buf[1024], *tok, *save;
 
 	snprintf(path, sizeof(path), "%s/available_tracers", dir);
-	if (feat_read(path, buf, sizeof(buf)))
+	if (file_read_value(path, buf, sizeof(buf)))
 		return false;
 	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
 		if (!strcmp(tok, name))
@@ -197,7 +177,7 @@ static bool expansion_is_global(const char *dir)
 	char path[1024], buf[128];
 
 	snprintf(path, sizeof(path), "%s/buffer_size_kb", dir);
-	return !feat_read(path, buf, sizeof(buf)) && strstr(buf, "(expanded:");
+	return !file_read_value(path, buf, sizeof(buf)) && strstr(buf, "(expanded:");
 }
 
 int features_expand_global(const char *dir)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "file.h"
 #include "filter.h"
 
@@ -466,17 +467,14 @@ struct filter_spec {
 	pcre2_match_context	*mctx;
 };
 
-static int seterr(struct filter_error *err, int offset, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int seterr(struct filter_error *err, int offset, int ret, const char *fmt, ...)
+int filter_error_set(struct filter_error *err, int offset, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (err) {
 		err->offset = offset;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		err_vset(err->msg, sizeof(err->msg), ret, fmt, ap);
 		va_end(ap);
 	}
 	return ret;
@@ -502,7 +500,7 @@ static int check_bytes(const char *line, size_t len, struct filter_error *err)
 	const unsigned char *s = (const unsigned char *)line;
 
 	if (len > FILTER_LINE_MAX)
-		return seterr(err, -1, -E2BIG, "the line is too long: %zu bytes (at most %d); "
+		return filter_error_set(err, -1, -E2BIG, "the line is too long: %zu bytes (at most %d); "
 			      "nothing applied", len, FILTER_LINE_MAX);
 	for (size_t i = 0; i < len;) {
 		unsigned char c = s[i];
@@ -510,7 +508,7 @@ static int check_bytes(const char *line, size_t len, struct filter_error *err)
 
 		if (c < 0x80) {
 			if ((c < 0x20 && c != '\t') || c == 0x7f)
-				return seterr(err, (int)i, -EILSEQ, "control character 0x%02x at "
+				return filter_error_set(err, (int)i, -EILSEQ, "control character 0x%02x at "
 					      "column %zu; nothing applied", c, i + 1);
 			i++;
 			continue;
@@ -533,7 +531,7 @@ static int check_bytes(const char *line, size_t len, struct filter_error *err)
 		i += n + 1;
 		continue;
 bad:
-		return seterr(err, (int)i, -EILSEQ, "byte 0x%02x at column %zu is not UTF-8; "
+		return filter_error_set(err, (int)i, -EILSEQ, "byte 0x%02x at column %zu is not UTF-8; "
 			      "nothing applied", c, i + 1);
 	}
 	return 0;
@@ -569,7 +567,7 @@ static int resolve_comm(struct filter_spec *sp, const char *name, int off,
 	int n = 0;
 
 	if (!d)
-		return seterr(err, off, -errno, "comm:%s: cannot read /proc: %s", name,
+		return filter_error_set(err, off, -errno, "comm:%s: cannot read /proc: %s", name,
 			      strerror(errno));
 	while ((de = readdir(d))) {
 		char path[600], comm[64];
@@ -594,7 +592,7 @@ static int resolve_comm(struct filter_spec *sp, const char *name, int off,
 	}
 	closedir(d);
 	if (!n)
-		return seterr(err, off, -ENOENT, "comm:%s: no task has that name; nothing applied",
+		return filter_error_set(err, off, -ENOENT, "comm:%s: no task has that name; nothing applied",
 			      name);
 	return 0;
 }
@@ -613,10 +611,10 @@ static int parse_pids(struct filter_spec *sp, const char *s, size_t len, int off
 		while (i < len && isdigit((unsigned char)s[i]) && v < 1 << 23)
 			v = v * 10 + (s[i++] - '0');
 		if (i == st || (i < len && s[i] != ',') || v > 4194304)
-			return seterr(err, off + (int)i, -EINVAL, "pid:%.*s: expected numbers "
+			return filter_error_set(err, off + (int)i, -EINVAL, "pid:%.*s: expected numbers "
 				      "separated by commas", (int)len, s);
 		if (sp->npids >= FILTER_MAX_PIDS)
-			return seterr(err, off, -E2BIG, "more than %d pids", FILTER_MAX_PIDS);
+			return filter_error_set(err, off, -E2BIG, "more than %d pids", FILTER_MAX_PIDS);
 		sp->pids[sp->npids++] = (int)v;
 		i += i < len;
 	}
@@ -633,7 +631,7 @@ static int compile_regex(struct filter_spec *sp, struct term *t, const char *re,
 	t->re = pcre2_compile((PCRE2_SPTR)re, len, 0, &ec, &eoff, NULL);
 	if (!t->re) {
 		pcre2_get_error_message(ec, msg, sizeof(msg));
-		return seterr(err, off + (int)eoff, -EINVAL, "regex error at column %d: %s; "
+		return filter_error_set(err, off + (int)eoff, -EINVAL, "regex error at column %d: %s; "
 			      "nothing applied", off + (int)eoff + 1, (char *)msg);
 	}
 	/* without JIT, pcre2_match interprets: slower but the same results */
@@ -659,7 +657,7 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 	int ret;
 
 	if (sp->nterms >= FILTER_MAX_TERMS)
-		return seterr(err, (int)i, -E2BIG, "more than %d patterns in one line",
+		return filter_error_set(err, (int)i, -E2BIG, "more than %d patterns in one line",
 			      FILTER_MAX_TERMS);
 	t = &sp->terms[sp->nterms];
 	memset(t, 0, sizeof(*t));
@@ -676,7 +674,7 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 			if (line[i] == '\\' && i + 1 < len)
 				i++;
 		if (i >= len)
-			return seterr(err, (int)pstart, -EINVAL, "unbalanced regex: no closing '/' "
+			return filter_error_set(err, (int)pstart, -EINVAL, "unbalanced regex: no closing '/' "
 				      "for the one at column %zu; nothing applied", pstart + 1);
 		pend = ++i;
 	} else {
@@ -693,16 +691,16 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 			goto done;
 		}
 		if (strncmp(line + i, ":mod:", 5))
-			return seterr(err, (int)i, -EINVAL, "unexpected ':' at column %zu (a "
+			return filter_error_set(err, (int)i, -EINVAL, "unexpected ':' at column %zu (a "
 				      "pattern may end in :mod:MODULE)", i + 1);
 		size_t ms = i + 5;
 
 		for (i = ms; i < len && !isspace((unsigned char)line[i]); i++)
 			if (!is_word_char(line[i]) && line[i] != '-')
-				return seterr(err, (int)i, -EINVAL, "bad module name at column %zu",
+				return filter_error_set(err, (int)i, -EINVAL, "bad module name at column %zu",
 					      i + 1);
 		if (i == ms)
-			return seterr(err, (int)ms, -EINVAL, ":mod: needs a module name");
+			return filter_error_set(err, (int)ms, -EINVAL, ":mod: needs a module name");
 		t->mod = strndup(line + ms, i - ms);
 		if (!t->mod)
 			return -ENOMEM;
@@ -711,7 +709,7 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 			if (*c == '-')
 				*c = '_';
 		if (ff && !filter_funcs_has_module(ff, t->mod) && !module_loaded(t->mod)) {
-			ret = seterr(err, (int)ms, -ENOENT, "module %s is not loaded (not in "
+			ret = filter_error_set(err, (int)ms, -ENOENT, "module %s is not loaded (not in "
 				     "/proc/modules); nothing applied", t->mod);
 			free(t->mod);
 			return ret;
@@ -719,12 +717,12 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 	}
 	if (i < len && !isspace((unsigned char)line[i])) {
 		free(t->mod);
-		return seterr(err, (int)i, -EINVAL, "unexpected '%c' at column %zu after the "
+		return filter_error_set(err, (int)i, -EINVAL, "unexpected '%c' at column %zu after the "
 			      "pattern", line[i], i + 1);
 	}
 	if (pend == pstart) {
 		if (!t->mod) {
-			return seterr(err, (int)pstart, -EINVAL, "empty pattern at column %zu",
+			return filter_error_set(err, (int)pstart, -EINVAL, "empty pattern at column %zu",
 				      pstart + 1);
 		}
 		t->any = true;
@@ -747,7 +745,7 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 		for (const char *c = t->pat; *c; c++) {
 			if ((unsigned char)*c >= 0x80 ||
 			    (!is_word_char(*c) && !strchr("*?[]!-^.\\", *c))) {
-				ret = seterr(err, (int)(pstart + (size_t)(c - t->pat)), -EINVAL,
+				ret = filter_error_set(err, (int)(pstart + (size_t)(c - t->pat)), -EINVAL,
 					     "'%c' at column %zu cannot be in a function name "
 					     "(regexes are written /.../)", *c,
 					     pstart + (size_t)(c - t->pat) + 1);
@@ -759,7 +757,7 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 		if (isdigit((unsigned char)t->pat[0])) {
 			free(t->pat);
 			free(t->mod);
-			return seterr(err, (int)pstart, -EINVAL, "'%.*s': a function name cannot "
+			return filter_error_set(err, (int)pstart, -EINVAL, "'%.*s': a function name cannot "
 				      "start with a digit", (int)(pend - pstart), line + pstart);
 		}
 	}
@@ -809,7 +807,7 @@ static int parse_event(struct filter_spec *sp, const char *line, struct filter_e
 	while (isspace((unsigned char)line[i]))
 		i++;
 	if (!line[i])
-		return seterr(err, (int)i, -EINVAL, "%s: no filter expression (write '%s: 0' to "
+		return filter_error_set(err, (int)i, -EINVAL, "%s: no filter expression (write '%s: 0' to "
 			      "clear the event's filter)", sp->event, sp->event);
 	sp->expr = strdup(line + i);
 	if (!sp->expr)
@@ -870,7 +868,7 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 			while (isspace((unsigned char)line[i]))
 				i++;
 			if (!line[i]) {
-				ret = seterr(err, (int)flag, -EINVAL, "-%c needs a pattern",
+				ret = filter_error_set(err, (int)flag, -EINVAL, "-%c needs a pattern",
 					     line[flag + 1]);
 				goto out_free;
 			}
@@ -890,7 +888,7 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 			for (i = st; line[i] && !isspace((unsigned char)line[i]); i++)
 				;
 			if (i == st || i - st > 15) {
-				ret = seterr(err, (int)st, -EINVAL, "comm: needs a task name of 1 "
+				ret = filter_error_set(err, (int)st, -EINVAL, "comm: needs a task name of 1 "
 					     "to 15 characters");
 				goto out_free;
 			}
@@ -907,7 +905,7 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 			goto out_free;
 	}
 	if (!sp->nterms && sp->npids < 0) {
-		ret = seterr(err, -1, -EINVAL, "empty filter: type a pattern (vfs_*, /regex/), "
+		ret = filter_error_set(err, -1, -EINVAL, "empty filter: type a pattern (vfs_*, /regex/), "
 			     "pid:N, comm:NAME or EVENT: EXPR");
 		goto out_free;
 	}
@@ -994,7 +992,7 @@ static long term_apply(const struct filter_spec *sp, const struct term *t,
 				PCRE2_UCHAR msg[160];
 
 				pcre2_get_error_message(rc, msg, sizeof(msg));
-				return seterr(err, t->offset, -ERANGE, "regex /%s/ is too costly "
+				return filter_error_set(err, t->offset, -ERANGE, "regex /%s/ is too costly "
 					      "on '%s' (%s): simplify it; nothing applied",
 					      t->pat, name, (char *)msg);
 			} else {
@@ -1059,7 +1057,7 @@ int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs 
 			goto out;
 		}
 		if (!n) {
-			ret = seterr(err, tm->offset, -EINVAL, "%s matches no function%s; nothing "
+			ret = filter_error_set(err, tm->offset, -EINVAL, "%s matches no function%s; nothing "
 				     "applied", term_text(tm, tb, sizeof(tb)),
 				     tm->mod ? " of that module" : "");
 			goto out;
@@ -1067,11 +1065,11 @@ int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs 
 	}
 	if (t == FILTER_T_FILTER && !filter_set_count(out) && !any_pos &&
 	    (!current || !filter_set_count(current)))
-		ret = seterr(err, -1, -EINVAL, "'!' removes from the current filter, which is "
+		ret = filter_error_set(err, -1, -EINVAL, "'!' removes from the current filter, which is "
 			     "empty (every function is traced): to leave functions out, use "
 			     "-n PATTERN");
 	else if (t == FILTER_T_FILTER && !filter_set_count(out))
-		ret = seterr(err, -1, -EINVAL, "this would leave set_ftrace_filter empty, which "
+		ret = filter_error_set(err, -1, -EINVAL, "this would leave set_ftrace_filter empty, which "
 			     "the kernel reads as every function; say :clear for that");
 out:
 	pcre2_match_data_free(md);

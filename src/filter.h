@@ -144,6 +144,16 @@ struct filter_error {
 	char	msg[256];
 };
 
+/**
+ * filter_error_set - say what is wrong at byte @offset of a line
+ * @err: may be NULL (then only @ret is returned)
+ *
+ * For the filter, view filter and expression parsers alike.
+ * Return: @ret.
+ */
+int filter_error_set(struct filter_error *err, int offset, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* One parsed line. Opaque; free with filter_spec_free. */
 struct filter_spec;
 
