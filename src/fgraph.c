@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fgraph.h"
+#include "hashmap.h"
 #include "store.h"
 
 #define NONE	FGRAPH_NONE
@@ -117,9 +118,7 @@ struct fgraph {
 	bool			same_clock;
 	uint32_t		clock_agree, clock_disagree;
 
-	/* tasks: open addressing pid -> ctx */
-	struct fg_ctx		**tasks;
-	uint32_t		tmask, ntasks;
+	struct hmap		tasks;		/* pid -> struct fg_ctx * (not the idle tasks) */
 	struct fg_cpu		*cpus;
 	unsigned int		ncpus;
 	unsigned int		cpu_width;	/* digits of the highest CPU seen */
@@ -510,16 +509,12 @@ static void ctx_free(struct fg_ctx *c)
 	}
 }
 
-static uint32_t pid_hash(int32_t pid)
-{
-	return (uint32_t)pid * 2654435761u;
-}
-
 static struct fg_ctx *task_get(struct fgraph *g, int32_t pid, unsigned int cpu)
 {
 	struct fg_cpu *pc = cpu_get(g, cpu);
 	struct fg_ctx *c;
-	uint32_t b;
+	uint64_t *slot;
+	bool added;
 
 	if (!pc)
 		return NULL;
@@ -530,36 +525,17 @@ static struct fg_ctx *task_get(struct fgraph *g, int32_t pid, unsigned int cpu)
 			pc->idle = ctx_new(g, FGRAPH_K_TASK, 0, cpu);
 		return pc->idle;
 	}
-	if (g->tasks) {
-		for (b = pid_hash(pid) & g->tmask; g->tasks[b]; b = (b + 1) & g->tmask)
-			if (g->tasks[b]->pid == pid)
-				return g->tasks[b];
-	}
-	if (!g->tasks || (g->ntasks + 1) * 2 > g->tmask + 1) {
-		uint32_t nsize = g->tasks ? (g->tmask + 1) * 2 : 256, i;
-		struct fg_ctx **nt = calloc(nsize, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (i = 0; g->tasks && i <= g->tmask; i++) {
-			if (!g->tasks[i])
-				continue;
-			for (b = pid_hash(g->tasks[i]->pid) & (nsize - 1); nt[b];
-			     b = (b + 1) & (nsize - 1))
-				;
-			nt[b] = g->tasks[i];
-		}
-		free(g->tasks);
-		g->tasks = nt;
-		g->tmask = nsize - 1;
-	}
-	c = ctx_new(g, FGRAPH_K_TASK, pid, cpu);
-	if (!c)
+	slot = hmap_put(&g->tasks, (uint32_t)pid, &added);
+	if (!slot)
 		return NULL;
-	for (b = pid_hash(pid) & g->tmask; g->tasks[b]; b = (b + 1) & g->tmask)
-		;
-	g->tasks[b] = c;
-	g->ntasks++;
+	if (!added)
+		return (struct fg_ctx *)(uintptr_t)*slot;
+	c = ctx_new(g, FGRAPH_K_TASK, pid, cpu);
+	if (!c) {
+		hmap_del(&g->tasks, (uint32_t)pid, NULL);
+		return NULL;
+	}
+	*slot = (uintptr_t)c;
 	return c;
 }
 
@@ -1299,12 +1275,11 @@ struct fgraph *fgraph_new(const struct fgraph_config *cfg)
 static void fgraph_clear(struct fgraph *g)
 {
 	unsigned int i;
+	uint64_t task;
 
-	for (i = 0; g->tasks && i <= g->tmask; i++)
-		ctx_free(g->tasks[i]);
-	free(g->tasks);
-	g->tasks = NULL;
-	g->tmask = g->ntasks = 0;
+	for (size_t pos = 0; hmap_next(&g->tasks, &pos, NULL, &task);)
+		ctx_free((struct fg_ctx *)(uintptr_t)task);
+	hmap_destroy(&g->tasks);
 	for (i = 0; i < g->ncpus; i++) {
 		ctx_free(g->cpus[i].irq);
 		ctx_free(g->cpus[i].idle);

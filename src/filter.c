@@ -18,6 +18,7 @@
 #include "err.h"
 #include "file.h"
 #include "filter.h"
+#include "hashmap.h"
 
 /* pcre2 limits: a catastrophic regex fails cleanly instead of spinning. */
 #define FILTER_MATCH_LIMIT	200000
@@ -43,21 +44,11 @@ struct filter_funcs {
 	uint16_t	*mod;		/* index into mods, 0: kernel image ("") */
 	uint32_t	*next;		/* next index with the same name, UINT32_MAX: none */
 	uint32_t	*sorted;	/* indexes sorted by name */
-	uint32_t	*hash;		/* open addressing: first index of a name + 1, 0 empty */
-	size_t		hmask;
+	struct strmap	first;		/* name -> its first index */
 	size_t		n;
 	const char	**mods;
 	size_t		nmods;
 };
-
-static uint64_t str_hash(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
 
 static int funcs_mod_id(struct filter_funcs *ff, const char *m)
 {
@@ -142,32 +133,20 @@ struct filter_funcs *filter_funcs_parse(const char *buf, size_t len)
 		}
 		p = nl + 1;
 	}
-	/* name hash, chains of equal names in index order */
-	for (ff->hmask = 1; ff->hmask < ff->n * 2; ff->hmask <<= 1)
-		;
-	ff->hash = calloc(ff->hmask, sizeof(*ff->hash));
+	/* chains of equal names in index order */
 	ff->sorted = malloc((ff->n + 1) * sizeof(*ff->sorted));
-	if (!ff->hash || !ff->sorted)
+	if (!ff->sorted)
 		goto out_free;
-	ff->hmask--;
 	for (i = ff->n; i-- > 0;) {
-		const char *nm = ff->text + ff->name[i];
-		size_t h = (size_t)str_hash(nm, strlen(nm)) & ff->hmask;
+		uint64_t *first;
+		bool added;
 
-		for (;;) {
-			uint32_t e = ff->hash[h];
-
-			if (!e) {
-				ff->hash[h] = (uint32_t)i + 1;
-				break;
-			}
-			if (!strcmp(ff->text + ff->name[e - 1], nm)) {
-				ff->next[i] = e - 1;
-				ff->hash[h] = (uint32_t)i + 1;
-				break;
-			}
-			h = (h + 1) & ff->hmask;
-		}
+		first = strmap_put(&ff->first, ff->text + ff->name[i], &added);
+		if (!first)
+			goto out_free;
+		if (!added)
+			ff->next[i] = (uint32_t)*first;
+		*first = i;
 	}
 	for (i = 0; i < ff->n; i++)
 		ff->sorted[i] = (uint32_t)i;
@@ -181,49 +160,17 @@ out_free:
 
 int filter_funcs_load(struct filter_funcs **out, const char *path)
 {
-	size_t len = 0, cap = 1 << 20;
-	char *buf = malloc(cap);
-	int fd, ret = 0;
-	ssize_t r;
+	size_t len;
+	char *buf;
+	int ret;
 
 	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out_free;
-	}
-	for (;;) {
-		if (len == cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				ret = -ENOMEM;
-				goto out_close;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			goto out_close;
-		}
-		if (!r)
-			break;
-		len += (size_t)r;
-	}
+	ret = file_read_gz(path, FILE_NO_MAX, &buf, &len);
+	if (ret)
+		return ret;
 	*out = filter_funcs_parse(buf, len);
-	if (!*out)
-		ret = -ENOMEM;
-out_close:
-	close(fd);
-out_free:
 	free(buf);
-	return ret;
+	return *out ? 0 : -ENOMEM;
 }
 
 void filter_funcs_free(struct filter_funcs *ff)
@@ -235,7 +182,7 @@ void filter_funcs_free(struct filter_funcs *ff)
 	free(ff->mod);
 	free(ff->next);
 	free(ff->sorted);
-	free(ff->hash);
+	strmap_destroy(&ff->first);
 	free(ff->mods);
 	free(ff);
 }
@@ -265,22 +212,9 @@ bool filter_funcs_has_module(const struct filter_funcs *ff, const char *module)
 
 static size_t funcs_first_named(const struct filter_funcs *ff, const char *name, size_t len)
 {
-	size_t h;
+	const uint64_t *first = ff ? strmap_get(&ff->first, name, len) : NULL;
 
-	if (!ff || !ff->n)
-		return SIZE_MAX;
-	h = (size_t)str_hash(name, len) & ff->hmask;
-	for (;;) {
-		uint32_t e = ff->hash[h];
-		const char *nm;
-
-		if (!e)
-			return SIZE_MAX;
-		nm = ff->text + ff->name[e - 1];
-		if (!strncmp(nm, name, len) && !nm[len])
-			return e - 1;
-		h = (h + 1) & ff->hmask;
-	}
+	return first ? (size_t)*first : SIZE_MAX;
 }
 
 static bool funcs_mod_is(const struct filter_funcs *ff, size_t i, const char *mod, size_t mlen)

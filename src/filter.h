@@ -87,6 +87,7 @@ struct filter_funcs *filter_funcs_parse(const char *buf, size_t len);
 
 /**
  * filter_funcs_load - read and index an available_filter_functions file
+ * @path: the kernel's, or a recorded copy, plain or gzip'd
  * Return: 0, or a negative errno (-EPERM where the kernel forbids reading it).
  */
 int filter_funcs_load(struct filter_funcs **out, const char *path);
