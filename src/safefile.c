@@ -305,6 +305,20 @@ int safefile_read(const char *path, size_t max, char **out, size_t *lenp)
 	return ret;
 }
 
+int safefile_xdg_path(const char *xdg_var, const char *home_dir, const char *name, char *buf,
+		      size_t len)
+{
+	const char *xdg = getenv(xdg_var), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		snprintf(buf, len, "%s/ktop/%s", xdg, name);
+	else if (home && *home)
+		snprintf(buf, len, "%s/%s/ktop/%s", home, home_dir, name);
+	else
+		return -ENOENT;
+	return 0;
+}
+
 /* ---- output files ------------------------------------------------------------ */
 
 static int out_fail(struct safefile_out *o, char *err, size_t errlen, int ret,

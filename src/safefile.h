@@ -132,4 +132,15 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
  */
 int safefile_read(const char *path, size_t max, char **out, size_t *lenp);
 
+/**
+ * safefile_xdg_path - a file of ktop's in one of the user's XDG directories
+ * @xdg_var: "XDG_CONFIG_HOME", "XDG_STATE_HOME"
+ * @home_dir: the default below $HOME: ".config", ".local/state"
+ * @name: the file, below ktop/
+ * @buf: receives "$XDG_VAR/ktop/NAME", or "$HOME/HOME_DIR/ktop/NAME"
+ * Return: 0, or -ENOENT when neither variable is set.
+ */
+int safefile_xdg_path(const char *xdg_var, const char *home_dir, const char *name, char *buf,
+		      size_t len);
+
 #endif
