@@ -424,7 +424,8 @@ static int opts_probe(struct app_opts *o, const char *arg, char *err, size_t err
 	return 0;
 }
 
-static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+/* An option of the tracing session (struct session_opts). Return: 0, -EINVAL, or 1: not one. */
+static int opts_session_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
 	struct session_opts *so = &o->so;
 	unsigned long long v;
@@ -475,6 +476,66 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"-b wants a buffer size in KB per CPU, not '%s'", arg);
 		so->buffer_kb = (size_t)v;
 		return 0;
+	case OPT_FORCE:
+		so->force = true;
+		return 0;
+	case OPT_MAX_DEPTH:
+	case OPT_THRESH:
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
+			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
+					c == OPT_THRESH ? "--thresh" : "--max-depth",
+					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
+		if (c == OPT_THRESH) {
+			so->thresh_set = true;
+			so->thresh_us = (unsigned long)v;
+		} else {
+			so->max_depth_set = true;
+			so->max_depth = (unsigned int)v;
+		}
+		return 0;
+	case OPT_FG_IRQS:
+	case OPT_NO_FG_IRQS:
+		so->funcgraph_irqs = c == OPT_FG_IRQS ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case OPT_FG_TAIL:
+	case OPT_NO_FG_TAIL:
+		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case OPT_STACK:
+	case OPT_USTACK:
+		return opts_add_stack(o, c == OPT_STACK ? "--stack" : "--ustack", arg, strlen(arg),
+				      c == OPT_STACK ? STACKTRIG_KERN :
+				      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
+	case 'O':
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
+					"not '%s'", arg);
+		for (v = 0; session_osnoise_files[v]; v++)
+			if (!strncmp(arg, session_osnoise_files[v], strcspn(arg, "=")) &&
+			    strlen(session_osnoise_files[v]) == strcspn(arg, "="))
+				break;
+		if (!session_osnoise_files[v])
+			return opts_err(err, errlen, "-O %s: unknown setting; NAME is one of "
+					"period_us, runtime_us, stop_tracing_us, "
+					"stop_tracing_total_us, timerlat_period_us, print_stack, cpus",
+					arg);
+		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
+	}
+	return 1;
+}
+
+static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char *end;
+	int ret;
+
+	ret = opts_session_one(o, c, arg, err, errlen);
+	if (ret <= 0)
+		return ret;
+	switch (c) {
 	case 'm':
 		if (opts_parse_size(arg, &o->memory))
 			return opts_err(err, errlen,
@@ -518,9 +579,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_FEATURES:
 		o->features_only = true;
 		return 0;
-	case OPT_FORCE:
-		so->force = true;
-		return 0;
 	case OPT_THEME:
 		o->theme = arg;
 		return 0;
@@ -547,35 +605,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"--stream-rate wants bytes per second such as 1M, not '%s'",
 					arg);
 		return 0;
-	case OPT_MAX_DEPTH:
-	case OPT_THRESH:
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
-			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
-					c == OPT_THRESH ? "--thresh" : "--max-depth",
-					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
-		if (c == OPT_THRESH) {
-			so->thresh_set = true;
-			so->thresh_us = (unsigned long)v;
-		} else {
-			so->max_depth_set = true;
-			so->max_depth = (unsigned int)v;
-		}
-		return 0;
-	case OPT_FG_IRQS:
-	case OPT_NO_FG_IRQS:
-		so->funcgraph_irqs = c == OPT_FG_IRQS ? SESSION_OPT_ON : SESSION_OPT_OFF;
-		return 0;
-	case OPT_FG_TAIL:
-	case OPT_NO_FG_TAIL:
-		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
-		return 0;
-	case OPT_STACK:
-	case OPT_USTACK:
-		return opts_add_stack(o, c == OPT_STACK ? "--stack" : "--ustack", arg, strlen(arg),
-				      c == OPT_STACK ? STACKTRIG_KERN :
-				      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
 	case OPT_OFFCPU:
 		o->offcpu = true;
 		return 0;
@@ -586,20 +615,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"graph-count, not '%s'", arg);
 		o->folded = arg;
 		return 0;
-	case 'O':
-		if (!strchr(arg, '=') || arg[0] == '=')
-			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
-					"not '%s'", arg);
-		for (v = 0; session_osnoise_files[v]; v++)
-			if (!strncmp(arg, session_osnoise_files[v], strcspn(arg, "=")) &&
-			    strlen(session_osnoise_files[v]) == strcspn(arg, "="))
-				break;
-		if (!session_osnoise_files[v])
-			return opts_err(err, errlen, "-O %s: unknown setting; NAME is one of "
-					"period_us, runtime_us, stop_tracing_us, "
-					"stop_tracing_total_us, timerlat_period_us, print_stack, cpus",
-					arg);
-		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
 	}
 	return opts_err(err, errlen, "internal error: option %d", c);
 }
