@@ -579,6 +579,15 @@ bool filter_spec_event(const struct filter_spec *sp, const char **system, const 
 
 /* ---- matching ------------------------------------------------------------------- */
 
+/* Function @i matches @t: added to @out, or taken out by a '!' pattern. */
+static void term_mark(const struct term *t, struct filter_set *out, size_t i)
+{
+	if (t->neg)
+		out->bits[i / 64] &= ~(1ull << (i % 64));
+	else
+		filter_set_add(out, i);
+}
+
 /*
  * Add (or, for '!' terms, remove) what @t matches to @out.
  * Return: the number of functions matched, or -ERANGE (match limit).
@@ -593,13 +602,8 @@ static long term_apply(const struct filter_spec *sp, const struct term *t,
 		size_t len = strlen(t->pat);
 
 		for (size_t i = filter_funcs_first_named(ff, t->pat, len); i != SIZE_MAX;
-		     i = ff->next[i] == UINT32_MAX ? SIZE_MAX : ff->next[i]) {
-			if (t->neg)
-				out->bits[i / 64] &= ~(1ull << (i % 64));
-			else
-				filter_set_add(out, i);
-			n++;
-		}
+		     i = ff->next[i] == UINT32_MAX ? SIZE_MAX : ff->next[i], n++)
+			term_mark(t, out, i);
 		return n;
 	}
 	for (size_t i = 0; i < ff->n; i++) {
@@ -632,10 +636,7 @@ static long term_apply(const struct filter_spec *sp, const struct term *t,
 		}
 		if (!m)
 			continue;
-		if (t->neg)
-			out->bits[i / 64] &= ~(1ull << (i % 64));
-		else
-			filter_set_add(out, i);
+		term_mark(t, out, i);
 		n++;
 	}
 	return n;
