@@ -18,7 +18,6 @@
 #include <sys/eventfd.h>
 #include "bpfstats.h"
 #include "bpf_kstat.h"
-#include "clock.h"
 #include "features.h"
 #include "series.h"
 #include "syscalls.h"
@@ -102,6 +101,14 @@ struct bpfstats {
 	uint64_t		outl_total;
 	uint64_t		outl_from;	/* mono ns; earlier ones are not kept */
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 const char *bpfstats_syscall_name(uint32_t id)
 {
@@ -438,7 +445,7 @@ int bpfstats_poll(struct bpfstats *bs)
 	int err;
 	double dt;
 
-	t0 = clock_mono_ns();
+	t0 = now_ns();
 	/* read everything without the lock */
 	err = bpf_kstat_read_cpu(bs->k, bs->cpu_rd);
 	if (!err && bpf_kstat_has_irqs(bs->k))
@@ -457,7 +464,7 @@ int bpfstats_poll(struct bpfstats *bs)
 		if (bs->task_rd_n < 0)
 			err = bs->task_rd_n;
 	}
-	now = clock_mono_ns();
+	now = now_ns();
 
 	pthread_mutex_lock(&bs->lock);
 	if (err) {
@@ -481,7 +488,7 @@ int bpfstats_poll(struct bpfstats *bs)
 	bpf_kstat_drain_outliers(bs->k);
 	bs->last_ns = now;
 	bs->ticks++;
-	bs->poll_ns = clock_mono_ns() - t0;
+	bs->poll_ns = now_ns() - t0;
 	bs->last_err = 0;
 	pthread_mutex_unlock(&bs->lock);
 
@@ -501,15 +508,15 @@ static void *bpfstats_thread(void *arg)
 
 	pthread_setname_np(pthread_self(), "ktop-bpf");
 	period = (uint64_t)(bs->o.interval * 1e9);
-	next = clock_mono_ns() + period;
+	next = now_ns() + period;
 	pfd.fd = bs->stop_fd;
 	pfd.events = POLLIN;
 	for (;;) {
-		now = clock_mono_ns();
+		now = now_ns();
 		timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 		if (poll(&pfd, 1, timeout) > 0)
 			break;
-		now = clock_mono_ns();
+		now = now_ns();
 		if (now < next)
 			continue;
 		next += period;
@@ -717,7 +724,7 @@ int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
 		snprintf(why, whylen, "BPF statistics off: eventfd: %s", strerror(errno));
 		goto out_free;
 	}
-	bs->last_ns = clock_mono_ns();
+	bs->last_ns = now_ns();
 	*out = bs;
 	return 0;
 

@@ -23,6 +23,7 @@
 
 enum {
 	OPT_BATCH = 0x100,
+	OPT_HELP_DEBUG,
 	OPT_JSON,
 	OPT_DURATION,
 	OPT_INTERVAL,
@@ -47,7 +48,6 @@ enum {
 	OPT_USTACK,
 	OPT_OFFCPU,
 	OPT_FOLDED,
-	OPT_HELP_DEBUG,
 };
 
 static const struct option long_opts[] = {

@@ -9,9 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
 #include "evspec.h"
-#include "file.h"
+#include "fixture.h"
 #include "stacktrig.h"
 
 struct stacktrig {
@@ -117,9 +116,10 @@ int stacktrig_set(struct stacktrig **out, const char *dir, bool top,
 		return -ENOMEM;
 	snprintf(t->dir, sizeof(t->dir), "%s", dir);
 	snprintf(path, sizeof(path), "%s/set_event", dir);
-	ret = file_read(path, FILE_NO_MAX, &set_event, NULL);
-	if (ret) {
-		err_set(err, errlen, ret, "cannot read %s: %s", path, strerror(-ret));
+	set_event = fixture_read_file(path, NULL);
+	if (!set_event) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		goto out_free;
 	}
 	for (unsigned int i = 0; i < n; i++) {

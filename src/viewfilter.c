@@ -28,8 +28,21 @@ static const char *const typed_prefix[] = { "pid:", "comm:", "cpu:", "event:" };
 
 /* ---- clauses ---------------------------------------------------------------------- */
 
-/* A refusal of the text at byte @pos. */
-#define vf_err(err, pos, ...)	filter_error_set(err, pos, -EINVAL, __VA_ARGS__)
+static int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->offset = pos;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
 
 static void clause_free(struct vf_clause *c)
 {
