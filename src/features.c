@@ -148,18 +148,21 @@ static void probe_tracefs(struct features *ft)
 		 "was not mounted: ktop mounted it at /sys/kernel/tracing (left mounted)");
 }
 
-/* Is @name listed in @dir/available_tracers? */
-static bool tracer_listed(const char *dir, const char *name)
+bool features_tracer_listed(const char *dir, const char *name, char *list, size_t len)
 {
-	char path[1024], buf[1024], *tok, *save;
+	char path[1024], buf[4096], *tok, *save;
+	bool found = false;
 
+	if (len)
+		list[0] = '\0';
 	snprintf(path, sizeof(path), "%s/available_tracers", dir);
 	if (file_read_value(path, buf, sizeof(buf)))
 		return false;
-	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
-		if (!strcmp(tok, name))
-			return true;
-	return false;
+	if (len)
+		snprintf(list, len, "%s", buf);
+	for (tok = strtok_r(buf, " \n", &save); tok && !found; tok = strtok_r(NULL, " \n", &save))
+		found = !strcmp(tok, name);
+	return found;
 }
 
 /*
@@ -207,7 +210,7 @@ static void probe_tracer(struct features *ft, enum feature_id id, const char *sc
 	char path[1024];
 	int ret;
 
-	if (!tracer_listed(ft->tracefs, name)) {
+	if (!features_tracer_listed(ft->tracefs, name, NULL, 0)) {
 		feat_set(ft, id, FEAT_NOT_BUILT, "not in available_tracers");
 		return;
 	}
