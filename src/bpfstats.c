@@ -1078,8 +1078,7 @@ static void print_cpus(struct bpfstats *bs, FILE *o, const struct bpfstats_statu
 			fprintf(o, "%4s", "all");
 		else
 			fprintf(o, "%4d", row);
-		for (m = 0; m < BPFSTATS_METRIC_NR; m++) {
-			v = 0;
+		for (m = 0, v = 0; m < BPFSTATS_METRIC_NR; m++, v = 0) {
 			bpfstats_series(bs, (enum bpfstats_metric)m, row, &v, NULL, 1);
 			fprintf(o, " %12.1f", v);
 		}
