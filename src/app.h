@@ -177,6 +177,19 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
  * readers start. Return: 0 or -ENOMEM (message in @err).
  */
 int app_stacks_start(struct app *a, char *err, size_t errlen);
+/**
+ * app_stacks_add - kernel (@parts STACKTRIG_KERN) or user stacks of the
+ * events @spec names from now on, while tracing goes on ("stacks for this
+ * event" in the interactive view): session_stack_add(), and the decoders told
+ * with the readers stopped.
+ * @note: what it costs beyond the events asked (options instead of a
+ *	  trigger), or ""
+ * Return: 0, -ENODEV (not live: a recording), or a negative errno; @err says
+ * what --stack would say.
+ * Context: the thread that owns the app.
+ */
+int app_stacks_add(struct app *a, const char *spec, unsigned int parts, char *note,
+		   size_t notelen, char *err, size_t errlen);
 /* Stop naming frames (before the store goes). Safe twice. */
 void app_stacks_stop(struct app *a);
 

@@ -39,6 +39,33 @@ int app_stacks_start(struct app *a, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The readers stop while the decoders learn that @spec's events carry stacks
+ * (they read the flag without a lock), then start again: what the buffers
+ * hold meanwhile waits there, as when the latency tracer is switched.
+ */
+int app_stacks_add(struct app *a, const char *spec, unsigned int parts, char *note,
+		   size_t notelen, char *err, size_t errlen)
+{
+	struct stacktrig_req req = { .spec = spec, .parts = parts };
+	int ret, r2;
+
+	note[0] = err[0] = '\0';
+	if (!a->live || !a->sess || !a->cons) {
+		snprintf(err, errlen, "stack traces need a live session: this is a recording "
+			 "(record one with --stack %s)", spec);
+		return -ENODEV;
+	}
+	app_readers_stop(a);
+	ret = session_stack_add(a->sess, &req, 1, note, notelen, err, errlen);
+	if (!ret) {
+		decode_ctx_want_stacks(a->dc, spec, parts);
+		decode_ctx_stack_filter(a->dc, true);
+	}
+	r2 = app_readers_start(a, err, errlen);
+	return r2 ? r2 : ret;
+}
+
 void app_stacks_stop(struct app *a)
 {
 	stack_syms_free(a->ssyms);

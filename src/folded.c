@@ -162,3 +162,22 @@ out:
 		*stats = s;
 	return ret;
 }
+
+int folded_save_set(const char *path, struct store *st, const struct stack_set *set, bool value,
+		    unsigned int file_flags, char *err, size_t errlen)
+{
+	struct export_stats s = { .events = value ? 0 : set->count };
+	struct export_file f;
+	long lines;
+	int ret;
+
+	if (!set->n) {
+		snprintf(err, errlen, "%s: no stacks to write", path);
+		return -ENOENT;
+	}
+	ret = export_file_open(&f, path, file_flags, err, errlen);
+	if (ret)
+		return ret;
+	lines = folded_write_set(f.fp, st, set, value);
+	return export_file_close(&f, path, lines < 0 ? (int)lines : 0, &s, err, errlen);
+}

@@ -19,6 +19,8 @@
 #ifndef KTOP_FOLDED_H
 #define KTOP_FOLDED_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -45,6 +47,15 @@ int folded_source_from_name(const char *s);
  * Return: the number of lines, or -EIO.
  */
 long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, bool value);
+
+/**
+ * folded_save_set - write @set as folded lines to @path, as the exports write
+ * files (safefile: atomic, mode 0600; @file_flags: enum safefile_out_flags)
+ * Return: 0, or a negative errno with the message naming @path in @err
+ * (-ENOENT: an empty set).
+ */
+int folded_save_set(const char *path, struct store *st, const struct stack_set *set, bool value,
+		    unsigned int file_flags, char *err, size_t errlen);
 
 /* export_write() for EXPORT_FOLDED (src/export.h); opts->folded picks the source. */
 int export_folded(const char *path, struct store *st, const struct snapshot_meta *meta,
