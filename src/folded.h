@@ -26,9 +26,6 @@
 
 struct store;
 struct stack_set;
-struct snapshot_meta;
-struct export_opts;
-struct export_stats;
 
 enum folded_source {
 	FOLDED_AUTO,
@@ -57,9 +54,6 @@ long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, b
 int folded_save_set(const char *path, struct store *st, const struct stack_set *set, bool value,
 		    unsigned int file_flags, char *err, size_t errlen);
 
-/* export_write() for EXPORT_FOLDED (src/export.h); opts->folded picks the source. */
-int export_folded(const char *path, struct store *st, const struct snapshot_meta *meta,
-		  const struct export_opts *opts, struct export_stats *stats, char *err,
-		  size_t errlen);
+/* The format itself (-o FILE.folded) is src/formats/folded.c; export_opts.folded picks the source. */
 
 #endif

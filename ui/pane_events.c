@@ -422,7 +422,7 @@ static int events_stacks(struct ui *ui, struct events_state *es, enum ui_action 
 	snprintf(what, sizeof(what), "%s events", ui_event_name(ui->st, ev->type));
 	if (!ev->stack && act != ACT_STACK_ON)
 		ui_message(ui, "this %s has no stack%s", ui_event_name(ui->st, ev->type),
-			   ui->app->live ? ": Y records them from now on" : "");
+			   (app_flags(ui->app) & SOURCE_KERNEL) ? ": Y records them from now on" : "");
 	return ui_request(ui, &(struct ui_req){
 		.kind = UI_REQ_STACKS,
 		.stacks = {

@@ -198,7 +198,7 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 	if (ui->paused && gs->t0)
 		return;
 	/* a live run without function_graph has no call records to read */
-	if (ui->app->live && strcmp(app_tracer(ui->app), "function_graph"))
+	if ((app_flags(ui->app) & SOURCE_GROWS) && strcmp(app_tracer(ui->app), "function_graph"))
 		return;
 	t1 = ui_feed_window_end(ui, GRAPH_LAG_NS);
 	if (!t1 || t1 < gs->t0)
@@ -342,7 +342,8 @@ static void graph_unavailable(struct ui *ui, int y, int h, int w)
 	const struct feature *f = &ui->app->ft.f[FEATURE_FUNCTION_GRAPH];
 	char plan[512];
 
-	if (ui_view(ui) && (!ui->app->live || !strcmp(app_tracer(ui->app), "function_graph")))
+	if (ui_view(ui) && (!(app_flags(ui->app) & SOURCE_GROWS) ||
+			     !strcmp(app_tracer(ui->app), "function_graph")))
 		snprintf(plan, sizeof(plan), "No finished call among the events the view filter "
 			 "matches (w widens it, W clears it).");
 	else if (!strcmp(app_tracer(ui->app), "function_graph"))

@@ -476,7 +476,7 @@ static void stacks_empty(struct ui *ui, struct stacks_state *ss, int y, int h, i
 			 "live session Y on an event in the event list (3) or the top view (2) turns "
 			 "them on for it from now on. o shows the BPF off-CPU stacks (--offcpu) or "
 			 "the function_graph paths.%s", ss->sv.scope.what,
-			 ui_view(ui) ? " in the view" : "", a->live ? " yet" : "",
+			 ui_view(ui) ? " in the view" : "", (app_flags(a) & SOURCE_GROWS) ? " yet" : "",
 			 ss->sv.without ? " The events of this scope held so far have none." : "");
 		break;
 	}

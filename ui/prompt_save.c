@@ -3,7 +3,7 @@
  * The save prompt (s, S): when the event list has a marked time window (v),
  * first whether to save that window or everything (w/a); then a file name,
  * whose extension picks the format (.ktop, .dat trace.dat, .json, .txt,
- * .csv; anything else: .ktop); then app_save() (src/app_snapshot.c) writes
+ * .csv; anything else: .ktop); then app_save() (src/app.c) writes
  * the store, or only its events with timestamps in the window: atomic, mode
  * 0600. An existing file is never overwritten without a y at a second prompt.
  * "-" and a target that is a terminal (/dev/tty, /dev/stdout) are refused:

@@ -278,7 +278,7 @@ static int view_submit(struct ui *ui, struct prompt *pr, const char *line)
 	 * A file took any field name while its loader was still reading it
 	 * (app_view_start); read whole, its schema knows every event's fields.
 	 */
-	if (!ui->app->sess && !app_loading(ui->app))
+	if (!app_session(ui->app) && !app_loading(ui->app))
 		viewfilter_set_live(vf, NULL, NULL, NULL);
 	ret = viewfilter_push(vf, line, &vs->fe);
 	if (ret == -EINVAL) {

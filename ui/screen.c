@@ -63,7 +63,7 @@ int ui_init(struct ui *ui, struct app *a)
 	ret = ui_stats_init(&ui->stats, a->st);
 	if (ret)
 		return ret;
-	ui->stats.live_skip = a->live;
+	ui->stats.live_skip = app_flags(a) & SOURCE_GROWS;
 	/* the kernel's syscall argument names, for the event list's raw_syscalls lines */
 	syscall_args_dir(a->ft.tracefs);
 	ui->fstyle = flags_style_detect(uname(&un) ? NULL : un.release, false);
@@ -408,7 +408,8 @@ static int draw_header(struct ui *ui)
 	} else {
 		/* a snapshot file still being read by its loader thread: LOADING */
 		richstr_add(&rs, ROLE_HEADER_VALUE,
-			    a->live ? "LIVE" : app_loading(a) ? "LOADING" : "SNAPSHOT");
+			    app_flags(a) & SOURCE_GROWS ? "LIVE" : app_loading(a) ? "LOADING" :
+			    "SNAPSHOT");
 	}
 	richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
 		     ui_fmt_elapsed(b2, sizeof(b2), now - (a->start_ns ? a->start_ns : now)),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * snapshot_tool - drive src/snapshot.c and src/export.c from the shell, for
+ * snapshot_tool - drive the formats (src/formats/) from the shell, for
  * tests/live/test_snapshot.sh (until ktop's own -o/-i/--stream exist, and
  * beside them after).
  *
