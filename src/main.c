@@ -24,6 +24,7 @@
 #include "safefile.h"
 #include "probe.h"
 #include "session.h"
+#include "tuning.h"
 #include "ui.h"
 
 #define EXIT_USAGE	2
@@ -100,13 +101,13 @@ static int main_features(void)
  */
 static const char *main_demo_path(char *buf, size_t len, char *tried, size_t tlen)
 {
-	const char *fx = getenv("KTOP_FIXTURES");
+	const char *fx = tuning()->fixtures;
 	char exe[PATH_MAX - 64], *slash;
 	ssize_t n;
 	int t = 0;
 
 	tried[0] = 0;
-	if (fx && *fx) {
+	if (tuning_given(tuning(), "KTOP_FIXTURES")) {
 		snprintf(buf, len, "%s/demo.ktop", fx);
 		t += snprintf(tried + t, tlen - (size_t)t, "%s", buf);
 		if (!access(buf, R_OK))
@@ -282,6 +283,10 @@ int main(int argc, char **argv)
 	char err[512] = "";
 	int ret, status;
 
+	if (tuning_init(err, sizeof(err))) {
+		fprintf(stderr, "ktop: %s (see ktop --help-debug)\n", err);
+		return EXIT_USAGE;
+	}
 	opts_defaults(&a.opts);
 	a.wake_fd = -1;
 	ret = opts_parse(&a.opts, argc, argv, stdout, err, sizeof(err));

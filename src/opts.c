@@ -13,15 +13,18 @@
 #include <string.h>
 
 #include "app.h"
+#include "err.h"
 #include "filter.h"
 #include "formats/tracedat.h"
 #include "opts.h"
 #include "probe_spec.h"
 #include "store.h"
+#include "tuning.h"
 #include "viewfilter.h"
 
 enum {
 	OPT_BATCH = 0x100,
+	OPT_HELP_DEBUG,
 	OPT_JSON,
 	OPT_DURATION,
 	OPT_INTERVAL,
@@ -92,6 +95,7 @@ static const struct option long_opts[] = {
 	{ "offcpu",		no_argument,		NULL, OPT_OFFCPU },
 	{ "folded",		required_argument,	NULL, OPT_FOLDED },
 	{ "help",		no_argument,		NULL, 'h' },
+	{ "help-debug",		no_argument,		NULL, OPT_HELP_DEBUG },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -178,6 +182,7 @@ void opts_usage(FILE *fp)
 	      "                             0: none); events over it are sent as lost\n"
 	      "      --demo                 open the bundled demo snapshot\n"
 	      "  -h, --help                 this text\n"
+	      "      --help-debug           the tuning and test switches (KTOP_* variables)\n"
 	      "  -V, --version              version\n"
 	      "\n"
 	      "Probes: [EVENT=]PLACE[%return] [[NAME=]EXPR[:TYPE]]...\n"
@@ -280,12 +285,14 @@ int opts_check_cpulist(const char *s)
 	}
 }
 
-static int opts_err(char *err, size_t errlen, const char *fmt, ...)
+/* Every refusal of the command line is -EINVAL. */
+static int __attribute__((format(printf, 3, 4)))
+opts_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	err_vset(err, errlen, -EINVAL, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -430,7 +437,8 @@ static int opts_probe(struct app_opts *o, const char *arg, char *err, size_t err
 	return 0;
 }
 
-static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+/* An option of the tracing session (struct session_opts). Return: 0, -EINVAL, or 1: not one. */
+static int opts_session_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
 	struct session_opts *so = &o->so;
 	unsigned long long v;
@@ -481,6 +489,66 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"-b wants a buffer size in KB per CPU, not '%s'", arg);
 		so->buffer_kb = (size_t)v;
 		return 0;
+	case OPT_FORCE:
+		so->force = true;
+		return 0;
+	case OPT_MAX_DEPTH:
+	case OPT_THRESH:
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
+			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
+					c == OPT_THRESH ? "--thresh" : "--max-depth",
+					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
+		if (c == OPT_THRESH) {
+			so->thresh_set = true;
+			so->thresh_us = (unsigned long)v;
+		} else {
+			so->max_depth_set = true;
+			so->max_depth = (unsigned int)v;
+		}
+		return 0;
+	case OPT_FG_IRQS:
+	case OPT_NO_FG_IRQS:
+		so->funcgraph_irqs = c == OPT_FG_IRQS ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case OPT_FG_TAIL:
+	case OPT_NO_FG_TAIL:
+		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case OPT_STACK:
+	case OPT_USTACK:
+		return opts_add_stack(o, c == OPT_STACK ? "--stack" : "--ustack", arg, strlen(arg),
+				      c == OPT_STACK ? STACKTRIG_KERN :
+				      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
+	case 'O':
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
+					"not '%s'", arg);
+		for (v = 0; session_osnoise_files[v]; v++)
+			if (!strncmp(arg, session_osnoise_files[v], strcspn(arg, "=")) &&
+			    strlen(session_osnoise_files[v]) == strcspn(arg, "="))
+				break;
+		if (!session_osnoise_files[v])
+			return opts_err(err, errlen, "-O %s: unknown setting; NAME is one of "
+					"period_us, runtime_us, stop_tracing_us, "
+					"stop_tracing_total_us, timerlat_period_us, print_stack, cpus",
+					arg);
+		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
+	}
+	return 1;
+}
+
+static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char *end;
+	int ret;
+
+	ret = opts_session_one(o, c, arg, err, errlen);
+	if (ret <= 0)
+		return ret;
+	switch (c) {
 	case 'm':
 		if (opts_parse_size(arg, &o->memory))
 			return opts_err(err, errlen,
@@ -537,9 +605,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		o->dat_compress = strcmp(arg, "zstd") ? TRACEDAT_COMPRESS_NONE :
 				  TRACEDAT_COMPRESS_ZSTD;
 		return 0;
-	case OPT_FORCE:
-		so->force = true;
-		return 0;
 	case OPT_THEME:
 		o->theme = arg;
 		return 0;
@@ -566,35 +631,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"--stream-rate wants bytes per second such as 1M, not '%s'",
 					arg);
 		return 0;
-	case OPT_MAX_DEPTH:
-	case OPT_THRESH:
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
-			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
-					c == OPT_THRESH ? "--thresh" : "--max-depth",
-					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
-		if (c == OPT_THRESH) {
-			so->thresh_set = true;
-			so->thresh_us = (unsigned long)v;
-		} else {
-			so->max_depth_set = true;
-			so->max_depth = (unsigned int)v;
-		}
-		return 0;
-	case OPT_FG_IRQS:
-	case OPT_NO_FG_IRQS:
-		so->funcgraph_irqs = c == OPT_FG_IRQS ? SESSION_OPT_ON : SESSION_OPT_OFF;
-		return 0;
-	case OPT_FG_TAIL:
-	case OPT_NO_FG_TAIL:
-		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
-		return 0;
-	case OPT_STACK:
-	case OPT_USTACK:
-		return opts_add_stack(o, c == OPT_STACK ? "--stack" : "--ustack", arg, strlen(arg),
-				      c == OPT_STACK ? STACKTRIG_KERN :
-				      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
 	case OPT_OFFCPU:
 		o->offcpu = true;
 		return 0;
@@ -605,20 +641,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"graph-count, not '%s'", arg);
 		o->folded = arg;
 		return 0;
-	case 'O':
-		if (!strchr(arg, '=') || arg[0] == '=')
-			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
-					"not '%s'", arg);
-		for (v = 0; session_osnoise_files[v]; v++)
-			if (!strncmp(arg, session_osnoise_files[v], strcspn(arg, "=")) &&
-			    strlen(session_osnoise_files[v]) == strcspn(arg, "="))
-				break;
-		if (!session_osnoise_files[v])
-			return opts_err(err, errlen, "-O %s: unknown setting; NAME is one of "
-					"period_us, runtime_us, stop_tracing_us, "
-					"stop_tracing_total_us, timerlat_period_us, print_stack, cpus",
-					arg);
-		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
 	}
 	return opts_err(err, errlen, "internal error: option %d", c);
 }
@@ -655,6 +677,9 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 		switch (c) {
 		case 'h':
 			opts_usage(out);
+			return OPTS_DONE;
+		case OPT_HELP_DEBUG:
+			tuning_print(out);
 			return OPTS_DONE;
 		case 'V':
 			fprintf(out, "ktop %s\n", KTOP_VERSION);

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include "filter.h"
 #include "hashmap.h"
 #include "viewfilter.h"
 
@@ -94,9 +95,8 @@ struct viewfilter {
 	uint64_t		held;		/* as of the last sync */
 };
 
-/* Set @err (when not NULL) to @fmt at byte @pos. Return: -EINVAL. */
-int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* A refusal of the text at byte @pos (filter_error_set() of src/filter.h). */
+#define vf_err(err, pos, ...)	filter_error_set(err, pos, -EINVAL, __VA_ARGS__)
 
 /* viewfilter_stack.c: "stack:PATH" clauses. */
 int vf_stack_parse(struct vf_clause *c, const char *s, int off, struct filter_error *err);

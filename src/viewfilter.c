@@ -31,19 +31,6 @@ static const char *const typed_prefix[] = { "pid:", "comm:", "cpu:", "event:", "
 
 /* ---- clauses ---------------------------------------------------------------------- */
 
-int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->offset = pos;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 static void clause_free(struct vf_clause *c)
 {
 	free(c->text);
