@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "features.h"
+#include "remote.h"
 #include "session.h"
 
 struct store;
@@ -29,6 +30,7 @@ struct viewfilter;
 struct taskrel;
 struct stack_syms;
 struct bpf_offcpu;
+struct remote;
 
 struct app_opts {
 	struct session_opts	so;
@@ -54,6 +56,8 @@ struct app_opts {
 	bool			hide_self;	/* --hide-self */
 	bool			offcpu;		/* --offcpu: BPF off-CPU stacks */
 	const char		*folded;	/* --folded: what -o FILE.folded holds */
+	/* --remote: ssh runs ktop --stream there, the view reads it (src/remote.h) */
+	struct remote_opts	remote;		/* .dest NULL: not remote */
 	/* -e EVENT:stack: EVENT without its suffix (so.events and so.stacks point here) */
 	char			specbuf[SESSION_MAX_LIST][128];
 	unsigned int		nspecbuf;
@@ -89,6 +93,7 @@ struct app {
 	struct viewfilter	*view;		/* --view; the UI's later */
 	struct taskrel		*rel;
 	uint64_t		rec_t0;		/* a recording: its first event seen */
+	struct remote		*remote;	/* --remote: the ssh link (main's) */
 };
 
 /**
@@ -135,6 +140,32 @@ int app_loader_wait(struct app *a, char *err, size_t errlen);
 
 /* The loader's error once it has finished with one, else 0. Context: any thread. */
 int app_loader_status(const struct app *a, char *err, size_t errlen);
+
+/* When the loader finished (CLOCK_REALTIME ns), 0 while it runs or without one. */
+uint64_t app_loader_end_rt(const struct app *a);
+
+/* ---- streams: -i -, --remote (src/app_remote.c) ---- */
+
+enum app_stream_state {
+	APP_STREAM_NONE,	/* not a stream: live, or a file */
+	APP_STREAM_RUNNING,	/* still arriving */
+	APP_STREAM_ENDED,	/* ended properly (its END block: the far side stopped) */
+	APP_STREAM_CUT,		/* cut off: the link dropped, the far side died */
+};
+
+/* Where the stream being read stands. Context: any thread. */
+enum app_stream_state app_stream_state(const struct app *a);
+
+/**
+ * app_stream_end_desc - one line on a stream that ended, for the view and stderr
+ * @buf: "disconnected from HOST at 14:03:22 after 12345 events (ssh killed by
+ *       signal 9; standard input: truncated ...)", "stream from HOST ended at
+ *       ...", or "" while the stream runs (or is none)
+ *
+ * Return: app_stream_state().
+ * Context: any thread.
+ */
+enum app_stream_state app_stream_end_desc(const struct app *a, char *buf, size_t len);
 
 /* Stop the loader, free the snapshot's metadata (app_stop calls it). */
 void app_snapshot_stop(struct app *a);

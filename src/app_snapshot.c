@@ -26,6 +26,7 @@
 #include <event-parse.h>
 
 #include "app.h"
+#include "clock.h"
 #include "export.h"
 #include "folded.h"
 #include "intern.h"
@@ -47,6 +48,7 @@ struct app_loader {
 	atomic_bool		done;
 	atomic_bool		stop;
 	int			ret;
+	uint64_t		end_rt;		/* CLOCK_REALTIME ns when it finished */
 	char			name[256];
 	char			err[512];
 };
@@ -95,6 +97,7 @@ static void *loader_main(void *arg)
 			last = now;
 		}
 	}
+	l->end_rt = clock_wall_ns();
 	atomic_store(&l->done, true);
 	loader_wake(l->wake_fd);
 	if (l->end_signal && !atomic_load(&l->stop))
@@ -133,6 +136,13 @@ int app_loader_status(const struct app *a, char *err, size_t errlen)
 		return 0;
 	snprintf(err, errlen, "%s", l->err);
 	return l->ret;
+}
+
+uint64_t app_loader_end_rt(const struct app *a)
+{
+	const struct app_loader *l = a->loader;
+
+	return l && atomic_load(&l->done) ? l->end_rt : 0;
 }
 
 void app_snapshot_stop(struct app *a)
@@ -513,14 +523,26 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	for (;;) {
 		uint64_t now = app_now_ns(), v;
 		int ms = (int)(STREAM_FLUSH_NS / 1000000);
-		struct pollfd pfd = { .fd = session_signal_fd(), .events = POLLIN };
+		/*
+		 * The output too: a reader that went away (the view quit, ssh was
+		 * killed) shows as POLLERR/POLLHUP even while nothing is written, as
+		 * when -e picked a rare event; otherwise the far side would trace on.
+		 */
+		struct pollfd pfd[2] = {
+			{ .fd = session_signal_fd(), .events = POLLIN },
+			{ .fd = fd, .events = 0 },
+		};
 
 		if (session_signal_pending())
 			break;
 		if (end && now >= end)
 			break;
-		if (poll(&pfd, pfd.fd >= 0 ? 1 : 0, ms) < 0 && errno != EINTR)
+		if (poll(pfd, 2, ms) < 0 && errno != EINTR)
 			break;
+		if (pfd[1].revents & (POLLERR | POLLHUP)) {
+			ret = -EPIPE;
+			goto out;	/* the reader went away: quietly, as on EPIPE */
+		}
 		if (a->wake_fd >= 0 && read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			break;
 		/* the off-CPU totals go out as a whole set: once a second is enough */

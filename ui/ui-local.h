@@ -324,6 +324,11 @@ struct viewfilter *ui_view(struct ui *ui);
 uint64_t ui_view_gen(struct ui *ui);
 /* Bring the counts up to date for a frame, then the header's line. Return: false: no view. */
 bool ui_view_header(struct ui *ui, struct richstr *rs);
+
+/* ui/stream_status.c: LIVE, LOADING, SNAPSHOT, or a stream's ENDED, DISCONNECTED */
+const char *ui_source_word(const struct ui *ui);
+/* Fill @rs with the line on a stream that ended. Return: false while none did. */
+bool ui_stream_header(struct ui *ui, struct richstr *rs);
 /*
  * What the panes without events of their own (BPF figures by task and CPU)
  * can honour: the task clauses (pid:, comm:) and the CPU clauses. Return:
