@@ -320,7 +320,7 @@ static int main_stream(struct app *a)
 
 	if (isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "ktop: --stream writes binary data: pipe it, e.g. "
-			"ssh HOST sudo ktop --stream | ktop -i -\n");
+			"ktop --stream | ktop -i -; from another machine: ktop --remote HOST\n");
 		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {

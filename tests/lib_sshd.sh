@@ -32,10 +32,15 @@ sshd_need() {
 	fi
 }
 
+# sshd_listening PORT: something accepts connections on 127.0.0.1:PORT (bash's /dev/tcp)
+sshd_listening() {
+	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
 sshd_free_port() {
 	local p
 	for p in $(seq $((22000 + $$ % 500)) 22999); do
-		ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
+		sshd_listening "$p" || { echo "$p"; return 0; }
 	done
 	return 1
 }
@@ -95,7 +100,7 @@ sshd_start() {
 		LogLevel ERROR
 	EOF
 	for ((i = 0; i < 100; i++)); do
-		ss -Hltn "sport = :$SSHD_PORT" 2>/dev/null | grep -q . && return 0
+		sshd_listening "$SSHD_PORT" && return 0
 		kill -0 "$SSHD_PID" 2>/dev/null || break
 		sleep 0.05
 	done
