@@ -585,21 +585,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_OFFCPU:
 		o->offcpu = true;
 		return 0;
-	case OPT_REMOTE:
-		if (!*arg || arg[0] == '-' || strpbrk(arg, " \t\n'\"\\"))
-			return opts_err(err, errlen, "--remote wants [USER@]HOST (as ssh takes it), "
-					"not '%s'", arg);
-		o->remote.dest = arg;
-		return 0;
-	case OPT_SSH:
-		o->remote.ssh = arg;
-		return 0;
-	case OPT_REMOTE_KTOP:
-		if (!*arg)
-			return opts_err(err, errlen, "--remote-ktop wants the path of ktop on the "
-					"far side");
-		o->remote.ktop = arg;
-		return 0;
 	case OPT_FOLDED:
 		if (strcmp(arg, "events") && strcmp(arg, "offcpu") && strcmp(arg, "graph") &&
 		    strcmp(arg, "graph-count"))
@@ -657,6 +642,43 @@ static int opts_remote_fwd(struct app_opts *o, int c, const char *arg, char *err
 		return 0;
 	}
 	return opts_err(err, errlen, "internal error: option %d has no long name", c);
+}
+
+/* --remote, --ssh, --remote-ktop */
+static int opts_remote_one(struct app_opts *o, int c, const char *arg, char *err,
+			   size_t errlen)
+{
+	switch (c) {
+	case OPT_REMOTE:
+		if (!*arg || arg[0] == '-' || strpbrk(arg, " \t\n'\"\\"))
+			return opts_err(err, errlen, "--remote wants [USER@]HOST (as ssh takes it), "
+					"not '%s'", arg);
+		o->remote.dest = arg;
+		return 0;
+	case OPT_SSH:
+		o->remote.ssh = arg;
+		return 0;
+	default:
+		if (!*arg)
+			return opts_err(err, errlen, "--remote-ktop wants the path of ktop on the "
+					"far side");
+		o->remote.ktop = arg;
+		return 0;
+	}
+}
+
+/* One option getopt returned; those that say what to trace are noted for --remote. */
+static int opts_option(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	int ret;
+
+	if (c == OPT_PROBE)
+		ret = opts_probe(o, arg, err, errlen);
+	else if (c == OPT_REMOTE || c == OPT_SSH || c == OPT_REMOTE_KTOP)
+		ret = opts_remote_one(o, c, arg, err, errlen);
+	else
+		ret = opts_one(o, c, arg, err, errlen);
+	return ret ? ret : opts_remote_fwd(o, c, arg, err, errlen);
 }
 
 /* --remote's combinations. */
@@ -718,10 +740,7 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 			return opts_err(err, errlen, "unknown option '%s'; see ktop --help",
 					opts_bad_name(argc, argv, name, sizeof(name)));
 		default:
-			if (c == OPT_PROBE ? opts_probe(o, optarg, err, errlen) :
-			    opts_one(o, c, optarg, err, errlen))
-				return -EINVAL;
-			if (opts_remote_fwd(o, c, optarg, err, errlen))
+			if (opts_option(o, c, optarg, err, errlen))
 				return -EINVAL;
 		}
 	}
