@@ -72,6 +72,10 @@ quit_ok() {
 		[ -s "$tmp/exit" ] && break
 		sleep 0.05
 	done
+	# a sanitizer build (KTOP=build-asan/ktop) reports on stderr
+	if grep -Eq 'Sanitizer|runtime error' "$tmp/stderr" 2>/dev/null; then
+		fail "${1}_sanitizer: $(grep -Em1 'Sanitizer|runtime error' "$tmp/stderr")"
+	fi
 	if grep -q '^EXIT=0$' "$tmp/exit" 2>/dev/null; then
 		ok "${1}_q_quits_with_0"
 	else
