@@ -44,10 +44,13 @@ enum app_stream_state app_stream_end_desc(const struct app *a, char *buf, size_t
 	if (a->remote)
 		remote_end_reason(a->remote, why, sizeof(why));
 	if (s == APP_STREAM_CUT) {
-		app_loader_status(a, lerr, sizeof(lerr));
+		/* what ssh says is the news; how the stream broke off, when it says nothing */
+		if (!why[0])
+			app_loader_status(a, lerr, sizeof(lerr));
 		snprintf(buf, len, "disconnected from %s at %s after %llu events (%s%s%s)",
 			 a->remote ? remote_dest(a->remote) : "the stream on standard input",
-			 when, (unsigned long long)ss.appended, why, why[0] ? "; " : "", lerr);
+			 when, (unsigned long long)ss.appended, why, why[0] && lerr[0] ? "; " : "",
+			 lerr);
 	} else {
 		snprintf(buf, len, "stream from %s ended at %s after %llu events (the far side "
 			 "ended it%s%s)", a->remote ? remote_dest(a->remote) : "standard input",

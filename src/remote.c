@@ -168,7 +168,7 @@ static bool remote_reap(struct remote *r, int ms)
 
 struct remote *remote_start(const struct remote_opts *ro, char *err, size_t errlen)
 {
-	const char *argv[REMOTE_MAX_SSH_WORDS + 8];
+	const char *argv[REMOTE_MAX_SSH_WORDS + 12];
 	int sv[2] = { -1, -1 }, out[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	posix_spawn_file_actions_t fa;
 	char words[1024], *cmd = NULL;
@@ -197,6 +197,14 @@ struct remote *remote_start(const struct remote_opts *ro, char *err, size_t errl
 		err_set(err, errlen, ret, "--remote: the far side's command line is too long");
 		goto out_free;
 	}
+	/*
+	 * A host that falls silent (a panic, a cable) is given up after 15 s
+	 * rather than TCP's minutes; options in --ssh come first and win.
+	 */
+	argv[argc++] = "-o";
+	argv[argc++] = "ServerAliveInterval=5";
+	argv[argc++] = "-o";
+	argv[argc++] = "ServerAliveCountMax=3";
 	/* no terminal for the far side (-T): the stream is binary */
 	argv[argc++] = "-T";
 	argv[argc++] = "--";

@@ -97,7 +97,7 @@ sshd_start() {
 		UserKnownHostsFile $SSHD_DIR/known_hosts
 		StrictHostKeyChecking yes
 		BatchMode yes
-		LogLevel ERROR
+		LogLevel INFO
 	EOF
 	for ((i = 0; i < 100; i++)); do
 		sshd_listening "$SSHD_PORT" && return 0

@@ -436,10 +436,7 @@ static int draw_header(struct ui *ui)
 	richstr_pad(&rs, ROLE_HEADER, ui->cols);
 	ui_draw_rs(ui, y++, 0, &rs, ui->cols);
 	/* a stream that ended: when, after how many events, why */
-	if (ui_stream_header(ui, &rs)) {
-		richstr_pad(&rs, ROLE_HEADER, ui->cols);
-		ui_draw_rs(ui, y++, 0, &rs, ui->cols);
-	}
+	y += ui_stream_header(ui, y);
 	/* the view filter, when one is set: what every pane shows of what is held */
 	if (ui_view_header(ui, &rs)) {
 		richstr_pad(&rs, ROLE_HEADER, ui->cols);

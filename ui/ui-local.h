@@ -327,8 +327,8 @@ bool ui_view_header(struct ui *ui, struct richstr *rs);
 
 /* ui/stream_status.c: LIVE, LOADING, SNAPSHOT, or a stream's ENDED, DISCONNECTED */
 const char *ui_source_word(const struct ui *ui);
-/* Fill @rs with the line on a stream that ended. Return: false while none did. */
-bool ui_stream_header(struct ui *ui, struct richstr *rs);
+/* Draw the line (two at most) on a stream that ended at row @y. Return: rows used. */
+int ui_stream_header(struct ui *ui, int y);
 /*
  * What the panes without events of their own (BPF figures by task and CPU)
  * can honour: the task clauses (pid:, comm:) and the CPU clauses. Return:

@@ -17,6 +17,8 @@
 #   4. the far ktop stopped (SIGTERM): the view says ENDED, when and after how
 #      many events; what came stays (the event list pages through it); q: 0.
 #   5. the link dropped (ssh killed): DISCONNECTED, the same; the far ktop ends.
+#      The far host falls silent (its sshd stopped): ssh's keepalives give up
+#      within 15 s and the view says so; the far ktop ends once it runs again.
 #   6. `ktop -i -` on a stream cut short: DISCONNECTED; q: status 0.
 #   7. the host as found: tracing state, no sshd, no test user or sudoers file.
 cd "$(dirname "$0")/../.." || exit 2
@@ -226,7 +228,7 @@ tui_start 120 40 "--remote root@ktop-test $REMOTE -e sched"
 wait_screen 'held [1-9]' 20
 sleep 1
 fk=$(far_ktop)
-sp=$(pgrep -f -- "^ssh -F $SSHD_DIR/ssh_config -T -- root@ktop-test" | head -1)
+sp=$(pgrep -f -- "^ssh -F $SSHD_DIR/ssh_config .*-T -- root@ktop-test" | head -1)
 [ -n "$sp" ] && kill -9 "$sp"
 if [ -n "$sp" ] && wait_screen '^ ktop tracer.* DISCONNECTED ' 10 &&
 	wait_screen 'disconnected from root@ktop-test at [0-9]{2}:[0-9]{2}:[0-9]{2} after [1-9][0-9]* events \(ssh killed by signal 9' 5; then
@@ -249,6 +251,29 @@ fi
 quit_ok link_drop
 grep -q '^ktop: disconnected from root@ktop-test at' "$tmp/stderr" ||
 	fail "link_drop_said_on_stderr: '$(cat "$tmp/stderr")'"
+tui_stop
+
+# ---- 5b. the far host falls silent (its sshd stopped): ssh's keepalives give up
+tui_start 120 40 "--remote root@ktop-test $REMOTE -e sched"
+wait_screen 'held [1-9]' 20
+fk=$(far_ktop)
+frozen=
+for p in $(sshd_descendants "$SSHD_PID"); do
+	[ "$(ps -o comm= -p "$p")" = sshd ] && kill -STOP "$p" && frozen="$frozen $p"
+done
+if [ -n "$frozen" ] && wait_screen 'disconnected from root@ktop-test at [0-9:]{8} after [1-9][0-9]* events \(ssh exited with status 255: Timeout' 30 &&
+	wait_screen 'not responding\.\); q quits' 2; then
+	ok "silent_host_view_says_DISCONNECTED_within_30s"
+else
+	fail "silent_host_view_says_DISCONNECTED_within_30s (stopped:$frozen)"; evidence silent
+fi
+for p in $frozen; do kill -CONT "$p"; done
+if [ -z "$fk" ] || wait_exit "$fk" 15; then
+	ok "silent_host_far_ktop_ends_once_it_runs_again"
+else
+	fail "silent_host_far_ktop_ends_once_it_runs_again: pid $fk still runs"
+fi
+quit_ok silent_host
 tui_stop
 
 # ---- 6. -i - on a stream cut short ------------------------------------------
