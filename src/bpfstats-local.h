@@ -15,6 +15,10 @@
 #include "bpfstats.h"
 #include "series.h"
 
+/* The per-CPU counters a poll reads and a stream carries, besides the run-queue histogram. */
+#define BPFSTATS_CPU_COUNTERS(X) \
+	X(ctxsw) X(hardirq_ns) X(hardirq_n) X(softirq_ns) X(softirq_n) X(rb_drops) X(map_full)
+
 struct task_sums {
 	uint64_t	offcpu_ns;
 	uint64_t	offcpu_n;
@@ -88,7 +92,10 @@ struct bpfstats {
 	uint64_t		outl_from;	/* mono ns; earlier ones are not kept */
 };
 
-/* Allocate every table of @bs (ncpus and o set). Return: 0 or -ENOMEM. */
+/* A bpfstats with its lock and options (defaults filled), no tables yet; NULL: no memory. */
+struct bpfstats *bpfstats_blank(const struct bpfstats_opts *o);
+
+/* Allocate every table of @bs (ncpus and o set) and its stop fd. Return: 0 or -errno. */
 int bpfstats_alloc(struct bpfstats *bs);
 
 /*

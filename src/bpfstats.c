@@ -559,7 +559,8 @@ int bpfstats_alloc(struct bpfstats *bs)
 			return -ENOMEM;
 	if (series_init(&bs->times, bs->o.history))
 		return -ENOMEM;
-	return 0;
+	bs->stop_fd = eventfd(0, EFD_CLOEXEC);
+	return bs->stop_fd < 0 ? -errno : 0;
 }
 
 void bpfstats_stop(struct bpfstats *bs)
@@ -618,23 +619,12 @@ void bpfstats_free(struct bpfstats *bs)
 	free(bs);
 }
 
-int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
-		 const struct features *ft, char *why, size_t whylen)
+struct bpfstats *bpfstats_blank(const struct bpfstats_opts *o)
 {
-	struct bpf_kstat_opts ko = {};
-	struct bpfstats *bs;
-	long on;
-	int err;
+	struct bpfstats *bs = calloc(1, sizeof(*bs));
 
-	*out = NULL;
-	err = bpfstats_check_features(ft, why, whylen);
-	if (err)
-		return err;
-	bs = calloc(1, sizeof(*bs));
-	if (!bs) {
-		snprintf(why, whylen, "BPF statistics off: out of memory");
-		return -ENOMEM;
-	}
+	if (!bs)
+		return NULL;
 	pthread_mutex_init(&bs->lock, NULL);
 	bs->stop_fd = -1;
 	if (o)
@@ -647,6 +637,26 @@ int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
 		bs->o.history = 240;
 	if (!bs->o.outlier_ns)
 		bs->o.outlier_ns = 10000000ull;
+	return bs;
+}
+
+int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
+		 const struct features *ft, char *why, size_t whylen)
+{
+	struct bpf_kstat_opts ko = {};
+	struct bpfstats *bs;
+	long on;
+	int err;
+
+	*out = NULL;
+	err = bpfstats_check_features(ft, why, whylen);
+	if (err)
+		return err;
+	bs = bpfstats_blank(o);
+	if (!bs) {
+		snprintf(why, whylen, "BPF statistics off: out of memory");
+		return -ENOMEM;
+	}
 
 	ko.self_tgid = (uint32_t)getpid();
 	ko.outlier_ns = bs->o.outlier_ns;
@@ -664,13 +674,7 @@ int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
 	bs->nonline = on > 0 ? (unsigned int)on : bs->ncpus;
 	err = bpfstats_alloc(bs);
 	if (err) {
-		snprintf(why, whylen, "BPF statistics off: out of memory");
-		goto out_free;
-	}
-	bs->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (bs->stop_fd < 0) {
-		err = -errno;
-		snprintf(why, whylen, "BPF statistics off: eventfd: %s", strerror(errno));
+		snprintf(why, whylen, "BPF statistics off: %s", strerror(-err));
 		goto out_free;
 	}
 	bs->last_ns = now_ns();

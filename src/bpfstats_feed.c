@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "bpfstats-local.h"
@@ -150,13 +149,9 @@ int bpfstats_raw_get(struct bpfstats *bs, uint64_t after_seq, struct bpfstats_ra
 		const struct kstat_cpu *k = &bs->cpu_cur[c];
 		struct bpfstats_raw_cpu *o = &out->cpu[c];
 
-		o->ctxsw = k->ctxsw;
-		o->hardirq_ns = k->hardirq_ns;
-		o->hardirq_n = k->hardirq_n;
-		o->softirq_ns = k->softirq_ns;
-		o->softirq_n = k->softirq_n;
-		o->rb_drops = k->rb_drops;
-		o->map_full = k->map_full;
+#define COPY(f) o->f = k->f;
+		BPFSTATS_CPU_COUNTERS(COPY)
+#undef COPY
 		hist_to_raw(&o->runq, &k->runq);
 	}
 	raw_tables_locked(bs, out);
@@ -176,17 +171,9 @@ int bpfstats_new_fed(struct bpfstats **out, const struct bpfstats_raw *first,
 	*out = NULL;
 	if (!first->ncpus || first->ncpus > 8192 || !(first->interval > 0))
 		return -EINVAL;
-	bs = calloc(1, sizeof(*bs));
+	bs = bpfstats_blank(o);
 	if (!bs)
 		return -ENOMEM;
-	pthread_mutex_init(&bs->lock, NULL);
-	bs->stop_fd = -1;
-	if (o)
-		bs->o = *o;
-	else
-		bs->o.wake_fd = -1;
-	if (!bs->o.history)
-		bs->o.history = 240;
 	bs->o.interval = first->interval;
 	bs->ncpus = first->ncpus;
 	bs->nonline = first->nonline && first->nonline <= first->ncpus ? first->nonline :
@@ -196,11 +183,6 @@ int bpfstats_new_fed(struct bpfstats **out, const struct bpfstats_raw *first,
 	memcpy(bs->mode, first->mode, sizeof(bs->mode));
 	bs->mode[sizeof(bs->mode) - 1] = 0;
 	err = bpfstats_alloc(bs);
-	if (!err) {
-		bs->stop_fd = eventfd(0, EFD_CLOEXEC);
-		if (bs->stop_fd < 0)
-			err = -errno;
-	}
 	if (err) {
 		bpfstats_free(bs);
 		return err;
@@ -248,13 +230,9 @@ static void raw_to_rd(struct bpfstats *bs, const struct bpfstats_raw *r)
 		struct kstat_cpu *k = &bs->cpu_rd[i];
 
 		memset(k, 0, sizeof(*k));
-		k->ctxsw = o->ctxsw;
-		k->hardirq_ns = o->hardirq_ns;
-		k->hardirq_n = o->hardirq_n;
-		k->softirq_ns = o->softirq_ns;
-		k->softirq_n = o->softirq_n;
-		k->rb_drops = o->rb_drops;
-		k->map_full = o->map_full;
+#define COPY(f) k->f = o->f;
+		BPFSTATS_CPU_COUNTERS(COPY)
+#undef COPY
 		hist_from_raw(&k->runq, &o->runq);
 	}
 	memset(bs->sirq_rd, 0, KSTAT_MAX_SOFTIRQS * nc * sizeof(*bs->sirq_rd));

@@ -173,6 +173,26 @@ static int main_stdin_to_tty(void)
 	return in;
 }
 
+/* The view reads keys from standard input and draws on standard output. */
+static bool main_has_terminal(void)
+{
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		return true;
+	fprintf(stderr, "ktop: the interactive view needs a terminal; "
+		"use --batch or --json without one\n");
+	return false;
+}
+
+/* Before anything changes, so every signal finds the exit path. Return: 0, or 1 said. */
+static int main_signals(void)
+{
+	int ret = session_signals_init();
+
+	if (ret)
+		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+	return ret ? 1 : 0;
+}
+
 /*
  * A stream in the view that ended, or was cut off (the link dropped): said
  * on stderr once the screen is back. Not a failure: the view kept what came,
@@ -209,19 +229,13 @@ static int main_offline(struct app *a, const char *path, int in_fd)
 				return EXIT_USAGE;
 			sharer = -1;	/* looked for once the stream began: ssh runs by then */
 		}
-		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-			fprintf(stderr, "ktop: the interactive view needs a terminal; "
-				"use --batch or --json without one\n");
+		if (!main_has_terminal())
 			return EXIT_USAGE;
-		}
 	} else {
 		flags = is_stdin ? APP_SNAP_END_SIGNAL : APP_SNAP_SYNC;
 	}
-	ret = session_signals_init();
-	if (ret) {
-		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+	if (main_signals())
 		return 1;
-	}
 	ret = app_open_snapshot(a, path, in_fd, flags, err, sizeof(err));
 	if (!ret)
 		ret = app_view_start(a, err, sizeof(err));
@@ -284,16 +298,10 @@ static int main_remote(struct app *a)
 	struct remote *r;
 	int ret, status;
 
-	if (!a->opts.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-		fprintf(stderr, "ktop: the interactive view needs a terminal; "
-			"use --batch or --json without one\n");
+	if (!a->opts.batch && !main_has_terminal())
 		return EXIT_USAGE;
-	}
-	ret = session_signals_init();
-	if (ret) {
-		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+	if (main_signals())
 		return 1;
-	}
 	r = remote_start(&a->opts.remote, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "ktop: %s\n", err);
@@ -327,11 +335,8 @@ static int main_stream(struct app *a)
 		fprintf(stderr, "ktop: needs root to trace (tracefs and BPF are root-only)\n");
 		return EXIT_USAGE;
 	}
-	ret = session_signals_init();
-	if (ret) {
-		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+	if (main_signals())
 		return 1;
-	}
 	a->opts.no_bpf = true;	/* BPF figures are not in the stream */
 	ret = app_start(a, err, sizeof(err));
 	if (ret) {
@@ -381,13 +386,8 @@ int main(int argc, char **argv)
 		return main_offline(&a, a.opts.input, -1);
 	if (a.opts.stream)
 		return main_stream(&a);
-	if (!a.opts.batch) {
-		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-			fprintf(stderr, "ktop: the interactive view needs a terminal; "
-				"use --batch or --json without one\n");
-			return EXIT_USAGE;
-		}
-	}
+	if (!a.opts.batch && !main_has_terminal())
+		return EXIT_USAGE;
 	if (geteuid() != 0) {
 		fprintf(stderr, "ktop: needs root to trace (tracefs and BPF are root-only); "
 			"try: sudo ktop, or ktop --features to see what this kernel permits\n");
@@ -395,11 +395,8 @@ int main(int argc, char **argv)
 	}
 
 	/* before anything changes in tracefs, so every signal finds the exit path */
-	ret = session_signals_init();
-	if (ret) {
-		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+	if (main_signals())
 		return 1;
-	}
 	ret = app_start(&a, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
