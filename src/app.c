@@ -68,20 +68,30 @@ int app_switch_tracer(struct app *a, const char *tracer, char *err, size_t errle
 	ret = session_switch_latency_tracer(a->sess, session_tracer(a->sess), err, errlen);
 	if (ret)
 		return ret;
+	app_readers_stop(a);
+	ret = session_switch_latency_tracer(a->sess, tracer, err, errlen);
+	r2 = app_readers_start(a, err, errlen);
+	return r2 ? r2 : ret;
+}
+
+void app_readers_stop(struct app *a)
+{
 	consumer_stop(a->cons);
 	a->cons = NULL;
-	ret = session_switch_latency_tracer(a->sess, tracer, err, errlen);
-	r2 = consumer_start(&a->cons, a->sess, a->st, a->dc, a->wake_fd);
-	if (r2) {
-		char first[256];
+}
 
-		snprintf(first, sizeof(first), "%s", err);
-		a->cons = NULL;
-		return app_err(err, errlen, r2, "%s%scannot read the trace buffers again: %s; "
-			       "quit and start ktop again", first, first[0] ? "; " : "",
-			       strerror(-r2));
-	}
-	return ret;
+int app_readers_start(struct app *a, char *err, size_t errlen)
+{
+	char first[256];
+	int ret;
+
+	ret = consumer_start(&a->cons, a->sess, a->st, a->dc, a->wake_fd);
+	if (!ret)
+		return 0;
+	snprintf(first, sizeof(first), "%s", err);
+	a->cons = NULL;
+	return app_err(err, errlen, ret, "%s%scannot read the trace buffers again: %s; quit and "
+		       "start ktop again", first, first[0] ? "; " : "", strerror(-ret));
 }
 
 const char *app_tracer(const struct app *a)
@@ -538,16 +548,8 @@ static int app_start_probes(struct app *a, char *err, size_t errlen)
 /* What the probes' definitions say their fields are: x64 is hex, symbol a symbol. */
 static void app_probe_kinds(struct app *a)
 {
-	for (unsigned int i = 0; i < probe_set_count(a->probes); i++) {
-		const struct probe_def *d = probe_set_get(a->probes, i);
-		struct ktop_field f[PROBE_MAX_FIELDS];
-
-		for (unsigned int k = 0; k < d->nfields; k++) {
-			f[k].name = d->fields[k].name;
-			f[k].kind = d->fields[k].kind;
-		}
-		decode_ctx_set_kinds(a->dc, d->group, d->event, f, d->nfields);
-	}
+	for (unsigned int i = 0; i < probe_set_count(a->probes); i++)
+		app_probe_kinds_one(a, probe_set_get(a->probes, i));
 }
 
 /*
@@ -735,6 +737,7 @@ void app_stop(struct app *a)
 	/* after the instance that had them enabled */
 	probe_set_free(a->probes);
 	a->probes = NULL;
+	app_probe_forget(a);
 	if (a->dc)
 		decode_ctx_free(a->dc);
 	a->dc = NULL;

@@ -28,6 +28,9 @@ struct filter_set;
 struct probe_set;
 struct viewfilter;
 struct taskrel;
+struct probe_def;
+struct probe_caps;
+struct app_probe_log;
 struct stack_syms;
 struct bpf_offcpu;
 struct remote;
@@ -75,7 +78,11 @@ struct app {
 	uint64_t		start_ns;	/* CLOCK_MONOTONIC at start */
 	char			mode_why[256];	/* what ktop chose to trace, and why */
 	bool			live;		/* false: an offline snapshot */
-	struct probe_set	*probes;	/* --probe: ktop's probe events, or NULL */
+	struct probe_set	*probes;	/* --probe and the prompt's, or NULL */
+	/* probes made while tracing (src/app_probe.c) */
+	bool			probe_tried;	/* the set was tried; probe_why says why not */
+	char			probe_why[512];
+	struct app_probe_log	*probe_log;	/* the formats of every probe made */
 	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
 	char			bpf_why[256];
 	struct stack_syms	*ssyms;		/* names the store's stack frames */
@@ -271,6 +278,17 @@ const char *app_tracer(const struct app *a);
  */
 int app_switch_tracer(struct app *a, const char *tracer, char *err, size_t errlen);
 
+/*
+ * app_readers_stop, app_readers_start - stop the readers (what the buffers
+ * hold is drained into the store) while the session or the decoders change,
+ * then start them again. Tracing goes on meanwhile: the ring buffer keeps what
+ * comes. @err may hold what went wrong before: start adds to it.
+ * Return (start): 0, or a negative errno; reading has then stopped.
+ * Context: the thread that owns the app.
+ */
+void app_readers_stop(struct app *a);
+int app_readers_start(struct app *a, char *err, size_t errlen);
+
 /**
  * app_mark - write @text into the recording, in time order with the events
  *
@@ -337,5 +355,68 @@ const char *app_filter_desc(const struct app *a, char *buf, size_t len);
  * Context: any thread.
  */
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns);
+
+/*
+ * ---- probes while tracing: src/app_probe.c ----
+ * The probe prompt's actions. A probe is defined in ktop's group (see
+ * src/probe.h), its format read, given to the decoders and enabled in ktop's
+ * instance, all or nothing; its events then come like any other's. Where
+ * there is no kernel (a recording, a stream) each refuses with -ENODEV and
+ * app_probe_why() says why. Context: the thread that owns the app.
+ */
+
+/* Return: why probes cannot be made in this run, or NULL when they can. */
+const char *app_probe_why(struct app *a);
+
+/* What probe events this kernel has; NULL when app_probe_why() says why not. */
+const struct probe_caps *app_probe_caps(struct app *a);
+
+/* probe_preview(), probe_proto(), probe_complete() on this run's set. */
+int app_probe_preview(struct app *a, const char *spec, struct probe_def *def, char *err,
+		      size_t errlen);
+int app_probe_proto(struct app *a, const char *func, char *buf, size_t len);
+int app_probe_complete(struct app *a, const char *text, size_t cursor, char **out, size_t max,
+		       size_t *start);
+
+/**
+ * app_probe_add - define @spec's probe and trace it from now on
+ * @def: receives the definition (NULL: not needed)
+ * @err: what the library or the kernel said (the error_log line with its
+ *       caret), or why the readers could not take it
+ *
+ * The readers stop while the decoders learn the new event's format (what the
+ * buffers hold is drained first), then start again; the event is enabled
+ * after. A trace_marker line "ktop: probe ..." shows where it starts.
+ * Return: 0, or a negative errno with nothing left defined.
+ */
+int app_probe_add(struct app *a, const char *spec, struct probe_def *def, char *err,
+		  size_t errlen);
+
+/* Disable @event and undefine it. Its recorded events stay. Return: 0 or -errno (@err). */
+int app_probe_remove(struct app *a, const char *event, char *err, size_t errlen);
+
+/* Enable or disable @event in ktop's instance. Return: 0 or -errno (@err). */
+int app_probe_enable(struct app *a, const char *event, bool on, char *err, size_t errlen);
+
+/* One probe of the run, for the probe list. */
+struct app_probe_info {
+	const struct probe_def	*def;		/* valid until the next add or remove */
+	int			enabled;	/* 1, 0, or a negative errno: cannot tell */
+	bool			have_hits;	/* the kernel counts its hits in @hits_from */
+	uint64_t		hits;		/* times it fired since it was defined */
+	const char		*hits_from;	/* "uprobe_profile", "kprobe_profile" */
+};
+
+/* Fill @out with up to @max probes (one read of the profile files). Return: how many. */
+unsigned int app_probe_list(struct app *a, struct app_probe_info *out, unsigned int max);
+
+/* Tell the decoders the kinds of @d's fields its format cannot say (hex, symbol). */
+void app_probe_kinds_one(struct app *a, const struct probe_def *d);
+
+/* Free what app_probe_add() kept (app_stop calls it). */
+void app_probe_forget(struct app *a);
+
+/* Add the formats of probes made (and perhaps removed) since to @m, where missing. */
+void app_probe_formats(const struct app *a, struct snapshot_meta *m);
 
 #endif

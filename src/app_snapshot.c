@@ -452,11 +452,15 @@ static int snap_live_meta(struct app *a, struct snapshot_meta *m, struct store *
 	m->features = strdup(a->mode_why);
 	if (only) {
 		m->kallsyms = snap_kallsyms(only);
-		return snapshot_meta_load_dir(m, a->ft.tracefs, only);
+		ret = snapshot_meta_load_dir(m, a->ft.tracefs, only);
+		/* the probes removed since: their events are in the store */
+		app_probe_formats(a, m);
+		return ret;
 	}
 	/* a stream: no kallsyms (5 MB), the formats of what the session enabled */
 	ret = snapshot_meta_load_dir(m, a->ft.tracefs, a->st);
 	snap_tep_formats(a, m);
+	app_probe_formats(a, m);
 	return m->nformats ? 0 : ret;
 }
 

@@ -447,6 +447,25 @@ static const struct fixed_spec *fixed_find(const struct tep_event *event)
 	return NULL;
 }
 
+/*
+ * The program of @ev: a fixed type's, or a dynamic one (a stack record's reads
+ * its frames). Return: NULL when out of memory.
+ */
+static struct dtype *dtype_new(struct decode_ctx *dc, struct tep_event *ev)
+{
+	const struct fixed_spec *fs = fixed_find(ev);
+	struct dtype *t = fs ? dtype_fixed(dc, ev, fs) : dtype_dynamic(dc, ev);
+
+	if (!t)
+		return NULL;
+	dtype_ints(t);
+	if (dtype_stack(dc, t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
 struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 				  struct symbols *syms)
 {
@@ -506,17 +525,12 @@ struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 		goto out_free;
 	for (int i = 0; events[i]; i++) {
 		struct tep_event *ev = events[i];
-		const struct fixed_spec *fs;
 
 		/* a malformed trace.dat may give two formats one id: the first wins */
 		if (ev->id < 0 || ev->flags & TEP_EVENT_FL_FAILED || dc->by_id[ev->id])
 			continue;
-		fs = fixed_find(ev);
-		dc->by_id[ev->id] = fs ? dtype_fixed(dc, ev, fs) : dtype_dynamic(dc, ev);
+		dc->by_id[ev->id] = dtype_new(dc, ev);
 		if (!dc->by_id[ev->id])
-			goto out_free;
-		dtype_ints(dc->by_id[ev->id]);
-		if (dtype_stack(dc, dc->by_id[ev->id]))
 			goto out_free;
 	}
 	return dc;
@@ -526,6 +540,31 @@ out_free:
 out_err:
 	errno = err;
 	return NULL;
+}
+
+int decode_ctx_add_event(struct decode_ctx *dc, struct tep_event *ev)
+{
+	struct dtype *t;
+
+	if (!ev || ev->id < 0 || ev->id > UINT16_MAX || ev->flags & TEP_EVENT_FL_FAILED)
+		return -EINVAL;
+	if ((unsigned int)ev->id >= dc->nids) {
+		struct dtype **by = realloc(dc->by_id, (ev->id + 1) * sizeof(*by));
+
+		if (!by)
+			return -ENOMEM;
+		memset(by + dc->nids, 0, (ev->id + 1 - dc->nids) * sizeof(*by));
+		dc->by_id = by;
+		dc->nids = ev->id + 1;
+	}
+	t = dtype_new(dc, ev);
+	if (!t)
+		return -ENOMEM;
+	if (dc->by_id[ev->id])
+		free(dc->by_id[ev->id]->stk);
+	free(dc->by_id[ev->id]);
+	dc->by_id[ev->id] = t;
+	return 0;
 }
 
 int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *name,
@@ -1131,6 +1170,3 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 		stats->events += n;
 	return n;
 }
-
-
-

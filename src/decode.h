@@ -16,6 +16,7 @@
 #include "event.h"
 
 struct tep_handle;
+struct tep_event;
 struct ktop_field;
 struct store;
 struct symbols;
@@ -44,6 +45,17 @@ void decode_ctx_free(struct decode_ctx *dc);
  */
 int decode_ctx_set_kinds(struct decode_ctx *dc, const char *system, const char *name,
 			 const struct ktop_field *fields, unsigned int n);
+
+/**
+ * decode_ctx_add_event - decode event @ev too: one defined after
+ * decode_ctx_new() (a probe made while tracing), whose format was read into
+ * the same tep since. The kernel gives a removed event's id to a later one:
+ * then @ev takes the id over (the events stored before keep their type).
+ * Context: no decoder may run (the caller stopped the readers).
+ * Return: 0, or -EINVAL (an id out of range, a format libtraceevent could not
+ * parse), -ENOMEM.
+ */
+int decode_ctx_add_event(struct decode_ctx *dc, struct tep_event *ev);
 
 /*
  * Return: true when the formats carry common_preempt_lazy_count (the old

@@ -38,6 +38,8 @@ struct probe_set {
 	char			btf_path[256];	/* "": the running kernel's */
 	unsigned int		n;
 	struct probe_def	*defs[PROBE_SET_MAX];
+	char			(*retired)[PROBE_NAME_MAX];	/* names of removed probes */
+	unsigned int		nretired, cap_retired;
 	pid_t			owner;
 };
 
@@ -395,6 +397,11 @@ static int resolve_kernel(struct probe_set *ps, const struct probe_spec *sp, str
 				 ps->tracefs);
 		return -ENOENT;
 	}
+	/*
+	 * The functions it went into are not named: only the kernel's DWARF
+	 * (DW_TAG_inlined_subroutine) records them, and ktop reads BTF and
+	 * kallsyms, which do not.
+	 */
 	if (in_btf && in_ksyms == 0) {
 		snprintf(err, errlen, "%s cannot be probed: the kernel's BTF describes it but "
 			 "it is not a symbol in /proc/kallsyms: the compiler inlined it into its "
@@ -552,6 +559,14 @@ static int resolve(struct probe_set *ps, const struct probe_spec *sp, struct res
 
 /* ---- preview and create ------------------------------------------------------ */
 
+static bool probe_retired(const struct probe_set *ps, const char *name)
+{
+	for (unsigned int i = 0; i < ps->nretired; i++)
+		if (!strcmp(ps->retired[i], name))
+			return true;
+	return false;
+}
+
 static bool event_taken(const struct probe_set *ps, const char *name)
 {
 	char path[1024];
@@ -559,6 +574,8 @@ static bool event_taken(const struct probe_set *ps, const char *name)
 	for (unsigned int i = 0; i < ps->n; i++)
 		if (!strcmp(ps->defs[i]->event, name))
 			return true;
+	if (probe_retired(ps, name))
+		return true;
 	snprintf(path, sizeof(path), "%s/events/%s/%s", ps->tracefs, ps->group, name);
 	return path_exists(path);
 }
@@ -594,7 +611,11 @@ int probe_preview(struct probe_set *ps, const char *spec, struct probe_def *def,
 		goto out;
 	probe_default_event(sp, r->tg.name, event, sizeof(event));
 	if (sp->event[0] && event_taken(ps, event)) {
-		snprintf(err, errlen, "there is a probe named %s already", event);
+		if (probe_retired(ps, event))
+			snprintf(err, errlen, "%s named a probe removed earlier: its recorded "
+				 "events keep that name; choose another EVENT=", event);
+		else
+			snprintf(err, errlen, "there is a probe named %s already", event);
 		ret = -EEXIST;
 		goto out;
 	}
@@ -663,6 +684,33 @@ static bool error_log_find(const char *tracefs, const char *line, char *msg, siz
 	return ok;
 }
 
+/*
+ * Why the kernel would not register a probe on a kernel function. A kprobe is
+ * refused on the kprobe blacklist: NOKPROBE_SYMBOL functions and the entry,
+ * noinstr and .kprobes.text sections (notrace does not stop a kprobe); an
+ * fprobe where ftrace cannot attach (notrace). The functions that call it
+ * are not named: neither kallsyms nor BTF records callers.
+ */
+static void not_probed(const struct probe_def *def, char *err, size_t errlen)
+{
+	const char *fn = strchr(def->line, ' '), *why;
+	bool notrace = strstr(def->how, "notrace");
+
+	if (!fn)
+		return;
+	fn++;
+	if (def->kind == PROBE_FPROBE || def->kind == PROBE_FEXIT)
+		why = "ftrace cannot attach an fprobe to it (notrace)";
+	else if (def->kind == PROBE_KPROBE || def->kind == PROBE_KRETPROBE)
+		why = "the kernel keeps kprobes out of it (the kprobe blacklist: NOKPROBE_SYMBOL, "
+		      "entry or noinstr code, what the probes themselves run)";
+	else
+		return;
+	snprintf(err, errlen, "\n%.*s cannot be probed: %s%s; probe the functions that call it "
+		 "instead", (int)strcspn(fn, "+% "), fn, notrace ? "it is notrace (not in "
+		 "available_filter_functions: no fprobe), and " : "", why);
+}
+
 static void kernel_refused(const struct probe_set *ps, const struct probe_def *def, int ret,
 			   char *err, size_t errlen)
 {
@@ -678,9 +726,7 @@ static void kernel_refused(const struct probe_set *ps, const struct probe_def *d
 			     strerror(-ret), def->line);
 	}
 	if (strstr(msg, "Failed to register probe event") && n < errlen)
-		snprintf(err + n, errlen - n, "\n%s cannot be probed: it is on the kprobe blacklist "
-			 "(NOKPROBE_SYMBOL: code the probes themselves run) or notrace",
-			 def->proto[0] ? def->proto : "this function");
+		not_probed(def, err + n, errlen - n);
 }
 
 static void em_add(const struct probe_set *ps, unsigned int i)
@@ -714,6 +760,7 @@ int probe_create(struct probe_set *ps, const char *spec, struct probe_def *def, 
 	ret = probe_preview(ps, spec, d, err, errlen);
 	if (ret)
 		goto out_free;
+	snprintf(d->spec, sizeof(d->spec), "%s", spec);
 	if (d->kind == PROBE_EPROBE && !ps->caps.dynamic_events) {
 		snprintf(err, errlen, "eprobes are defined through dynamic_events, which this "
 			 "kernel lacks");
@@ -758,6 +805,18 @@ static int remove_at(struct probe_set *ps, unsigned int i, char *err, size_t err
 			 strerror(-ret), ret == -EBUSY ? " (still enabled in an instance)" : "");
 		return ret;
 	}
+	/* the name stays taken: see probe_remove() in probe.h */
+	if (ps->nretired == ps->cap_retired) {
+		unsigned int cap = ps->cap_retired ? ps->cap_retired * 2 : 16;
+		void *nr = realloc(ps->retired, cap * sizeof(*ps->retired));
+
+		if (nr) {
+			ps->retired = nr;
+			ps->cap_retired = cap;
+		}
+	}
+	if (ps->nretired < ps->cap_retired)
+		snprintf(ps->retired[ps->nretired++], PROBE_NAME_MAX, "%s", d->event);
 	/* keep the emergency table in the set's order */
 	for (unsigned int k = i; k + 1 < ps->n; k++) {
 		ps->defs[k] = ps->defs[k + 1];
@@ -824,6 +883,7 @@ void probe_set_free(struct probe_set *ps)
 		free(ps->defs[i]);
 	em.owner = 0;
 	probe_btf_free(ps->btf);
+	free(ps->retired);
 	free(ps);
 }
 
@@ -838,6 +898,16 @@ void probe_emergency(void)
 		em.used[i] = 0;
 		append_line(em.path[i], em.line[i]);
 	}
+}
+
+int probe_proto(struct probe_set *ps, const char *func, char *buf, size_t len)
+{
+	struct probe_func f;
+
+	if (!set_btf(ps) || probe_btf_func(ps->btf, func, &f))
+		return -ENOENT;
+	probe_btf_proto(ps->btf, func, &f, buf, len);
+	return 0;
 }
 
 /* ---- a killed ktop's probes ---------------------------------------------------- */

@@ -80,7 +80,18 @@ int probe_create(struct probe_set *ps, const char *spec, struct probe_def *def, 
 int probe_create_all(struct probe_set *ps, const char *const *specs, unsigned int n,
 		     char *err, size_t errlen);
 
-/* Undefine @event (first disabled in no instance: the caller disables it). */
+/**
+ * probe_proto - the C prototype of kernel function @func from BTF, whether or
+ * not this kernel can probe it (the prompt shows it as soon as it is typed)
+ * Return: 0, -ENOENT (no BTF, or no such function in it).
+ */
+int probe_proto(struct probe_set *ps, const char *func, char *buf, size_t len);
+
+/*
+ * Undefine @event (first disabled in no instance: the caller disables it).
+ * Its name is not given to a later probe of the set: the events recorded
+ * under it keep their fields (the store knows an event type by its name).
+ */
 int probe_remove(struct probe_set *ps, const char *event, char *err, size_t errlen);
 
 /* Enable or disable @event in the instance at @instance_dir. Return: 0 or -errno. */

@@ -96,6 +96,7 @@ struct probe_def {
 	char			line[PROBE_TEXT_MAX];	/* written to dynamic_events */
 	char			proto[512];	/* the C prototype, "" when not known */
 	char			how[256];	/* how the place was found (uprobes) */
+	char			spec[PROBE_TEXT_MAX];	/* as given (probe_create) */
 	unsigned int		nfields;	/* the event's fields, __probe_* included */
 	struct probe_field	fields[PROBE_MAX_FIELDS];
 };

@@ -1706,6 +1706,23 @@ const char *session_tracer(const struct session *s)
 	return s->tracer;
 }
 
+const char *session_dir(const struct session *s)
+{
+	return s->dir;
+}
+
+int session_enable_event(struct session *s, const char *system, const char *name, bool on)
+{
+	char file[512];
+	int ret;
+
+	snprintf(file, sizeof(file), "events/%s/%s/enable", system, name);
+	ret = sess_write(s, file, on ? "1" : "0");
+	if (!ret && on)
+		s->events_on = true;
+	return ret;
+}
+
 static bool is_latency_tracer(const char *t)
 {
 	return !strcmp(t, "osnoise") || !strcmp(t, "timerlat");

@@ -75,6 +75,11 @@ void session_close(struct session *s);
 struct tracefs_instance *session_instance(struct session *s);	/* NULL: top level */
 struct tep_handle *session_tep(struct session *s);
 const char *session_tracer(const struct session *s);
+/* The session's tracefs directory: its instance's, or the mount point's (top level). */
+const char *session_dir(const struct session *s);
+
+/* Enable or disable one event in the session's directory. Return: 0 or -errno. */
+int session_enable_event(struct session *s, const char *system, const char *name, bool on);
 
 /**
  * session_switch_latency_tracer - osnoise <-> timerlat while tracing goes on

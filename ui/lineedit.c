@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The prompts' line editor (lineedit.h). */
 #include <curses.h>
+#include <stdio.h>
 #include <string.h>
 #include "lineedit.h"
 
@@ -48,6 +49,27 @@ bool ui_line_replace(struct ui_line *l, size_t start, const char *s)
 	l->cursor = start + n;
 	l->len = start + n + tail;
 	return true;
+}
+
+bool ui_line_complete(struct ui_line *l, size_t start, const char *const *cand, size_t n)
+{
+	char word[UI_LINE_MAX + 1];
+	size_t common;
+
+	if (!n || start > l->cursor)
+		return false;
+	common = strlen(cand[0]);
+	for (size_t i = 1; i < n; i++) {
+		size_t k = 0;
+
+		while (k < common && cand[i][k] == cand[0][k])
+			k++;
+		common = k;
+	}
+	if (common <= l->cursor - start || common > UI_LINE_MAX)
+		return false;
+	snprintf(word, sizeof(word), "%.*s", (int)common, cand[0]);
+	return ui_line_replace(l, start, word);
 }
 
 /* Remove the byte at @at (< len). */

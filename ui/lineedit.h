@@ -38,6 +38,13 @@ bool ui_line_insert(struct ui_line *l, const char *s, size_t n);
  */
 bool ui_line_replace(struct ui_line *l, size_t start, const char *s);
 
+/*
+ * Tab: replace the word from @start to the cursor with the longest prefix the
+ * @n candidates share, when that is longer than the word.
+ * Return: true when the line changed.
+ */
+bool ui_line_complete(struct ui_line *l, size_t start, const char *const *cand, size_t n);
+
 #define UI_LINE_MOVED	1	/* the cursor moved (or stayed at an end) */
 #define UI_LINE_CHANGED	2	/* the text may have changed */
 

@@ -501,6 +501,15 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 			ui_message(ui, "%s", rs.ch);
 		}
 		break;
+	case ACT_PROBE:
+		/* following the tail, no row is selected */
+		if (es->follow || es->sel < 0 || es->sel >= es->n)
+			return 0;
+		return ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_PROBE, .probe.event = true,
+			.probe.type = es->rows[es->sel].ev.type,
+			.probe.arg0 = es->rows[es->sel].ev.args[0],
+		});
 	default:
 		return 0;
 	}

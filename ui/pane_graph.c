@@ -547,6 +547,8 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 	case ACT_FREEZE:
 		gs->follow = !gs->follow;
 		break;
+	case ACT_PROBE:
+		return ui_request(ui, &(struct ui_req){ .kind = UI_REQ_PROBE, .probe.func = in.name });
 	default:
 		return 0;
 	}

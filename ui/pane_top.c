@@ -286,6 +286,14 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 		top_needle(ui, ts->rows[ts->sel]->key, name, sizeof(name));
 		return ui_show_events(ui, &(struct ui_events_req){ .search = name }) | UI_HANDLED;
 	}
+	case ACT_PROBE:
+		if (ts->sel < 0 || ts->sel >= (int)ts->n)
+			return 0;
+		return ui_request(ui, &(struct ui_req){
+			.kind = UI_REQ_PROBE, .probe.event = true,
+			.probe.type = UI_TOP_TYPE(ts->rows[ts->sel]->key),
+			.probe.arg0 = UI_TOP_SUB(ts->rows[ts->sel]->key),
+		});
 	case ACT_VIEW_EVENT:
 		if (ts->sel < 0 || ts->sel >= (int)ts->n)
 			return 0;

@@ -309,19 +309,12 @@ static int pf_request(struct ui *ui, struct prompt *pr, const struct ui_req *r)
 static int pf_key(struct ui *ui, struct prompt *pr, int ch)
 {
 	struct prompt_filter *pf = pr->priv;
+	bool changed;
+	int ret;
 
 	if (ch != '\t')
 		pf->show_comp = false;
 	switch (ch) {
-	case 27:
-		ui_prompt_close(ui);
-		return UI_REDRAW;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-		return pf_submit(ui, pr, pr->line.text);
-	case '\t':
-		return pf_complete(ui, pr);
 	case KEY_UP:
 		pf_history(pf, &pr->line, 1);
 		return UI_REDRAW;
@@ -332,23 +325,13 @@ static int pf_key(struct ui *ui, struct prompt *pr, int ch)
 		return pf_undo(ui, pf, false);
 	case CTRL('y'):
 		return pf_undo(ui, pf, true);
-	default:
-		if (ui_line_key(&pr->line, ch) == UI_LINE_CHANGED)
-			pf->dirty = true;
-		return UI_REDRAW;
 	}
+	ret = ui_prompt_stay_key(ui, pr, ch, &changed);
+	pf->dirty |= changed;
+	return ret;
 }
 
 /* ---- drawing ------------------------------------------------------------------------- */
-
-static void pf_row(struct ui *ui, int y, int w, const struct richstr *rs)
-{
-	struct richstr r = *rs;
-
-	richstr_truncate(&r, w - 2);
-	ui_fill_row(ui, y, ROLE_OVERLAY, w);
-	ui_draw_rs(ui, y, 1, &r, w - 2);
-}
 
 /* Row 0: what this prompt can do here. */
 static void pf_fmt_status(struct richstr *rs, const struct prompt_filter *pf,
@@ -443,7 +426,7 @@ static void pf_draw_result(struct ui *ui, const struct prompt_filter *pf, int y,
 	richstr_add(&rs, r->err ? ROLE_ERROR : ROLE_OK, r->msg);
 	if (r->apply_ms > 0)
 		richstr_addf(&rs, ROLE_DIM, " (%.1f ms)", r->apply_ms);
-	pf_row(ui, y, w, &rs);
+	ui_overlay_row(ui, y, w, &rs);
 	richstr_clear(&rs);
 	if (r->kernel_error[0]) {
 		richstr_add(&rs, ROLE_WARN, "error_log: ");
@@ -451,7 +434,7 @@ static void pf_draw_result(struct ui *ui, const struct prompt_filter *pf, int y,
 	} else if (!r->err || r->changed) {
 		richstr_add(&rs, ROLE_DIM, "error_log: nothing new");
 	}
-	pf_row(ui, y + 1, w, &rs);
+	ui_overlay_row(ui, y + 1, w, &rs);
 	richstr_clear(&rs);
 	if ((!r->err || r->changed) && pf->ff && ftrace_filter_funcs(pf->ff)) {
 		richstr_addf(&rs, ROLE_OVERLAY, "read back: set_ftrace_filter %s",
@@ -460,7 +443,7 @@ static void pf_draw_result(struct ui *ui, const struct prompt_filter *pf, int y,
 			richstr_addf(&rs, ROLE_OVERLAY, "%zu functions: %s",
 				     r->count[FILTER_T_FILTER], r->effective);
 	}
-	pf_row(ui, y + 2, w, &rs);
+	ui_overlay_row(ui, y + 2, w, &rs);
 }
 
 /* The last row: the keys. */
@@ -498,20 +481,20 @@ static void pf_draw(struct ui *ui, struct prompt *pr)
 	for (int r = 0; r < h; r++)
 		ui_fill_row(ui, y + r, ROLE_OVERLAY, w);
 	pf_fmt_status(&rs, pf, funcs);
-	pf_row(ui, y, w, &rs);
+	ui_overlay_row(ui, y, w, &rs);
 	/* 1: the line */
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_FKEY, "> ");
 	x0 = ui_line_fmt(&rs, &pr->line, ROLE_OVERLAY, w);
-	pf_row(ui, y + 1, w, &rs);
+	ui_overlay_row(ui, y + 1, w, &rs);
 	pf_fmt_preview(&rs, pf, &pr->line, funcs, x0, w);
-	pf_row(ui, y + 2, w, &rs);
+	ui_overlay_row(ui, y + 2, w, &rs);
 	pf_fmt_names(&rs, pf, &pr->line, funcs, w);
-	pf_row(ui, y + 3, w, &rs);
+	ui_overlay_row(ui, y + 3, w, &rs);
 	if (pf->have_res)
 		pf_draw_result(ui, pf, y + 4, w);
 	pf_fmt_keys(&rs, pf);
-	pf_row(ui, y + h - 1, w, &rs);
+	ui_overlay_row(ui, y + h - 1, w, &rs);
 }
 
 const struct prompt_ops prompt_filter_ops = {

@@ -360,9 +360,8 @@ static int view_complete(struct ui *ui, struct prompt *pr)
 	struct view_state *vs = pr->priv;
 	const char *text = pr->line.text;
 	struct completion *c = calloc(1, sizeof(*c));
-	size_t start = pr->line.cursor, wl, common, hl = 0;
+	size_t start = pr->line.cursor, wl, hl = 0;
 	bool events_only = false;
-	char prefix[UI_LINE_MAX + 1];
 
 	if (!c)
 		return UI_REDRAW;
@@ -384,18 +383,7 @@ static int view_complete(struct ui *ui, struct prompt *pr)
 			 (int)wl, text + start);
 		goto out;
 	}
-	/* the longest prefix they share */
-	common = strlen(c->cand[0]);
-	for (size_t i = 1; i < c->n; i++) {
-		size_t k = 0;
-
-		while (k < common && c->cand[i][k] == c->cand[0][k])
-			k++;
-		common = k;
-	}
-	snprintf(prefix, sizeof(prefix), "%.*s", (int)common, c->cand[0]);
-	if (common > wl)
-		ui_line_replace(&pr->line, start, prefix);
+	ui_line_complete(&pr->line, start, c->cand, c->n);
 	for (size_t i = 0; c->n > 1 && i < c->n && hl + 2 < sizeof(vs->hint); i++)
 		hl += (size_t)snprintf(vs->hint + hl, sizeof(vs->hint) - hl, "%s ", c->cand[i]);
 	view_check(pr);
@@ -404,19 +392,6 @@ out:
 		free(c->owned[i]);
 	free(c);
 	return UI_REDRAW;
-}
-
-/* A row of the overlay: its text from column 1, the rest of the row blank. */
-static void view_row(struct ui *ui, int y, int w, const struct richstr *rs)
-{
-	struct richstr r;
-
-	richstr_clear(&r);
-	richstr_add(&r, ROLE_OVERLAY, " ");
-	for (int i = 0; i < rs->len && r.len < w - 1; i++)
-		richstr_addn(&r, rs->role[i], rs->ch + i, 1);
-	richstr_pad(&r, ROLE_OVERLAY, w);
-	ui_draw_rs(ui, y, 0, &r, w);
 }
 
 static void view_draw(struct ui *ui, struct prompt *pr)
@@ -434,18 +409,18 @@ static void view_draw(struct ui *ui, struct prompt *pr)
 	richstr_add(&rs, ROLE_FKEY, " View filter ");
 	richstr_add(&rs, ROLE_OVERLAY, " narrows what every pane shows and s saves of the events "
 		    "held; the kernel records on (F4 changes what is recorded)");
-	view_row(ui, y, w, &rs);
+	ui_overlay_row(ui, y, w, &rs);
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_DIM, "now: ");
 	richstr_add(&rs, ROLE_OVERLAY, vf && viewfilter_nclauses(vf) ?
 		    viewfilter_describe(vf, desc, sizeof(desc)) : "every event held");
 	richstr_add(&rs, ROLE_DIM, "  (a new clause is ANDed: pid:PID[+] comm:GLOB[+] "
 		    "cpu:LIST event:EV,... EV: EXPR, EXPR; '!' negates)");
-	view_row(ui, y + 1, w, &rs);
+	ui_overlay_row(ui, y + 1, w, &rs);
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_FKEY, "> ");
 	x0 = ui_line_fmt(&rs, &pr->line, ROLE_OVERLAY, w);
-	view_row(ui, y + 2, w, &rs);
+	ui_overlay_row(ui, y + 2, w, &rs);
 	richstr_clear(&rs);
 	if (vs->hint[0]) {
 		richstr_add(&rs, ROLE_DIM, vs->hint);
@@ -459,7 +434,7 @@ static void view_draw(struct ui *ui, struct prompt *pr)
 	} else if (pr->line.len) {
 		richstr_add(&rs, ROLE_OK, "Enter narrows every pane to this too");
 	}
-	view_row(ui, y + 3, w, &rs);
+	ui_overlay_row(ui, y + 3, w, &rs);
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_FKEY, "Enter");
 	richstr_add(&rs, ROLE_OVERLAY, " narrow ");
@@ -469,7 +444,7 @@ static void view_draw(struct ui *ui, struct prompt *pr)
 	richstr_add(&rs, ROLE_OVERLAY, " clear ");
 	richstr_add(&rs, ROLE_FKEY, "Esc");
 	richstr_add(&rs, ROLE_OVERLAY, " close    then w widens, W clears");
-	view_row(ui, y + h - 1, w, &rs);
+	ui_overlay_row(ui, y + h - 1, w, &rs);
 }
 
 static void view_destroy(struct prompt *pr)

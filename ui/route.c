@@ -19,6 +19,7 @@ static const char *const req_target[UI_REQ_NR] = {
 	[UI_REQ_LATENCY_STOP]	= "latency",
 	[UI_REQ_FILTER_TOGGLE]	= "filter",
 	[UI_REQ_FILTER_UNDO]	= "filter",
+	[UI_REQ_PROBE]		= "probe",
 	[UI_REQ_NARROW]		= "view",
 	[UI_REQ_WIDEN]		= "view",
 };
@@ -241,6 +242,25 @@ int ui_prompt_line_key(struct ui *ui, struct prompt *pr, int ch)
 		return pr->ops->complete ? pr->ops->complete(ui, pr) | UI_REDRAW : UI_REDRAW;
 	ui_line_key(&pr->line, ch);
 	return UI_REDRAW;
+}
+
+int ui_prompt_stay_key(struct ui *ui, struct prompt *pr, int ch, bool *changed)
+{
+	*changed = false;
+	switch (ch) {
+	case 27:
+		ui_prompt_close(ui);
+		return UI_REDRAW;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		return pr->ops->submit ? pr->ops->submit(ui, pr, pr->line.text) : UI_REDRAW;
+	case '\t':
+		return pr->ops->complete ? pr->ops->complete(ui, pr) : UI_REDRAW;
+	default:
+		*changed = ui_line_key(&pr->line, ch) == UI_LINE_CHANGED;
+		return UI_REDRAW;
+	}
 }
 
 int ui_prompt_key(struct ui *ui, int ch)

@@ -29,7 +29,7 @@ static const struct pane_ops *const pane_table[] = {
 static const struct prompt_ops *const prompt_table[] = {
 	&prompt_help_ops, &prompt_theme_ops, &prompt_search_ops, &prompt_jump_ops,
 	&prompt_pid_ops, &prompt_comm_ops, &prompt_cpu_ops, &prompt_threshold_ops,
-	&prompt_save_ops, &prompt_filter_ops, &prompt_view_ops,
+	&prompt_save_ops, &prompt_filter_ops, &prompt_view_ops, &prompt_probe_ops,
 };
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
@@ -196,6 +196,15 @@ void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
 	attrset(role_attr[role]);
 	mvhline(y, 0, ' ', w);
 	attrset(role_attr[ROLE_DEFAULT]);
+}
+
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
+{
+	struct richstr r = *rs;
+
+	richstr_truncate(&r, w - 2);
+	ui_fill_row(ui, y, ROLE_OVERLAY, w);
+	ui_draw_rs(ui, y, 1, &r, w - 2);
 }
 
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
@@ -760,6 +769,8 @@ int ui_handle_key(struct ui *ui, int ch)
 	if (!k->pane && common_key(ui, k, ch, &ret))
 		return ret;
 	ret = p->ops->key ? p->ops->key(ui, p, k->act) : 0;
+	if (!ret && k->act == ACT_PROBE)	/* no row to probe: the prompt, empty */
+		ret = ui_request(ui, &(struct ui_req){ .kind = UI_REQ_PROBE });
 	if (!ret && k->act == ACT_FILTER_TOGGLE)
 		ui_message(ui, "a: select a function in the top view first");
 	if (!ret && k->act >= ACT_VIEW_TASK && k->act <= ACT_VIEW_EVENT) {

@@ -298,8 +298,9 @@ static uint64_t ingest_cpu(struct ui_stats *s, unsigned int c, pthread_mutex_t *
 		cs->seq = to;
 		if (top)
 			s->top_seq[c] = to;
+		/* each event once: a recount's reads (top_only) are not new */
+		s->examined += n;
 	}
-	s->examined += n;
 	unlock(m);
 	return n;
 }

@@ -73,7 +73,7 @@ struct ui_stats {
 		uint64_t	ts;
 	}			*sys;		/* open syscalls by pid & 0xffff */
 	uint64_t		last_tick_ns;
-	uint64_t		examined;	/* events read, all time */
+	uint64_t		examined;	/* events read, each once: a recount adds none */
 	uint64_t		last_ingest_ns;	/* cost of the last ingest */
 	bool			rates_valid;
 	bool			rescanning;

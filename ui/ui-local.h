@@ -72,6 +72,7 @@ enum ui_action {
 	ACT_FILTER_UNDO,
 	ACT_FILTER_REDO,
 	ACT_FILTER_TOGGLE,	/* a pane: add its selected function to the filter or remove it */
+	ACT_PROBE,		/* the probe prompt; a pane: on its selected row's function */
 	/* pane-scoped (struct ui_key.pane): graph and latency panes */
 	ACT_FOLD_TOGGLE,
 	ACT_FOLD_CHILDREN,
@@ -150,6 +151,7 @@ enum ui_req_kind {
 	UI_REQ_LATENCY_STOP,	/* "latency": the stop threshold */
 	UI_REQ_FILTER_TOGGLE,	/* "filter": a function into the kernel's filter, or out */
 	UI_REQ_FILTER_UNDO,	/* "filter": undo (or redo) the last filter change */
+	UI_REQ_PROBE,		/* "probe": the probe prompt, opened on a place */
 	UI_REQ_NARROW,		/* "view": narrow every pane to a task, CPU or event */
 	UI_REQ_WIDEN,		/* "view": drop the newest clause, or all */
 	UI_REQ_NR,
@@ -183,6 +185,18 @@ struct ui_filter_req {
 };
 
 /*
+ * The probe prompt, on what a pane's selected row names ("probe this"): a
+ * function, or an event (a function event's function, an eprobe on a trace
+ * event, one of ktop's probes' spec). Neither: the prompt opens empty.
+ */
+struct ui_probe_req {
+	const char	*func;		/* a function as panes print it ("f+0x1a [mod]"), or NULL */
+	bool		event;		/* else: an event of @type, @arg0 its first argument */
+	uint16_t	type;
+	uint64_t	arg0;
+};
+
+/*
  * The view filter (src/viewfilter.h), through the view prompt: a clause for a
  * row's task, CPU or event (UI_REQ_NARROW), or widen back (UI_REQ_WIDEN).
  */
@@ -208,6 +222,7 @@ struct ui_req {
 		struct ui_top_req	top;
 		struct ui_latency_req	latency;
 		struct ui_filter_req	filter;
+		struct ui_probe_req	probe;
 		struct ui_view_req	view;
 	};
 };
@@ -303,6 +318,7 @@ extern const struct prompt_ops prompt_save_ops;		/* "save": prompt_save.c */
 extern const struct prompt_ops prompt_filter_ops;	/* "filter": prompt_filter.c */
 extern const struct prompt_ops prompt_help_ops;		/* "help": help.c */
 extern const struct prompt_ops prompt_theme_ops;	/* "theme": prompt_theme.c */
+extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
 extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
 
 #define UI_MAX_PANES	8
@@ -424,6 +440,8 @@ void ui_message(struct ui *ui, const char *fmt, ...) __attribute__((format(print
 void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w);
 void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w);
 void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w);
+/* Row @y of a bottom overlay (the prompts'), @w wide: @rs after a margin. */
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs);
 /* A blank overlay box with a border. */
 void ui_draw_box(struct ui *ui, int y, int x, int h, int w);
 /* Wrap @text into rows [y, y + h) with a left margin; return rows used. */
@@ -468,5 +486,10 @@ void ui_prompt_close(struct ui *ui);
 int ui_prompt_key(struct ui *ui, int ch);
 /* The line editor's keys: Esc closes, Enter closes and submits, Tab completes. */
 int ui_prompt_line_key(struct ui *ui, struct prompt *pr, int ch);
+/*
+ * The same for a prompt that stays open on Enter (its submit closes it when
+ * done: the filter and probe prompts). *@changed: the text may have changed.
+ */
+int ui_prompt_stay_key(struct ui *ui, struct prompt *pr, int ch, bool *changed);
 
 #endif

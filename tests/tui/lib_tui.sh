@@ -207,3 +207,59 @@ wait_footer() {
 	done
 	return 1
 }
+
+# need_probe_target: build/tools/probe_target is built; DYN: where probe events are
+# defined, its lines now in $tmp/dyn.before
+need_probe_target() {
+	if [ ! -x "$TOOLS/probe_target" ]; then
+		echo "FAIL setup: $TOOLS/probe_target is not built (make tools)"
+		exit 1
+	fi
+	DYN=$TRACEFS/dynamic_events
+	[ -e "$DYN" ] || DYN=$TRACEFS/uprobe_events
+	cat "$DYN" > "$tmp/dyn.before"
+}
+
+# dyn_as_before: dynamic_events (or uprobe_events) reads as need_probe_target
+# found it
+dyn_as_before() {
+	cat "$DYN" | cmp -s - "$tmp/dyn.before"
+}
+
+# dyn_same NAME: ok NAME when dyn_as_before, else FAIL NAME with what is there
+dyn_same() {
+	if dyn_as_before; then
+		ok "$1"
+	else
+		fail "$1: dynamic_events changed: $(head -3 "$DYN")"
+	fi
+}
+
+# probe_word_seen: after build/tools/probe_target 3 with a uprobe of
+# ktop_probe_word ($arg1:string n=$arg2:s32) and a uretprobe ($retval:s32):
+# the event list (pane 3) shows the 3 calls and 3 returns with their named,
+# typed fields, and the top view (pane 2) counts 3 of each
+probe_word_seen() {
+	local n
+	keys 3
+	if wait_screen 'ktop_probe_word: __probe_ip=0x[0-9a-f]+ arg1=word-2 n=2$' 10 &&
+	   scr | grep -Eq 'ktop_probe_word: __probe_ip=0x[0-9a-f]+ arg1=word-0 n=0$' &&
+	   scr | grep -Eq 'ktop_probe_word__return: __probe_func=0x[0-9a-f]+ __probe_ret_ip=0x[0-9a-f]+ retval=6001$'; then
+		ok "event_list: every call with its named, typed fields"
+	else
+		fail "event_list"; evidence events
+	fi
+	n=$(scr | grep -Ec -- '-[0-9]+ +\[[0-9]+\] .* ktop_probe_word(__return)?: ')
+	if [ "$n" -eq 6 ]; then
+		ok "event_list: 6 events, 3 calls and 3 returns"
+	else
+		fail "event_list: $n events, want 6"; evidence events
+	fi
+	keys 2
+	if wait_screen '^ +3 +[0-9]+ .* ktop_probe_word$' 5 &&
+	   wait_screen '^ +3 +[0-9]+ .* ktop_probe_word__return$' 5; then
+		ok "top_view: 3 of each"
+	else
+		fail "top_view"; evidence top
+	fi
+}

@@ -449,6 +449,8 @@ TEST(stats_counts_pairs_and_narrowing)
 	CHECK(s.rescanning);
 	ui_stats_ingest(&s, 0, NULL);
 	CHECK(!s.rescanning);
+	/* the recount read the 1000 events again: "1000 read" still (issue 18, 3.16) */
+	CHECK_EQ_U64(s.examined, 1000);
 	n = ui_stats_sorted(&s, UI_SORT_COUNT, rows, 16);
 	CHECK(n >= 1);
 	for (size_t i = 0; i < n; i++)

@@ -45,6 +45,22 @@ void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s,
 	ui_draw_rs(ui, y, x, &rs, w);
 }
 
+void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
+{
+	for (int i = 0; i < w && y >= 0 && y < SCR_ROWS && i < SCR_COLS; i++)
+		scr[y][i] = ' ';
+}
+
+/* As ui/screen.c's: a row of the prompts' bottom overlays. */
+void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
+{
+	struct richstr r = *rs;
+
+	richstr_truncate(&r, w - 2);
+	ui_fill_row(ui, y, ROLE_OVERLAY, w);
+	ui_draw_rs(ui, y, 1, &r, w - 2);
+}
+
 void ui_message(struct ui *ui, const char *fmt, ...)
 {
 	va_list ap;

@@ -159,6 +159,23 @@ tmux_new()
 	done
 }
 
+# The TUI scenarios' screen (tmux session "ktopvm", see tmux_new): its text,
+# a wait for a line matching an extended regex (seconds), keys to it.
+scr()
+{
+	tmux capture-pane -p -t ktopvm 2>/dev/null
+}
+
+wait_screen()
+{
+	wait_for "scr | grep -Eq -- '$1'" "$2"
+}
+
+keys()
+{
+	tmux send-keys -t ktopvm "$@"
+}
+
 # Seconds since boot, for timing notes.
 now()
 {

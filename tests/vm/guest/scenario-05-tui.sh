@@ -13,16 +13,6 @@ need tmux
 need tracestate
 tracestate --save /tmp/tui.before || fail "tracestate --save failed"
 
-scr()
-{
-	tmux capture-pane -p -t ktopvm 2>/dev/null
-}
-
-wait_screen()
-{
-	wait_for "scr | grep -Eq '$1'" "$2"
-}
-
 evidence()
 {
 	note "--- screen ($1, blank lines dropped):"

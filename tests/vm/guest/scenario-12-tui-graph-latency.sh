@@ -24,16 +24,6 @@ need tmux
 need tracestate
 need vmload
 
-scr()
-{
-	tmux capture-pane -p -t ktopvm 2>/dev/null
-}
-
-wait_screen()
-{
-	wait_for "scr | grep -Eq -- '$1'" "$2"
-}
-
 wait_gone()
 {
 	wait_for "! scr | grep -Eq -- '$1'" "$2"
@@ -45,11 +35,6 @@ evidence()
 	scr | sed -e 's/[[:space:]]*$//' -e '/^$/d' -e 's/^/  |/'
 	show /tmp/tui.err
 	[ -s /tmp/tui.rc ] && show /tmp/tui.rc
-}
-
-keys()
-{
-	tmux send-keys -t ktopvm "$@"
 }
 
 tui_start()

@@ -20,16 +20,6 @@ n1=$(awk '$1 ~ /^vfs_read/' /tmp/aff | wc -l)
 n2=$(awk '$1 ~ /^vfs_re/' /tmp/aff | wc -l)
 [ "$n1" -gt 0 ] && [ "$n1" != "$n2" ] || fail "vfs_read* $n1, vfs_re* $n2: no test"
 
-scr()
-{
-	tmux capture-pane -p -t ktopvm 2>/dev/null
-}
-
-wait_screen()
-{
-	wait_for "scr | grep -Eq -- '$1'" "$2"
-}
-
 evidence()
 {
 	note "--- screen ($1):"
