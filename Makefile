@@ -65,7 +65,7 @@ EXTRA_CFLAGS	+= -fsanitize=thread
 EXTRA_LDFLAGS	+= -fsanitize=thread
 endif
 
-CORE_SRCS	:= $(filter-out src/main.c,$(wildcard src/*.c))
+CORE_SRCS	:= $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard src/formats/*.c)
 UI_SRCS		:= $(wildcard ui/*.c)
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_SKELS	:= $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
@@ -109,7 +109,7 @@ $(B)/settings: FORCE | $(B)
 .PHONY: FORCE
 FORCE:
 
-$(B)/%.o: %.c $(BPF_SKELS) $(B)/settings | $(B)/src $(B)/ui
+$(B)/%.o: %.c $(BPF_SKELS) $(B)/settings | $(B)/src $(B)/src/formats $(B)/ui
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -154,7 +154,7 @@ $(B)/syscall_names.h: | $(B)
 
 $(B)/src/syscalls.o: $(B)/syscall_names.h
 
-$(B) $(B)/src $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
+$(B) $(B)/src $(B)/src/formats $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
 	$(Q)mkdir -p $@
 
 tests: $(UNIT_BINS) $(TOOL_BINS)
@@ -169,9 +169,9 @@ FUZZ_CFLAGS	= $(filter-out -Werror,$(KTOP_CFLAGS)) -O1 -fno-omit-frame-pointer
 FUZZ_OBJS	:= $(patsubst %.c,build-fuzz/%.o,$(CORE_SRCS))
 fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-build-fuzz/src/%.o: src/%.c $(BPF_SKELS) $(wildcard src/*.h)
+build-fuzz/src/%.o: src/%.c $(BPF_SKELS) $(wildcard src/*.h src/formats/*.h)
 	$(call msg,FUZZCC,$<)
-	$(Q)mkdir -p build-fuzz/src
+	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
 
 build-fuzz/libktop.a: $(FUZZ_OBJS)

@@ -30,6 +30,7 @@
 #include "stacktree.h"
 #include "store.h"
 #include "symbols.h"
+#include "bench_util.h"
 
 static double now(void)
 {
@@ -37,14 +38,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
 }
 
 /* @n stacked sched_switch events (ids: 9 in 10 from the first 20). */
@@ -61,7 +54,7 @@ static void fill(struct store *st, uint64_t n, const uint32_t *ids, unsigned int
 		ev.args[4] = 2;
 		ev.args[5] = 100 + (i + 1) % 13;
 		if (ids)
-			ev.stack = ids[i % 10 ? mix(i) % 20 : mix(i) % nids];
+			ev.stack = ids[i % 10 ? bench_mix(i) % 20 : bench_mix(i) % nids];
 		store_append(st, &ev);
 		if (i % 512 == 511)
 			store_publish(st, 0);
@@ -79,7 +72,7 @@ static void bench_bytes(void)
 
 	for (unsigned int i = 0; i < 2000; i++) {
 		for (int f = 0; f < 20; f++)
-			k[f] = 0xffffffff81000000ull + (mix(i * 40 + f) & 0xffffff);
+			k[f] = 0xffffffff81000000ull + (bench_mix(i * 40 + f) & 0xffffff);
 		ids[i] = stacks_intern(store_stacks(b), k, 20, NULL, 0, 0, 0, NULL);
 	}
 	fill(a, 1000000, NULL, 0);
@@ -179,18 +172,18 @@ static void bench_tree(void)
 	}
 	set.v = calloc(100000, sizeof(*set.v));
 	for (uint32_t i = 0; i < 100000 && set.v; i++) {
-		unsigned int depth = 12 + mix(i) % 17;
+		unsigned int depth = 12 + bench_mix(i) % 17;
 
 		/* root end: a few common paths; leaf end: spread */
 		for (unsigned int f = 0; f < depth; f++) {
 			unsigned int from_root = depth - 1 - f;
 
-			k[f] = names[from_root < 6 ? mix(from_root * 7 + i % 5) % 40 :
-				     mix(i * 131 + f) % 5000];
+			k[f] = names[from_root < 6 ? bench_mix(from_root * 7 + i % 5) % 40 :
+				     bench_mix(i * 131 + f) % 5000];
 		}
 		set.v[set.n].stack = stacks_intern(store_stacks(st), k, depth, NULL, 0, 0,
 						   STACK_F_NAMES, NULL);
-		set.v[set.n].count = 1 + mix(i) % 100;
+		set.v[set.n].count = 1 + bench_mix(i) % 100;
 		set.v[set.n].value = set.v[set.n].count;
 		set.v[set.n].pid = -1;
 		set.count += set.v[set.n].count;

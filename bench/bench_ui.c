@@ -27,6 +27,8 @@
 #include "intern.h"
 #include "store.h"
 #include "ui-local.h"
+#include "bench_screen.h"
+#include "bench_util.h"
 
 #define NEVENTS_DEFAULT	10000000ull
 #define NFRAMES		200
@@ -103,26 +105,13 @@ static void append_one(struct store *st, unsigned int cpu)
 	store_append(st, &ev);
 }
 
-static uint64_t thread_cpu_ns(void)
+/* A stand-in for the live source: only its flags (events keep coming, a kernel to act on). */
+static unsigned int fake_live_flags(const struct app *a)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return SOURCE_KERNEL | SOURCE_GROWS;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double pct(uint64_t *v, int n, double p)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
-	return (double)v[(int)((n - 1) * p)] / 1e6;
-}
+static const struct source_ops fake_live = { .name = "fake-live", .flags = fake_live_flags };
 
 int main(int argc, char **argv)
 {
@@ -134,9 +123,8 @@ int main(int argc, char **argv)
 	struct store_stats ss;
 	static struct app a;
 	struct store *st;
+	struct bench_screen bs;
 	struct ui *ui;
-	SCREEN *scr;
-	FILE *out, *in;
 
 	st = store_new(2ull << 30, 2);
 	if (!st)
@@ -156,24 +144,11 @@ int main(int argc, char **argv)
 	fprintf(stderr, "store: %" PRIu64 " events, %" PRIu64 " bytes\n", ss.events, ss.bytes);
 
 	a.st = st;
-	a.live = true;
-	a.wake_fd = -1;
-	a.start_ns = ui_now_ns();
-	setenv("LINES", "40", 1);
-	setenv("COLUMNS", "120", 1);
-	out = fopen("/dev/null", "w");
-	in = fopen("/dev/null", "r");
-	scr = newterm("xterm-256color", out, in);
-	if (!scr) {
-		fprintf(stderr, "bench ui: newterm failed\n");
+	a.src = &fake_live;
+	if (bench_screen_new(&bs, &a, "40", "120"))
 		return 1;
-	}
-	set_term(scr);
-	ui = calloc(1, sizeof(*ui));
-	if (!ui || ui_init(ui, &a))
-		return 1;
+	ui = bs.ui;
 	ui->stats.live_skip = false;	/* read all 10 M once, as a snapshot would */
-	ui_term_setup(ui);
 
 	/* first frames: catch up with everything held */
 	t0 = ui_now_ns();
@@ -197,19 +172,19 @@ int main(int argc, char **argv)
 			store_publish(st, 0);
 			store_publish(st, 1);
 			ui_stats_ingest(&ui->stats, 0, NULL);	/* ktop-ui-stats does this live */
-			c0 = thread_cpu_ns();
+			c0 = bench_cpu_ns();
 			t0 = ui_now_ns();
 			ui_frame(ui, false);
 			t[i] = ui_now_ns() - t0;
-			tc[i] = thread_cpu_ns() - c0;
+			tc[i] = bench_cpu_ns() - c0;
 			if (i % 20 == 19)
 				ui_tick(ui, ui_now_ns());
 		}
-		printf("bench ui.frame_p50.%s %.3f ms\n", pname[p], pct(t, NFRAMES, 0.50));
-		printf("bench ui.frame_p99.%s %.3f ms\n", pname[p], pct(t, NFRAMES, 0.99));
+		printf("bench ui.frame_p50.%s %.3f ms\n", pname[p], bench_pct_ms(t, NFRAMES, 0.50));
+		printf("bench ui.frame_p99.%s %.3f ms\n", pname[p], bench_pct_ms(t, NFRAMES, 0.99));
 		if (t[(int)((NFRAMES - 1) * 0.99)] > worst)
 			worst = t[(int)((NFRAMES - 1) * 0.99)];
-		printf("bench ui.frame_cpu_p99.%s %.3f ms\n", pname[p], pct(tc, NFRAMES, 0.99));
+		printf("bench ui.frame_cpu_p99.%s %.3f ms\n", pname[p], bench_pct_ms(tc, NFRAMES, 0.99));
 		if (tc[(int)((NFRAMES - 1) * 0.99)] > worst_cpu)
 			worst_cpu = tc[(int)((NFRAMES - 1) * 0.99)];
 	}
@@ -224,15 +199,10 @@ int main(int argc, char **argv)
 		t[i] = ui_now_ns() - t0;
 	}
 	printf("bench ui.frame_p99.anchor %.3f ms (store_count_by over all %" PRIu64
-	       " events: a top view that recounts each frame)\n", pct(t, 5, 1.0),
+	       " events: a top view that recounts each frame)\n", bench_pct_ms(t, 5, 1.0),
 	       nevents);
 
-	ui_destroy(ui);
-	free(ui);
-	endwin();
-	delscreen(scr);
-	fclose(out);
-	fclose(in);
+	bench_screen_free(&bs);
 	store_free(st);
 	return 0;
 }

@@ -22,6 +22,8 @@ for s in bench/*.sh; do
 	progs+=("$s")
 done
 for b in build/bench/*; do
+	# bench/NAME.sh runs build/bench/NAME itself (bench_snapshot.sh: next to a base build)
+	[ -f "bench/$(basename "$b").sh" ] && continue
 	[ -x "$b" ] && [ -f "$b" ] && progs+=("$b")
 done
 shopt -u nullglob

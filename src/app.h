@@ -14,6 +14,7 @@
 #include "features.h"
 #include "remote.h"
 #include "session.h"
+#include "source.h"
 
 struct store;
 struct symbols;
@@ -21,7 +22,8 @@ struct decode_ctx;
 struct consumer;
 struct bpfstats;
 struct snapshot_meta;
-struct app_loader;
+struct source_ops;
+struct session;
 struct ftrace_filter;
 struct ftrace_filter_result;
 struct filter_set;
@@ -69,17 +71,14 @@ struct app_opts {
 struct app {
 	struct app_opts		opts;
 	struct features		ft;
-	struct session		*sess;
 	struct store		*st;
-	struct symbols		*syms;
-	struct decode_ctx	*dc;
-	struct consumer		*cons;
-	int			wake_fd;	/* eventfd the collectors write */
+	int			wake_fd;	/* eventfd the source writes as events arrive */
 	uint64_t		start_ns;	/* CLOCK_MONOTONIC at start */
 	char			mode_why[256];	/* what ktop chose to trace, and why */
-	bool			live;		/* false: an offline snapshot */
-	struct probe_set	*probes;	/* --probe and the prompt's, or NULL */
-	/* probes made while tracing (src/app_probe.c) */
+	/* where the events come from (src/source.h): the live kernel or a recording */
+	const struct source_ops	*src;
+	void			*src_priv;	/* the source's own state */
+	/* probes made while tracing (src/app_probe.c; the set is the live source's) */
 	bool			probe_tried;	/* the set was tried; probe_why says why not */
 	char			probe_why[512];
 	struct app_probe_log	*probe_log;	/* the formats of every probe made */
@@ -89,13 +88,6 @@ struct app {
 	struct bpf_offcpu	*offcpu;	/* --offcpu; NULL: off, see offcpu_why */
 	char			offcpu_why[256];
 	uint64_t		bpf_seq;	/* newest BPF outlier printed */
-	/* snapshots (src/app_snapshot.c) */
-	struct snapshot_meta	*meta;		/* -i: what the snapshot says */
-	struct app_loader	*loader;	/* -i .ktop: the thread filling st */
-	/* the kernel's function filter (app_filter), opened on first use */
-	struct ftrace_filter	*filter;
-	char			filter_why[256];
-	bool			filter_tried;
 	/* what readers of the store honour (src/app_view.c) */
 	struct viewfilter	*view;		/* --view; the UI's later */
 	struct taskrel		*rel;
@@ -104,16 +96,32 @@ struct app {
 };
 
 /**
- * app_start - probe, open the session, start collectors
+ * app_start - trace the running kernel (the live source, src/source_live.c):
+ * probe, open the session, start collectors
  * @err: the message for the user on failure
  * Return: 0, or a negative errno; on failure the kernel state is unchanged.
  */
 int app_start(struct app *a, char *err, size_t errlen);
 
-/* Stop collectors, close the session, restore the kernel. Safe twice. */
+/* Stop the source (collectors, session: the kernel restored), free the store. Safe twice. */
 void app_stop(struct app *a);
 
-/* ---- snapshots: src/app_snapshot.c ---- */
+/* SOURCE_* (src/source.h): a kernel to act on, events that keep arriving. 0 before a start. */
+unsigned int app_flags(const struct app *a);
+/* The live session and its readers, for what shows them (NULL for a recording). */
+struct session *app_session(const struct app *a);
+struct consumer *app_consumer(const struct app *a);
+/* The tracing instance's name ("ktop-1234", "(top level)"), "" for a recording. */
+const char *app_instance(const struct app *a);
+/* A recording's metadata as it was read, NULL live. */
+const struct snapshot_meta *app_recording_meta(const struct app *a);
+/*
+ * Stop recording and wait until the readers have brought in what the kernel
+ * held (--duration's last summary). Nothing for a recording.
+ */
+void app_drain(struct app *a);
+
+/* ---- recordings: src/source_file.c ---- */
 
 #define APP_SNAP_SYNC		1	/* read the whole .ktop before returning */
 #define APP_SNAP_END_SIGNAL	2	/* -i -: SIGTERM ourselves at the stream's end */
@@ -123,10 +131,10 @@ void app_stop(struct app *a);
  * @path: a file, or "-" for a .ktop stream on @in_fd (-1: standard input)
  * @flags: APP_SNAP_*
  *
- * Touches no tracefs and needs no root. The format comes from the content.
- * A .ktop is read by a loader thread (unless APP_SNAP_SYNC) that writes
- * a->wake_fd as blocks arrive: a->st exists on return, and grows. a->live is
- * true for a stream, false for a file; a->sess and a->cons stay NULL.
+ * The recording source (src/source_file.c). Touches no tracefs and needs no
+ * root. The format comes from the content (src/formats/format.h). A loader
+ * thread reads it (unless APP_SNAP_SYNC), writing a->wake_fd as blocks
+ * arrive: a->st exists on return, and grows. A stream has SOURCE_GROWS.
  * Return: 0, or a negative errno with a message naming the file in @err
  * (the caller exits with status 2). Call app_stop() in either case.
  */
@@ -147,9 +155,6 @@ int app_loader_wait(struct app *a, char *err, size_t errlen);
 
 /* The loader's error once it has finished with one, else 0. Context: any thread. */
 int app_loader_status(const struct app *a, char *err, size_t errlen);
-
-/* When the loader finished (CLOCK_REALTIME ns), 0 while it runs or without one. */
-uint64_t app_loader_end_rt(const struct app *a);
 
 /* ---- streams: -i -, --remote (src/app_remote.c) ---- */
 
@@ -174,9 +179,6 @@ enum app_stream_state app_stream_state(const struct app *a);
  */
 enum app_stream_state app_stream_end_desc(const struct app *a, char *buf, size_t len);
 
-/* Stop the loader, free the snapshot's metadata (app_stop calls it). */
-void app_snapshot_stop(struct app *a);
-
 /**
  * app_save - write the store (or the window [@t0, @t1]; both 0: all) to @path
  * @fmt: enum export_format, or -1 to choose by the name (.ktop when unknown)
@@ -200,19 +202,33 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
  */
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
 
-/* ---- stacks: src/app_stacks.c ---- */
+/* ---- stacks: src/app_stacks.c (the live source calls them) ---- */
 
 /*
- * Live: tell the decoders which events carry stacks (--stack, -e EVENT:stack)
- * and install the frame resolver (kallsyms, /proc/PID/maps + ELF). Before the
- * readers start. Return: 0 or -ENOMEM (message in @err).
+ * Live: tell the decoders @dc which events carry stacks (--stack, -e
+ * EVENT:stack) and install the frame resolver (kallsyms @syms, /proc/PID/maps
+ * + ELF). Before the readers start. Return: 0 or -ENOMEM (message in @err).
  */
-int app_stacks_start(struct app *a, char *err, size_t errlen);
+int app_stacks_start(struct app *a, struct decode_ctx *dc, struct symbols *syms, char *err,
+		     size_t errlen);
+/**
+ * app_stacks_add - kernel (@parts STACKTRIG_KERN) or user stacks of the
+ * events @spec names from now on, while tracing goes on ("stacks for this
+ * event" in the interactive view): session_stack_add(), and the decoders told
+ * with the readers stopped.
+ * @note: what it costs beyond the events asked (options instead of a
+ *	  trigger), or ""
+ * Return: 0, -ENODEV (not live: a recording), or a negative errno; @err says
+ * what --stack would say.
+ * Context: the thread that owns the app.
+ */
+int app_stacks_add(struct app *a, const char *spec, unsigned int parts, char *note,
+		   size_t notelen, char *err, size_t errlen);
 /* Stop naming frames (before the store goes). Safe twice. */
 void app_stacks_stop(struct app *a);
 
 /* --offcpu: load the off-CPU BPF program, or say why not in a->offcpu_why. */
-void app_offcpu_start(struct app *a);
+void app_offcpu_start(struct app *a, struct symbols *syms);
 void app_offcpu_stop(struct app *a);
 /*
  * Read the off-CPU totals into the store's stack table (the batch printer
@@ -357,6 +373,13 @@ const char *app_filter_desc(const struct app *a, char *buf, size_t len);
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns);
 
 /*
+ * What every CPU of a growing store has published (live, or a stream): now
+ * less @lag_ns when the events are on our clock, else the oldest CPU's last
+ * event. The sources' feed_end uses it.
+ */
+uint64_t app_store_feed_end(const struct app *a, uint64_t lag_ns);
+
+/*
  * ---- probes while tracing: src/app_probe.c ----
  * The probe prompt's actions. A probe is defined in ktop's group (see
  * src/probe.h), its format read, given to the decoders and enabled in ktop's
@@ -367,6 +390,9 @@ uint64_t app_feed_end(const struct app *a, uint64_t lag_ns);
 
 /* Return: why probes cannot be made in this run, or NULL when they can. */
 const char *app_probe_why(struct app *a);
+
+/* The group of this run's probes (ktop_<pid>), "" before the set is made. */
+const char *app_probe_group(const struct app *a);
 
 /* What probe events this kernel has; NULL when app_probe_why() says why not. */
 const struct probe_caps *app_probe_caps(struct app *a);

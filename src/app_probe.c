@@ -28,8 +28,12 @@
 #include "probe.h"
 #include "schema.h"
 #include "session.h"
+#include "source_live.h"
 #include "snapshot.h"
 #include "tuning.h"
+
+/* the live source's state: valid once app_probe_why() said nothing against */
+#define LS(a) live_src(a)
 
 /* The format text of every probe made from the prompt, for saves after a removal. */
 struct app_probe_log {
@@ -42,9 +46,9 @@ struct app_probe_log {
 
 const char *app_probe_why(struct app *a)
 {
-	if (a->probes)
+	if (live_src(a) && LS(a)->probes)
 		return NULL;
-	if (!a->live || !a->sess) {
+	if (!live_src(a) || !LS(a)->sess) {
 		if (a->opts.input && strcmp(a->opts.input, "-"))
 			snprintf(a->probe_why, sizeof(a->probe_why), "viewing a recording (%s): "
 				 "there is no kernel to probe; probes need ktop tracing live",
@@ -57,9 +61,9 @@ const char *app_probe_why(struct app *a)
 	}
 	if (!a->probe_tried) {
 		a->probe_tried = true;
-		if (probe_set_new(&a->probes, a->ft.tracefs, tuning()->probe_btf, a->probe_why,
+		if (probe_set_new(&LS(a)->probes, a->ft.tracefs, tuning()->probe_btf, a->probe_why,
 				  sizeof(a->probe_why))) {
-			a->probes = NULL;
+			LS(a)->probes = NULL;
 			return a->probe_why;
 		}
 		/* from the first definition on, a crash removes them too */
@@ -69,9 +73,16 @@ const char *app_probe_why(struct app *a)
 	return a->probe_why;
 }
 
+const char *app_probe_group(const struct app *a)
+{
+	struct live_src *ls = live_src(a);
+
+	return ls && ls->probes ? probe_set_group(ls->probes) : "";
+}
+
 const struct probe_caps *app_probe_caps(struct app *a)
 {
-	return app_probe_why(a) ? NULL : probe_set_caps(a->probes);
+	return app_probe_why(a) ? NULL : probe_set_caps(LS(a)->probes);
 }
 
 int app_probe_preview(struct app *a, const char *spec, struct probe_def *def, char *err,
@@ -81,19 +92,19 @@ int app_probe_preview(struct app *a, const char *spec, struct probe_def *def, ch
 
 	if (why)
 		return err_set(err, errlen, -ENODEV, "%s", why);
-	return probe_preview(a->probes, spec, def, err, errlen);
+	return probe_preview(LS(a)->probes, spec, def, err, errlen);
 }
 
 int app_probe_proto(struct app *a, const char *func, char *buf, size_t len)
 {
-	return app_probe_why(a) ? -ENODEV : probe_proto(a->probes, func, buf, len);
+	return app_probe_why(a) ? -ENODEV : probe_proto(LS(a)->probes, func, buf, len);
 }
 
 int app_probe_complete(struct app *a, const char *text, size_t cursor, char **out, size_t max,
 		       size_t *start)
 {
 	*start = cursor;
-	return app_probe_why(a) ? 0 : probe_complete(a->probes, text, cursor, out, max, start);
+	return app_probe_why(a) ? 0 : probe_complete(LS(a)->probes, text, cursor, out, max, start);
 }
 
 void app_probe_kinds_one(struct app *a, const struct probe_def *d)
@@ -104,7 +115,7 @@ void app_probe_kinds_one(struct app *a, const struct probe_def *d)
 		f[k].name = d->fields[k].name;
 		f[k].kind = d->fields[k].kind;
 	}
-	decode_ctx_set_kinds(a->dc, d->group, d->event, f, d->nfields);
+	decode_ctx_set_kinds(LS(a)->dc, d->group, d->event, f, d->nfields);
 }
 
 /* Keep @d's format text for saves (best effort: a save then misses it). */
@@ -147,7 +158,7 @@ static void log_format(struct app *a, const struct probe_def *d)
  */
 static struct tep_event *tep_add_probe(struct app *a, const struct probe_def *d)
 {
-	struct tep_handle *tep = session_tep(a->sess);
+	struct tep_handle *tep = session_tep(LS(a)->sess);
 	struct tep_event *ev;
 	char path[1024];
 	size_t len;
@@ -175,7 +186,7 @@ static int probe_decode(struct app *a, const struct probe_def *d, char *err, siz
 		return err_set(err, errlen, errno ? -errno : -EINVAL, "cannot read the format of "
 			       "%s/%s: %s", d->group, d->event, strerror(errno ? errno : EINVAL));
 	app_readers_stop(a);
-	ret = decode_ctx_add_event(a->dc, ev);
+	ret = decode_ctx_add_event(LS(a)->dc, ev);
 	if (ret)
 		err_set(err, errlen, ret, "cannot decode %s/%s: %s", d->group, d->event,
 			strerror(-ret));
@@ -199,22 +210,22 @@ int app_probe_add(struct app *a, const char *spec, struct probe_def *def, char *
 	if (!d)
 		return err_set(err, errlen, -ENOMEM, "out of memory");
 	debug_step("probe: the prompt's Enter");
-	ret = probe_create(a->probes, spec, d, err, errlen);
+	ret = probe_create(LS(a)->probes, spec, d, err, errlen);
 	debug_step("probe: defined");
 	if (ret)
 		goto out;
 	ret = probe_decode(a, d, err, errlen);
 	debug_step("probe: readers stopped and started");
 	if (!ret) {
-		ret = session_enable_event(a->sess, d->group, d->event, true);
+		ret = session_enable_event(LS(a)->sess, d->group, d->event, true);
 		debug_step("probe: enabled");
 		if (ret)
 			err_set(err, errlen, ret, "cannot enable %s/%s in %s: %s", d->group,
-				d->event, session_dir(a->sess), strerror(-ret));
+				d->event, session_dir(LS(a)->sess), strerror(-ret));
 	}
 	if (ret) {
-		session_enable_event(a->sess, d->group, d->event, false);
-		if (probe_remove(a->probes, d->event, rb, sizeof(rb)))
+		session_enable_event(LS(a)->sess, d->group, d->event, false);
+		if (probe_remove(LS(a)->probes, d->event, rb, sizeof(rb)))
 			snprintf(err + strlen(err), errlen - strlen(err), "; %s", rb);
 		goto out;
 	}
@@ -240,16 +251,16 @@ int app_probe_remove(struct app *a, const char *event, char *err, size_t errlen)
 
 	if (why)
 		return err_set(err, errlen, -ENODEV, "%s", why);
-	ret = session_enable_event(a->sess, probe_set_group(a->probes), event, false);
+	ret = session_enable_event(LS(a)->sess, probe_set_group(LS(a)->probes), event, false);
 	if (ret && ret != -ENOENT)
 		return err_set(err, errlen, ret, "cannot disable %s/%s: %s",
-			       probe_set_group(a->probes), event, strerror(-ret));
-	ret = probe_remove(a->probes, event, err, errlen);
+			       probe_set_group(LS(a)->probes), event, strerror(-ret));
+	ret = probe_remove(LS(a)->probes, event, err, errlen);
 	if (!ret) {
 		char mark[160];
 
 		snprintf(mark, sizeof(mark), "ktop: probe %s/%s removed",
-			 probe_set_group(a->probes), event);
+			 probe_set_group(LS(a)->probes), event);
 		app_mark(a, mark);
 	}
 	return ret;
@@ -262,10 +273,10 @@ int app_probe_enable(struct app *a, const char *event, bool on, char *err, size_
 
 	if (why)
 		return err_set(err, errlen, -ENODEV, "%s", why);
-	ret = session_enable_event(a->sess, probe_set_group(a->probes), event, on);
+	ret = session_enable_event(LS(a)->sess, probe_set_group(LS(a)->probes), event, on);
 	if (ret)
 		return err_set(err, errlen, ret, "cannot %s %s/%s: %s", on ? "enable" : "disable",
-			       probe_set_group(a->probes), event, strerror(-ret));
+			       probe_set_group(LS(a)->probes), event, strerror(-ret));
 	return 0;
 }
 
@@ -314,7 +325,7 @@ static int event_enabled(struct app *a, const struct probe_def *d)
 	char path[1024], *text;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", session_dir(a->sess), d->group,
+	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", session_dir(LS(a)->sess), d->group,
 		 d->event);
 	text = fixture_read_file(path, NULL);
 	if (!text)
@@ -326,7 +337,7 @@ static int event_enabled(struct app *a, const struct probe_def *d)
 
 unsigned int app_probe_list(struct app *a, struct app_probe_info *out, unsigned int max)
 {
-	unsigned int n = probe_set_count(a->probes), i;
+	unsigned int n = live_src(a) ? probe_set_count(LS(a)->probes) : 0, i;
 	char path[512], *prof[2] = { NULL, NULL };
 	static const char *const files[2] = { "kprobe_profile", "uprobe_profile" };
 
@@ -337,13 +348,13 @@ unsigned int app_probe_list(struct app *a, struct app_probe_info *out, unsigned 
 		prof[i] = fixture_read_file(path, NULL);
 	}
 	for (i = 0; i < n; i++) {
-		const struct probe_def *d = probe_set_get(a->probes, i);
+		const struct probe_def *d = probe_set_get(LS(a)->probes, i);
 		bool user = d->kind == PROBE_UPROBE || d->kind == PROBE_URETPROBE;
 		bool kern = d->kind == PROBE_KPROBE || d->kind == PROBE_KRETPROBE;
 
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].def = d;
-		out[i].enabled = a->sess ? event_enabled(a, d) : -ENODEV;
+		out[i].enabled = live_src(a) && LS(a)->sess ? event_enabled(a, d) : -ENODEV;
 		if ((user || kern) && prof[user]) {
 			out[i].have_hits = profile_hits(prof[user], d, user, &out[i].hits);
 			out[i].hits_from = files[user];

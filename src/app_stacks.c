@@ -10,6 +10,8 @@
 #include "app.h"
 #include "bpf_offcpu.h"
 #include "decode.h"
+#include "session.h"
+#include "source_live.h"
 #include "stacksym.h"
 #include "store.h"
 
@@ -23,20 +25,49 @@ static pthread_mutex_t offcpu_lock = PTHREAD_MUTEX_INITIALIZER;
  * names of the frames (kallsyms; /proc/PID/maps and ELF symbols for user
  * frames, captured when a process's first user stack is seen).
  */
-int app_stacks_start(struct app *a, char *err, size_t errlen)
+int app_stacks_start(struct app *a, struct decode_ctx *dc, struct symbols *syms, char *err,
+		     size_t errlen)
 {
 	const struct session_opts *so = &a->opts.so;
 
 	for (unsigned int i = 0; i < so->nstacks; i++)
-		decode_ctx_want_stacks(a->dc, so->stacks[i].spec, so->stacks[i].parts);
+		decode_ctx_want_stacks(dc, so->stacks[i].spec, so->stacks[i].parts);
 	if (so->nstacks)
-		decode_ctx_stack_filter(a->dc, true);
-	a->ssyms = stack_syms_new(a->st, a->syms, true);
+		decode_ctx_stack_filter(dc, true);
+	a->ssyms = stack_syms_new(a->st, syms, true);
 	if (!a->ssyms) {
 		snprintf(err, errlen, "out of memory (stack symbols)");
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * The readers stop while the decoders learn that @spec's events carry stacks
+ * (they read the flag without a lock), then start again: what the buffers
+ * hold meanwhile waits there, as when the latency tracer is switched.
+ */
+int app_stacks_add(struct app *a, const char *spec, unsigned int parts, char *note,
+		   size_t notelen, char *err, size_t errlen)
+{
+	struct stacktrig_req req = { .spec = spec, .parts = parts };
+	struct live_src *ls = live_src(a);
+	int ret, r2;
+
+	note[0] = err[0] = '\0';
+	if (!ls || !ls->sess || !ls->cons) {
+		snprintf(err, errlen, "stack traces need a live session: this is a recording "
+			 "(record one with --stack %s)", spec);
+		return -ENODEV;
+	}
+	app_readers_stop(a);
+	ret = session_stack_add(ls->sess, &req, 1, note, notelen, err, errlen);
+	if (!ret) {
+		decode_ctx_want_stacks(ls->dc, spec, parts);
+		decode_ctx_stack_filter(ls->dc, true);
+	}
+	r2 = app_readers_start(a, err, errlen);
+	return r2 ? r2 : ret;
 }
 
 void app_stacks_stop(struct app *a)
@@ -45,10 +76,10 @@ void app_stacks_stop(struct app *a)
 	a->ssyms = NULL;
 }
 
-void app_offcpu_start(struct app *a)
+void app_offcpu_start(struct app *a, struct symbols *syms)
 {
 	struct bpf_offcpu_opts o = {
-		.ksyms = a->syms, .pids = a->opts.so.pids, .npids = a->opts.so.npids,
+		.ksyms = syms, .pids = a->opts.so.pids, .npids = a->opts.so.npids,
 	};
 
 	if (!a->opts.offcpu)

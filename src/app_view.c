@@ -36,7 +36,7 @@ static bool any_field(void *arg, const char *name)
 
 int app_view_start(struct app *a, char *err, size_t errlen)
 {
-	struct tep_handle *tep = a->sess ? session_tep(a->sess) : NULL;
+	struct tep_handle *tep = app_session(a) ? session_tep(app_session(a)) : NULL;
 	char msg[1024];
 
 	a->rel = taskrel_new(a->st);
@@ -45,7 +45,7 @@ int app_view_start(struct app *a, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (a->sess)
+	if (app_session(a))
 		viewfilter_set_live(a->view, tep ? tep_has_field : NULL, tep, "/proc");
 	else if (app_loading(a))
 		viewfilter_set_live(a->view, any_field, NULL, NULL);
@@ -83,7 +83,7 @@ bool app_clock(struct app *a, uint64_t *start, uint64_t *now)
 {
 	struct store_stats ss;
 
-	if (a->sess || !a->st) {
+	if ((app_flags(a) & SOURCE_KERNEL) || !a->st) {
 		*start = a->start_ns;
 		*now = app_now_ns();
 		return false;

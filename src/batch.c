@@ -224,8 +224,8 @@ static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 	/* the store first: what the consumer has marked in it is counted before */
 	store_get_cpu_stats(b->a->st, cpu, &ss);
 	memset(&cs, 0, sizeof(cs));
-	if (b->a->cons) {
-		consumer_get_stats(b->a->cons, cpu, &cs);
+	if (app_consumer(b->a)) {
+		consumer_get_stats(app_consumer(b->a), cpu, &cs);
 		for (int i = 0; i < BF_NR; i++)
 			c->flags[i] = cs.flags[i] - c->cs.flags[i];
 	}
@@ -381,7 +381,7 @@ static void batch_gather(struct batch *b, uint64_t now)
 		struct batch_cpu *c = &b->cpu[cpu];
 
 		/* live without a view: no pass over the events (the consumer counted them) */
-		if (b->a->cons && !b->vf)
+		if (app_consumer(b->a) && !b->vf)
 			batch_window_cpu(b, cpu);
 		else
 			batch_scan_cpu(b, cpu);
@@ -407,7 +407,7 @@ static void batch_gather(struct batch *b, uint64_t now)
 		batch_trace_time(b);
 	if (b->vf)
 		viewfilter_update(b->vf, 0);
-	if (b->a->sess)
+	if (app_flags(b->a) & SOURCE_KERNEL)
 		tasks_read_tids("/proc/self/task", &b->self);
 	batch_list_finish(&b->types);
 	batch_list_finish(&b->pids);
@@ -468,7 +468,7 @@ static const char *batch_comm(struct batch *b, int32_t pid)
 	if (s && *s)
 		return s;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fp = b->a->live ? fopen(path, "r") : NULL;
+	fp = app_flags(b->a) & SOURCE_KERNEL ? fopen(path, "r") : NULL;
 	if (fp) {
 		s = fgets(buf, sizeof(buf), fp);
 		fclose(fp);
@@ -488,8 +488,8 @@ static bool batch_self(struct batch *b, int32_t pid)
 
 static const char *batch_tracer(struct batch *b)
 {
-	/* a snapshot: the tracer it recorded (src/app_snapshot.c sets it) */
-	const char *t = b->a->sess ? session_tracer(b->a->sess) : b->a->opts.so.tracer;
+	/* a snapshot: the tracer it recorded */
+	const char *t = app_tracer(b->a);
 
 	return t && *t ? t : "nop";
 }
@@ -529,7 +529,7 @@ static void batch_text(struct batch *b)
 	fprintf(o, "ktop %s - %s, up %.1fs, summary %ld, interval %.2fs%s\n", KTOP_VERSION,
 		clock, b->up, b->iteration, b->dt, b->trace_clock ? " (trace time)" : "");
 	fprintf(o, "Trace: %s\n", b->a->mode_why);
-	fprintf(o, "Session: %s, tracer %s\n", b->a->sess ? session_name(b->a->sess) : "-",
+	fprintf(o, "Session: %s, tracer %s\n", *app_instance(b->a) ? app_instance(b->a) : "-",
 		batch_tracer(b));
 	fprintf(o, "Events: %" PRIu64 " this interval, %.0f/s ingested, %" PRIu64
 		" since start\n", b->events, batch_rate(b, b->events), b->ss.appended);
@@ -551,7 +551,7 @@ static void batch_text(struct batch *b)
 			"below count only those)\n", viewfilter_describe(b->vf, desc, sizeof(desc)),
 			vc.matched, vc.held);
 	}
-	if (b->a->cons) {
+	if (app_consumer(b->a)) {
 		char bl[32], bq[32], bm[32];
 
 		batch_size(bl, sizeof(bl), b->backlog * b->page_size);
@@ -672,7 +672,7 @@ static void batch_json(struct batch *b)
 	fputs(",\"tracer\":", o);
 	json_str(o, batch_tracer(b));
 	fputs(",\"session\":", o);
-	json_str(o, b->a->sess ? session_name(b->a->sess) : "");
+	json_str(o, app_instance(b->a));
 	fprintf(o, ",\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"events_total\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"lost_total\":%" PRIu64,
 		b->events, batch_rate(b, b->events), b->ss.appended, b->lost, b->lost_total);
@@ -789,29 +789,7 @@ static void batch_drain_wake(struct app *a)
  */
 static void batch_drain(struct app *a)
 {
-	uint64_t prev = UINT64_MAX;
-	int still = 0;
-
-	if (!a->live || !a->sess || !a->cons)
-		return;
-	session_stop(a->sess);
-	consumer_flush(a->cons);
-	for (int i = 0; i < 40 && still < 3; i++) {	/* at most 2 s */
-		struct store_stats ss;
-		struct timespec ts = { .tv_nsec = 50 * 1000 * 1000 };
-		uint64_t backlog = 0;
-
-		nanosleep(&ts, NULL);
-		store_get_stats(a->st, &ss);
-		for (unsigned int cpu = 0; cpu < store_ncpus(a->st); cpu++) {
-			struct consumer_cpu_stats cs;
-
-			consumer_get_stats(a->cons, cpu, &cs);
-			backlog += cs.backlog_pages;
-		}
-		still = ss.events == prev && !backlog ? still + 1 : 0;
-		prev = ss.events;
-	}
+	app_drain(a);
 }
 
 int batch_run(struct app *a, FILE *out)
@@ -835,7 +813,7 @@ int batch_run(struct app *a, FILE *out)
 	b.has_funcs = !strcmp(tracer, "function") || !strcmp(tracer, "function_graph");
 	b.bt = batch_tracers_new(a);
 	b.vf = app_view(a);
-	b.trace_clock = !a->sess;
+	b.trace_clock = !(app_flags(a) & SOURCE_KERNEL);
 	b.bs = batch_stacks_new(a);
 	b.prev_ns = a->start_ns;
 	next = a->start_ns + interval;
@@ -872,7 +850,7 @@ int batch_run(struct app *a, FILE *out)
 		 * name. Reading it costs a millisecond of CPU or more (thousands
 		 * of lines): only when a task of this interval has no name yet.
 		 */
-		if (a->live && a->ft.tracefs[0] && batch_unnamed(&b))
+		if ((app_flags(a) & SOURCE_KERNEL) && a->ft.tracefs[0] && batch_unnamed(&b))
 			cmdlines_fill(a->st, a->ft.tracefs);
 		if (last)
 			batch_tracers_update_to(b.bt, UINT64_MAX - 1);

@@ -179,7 +179,7 @@ void batch_stacks_update(struct batch_stacks *bs)
 	bs->any |= bs->with > 0;
 	/* live, polled now; from a snapshot, what it carries */
 	if ((bs->a->offcpu && !app_offcpu_poll(bs->a)) ||
-	    (!bs->a->live && stacks_weights_get(store_stacks(st), STACKS_W_OFFCPU, NULL, 0, NULL))) {
+	    (!(app_flags(bs->a) & SOURCE_KERNEL) && stacks_weights_get(store_stacks(st), STACKS_W_OFFCPU, NULL, 0, NULL))) {
 		stack_set_free(&bs->off);
 		stack_set_from_offcpu(st, true, &bs->off);
 		bs->offline_off = !bs->a->offcpu;
@@ -286,8 +286,8 @@ void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 	n = top_sorted(bs);
 	fprintf(o, "Top stacks (this interval: %" PRIu64 " events with a stack, %" PRIu64
 		" without; frames leaf first)\n", bs->with, bs->without);
-	if (bs->a->sess && session_stack_note(bs->a->sess)[0])
-		fprintf(o, "  (%s)\n", session_stack_note(bs->a->sess));
+	if (app_session(bs->a) && session_stack_note(app_session(bs->a))[0])
+		fprintf(o, "  (%s)\n", session_stack_note(app_session(bs->a)));
 	fprintf(o, "%10s  %-24s %s\n", "COUNT", "EVENT", "STACK");
 	for (size_t i = 0; i < n && i < TOP_TEXT; i++) {
 		fprintf(o, "%10" PRIu64 "  %-24s ", bs->map[i].count,
@@ -402,14 +402,14 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 	jsonw_key(&w, "dropped");
 	jsonw_u64(&w, ss.dropped);
 	jsonw_key(&w, "note");
-	jsonw_str(&w, bs->a->sess ? session_stack_note(bs->a->sess) : "");
-	if (bs->a->cons) {
+	jsonw_str(&w, app_session(bs->a) ? session_stack_note(app_session(bs->a)) : "");
+	if (app_consumer(bs->a)) {
 		uint64_t tied = 0, dropped = 0;
 
 		for (unsigned int cpu = 0; cpu < bs->ncpus; cpu++) {
 			struct consumer_cpu_stats cs;
 
-			consumer_get_stats(bs->a->cons, cpu, &cs);
+			consumer_get_stats(app_consumer(bs->a), cpu, &cs);
 			tied += cs.stacks;
 			dropped += cs.stack_dropped;
 		}

@@ -91,7 +91,7 @@ static const char *bt_comm(void *ctx, int32_t pid)
 
 struct batch_tracers *batch_tracers_new(struct app *a)
 {
-	return batch_tracers_new_tracer(a, a->sess ? session_tracer(a->sess) : a->opts.so.tracer);
+	return batch_tracers_new_tracer(a, app_tracer(a));
 }
 
 struct batch_tracers *batch_tracers_new_tracer(struct app *a, const char *tracer)

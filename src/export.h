@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Exports of a store (all of it, or a time window) to files other tools open:
+ * Saving a store (all of it, a time window, what a view filter leaves) in
+ * one of the formats of src/formats/ (format.h has the table). The formats:
  *
  *   trace.dat   through libtracecmd; `trace-cmd report FILE` and KernelShark
  *               read it. The store holds decoded events, so each event is
@@ -15,7 +16,7 @@
  *               src/flags.h, event text from the formats' print fmt).
  *   CSV         counts by event type, CPU or pid (the table panes).
  *   folded      stacks for flame graphs, "frame;frame;frame value" root first
- *               (src/folded.h): event stacks, BPF off-CPU stacks or the
+ *               (src/folded.h, src/formats/folded.c): event stacks, BPF off-CPU stacks or the
  *               function_graph paths.
  *
  * Every writer opens its file with safefile_out_open() (src/safefile.h): a
@@ -28,12 +29,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include "safefile.h"
 #include "store.h"
 
 struct snapshot_meta;
 
+/* The ids of the format table (enum format_id, src/formats/format.h). */
 enum export_format {
 	EXPORT_KTOP,
 	EXPORT_TRACEDAT,
@@ -43,7 +43,7 @@ enum export_format {
 	EXPORT_FOLDED,
 };
 
-/* Return: the format of a file name by its extension (.ktop .dat .json .txt .csv .folded), or -1. */
+/* Return: the format of a file name by its ending (.ktop .dat .json .txt .csv .folded), or -1. */
 int export_format_from_name(const char *path);
 const char *export_format_name(enum export_format f);
 
@@ -65,7 +65,7 @@ struct export_stats {
 };
 
 /**
- * export_write - write @st in format @fmt to @path
+ * export_write - write @st in format @fmt to @path (a lookup in the format table)
  * @meta: event formats etc.; required for EXPORT_TRACEDAT and EXPORT_TEXT
  *	  (the formats), optional otherwise
  * @opts: may be NULL (everything; CSV by event type)
@@ -77,31 +77,5 @@ struct export_stats {
 int export_write(enum export_format fmt, const char *path, struct store *st,
 		 const struct snapshot_meta *meta, const struct export_opts *opts,
 		 struct export_stats *stats, char *err, size_t errlen);
-
-/* The individual writers, same contract. */
-int export_tracedat(const char *path, struct store *st, const struct snapshot_meta *meta,
-		    const struct export_opts *opts, struct export_stats *stats,
-		    char *err, size_t errlen);
-int export_json(const char *path, struct store *st, const struct snapshot_meta *meta,
-		const struct export_opts *opts, struct export_stats *stats,
-		char *err, size_t errlen);
-int export_text(const char *path, struct store *st, const struct snapshot_meta *meta,
-		const struct export_opts *opts, struct export_stats *stats,
-		char *err, size_t errlen);
-int export_csv(const char *path, struct store *st, const struct snapshot_meta *meta,
-	       const struct export_opts *opts, struct export_stats *stats,
-	       char *err, size_t errlen);
-
-/* A buffered stream on a whole output file (safefile.h), for writers in their own files. */
-struct export_file {
-	FILE			*fp;
-	struct safefile_out	out;
-};
-/* @flags: enum safefile_out_flags (export_opts.file_flags). Return: 0 or -errno. */
-int export_file_open(struct export_file *f, const char *path, unsigned int flags, char *err,
-		     size_t errlen);
-/* Flush, commit (when @ret is 0) or drop the file. Return: @ret, or the error met. */
-int export_file_close(struct export_file *f, const char *path, int ret, struct export_stats *s,
-		      char *err, size_t errlen);
 
 #endif

@@ -8,13 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "fgraph.h"
 #include "folded.h"
+#include "formats/format.h"
 #include "intern.h"
 #include "stacktree.h"
 #include "store.h"
-#include "viewfilter.h"
 
 int folded_source_from_name(const char *s)
 {
@@ -70,95 +68,22 @@ long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, b
 	return ferror(fp) ? -EIO : lines;
 }
 
-/* stack_query.keep for the export's view filter ("save what I see"). */
-static bool folded_keep(void *ctx, const struct ktop_event *ev)
+int folded_save_set(const char *path, struct store *st, const struct stack_set *set, bool value,
+		    unsigned int file_flags, char *err, size_t errlen)
 {
-	return viewfilter_match(ctx, ev);
-}
-
-/* The function_graph paths of @st's window as a stack set. */
-static int graph_set(struct store *st, uint64_t t0, uint64_t t1, bool ns, struct stack_set *out)
-{
-	struct fgraph *g = fgraph_new(NULL);
-	long n;
+	struct export_stats s = { .events = value ? 0 : set->count };
+	struct format_out out = { .path = path, .fd = -1 };
+	struct format_file f;
+	long lines;
 	int ret;
 
-	memset(out, 0, sizeof(*out));
-	if (!g)
-		return -ENOMEM;
-	n = fgraph_feed_store(g, st, t0, t1);
-	ret = n < 0 ? (int)n : stack_set_from_fgraph(st, g, 0, ns, out);
-	fgraph_free(g);
-	return ret;
-}
-
-int export_folded(const char *path, struct store *st, const struct snapshot_meta *meta,
-		  const struct export_opts *opts, struct export_stats *stats, char *err,
-		  size_t errlen)
-{
-	enum folded_source src = opts ? (enum folded_source)opts->folded : FOLDED_AUTO;
-	struct export_stats s = { 0 };
-	struct export_file f;
-	struct stack_query q;
-	struct stack_set set = { 0 };
-	bool value = false;
-	long lines;
-	int ret = 0;
-
-	(void)meta;
-	stack_query_all(&q);
-	if (opts && opts->view) {
-		q.keep = folded_keep;
-		q.keep_ctx = opts->view;
+	if (!set->n) {
+		snprintf(err, errlen, "%s: no stacks to write", path);
+		return -ENOENT;
 	}
-	if (opts && (opts->t0 || opts->t1)) {
-		q.t0 = opts->t0;
-		q.t1 = opts->t1;
-	}
-	if (src == FOLDED_AUTO || src == FOLDED_EVENTS) {
-		stack_set_free(&set);
-		ret = stack_set_from_store(st, &q, &set);
-		if (!ret && (set.n || src == FOLDED_EVENTS))
-			src = FOLDED_EVENTS;
-	}
-	if (!ret && (src == FOLDED_AUTO || src == FOLDED_OFFCPU)) {
-		stack_set_free(&set);
-		ret = stack_set_from_offcpu(st, false, &set);
-		value = true;
-		if (!ret && (set.n || src == FOLDED_OFFCPU))
-			src = FOLDED_OFFCPU;
-	}
-	if (!ret && (src == FOLDED_AUTO || src == FOLDED_GRAPH || src == FOLDED_GRAPH_COUNT)) {
-		value = true;
-		stack_set_free(&set);
-		ret = graph_set(st, q.t0, q.t1 ? q.t1 : UINT64_MAX, src != FOLDED_GRAPH_COUNT,
-				&set);
-	}
-	if (ret) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		goto out;
-	}
-	if (!set.n) {
-		snprintf(err, errlen, "%s: no stacks to write: %s", path,
-			 src == FOLDED_EVENTS ? "no event has a stack (record some with --stack "
-			 "EVENT)" : src == FOLDED_OFFCPU ? "no off-CPU stacks (record them with "
-			 "--offcpu)" : src == FOLDED_AUTO ? "no event stacks, off-CPU stacks or "
-			 "function_graph calls in this store (record some with --stack EVENT or "
-			 "--offcpu)" : "no function_graph calls in this store");
-		ret = -ENOENT;
-		goto out;
-	}
-	ret = export_file_open(&f, path, opts ? opts->file_flags : 0, err, errlen);
+	ret = format_out_open(&f, &out, file_flags, true, err, errlen);
 	if (ret)
-		goto out;
-	lines = folded_write_set(f.fp, st, &set, value);
-	if (lines < 0)
-		ret = (int)lines;
-	s.events = set.count;
-	ret = export_file_close(&f, path, ret, &s, err, errlen);
-out:
-	stack_set_free(&set);
-	if (stats)
-		*stats = s;
-	return ret;
+		return ret;
+	lines = folded_write_set(f.fp, st, set, value);
+	return format_out_close(&f, lines < 0 ? (int)lines : 0, &s, err, errlen);
 }

@@ -19,14 +19,13 @@
 #ifndef KTOP_FOLDED_H
 #define KTOP_FOLDED_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct store;
 struct stack_set;
-struct snapshot_meta;
-struct export_opts;
-struct export_stats;
 
 enum folded_source {
 	FOLDED_AUTO,
@@ -46,9 +45,15 @@ int folded_source_from_name(const char *s);
  */
 long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, bool value);
 
-/* export_write() for EXPORT_FOLDED (src/export.h); opts->folded picks the source. */
-int export_folded(const char *path, struct store *st, const struct snapshot_meta *meta,
-		  const struct export_opts *opts, struct export_stats *stats, char *err,
-		  size_t errlen);
+/**
+ * folded_save_set - write @set as folded lines to @path, as the exports write
+ * files (safefile: atomic, mode 0600; @file_flags: enum safefile_out_flags)
+ * Return: 0, or a negative errno with the message naming @path in @err
+ * (-ENOENT: an empty set).
+ */
+int folded_save_set(const char *path, struct store *st, const struct stack_set *set, bool value,
+		    unsigned int file_flags, char *err, size_t errlen);
+
+/* The format itself (-o FILE.folded) is src/formats/folded.c; export_opts.folded picks the source. */
 
 #endif

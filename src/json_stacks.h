@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Stacks in the Chrome trace-event JSON export (src/export.c): the format's
+ * Stacks in the Chrome trace-event JSON export (src/formats/json.c): the format's
  * "stackFrames" dictionary (frame id -> {name, category, parent}) and an
  * event's "sf" (the id of its leaf frame). Frames are merged root first by
  * name, so the dictionary is a tree and each distinct path is written once.

@@ -3,7 +3,7 @@
  * The layout of a ring-buffer page as trace_pipe_raw hands it out and
  * trace.dat stores it (kernel/trace/ring_buffer.c; libtraceevent's kbuffer.h
  * says the same): one definition for the readers that walk pages (decode.c,
- * consumer.c) and the writer that builds them (export.c).
+ * consumer.c) and the writer that builds them (formats/tracedat.c).
  *
  *   page:   u64 timestamp | long commit | event...
  *           commit: bytes of events in the low RB_COMMIT_BITS, and the

@@ -588,6 +588,21 @@ int safefile_out_open(struct safefile_out *o, const char *path, unsigned int fla
 	return ret;
 }
 
+int safefile_out_open_fd(struct safefile_out *o, int fd, const char *name, unsigned int flags,
+			 char *err, size_t errlen)
+{
+	int ret;
+
+	o->fd = o->dst_fd = o->dir_fd = -1;
+	o->tmp = o->name = NULL;
+	o->in_place = false;
+	snprintf(o->path, sizeof(o->path), "%s", name);
+	ret = out_in_place(o, fcntl(fd, F_DUPFD_CLOEXEC, 3), true, flags, err, errlen);
+	if (ret)
+		safefile_out_close(o, false, NULL, 0);
+	return ret;
+}
+
 /*
  * Copy the spool into the target, which may be a pipe whose reader stopped
  * reading: written through an output (src/output.h), so that a stop request

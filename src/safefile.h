@@ -85,6 +85,18 @@ int safefile_out_open(struct safefile_out *o, const char *path, unsigned int fla
 int safefile_out_check(const char *path, unsigned int flags, char *err, size_t errlen);
 
 /**
+ * safefile_out_open_fd - write in place to @fd, an output already open
+ * @name: for messages
+ * @flags: as safefile_out_open(): a SEEKABLE writer gets a spool copied to
+ *	   @fd at the end; NO_TERMINAL refuses a terminal
+ *
+ * @fd is duplicated: the caller keeps its own.
+ * Return: 0, or a negative errno with a message naming @name in @err.
+ */
+int safefile_out_open_fd(struct safefile_out *o, int fd, const char *name, unsigned int flags,
+			 char *err, size_t errlen);
+
+/**
  * safefile_out_close - finish what safefile_out_open() began
  * @ok: the content is complete: fsync and rename the temporary over the
  *	target (or copy the spool into it); false: remove the temporary

@@ -1768,6 +1768,18 @@ const char *session_stack_note(const struct session *s)
 	return s->stack_note;
 }
 
+int session_stack_add(struct session *s, const struct stacktrig_req *req, unsigned int n,
+		      char *note, size_t notelen, char *err, size_t errlen)
+{
+	int ret = s->trig ? stacktrig_add(s->trig, s->top, req, n, note, notelen, err, errlen) :
+			    stacktrig_set(&s->trig, s->dir, s->top, req, n, note, notelen, err,
+					  errlen);
+
+	if (!ret && note[0] && !s->stack_note[0])
+		snprintf(s->stack_note, sizeof(s->stack_note), "%s", note);
+	return ret;
+}
+
 int session_ncpus(const struct session *s)
 {
 	return s->ncpus;

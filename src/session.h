@@ -99,6 +99,14 @@ int session_switch_latency_tracer(struct session *s, const char *tracer, char *e
 const char *session_name(const struct session *s);	/* "ktop-1234" or "(top level)" */
 /* What the stack traces cost beyond the events asked (options instead of triggers), or "". */
 const char *session_stack_note(const struct session *s);
+/*
+ * Stack traces for more events while tracing goes on (stacktrig_add(); the
+ * first call sets them up as --stack does). The caller tells the decoders.
+ * Return: 0 (@note: what they cost beyond the events asked, or ""), or a
+ * negative errno with the message --stack gives in @err.
+ */
+int session_stack_add(struct session *s, const struct stacktrig_req *req, unsigned int n,
+		      char *note, size_t notelen, char *err, size_t errlen);
 int session_ncpus(const struct session *s);
 
 /*

@@ -579,6 +579,13 @@ const char *stack_tree_name(const struct stack_tree *t, uint32_t id)
 	return intern_str(store_strings(t->st), t->nodes[id].name);
 }
 
+const char *stack_tree_module(const struct stack_tree *t, uint32_t id)
+{
+	if (!t || id >= t->nnodes || !t->nodes[id].module)
+		return "";
+	return intern_str(store_strings(t->st), t->nodes[id].module);
+}
+
 const struct stack_weight *stack_tree_stacks(const struct stack_tree *t, uint32_t *n)
 {
 	*n = t ? t->nstacks : 0;

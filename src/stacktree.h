@@ -124,6 +124,8 @@ uint32_t stack_tree_size(const struct stack_tree *t);
 const struct stack_node *stack_tree_node(const struct stack_tree *t, uint32_t id);
 /* The frame name of @id ("all" at the root). */
 const char *stack_tree_name(const struct stack_tree *t, uint32_t id);
+/* The module of @id's frame (a user frame's file), "" when it has none. */
+const char *stack_tree_module(const struct stack_tree *t, uint32_t id);
 /* The set's stacks in tree order; *@n receives how many. */
 const struct stack_weight *stack_tree_stacks(const struct stack_tree *t, uint32_t *n);
 /* Return: the child of @id named @name (string id), or STACK_TREE_NONE. */

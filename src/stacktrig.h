@@ -54,6 +54,18 @@ int stacktrig_set(struct stacktrig **out, const char *dir, bool top,
 		  const struct stacktrig_req *req, unsigned int n, char *note, size_t notelen,
 		  char *err, size_t errlen);
 
+/**
+ * stacktrig_add - stack traces for more events of the same directory, while
+ * tracing goes on (the interactive view's "stacks for this event")
+ *
+ * As stacktrig_set(), adding to what @t set: a trigger per event asked, or
+ * nothing when options/stacktrace is on already (every event has its stack).
+ * On failure what this call set is taken back; what @t had stays.
+ * Return: 0, or a negative errno with the message in @err.
+ */
+int stacktrig_add(struct stacktrig *t, bool top, const struct stacktrig_req *req, unsigned int n,
+		  char *note, size_t notelen, char *err, size_t errlen);
+
 /* Remove the triggers and put the options back to 0. Safe twice; accepts NULL. */
 void stacktrig_clear(struct stacktrig *t);
 void stacktrig_free(struct stacktrig *t);

@@ -18,7 +18,7 @@
  * and schema together use more than the memory limit, the oldest chunks and
  * marks (across CPUs, by time) are dropped and counted. Strings, comms and
  * types cannot be dropped: a snapshot reader refuses input whose tables do
- * not fit (src/snapshot.c).
+ * not fit (src/formats/ktop_read.c).
  *
  * Threads: a thread may write several CPU streams, but each stream has one
  * writer at a time. Readers may run in any number of threads, concurrently
@@ -315,6 +315,72 @@ int store_chunk_rows(struct store_chunk_rd *rd, unsigned int cpu, uint64_t seq, 
 /* Row @i of @r (read by @rd) as an event of @cpu. */
 void store_chunk_event(const struct store_chunk_rd *rd, uint32_t i, unsigned int cpu,
 		       struct ktop_event *out);
+
+/*
+ * Sealed chunks as bytes: a .ktop file carries them as the store holds them
+ * (its columns, already compact), so a save copies them out and a load hands
+ * them back without encoding an event again. The bytes: a layout number
+ * (STORE_CHUNK_LAYOUT), a header of varints (events, time range, dictionary
+ * sizes, section sizes), the columns. They name strings, event types and
+ * stacks by the ids of the store that wrote them: the reader's tables must
+ * give the same ids (a .ktop reader builds them in the same order).
+ */
+#define STORE_CHUNK_LAYOUT	2	/* 2: with the stack column */
+
+/* Return: the most bytes store_chunk_export() writes for one chunk. */
+size_t store_chunk_export_max(void);
+
+/**
+ * store_chunk_export - the bytes of @cpu's sealed chunk that starts at @first_seq
+ * @out: store_chunk_export_max() bytes
+ * Return: how many bytes were written; 0 when there is no such sealed chunk
+ * (evicted meanwhile, or the open one). Context: any thread.
+ */
+size_t store_chunk_export(const struct store *st, unsigned int cpu, uint64_t first_seq,
+			  uint8_t *out);
+
+/**
+ * store_chunk_adopt - append the chunk of @len bytes at @in to @cpu's stream
+ *
+ * The bytes are checked before the store trusts them: the header's sizes,
+ * every column walked within its bounds, dictionary indices in range, event
+ * types the schema knows, argument counts, counts that match the rows, the
+ * time range after what @cpu holds. The chunk is then added as it is (its
+ * memory counts against the limit; the oldest chunks go when over it), a
+ * partly filled open chunk of @cpu is sealed first, and its events are
+ * published. store_chunk_import() and store_chunk_push() are its two halves.
+ * Context: the single writer of @cpu's stream.
+ * Return: 0, -EBADMSG (the bytes are not a chunk: why in @why), -ENOMEM,
+ * -EINVAL (@cpu out of range).
+ */
+int store_chunk_adopt(struct store *st, unsigned int cpu, const uint8_t *in, size_t len,
+		      char *why, size_t whylen);
+
+/* A chunk checked and copied out of its bytes, not in a stream yet. */
+struct store_chunk_in;
+
+/**
+ * store_chunk_import - the first half of store_chunk_adopt(): copy and check
+ * Context: any thread (a reader may check chunks on several while its writer
+ * thread pushes them in order); the schema must already hold the types.
+ * Return: 0 and the chunk in *@out, -EBADMSG with @why, or -ENOMEM.
+ */
+int store_chunk_import(const struct store *st, const uint8_t *in, size_t len,
+		       struct store_chunk_in **out, char *why, size_t whylen);
+
+/**
+ * store_chunk_push - the second half: append @c to @cpu's stream (it is the
+ * store's then, whatever the result)
+ * Return: 0, -EBADMSG (it starts before what @cpu holds), -ENOMEM, -EINVAL.
+ * Context: the single writer of @cpu's stream.
+ */
+int store_chunk_push(struct store *st, unsigned int cpu, struct store_chunk_in *c, char *why,
+		     size_t whylen);
+
+/* The events of @c. */
+uint32_t store_chunk_in_events(const struct store_chunk_in *c);
+/* Free @c (not pushed). Accepts NULL. */
+void store_chunk_in_free(struct store_chunk_in *c);
 
 /* Aggregation queries for the panes. */
 enum store_key {

@@ -168,9 +168,10 @@ int tdat_tree_create(char *dir, size_t len, const struct snapshot_meta *meta, st
 	mkdir(sub, 0700);
 	ret = write_text(dir, "events/header_page", meta->header_page);
 	if (!ret)
-		ret = write_text(dir, "events/header_event", header_event_text);
+		ret = write_text(dir, "events/header_event",
+				 meta->header_event ? meta->header_event : header_event_text);
 	if (!ret)
-		ret = write_text(dir, "printk_formats", "");
+		ret = write_text(dir, "printk_formats", meta->printk ? meta->printk : "");
 	if (!ret)
 		ret = write_text(dir, "kallsyms", meta->kallsyms ? meta->kallsyms : "");
 	for (size_t i = 0; !ret && i < meta->nformats; i++) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The temporary tracefs-like tree that libtracecmd 1.x reads a trace.dat's
- * headers and formats from (src/export.c): /tmp/ktop-tracedat.PID.XXXXXX,
+ * headers and formats from (src/formats/tracedat.c): /tmp/ktop-tracedat.PID.XXXXXX,
  * mode 0700. It is removed when the export ends; one that a killed ktop left
  * behind (SIGKILL during an export) is removed by the next export, of any
  * ktop of the same user, once its PID is dead.
@@ -20,7 +20,7 @@
  * tdat_tree_create - remove stale trees, then lay out a new one
  * @dir: receives the tree's path
  * @len: size of @dir, at least TDAT_TREE_PATH_MAX
- * @meta: header_page, kallsyms and event formats
+ * @meta: header_page, header_event, printk formats, kallsyms and event formats
  * @st: the comm table (saved_cmdlines)
  *
  * On failure nothing is left behind.

@@ -11,7 +11,8 @@
 #include "hashmap.h"
 #include "viewfilter.h"
 
-enum vf_kind { VK_PID, VK_COMM, VK_CPU, VK_EVENT, VK_EXPR };
+/* The typed kinds first, in the order of their prefixes (viewfilter.c typed_prefix[]). */
+enum vf_kind { VK_PID, VK_COMM, VK_CPU, VK_EVENT, VK_STACK, VK_EXPR };
 
 struct vf_clause {
 	uint8_t		kind;		/* enum vf_kind */
@@ -24,6 +25,10 @@ struct vf_clause {
 	char		**ev;		/* VK_EVENT, VK_EXPR: event globs (none: all events) */
 	size_t		nev;
 	struct vfexpr	*x;		/* VK_EXPR */
+	char		**frames;	/* VK_STACK: frame names or globs, root first */
+	size_t		nframes;
+	bool		root, leaf;	/* VK_STACK: '^' ties the first to the root, '$' the
+					 * last to the leaf */
 };
 
 /* What the matches of a chunk's evaluated rows [0, done) are. */
@@ -69,6 +74,9 @@ struct viewfilter {
 	bool			has_task;	/* pid or comm clauses */
 	bool			has_kids;	/* ... with children */
 	bool			has_comm;
+	bool			has_stack;	/* stack clauses */
+	uint8_t			*stk;		/* by stack id: 0 unknown, 1 fails, 2 passes them */
+	uint32_t		nstk;
 	struct hmap		memo;		/* pid -> 1 no, 2 yes (| comm pointer) */
 	uint64_t		rel_cursor;	/* task links seen */
 	/* the index */
@@ -77,6 +85,16 @@ struct viewfilter {
 	struct store_chunk_rd	*rd;
 	uint64_t		held;		/* as of the last sync */
 };
+
+/* Set @err (when not NULL) to @fmt at byte @pos. Return: -EINVAL. */
+int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* viewfilter_stack.c: "stack:PATH" clauses. */
+int vf_stack_parse(struct vf_clause *c, const char *s, int off, struct filter_error *err);
+void vf_stack_free(struct vf_clause *c);
+/* Return: does stack @id (0: none) pass every stack clause? */
+bool vf_stack_ok(struct viewfilter *vf, uint32_t id);
 
 /* Bring @cpu's segments in line with the store's chunks. Return: 0 or -ENOMEM. */
 int vf_sync_cpu(struct viewfilter *vf, unsigned int cpu);

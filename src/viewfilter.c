@@ -24,14 +24,11 @@
 #define VF_BITS_WORDS	(STORE_CHUNK_EVENTS / 64)
 #define VF_TREE_DEPTH	256
 
-static const char *const typed_prefix[] = { "pid:", "comm:", "cpu:", "event:" };
+static const char *const typed_prefix[] = { "pid:", "comm:", "cpu:", "event:", "stack:" };
 
 /* ---- clauses ---------------------------------------------------------------------- */
 
-static int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
+int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -54,6 +51,7 @@ static void clause_free(struct vf_clause *c)
 		free(c->ev[i]);
 	free(c->ev);
 	vfexpr_free(c->x);
+	vf_stack_free(c);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -238,7 +236,7 @@ static int parse_clause(struct viewfilter *vf, const char *text, struct vf_claus
 	if (!c->text)
 		return -ENOMEM;
 	p = c->text;
-	for (size_t i = 0; i < 4 && kind < 0; i++) {
+	for (size_t i = 0; i < sizeof(typed_prefix) / sizeof(typed_prefix[0]) && kind < 0; i++) {
 		const char *q = p + (*p == '!');
 
 		if (!strncmp(q, typed_prefix[i], strlen(typed_prefix[i]))) {
@@ -270,6 +268,9 @@ static int parse_clause(struct viewfilter *vf, const char *text, struct vf_claus
 	case VK_EVENT:
 		c->kind = VK_EVENT;
 		return parse_events(c, p, strlen(p), ret + (int)(p - c->text), st, err);
+	case VK_STACK:
+		c->kind = VK_STACK;
+		return vf_stack_parse(c, p, ret + (int)(p - c->text), err);
 	}
 	/* EV,EV: EXPR (trace-cmd report -F), EV,EV alone, or EXPR */
 	tok = strcspn(p, " \t");
@@ -330,7 +331,9 @@ static void vf_derive(struct viewfilter *vf)
 		memset(vf->tmask, 0, vf->ntype * sizeof(*vf->tmask));
 	}
 	memset(vf->cpuok, 0xff, words * sizeof(*vf->cpuok));
-	vf->has_task = vf->has_kids = vf->has_comm = false;
+	vf->has_task = vf->has_kids = vf->has_comm = vf->has_stack = false;
+	if (vf->stk)
+		memset(vf->stk, 0, vf->nstk);
 	for (size_t i = 0; i < vf->nc; i++) {
 		const struct vf_clause *c = &vf->c[i];
 
@@ -338,6 +341,7 @@ static void vf_derive(struct viewfilter *vf)
 			for (size_t w = 0; w < words; w++)
 				vf->cpuok[w] &= c->flags & VIEWFILTER_NOT ? ~c->cpus[w] : c->cpus[w];
 		}
+		vf->has_stack |= c->kind == VK_STACK;
 		if (c->kind == VK_PID || c->kind == VK_COMM) {
 			vf->has_task = true;
 			vf->has_kids |= (c->flags & VIEWFILTER_KIDS) && vf->tr;
@@ -461,13 +465,16 @@ bool vf_pid_ok(struct viewfilter *vf, int32_t pid)
 	return r;
 }
 
-/* The whole match of one event, from its parts (@pid_known: false when not decoded). */
+/*
+ * The whole match of one event, from its parts (@pid_known: false when not
+ * decoded; @stack: its stack id, read whenever there are stack clauses).
+ */
 static bool vf_match_row(struct viewfilter *vf, uint8_t cls, const struct vfexpr_ev *e,
-			 bool pid_known)
+			 bool pid_known, uint32_t stack)
 {
 	uint32_t mask;
 
-	if (cls == TC_NO || (pid_known && !vf_pid_ok(vf, e->pid)))
+	if (cls == TC_NO || (pid_known && !vf_pid_ok(vf, e->pid)) || !vf_stack_ok(vf, stack))
 		return false;
 	for (mask = cls == TC_EVAL ? vf->tmask[e->type] : 0; mask; mask &= mask - 1)
 		if (!vfexpr_eval(vf->c[__builtin_ctz(mask)].x, e))
@@ -486,7 +493,7 @@ bool viewfilter_match(struct viewfilter *vf, const struct ktop_event *ev)
 		return true;
 	if (!vf_cpu_ok(vf, ev->cpu))
 		return false;
-	return vf_match_row(vf, vf_tclass(vf, ev->type), &e, true);
+	return vf_match_row(vf, vf_tclass(vf, ev->type), &e, true, ev->stack);
 }
 
 /* ---- the index ------------------------------------------------------------------------ */
@@ -569,9 +576,11 @@ static int seg_dict(struct viewfilter *vf, unsigned int cpu, const struct vf_seg
 	}
 	if (pnone && vf->has_task)
 		return 0;
-	if (tall && pall)
+	/* stacks are no dictionary of the chunk's: the rows say (their column comes with ALL) */
+	if (tall && pall && !vf->has_stack)
 		return 1;
-	*cols = STORE_COL_TYPE | (pall ? 0 : STORE_COL_PID) | (args ? STORE_COL_ALL : 0);
+	*cols = STORE_COL_TYPE | (pall ? 0 : STORE_COL_PID) |
+		(args || vf->has_stack ? STORE_COL_ALL : 0);
 	return -1;
 }
 
@@ -589,7 +598,7 @@ int vf_seg_eval(struct viewfilter *vf, unsigned int cpu, struct vf_seg *s)
 	if (!vf->nc)
 		return seg_fill(s, true);
 	for (size_t i = 0; i < vf->nc; i++)
-		if (vf->c[i].kind == VK_EXPR)
+		if (vf->c[i].kind == VK_EXPR || vf->c[i].kind == VK_STACK)
 			cols = STORE_COL_ALL;
 	if (s->sealed) {
 		ret = seg_dict(vf, cpu, s, &cols);
@@ -613,7 +622,8 @@ int vf_seg_eval(struct viewfilter *vf, unsigned int cpu, struct vf_seg *s)
 			.type = w->type, .flags = w->flags, .pc = w->pc, .nargs = w->nargs,
 		};
 
-		ret = seg_put(s, vf_match_row(vf, vf_tclass(vf, w->type), &e, need_pid));
+		ret = seg_put(s, vf_match_row(vf, vf_tclass(vf, w->type), &e, need_pid,
+					      vf->has_stack ? w->stack : 0));
 		if (ret)
 			return ret;
 	}
@@ -833,6 +843,7 @@ void viewfilter_free(struct viewfilter *vf)
 	free(vf->cpuok);
 	free(vf->tcls);
 	free(vf->tmask);
+	free(vf->stk);
 	hmap_destroy(&vf->memo);
 	store_chunk_rd_free(vf->rd);
 	free(vf);

@@ -15,6 +15,10 @@
  *   [!]cpu:LIST                 0-3,6
  *   [!]event:EV[,EV...]         EV: SYSTEM:NAME, SYSTEM/NAME or NAME, globs
  *                               allowed; a NAME alone matches a system too
+ *   [!]stack:[^]F;F;...[$]      the events whose stack holds these frames, root
+ *                               first as the folded export writes them; '^' ties
+ *                               the first to the root, '$' the last to the leaf;
+ *                               globs allowed (src/viewfilter_stack.c)
  *   EV[,EV...]: EXPR            trace-cmd report -F: EXPR on those events only
  *   EV[,EV...]                  the same as event:EV,... (when it is no EXPR)
  *   EXPR                        a field expression over all events (src/vfexpr.h)

@@ -17,9 +17,9 @@ const struct ui_key ui_keys[] = {
 	/* Panes */
 	{ { '\t' }, "Tab", "next pane", ACT_NEXT_PANE, 0, "Panes" },
 	{ { KEY_BTAB }, "Shift-Tab", "previous pane", ACT_PREV_PANE, 0, "Panes" },
-	{ { '1', '2', '3', '4', '5', '6', '7' }, "1-7",
-	  "go to pane: 1 CPUs, 2 Top, 3 Events, 4 Graph, 5 Latency, 6 BPF, 7 Tasks", ACT_PANE,
-	  -1, "Panes" },
+	{ { '1', '2', '3', '4', '5', '6', '7', '8' }, "1-8",
+	  "go to pane: 1 CPUs, 2 Top, 3 Events, 4 Graph, 5 Latency, 6 BPF, 7 Tasks, 8 Stacks",
+	  ACT_PANE, -1, "Panes" },
 	/* Moving */
 	{ { KEY_UP, 'k' }, "Up, k", "move up one row", ACT_UP, 0, "Moving" },
 	{ { KEY_DOWN, 'j' }, "Down, j", "move down one row", ACT_DOWN, 0, "Moving" },
@@ -91,6 +91,14 @@ const struct ui_key ui_keys[] = {
 	  "View filter (every pane)" },
 	{ { 'W' }, "W", "clear the view filter: every event held", ACT_VIEW_CLEAR, 0,
 	  "View filter (every pane)" },
+	/* stacks (pane_stacks.c): from the row a pane selects */
+	{ { 'y' }, "y", "the caller tree of the selected row's stacks: an event (its type's, its "
+	  "own selected), an event type or function (top view), a function (graph)",
+	  ACT_STACK_CALLERS, 0, "Stacks" },
+	{ { 'i' }, "i", "the icicle (flame graph) of the selected row's stacks, as y",
+	  ACT_STACK_ICICLE, 0, "Stacks" },
+	{ { 'Y' }, "Y", "live: kernel stack traces for the selected row's event from now on (event "
+	  "list, top view), as --stack EVENT", ACT_STACK_ON, 0, "Stacks" },
 	/* Pane 3, the event list */
 	{ { 'v' }, "v",
 	  "event list: mark the selected row as one end of a time window (v again: clear)",
@@ -153,6 +161,41 @@ const struct ui_key ui_keys[] = {
 	  "Tasks pane (7)", "tasks" },
 	{ { 'H' }, "H", "tasks: hide or show ktop's own threads (marked [ktop])", ACT_HIDE_SELF,
 	  0, "Tasks pane (7)", "tasks" },
+	/* Pane 8, stacks: caller tree and icicle */
+	{ { '\n', '\r', KEY_ENTER }, "Enter",
+	  "stacks: caller tree: the events under the selected frame (narrows the view); icicle: "
+	  "zoom into the frame", ACT_ENTER, 0, "Stacks pane (8)", "stacks" },
+	{ { KEY_BACKSPACE, 127, 8 }, "Backspace",
+	  "stacks: icicle: zoom out one frame (Esc too, Home: to the root)", ACT_ZOOM_OUT, 0,
+	  "Stacks pane (8)", "stacks" },
+	{ { KEY_UP, 'k' }, "Up, k", "stacks: caller tree: the row above; icicle: the caller (zoom "
+	  "out at the top)", ACT_UP, 0, "Stacks pane (8)", "stacks" },
+	{ { KEY_DOWN, 'j' }, "Down, j", "stacks: caller tree: the row below; icicle: the widest "
+	  "callee", ACT_DOWN, 0, "Stacks pane (8)", "stacks" },
+	{ { KEY_LEFT, 'h' }, "Left, h", "stacks: icicle: the frame to the left; caller tree: "
+	  "scroll the names", ACT_LEFT, 0, "Stacks pane (8)", "stacks" },
+	{ { KEY_RIGHT, 'l' }, "Right, l", "stacks: icicle: the frame to the right; caller tree: "
+	  "scroll the names", ACT_RIGHT, 0, "Stacks pane (8)", "stacks" },
+	{ { ' ' }, "Space", "stacks: fold or unfold the selected frame's callers",
+	  ACT_FOLD_TOGGLE, 0, "Stacks pane (8)", "stacks" },
+	{ { 'c' }, "c", "stacks: fold each caller of the selected frame",
+	  ACT_FOLD_CHILDREN, 0, "Stacks pane (8)", "stacks" },
+	{ { 'e' }, "e", "stacks: unfold the selected frame and its callers", ACT_UNFOLD_CHILDREN,
+	  0, "Stacks pane (8)", "stacks" },
+	{ { 'C' }, "C", "stacks: fold everything", ACT_FOLD_ALL, 0, "Stacks pane (8)", "stacks" },
+	{ { 'E' }, "E", "stacks: unfold everything", ACT_UNFOLD_ALL, 0, "Stacks pane (8)",
+	  "stacks" },
+	{ { ']' }, "]", "stacks: next sibling", ACT_NEXT_SIBLING, 0, "Stacks pane (8)", "stacks" },
+	{ { '[' }, "[", "stacks: previous sibling", ACT_PREV_SIBLING, 0, "Stacks pane (8)",
+	  "stacks" },
+	{ { 'P' }, "P", "stacks: go to the parent", ACT_PARENT, 0, "Stacks pane (8)", "stacks" },
+	{ { 'H' }, "H", "stacks: go to the biggest child (the hot path)", ACT_HOT_PATH, 0,
+	  "Stacks pane (8)", "stacks" },
+	{ { 'v' }, "v", "stacks: caller tree or icicle", ACT_VIEW, 0, "Stacks pane (8)", "stacks" },
+	{ { 'o' }, "o", "stacks: event stacks, BPF off-CPU stacks (--offcpu) or function_graph "
+	  "paths", ACT_STACK_SOURCE, 0, "Stacks pane (8)", "stacks" },
+	{ { 'x' }, "x", "stacks: every stack of the source, not only the row's it was opened on",
+	  ACT_STACK_ALL, 0, "Stacks pane (8)", "stacks" },
 };
 #pragma GCC diagnostic pop
 

@@ -199,7 +199,7 @@ static void *ingest_main(void *arg)
 		struct timespec ts;
 
 		/* tasks seen only in non-scheduler events: saved_cmdlines' name, once a second */
-		if (ui->app->live && ui->app->ft.tracefs[0] &&
+		if ((app_flags(ui->app) & SOURCE_KERNEL) && ui->app->ft.tracefs[0] &&
 		    app_now_ns() - last_cmdlines > 1000000000ull) {
 			last_cmdlines = app_now_ns();
 			pthread_mutex_unlock(&ui->lock);

@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app.h"
+#include "rowsel.h"
 #include "store.h"
 #include "ui-local.h"
 
@@ -375,24 +377,29 @@ static void scroll_by(struct ui *ui, struct events_state *es, int delta)
 	/* keep the page full when scrolling up near the oldest events */
 }
 
-/* z, Z, #, e: narrow every pane to the cursor row's task, CPU or event. */
-static int events_narrow(struct ui *ui, struct events_state *es, enum ui_action act)
+/* The cursor row's event, or NULL. */
+static const struct ktop_event *cursor_event(const struct events_state *es)
 {
-	const struct ktop_event *ev;
 	struct ui_evpos c;
-	int i;
 
 	if (!cursor_pos(es, &c))
-		return 0;
-	for (i = es->n - 1; i >= 0; i--) {
+		return NULL;
+	for (int i = es->n - 1; i >= 0; i--) {
 		struct ui_evpos q = ui_evpos_of(&es->rows[i]);
 
 		if (!ui_evpos_cmp(&q, &c))
-			break;
+			return &es->rows[i].ev;
 	}
-	if (i < 0)
+	return NULL;
+}
+
+/* z, Z, #, e: narrow every pane to the cursor row's task, CPU or event. */
+static int events_narrow(struct ui *ui, struct events_state *es, enum ui_action act)
+{
+	const struct ktop_event *ev = cursor_event(es);
+
+	if (!ev)
 		return 0;
-	ev = &es->rows[i].ev;
 	return ui_request(ui, &(struct ui_req){
 		.kind = UI_REQ_NARROW,
 		.view = {
@@ -400,6 +407,27 @@ static int events_narrow(struct ui *ui, struct events_state *es, enum ui_action 
 				UI_VIEW_EVENT : UI_VIEW_TASK,
 			.pid = ev->pid, .kids = act == ACT_VIEW_TASK_KIDS, .cpu = ev->cpu,
 			.type = ev->type,
+		},
+	});
+}
+
+/* y, i, Y: the stacks of the cursor row's event type, its own stack selected. */
+static int events_stacks(struct ui *ui, struct events_state *es, enum ui_action act)
+{
+	const struct ktop_event *ev = cursor_event(es);
+	char what[160];
+
+	if (!ev)
+		return 0;
+	snprintf(what, sizeof(what), "%s events", ui_event_name(ui->st, ev->type));
+	if (!ev->stack && act != ACT_STACK_ON)
+		ui_message(ui, "this %s has no stack%s", ui_event_name(ui->st, ev->type),
+			   (app_flags(ui->app) & SOURCE_KERNEL) ? ": Y records them from now on" : "");
+	return ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_STACKS,
+		.stacks = {
+			.icicle = act == ACT_STACK_ICICLE, .enable = act == ACT_STACK_ON,
+			.type = ev->type, .stack = ev->stack, .what = what,
 		},
 	});
 }
@@ -463,11 +491,8 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 			follow_tail(es);
 		break;
 	case ACT_LEFT:
-		es->hscroll = es->hscroll >= 8 ? es->hscroll - 8 : 0;
-		break;
 	case ACT_RIGHT:
-		if (es->hscroll < RICHSTR_MAX - 40)
-			es->hscroll += 8;
+		es->hscroll = ui_rowsel_hscroll(es->hscroll, act);
 		break;
 	case ACT_MARK:
 		if (es->marked) {
@@ -493,6 +518,10 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 	case ACT_VIEW_CPU:
 	case ACT_VIEW_EVENT:
 		return events_narrow(ui, es, act);
+	case ACT_STACK_CALLERS:
+	case ACT_STACK_ICICLE:
+	case ACT_STACK_ON:
+		return events_stacks(ui, es, act);
 	case ACT_ENTER:
 		if (es->sel >= 0 && es->sel < es->n) {
 			struct richstr rs;
@@ -649,7 +678,7 @@ static const char *events_footer(struct ui *ui, struct pane *p)
 	const struct events_state *es = p->priv;
 
 	return es->marked ? "/ n N search t time F freeze s save window v clear" :
-			    "/ n N search t time v window z task # CPU e event w widen";
+			    "/ n N search t time v window z task # CPU e event y/i stacks";
 }
 
 bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)

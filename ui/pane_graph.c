@@ -27,6 +27,7 @@
 #include "fgraph.h"
 #include "intern.h"
 #include "rowsel.h"
+#include "stackview.h"
 #include "store.h"
 #include "tracer_feed.h"
 #include "tracer_rows.h"
@@ -64,7 +65,6 @@ struct graph_state {
 };
 
 #define GRAPH_COMPACT_BELOW	120	/* columns: the narrow layout of the figures */
-#define GRAPH_HSCROLL_STEP	8
 
 static const int graph_features[] = { FEATURE_FUNCTION_GRAPH, FEATURE_FTRACE_FILTER };
 
@@ -198,7 +198,7 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 	if (ui->paused && gs->t0)
 		return;
 	/* a live run without function_graph has no call records to read */
-	if (ui->app->live && strcmp(app_tracer(ui->app), "function_graph"))
+	if ((app_flags(ui->app) & SOURCE_GROWS) && strcmp(app_tracer(ui->app), "function_graph"))
 		return;
 	t1 = ui_feed_window_end(ui, GRAPH_LAG_NS);
 	if (!t1 || t1 < gs->t0)
@@ -342,7 +342,8 @@ static void graph_unavailable(struct ui *ui, int y, int h, int w)
 	const struct feature *f = &ui->app->ft.f[FEATURE_FUNCTION_GRAPH];
 	char plan[512];
 
-	if (ui_view(ui) && (!ui->app->live || !strcmp(app_tracer(ui->app), "function_graph")))
+	if (ui_view(ui) && (!(app_flags(ui->app) & SOURCE_GROWS) ||
+			     !strcmp(app_tracer(ui->app), "function_graph")))
 		snprintf(plan, sizeof(plan), "No finished call among the events the view filter "
 			 "matches (w widens it, W clears it).");
 	else if (!strcmp(app_tracer(ui->app), "function_graph"))
@@ -466,6 +467,45 @@ static void graph_select(struct graph_state *gs, uint32_t id)
 	gs->follow = false;
 }
 
+/* y, i: the stacks pane on the selected function: its callers, or the icicle at its path. */
+static int graph_stacks(struct ui *ui, struct graph_state *gs, uint32_t id, enum ui_action act)
+{
+	uint32_t path[STACK_MAX_FRAMES], n = 0, func = 0;
+	struct fgraph_info in;
+	char what[160];
+
+	if (gs->view == FGRAPH_TIMELINE)
+		id = fgraph_agg_of(gs->g, id);
+	/* the calls from the selected one up to its context (a task, an interrupt) */
+	for (; id != FGRAPH_NONE && n < STACK_MAX_FRAMES; id = fgraph_parent(gs->g, FGRAPH_AGG, id)) {
+		if (fgraph_node(gs->g, FGRAPH_AGG, id, &in) || in.kind != FGRAPH_K_CALL)
+			break;
+		path[n++] = in.func;
+	}
+	if (!n) {
+		ui_message(ui, "%s: select a call first", act == ACT_STACK_ICICLE ? "i" : "y");
+		return UI_HANDLED | UI_REDRAW;
+	}
+	func = path[0];
+	for (uint32_t k = 0; k < n / 2; k++) {
+		uint32_t x = path[k];
+
+		path[k] = path[n - 1 - k];
+		path[n - 1 - k] = x;
+	}
+	snprintf(what, sizeof(what), "%s %s", act == ACT_STACK_ICICLE ? "every call path, at" :
+		 "the calls of", intern_str(store_strings(ui->st), func));
+	return ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_STACKS,
+		.stacks = {
+			.icicle = act == ACT_STACK_ICICLE, .src = SV_SRC_GRAPH, .type = -1,
+			/* the icicle: the whole tree, zoomed out to the call; callers: of it */
+			.func = act == ACT_STACK_ICICLE ? 0 : func, .path = path, .npath = n,
+			.what = what,
+		},
+	});
+}
+
 static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 {
 	struct graph_state *gs = p->priv;
@@ -500,12 +540,9 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 		gs->follow = false;
 		break;
 	case ACT_LEFT:
-		/* sideways, as in the event list: the folds and the selection stay */
-		gs->hscroll = gs->hscroll > GRAPH_HSCROLL_STEP ? gs->hscroll - GRAPH_HSCROLL_STEP : 0;
-		break;
 	case ACT_RIGHT:
-		if (gs->hscroll < RICHSTR_MAX - 40)
-			gs->hscroll += GRAPH_HSCROLL_STEP;
+		/* sideways, as in the event list: the folds and the selection stay */
+		gs->hscroll = ui_rowsel_hscroll(gs->hscroll, act);
 		break;
 	case ACT_FOLD_CHILDREN:
 	case ACT_UNFOLD_CHILDREN:
@@ -547,12 +584,22 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 	case ACT_FREEZE:
 		gs->follow = !gs->follow;
 		break;
+	case ACT_STACK_CALLERS:
+	case ACT_STACK_ICICLE:
+		return graph_stacks(ui, gs, id, act);
 	case ACT_PROBE:
 		return ui_request(ui, &(struct ui_req){ .kind = UI_REQ_PROBE, .probe.func = in.name });
 	default:
 		return 0;
 	}
 	return UI_HANDLED | UI_REDRAW;
+}
+
+struct fgraph *pane_graph_model(struct ui *ui)
+{
+	struct pane *p = ui_pane(ui, "graph");
+
+	return p ? ((struct graph_state *)p->priv)->g : NULL;
 }
 
 static int graph_search(struct ui *ui, struct pane *p, const char *needle, int dir)

@@ -137,7 +137,7 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 	if (ls->stopped || (ui->paused && ls->t0))
 		return;
 	/* a live run without these tracers has no samples to read */
-	if (ui->app->live && strcmp(app_tracer(ui->app), "timerlat") &&
+	if ((app_flags(ui->app) & SOURCE_GROWS) && strcmp(app_tracer(ui->app), "timerlat") &&
 	    strcmp(app_tracer(ui->app), "osnoise"))
 		return;
 	t1 = ui_feed_window_end(ui, LAT_LAG_NS);

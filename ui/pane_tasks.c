@@ -88,7 +88,8 @@ static void tasks_feed(struct ui *ui, struct tasks_state *ts)
 		ts->tm = tasks_new(ui->st, ui->app->rel);
 		if (!ts->tm)
 			return;
-		if (ui->app->sess) {	/* live: ktop's threads, BPF's per-task figures */
+		/* live: ktop's threads, BPF's per-task figures */
+		if (app_flags(ui->app) & SOURCE_KERNEL) {
 			tasks_set_self(ts->tm, "/proc/self/task");
 			tasks_set_bpf(ts->tm, ui->app->bpf);
 		}

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app.h"
+#include "intern.h"
 #include "rowsel.h"
+#include "store.h"
 #include "tracer_feed.h"
 #include "viewfilter.h"
 #include "ui-local.h"
@@ -257,6 +259,32 @@ static void top_needle(struct ui *ui, uint64_t key, char *buf, size_t len)
 	}
 }
 
+/* y, i, Y: the stacks of an event type's row, or of the events through a function's. */
+static int top_stacks(struct ui *ui, struct ui_stats *s, uint64_t key, enum ui_action act)
+{
+	uint16_t type = UI_TOP_TYPE(key);
+	bool func = type == KTOP_T_FUNCTION || type == KTOP_T_FGRAPH_ENTRY;
+	char name[160], what[200];
+
+	if (func && act == ACT_STACK_ON) {
+		ui_message(ui, "Y: the selected row is a function; stack traces are for events");
+		return UI_HANDLED | UI_REDRAW;
+	}
+	ui_top_name(s, key, name, sizeof(name));
+	if (func)
+		name[strcspn(name, "+ ")] = '\0';	/* "func+0x1a [mod]" -> "func" */
+	snprintf(what, sizeof(what), func ? "the events through %s" : "%s events", name);
+	return ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_STACKS,
+		.stacks = {
+			.icicle = act == ACT_STACK_ICICLE, .enable = act == ACT_STACK_ON,
+			.type = func ? -1 : type,
+			.func = func ? intern_id(store_strings(ui->st), name, strlen(name)) : 0,
+			.what = what,
+		},
+	});
+}
+
 static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 {
 	struct top_state *ts = p->priv;
@@ -301,6 +329,12 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 			.kind = UI_REQ_NARROW,
 			.view = { .what = UI_VIEW_EVENT, .type = UI_TOP_TYPE(ts->rows[ts->sel]->key) },
 		});
+	case ACT_STACK_CALLERS:
+	case ACT_STACK_ICICLE:
+	case ACT_STACK_ON:
+		if (ts->sel < 0 || ts->sel >= (int)ts->n)
+			return 0;
+		return top_stacks(ui, s, ts->rows[ts->sel]->key, act);
 	case ACT_FILTER_TOGGLE: {
 		uint16_t type;
 		char name[160];
@@ -368,6 +402,6 @@ const struct pane_ops pane_top_ops = {
 	.draw		= top_draw,
 	.key		= top_key,
 	.click		= top_click,
-	.keys		= "p/c/C narrow x clear a filter e view this event",
+	.keys		= "p/c/C narrow x clear a filter e view this event y/i stacks Y on",
 	.request	= top_request,
 };

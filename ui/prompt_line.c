@@ -18,6 +18,7 @@ static int search_open(struct ui *ui, struct prompt *pr)
 {
 	return ui_prompt_ask(ui, pr, ui_showing(ui, "graph") ? "search function names for:" :
 			     ui_showing(ui, "tasks") ? "search tasks (name or pid) for:" :
+			     ui_showing(ui, "stacks") ? "search frame names for:" :
 			     "search older events for:", "", SHORT_LINE);
 }
 

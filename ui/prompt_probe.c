@@ -272,7 +272,7 @@ static int pp_list_key(struct ui *ui, struct prompt_probe *pp, int ch)
 		snprintf(pp->note, sizeof(pp->note), "%s", err);
 	else
 		snprintf(pp->note, sizeof(pp->note), "probe %s/%s %s",
-			 probe_set_group(ui->app->probes), event, ch != CTRL('t') ?
+			 app_probe_group(ui->app), event, ch != CTRL('t') ?
 			 "removed (its events stay in the event list)" :
 			 in->enabled != 1 ? "on" : "off");
 	pp_refresh(ui, pp, true);
@@ -417,7 +417,7 @@ static void pp_fmt_status(struct ui *ui, struct richstr *rs, const struct prompt
 			richstr_addf(rs, ROLE_DIM, "%s%s", no++ ? " " : "; not ", kinds[i].name);
 	richstr_addf(rs, c->btf ? ROLE_OVERLAY : ROLE_WARN, "; BTF %s", c->btf ? "yes" : "no");
 	richstr_addf(rs, ROLE_OVERLAY, "; group %s, %u probe%s",
-		     probe_set_group(ui->app->probes), pp->n, pp->n == 1 ? "" : "s");
+		     app_probe_group(ui->app), pp->n, pp->n == 1 ? "" : "s");
 }
 
 /*

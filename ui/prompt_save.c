@@ -3,11 +3,16 @@
  * The save prompt (s, S): when the event list has a marked time window (v),
  * first whether to save that window or everything (w/a); then a file name,
  * whose extension picks the format (.ktop, .dat trace.dat, .json, .txt,
- * .csv; anything else: .ktop); then app_save() (src/app_snapshot.c) writes
+ * .csv; anything else: .ktop); then app_save() (src/app.c) writes
  * the store, or only its events with timestamps in the window: atomic, mode
  * 0600. An existing file is never overwritten without a y at a second prompt.
  * "-" and a target that is a terminal (/dev/tty, /dev/stdout) are refused:
  * they would write over the screen.
+ *
+ * From a pane that shows stacks (pane_ops.folded: the stacks pane, 8) the
+ * name offered ends in .folded: that file holds what the pane shows (its
+ * scope, source, and the icicle's zoom) as folded stacks for flame graphs
+ * (src/folded.h); any other extension saves the trace as from any pane.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,7 +22,9 @@
 
 #include "app.h"
 #include "export.h"
+#include "folded.h"
 #include "safefile.h"
+#include "stacktree.h"
 #include "ui-local.h"
 
 struct save_state {
@@ -26,6 +33,11 @@ struct save_state {
 	/* what the file will hold: the window [t0, t1] of n events, or everything */
 	bool		window;
 	uint64_t	t0, t1, n;
+	/* the stacks pane's: what a .folded name saves */
+	bool		folded;
+	struct stack_set set;
+	bool		value;
+	char		what[200];
 };
 
 static int name_prompt(struct ui *ui, struct prompt *pr)
@@ -54,10 +66,33 @@ static int name_prompt(struct ui *ui, struct prompt *pr)
 			     "save to (.ktop .dat .json .txt .csv):", name, sizeof(ss->path) - 1);
 }
 
+/* The stacks pane shown: offer what it shows as .folded. */
+static int folded_prompt(struct ui *ui, struct prompt *pr)
+{
+	struct save_state *ss = pr->priv;
+	char name[64], label[sizeof(pr->label)];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(name, sizeof(name), "ktop-%Y%m%d-%H%M%S.folded", &tm);
+	ss->step = SAVE_NAME;
+	snprintf(label, sizeof(label), "save the %zu stacks shown (.folded), or the trace (.ktop "
+		 ".dat .json .txt .csv), to:", ss->set.n);
+	return ui_prompt_ask(ui, pr, label, name, sizeof(ss->path) - 1);
+}
+
 static int save_open(struct ui *ui, struct prompt *pr)
 {
 	struct save_state *ss = pr->priv;
 	char label[sizeof(pr->label)];
+
+	stack_set_free(&ss->set);
+	ss->folded = ui->active && ui->active->ops->folded &&
+		     ui->active->ops->folded(ui, ui->active, &ss->set, &ss->value, ss->what,
+					     sizeof(ss->what));
+	if (ss->folded)
+		return folded_prompt(ui, pr);
 
 	ss->window = pane_events_window(ui, &ss->t0, &ss->t1, &ss->n);
 	if (!ss->window)
@@ -76,6 +111,15 @@ static int save_now(struct ui *ui, struct save_state *ss)
 
 	if (fmt < 0)
 		fmt = EXPORT_KTOP;
+	if (ss->folded && fmt == EXPORT_FOLDED) {
+		if (folded_save_set(ss->path, ui->st, &ss->set, ss->value,
+				    SAFEFILE_OUT_NO_TERMINAL, err, sizeof(err)))
+			ui_message(ui, "not saved: %s", err);
+		else
+			ui_message(ui, "saved %s (folded: %zu stacks, %s)", ss->path, ss->set.n,
+				   ss->what);
+		return UI_REDRAW;
+	}
 	if (app_save(ui->app, ss->path, fmt, t0, t1, SAFEFILE_OUT_NO_TERMINAL, err, sizeof(err)))
 		ui_message(ui, "not saved: %s", err);
 	else if (ss->window)
@@ -140,9 +184,17 @@ static int save_key(struct ui *ui, struct prompt *pr, int ch)
 	return ui_prompt_line_key(ui, pr, ch);
 }
 
+static void save_destroy(struct prompt *pr)
+{
+	struct save_state *ss = pr->priv;
+
+	stack_set_free(&ss->set);
+}
+
 const struct prompt_ops prompt_save_ops = {
 	.name		= "save",
 	.priv_size	= sizeof(struct save_state),
+	.destroy	= save_destroy,
 	.open		= save_open,
 	.key		= save_key,
 	.submit		= save_submit,

@@ -200,12 +200,15 @@ static int view_narrow(struct ui *ui, const struct ui_view_req *r)
 	case UI_VIEW_CPU:
 		ret = viewfilter_push_cpu(vf, r->cpu, 0);
 		break;
+	case UI_VIEW_CLAUSE:
+		ret = r->text ? viewfilter_push(vf, r->text, NULL) : -EINVAL;
+		break;
 	default:
 		ret = viewfilter_push_type(vf, r->type, 0);
 		break;
 	}
 	say_pushed(ui, ret, r->what == UI_VIEW_TASK ? "the task" : r->what == UI_VIEW_CPU ?
-		   "the CPU" : "the event");
+		   "the CPU" : r->what == UI_VIEW_CLAUSE ? r->text : "the event");
 	return UI_HANDLED | UI_REDRAW;
 }
 
@@ -275,7 +278,7 @@ static int view_submit(struct ui *ui, struct prompt *pr, const char *line)
 	 * A file took any field name while its loader was still reading it
 	 * (app_view_start); read whole, its schema knows every event's fields.
 	 */
-	if (!ui->app->sess && !app_loading(ui->app))
+	if (!app_session(ui->app) && !app_loading(ui->app))
 		viewfilter_set_live(vf, NULL, NULL, NULL);
 	ret = viewfilter_push(vf, line, &vs->fe);
 	if (ret == -EINVAL) {
@@ -333,7 +336,7 @@ static void cand_names(struct completion *c, struct store *st, const char *word,
 		       bool events_only)
 {
 	static const char *const words[] = {
-		"pid:", "comm:", "cpu:", "event:", "common_pid", "common_flags",
+		"pid:", "comm:", "cpu:", "event:", "stack:", "common_pid", "common_flags",
 		"common_preempt_count", "CPU", "COMM",
 	};
 	const struct schema *sc = store_schema(st);

@@ -22,6 +22,7 @@ static const char *const req_target[UI_REQ_NR] = {
 	[UI_REQ_PROBE]		= "probe",
 	[UI_REQ_NARROW]		= "view",
 	[UI_REQ_WIDEN]		= "view",
+	[UI_REQ_STACKS]		= "stacks",
 };
 
 /* The state the UI keeps for a pane or prompt: zeroed, freed after its destroy. */

@@ -61,3 +61,12 @@ void ui_rowsel_mark(struct richstr *rs, int w)
 	richstr_set_role(rs, 0, rs->len, ROLE_SELECTED);
 	richstr_pad(rs, ROLE_SELECTED, w);
 }
+
+int ui_rowsel_hscroll(int hscroll, enum ui_action act)
+{
+	if (act == ACT_LEFT)
+		return hscroll > 8 ? hscroll - 8 : 0;
+	if (act == ACT_RIGHT && hscroll < RICHSTR_MAX - 40)
+		return hscroll + 8;
+	return hscroll;
+}

@@ -45,6 +45,13 @@ long ui_rowsel_top(long sel, long top, long page);
  */
 long ui_rowsel_click(long top, int line, int header, long n);
 
+/*
+ * ui_rowsel_hscroll - how far a pane's lines are scrolled sideways after
+ * Left (ACT_LEFT) or Right (ACT_RIGHT): 8 columns a key, from 0 to what a
+ * struct richstr holds. Return: the new offset (@hscroll for other actions).
+ */
+int ui_rowsel_hscroll(int hscroll, enum ui_action act);
+
 /* Show @rs, @w columns wide, as the selected row. */
 void ui_rowsel_mark(struct richstr *rs, int w);
 

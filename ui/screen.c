@@ -23,7 +23,7 @@
 /* The tabs, in order (the number keys pick them by place). */
 static const struct pane_ops *const pane_table[] = {
 	&pane_cpus_ops, &pane_top_ops, &pane_events_ops,
-	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops, &pane_tasks_ops,
+	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops, &pane_tasks_ops, &pane_stacks_ops,
 };
 
 static const struct prompt_ops *const prompt_table[] = {
@@ -63,7 +63,7 @@ int ui_init(struct ui *ui, struct app *a)
 	ret = ui_stats_init(&ui->stats, a->st);
 	if (ret)
 		return ret;
-	ui->stats.live_skip = a->live;
+	ui->stats.live_skip = app_flags(a) & SOURCE_GROWS;
 	/* the kernel's syscall argument names, for the event list's raw_syscalls lines */
 	syscall_args_dir(a->ft.tracefs);
 	ui->fstyle = flags_style_detect(uname(&un) ? NULL : un.release, false);
@@ -773,6 +773,13 @@ int ui_handle_key(struct ui *ui, int ch)
 		ret = ui_request(ui, &(struct ui_req){ .kind = UI_REQ_PROBE });
 	if (!ret && k->act == ACT_FILTER_TOGGLE)
 		ui_message(ui, "a: select a function in the top view first");
+	if (!ret && (k->act == ACT_STACK_CALLERS || k->act == ACT_STACK_ICICLE)) {
+		/* no row to take the stacks of here: the stacks pane as it is */
+		ret = ui_show_pane(ui, "stacks");
+	} else if (!ret && k->act == ACT_STACK_ON) {
+		ui_message(ui, "Y: select an event in the event list (3) or the top view (2)");
+		ret = UI_REDRAW;
+	}
 	if (!ret && k->act >= ACT_VIEW_TASK && k->act <= ACT_VIEW_EVENT) {
 		ui_message(ui, "%s: no selected row with %s in this pane", k->label,
 			   k->act == ACT_VIEW_CPU ? "a CPU" :

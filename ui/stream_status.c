@@ -23,7 +23,7 @@ const char *ui_source_word(const struct ui *ui)
 		break;
 	}
 	/* a snapshot file still being read by its loader thread: LOADING */
-	return a->live ? "LIVE" : app_loading(a) ? "LOADING" : "SNAPSHOT";
+	return app_flags(a) & SOURCE_GROWS ? "LIVE" : app_loading(a) ? "LOADING" : "SNAPSHOT";
 }
 
 int ui_stream_header(struct ui *ui, int y)

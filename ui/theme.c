@@ -54,6 +54,19 @@ static const char *const role_names[ROLE_NR] = {
 	[ROLE_DUR_MS]		= "duration_ms",
 	[ROLE_DUR_S]		= "duration_s",
 	[ROLE_WINDOW]		= "window",
+	[ROLE_STK_KERNEL]	= "stack_kernel",
+	[ROLE_STK_SYSCALL]	= "stack_syscall",
+	[ROLE_STK_SCHED]	= "stack_sched",
+	[ROLE_STK_LOCK]		= "stack_lock",
+	[ROLE_STK_TIME]		= "stack_time",
+	[ROLE_STK_MM]		= "stack_mm",
+	[ROLE_STK_FS]		= "stack_fs",
+	[ROLE_STK_NET]		= "stack_net",
+	[ROLE_STK_BLOCK]	= "stack_block",
+	[ROLE_STK_IRQ]		= "stack_irq",
+	[ROLE_STK_USER]		= "stack_user",
+	[ROLE_STK_LIB]		= "stack_lib",
+	[ROLE_STK_UNKNOWN]	= "stack_unknown",
 };
 
 static const unsigned int mono_attr[ROLE_NR] = {
@@ -74,6 +87,19 @@ static const unsigned int mono_attr[ROLE_NR] = {
 	[ROLE_DUR_MS]		= UI_A_BOLD,
 	[ROLE_DUR_S]		= UI_A_BOLD | UI_A_UNDERLINE,
 	[ROLE_WINDOW]		= UI_A_UNDERLINE,
+	[ROLE_STK_KERNEL]	= UI_A_REVERSE,
+	[ROLE_STK_SYSCALL]	= UI_A_REVERSE,
+	[ROLE_STK_SCHED]	= UI_A_REVERSE,
+	[ROLE_STK_LOCK]		= UI_A_REVERSE,
+	[ROLE_STK_TIME]		= UI_A_REVERSE,
+	[ROLE_STK_MM]		= UI_A_REVERSE,
+	[ROLE_STK_FS]		= UI_A_REVERSE,
+	[ROLE_STK_NET]		= UI_A_REVERSE,
+	[ROLE_STK_BLOCK]	= UI_A_REVERSE,
+	[ROLE_STK_IRQ]		= UI_A_REVERSE,
+	[ROLE_STK_USER]		= UI_A_REVERSE,
+	[ROLE_STK_LIB]		= UI_A_REVERSE,
+	[ROLE_STK_UNKNOWN]	= UI_A_REVERSE,
 };
 
 /* The same text as themes/default.theme, so ktop looks right uninstalled. */
@@ -106,7 +132,20 @@ static const char builtin_text[] =
 	"duration_us = yellow default\n"
 	"duration_ms = red default bold\n"
 	"duration_s = magenta default bold\n"
-	"window = brightwhite blue\n";
+	"window = brightwhite blue\n"
+	"stack_kernel = black 180/yellow\n"
+	"stack_syscall = black 214/yellow\n"
+	"stack_sched = black 117/cyan\n"
+	"stack_lock = black 210/red\n"
+	"stack_time = black 183/magenta\n"
+	"stack_mm = black 114/green\n"
+	"stack_fs = black 176/magenta\n"
+	"stack_net = black 75/cyan\n"
+	"stack_block = black 137/yellow\n"
+	"stack_irq = black 203/red\n"
+	"stack_user = black 150/green\n"
+	"stack_lib = black 108/cyan\n"
+	"stack_unknown = black 250/white\n";
 
 const char *ui_role_name(enum ui_role r)
 {

@@ -46,6 +46,20 @@ enum ui_role {
 	ROLE_DUR_MS,		/* # * (> 1 ms, > 10 ms) */
 	ROLE_DUR_S,		/* @ $ (> 100 ms, > 1 s) */
 	ROLE_WINDOW,		/* event list: the rows of the marked time window */
+	/* stack frames (icicle, caller tree), by kernel subsystem or user module */
+	ROLE_STK_KERNEL,	/* the kernel, where no subsystem below names it */
+	ROLE_STK_SYSCALL,	/* system call entry */
+	ROLE_STK_SCHED,		/* the scheduler */
+	ROLE_STK_LOCK,		/* locks, futexes */
+	ROLE_STK_TIME,		/* timers, sleeps */
+	ROLE_STK_MM,		/* memory, page faults */
+	ROLE_STK_FS,		/* files, pipes, poll */
+	ROLE_STK_NET,		/* networking */
+	ROLE_STK_BLOCK,		/* block devices */
+	ROLE_STK_IRQ,		/* interrupts, softirqs */
+	ROLE_STK_USER,		/* user frames of the program */
+	ROLE_STK_LIB,		/* user frames of a shared library */
+	ROLE_STK_UNKNOWN,	/* [unknown] frames */
 	ROLE_NR,
 };
 

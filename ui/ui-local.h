@@ -29,6 +29,7 @@ struct app;
 struct ui;
 struct pane;
 struct prompt;
+struct stack_set;
 
 /* What a key or a click asks for. The key table maps keys to these. */
 enum ui_action {
@@ -102,6 +103,13 @@ enum ui_action {
 	ACT_VIEW_CLEAR,
 	ACT_HIDE_SELF,		/* tasks pane: ktop's own threads shown or hidden */
 	ACT_SORT_INVERT,	/* tasks pane: the sort order reversed */
+	/* stacks (pane_stacks.c) */
+	ACT_STACK_CALLERS,	/* a pane: the caller tree of its selected row */
+	ACT_STACK_ICICLE,	/* ... its icicle */
+	ACT_STACK_ON,		/* a pane: stack traces on for its selected row's event, live */
+	ACT_STACK_SOURCE,	/* stacks pane: event stacks, off-CPU, function_graph */
+	ACT_STACK_ALL,		/* stacks pane: every stack of the source (drop the scope) */
+	ACT_ZOOM_OUT,		/* stacks pane: the icicle's zoom one frame out */
 	ACT_NR,
 };
 
@@ -154,6 +162,7 @@ enum ui_req_kind {
 	UI_REQ_PROBE,		/* "probe": the probe prompt, opened on a place */
 	UI_REQ_NARROW,		/* "view": narrow every pane to a task, CPU or event */
 	UI_REQ_WIDEN,		/* "view": drop the newest clause, or all */
+	UI_REQ_STACKS,		/* "stacks": the caller tree or icicle of a row */
 	UI_REQ_NR,
 };
 
@@ -204,6 +213,7 @@ enum ui_view_what {
 	UI_VIEW_TASK,		/* @pid; @kids: with its children and threads */
 	UI_VIEW_CPU,		/* @cpu */
 	UI_VIEW_EVENT,		/* @type */
+	UI_VIEW_CLAUSE,		/* @text, a clause in -F's syntax (the stacks pane's "stack:") */
 };
 
 struct ui_view_req {
@@ -213,6 +223,28 @@ struct ui_view_req {
 	unsigned int		cpu;
 	uint16_t		type;
 	bool			all;		/* UI_REQ_WIDEN: every clause */
+	const char		*text;
+};
+
+/*
+ * The stacks pane (pane_stacks.c): the caller tree or the icicle of a pane's
+ * selected row: an event (its type's stacks, the event's own selected), an
+ * event type, a function; of the event stacks, the BPF off-CPU stacks or the
+ * function_graph paths. With @enable, first turn on stack traces for @type's
+ * event (live; app_stacks_add()): when the kernel refuses, the pane says what
+ * --stack would and is not shown.
+ */
+struct ui_stacks_req {
+	bool		icicle;		/* the icicle; false: the caller tree */
+	bool		enable;
+	int		src;		/* enum sv_source (ui/stackview.h) */
+	int32_t		type;		/* event stacks of this type; -1: every type */
+	uint32_t	func;		/* event stacks through this function, function_graph
+					 * paths ending in it (a string id); 0: none */
+	uint32_t	stack;		/* select this stack's path (an event's); 0: none */
+	const uint32_t	*path;		/* or this path, root first (string ids) */
+	unsigned int	npath;
+	const char	*what;		/* the title's words for the scope */
 };
 
 struct ui_req {
@@ -224,6 +256,7 @@ struct ui_req {
 		struct ui_filter_req	filter;
 		struct ui_probe_req	probe;
 		struct ui_view_req	view;
+		struct ui_stacks_req	stacks;
 	};
 };
 
@@ -256,6 +289,11 @@ struct pane_ops {
 	/* A typed request: UI_HANDLED when done (the UI then shows the pane), 0 when
 	 * the pane does not take this kind. */
 	int		(*request)(struct ui *ui, struct pane *p, const struct ui_req *r);
+	/* The stacks it shows, for the save prompt's .folded: a copy in @out (free with
+	 * stack_set_free), @value: widths are ns (else counts), @what: their words.
+	 * Return: false when it shows none. May be NULL. */
+	bool		(*folded)(struct ui *ui, struct pane *p, struct stack_set *out,
+				  bool *value, char *what, size_t len);
 };
 
 struct pane {
@@ -271,6 +309,7 @@ extern const struct pane_ops pane_graph_ops;
 extern const struct pane_ops pane_latency_ops;
 extern const struct pane_ops pane_bpf_ops;
 extern const struct pane_ops pane_tasks_ops;
+extern const struct pane_ops pane_stacks_ops;
 
 /*
  * A prompt: what takes the keys while it is open, from a question on the
@@ -321,7 +360,7 @@ extern const struct prompt_ops prompt_theme_ops;	/* "theme": prompt_theme.c */
 extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
 extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
 
-#define UI_MAX_PANES	8
+#define UI_MAX_PANES	10
 #define UI_MAX_PROMPTS	16
 
 /*
@@ -329,6 +368,10 @@ extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
  * many events the store holds in it. Return: false when no window is marked.
  */
 bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
+
+/* The graph pane's function_graph model (the stacks pane's third source), or NULL. */
+struct fgraph;
+struct fgraph *pane_graph_model(struct ui *ui);
 
 /*
  * prompt_view.c: the view filter every pane honours (the app's, src/app_view.c),

@@ -23,7 +23,7 @@
  *   cpus     4096 CPUs with one event each (each CPU with events used to hold
  *            a 120 KiB chunk buffer)
  *
- * The framing is written here from the format in src/snapshot.c (header,
+ * The framing is written here from the format in src/formats/ktop-local.h (header,
  * blocks of one zstd frame each, CRC32s), not with ktop's writer: a hostile
  * file is what ktop's writer would never produce. OUT of "-" is stdout; with
  * a file, prints "events N marks N lost N": what a reader that keeps it all

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * snapshot_tool - drive src/snapshot.c and src/export.c from the shell, for
+ * snapshot_tool - drive the formats (src/formats/) from the shell, for
  * tests/live/test_snapshot.sh (until ktop's own -o/-i/--stream exist, and
  * beside them after).
  *
@@ -42,11 +42,14 @@
 #include "schema.h"
 #include "snapshot.h"
 #include "store.h"
+#include "stacks.h"
+#include "stacksym.h"
 #include "symbols.h"
 
 static struct store *fixture_store(const char *dir, struct snapshot_meta *meta)
 {
 	struct fixture *fx = fixture_open(dir);
+	struct stack_syms *sy;
 	struct symbols *syms;
 	struct decode_ctx *dc;
 	struct store *st;
@@ -58,6 +61,8 @@ static struct store *fixture_store(const char *dir, struct snapshot_meta *meta)
 	st = store_new(0, fixture_ncpus(fx));
 	syms = symbols_load(fixture_path(fx, "kallsyms"));
 	dc = st ? decode_ctx_new(fixture_tep(fx), st, syms) : NULL;
+	/* the stacks' kernel frames named from the fixture's kallsyms, as a live run does */
+	sy = st ? stack_syms_new(st, syms, false) : NULL;
 	for (unsigned int cpu = 0; dc && cpu < fixture_ncpus(fx); cpu++) {
 		struct decoder *d = decoder_new(dc, cpu);
 
@@ -66,6 +71,12 @@ static struct store *fixture_store(const char *dir, struct snapshot_meta *meta)
 		decoder_free(d);
 		store_publish(st, cpu);
 	}
+	for (uint32_t id = 1; sy && id <= stacks_count(store_stacks(st)); id++) {
+		uint32_t names[2 * STACK_MAX_FRAMES];
+
+		stacks_names(store_stacks(st), id, names, 2 * STACK_MAX_FRAMES);
+	}
+	stack_syms_free(sy);
 	memset(meta, 0, sizeof(*meta));
 	snapshot_meta_load_dir(meta, dir, NULL);
 	decode_ctx_free(dc);

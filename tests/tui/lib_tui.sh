@@ -60,6 +60,14 @@ need() {
 	fi
 }
 
+# need_tool NAME: a test program of tests/tools, built
+need_tool() {
+	if [ ! -x "$TOOLS/$1" ]; then
+		echo "FAIL setup: $TOOLS/$1 is not built (make tools)"
+		exit 1
+	fi
+}
+
 # A light, steady source of syscalls and context switches.
 start_load() {
 	(while :; do cat /proc/version >/dev/null; sleep 0.01; done) >/dev/null 2>&1 &
@@ -169,6 +177,18 @@ state_same() {
 		fail "$1: tracing state changed:"
 		echo "$out" | head -20 | sed 's/^/    /'
 	fi
+}
+
+# quit_ok LABEL: q, and ktop exits with status 0; the tmux server goes
+quit_ok() {
+	keys q
+	for ((i = 0; i < 100; i++)); do [ -f "$tmp/exit" ] && break; sleep 0.1; done
+	if [ "$(cat "$tmp/exit" 2>/dev/null)" = "EXIT=0" ]; then
+		ok "$1"
+	else
+		fail "$1 ($(cat "$tmp/exit" 2>/dev/null))"; cat "$tmp/stderr"
+	fi
+	tui_stop
 }
 
 # wait_exit PID SECONDS

@@ -136,7 +136,7 @@ tui_stop
 
 # the form that lost keys: the view names the ssh that shares its terminal
 tui_start_cmd 120 40 "$SSHCMD root@ktop-test $KABS --stream -e sched 2>'$tmp/ssh.err' | $KTOP -i - 2>'$tmp/stderr'"
-if wait_screen 'ssh \(pid [0-9]+\) reads this' 20; then
+if wait_screen 'ssh \(pid [0-9]+\) reads' 20; then
 	ok "old_form_view_names_the_ssh_reading_its_terminal"
 else
 	fail "old_form_view_names_the_ssh_reading_its_terminal"; evidence old-form

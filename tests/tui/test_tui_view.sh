@@ -35,17 +35,6 @@ all_rows_are() {
 	[ -n "$2" ] && [ -z "$(echo "$2" | grep -vx -- "$1")" ]
 }
 
-quit_ok() {
-	keys q
-	for ((i = 0; i < 100; i++)); do [ -f "$tmp/exit" ] && break; sleep 0.1; done
-	if [ "$(cat "$tmp/exit" 2>/dev/null)" = "EXIT=0" ]; then
-		ok "$1"
-	else
-		fail "$1 ($(cat "$tmp/exit" 2>/dev/null))"; cat "$tmp/stderr"
-	fi
-	tui_stop
-}
-
 # narrow_and_widen LABEL: in the event list, z then # then w then W
 narrow_and_widen() {
 	local label=$1 v pids pid cpus cpu

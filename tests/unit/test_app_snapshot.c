@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/app_snapshot.c: opening a snapshot the way ktop -i does (sync, and with
+ * src/source_file.c: opening a snapshot the way ktop -i does (sync, and with
  * the loader thread), saving it with app_save in each format, and bad input.
  * The expected events come from snapshot_load() of the same file, the
  * library's own reader, not from numbers written here.
@@ -67,14 +67,15 @@ TEST(open_sync_has_every_event_and_the_tracer)
 	CHECK(want > 0);
 	app_init(&a);
 	CHECK(app_open_snapshot(&a, demo, -1, APP_SNAP_SYNC, err, sizeof(err)) == 0);
-	CHECK(!a.live && !a.sess && !a.cons && a.st);
+	CHECK(!(app_flags(&a) & SOURCE_GROWS) && !app_session(&a) && !app_consumer(&a) && a.st);
 	CHECK_EQ_U64(held(a.st), want);
 	CHECK(!app_loading(&a));
 	CHECK_EQ_U64(app_snapshot_end(&a), UINT64_MAX - 1);
-	CHECK(a.opts.so.tracer && a.meta && !strcmp(a.opts.so.tracer, a.meta->tracer));
+	CHECK(a.opts.so.tracer && app_recording_meta(&a) &&
+	      !strcmp(a.opts.so.tracer, app_recording_meta(&a)->tracer));
 	CHECK(strstr(a.mode_why, demo) != NULL);
 	app_stop(&a);
-	CHECK(!a.st && !a.meta && !a.loader);
+	CHECK(!a.st && !app_recording_meta(&a) && !a.src_priv);
 }
 
 TEST(open_with_loader_thread_ends_with_every_event)
@@ -116,7 +117,7 @@ TEST(stream_on_a_pipe_reads_live)
 	close(fd);
 	app_init(&a);
 	CHECK(app_open_snapshot(&a, "-", p[0], 0, err, sizeof(err)) == 0);
-	CHECK(a.live);
+	CHECK(app_flags(&a) & SOURCE_GROWS);
 	CHECK(app_loader_wait(&a, err, sizeof(err)) == 0);
 	CHECK_EQ_U64(held(a.st), want);
 	app_stop(&a);

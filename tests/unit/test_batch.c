@@ -30,7 +30,6 @@ static struct app *app_fake(void)
 	a.opts.json = true;
 	a.opts.batch = true;
 	a.wake_fd = -1;
-	a.live = false;
 	a.st = store_new(16 << 20, 2);
 	snprintf(a.mode_why, sizeof(a.mode_why), "test \"mode\"");
 	a.start_ns = app_now_ns();

@@ -122,7 +122,7 @@ TEST(tracedat_trace_cmd_report_same_events)
 		struct stat sb;
 
 		CHECK(st);
-		CHECK(export_tracedat(path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
 		CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600);
 		store_get_stats(st, &ss);
 		CHECK_EQ_U64(es.events, ss.events);
@@ -176,7 +176,7 @@ TEST(tracedat_reload_same_events)
 		char err[512] = "", *path = tmp_path("reload.dat");
 
 		CHECK(st);
-		CHECK(export_tracedat(path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		/* detected from the content, whatever the name */
 		CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
 		CHECK_STR(back.source, "trace.dat");
@@ -206,7 +206,7 @@ TEST(tracedat_window_and_errors)
 	store_get_stats(st, &ss);
 	o.t0 = ss.first_ts + (ss.last_ts - ss.first_ts) / 4;
 	o.t1 = ss.first_ts + (ss.last_ts - ss.first_ts) / 2;
-	CHECK(export_tracedat(path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
 	CHECK(snapshot_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
 	CHECK(snap_compare(st, st2, o.t0, o.t1) == 0);
 	CHECK(snap_count(st2) > 0 && snap_count(st2) < ss.events);
@@ -214,11 +214,11 @@ TEST(tracedat_window_and_errors)
 	/* no formats: a clear error, no file */
 	memset(&none, 0, sizeof(none));
 	unlink(path);
-	CHECK(export_tracedat(path, st, &none, NULL, NULL, err, sizeof(err)) < 0);
+	CHECK(export_write(EXPORT_TRACEDAT, path, st, &none, NULL, NULL, err, sizeof(err)) < 0);
 	CHECK(strstr(err, path) && strstr(err, "formats"));
 	CHECK(access(path, F_OK) != 0);
 	/* a directory that does not exist */
-	CHECK(export_tracedat("/nonexistent/dir/x.dat", st, &meta, NULL, NULL, err,
+	CHECK(export_write(EXPORT_TRACEDAT, "/nonexistent/dir/x.dat", st, &meta, NULL, NULL, err,
 			      sizeof(err)) < 0);
 	CHECK(strstr(err, "/nonexistent/dir/x.dat"));
 	snapshot_meta_free(&meta);
@@ -274,6 +274,77 @@ TEST(tracedat_endless_libtracecmd_loop)
 	printf("  %s (%.1f s)\n", err, s);
 }
 
+/* ---- round trips ------------------------------------------------------------- */
+
+/* Save @st as @path (.ktop or trace.dat by its name), load it back into *@out. */
+static int chain_step(const char *path, struct store *st, const struct snapshot_meta *m,
+		      struct store **out, struct snapshot_meta *back)
+{
+	char err[512] = "";
+	int ret;
+
+	if (strstr(path, ".ktop"))
+		ret = snapshot_write(path, st, m, NULL, err, sizeof(err));
+	else
+		ret = export_write(EXPORT_TRACEDAT, path, st, m, NULL, NULL, err, sizeof(err));
+	if (!ret)
+		ret = snapshot_load(path, 0, out, back, err, sizeof(err));
+	if (ret)
+		printf("  %s: %s\n", path, err);
+	unlink(path);
+	return ret;
+}
+
+/*
+ * Issue 15 point 2: live -> .ktop -> trace.dat -> .ktop -> trace.dat keeps
+ * the events, lost marks, tracer and what the next format needs (event
+ * formats, header_event, printk formats, kallsyms, clock) at every step.
+ */
+TEST(roundtrip_chain)
+{
+	static const char *const steps[] = { "c1.ktop", "c2.dat", "c3.ktop", "c4.dat" };
+
+	for (int f = 0; f < nfixtures; f++) {
+		struct snapshot_meta m[5];
+		struct store *st[5] = { snap_fixture_store(fixtures[f], &m[0]) };
+		struct store_stats a, b;
+
+		CHECK(st[0]);
+		if (!m[0].tracer[0])
+			snprintf(m[0].tracer, sizeof(m[0].tracer), "nop");
+		store_get_stats(st[0], &a);
+		for (int i = 0; i < 4; i++) {
+			char *path = tmp_path(steps[i]);
+
+			CHECK(chain_step(path, st[i], &m[i], &st[i + 1], &m[i + 1]) == 0);
+			free(path);
+			CHECK(snap_compare(st[0], st[i + 1], 0, UINT64_MAX) == 0);
+			store_get_stats(st[i + 1], &b);
+			CHECK_EQ_U64(b.events, a.events);
+			CHECK_EQ_U64(b.lost, a.lost);
+			if (strcmp(m[i + 1].tracer, m[0].tracer))
+				printf("  %s step %s: tracer %s, not %s\n", fixtures[f], steps[i],
+				       m[i + 1].tracer, m[0].tracer);
+			CHECK_STR(m[i + 1].tracer, m[0].tracer);
+			CHECK_EQ_U64(m[i + 1].nformats >= m[0].nformats ? 1 : 0, 1);
+			CHECK(m[i + 1].header_page);
+			CHECK(!m[0].kallsyms || !*m[0].kallsyms ||
+			      (m[i + 1].kallsyms && !strcmp(m[i + 1].kallsyms, m[0].kallsyms)));
+			/* the fixtures have none: a trace.dat brings the kernel's */
+			CHECK(i == 0 || m[i + 1].header_event);
+			CHECK(!m[0].printk || (m[i + 1].printk &&
+					       !strcmp(m[i + 1].printk, m[0].printk)));
+			CHECK(!m[0].clock[0] || !strcmp(m[i + 1].clock, m[0].clock));
+		}
+		printf("  %s: %llu events, %llu lost, tracer %s through 4 steps\n", fixtures[f],
+		       (unsigned long long)a.events, (unsigned long long)a.lost, m[4].tracer);
+		for (int i = 0; i < 5; i++) {
+			snapshot_meta_free(&m[i]);
+			store_free(st[i]);
+		}
+	}
+}
+
 /* ---- JSON ------------------------------------------------------------------------ */
 
 /* Run json_tree.py on @path. Return: its output (free it), NULL when it failed. */
@@ -325,7 +396,7 @@ TEST(json_loads_and_counts)
 		uint64_t seq;
 
 		CHECK(st);
-		CHECK(export_json(path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_JSON, path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
 		tree = json_tree(path);
 		CHECK(tree);
 		store_get_stats(st, &ss);
@@ -420,7 +491,7 @@ TEST(json_nesting_matches_fgraph_tree)
 		}
 		fixtures_seen++;
 		path = tmp_path("fg.json");
-		CHECK(export_json(path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		tree = json_tree(path);
 		CHECK(tree);
 		for (uint32_t t = fgraph_first_child(g, FGRAPH_TIMELINE, FGRAPH_ROOT);
@@ -603,7 +674,7 @@ TEST(text_matches_kernel_trace)
 		size_t na, nb, same = 0, lossy = 0, tracer_lines = 0, lazy_diff = 0;
 
 		CHECK(st);
-		CHECK(export_text(path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		mine = fixture_read_file(path, NULL);
 		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
 		theirs = fixture_read_file(kpath, NULL);
@@ -701,6 +772,192 @@ TEST(text_matches_kernel_trace)
 
 /* ---- CSV ------------------------------------------------------------------------- */
 
+/* One CPU's function_graph lines: the graph part, after "C) " or after the timestamp. */
+struct glines {
+	char	*v[8192];
+	size_t	n;
+};
+
+/* "} /\* f *\/" -> "}": the kernel names an exit's function only when it lost the entry. */
+static char *graph_strip_tail(char *g)
+{
+	char *c = strstr(g, "} /* ");
+
+	if (c)
+		c[1] = 0;
+	return g;
+}
+
+/* ktop's lines, leaf calls (an entry and its exit next on the CPU) merged as the kernel does. */
+static void graph_mine(char *text, struct glines *cpu, int ncpu)
+{
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		char *br = strstr(l, " ["), *g = br ? strstr(br, ": ") : NULL;
+		int c = br ? atoi(br + 2) : -1;
+
+		if (l[0] == '#' || !g || c < 0 || c >= ncpu || !strstr(g, "|  ") ||
+		    cpu[c].n >= 8192)
+			continue;
+		cpu[c].v[cpu[c].n++] = g + 2;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		size_t o = 0;
+
+		for (size_t i = 0; i < cpu[c].n; i++) {
+			char *e = cpu[c].v[i], *x = i + 1 < cpu[c].n ? cpu[c].v[i + 1] : NULL;
+			char *eb = strstr(e, "|  "), *xb = x ? strstr(x, "|  ") : NULL;
+			size_t fl = strlen(e) - (size_t)(eb - e);
+			char want[512];
+
+			if (xb && strstr(e, "() {") && fl > 7) {
+				/* "|  <indent>f() {" then "|  <indent>} /\* f *\/" */
+				size_t ind = strspn(eb + 3, " ");
+
+				snprintf(want, sizeof(want), "%*s} /* %.*s */", (int)ind, "",
+					 (int)(strlen(eb + 3 + ind) - 4), eb + 3 + ind);
+				if (!strcmp(xb + 3, want)) {
+					/* the exit's duration, the entry's name: "f();" */
+					snprintf(xb + 3, strlen(xb + 3) + 1, "%*s%.*s();", (int)ind, "",
+						 (int)(strlen(eb + 3 + ind) - 4), eb + 3 + ind);
+					cpu[c].v[o++] = x;
+					i++;
+					continue;
+				}
+			}
+			cpu[c].v[o++] = graph_strip_tail(e);
+		}
+		cpu[c].n = o;
+	}
+}
+
+/* The kernel's function_graph file: " C) DURATION |  calls", context switches left out. */
+static void graph_kernel(char *text, struct glines *cpu, int ncpu)
+{
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		char *p = strchr(l, ')');
+		int c = atoi(l);
+
+		if (l[0] == '#' || !p || strstr(l, "=>") || c < 0 || c >= ncpu || cpu[c].n >= 8192)
+			continue;
+		cpu[c].v[cpu[c].n++] = graph_strip_tail(p + 2);
+	}
+}
+
+/*
+ * Issue 18 #3.12: function_graph's records come out in the kernel's graph
+ * layout (duration column with its marks, indentation, "f() {", "}"),
+ * compared line by line, per CPU, with the kernel's own function_graph
+ * trace file recorded with each function_graph fixture.
+ */
+TEST(text_fgraph_matches_kernel_graph)
+{
+	int seen = 0;
+
+	for (int f = 0; f < nfixtures; f++) {
+		char kpath[4200], *path, *mine, *theirs, err[512];
+		struct glines *a, *b;
+		struct snapshot_meta meta;
+		struct store *st;
+		size_t lines = 0;
+
+		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
+		theirs = fixture_read_file(kpath, NULL);
+		if (!theirs || strncmp(theirs, "# tracer: function_graph", 24)) {
+			free(theirs);
+			continue;
+		}
+		seen++;
+		st = snap_fixture_store(fixtures[f], &meta);
+		path = tmp_path("g.txt");
+		CHECK(st);
+		CHECK(export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		mine = fixture_read_file(path, NULL);
+		a = calloc(2, sizeof(*a));
+		b = calloc(2, sizeof(*b));
+		CHECK(mine && a && b && store_ncpus(st) <= 2);
+		graph_mine(mine, a, 2);
+		graph_kernel(theirs, b, 2);
+		for (int c = 0; c < 2; c++) {
+			if (a[c].n != b[c].n)
+				printf("  %s cpu %d: %zu graph lines, the kernel's %zu\n", fixtures[f], c,
+				       a[c].n, b[c].n);
+			CHECK_EQ_U64(a[c].n, b[c].n);
+			for (size_t i = 0; i < a[c].n; i++) {
+				if (strcmp(a[c].v[i], b[c].v[i]))
+					printf("  %s cpu %d line %zu:\n  ktop:   '%s'\n  kernel: '%s'\n",
+					       fixtures[f], c, i, a[c].v[i], b[c].v[i]);
+				CHECK_STR(a[c].v[i], b[c].v[i]);
+			}
+			lines += a[c].n;
+		}
+		printf("  %s: %zu graph lines as the kernel wrote them\n", fixtures[f], lines);
+		free(a);
+		free(b);
+		free(mine);
+		free(theirs);
+		snapshot_meta_free(&meta);
+		store_free(st);
+		unlink(path);
+		free(path);
+	}
+	CHECK(seen > 0);
+}
+
+/* The legend of the latency columns: the "#" lines from the first "_-" to "| |". */
+static void text_legend(const char *text, char *out, size_t len)
+{
+	const char *p = strstr(text, "#                                _"), *e;
+
+	out[0] = 0;
+	e = p ? strstr(p, "| |") : NULL;
+	e = e ? strchr(e, '\n') : NULL;
+	if (p && e)
+		snprintf(out, len, "%.*s", (int)(e - p), p);
+}
+
+/*
+ * Issue 18 #3.12: the legend has as many latency columns as the rows (seven
+ * on 6.1-rt, five elsewhere): the same lines as the kernel's own trace file.
+ */
+TEST(text_header_matches_kernel)
+{
+	int compared = 0, seven = 0;
+
+	for (int f = 0; f < nfixtures; f++) {
+		char kpath[4200], *path, *mine, *theirs, err[512], lm[2048], lk[2048];
+		struct snapshot_meta meta;
+		struct store *st;
+
+		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
+		theirs = fixture_read_file(kpath, NULL);
+		text_legend(theirs ? theirs : "", lk, sizeof(lk));
+		if (!lk[0]) {
+			free(theirs);
+			continue;
+		}
+		st = snap_fixture_store(fixtures[f], &meta);
+		path = tmp_path("h.txt");
+		CHECK(st);
+		CHECK(export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		mine = fixture_read_file(path, NULL);
+		CHECK(mine);
+		text_legend(mine, lm, sizeof(lm));
+		if (strcmp(lm, lk))
+			printf("  %s:\n%s\n  the kernel's:\n%s\n", fixtures[f], lm, lk);
+		CHECK_STR(lm, lk);
+		compared++;
+		seven += strstr(lk, "|||||||") != NULL;
+		free(mine);
+		free(theirs);
+		snapshot_meta_free(&meta);
+		store_free(st);
+		unlink(path);
+		free(path);
+	}
+	printf("  %d legends as the kernel's, %d of them with seven columns\n", compared, seven);
+	CHECK(compared > 0 && seven > 0);
+}
+
 TEST(csv_counts)
 {
 	struct store *st = snap_fixture_store("host-sched", NULL);
@@ -715,7 +972,7 @@ TEST(csv_counts)
 		store_cpu_range(st, cpu, &f, &e);
 		per_cpu[cpu] = e - f;
 	}
-	CHECK(export_csv(path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(EXPORT_CSV, path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
 	text = fixture_read_file(path, NULL);
 	CHECK(text);
 	CHECK(!strncmp(text, "cpu,events,percent\n", 19));
@@ -730,7 +987,7 @@ TEST(csv_counts)
 		CHECK_EQ_U64(got[i], per_cpu[i]);
 	free(text);
 	o.csv_key = STORE_KEY_TYPE;
-	CHECK(export_csv(path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(EXPORT_CSV, path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
 	text = fixture_read_file(path, NULL);
 	CHECK(text && strstr(text, "\"sched\",\"sched_switch\","));
 	free(text);

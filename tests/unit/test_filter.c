@@ -566,6 +566,16 @@ TEST(marker_event)
 	store_free(st);
 }
 
+/* The live source's function filter as the header asks for it (source_ops.filter_held). */
+static struct ftrace_filter *held_ff;
+
+static const struct ftrace_filter *held_filter(const struct app *a)
+{
+	return held_ff;
+}
+
+static const struct source_ops held_src = { .name = "test", .filter_held = held_filter };
+
 /*
  * Issue 18 #3.6: the header's filter line says what the prompt left in the
  * files (read back), through undo and redo, and what the command line set
@@ -575,7 +585,7 @@ TEST(marker_event)
 TEST(filter_desc_follows_applies_undos_and_the_command_line)
 {
 	struct ftrace_filter_result res;
-	struct app a = { 0 };
+	struct app a = { .src = &held_src };
 	char buf[256];
 
 	snprintf(fake_root, sizeof(fake_root), "/tmp/ktop-test-filter.%d", (int)getpid());
@@ -584,21 +594,21 @@ TEST(filter_desc_follows_applies_undos_and_the_command_line)
 	fake_put("events/sched/sched_switch/filter", "none\n");
 	fake_put("error_log", "");
 	CHECK_STR(app_filter_desc(&a, buf, sizeof(buf)), "none");
-	CHECK(ftrace_filter_open_dir(&a.filter, fake_root, NULL, buf, sizeof(buf)) == 0);
+	CHECK(ftrace_filter_open_dir(&held_ff, fake_root, NULL, buf, sizeof(buf)) == 0);
 	CHECK_STR(app_filter_desc(&a, buf, sizeof(buf)), "none");
-	CHECK(ftrace_filter_apply(a.filter, "pid:1234,1235", &res) == 0);
+	CHECK(ftrace_filter_apply(held_ff, "pid:1234,1235", &res) == 0);
 	CHECK_STR(app_filter_desc(&a, buf, sizeof(buf)), "pid:1234 1235");
-	CHECK(ftrace_filter_apply(a.filter, "sched_switch: prev_pid == 1", &res) == 0);
+	CHECK(ftrace_filter_apply(held_ff, "sched_switch: prev_pid == 1", &res) == 0);
 	CHECK_STR(app_filter_desc(&a, buf, sizeof(buf)),
 		  "pid:1234 1235; sched_switch: prev_pid == 1");
-	CHECK(ftrace_filter_undo(a.filter, &res) == 0);
+	CHECK(ftrace_filter_undo(held_ff, &res) == 0);
 	CHECK_STR(app_filter_desc(&a, buf, sizeof(buf)), "pid:1234 1235");
-	CHECK(ftrace_filter_redo(a.filter, &res) == 0);
+	CHECK(ftrace_filter_redo(held_ff, &res) == 0);
 	CHECK(strstr(app_filter_desc(&a, buf, sizeof(buf)), "sched_switch: prev_pid == 1"));
-	CHECK(ftrace_filter_undo(a.filter, &res) == 0);
-	CHECK(ftrace_filter_undo(a.filter, &res) == 0);
+	CHECK(ftrace_filter_undo(held_ff, &res) == 0);
+	CHECK(ftrace_filter_undo(held_ff, &res) == 0);
 	CHECK_STR(app_filter_desc(&a, buf, sizeof(buf)), "none");
-	ftrace_filter_close(a.filter);
+	ftrace_filter_close(held_ff);
 	/* the command line's (as the session wrote it), until the prompt changes those files */
 	a.opts.so.filters[0] = "vfs_*";
 	a.opts.so.filters[1] = "/^tcp_/";
@@ -606,13 +616,13 @@ TEST(filter_desc_follows_applies_undos_and_the_command_line)
 	a.opts.so.pids[0] = 42;
 	a.opts.so.npids = 1;
 	fake_put("set_event_pid", "42\n");
-	CHECK(ftrace_filter_open_dir(&a.filter, fake_root, NULL, buf, sizeof(buf)) == 0);
+	CHECK(ftrace_filter_open_dir(&held_ff, fake_root, NULL, buf, sizeof(buf)) == 0);
 	CHECK_STR(app_filter_desc(&a, buf, sizeof(buf)), "functions vfs_* /^tcp_/; pid:42");
-	CHECK(ftrace_filter_apply(a.filter, "pid:7", &res) == 0);
+	CHECK(ftrace_filter_apply(held_ff, "pid:7", &res) == 0);
 	CHECK_STR(app_filter_desc(&a, buf, sizeof(buf)), "pid:7; functions vfs_* /^tcp_/");
-	CHECK(ftrace_filter_undo(a.filter, &res) == 0);
+	CHECK(ftrace_filter_undo(held_ff, &res) == 0);
 	CHECK_STR(app_filter_desc(&a, buf, sizeof(buf)), "pid:42; functions vfs_* /^tcp_/");
-	ftrace_filter_close(a.filter);
+	ftrace_filter_close(held_ff);
 	CHECK(fake_remove() == 0);
 }
 

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "intern.h"
+#include "snapshot.h"
 #include "stacks.h"
 #include "store.h"
 #include "test.h"
@@ -236,6 +239,109 @@ TEST(store_keeps_stack_ids_through_sealing)
 	store_publish(st, 0);
 	CHECK(!store_get(st, 0, 20000, &ev) && ev.stack == 0);
 	free(ids);
+	store_free(st);
+}
+
+/* Events of @cpu, each with the next of @n stacks: no two neighbours share one. */
+static void fill_distinct(struct store *st, unsigned int cpu, uint64_t n, const uint32_t *ids,
+			  unsigned int nids)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		struct ktop_event ev = {
+			.ts = 5000 + i * 50, .pid = 200, .cpu = (uint16_t)cpu,
+			.type = KTOP_T_SYS_EXIT, .nargs = 2, .stack = ids[i % nids],
+		};
+
+		ev.args[0] = 1;
+		store_append(st, &ev);
+	}
+	store_publish(st, cpu);
+}
+
+/*
+ * Issue 15 point 3 with stacks: a version 2 .ktop copies the sealed chunks,
+ * stack column and all (the dictionary form on CPU 0, the direct form on
+ * CPU 1), and the table with the same ids; the reader hands the chunks to
+ * its store as they are.
+ */
+TEST(ktop_chunks_keep_the_stack_column)
+{
+	char path[] = "/tmp/ktop-test-stkchunks-XXXXXX", err[512] = "";
+	struct store *st = store_new(0, 2), *back = NULL;
+	uint32_t *ids = make_stacks(st, 3000);
+	struct snapshot_writer_stats ws;
+	struct snapshot_writer *w;
+	uint64_t compared = 0;
+	int fd = mkstemp(path);
+
+	CHECK(st && ids && fd >= 0);
+	fill(st, 20000, 3, 300, ids);
+	fill_distinct(st, 1, 10000, ids, 3000);
+	w = snapshot_writer_new(fd, path, st, NULL, NULL, err, sizeof(err));
+	CHECK(w);
+	CHECK(!snapshot_writer_flush(w, st) && !snapshot_writer_finish(w));
+	snapshot_writer_stats(w, &ws);
+	snapshot_writer_free(w);
+	close(fd);
+	printf("  %llu events, %llu of them in %llu sealed chunks copied, %llu bytes\n",
+	       (unsigned long long)ws.events, (unsigned long long)ws.chunks * 2048,
+	       (unsigned long long)ws.chunks, (unsigned long long)ws.bytes);
+	CHECK(ws.chunks >= 12);
+	CHECK(!snapshot_load(path, 0, &back, NULL, err, sizeof(err)));
+	CHECK_EQ_U64(stacks_count(store_stacks(back)), stacks_count(store_stacks(st)));
+	for (unsigned int cpu = 0; cpu < 2; cpu++) {
+		uint64_t first, end, f2, e2;
+
+		store_cpu_range(st, cpu, &first, &end);
+		store_cpu_range(back, cpu, &f2, &e2);
+		CHECK_EQ_U64(e2 - f2, end - first);
+		for (uint64_t i = 0; i < end - first; i++) {
+			struct ktop_event a, b;
+
+			CHECK(!store_get(st, cpu, first + i, &a) && !store_get(back, cpu, f2 + i, &b));
+			if (a.stack != b.stack)
+				printf("  cpu %u event %llu: stack %u, read back %u\n", cpu,
+				       (unsigned long long)i, a.stack, b.stack);
+			CHECK_EQ_U64(b.stack, a.stack);
+			compared += a.stack != 0;
+		}
+	}
+	CHECK(compared > 16000);
+	for (uint32_t id = 1; id <= stacks_count(store_stacks(st)); id++) {
+		struct stack_info x, y;
+
+		CHECK(!stacks_get(store_stacks(st), id, &x) && !stacks_get(store_stacks(back), id, &y));
+		CHECK(x.nkern == y.nkern && x.nuser == y.nuser && x.tgid == y.tgid);
+		CHECK(!memcmp(x.frames, y.frames, (x.nkern + x.nuser) * sizeof(x.frames[0])));
+	}
+	store_free(back);
+	store_free(st);
+	free(ids);
+	unlink(path);
+}
+
+/* A version 1 file with stacks (the fuzz corpus keeps one main wrote) still reads. */
+TEST(ktop_version1_stacks_read)
+{
+	const char *path = "tests/fuzz/corpus/3425011bdfd8045e4be70cce5e83c56ed362844d";
+	struct snapshot_meta m = { 0 };
+	struct store *st = NULL;
+	struct store_iter *it;
+	struct ktop_event ev;
+	uint64_t seq, with = 0;
+	char err[512] = "";
+
+	CHECK(!snapshot_load(path, 0, &st, &m, err, sizeof(err)));
+	CHECK_EQ_U64(m.version, 1);
+	CHECK(stacks_count(store_stacks(st)) > 0);
+	it = store_iter_new(st, 0, UINT64_MAX, NULL);
+	while (store_iter_next(it, &ev, &seq))
+		with += ev.stack != 0;
+	store_iter_free(it);
+	printf("  %u stacks, %llu events with one\n", stacks_count(store_stacks(st)),
+	       (unsigned long long)with);
+	CHECK(with > 0);
+	snapshot_meta_free(&m);
 	store_free(st);
 }
 

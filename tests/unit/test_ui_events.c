@@ -13,6 +13,7 @@
 #include "../../ui/richstr.c"
 #include "../../ui/format.c"
 #include "../../ui/evnav.c"
+#include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
 #include "../../ui/prompt_view.c"

@@ -107,6 +107,9 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 		{ '\\', ACT_VIEW_PROMPT }, { 'V', ACT_VIEW_PROMPT }, { 'z', ACT_VIEW_TASK },
 		{ 'Z', ACT_VIEW_TASK_KIDS }, { '#', ACT_VIEW_CPU }, { 'e', ACT_VIEW_EVENT },
 		{ 'w', ACT_VIEW_WIDEN }, { 'W', ACT_VIEW_CLEAR }, { '7', ACT_PANE },
+		/* issue 17: the stacks pane, from a row's stacks, stack traces on live */
+		{ '8', ACT_PANE }, { 'y', ACT_STACK_CALLERS }, { 'i', ACT_STACK_ICICLE },
+		{ 'Y', ACT_STACK_ON },
 	};
 
 	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -122,13 +125,21 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 	CHECK(ui_key_lookup_in(KEY_F(5), "tasks")->act == ACT_TREE);
 	CHECK(ui_key_lookup_in(KEY_F(3), "tasks")->act == ACT_SEARCH);
 	CHECK(ui_key_lookup_in('H', "tasks")->act == ACT_HIDE_SELF);
+	/* the stacks pane: Enter lists or zooms, Backspace zooms out, the graph's folding keys */
+	CHECK(ui_key_lookup_in('\n', "stacks")->act == ACT_ENTER);
+	CHECK(ui_key_lookup_in(KEY_BACKSPACE, "stacks")->act == ACT_ZOOM_OUT);
+	CHECK(ui_key_lookup_in(' ', "stacks")->act == ACT_FOLD_TOGGLE);
+	CHECK(ui_key_lookup_in('C', "stacks")->act == ACT_FOLD_ALL);
+	CHECK(ui_key_lookup_in('o', "stacks")->act == ACT_STACK_SOURCE);
+	CHECK(ui_key_lookup_in('x', "stacks")->act == ACT_STACK_ALL);
+	CHECK(ui_key_lookup_in(KEY_F(3), "stacks")->act == ACT_SEARCH);
 }
 
 /* A pane's own key names one of the panes (ui/screen.c's table) by its name. */
 TEST(pane_keys_name_a_pane)
 {
 	static const char *const panes[] = { "cpus", "top", "events", "graph", "latency", "bpf",
-					     "tasks" };
+					     "tasks", "stacks" };
 	unsigned int scoped = 0;
 
 	for (unsigned int i = 0; i < ui_nkeys; i++) {
@@ -150,7 +161,7 @@ TEST(pane_keys_name_a_pane)
 TEST(s_saves_in_every_pane_and_v_marks_in_the_event_list)
 {
 	static const char *const panes[] = { "cpus", "top", "events", "graph", "latency", "bpf",
-					     "tasks" };
+					     "tasks", "stacks" };
 
 	for (unsigned int i = 0; i < sizeof(panes) / sizeof(panes[0]); i++) {
 		const char *pane = panes[i];

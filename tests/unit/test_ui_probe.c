@@ -42,6 +42,11 @@ static struct {
 	unsigned int		adds, enables;
 } fk;
 
+const char *app_probe_group(const struct app *a)
+{
+	return fk.ps ? probe_set_group(fk.ps) : "";
+}
+
 const char *app_probe_why(struct app *a)
 {
 	return fk.why;
@@ -145,7 +150,6 @@ static bool rig_open(const char *readme)
 	}
 	snprintf(rig.group, sizeof(rig.group), "%s", probe_set_group(fk.ps));
 	rig.app.st = store_new(1 << 20, 1);
-	rig.app.probes = fk.ps;
 	rig.ui.app = &rig.app;
 	rig.ui.st = rig.app.st;
 	rig.ui.rows = SCR_ROWS;

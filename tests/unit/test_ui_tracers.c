@@ -84,6 +84,15 @@ bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
 
 /* ---- an offline app over a fixture ------------------------------------------ */
 
+
+/* A stand-in for the live source: only its flags (events keep coming, a kernel to act on). */
+static unsigned int fake_live_flags(const struct app *a)
+{
+	return SOURCE_KERNEL | SOURCE_GROWS;
+}
+
+static const struct source_ops fake_live = { .name = "fake-live", .flags = fake_live_flags };
+
 struct rig {
 	struct app	app;
 	struct ui	ui;
@@ -117,7 +126,7 @@ static bool rig_open(struct rig *r, const char *name, const struct pane_ops *ops
 	}
 	decode_ctx_free(dc);
 	symbols_free(syms);
-	r->app.live = false;	/* like a snapshot: everything is there */
+	r->app.src = NULL;	/* like a snapshot: everything is there */
 	r->ui.app = &r->app;
 	r->ui.st = r->app.st;
 	if (!r->text || ui_views_init(&r->ui, (const struct pane_ops *[]){ ops, &fake_events_ops },
@@ -529,7 +538,7 @@ TEST(graph_says_why)
 	struct rig r;
 
 	CHECK(rig_open(&r, "rt-timerlat", &pane_graph_ops));
-	r.app.live = true;
+	r.app.src = &fake_live;
 	r.app.opts.so.tracer = "nop";
 	r.app.ft.f[FEATURE_FUNCTION_GRAPH] = (struct feature){
 		.name = "function_graph", .config = "CONFIG_FUNCTION_GRAPH_TRACER",
@@ -823,7 +832,7 @@ TEST(latency_says_why)
 	struct rig r;
 
 	CHECK(rig_open(&r, "rt-fgraph", &pane_latency_ops));
-	r.app.live = true;
+	r.app.src = &fake_live;
 	r.app.opts.so.tracer = "nop";
 	r.app.ft.f[FEATURE_OSNOISE] = (struct feature){ .name = "osnoise",
 		.config = "CONFIG_OSNOISE_TRACER", .state = FEAT_NOT_BUILT };

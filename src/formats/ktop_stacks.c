@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The STACKS, EVSTK and STACKW blocks of .ktop files (snapshot_stacks.h).
+ * The STACKS, EVSTK and STACKW blocks of .ktop files (ktop_stacks.h).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snapshot_stacks.h"
+#include "formats/ktop_stacks.h"
 #include "stacks.h"
 #include "store.h"
 
@@ -245,14 +245,17 @@ struct snap_stk_r {
 	size_t		npend;
 	unsigned int	pend_cpu;
 	bool		has_pend;
+	bool		same_ids;	/* version 2: the store's ids are the file's */
 };
 
-struct snap_stk_r *snap_stk_r_new(struct store *st)
+struct snap_stk_r *snap_stk_r_new(struct store *st, bool same_ids)
 {
 	struct snap_stk_r *sr = calloc(1, sizeof(*sr));
 
-	if (sr)
+	if (sr) {
 		sr->st = st;
+		sr->same_ids = same_ids;
+	}
 	return sr;
 }
 
@@ -312,6 +315,13 @@ static int rd_stacks(struct snap_stk_r *sr, struct rd *r, const uint32_t *strmap
 			return rd_fail(err, errlen, "frames");
 		sid = stacks_intern(sk, frames, (unsigned int)nk, frames + nk, (unsigned int)nu,
 				    (uint32_t)tgid, (unsigned int)flags, NULL);
+		/* version 2: the chunks' stack column names it by the file's id */
+		if (sr->same_ids && sid != id) {
+			snprintf(err, errlen, "corrupt stack block (stack %llu %s)",
+				 (unsigned long long)id, sid ? "repeats another" :
+				 "does not fit in the stack table");
+			return -EBADMSG;
+		}
 		if (id >= sr->nmap) {
 			uint32_t n = (uint32_t)id + 1024, *m = realloc(sr->map, n * sizeof(*m));
 

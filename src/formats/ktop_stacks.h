@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Stacks in .ktop files and streams (internal to src/snapshot.c).
+ * Stacks in .ktop files and streams (internal to the .ktop writer and reader,
+ * ktop_write.c and ktop_read.c).
  *
  * Three block types carry them; a file without stacks has none of them, so
  * it reads in any ktop. Integers are LEB128 varints as in the other blocks
@@ -25,17 +26,20 @@
  *                  uv set (0: BPF off-CPU), uv n,
  *                  n x (uv stack id, zz pid, uv count, uv value)
  *
- * A reader interns each stack in its own store's table (ids may differ)
- * with its names, maps the ids of EVSTK and STACKW through that, and
- * refuses a block that names a stack or string it was not sent. For the
- * format redesign (one file per format, the store's sealed chunks as they
- * are): the chunks' stack column holds table ids, so the table (STACKS) and
- * the weighted sets (STACKW) must travel with them; EVSTK is then the
- * column itself.
+ * A reader interns each stack in its own store's table with its names,
+ * maps the ids of EVSTK and STACKW through that, and refuses a block that
+ * names a stack or string it was not sent. A version 1 file's ids may differ
+ * from the reader's. Version 2 files carry the store's sealed chunks (CHUNKS
+ * blocks), whose stack column names stacks by the writer's table ids: the
+ * writer sends its whole table in id order, the reader must give every
+ * stack the id the file gives it (a file where it cannot is refused), and
+ * the chunks go into the store as they are. EVSTK is then only for the
+ * events sent as rows (EVENTS blocks).
  */
 #ifndef KTOP_SNAPSHOT_STACKS_H
 #define KTOP_SNAPSHOT_STACKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "event.h"
@@ -85,7 +89,8 @@ int snap_stk_w_weights(struct snap_stk_w *sw, struct store *st, struct snap_payl
 
 struct snap_stk_r;
 
-struct snap_stk_r *snap_stk_r_new(struct store *st);
+/* @same_ids: version 2, the store's ids must be the file's (see above). */
+struct snap_stk_r *snap_stk_r_new(struct store *st, bool same_ids);
 void snap_stk_r_free(struct snap_stk_r *sr);
 
 /*

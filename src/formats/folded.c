@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Folded stacks for flame graphs (src/folded.h says what a line holds and
+ * where the stacks come from): the format's entry in the table, write only.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fgraph.h"
+#include "folded.h"
+#include "formats/format.h"
+#include "stacktree.h"
+#include "store.h"
+#include "viewfilter.h"
+
+/* stack_query.keep for the export's view filter ("save what I see"). */
+static bool folded_keep(void *ctx, const struct ktop_event *ev)
+{
+	return viewfilter_match(ctx, ev);
+}
+
+/* The function_graph paths of @st's window as a stack set. */
+static int graph_set(struct store *st, uint64_t t0, uint64_t t1, bool ns, struct stack_set *out)
+{
+	struct fgraph *g = fgraph_new(NULL);
+	long n;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!g)
+		return -ENOMEM;
+	n = fgraph_feed_store(g, st, t0, t1);
+	ret = n < 0 ? (int)n : stack_set_from_fgraph(st, g, 0, ns, out);
+	fgraph_free(g);
+	return ret;
+}
+
+/*
+ * The stacks @src names (FOLDED_AUTO: the first source the store has) into
+ * @set; *@value: the set's values are the weights (else the counts).
+ * Return: 0 or a negative errno.
+ */
+static int folded_set(struct store *st, const struct export_opts *opts, enum folded_source *src,
+		      struct stack_set *set, bool *value)
+{
+	struct stack_query q;
+	int ret = 0;
+
+	*value = false;
+	stack_query_all(&q);
+	if (opts && opts->view) {
+		q.keep = folded_keep;
+		q.keep_ctx = opts->view;
+	}
+	if (opts && (opts->t0 || opts->t1)) {
+		q.t0 = opts->t0;
+		q.t1 = opts->t1;
+	}
+	if (*src == FOLDED_AUTO || *src == FOLDED_EVENTS) {
+		stack_set_free(set);
+		ret = stack_set_from_store(st, &q, set);
+		if (!ret && (set->n || *src == FOLDED_EVENTS))
+			*src = FOLDED_EVENTS;
+	}
+	if (!ret && (*src == FOLDED_AUTO || *src == FOLDED_OFFCPU)) {
+		stack_set_free(set);
+		ret = stack_set_from_offcpu(st, false, set);
+		*value = true;
+		if (!ret && (set->n || *src == FOLDED_OFFCPU))
+			*src = FOLDED_OFFCPU;
+	}
+	if (!ret && (*src == FOLDED_AUTO || *src == FOLDED_GRAPH || *src == FOLDED_GRAPH_COUNT)) {
+		*value = true;
+		stack_set_free(set);
+		ret = graph_set(st, q.t0, q.t1 ? q.t1 : UINT64_MAX, *src != FOLDED_GRAPH_COUNT, set);
+	}
+	return ret;
+}
+
+static int folded_save(const struct format_out *out, struct store *st,
+		       const struct snapshot_meta *meta, const struct export_opts *opts,
+		       struct export_stats *stats, char *err, size_t errlen)
+{
+	enum folded_source src = opts ? (enum folded_source)opts->folded : FOLDED_AUTO;
+	struct export_stats s = { 0 };
+	struct stack_set set = { 0 };
+	struct format_file f;
+	bool value;
+	long lines;
+	int ret;
+
+	ret = folded_set(st, opts, &src, &set, &value);
+	if (ret) {
+		format_fail(err, errlen, ret, out->path, "%s", strerror(-ret));
+		goto out;
+	}
+	if (!set.n) {
+		ret = format_fail(err, errlen, -ENOENT, out->path, "no stacks to write: %s",
+				  src == FOLDED_EVENTS ? "no event has a stack (record some with "
+				  "--stack EVENT)" : src == FOLDED_OFFCPU ? "no off-CPU stacks "
+				  "(record them with --offcpu)" : src == FOLDED_AUTO ? "no event "
+				  "stacks, off-CPU stacks or function_graph calls in this store "
+				  "(record some with --stack EVENT or --offcpu)" : "no function_graph "
+				  "calls in this store");
+		goto out;
+	}
+	ret = format_out_open(&f, out, opts ? opts->file_flags : 0, true, err, errlen);
+	if (ret)
+		goto out;
+	lines = folded_write_set(f.fp, st, &set, value);
+	if (lines < 0)
+		ret = (int)lines;
+	s.events = set.count;
+	ret = format_out_close(&f, ret, &s, err, errlen);
+out:
+	stack_set_free(&set);
+	if (stats)
+		*stats = s;
+	return ret;
+}
+
+static const char *const folded_exts[] = { ".folded", NULL };
+
+const struct format_ops format_folded = {
+	.id	= FORMAT_FOLDED,
+	.name	= "folded",
+	.exts	= folded_exts,
+	.save	= folded_save,
+};

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The table of formats (format.h) and what every format shares: finding one
+ * by content, name or id; opening and reading an input whole; opening and
+ * finishing an output file. export_write(), snapshot_load() and
+ * snapshot_detect(), the names the rest of ktop calls, are lookups here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "formats/format.h"
+#include "output.h"
+#include "snapshot.h"
+#include "store.h"
+
+static const struct format_ops *const formats[FORMAT_NR] = {
+	[FORMAT_KTOP]		= &format_ktop,
+	[FORMAT_TRACEDAT]	= &format_tracedat,
+	[FORMAT_JSON]		= &format_json,
+	[FORMAT_TEXT]		= &format_text,
+	[FORMAT_CSV]		= &format_csv,
+	[FORMAT_FOLDED]		= &format_folded,
+};
+
+int format_fail(char *err, size_t errlen, int ret, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "%s: ", path);
+
+	if (n < 0 || (size_t)n >= errlen)
+		return ret;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+const struct format_ops *format_nth(unsigned int i)
+{
+	return i < FORMAT_NR ? formats[i] : NULL;
+}
+
+const struct format_ops *format_by_id(enum format_id id)
+{
+	return format_nth((unsigned int)id);
+}
+
+const struct format_ops *format_by_name(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (!dot || strchr(dot, '/'))
+		return NULL;
+	for (unsigned int i = 0; i < FORMAT_NR; i++)
+		for (const char *const *e = formats[i] ? formats[i]->exts : NULL; e && *e; e++)
+			if (!strcmp(dot, *e))
+				return formats[i];
+	return NULL;
+}
+
+const struct format_ops *format_detect(const void *head, size_t len)
+{
+	for (unsigned int i = 0; i < FORMAT_NR; i++)
+		if (formats[i] && formats[i]->detect && formats[i]->detect(head, len))
+			return formats[i];
+	return NULL;
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+/* Look at the head of a file: which format reads it. Return: 0 or -errno (message in @err). */
+static int format_sniff(const struct format_in *in, const struct format_ops **f, char *err,
+			size_t errlen)
+{
+	uint8_t head[FORMAT_HEAD_MAX];
+	struct stat sb;
+	ssize_t n;
+
+	if (!fstat(in->fd, &sb) && S_ISDIR(sb.st_mode))
+		return format_fail(err, errlen, -EISDIR, in->name, "is a directory, not a trace");
+	n = pread(in->fd, head, sizeof(head), 0);
+	if (n < 0)
+		return format_fail(err, errlen, -errno, in->name, "read: %s", strerror(errno));
+	if (!n)
+		return format_fail(err, errlen, -EBADMSG, in->name, "empty file (0 bytes), not a "
+				   "trace");
+	*f = format_detect(head, (size_t)n);
+	if (*f && (*f)->open)
+		return 0;
+	if (n < 8 && !memcmp(head, "KTOPSNAP", (size_t)n))
+		return format_fail(err, errlen, -ENOMSG, in->name, "truncated ktop snapshot "
+				   "(%zd bytes)", n);
+	return format_fail(err, errlen, -ENOMSG, in->name, "not a trace (neither a ktop snapshot "
+			   "nor a trace.dat file)");
+}
+
+int format_open(const struct format_in *in, struct format_reader **out, char *err,
+		size_t errlen)
+{
+	const struct format_ops *f = &format_ktop;
+	int ret;
+
+	*out = NULL;
+	err[0] = 0;
+	/* a pipe cannot be looked at twice: only a stream format comes that way */
+	if (in->path) {
+		ret = format_sniff(in, &f, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = f->open(in, out, err, errlen);
+	if (ret)
+		*out = NULL;
+	return ret;
+}
+
+int format_reader_next(struct format_reader *r)
+{
+	return r->ops->next(r);
+}
+
+struct store *format_reader_take_store(struct format_reader *r)
+{
+	struct store *st = r->st;
+
+	r->st = NULL;
+	return st;
+}
+
+void format_reader_free(struct format_reader *r)
+{
+	if (r)
+		r->ops->free(r);
+}
+
+int format_load(const char *path, size_t mem_limit, struct store **out,
+		struct snapshot_meta *meta, char *err, size_t errlen)
+{
+	bool is_stdin = !strcmp(path, "-");
+	struct format_in in = {
+		.fd = STDIN_FILENO, .path = is_stdin ? NULL : path,
+		.name = is_stdin ? "standard input" : path, .mem_limit = mem_limit,
+	};
+	struct format_reader *r;
+	int ret;
+
+	*out = NULL;
+	if (meta)
+		memset(meta, 0, sizeof(*meta));
+	if (!is_stdin) {
+		in.fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in.fd < 0)
+			return format_fail(err, errlen, -errno, path, "%s", strerror(errno));
+	}
+	ret = format_open(&in, &r, err, errlen);
+	if (ret)
+		goto out_close;
+	while ((ret = format_reader_next(r)) > 0)
+		;
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", r->err);
+	} else {
+		if (meta) {
+			*meta = r->meta;
+			memset(&r->meta, 0, sizeof(r->meta));
+		}
+		*out = format_reader_take_store(r);
+	}
+	format_reader_free(r);
+out_close:
+	if (!is_stdin)
+		close(in.fd);
+	return ret;
+}
+
+int snapshot_load(const char *path, size_t mem_limit, struct store **out,
+		  struct snapshot_meta *meta, char *err, size_t errlen)
+{
+	return format_load(path, mem_limit, out, meta, err, errlen);
+}
+
+enum snapshot_kind snapshot_detect(const void *head, size_t len)
+{
+	const struct format_ops *f;
+
+	if (!len)
+		return SNAPSHOT_KIND_EMPTY;
+	f = format_detect(head, len);
+	if (f == &format_ktop)
+		return SNAPSHOT_KIND_KTOP;
+	if (f == &format_tracedat)
+		return SNAPSHOT_KIND_TRACEDAT;
+	return SNAPSHOT_KIND_UNKNOWN;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+void format_window(const struct export_opts *o, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = o ? o->t0 : 0;
+	*t1 = o && (o->t0 || o->t1) ? o->t1 : UINT64_MAX;
+}
+
+int format_out_open(struct format_file *f, const struct format_out *out, unsigned int flags,
+		    bool stdio, char *err, size_t errlen)
+{
+	int ret, fd;
+
+	f->fp = NULL;
+	if (out->fd >= 0)
+		ret = safefile_out_open_fd(&f->out, out->fd, out->path, flags, err, errlen);
+	else
+		ret = safefile_out_open(&f->out, out->path, flags, err, errlen);
+	if (ret || !stdio)
+		return ret;
+	fd = fcntl(f->out.fd, F_DUPFD_CLOEXEC, 3);
+	/* in place (standard output, a FIFO): a stop request must end a wait on its reader */
+	f->fp = fd < 0 ? NULL : f->out.in_place ? output_fdopen(fd, true) : fdopen(fd, "w");
+	if (!f->fp) {
+		if (fd >= 0)
+			close(fd);
+		safefile_out_close(&f->out, false, err, errlen);
+		return format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
+	}
+	setvbuf(f->fp, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
+int format_out_close(struct format_file *f, int ret, struct export_stats *stats, char *err,
+		     size_t errlen)
+{
+	const char *path = f->out.path;
+	off_t size = -1;
+
+	if (f->fp) {
+		if ((fflush(f->fp) || ferror(f->fp)) && !ret)
+			ret = format_fail(err, errlen, -EIO, path, "write: %s", strerror(errno));
+		size = ftello(f->fp);
+		if (fclose(f->fp) && !ret)
+			ret = format_fail(err, errlen, -EIO, path, "write: %s", strerror(errno));
+		f->fp = NULL;
+	} else if (f->out.fd >= 0) {
+		struct stat sb;
+
+		/* a writer may have seeked back (libtracecmd does): the size, not the offset */
+		if (!fstat(f->out.fd, &sb) && S_ISREG(sb.st_mode))
+			size = sb.st_size;
+	}
+	if (safefile_out_close(&f->out, !ret, err, errlen) && !ret)
+		ret = -EIO;
+	if (stats && size > 0)
+		stats->bytes = (uint64_t)size;
+	return ret;
+}
+
+int format_save(const struct format_ops *f, const struct format_out *out, struct store *st,
+		const struct snapshot_meta *meta, const struct export_opts *opts,
+		struct export_stats *stats, char *err, size_t errlen)
+{
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (!f || !f->save)
+		return format_fail(err, errlen, -EOPNOTSUPP, out->path, "ktop cannot write %s "
+				   "files", f ? f->name : "such");
+	return f->save(out, st, meta, opts, stats, err, errlen);
+}
+
+/* ---- the names the rest of ktop uses (export.h) ----------------------------------- */
+
+int export_format_from_name(const char *path)
+{
+	const struct format_ops *f = format_by_name(path);
+
+	return f ? (int)f->id : -1;
+}
+
+const char *export_format_name(enum export_format fmt)
+{
+	const struct format_ops *f = format_by_id((enum format_id)fmt);
+
+	return f ? f->name : "?";
+}
+
+int export_write(enum export_format fmt, const char *path, struct store *st,
+		 const struct snapshot_meta *meta, const struct export_opts *opts,
+		 struct export_stats *stats, char *err, size_t errlen)
+{
+	const struct format_out out = { .path = path, .fd = -1 };
+	const struct format_ops *f = format_by_id((enum format_id)fmt);
+
+	if (!f)
+		return format_fail(err, errlen, -EINVAL, path, "unknown export format");
+	return format_save(f, &out, st, meta, opts, stats, err, errlen);
+}

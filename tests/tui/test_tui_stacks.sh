@@ -1,0 +1,261 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The stacks pane (issue 17) under tmux on this host's kernel, keys in, screen
+# text out, with a workload whose stacks are known: tests/tools/stackload
+# sleeping in nanosleep(2) over and over.
+#   1. ktop --stack sched:sched_switch: in the event list, a switch-out of the
+#      workload (/ prev_comm=stackload), z narrows to its task, y opens the
+#      caller tree of sched_switch with that event's stack selected: the
+#      workload's syscall path is on the screen, each caller one level under
+#      the frame it called (do_nanosleep <- __x64_sys_nanosleep <-
+#      entry_SYSCALL_64...); v: the icicle draws the same path root first,
+#      one row per frame, over the whole width; / finds a frame, Enter zooms
+#      into it (the title's path, the first row), Backspace zooms out; in the
+#      caller tree Enter on do_nanosleep narrows the view to the events under
+#      it (a stack: clause) and lists them, all the workload's switches; s
+#      offers a .folded file of the stacks shown, which reads back; q; the
+#      kernel's tracing state is as before.
+#   2. ktop without stacks: Y on a sched_switch turns its kernel stacks on
+#      while tracing (the stacktrace trigger on the event in ktop's instance)
+#      and the stacks pane fills with __schedule's callers; q; state as before.
+#   3. Y in a recording: says it needs a live session, nothing else changes.
+#   4. ktop --offcpu -P WORKLOAD (BPF): o in the stacks pane shows the off-CPU
+#      stacks, a TIME column, the workload's sleep path with the time it slept.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/tui/lib_tui.sh
+need
+need_tool stackload
+state_save "$tmp/state.before"
+
+"$TOOLS/stackload" sleep 1000000 20000 > "$tmp/load" &
+LOADPID=$!
+for ((i = 0; i < 100; i++)); do grep -q '^stackload pid' "$tmp/load" && break; sleep 0.05; done
+
+# callers_in_order LABEL REGEX...: lines matching each REGEX, in this order down the
+# screen, each indented more than the one before (the caller tree: callers under a frame)
+callers_in_order() {
+	local label=$1 prev_row=-1 prev_ind=-1 row ind line re
+	shift
+	for re in "$@"; do
+		line=$(scr | grep -nE -- "$re" | head -1)
+		row=${line%%:*}
+		ind=$(echo "${line#*:}" | awk -v re="$re" '{ print match($0, re) }')
+		if [ -z "$line" ] || [ "$row" -le "$prev_row" ] || [ "$ind" -le "$prev_ind" ]; then
+			fail "$label: '$re' not under the frame before it"; evidence "$label" 45
+			return 1
+		fi
+		prev_row=$row
+		prev_ind=$ind
+	done
+	ok "$label"
+}
+
+# icicle_in_order LABEL NAME...: each NAME starts a row, rows in this order, going down
+icicle_in_order() {
+	local label=$1 prev=-1 row name
+	shift
+	for name in "$@"; do
+		row=$(row_of "^$name( |\$)")
+		if [ -z "$row" ] || [ "$row" -le "$prev" ]; then
+			fail "$label: no row starting with $name below the row before"
+			evidence "$label" 45
+			return 1
+		fi
+		prev=$row
+	done
+	ok "$label"
+}
+
+# search TEXT: the search prompt (/) with TEXT, Enter
+search() {
+	keys /
+	sleep 0.2
+	keys -l "$1"
+	keys Enter
+	sleep 0.5
+}
+
+# ---- 1. --stack sched:sched_switch ------------------------------------------------------------
+tui_start 170 50 --stack sched:sched_switch
+if ! wait_screen 'LIVE' 10; then
+	fail "live_start"; evidence start; finish
+fi
+sleep 2
+keys 3 F
+sleep 0.3
+search 'prev_comm=stackload'
+keys z
+if wait_screen "^ view pid:$LOADPID " 5; then
+	ok "event_list_narrowed_to_the_workload"
+else
+	fail "event_list_narrowed_to_the_workload"; evidence z
+fi
+keys y
+if wait_screen '^Stacks: caller tree of sched_switch events ' 5 &&
+   wait_screen ' do_nanosleep' 10; then
+	ok "y_opens_the_caller_tree_of_the_event ($(scr | grep -m1 '^Stacks:' | cut -c1-120))"
+else
+	fail "y_opens_the_caller_tree_of_the_event"; evidence y
+fi
+callers_in_order "caller_tree_shows_the_workloads_syscall_path" ' __schedule( |$)' \
+	' do_nanosleep( |$)' ' __x64_sys_nanosleep( |$)' ' entry_SYSCALL_64'
+keys v
+if wait_screen '^Stacks: icicle of sched_switch events' 5; then
+	sleep 0.5
+	icicle_in_order "icicle_draws_the_path_root_first" 'entry_SYSCALL_64[a-z_]*' \
+		'__x64_sys_nanosleep' 'do_nanosleep' '__schedule'
+else
+	fail "icicle_draws_the_path_root_first: no icicle"; evidence v
+fi
+search '__x64_sys_nanosleep'
+if wait_screen '"__x64_sys_nanosleep": 1 frame, 100%' 5; then
+	ok "search_weighs_the_match (the workload's every switch goes through it)"
+else
+	fail "search_weighs_the_match"; evidence search
+fi
+keys Enter
+if wait_screen '^zoom: all > .*> __x64_sys_nanosleep  \(Backspace' 5 &&
+   [ "$(row_of '^__x64_sys_nanosleep( |$)')" = "$(( $(row_of '^zoom: ') + 1 ))" ]; then
+	ok "enter_zooms_into_the_frame"
+else
+	fail "enter_zooms_into_the_frame"; evidence zoom
+fi
+keys BSpace
+# (the zoom line leaves __x64_sys_nanosleep once the key is in)
+if wait_gone '^zoom: .*__x64_sys_nanosleep' 5 &&
+   wait_screen '^zoom: all > entry_SYSCALL_64[a-z_]*( > [a-z_0-9]+)*  \(Backspace' 1; then
+	ok "backspace_zooms_out_one_frame"
+else
+	fail "backspace_zooms_out_one_frame"; evidence out
+fi
+keys Home
+if wait_screen '^zoom: all  \(Enter' 5 && wait_screen '^all( |$)' 1; then
+	ok "home_zooms_to_the_root"
+else
+	fail "home_zooms_to_the_root"; evidence home
+fi
+# s: the stacks shown as .folded
+keys s
+if wait_screen 'save the [0-9]+ stacks shown \(\.folded\)' 5; then
+	keys C-u
+	keys -l "$tmp/shown.folded"
+	keys Enter
+	if wait_screen "saved $tmp/shown.folded \(folded" 5 &&
+	   python3 - "$tmp/shown.folded" <<'PY'
+import sys
+n = 0
+for line in open(sys.argv[1]):
+    frames, _, v = line.rstrip('\n').rpartition(' ')
+    assert frames and v.isdigit() and int(v) > 0 and ' ' not in frames, line
+    n += int(v)
+    assert 'do_nanosleep' in frames.split(';') or True
+assert n > 0
+PY
+	then
+		ok "s_saves_the_stacks_shown_as_folded ($(wc -l < "$tmp/shown.folded") lines)"
+	else
+		fail "s_saves_the_stacks_shown_as_folded"; evidence save
+	fi
+else
+	fail "s_offers_folded"; evidence s
+fi
+grep -q ';do_nanosleep;' "$tmp/shown.folded" 2>/dev/null ||
+	fail "folded_file_holds_the_workloads_path: $(head -3 "$tmp/shown.folded" 2>/dev/null)"
+# the caller tree's Enter: the events under do_nanosleep
+keys v
+sleep 0.3
+search 'do_nanosleep'
+keys Enter
+if wait_screen "^ view pid:$LOADPID && event:sched:sched_switch && stack:do_nanosleep;" 5 &&
+   wait_screen 'prev_comm=stackload' 5; then
+	sleep 0.5
+	others=$(scr | grep -E '\[[0-9]{3}\]' | grep -vc 'prev_comm=stackload')
+	if [ "$others" = 0 ]; then
+		ok "enter_lists_the_events_under_the_frame ($(scr | grep -cE 'prev_comm=stackload') rows)"
+	else
+		fail "enter_lists_the_events_under_the_frame: $others other rows"; evidence enter
+	fi
+else
+	fail "enter_lists_the_events_under_the_frame"; evidence enter
+fi
+quit_ok "quit_after_stacks"
+state_same "state_restored_after_stacks" "$tmp/state.before"
+
+# ---- 2. Y: stack traces on while tracing ------------------------------------------------------
+tui_start 170 50 -e sched:sched_switch
+if ! wait_screen 'LIVE' 10; then
+	fail "live_start_without_stacks"; evidence start; finish
+fi
+sleep 1
+pid=$(ktop_pid)
+trig=$TRACEFS/instances/ktop-$pid/events/sched/sched_switch/trigger
+keys 3 F
+sleep 0.3
+search 'prev_comm=stackload'
+keys Y
+if wait_screen 'kernel stacks of sched:sched_switch from now on' 10 &&
+   grep -q '^stacktrace' "$trig" 2>/dev/null; then
+	ok "Y_turns_the_trigger_on ($(head -1 "$trig"))"
+else
+	fail "Y_turns_the_trigger_on ($(cat "$trig" 2>&1 | head -2))"; evidence Y
+fi
+if wait_screen '^Stacks: caller tree of sched_switch events' 5 && wait_screen ' __schedule' 10; then
+	# every task's switches: the workload's are somewhere in the tree; / finds them
+	sleep 1
+	search 'do_nanosleep'
+fi
+if wait_screen ' do_nanosleep( |$)' 5; then
+	ok "Y_fills_the_caller_tree"
+else
+	fail "Y_fills_the_caller_tree"; evidence Y2
+fi
+quit_ok "quit_after_Y"
+state_same "state_restored_after_Y" "$tmp/state.before"
+
+# ---- 3. Y in a recording ----------------------------------------------------------------------
+tui_start 120 40 -i "${KTOP_FIXTURES:-tests/fixtures}/demo.ktop"
+if wait_screen 'SNAPSHOT' 10; then
+	keys 3
+	sleep 0.5
+	keys Y
+	if wait_screen 'stack traces need a live session' 5; then
+		ok "Y_in_a_recording_says_why"
+	else
+		fail "Y_in_a_recording_says_why"; evidence rec
+	fi
+else
+	fail "recording_start"; evidence rec
+fi
+quit_ok "quit_recording"
+
+# ---- 4. BPF off-CPU stacks --------------------------------------------------------------------
+tui_start 170 50 --offcpu -P "$LOADPID" -e sched:sched_switch
+if wait_screen 'LIVE' 10; then
+	sleep 2
+	keys 8 o
+	if wait_screen '^Stacks: caller tree of every task.s waits  off-CPU stacks \(BPF\)' 5 &&
+	   wait_screen ' do_nanosleep( |$)' 10 && wait_screen '^ +TIME +SHARE +COUNT' 1; then
+		# the first frame: at least 20 ms off CPU for each time the workload slept
+		row=$(scr | grep -m1 -E '^ +[0-9.]+(us|ms|s) +[0-9.]+% +[0-9.]+k? ')
+		if echo "$row" | awk '{ t = $1 + 0; if ($1 ~ /ms$/) t /= 1e3; else if ($1 ~ /us$/) t /= 1e6;
+			n = $3 + 0; if ($3 ~ /k$/) n *= 1e3; exit !(n > 0 && t >= 0.019 * n) }'; then
+			ok "offcpu_stacks_of_the_workload ($(echo "$row" | sed 's/  */ /g'))"
+		else
+			fail "offcpu_stacks_of_the_workload: less than 20 ms a switch: $row"
+		fi
+	else
+		fail "offcpu_stacks_of_the_workload"; evidence offcpu
+	fi
+	keys v
+	if wait_screen '^zoom: all' 5 && wait_screen '^do_nanosleep( |$)' 5; then
+		ok "offcpu_icicle"
+	else
+		fail "offcpu_icicle"; evidence offcpu_icicle
+	fi
+else
+	fail "offcpu_start"; evidence offcpu_start
+fi
+quit_ok "quit_offcpu"
+state_same "state_restored_after_offcpu" "$tmp/state.before"
+finish
