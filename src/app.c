@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "bpfstats.h"
 #include "clock.h"
 #include "err.h"
 #include "export.h"
@@ -299,13 +300,42 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 
 /* ---- --stream -------------------------------------------------------------- */
 
+/*
+ * The BPF statistics after each of their polls (--stream): the reader's BPF
+ * pane shows this machine's. Return: 0 or the writer's error.
+ */
+static int app_stream_bpf(struct app *a, struct snapshot_writer *w, uint64_t *ticks,
+			  uint64_t *seq)
+{
+	struct bpfstats_status st;
+	struct bpfstats_raw raw;
+	int ret;
+
+	if (!a->bpf)
+		return 0;
+	bpfstats_get_status(a->bpf, &st);
+	if (st.ticks == *ticks || bpfstats_raw_get(a->bpf, *seq, &raw))
+		return 0;
+	ret = snapshot_writer_bpf(w, &raw);
+	*ticks = st.ticks;
+	if (raw.noutl)
+		*seq = raw.outl[raw.noutl - 1].seq;
+	bpfstats_raw_free(&raw);
+	return ret;
+}
+
+struct bpfstats *app_bpf(const struct app *a)
+{
+	return a->bpf ? a->bpf : source_file_bpf(a);
+}
+
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 {
 	struct snapshot_write_opts wo = { .max_bytes_per_sec = max_bytes_per_sec };
 	struct snapshot_writer_stats ws;
 	struct snapshot_writer *w;
+	uint64_t end = 0, offcpu_ns = 0, bpf_ticks = 0, bpf_seq = 0;
 	struct snapshot_meta m;
-	uint64_t end = 0, offcpu_ns = 0;
 	char err[512] = "";
 	int ret, werr, status = 0;
 
@@ -355,6 +385,8 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 			offcpu_ns = now;
 		}
 		ret = snapshot_writer_flush(w, a->st);
+		if (!ret)
+			ret = app_stream_bpf(a, w, &bpf_ticks, &bpf_seq);
 		if (ret == -EPIPE || ret == -EINTR)
 			goto out;	/* the reader went away, or took nothing as we stop */
 		if (ret) {

@@ -193,6 +193,13 @@ enum app_stream_state app_stream_end_desc(const struct app *a, char *buf, size_t
 int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 	     unsigned int file_flags, char *err, size_t errlen);
 
+/*
+ * The BPF statistics to show: this machine's (a->bpf), or those a stream
+ * carries (the far side's, once its first BPF block came); NULL: none.
+ * Context: any thread.
+ */
+struct bpfstats *app_bpf(const struct app *a);
+
 /**
  * app_stream - ktop --stream: write a .ktop stream of the live store to @fd
  * every 100 ms until a terminating signal, --duration, or the reader going

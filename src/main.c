@@ -337,7 +337,6 @@ static int main_stream(struct app *a)
 	}
 	if (main_signals())
 		return 1;
-	a->opts.no_bpf = true;	/* BPF figures are not in the stream */
 	ret = app_start(a, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));

@@ -289,6 +289,13 @@ const struct source_ops source_file = {
 	.wait		= file_wait,
 };
 
+struct bpfstats *source_file_bpf(const struct app *a)
+{
+	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
+
+	return l && l->r ? __atomic_load_n(&l->r->bpf, __ATOMIC_ACQUIRE) : NULL;
+}
+
 uint64_t source_file_end_rt(const struct app *a)
 {
 	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;

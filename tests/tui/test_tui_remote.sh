@@ -5,8 +5,9 @@
 # own port, host key, client key and test user, all removed at the end):
 #   1. root@HOST: the view starts and grows; every key typed in it takes
 #      effect while the stream runs (panes switch; view clauses of 40
-#      characters typed into the prompt arrive whole); q quits with status 0
-#      and the far side's ktop ends. `ssh HOST ktop --stream | ktop -i -`
+#      characters typed into the prompt arrive whole); the BPF pane shows the
+#      far side's statistics (they come in the stream); q quits with status 0,
+#      the far side's ktop ends and its BPF programs are gone. `ssh HOST ktop --stream | ktop -i -`
 #      lost keys here (ssh read the terminal too): the view now names that ssh.
 #   2. the manual form the README shows, ssh -n HOST ktop --stream | ktop -i -:
 #      the same keys arrive.
@@ -118,8 +119,25 @@ else
 	fail "root_tracing_options_go_to_the_far_side: '$args'"
 fi
 keys_arrive root
+# the far side's BPF statistics come with the stream: the pane shows them
+keys 6
+if wait_screen '^BPF (tp_btf|raw_tp), [0-9]+ CPUs, every' 10 && wait_screen '\|\*+ *\|' 10; then
+	ok "root_bpf_pane_shows_the_far_side (its run-queue histogram)"
+else
+	fail "root_bpf_pane_shows_the_far_side"; evidence bpf
+fi
+bpf_ids=$(grep -h '^prog_id:' /proc/"$fk"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
 quit_ok root
 far_gone root
+left=0
+for id in $bpf_ids; do
+	bpftool prog show id "$id" >/dev/null 2>&1 && left=$((left + 1))
+done
+if [ -n "$bpf_ids" ] && [ "$left" -eq 0 ]; then
+	ok "root_far_bpf_programs_gone ($(echo $bpf_ids | wc -w) while streaming)"
+else
+	fail "root_far_bpf_programs_gone: ids '$bpf_ids', $left left"
+fi
 tui_stop
 
 # ---- 2. the manual form: ssh -n ... | ktop -i - ------------------------------
