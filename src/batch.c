@@ -647,8 +647,8 @@ static void batch_text(struct batch *b)
 	fputc('\n', o);
 	batch_stacks_text(b->bs, o);
 	batch_tracers_text(b->bt, o);
-	if (b->a->bpf)
-		b->a->bpf_seq = bpfstats_print(b->a->bpf, o, 1, 5, b->a->bpf_seq);
+	if (app_bpf(b->a))
+		b->a->bpf_seq = bpfstats_print(app_bpf(b->a), o, 1, 5, b->a->bpf_seq);
 	else if (b->a->bpf_why[0])
 		fprintf(o, "BPF: %s\n\n", b->a->bpf_why);
 }
@@ -770,8 +770,9 @@ static void batch_json(struct batch *b)
 			vc.held);
 	}
 	batch_tracers_json(b->bt, o);
-	if (b->a->bpf)
-		b->a->bpf_seq = batch_bpf_json(b->a->bpf, o, 1, BATCH_TOP_JSON, b->a->bpf_seq);
+	if (app_bpf(b->a))
+		b->a->bpf_seq = batch_bpf_json(app_bpf(b->a), o, 1, BATCH_TOP_JSON,
+					       b->a->bpf_seq);
 	else if (b->a->bpf_why[0])
 		batch_bpf_json_off(o, b->a->bpf_why);
 	batch_stacks_json(b->bs, o);

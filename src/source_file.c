@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "clock.h"
 #include "err.h"
 #include "formats/format.h"
 #include "session.h"
@@ -44,6 +45,7 @@ struct file_src {
 	atomic_bool		done;
 	atomic_bool		stop;
 	int			ret;
+	uint64_t		end_rt;		/* CLOCK_REALTIME ns when it finished */
 	char			err[512];
 	char			file[PATH_MAX];	/* the file of -i FILE@NAME */
 };
@@ -83,6 +85,7 @@ static void *loader_main(void *arg)
 			last = now;
 		}
 	}
+	l->end_rt = clock_wall_ns();
 	atomic_store(&l->done, true);
 	loader_wake(l->wake_fd);
 	if (l->end_signal && !atomic_load(&l->stop))
@@ -118,7 +121,10 @@ static uint64_t file_feed_end(const struct app *a, uint64_t lag_ns)
 {
 	const struct file_src *l = FS(a);
 
-	return l && !atomic_load(&l->done) ? 0 : UINT64_MAX - 1;
+	if (!l || atomic_load(&l->done))
+		return UINT64_MAX - 1;
+	/* a stream feeds the tracer's panes as it arrives, as a live session does */
+	return l->stream ? app_store_feed_end(a, lag_ns) : 0;
 }
 
 static void file_stop(struct app *a)
@@ -291,6 +297,20 @@ const struct source_ops source_file = {
 	.status		= file_status,
 	.wait		= file_wait,
 };
+
+struct bpfstats *source_file_bpf(const struct app *a)
+{
+	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
+
+	return l && l->r ? __atomic_load_n(&l->r->bpf, __ATOMIC_ACQUIRE) : NULL;
+}
+
+uint64_t source_file_end_rt(const struct app *a)
+{
+	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
+
+	return l && atomic_load(&l->done) ? l->end_rt : 0;
+}
 
 const struct snapshot_meta *source_file_meta(const struct app *a)
 {

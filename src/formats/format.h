@@ -147,6 +147,12 @@ struct format_reader {
 	const struct format_ops		*fmt;
 	struct store			*st;	/* owned until format_reader_take_store() */
 	struct snapshot_meta		meta;
+	/*
+	 * The BPF statistics a .ktop stream carries (its BPF blocks), once the
+	 * first came; fed by next(), read from any thread (load it with
+	 * __atomic_load_n); freed with the reader.
+	 */
+	struct bpfstats			*bpf;
 	char				name[256];
 	char				err[512];
 };

@@ -17,9 +17,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "bpfstats.h"
 #include "clock.h"
 #include "formats/format.h"
 #include "formats/ktop-local.h"
+#include "formats/ktop_bpf.h"
 #include "formats/ktop.h"
 #include "intern.h"
 #include "output.h"
@@ -688,6 +690,33 @@ static int reader_chunks(struct snapshot_reader *r, struct cur *c)
 	return 0;
 }
 
+/* A poll of the far side's BPF statistics: the first makes them, each feeds them. */
+static int reader_bpf(struct snapshot_reader *r, const uint8_t *p, size_t n)
+{
+	struct bpfstats *bs = r->base.bpf;
+	struct bpfstats_raw raw;
+	char why[256];
+	int ret;
+
+	ret = ktop_bpf_decode(p, n, &raw, why, sizeof(why));
+	if (ret)
+		return reader_fail(r, ret, "block %llu: %s", (unsigned long long)r->nblocks - 1,
+				   why);
+	if (!bs) {
+		ret = bpfstats_new_fed(&bs, &raw, NULL);
+		if (!ret)
+			__atomic_store_n(&r->base.bpf, bs, __ATOMIC_RELEASE);
+	}
+	if (!ret)
+		ret = bpfstats_feed(bs, &raw);
+	bpfstats_raw_free(&raw);
+	if (ret)
+		return reader_fail(r, ret, "block %llu: BPF statistics that do not follow the "
+				   "last ones (%s)", (unsigned long long)r->nblocks - 1,
+				   strerror(-ret));
+	return 0;
+}
+
 int snapshot_reader_next(struct snapshot_reader *r)
 {
 	uint8_t hdr[BLK_HDR_SIZE];
@@ -746,6 +775,9 @@ int snapshot_reader_next(struct snapshot_reader *r)
 			return reader_fail(r, ret, "%s", why);
 		break;
 	}
+	case BLK_BPF:
+		ret = reader_bpf(r, c.p, raw_len);
+		break;
 	case BLK_END: {
 		uint64_t total = cur_var(&c);
 
@@ -861,6 +893,7 @@ void snapshot_reader_free(struct snapshot_reader *r)
 	buf_free(&r->comp);
 	buf_free(&r->raw);
 	snap_stk_r_free(r->sr);
+	bpfstats_free(r->base.bpf);
 	store_free(r->base.st);
 	snapshot_meta_free(&r->base.meta);
 	free(r->strmap);

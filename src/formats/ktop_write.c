@@ -16,9 +16,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "bpfstats.h"
 #include "clock.h"
 #include "formats/format.h"
 #include "formats/ktop-local.h"
+#include "formats/ktop_bpf.h"
 #include "formats/ktop.h"
 #include "intern.h"
 #include "output.h"
@@ -829,6 +831,15 @@ static bool writer_bucket_empty(struct snapshot_writer *w)
 		w->tokens = (double)w->rate;
 	w->last_refill = t;
 	return w->tokens <= 0;
+}
+
+int snapshot_writer_bpf(struct snapshot_writer *w, const struct bpfstats_raw *r)
+{
+	if (w->failed)
+		return -EIO;
+	w->raw.len = 0;
+	ktop_bpf_encode(&w->raw, r);
+	return writer_block(w, BLK_BPF);
 }
 
 int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
