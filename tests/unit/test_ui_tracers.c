@@ -779,6 +779,22 @@ TEST(latency_osnoise_table)
 }
 
 /*
+ * Draw @p until @needle is on the screen or 500 frames went by: the pane feeds
+ * its model about 20 ms a frame, and a slow build (TSan) needs several frames
+ * to reach a recording's samples. Return: whether it showed.
+ */
+static bool draw_until(struct ui *ui, struct pane *p, const char *needle)
+{
+	for (int i = 0; i < 500; i++) {
+		scr_clear();
+		p->ops->draw(ui, p, 0, SCR_ROWS, SCR_COLS);
+		if (screen_count(needle))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Issue 18 #3.9: the demo (a recording with timerlat and osnoise records)
  * shows both: o switches the table, since there is no kernel to switch, and
  * the worst sample named is of the table shown.
@@ -791,6 +807,16 @@ TEST(latency_recording_with_both_tracers_shows_both)
 	char demo[600], err[256] = "";
 	struct pane *p;
 
+#ifdef __SANITIZE_THREAD__
+	/*
+	 * One thread draws here, nothing for TSan to see; and under TSan the
+	 * pane's feed (about 20 ms of CPU a frame, 1 ms slices of trace time, an
+	 * iterator made per slice) needs some 15,000 frames to reach the demo's
+	 * samples (measured: 5 minutes). The plain and ASan runs check this.
+	 */
+	printf("  skipped under TSan: single-threaded, and the feed's pacing takes ~15,000 frames\n");
+	return;
+#endif
 	snprintf(demo, sizeof(demo), "%s/demo.ktop", fixture_root());
 	CHECK(app_open_snapshot(&a, demo, -1, APP_SNAP_SYNC, err, sizeof(err)) == 0);
 	if (!a.st) {
@@ -803,25 +829,22 @@ TEST(latency_recording_with_both_tracers_shows_both)
 	CHECK(ui_views_init(&ui, panes, 2, NULL, 0) == 0);
 	p = ui_pane(&ui, "latency");
 	ui.active = p;
-	scr_clear();
 	p->h = SCR_ROWS;
-	p->ops->draw(&ui, p, 0, SCR_ROWS, SCR_COLS);
+	CHECK(draw_until(&ui, p, "timerlat: per-CPU timer latency"));
 	CHECK(screen_count("timerlat: per-CPU timer latency") == 1);
 	CHECK(screen_count("worst thread latency") + screen_count("worst IRQ latency") == 1);
 	CHECK(p->ops->key(&ui, p, ACT_SWITCH_TRACER) & UI_REDRAW);
 	if (!strstr(last_msg, "osnoise samples"))
 		printf("  o said \"%s\"\n", last_msg);
 	CHECK(strstr(last_msg, "osnoise samples") != NULL);
-	scr_clear();
-	p->ops->draw(&ui, p, 0, SCR_ROWS, SCR_COLS);
+	CHECK(draw_until(&ui, p, "osnoise: per-CPU noise"));
 	CHECK(screen_count("osnoise: per-CPU noise") == 1);
 	CHECK(screen_count("THREAD") == 1);
 	CHECK(screen_count("worst max single noise") + screen_count("worst noise") == 1);
 	CHECK(screen_count("thread latency") == 0);
 	/* and back */
 	p->ops->key(&ui, p, ACT_SWITCH_TRACER);
-	scr_clear();
-	p->ops->draw(&ui, p, 0, SCR_ROWS, SCR_COLS);
+	CHECK(draw_until(&ui, p, "timerlat: per-CPU timer latency"));
 	CHECK(screen_count("timerlat: per-CPU timer latency") == 1);
 	ui_views_destroy(&ui);
 	app_stop(&a);
