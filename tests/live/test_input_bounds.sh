@@ -117,11 +117,15 @@ fi
 mkdir -p "$tmp/out"
 "$KTOP" -i "$tmp/big.ktop" --batch -o "$tmp/out/big.dat" >/dev/null 2>&1 &
 kpid=$!
+ls -l /proc/$$/fd 2>/dev/null | sed -n 's|.* -> \(/.*\)|\1|p' > "$tmp/inherited"
+echo /nonexistent >> "$tmp/inherited"	# grep -f with no pattern would drop every line
 # the files it has open, sampled until the output's temporary shows
 seen= others=
 for ((i = 0; i < 400; i++)); do
+	# not what it inherited from this shell (a flock's lock file)
 	open=$(ls -l /proc/$kpid/fd 2>/dev/null | sed -n 's|.* -> \(/.*\)|\1|p' |
-		grep -v '^/dev/\|^/proc/\|^pipe:\|^socket:\|^anon_inode:')
+		grep -v '^/dev/\|^/proc/\|^pipe:\|^socket:\|^anon_inode:' |
+		grep -vxF -f "$tmp/inherited")
 	others=$(echo "$open" | grep -v "^$tmp/big.ktop\$\|^$tmp/out\$\|^$tmp/out/big.dat\.[A-Za-z0-9]*\$" |
 		grep . | head -n 3 | tr '\n' ' ')
 	[ -n "$others" ] && break
