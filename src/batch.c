@@ -31,6 +31,7 @@
 #include "event.h"
 #include "batch-local.h"
 #include "intern.h"
+#include "jsonw.h"
 #include "hashmap.h"
 #include "schema.h"
 #include "session.h"
@@ -639,22 +640,6 @@ static void batch_text(struct batch *b)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static void json_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(o, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(o, "\\u%04x", ch);
-		else
-			fputc(ch, o);
-	}
-	fputc('"', o);
-}
-
 static void batch_json(struct batch *b)
 {
 	char name[160], clock[40];
@@ -668,11 +653,11 @@ static void batch_json(struct batch *b)
 		"\"clock\":\"%s\",", clock, b->up, b->iteration, b->dt,
 		b->trace_clock ? "trace" : "monotonic");
 	fputs("\"mode\":", o);
-	json_str(o, b->a->mode_why);
+	jsonw_str_fp(o, b->a->mode_why);
 	fputs(",\"tracer\":", o);
-	json_str(o, batch_tracer(b));
+	jsonw_str_fp(o, batch_tracer(b));
 	fputs(",\"session\":", o);
-	json_str(o, app_instance(b->a));
+	jsonw_str_fp(o, app_instance(b->a));
 	fprintf(o, ",\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"events_total\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"lost_total\":%" PRIu64,
 		b->events, batch_rate(b, b->events), b->ss.appended, b->lost, b->lost_total);
@@ -707,13 +692,13 @@ static void batch_json(struct batch *b)
 	fputs("],\"top_events\":[", o);
 	for (size_t i = 0; i < b->types.n && i < BATCH_TOP_JSON; i++) {
 		fprintf(o, "%s{\"event\":", i ? "," : "");
-		json_str(o, batch_type_name(b, b->types.v[i].key, name, sizeof(name)));
+		jsonw_str_fp(o, batch_type_name(b, b->types.v[i].key, name, sizeof(name)));
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->types.v[i].count);
 	}
 	fputs("],\"top_functions\":[", o);
 	for (size_t i = 0; i < b->funcs.n && i < BATCH_TOP_JSON; i++) {
 		fprintf(o, "%s{\"function\":", i ? "," : "");
-		json_str(o, batch_func_name(b, b->funcs.v[i].key));
+		jsonw_str_fp(o, batch_func_name(b, b->funcs.v[i].key));
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->funcs.v[i].count);
 	}
 	fputs("],\"top_tasks\":[", o);
@@ -724,7 +709,7 @@ static void batch_json(struct batch *b)
 		if (self && b->a->opts.hide_self)
 			continue;
 		fprintf(o, "%s{\"pid\":%d,\"comm\":", k++ ? "," : "", pid);
-		json_str(o, batch_comm(b, pid));
+		jsonw_str_fp(o, batch_comm(b, pid));
 		fprintf(o, ",\"count\":%" PRIu64 "%s}", b->pids.v[i].count,
 			self ? ",\"self\":true" : "");
 	}
@@ -735,7 +720,7 @@ static void batch_json(struct batch *b)
 
 		viewfilter_counts(b->vf, &vc);
 		fputs(",\"view\":{\"filter\":", o);
-		json_str(o, viewfilter_describe(b->vf, desc, sizeof(desc)));
+		jsonw_str_fp(o, viewfilter_describe(b->vf, desc, sizeof(desc)));
 		fprintf(o, ",\"matched\":%" PRIu64 ",\"held\":%" PRIu64 "}", vc.matched,
 			vc.held);
 	}

@@ -23,6 +23,7 @@
 #include "event.h"
 #include "fgraph.h"
 #include "intern.h"
+#include "jsonw.h"
 #include "latency.h"
 #include "session.h"
 #include "store.h"
@@ -533,22 +534,6 @@ void batch_tracers_text(struct batch_tracers *bt, FILE *o)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void bt_json_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(o, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(o, "\\u%04x", ch);
-		else
-			fputc(ch, o);
-	}
-	fputc('"', o);
-}
-
 static void bt_fgraph_json(struct batch_tracers *bt, FILE *o)
 {
 	struct fgraph_row *rows;
@@ -574,10 +559,10 @@ static void bt_fgraph_json(struct batch_tracers *bt, FILE *o)
 			continue;
 		fprintf(o, "%s{\"function\":", first ? "" : ",");
 		first = false;
-		bt_json_str(o, in.name);
+		jsonw_str_fp(o, in.name);
 		fputs(",\"parent\":", o);
 		if (!fgraph_node(bt->g, FGRAPH_AGG, in.parent, &par) && par.kind == FGRAPH_K_CALL) {
-			bt_json_str(o, par.name);
+			jsonw_str_fp(o, par.name);
 			ctx[0] = '\0';
 		} else {
 			fputs("null", o);
@@ -590,7 +575,7 @@ static void bt_fgraph_json(struct batch_tracers *bt, FILE *o)
 			in.incomplete);
 		if (ctx[0]) {
 			fputs(",\"context\":", o);
-			bt_json_str(o, ctx);
+			jsonw_str_fp(o, ctx);
 		}
 		fputc('}', o);
 	}
@@ -646,7 +631,7 @@ static void bt_latency_json(struct batch_tracers *bt, FILE *o)
 	bool first = true;
 
 	fputs(",\"latency\":{\"tracer\":", o);
-	bt_json_str(o, bt->kind == BT_TIMERLAT ? "timerlat" : "osnoise");
+	jsonw_str_fp(o, bt->kind == BT_TIMERLAT ? "timerlat" : "osnoise");
 	fprintf(o, ",\"events\":%" PRIu64 ",\"cpus\":[", bt->fed);
 	for (unsigned int cpu = 0; cpu < latency_ncpus(bt->l); cpu++) {
 		if (!latency_cpu_seen(bt->l, cpu) || latency_row(bt->l, (int)cpu, &r))
