@@ -24,6 +24,7 @@
 #include "app.h"
 #include "batch.h"
 #include "batch_stacks.h"
+#include "file.h"
 #include "batch_tracers.h"
 #include "bpfstats.h"
 #include "cmdlines.h"
@@ -461,7 +462,6 @@ static const char *batch_comm(struct batch *b, int32_t pid)
 	static char buf[32];
 	const char *s;
 	char path[64];
-	FILE *fp;
 
 	if (pid == 0)
 		return "<idle>";
@@ -469,15 +469,8 @@ static const char *batch_comm(struct batch *b, int32_t pid)
 	if (s && *s)
 		return s;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fp = app_flags(b->a) & SOURCE_KERNEL ? fopen(path, "r") : NULL;
-	if (fp) {
-		s = fgets(buf, sizeof(buf), fp);
-		fclose(fp);
-		if (s) {
-			buf[strcspn(buf, "\n")] = 0;
-			return buf;
-		}
-	}
+	if ((app_flags(b->a) & SOURCE_KERNEL) && !file_read_value(path, buf, sizeof(buf)))
+		return buf;
 	return "<...>";
 }
 

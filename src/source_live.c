@@ -626,9 +626,14 @@ static char *live_kallsyms(struct store *st)
 
 		if (names) {
 			char name[256], *key = name;
+			struct symbols_line sl;
 
-			if (sscanf(line, "%*s %*s %255s", name) != 1 ||
-			    !bsearch(&key, names, nstr, sizeof(*names), str_cmp))
+			if (!symbols_parse_line(line, strcspn(line, "\n"), &sl) ||
+			    sl.name_len >= sizeof(name))
+				continue;
+			memcpy(name, sl.name, sl.name_len);
+			name[sl.name_len] = '\0';
+			if (!bsearch(&key, names, nstr, sizeof(*names), str_cmp))
 				continue;
 		}
 		if (len + l + 1 > cap) {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "export.h"
 #include "formats/format.h"
 #include "output.h"
@@ -32,12 +33,9 @@ static const struct format_ops *const formats[FORMAT_NR] = {
 int format_fail(char *err, size_t errlen, int ret, const char *path, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(err, errlen, "%s: ", path);
 
-	if (n < 0 || (size_t)n >= errlen)
-		return ret;
 	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - n, fmt, ap);
+	err_vset_at(err, errlen, ret, path, fmt, ap);
 	va_end(ap);
 	return ret;
 }

@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "clock.h"
+#include "err.h"
 #include "formats/format.h"
 #include "formats/ktop-local.h"
 #include "formats/ktop.h"
@@ -67,20 +68,15 @@ struct snapshot_writer {
 
 static double mono_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)clock_mono_ns() / 1e9;
 }
 
 static int writer_fail(struct snapshot_writer *w, int ret, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	n = snprintf(w->err, sizeof(w->err), "%s: ", w->name);
 	va_start(ap, fmt);
-	vsnprintf(w->err + n, sizeof(w->err) - n, fmt, ap);
+	err_vset_at(w->err, sizeof(w->err), ret, w->name, fmt, ap);
 	va_end(ap);
 	w->failed = true;
 	return ret;
