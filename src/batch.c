@@ -507,10 +507,38 @@ static double batch_rate(const struct batch *b, uint64_t n)
 
 /* ---- text ------------------------------------------------------------- */
 
+/* Events, rate, losses and flag categories per CPU, and for all. */
+static void batch_text_cpus(struct batch *b, FILE *o)
+{
+	struct batch_cpu all = { 0 };
+
+	fprintf(o, "%4s %10s %10s %8s", "CPU", "EVENTS", "RATE/s", "LOST");
+	for (int i = 0; i < BF_NR; i++)
+		fprintf(o, " %8s", flag_heads[i]);
+	fputc('\n', o);
+	for (unsigned int cpu = 0; cpu <= b->ncpus; cpu++) {
+		const struct batch_cpu *c = cpu < b->ncpus ? &b->cpu[cpu] : &all;
+
+		if (cpu < b->ncpus) {
+			all.events += c->events;
+			all.lost += c->lost;
+			for (int i = 0; i < BF_NR; i++)
+				all.flags[i] += c->flags[i];
+			fprintf(o, "%4u", cpu);
+		} else {
+			fprintf(o, "%4s", "all");
+		}
+		fprintf(o, " %10" PRIu64 " %10.0f %8" PRIu64, c->events, batch_rate(b, c->events),
+			c->lost);
+		for (int i = 0; i < BF_NR; i++)
+			fprintf(o, " %8" PRIu64, c->flags[i]);
+		fputc('\n', o);
+	}
+}
+
 static void batch_text(struct batch *b)
 {
 	char used[32], limit[32], name[160], clock[32];
-	struct batch_cpu all = { 0 };
 	FILE *o = b->out;
 	time_t t = time(NULL);
 	struct tm tm;
@@ -557,28 +585,7 @@ static void batch_text(struct batch *b)
 	}
 	fputc('\n', o);
 
-	fprintf(o, "%4s %10s %10s %8s", "CPU", "EVENTS", "RATE/s", "LOST");
-	for (int i = 0; i < BF_NR; i++)
-		fprintf(o, " %8s", flag_heads[i]);
-	fputc('\n', o);
-	for (unsigned int cpu = 0; cpu <= b->ncpus; cpu++) {
-		const struct batch_cpu *c = cpu < b->ncpus ? &b->cpu[cpu] : &all;
-
-		if (cpu < b->ncpus) {
-			all.events += c->events;
-			all.lost += c->lost;
-			for (int i = 0; i < BF_NR; i++)
-				all.flags[i] += c->flags[i];
-			fprintf(o, "%4u", cpu);
-		} else {
-			fprintf(o, "%4s", "all");
-		}
-		fprintf(o, " %10" PRIu64 " %10.0f %8" PRIu64, c->events, batch_rate(b, c->events),
-			c->lost);
-		for (int i = 0; i < BF_NR; i++)
-			fprintf(o, " %8" PRIu64, c->flags[i]);
-		fputc('\n', o);
-	}
+	batch_text_cpus(b, o);
 
 	fprintf(o, "\nTop events\n%10s  %s\n", "COUNT", "EVENT");
 	for (size_t i = 0; i < b->types.n && i < BATCH_TOP; i++)
