@@ -27,11 +27,6 @@
 
 #define STREAM_FLUSH_NS	100000000ull	/* --stream: one flush every 100 ms */
 
-uint64_t app_now_ns(void)
-{
-	return clock_mono_ns();
-}
-
 /* Start @src; on failure everything it began is undone. */
 static int app_start_source(struct app *a, const struct source_ops *src,
 			    const struct source_args *args, char *err, size_t errlen)
@@ -301,7 +296,7 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	if (a->opts.duration > 0)
 		end = a->start_ns + (uint64_t)(a->opts.duration * 1e9);
 	for (;;) {
-		uint64_t now = app_now_ns(), v;
+		uint64_t now = clock_mono_ns(), v;
 		int ms = (int)(STREAM_FLUSH_NS / 1000000);
 		struct pollfd pfd = { .fd = session_signal_fd(), .events = POLLIN };
 

@@ -24,6 +24,7 @@
 #include "app.h"
 #include "batch.h"
 #include "batch_stacks.h"
+#include "clock.h"
 #include "file.h"
 #include "batch_tracers.h"
 #include "bpfstats.h"
@@ -742,7 +743,7 @@ static bool batch_wait(uint64_t deadline)
 
 	for (;;) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-		uint64_t now = app_now_ns();
+		uint64_t now = clock_mono_ns();
 		int ms;
 
 		if (session_signal_pending())
@@ -822,7 +823,7 @@ int batch_run(struct app *a, FILE *out)
 				break;
 			stopped = true;
 		}
-		now = app_now_ns();
+		now = clock_mono_ns();
 		b.iteration++;
 		last = stopped || (a->opts.iterations && b.iteration >= a->opts.iterations) ||
 		       (end && now >= end);

@@ -28,6 +28,7 @@
 
 #include "app.h"
 #include "bpfstats.h"
+#include "clock.h"
 #include "consumer.h"
 #include "debug.h"
 #include "decode.h"
@@ -230,7 +231,7 @@ static int live_filter_undo(struct app *a, bool redo, struct ftrace_filter_resul
  */
 static uint64_t live_feed_end(const struct app *a, uint64_t lag_ns)
 {
-	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
+	uint64_t now = clock_mono_ns(), newest = 0, oldest = UINT64_MAX;
 	unsigned int n = store_ncpus(a->st);
 
 	for (unsigned int cpu = 0; cpu < n; cpu++) {
@@ -835,7 +836,7 @@ static int live_run(struct app *a, char *err, size_t errlen)
 	debug_step("tracing on");
 	if (ret)
 		return app_err(err, errlen, ret, "cannot turn tracing on: %s", strerror(-ret));
-	a->start_ns = app_now_ns();
+	a->start_ns = clock_mono_ns();
 	/* outliers from before tracing have no events in the trace to jump to */
 	bpfstats_outliers_from(a->bpf, a->start_ns);
 	return 0;
