@@ -963,10 +963,11 @@ struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats
 		if (stats)
 			for (unsigned int k = 0; k < DECODE_F_NR; k++)
 				stats->flags[k] += (w.fl >> (FLAG_BITS * k)) & FLAG_MAX;
+		/* inside: a page without events never reserved a window (row NULL) */
+		w.w.row += w.n;
+		w.nmax -= w.n;
 	}
 	w.appended += w.n;
-	w.w.row += w.n;
-	w.nmax -= w.n;
 	w.n = 0;
 	w.w.aoff = w.a;
 	w.reordered = 0;

@@ -15,6 +15,7 @@
 #include "app.h"
 #include "err.h"
 #include "filter.h"
+#include "formats/tracedat.h"
 #include "opts.h"
 #include "probe_spec.h"
 #include "store.h"
@@ -44,10 +45,15 @@ enum {
 	OPT_THRESH,
 	OPT_PROBE,
 	OPT_HIDE_SELF,
+	OPT_DAT_VERSION,
+	OPT_DAT_COMPRESS,
 	OPT_STACK,
 	OPT_USTACK,
 	OPT_OFFCPU,
 	OPT_FOLDED,
+	OPT_REMOTE,
+	OPT_SSH,
+	OPT_REMOTE_KTOP,
 };
 
 static const struct option long_opts[] = {
@@ -85,10 +91,15 @@ static const struct option long_opts[] = {
 	{ "probe",		required_argument,	NULL, OPT_PROBE },
 	{ "view",		required_argument,	NULL, 'F' },
 	{ "hide-self",		no_argument,		NULL, OPT_HIDE_SELF },
+	{ "dat-version",	required_argument,	NULL, OPT_DAT_VERSION },
+	{ "dat-compress",	required_argument,	NULL, OPT_DAT_COMPRESS },
 	{ "stack",		required_argument,	NULL, OPT_STACK },
 	{ "ustack",		required_argument,	NULL, OPT_USTACK },
 	{ "offcpu",		no_argument,		NULL, OPT_OFFCPU },
 	{ "folded",		required_argument,	NULL, OPT_FOLDED },
+	{ "remote",		required_argument,	NULL, OPT_REMOTE },
+	{ "ssh",		required_argument,	NULL, OPT_SSH },
+	{ "remote-ktop",	required_argument,	NULL, OPT_REMOTE_KTOP },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "help-debug",		no_argument,		NULL, OPT_HELP_DEBUG },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -165,11 +176,24 @@ void opts_usage(FILE *fp)
 	      "                             .csv, or .folded: stacks for flame graphs)\n"
 	      "      --folded WHAT          what FILE.folded holds: events (stack counts),\n"
 	      "                             offcpu (ns), graph (function_graph ns), graph-count\n"
-	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin)\n"
+	      "      --dat-version 6|7      trace.dat version -o writes (default 7; 6 for\n"
+	      "                             readers older than trace-cmd 3.0)\n"
+	      "      --dat-compress zstd|none  trace.dat 7 compression (default zstd)\n"
+	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin):\n"
+	      "                             .ktop, or trace.dat version 6 or 7 (uncompressed,\n"
+	      "                             zstd or zlib), every buffer; FILE@NAME: only the\n"
+	      "                             buffer NAME (trace-cmd record -B NAME; @top)\n"
 	      "      --stream               write a live .ktop stream to stdout\n"
 	      "      --stream-rate SIZE     --stream bandwidth bound, bytes/s (default 4M;\n"
 	      "                             0: none); events over it are sent as lost\n"
 	      "      --demo                 open the bundled demo snapshot\n"
+	      "      --remote [USER@]HOST   view HOST's kernel live: ssh runs ktop --stream\n"
+	      "                             there (with sudo unless USER is root; its\n"
+	      "                             password is asked for here); what-to-trace\n"
+	      "                             options go to HOST, the others stay here\n"
+	      "      --ssh 'CMD'            --remote's ssh command (default ssh), e.g.\n"
+	      "                             'ssh -p 2222 -i KEY'; split at blanks\n"
+	      "      --remote-ktop PATH     ktop on HOST (default: ktop in sudo's PATH)\n"
 	      "  -h, --help                 this text\n"
 	      "      --help-debug           the tuning and test switches (KTOP_* variables)\n"
 	      "  -V, --version              version\n"
@@ -581,6 +605,19 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_FEATURES:
 		o->features_only = true;
 		return 0;
+	case OPT_DAT_VERSION:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			return opts_err(err, errlen, "--dat-version wants 6 or 7 (the trace.dat "
+					"versions trace-cmd reads), not '%s'", arg);
+		o->dat_version = (unsigned int)(arg[0] - '0');
+		return 0;
+	case OPT_DAT_COMPRESS:
+		if (strcmp(arg, "zstd") && strcmp(arg, "none"))
+			return opts_err(err, errlen, "--dat-compress wants zstd or none (what "
+					"Debian's trace-cmd reads), not '%s'", arg);
+		o->dat_compress = strcmp(arg, "zstd") ? TRACEDAT_COMPRESS_NONE :
+				  TRACEDAT_COMPRESS_ZSTD;
+		return 0;
 	case OPT_THEME:
 		o->theme = arg;
 		return 0;
@@ -619,6 +656,93 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 		return 0;
 	}
 	return opts_err(err, errlen, "internal error: option %d", c);
+}
+
+/*
+ * --remote: what to trace is the far side's business. These options are
+ * handed on to its `ktop --stream` by their long names, as typed; the view's
+ * own (-F, -m, -o, --batch, --theme, ...) stay here.
+ */
+static const int remote_fwd_opts[] = {
+	'p', 'l', 'n', 'g', 'e', 'P', 'C', 'b', 'O', OPT_FORCE, OPT_NO_BPF, OPT_BPF_SYSCALLS,
+	OPT_STREAM_RATE, OPT_MAX_DEPTH, OPT_FG_IRQS, OPT_NO_FG_IRQS, OPT_FG_TAIL,
+	OPT_NO_FG_TAIL, OPT_THRESH, OPT_PROBE, OPT_STACK, OPT_USTACK, OPT_OFFCPU,
+};
+
+static int opts_remote_fwd(struct app_opts *o, int c, const char *arg, char *err,
+			   size_t errlen)
+{
+	struct remote_opts *ro = &o->remote;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(remote_fwd_opts) / sizeof(remote_fwd_opts[0]); i++)
+		if (remote_fwd_opts[i] == c)
+			break;
+	if (i == sizeof(remote_fwd_opts) / sizeof(remote_fwd_opts[0]))
+		return 0;
+	if (ro->nfwd == REMOTE_MAX_FWD)
+		return opts_err(err, errlen, "more than %d tracing options", REMOTE_MAX_FWD);
+	for (const struct option *lo = long_opts; lo->name; lo++) {
+		if (lo->val != c)
+			continue;
+		ro->fwd_name[ro->nfwd] = lo->name;
+		ro->fwd_arg[ro->nfwd++] = lo->has_arg ? arg : NULL;
+		return 0;
+	}
+	return opts_err(err, errlen, "internal error: option %d has no long name", c);
+}
+
+/* --remote, --ssh, --remote-ktop */
+static int opts_remote_one(struct app_opts *o, int c, const char *arg, char *err,
+			   size_t errlen)
+{
+	switch (c) {
+	case OPT_REMOTE:
+		if (!*arg || arg[0] == '-' || strpbrk(arg, " \t\n'\"\\"))
+			return opts_err(err, errlen, "--remote wants [USER@]HOST (as ssh takes it), "
+					"not '%s'", arg);
+		o->remote.dest = arg;
+		return 0;
+	case OPT_SSH:
+		o->remote.ssh = arg;
+		return 0;
+	default:
+		if (!*arg)
+			return opts_err(err, errlen, "--remote-ktop wants the path of ktop on the "
+					"far side");
+		o->remote.ktop = arg;
+		return 0;
+	}
+}
+
+/* One option getopt returned; those that say what to trace are noted for --remote. */
+static int opts_option(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	int ret;
+
+	if (c == OPT_PROBE)
+		ret = opts_probe(o, arg, err, errlen);
+	else if (c == OPT_REMOTE || c == OPT_SSH || c == OPT_REMOTE_KTOP)
+		ret = opts_remote_one(o, c, arg, err, errlen);
+	else
+		ret = opts_one(o, c, arg, err, errlen);
+	return ret ? ret : opts_remote_fwd(o, c, arg, err, errlen);
+}
+
+/* --remote's combinations. */
+static int opts_check_remote(const struct app_opts *o, char *err, size_t errlen)
+{
+	if (!o->remote.dest) {
+		if (o->remote.ssh || o->remote.ktop)
+			return opts_err(err, errlen, "%s applies to --remote only",
+					o->remote.ssh ? "--ssh" : "--remote-ktop");
+		return 0;
+	}
+	if (o->input || o->demo || o->stream || o->features_only)
+		return opts_err(err, errlen, "--remote reads the far side's stream: it cannot be "
+				"combined with %s", o->input ? "-i" : o->demo ? "--demo" :
+				o->stream ? "--stream" : "--features");
+	return 0;
 }
 
 /* The name of the option getopt just complained about, as the user typed it. */
@@ -667,8 +791,7 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 			return opts_err(err, errlen, "unknown option '%s'; see ktop --help",
 					opts_bad_name(argc, argv, name, sizeof(name)));
 		default:
-			if (c == OPT_PROBE ? opts_probe(o, optarg, err, errlen) :
-			    opts_one(o, c, optarg, err, errlen))
+			if (opts_option(o, c, optarg, err, errlen))
 				return -EINVAL;
 		}
 	}
@@ -684,9 +807,14 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->so.ngraph_funcs && strcmp(o->so.tracer, "function_graph"))
 		return opts_err(err, errlen, "-g needs the function_graph tracer, not '%s'",
 				o->so.tracer);
+	if (opts_check_remote(o, err, errlen))
+		return -EINVAL;
 	if (o->nviews && o->stream)
 		return opts_err(err, errlen, "--view does not apply to --stream (it sends every "
 				"event); narrow on the reading side: ktop -i - --batch --view ...");
+	if (o->dat_version == 6 && o->dat_compress == TRACEDAT_COMPRESS_ZSTD)
+		return opts_err(err, errlen, "--dat-compress zstd needs --dat-version 7 (version 6 "
+				"has no compression)");
 	if (o->input && (o->demo || o->stream))
 		return opts_err(err, errlen, "-i cannot be combined with %s",
 				o->demo ? "--demo" : "--stream");

@@ -40,7 +40,7 @@
 
 enum safefile_out_flags {
 	/*
-	 * The writer seeks (libtracecmd does): a target that cannot seek
+	 * The writer seeks (the trace.dat writer does): a target that cannot seek
 	 * (standard output, a pipe, a device) gets an unlinked spool file,
 	 * copied to it by safefile_out_close().
 	 */

@@ -57,6 +57,12 @@ struct vf_cpu {
 /* Per event type: can it match (and which expression clauses it must pass). */
 enum { TC_UNKNOWN, TC_NO, TC_PASS, TC_EVAL };
 
+/* A buffer of a recording: its name and store CPU streams (buffer: clauses). */
+struct vf_buffer {
+	char		name[64];
+	uint32_t	cpu0, ncpus;
+};
+
 struct viewfilter {
 	struct store		*st;
 	struct taskrel		*tr;
@@ -66,6 +72,8 @@ struct viewfilter {
 	vfexpr_field_fn		known;
 	void			*known_arg;
 	const char		*procdir;	/* live: /proc for the task tree */
+	struct vf_buffer	*bufs;		/* NULL: one buffer, "top" */
+	size_t			nbufs;
 	bool			proc_read;
 	/* derived from the clauses */
 	uint8_t			*tcls;		/* by type id: TC_* */

@@ -16,10 +16,12 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "bpfstats.h"
 #include "clock.h"
 #include "err.h"
 #include "formats/format.h"
 #include "formats/ktop-local.h"
+#include "formats/ktop_bpf.h"
 #include "formats/ktop.h"
 #include "intern.h"
 #include "output.h"
@@ -167,7 +169,6 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	struct snapshot_writer *w;
 	uint8_t hdr[SNAP_HDR_SIZE];
 	struct iovec iov;
-	struct timespec now;
 	int ret;
 
 	w = calloc(1, sizeof(*w));
@@ -196,12 +197,11 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 		goto out_fail;
 	}
 	w->chunks.len = 4;	/* the count goes first */
-	clock_gettime(CLOCK_REALTIME, &now);
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, SNAP_MAGIC, 8);
 	put_le32(hdr + 8, SNAPSHOT_VERSION);
 	put_le32(hdr + 12, SNAP_HDR_SIZE);
-	put_le64(hdr + 16, (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec);
+	put_le64(hdr + 16, clock_wall_ns());
 	put_le32(hdr + 28, crc(hdr, 28));
 	iov = (struct iovec){ hdr, sizeof(hdr) };
 	ret = output_write(w->out, &iov, 1);
@@ -226,6 +226,14 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 		meta_put_str(&w->raw, MK_PRINTK, meta->printk);
 		meta_put_str(&w->raw, MK_CMDLINES, meta->cmdlines);
 		meta_put_str(&w->raw, MK_OPTIONS, meta->options);
+		for (size_t i = 0; i < meta->nbuffers; i++) {
+			const struct snapshot_buffer *b = &meta->buffers[i];
+			char line[160];
+
+			snprintf(line, sizeof(line), "%u %u %u\t%s\t%s", b->cpu0, b->ncpus,
+				 b->page_size, b->clock, b->name);
+			meta_put_str(&w->raw, MK_BUFFER, line);
+		}
 		for (size_t i = 0; i < meta->nformats; i++) {
 			size_t ls = strlen(meta->formats[i].system);
 			size_t lt = strlen(meta->formats[i].text);
@@ -817,6 +825,15 @@ static bool writer_bucket_empty(struct snapshot_writer *w)
 		w->tokens = (double)w->rate;
 	w->last_refill = t;
 	return w->tokens <= 0;
+}
+
+int snapshot_writer_bpf(struct snapshot_writer *w, const struct bpfstats_raw *r)
+{
+	if (w->failed)
+		return -EIO;
+	w->raw.len = 0;
+	ktop_bpf_encode(&w->raw, r);
+	return writer_block(w, BLK_BPF);
 }
 
 int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
