@@ -342,7 +342,7 @@ static int json_save(const struct format_out *out, struct store *st,
 	json_other_data(o.fp, meta);
 	it = store_iter_new(st, t0, t1, NULL);
 	if (!it || !o.sf) {
-		ret = format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
+		ret = err_set_at(err, errlen, -ENOMEM, out->path, "out of memory");
 		goto out;
 	}
 	while (store_iter_next(it, &ev, &seq)) {
@@ -351,7 +351,7 @@ static int json_save(const struct format_out *out, struct store *st,
 		s.events++;
 		ret = json_event(&o, &ev);
 		if (ret) {
-			format_fail(err, errlen, ret, out->path, "out of memory");
+			err_set_at(err, errlen, ret, out->path, "out of memory");
 			goto out;
 		}
 	}
