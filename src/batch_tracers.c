@@ -342,41 +342,30 @@ static void bt_period_add(struct bt_period *p, uint64_t v)
 	p->count++;
 }
 
+/* An osnoise sample, for the per-CPU periods (the noise field is in us, latency.h). */
+static void bt_osnoise_period(void *arg, const struct ktop_event *ev)
+{
+	struct batch_tracers *bt = arg;
+
+	if (ev->type != KTOP_T_OSNOISE || ev->cpu >= BT_MAX_CPUS)
+		return;
+	if (ev->cpu >= bt->nper) {
+		unsigned int nn = ev->cpu + 1u;
+		struct bt_period *p = realloc(bt->per, nn * sizeof(*p));
+
+		if (!p)
+			return;
+		memset(p + bt->nper, 0, (nn - bt->nper) * sizeof(*p));
+		bt->per = p;
+		bt->nper = nn;
+	}
+	bt_period_add(&bt->per[ev->cpu], ev->args[1] * 1000);
+	bt_period_add(&bt->per_all, ev->args[1] * 1000);
+}
+
 static long bt_feed_latency(struct batch_tracers *bt, uint64_t t0, uint64_t t1)
 {
-	struct store_iter *it = store_iter_new(bt->a->st, t0, t1, NULL);
-	struct ktop_event ev;
-	uint64_t seq;
-	long n = 0;
-	int r;
-
-	if (!it)
-		return -ENOMEM;
-	while (store_iter_next(it, &ev, &seq)) {
-		r = latency_feed(bt->l, &ev);
-		if (r < 0) {
-			n = r;
-			break;
-		}
-		n++;
-		if (ev.type != KTOP_T_OSNOISE || ev.cpu >= BT_MAX_CPUS)
-			continue;
-		if (ev.cpu >= bt->nper) {
-			unsigned int nn = ev.cpu + 1u;
-			struct bt_period *p = realloc(bt->per, nn * sizeof(*p));
-
-			if (!p)
-				continue;
-			memset(p + bt->nper, 0, (nn - bt->nper) * sizeof(*p));
-			bt->per = p;
-			bt->nper = nn;
-		}
-		/* the sample's noise field is in us (latency.h) */
-		bt_period_add(&bt->per[ev.cpu], ev.args[1] * 1000);
-		bt_period_add(&bt->per_all, ev.args[1] * 1000);
-	}
-	store_iter_free(it);
-	return n;
+	return latency_feed_store_each(bt->l, bt->a->st, t0, t1, NULL, bt_osnoise_period, bt);
 }
 
 void batch_tracers_update(struct batch_tracers *bt)
