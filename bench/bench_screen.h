@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "app.h"
+#include "clock.h"
 #include "ui-local.h"
 
 struct bench_screen {
@@ -26,7 +27,7 @@ static inline int bench_screen_new(struct bench_screen *bs, struct app *a, const
 				   const char *cols)
 {
 	a->wake_fd = -1;
-	a->start_ns = ui_now_ns();
+	a->start_ns = clock_mono_ns();
 	setenv("LINES", rows, 1);
 	setenv("COLUMNS", cols, 1);
 	bs->out = fopen("/dev/null", "w");

@@ -28,11 +28,6 @@
 
 #define STREAM_FLUSH_NS	100000000ull	/* --stream: one flush every 100 ms */
 
-uint64_t app_now_ns(void)
-{
-	return clock_mono_ns();
-}
-
 /* Start @src; on failure everything it began is undone. */
 static int app_start_source(struct app *a, const struct source_ops *src,
 			    const struct source_args *args, char *err, size_t errlen)
@@ -147,7 +142,7 @@ uint64_t app_snapshot_end(const struct app *a)
 
 uint64_t app_store_feed_end(const struct app *a, uint64_t lag_ns)
 {
-	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
+	uint64_t now = clock_mono_ns(), newest = 0, oldest = UINT64_MAX;
 	unsigned int n = store_ncpus(a->st);
 
 	for (unsigned int cpu = 0; cpu < n; cpu++) {
@@ -357,7 +352,7 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	if (a->opts.duration > 0)
 		end = a->start_ns + (uint64_t)(a->opts.duration * 1e9);
 	for (;;) {
-		uint64_t now = app_now_ns(), v;
+		uint64_t now = clock_mono_ns(), v;
 		int ms = (int)(STREAM_FLUSH_NS / 1000000);
 		/*
 		 * The output too: a reader that went away (the view quit, ssh was

@@ -246,9 +246,6 @@ void app_offcpu_stop(struct app *a);
  */
 int app_offcpu_poll(struct app *a);
 
-/* Monotonic nanoseconds. */
-uint64_t app_now_ns(void);
-
 /* ---- the view: src/app_view.c ---- */
 
 /**

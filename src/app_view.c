@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "app.h"
+#include "clock.h"
 #include "filter.h"
 #include "session.h"
 #include "store.h"
@@ -90,7 +91,7 @@ bool app_clock(struct app *a, uint64_t *start, uint64_t *now)
 
 	if ((app_flags(a) & SOURCE_KERNEL) || !a->st) {
 		*start = a->start_ns;
-		*now = app_now_ns();
+		*now = clock_mono_ns();
 		return false;
 	}
 	store_get_stats(a->st, &ss);

@@ -24,6 +24,8 @@
 #include "app.h"
 #include "batch.h"
 #include "batch_stacks.h"
+#include "clock.h"
+#include "file.h"
 #include "batch_tracers.h"
 #include "bpfstats.h"
 #include "cmdlines.h"
@@ -31,6 +33,7 @@
 #include "event.h"
 #include "batch-local.h"
 #include "intern.h"
+#include "jsonw.h"
 #include "hashmap.h"
 #include "schema.h"
 #include "session.h"
@@ -468,7 +471,6 @@ static const char *batch_comm(struct batch *b, int32_t pid)
 	static char buf[32];
 	const char *s;
 	char path[64];
-	FILE *fp;
 
 	if (pid == 0)
 		return "<idle>";
@@ -476,15 +478,8 @@ static const char *batch_comm(struct batch *b, int32_t pid)
 	if (s && *s)
 		return s;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fp = app_flags(b->a) & SOURCE_KERNEL ? fopen(path, "r") : NULL;
-	if (fp) {
-		s = fgets(buf, sizeof(buf), fp);
-		fclose(fp);
-		if (s) {
-			buf[strcspn(buf, "\n")] = 0;
-			return buf;
-		}
-	}
+	if ((app_flags(b->a) & SOURCE_KERNEL) && !file_read_value(path, buf, sizeof(buf)))
+		return buf;
 	return "<...>";
 }
 
@@ -521,12 +516,55 @@ static double batch_rate(const struct batch *b, uint64_t n)
 
 /* ---- text ------------------------------------------------------------- */
 
+/* The width of the CPU column: "tdr:1" for a CPU of a trace.dat's instance. */
+static int batch_cpu_width(const struct batch *b, const struct snapshot_meta *rm)
+{
+	int cw = 4;
+	char name[160];
+
+	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
+		int n = (int)strlen(snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)));
+
+		cw = n > cw ? n : cw;
+	}
+	return cw;
+}
+
+/* Events, rate, losses and flag categories per CPU, and for all. */
+static void batch_text_cpus(struct batch *b, FILE *o, const struct snapshot_meta *rm, int cw)
+{
+	struct batch_cpu all = { 0 };
+	char name[160];
+
+	fprintf(o, "%*s %10s %10s %8s", cw, "CPU", "EVENTS", "RATE/s", "LOST");
+	for (int i = 0; i < BF_NR; i++)
+		fprintf(o, " %8s", flag_heads[i]);
+	fputc('\n', o);
+	for (unsigned int cpu = 0; cpu <= b->ncpus; cpu++) {
+		const struct batch_cpu *c = cpu < b->ncpus ? &b->cpu[cpu] : &all;
+
+		if (cpu < b->ncpus) {
+			all.events += c->events;
+			all.lost += c->lost;
+			for (int i = 0; i < BF_NR; i++)
+				all.flags[i] += c->flags[i];
+			fprintf(o, "%*s", cw, snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)));
+		} else {
+			fprintf(o, "%*s", cw, "all");
+		}
+		fprintf(o, " %10" PRIu64 " %10.0f %8" PRIu64, c->events, batch_rate(b, c->events),
+			c->lost);
+		for (int i = 0; i < BF_NR; i++)
+			fprintf(o, " %8" PRIu64, c->flags[i]);
+		fputc('\n', o);
+	}
+}
+
 static void batch_text(struct batch *b)
 {
-	char used[32], limit[32], name[160], clock[32];
-	int cw = 4;	/* the CPU column: "tdr:1" for a CPU of an instance */
 	const struct snapshot_meta *rm = app_recording_meta(b->a);
-	struct batch_cpu all = { 0 };
+	char used[32], limit[32], name[160], clock[32];
+	int cw = batch_cpu_width(b, rm);
 	FILE *o = b->out;
 	time_t t = time(NULL);
 	struct tm tm;
@@ -573,33 +611,7 @@ static void batch_text(struct batch *b)
 	}
 	fputc('\n', o);
 
-	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
-		int n = (int)strlen(snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)));
-
-		cw = n > cw ? n : cw;
-	}
-	fprintf(o, "%*s %10s %10s %8s", cw, "CPU", "EVENTS", "RATE/s", "LOST");
-	for (int i = 0; i < BF_NR; i++)
-		fprintf(o, " %8s", flag_heads[i]);
-	fputc('\n', o);
-	for (unsigned int cpu = 0; cpu <= b->ncpus; cpu++) {
-		const struct batch_cpu *c = cpu < b->ncpus ? &b->cpu[cpu] : &all;
-
-		if (cpu < b->ncpus) {
-			all.events += c->events;
-			all.lost += c->lost;
-			for (int i = 0; i < BF_NR; i++)
-				all.flags[i] += c->flags[i];
-			fprintf(o, "%*s", cw, snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)));
-		} else {
-			fprintf(o, "%*s", cw, "all");
-		}
-		fprintf(o, " %10" PRIu64 " %10.0f %8" PRIu64, c->events, batch_rate(b, c->events),
-			c->lost);
-		for (int i = 0; i < BF_NR; i++)
-			fprintf(o, " %8" PRIu64, c->flags[i]);
-		fputc('\n', o);
-	}
+	batch_text_cpus(b, o, rm, cw);
 
 	fprintf(o, "\nTop events\n%10s  %s\n", "COUNT", "EVENT");
 	for (size_t i = 0; i < b->types.n && i < BATCH_TOP; i++)
@@ -655,22 +667,6 @@ static void batch_text(struct batch *b)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static void json_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(o, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(o, "\\u%04x", ch);
-		else
-			fputc(ch, o);
-	}
-	fputc('"', o);
-}
-
 static void batch_json(struct batch *b)
 {
 	char name[160], clock[40];
@@ -684,11 +680,11 @@ static void batch_json(struct batch *b)
 		"\"clock\":\"%s\",", clock, b->up, b->iteration, b->dt,
 		b->trace_clock ? "trace" : "monotonic");
 	fputs("\"mode\":", o);
-	json_str(o, b->a->mode_why);
+	jsonw_str_fp(o, b->a->mode_why);
 	fputs(",\"tracer\":", o);
-	json_str(o, batch_tracer(b));
+	jsonw_str_fp(o, batch_tracer(b));
 	fputs(",\"session\":", o);
-	json_str(o, app_instance(b->a));
+	jsonw_str_fp(o, app_instance(b->a));
 	fprintf(o, ",\"events\":%" PRIu64 ",\"events_per_s\":%.1f,\"events_total\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"lost_total\":%" PRIu64,
 		b->events, batch_rate(b, b->events), b->ss.appended, b->lost, b->lost_total);
@@ -714,7 +710,7 @@ static void batch_json(struct batch *b)
 
 			snapshot_meta_buffer(rm, cpu, &bcpu);
 			fprintf(o, "%s{\"buffer\":", cpu ? "," : "");
-			json_str(o, buf->name);
+			jsonw_str_fp(o, buf->name);
 			fprintf(o, ",\"buffer_cpu\":%u,", bcpu);
 		} else {
 			fprintf(o, "%s{", cpu ? "," : "");
@@ -737,13 +733,13 @@ static void batch_json(struct batch *b)
 	fputs("],\"top_events\":[", o);
 	for (size_t i = 0; i < b->types.n && i < BATCH_TOP_JSON; i++) {
 		fprintf(o, "%s{\"event\":", i ? "," : "");
-		json_str(o, batch_type_name(b, b->types.v[i].key, name, sizeof(name)));
+		jsonw_str_fp(o, batch_type_name(b, b->types.v[i].key, name, sizeof(name)));
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->types.v[i].count);
 	}
 	fputs("],\"top_functions\":[", o);
 	for (size_t i = 0; i < b->funcs.n && i < BATCH_TOP_JSON; i++) {
 		fprintf(o, "%s{\"function\":", i ? "," : "");
-		json_str(o, batch_func_name(b, b->funcs.v[i].key));
+		jsonw_str_fp(o, batch_func_name(b, b->funcs.v[i].key));
 		fprintf(o, ",\"count\":%" PRIu64 "}", b->funcs.v[i].count);
 	}
 	fputs("],\"top_tasks\":[", o);
@@ -754,7 +750,7 @@ static void batch_json(struct batch *b)
 		if (self && b->a->opts.hide_self)
 			continue;
 		fprintf(o, "%s{\"pid\":%d,\"comm\":", k++ ? "," : "", pid);
-		json_str(o, batch_comm(b, pid));
+		jsonw_str_fp(o, batch_comm(b, pid));
 		fprintf(o, ",\"count\":%" PRIu64 "%s}", b->pids.v[i].count,
 			self ? ",\"self\":true" : "");
 	}
@@ -765,7 +761,7 @@ static void batch_json(struct batch *b)
 
 		viewfilter_counts(b->vf, &vc);
 		fputs(",\"view\":{\"filter\":", o);
-		json_str(o, viewfilter_describe(b->vf, desc, sizeof(desc)));
+		jsonw_str_fp(o, viewfilter_describe(b->vf, desc, sizeof(desc)));
 		fprintf(o, ",\"matched\":%" PRIu64 ",\"held\":%" PRIu64 "}", vc.matched,
 			vc.held);
 	}
@@ -788,7 +784,7 @@ static bool batch_wait(uint64_t deadline)
 
 	for (;;) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-		uint64_t now = app_now_ns();
+		uint64_t now = clock_mono_ns();
 		int ms;
 
 		if (session_signal_pending())
@@ -868,7 +864,7 @@ int batch_run(struct app *a, FILE *out)
 				break;
 			stopped = true;
 		}
-		now = app_now_ns();
+		now = clock_mono_ns();
 		b.iteration++;
 		last = stopped || (a->opts.iterations && b.iteration >= a->opts.iterations) ||
 		       (end && now >= end);

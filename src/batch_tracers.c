@@ -23,6 +23,7 @@
 #include "event.h"
 #include "fgraph.h"
 #include "intern.h"
+#include "jsonw.h"
 #include "latency.h"
 #include "session.h"
 #include "store.h"
@@ -341,41 +342,30 @@ static void bt_period_add(struct bt_period *p, uint64_t v)
 	p->count++;
 }
 
+/* An osnoise sample, for the per-CPU periods (the noise field is in us, latency.h). */
+static void bt_osnoise_period(void *arg, const struct ktop_event *ev)
+{
+	struct batch_tracers *bt = arg;
+
+	if (ev->type != KTOP_T_OSNOISE || ev->cpu >= BT_MAX_CPUS)
+		return;
+	if (ev->cpu >= bt->nper) {
+		unsigned int nn = ev->cpu + 1u;
+		struct bt_period *p = realloc(bt->per, nn * sizeof(*p));
+
+		if (!p)
+			return;
+		memset(p + bt->nper, 0, (nn - bt->nper) * sizeof(*p));
+		bt->per = p;
+		bt->nper = nn;
+	}
+	bt_period_add(&bt->per[ev->cpu], ev->args[1] * 1000);
+	bt_period_add(&bt->per_all, ev->args[1] * 1000);
+}
+
 static long bt_feed_latency(struct batch_tracers *bt, uint64_t t0, uint64_t t1)
 {
-	struct store_iter *it = store_iter_new(bt->a->st, t0, t1, NULL);
-	struct ktop_event ev;
-	uint64_t seq;
-	long n = 0;
-	int r;
-
-	if (!it)
-		return -ENOMEM;
-	while (store_iter_next(it, &ev, &seq)) {
-		r = latency_feed(bt->l, &ev);
-		if (r < 0) {
-			n = r;
-			break;
-		}
-		n++;
-		if (ev.type != KTOP_T_OSNOISE || ev.cpu >= BT_MAX_CPUS)
-			continue;
-		if (ev.cpu >= bt->nper) {
-			unsigned int nn = ev.cpu + 1u;
-			struct bt_period *p = realloc(bt->per, nn * sizeof(*p));
-
-			if (!p)
-				continue;
-			memset(p + bt->nper, 0, (nn - bt->nper) * sizeof(*p));
-			bt->per = p;
-			bt->nper = nn;
-		}
-		/* the sample's noise field is in us (latency.h) */
-		bt_period_add(&bt->per[ev.cpu], ev.args[1] * 1000);
-		bt_period_add(&bt->per_all, ev.args[1] * 1000);
-	}
-	store_iter_free(it);
-	return n;
+	return latency_feed_store_each(bt->l, bt->a->st, t0, t1, NULL, bt_osnoise_period, bt);
 }
 
 void batch_tracers_update(struct batch_tracers *bt)
@@ -533,22 +523,6 @@ void batch_tracers_text(struct batch_tracers *bt, FILE *o)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void bt_json_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(o, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(o, "\\u%04x", ch);
-		else
-			fputc(ch, o);
-	}
-	fputc('"', o);
-}
-
 static void bt_fgraph_json(struct batch_tracers *bt, FILE *o)
 {
 	struct fgraph_row *rows;
@@ -574,10 +548,10 @@ static void bt_fgraph_json(struct batch_tracers *bt, FILE *o)
 			continue;
 		fprintf(o, "%s{\"function\":", first ? "" : ",");
 		first = false;
-		bt_json_str(o, in.name);
+		jsonw_str_fp(o, in.name);
 		fputs(",\"parent\":", o);
 		if (!fgraph_node(bt->g, FGRAPH_AGG, in.parent, &par) && par.kind == FGRAPH_K_CALL) {
-			bt_json_str(o, par.name);
+			jsonw_str_fp(o, par.name);
 			ctx[0] = '\0';
 		} else {
 			fputs("null", o);
@@ -590,7 +564,7 @@ static void bt_fgraph_json(struct batch_tracers *bt, FILE *o)
 			in.incomplete);
 		if (ctx[0]) {
 			fputs(",\"context\":", o);
-			bt_json_str(o, ctx);
+			jsonw_str_fp(o, ctx);
 		}
 		fputc('}', o);
 	}
@@ -646,7 +620,7 @@ static void bt_latency_json(struct batch_tracers *bt, FILE *o)
 	bool first = true;
 
 	fputs(",\"latency\":{\"tracer\":", o);
-	bt_json_str(o, bt->kind == BT_TIMERLAT ? "timerlat" : "osnoise");
+	jsonw_str_fp(o, bt->kind == BT_TIMERLAT ? "timerlat" : "osnoise");
 	fprintf(o, ",\"events\":%" PRIu64 ",\"cpus\":[", bt->fed);
 	for (unsigned int cpu = 0; cpu < latency_ncpus(bt->l); cpu++) {
 		if (!latency_cpu_seen(bt->l, cpu) || latency_row(bt->l, (int)cpu, &r))

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "bpfstats-local.h"
+#include "clock.h"
 #include "features.h"
 #include "syscalls.h"
 
@@ -29,14 +30,6 @@ static const char *const softirq_names[KSTAT_MAX_SOFTIRQS] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
 	"HRTIMER", "RCU",
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 const char *bpfstats_syscall_name(uint32_t id)
 {
@@ -406,7 +399,7 @@ int bpfstats_poll(struct bpfstats *bs)
 	size_t nstale = 0, i;
 	int err;
 
-	t0 = now_ns();
+	t0 = clock_mono_ns();
 	/* read everything without the lock */
 	err = bpf_kstat_read_cpu(bs->k, bs->cpu_rd);
 	if (!err && bs->has_irqs)
@@ -425,7 +418,7 @@ int bpfstats_poll(struct bpfstats *bs)
 		if (bs->task_rd_n < 0)
 			err = bs->task_rd_n;
 	}
-	now = now_ns();
+	now = clock_mono_ns();
 
 	pthread_mutex_lock(&bs->lock);
 	if (err) {
@@ -435,7 +428,7 @@ int bpfstats_poll(struct bpfstats *bs)
 	}
 	bpfstats_apply_locked(bs, now, stale, &nstale, sizeof(stale) / sizeof(stale[0]));
 	bpf_kstat_drain_outliers(bs->k);
-	bs->poll_ns = now_ns() - t0;
+	bs->poll_ns = clock_mono_ns() - t0;
 	pthread_mutex_unlock(&bs->lock);
 
 	for (i = 0; i < nstale; i++)
@@ -454,15 +447,15 @@ static void *bpfstats_thread(void *arg)
 
 	pthread_setname_np(pthread_self(), "ktop-bpf");
 	period = (uint64_t)(bs->o.interval * 1e9);
-	next = now_ns() + period;
+	next = clock_mono_ns() + period;
 	pfd.fd = bs->stop_fd;
 	pfd.events = POLLIN;
 	for (;;) {
-		now = now_ns();
+		now = clock_mono_ns();
 		timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 		if (poll(&pfd, 1, timeout) > 0)
 			break;
-		now = now_ns();
+		now = clock_mono_ns();
 		if (now < next)
 			continue;
 		next += period;
@@ -677,7 +670,7 @@ int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
 		snprintf(why, whylen, "BPF statistics off: %s", strerror(-err));
 		goto out_free;
 	}
-	bs->last_ns = now_ns();
+	bs->last_ns = clock_mono_ns();
 	*out = bs;
 	return 0;
 

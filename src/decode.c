@@ -769,6 +769,94 @@ static int decoder_register(struct decoder *d, struct dtype *t)
 	return id;
 }
 
+/* The arguments of a type that is not a plain copy: strings interned, symbols named. */
+static inline __attribute__((always_inline)) void
+decode_slots(struct decoder *d, const struct dtype *t, const uint8_t *p, int size, uint64_t *args)
+{
+	for (unsigned int i = 0; i < t->nargs; i++) {
+		const struct dslot *s = &t->slot[i];
+		const uint8_t *sp;
+		size_t len;
+
+		switch (s->op) {
+		case DOP_STR:
+			sp = p + s->off;
+			args[i] = decoder_intern(d, (const char *)sp, strnlen((const char *)sp,
+								s->size));
+			break;
+		case DOP_STR_TAIL:
+			sp = p + s->off;
+			len = s->off < size ? strnlen((const char *)sp, size - s->off) : 0;
+			args[i] = decoder_intern(d, (const char *)sp, len);
+			break;
+		case DOP_DLOC:
+		case DOP_RLOC:
+			if (!dloc(p, size, s, s->op == DOP_RLOC, &sp, &len)) {
+				args[i] = 0;
+				break;
+			}
+			args[i] = decoder_intern(d, (const char *)sp,
+						      strnlen((const char *)sp, len));
+			break;
+		case DOP_HEX:
+			args[i] = decoder_hex(d, p + s->off, s->size);
+			break;
+		case DOP_DLOC_HEX:
+			args[i] = dloc(p, size, s, s->rel, &sp, &len) ?
+				       decoder_hex(d, sp, len) : 0;
+			break;
+		case DOP_SYM:
+			args[i] = decoder_sym(d, load_slot(p + s->off, s->size == 8 ?
+							       DOP_U64 : DOP_U32));
+			break;
+		default:
+			args[i] = load_slot(p + s->off, s->op);
+			break;
+		}
+	}
+}
+
+/* What an event says besides its arguments: comms, the bottom half of a count. */
+static inline __attribute__((always_inline)) void
+decode_post(struct decoder *d, const struct dtype *t, const uint8_t *p,
+	    const struct store_brow *out, uint64_t *args)
+{
+	const struct decode_ctx *dc = d->dc;
+
+	switch (t->post) {
+	case DPOST_NONE:
+		break;
+	case DPOST_SWITCH:
+		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0]);
+		decoder_comm(d, (int32_t)args[5], (uint32_t)args[4]);
+		break;
+	case DPOST_COMM_PID:
+		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0]);
+		break;
+	case DPOST_EXEC: {
+		/* the kernel names the new image after the file: kbasename(), 15 chars */
+		const char *fn = intern_str(dc->strs, (uint32_t)args[0]);
+		const char *base = strrchr(fn, '/');
+
+		base = base ? base + 1 : fn;
+		decoder_comm(d, (int32_t)args[1],
+			     decoder_intern(d, base, strnlen(base, 15)));
+		break;
+	}
+	case DPOST_COMM_SLOTS:
+		decoder_comm(d, t->aux_pid == AUX_COMMON_PID ? out->pid :
+			     (int32_t)args[t->aux_pid], (uint32_t)args[t->aux_comm]);
+		break;
+	case DPOST_REPEATS: {
+		uint32_t bottom;
+
+		memcpy(&bottom, p + t->aux_off, 4);
+		args[3] = (args[3] << 32) | bottom;
+		break;
+	}
+	}
+}
+
 static inline __attribute__((always_inline)) int
 decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
 	   struct store_brow *out, uint64_t *args, struct dtype **tp)
@@ -830,81 +918,10 @@ decode_one(struct decoder *d, const void *data, int size, int room, uint64_t ts,
 		}
 		goto post;
 	}
-	for (unsigned int i = 0; i < t->nargs; i++) {
-		const struct dslot *s = &t->slot[i];
-		const uint8_t *sp;
-		size_t len;
-
-		switch (s->op) {
-		case DOP_STR:
-			sp = p + s->off;
-			args[i] = decoder_intern(d, (const char *)sp, strnlen((const char *)sp,
-								s->size));
-			break;
-		case DOP_STR_TAIL:
-			sp = p + s->off;
-			len = s->off < size ? strnlen((const char *)sp, size - s->off) : 0;
-			args[i] = decoder_intern(d, (const char *)sp, len);
-			break;
-		case DOP_DLOC:
-		case DOP_RLOC:
-			if (!dloc(p, size, s, s->op == DOP_RLOC, &sp, &len)) {
-				args[i] = 0;
-				break;
-			}
-			args[i] = decoder_intern(d, (const char *)sp,
-						      strnlen((const char *)sp, len));
-			break;
-		case DOP_HEX:
-			args[i] = decoder_hex(d, p + s->off, s->size);
-			break;
-		case DOP_DLOC_HEX:
-			args[i] = dloc(p, size, s, s->rel, &sp, &len) ?
-				       decoder_hex(d, sp, len) : 0;
-			break;
-		case DOP_SYM:
-			args[i] = decoder_sym(d, load_slot(p + s->off, s->size == 8 ?
-							       DOP_U64 : DOP_U32));
-			break;
-		default:
-			args[i] = load_slot(p + s->off, s->op);
-			break;
-		}
-	}
+	decode_slots(d, t, p, size, args);
 
 post:
-	switch (t->post) {
-	case DPOST_NONE:
-		break;
-	case DPOST_SWITCH:
-		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0]);
-		decoder_comm(d, (int32_t)args[5], (uint32_t)args[4]);
-		break;
-	case DPOST_COMM_PID:
-		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0]);
-		break;
-	case DPOST_EXEC: {
-		/* the kernel names the new image after the file: kbasename(), 15 chars */
-		const char *fn = intern_str(dc->strs, (uint32_t)args[0]);
-		const char *base = strrchr(fn, '/');
-
-		base = base ? base + 1 : fn;
-		decoder_comm(d, (int32_t)args[1],
-			     decoder_intern(d, base, strnlen(base, 15)));
-		break;
-	}
-	case DPOST_COMM_SLOTS:
-		decoder_comm(d, t->aux_pid == AUX_COMMON_PID ? out->pid :
-			     (int32_t)args[t->aux_pid], (uint32_t)args[t->aux_comm]);
-		break;
-	case DPOST_REPEATS: {
-		uint32_t bottom;
-
-		memcpy(&bottom, p + t->aux_off, 4);
-		args[3] = (args[3] << 32) | bottom;
-		break;
-	}
-	}
+	decode_post(d, t, p, out, args);
 	return 0;
 }
 

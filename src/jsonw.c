@@ -330,6 +330,31 @@ static void jw_string(struct jsonw *w, const char *s, size_t n)
 	jw_putc(w, '"');
 }
 
+void jsonw_str_fp(FILE *fp, const char *s)
+{
+	size_t n, i;
+	struct jsonw w;
+
+	if (!s) {
+		fputs("null", fp);
+		return;
+	}
+	n = strlen(s);
+	for (i = 0; i < n && !jw_special((unsigned char)s[i]); i++)
+		;
+	if (i == n) {
+		fputc('"', fp);
+		fwrite(s, 1, n, fp);
+		fputc('"', fp);
+		return;
+	}
+	jsonw_init_buf(&w);
+	jw_string(&w, s, n);
+	if (!w.err)
+		fwrite(w.buf, 1, w.len, fp);
+	jsonw_destroy(&w);
+}
+
 void jsonw_key(struct jsonw *w, const char *key)
 {
 	if (w->after_key || !jw_in_object(w)) {

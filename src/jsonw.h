@@ -142,6 +142,16 @@ void jsonw_raw(struct jsonw *w, const char *json, size_t len);
  */
 void jsonw_newline(struct jsonw *w);
 
+/**
+ * jsonw_str_fp - a JSON string straight to @fp, escaped as jsonw_str() does
+ * @s: NULL writes null
+ *
+ * For writers that print the rest of their JSON themselves (the Chrome
+ * trace export, --json's summaries): one escaper for all of ktop. A string
+ * that needs no escaping is one fwrite().
+ */
+void jsonw_str_fp(FILE *fp, const char *s);
+
 /* key and value in one call */
 void jsonw_kv_str(struct jsonw *w, const char *key, const char *s);
 void jsonw_kv_u64(struct jsonw *w, const char *key, uint64_t v);

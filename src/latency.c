@@ -354,8 +354,9 @@ int latency_feed(struct latency *l, const struct ktop_event *ev)
 	return feed_noise(l, b, ev);
 }
 
-long latency_feed_store(struct latency *l, const struct store *st, uint64_t t0, uint64_t t1,
-			bool *stop)
+long latency_feed_store_each(struct latency *l, const struct store *st, uint64_t t0,
+			     uint64_t t1, bool *stop,
+			     void (*each)(void *arg, const struct ktop_event *ev), void *arg)
 {
 	struct store_iter *it = store_iter_new(st, t0, t1, NULL);
 	struct ktop_event ev;
@@ -374,9 +375,17 @@ long latency_feed_store(struct latency *l, const struct store *st, uint64_t t0, 
 		if (r && stop)
 			*stop = true;
 		n++;
+		if (each)
+			each(arg, &ev);
 	}
 	store_iter_free(it);
 	return n;
+}
+
+long latency_feed_store(struct latency *l, const struct store *st, uint64_t t0, uint64_t t1,
+			bool *stop)
+{
+	return latency_feed_store_each(l, st, t0, t1, stop, NULL, NULL);
 }
 
 unsigned int latency_ncpus(const struct latency *l)

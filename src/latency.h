@@ -124,6 +124,14 @@ struct store;
 long latency_feed_store(struct latency *l, const struct store *st, uint64_t t0, uint64_t t1,
 			bool *stop);
 
+/*
+ * latency_feed_store() that also hands every event it read to @each (with
+ * @arg), for a caller that keeps figures of its own on the same pass.
+ */
+long latency_feed_store_each(struct latency *l, const struct store *st, uint64_t t0,
+			     uint64_t t1, bool *stop,
+			     void (*each)(void *arg, const struct ktop_event *ev), void *arg);
+
 /* Number of CPU rows (one past the highest CPU seen). */
 unsigned int latency_ncpus(const struct latency *l);
 

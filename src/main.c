@@ -17,6 +17,7 @@
 
 #include "app.h"
 #include "batch.h"
+#include "clock.h"
 #include "features.h"
 #include "formats/format.h"
 #include "opts.h"
@@ -272,7 +273,7 @@ static int main_offline(struct app *a, const char *path, int in_fd)
 		if (!is_stdin) {
 			if (!a->opts.iterations && !(a->opts.duration > 0))
 				a->opts.iterations = 1;
-			a->start_ns = app_now_ns() - interval;
+			a->start_ns = clock_mono_ns() - interval;
 		}
 		status = main_batch(a);
 	} else {

@@ -66,7 +66,7 @@ static void loader_wake(int fd)
 static void *loader_main(void *arg)
 {
 	struct file_src *l = arg;
-	uint64_t last = app_now_ns();
+	uint64_t last = clock_mono_ns();
 	int ret;
 
 	while (!atomic_load(&l->stop)) {
@@ -79,7 +79,7 @@ static void *loader_main(void *arg)
 				snprintf(l->err, sizeof(l->err), "%s", l->r->err);
 			break;
 		}
-		now = app_now_ns();
+		now = clock_mono_ns();
 		if (now - last >= LOADER_WAKE_NS) {
 			loader_wake(l->wake_fd);
 			last = now;
@@ -219,7 +219,7 @@ static int file_start(struct app *a, const struct source_args *args, char *err, 
 	int ret;
 
 	snprintf(a->bpf_why, sizeof(a->bpf_why), "BPF statistics: not in a snapshot");
-	a->start_ns = app_now_ns();
+	a->start_ns = clock_mono_ns();
 	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	l = calloc(1, sizeof(*l));
 	if (a->wake_fd < 0 || !l) {
@@ -251,7 +251,7 @@ static int file_start(struct app *a, const struct source_args *args, char *err, 
 	if (ret)
 		return ret;
 	a->st = l->r->st;
-	a->start_ns = app_now_ns();	/* a stream's header may have kept us waiting */
+	a->start_ns = clock_mono_ns();	/* a stream's header may have kept us waiting */
 	if (snapshot_meta_copy(&l->meta, &l->r->meta))
 		return err_set(err, errlen, -ENOMEM, "out of memory");
 	file_describe(a, is_stdin ? "stream on standard input" : args->path);

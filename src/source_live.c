@@ -28,6 +28,7 @@
 
 #include "app.h"
 #include "bpfstats.h"
+#include "clock.h"
 #include "consumer.h"
 #include "debug.h"
 #include "decode.h"
@@ -608,9 +609,14 @@ static char *live_kallsyms(struct store *st)
 
 		if (names) {
 			char name[256], *key = name;
+			struct symbols_line sl;
 
-			if (sscanf(line, "%*s %*s %255s", name) != 1 ||
-			    !bsearch(&key, names, nstr, sizeof(*names), str_cmp))
+			if (!symbols_parse_line(line, strcspn(line, "\n"), &sl) ||
+			    sl.name_len >= sizeof(name))
+				continue;
+			memcpy(name, sl.name, sl.name_len);
+			name[sl.name_len] = '\0';
+			if (!bsearch(&key, names, nstr, sizeof(*names), str_cmp))
 				continue;
 		}
 		if (len + l + 1 > cap) {
@@ -835,7 +841,7 @@ static int live_run(struct app *a, char *err, size_t errlen)
 	debug_step("tracing on");
 	if (ret)
 		return app_err(err, errlen, ret, "cannot turn tracing on: %s", strerror(-ret));
-	a->start_ns = app_now_ns();
+	a->start_ns = clock_mono_ns();
 	/* outliers from before tracing have no events in the trace to jump to */
 	bpfstats_outliers_from(a->bpf, a->start_ns);
 	return 0;

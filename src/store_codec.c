@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "schema.h"
 #include "store-local.h"
 
@@ -706,7 +707,7 @@ static int bad(char *why, size_t whylen, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
+	err_vset(why, whylen, -EBADMSG, fmt, ap);
 	va_end(ap);
 	return -EBADMSG;
 }

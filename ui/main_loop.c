@@ -23,6 +23,7 @@
 #include <time.h>
 #include <termios.h>
 #include <unistd.h>
+#include "clock.h"
 #include "cmdlines.h"
 #include "app.h"
 #include "session.h"
@@ -200,8 +201,8 @@ static void *ingest_main(void *arg)
 
 		/* tasks seen only in non-scheduler events: saved_cmdlines' name, once a second */
 		if ((app_flags(ui->app) & SOURCE_KERNEL) && ui->app->ft.tracefs[0] &&
-		    app_now_ns() - last_cmdlines > 1000000000ull) {
-			last_cmdlines = app_now_ns();
+		    clock_mono_ns() - last_cmdlines > 1000000000ull) {
+			last_cmdlines = clock_mono_ns();
 			pthread_mutex_unlock(&ui->lock);
 			cmdlines_fill(ui->app->st, ui->app->ft.tracefs);
 			pthread_mutex_lock(&ui->lock);
@@ -309,7 +310,7 @@ static int ui_loop(struct ui *ui, struct app *a)
 	int ret;
 
 	for (;;) {
-		uint64_t now = ui_now_ns(), refresh = (uint64_t)ui->refresh_ms * 1000000u;
+		uint64_t now = clock_mono_ns(), refresh = (uint64_t)ui->refresh_ms * 1000000u;
 		uint64_t due, polled, busy0 = now;
 		struct timespec wake_rt;
 		struct pollfd pfd[4];
@@ -327,7 +328,7 @@ static int ui_loop(struct ui *ui, struct app *a)
 		/* a stale screen is redrawn once the refresh interval has passed */
 		if ((data_stale || ui->dirty) && now - last_frame >= refresh) {
 			frame_locked(ui);
-			last_frame = ui_now_ns();
+			last_frame = clock_mono_ns();
 			data_stale = false;
 			now = last_frame;
 		}
@@ -341,10 +342,10 @@ static int ui_loop(struct ui *ui, struct app *a)
 		pfd[2] = (struct pollfd){ .fd = session_signal_fd(), .events = POLLIN };
 		/* once the screen is stale, more data changes nothing until the frame */
 		pfd[3] = (struct pollfd){ .fd = data_stale ? -1 : a->wake_fd, .events = POLLIN };
-		if (ui->nbusy < UI_KEY_LAT_MAX && ui_now_ns() - busy0 > 2000000)
-			ui->busy[ui->nbusy++] = ui_now_ns() - busy0;
+		if (ui->nbusy < UI_KEY_LAT_MAX && clock_mono_ns() - busy0 > 2000000)
+			ui->busy[ui->nbusy++] = clock_mono_ns() - busy0;
 		ret = poll(pfd, 4, timeout);
-		polled = ui_now_ns();
+		polled = clock_mono_ns();
 		clock_gettime(CLOCK_REALTIME, &wake_rt);
 		if (ret < 0 && errno != EINTR)
 			return 0;
@@ -370,7 +371,7 @@ static int ui_loop(struct ui *ui, struct app *a)
 			if (ui->nkey_lat < UI_KEY_LAT_MAX) {
 				ui->key_wake_rt[ui->nkey_lat] = (uint64_t)wake_rt.tv_sec *
 								1000000000ull + wake_rt.tv_nsec;
-				ui->key_lat[ui->nkey_lat++] = ui_now_ns() - polled;
+				ui->key_lat[ui->nkey_lat++] = clock_mono_ns() - polled;
 			}
 		}
 	}

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app.h"
+#include "clock.h"
 #include "rowsel.h"
 #include "store.h"
 #include "ui-local.h"
@@ -548,7 +549,7 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 static int events_search(struct ui *ui, struct pane *p, const char *needle, int dir)
 {
 	struct events_state *es = p->priv;
-	uint64_t t0 = ui_now_ns(), n = 0;
+	uint64_t t0 = clock_mono_ns(), n = 0;
 	struct ui_evpos from;
 	struct ui_evwalk w;
 	struct richstr rs;
@@ -575,7 +576,7 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 			break;
 		}
 		if (++n >= SEARCH_MAX_EVENTS ||
-		    ((n & 4095) == 0 && ui_now_ns() - t0 > SEARCH_MAX_NS))
+		    ((n & 4095) == 0 && clock_mono_ns() - t0 > SEARCH_MAX_NS))
 			break;
 	}
 	ui_evwalk_destroy(&w);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app.h"
+#include "clock.h"
 #include "features.h"
 #include "fgraph.h"
 #include "intern.h"
@@ -181,7 +182,7 @@ static void graph_destroy(struct pane *p)
 
 static void graph_feed(struct ui *ui, struct graph_state *gs)
 {
-	uint64_t t1, t_in = ui_feed_clock();
+	uint64_t t1, t_in = clock_thread_ns();
 	struct fgraph_stats fs;
 	struct store_stats ss;
 
@@ -226,7 +227,7 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 	 * next frames.
 	 */
 	while (gs->t0 <= t1) {
-		uint64_t end = t1 - gs->t0 > gs->slice ? gs->t0 + gs->slice : t1, c0 = ui_feed_clock();
+		uint64_t end = t1 - gs->t0 > gs->slice ? gs->t0 + gs->slice : t1, c0 = clock_thread_ns();
 
 		fgraph_feed_store(gs->g, ui->st, gs->t0, end);
 		gs->t0 = end + 1;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app.h"
+#include "clock.h"
 #include "features.h"
 #include "latency.h"
 #include "rowsel.h"
@@ -117,7 +118,7 @@ static void lat_stop(struct ui *ui, struct lat_state *ls, const struct ktop_even
 /* Feed what was published since the last call. */
 static void lat_feed(struct ui *ui, struct lat_state *ls)
 {
-	uint64_t t1, seq, t_in = ui_feed_clock();
+	uint64_t t1, seq, t_in = clock_thread_ns();
 	struct store_stats ss;
 	struct viewfilter *vf = ui_view(ui);
 	struct store_iter *it;
@@ -151,7 +152,7 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 		ls->t0 = ss.first_ts;
 	/* in time slices within a budget, as the graph pane does */
 	while (ls->t0 <= t1) {
-		uint64_t end = t1 - ls->t0 > ls->slice ? ls->t0 + ls->slice : t1, c0 = ui_feed_clock();
+		uint64_t end = t1 - ls->t0 > ls->slice ? ls->t0 + ls->slice : t1, c0 = clock_thread_ns();
 
 		it = store_iter_new(ui->st, ls->t0, end, NULL);
 		if (!it)
@@ -246,7 +247,7 @@ static void lat_switch_view(struct ui *ui, struct lat_state *ls)
 /*
  * o: timerlat <-> osnoise in ktop's instance while tracing goes on. A marker
  * in the trace separates the two; the table starts again from the switch
- * (the session's clock is CLOCK_MONOTONIC, as app_now_ns), since the rows
+ * (the session's clock is CLOCK_MONOTONIC, as clock_mono_ns()), since the rows
  * of one tracer mean nothing to the other.
  */
 static void lat_switch(struct ui *ui, struct lat_state *ls)
@@ -281,7 +282,7 @@ static void lat_switch(struct ui *ui, struct lat_state *ls)
 		latency_free(ls->l);
 		ls->l = nl;
 	}
-	ls->t0 = app_now_ns();
+	ls->t0 = clock_mono_ns();
 	ls->switched = true;
 }
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app.h"
+#include "clock.h"
 #include "rowsel.h"
 #include "store.h"
 #include "tasks.h"
@@ -81,7 +82,7 @@ static void tasks_destroy(struct pane *p)
 /* Read what was published since the last frame, within the budget. */
 static void tasks_feed(struct ui *ui, struct tasks_state *ts)
 {
-	uint64_t t1, t_in = ui_feed_clock(), now = ui_now_ns();
+	uint64_t t1, t_in = clock_thread_ns(), now = clock_mono_ns();
 	struct store_stats ss;
 
 	if (!ts->tm) {
@@ -110,7 +111,7 @@ static void tasks_feed(struct ui *ui, struct tasks_state *ts)
 		ts->fed = ss.first_ts;
 	while (t1 && ts->fed <= t1) {
 		uint64_t end = t1 - ts->fed > ts->slice ? ts->fed + ts->slice : t1;
-		uint64_t c0 = ui_feed_clock();
+		uint64_t c0 = clock_thread_ns();
 
 		if (tasks_update(ts->tm, end) < 0)
 			break;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app.h"
+#include "clock.h"
 #include "intern.h"
 #include "rowsel.h"
 #include "store.h"
@@ -54,7 +55,7 @@ static void top_view_drop(struct top_view *tv)
 /* Count what the view matches since the last frame. */
 static void top_view_feed(struct ui *ui, struct top_view *tv, struct viewfilter *vf)
 {
-	uint64_t horizon = ui_feed_window_end(ui, VIEW_LAG_NS), c0 = ui_feed_clock(), n = 0;
+	uint64_t horizon = ui_feed_window_end(ui, VIEW_LAG_NS), c0 = clock_thread_ns(), n = 0;
 	struct viewfilter_walk *w;
 	struct ktop_event ev;
 	uint64_t seq;
@@ -67,7 +68,7 @@ static void top_view_feed(struct ui *ui, struct top_view *tv, struct viewfilter 
 		tv->gen = ui_view_gen(ui);
 		tv->pos = VIEWFILTER_POS_START;
 		tv->caught_up = tv->was_caught_up = false;
-		tv->tick_ns = ui_now_ns();
+		tv->tick_ns = clock_mono_ns();
 	}
 	if (ui->paused && tv->caught_up)
 		return;
@@ -78,7 +79,7 @@ static void top_view_feed(struct ui *ui, struct top_view *tv, struct viewfilter 
 			break;
 		ui_stats_count(&tv->s, &ev);
 		tv->pos = (struct viewfilter_pos){ .ts = ev.ts, .seq = seq, .cpu = ev.cpu };
-		if (!(++n & 1023) && ui_feed_clock() - c0 > VIEW_FEED_NS) {
+		if (!(++n & 1023) && clock_thread_ns() - c0 > VIEW_FEED_NS) {
 			tv->caught_up = false;
 			ui->dirty = true;
 			break;
@@ -86,11 +87,11 @@ static void top_view_feed(struct ui *ui, struct top_view *tv, struct viewfilter 
 	}
 	viewfilter_walk_free(w);
 	/* rates once a second, once a whole second was counted */
-	if (ui_now_ns() - tv->tick_ns >= 1000000000ull) {
-		ui_stats_tick(&tv->s, ui_now_ns());
+	if (clock_mono_ns() - tv->tick_ns >= 1000000000ull) {
+		ui_stats_tick(&tv->s, clock_mono_ns());
 		tv->s.rates_valid = tv->was_caught_up;
 		tv->was_caught_up = tv->caught_up;
-		tv->tick_ns = ui_now_ns();
+		tv->tick_ns = clock_mono_ns();
 	}
 }
 

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <curses.h>
 #include "app.h"
+#include "clock.h"
 #include "intern.h"
 #include "probe.h"
 #include "schema.h"
@@ -104,7 +105,7 @@ static bool pp_top_count(struct ui *ui, const struct probe_def *d, uint64_t *cou
 /* Read the probe list again, at most once a second (or now, @force), with rates. */
 static void pp_refresh(struct ui *ui, struct prompt_probe *pp, bool force)
 {
-	uint64_t now = ui_now_ns();
+	uint64_t now = clock_mono_ns();
 	struct pp_rate old[PP_LIST];
 
 	if (!force && pp->info_ns && now - pp->info_ns < 1000000000ull)

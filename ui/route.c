@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <curses.h>
+#include "clock.h"
 #include "store.h"
 #include "ui-local.h"
 
@@ -186,7 +187,7 @@ void ui_set_paused(struct ui *ui, bool on)
 	store_get_stats(ui->st, &ss);
 	ui->paused = on;
 	ui->paused_appended = ss.appended;
-	ui->paused_ns = ui_now_ns();
+	ui->paused_ns = clock_mono_ns();
 }
 
 /* ---- the open prompt --------------------------------------------------------- */

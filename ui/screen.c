@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include "app.h"
+#include "clock.h"
 #include "features.h"
 #include "store.h"
 #include "syscalls.h"
@@ -43,7 +44,7 @@ void ui_message(struct ui *ui, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ui->message, sizeof(ui->message), fmt, ap);
 	va_end(ap);
-	ui->message_until = ui_now_ns() + 4000000000ull;
+	ui->message_until = clock_mono_ns() + 4000000000ull;
 	ui->dirty = true;
 }
 
@@ -81,7 +82,7 @@ int ui_init(struct ui *ui, struct app *a)
 		ui_stats_destroy(&ui->stats);
 		return ret;
 	}
-	ui->tick_ns = ui_now_ns();
+	ui->tick_ns = clock_mono_ns();
 	ui->dirty = true;
 	return 0;
 }
@@ -385,7 +386,7 @@ static int draw_header(struct ui *ui)
 	char b1[32], b2[32], b3[32], ev[128], missing[512], filters[256];
 	struct store_stats ss;
 	struct richstr rs;
-	uint64_t now = ui_now_ns(), wt0, wt1, wn;
+	uint64_t now = clock_mono_ns(), wt0, wt1, wn;
 	const char *tracer;
 	int y = 0;
 
@@ -505,7 +506,7 @@ static void draw_footer(struct ui *ui, int y)
 		ui_draw_rs(ui, y, 0, &rs, ui->cols);
 		return;
 	}
-	if (ui->message[0] && ui_now_ns() < ui->message_until) {
+	if (ui->message[0] && clock_mono_ns() < ui->message_until) {
 		richstr_add(&rs, ROLE_WARN, ui->message);
 		ui_draw_rs(ui, y, 0, &rs, ui->cols);
 		return;
@@ -547,7 +548,7 @@ void ui_draw_box(struct ui *ui, int y, int x, int h, int w)
 
 void ui_frame(struct ui *ui, bool ingest)
 {
-	uint64_t t0 = ui_now_ns();
+	uint64_t t0 = clock_mono_ns();
 	struct pane *p;
 	int y, ph;
 
@@ -585,7 +586,7 @@ out:
 	doupdate();
 	ui->frames++;
 	ui->dirty = false;
-	ui->last_frame_ns = ui_now_ns() - t0;
+	ui->last_frame_ns = clock_mono_ns() - t0;
 }
 
 void ui_tick(struct ui *ui, uint64_t now_ns)

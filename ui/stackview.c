@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "clock.h"
 #include "intern.h"
 #include "store.h"
 #include "tracer_feed.h"
@@ -191,7 +192,7 @@ const struct stack_tree *sv_tree(struct stackview *sv, struct store *st, enum st
 /* Feed the events published since the last frame, in time slices within the budget. */
 static void sv_feed_frame(struct ui *ui, struct stackview *sv)
 {
-	uint64_t t1 = ui_feed_window_end(ui, SV_LAG_NS), t_in = ui_feed_clock();
+	uint64_t t1 = ui_feed_window_end(ui, SV_LAG_NS), t_in = clock_thread_ns();
 	struct store_stats ss;
 
 	if (sv->view_gen != ui_view_gen(ui)) {
@@ -210,7 +211,7 @@ static void sv_feed_frame(struct ui *ui, struct stackview *sv)
 		sv->next_t = ss.first_ts;
 	while (sv->next_t <= t1) {
 		uint64_t end = t1 - sv->next_t > sv->slice ? sv->next_t + sv->slice : t1;
-		uint64_t c0 = ui_feed_clock();
+		uint64_t c0 = clock_thread_ns();
 
 		if (sv_feed(sv, ui->st, ui_view(ui), end)) {
 			sv->err = -ENOMEM;
@@ -223,7 +224,7 @@ static void sv_feed_frame(struct ui *ui, struct stackview *sv)
 
 bool sv_update(struct ui *ui, struct stackview *sv)
 {
-	uint64_t now = ui_now_ns();
+	uint64_t now = clock_mono_ns();
 	bool due = !sv->built_ns || now - sv->built_ns >= SV_REBUILD_NS;
 
 	switch (sv->scope.src) {

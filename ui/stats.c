@@ -18,11 +18,6 @@
 #define BACKLOG_MAX	(4u << 20)
 #define CHUNK		2048u
 
-uint64_t ui_now_ns(void)
-{
-	return clock_mono_ns();
-}
-
 int ui_stats_init(struct ui_stats *s, struct store *st)
 {
 	memset(s, 0, sizeof(*s));
@@ -49,7 +44,7 @@ int ui_stats_init(struct ui_stats *s, struct store *st)
 		store_cpu_range(st, c, &first, &end);
 		s->cpu[c].seq = s->top_seq[c] = first;
 	}
-	s->last_tick_ns = ui_now_ns();
+	s->last_tick_ns = clock_mono_ns();
 	return 0;
 }
 
@@ -293,7 +288,7 @@ static uint64_t ingest_cpu(struct ui_stats *s, unsigned int c, pthread_mutex_t *
 
 uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns, pthread_mutex_t *m)
 {
-	uint64_t t0 = ui_now_ns(), n = 0;
+	uint64_t t0 = clock_mono_ns(), n = 0;
 	bool progress = true, over = false;
 
 	while (progress && !over) {
@@ -303,7 +298,7 @@ uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns, pthread_mutex_t
 
 			n += k;
 			progress |= k > 0;
-			if (budget_ns && ui_now_ns() - t0 > budget_ns)
+			if (budget_ns && clock_mono_ns() - t0 > budget_ns)
 				over = true;
 			/*
 			 * On the helper thread, give the CPU to a reader that is
@@ -322,7 +317,7 @@ uint64_t ui_stats_ingest(struct ui_stats *s, uint64_t budget_ns, pthread_mutex_t
 	for (unsigned int c = 0; c < s->ncpus; c++)
 		if (s->top_seq[c] < s->rescan_end[c])
 			s->rescanning = true;
-	s->last_ingest_ns = ui_now_ns() - t0;
+	s->last_ingest_ns = clock_mono_ns() - t0;
 	unlock(m);
 	return n;
 }

@@ -126,7 +126,5 @@ size_t ui_stats_sorted(struct ui_stats *s, enum ui_sort key, const struct ui_top
 
 const char *ui_sort_name(enum ui_sort k);
 
-/* Monotonic ns. */
-uint64_t ui_now_ns(void);
 
 #endif

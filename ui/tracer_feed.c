@@ -14,21 +14,16 @@ uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns)
 	return app_feed_end(ui->app, lag_ns);
 }
 
-uint64_t ui_feed_clock(void)
-{
-	return clock_thread_ns();
-}
-
 bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t feed_start,
 		  uint64_t budget_ns, bool more)
 {
-	uint64_t took = ui_feed_clock() - slice_start;
+	uint64_t took = clock_thread_ns() - slice_start;
 
 	if (took < budget_ns / 8 && *slice < (1ull << 40))
 		*slice *= 2;
 	else if (took > budget_ns / 2 && *slice > 1000000)
 		*slice /= 2;
-	if (ui_feed_clock() - feed_start > budget_ns) {
+	if (clock_thread_ns() - feed_start > budget_ns) {
 		ui->dirty = more;
 		return true;
 	}

@@ -24,25 +24,21 @@
  */
 uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns);
 
-/*
- * The clock of a feed's budget: the UI thread's CPU time, not the wall
- * clock, so that a thread kept waiting for a CPU (a loaded or emulated
- * machine) does not shrink its slices to nothing and fall ever further
- * behind the trace.
- */
-uint64_t ui_feed_clock(void);
 
 /**
  * ui_feed_pace - after one time slice of a feed
  * @slice: trace time fed per slice, ns: doubled when the slice took less than
  *         an eighth of @budget_ns, halved when it took more than half of it
- * @slice_start: ui_feed_clock() when the slice began
- * @feed_start: ui_feed_clock() when this frame's feed began
+ * @slice_start: clock_thread_ns() when the slice began
+ * @feed_start: clock_thread_ns() when this frame's feed began
  * @budget_ns: how long a frame's feed may take, about
  * @more: the window has more slices to feed
  *
  * Once the budget is spent, the frame is marked dirty when @more, so that
- * the next frame goes on.
+ * the next frame goes on. The budget is the UI thread's CPU time, not the
+ * wall clock, so that a thread kept waiting for a CPU (a loaded or emulated
+ * machine) does not shrink its slices to nothing and fall ever further
+ * behind the trace.
  *
  * Return: true when the budget is spent and the feed stops for this frame.
  * Context: UI thread.

@@ -42,7 +42,7 @@ static int csv_save(const struct format_out *out, struct store *st,
 	format_window(opts, &f.t0, &f.t1);
 	c = calloc(max, sizeof(*c));
 	if (!c)
-		return format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
+		return err_set_at(err, errlen, -ENOMEM, out->path, "out of memory");
 	n = opts && opts->view ? viewfilter_count_by(opts->view, key, -1, f.t0, f.t1, c, max) :
 				 store_count_by(st, key, &f, c, max);
 	if (n > max)

@@ -94,17 +94,17 @@ static int folded_save(const struct format_out *out, struct store *st,
 
 	ret = folded_set(st, opts, &src, &set, &value);
 	if (ret) {
-		format_fail(err, errlen, ret, out->path, "%s", strerror(-ret));
+		err_set_at(err, errlen, ret, out->path, "%s", strerror(-ret));
 		goto out;
 	}
 	if (!set.n) {
-		ret = format_fail(err, errlen, -ENOENT, out->path, "no stacks to write: %s",
-				  src == FOLDED_EVENTS ? "no event has a stack (record some with "
-				  "--stack EVENT)" : src == FOLDED_OFFCPU ? "no off-CPU stacks "
-				  "(record them with --offcpu)" : src == FOLDED_AUTO ? "no event "
-				  "stacks, off-CPU stacks or function_graph calls in this store "
-				  "(record some with --stack EVENT or --offcpu)" : "no function_graph "
-				  "calls in this store");
+		ret = err_set_at(err, errlen, -ENOENT, out->path, "no stacks to write: %s",
+				 src == FOLDED_EVENTS ? "no event has a stack (record some with "
+				 "--stack EVENT)" : src == FOLDED_OFFCPU ? "no off-CPU stacks "
+				 "(record them with --offcpu)" : src == FOLDED_AUTO ? "no event "
+				 "stacks, off-CPU stacks or function_graph calls in this store "
+				 "(record some with --stack EVENT or --offcpu)" : "no function_graph "
+				 "calls in this store");
 		goto out;
 	}
 	ret = format_out_open(&f, out, opts ? opts->file_flags : 0, true, err, errlen);

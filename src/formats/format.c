@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "export.h"
 #include "formats/format.h"
 #include "output.h"
@@ -29,19 +30,6 @@ static const struct format_ops *const formats[FORMAT_NR] = {
 	[FORMAT_CSV]		= &format_csv,
 	[FORMAT_FOLDED]		= &format_folded,
 };
-
-int format_fail(char *err, size_t errlen, int ret, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(err, errlen, "%s: ", path);
-
-	if (n < 0 || (size_t)n >= errlen)
-		return ret;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - n, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 const struct format_ops *format_nth(unsigned int i)
 {
@@ -85,21 +73,21 @@ static int format_sniff(const struct format_in *in, const struct format_ops **f,
 	ssize_t n;
 
 	if (!fstat(in->fd, &sb) && S_ISDIR(sb.st_mode))
-		return format_fail(err, errlen, -EISDIR, in->name, "is a directory, not a trace");
+		return err_set_at(err, errlen, -EISDIR, in->name, "is a directory, not a trace");
 	n = pread(in->fd, head, sizeof(head), 0);
 	if (n < 0)
-		return format_fail(err, errlen, -errno, in->name, "read: %s", strerror(errno));
+		return err_set_at(err, errlen, -errno, in->name, "read: %s", strerror(errno));
 	if (!n)
-		return format_fail(err, errlen, -EBADMSG, in->name, "empty file (0 bytes), not a "
-				   "trace");
+		return err_set_at(err, errlen, -EBADMSG, in->name, "empty file (0 bytes), not a "
+				  "trace");
 	*f = format_detect(head, (size_t)n);
 	if (*f && (*f)->open)
 		return 0;
 	if (n < 8 && !memcmp(head, "KTOPSNAP", (size_t)n))
-		return format_fail(err, errlen, -ENOMSG, in->name, "truncated ktop snapshot "
-				   "(%zd bytes)", n);
-	return format_fail(err, errlen, -ENOMSG, in->name, "not a trace (neither a ktop snapshot "
-			   "nor a trace.dat file)");
+		return err_set_at(err, errlen, -ENOMSG, in->name, "truncated ktop snapshot "
+				  "(%zd bytes)", n);
+	return err_set_at(err, errlen, -ENOMSG, in->name, "not a trace (neither a ktop snapshot "
+			  "nor a trace.dat file)");
 }
 
 bool format_split_part(const char *arg, char *file, size_t len, const char **part)
@@ -132,7 +120,7 @@ int format_in_open(struct format_in *in, const char *arg, char *file, size_t len
 		in->fd = open(file, O_RDONLY | O_CLOEXEC);
 	}
 	if (in->fd < 0)
-		return format_fail(err, errlen, -errno, arg, "%s", strerror(errno));
+		return err_set_at(err, errlen, -errno, arg, "%s", strerror(errno));
 	return 0;
 }
 
@@ -151,8 +139,8 @@ int format_open(const struct format_in *in, struct format_reader **out, char *er
 			return ret;
 	}
 	if (in->part && !f->parts)
-		return format_fail(err, errlen, -ENOENT, in->name, "no such file (a %s file has no "
-				   "parts to choose with @)", f->name);
+		return err_set_at(err, errlen, -ENOENT, in->name, "no such file (a %s file has no "
+				  "parts to choose with @)", f->name);
 	ret = f->open(in, out, err, errlen);
 	if (ret)
 		*out = NULL;
@@ -267,7 +255,7 @@ int format_out_open(struct format_file *f, const struct format_out *out, unsigne
 		if (fd >= 0)
 			close(fd);
 		safefile_out_close(&f->out, false, err, errlen);
-		return format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
+		return err_set_at(err, errlen, -ENOMEM, out->path, "out of memory");
 	}
 	setvbuf(f->fp, NULL, _IOFBF, 1 << 16);
 	return 0;
@@ -281,10 +269,10 @@ int format_out_close(struct format_file *f, int ret, struct export_stats *stats,
 
 	if (f->fp) {
 		if ((fflush(f->fp) || ferror(f->fp)) && !ret)
-			ret = format_fail(err, errlen, -EIO, path, "write: %s", strerror(errno));
+			ret = err_set_at(err, errlen, -EIO, path, "write: %s", strerror(errno));
 		size = ftello(f->fp);
 		if (fclose(f->fp) && !ret)
-			ret = format_fail(err, errlen, -EIO, path, "write: %s", strerror(errno));
+			ret = err_set_at(err, errlen, -EIO, path, "write: %s", strerror(errno));
 		f->fp = NULL;
 	} else if (f->out.fd >= 0) {
 		struct stat sb;
@@ -307,8 +295,8 @@ int format_save(const struct format_ops *f, const struct format_out *out, struct
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
 	if (!f || !f->save)
-		return format_fail(err, errlen, -EOPNOTSUPP, out->path, "ktop cannot write %s "
-				   "files", f ? f->name : "such");
+		return err_set_at(err, errlen, -EOPNOTSUPP, out->path, "ktop cannot write %s files",
+				  f ? f->name : "such");
 	return f->save(out, st, meta, opts, stats, err, errlen);
 }
 
@@ -336,6 +324,6 @@ int export_write(enum export_format fmt, const char *path, struct store *st,
 	const struct format_ops *f = format_by_id((enum format_id)fmt);
 
 	if (!f)
-		return format_fail(err, errlen, -EINVAL, path, "unknown export format");
+		return err_set_at(err, errlen, -EINVAL, path, "unknown export format");
 	return format_save(f, &out, st, meta, opts, stats, err, errlen);
 }

@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "export.h"
 #include "formats/meta.h"
 #include "safefile.h"
@@ -244,10 +245,6 @@ int format_out_close(struct format_file *f, int ret, struct export_stats *stats,
 
 /* The window of @o: [*t0, *t1], everything when both are 0 or @o is NULL. */
 void format_window(const struct export_opts *o, uint64_t *t0, uint64_t *t1);
-
-/* A message "PATH: ..." into @err. Return: @ret. */
-int format_fail(char *err, size_t errlen, int ret, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
 
 /* The formats (src/formats/NAME.c). */
 extern const struct format_ops format_ktop;

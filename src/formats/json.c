@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "formats/format.h"
+#include "hashmap.h"
 #include "intern.h"
+#include "jsonw.h"
 #include "json_stacks.h"
 #include "schema.h"
 #include "store.h"
@@ -40,29 +42,6 @@ static void put_i64(FILE *fp, int64_t v)
 	}
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-	size_t n = strlen(s), i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20 ||
-		    (unsigned char)s[i] >= 0x7f)
-			break;
-	fputc_unlocked('"', fp);
-	fwrite_unlocked(s, 1, i, fp);
-	for (s += i; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(fp, "\\u%04x", c);
-		else
-			fputc_unlocked(c, fp);
-	}
-	fputc_unlocked('"', fp);
-}
-
 static void json_ts(FILE *fp, uint64_t ns)
 {
 	char b[4] = { '.', (char)('0' + ns % 1000 / 100), (char)('0' + ns % 100 / 10),
@@ -81,44 +60,38 @@ struct jstack {
 	int32_t		pid;
 	unsigned int	n, cap;
 	struct jframe	*f;
-	bool		used;
 };
 
 struct jtasks {
-	struct jstack	*v;
-	size_t		cap;	/* power of two, open addressing by pid */
-	size_t		n;
+	struct jstack	*v;	/* in order of first sight */
+	size_t		n, cap;
+	struct hmap	idx;	/* tid -> index in v */
 };
 
 static struct jstack *jtask(struct jtasks *t, int32_t pid)
 {
-	size_t i;
+	uint64_t *i;
+	bool added;
 
-	if ((t->n + 1) * 2 > t->cap) {
-		struct jtasks nt = { .cap = t->cap ? t->cap * 2 : 256 };
+	i = hmap_put(&t->idx, (uint32_t)pid, &added);
+	if (!i)
+		return NULL;
+	if (added) {
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 256;
+			struct jstack *v = realloc(t->v, cap * sizeof(*v));
 
-		nt.v = calloc(nt.cap, sizeof(*nt.v));
-		if (!nt.v)
-			return NULL;
-		for (size_t k = 0; k < t->cap; k++) {
-			if (!t->v[k].used)
-				continue;
-			for (i = (uint32_t)t->v[k].pid * 2654435761u & (nt.cap - 1); nt.v[i].used;
-			     i = (i + 1) & (nt.cap - 1))
-				;
-			nt.v[i] = t->v[k];
+			if (!v) {
+				hmap_del(&t->idx, (uint32_t)pid, NULL);
+				return NULL;
+			}
+			t->v = v;
+			t->cap = cap;
 		}
-		nt.n = t->n;
-		free(t->v);
-		*t = nt;
+		*i = t->n++;
+		t->v[*i] = (struct jstack){ .pid = pid };
 	}
-	for (i = (uint32_t)pid * 2654435761u & (t->cap - 1); t->v[i].used; i = (i + 1) & (t->cap - 1))
-		if (t->v[i].pid == pid)
-			return &t->v[i];
-	t->v[i].used = true;
-	t->v[i].pid = pid;
-	t->n++;
-	return &t->v[i];
+	return &t->v[*i];
 }
 
 static void json_args(FILE *fp, struct store *st, const struct ktop_schema_type *t,
@@ -130,12 +103,12 @@ static void json_args(FILE *fp, struct store *st, const struct ktop_schema_type 
 	for (unsigned int k = 0; t && k < ev->nargs && k < t->nfields; k++) {
 		if (k)
 			fputc(',', fp);
-		json_str(fp, t->fields[k].name);
+		jsonw_str_fp(fp, t->fields[k].name);
 		fputc(':', fp);
 		switch (t->fields[k].kind) {
 		case KTOP_FK_STR:
 		case KTOP_FK_SYM:
-			json_str(fp, intern_str(in, (uint32_t)ev->args[k]));
+			jsonw_str_fp(fp, intern_str(in, (uint32_t)ev->args[k]));
 			break;
 		case KTOP_FK_INT:
 			put_i64(fp, (int64_t)ev->args[k]);
@@ -175,7 +148,7 @@ static void json_head(FILE *fp, const char *ph, const char *name, int32_t tid, u
 	fputs_unlocked(",\"ts\":", fp);
 	json_ts(fp, ts);
 	fputs_unlocked(",\"name\":", fp);
-	json_str(fp, name);
+	jsonw_str_fp(fp, name);
 	fputs_unlocked(",\"cat\":\"cpu", fp);
 	put_u64(fp, cpu);
 	fputc_unlocked('"', fp);
@@ -292,10 +265,10 @@ static void json_tail(struct jout *o, uint64_t t0, uint64_t t1)
 {
 	size_t nlost;
 
-	for (size_t k = 0; k < o->tasks.cap; k++) {
+	for (size_t k = 0; k < o->tasks.n; k++) {
 		struct jstack *js = &o->tasks.v[k];
 
-		while (js->used && js->n) {
+		while (js->n) {
 			js->n--;
 			json_head(o->fp, "E", intern_str(o->in, js->f[js->n].func), js->pid,
 				  o->last_ts, 0, &o->first);
@@ -315,13 +288,11 @@ static void json_tail(struct jout *o, uint64_t t0, uint64_t t1)
 		}
 		free(l);
 	}
-	for (size_t k = 0; k < o->tasks.cap; k++) {
+	for (size_t k = 0; k < o->tasks.n; k++) {
 		int32_t tid = o->tasks.v[k].pid;
 		char idle[32];
 		const char *c;
 
-		if (!o->tasks.v[k].used)
-			continue;
 		if (tid >= JSON_IDLE_TID) {
 			snprintf(idle, sizeof(idle), "swapper/%d", tid - JSON_IDLE_TID);
 			c = idle;
@@ -330,7 +301,7 @@ static void json_tail(struct jout *o, uint64_t t0, uint64_t t1)
 		}
 		fprintf(o->fp, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
 			"\"args\":{\"name\":", tid >= JSON_IDLE_TID ? 0 : tid, tid);
-		json_str(o->fp, c);
+		jsonw_str_fp(o->fp, c);
 		fputs("}}", o->fp);
 	}
 }
@@ -341,11 +312,11 @@ static void json_other_data(FILE *fp, const struct snapshot_meta *meta)
 	fputs("\"generator\":\"ktop\"", fp);
 	if (meta && meta->release[0]) {
 		fputs(",\"kernel\":", fp);
-		json_str(fp, meta->release);
+		jsonw_str_fp(fp, meta->release);
 	}
 	if (meta && meta->tracer[0]) {
 		fputs(",\"tracer\":", fp);
-		json_str(fp, meta->tracer);
+		jsonw_str_fp(fp, meta->tracer);
 	}
 	fputs("},\"traceEvents\":[", fp);
 }
@@ -371,7 +342,7 @@ static int json_save(const struct format_out *out, struct store *st,
 	json_other_data(o.fp, meta);
 	it = store_iter_new(st, t0, t1, NULL);
 	if (!it || !o.sf) {
-		ret = format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
+		ret = err_set_at(err, errlen, -ENOMEM, out->path, "out of memory");
 		goto out;
 	}
 	while (store_iter_next(it, &ev, &seq)) {
@@ -380,7 +351,7 @@ static int json_save(const struct format_out *out, struct store *st,
 		s.events++;
 		ret = json_event(&o, &ev);
 		if (ret) {
-			format_fail(err, errlen, ret, out->path, "out of memory");
+			err_set_at(err, errlen, ret, out->path, "out of memory");
 			goto out;
 		}
 	}
@@ -391,9 +362,10 @@ static int json_save(const struct format_out *out, struct store *st,
 out:
 	store_iter_free(it);
 	json_sf_free(o.sf);
-	for (size_t k = 0; k < o.tasks.cap; k++)
+	for (size_t k = 0; k < o.tasks.n; k++)
 		free(o.tasks.v[k].f);
 	free(o.tasks.v);
+	hmap_destroy(&o.tasks.idx);
 	ret = format_out_close(&f, ret, &s, err, errlen);
 	if (stats)
 		*stats = s;

@@ -19,6 +19,7 @@
 
 #include "bpfstats.h"
 #include "clock.h"
+#include "err.h"
 #include "formats/format.h"
 #include "formats/ktop-local.h"
 #include "formats/ktop_bpf.h"
@@ -64,11 +65,9 @@ struct snapshot_reader {
 static int reader_fail(struct snapshot_reader *r, int ret, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	n = snprintf(r->base.err, sizeof(r->base.err), "%s: ", r->base.name);
 	va_start(ap, fmt);
-	vsnprintf(r->base.err + n, sizeof(r->base.err) - n, fmt, ap);
+	err_vset_at(r->base.err, sizeof(r->base.err), ret, r->base.name, fmt, ap);
 	va_end(ap);
 	return ret;
 }

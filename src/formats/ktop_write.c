@@ -18,6 +18,7 @@
 
 #include "bpfstats.h"
 #include "clock.h"
+#include "err.h"
 #include "formats/format.h"
 #include "formats/ktop-local.h"
 #include "formats/ktop_bpf.h"
@@ -69,20 +70,15 @@ struct snapshot_writer {
 
 static double mono_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)clock_mono_ns() / 1e9;
 }
 
 static int writer_fail(struct snapshot_writer *w, int ret, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	n = snprintf(w->err, sizeof(w->err), "%s: ", w->name);
 	va_start(ap, fmt);
-	vsnprintf(w->err + n, sizeof(w->err) - n, fmt, ap);
+	err_vset_at(w->err, sizeof(w->err), ret, w->name, fmt, ap);
 	va_end(ap);
 	w->failed = true;
 	return ret;
@@ -173,7 +169,6 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	struct snapshot_writer *w;
 	uint8_t hdr[SNAP_HDR_SIZE];
 	struct iovec iov;
-	struct timespec now;
 	int ret;
 
 	w = calloc(1, sizeof(*w));
@@ -202,12 +197,11 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 		goto out_fail;
 	}
 	w->chunks.len = 4;	/* the count goes first */
-	clock_gettime(CLOCK_REALTIME, &now);
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, SNAP_MAGIC, 8);
 	put_le32(hdr + 8, SNAPSHOT_VERSION);
 	put_le32(hdr + 12, SNAP_HDR_SIZE);
-	put_le64(hdr + 16, (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec);
+	put_le64(hdr + 16, clock_wall_ns());
 	put_le32(hdr + 28, crc(hdr, 28));
 	iov = (struct iovec){ hdr, sizeof(hdr) };
 	ret = output_write(w->out, &iov, 1);

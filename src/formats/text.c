@@ -228,17 +228,19 @@ static int text_save(const struct format_out *out, struct store *st,
 
 	format_window(opts, &t0, &t1);
 	if (!meta || !meta->nformats)
-		return format_fail(err, errlen, -EINVAL, out->path, "no kernel event formats in this session: "
-			    "cannot write the kernel's text format");
+		return err_set_at(err, errlen, -EINVAL, out->path,
+				  "no kernel event formats in this session: "
+				  "cannot write the kernel's text format");
 	tep = snapshot_meta_tep(meta);
 	if (!tep)
-		return format_fail(err, errlen, -EINVAL, out->path, "the event formats do not parse");
+		return err_set_at(err, errlen, -EINVAL, out->path,
+				  "the event formats do not parse");
 	rec = malloc(KRECORD_MAX);
 	if (krecord_init(&kr, tep, st, meta) || !rec) {
 		krecord_fini(&kr);
 		free(rec);
 		tep_free(tep);
-		return format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
+		return err_set_at(err, errlen, -ENOMEM, out->path, "out of memory");
 	}
 	ret = format_out_open(&o, out, opts ? opts->file_flags : 0, true, err, errlen);
 	if (ret)
@@ -249,7 +251,7 @@ static int text_save(const struct format_out *out, struct store *st,
 	trace_seq_init(&seq);
 	it = store_iter_new(st, t0, t1, NULL);
 	if (!it) {
-		ret = format_fail(err, errlen, -ENOMEM, out->path, "out of memory");
+		ret = err_set_at(err, errlen, -ENOMEM, out->path, "out of memory");
 		goto out;
 	}
 	while (store_iter_next(it, &ev, &q)) {

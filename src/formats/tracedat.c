@@ -46,7 +46,7 @@ static int tdat_open(const struct format_in *in, struct format_reader **out, cha
 	int ret;
 
 	if (!r)
-		return format_fail(err, errlen, -ENOMEM, in->name, "out of memory");
+		return err_set_at(err, errlen, -ENOMEM, in->name, "out of memory");
 	r->ops = &tdat_reader_ops;
 	r->fmt = &format_tracedat;
 	snprintf(r->name, sizeof(r->name), "%s", in->name);

@@ -99,13 +99,12 @@ static int tdat_fail(struct tdat *t, int ret, const char *fmt, ...)
 
 static int tdat_fail(struct tdat *t, int ret, const char *fmt, ...)
 {
-	char msg[384];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	err_vset_at(t->err, t->errlen, ret, t->path, fmt, ap);
 	va_end(ap);
-	return err_set_at(t->err, t->errlen, ret, t->path, "%s", msg);
+	return ret;
 }
 
 static int corrupt(struct tdat *t, const char *what, uint64_t off)

@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "batch.h"
+#include "clock.h"
 #include "event.h"
 #include "fixture.h"
 #include "store.h"
@@ -32,7 +33,7 @@ static struct app *app_fake(void)
 	a.wake_fd = -1;
 	a.st = store_new(16 << 20, 2);
 	snprintf(a.mode_why, sizeof(a.mode_why), "test \"mode\"");
-	a.start_ns = app_now_ns();
+	a.start_ns = clock_mono_ns();
 	return &a;
 }
 
@@ -240,7 +241,7 @@ static struct app *app_fixture(const char *name, bool json)
 	snprintf(a.mode_why, sizeof(a.mode_why), "snapshot %s", name);
 	snprintf(a.bpf_why, sizeof(a.bpf_why), "BPF statistics: not in a snapshot");
 	/* as main_offline does for a file: one summary, at once */
-	a.start_ns = app_now_ns() - 1000000000ull;
+	a.start_ns = clock_mono_ns() - 1000000000ull;
 	return &a;
 }
 

@@ -19,6 +19,7 @@
 #include "snap_common.h"
 #include "stacks.h"
 #include "export.h"
+#include "file.h"
 #include "fgraph.h"
 #include "flags.h"
 
@@ -574,6 +575,52 @@ TEST(json_nesting_matches_fgraph_tree)
 		       fixture_root());
 	else
 		CHECK(compared > 0);
+}
+
+/*
+ * Comm names are bytes from the kernel, UTF-8 most of the time: the JSON keeps
+ * valid UTF-8 byte for byte and says U+FFFD for a byte that is not (issue 15;
+ * the old escaper wrote "caf\u00c3\u00a9").
+ */
+TEST(json_keeps_utf8_comm)
+{
+	static const char comm[] = "caf\xc3\xa9 \xe5\x90\x8d \xff!";
+	static const char want[] = "\"name\":\"caf\xc3\xa9 \xe5\x90\x8d \\ufffd!\"";
+	bool tried = false;
+
+	for (int f = 0; f < nfixtures && !tried; f++) {
+		struct snapshot_meta meta;
+		struct store *st = snap_fixture_store(fixtures[f], &meta);
+		char err[512] = "", *path = tmp_path("u.json"), *text = NULL, *tree;
+		struct store_iter *it = st ? store_iter_new(st, 0, UINT64_MAX, NULL) : NULL;
+		struct ktop_event ev;
+		int32_t pid = 0;
+		uint64_t seq;
+
+		while (it && !pid && store_iter_next(it, &ev, &seq))
+			if (ev.type == KTOP_T_FGRAPH_ENTRY && ev.pid > 0)
+				pid = ev.pid;	/* a track with a thread_name record */
+		store_iter_free(it);
+		if (pid) {
+			tried = true;
+			store_set_comm(st, pid, comm);
+			CHECK(export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err,
+					   sizeof(err)) == 0);
+			CHECK(file_read(path, FILE_NO_MAX, &text, NULL) == 0);
+			CHECK(text && strstr(text, want));
+			tree = json_tree(path);	/* still JSON */
+			CHECK(tree);
+			free(tree);
+			free(text);
+			unlink(path);
+		}
+		free(path);
+		if (st) {
+			snapshot_meta_free(&meta);
+			store_free(st);
+		}
+	}
+	CHECK(tried);
 }
 
 /* ---- text --------------------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "clock.h"
 #include "test.h"
 
 #include "../../ui/richstr.c"
@@ -427,7 +428,7 @@ TEST(stats_counts_pairs_and_narrowing)
 	}
 	store_publish(st, 0);
 	CHECK_EQ_U64(ui_stats_ingest(&s, 0, NULL), 1000);
-	ui_stats_tick(&s, ui_now_ns() + 1000000000ull);
+	ui_stats_tick(&s, clock_mono_ns() + 1000000000ull);
 	n = ui_stats_sorted(&s, UI_SORT_COUNT, rows, 16);
 	CHECK_EQ_U64(n, 2);
 	CHECK_EQ_U64(rows[0]->count, 500);

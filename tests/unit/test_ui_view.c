@@ -14,7 +14,6 @@
 #include "test.h"
 
 #define SCR_ROWS	60
-#define TEXT_SCREEN_HAVE_NOW
 #include "../../ui/richstr.c"
 #include "../../ui/format.c"
 #include "../../ui/evnav.c"

@@ -353,4 +353,20 @@ TEST(failed_write_reported)
 	fclose(fp);
 }
 
+/* The FILE form: the same escaping, for writers that print the rest. */
+TEST(str_fp)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len);
+
+	CHECK(fp);
+	jsonw_str_fp(fp, "plain");
+	jsonw_str_fp(fp, "q\"\\\n\x01 caf\xc3\xa9 \xff\x7f");
+	jsonw_str_fp(fp, NULL);
+	fclose(fp);
+	CHECK_STR(out, "\"plain\"\"q\\\"\\\\\\n\\u0001 caf\xc3\xa9 \\ufffd\x7f\"null");
+	free(out);
+}
+
 TEST_MAIN()

@@ -81,12 +81,4 @@ static inline void text_screen_draw(struct ui *ui, struct pane *p)
 			printf("|%.150s\n", scr[i]);
 }
 
-/* A test that includes ui/stats.c has its ui_now_ns() (define TEXT_SCREEN_HAVE_NOW). */
-#ifndef TEXT_SCREEN_HAVE_NOW
-uint64_t ui_now_ns(void)
-{
-	return 0;
-}
-#endif
-
 #endif
