@@ -29,27 +29,16 @@ TOOLS=${KTOP_TOOLS:-build/tools}
 LOOPS=${KTOP_BENCH_LOOPS:-100000}
 ROUNDS=${KTOP_BENCH_ROUNDS:-5}
 CPU=${KTOP_BENCH_CPU-0}
-tmp=$(mktemp -d /tmp/ktop-bench-bpf.XXXXXX)
-bg=""
-stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
-restore() {
-	[ -n "$bg" ] && kill -KILL $bg 2>/dev/null
-	[ -n "$stats_was" ] && sysctl -q -w kernel.bpf_stats_enabled="$stats_was"
-	rm -rf "$tmp"
-}
-trap restore EXIT
-trap 'exit 130' INT TERM HUP
-# The kernel's own accounting of BPF run time (run_time_ns per program):
-# immune to the neighbours' noise. Restored on exit.
-[ -n "$stats_was" ] && sysctl -q -w kernel.bpf_stats_enabled=1
+# $tmp, $bg, the BPF run-time accounting, the load, rounds and medians:
+# bench/lib_sched.sh
+. bench/lib_sched.sh
+sched_bench_begin bpf bpf_stats
 
 for need in perf runqlat bpftool python3; do
 	command -v "$need" > /dev/null || { echo "bench bpf: $need missing (make deps)"; exit 1; }
 done
 [ -x "$TOOLS/bpf_drive" ] || { echo "bench bpf: $TOOLS/bpf_drive not built (make tools)"; exit 1; }
 
-# the load's CPU us/op, and the BPF helpers: bench/lib_sched.sh
-. bench/lib_sched.sh
 load() {
 	pipe_load "$LOOPS" "$CPU"
 }
@@ -88,19 +77,7 @@ one() {
 	echo "$v"
 }
 
-for ((r = 0; r < ROUNDS; r++)); do
-	for c in off default all sched runqlat; do
-		one "$c" >> "$tmp/$c"
-	done
-done
-for c in off default all sched runqlat; do
-	awk '{ print $1 }' "$tmp/$c" > "$tmp/$c.cpu"
-	awk '{ print $2 }' "$tmp/$c" > "$tmp/$c.bpf"
-	eval "m_$c=$(median < "$tmp/$c.cpu")"
-	eval "b_$c=$(median < "$tmp/$c.bpf")"
-	echo "# $c: load CPU us/op $(tr '\n' ' ' < "$tmp/$c.cpu")(median $(median < "$tmp/$c.cpu"));" \
-	     "BPF ns/op $(tr '\n' ' ' < "$tmp/$c.bpf")"
-done
+sched_rounds off default all sched runqlat
 # pct BPF-NS CPU-US: BPF ns/op as a share of the CPU us/op
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a * 100 / (b * 1000) }'; }
 # overhead = BPF run time per operation / the load's CPU time per operation without BPF
@@ -116,7 +93,6 @@ if [ -n "$stats_was" ]; then
 	     "$b_all ns; sched only: $b_sched ns)"
 	echo "bench bpf.ns_per_op.anchor.runqlat $b_runqlat ns (libbpf-tools runqlat)"
 fi
-cpct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) * 100 / b }'; }
 echo "bench bpf.cpu_overhead_pct $(cpct "$m_default" "$m_off") % (load CPU time with ktop's default programs" \
      "vs without; noisy on a shared machine)"
 echo "bench bpf.cpu_overhead_pct.anchor.runqlat $(cpct "$m_runqlat" "$m_off") % (same, runqlat)"

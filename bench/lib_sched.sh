@@ -52,3 +52,48 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
 		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+# sched_bench_begin NAME [bpf_stats]: $tmp (a private directory), $bg (a
+# background tool the script starts, killed on exit), and with bpf_stats the
+# kernel's BPF run-time accounting (run_time_ns per program: immune to the
+# neighbours' noise) turned on, $stats_was its value before ("" when the
+# kernel has none), put back on exit.
+sched_bench_begin() {
+	tmp=$(mktemp -d "/tmp/ktop-bench-$1.XXXXXX")
+	bg=""
+	stats_was=""
+	[ "${2-}" = bpf_stats ] && stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
+	trap sched_bench_end EXIT
+	trap 'exit 130' INT TERM HUP
+	[ -n "$stats_was" ] && sysctl -q -w kernel.bpf_stats_enabled=1
+	return 0
+}
+
+sched_bench_end() {
+	[ -n "$bg" ] && kill -KILL $bg 2>/dev/null
+	[ -n "$stats_was" ] && sysctl -q -w kernel.bpf_stats_enabled="$stats_was"
+	rm -rf "$tmp"
+}
+
+# sched_rounds CONFIG...: ROUNDS rounds of `one CONFIG` (the script's: it
+# prints "CPU-us/op BPF-ns/op"), the configurations alternating; then m_CONFIG
+# and b_CONFIG, the medians, and a "# CONFIG: ..." line of every round's figures.
+sched_rounds() {
+	local r c
+	for ((r = 0; r < ROUNDS; r++)); do
+		for c in "$@"; do
+			one "$c" >> "$tmp/$c"
+		done
+	done
+	for c in "$@"; do
+		awk '{ print $1 }' "$tmp/$c" > "$tmp/$c.cpu"
+		awk '{ print $2 }' "$tmp/$c" > "$tmp/$c.bpf"
+		eval "m_$c=$(median < "$tmp/$c.cpu")"
+		eval "b_$c=$(median < "$tmp/$c.bpf")"
+		echo "# $c: load CPU us/op $(tr '\n' ' ' < "$tmp/$c.cpu")(median $(median < "$tmp/$c.cpu"));" \
+		     "BPF ns/op $(tr '\n' ' ' < "$tmp/$c.bpf")"
+	done
+}
+
+# cpct A B: how much A is above B, in percent
+cpct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) * 100 / b }'; }

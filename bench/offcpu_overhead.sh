@@ -30,25 +30,16 @@ KTOP=${KTOP:-./ktop}
 LOOPS=${KTOP_BENCH_LOOPS:-50000}
 ROUNDS=${KTOP_BENCH_ROUNDS:-5}
 CPU=${KTOP_BENCH_CPU-0}
-tmp=$(mktemp -d /tmp/ktop-bench-offcpu.XXXXXX)
-bg=""
-stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
-restore() {
-	[ -n "$bg" ] && kill -KILL $bg 2>/dev/null
-	[ -n "$stats_was" ] && sysctl -q -w kernel.bpf_stats_enabled="$stats_was"
-	rm -rf "$tmp"
-}
-trap restore EXIT
-trap 'exit 130' INT TERM HUP
-[ -n "$stats_was" ] && sysctl -q -w kernel.bpf_stats_enabled=1
+# $tmp, $bg, the BPF run-time accounting, the load, rounds and medians:
+# bench/lib_sched.sh
+. bench/lib_sched.sh
+sched_bench_begin offcpu bpf_stats
 
 for need in perf offcputime bpftool python3; do
 	command -v "$need" > /dev/null || { echo "bench offcpu: $need missing (make deps)"; exit 1; }
 done
 [ -x "$KTOP" ] || { echo "bench offcpu: $KTOP not built"; exit 1; }
 
-# the load's CPU us/op, and the BPF helpers: bench/lib_sched.sh
-. bench/lib_sched.sh
 load() {
 	pipe_load "$LOOPS" "$CPU"
 }
@@ -80,20 +71,7 @@ one() {
 	echo "$v"
 }
 
-for ((r = 0; r < ROUNDS; r++)); do
-	for c in off ktop offcputime; do
-		one "$c" >> "$tmp/$c"
-	done
-done
-for c in off ktop offcputime; do
-	awk '{ print $1 }' "$tmp/$c" > "$tmp/$c.cpu"
-	awk '{ print $2 }' "$tmp/$c" > "$tmp/$c.bpf"
-	eval "m_$c=$(median < "$tmp/$c.cpu")"
-	eval "b_$c=$(median < "$tmp/$c.bpf")"
-	echo "# $c: load CPU us/op $(tr '\n' ' ' < "$tmp/$c.cpu")(median $(median < "$tmp/$c.cpu"));" \
-	     "BPF ns/op $(tr '\n' ' ' < "$tmp/$c.bpf")"
-done
-cpct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) * 100 / b }'; }
+sched_rounds off ktop offcputime
 if [ -n "$stats_was" ]; then
 	echo "bench offcpu.ns_per_op $b_ktop ns (ktop --offcpu: its sched_switch program's run time" \
 	     "per op of perf bench sched pipe on CPU $CPU, 2 switches per op, median of $ROUNDS)"

@@ -30,18 +30,15 @@ KTOP=${KTOP:-./ktop}
 LOOPS=${KTOP_BENCH_LOOPS:-20000}
 ROUNDS=${KTOP_BENCH_ROUNDS:-3}
 CPU=${KTOP_BENCH_CPU-0}
-tmp=$(mktemp -d /tmp/ktop-bench-stacks.XXXXXX)
-bg=""
-trap '[ -n "$bg" ] && kill -KILL $bg 2>/dev/null; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM HUP
+# $tmp, $bg and medians: bench/lib_sched.sh
+. bench/lib_sched.sh
+sched_bench_begin stacks
 
 for need in perf python3; do
 	command -v "$need" > /dev/null || { echo "bench stacks: $need missing (make deps)"; exit 1; }
 done
 [ -x "$KTOP" ] || { echo "bench stacks: $KTOP not built"; exit 1; }
 
-# median: bench/lib_sched.sh
-. bench/lib_sched.sh
 
 # load: "CPU-us/op wall-s" of one run
 load() {
