@@ -272,7 +272,9 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 	     unsigned int file_flags, char *err, size_t errlen)
 {
 	struct export_opts eo = { .t0 = t0, .t1 = t1, .csv_key = STORE_KEY_TYPE,
-				  .file_flags = file_flags, .view = app_view(a) };
+				  .file_flags = file_flags, .view = app_view(a),
+				  .dat_version = a->opts.dat_version,
+				  .dat_compress = a->opts.dat_compress };
 	const struct format_out out = { .path = path, .fd = -1 };
 	const struct format_ops *f;
 	struct snapshot_meta m;

@@ -59,6 +59,8 @@ struct app_opts {
 	const char		*views[SESSION_MAX_LIST];	/* -F, --view */
 	unsigned int		nviews;
 	bool			hide_self;	/* --hide-self */
+	unsigned int		dat_version;	/* --dat-version: trace.dat 6 or 7, 0: 7 */
+	int			dat_compress;	/* --dat-compress: enum tracedat_compress */
 	bool			offcpu;		/* --offcpu: BPF off-CPU stacks */
 	const char		*folded;	/* --folded: what -o FILE.folded holds */
 	/* --remote: ssh runs ktop --stream there, the view reads it (src/remote.h) */

@@ -1007,52 +1007,45 @@ static void print_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
 }
 
-uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsigned int rows,
-			uint64_t after_seq)
+/* The status line and the per-CPU figures of the last poll. */
+static void print_cpus(struct bpfstats *bs, FILE *o, const struct bpfstats_status *st)
 {
-	struct bpfstats_outlier ol[16];
-	struct bpfstats_status st;
-	struct bpfstats_hist h;
-	char a[32], b[32], c[32];
-	unsigned int k, first = BPFSTATS_SLOTS, last = 0, m;
-	uint64_t peak = 0;
-	size_t n, i, max;
+	unsigned int m;
 	int cpu;
-	union {
-		struct bpfstats_task	t[32];
-		struct bpfstats_syscall	s[32];
-		struct bpfstats_irq	q[32];
-	} *u;
 
-	if (!rows)
-		rows = 5;
-	max = rows < 32 ? rows : 32;
-	bpfstats_get_status(bs, &st);
 	fprintf(o, "BPF: %s programs%s%s, poll %.2fs (last took %.2fms), outliers %" PRIu64
-		" (%" PRIu64 " dropped), tasks %" PRIu64 "%s\n", st.mode,
-		st.irqs ? ", irq" : "", st.syscalls ? ", syscalls" :
-		", no syscall latency (--bpf-syscalls)", st.interval,
-		(double)st.poll_ns / 1e6, st.outliers, st.outliers_dropped, st.tasks,
-		st.tasks_untracked ? " (map full: some untracked)" : "");
+		" (%" PRIu64 " dropped), tasks %" PRIu64 "%s\n", st->mode,
+		st->irqs ? ", irq" : "", st->syscalls ? ", syscalls" :
+		", no syscall latency (--bpf-syscalls)", st->interval,
+		(double)st->poll_ns / 1e6, st->outliers, st->outliers_dropped, st->tasks,
+		st->tasks_untracked ? " (map full: some untracked)" : "");
 	fprintf(o, "%4s", "CPU");
 	for (m = 0; m < BPFSTATS_METRIC_NR; m++)
 		fprintf(o, " %12s", bpfstats_metric_name((enum bpfstats_metric)m));
 	fprintf(o, "\n");
-	for (cpu = 0; cpu <= (int)st.ncpus; cpu++) {
-		int row = cpu == (int)st.ncpus ? -1 : cpu;
+	for (cpu = 0; cpu <= (int)st->ncpus; cpu++) {
+		int row = cpu == (int)st->ncpus ? -1 : cpu;
 		double v;
 
 		if (row < 0)
 			fprintf(o, "%4s", "all");
 		else
 			fprintf(o, "%4d", row);
-		for (m = 0; m < BPFSTATS_METRIC_NR; m++) {
-			v = 0;
+		for (m = 0, v = 0; m < BPFSTATS_METRIC_NR; m++, v = 0) {
 			bpfstats_series(bs, (enum bpfstats_metric)m, row, &v, NULL, 1);
 			fprintf(o, " %12.1f", v);
 		}
 		fprintf(o, "\n");
 	}
+}
+
+/* The run-queue latency histogram, as runqlat draws it. */
+static void print_runq(struct bpfstats *bs, FILE *o, unsigned int ticks)
+{
+	unsigned int k, first = BPFSTATS_SLOTS, last = 0;
+	struct bpfstats_hist h;
+	uint64_t peak = 0;
+	char a[32], b[32];
 
 	bpfstats_runq_hist(bs, -1, ticks, &h);
 	print_ns(a, sizeof(a), h.count ? h.sum_ns / h.count : 0);
@@ -1078,6 +1071,27 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 		print_ns(b, sizeof(b), (1ull << (k + 1)) - 1);
 		fprintf(o, "  %9s -> %-9s : %-10" PRIu64 " |%-40s|\n", a, b, h.slot[k], bar);
 	}
+}
+
+uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsigned int rows,
+			uint64_t after_seq)
+{
+	struct bpfstats_outlier ol[16];
+	struct bpfstats_status st;
+	char a[32], b[32], c[32];
+	size_t n, i, max;
+	union {
+		struct bpfstats_task	t[32];
+		struct bpfstats_syscall	s[32];
+		struct bpfstats_irq	q[32];
+	} *u;
+
+	if (!rows)
+		rows = 5;
+	max = rows < 32 ? rows : 32;
+	bpfstats_get_status(bs, &st);
+	print_cpus(bs, o, &st);
+	print_runq(bs, o, ticks);
 
 	u = malloc(sizeof(*u));
 	if (!u)

@@ -18,11 +18,13 @@
 #include "app.h"
 #include "batch.h"
 #include "features.h"
+#include "formats/format.h"
 #include "opts.h"
 #include "output.h"
 #include "safefile.h"
 #include "probe.h"
 #include "session.h"
+#include "tuning.h"
 #include "ui.h"
 
 #define EXIT_USAGE	2
@@ -99,13 +101,13 @@ static int main_features(void)
  */
 static const char *main_demo_path(char *buf, size_t len, char *tried, size_t tlen)
 {
-	const char *fx = getenv("KTOP_FIXTURES");
+	const char *fx = tuning()->fixtures;
 	char exe[PATH_MAX - 64], *slash;
 	ssize_t n;
 	int t = 0;
 
 	tried[0] = 0;
-	if (fx && *fx) {
+	if (tuning_given(tuning(), "KTOP_FIXTURES")) {
 		snprintf(buf, len, "%s/demo.ktop", fx);
 		t += snprintf(tried + t, tlen - (size_t)t, "%s", buf);
 		if (!access(buf, R_OK))
@@ -173,6 +175,15 @@ static int main_stdin_to_tty(void)
 	return in;
 }
 
+/* -i FILE@NAME: a buffer of a trace.dat (trace-cmd record -B NAME). */
+static bool main_buffer_of(const char *path)
+{
+	char file[PATH_MAX];
+	const char *buffer;
+
+	return format_split_part(path, file, sizeof(file), &buffer);
+}
+
 /* The view reads keys from standard input and draws on standard output. */
 static bool main_has_terminal(void)
 {
@@ -218,7 +229,7 @@ static int main_offline(struct app *a, const char *path, int in_fd)
 	pid_t sharer = 0;
 
 	/* a file that is not there is the first thing to hear about, terminal or not */
-	if (!is_stdin && access(path, R_OK)) {
+	if (!is_stdin && access(path, R_OK) && !main_buffer_of(path)) {
 		fprintf(stderr, "ktop: %s: %s\n", path, strerror(errno));
 		return EXIT_USAGE;
 	}
@@ -354,6 +365,10 @@ int main(int argc, char **argv)
 	char err[512] = "";
 	int ret, status;
 
+	if (tuning_init(err, sizeof(err))) {
+		fprintf(stderr, "ktop: %s (see ktop --help-debug)\n", err);
+		return EXIT_USAGE;
+	}
 	opts_defaults(&a.opts);
 	a.wake_fd = -1;
 	ret = opts_parse(&a.opts, argc, argv, stdout, err, sizeof(err));

@@ -13,14 +13,18 @@
 #include <string.h>
 
 #include "app.h"
+#include "err.h"
 #include "filter.h"
+#include "formats/tracedat.h"
 #include "opts.h"
 #include "probe_spec.h"
 #include "store.h"
+#include "tuning.h"
 #include "viewfilter.h"
 
 enum {
 	OPT_BATCH = 0x100,
+	OPT_HELP_DEBUG,
 	OPT_JSON,
 	OPT_DURATION,
 	OPT_INTERVAL,
@@ -41,6 +45,8 @@ enum {
 	OPT_THRESH,
 	OPT_PROBE,
 	OPT_HIDE_SELF,
+	OPT_DAT_VERSION,
+	OPT_DAT_COMPRESS,
 	OPT_STACK,
 	OPT_USTACK,
 	OPT_OFFCPU,
@@ -85,6 +91,8 @@ static const struct option long_opts[] = {
 	{ "probe",		required_argument,	NULL, OPT_PROBE },
 	{ "view",		required_argument,	NULL, 'F' },
 	{ "hide-self",		no_argument,		NULL, OPT_HIDE_SELF },
+	{ "dat-version",	required_argument,	NULL, OPT_DAT_VERSION },
+	{ "dat-compress",	required_argument,	NULL, OPT_DAT_COMPRESS },
 	{ "stack",		required_argument,	NULL, OPT_STACK },
 	{ "ustack",		required_argument,	NULL, OPT_USTACK },
 	{ "offcpu",		no_argument,		NULL, OPT_OFFCPU },
@@ -93,6 +101,7 @@ static const struct option long_opts[] = {
 	{ "ssh",		required_argument,	NULL, OPT_SSH },
 	{ "remote-ktop",	required_argument,	NULL, OPT_REMOTE_KTOP },
 	{ "help",		no_argument,		NULL, 'h' },
+	{ "help-debug",		no_argument,		NULL, OPT_HELP_DEBUG },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -167,7 +176,13 @@ void opts_usage(FILE *fp)
 	      "                             .csv, or .folded: stacks for flame graphs)\n"
 	      "      --folded WHAT          what FILE.folded holds: events (stack counts),\n"
 	      "                             offcpu (ns), graph (function_graph ns), graph-count\n"
-	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin)\n"
+	      "      --dat-version 6|7      trace.dat version -o writes (default 7; 6 for\n"
+	      "                             readers older than trace-cmd 3.0)\n"
+	      "      --dat-compress zstd|none  trace.dat 7 compression (default zstd)\n"
+	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin):\n"
+	      "                             .ktop, or trace.dat version 6 or 7 (uncompressed,\n"
+	      "                             zstd or zlib), every buffer; FILE@NAME: only the\n"
+	      "                             buffer NAME (trace-cmd record -B NAME; @top)\n"
 	      "      --stream               write a live .ktop stream to stdout\n"
 	      "      --stream-rate SIZE     --stream bandwidth bound, bytes/s (default 4M;\n"
 	      "                             0: none); events over it are sent as lost\n"
@@ -180,6 +195,7 @@ void opts_usage(FILE *fp)
 	      "                             'ssh -p 2222 -i KEY'; split at blanks\n"
 	      "      --remote-ktop PATH     ktop on HOST (default: ktop in sudo's PATH)\n"
 	      "  -h, --help                 this text\n"
+	      "      --help-debug           the tuning and test switches (KTOP_* variables)\n"
 	      "  -V, --version              version\n"
 	      "\n"
 	      "Probes: [EVENT=]PLACE[%return] [[NAME=]EXPR[:TYPE]]...\n"
@@ -282,12 +298,14 @@ int opts_check_cpulist(const char *s)
 	}
 }
 
-static int opts_err(char *err, size_t errlen, const char *fmt, ...)
+/* Every refusal of the command line is -EINVAL. */
+static int __attribute__((format(printf, 3, 4)))
+opts_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	err_vset(err, errlen, -EINVAL, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -432,7 +450,8 @@ static int opts_probe(struct app_opts *o, const char *arg, char *err, size_t err
 	return 0;
 }
 
-static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+/* An option of the tracing session (struct session_opts). Return: 0, -EINVAL, or 1: not one. */
+static int opts_session_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
 	struct session_opts *so = &o->so;
 	unsigned long long v;
@@ -483,6 +502,66 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"-b wants a buffer size in KB per CPU, not '%s'", arg);
 		so->buffer_kb = (size_t)v;
 		return 0;
+	case OPT_FORCE:
+		so->force = true;
+		return 0;
+	case OPT_MAX_DEPTH:
+	case OPT_THRESH:
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
+			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
+					c == OPT_THRESH ? "--thresh" : "--max-depth",
+					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
+		if (c == OPT_THRESH) {
+			so->thresh_set = true;
+			so->thresh_us = (unsigned long)v;
+		} else {
+			so->max_depth_set = true;
+			so->max_depth = (unsigned int)v;
+		}
+		return 0;
+	case OPT_FG_IRQS:
+	case OPT_NO_FG_IRQS:
+		so->funcgraph_irqs = c == OPT_FG_IRQS ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case OPT_FG_TAIL:
+	case OPT_NO_FG_TAIL:
+		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case OPT_STACK:
+	case OPT_USTACK:
+		return opts_add_stack(o, c == OPT_STACK ? "--stack" : "--ustack", arg, strlen(arg),
+				      c == OPT_STACK ? STACKTRIG_KERN :
+				      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
+	case 'O':
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
+					"not '%s'", arg);
+		for (v = 0; session_osnoise_files[v]; v++)
+			if (!strncmp(arg, session_osnoise_files[v], strcspn(arg, "=")) &&
+			    strlen(session_osnoise_files[v]) == strcspn(arg, "="))
+				break;
+		if (!session_osnoise_files[v])
+			return opts_err(err, errlen, "-O %s: unknown setting; NAME is one of "
+					"period_us, runtime_us, stop_tracing_us, "
+					"stop_tracing_total_us, timerlat_period_us, print_stack, cpus",
+					arg);
+		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
+	}
+	return 1;
+}
+
+static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char *end;
+	int ret;
+
+	ret = opts_session_one(o, c, arg, err, errlen);
+	if (ret <= 0)
+		return ret;
+	switch (c) {
 	case 'm':
 		if (opts_parse_size(arg, &o->memory))
 			return opts_err(err, errlen,
@@ -526,8 +605,18 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_FEATURES:
 		o->features_only = true;
 		return 0;
-	case OPT_FORCE:
-		so->force = true;
+	case OPT_DAT_VERSION:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			return opts_err(err, errlen, "--dat-version wants 6 or 7 (the trace.dat "
+					"versions trace-cmd reads), not '%s'", arg);
+		o->dat_version = (unsigned int)(arg[0] - '0');
+		return 0;
+	case OPT_DAT_COMPRESS:
+		if (strcmp(arg, "zstd") && strcmp(arg, "none"))
+			return opts_err(err, errlen, "--dat-compress wants zstd or none (what "
+					"Debian's trace-cmd reads), not '%s'", arg);
+		o->dat_compress = strcmp(arg, "zstd") ? TRACEDAT_COMPRESS_NONE :
+				  TRACEDAT_COMPRESS_ZSTD;
 		return 0;
 	case OPT_THEME:
 		o->theme = arg;
@@ -555,35 +644,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"--stream-rate wants bytes per second such as 1M, not '%s'",
 					arg);
 		return 0;
-	case OPT_MAX_DEPTH:
-	case OPT_THRESH:
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
-			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
-					c == OPT_THRESH ? "--thresh" : "--max-depth",
-					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
-		if (c == OPT_THRESH) {
-			so->thresh_set = true;
-			so->thresh_us = (unsigned long)v;
-		} else {
-			so->max_depth_set = true;
-			so->max_depth = (unsigned int)v;
-		}
-		return 0;
-	case OPT_FG_IRQS:
-	case OPT_NO_FG_IRQS:
-		so->funcgraph_irqs = c == OPT_FG_IRQS ? SESSION_OPT_ON : SESSION_OPT_OFF;
-		return 0;
-	case OPT_FG_TAIL:
-	case OPT_NO_FG_TAIL:
-		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
-		return 0;
-	case OPT_STACK:
-	case OPT_USTACK:
-		return opts_add_stack(o, c == OPT_STACK ? "--stack" : "--ustack", arg, strlen(arg),
-				      c == OPT_STACK ? STACKTRIG_KERN :
-				      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
 	case OPT_OFFCPU:
 		o->offcpu = true;
 		return 0;
@@ -594,20 +654,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"graph-count, not '%s'", arg);
 		o->folded = arg;
 		return 0;
-	case 'O':
-		if (!strchr(arg, '=') || arg[0] == '=')
-			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
-					"not '%s'", arg);
-		for (v = 0; session_osnoise_files[v]; v++)
-			if (!strncmp(arg, session_osnoise_files[v], strcspn(arg, "=")) &&
-			    strlen(session_osnoise_files[v]) == strcspn(arg, "="))
-				break;
-		if (!session_osnoise_files[v])
-			return opts_err(err, errlen, "-O %s: unknown setting; NAME is one of "
-					"period_us, runtime_us, stop_tracing_us, "
-					"stop_tracing_total_us, timerlat_period_us, print_stack, cpus",
-					arg);
-		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
 	}
 	return opts_err(err, errlen, "internal error: option %d", c);
 }
@@ -732,6 +778,9 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 		case 'h':
 			opts_usage(out);
 			return OPTS_DONE;
+		case OPT_HELP_DEBUG:
+			tuning_print(out);
+			return OPTS_DONE;
 		case 'V':
 			fprintf(out, "ktop %s\n", KTOP_VERSION);
 			return OPTS_DONE;
@@ -763,6 +812,9 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->nviews && o->stream)
 		return opts_err(err, errlen, "--view does not apply to --stream (it sends every "
 				"event); narrow on the reading side: ktop -i - --batch --view ...");
+	if (o->dat_version == 6 && o->dat_compress == TRACEDAT_COMPRESS_ZSTD)
+		return opts_err(err, errlen, "--dat-compress zstd needs --dat-version 7 (version 6 "
+				"has no compression)");
 	if (o->input && (o->demo || o->stream))
 		return opts_err(err, errlen, "-i cannot be combined with %s",
 				o->demo ? "--demo" : "--stream");

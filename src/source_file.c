@@ -9,6 +9,7 @@
  * the program's actions on one are refused (app.h says so to the user).
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -46,6 +47,7 @@ struct file_src {
 	int			ret;
 	uint64_t		end_rt;		/* CLOCK_REALTIME ns when it finished */
 	char			err[512];
+	char			file[PATH_MAX];	/* the file of -i FILE@NAME */
 };
 
 static inline struct file_src *FS(const struct app *a)
@@ -162,6 +164,12 @@ static void file_describe(struct app *a, const char *name)
 	snprintf(a->mode_why, sizeof(a->mode_why), "snapshot %s (%s%s%s%s%s, tracer %s)", name,
 		 m->source[0] ? m->source : "?", m->release[0] ? ", kernel " : "", m->release,
 		 m->hostname[0] ? ", host " : "", m->hostname, m->tracer[0] ? m->tracer : "nop");
+	if (m->notes[0]) {
+		size_t n = strlen(a->mode_why);
+
+		/* several buffers, their clocks, what the reader did not apply */
+		snprintf(a->mode_why + n, sizeof(a->mode_why) - n, "; %s", m->notes);
+	}
 	if (m->tracer[0])
 		a->opts.so.tracer = m->tracer;
 }
@@ -230,10 +238,11 @@ static int file_start(struct app *a, const struct source_args *args, char *err, 
 		if (ret)
 			return ret;
 	} else {
-		in.fd = open(args->path, O_RDONLY | O_CLOEXEC);
-		if (in.fd < 0)
-			return err_set(err, errlen, -errno, "%s: %s", args->path, strerror(errno));
-		in.path = in.name = args->path;
+		/* a file, or FILE@NAME: one buffer of a trace.dat */
+		ret = format_in_open(&in, args->path, l->file, sizeof(l->file), err, errlen);
+		if (ret)
+			return ret;
+		in.mem_limit = a->opts.memory;
 		l->close_fd = true;
 	}
 	l->fd = in.fd;

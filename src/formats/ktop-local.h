@@ -69,6 +69,7 @@ enum meta_key {
 	MK_PRINTK,
 	MK_CMDLINES,
 	MK_OPTIONS,
+	MK_BUFFER,	/* one buffer: "cpu0 ncpus page_size\tclock\tname" */
 };
 
 /* ---- byte buffers and cursors --------------------------------------------- */

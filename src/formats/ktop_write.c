@@ -232,6 +232,14 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 		meta_put_str(&w->raw, MK_PRINTK, meta->printk);
 		meta_put_str(&w->raw, MK_CMDLINES, meta->cmdlines);
 		meta_put_str(&w->raw, MK_OPTIONS, meta->options);
+		for (size_t i = 0; i < meta->nbuffers; i++) {
+			const struct snapshot_buffer *b = &meta->buffers[i];
+			char line[160];
+
+			snprintf(line, sizeof(line), "%u %u %u\t%s\t%s", b->cpu0, b->ncpus,
+				 b->page_size, b->clock, b->name);
+			meta_put_str(&w->raw, MK_BUFFER, line);
+		}
 		for (size_t i = 0; i < meta->nformats; i++) {
 			size_t ls = strlen(meta->formats[i].system);
 			size_t lt = strlen(meta->formats[i].text);

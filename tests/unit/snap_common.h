@@ -57,7 +57,8 @@ static inline struct store *snap_fixture_store(const char *name, struct snapshot
 	struct decode_ctx *dc;
 	struct store *st;
 
-	snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name);
+	if (snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name) >= (int)sizeof(dir))
+		return NULL;
 	fx = fixture_open(dir);
 	if (!fx) {
 		printf("  fixture_open %s: %s\n", dir, strerror(errno));
@@ -100,6 +101,35 @@ static inline uint64_t snap_count(const struct store *st)
 }
 
 /*
+ * Events of one CPU read in blocks (store_get_range): two stores read event
+ * by event in turn would each decode a whole chunk per event (the thread's
+ * decode cache holds one chunk), minutes under TSan.
+ */
+struct snap_rd {
+	struct store		*st;
+	unsigned int		cpu;
+	uint64_t		next, end;
+	size_t			i, n;
+	struct ktop_event	ev[256];
+};
+
+/* Return: 0 and the next event in *@out (type KTOP_T_NONE: evicted), -ENOENT at the end. */
+static inline int snap_rd_next(struct snap_rd *r, struct ktop_event *out)
+{
+	if (r->i == r->n) {
+		uint64_t to = r->end - r->next > 256 ? r->next + 256 : r->end;
+
+		r->i = 0;
+		r->n = r->next < r->end ? store_get_range(r->st, r->cpu, r->next, to, r->ev) : 0;
+		r->next += r->n;
+		if (!r->n)
+			return -ENOENT;
+	}
+	*out = r->ev[r->i++];
+	return 0;
+}
+
+/*
  * Compare every event of @a with @b (same CPU order, same seq order).
  * Return: 0, or the index of the first difference + 1 (printed).
  */
@@ -114,21 +144,24 @@ static inline long snap_compare(struct store *a, struct store *b, uint64_t t0, u
 		return 1;
 	}
 	for (unsigned int cpu = 0; cpu < store_ncpus(a); cpu++) {
+		struct snap_rd ra, rb;
 		uint64_t fa, ea, fb, eb, j;
+		struct ktop_event x, y;
 
 		store_cpu_range(a, cpu, &fa, &ea);
 		store_cpu_range(b, cpu, &fb, &eb);
+		ra = (struct snap_rd){ .st = a, .cpu = cpu, .next = fa, .end = ea };
+		rb = (struct snap_rd){ .st = b, .cpu = cpu, .next = fb, .end = eb };
 		j = fb;
-		for (uint64_t i = fa; i < ea; i++) {
-			struct ktop_event x, y;
+		while (!snap_rd_next(&ra, &x)) {
 			const struct ktop_schema_type *tx, *ty;
 
-			if (store_get(a, cpu, i, &x))
-				continue;
+			if (x.type == KTOP_T_NONE)
+				continue;	/* evicted */
 			if (x.ts < t0 || x.ts > t1)
 				continue;
 			n++;
-			if (j >= eb || store_get(b, cpu, j++, &y)) {
+			if (j >= eb || (j++, snap_rd_next(&rb, &y)) || y.type == KTOP_T_NONE) {
 				printf("  cpu %u: event %ld missing in the copy\n", cpu, n);
 				return n;
 			}
