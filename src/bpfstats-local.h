@@ -15,10 +15,6 @@
 #include "bpfstats.h"
 #include "series.h"
 
-/* The per-CPU counters a poll reads and a stream carries, besides the run-queue histogram. */
-#define BPFSTATS_CPU_COUNTERS(X) \
-	X(ctxsw) X(hardirq_ns) X(hardirq_n) X(softirq_ns) X(softirq_n) X(rb_drops) X(map_full)
-
 struct task_sums {
 	uint64_t	offcpu_ns;
 	uint64_t	offcpu_n;

@@ -263,6 +263,10 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
  * the far side's would: the reader of a stream shows the BPF figures of the
  * machine that streams.
  */
+/* The counters of struct bpfstats_raw_cpu (and struct kstat_cpu), in the stream's order. */
+#define BPFSTATS_CPU_COUNTERS(X) \
+	X(ctxsw) X(hardirq_ns) X(hardirq_n) X(softirq_ns) X(softirq_n) X(rb_drops) X(map_full)
+
 struct bpfstats_raw_cpu {
 	uint64_t		ctxsw;
 	uint64_t		hardirq_ns;

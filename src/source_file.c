@@ -218,7 +218,7 @@ static int file_start(struct app *a, const struct source_args *args, char *err, 
 	struct file_src *l;
 	int ret;
 
-	snprintf(a->bpf_why, sizeof(a->bpf_why), "BPF statistics: not in a snapshot");
+	snprintf(a->bpf_why, sizeof(a->bpf_why), "BPF statistics: not in this recording (a stream from ktop --stream carries them)");
 	a->start_ns = clock_mono_ns();
 	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	l = calloc(1, sizeof(*l));

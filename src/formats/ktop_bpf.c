@@ -81,13 +81,9 @@ int ktop_bpf_encode(struct buf *b, const struct bpfstats_raw *r)
 	for (unsigned int c = 0; c < r->ncpus; c++) {
 		const struct bpfstats_raw_cpu *k = &r->cpu[c];
 
-		buf_var(b, k->ctxsw);
-		buf_var(b, k->hardirq_ns);
-		buf_var(b, k->hardirq_n);
-		buf_var(b, k->softirq_ns);
-		buf_var(b, k->softirq_n);
-		buf_var(b, k->rb_drops);
-		buf_var(b, k->map_full);
+#define PUT(f) buf_var(b, k->f);
+		BPFSTATS_CPU_COUNTERS(PUT)
+#undef PUT
 		put_hist(b, &k->runq);
 	}
 	put_vecs(b, r->softirq, r->nsoftirq);
@@ -217,13 +213,9 @@ static void get_cpus_and_irqs(struct cur *c, struct bpfstats_raw *r)
 	for (unsigned int i = 0; i < r->ncpus && !c->bad; i++) {
 		struct bpfstats_raw_cpu *k = &r->cpu[i];
 
-		k->ctxsw = cur_var(c);
-		k->hardirq_ns = cur_var(c);
-		k->hardirq_n = cur_var(c);
-		k->softirq_ns = cur_var(c);
-		k->softirq_n = cur_var(c);
-		k->rb_drops = cur_var(c);
-		k->map_full = cur_var(c);
+#define GET(f) k->f = cur_var(c);
+		BPFSTATS_CPU_COUNTERS(GET)
+#undef GET
 		get_hist(c, &k->runq);
 	}
 	r->softirq = get_vecs(c, &r->nsoftirq);

@@ -168,6 +168,10 @@ sev=$(sed -n 's/^Events: [0-9]* this interval, .* \([0-9]*\) since start/\1/p' "
 nsum=$(grep -c '^ktop ' "$tmp/stream.out")
 check "ktop --stream | ktop -i - --batch: exit ${rcs[*]}, $nsum summaries, $sev events" \
 	test "${rcs[0]}" -eq 0 -a "${rcs[1]}" -eq 0 -a "${sev:-0}" -gt 0 -a "$nsum" -ge 2
+# the streaming side's BPF statistics come with the stream (summaries with run-queue rows)
+nbpf=$(grep -c '^BPF: \(tp_btf\|raw_tp\) programs' "$tmp/stream.out")
+check "ktop --stream | ktop -i - --batch: $nbpf summaries with the streaming side's BPF figures" \
+	test "$nbpf" -ge 2
 state_same "tracing state unchanged after --stream" "$tmp/state0"
 # the reader goes away: the streaming side ends (EPIPE), quietly, kernel restored
 timeout 30 "$KTOP" --stream 2>"$tmp/epipe.err" | head -c 100000 >/dev/null
