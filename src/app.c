@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "bpfstats.h"
 #include "clock.h"
 #include "err.h"
 #include "export.h"
@@ -144,6 +145,30 @@ uint64_t app_snapshot_end(const struct app *a)
 	return app_loading(a) ? 0 : UINT64_MAX - 1;
 }
 
+uint64_t app_store_feed_end(const struct app *a, uint64_t lag_ns)
+{
+	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
+	unsigned int n = store_ncpus(a->st);
+
+	for (unsigned int cpu = 0; cpu < n; cpu++) {
+		struct store_stats ss;
+
+		store_get_cpu_stats(a->st, cpu, &ss);
+		if (!ss.last_ts)
+			continue;
+		if (ss.last_ts > newest)
+			newest = ss.last_ts;
+		if (ss.last_ts < oldest)
+			oldest = ss.last_ts;
+	}
+	if (!newest)
+		return 0;
+	/* the same clock as ours: within a minute of now */
+	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
+		return now > lag_ns ? now - lag_ns : 0;
+	return oldest;
+}
+
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 {
 	if (!a->src || !a->src->feed_end)
@@ -247,7 +272,9 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 	     unsigned int file_flags, char *err, size_t errlen)
 {
 	struct export_opts eo = { .t0 = t0, .t1 = t1, .csv_key = STORE_KEY_TYPE,
-				  .file_flags = file_flags, .view = app_view(a) };
+				  .file_flags = file_flags, .view = app_view(a),
+				  .dat_version = a->opts.dat_version,
+				  .dat_compress = a->opts.dat_compress };
 	const struct format_out out = { .path = path, .fd = -1 };
 	const struct format_ops *f;
 	struct snapshot_meta m;
@@ -275,13 +302,42 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 
 /* ---- --stream -------------------------------------------------------------- */
 
+/*
+ * The BPF statistics after each of their polls (--stream): the reader's BPF
+ * pane shows this machine's. Return: 0 or the writer's error.
+ */
+static int app_stream_bpf(struct app *a, struct snapshot_writer *w, uint64_t *ticks,
+			  uint64_t *seq)
+{
+	struct bpfstats_status st;
+	struct bpfstats_raw raw;
+	int ret;
+
+	if (!a->bpf)
+		return 0;
+	bpfstats_get_status(a->bpf, &st);
+	if (st.ticks == *ticks || bpfstats_raw_get(a->bpf, *seq, &raw))
+		return 0;
+	ret = snapshot_writer_bpf(w, &raw);
+	*ticks = st.ticks;
+	if (raw.noutl)
+		*seq = raw.outl[raw.noutl - 1].seq;
+	bpfstats_raw_free(&raw);
+	return ret;
+}
+
+struct bpfstats *app_bpf(const struct app *a)
+{
+	return a->bpf ? a->bpf : source_file_bpf(a);
+}
+
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 {
 	struct snapshot_write_opts wo = { .max_bytes_per_sec = max_bytes_per_sec };
 	struct snapshot_writer_stats ws;
 	struct snapshot_writer *w;
+	uint64_t end = 0, offcpu_ns = 0, bpf_ticks = 0, bpf_seq = 0;
 	struct snapshot_meta m;
-	uint64_t end = 0, offcpu_ns = 0;
 	char err[512] = "";
 	int ret, werr, status = 0;
 
@@ -303,14 +359,26 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	for (;;) {
 		uint64_t now = app_now_ns(), v;
 		int ms = (int)(STREAM_FLUSH_NS / 1000000);
-		struct pollfd pfd = { .fd = session_signal_fd(), .events = POLLIN };
+		/*
+		 * The output too: a reader that went away (the view quit, ssh was
+		 * killed) shows as POLLERR/POLLHUP even while nothing is written, as
+		 * when -e picked a rare event; otherwise the far side would trace on.
+		 */
+		struct pollfd pfd[2] = {
+			{ .fd = session_signal_fd(), .events = POLLIN },
+			{ .fd = fd, .events = 0 },
+		};
 
 		if (session_signal_pending())
 			break;
 		if (end && now >= end)
 			break;
-		if (poll(&pfd, pfd.fd >= 0 ? 1 : 0, ms) < 0 && errno != EINTR)
+		if (poll(pfd, 2, ms) < 0 && errno != EINTR)
 			break;
+		if (pfd[1].revents & (POLLERR | POLLHUP)) {
+			ret = -EPIPE;
+			goto out;	/* the reader went away: quietly, as on EPIPE */
+		}
 		if (a->wake_fd >= 0 && read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			break;
 		/* the off-CPU totals go out as a whole set: once a second is enough */
@@ -319,6 +387,8 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 			offcpu_ns = now;
 		}
 		ret = snapshot_writer_flush(w, a->st);
+		if (!ret)
+			ret = app_stream_bpf(a, w, &bpf_ticks, &bpf_seq);
 		if (ret == -EPIPE || ret == -EINTR)
 			goto out;	/* the reader went away, or took nothing as we stop */
 		if (ret) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "features.h"
+#include "remote.h"
 #include "session.h"
 #include "source.h"
 
@@ -34,6 +35,7 @@ struct probe_caps;
 struct app_probe_log;
 struct stack_syms;
 struct bpf_offcpu;
+struct remote;
 
 struct app_opts {
 	struct session_opts	so;
@@ -57,8 +59,12 @@ struct app_opts {
 	const char		*views[SESSION_MAX_LIST];	/* -F, --view */
 	unsigned int		nviews;
 	bool			hide_self;	/* --hide-self */
+	unsigned int		dat_version;	/* --dat-version: trace.dat 6 or 7, 0: 7 */
+	int			dat_compress;	/* --dat-compress: enum tracedat_compress */
 	bool			offcpu;		/* --offcpu: BPF off-CPU stacks */
 	const char		*folded;	/* --folded: what -o FILE.folded holds */
+	/* --remote: ssh runs ktop --stream there, the view reads it (src/remote.h) */
+	struct remote_opts	remote;		/* .dest NULL: not remote */
 	/* -e EVENT:stack: EVENT without its suffix (so.events and so.stacks point here) */
 	char			specbuf[SESSION_MAX_LIST][128];
 	unsigned int		nspecbuf;
@@ -88,6 +94,7 @@ struct app {
 	struct viewfilter	*view;		/* --view; the UI's later */
 	struct taskrel		*rel;
 	uint64_t		rec_t0;		/* a recording: its first event seen */
+	struct remote		*remote;	/* --remote: the ssh link (main's) */
 };
 
 /**
@@ -151,6 +158,28 @@ int app_loader_wait(struct app *a, char *err, size_t errlen);
 /* The loader's error once it has finished with one, else 0. Context: any thread. */
 int app_loader_status(const struct app *a, char *err, size_t errlen);
 
+/* ---- streams: -i -, --remote (src/app_remote.c) ---- */
+
+enum app_stream_state {
+	APP_STREAM_NONE,	/* not a stream: live, or a file */
+	APP_STREAM_RUNNING,	/* still arriving */
+	APP_STREAM_ENDED,	/* ended properly (its END block: the far side stopped) */
+	APP_STREAM_CUT,		/* cut off: the link dropped, the far side died */
+};
+
+/* Where the stream being read stands. Context: any thread. */
+enum app_stream_state app_stream_state(const struct app *a);
+
+/**
+ * app_stream_end_desc - one line on a stream that ended, for the view and stderr
+ * @buf: "disconnected from HOST at 14:03:22 after 12345 events (ssh killed by
+ *       signal 9; standard input: truncated ...)", "stream from HOST ended at
+ *       ...", or "" while the stream runs (or is none)
+ *
+ * Return: app_stream_state().
+ * Context: any thread.
+ */
+enum app_stream_state app_stream_end_desc(const struct app *a, char *buf, size_t len);
 
 /**
  * app_save - write the store (or the window [@t0, @t1]; both 0: all) to @path
@@ -165,6 +194,13 @@ int app_loader_status(const struct app *a, char *err, size_t errlen);
  */
 int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 	     unsigned int file_flags, char *err, size_t errlen);
+
+/*
+ * The BPF statistics to show: this machine's (a->bpf), or those a stream
+ * carries (the far side's, once its first BPF block came); NULL: none.
+ * Context: any thread.
+ */
+struct bpfstats *app_bpf(const struct app *a);
 
 /**
  * app_stream - ktop --stream: write a .ktop stream of the live store to @fd
@@ -344,6 +380,13 @@ const char *app_filter_desc(const struct app *a, char *buf, size_t len);
  * Context: any thread.
  */
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns);
+
+/*
+ * What every CPU of a growing store has published (live, or a stream): now
+ * less @lag_ns when the events are on our clock, else the oldest CPU's last
+ * event. The sources' feed_end uses it.
+ */
+uint64_t app_store_feed_end(const struct app *a, uint64_t lag_ns);
 
 /*
  * ---- probes while tracing: src/app_probe.c ----

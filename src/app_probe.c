@@ -24,7 +24,7 @@
 #include "debug.h"
 #include "decode.h"
 #include "err.h"
-#include "fixture.h"
+#include "file.h"
 #include "probe.h"
 #include "schema.h"
 #include "session.h"
@@ -139,7 +139,7 @@ static void log_format(struct app *a, const struct probe_def *d)
 		l->cap = cap;
 	}
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", a->ft.tracefs, d->group, d->event);
-	text = fixture_read_file(path, NULL);
+	file_read(path, FILE_NO_MAX, &text, NULL);	/* NULL when unreadable */
 	l->fmt[l->n].system = strdup(d->group);
 	l->fmt[l->n].text = text;
 	if (!text || !l->fmt[l->n].system) {
@@ -165,7 +165,7 @@ static struct tep_event *tep_add_probe(struct app *a, const struct probe_def *d)
 	char *buf;
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", a->ft.tracefs, d->group, d->event);
-	buf = fixture_read_file(path, &len);
+	errno = -file_read(path, FILE_NO_MAX, &buf, &len);
 	if (!buf)
 		return NULL;
 	errno = EINVAL;
@@ -322,17 +322,13 @@ static bool profile_hits(const char *text, const struct probe_def *d, bool user,
 /* Return: 1 when @d's event is enabled in the session's directory, 0 when not, -errno. */
 static int event_enabled(struct app *a, const struct probe_def *d)
 {
-	char path[1024], *text;
+	char path[1024], text[16];
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", session_dir(LS(a)->sess), d->group,
 		 d->event);
-	text = fixture_read_file(path, NULL);
-	if (!text)
-		return errno ? -errno : -EIO;
-	ret = text[0] == '1';
-	free(text);
-	return ret;
+	ret = file_read_value(path, text, sizeof(text));
+	return ret ? ret : text[0] == '1';
 }
 
 unsigned int app_probe_list(struct app *a, struct app_probe_info *out, unsigned int max)
@@ -345,7 +341,7 @@ unsigned int app_probe_list(struct app *a, struct app_probe_info *out, unsigned 
 		n = max;
 	for (i = 0; n && i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/%s", a->ft.tracefs, files[i]);
-		prof[i] = fixture_read_file(path, NULL);
+		file_read(path, FILE_NO_MAX, &prof[i], NULL);	/* NULL when unreadable */
 	}
 	for (i = 0; i < n; i++) {
 		const struct probe_def *d = probe_set_get(LS(a)->probes, i);

@@ -49,6 +49,11 @@ int app_view_start(struct app *a, char *err, size_t errlen)
 		viewfilter_set_live(a->view, tep ? tep_has_field : NULL, tep, "/proc");
 	else if (app_loading(a))
 		viewfilter_set_live(a->view, any_field, NULL, NULL);
+	/* buffer:NAME, for a trace.dat's buffers */
+	if (viewfilter_set_buffers(a->view, app_recording_meta(a))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	for (unsigned int i = 0; i < a->opts.nviews; i++) {
 		struct filter_error fe;
 		int ret = viewfilter_push(a->view, a->opts.views[i], &fe);

@@ -34,6 +34,7 @@
 #include "hashmap.h"
 #include "schema.h"
 #include "session.h"
+#include "snapshot.h"
 #include "store.h"
 #include "tasks.h"
 #include "viewfilter.h"
@@ -217,6 +218,7 @@ static uint64_t max3(uint64_t x, uint64_t y, uint64_t z)
 static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 {
 	struct batch_cpu *c = &b->cpu[cpu];
+	const struct snapshot_meta *rm;
 	struct consumer_cpu_stats cs;
 	struct store_stats ss;
 	uint64_t store_kernel, total;
@@ -224,6 +226,12 @@ static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 	/* the store first: what the consumer has marked in it is counted before */
 	store_get_cpu_stats(b->a->st, cpu, &ss);
 	memset(&cs, 0, sizeof(cs));
+	/* a recording's own per_cpu stats (a trace.dat's CPUSTAT options) */
+	rm = app_recording_meta(b->a);
+	if (rm && rm->cpustats && cpu < rm->ncpus && rm->cpustats[cpu].valid) {
+		cs.overrun = rm->cpustats[cpu].overrun;
+		cs.dropped = rm->cpustats[cpu].dropped;
+	}
 	if (app_consumer(b->a)) {
 		consumer_get_stats(app_consumer(b->a), cpu, &cs);
 		for (int i = 0; i < BF_NR; i++)
@@ -516,6 +524,8 @@ static double batch_rate(const struct batch *b, uint64_t n)
 static void batch_text(struct batch *b)
 {
 	char used[32], limit[32], name[160], clock[32];
+	int cw = 4;	/* the CPU column: "tdr:1" for a CPU of an instance */
+	const struct snapshot_meta *rm = app_recording_meta(b->a);
 	struct batch_cpu all = { 0 };
 	FILE *o = b->out;
 	time_t t = time(NULL);
@@ -563,7 +573,12 @@ static void batch_text(struct batch *b)
 	}
 	fputc('\n', o);
 
-	fprintf(o, "%4s %10s %10s %8s", "CPU", "EVENTS", "RATE/s", "LOST");
+	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
+		int n = (int)strlen(snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)));
+
+		cw = n > cw ? n : cw;
+	}
+	fprintf(o, "%*s %10s %10s %8s", cw, "CPU", "EVENTS", "RATE/s", "LOST");
 	for (int i = 0; i < BF_NR; i++)
 		fprintf(o, " %8s", flag_heads[i]);
 	fputc('\n', o);
@@ -575,9 +590,9 @@ static void batch_text(struct batch *b)
 			all.lost += c->lost;
 			for (int i = 0; i < BF_NR; i++)
 				all.flags[i] += c->flags[i];
-			fprintf(o, "%4u", cpu);
+			fprintf(o, "%*s", cw, snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)));
 		} else {
-			fprintf(o, "%4s", "all");
+			fprintf(o, "%*s", cw, "all");
 		}
 		fprintf(o, " %10" PRIu64 " %10.0f %8" PRIu64, c->events, batch_rate(b, c->events),
 			c->lost);
@@ -623,16 +638,17 @@ static void batch_text(struct batch *b)
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
 		const struct batch_cpu *c = &b->cpu[cpu];
 
-		fprintf(o, "%4u %10" PRIu64 "  (missed %" PRIu64 ", overrun %" PRIu64
-			", dropped %" PRIu64 ", dropped by ktop %" PRIu64 ")\n", cpu,
+		fprintf(o, "%*s %10" PRIu64 "  (missed %" PRIu64 ", overrun %" PRIu64
+			", dropped %" PRIu64 ", dropped by ktop %" PRIu64 ")\n", cw,
+			snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)),
 			c->lost_total, c->cs.missed, c->cs.overrun, c->cs.dropped,
 			c->cs.ktop_dropped);
 	}
 	fputc('\n', o);
 	batch_stacks_text(b->bs, o);
 	batch_tracers_text(b->bt, o);
-	if (b->a->bpf)
-		b->a->bpf_seq = bpfstats_print(b->a->bpf, o, 1, 5, b->a->bpf_seq);
+	if (app_bpf(b->a))
+		b->a->bpf_seq = bpfstats_print(app_bpf(b->a), o, 1, 5, b->a->bpf_seq);
 	else if (b->a->bpf_why[0])
 		fprintf(o, "BPF: %s\n\n", b->a->bpf_why);
 }
@@ -689,14 +705,28 @@ static void batch_json(struct batch *b)
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
 		const struct batch_cpu *c = &b->cpu[cpu];
 
-		fprintf(o, "%s{\"cpu\":%u,\"events\":%" PRIu64 ",\"rate\":%.1f,\"lost\":%" PRIu64
+		const struct snapshot_meta *rm = app_recording_meta(b->a);
+		const struct snapshot_buffer *buf = rm && rm->nbuffers > 1 ?
+			snapshot_meta_buffer(rm, cpu, NULL) : NULL;
+
+		if (buf) {
+			unsigned int bcpu;
+
+			snapshot_meta_buffer(rm, cpu, &bcpu);
+			fprintf(o, "%s{\"buffer\":", cpu ? "," : "");
+			json_str(o, buf->name);
+			fprintf(o, ",\"buffer_cpu\":%u,", bcpu);
+		} else {
+			fprintf(o, "%s{", cpu ? "," : "");
+		}
+		fprintf(o, "\"cpu\":%u,\"events\":%" PRIu64 ",\"rate\":%.1f,\"lost\":%" PRIu64
 			",\"lost_total\":%" PRIu64 ",\"missed_total\":%" PRIu64
 			",\"overrun_total\":%" PRIu64 ",\"dropped_total\":%" PRIu64
 			",\"ktop_dropped_total\":%" PRIu64 ",\"backlog_pages\":%" PRIu64
 			",\"backlog_peak_pages\":%" PRIu64 ",\"read_cpu_ns\":%" PRIu64
 			",\"decode_cpu_ns\":%" PRIu64 ",\"decoded_total\":%" PRIu64
 			",\"flags\":{",
-			cpu ? "," : "", cpu, c->events, batch_rate(b, c->events), c->lost,
+			cpu, c->events, batch_rate(b, c->events), c->lost,
 			c->lost_total, c->cs.missed, c->cs.overrun, c->cs.dropped,
 			c->cs.ktop_dropped, c->cs.backlog_pages, c->cs.backlog_max, c->cs.read_ns,
 			c->cs.decode_ns, c->cs.events);
@@ -740,8 +770,9 @@ static void batch_json(struct batch *b)
 			vc.held);
 	}
 	batch_tracers_json(b->bt, o);
-	if (b->a->bpf)
-		b->a->bpf_seq = batch_bpf_json(b->a->bpf, o, 1, BATCH_TOP_JSON, b->a->bpf_seq);
+	if (app_bpf(b->a))
+		b->a->bpf_seq = batch_bpf_json(app_bpf(b->a), o, 1, BATCH_TOP_JSON,
+					       b->a->bpf_seq);
 	else if (b->a->bpf_why[0])
 		batch_bpf_json_off(o, b->a->bpf_why);
 	batch_stacks_json(b->bs, o);

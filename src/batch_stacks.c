@@ -14,6 +14,7 @@
 #include "batch_stacks.h"
 #include "bpf_offcpu.h"
 #include "consumer.h"
+#include "hashmap.h"
 #include "intern.h"
 #include "jsonw.h"
 #include "schema.h"
@@ -27,10 +28,9 @@
 #define TOP_JSON	50
 #define TEXT_FRAMES	12	/* frames on a text line; JSON has them all */
 #define READ_BATCH	1024
-#define MAP_MIN		1024
 
 struct skey {
-	uint64_t	key;		/* type << 32 | stack; 0: empty */
+	uint64_t	key;		/* type << 32 | stack */
 	uint64_t	count;
 };
 
@@ -39,8 +39,8 @@ struct batch_stacks {
 	unsigned int		ncpus;
 	uint64_t		*next;		/* per CPU: the next seq to read */
 	struct ktop_event	*evs;
-	struct skey		*map;		/* this interval's (type, stack) counts */
-	size_t			cap, n;
+	struct hmap		counts;		/* this interval's, by type << 32 | stack */
+	struct skey		*top;		/* the same, sorted by top_sorted() */
 	uint64_t		with, without;	/* events of stacked types this interval */
 	uint64_t		with_total;
 	uint8_t			stacked[65536 / 8];	/* types seen with a stack */
@@ -59,9 +59,7 @@ struct batch_stacks *batch_stacks_new(struct app *a)
 	bs->ncpus = store_ncpus(a->st);
 	bs->next = calloc(bs->ncpus, sizeof(*bs->next));
 	bs->evs = malloc(READ_BATCH * sizeof(*bs->evs));
-	bs->cap = MAP_MIN;
-	bs->map = calloc(bs->cap, sizeof(*bs->map));
-	if (!bs->next || !bs->evs || !bs->map) {
+	if (!bs->next || !bs->evs) {
 		batch_stacks_free(bs);
 		return NULL;
 	}
@@ -75,54 +73,10 @@ void batch_stacks_free(struct batch_stacks *bs)
 		return;
 	free(bs->next);
 	free(bs->evs);
-	free(bs->map);
+	hmap_destroy(&bs->counts);
+	free(bs->top);
 	stack_set_free(&bs->off);
 	free(bs);
-}
-
-static inline size_t map_slot(uint64_t key, size_t cap)
-{
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
-}
-
-static void map_grow(struct batch_stacks *bs)
-{
-	size_t cap = bs->cap * 2;
-	struct skey *m = calloc(cap, sizeof(*m));
-
-	if (!m)
-		return;
-	for (size_t i = 0; i < bs->cap; i++) {
-		size_t h;
-
-		if (!bs->map[i].key)
-			continue;
-		for (h = map_slot(bs->map[i].key, cap); m[h].key; h = (h + 1) & (cap - 1))
-			;
-		m[h] = bs->map[i];
-	}
-	free(bs->map);
-	bs->map = m;
-	bs->cap = cap;
-}
-
-static void map_add(struct batch_stacks *bs, uint16_t type, uint32_t stack)
-{
-	uint64_t key = (uint64_t)type << 32 | stack;
-	size_t h;
-
-	if (bs->n * 2 >= bs->cap)
-		map_grow(bs);
-	for (h = map_slot(key, bs->cap); bs->map[h].key; h = (h + 1) & (bs->cap - 1))
-		if (bs->map[h].key == key) {
-			bs->map[h].count++;
-			return;
-		}
-	if (bs->n * 10 >= bs->cap * 9)
-		return;		/* could not grow: counted as without */
-	bs->map[h].key = key;
-	bs->map[h].count = 1;
-	bs->n++;
 }
 
 static void scan_cpu(struct batch_stacks *bs, struct store *st, unsigned int cpu)
@@ -143,7 +97,11 @@ static void scan_cpu(struct batch_stacks *bs, struct store *st, unsigned int cpu
 				continue;	/* --view: the summary counts what it shows */
 			if (ev->stack) {
 				bs->stacked[ev->type / 8] |= 1u << (ev->type % 8);
-				map_add(bs, ev->type, ev->stack);
+				uint64_t *c = hmap_put(&bs->counts,
+						       (uint64_t)ev->type << 32 | ev->stack, NULL);
+
+				if (c)
+					(*c)++;
 				bs->with++;
 			} else if (bs->stacked[ev->type / 8] & (1u << (ev->type % 8))) {
 				bs->without++;
@@ -163,8 +121,8 @@ void batch_stacks_update(struct batch_stacks *bs)
 	if (!bs)
 		return;
 	st = bs->a->st;
-	memset(bs->map, 0, bs->cap * sizeof(*bs->map));
-	bs->n = bs->with = bs->without = 0;
+	hmap_clear(&bs->counts);
+	bs->with = bs->without = 0;
 	for (unsigned int cpu = 0; cpu < bs->ncpus; cpu++) {
 		if (!stacks_count(store_stacks(st))) {
 			/* nothing to look for yet: skip what is there */
@@ -196,17 +154,19 @@ static int skey_cmp(const void *x, const void *y)
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
-/* Gather the interval's counts at the front of the map, by count. Return: how many. */
+/* The interval's counts in bs->top, by count. Return: how many (0 when out of memory). */
 static size_t top_sorted(struct batch_stacks *bs)
 {
-	size_t n = 0;
+	size_t n = 0, pos = 0;
+	struct skey *top;
 
-	for (size_t i = 0; i < bs->cap; i++)
-		if (bs->map[i].key)
-			bs->map[n++] = bs->map[i];
-	memset(bs->map + n, 0, (bs->cap - n) * sizeof(*bs->map));
-	qsort(bs->map, n, sizeof(*bs->map), skey_cmp);
-	bs->n = n;
+	top = realloc(bs->top, (hmap_count(&bs->counts) + 1) * sizeof(*top));
+	if (!top)
+		return 0;
+	bs->top = top;
+	while (hmap_next(&bs->counts, &pos, &top[n].key, &top[n].count))
+		n++;
+	qsort(top, n, sizeof(*top), skey_cmp);
 	return n;
 }
 
@@ -290,9 +250,9 @@ void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 		fprintf(o, "  (%s)\n", session_stack_note(app_session(bs->a)));
 	fprintf(o, "%10s  %-24s %s\n", "COUNT", "EVENT", "STACK");
 	for (size_t i = 0; i < n && i < TOP_TEXT; i++) {
-		fprintf(o, "%10" PRIu64 "  %-24s ", bs->map[i].count,
-			type_name(st, (uint16_t)(bs->map[i].key >> 32), name, sizeof(name)));
-		text_frames(st, (uint32_t)bs->map[i].key, o);
+		fprintf(o, "%10" PRIu64 "  %-24s ", bs->top[i].count,
+			type_name(st, (uint16_t)(bs->top[i].key >> 32), name, sizeof(name)));
+		text_frames(st, (uint32_t)bs->top[i].key, o);
 		fputc('\n', o);
 	}
 	if (!n)
@@ -423,11 +383,11 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 	for (size_t i = 0; i < n && i < TOP_JSON; i++) {
 		jsonw_obj_open(&w);
 		jsonw_key(&w, "event");
-		jsonw_str(&w, type_name(st, (uint16_t)(bs->map[i].key >> 32), name, sizeof(name)));
+		jsonw_str(&w, type_name(st, (uint16_t)(bs->top[i].key >> 32), name, sizeof(name)));
 		jsonw_key(&w, "count");
-		jsonw_u64(&w, bs->map[i].count);
+		jsonw_u64(&w, bs->top[i].count);
 		jsonw_key(&w, "stack");
-		json_frames(st, (uint32_t)bs->map[i].key, &w);
+		json_frames(st, (uint32_t)bs->top[i].key, &w);
 		jsonw_obj_close(&w);
 	}
 	jsonw_arr_close(&w);

@@ -14,6 +14,7 @@
 
 #include "../bpf/offcpu.h"
 #include "bpf_offcpu.h"
+#include "file.h"
 #include "offcpu.skel.h"
 #include "stacks.h"
 #include "store.h"
@@ -262,19 +263,12 @@ static bool offcpu_wanted(const struct bpf_offcpu *b, const struct offcpu_key *k
 static void offcpu_comm(struct store *st, uint32_t pid)
 {
 	char path[64], comm[32];
-	FILE *fp;
 
 	if (store_comm(st, (int32_t)pid))
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	fp = fopen(path, "re");
-	if (!fp)
-		return;
-	if (fgets(comm, sizeof(comm), fp)) {
-		comm[strcspn(comm, "\n")] = '\0';
+	if (!file_read_value(path, comm, sizeof(comm)))
 		store_set_comm(st, (int32_t)pid, comm);
-	}
-	fclose(fp);
 }
 
 int bpf_offcpu_poll(struct bpf_offcpu *b, struct store *st, struct bpf_offcpu_stats *out)

@@ -16,10 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
-#include "bpfstats.h"
-#include "bpf_kstat.h"
+#include "bpfstats-local.h"
 #include "features.h"
-#include "series.h"
 #include "syscalls.h"
 
 _Static_assert(BPFSTATS_SLOTS == KSTAT_SLOTS, "histogram slots differ");
@@ -30,76 +28,6 @@ _Static_assert(BPFSTATS_COMM_LEN == KSTAT_COMM_LEN, "comm length differs");
 static const char *const softirq_names[KSTAT_MAX_SOFTIRQS] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
 	"HRTIMER", "RCU",
-};
-
-struct task_sums {
-	uint64_t	offcpu_ns;
-	uint64_t	offcpu_n;
-	uint64_t	runq_ns;
-	uint64_t	runq_n;
-};
-
-struct task_ent {
-	uint32_t		tid;
-	uint32_t		tgid;
-	char			comm[KSTAT_COMM_LEN];
-	struct task_sums	cur;
-	struct task_sums	prev;
-	uint64_t		runq_max_ns;
-	uint32_t		unchanged;	/* ticks without change */
-	bool			dead;		/* exited; no longer in the map */
-};
-
-struct irq_tab {
-	size_t			n;
-	uint32_t		*ids;		/* sorted */
-	struct kstat_vec	*cur;		/* [n][ncpus] */
-	struct kstat_vec	*prev;		/* [n][ncpus], aligned with ids */
-	char			(*names)[32];
-};
-
-struct bpfstats {
-	struct bpf_kstat	*k;
-	struct bpfstats_opts	o;
-	unsigned int		ncpus;		/* possible CPUs: per-CPU value slots */
-	unsigned int		nonline;
-
-	pthread_t		thr;
-	bool			thr_started;
-	int			stop_fd;
-
-	pthread_mutex_t		lock;		/* everything below */
-	uint64_t		ticks;
-	uint64_t		last_ns;
-	uint64_t		poll_ns;
-	int			last_err;
-
-	/* rotating buffers: rd is filled without the lock, then becomes cur */
-	struct kstat_cpu	*cpu_rd, *cpu_cur, *cpu_prev;
-	struct kstat_vec	*sirq_rd, *sirq_cur, *sirq_prev;
-	struct kstat_hist	*sys_rd, *sys_cur, *sys_prev;
-
-	uint32_t		*irq_rd_ids;
-	struct kstat_vec	*irq_rd;
-	int			irq_rd_n;
-	struct irq_tab		irq, irq_new;
-
-	uint32_t		*task_rd_ids;
-	struct kstat_task	*task_rd;
-	int			task_rd_n;
-	struct task_ent		*tasks, *tasks_new;
-	size_t			ntasks;
-
-	struct bpfstats_hist	*hwin;		/* [BPFSTATS_HIST_WINDOW][ncpus] */
-	unsigned int		hw_n, hw_head;
-
-	struct series		*ser;		/* [METRIC_NR][ncpus + 1], last = all CPUs */
-	struct series		times;
-
-	struct bpfstats_outlier	*outl;		/* ring of BPFSTATS_OUTLIERS_KEPT */
-	uint64_t		outl_seq;	/* last given */
-	uint64_t		outl_total;
-	uint64_t		outl_from;	/* mono ns; earlier ones are not kept */
 };
 
 static uint64_t now_ns(void)
@@ -164,6 +92,17 @@ static void hist_add(struct bpfstats_hist *out, const struct bpfstats_hist *a)
 
 /* --- outliers: called by the ring buffer drain, lock held --- */
 
+struct bpfstats_outlier *bpfstats_outlier_slot(struct bpfstats *bs)
+{
+	struct bpfstats_outlier *o;
+
+	bs->outl_seq++;
+	bs->outl_total++;
+	o = &bs->outl[(bs->outl_seq - 1) % BPFSTATS_OUTLIERS_KEPT];
+	o->seq = bs->outl_seq;
+	return o;
+}
+
 static int bpfstats_on_outlier(void *ctx, const struct kstat_outlier *ko)
 {
 	struct bpfstats *bs = ctx;
@@ -171,10 +110,7 @@ static int bpfstats_on_outlier(void *ctx, const struct kstat_outlier *ko)
 
 	if (ko->ts < __atomic_load_n(&bs->outl_from, __ATOMIC_RELAXED))
 		return 0;	/* before tracing started */
-	bs->outl_seq++;
-	bs->outl_total++;
-	o = &bs->outl[(bs->outl_seq - 1) % BPFSTATS_OUTLIERS_KEPT];
-	o->seq = bs->outl_seq;
+	o = bpfstats_outlier_slot(bs);
 	o->ts_mono = ko->ts;
 	o->ts = ko->ts + (uint64_t)bs->o.clock_offset_ns;
 	o->latency_ns = ko->latency_ns;
@@ -284,7 +220,10 @@ static void irq_merge(struct bpfstats *bs)
 			memcpy(t->names[i], o->names[at], sizeof(t->names[i]));
 		} else {
 			memset(&t->prev[i * nc], 0, nc * sizeof(*t->prev));
-			irq_name_lookup(t->ids[i], t->names[i], sizeof(t->names[i]));
+			if (bs->k)	/* fed: the far side's names come with the figures */
+				irq_name_lookup(t->ids[i], t->names[i], sizeof(t->names[i]));
+			else
+				snprintf(t->names[i], sizeof(t->names[i]), "irq %u", t->ids[i]);
 		}
 	}
 	tmp = *o;
@@ -351,7 +290,7 @@ static void task_merge(struct bpfstats *bs, uint32_t *stale, size_t *nstale, siz
 		if (!memcmp(&e->cur, &old->cur, sizeof(e->cur)))
 			e->unchanged = old->unchanged + 1;
 		/* a task that died unnoticed stops changing: check now and then */
-		if (!e->dead && e->unchanged >= PRUNE_AFTER_TICKS &&
+		if (bs->k && !e->dead && e->unchanged >= PRUNE_AFTER_TICKS &&
 		    !(e->unchanged % PRUNE_AFTER_TICKS) && *nstale < maxstale &&
 		    kill((pid_t)e->tid, 0) && errno == ESRCH)
 			stale[(*nstale)++] = e->tid;
@@ -394,7 +333,7 @@ static void series_tick(struct bpfstats *bs, double dt, bool push)
 		hist_from_kstat(&hw[c], &a->runq, &b->runq);
 		hist_add(&all, &hw[c]);
 		csys = 0;
-		if (bpf_kstat_has_syscalls(bs->k)) {
+		if (bs->has_sys) {
 			for (id = 0; id < KSTAT_MAX_SYSCALLS; id++)
 				csys += bs->sys_cur[id * nc + c].count -
 					bs->sys_prev[id * nc + c].count;
@@ -436,23 +375,45 @@ static void series_tick(struct bpfstats *bs, double dt, bool push)
 		(rd) = _t;			\
 	} while (0)
 
+void bpfstats_apply_locked(struct bpfstats *bs, uint64_t now, uint32_t *stale, size_t *nstale,
+			   size_t maxstale)
+{
+	bool push;
+	double dt;
+
+	SWAP3(bs->cpu_rd, bs->cpu_cur, bs->cpu_prev);
+	SWAP3(bs->sirq_rd, bs->sirq_cur, bs->sirq_prev);
+	SWAP3(bs->sys_rd, bs->sys_cur, bs->sys_prev);
+	dt = (double)(now - bs->last_ns) / 1e9;
+	if (dt <= 0)
+		dt = 1e-9;
+	push = dt >= bs->o.interval / 4;
+	series_tick(bs, dt, push);
+	if (push)
+		series_push(&bs->times, (double)now);
+	if (bs->has_irqs)
+		irq_merge(bs);
+	task_merge(bs, stale, nstale, maxstale);
+	bs->last_ns = now;
+	bs->ticks++;
+	bs->last_err = 0;
+}
+
 int bpfstats_poll(struct bpfstats *bs)
 {
 	uint32_t stale[256];
 	uint64_t t0, now;
 	size_t nstale = 0, i;
-	bool push;
 	int err;
-	double dt;
 
 	t0 = now_ns();
 	/* read everything without the lock */
 	err = bpf_kstat_read_cpu(bs->k, bs->cpu_rd);
-	if (!err && bpf_kstat_has_irqs(bs->k))
+	if (!err && bs->has_irqs)
 		err = bpf_kstat_read_softirq(bs->k, bs->sirq_rd);
-	if (!err && bpf_kstat_has_syscalls(bs->k))
+	if (!err && bs->has_sys)
 		err = bpf_kstat_read_syscalls(bs->k, bs->sys_rd);
-	if (!err && bpf_kstat_has_irqs(bs->k)) {
+	if (!err && bs->has_irqs) {
 		bs->irq_rd_n = bpf_kstat_read_hardirq(bs->k, bs->irq_rd_ids, bs->irq_rd,
 						      KSTAT_MAX_IRQS);
 		if (bs->irq_rd_n < 0)
@@ -472,24 +433,9 @@ int bpfstats_poll(struct bpfstats *bs)
 		pthread_mutex_unlock(&bs->lock);
 		return err;
 	}
-	SWAP3(bs->cpu_rd, bs->cpu_cur, bs->cpu_prev);
-	SWAP3(bs->sirq_rd, bs->sirq_cur, bs->sirq_prev);
-	SWAP3(bs->sys_rd, bs->sys_cur, bs->sys_prev);
-	dt = (double)(now - bs->last_ns) / 1e9;
-	if (dt <= 0)
-		dt = 1e-9;
-	push = dt >= bs->o.interval / 4;
-	series_tick(bs, dt, push);
-	if (push)
-		series_push(&bs->times, (double)now);
-	if (bpf_kstat_has_irqs(bs->k))
-		irq_merge(bs);
-	task_merge(bs, stale, &nstale, sizeof(stale) / sizeof(stale[0]));
+	bpfstats_apply_locked(bs, now, stale, &nstale, sizeof(stale) / sizeof(stale[0]));
 	bpf_kstat_drain_outliers(bs->k);
-	bs->last_ns = now;
-	bs->ticks++;
 	bs->poll_ns = now_ns() - t0;
-	bs->last_err = 0;
 	pthread_mutex_unlock(&bs->lock);
 
 	for (i = 0; i < nstale; i++)
@@ -582,7 +528,7 @@ static int bpfstats_check_features(const struct features *ft, char *why, size_t 
 	return 0;
 }
 
-static int bpfstats_alloc(struct bpfstats *bs)
+int bpfstats_alloc(struct bpfstats *bs)
 {
 	size_t nc = bs->ncpus, i, nser = (size_t)BPFSTATS_METRIC_NR * (nc + 1);
 
@@ -613,7 +559,8 @@ static int bpfstats_alloc(struct bpfstats *bs)
 			return -ENOMEM;
 	if (series_init(&bs->times, bs->o.history))
 		return -ENOMEM;
-	return 0;
+	bs->stop_fd = eventfd(0, EFD_CLOEXEC);
+	return bs->stop_fd < 0 ? -errno : 0;
 }
 
 void bpfstats_stop(struct bpfstats *bs)
@@ -672,23 +619,12 @@ void bpfstats_free(struct bpfstats *bs)
 	free(bs);
 }
 
-int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
-		 const struct features *ft, char *why, size_t whylen)
+struct bpfstats *bpfstats_blank(const struct bpfstats_opts *o)
 {
-	struct bpf_kstat_opts ko = {};
-	struct bpfstats *bs;
-	long on;
-	int err;
+	struct bpfstats *bs = calloc(1, sizeof(*bs));
 
-	*out = NULL;
-	err = bpfstats_check_features(ft, why, whylen);
-	if (err)
-		return err;
-	bs = calloc(1, sizeof(*bs));
-	if (!bs) {
-		snprintf(why, whylen, "BPF statistics off: out of memory");
-		return -ENOMEM;
-	}
+	if (!bs)
+		return NULL;
 	pthread_mutex_init(&bs->lock, NULL);
 	bs->stop_fd = -1;
 	if (o)
@@ -701,6 +637,26 @@ int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
 		bs->o.history = 240;
 	if (!bs->o.outlier_ns)
 		bs->o.outlier_ns = 10000000ull;
+	return bs;
+}
+
+int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
+		 const struct features *ft, char *why, size_t whylen)
+{
+	struct bpf_kstat_opts ko = {};
+	struct bpfstats *bs;
+	long on;
+	int err;
+
+	*out = NULL;
+	err = bpfstats_check_features(ft, why, whylen);
+	if (err)
+		return err;
+	bs = bpfstats_blank(o);
+	if (!bs) {
+		snprintf(why, whylen, "BPF statistics off: out of memory");
+		return -ENOMEM;
+	}
 
 	ko.self_tgid = (uint32_t)getpid();
 	ko.outlier_ns = bs->o.outlier_ns;
@@ -711,17 +667,14 @@ int bpfstats_new(struct bpfstats **out, const struct bpfstats_opts *o,
 	if (err)
 		goto out_free;
 	bs->ncpus = bpf_kstat_ncpus(bs->k);
+	bs->has_sys = bpf_kstat_has_syscalls(bs->k);
+	bs->has_irqs = bpf_kstat_has_irqs(bs->k);
+	snprintf(bs->mode, sizeof(bs->mode), "%s", bpf_kstat_mode(bs->k));
 	on = sysconf(_SC_NPROCESSORS_ONLN);
 	bs->nonline = on > 0 ? (unsigned int)on : bs->ncpus;
 	err = bpfstats_alloc(bs);
 	if (err) {
-		snprintf(why, whylen, "BPF statistics off: out of memory");
-		goto out_free;
-	}
-	bs->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (bs->stop_fd < 0) {
-		err = -errno;
-		snprintf(why, whylen, "BPF statistics off: eventfd: %s", strerror(errno));
+		snprintf(why, whylen, "BPF statistics off: %s", strerror(-err));
 		goto out_free;
 	}
 	bs->last_ns = now_ns();
@@ -742,10 +695,10 @@ void bpfstats_get_status(struct bpfstats *bs, struct bpfstats_status *st)
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&bs->lock);
 	st->running = bs->thr_started;
-	st->mode = bpf_kstat_mode(bs->k);
+	st->mode = bs->mode;
 	st->ncpus = bs->ncpus;
-	st->syscalls = bpf_kstat_has_syscalls(bs->k);
-	st->irqs = bpf_kstat_has_irqs(bs->k);
+	st->syscalls = bs->has_sys;
+	st->irqs = bs->has_irqs;
 	st->interval = bs->o.interval;
 	st->ticks = bs->ticks;
 	st->last_tick_ns = bs->last_ns;
@@ -1054,52 +1007,45 @@ static void print_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
 }
 
-uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsigned int rows,
-			uint64_t after_seq)
+/* The status line and the per-CPU figures of the last poll. */
+static void print_cpus(struct bpfstats *bs, FILE *o, const struct bpfstats_status *st)
 {
-	struct bpfstats_outlier ol[16];
-	struct bpfstats_status st;
-	struct bpfstats_hist h;
-	char a[32], b[32], c[32];
-	unsigned int k, first = BPFSTATS_SLOTS, last = 0, m;
-	uint64_t peak = 0;
-	size_t n, i, max;
+	unsigned int m;
 	int cpu;
-	union {
-		struct bpfstats_task	t[32];
-		struct bpfstats_syscall	s[32];
-		struct bpfstats_irq	q[32];
-	} *u;
 
-	if (!rows)
-		rows = 5;
-	max = rows < 32 ? rows : 32;
-	bpfstats_get_status(bs, &st);
 	fprintf(o, "BPF: %s programs%s%s, poll %.2fs (last took %.2fms), outliers %" PRIu64
-		" (%" PRIu64 " dropped), tasks %" PRIu64 "%s\n", st.mode,
-		st.irqs ? ", irq" : "", st.syscalls ? ", syscalls" :
-		", no syscall latency (--bpf-syscalls)", st.interval,
-		(double)st.poll_ns / 1e6, st.outliers, st.outliers_dropped, st.tasks,
-		st.tasks_untracked ? " (map full: some untracked)" : "");
+		" (%" PRIu64 " dropped), tasks %" PRIu64 "%s\n", st->mode,
+		st->irqs ? ", irq" : "", st->syscalls ? ", syscalls" :
+		", no syscall latency (--bpf-syscalls)", st->interval,
+		(double)st->poll_ns / 1e6, st->outliers, st->outliers_dropped, st->tasks,
+		st->tasks_untracked ? " (map full: some untracked)" : "");
 	fprintf(o, "%4s", "CPU");
 	for (m = 0; m < BPFSTATS_METRIC_NR; m++)
 		fprintf(o, " %12s", bpfstats_metric_name((enum bpfstats_metric)m));
 	fprintf(o, "\n");
-	for (cpu = 0; cpu <= (int)st.ncpus; cpu++) {
-		int row = cpu == (int)st.ncpus ? -1 : cpu;
+	for (cpu = 0; cpu <= (int)st->ncpus; cpu++) {
+		int row = cpu == (int)st->ncpus ? -1 : cpu;
 		double v;
 
 		if (row < 0)
 			fprintf(o, "%4s", "all");
 		else
 			fprintf(o, "%4d", row);
-		for (m = 0; m < BPFSTATS_METRIC_NR; m++) {
-			v = 0;
+		for (m = 0, v = 0; m < BPFSTATS_METRIC_NR; m++, v = 0) {
 			bpfstats_series(bs, (enum bpfstats_metric)m, row, &v, NULL, 1);
 			fprintf(o, " %12.1f", v);
 		}
 		fprintf(o, "\n");
 	}
+}
+
+/* The run-queue latency histogram, as runqlat draws it. */
+static void print_runq(struct bpfstats *bs, FILE *o, unsigned int ticks)
+{
+	unsigned int k, first = BPFSTATS_SLOTS, last = 0;
+	struct bpfstats_hist h;
+	uint64_t peak = 0;
+	char a[32], b[32];
 
 	bpfstats_runq_hist(bs, -1, ticks, &h);
 	print_ns(a, sizeof(a), h.count ? h.sum_ns / h.count : 0);
@@ -1125,6 +1071,27 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 		print_ns(b, sizeof(b), (1ull << (k + 1)) - 1);
 		fprintf(o, "  %9s -> %-9s : %-10" PRIu64 " |%-40s|\n", a, b, h.slot[k], bar);
 	}
+}
+
+uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsigned int rows,
+			uint64_t after_seq)
+{
+	struct bpfstats_outlier ol[16];
+	struct bpfstats_status st;
+	char a[32], b[32], c[32];
+	size_t n, i, max;
+	union {
+		struct bpfstats_task	t[32];
+		struct bpfstats_syscall	s[32];
+		struct bpfstats_irq	q[32];
+	} *u;
+
+	if (!rows)
+		rows = 5;
+	max = rows < 32 ? rows : 32;
+	bpfstats_get_status(bs, &st);
+	print_cpus(bs, o, &st);
+	print_runq(bs, o, ticks);
 
 	u = malloc(sizeof(*u));
 	if (!u)

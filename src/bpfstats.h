@@ -254,6 +254,92 @@ size_t bpfstats_outliers(struct bpfstats *bs, uint64_t after_seq,
 uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsigned int rows,
 			uint64_t after_seq);
 
+/* ---- the figures of one poll, as data: what --stream sends (src/bpfstats_feed.c) ---- */
+
+/*
+ * Cumulative counters since the programs loaded, as the poll read them from
+ * the kernel's maps; sparse tables hold only non-zero rows. A bpfstats with
+ * no kernel is fed them one poll after another and answers every query as
+ * the far side's would: the reader of a stream shows the BPF figures of the
+ * machine that streams.
+ */
+struct bpfstats_raw_cpu {
+	uint64_t		ctxsw;
+	uint64_t		hardirq_ns;
+	uint64_t		hardirq_n;
+	uint64_t		softirq_ns;
+	uint64_t		softirq_n;
+	uint64_t		rb_drops;
+	uint64_t		map_full;
+	struct bpfstats_hist	runq;
+};
+
+struct bpfstats_raw_vec {
+	uint32_t	id;		/* irq number, softirq vector, syscall id */
+	uint32_t	cpu;
+	uint64_t	ns;		/* vectors */
+	uint64_t	count;
+};
+
+struct bpfstats_raw_sys {
+	uint32_t		id;
+	uint32_t		cpu;
+	struct bpfstats_hist	h;
+};
+
+struct bpfstats_raw {
+	uint64_t		mono_ns;	/* when it was read (the far side's CLOCK_MONOTONIC) */
+	uint32_t		ncpus;
+	uint32_t		nonline;
+	bool			irqs;
+	bool			syscalls;
+	char			mode[8];
+	double			interval;
+	struct bpfstats_raw_cpu	*cpu;		/* [ncpus] */
+	struct bpfstats_raw_vec	*softirq;	/* id: the vector */
+	size_t			nsoftirq;
+	struct bpfstats_raw_vec	*irq;		/* id: the irq */
+	size_t			nirq;
+	struct bpfstats_irq	*irq_name;	/* vec and name of each irq (the far /proc) */
+	size_t			nirq_name;
+	struct bpfstats_raw_sys	*sys;
+	size_t			nsys;
+	struct bpfstats_task	*task;		/* runq_max_ns since start */
+	bool			*task_dead;	/* [ntask] */
+	size_t			ntask;
+	struct bpfstats_outlier	*outl;		/* newer than the seq asked for, oldest first */
+	size_t			noutl;
+};
+
+/**
+ * bpfstats_raw_get - the figures of the last poll, and outliers newer than @after_seq
+ * @out: filled; its tables are allocated (bpfstats_raw_free)
+ * Return: 0, -EAGAIN before the first poll, or -ENOMEM.
+ * Context: any thread.
+ */
+int bpfstats_raw_get(struct bpfstats *bs, uint64_t after_seq, struct bpfstats_raw *out);
+
+/* Free the tables of @r (not @r). */
+void bpfstats_raw_free(struct bpfstats_raw *r);
+
+/**
+ * bpfstats_new_fed - a bpfstats with no kernel, fed by bpfstats_feed()
+ * @first: the first poll received (its CPU count, mode and tables set the shape)
+ * @o: history and wake_fd; the rest is the far side's
+ * Return: 0 and *@out, or -EINVAL (a shape it cannot hold) or -ENOMEM.
+ */
+int bpfstats_new_fed(struct bpfstats **out, const struct bpfstats_raw *first,
+		     const struct bpfstats_opts *o);
+
+/**
+ * bpfstats_feed - one more poll of the far side: deltas, series, tasks and
+ * outliers as a poll of a local kernel makes them
+ * Return: 0, or -EINVAL when @r does not fit (another CPU count, an id out
+ * of range): nothing is changed then.
+ * Context: the one thread that feeds; queries from any thread.
+ */
+int bpfstats_feed(struct bpfstats *bs, const struct bpfstats_raw *r);
+
 /* Pure helpers. */
 uint64_t bpfstats_hist_quantile(const struct bpfstats_hist *h, double q);
 /* Return: a static name ("read"), or NULL when unknown. */

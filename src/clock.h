@@ -34,6 +34,19 @@ static inline uint64_t clock_mono_ns(void)
 }
 
 /**
+ * clock_wall_ns - CLOCK_REALTIME now: a time of day to show the user (when a
+ * stream ended), never to measure an interval with
+ * Context: any thread.
+ */
+static inline uint64_t clock_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return clock_ns_of(&ts);
+}
+
+/**
  * clock_thread_ns - the CPU time the calling thread has used
  * Context: any thread; a system call on some kernels (~200 ns), so not per event.
  */

@@ -52,10 +52,13 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "clock.h"
 #include "consumer.h"
 #include "decode.h"
+#include "rb_page.h"
 #include "session.h"
 #include "store.h"
+#include "tuning.h"
 
 #define CONSUMER_POLL_MS	100
 #define CONSUMER_WAKE_NS	(10ull * 1000 * 1000)	/* wake the UI at most every 10 ms */
@@ -64,11 +67,6 @@
 #define CONSUMER_DECODE_BATCH	16			/* pages decoded between two reads */
 #define CONSUMER_DRAIN_MAX	65536			/* pages per CPU drained at stop */
 #define CONSUMER_SPLICE_PAGES	16			/* pages moved per splice() */
-
-/* Ring-buffer page layout (kernel/trace/ring_buffer.c), as in decode.c. */
-#define RB_TYPE_DATA_MAX	28
-#define RB_TYPE_PADDING		29
-#define RB_COMMIT_MASK		((1u << 27) - 1)
 
 struct consumer_cpu {
 	struct consumer		*c;
@@ -134,22 +132,6 @@ struct consumer {
 	struct consumer_cpu	cpus[];
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static bool consumer_stopping(const struct consumer *c)
 {
 	return __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE);
@@ -169,7 +151,7 @@ static void cc_publish(struct consumer_cpu *cc)
 
 static void consumer_wake(struct consumer *c)
 {
-	uint64_t now = now_ns(), last = __atomic_load_n(&c->last_wake_ns, __ATOMIC_RELAXED);
+	uint64_t now = clock_mono_ns(), last = __atomic_load_n(&c->last_wake_ns, __ATOMIC_RELAXED);
 	uint64_t one = 1;
 
 	if (c->wake_fd < 0 || now - last < CONSUMER_WAKE_NS)
@@ -214,7 +196,7 @@ static size_t page_fill(const uint8_t *page, size_t len, int long_size)
 {
 	uint64_t commit = 0;
 
-	if (len < 8 + (size_t)long_size)
+	if (len < RB_PAGE_HDR((size_t)long_size))
 		return 0;
 	memcpy(&commit, page + 8, (size_t)long_size);
 	return commit & RB_COMMIT_MASK;
@@ -222,47 +204,15 @@ static size_t page_fill(const uint8_t *page, size_t len, int long_size)
 
 uint64_t consumer_page_records(const void *raw, size_t len, int long_size)
 {
-	const uint8_t *page = raw;
-	size_t hdr = 8 + (size_t)long_size;
-	uint64_t commit = 0, n = 0;
-	const uint8_t *data;
-	uint32_t size, off = 0, h, type_len, rlen;
+	const uint8_t *rec;
+	struct rb_walk w;
+	uint64_t n = 0;
+	uint32_t rlen;
 
-	if (len < hdr)
+	if (rb_walk_init(&w, raw, len, long_size))
 		return 0;
-	memcpy(&commit, page + 8, (size_t)long_size);
-	size = commit & RB_COMMIT_MASK;
-	if (size > len - hdr)
-		size = len - hdr;
-	data = page + hdr;
-	while (off + 4 <= size) {
-		memcpy(&h, data + off, 4);
-		type_len = h & 0x1f;
-		if (type_len == RB_TYPE_PADDING || type_len > RB_TYPE_DATA_MAX) {
-			if (off + 8 > size)
-				break;
-			if (type_len == RB_TYPE_PADDING) {
-				memcpy(&rlen, data + off + 4, 4);
-				off += 4 + rlen;
-			} else {
-				off += 8;	/* time extend / absolute stamp */
-			}
-			continue;
-		}
-		if (type_len == 0) {
-			if (off + 8 > size)
-				break;
-			memcpy(&rlen, data + off + 4, 4);
-			if (rlen < 4)
-				break;
-			off += 8 + ((rlen - 4 + 3) & ~3u);
-		} else {
-			off += 4 + type_len * 4;
-		}
-		if (off > size)
-			break;
+	while (rb_walk_next(&w, &rec, &rlen) == RB_WALK_EVENT)
 		n++;
-	}
 	return n;
 }
 
@@ -322,7 +272,7 @@ static int cc_read_page(struct consumer_cpu *cc, void *buf, int max)
 				return -1;
 			}
 			cc->flush_due = false;
-			cc->flushed_ns = now_ns();
+			cc->flushed_ns = clock_mono_ns();
 			return tracefs_cpu_read(cc->tcpu, buf, true);
 		}
 		cc->spipe_bytes = (int)n;
@@ -469,7 +419,7 @@ static void cc_thread_init(const char *what, unsigned int cpu)
 /* Once a second; sooner once drained after a loss, so that both counts agree. */
 static void cc_maybe_stats(struct consumer_cpu *cc, bool drained)
 {
-	uint64_t now = now_ns(), missed = __atomic_load_n(&cc->missed, __ATOMIC_RELAXED);
+	uint64_t now = clock_mono_ns(), missed = __atomic_load_n(&cc->missed, __ATOMIC_RELAXED);
 
 	if (now - cc->last_stats_ns >= CONSUMER_STATS_NS ||
 	    (drained && missed != cc->stats_missed &&
@@ -533,17 +483,17 @@ static void *cc_thread(void *arg)
 		 * taken a timeout ago, so no event waits much longer than that.
 		 */
 		if (__atomic_exchange_n(&cc->flush_req, 0, __ATOMIC_ACQ_REL) ||
-		    now_ns() - cc->flushed_ns >= CONSUMER_POLL_MS * 1000000ull)
+		    clock_mono_ns() - cc->flushed_ns >= CONSUMER_POLL_MS * 1000000ull)
 			cc->flush_due = true;
 		if (decode)
 			cc_rewind(cc);
-		t0 = thread_ns();
+		t0 = clock_thread_ns();
 		/* read on timeout as well: trickles below the watermark */
 		rounds = 0;
 		do {
 			n = cc_fill(cc, CONSUMER_READ_BATCH);
 		} while (n == CONSUMER_READ_BATCH && ++rounds < 16 && !consumer_stopping(c));
-		t1 = thread_ns();
+		t1 = clock_thread_ns();
 		__atomic_fetch_add(&cc->read_ns, t1 - t0, __ATOMIC_RELAXED);
 		if (n > 0 || rounds) {
 			if (!decode && write(cc->dfd, &one, sizeof(one)) < 0) {
@@ -563,7 +513,7 @@ static void *cc_thread(void *arg)
 				d++;
 			}
 			if (d) {
-				t2 = thread_ns();
+				t2 = clock_thread_ns();
 				__atomic_fetch_add(&cc->decode_ns, t2 - t1, __ATOMIC_RELAXED);
 				consumer_wake(c);
 			}
@@ -606,10 +556,10 @@ static void *cc_decode_thread(void *arg)
 				/* EAGAIN: woken by the timeout */
 			}
 		}
-		t0 = thread_ns();
+		t0 = clock_thread_ns();
 		d = cc_decode(cc, CONSUMER_DECODE_BATCH * 4);
 		if (d) {
-			__atomic_fetch_add(&cc->decode_ns, thread_ns() - t0, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&cc->decode_ns, clock_thread_ns() - t0, __ATOMIC_RELAXED);
 			consumer_wake(c);
 		}
 	}
@@ -710,21 +660,12 @@ static int sub_buffer_size(struct session *s)
 	return pg > 0 ? (int)pg : 4096;
 }
 
-/* KTOP_READ_QUEUE_MB, or the default; at least a few pages. */
+/* KTOP_READ_QUEUE_MB (src/tuning.h), at least a few pages. */
 static uint32_t queue_pages(int page_size)
 {
-	const char *env = getenv("KTOP_READ_QUEUE_MB");
-	unsigned long long mb = CONSUMER_QUEUE_MB, pages;
-	char *end;
+	unsigned long long pages = ((unsigned long long)tuning()->read_queue_mb << 20) /
+				   (unsigned long long)page_size;
 
-	if (env && *env) {
-		mb = strtoull(env, &end, 10);
-		if (*end)
-			mb = CONSUMER_QUEUE_MB;
-	}
-	if (mb > 4096)
-		mb = 4096;
-	pages = (mb << 20) / (unsigned long long)page_size;
 	return pages < 4 ? 4 : (uint32_t)pages;
 }
 
@@ -774,7 +715,6 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 		   struct decode_ctx *dc, int wake_fd)
 {
 	unsigned int ncpus = session_ncpus(s), i;
-	const char *env = getenv("KTOP_DECODE_THREAD");
 	struct tep_handle *tep = session_tep(s);
 	struct consumer *c;
 	int ret, page_size, opened = 0;
@@ -788,9 +728,8 @@ int consumer_start(struct consumer **out, struct session *s, struct store *st,
 	c->dc = dc;
 	c->wake_fd = wake_fd;
 	c->ncpus = ncpus;
-	c->decode_thread = env && env[0] == '1';
-	env = getenv("KTOP_NO_SPLICE");
-	c->no_splice = env && env[0] == '1';
+	c->decode_thread = tuning()->decode_thread;
+	c->no_splice = tuning()->no_splice;
 	c->long_size = tep && tep_get_long_size(tep) == 4 ? 4 : 8;
 	c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (c->stop_fd < 0) {

@@ -9,19 +9,17 @@
  * block all signals, name themselves, and wake the UI through a file
  * descriptor.
  *
- * Environment: KTOP_READ_QUEUE_MB (page queue per CPU, default
- * CONSUMER_QUEUE_MB), KTOP_DECODE_THREAD=1 (decode in a second thread per CPU
- * instead of in the reader when the kernel buffer is empty), KTOP_NO_SPLICE=1
- * (read() every page, the partly filled one at each wake-up, as before
- * splicing; for comparison in bench/live_loss.sh).
+ * Tuning (src/tuning.h): KTOP_READ_QUEUE_MB (page queue per CPU),
+ * KTOP_DECODE_THREAD (decode in a second thread per CPU instead of in the
+ * reader when the kernel buffer is empty), KTOP_NO_SPLICE (read() every page,
+ * the partly filled one at each wake-up, as before splicing; for comparison
+ * in bench/live_loss.sh).
  */
 #ifndef KTOP_CONSUMER_H
 #define KTOP_CONSUMER_H
 
 #include <stdint.h>
 #include "decode.h"
-
-#define CONSUMER_QUEUE_MB	32	/* default page queue per CPU */
 
 struct session;
 struct store;

@@ -7,19 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "debug.h"
-
-static uint64_t debug_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "tuning.h"
 
 void debug_step(const char *what)
 {
@@ -28,14 +19,12 @@ void debug_step(const char *what)
 	uint64_t now;
 
 	if (on < 0) {
-		const char *e = getenv("KTOP_DEBUG_START");
-
-		on = e && *e && strcmp(e, "0");
-		t0 = prev = debug_now_ns();
+		on = tuning()->debug_start;
+		t0 = prev = clock_mono_ns();
 	}
 	if (!on)
 		return;
-	now = debug_now_ns();
+	now = clock_mono_ns();
 	fprintf(stderr, "ktop: start: %-28s %9.1f ms (at %9.1f ms)\n", what, (now - prev) / 1e6,
 		(now - t0) / 1e6);
 	prev = now;

@@ -39,9 +39,11 @@
 
 #include "decode.h"
 #include "intern.h"
+#include "rb_page.h"
 #include "schema.h"
 #include "store.h"
 #include "symbols.h"
+#include "tuning.h"
 #include "decode-local.h"
 
 /* ---- setup ------------------------------------------------------------- */
@@ -497,7 +499,7 @@ struct decode_ctx *decode_ctx_new(struct tep_handle *tep, struct store *st,
 	dc->long_size = tep_get_header_page_size(tep) == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8;
 	dc->old_format = tep_is_old_format(tep);
 	dc->fast_walk = !dc->old_format && dc->long_size == KBUFFER_LSIZE_8 &&
-			!tep_is_file_bigendian(tep) && !getenv("KTOP_DECODE_KBUFFER_WALK");
+			!tep_is_file_bigendian(tep) && !tuning()->decode_kbuffer_walk;
 	if (ctx_common(dc, events[0])) {
 		err = EINVAL;
 		goto out_free;
@@ -934,21 +936,6 @@ int decoder_record(struct decoder *d, const void *data, int size, uint64_t ts,
 
 /* ---- pages ----------------------------------------------------------------- */
 
-/* Ring-buffer event header types (kernel/trace/ring_buffer.c, kbuffer.h). */
-#define RB_TYPE_DATA_MAX	28
-#define RB_TYPE_PADDING		29
-#define RB_TYPE_TIME_EXTEND	30
-#define RB_TYPE_TIME_STAMP	31
-#define RB_TS_SHIFT		27
-#define RB_COMMIT_MASK		((1u << 27) - 1)
-
-static inline uint32_t load32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
 
 
 /* Commit the window's rows and count their flag categories. */
@@ -959,10 +946,11 @@ struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats
 		if (stats)
 			for (unsigned int k = 0; k < DECODE_F_NR; k++)
 				stats->flags[k] += (w.fl >> (FLAG_BITS * k)) & FLAG_MAX;
+		/* inside: a page without events never reserved a window (row NULL) */
+		w.w.row += w.n;
+		w.nmax -= w.n;
 	}
 	w.appended += w.n;
-	w.w.row += w.n;
-	w.nmax -= w.n;
 	w.n = 0;
 	w.w.aoff = w.a;
 	w.reordered = 0;
@@ -1048,70 +1036,26 @@ decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int r
 }
 
 /*
- * Walk the events of a little-endian 64-bit page, as kbuffer_next_event()
- * does, without its per-event indirect calls: that walk cost more than the
+ * Walk the events of a little-endian 64-bit page with rb_page.h's walk:
+ * kbuffer_next_event()'s per-event indirect calls cost more than the
  * decoding itself. tests/unit/test_decode.c checks both walks give the same
  * records. Return: events appended.
  */
 static int decoder_walk(struct decoder *d, const uint8_t *page, size_t len,
 			struct decode_stats *stats)
 {
-	const uint8_t *data = page + 16;
 	struct dwin w = { 0 };
-	uint64_t ts, commit;
-	uint32_t size, off = 0;
+	const uint8_t *rec;
+	struct rb_walk rw;
+	uint32_t rlen;
+	int r;
 
-	memcpy(&ts, page, 8);
-	memcpy(&commit, page + 8, 8);
-	size = commit & RB_COMMIT_MASK;
+	rb_walk_init(&rw, page, len, 8);
 	w = decoder_unhold(d, w, stats);
-	while (off + 4 <= size) {
-		uint32_t h = load32(data + off), type_len = h & 0x1f, rlen;
-		uint64_t delta = h >> 5;
-		const uint8_t *rec;
-
-		switch (type_len) {
-		case RB_TYPE_PADDING:
-			if (off + 8 > size)
-				goto out;
-			off += 4 + load32(data + off + 4);
-			continue;
-		case RB_TYPE_TIME_EXTEND:
-		case RB_TYPE_TIME_STAMP:
-			if (off + 8 > size)
-				goto out;
-			delta += (uint64_t)load32(data + off + 4) << RB_TS_SHIFT;
-			ts = type_len == RB_TYPE_TIME_STAMP ? delta : ts + delta;
-			off += 8;
-			continue;
-		case 0:
-			if (off + 8 > size)
-				goto out;
-			rlen = load32(data + off + 4);
-			if (rlen < 4)
-				goto out_bad;
-			rlen = (rlen - 4 + 3) & ~3u;
-			rec = data + off + 8;
-			off += 8 + rlen;
-			break;
-		default:
-			rlen = type_len * 4;
-			rec = data + off + 4;
-			off += 4 + rlen;
-			break;
-		}
-		ts += delta;
-		if (off > size || 16 + off > len)
-			goto out_bad;
-		/* the loads of decode_one() may read past the record, not the page */
-		decoder_add(d, &w, rec, rlen, (int)(page + len - rec), ts, stats);
-	}
-out:
-	w = decoder_hold(d, w);
-	w = decoder_commit(d, w, stats);
-	return w.appended;
-out_bad:
-	if (stats)
+	/* the loads of decode_one() may read past the record, not the page */
+	while ((r = rb_walk_next(&rw, &rec, &rlen)) == RB_WALK_EVENT)
+		decoder_add(d, &w, rec, (int)rlen, (int)(page + len - rec), rw.ts, stats);
+	if (r == RB_WALK_BAD && stats)
 		stats->bad++;
 	w = decoder_hold(d, w);
 	w = decoder_commit(d, w, stats);

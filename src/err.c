@@ -25,19 +25,26 @@ int err_set(char *err, size_t errlen, int ret, const char *fmt, ...)
 	return ret;
 }
 
-int err_set_at(char *err, size_t errlen, int ret, const char *where, const char *fmt, ...)
+int err_vset_at(char *err, size_t errlen, int ret, const char *where, const char *fmt,
+		va_list ap)
 {
 	int saved = errno, n;
-	va_list ap;
 
 	if (!err || !errlen)
 		return ret;
 	n = snprintf(err, errlen, "%s: ", where);
-	if (n >= 0 && (size_t)n < errlen) {
-		va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < errlen)
 		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
 	errno = saved;
+	return ret;
+}
+
+int err_set_at(char *err, size_t errlen, int ret, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_vset_at(err, errlen, ret, where, fmt, ap);
+	va_end(ap);
 	return ret;
 }

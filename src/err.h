@@ -40,4 +40,8 @@ int err_vset(char *err, size_t errlen, int ret, const char *fmt, va_list ap)
 int err_set_at(char *err, size_t errlen, int ret, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
+/* err_set_at() with a va_list, for helpers that add their own @where. */
+int err_vset_at(char *err, size_t errlen, int ret, const char *where, const char *fmt,
+		va_list ap) __attribute__((format(printf, 5, 0)));
+
 #endif

@@ -3,12 +3,13 @@
  * Saving a store (all of it, a time window, what a view filter leaves) in
  * one of the formats of src/formats/ (format.h has the table). The formats:
  *
- *   trace.dat   through libtracecmd; `trace-cmd report FILE` and KernelShark
- *               read it. The store holds decoded events, so each event is
- *               re-encoded into ring-buffer pages with the kernel's own event
- *               formats (the snapshot_meta's format texts) and handed to
- *               libtracecmd as per-CPU data. Symbol fields are written back
- *               as the symbol's start address from the meta's kallsyms.
+ *   trace.dat   version 7 (zstd) by default, or 7 uncompressed, or 6;
+ *               `trace-cmd report FILE` and KernelShark read it. The store
+ *               holds decoded events, so each event is re-encoded into
+ *               ring-buffer pages with the kernel's own event formats (the
+ *               snapshot_meta's format texts); symbol fields are written
+ *               back as the symbol's start address from the meta's kallsyms
+ *               (src/formats/tracedat.h).
  *   JSON        Chrome trace-event format (Perfetto and chrome://tracing
  *               load it): function_graph calls as nested B/E slices per task,
  *               other events as instants, timerlat/osnoise samples as counters.
@@ -55,6 +56,8 @@ struct export_opts {
 	/* enum safefile_out_flags: SAFEFILE_OUT_NO_TERMINAL from the interactive view */
 	unsigned int	file_flags;
 	struct viewfilter *view;	/* only its matches ("save what I see"); NULL: all */
+	unsigned int	dat_version;	/* trace.dat: 6 or 7; 0: 7 */
+	int		dat_compress;	/* trace.dat: enum tracedat_compress (0: zstd for v7) */
 	int		folded;		/* EXPORT_FOLDED: enum folded_source (0: auto) */
 };
 

@@ -20,7 +20,9 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 
+#include "err.h"
 #include "features.h"
+#include "file.h"
 
 #ifndef TRACEFS_MAGIC
 #define TRACEFS_MAGIC	0x74726163
@@ -66,7 +68,7 @@ static void feat_set(struct features *ft, enum feature_id id, enum feature_state
 
 	ft->f[id].state = st;
 	va_start(ap, fmt);
-	vsnprintf(ft->f[id].detail, sizeof(ft->f[id].detail), fmt, ap);
+	err_vset(ft->f[id].detail, sizeof(ft->f[id].detail), 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -82,28 +84,6 @@ static int feat_write(const char *path, const char *s)
 		ret = -errno;
 	close(fd);
 	return ret;
-}
-
-/* Read up to @len - 1 bytes, trailing newline stripped. Return: 0 or -errno. */
-static int feat_read(const char *path, char *buf, size_t len)
-{
-	ssize_t r;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, len - 1);
-	if (r < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	close(fd);
-	buf[r] = '\0';
-	while (r && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
-		buf[--r] = '\0';
-	return 0;
 }
 
 int features_rmdir_instance(const char *path, unsigned int max_ms)
@@ -168,18 +148,21 @@ static void probe_tracefs(struct features *ft)
 		 "was not mounted: ktop mounted it at /sys/kernel/tracing (left mounted)");
 }
 
-/* Is @name listed in @dir/available_tracers? */
-static bool tracer_listed(const char *dir, const char *name)
+bool features_tracer_listed(const char *dir, const char *name, char *list, size_t len)
 {
-	char path[1024], buf[1024], *tok, *save;
+	char path[1024], buf[4096], *tok, *save;
+	bool found = false;
 
+	if (len)
+		list[0] = '\0';
 	snprintf(path, sizeof(path), "%s/available_tracers", dir);
-	if (feat_read(path, buf, sizeof(buf)))
+	if (file_read_value(path, buf, sizeof(buf)))
 		return false;
-	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
-		if (!strcmp(tok, name))
-			return true;
-	return false;
+	if (len)
+		snprintf(list, len, "%s", buf);
+	for (tok = strtok_r(buf, " \n", &save); tok && !found; tok = strtok_r(NULL, " \n", &save))
+		found = !strcmp(tok, name);
+	return found;
 }
 
 /*
@@ -197,7 +180,7 @@ static bool expansion_is_global(const char *dir)
 	char path[1024], buf[128];
 
 	snprintf(path, sizeof(path), "%s/buffer_size_kb", dir);
-	return !feat_read(path, buf, sizeof(buf)) && strstr(buf, "(expanded:");
+	return !file_read_value(path, buf, sizeof(buf)) && strstr(buf, "(expanded:");
 }
 
 int features_expand_global(const char *dir)
@@ -227,7 +210,7 @@ static void probe_tracer(struct features *ft, enum feature_id id, const char *sc
 	char path[1024];
 	int ret;
 
-	if (!tracer_listed(ft->tracefs, name)) {
+	if (!features_tracer_listed(ft->tracefs, name, NULL, 0)) {
 		feat_set(ft, id, FEAT_NOT_BUILT, "not in available_tracers");
 		return;
 	}

@@ -114,4 +114,11 @@ void features_release(struct features *ft);
 void features_print(const struct features *ft, FILE *fp);
 const char *feature_state_str(enum feature_state s);
 
+/**
+ * features_tracer_listed - is tracer @name in @dir/available_tracers?
+ * @list: receives the file's list, for a message (may be NULL with @len 0)
+ * Return: true when listed; false when not, or the file cannot be read.
+ */
+bool features_tracer_listed(const char *dir, const char *name, char *list, size_t len);
+
 #endif

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The function_graph call-tree model: see fgraph.h.
+ * The function_graph call-tree model (see fgraph.h): the timeline and how
+ * records feed it. The aggregated view is built in fgraph_agg.c, read with
+ * the timeline in fgraph_view.c and printed in fgraph_print.c; their shared
+ * types are in fgraph-local.h.
  *
  * Timeline nodes live in one array indexed by id, linked first-child /
  * next-sibling, so a node never moves and skipping a folded subtree is one
@@ -29,117 +32,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fgraph.h"
+
+#include "fgraph-local.h"
 #include "store.h"
-
-#define NONE	FGRAPH_NONE
-#define F_INCOMPLETE	(FGRAPH_F_ENTRY_MISSING | FGRAPH_F_EXIT_MISSING | FGRAPH_F_OPEN | \
-			 FGRAPH_F_HAS_GAP)
-
-struct fg_node {
-	uint64_t	start;
-	uint64_t	dur;
-	uint64_t	child_time;	/* sum of the children's durations */
-	uint32_t	parent, first, last, next, prev;
-	uint32_t	func;		/* CALL: sym; TASK: pid; IRQ: cpu; GAP: lost (saturated) */
-	uint32_t	nchild;
-	uint16_t	cpu;
-	uint16_t	depth;
-	uint16_t	flags;
-	uint16_t	overflow;	/* saturated; fgraph_stats.overflow is exact */
-	uint8_t		kind;
-	uint8_t		skew;		/* open frame: how much deeper than a child an
-					 * interrupt may nest now (see entry_skew) */
-};	/* 64 bytes: one cache line per call */
-_Static_assert(sizeof(struct fg_node) == 64, "one cache line per call");
-
-struct fg_agg {
-	uint64_t	count;		/* complete calls (GAP: events lost) */
-	uint64_t	incomplete;	/* calls with a missing entry/exit or a gap inside */
-	uint64_t	total, self, min, max;
-	uint32_t	parent, first, last, next, prev;
-	uint32_t	func;
-	uint32_t	refs;		/* timeline nodes mapped here */
-	uint32_t	hnext;		/* hash chain */
-	int32_t		pid;
-	uint16_t	cpu;
-	uint16_t	flags;
-	uint8_t		kind;
-};
-
-struct fg_ctx {
-	uint32_t	node;		/* the context node */
-	uint32_t	*stack;		/* open frames, outermost first */
-	uint32_t	top, cap;
-	uint32_t	susp;		/* frames [0, susp) span lost events: not trusted */
-	uint32_t	barrier;	/* first node id after the last gap */
-	int32_t		pid;
-	int		last_cpu;
-	uint64_t	last_ts;
-	bool		seen;
-};
-
-struct fg_lost {
-	uint64_t	from, to;	/* records lost in (from, to) */
-	uint64_t	count;
-	bool		lead;		/* before anything of its CPU: its trace starts here */
-};
-
-struct fg_cpu {
-	struct fg_ctx	*irq;
-	struct fg_ctx	*idle;
-	struct fg_ctx	*cur;		/* the task last seen here */
-	struct fg_lost	*lost;
-	size_t		nlost, caplost;
-	uint64_t	last_ts;	/* of the last record fed for this CPU */
-};
-
-struct fgraph {
-	struct fgraph_config	cfg;
-	struct fg_node		*n;
-	uint32_t		nn, capn;
-	struct fg_agg		*a;
-	uint32_t		na, capa;
-	uint32_t		*ahash;
-	uint32_t		ahmask;
-	bool			agg_dirty;	/* paths changed: rebuild from scratch */
-	uint32_t		agg_nn;		/* timeline ids below this are mapped */
-	uint32_t		*amap;		/* timeline id -> aggregated id */
-	uint32_t		capamap;
-	uint32_t		*pending;	/* calls closed since the last agg_sync */
-	uint32_t		npending, cappending;
-	uint64_t		last_lost_ts;	/* of any CPU */
-	/*
-	 * Whether an exit's calltime is on the clock of the records' time
-	 * stamps: it is trace_clock_local, the same as the ring buffer's only
-	 * with the "local" trace_clock. Learnt from matched calls unless set.
-	 */
-	bool			same_clock;
-	uint32_t		clock_agree, clock_disagree;
-
-	/* tasks: open addressing pid -> ctx */
-	struct fg_ctx		**tasks;
-	uint32_t		tmask, ntasks;
-	struct fg_cpu		*cpus;
-	unsigned int		ncpus;
-	unsigned int		cpu_width;	/* digits of the highest CPU seen */
-	unsigned int		cpu_p10;
-
-	struct fgraph_stats	st;
-
-	/* search cache: per sym, 0 unknown, 1 match, 2 no match */
-	char			*needle;
-	uint8_t			*match;
-	uint32_t		nmatch;
-
-	uint32_t		*scratch;	/* fgraph_rows sorted mode */
-	size_t			nscratch;
-	char			namebuf[96];
-};
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+int fgraph_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 {
 	uint64_t ncap = *cap ? *cap : 64;
 	void *q;
@@ -156,16 +55,6 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 	*p = q;
 	*cap = (uint32_t)ncap;
 	return 0;
-}
-
-static const char *sym_name(struct fgraph *g, uint32_t sym, char *buf, size_t len)
-{
-	const char *s = g->cfg.name ? g->cfg.name(g->cfg.name_ctx, sym) : NULL;
-
-	if (s && *s)
-		return s;
-	snprintf(buf, len, "sym#%u", sym);
-	return buf;
 }
 
 static unsigned int ev_ctxflags(uint8_t kf)
@@ -190,7 +79,7 @@ static uint32_t node_new(struct fgraph *g, enum fgraph_kind kind, uint32_t paren
 
 	if (g->nn >= g->cfg.max_nodes && kind != FGRAPH_K_ROOT)
 		return NONE;
-	if (grow((void **)&g->n, &g->capn, g->nn + 1, sizeof(*g->n)))
+	if (fgraph_grow((void **)&g->n, &g->capn, g->nn + 1, sizeof(*g->n)))
 		return NONE;
 	id = g->nn++;
 	x = &g->n[id];
@@ -248,222 +137,6 @@ static void node_adopt(struct fgraph *g, uint32_t np, uint32_t first)
 	}
 }
 
-/* ---- aggregated nodes ---------------------------------------------------- */
-
-static uint32_t agg_hash(uint32_t parent, uint32_t func, unsigned int kind, unsigned int cpu)
-{
-	uint64_t h = ((uint64_t)parent << 32 | func) * 0x9e3779b97f4a7c15ull;
-
-	h ^= (uint64_t)(kind << 16 | cpu) * 0xc2b2ae3d27d4eb4full;
-	return (uint32_t)(h >> 32);
-}
-
-static int agg_rehash(struct fgraph *g)
-{
-	uint32_t nsize = (g->ahmask + 1) * 2, i;
-	uint32_t *nh;
-
-	if (!g->ahash)
-		nsize = 1024;
-	nh = malloc(nsize * sizeof(*nh));
-	if (!nh)
-		return -ENOMEM;
-	for (i = 0; i < nsize; i++)
-		nh[i] = NONE;
-	free(g->ahash);
-	g->ahash = nh;
-	g->ahmask = nsize - 1;
-	for (i = 0; i < g->na; i++) {
-		struct fg_agg *a = &g->a[i];
-		uint32_t b;
-
-		if (i == FGRAPH_ROOT)
-			continue;
-		b = agg_hash(a->parent, a->func, a->kind, a->cpu) & g->ahmask;
-		a->hnext = nh[b];
-		nh[b] = i;
-	}
-	return 0;
-}
-
-static uint32_t agg_get(struct fgraph *g, uint32_t parent, uint32_t func,
-			unsigned int kind, unsigned int cpu)
-{
-	struct fg_agg *a, *p;
-	uint32_t b, id;
-
-	if (parent == NONE)
-		return NONE;
-	b = agg_hash(parent, func, kind, cpu) & g->ahmask;
-	for (id = g->ahash[b]; id != NONE; id = g->a[id].hnext) {
-		a = &g->a[id];
-		if (a->parent == parent && a->func == func && a->kind == kind && a->cpu == cpu)
-			return id;
-	}
-	if (grow((void **)&g->a, &g->capa, g->na + 1, sizeof(*g->a)))
-		return NONE;
-	id = g->na++;
-	a = &g->a[id];
-	memset(a, 0, sizeof(*a));
-	a->parent = parent;
-	a->func = func;
-	a->kind = kind;
-	a->cpu = cpu;
-	a->pid = -1;
-	a->min = UINT64_MAX;
-	a->first = a->last = a->next = NONE;
-	p = &g->a[parent];
-	a->prev = p->last;
-	if (p->last != NONE)
-		g->a[p->last].next = id;
-	else
-		p->first = id;
-	p->last = id;
-	a->hnext = g->ahash[b];
-	g->ahash[b] = id;
-	if (g->na > (g->ahmask + 1) / 2 * 1)
-		agg_rehash(g);
-	return id;
-}
-
-/* The aggregated node for timeline node @id, whose parent is already mapped. */
-static uint32_t agg_map(struct fgraph *g, uint32_t id)
-{
-	struct fg_node *x = &g->n[id];
-	uint32_t pa, a;
-
-	if (grow((void **)&g->amap, &g->capamap, id + 1, sizeof(*g->amap)))
-		return NONE;
-	if (id == FGRAPH_ROOT)
-		return g->amap[id] = FGRAPH_ROOT;
-	pa = g->amap[x->parent];
-
-	switch (x->kind) {
-	case FGRAPH_K_TASK:
-		if (g->cfg.agg_merge_tasks)
-			a = agg_get(g, FGRAPH_ROOT, 0, FGRAPH_K_TASK, 0);
-		else
-			a = agg_get(g, FGRAPH_ROOT, x->func, FGRAPH_K_TASK, x->func ? 0 : x->cpu);
-		break;
-	case FGRAPH_K_IRQ:
-		a = agg_get(g, FGRAPH_ROOT, 0, FGRAPH_K_IRQ,
-			    g->cfg.agg_merge_tasks ? 0 : x->cpu);
-		break;
-	case FGRAPH_K_GAP:
-		a = agg_get(g, pa, 0, FGRAPH_K_GAP, 0);
-		break;
-	default:
-		a = agg_get(g, pa, x->func, FGRAPH_K_CALL, 0);
-		break;
-	}
-	if (a != NONE) {
-		struct fg_agg *ag = &g->a[a];
-
-		ag->refs++;
-		if (x->kind == FGRAPH_K_TASK && !g->cfg.agg_merge_tasks)
-			ag->pid = (int32_t)x->func;
-		if (x->kind == FGRAPH_K_GAP)
-			ag->count += x->func;
-	}
-	g->amap[id] = a;
-	return a;
-}
-
-/* Add a closed call's figures to its aggregated node. */
-static void agg_close(struct fgraph *g, uint32_t id)
-{
-	struct fg_node *x = &g->n[id];
-	struct fg_agg *a;
-	uint64_t self;
-
-	if (id >= g->capamap || g->amap[id] == NONE)
-		return;
-	a = &g->a[g->amap[id]];
-	a->flags |= x->flags & (F_INCOMPLETE | FGRAPH_F_DEPTH_OVERFLOW);
-	if (x->flags & F_INCOMPLETE) {
-		a->incomplete++;
-		return;
-	}
-	self = x->dur > x->child_time ? x->dur - x->child_time : 0;
-	a->count++;
-	a->total += x->dur;
-	a->self += self;
-	if (x->dur < a->min)
-		a->min = x->dur;
-	if (x->dur > a->max)
-		a->max = x->dur;
-}
-
-static void agg_rebuild(struct fgraph *g)
-{
-	uint32_t i;
-
-	for (i = 0; i < g->na; i++) {
-		struct fg_agg *a = &g->a[i];
-
-		a->count = a->incomplete = a->total = a->self = a->max = 0;
-		a->min = UINT64_MAX;
-		a->refs = i == FGRAPH_ROOT;
-		a->flags = 0;
-	}
-	/* pre-order: a parent is always mapped before its children */
-	agg_map(g, FGRAPH_ROOT);
-	i = g->n[FGRAPH_ROOT].first;
-	while (i != NONE) {
-		struct fg_node *x = &g->n[i];
-
-		agg_map(g, i);
-		if (x->kind == FGRAPH_K_CALL && !(x->flags & FGRAPH_F_OPEN))
-			agg_close(g, i);
-		else if (x->kind == FGRAPH_K_CALL && g->amap[i] != NONE)
-			g->a[g->amap[i]].flags |= FGRAPH_F_OPEN;
-		if (x->first != NONE) {
-			i = x->first;
-			continue;
-		}
-		while (i != NONE && g->n[i].next == NONE)
-			i = g->n[i].parent == FGRAPH_ROOT ? NONE : g->n[i].parent;
-		if (i != NONE)
-			i = g->n[i].next;
-	}
-	g->agg_dirty = false;
-	g->agg_nn = g->nn;
-	g->npending = 0;
-}
-
-/*
- * Bring the aggregated view up to date. Feeding does not touch it: calls
- * are mapped to their paths here, in id order (a parent's id is lower than
- * its children's unless an adoption happened, which asks for a rebuild).
- */
-static void agg_sync(struct fgraph *g)
-{
-	uint32_t i;
-
-	if (g->agg_dirty) {
-		agg_rebuild(g);
-		return;
-	}
-	for (i = g->agg_nn; i < g->nn; i++)
-		agg_map(g, i);
-	g->agg_nn = g->nn;
-	for (i = 0; i < g->npending; i++)
-		agg_close(g, g->pending[i]);
-	g->npending = 0;
-}
-
-/* A call closed: its figures go to the aggregated view at the next agg_sync. */
-static void agg_pending(struct fgraph *g, uint32_t id)
-{
-	if (g->agg_dirty)
-		return;
-	if (grow((void **)&g->pending, &g->cappending, g->npending + 1, sizeof(*g->pending))) {
-		g->agg_dirty = true;	/* cannot queue: recompute everything later */
-		return;
-	}
-	g->pending[g->npending++] = id;
-}
-
 /* ---- contexts ------------------------------------------------------------ */
 
 static struct fg_cpu *cpu_get(struct fgraph *g, unsigned int cpu)
@@ -510,16 +183,12 @@ static void ctx_free(struct fg_ctx *c)
 	}
 }
 
-static uint32_t pid_hash(int32_t pid)
-{
-	return (uint32_t)pid * 2654435761u;
-}
-
 static struct fg_ctx *task_get(struct fgraph *g, int32_t pid, unsigned int cpu)
 {
 	struct fg_cpu *pc = cpu_get(g, cpu);
 	struct fg_ctx *c;
-	uint32_t b;
+	uint64_t *slot;
+	bool added;
 
 	if (!pc)
 		return NULL;
@@ -530,36 +199,17 @@ static struct fg_ctx *task_get(struct fgraph *g, int32_t pid, unsigned int cpu)
 			pc->idle = ctx_new(g, FGRAPH_K_TASK, 0, cpu);
 		return pc->idle;
 	}
-	if (g->tasks) {
-		for (b = pid_hash(pid) & g->tmask; g->tasks[b]; b = (b + 1) & g->tmask)
-			if (g->tasks[b]->pid == pid)
-				return g->tasks[b];
-	}
-	if (!g->tasks || (g->ntasks + 1) * 2 > g->tmask + 1) {
-		uint32_t nsize = g->tasks ? (g->tmask + 1) * 2 : 256, i;
-		struct fg_ctx **nt = calloc(nsize, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (i = 0; g->tasks && i <= g->tmask; i++) {
-			if (!g->tasks[i])
-				continue;
-			for (b = pid_hash(g->tasks[i]->pid) & (nsize - 1); nt[b];
-			     b = (b + 1) & (nsize - 1))
-				;
-			nt[b] = g->tasks[i];
-		}
-		free(g->tasks);
-		g->tasks = nt;
-		g->tmask = nsize - 1;
-	}
-	c = ctx_new(g, FGRAPH_K_TASK, pid, cpu);
-	if (!c)
+	slot = hmap_put(&g->tasks, (uint32_t)pid, &added);
+	if (!slot)
 		return NULL;
-	for (b = pid_hash(pid) & g->tmask; g->tasks[b]; b = (b + 1) & g->tmask)
-		;
-	g->tasks[b] = c;
-	g->ntasks++;
+	if (!added)
+		return (struct fg_ctx *)(uintptr_t)*slot;
+	c = ctx_new(g, FGRAPH_K_TASK, pid, cpu);
+	if (!c) {
+		hmap_del(&g->tasks, (uint32_t)pid, NULL);
+		return NULL;
+	}
+	*slot = (uintptr_t)c;
 	return c;
 }
 
@@ -581,7 +231,7 @@ static uint32_t ctx_top(const struct fgraph *g, const struct fg_ctx *c)
 
 static int ctx_push(struct fg_ctx *c, uint32_t id)
 {
-	if (grow((void **)&c->stack, &c->cap, c->top + 1, sizeof(*c->stack)))
+	if (fgraph_grow((void **)&c->stack, &c->cap, c->top + 1, sizeof(*c->stack)))
 		return -ENOMEM;
 	c->stack[c->top++] = id;
 	return 0;
@@ -599,7 +249,7 @@ static void ctx_pop_missing(struct fgraph *g, struct fg_ctx *c)
 	x->flags &= ~FGRAPH_F_OPEN;
 	x->flags |= FGRAPH_F_EXIT_MISSING;
 	g->st.exit_missing++;
-	agg_pending(g, id);
+	fgraph_agg_pending(g, id);
 }
 
 /* A gap node under the innermost open frame of @c; every open frame spans it. */
@@ -966,7 +616,52 @@ static void node_close(struct fgraph *g, uint32_t id, uint64_t dur)
 	x->flags &= ~FGRAPH_F_OPEN;
 	if (x->parent != NONE && g->n[x->parent].kind == FGRAPH_K_CALL)
 		g->n[x->parent].child_time += dur;
-	agg_pending(g, id);
+	fgraph_agg_pending(g, id);
+}
+
+/*
+ * The exit of the call open at @i in @c's stack: the frames inside it close
+ * as "exit missing", a suspended one proves its ancestors (see ctx_gap).
+ */
+static void exit_matched(struct fgraph *g, struct fg_ctx *c, int i, struct fg_ctx *task,
+			 struct fg_ctx *irq, unsigned int depth, uint64_t calltime, uint64_t dur)
+{
+	bool suspended = (uint32_t)i < c->susp, innermost = i == (int)c->top - 1;
+	uint32_t id = c->stack[i], top;
+
+	if (!innermost)
+		g->st.inconsistent++;
+	else if (!suspended && g->clock_agree + g->clock_disagree < 256)
+		clock_learn(g, &g->n[id], calltime);
+	while ((int)c->top - 1 > i)
+		ctx_pop_missing(g, c);
+	c->top--;
+	if (suspended) {
+		/*
+		 * Proven the same call as before the gap: so are its
+		 * ancestors, down to the first frame whose parent was
+		 * not known when it was entered.
+		 */
+		uint32_t k = (uint32_t)i;
+
+		while (k > 0 && g->n[c->stack[k]].parent == c->stack[k - 1])
+			k--;
+		c->susp = k;
+		adopt_trailing(g, c->node, id, depth, g->n[id].start, 0);
+	}
+	node_close(g, id, dur);
+	/*
+	 * Until its return handler is done the kernel still counts its
+	 * level: an interrupt now nests that much deeper (entry_skew).
+	 */
+	top = ctx_top(g, c);
+	if (innermost && c->top > c->susp && g->n[id].parent == top)
+		g->n[top].skew = depth - g->n[top].depth < UINT8_MAX ?
+				 (uint8_t)(depth - g->n[top].depth) : UINT8_MAX;
+	/* an interrupt cannot outlive the task frame it came in over */
+	if (c == task && irq)
+		while (irq->top && g->n[ctx_top(g, irq)].depth > depth)
+			ctx_pop_missing(g, irq);
 }
 
 static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
@@ -977,7 +672,6 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 	unsigned int flags = FGRAPH_F_ENTRY_MISSING | cf;
 	uint32_t func = (uint32_t)ev->args[0], id, parent;
 	struct fg_ctx *task, *irq = NULL, *c = NULL;
-	uint32_t top;
 	struct fg_cpu *pc;
 	int i = -1, err;
 
@@ -1014,42 +708,7 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 	}
 
 	if (i >= 0 && i < (int)c->top) {
-		bool suspended = (uint32_t)i < c->susp, innermost = i == (int)c->top - 1;
-
-		id = c->stack[i];
-		if (!innermost)
-			g->st.inconsistent++;
-		else if (!suspended && g->clock_agree + g->clock_disagree < 256)
-			clock_learn(g, &g->n[id], calltime);
-		while ((int)c->top - 1 > i)
-			ctx_pop_missing(g, c);
-		c->top--;
-		if (suspended) {
-			/*
-			 * Proven the same call as before the gap: so are its
-			 * ancestors, down to the first frame whose parent was
-			 * not known when it was entered.
-			 */
-			uint32_t k = (uint32_t)i;
-
-			while (k > 0 && g->n[c->stack[k]].parent == c->stack[k - 1])
-				k--;
-			c->susp = k;
-			adopt_trailing(g, c->node, id, depth, g->n[id].start, 0);
-		}
-		node_close(g, id, dur);
-		/*
-		 * Until its return handler is done the kernel still counts its
-		 * level: an interrupt now nests that much deeper (entry_skew).
-		 */
-		top = ctx_top(g, c);
-		if (innermost && c->top > c->susp && g->n[id].parent == top)
-			g->n[top].skew = depth - g->n[top].depth < UINT8_MAX ?
-					 (uint8_t)(depth - g->n[top].depth) : UINT8_MAX;
-		/* an interrupt cannot outlive the task frame it came in over */
-		if (c == task && irq)
-			while (irq->top && g->n[ctx_top(g, irq)].depth > depth)
-				ctx_pop_missing(g, irq);
+		exit_matched(g, c, i, task, irq, depth, calltime, dur);
 		return 0;
 	}
 
@@ -1124,7 +783,7 @@ int fgraph_lost(struct fgraph *g, unsigned int cpu, uint64_t ts, uint64_t count)
 	if (!pc)
 		return -ENOMEM;
 	cap = (uint32_t)pc->caplost;
-	if (grow((void **)&pc->lost, &cap, (uint32_t)pc->nlost + 1, sizeof(*pc->lost)))
+	if (fgraph_grow((void **)&pc->lost, &cap, (uint32_t)pc->nlost + 1, sizeof(*pc->lost)))
 		return -ENOMEM;
 	pc->caplost = cap;
 	l = &pc->lost[pc->nlost++];
@@ -1253,22 +912,10 @@ out_free:
 
 static int fgraph_init_roots(struct fgraph *g)
 {
-	uint32_t i;
-
 	if (node_new(g, FGRAPH_K_ROOT, NONE) != FGRAPH_ROOT)
 		return -ENOMEM;
-	if (grow((void **)&g->a, &g->capa, 1, sizeof(*g->a)))
+	if (fgraph_agg_init(g))
 		return -ENOMEM;
-	memset(&g->a[0], 0, sizeof(g->a[0]));
-	g->a[0].parent = g->a[0].first = g->a[0].last = g->a[0].next = g->a[0].prev = NONE;
-	g->a[0].kind = FGRAPH_K_ROOT;
-	g->a[0].refs = 1;
-	g->a[0].pid = -1;
-	g->na = 1;
-	if (!g->ahash && agg_rehash(g))
-		return -ENOMEM;
-	for (i = 0; i <= g->ahmask; i++)
-		g->ahash[i] = NONE;
 	g->cpu_width = 1;
 	g->cpu_p10 = 10;
 	return 0;
@@ -1299,12 +946,11 @@ struct fgraph *fgraph_new(const struct fgraph_config *cfg)
 static void fgraph_clear(struct fgraph *g)
 {
 	unsigned int i;
+	uint64_t task;
 
-	for (i = 0; g->tasks && i <= g->tmask; i++)
-		ctx_free(g->tasks[i]);
-	free(g->tasks);
-	g->tasks = NULL;
-	g->tmask = g->ntasks = 0;
+	for (size_t pos = 0; hmap_next(&g->tasks, &pos, NULL, &task);)
+		ctx_free((struct fg_ctx *)(uintptr_t)task);
+	hmap_destroy(&g->tasks);
 	for (i = 0; i < g->ncpus; i++) {
 		ctx_free(g->cpus[i].irq);
 		ctx_free(g->cpus[i].idle);
@@ -1355,684 +1001,4 @@ void fgraph_get_stats(const struct fgraph *g, struct fgraph_stats *out)
 	out->nodes = g->nn;
 	out->agg_nodes = g->na;
 	out->same_clock = g->same_clock;
-}
-
-/* ---- reading ------------------------------------------------------------- */
-
-static bool valid(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	return v == FGRAPH_AGG ? id < g->na : id < g->nn;
-}
-
-/* AGG nodes no timeline node maps to any more (after an adoption) are skipped. */
-static uint32_t agg_live(const struct fgraph *g, uint32_t id, bool fwd)
-{
-	while (id != NONE && !g->a[id].refs)
-		id = fwd ? g->a[id].next : g->a[id].prev;
-	return id;
-}
-
-uint32_t fgraph_parent(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	if (!valid(g, v, id))
-		return NONE;
-	return v == FGRAPH_AGG ? g->a[id].parent : g->n[id].parent;
-}
-
-uint32_t fgraph_first_child(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	if (!valid(g, v, id))
-		return NONE;
-	return v == FGRAPH_AGG ? agg_live(g, g->a[id].first, true) : g->n[id].first;
-}
-
-uint32_t fgraph_last_child(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	if (!valid(g, v, id))
-		return NONE;
-	return v == FGRAPH_AGG ? agg_live(g, g->a[id].last, false) : g->n[id].last;
-}
-
-uint32_t fgraph_next_sibling(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	if (!valid(g, v, id))
-		return NONE;
-	return v == FGRAPH_AGG ? agg_live(g, g->a[id].next, true) : g->n[id].next;
-}
-
-uint32_t fgraph_prev_sibling(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	if (!valid(g, v, id))
-		return NONE;
-	return v == FGRAPH_AGG ? agg_live(g, g->a[id].prev, false) : g->n[id].prev;
-}
-
-static uint64_t key_total(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	return v == FGRAPH_AGG ? g->a[id].total : g->n[id].dur;
-}
-
-uint32_t fgraph_longest_child(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	uint32_t k, best = NONE;
-
-	for (k = fgraph_first_child(g, v, id); k != NONE; k = fgraph_next_sibling(g, v, k))
-		if (best == NONE || key_total(g, v, k) > key_total(g, v, best))
-			best = k;
-	return best;
-}
-
-uint32_t fgraph_agg_of(struct fgraph *g, uint32_t timeline_id)
-{
-	if (timeline_id >= g->nn)
-		return NONE;
-	agg_sync(g);
-	return g->amap[timeline_id];
-}
-
-static const char *ctx_label(struct fgraph *g, enum fgraph_kind kind, int32_t pid, int cpu,
-			     bool merged)
-{
-	const char *comm = NULL;
-
-	if (kind == FGRAPH_K_IRQ) {
-		if (merged)
-			return "[interrupts]";
-		snprintf(g->namebuf, sizeof(g->namebuf), "[irq] CPU %d", cpu);
-		return g->namebuf;
-	}
-	if (merged)
-		return "[tasks]";
-	if (pid == 0) {
-		snprintf(g->namebuf, sizeof(g->namebuf), "<idle>-0 CPU %d", cpu);
-		return g->namebuf;
-	}
-	if (g->cfg.comm)
-		comm = g->cfg.comm(g->cfg.comm_ctx, pid);
-	snprintf(g->namebuf, sizeof(g->namebuf), "%s-%d", comm && *comm ? comm : "<...>", pid);
-	return g->namebuf;
-}
-
-int fgraph_node(struct fgraph *g, enum fgraph_view v, uint32_t id, struct fgraph_info *o)
-{
-	uint32_t k, lv = 0;
-
-	if (v == FGRAPH_AGG)
-		agg_sync(g);
-	if (!valid(g, v, id))
-		return -ENOENT;
-	memset(o, 0, sizeof(*o));
-	o->id = id;
-	o->pid = -1;
-	o->cpu = -1;
-	for (k = fgraph_parent(g, v, id); k != NONE; k = fgraph_parent(g, v, k))
-		lv++;
-	o->level = lv;
-	if (v == FGRAPH_TIMELINE)
-		o->nchildren = g->n[id].nchild;
-	else
-		for (k = fgraph_first_child(g, v, id); k != NONE; k = fgraph_next_sibling(g, v, k))
-			o->nchildren++;
-	if (v == FGRAPH_AGG) {
-		const struct fg_agg *a = &g->a[id];
-		bool merged = g->cfg.agg_merge_tasks;
-
-		o->parent = a->parent;
-		o->kind = a->kind;
-		o->flags = a->flags;
-		o->func = a->func;
-		o->count = a->count;
-		o->total = a->total;
-		o->self = a->self;
-		o->min = a->count ? a->min : 0;
-		o->max = a->max;
-		o->incomplete = a->incomplete;
-		if (a->kind == FGRAPH_K_TASK) {
-			o->pid = merged ? -1 : a->pid;
-			o->cpu = !merged && a->pid == 0 ? a->cpu : -1;
-			o->name = ctx_label(g, a->kind, a->pid, a->cpu, merged);
-		} else if (a->kind == FGRAPH_K_IRQ) {
-			o->cpu = merged ? -1 : a->cpu;
-			o->name = ctx_label(g, a->kind, -1, a->cpu, merged);
-		} else if (a->kind == FGRAPH_K_GAP) {
-			o->name = "[lost events]";
-		} else if (a->kind == FGRAPH_K_CALL) {
-			o->name = sym_name(g, a->func, g->namebuf, sizeof(g->namebuf));
-		} else {
-			o->name = "";
-		}
-		return 0;
-	} else {
-		const struct fg_node *x = &g->n[id];
-
-		o->parent = x->parent;
-		o->kind = x->kind;
-		o->flags = x->flags;
-		o->start = x->start;
-		o->overflow = x->overflow;
-		switch (x->kind) {
-		case FGRAPH_K_TASK:
-			o->pid = (int32_t)x->func;
-			o->cpu = x->func ? -1 : x->cpu;
-			o->name = ctx_label(g, x->kind, o->pid, x->cpu, false);
-			break;
-		case FGRAPH_K_IRQ:
-			o->cpu = x->cpu;
-			o->name = ctx_label(g, x->kind, -1, x->cpu, false);
-			break;
-		case FGRAPH_K_GAP:
-			o->count = x->func;
-			o->name = "[lost events]";
-			break;
-		case FGRAPH_K_CALL:
-			o->func = x->func;
-			o->cpu = x->cpu;
-			o->depth = x->depth;
-			o->count = 1;
-			o->total = o->min = o->max = x->dur;
-			o->self = x->dur > x->child_time ? x->dur - x->child_time : 0;
-			o->name = sym_name(g, x->func, g->namebuf, sizeof(g->namebuf));
-			break;
-		default:
-			o->name = "";
-			break;
-		}
-	}
-	return 0;
-}
-
-/* ---- search -------------------------------------------------------------- */
-
-static bool name_matches(struct fgraph *g, uint32_t sym, const char *needle)
-{
-	char buf[32];
-
-	if (sym >= g->nmatch) {
-		uint32_t n = sym + 1024;
-		uint8_t *m = realloc(g->match, n);
-
-		if (!m)
-			return strstr(sym_name(g, sym, buf, sizeof(buf)), needle) != NULL;
-		memset(m + g->nmatch, 0, n - g->nmatch);
-		g->match = m;
-		g->nmatch = n;
-	}
-	if (!g->match[sym])
-		g->match[sym] = strstr(sym_name(g, sym, buf, sizeof(buf)), needle) ? 1 : 2;
-	return g->match[sym] == 1;
-}
-
-static uint32_t preorder_next(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	uint32_t k = fgraph_first_child(g, v, id);
-
-	if (k != NONE)
-		return k;
-	while (id != NONE) {
-		k = fgraph_next_sibling(g, v, id);
-		if (k != NONE)
-			return k;
-		id = fgraph_parent(g, v, id);
-	}
-	return NONE;
-}
-
-static uint32_t preorder_prev(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	uint32_t k = fgraph_prev_sibling(g, v, id), c;
-
-	if (k == NONE)
-		return fgraph_parent(g, v, id);
-	while ((c = fgraph_last_child(g, v, k)) != NONE)
-		k = c;
-	return k;
-}
-
-static uint32_t deepest_last(const struct fgraph *g, enum fgraph_view v, uint32_t id)
-{
-	uint32_t c;
-
-	while ((c = fgraph_last_child(g, v, id)) != NONE)
-		id = c;
-	return id;
-}
-
-static bool find_hit(struct fgraph *g, enum fgraph_view v, uint32_t id, const char *needle)
-{
-	if (v == FGRAPH_AGG)
-		return g->a[id].kind == FGRAPH_K_CALL && name_matches(g, g->a[id].func, needle);
-	return g->n[id].kind == FGRAPH_K_CALL && name_matches(g, g->n[id].func, needle);
-}
-
-uint32_t fgraph_find(struct fgraph *g, enum fgraph_view v, uint32_t from,
-		     const char *needle, bool backward)
-{
-	bool wrapped = false;
-	uint32_t id, start;
-
-	if (!needle || !*needle)
-		return NONE;
-	if (v == FGRAPH_AGG)
-		agg_sync(g);
-	if (!g->needle || strcmp(g->needle, needle)) {
-		free(g->needle);
-		g->needle = strdup(needle);
-		if (g->match)
-			memset(g->match, 0, g->nmatch);
-	}
-	start = valid(g, v, from) ? from : FGRAPH_ROOT;
-	if (start == FGRAPH_ROOT) {
-		wrapped = true;
-		id = backward ? deepest_last(g, v, FGRAPH_ROOT) :
-				fgraph_first_child(g, v, FGRAPH_ROOT);
-	} else {
-		id = backward ? preorder_prev(g, v, start) : preorder_next(g, v, start);
-	}
-	for (;;) {
-		if (id == NONE || id == FGRAPH_ROOT) {
-			if (wrapped)
-				return NONE;
-			wrapped = true;
-			id = backward ? deepest_last(g, v, FGRAPH_ROOT) :
-					fgraph_first_child(g, v, FGRAPH_ROOT);
-			if (id == NONE || id == FGRAPH_ROOT)
-				return NONE;
-		}
-		if (find_hit(g, v, id, needle))
-			return id;
-		if (wrapped && id == start)
-			return NONE;
-		id = backward ? preorder_prev(g, v, id) : preorder_next(g, v, id);
-	}
-}
-
-/* ---- visible rows -------------------------------------------------------- */
-
-struct sort_ctx {
-	struct fgraph		*g;
-	enum fgraph_view	v;
-	enum fgraph_sort	k;
-};
-
-static uint64_t sort_val(const struct sort_ctx *sc, uint32_t id)
-{
-	const struct fgraph *g = sc->g;
-
-	if (sc->v == FGRAPH_AGG) {
-		const struct fg_agg *a = &g->a[id];
-
-		switch (sc->k) {
-		case FGRAPH_SORT_SELF:	return a->self;
-		case FGRAPH_SORT_COUNT:	return a->count;
-		case FGRAPH_SORT_MAX:	return a->max;
-		default:		return a->total;
-		}
-	} else {
-		const struct fg_node *x = &g->n[id];
-
-		switch (sc->k) {
-		case FGRAPH_SORT_SELF:
-			return x->dur > x->child_time ? x->dur - x->child_time : 0;
-		case FGRAPH_SORT_COUNT:	return x->nchild;
-		default:		return x->dur;
-		}
-	}
-}
-
-/* Name of a node for sorting; contexts sort by their id. */
-static const char *sort_name(const struct sort_ctx *sc, uint32_t id, char *buf, size_t len)
-{
-	struct fgraph *g = sc->g;
-
-	if (sc->v == FGRAPH_AGG ? g->a[id].kind != FGRAPH_K_CALL : g->n[id].kind != FGRAPH_K_CALL)
-		return "";
-	return sym_name(g, sc->v == FGRAPH_AGG ? g->a[id].func : g->n[id].func, buf, len);
-}
-
-static int sort_cmp(const void *pa, const void *pb, void *arg)
-{
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	const struct sort_ctx *sc = arg;
-	uint64_t va, vb;
-
-	if (sc->k == FGRAPH_SORT_NAME) {
-		char ba[32], bb[32];
-		int r = strcmp(sort_name(sc, a, ba, sizeof(ba)), sort_name(sc, b, bb, sizeof(bb)));
-
-		if (r)
-			return r;
-	} else {
-		va = sort_val(sc, a);
-		vb = sort_val(sc, b);
-		if (va != vb)
-			return va > vb ? -1 : 1;
-	}
-	return a < b ? -1 : a > b;	/* ties: by id, i.e. by order */
-}
-
-static long rows_ordered(struct fgraph *g, enum fgraph_view v, uint32_t top,
-			 fgraph_folded_fn folded, void *ctx, struct fgraph_row *out, size_t max)
-{
-	uint32_t id = fgraph_first_child(g, v, top), level = 0, k;
-	long n = 0;
-
-	while (id != NONE) {
-		if ((size_t)n < max) {
-			out[n].id = id;
-			out[n].level = level;
-		}
-		n++;
-		k = fgraph_first_child(g, v, id);
-		if (k != NONE && !(folded && folded(ctx, id))) {
-			id = k;
-			level++;
-			continue;
-		}
-		for (;;) {
-			k = fgraph_next_sibling(g, v, id);
-			if (k != NONE) {
-				id = k;
-				break;
-			}
-			if (!level) {
-				id = NONE;
-				break;
-			}
-			id = fgraph_parent(g, v, id);
-			level--;
-		}
-	}
-	return n;
-}
-
-static int scratch_push(struct fgraph *g, size_t *len, uint32_t id)
-{
-	if (*len >= g->nscratch) {
-		size_t nn = g->nscratch ? g->nscratch * 2 : 4096;
-		uint32_t *p = realloc(g->scratch, nn * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		g->scratch = p;
-		g->nscratch = nn;
-	}
-	g->scratch[(*len)++] = id;
-	return 0;
-}
-
-struct rows_frame {
-	size_t	begin, end, next;
-};
-
-static long rows_sorted(struct fgraph *g, enum fgraph_view v, uint32_t top, enum fgraph_sort sort,
-			fgraph_folded_fn folded, void *ctx, struct fgraph_row *out, size_t max)
-{
-	struct sort_ctx sc = { .g = g, .v = v, .k = sort };
-	struct rows_frame *fr = NULL, *nf;
-	size_t nfr = 0, capfr = 0, len = 0;
-	uint32_t id = top, k;
-	long n = 0;
-
-	for (;;) {
-		if (id != NONE) {
-			/* open @id: push its sorted children */
-			if (nfr == capfr) {
-				capfr = capfr ? capfr * 2 : 64;
-				nf = realloc(fr, capfr * sizeof(*fr));
-				if (!nf)
-					goto out_nomem;
-				fr = nf;
-			}
-			fr[nfr].begin = fr[nfr].next = len;
-			for (k = fgraph_first_child(g, v, id); k != NONE;
-			     k = fgraph_next_sibling(g, v, k))
-				if (scratch_push(g, &len, k))
-					goto out_nomem;
-			fr[nfr].end = len;
-			qsort_r(g->scratch + fr[nfr].begin, len - fr[nfr].begin, sizeof(uint32_t),
-				sort_cmp, &sc);
-			nfr++;
-		}
-		id = NONE;
-		while (nfr) {
-			struct rows_frame *f = &fr[nfr - 1];
-
-			if (f->next < f->end) {
-				id = g->scratch[f->next++];
-				break;
-			}
-			len = f->begin;
-			nfr--;
-		}
-		if (id == NONE)
-			break;
-		if ((size_t)n < max) {
-			out[n].id = id;
-			out[n].level = (uint32_t)nfr - 1;
-		}
-		n++;
-		if (fgraph_first_child(g, v, id) == NONE || (folded && folded(ctx, id)))
-			id = NONE;
-	}
-	free(fr);
-	return n;
-out_nomem:
-	free(fr);
-	return -ENOMEM;
-}
-
-long fgraph_rows(struct fgraph *g, enum fgraph_view v, uint32_t top, enum fgraph_sort sort,
-		 fgraph_folded_fn folded, void *ctx, struct fgraph_row *out, size_t max)
-{
-	if (v == FGRAPH_AGG)
-		agg_sync(g);
-	if (!valid(g, v, top))
-		return 0;
-	if (sort == FGRAPH_SORT_ORDER)
-		return rows_ordered(g, v, top, folded, ctx, out, max);
-	return rows_sorted(g, v, top, sort, folded, ctx, out, max);
-}
-
-/* ---- text ---------------------------------------------------------------- */
-
-char fgraph_mark(uint64_t ns)
-{
-	if (ns > 1000000000ull)
-		return '$';
-	if (ns > 100000000ull)
-		return '@';
-	if (ns > 10000000ull)
-		return '*';
-	if (ns > 1000000ull)
-		return '#';
-	if (ns > 100000ull)
-		return '!';
-	if (ns > 10000ull)
-		return '+';
-	return ' ';
-}
-
-/* As the kernel's trace_print_graph_duration(): at most 7 digits, then " us ", padded. */
-int fgraph_fmt_duration(char *buf, size_t len, uint64_t ns)
-{
-	char us[24], frac[8];
-	int n, w;
-
-	n = snprintf(us, sizeof(us), "%llu", (unsigned long long)(ns / 1000));
-	w = n;
-	frac[0] = 0;
-	if (n < 7) {
-		int keep = 8 - n - 1 < 3 ? 8 - n - 1 : 3;
-
-		snprintf(frac, sizeof(frac), ".%03llu", (unsigned long long)(ns % 1000));
-		frac[1 + keep] = 0;
-		w += 1 + keep;
-	}
-	return snprintf(buf, len, "%s%s us %*s", us, frac, w < 8 ? 8 - w : 0, "");
-}
-
-struct pr {
-	struct fgraph			*g;
-	FILE				*f;
-	const struct fgraph_print_opts	*o;
-	char				name[96];
-};
-
-static void pr_prefix(struct pr *p, int cpu, bool with_dur, uint64_t dur)
-{
-	char d[40];
-
-	if (!p->o->no_cpu) {
-		if (cpu >= 0)
-			fprintf(p->f, " %*d) ", (int)p->g->cpu_width, cpu);
-		else
-			fprintf(p->f, " %*s  ", (int)p->g->cpu_width, "");
-	}
-	if (with_dur) {
-		fgraph_fmt_duration(d, sizeof(d), dur);
-		fprintf(p->f, "%c %s|  ", fgraph_mark(dur), d);
-	} else {
-		fputs("              |  ", p->f);
-	}
-}
-
-/*
- * The children of @id, at level @lv under the top, indented @ind steps. A
- * call deeper than one level below its parent call (an interrupt in a return
- * path, see entry_skew; or ancestors not seen) is indented by its depth, as
- * the kernel does.
- */
-static void pr_timeline(struct pr *p, uint32_t id, unsigned int lv, unsigned int ind)
-{
-	struct fgraph *g = p->g;
-	const struct fg_node *up = &g->n[id];
-	uint32_t k;
-
-	for (k = up->first; k != NONE; k = g->n[k].next) {
-		const struct fg_node *x = &g->n[k];
-		bool closed = !(x->flags & (FGRAPH_F_OPEN | FGRAPH_F_EXIT_MISSING));
-		unsigned int in = ind;
-		const char *nm;
-
-		if (p->o->max_level && lv >= p->o->max_level)
-			return;
-		if (x->kind == FGRAPH_K_GAP) {
-			pr_prefix(p, -1, false, 0);
-			fprintf(p->f, "%*s/* lost ", ind * 2, "");
-			if (x->func)
-				fprintf(p->f, "%u events */\n", x->func);
-			else
-				fputs("events */\n", p->f);
-			continue;
-		}
-		if (x->kind != FGRAPH_K_CALL)
-			continue;
-		if (closed && p->o->min_dur && x->dur < p->o->min_dur)
-			continue;
-		if (up->kind == FGRAPH_K_CALL && x->depth > up->depth + 1u)
-			in += x->depth - up->depth - 1u;
-		nm = sym_name(g, x->func, p->name, sizeof(p->name));
-		if (x->first == NONE && closed && !x->overflow) {
-			pr_prefix(p, x->cpu, true, x->dur);
-			fprintf(p->f, "%*s%s();%s\n", in * 2, "", nm,
-				x->flags & FGRAPH_F_ENTRY_MISSING ? " /* entry missing */" : "");
-			continue;
-		}
-		pr_prefix(p, x->cpu, false, 0);
-		fprintf(p->f, "%*s%s() {%s\n", in * 2, "", nm,
-			x->flags & FGRAPH_F_ENTRY_MISSING ? " /* entry missing */" : "");
-		pr_timeline(p, k, lv + 1, in + 1);
-		if (x->overflow) {
-			pr_prefix(p, -1, false, 0);
-			fprintf(p->f, "%*s/* %u calls deeper than max_depth */\n", (in + 1) * 2, "",
-				x->overflow);
-		}
-		pr_prefix(p, x->cpu, closed, x->dur);
-		/* the children's lines reused p->name */
-		nm = sym_name(g, x->func, p->name, sizeof(p->name));
-		if (closed)
-			fprintf(p->f, "%*s}\n", in * 2, "");
-		else
-			fprintf(p->f, "%*s} /* %s: %s */\n", in * 2, "", nm,
-				x->flags & FGRAPH_F_OPEN ? "still running" : "exit missing");
-	}
-}
-
-static void us3(char *buf, size_t len, uint64_t ns)
-{
-	snprintf(buf, len, "%llu.%03llu", (unsigned long long)(ns / 1000),
-		 (unsigned long long)(ns % 1000));
-}
-
-static void pr_agg(struct pr *p, const struct fgraph_row *rows, long n)
-{
-	char t[32], s[32], a[32], m[32];
-	struct fgraph_info in;
-	long i;
-
-	fprintf(p->f, "# %14s %14s %14s %14s %9s  %s\n", "total us", "self us", "avg us", "max us",
-		"calls", "function");
-	for (i = 0; i < n; i++) {
-		if (fgraph_node(p->g, FGRAPH_AGG, rows[i].id, &in))
-			continue;
-		if (in.kind == FGRAPH_K_TASK || in.kind == FGRAPH_K_IRQ) {
-			fprintf(p->f, "# %s\n", in.name);
-			continue;
-		}
-		if (p->o->max_level && rows[i].level > p->o->max_level)
-			continue;
-		if (in.kind == FGRAPH_K_GAP) {
-			fprintf(p->f, "  %14s %14s %14s %14s %9llu  %*s/* lost events */\n", "", "",
-				"", "", (unsigned long long)in.count, (int)rows[i].level * 2, "");
-			continue;
-		}
-		if (p->o->min_dur && in.max < p->o->min_dur)
-			continue;
-		us3(t, sizeof(t), in.total);
-		us3(s, sizeof(s), in.self);
-		us3(a, sizeof(a), in.count ? in.total / in.count : 0);
-		us3(m, sizeof(m), in.max);
-		fprintf(p->f, "%c %14s %14s %14s %14s %9llu  %*s%s", fgraph_mark(in.max), t, s, a,
-			m, (unsigned long long)in.count, (int)rows[i].level * 2, "", in.name);
-		if (in.incomplete)
-			fprintf(p->f, " /* +%llu incomplete */", (unsigned long long)in.incomplete);
-		fputc('\n', p->f);
-	}
-}
-
-int fgraph_print(struct fgraph *g, FILE *f, const struct fgraph_print_opts *opts)
-{
-	struct fgraph_print_opts def = { .view = FGRAPH_TIMELINE, .top = FGRAPH_ROOT };
-	struct pr p = { .g = g, .f = f, .o = opts ? opts : &def };
-	struct fgraph_info in;
-	uint32_t k;
-
-	if (p.o->view == FGRAPH_AGG) {
-		struct fgraph_row *rows;
-		long n = fgraph_rows(g, FGRAPH_AGG, p.o->top, p.o->sort, NULL, NULL, NULL, 0);
-
-		if (n < 0)
-			return (int)n;
-		rows = malloc((n + 1) * sizeof(*rows));
-		if (!rows)
-			return -ENOMEM;
-		n = fgraph_rows(g, FGRAPH_AGG, p.o->top, p.o->sort, NULL, NULL, rows, n);
-		if (n >= 0)
-			pr_agg(&p, rows, n);
-		free(rows);
-	} else if (p.o->top != FGRAPH_ROOT) {
-		if (p.o->top >= g->nn)
-			return -ENOENT;
-		pr_timeline(&p, p.o->top, 0, 0);
-	} else {
-		for (k = g->n[FGRAPH_ROOT].first; k != NONE; k = g->n[k].next) {
-			if (g->n[k].first == NONE)
-				continue;
-			fgraph_node(g, FGRAPH_TIMELINE, k, &in);
-			fprintf(f, "# %s\n", in.name);
-			pr_timeline(&p, k, 0, 0);
-		}
-	}
-	fflush(f);
-	return ferror(f) ? -EIO : 0;
 }

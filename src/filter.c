@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filter.h"
+#include "err.h"
+#include "file.h"
+#include "filter-local.h"
 
 /* pcre2 limits: a catastrophic regex fails cleanly instead of spinning. */
 #define FILTER_MATCH_LIMIT	200000
@@ -31,408 +33,6 @@ static const char *const target_files[FILTER_T_NR] = {
 const char *filter_target_file(enum filter_target t)
 {
 	return t < FILTER_T_NR ? target_files[t] : "";
-}
-
-/* ---- available_filter_functions ------------------------------------------------ */
-
-struct filter_funcs {
-	char		*text;		/* the lines, NUL-split into name and module */
-	uint32_t	*name;		/* offset of each name in text */
-	uint16_t	*mod;		/* index into mods, 0: kernel image ("") */
-	uint32_t	*next;		/* next index with the same name, UINT32_MAX: none */
-	uint32_t	*sorted;	/* indexes sorted by name */
-	uint32_t	*hash;		/* open addressing: first index of a name + 1, 0 empty */
-	size_t		hmask;
-	size_t		n;
-	const char	**mods;
-	size_t		nmods;
-};
-
-static uint64_t str_hash(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
-static int funcs_mod_id(struct filter_funcs *ff, const char *m)
-{
-	for (size_t i = ff->nmods; i-- > 1;)
-		if (!strcmp(ff->mods[i], m))
-			return (int)i;
-	if (ff->nmods >= UINT16_MAX)
-		return 0;
-	if (!(ff->nmods & (ff->nmods - 1)) || ff->nmods == 1) {
-		const char **p = realloc(ff->mods, sizeof(*p) * (ff->nmods ? ff->nmods * 2 : 2));
-
-		if (!p)
-			return -ENOMEM;
-		ff->mods = p;
-	}
-	ff->mods[ff->nmods] = m;
-	return (int)ff->nmods++;
-}
-
-static int cmp_by_name(const void *a, const void *b, void *arg)
-{
-	const struct filter_funcs *ff = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = strcmp(ff->text + ff->name[x], ff->text + ff->name[y]);
-
-	return c ? c : (x > y) - (x < y);
-}
-
-struct filter_funcs *filter_funcs_parse(const char *buf, size_t len)
-{
-	struct filter_funcs *ff = calloc(1, sizeof(*ff));
-	size_t nlines = 0, cap, i;
-	char *p, *end;
-
-	if (!ff)
-		return NULL;
-	ff->text = malloc(len + 1);
-	if (!ff->text)
-		goto out_free;
-	memcpy(ff->text, buf, len);
-	ff->text[len] = '\0';
-	for (i = 0; i < len; i++)
-		nlines += buf[i] == '\n';
-	cap = nlines + 1;
-	ff->name = malloc(cap * sizeof(*ff->name));
-	ff->mod = malloc(cap * sizeof(*ff->mod));
-	ff->next = malloc(cap * sizeof(*ff->next));
-	ff->mods = malloc(2 * sizeof(*ff->mods));
-	if (!ff->name || !ff->mod || !ff->next || !ff->mods)
-		goto out_free;
-	ff->mods[0] = "";
-	ff->nmods = 1;
-	p = ff->text;
-	end = ff->text + len;
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *sp;
-		int mid = 0;
-
-		if (!nl)
-			nl = end;
-		*nl = '\0';
-		if (nl > p) {
-			/* "name [module]"; older kernels may add more after a tab */
-			sp = strchr(p, ' ');
-			if (sp) {
-				*sp = '\0';
-				if (sp[1] == '[') {
-					char *cb = strchr(sp + 2, ']');
-
-					if (cb)
-						*cb = '\0';
-					mid = funcs_mod_id(ff, sp + 2);
-					if (mid < 0)
-						goto out_free;
-				}
-			}
-			ff->name[ff->n] = (uint32_t)(p - ff->text);
-			ff->mod[ff->n] = (uint16_t)mid;
-			ff->next[ff->n] = UINT32_MAX;
-			ff->n++;
-		}
-		p = nl + 1;
-	}
-	/* name hash, chains of equal names in index order */
-	for (ff->hmask = 1; ff->hmask < ff->n * 2; ff->hmask <<= 1)
-		;
-	ff->hash = calloc(ff->hmask, sizeof(*ff->hash));
-	ff->sorted = malloc((ff->n + 1) * sizeof(*ff->sorted));
-	if (!ff->hash || !ff->sorted)
-		goto out_free;
-	ff->hmask--;
-	for (i = ff->n; i-- > 0;) {
-		const char *nm = ff->text + ff->name[i];
-		size_t h = (size_t)str_hash(nm, strlen(nm)) & ff->hmask;
-
-		for (;;) {
-			uint32_t e = ff->hash[h];
-
-			if (!e) {
-				ff->hash[h] = (uint32_t)i + 1;
-				break;
-			}
-			if (!strcmp(ff->text + ff->name[e - 1], nm)) {
-				ff->next[i] = e - 1;
-				ff->hash[h] = (uint32_t)i + 1;
-				break;
-			}
-			h = (h + 1) & ff->hmask;
-		}
-	}
-	for (i = 0; i < ff->n; i++)
-		ff->sorted[i] = (uint32_t)i;
-	qsort_r(ff->sorted, ff->n, sizeof(*ff->sorted), cmp_by_name, ff);
-	return ff;
-
-out_free:
-	filter_funcs_free(ff);
-	return NULL;
-}
-
-int filter_funcs_load(struct filter_funcs **out, const char *path)
-{
-	size_t len = 0, cap = 1 << 20;
-	char *buf = malloc(cap);
-	int fd, ret = 0;
-	ssize_t r;
-
-	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out_free;
-	}
-	for (;;) {
-		if (len == cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				ret = -ENOMEM;
-				goto out_close;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			goto out_close;
-		}
-		if (!r)
-			break;
-		len += (size_t)r;
-	}
-	*out = filter_funcs_parse(buf, len);
-	if (!*out)
-		ret = -ENOMEM;
-out_close:
-	close(fd);
-out_free:
-	free(buf);
-	return ret;
-}
-
-void filter_funcs_free(struct filter_funcs *ff)
-{
-	if (!ff)
-		return;
-	free(ff->text);
-	free(ff->name);
-	free(ff->mod);
-	free(ff->next);
-	free(ff->sorted);
-	free(ff->hash);
-	free(ff->mods);
-	free(ff);
-}
-
-size_t filter_funcs_count(const struct filter_funcs *ff)
-{
-	return ff ? ff->n : 0;
-}
-
-const char *filter_funcs_name(const struct filter_funcs *ff, size_t i)
-{
-	return ff && i < ff->n ? ff->text + ff->name[i] : "";
-}
-
-const char *filter_funcs_module(const struct filter_funcs *ff, size_t i)
-{
-	return ff && i < ff->n ? ff->mods[ff->mod[i]] : "";
-}
-
-bool filter_funcs_has_module(const struct filter_funcs *ff, const char *module)
-{
-	for (size_t i = 1; ff && i < ff->nmods; i++)
-		if (!strcmp(ff->mods[i], module))
-			return true;
-	return false;
-}
-
-static size_t funcs_first_named(const struct filter_funcs *ff, const char *name, size_t len)
-{
-	size_t h;
-
-	if (!ff || !ff->n)
-		return SIZE_MAX;
-	h = (size_t)str_hash(name, len) & ff->hmask;
-	for (;;) {
-		uint32_t e = ff->hash[h];
-		const char *nm;
-
-		if (!e)
-			return SIZE_MAX;
-		nm = ff->text + ff->name[e - 1];
-		if (!strncmp(nm, name, len) && !nm[len])
-			return e - 1;
-		h = (h + 1) & ff->hmask;
-	}
-}
-
-static bool funcs_mod_is(const struct filter_funcs *ff, size_t i, const char *mod, size_t mlen)
-{
-	const char *m = ff->mods[ff->mod[i]];
-
-	return !strncmp(m, mod, mlen) && !m[mlen];
-}
-
-size_t filter_funcs_find_line(const struct filter_funcs *ff, const char *line, size_t len,
-			      size_t *first)
-{
-	const char *sp = memchr(line, ' ', len), *mod = "";
-	size_t nlen = sp ? (size_t)(sp - line) : len, mlen = 0, n = 0, i;
-
-	*first = SIZE_MAX;
-	if (sp && sp + 2 < line + len && sp[1] == '[' && line[len - 1] == ']') {
-		mod = sp + 2;
-		mlen = (size_t)(line + len - 1 - mod);
-	}
-	for (i = funcs_first_named(ff, line, nlen); i != SIZE_MAX;
-	     i = ff->next[i] == UINT32_MAX ? SIZE_MAX : ff->next[i]) {
-		if (!funcs_mod_is(ff, i, mod, mlen))
-			continue;
-		if (!n++)
-			*first = i;
-	}
-	return n;
-}
-
-size_t filter_funcs_next_same(const struct filter_funcs *ff, size_t i)
-{
-	uint16_t m;
-
-	if (!ff || i >= ff->n)
-		return SIZE_MAX;
-	m = ff->mod[i];
-	for (uint32_t j = ff->next[i]; j != UINT32_MAX; j = ff->next[j])
-		if (ff->mod[j] == m)
-			return j;
-	return SIZE_MAX;
-}
-
-/* ---- sets ------------------------------------------------------------------------ */
-
-int filter_set_init(struct filter_set *s, size_t nbits)
-{
-	s->nbits = nbits;
-	s->bits = calloc(nbits / 64 + 1, sizeof(*s->bits));
-	return s->bits ? 0 : -ENOMEM;
-}
-
-void filter_set_destroy(struct filter_set *s)
-{
-	if (!s)
-		return;
-	free(s->bits);
-	s->bits = NULL;
-	s->nbits = 0;
-}
-
-size_t filter_set_count(const struct filter_set *s)
-{
-	size_t n = 0;
-
-	if (!s->bits)
-		return 0;
-	for (size_t w = 0; w < s->nbits / 64 + 1; w++)
-		n += (size_t)__builtin_popcountll(s->bits[w]);
-	return n;
-}
-
-size_t filter_set_next(const struct filter_set *s, size_t from)
-{
-	size_t w = from / 64;
-	uint64_t m;
-
-	if (from >= s->nbits)
-		return SIZE_MAX;
-	m = s->bits[w] & (~0ull << (from % 64));
-	for (;;) {
-		if (m) {
-			size_t i = w * 64 + (size_t)__builtin_ctzll(m);
-
-			return i < s->nbits ? i : SIZE_MAX;
-		}
-		if (++w > s->nbits / 64)
-			return SIZE_MAX;
-		m = s->bits[w];
-	}
-}
-
-/* ---- glob: the kernel's lib/glob.c ----------------------------------------------- */
-
-bool filter_glob_match(const char *pat, const char *str)
-{
-	const char *back_pat = NULL, *back_str = NULL;
-
-	for (;;) {
-		unsigned char c = (unsigned char)*str++;
-		unsigned char d = (unsigned char)*pat++;
-
-		switch (d) {
-		case '?':
-			if (c == '\0')
-				return false;
-			break;
-		case '*':
-			if (*pat == '\0')
-				return true;
-			back_pat = pat;
-			back_str = --str;
-			break;
-		case '[': {
-			bool match = false, inverted = (*pat == '!');
-			const char *cls = pat + inverted;
-			unsigned char a = (unsigned char)*cls++;
-
-			do {
-				unsigned char b = a;
-
-				if (a == '\0')
-					goto literal;
-				if (cls[0] == '-' && cls[1] != ']') {
-					b = (unsigned char)cls[1];
-					if (b == '\0')
-						goto literal;
-					cls += 2;
-				}
-				match |= (a <= c && c <= b);
-			} while ((a = (unsigned char)*cls++) != ']');
-			if (match == inverted)
-				goto backtrack;
-			pat = cls;
-			break;
-		}
-		case '\\':
-			d = (unsigned char)*pat++;
-			/* fall through */
-		default:
-literal:
-			if (c == d) {
-				if (d == '\0')
-					return true;
-				break;
-			}
-backtrack:
-			if (c == '\0' || !back_pat)
-				return false;
-			pat = back_pat;
-			str = ++back_str;
-			break;
-		}
-	}
 }
 
 /* ---- parsing ------------------------------------------------------------------------ */
@@ -465,17 +65,14 @@ struct filter_spec {
 	pcre2_match_context	*mctx;
 };
 
-static int seterr(struct filter_error *err, int offset, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int seterr(struct filter_error *err, int offset, int ret, const char *fmt, ...)
+int filter_error_set(struct filter_error *err, int offset, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (err) {
 		err->offset = offset;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		err_vset(err->msg, sizeof(err->msg), ret, fmt, ap);
 		va_end(ap);
 	}
 	return ret;
@@ -501,16 +98,18 @@ static int check_bytes(const char *line, size_t len, struct filter_error *err)
 	const unsigned char *s = (const unsigned char *)line;
 
 	if (len > FILTER_LINE_MAX)
-		return seterr(err, -1, -E2BIG, "the line is too long: %zu bytes (at most %d); "
-			      "nothing applied", len, FILTER_LINE_MAX);
+		return filter_error_set(err, -1, -E2BIG,
+					"the line is too long: %zu bytes (at most %d); "
+					"nothing applied", len, FILTER_LINE_MAX);
 	for (size_t i = 0; i < len;) {
 		unsigned char c = s[i];
 		size_t n, k;
 
 		if (c < 0x80) {
 			if ((c < 0x20 && c != '\t') || c == 0x7f)
-				return seterr(err, (int)i, -EILSEQ, "control character 0x%02x at "
-					      "column %zu; nothing applied", c, i + 1);
+				return filter_error_set(err, (int)i, -EILSEQ,
+							"control character 0x%02x at "
+							"column %zu; nothing applied", c, i + 1);
 			i++;
 			continue;
 		}
@@ -532,8 +131,9 @@ static int check_bytes(const char *line, size_t len, struct filter_error *err)
 		i += n + 1;
 		continue;
 bad:
-		return seterr(err, (int)i, -EILSEQ, "byte 0x%02x at column %zu is not UTF-8; "
-			      "nothing applied", c, i + 1);
+		return filter_error_set(err, (int)i, -EILSEQ,
+					"byte 0x%02x at column %zu is not UTF-8; nothing applied",
+					c, i + 1);
 	}
 	return 0;
 }
@@ -568,8 +168,8 @@ static int resolve_comm(struct filter_spec *sp, const char *name, int off,
 	int n = 0;
 
 	if (!d)
-		return seterr(err, off, -errno, "comm:%s: cannot read /proc: %s", name,
-			      strerror(errno));
+		return filter_error_set(err, off, -errno, "comm:%s: cannot read /proc: %s", name,
+					strerror(errno));
 	while ((de = readdir(d))) {
 		char path[600], comm[64];
 
@@ -580,28 +180,21 @@ static int resolve_comm(struct filter_spec *sp, const char *name, int off,
 		if (!td)
 			continue;
 		while ((te = readdir(td))) {
-			FILE *f;
-
 			if (!isdigit((unsigned char)te->d_name[0]))
 				continue;
 			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", de->d_name,
 				 te->d_name);
-			f = fopen(path, "re");
-			if (!f)
+			if (file_read_value(path, comm, sizeof(comm)))
 				continue;
-			if (fgets(comm, sizeof(comm), f)) {
-				comm[strcspn(comm, "\n")] = '\0';
-				if (!strcmp(comm, name) && sp->npids < FILTER_MAX_PIDS)
-					sp->pids[sp->npids++] = atoi(te->d_name), n++;
-			}
-			fclose(f);
+			if (!strcmp(comm, name) && sp->npids < FILTER_MAX_PIDS)
+				sp->pids[sp->npids++] = atoi(te->d_name), n++;
 		}
 		closedir(td);
 	}
 	closedir(d);
 	if (!n)
-		return seterr(err, off, -ENOENT, "comm:%s: no task has that name; nothing applied",
-			      name);
+		return filter_error_set(err, off, -ENOENT,
+					"comm:%s: no task has that name; nothing applied", name);
 	return 0;
 }
 
@@ -619,10 +212,12 @@ static int parse_pids(struct filter_spec *sp, const char *s, size_t len, int off
 		while (i < len && isdigit((unsigned char)s[i]) && v < 1 << 23)
 			v = v * 10 + (s[i++] - '0');
 		if (i == st || (i < len && s[i] != ',') || v > 4194304)
-			return seterr(err, off + (int)i, -EINVAL, "pid:%.*s: expected numbers "
-				      "separated by commas", (int)len, s);
+			return filter_error_set(err, off + (int)i, -EINVAL,
+						"pid:%.*s: expected numbers separated by commas",
+						(int)len, s);
 		if (sp->npids >= FILTER_MAX_PIDS)
-			return seterr(err, off, -E2BIG, "more than %d pids", FILTER_MAX_PIDS);
+			return filter_error_set(err, off, -E2BIG, "more than %d pids",
+						FILTER_MAX_PIDS);
 		sp->pids[sp->npids++] = (int)v;
 		i += i < len;
 	}
@@ -639,8 +234,9 @@ static int compile_regex(struct filter_spec *sp, struct term *t, const char *re,
 	t->re = pcre2_compile((PCRE2_SPTR)re, len, 0, &ec, &eoff, NULL);
 	if (!t->re) {
 		pcre2_get_error_message(ec, msg, sizeof(msg));
-		return seterr(err, off + (int)eoff, -EINVAL, "regex error at column %d: %s; "
-			      "nothing applied", off + (int)eoff + 1, (char *)msg);
+		return filter_error_set(err, off + (int)eoff, -EINVAL,
+					"regex error at column %d: %s; nothing applied",
+					off + (int)eoff + 1, (char *)msg);
 	}
 	/* without JIT, pcre2_match interprets: slower but the same results */
 	pcre2_jit_compile(t->re, PCRE2_JIT_COMPLETE);
@@ -655,6 +251,57 @@ static int compile_regex(struct filter_spec *sp, struct term *t, const char *re,
 }
 
 /* One term at line[*pos]; advances *pos past it. */
+/*
+ * ":mod:NAME" at @line[*@pos], into @t->mod (kernel spelling: '_' for '-').
+ * Return: 0 with *@pos past it, or a negative errno with @err set.
+ */
+static int parse_mod(struct term *t, const char *line, size_t *pos,
+		     const struct filter_funcs *ff, struct filter_error *err)
+{
+	size_t i = *pos, ms = i + 5;
+	int ret;
+
+	if (strncmp(line + i, ":mod:", 5))
+		return filter_error_set(err, (int)i, -EINVAL, "unexpected ':' at column %zu (a "
+					"pattern may end in :mod:MODULE)", i + 1);
+	for (i = ms; line[i] && !isspace((unsigned char)line[i]); i++)
+		if (!is_word_char(line[i]) && line[i] != '-')
+			return filter_error_set(err, (int)i, -EINVAL,
+						"bad module name at column %zu", i + 1);
+	if (i == ms)
+		return filter_error_set(err, (int)ms, -EINVAL, ":mod: needs a module name");
+	t->mod = strndup(line + ms, i - ms);
+	if (!t->mod)
+		return -ENOMEM;
+	for (char *c = t->mod; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	if (ff && !filter_funcs_has_module(ff, t->mod) && !module_loaded(t->mod)) {
+		ret = filter_error_set(err, (int)ms, -ENOENT, "module %s is not loaded (not in "
+				       "/proc/modules); nothing applied", t->mod);
+		free(t->mod);
+		t->mod = NULL;
+		return ret;
+	}
+	*pos = i;
+	return 0;
+}
+
+/* A glob's text @t->pat, at @pstart in the line: could it name a function? */
+static int check_glob(const struct term *t, size_t pstart, struct filter_error *err)
+{
+	for (const char *c = t->pat; *c; c++)
+		if ((unsigned char)*c >= 0x80 || (!is_word_char(*c) && !strchr("*?[]!-^.\\", *c)))
+			return filter_error_set(err, (int)(pstart + (size_t)(c - t->pat)), -EINVAL,
+						"'%c' at column %zu cannot be in a function name "
+						"(regexes are written /.../)", *c,
+						pstart + (size_t)(c - t->pat) + 1);
+	if (isdigit((unsigned char)t->pat[0]))
+		return filter_error_set(err, (int)pstart, -EINVAL,
+					"'%s': a function name cannot start with a digit", t->pat);
+	return 0;
+}
+
 static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 		      enum filter_target target, const struct filter_funcs *ff,
 		      struct filter_error *err)
@@ -665,8 +312,8 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 	int ret;
 
 	if (sp->nterms >= FILTER_MAX_TERMS)
-		return seterr(err, (int)i, -E2BIG, "more than %d patterns in one line",
-			      FILTER_MAX_TERMS);
+		return filter_error_set(err, (int)i, -E2BIG, "more than %d patterns in one line",
+					FILTER_MAX_TERMS);
 	t = &sp->terms[sp->nterms];
 	memset(t, 0, sizeof(*t));
 	t->target = target;
@@ -682,8 +329,10 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 			if (line[i] == '\\' && i + 1 < len)
 				i++;
 		if (i >= len)
-			return seterr(err, (int)pstart, -EINVAL, "unbalanced regex: no closing '/' "
-				      "for the one at column %zu; nothing applied", pstart + 1);
+			return filter_error_set(err, (int)pstart, -EINVAL,
+						"unbalanced regex: no closing '/' "
+						"for the one at column %zu; nothing applied",
+						pstart + 1);
 		pend = ++i;
 	} else {
 		while (i < len && !isspace((unsigned char)line[i]) && line[i] != ':')
@@ -698,40 +347,20 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 			i += 6;
 			goto done;
 		}
-		if (strncmp(line + i, ":mod:", 5))
-			return seterr(err, (int)i, -EINVAL, "unexpected ':' at column %zu (a "
-				      "pattern may end in :mod:MODULE)", i + 1);
-		size_t ms = i + 5;
-
-		for (i = ms; i < len && !isspace((unsigned char)line[i]); i++)
-			if (!is_word_char(line[i]) && line[i] != '-')
-				return seterr(err, (int)i, -EINVAL, "bad module name at column %zu",
-					      i + 1);
-		if (i == ms)
-			return seterr(err, (int)ms, -EINVAL, ":mod: needs a module name");
-		t->mod = strndup(line + ms, i - ms);
-		if (!t->mod)
-			return -ENOMEM;
-		/* kernel names use _ for - */
-		for (char *c = t->mod; *c; c++)
-			if (*c == '-')
-				*c = '_';
-		if (ff && !filter_funcs_has_module(ff, t->mod) && !module_loaded(t->mod)) {
-			ret = seterr(err, (int)ms, -ENOENT, "module %s is not loaded (not in "
-				     "/proc/modules); nothing applied", t->mod);
-			free(t->mod);
+		ret = parse_mod(t, line, &i, ff, err);
+		if (ret)
 			return ret;
-		}
 	}
 	if (i < len && !isspace((unsigned char)line[i])) {
 		free(t->mod);
-		return seterr(err, (int)i, -EINVAL, "unexpected '%c' at column %zu after the "
-			      "pattern", line[i], i + 1);
+		return filter_error_set(err, (int)i, -EINVAL,
+					"unexpected '%c' at column %zu after the pattern", line[i],
+					i + 1);
 	}
 	if (pend == pstart) {
 		if (!t->mod) {
-			return seterr(err, (int)pstart, -EINVAL, "empty pattern at column %zu",
-				      pstart + 1);
+			return filter_error_set(err, (int)pstart, -EINVAL,
+						"empty pattern at column %zu", pstart + 1);
 		}
 		t->any = true;
 	} else if (regex) {
@@ -750,23 +379,11 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 		if (!t->pat)
 			return -ENOMEM;
 		t->literal = !strpbrk(t->pat, "*?[\\");
-		for (const char *c = t->pat; *c; c++) {
-			if ((unsigned char)*c >= 0x80 ||
-			    (!is_word_char(*c) && !strchr("*?[]!-^.\\", *c))) {
-				ret = seterr(err, (int)(pstart + (size_t)(c - t->pat)), -EINVAL,
-					     "'%c' at column %zu cannot be in a function name "
-					     "(regexes are written /.../)", *c,
-					     pstart + (size_t)(c - t->pat) + 1);
-				free(t->pat);
-				free(t->mod);
-				return ret;
-			}
-		}
-		if (isdigit((unsigned char)t->pat[0])) {
+		ret = check_glob(t, pstart, err);
+		if (ret) {
 			free(t->pat);
 			free(t->mod);
-			return seterr(err, (int)pstart, -EINVAL, "'%.*s': a function name cannot "
-				      "start with a digit", (int)(pend - pstart), line + pstart);
+			return ret;
 		}
 	}
 done:
@@ -815,8 +432,9 @@ static int parse_event(struct filter_spec *sp, const char *line, struct filter_e
 	while (isspace((unsigned char)line[i]))
 		i++;
 	if (!line[i])
-		return seterr(err, (int)i, -EINVAL, "%s: no filter expression (write '%s: 0' to "
-			      "clear the event's filter)", sp->event, sp->event);
+		return filter_error_set(err, (int)i, -EINVAL,
+					"%s: no filter expression (write '%s: 0' to "
+					"clear the event's filter)", sp->event, sp->event);
 	sp->expr = strdup(line + i);
 	if (!sp->expr)
 		return -ENOMEM;
@@ -876,8 +494,8 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 			while (isspace((unsigned char)line[i]))
 				i++;
 			if (!line[i]) {
-				ret = seterr(err, (int)flag, -EINVAL, "-%c needs a pattern",
-					     line[flag + 1]);
+				ret = filter_error_set(err, (int)flag, -EINVAL,
+						       "-%c needs a pattern", line[flag + 1]);
 				goto out_free;
 			}
 		} else if (!strncmp(line + i, "pid:", 4)) {
@@ -896,8 +514,9 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 			for (i = st; line[i] && !isspace((unsigned char)line[i]); i++)
 				;
 			if (i == st || i - st > 15) {
-				ret = seterr(err, (int)st, -EINVAL, "comm: needs a task name of 1 "
-					     "to 15 characters");
+				ret = filter_error_set(err, (int)st, -EINVAL,
+						       "comm: needs a task name of 1 "
+						       "to 15 characters");
 				goto out_free;
 			}
 			snprintf(name, sizeof(name), "%.*s", (int)(i - st), line + st);
@@ -913,8 +532,9 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 			goto out_free;
 	}
 	if (!sp->nterms && sp->npids < 0) {
-		ret = seterr(err, -1, -EINVAL, "empty filter: type a pattern (vfs_*, /regex/), "
-			     "pid:N, comm:NAME or EVENT: EXPR");
+		ret = filter_error_set(err, -1, -EINVAL,
+				       "empty filter: type a pattern (vfs_*, /regex/), "
+				       "pid:N, comm:NAME or EVENT: EXPR");
 		goto out_free;
 	}
 out:
@@ -959,6 +579,15 @@ bool filter_spec_event(const struct filter_spec *sp, const char **system, const 
 
 /* ---- matching ------------------------------------------------------------------- */
 
+/* Function @i matches @t: added to @out, or taken out by a '!' pattern. */
+static void term_mark(const struct term *t, struct filter_set *out, size_t i)
+{
+	if (t->neg)
+		out->bits[i / 64] &= ~(1ull << (i % 64));
+	else
+		filter_set_add(out, i);
+}
+
 /*
  * Add (or, for '!' terms, remove) what @t matches to @out.
  * Return: the number of functions matched, or -ERANGE (match limit).
@@ -972,14 +601,9 @@ static long term_apply(const struct filter_spec *sp, const struct term *t,
 	if (t->literal && !t->mod) {
 		size_t len = strlen(t->pat);
 
-		for (size_t i = funcs_first_named(ff, t->pat, len); i != SIZE_MAX;
-		     i = ff->next[i] == UINT32_MAX ? SIZE_MAX : ff->next[i]) {
-			if (t->neg)
-				out->bits[i / 64] &= ~(1ull << (i % 64));
-			else
-				filter_set_add(out, i);
-			n++;
-		}
+		for (size_t i = filter_funcs_first_named(ff, t->pat, len); i != SIZE_MAX;
+		     i = ff->next[i] == UINT32_MAX ? SIZE_MAX : ff->next[i], n++)
+			term_mark(t, out, i);
 		return n;
 	}
 	for (size_t i = 0; i < ff->n; i++) {
@@ -1000,9 +624,10 @@ static long term_apply(const struct filter_spec *sp, const struct term *t,
 				PCRE2_UCHAR msg[160];
 
 				pcre2_get_error_message(rc, msg, sizeof(msg));
-				return seterr(err, t->offset, -ERANGE, "regex /%s/ is too costly "
-					      "on '%s' (%s): simplify it; nothing applied",
-					      t->pat, name, (char *)msg);
+				return filter_error_set(err, t->offset, -ERANGE,
+							"regex /%s/ is too costly on '%s' (%s): "
+							"simplify it; nothing applied",
+							t->pat, name, (char *)msg);
 			} else {
 				m = true;
 			}
@@ -1011,10 +636,7 @@ static long term_apply(const struct filter_spec *sp, const struct term *t,
 		}
 		if (!m)
 			continue;
-		if (t->neg)
-			out->bits[i / 64] &= ~(1ull << (i % 64));
-		else
-			filter_set_add(out, i);
+		term_mark(t, out, i);
 		n++;
 	}
 	return n;
@@ -1065,20 +687,23 @@ int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs 
 			goto out;
 		}
 		if (!n) {
-			ret = seterr(err, tm->offset, -EINVAL, "%s matches no function%s; nothing "
-				     "applied", term_text(tm, tb, sizeof(tb)),
-				     tm->mod ? " of that module" : "");
+			ret = filter_error_set(err, tm->offset, -EINVAL,
+					       "%s matches no function%s; nothing applied",
+					       term_text(tm, tb, sizeof(tb)),
+					       tm->mod ? " of that module" : "");
 			goto out;
 		}
 	}
 	if (t == FILTER_T_FILTER && !filter_set_count(out) && !any_pos &&
 	    (!current || !filter_set_count(current)))
-		ret = seterr(err, -1, -EINVAL, "'!' removes from the current filter, which is "
-			     "empty (every function is traced): to leave functions out, use "
-			     "-n PATTERN");
+		ret = filter_error_set(err, -1, -EINVAL,
+				       "'!' removes from the current filter, which is empty "
+				       "(every function is traced): to leave functions out, "
+				       "use -n PATTERN");
 	else if (t == FILTER_T_FILTER && !filter_set_count(out))
-		ret = seterr(err, -1, -EINVAL, "this would leave set_ftrace_filter empty, which "
-			     "the kernel reads as every function; say :clear for that");
+		ret = filter_error_set(err, -1, -EINVAL,
+				       "this would leave set_ftrace_filter empty, which "
+				       "the kernel reads as every function; say :clear for that");
 out:
 	pcre2_match_data_free(md);
 	return ret;

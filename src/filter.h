@@ -87,6 +87,7 @@ struct filter_funcs *filter_funcs_parse(const char *buf, size_t len);
 
 /**
  * filter_funcs_load - read and index an available_filter_functions file
+ * @path: the kernel's, or a recorded copy, plain or gzip'd
  * Return: 0, or a negative errno (-EPERM where the kernel forbids reading it).
  */
 int filter_funcs_load(struct filter_funcs **out, const char *path);
@@ -143,6 +144,16 @@ struct filter_error {
 	int	offset;		/* byte offset in the line of the problem, -1: the line */
 	char	msg[256];
 };
+
+/**
+ * filter_error_set - say what is wrong at byte @offset of a line
+ * @err: may be NULL (then only @ret is returned)
+ *
+ * For the filter, view filter and expression parsers alike.
+ * Return: @ret.
+ */
+int filter_error_set(struct filter_error *err, int offset, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* One parsed line. Opaque; free with filter_spec_free. */
 struct filter_spec;

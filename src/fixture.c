@@ -16,11 +16,12 @@
 
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
-#include <zlib.h>
 
 #include "decode.h"
+#include "file.h"
 #include "fixture.h"
 #include "store.h"
+#include "tuning.h"
 
 #define FIXTURE_MAX_CPUS	1024
 
@@ -35,86 +36,25 @@ struct fixture {
 	char			path[PATH_MAX];
 };
 
-/*
- * All of @fd, or of @gz (decompressing) when it is not NULL, in a buffer that
- * the caller frees, NUL-terminated. Closes what it reads.
- */
-static char *fixture_slurp(int fd, gzFile gz, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char *buf, *p;
-	ssize_t r;
-
-	buf = malloc(cap + 1);
-	if (!buf)
-		goto out_close;
-	for (;;) {
-		if (n == cap) {
-			p = realloc(buf, 2 * cap + 1);
-			if (!p)
-				goto out_free;
-			buf = p;
-			cap *= 2;
-		}
-		r = gz ? gzread(gz, buf + n, cap - n) : read(fd, buf + n, cap - n);
-		if (r < 0 && !gz && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto out_free;
-		if (!r)
-			break;
-		n += r;
-	}
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	if (gz)
-		gzclose(gz);
-	else
-		close(fd);
-	return buf;
-
-out_free:
-	free(buf);
-	buf = NULL;
-out_close:
-	if (gz) {
-		gzclose(gz);
-		errno = EIO;
-	} else {
-		close(fd);
-	}
-	return buf;
-}
-
 char *fixture_read_file(const char *path, size_t *len)
 {
 	char gzpath[PATH_MAX], *buf;
-	gzFile gz;
-	int fd, err;
+	int ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fixture_slurp(fd, NULL, len);
+	ret = file_read(path, FILE_NO_MAX, &buf, len);
+	if (!ret)
+		return buf;
 	/* no plain copy: a .gz one, decompressed */
-	err = errno;
 	snprintf(gzpath, sizeof(gzpath), "%s.gz", path);
-	gz = gzopen(gzpath, "rbe");
-	if (!gz) {
-		errno = err;
-		return NULL;
-	}
-	buf = fixture_slurp(-1, gz, len);
-	if (!buf)
-		errno = err;
-	return buf;
+	if (!file_read_gz(gzpath, FILE_NO_MAX, &buf, len))
+		return buf;
+	errno = -ret;
+	return NULL;
 }
 
 const char *fixture_root(void)
 {
-	const char *env = getenv("KTOP_FIXTURES");
-
-	return env && *env ? env : "tests/fixtures";
+	return tuning()->fixtures;
 }
 
 const char *fixture_path(struct fixture *fx, const char *name)

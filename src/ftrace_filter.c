@@ -16,10 +16,12 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "clock.h"
+#include "err.h"
 #include "event.h"
+#include "file.h"
 #include "ftrace_filter.h"
 #include "intern.h"
-#include "safefile.h"
 #include "store.h"
 
 #define UNDO_MAX	64
@@ -77,34 +79,17 @@ static int setmsg(struct ftrace_filter_result *res, int ret, const char *fmt, ..
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
+	res->err = err_vset(res->msg, sizeof(res->msg), ret, fmt, ap);
 	va_end(ap);
-	res->err = ret;
 	return ret;
 }
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return (double)clock_mono_ns() / 1e6;
 }
 
 /* ---- files ------------------------------------------------------------------------- */
-
-/* Read all of @path. Return: 0 and *out (malloc'd, NUL-terminated), or -errno. */
-static int read_all(const char *path, char **out)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
-
-	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	ret = safefile_read_fd(fd, SIZE_MAX, out, NULL);
-	close(fd);
-	return ret;
-}
 
 /*
  * Write @buf to an fd of a tracefs list file. The kernel's parser takes one
@@ -364,7 +349,7 @@ static char *error_log_last(const struct ftrace_filter *f)
 	char path[PATH_MAX], *text, *last = NULL, *p, *ret;
 
 	error_log_path(f, path, sizeof(path));
-	if (read_all(path, &text))
+	if (file_read(path, FILE_NO_MAX, &text, NULL))
 		return NULL;
 	for (p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
 		if (*p == '[')
@@ -430,7 +415,7 @@ static void error_log_new(const struct ftrace_filter *f, const char *mark, char 
 
 	out[0] = '\0';
 	error_log_path(f, path, sizeof(path));
-	if (read_all(path, &text))
+	if (file_read(path, FILE_NO_MAX, &text, NULL))
 		return;
 	ftrace_filter_error_log_parse(text, mark, out, len);
 	free(text);
@@ -557,7 +542,7 @@ int ftrace_filter_current(struct ftrace_filter *f, enum filter_target t, struct 
 	if (!f->funcs)
 		return -EPERM;
 	snprintf(path, sizeof(path), "%s/%s", f->dir, filter_target_file(t));
-	ret = read_all(path, &text);
+	ret = file_read(path, FILE_NO_MAX, &text, NULL);
 	if (ret)
 		return ret;
 	ret = filter_set_init(out, filter_funcs_count(f->funcs));
@@ -631,7 +616,7 @@ static void summarize(struct ftrace_filter *f, struct ftrace_filter_result *res,
 		res->count[t] = 0;
 		if (!text) {
 			snprintf(path, sizeof(path), "%s/%s", f->dir, file);
-			if (read_all(path, &own))
+			if (file_read(path, FILE_NO_MAX, &own, NULL))
 				continue;
 			text = own;
 		}
@@ -692,7 +677,7 @@ static void change_read_after(struct change *c)
 {
 	for (int i = 0; i < c->nfiles; i++) {
 		free(c->files[i].after);
-		if (read_all(c->files[i].path, &c->files[i].after))
+		if (file_read(c->files[i].path, FILE_NO_MAX, &c->files[i].after, NULL))
 			c->files[i].after = strdup("");
 	}
 }
@@ -771,6 +756,169 @@ void ftrace_filter_summary(const struct ftrace_filter *f, char *buf, size_t len,
 		snprintf(buf + len - 4, 4, "...");
 }
 
+/*
+ * The function files @sp changes: what each holds now (in @c) and the sets
+ * they are to hold (in @sets). Return: 0, or a negative errno with @res set.
+ */
+static int plan_funcs(struct ftrace_filter *f, const struct filter_spec *sp, struct change *c,
+		      struct filter_set *sets, struct ftrace_filter_result *res)
+{
+	struct filter_error ferr;
+	int ret;
+
+	for (int t = 0; t < FILTER_T_NR; t++) {
+		struct file_change *fc;
+		struct filter_set cur;
+		size_t unknown;
+
+		if (!filter_spec_has_target(sp, (enum filter_target)t))
+			continue;
+		if (!f->funcs)
+			return setmsg(res, -EPERM, "%s; nothing applied", f->unavailable);
+		fc = change_add(c, f->dir, filter_target_file((enum filter_target)t),
+				t == FILTER_T_GRAPH ? KIND_GRAPH : KIND_FUNCS);
+		/* an instance without its own set_graph_function uses the global one */
+		if (t == FILTER_T_GRAPH && access(fc->path, F_OK))
+			snprintf(fc->path, sizeof(fc->path), "%.1024s/set_graph_function", f->top);
+		ret = file_read(fc->path, FILE_NO_MAX, &fc->before, NULL);
+		if (ret)
+			return setmsg(res, ret, "cannot read %s: %s%s; nothing applied", fc->path,
+				      strerror(-ret), ret == -EPERM ? " (this kernel does not "
+				      "permit function filtering)" : "");
+		/* the current set, from the text just read */
+		ret = filter_set_init(&cur, filter_funcs_count(f->funcs));
+		if (ret)
+			return setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
+		readback_to_set(f->funcs, fc->before, &cur, &unknown);
+		ret = filter_set_init(&sets[t], filter_funcs_count(f->funcs));
+		if (ret) {
+			filter_set_destroy(&cur);
+			return setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
+		}
+		ret = filter_spec_resolve(sp, f->funcs, (enum filter_target)t, &cur, &sets[t],
+					  &ferr);
+		filter_set_destroy(&cur);
+		if (ret) {
+			res->err_offset = ferr.offset;
+			return setmsg(res, ret, "%s", ferr.msg);
+		}
+	}
+	return 0;
+}
+
+/* The pid files and the event filter @sp changes, read into @c. Return: as plan_funcs(). */
+static int plan_others(struct ftrace_filter *f, const struct filter_spec *sp, struct change *c,
+		       struct ftrace_filter_result *res)
+{
+	static const char *const pidfiles[] = { "set_ftrace_pid", "set_event_pid" };
+	const char *sys, *event, *expr;
+	char evpath[PATH_MAX], rel[PATH_MAX];
+	struct file_change *fc;
+	const int *pids;
+	int ret;
+
+	if (filter_spec_pids(sp, &pids) >= 0) {
+		for (int k = 0; k < 2; k++) {
+			fc = change_add(c, f->dir, pidfiles[k], KIND_PIDS);
+			/* set_ftrace_pid is missing without a function tracer */
+			if (file_read(fc->path, FILE_NO_MAX, &fc->before, NULL))
+				c->nfiles--;
+		}
+	}
+	if (!filter_spec_event(sp, &sys, &event, &expr))
+		return 0;
+	ret = find_event_filter(f, sys, event, evpath, sizeof(evpath));
+	if (ret)
+		return setmsg(res, ret, "event %s%s%s: %s; nothing applied", sys, *sys ? ":" : "",
+			      event, ret == -EEXIST ? "several systems have it: write "
+			      "SYSTEM:EVENT:" : "no such event in this instance");
+	snprintf(rel, sizeof(rel), "%s", evpath + strlen(f->dir) + 1);
+	fc = change_add(c, f->dir, rel, KIND_EVENT);
+	ret = file_read(fc->path, FILE_NO_MAX, &fc->before, NULL);
+	if (ret)
+		return setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
+	return 0;
+}
+
+/* Write one file of @c. Return: 0 or -errno. */
+static int write_change(struct ftrace_filter *f, struct file_change *fc,
+			const struct filter_spec *sp, const struct filter_set *sets,
+			struct ftrace_filter_result *res)
+{
+	char buf[FILTER_MAX_PIDS * 12 + 1] = "";
+	const char *sys, *event, *expr;
+	enum filter_target t;
+	const int *pids;
+	size_t at = 0;
+	bool idx = false;
+	int npids, ret;
+
+	switch (fc->kind) {
+	case KIND_FUNCS:
+	case KIND_GRAPH:
+		t = !strcmp(fc->name, "set_ftrace_notrace") ? FILTER_T_NOTRACE :
+		    fc->kind == KIND_GRAPH ? FILTER_T_GRAPH : FILTER_T_FILTER;
+		ret = write_funcs(f, fc->path, &sets[t], fc->kind == KIND_GRAPH, &idx);
+		res->index_form |= idx;
+		return ret;
+	case KIND_PIDS:
+		npids = filter_spec_pids(sp, &pids);
+		for (int k = 0; k < npids; k++)
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%d", k ? " " : "",
+					       pids[k]);
+		return restore_file(f, fc, buf);
+	case KIND_EVENT:
+		filter_spec_event(sp, &sys, &event, &expr);
+		return restore_file(f, fc, expr);
+	}
+	return -EINVAL;
+}
+
+/*
+ * Write every file of @c; on a failure, put back what was written, the
+ * failed file included. Return: 0, or a negative errno with @res set.
+ */
+static int write_changes(struct ftrace_filter *f, struct change *c, const struct filter_spec *sp,
+			 const struct filter_set *sets, const char *mark,
+			 struct ftrace_filter_result *res)
+{
+	for (int i = 0; i < c->nfiles; i++) {
+		struct file_change *fc = &c->files[i];
+		char kerr[sizeof(res->kernel_error)];
+		int ret = write_change(f, fc, sp, sets, res);
+
+		if (!ret)
+			continue;
+		error_log_new(f, mark, kerr, sizeof(kerr));
+		snprintf(res->kernel_error, sizeof(res->kernel_error), "%s", kerr);
+		setmsg(res, ret, "writing %s failed: %s%s%s%s", fc->name, strerror(-ret),
+		       ret == -EPERM && fc->kind != KIND_EVENT ? " (this kernel does not "
+		       "permit function filtering)" : "", *kerr ? "; kernel: " : "", kerr);
+		for (int k = 0; k <= i; k++)
+			restore_file(f, &c->files[k], c->files[k].before);
+		return ret;
+	}
+	return 0;
+}
+
+/* Did the kernel keep what was written? What it did not is said in kernel_error. */
+static void check_kept(const struct filter_spec *sp, const struct filter_set *sets,
+		       struct ftrace_filter_result *res)
+{
+	for (int t = 0; t < FILTER_T_NR; t++) {
+		size_t want, at = strlen(res->kernel_error);
+
+		if (!filter_spec_has_target(sp, (enum filter_target)t) || t == FILTER_T_GRAPH)
+			continue;
+		want = filter_set_count(&sets[t]);
+		if (res->count[t] == want)
+			continue;
+		snprintf(res->kernel_error + at, sizeof(res->kernel_error) - at,
+			 "%s%s holds %zu functions, %zu were written", at ? "; " : "",
+			 filter_target_file((enum filter_target)t), res->count[t], want);
+	}
+}
+
 int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 			struct ftrace_filter_result *res)
 {
@@ -778,11 +926,9 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 	struct filter_spec *sp = NULL;
 	struct filter_error ferr;
 	struct change *c = NULL;
-	char *mark = NULL, evpath[PATH_MAX];
-	const char *sys, *event, *expr;
-	const int *pids;
-	int ret, npids, written = 0;
+	char *mark = NULL;
 	double t0;
+	int ret;
 
 	memset(res, 0, sizeof(*res));
 	res->err_offset = -1;
@@ -798,135 +944,16 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 	}
 	snprintf(c->line, sizeof(c->line), "%s", line);
 	/* plan: what files change, what they hold now, and the new sets */
-	for (int t = 0; t < FILTER_T_NR; t++) {
-		struct file_change *fc;
-
-		if (!filter_spec_has_target(sp, (enum filter_target)t))
-			continue;
-		if (!f->funcs) {
-			ret = setmsg(res, -EPERM, "%s; nothing applied", f->unavailable);
-			goto out;
-		}
-		fc = change_add(c, f->dir, filter_target_file((enum filter_target)t),
-				t == FILTER_T_GRAPH ? KIND_GRAPH : KIND_FUNCS);
-		/* an instance without its own set_graph_function uses the global one */
-		if (t == FILTER_T_GRAPH && access(fc->path, F_OK))
-			snprintf(fc->path, sizeof(fc->path), "%.1024s/set_graph_function", f->top);
-		ret = read_all(fc->path, &fc->before);
-		if (ret) {
-			ret = setmsg(res, ret, "cannot read %s: %s%s; nothing applied", fc->path,
-				     strerror(-ret), ret == -EPERM ? " (this kernel does not "
-				     "permit function filtering)" : "");
-			goto out;
-		}
-		/* the current set, from the text just read */
-		ret = filter_set_init(&sets[t], filter_funcs_count(f->funcs));
-		if (!ret) {
-			size_t unknown;
-
-			readback_to_set(f->funcs, fc->before, &sets[t], &unknown);
-		}
-		if (!ret) {
-			struct filter_set cur = sets[t];
-
-			ret = filter_set_init(&sets[t], filter_funcs_count(f->funcs));
-			if (!ret)
-				ret = filter_spec_resolve(sp, f->funcs, (enum filter_target)t, &cur,
-							  &sets[t], &ferr);
-			filter_set_destroy(&cur);
-			if (ret) {
-				res->err_offset = ferr.offset;
-				ret = setmsg(res, ret, "%s", ferr.msg);
-				goto out;
-			}
-		}
-		if (ret) {
-			ret = setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
-			goto out;
-		}
-	}
-	npids = filter_spec_pids(sp, &pids);
-	if (npids >= 0) {
-		static const char *const pidfiles[] = { "set_ftrace_pid", "set_event_pid" };
-
-		for (int k = 0; k < 2; k++) {
-			struct file_change *fc = change_add(c, f->dir, pidfiles[k], KIND_PIDS);
-
-			/* set_ftrace_pid is missing without a function tracer */
-			if (read_all(fc->path, &fc->before)) {
-				c->nfiles--;
-				continue;
-			}
-		}
-	}
-	if (filter_spec_event(sp, &sys, &event, &expr)) {
-		struct file_change *fc;
-		char rel[PATH_MAX];
-
-		ret = find_event_filter(f, sys, event, evpath, sizeof(evpath));
-		if (ret) {
-			ret = setmsg(res, ret, "event %s%s%s: %s; nothing applied", sys,
-				     *sys ? ":" : "", event, ret == -EEXIST ?
-				     "several systems have it: write SYSTEM:EVENT:" :
-				     "no such event in this instance");
-			goto out;
-		}
-		snprintf(rel, sizeof(rel), "%s", evpath + strlen(f->dir) + 1);
-		fc = change_add(c, f->dir, rel, KIND_EVENT);
-		ret = read_all(fc->path, &fc->before);
-		if (ret) {
-			ret = setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
-			goto out;
-		}
-	}
-	/* write */
+	ret = plan_funcs(f, sp, c, sets, res);
+	if (!ret)
+		ret = plan_others(f, sp, c, res);
+	if (ret)
+		goto out;
 	mark = error_log_last(f);
 	t0 = now_ms();
-	for (int i = 0; i < c->nfiles && !ret; i++) {
-		struct file_change *fc = &c->files[i];
-		bool idx = false;
-
-		switch (fc->kind) {
-		case KIND_FUNCS:
-		case KIND_GRAPH: {
-			enum filter_target t = !strcmp(fc->name, "set_ftrace_notrace") ?
-					       FILTER_T_NOTRACE : fc->kind == KIND_GRAPH ?
-					       FILTER_T_GRAPH : FILTER_T_FILTER;
-
-			ret = write_funcs(f, fc->path, &sets[t], fc->kind == KIND_GRAPH, &idx);
-			res->index_form |= idx;
-			break;
-		}
-		case KIND_PIDS: {
-			char buf[FILTER_MAX_PIDS * 12 + 1] = "";
-			size_t at = 0;
-
-			for (int k = 0; k < npids; k++)
-				at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%d",
-						       k ? " " : "", pids[k]);
-			ret = restore_file(f, fc, buf);
-			break;
-		}
-		case KIND_EVENT:
-			ret = restore_file(f, fc, expr);
-			break;
-		}
-		written = i + 1;
-		if (ret) {
-			char kerr[sizeof(res->kernel_error)];
-
-			error_log_new(f, mark, kerr, sizeof(kerr));
-			snprintf(res->kernel_error, sizeof(res->kernel_error), "%s", kerr);
-			setmsg(res, ret, "writing %s failed: %s%s%s%s", fc->name, strerror(-ret),
-			       ret == -EPERM && fc->kind != KIND_EVENT ? " (this kernel does not "
-			       "permit function filtering)" : "", *kerr ? "; kernel: " : "", kerr);
-		}
-	}
+	ret = write_changes(f, c, sp, sets, mark, res);
 	res->write_ms = now_ms() - t0;
 	if (ret) {
-		/* put back everything touched, the failed file included */
-		for (int i = 0; i < written; i++)
-			restore_file(f, &c->files[i], c->files[i].before);
 		res->apply_ms = now_ms() - t0;
 		goto out;
 	}
@@ -934,21 +961,7 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 	error_log_new(f, mark, res->kernel_error, sizeof(res->kernel_error));
 	res->apply_ms = now_ms() - t0;
 	summarize(f, res, c, false);
-	/* did the kernel keep what we wrote? */
-	for (int t = 0; t < FILTER_T_NR; t++) {
-		size_t want;
-
-		if (!filter_spec_has_target(sp, (enum filter_target)t) || t == FILTER_T_GRAPH)
-			continue;
-		want = filter_set_count(&sets[t]);
-		if (res->count[t] == want)
-			continue;
-		snprintf(res->kernel_error + strlen(res->kernel_error),
-			 sizeof(res->kernel_error) - strlen(res->kernel_error),
-			 "%s%s holds %zu functions, %zu were written",
-			 res->kernel_error[0] ? "; " : "", filter_target_file((enum filter_target)t),
-			 res->count[t], want);
-	}
+	check_kept(sp, sets, res);
 	res->changed = true;
 	now_note(f, c, false);
 	stack_push(f->undo, &f->nundo, c);
@@ -1000,7 +1013,7 @@ static int change_write(struct ftrace_filter *f, struct change *c, bool undo,
 		const char *want = undo ? fc->before : fc->after;
 		char *now = NULL;
 
-		if (read_all(fc->path, &now) || strcmp(now, want))
+		if (file_read(fc->path, FILE_NO_MAX, &now, NULL) || strcmp(now, want))
 			snprintf(res->kernel_error, sizeof(res->kernel_error),
 				 "%s does not read back as it was", fc->name);
 		free(now);
@@ -1061,140 +1074,4 @@ int ftrace_filter_marker_event(struct store *st, const char *text, uint64_t ts, 
 	ev->nargs = 1;
 	ev->args[0] = id;
 	return 0;
-}
-
-/* ---- history ------------------------------------------------------------------------ */
-
-#define HISTORY_MAX	500
-
-/* the most a history file can be: a bigger one is not ours (safefile_read refuses it) */
-#define HISTORY_FILE_MAX	(HISTORY_MAX * (FILTER_LINE_MAX + 1))
-
-struct filter_history {
-	char	path[PATH_MAX];
-	char	**lines;	/* oldest first */
-	size_t	n;
-	int	save_err;	/* the first refusal to save: not tried again */
-};
-
-static int history_path(char *buf, size_t len)
-{
-	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-
-	if (x && *x)
-		snprintf(buf, len, "%s/ktop/filter_history", x);
-	else if (home && *home)
-		snprintf(buf, len, "%s/.local/state/ktop/filter_history", home);
-	else
-		return -ENOENT;
-	return 0;
-}
-
-int filter_history_open(struct filter_history **out, const char *path)
-{
-	struct filter_history *h = calloc(1, sizeof(*h));
-	char *text = NULL, *p;
-	int ret;
-
-	*out = NULL;
-	if (!h)
-		return -ENOMEM;
-	if (path)
-		snprintf(h->path, sizeof(h->path), "%s", path);
-	else if ((ret = history_path(h->path, sizeof(h->path))))
-		goto out_free;
-	/* a regular file of bounded size; a link only when root or we own it */
-	ret = safefile_read(h->path, HISTORY_FILE_MAX, &text, NULL);
-	/* missing, or not a file of ours (a planted link, a FIFO, too big): empty */
-	if (ret == -ENOENT || ret == -ELOOP || ret == -EINVAL || ret == -EFBIG) {
-		*out = h;
-		return 0;
-	}
-	if (ret)
-		goto out_free;
-	for (p = text; *p;) {
-		size_t n = strcspn(p, "\n");
-
-		if (n && n <= FILTER_LINE_MAX) {
-			char **nl = realloc(h->lines, (h->n + 1) * sizeof(*nl));
-
-			if (!nl || !(nl[h->n] = strndup(p, n))) {
-				h->lines = nl ? nl : h->lines;
-				ret = -ENOMEM;
-				goto out_free;
-			}
-			h->lines = nl;
-			h->n++;
-		}
-		p += n + (p[n] == '\n');
-	}
-	free(text);
-	*out = h;
-	return 0;
-out_free:
-	free(text);
-	filter_history_free(h);
-	return ret;
-}
-
-void filter_history_free(struct filter_history *h)
-{
-	if (!h)
-		return;
-	for (size_t i = 0; i < h->n; i++)
-		free(h->lines[i]);
-	free(h->lines);
-	free(h);
-}
-
-size_t filter_history_count(const struct filter_history *h)
-{
-	return h ? h->n : 0;
-}
-
-const char *filter_history_get(const struct filter_history *h, size_t i)
-{
-	return h && i < h->n ? h->lines[h->n - 1 - i] : NULL;
-}
-
-int filter_history_add(struct filter_history *h, const char *line, char *why, size_t whylen)
-{
-	char **nl, *text = NULL;
-	size_t len = 0;
-	FILE *fp;
-	int ret;
-
-	if (!*line || strchr(line, '\n') || strlen(line) > FILTER_LINE_MAX)
-		return -EINVAL;
-	if (h->n && !strcmp(h->lines[h->n - 1], line))
-		return 0;
-	nl = realloc(h->lines, (h->n + 1) * sizeof(*nl));
-	if (!nl)
-		return -ENOMEM;
-	h->lines = nl;
-	h->lines[h->n] = strdup(line);
-	if (!h->lines[h->n])
-		return -ENOMEM;
-	h->n++;
-	if (h->n > HISTORY_MAX) {
-		free(h->lines[0]);
-		memmove(h->lines, h->lines + 1, (h->n - 1) * sizeof(*h->lines));
-		h->n--;
-	}
-	if (h->save_err == -EPERM)
-		return h->save_err;	/* said once: the directory is not ours to write */
-	fp = open_memstream(&text, &len);
-	if (!fp)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->n; i++)
-		fprintf(fp, "%s\n", h->lines[i]);
-	if (fclose(fp)) {
-		free(text);
-		return -ENOMEM;
-	}
-	/* a new file renamed over the old: a crash never leaves half a history */
-	ret = safefile_replace(h->path, text, len, 0600, why, whylen);
-	free(text);
-	h->save_err = ret;
-	return ret;
 }

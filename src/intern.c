@@ -7,7 +7,9 @@
  * slots are published with release stores after the string they name. Inserts
  * are serialised by a mutex. When the hash table grows, the old one is kept
  * (retired) until intern_free(), so a reader probing it concurrently stays safe;
- * a miss on a stale table just falls through to the locked path.
+ * a miss on a stale table just falls through to the locked path. (That is why
+ * this is not src/hashmap.h's map, which has one writer or readers only; the
+ * hash is its hash_str().)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "intern.h"
 
 #define INTERN_PAGE_SHIFT	12
@@ -48,17 +51,7 @@ struct intern {
 
 static uint32_t intern_hash(const char *s, size_t len)
 {
-	/* FNV-1a, then a final mix so the low bits are usable as an index */
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	return h;
+	return (uint32_t)hash_str(s, len);
 }
 
 static struct intern_table *intern_table_alloc(uint64_t nslots)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "intern.h"
 #include "jsonw.h"
 #include "json_stacks.h"
@@ -21,8 +22,7 @@ struct json_sf {
 	struct store	*st;
 	struct sf_node	*nodes;		/* frame id i at nodes[i - 1] */
 	uint32_t	n, cap;
-	uint64_t	*hash;		/* (parent, name) -> id, open addressing */
-	uint32_t	hcap;
+	struct hmap	ids;		/* parent << 32 | name -> frame id */
 	uint32_t	*leaf;		/* stack id -> its leaf frame id, 0: not yet */
 	uint32_t	nleaf;
 };
@@ -41,70 +41,35 @@ void json_sf_free(struct json_sf *sf)
 	if (!sf)
 		return;
 	free(sf->nodes);
-	free(sf->hash);
+	hmap_destroy(&sf->ids);
 	free(sf->leaf);
 	free(sf);
-}
-
-static inline uint64_t sf_key(uint32_t parent, uint32_t name)
-{
-	return (uint64_t)parent << 32 | name;
-}
-
-static uint32_t sf_slot(uint64_t key, uint32_t cap)
-{
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (cap - 1);
-}
-
-/* Rehash the ids (the keys are in the nodes). */
-static int sf_grow(struct json_sf *sf)
-{
-	uint32_t cap = sf->hcap ? sf->hcap * 2 : 4096;
-	uint64_t *h = calloc(cap, sizeof(*h));
-
-	if (!h)
-		return -1;
-	for (uint32_t i = 0; i < sf->hcap; i++) {
-		uint32_t id = (uint32_t)sf->hash[i], s;
-		const struct sf_node *n;
-
-		if (!id)
-			continue;
-		n = &sf->nodes[id - 1];
-		for (s = sf_slot(sf_key(n->parent, n->name), cap); h[s]; s = (s + 1) & (cap - 1))
-			;
-		h[s] = id;
-	}
-	free(sf->hash);
-	sf->hash = h;
-	sf->hcap = cap;
-	return 0;
 }
 
 /* The id of frame @name under @parent, made if new. Return: 0 on ENOMEM. */
 static uint32_t sf_child(struct json_sf *sf, uint32_t parent, uint32_t name, uint8_t kind)
 {
-	uint32_t s;
+	uint64_t key = (uint64_t)parent << 32 | name, *id;
+	bool added;
 
-	if ((sf->n + 1) * 2 >= sf->hcap && sf_grow(sf))
+	id = hmap_put(&sf->ids, key, &added);
+	if (!id)
 		return 0;
-	for (s = sf_slot(sf_key(parent, name), sf->hcap); sf->hash[s]; s = (s + 1) & (sf->hcap - 1)) {
-		const struct sf_node *n = &sf->nodes[sf->hash[s] - 1];
-
-		if (n->parent == parent && n->name == name)
-			return (uint32_t)sf->hash[s];
-	}
+	if (!added)
+		return (uint32_t)*id;
 	if (sf->n == sf->cap) {
 		uint32_t cap = sf->cap ? sf->cap * 2 : 1024;
 		struct sf_node *v = realloc(sf->nodes, cap * sizeof(*v));
 
-		if (!v)
+		if (!v) {
+			hmap_del(&sf->ids, key, NULL);
 			return 0;
+		}
 		sf->nodes = v;
 		sf->cap = cap;
 	}
 	sf->nodes[sf->n] = (struct sf_node){ parent, name, kind };
-	sf->hash[s] = ++sf->n;
+	*id = ++sf->n;
 	return sf->n;
 }
 

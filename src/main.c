@@ -18,11 +18,13 @@
 #include "app.h"
 #include "batch.h"
 #include "features.h"
+#include "formats/format.h"
 #include "opts.h"
 #include "output.h"
 #include "safefile.h"
 #include "probe.h"
 #include "session.h"
+#include "tuning.h"
 #include "ui.h"
 
 #define EXIT_USAGE	2
@@ -99,13 +101,13 @@ static int main_features(void)
  */
 static const char *main_demo_path(char *buf, size_t len, char *tried, size_t tlen)
 {
-	const char *fx = getenv("KTOP_FIXTURES");
+	const char *fx = tuning()->fixtures;
 	char exe[PATH_MAX - 64], *slash;
 	ssize_t n;
 	int t = 0;
 
 	tried[0] = 0;
-	if (fx && *fx) {
+	if (tuning_given(tuning(), "KTOP_FIXTURES")) {
 		snprintf(buf, len, "%s/demo.ktop", fx);
 		t += snprintf(tried + t, tlen - (size_t)t, "%s", buf);
 		if (!access(buf, R_OK))
@@ -173,34 +175,78 @@ static int main_stdin_to_tty(void)
 	return in;
 }
 
-/* -i FILE, -i -, --demo: no tracefs, no root. */
-static int main_offline(struct app *a, const char *path)
+/* -i FILE@NAME: a buffer of a trace.dat (trace-cmd record -B NAME). */
+static bool main_buffer_of(const char *path)
 {
-	bool is_stdin = !strcmp(path, "-");
+	char file[PATH_MAX];
+	const char *buffer;
+
+	return format_split_part(path, file, sizeof(file), &buffer);
+}
+
+/* The view reads keys from standard input and draws on standard output. */
+static bool main_has_terminal(void)
+{
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		return true;
+	fprintf(stderr, "ktop: the interactive view needs a terminal; "
+		"use --batch or --json without one\n");
+	return false;
+}
+
+/* Before anything changes, so every signal finds the exit path. Return: 0, or 1 said. */
+static int main_signals(void)
+{
+	int ret = session_signals_init();
+
+	if (ret)
+		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+	return ret ? 1 : 0;
+}
+
+/*
+ * A stream in the view that ended, or was cut off (the link dropped): said
+ * on stderr once the screen is back. Not a failure: the view kept what came,
+ * and the user asked to quit.
+ */
+static void main_stream_end(struct app *a)
+{
+	char desc[1024];
+
+	if (app_stream_end_desc(a, desc, sizeof(desc)) >= APP_STREAM_ENDED)
+		fprintf(stderr, "ktop: %s\n", desc);
+}
+
+/*
+ * -i FILE, -i -, --demo, --remote: no tracefs, no root. @in_fd: the stream
+ * of "-" (-1: standard input, whose terminal then comes from /dev/tty).
+ */
+static int main_offline(struct app *a, const char *path, int in_fd)
+{
+	bool said, is_stdin = !strcmp(path, "-");
 	char err[512] = "";
-	int ret, status, in_fd = -1, flags = 0;
+	int ret, status, flags = 0;
+	pid_t sharer = 0;
 
 	/* a file that is not there is the first thing to hear about, terminal or not */
-	if (!is_stdin && access(path, R_OK)) {
+	if (!is_stdin && access(path, R_OK) && !main_buffer_of(path)) {
 		fprintf(stderr, "ktop: %s: %s\n", path, strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (!a->opts.batch) {
-		if (is_stdin && (in_fd = main_stdin_to_tty()) < 0)
-			return EXIT_USAGE;
-		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-			fprintf(stderr, "ktop: the interactive view needs a terminal; "
-				"use --batch or --json without one\n");
-			return EXIT_USAGE;
+		if (is_stdin && in_fd < 0) {
+			in_fd = main_stdin_to_tty();
+			if (in_fd < 0)
+				return EXIT_USAGE;
+			sharer = -1;	/* looked for once the stream began: ssh runs by then */
 		}
+		if (!main_has_terminal())
+			return EXIT_USAGE;
 	} else {
 		flags = is_stdin ? APP_SNAP_END_SIGNAL : APP_SNAP_SYNC;
 	}
-	ret = session_signals_init();
-	if (ret) {
-		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+	if (main_signals())
 		return 1;
-	}
 	ret = app_open_snapshot(a, path, in_fd, flags, err, sizeof(err));
 	if (!ret)
 		ret = app_view_start(a, err, sizeof(err));
@@ -208,6 +254,15 @@ static int main_offline(struct app *a, const char *path)
 		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
 		app_stop(a);
 		return EXIT_USAGE;
+	}
+	if (sharer < 0)
+		sharer = remote_tty_sharer(STDOUT_FILENO);	/* the terminal, not /dev/tty */
+	if (sharer > 0) {
+		size_t n = strlen(a->mode_why);
+
+		snprintf(a->mode_why + n, sizeof(a->mode_why) - n, "; ssh (pid %d) reads this "
+			 "terminal too, and takes keys typed here: use ktop --remote HOST, or "
+			 "ssh -n", (int)sharer);
 	}
 	main_reap_stale();
 	if (a->opts.batch) {
@@ -223,14 +278,56 @@ static int main_offline(struct app *a, const char *path)
 	} else {
 		status = ui_run(a);
 	}
-	/* a stream that breaks off is bad input as a truncated file is: status 2 */
+	/*
+	 * A stream that breaks off is bad input for --batch, as a truncated file
+	 * is: status 2. The view has said so on screen and kept what came.
+	 */
+	said = is_stdin && (!a->opts.batch || a->remote);
+	if (said)
+		main_stream_end(a);
 	ret = app_loader_status(a, err, sizeof(err));
-	if (ret && ret != -EINTR) {
-		fprintf(stderr, "ktop: %s\n", err);
+	if (ret && ret != -EINTR && (a->opts.batch || !is_stdin)) {
+		if (!said)
+			fprintf(stderr, "ktop: %s\n", err);
 		status = EXIT_USAGE;
 	}
+	/* the far side stops tracing once ssh is gone; the loader sees the end */
+	if (a->remote)
+		remote_hangup(a->remote);
 	status = main_output(a, status);
 	app_stop(a);
+	return status;
+}
+
+/*
+ * --remote: ssh runs ktop --stream on the far side; the view reads the
+ * stream as -i - does, the terminal staying its own (src/remote.h).
+ */
+static int main_remote(struct app *a)
+{
+	char err[512] = "";
+	struct remote *r;
+	int ret, status;
+
+	if (!a->opts.batch && !main_has_terminal())
+		return EXIT_USAGE;
+	if (main_signals())
+		return 1;
+	r = remote_start(&a->opts.remote, err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "ktop: %s\n", err);
+		return EXIT_USAGE;
+	}
+	ret = remote_wait_stream(r, stderr, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ktop: %s\n", err);
+		remote_stop(r);
+		return EXIT_USAGE;
+	}
+	a->remote = r;
+	status = main_offline(a, "-", remote_stream_fd(r));
+	a->remote = NULL;
+	remote_stop(r);
 	return status;
 }
 
@@ -242,19 +339,15 @@ static int main_stream(struct app *a)
 
 	if (isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "ktop: --stream writes binary data: pipe it, e.g. "
-			"ssh HOST sudo ktop --stream | ktop -i -\n");
+			"ktop --stream | ktop -i -; from another machine: ktop --remote HOST\n");
 		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "ktop: needs root to trace (tracefs and BPF are root-only)\n");
 		return EXIT_USAGE;
 	}
-	ret = session_signals_init();
-	if (ret) {
-		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+	if (main_signals())
 		return 1;
-	}
-	a->opts.no_bpf = true;	/* BPF figures are not in the stream */
 	ret = app_start(a, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
@@ -272,6 +365,10 @@ int main(int argc, char **argv)
 	char err[512] = "";
 	int ret, status;
 
+	if (tuning_init(err, sizeof(err))) {
+		fprintf(stderr, "ktop: %s (see ktop --help-debug)\n", err);
+		return EXIT_USAGE;
+	}
 	opts_defaults(&a.opts);
 	a.wake_fd = -1;
 	ret = opts_parse(&a.opts, argc, argv, stdout, err, sizeof(err));
@@ -297,17 +394,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ktop: -o %s\n", err);
 		return EXIT_USAGE;
 	}
+	if (a.opts.remote.dest)
+		return main_remote(&a);
 	if (a.opts.input)
-		return main_offline(&a, a.opts.input);
+		return main_offline(&a, a.opts.input, -1);
 	if (a.opts.stream)
 		return main_stream(&a);
-	if (!a.opts.batch) {
-		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-			fprintf(stderr, "ktop: the interactive view needs a terminal; "
-				"use --batch or --json without one\n");
-			return EXIT_USAGE;
-		}
-	}
+	if (!a.opts.batch && !main_has_terminal())
+		return EXIT_USAGE;
 	if (geteuid() != 0) {
 		fprintf(stderr, "ktop: needs root to trace (tracefs and BPF are root-only); "
 			"try: sudo ktop, or ktop --features to see what this kernel permits\n");
@@ -315,11 +409,8 @@ int main(int argc, char **argv)
 	}
 
 	/* before anything changes in tracefs, so every signal finds the exit path */
-	ret = session_signals_init();
-	if (ret) {
-		fprintf(stderr, "ktop: cannot install signal handlers: %s\n", strerror(-ret));
+	if (main_signals())
 		return 1;
-	}
 	ret = app_start(&a, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));

@@ -13,14 +13,18 @@
 #include <string.h>
 
 #include "app.h"
+#include "err.h"
 #include "filter.h"
+#include "formats/tracedat.h"
 #include "opts.h"
 #include "probe_spec.h"
 #include "store.h"
+#include "tuning.h"
 #include "viewfilter.h"
 
 enum {
 	OPT_BATCH = 0x100,
+	OPT_HELP_DEBUG,
 	OPT_JSON,
 	OPT_DURATION,
 	OPT_INTERVAL,
@@ -41,10 +45,15 @@ enum {
 	OPT_THRESH,
 	OPT_PROBE,
 	OPT_HIDE_SELF,
+	OPT_DAT_VERSION,
+	OPT_DAT_COMPRESS,
 	OPT_STACK,
 	OPT_USTACK,
 	OPT_OFFCPU,
 	OPT_FOLDED,
+	OPT_REMOTE,
+	OPT_SSH,
+	OPT_REMOTE_KTOP,
 };
 
 static const struct option long_opts[] = {
@@ -82,11 +91,17 @@ static const struct option long_opts[] = {
 	{ "probe",		required_argument,	NULL, OPT_PROBE },
 	{ "view",		required_argument,	NULL, 'F' },
 	{ "hide-self",		no_argument,		NULL, OPT_HIDE_SELF },
+	{ "dat-version",	required_argument,	NULL, OPT_DAT_VERSION },
+	{ "dat-compress",	required_argument,	NULL, OPT_DAT_COMPRESS },
 	{ "stack",		required_argument,	NULL, OPT_STACK },
 	{ "ustack",		required_argument,	NULL, OPT_USTACK },
 	{ "offcpu",		no_argument,		NULL, OPT_OFFCPU },
 	{ "folded",		required_argument,	NULL, OPT_FOLDED },
+	{ "remote",		required_argument,	NULL, OPT_REMOTE },
+	{ "ssh",		required_argument,	NULL, OPT_SSH },
+	{ "remote-ktop",	required_argument,	NULL, OPT_REMOTE_KTOP },
 	{ "help",		no_argument,		NULL, 'h' },
+	{ "help-debug",		no_argument,		NULL, OPT_HELP_DEBUG },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -161,12 +176,26 @@ void opts_usage(FILE *fp)
 	      "                             .csv, or .folded: stacks for flame graphs)\n"
 	      "      --folded WHAT          what FILE.folded holds: events (stack counts),\n"
 	      "                             offcpu (ns), graph (function_graph ns), graph-count\n"
-	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin)\n"
+	      "      --dat-version 6|7      trace.dat version -o writes (default 7; 6 for\n"
+	      "                             readers older than trace-cmd 3.0)\n"
+	      "      --dat-compress zstd|none  trace.dat 7 compression (default zstd)\n"
+	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin):\n"
+	      "                             .ktop, or trace.dat version 6 or 7 (uncompressed,\n"
+	      "                             zstd or zlib), every buffer; FILE@NAME: only the\n"
+	      "                             buffer NAME (trace-cmd record -B NAME; @top)\n"
 	      "      --stream               write a live .ktop stream to stdout\n"
 	      "      --stream-rate SIZE     --stream bandwidth bound, bytes/s (default 4M;\n"
 	      "                             0: none); events over it are sent as lost\n"
 	      "      --demo                 open the bundled demo snapshot\n"
+	      "      --remote [USER@]HOST   view HOST's kernel live: ssh runs ktop --stream\n"
+	      "                             there (with sudo unless USER is root; its\n"
+	      "                             password is asked for here); what-to-trace\n"
+	      "                             options go to HOST, the others stay here\n"
+	      "      --ssh 'CMD'            --remote's ssh command (default ssh), e.g.\n"
+	      "                             'ssh -p 2222 -i KEY'; split at blanks\n"
+	      "      --remote-ktop PATH     ktop on HOST (default: ktop in sudo's PATH)\n"
 	      "  -h, --help                 this text\n"
+	      "      --help-debug           the tuning and test switches (KTOP_* variables)\n"
 	      "  -V, --version              version\n"
 	      "\n"
 	      "Probes: [EVENT=]PLACE[%return] [[NAME=]EXPR[:TYPE]]...\n"
@@ -269,12 +298,14 @@ int opts_check_cpulist(const char *s)
 	}
 }
 
-static int opts_err(char *err, size_t errlen, const char *fmt, ...)
+/* Every refusal of the command line is -EINVAL. */
+static int __attribute__((format(printf, 3, 4)))
+opts_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	err_vset(err, errlen, -EINVAL, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -419,7 +450,8 @@ static int opts_probe(struct app_opts *o, const char *arg, char *err, size_t err
 	return 0;
 }
 
-static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+/* An option of the tracing session (struct session_opts). Return: 0, -EINVAL, or 1: not one. */
+static int opts_session_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
 	struct session_opts *so = &o->so;
 	unsigned long long v;
@@ -470,6 +502,66 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"-b wants a buffer size in KB per CPU, not '%s'", arg);
 		so->buffer_kb = (size_t)v;
 		return 0;
+	case OPT_FORCE:
+		so->force = true;
+		return 0;
+	case OPT_MAX_DEPTH:
+	case OPT_THRESH:
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
+			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
+					c == OPT_THRESH ? "--thresh" : "--max-depth",
+					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
+		if (c == OPT_THRESH) {
+			so->thresh_set = true;
+			so->thresh_us = (unsigned long)v;
+		} else {
+			so->max_depth_set = true;
+			so->max_depth = (unsigned int)v;
+		}
+		return 0;
+	case OPT_FG_IRQS:
+	case OPT_NO_FG_IRQS:
+		so->funcgraph_irqs = c == OPT_FG_IRQS ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case OPT_FG_TAIL:
+	case OPT_NO_FG_TAIL:
+		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
+		return 0;
+	case OPT_STACK:
+	case OPT_USTACK:
+		return opts_add_stack(o, c == OPT_STACK ? "--stack" : "--ustack", arg, strlen(arg),
+				      c == OPT_STACK ? STACKTRIG_KERN :
+				      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
+	case 'O':
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
+					"not '%s'", arg);
+		for (v = 0; session_osnoise_files[v]; v++)
+			if (!strncmp(arg, session_osnoise_files[v], strcspn(arg, "=")) &&
+			    strlen(session_osnoise_files[v]) == strcspn(arg, "="))
+				break;
+		if (!session_osnoise_files[v])
+			return opts_err(err, errlen, "-O %s: unknown setting; NAME is one of "
+					"period_us, runtime_us, stop_tracing_us, "
+					"stop_tracing_total_us, timerlat_period_us, print_stack, cpus",
+					arg);
+		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
+	}
+	return 1;
+}
+
+static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char *end;
+	int ret;
+
+	ret = opts_session_one(o, c, arg, err, errlen);
+	if (ret <= 0)
+		return ret;
+	switch (c) {
 	case 'm':
 		if (opts_parse_size(arg, &o->memory))
 			return opts_err(err, errlen,
@@ -513,8 +605,18 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_FEATURES:
 		o->features_only = true;
 		return 0;
-	case OPT_FORCE:
-		so->force = true;
+	case OPT_DAT_VERSION:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			return opts_err(err, errlen, "--dat-version wants 6 or 7 (the trace.dat "
+					"versions trace-cmd reads), not '%s'", arg);
+		o->dat_version = (unsigned int)(arg[0] - '0');
+		return 0;
+	case OPT_DAT_COMPRESS:
+		if (strcmp(arg, "zstd") && strcmp(arg, "none"))
+			return opts_err(err, errlen, "--dat-compress wants zstd or none (what "
+					"Debian's trace-cmd reads), not '%s'", arg);
+		o->dat_compress = strcmp(arg, "zstd") ? TRACEDAT_COMPRESS_NONE :
+				  TRACEDAT_COMPRESS_ZSTD;
 		return 0;
 	case OPT_THEME:
 		o->theme = arg;
@@ -542,35 +644,6 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"--stream-rate wants bytes per second such as 1M, not '%s'",
 					arg);
 		return 0;
-	case OPT_MAX_DEPTH:
-	case OPT_THRESH:
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
-			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
-					c == OPT_THRESH ? "--thresh" : "--max-depth",
-					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
-		if (c == OPT_THRESH) {
-			so->thresh_set = true;
-			so->thresh_us = (unsigned long)v;
-		} else {
-			so->max_depth_set = true;
-			so->max_depth = (unsigned int)v;
-		}
-		return 0;
-	case OPT_FG_IRQS:
-	case OPT_NO_FG_IRQS:
-		so->funcgraph_irqs = c == OPT_FG_IRQS ? SESSION_OPT_ON : SESSION_OPT_OFF;
-		return 0;
-	case OPT_FG_TAIL:
-	case OPT_NO_FG_TAIL:
-		so->funcgraph_tail = c == OPT_FG_TAIL ? SESSION_OPT_ON : SESSION_OPT_OFF;
-		return 0;
-	case OPT_STACK:
-	case OPT_USTACK:
-		return opts_add_stack(o, c == OPT_STACK ? "--stack" : "--ustack", arg, strlen(arg),
-				      c == OPT_STACK ? STACKTRIG_KERN :
-				      STACKTRIG_KERN | STACKTRIG_USER, err, errlen);
 	case OPT_OFFCPU:
 		o->offcpu = true;
 		return 0;
@@ -581,22 +654,95 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					"graph-count, not '%s'", arg);
 		o->folded = arg;
 		return 0;
-	case 'O':
-		if (!strchr(arg, '=') || arg[0] == '=')
-			return opts_err(err, errlen, "-O wants NAME=VALUE (e.g. period_us=1000), "
-					"not '%s'", arg);
-		for (v = 0; session_osnoise_files[v]; v++)
-			if (!strncmp(arg, session_osnoise_files[v], strcspn(arg, "=")) &&
-			    strlen(session_osnoise_files[v]) == strcspn(arg, "="))
-				break;
-		if (!session_osnoise_files[v])
-			return opts_err(err, errlen, "-O %s: unknown setting; NAME is one of "
-					"period_us, runtime_us, stop_tracing_us, "
-					"stop_tracing_total_us, timerlat_period_us, print_stack, cpus",
-					arg);
-		return opts_add(so->tracer_opts, &so->ntracer_opts, "-O", arg, err, errlen);
 	}
 	return opts_err(err, errlen, "internal error: option %d", c);
+}
+
+/*
+ * --remote: what to trace is the far side's business. These options are
+ * handed on to its `ktop --stream` by their long names, as typed; the view's
+ * own (-F, -m, -o, --batch, --theme, ...) stay here.
+ */
+static const int remote_fwd_opts[] = {
+	'p', 'l', 'n', 'g', 'e', 'P', 'C', 'b', 'O', OPT_FORCE, OPT_NO_BPF, OPT_BPF_SYSCALLS,
+	OPT_STREAM_RATE, OPT_MAX_DEPTH, OPT_FG_IRQS, OPT_NO_FG_IRQS, OPT_FG_TAIL,
+	OPT_NO_FG_TAIL, OPT_THRESH, OPT_PROBE, OPT_STACK, OPT_USTACK, OPT_OFFCPU,
+};
+
+static int opts_remote_fwd(struct app_opts *o, int c, const char *arg, char *err,
+			   size_t errlen)
+{
+	struct remote_opts *ro = &o->remote;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(remote_fwd_opts) / sizeof(remote_fwd_opts[0]); i++)
+		if (remote_fwd_opts[i] == c)
+			break;
+	if (i == sizeof(remote_fwd_opts) / sizeof(remote_fwd_opts[0]))
+		return 0;
+	if (ro->nfwd == REMOTE_MAX_FWD)
+		return opts_err(err, errlen, "more than %d tracing options", REMOTE_MAX_FWD);
+	for (const struct option *lo = long_opts; lo->name; lo++) {
+		if (lo->val != c)
+			continue;
+		ro->fwd_name[ro->nfwd] = lo->name;
+		ro->fwd_arg[ro->nfwd++] = lo->has_arg ? arg : NULL;
+		return 0;
+	}
+	return opts_err(err, errlen, "internal error: option %d has no long name", c);
+}
+
+/* --remote, --ssh, --remote-ktop */
+static int opts_remote_one(struct app_opts *o, int c, const char *arg, char *err,
+			   size_t errlen)
+{
+	switch (c) {
+	case OPT_REMOTE:
+		if (!*arg || arg[0] == '-' || strpbrk(arg, " \t\n'\"\\"))
+			return opts_err(err, errlen, "--remote wants [USER@]HOST (as ssh takes it), "
+					"not '%s'", arg);
+		o->remote.dest = arg;
+		return 0;
+	case OPT_SSH:
+		o->remote.ssh = arg;
+		return 0;
+	default:
+		if (!*arg)
+			return opts_err(err, errlen, "--remote-ktop wants the path of ktop on the "
+					"far side");
+		o->remote.ktop = arg;
+		return 0;
+	}
+}
+
+/* One option getopt returned; those that say what to trace are noted for --remote. */
+static int opts_option(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	int ret;
+
+	if (c == OPT_PROBE)
+		ret = opts_probe(o, arg, err, errlen);
+	else if (c == OPT_REMOTE || c == OPT_SSH || c == OPT_REMOTE_KTOP)
+		ret = opts_remote_one(o, c, arg, err, errlen);
+	else
+		ret = opts_one(o, c, arg, err, errlen);
+	return ret ? ret : opts_remote_fwd(o, c, arg, err, errlen);
+}
+
+/* --remote's combinations. */
+static int opts_check_remote(const struct app_opts *o, char *err, size_t errlen)
+{
+	if (!o->remote.dest) {
+		if (o->remote.ssh || o->remote.ktop)
+			return opts_err(err, errlen, "%s applies to --remote only",
+					o->remote.ssh ? "--ssh" : "--remote-ktop");
+		return 0;
+	}
+	if (o->input || o->demo || o->stream || o->features_only)
+		return opts_err(err, errlen, "--remote reads the far side's stream: it cannot be "
+				"combined with %s", o->input ? "-i" : o->demo ? "--demo" :
+				o->stream ? "--stream" : "--features");
+	return 0;
 }
 
 /* The name of the option getopt just complained about, as the user typed it. */
@@ -632,6 +778,9 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 		case 'h':
 			opts_usage(out);
 			return OPTS_DONE;
+		case OPT_HELP_DEBUG:
+			tuning_print(out);
+			return OPTS_DONE;
 		case 'V':
 			fprintf(out, "ktop %s\n", KTOP_VERSION);
 			return OPTS_DONE;
@@ -642,8 +791,7 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 			return opts_err(err, errlen, "unknown option '%s'; see ktop --help",
 					opts_bad_name(argc, argv, name, sizeof(name)));
 		default:
-			if (c == OPT_PROBE ? opts_probe(o, optarg, err, errlen) :
-			    opts_one(o, c, optarg, err, errlen))
+			if (opts_option(o, c, optarg, err, errlen))
 				return -EINVAL;
 		}
 	}
@@ -659,9 +807,14 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->so.ngraph_funcs && strcmp(o->so.tracer, "function_graph"))
 		return opts_err(err, errlen, "-g needs the function_graph tracer, not '%s'",
 				o->so.tracer);
+	if (opts_check_remote(o, err, errlen))
+		return -EINVAL;
 	if (o->nviews && o->stream)
 		return opts_err(err, errlen, "--view does not apply to --stream (it sends every "
 				"event); narrow on the reading side: ktop -i - --batch --view ...");
+	if (o->dat_version == 6 && o->dat_compress == TRACEDAT_COMPRESS_ZSTD)
+		return opts_err(err, errlen, "--dat-compress zstd needs --dat-version 7 (version 6 "
+				"has no compression)");
 	if (o->input && (o->demo || o->stream))
 		return opts_err(err, errlen, "-i cannot be combined with %s",
 				o->demo ? "--demo" : "--stream");

@@ -22,9 +22,10 @@
 #include <tracefs.h>
 #include <zlib.h>
 
-#include "fixture.h"
+#include "file.h"
 #include "probe.h"
 #include "probe_elf.h"
+#include "symbols.h"
 
 #define PROBE_SET_MAX	64
 #define EM_LINE		(PROBE_NAME_MAX * 2 + 8)
@@ -62,11 +63,15 @@ static bool path_exists(const char *path)
 	return !access(path, F_OK);
 }
 
+/* @path whole, NUL-terminated (free it). Return: NULL with errno set on failure. */
 static char *read_text(const char *path)
 {
-	size_t len;
+	char *text;
+	int ret = file_read(path, FILE_NO_MAX, &text, NULL);
 
-	return fixture_read_file(path, &len);
+	if (ret)
+		errno = -ret;
+	return text;
 }
 
 /*
@@ -150,10 +155,14 @@ static int kallsyms_find(const char *name, char *clones, size_t clen, char *near
 	if (!fp)
 		return -errno;
 	while (fgets(line, sizeof(line), fp)) {
-		char type, sym[256];
+		struct symbols_line sl;
+		char sym[256];
 
-		if (sscanf(line, "%*s %c %255s", &type, sym) != 2 || (type != 't' && type != 'T'))
+		if (!symbols_parse_line(line, strcspn(line, "\n"), &sl) ||
+		    (sl.type != 't' && sl.type != 'T') || sl.name_len >= sizeof(sym))
 			continue;
+		memcpy(sym, sl.name, sl.name_len);
+		sym[sl.name_len] = '\0';
 		if (!strcmp(sym, name)) {
 			found = 1;
 		} else if (!strncmp(sym, name, l) && sym[l] == '.') {

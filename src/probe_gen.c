@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "probe_gen.h"
 
 /* x86-64 SysV: the first six integer arguments */
@@ -186,7 +187,7 @@ static int gen_err(const struct gen *g, int pos, int ret, const char *fmt, ...)
 
 	g->e->pos = pos;
 	va_start(ap, fmt);
-	vsnprintf(g->e->msg, sizeof(g->e->msg), fmt, ap);
+	err_vset(g->e->msg, sizeof(g->e->msg), ret, fmt, ap);
 	va_end(ap);
 	return ret;
 }

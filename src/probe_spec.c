@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "probe_spec.h"
 
 struct cur {
@@ -39,7 +40,7 @@ int probe_err_set(struct probe_err *e, int pos, const char *fmt, ...)
 		return -EINVAL;
 	e->pos = pos;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	err_vset(e->msg, sizeof(e->msg), -EINVAL, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }

@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "err.h"
+#include "file.h"
 #include "output.h"
 #include "safefile.h"
 
@@ -24,18 +27,6 @@
 static bool trusted_uid(uid_t uid)
 {
 	return uid == 0 || uid == geteuid();
-}
-
-static int say(char *buf, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (len) {
-		va_start(ap, fmt);
-		vsnprintf(buf, len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
 }
 
 /* write() all of @len bytes. Return: 0 or -errno. */
@@ -61,13 +52,13 @@ static void tmp_name(char *buf, size_t len, const char *base)
 {
 	static const char az[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	unsigned char r[6];
-	struct timespec ts;
 	size_t n;
 
 	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t ns = clock_mono_ns();
+
 		for (size_t i = 0; i < sizeof(r); i++)
-			r[i] = (unsigned char)((ts.tv_nsec >> (i * 5)) ^ (getpid() >> i));
+			r[i] = (unsigned char)((ns >> (i * 5)) ^ (getpid() >> i));
 	}
 	n = (size_t)snprintf(buf, len, "%s.", base);
 	for (size_t i = 0; i < sizeof(r) && n + 1 < len; i++)
@@ -105,14 +96,14 @@ static int dir_trusted(int fd, const char *shown, bool last, char *why, size_t w
 	struct stat st;
 
 	if (fstat(fd, &st))
-		return say(why, whylen, -errno, "%s: %s", shown, strerror(errno));
+		return err_set(why, whylen, -errno, "%s: %s", shown, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return say(why, whylen, -ENOTDIR, "%s is not a directory", shown);
+		return err_set(why, whylen, -ENOTDIR, "%s is not a directory", shown);
 	if (!trusted_uid(st.st_uid))
-		return say(why, whylen, -EPERM, "%s belongs to uid %u%s", shown,
+		return err_set(why, whylen, -EPERM, "%s belongs to uid %u%s", shown,
 			   (unsigned int)st.st_uid, geteuid() ? "" : " and ktop runs as root");
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (last || !(st.st_mode & S_ISVTX)))
-		return say(why, whylen, -EPERM, "%s is writable by %s (mode %04o)", shown,
+		return err_set(why, whylen, -EPERM, "%s is writable by %s (mode %04o)", shown,
 			   st.st_mode & S_IWOTH ? "others" : "its group",
 			   (unsigned int)(st.st_mode & 07777));
 	return 0;
@@ -151,7 +142,7 @@ int safefile_dir_open(const char *path, mode_t mkdir_mode, char *why, size_t why
 	char *p = rest;
 
 	if (snprintf(rest, sizeof(rest), "%s", path) >= (int)sizeof(rest) || !*path)
-		return say(why, whylen, -ENAMETOOLONG, "%s: bad directory name", path);
+		return err_set(why, whylen, -ENAMETOOLONG, "%s: bad directory name", path);
 	fd = walk_root(rest[0] == '/', shown, sizeof(shown), why, whylen);
 	if (fd < 0)
 		return fd;
@@ -170,11 +161,11 @@ int safefile_dir_open(const char *path, mode_t mkdir_mode, char *why, size_t why
 			continue;
 		}
 		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			ret = say(why, whylen, -EPERM, "%s: '..' is not followed", path);
+			ret = err_set(why, whylen, -EPERM, "%s: '..' is not followed", path);
 			goto out_close;
 		}
 		if (n >= NAME_MAX + 1) {
-			ret = say(why, whylen, -ENAMETOOLONG, "%s: name too long", path);
+			ret = err_set(why, whylen, -ENAMETOOLONG, "%s: name too long", path);
 			goto out_close;
 		}
 		memcpy(target, p, n);
@@ -187,7 +178,7 @@ int safefile_dir_open(const char *path, mode_t mkdir_mode, char *why, size_t why
 		if (nfd < 0) {
 			ret = -errno;
 			shown_add(shown, sizeof(shown), target, n);
-			say(why, whylen, ret, "%s: %s", shown, strerror(-ret));
+			err_set(why, whylen, ret, "%s: %s", shown, strerror(-ret));
 			goto out_close;
 		}
 		if (fstat(nfd, &st)) {
@@ -202,7 +193,7 @@ int safefile_dir_open(const char *path, mode_t mkdir_mode, char *why, size_t why
 			shown_add(shown, sizeof(shown), target, n);
 			if (!trusted_uid(st.st_uid)) {
 				close(nfd);
-				ret = say(why, whylen, -EPERM,
+				ret = err_set(why, whylen, -EPERM,
 					  "%s is a symbolic link owned by uid %u", shown,
 					  (unsigned int)st.st_uid);
 				goto out_close;
@@ -211,7 +202,7 @@ int safefile_dir_open(const char *path, mode_t mkdir_mode, char *why, size_t why
 			close(nfd);
 			if (tl <= 0 || ++links > SAFEFILE_MAX_LINKS ||
 			    (size_t)tl + strlen(p) + 2 > sizeof(rest)) {
-				ret = say(why, whylen, -ELOOP, "%s: too many or too long links",
+				ret = err_set(why, whylen, -ELOOP, "%s: too many or too long links",
 					  shown);
 				goto out_close;
 			}
@@ -260,7 +251,7 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
 	int dir_fd, fd, ret;
 
 	if (!base || !base[1] || (size_t)(base - path) >= sizeof(dir))
-		return say(why, whylen, -EINVAL, "not a file name");
+		return err_set(why, whylen, -EINVAL, "not a file name");
 	snprintf(dir, sizeof(dir), "%.*s", (int)(base == path ? 1 : base - path), path);
 	base++;
 	dir_fd = safefile_dir_open(dir, 0700, why, whylen);
@@ -268,7 +259,7 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
 		return dir_fd;
 	fd = tmp_create(dir_fd, base, mode, tmp, sizeof(tmp));
 	if (fd < 0) {
-		ret = say(why, whylen, fd, "cannot create a temporary file: %s", strerror(-fd));
+		ret = err_set(why, whylen, fd, "cannot create a temporary file: %s", strerror(-fd));
 		goto out_dir;
 	}
 	ret = write_full(fd, data, len);
@@ -277,57 +268,14 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (ret)
-		say(why, whylen, ret, "write: %s", strerror(-ret));
+		err_set(why, whylen, ret, "write: %s", strerror(-ret));
 	else if (renameat(dir_fd, tmp, dir_fd, base))
-		ret = say(why, whylen, -errno, "rename: %s", strerror(errno));
+		ret = err_set(why, whylen, -errno, "rename: %s", strerror(errno));
 	if (ret)
 		unlinkat(dir_fd, tmp, 0);
 out_dir:
 	close(dir_fd);
 	return ret;
-}
-
-int safefile_read_fd(int fd, size_t max, char **out, size_t *lenp)
-{
-	size_t len = 0, cap = 0;
-	char *buf = NULL, *nb;
-
-	*out = NULL;
-	for (;;) {
-		ssize_t r;
-
-		if (len + 1 >= cap) {
-			cap = cap ? cap * 2 : 4096;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int ret = r < 0 ? -errno : 0;
-
-			if (ret) {
-				free(buf);
-				return ret;
-			}
-			break;
-		}
-		len += (size_t)r;
-		if (len > max) {
-			free(buf);
-			return -EFBIG;
-		}
-	}
-	buf[len] = '\0';
-	*out = buf;
-	if (lenp)
-		*lenp = len;
-	return 0;
 }
 
 int safefile_read(const char *path, size_t max, char **out, size_t *lenp)
@@ -352,9 +300,23 @@ int safefile_read(const char *path, size_t max, char **out, size_t *lenp)
 	else if ((size_t)st.st_size > max)
 		ret = -EFBIG;
 	else
-		ret = safefile_read_fd(fd, max, out, lenp);
+		ret = file_read_fd(fd, max, out, lenp);
 	close(fd);
 	return ret;
+}
+
+int safefile_xdg_path(const char *xdg_var, const char *home_dir, const char *name, char *buf,
+		      size_t len)
+{
+	const char *xdg = getenv(xdg_var), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		snprintf(buf, len, "%s/ktop/%s", xdg, name);
+	else if (home && *home)
+		snprintf(buf, len, "%s/%s/ktop/%s", home, home_dir, name);
+	else
+		return -ENOENT;
+	return 0;
 }
 
 /* ---- output files ------------------------------------------------------------ */
@@ -363,16 +325,10 @@ static int out_fail(struct safefile_out *o, char *err, size_t errlen, int ret,
 		    const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (!errlen)
-		return ret;
-	n = snprintf(err, errlen, "%s: ", o->path);
-	if (n >= 0 && (size_t)n < errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	err_vset_at(err, errlen, ret, o->path, fmt, ap);
+	va_end(ap);
 	return ret;
 }
 

@@ -40,7 +40,7 @@
 
 enum safefile_out_flags {
 	/*
-	 * The writer seeks (libtracecmd does): a target that cannot seek
+	 * The writer seeks (the trace.dat writer does): a target that cannot seek
 	 * (standard output, a pipe, a device) gets an unlinked spool file,
 	 * copied to it by safefile_out_close().
 	 */
@@ -145,11 +145,14 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
 int safefile_read(const char *path, size_t max, char **out, size_t *lenp);
 
 /**
- * safefile_read_fd - read @fd to its end (a tracefs file too: its size is 0)
- * @max: more than this is -EFBIG (SIZE_MAX: no bound)
- * @out: NUL-terminated content (free it); @lenp may be NULL
- * Return: 0 or a negative errno; @fd stays open.
+ * safefile_xdg_path - a file of ktop's in one of the user's XDG directories
+ * @xdg_var: "XDG_CONFIG_HOME", "XDG_STATE_HOME"
+ * @home_dir: the default below $HOME: ".config", ".local/state"
+ * @name: the file, below ktop/
+ * @buf: receives "$XDG_VAR/ktop/NAME", or "$HOME/HOME_DIR/ktop/NAME"
+ * Return: 0, or -ENOENT when neither variable is set.
  */
-int safefile_read_fd(int fd, size_t max, char **out, size_t *lenp);
+int safefile_xdg_path(const char *xdg_var, const char *home_dir, const char *name, char *buf,
+		      size_t len);
 
 #endif

@@ -9,6 +9,11 @@
  * A live session holds an flock()ed file /run/ktop/ktop-<pid>.lock: that is
  * how session_reap_stale() tells a ktop that is alive from a pid that was
  * reused.
+ *
+ * Here: opening (instance or top level, events, pids, the tep) and closing.
+ * The signal and emergency paths, the lock file and the reaper are in
+ * session_guard.c; the tracer's settings in session_tracer.c; their shared
+ * types in session-local.h.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -31,12 +36,13 @@
 
 #include "debug.h"
 #include "features.h"
-#include "fixture.h"
+#include "file.h"
 #include "output.h"
 #include "safefile.h"
 #include "filter_cmdline.h"
-#include "session.h"
+#include "session-local.h"
 #include "tracestate.h"
+#include "tuning.h"
 
 /*
  * Wake the readers when a tenth of the buffer is full; they also wake every
@@ -47,70 +53,20 @@
  * 25 % the loss went up again in the quiet run (4.5 %).
  */
 #define SESSION_BUFFER_PERCENT	"10"
-#define SESSION_MAX_SYSTEMS	64
-#define SESSION_MAX_FDS		1024
 #define SESSION_MAX_OPEN	4
-
-struct session {
-	struct tracefs_instance	*inst;		/* NULL: top level */
-	struct tep_handle	*tep;
-	struct tracestate	*saved;		/* top level: the state before ktop */
-	/* instance: the global files (osnoise/, tracing_thresh...) before ktop set them */
-	struct tracestate	*global;
-	bool			global_restored;
-	char			global_path[PATH_MAX];	/* its copy, for a later ktop */
-	bool			top;
-	bool			restored;	/* top level already put back */
-	bool			events_on;	/* an event was enabled: set_event to clear */
-	int			ncpus;
-	int			lock_fd;
-	char			name[64];
-	char			tracer[64];
-	/* the tracer goes on at session_start(): see configure() */
-	bool			tracer_pending;
-	int			funcgraph_irqs, funcgraph_tail;
-	char			dir[512];	/* tracefs directory of the session */
-	char			tracefs[256];	/* tracefs mount point */
-	/* prepared for the signal-handler path: no formatting there */
-	char			p_tracing_on[600];
-	char			p_set_event[600];
-	char			state_path[PATH_MAX];
-	char			ours_path[PATH_MAX];	/* the top level as ktop set it */
-	char			lock_path[PATH_MAX];
-	const char		*systems[SESSION_MAX_SYSTEMS + 1];
-	int			nsystems;
-	bool			all_systems;
-	pid_t			owner;		/* a forked child must not undo it */
-	struct stacktrig	*trig;		/* stack traces (--stack) */
-	char			stack_note[512];
-};
 
 /* Sessions not yet closed; compared, never dereferenced, when checking a pointer. */
 static struct session *session_open_list[SESSION_MAX_OPEN];
-/* The session the fatal-signal and atexit paths restore. */
-static struct session *volatile session_live;
-static int session_emergency_done;
-
-/* fds that keep the instance busy (trace_pipe_raw): closed before rmdir on emergency */
-static volatile int session_fds[SESSION_MAX_FDS];
-static int session_nfds;
 
 const char *const session_osnoise_files[] = {
 	"period_us", "runtime_us", "stop_tracing_us", "stop_tracing_total_us",
 	"timerlat_period_us", "print_stack", "cpus", NULL
 };
 
-static void (*volatile session_emergency_hook)(void);
-static bool ktop_alive(long pid);
-
-static int sig_pipe[2] = { -1, -1 };
-static char sig_altstack[64 * 1024] __attribute__((aligned(16)));
-static volatile sig_atomic_t sig_pending;
-
 /* ---- small file helpers ---------------------------------------------- */
 
 /* Write @s to @path (truncating). No allocation. Return: 0 or -errno. */
-static int sess_write_path(const char *path, const char *s)
+int sess_write_path(const char *path, const char *s)
 {
 	int fd, ret = 0;
 	size_t len = strlen(s);
@@ -125,7 +81,7 @@ static int sess_write_path(const char *path, const char *s)
 	return ret;
 }
 
-static int sess_write(struct session *s, const char *file, const char *str)
+int sess_write(struct session *s, const char *file, const char *str)
 {
 	char path[2048];
 
@@ -144,26 +100,6 @@ static int sess_open_w(struct session *s, const char *file, bool trunc)
 	return fd < 0 ? -errno : fd;
 }
 
-static int sess_read(const char *path, char *buf, size_t len)
-{
-	ssize_t r;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, len - 1);
-	if (r < 0)
-		r = -errno;
-	close(fd);
-	if (r < 0)
-		return r;
-	buf[r] = '\0';
-	while (r && isspace((unsigned char)buf[r - 1]))
-		buf[--r] = '\0';
-	return 0;
-}
-
 /*
  * The directory of the lock and state files: /run/ktop, or /tmp/ktop when
  * /run/ktop cannot be made. Used only when trusted (safefile_dir_open():
@@ -174,7 +110,12 @@ static int sess_read(const char *path, char *buf, size_t len)
  */
 static char run_dir_why[600];
 
-static const char *run_dir(void)
+const char *sess_run_dir_why(void)
+{
+	return run_dir_why;
+}
+
+const char *sess_run_dir(void)
 {
 	static const char *const dirs[] = { "/run/ktop", "/tmp/ktop" };
 	static const char *dir;
@@ -207,423 +148,6 @@ static const char *run_dir(void)
 	return dir;
 }
 
-/* ---- fds and emergency restore ---------------------------------------- */
-
-/**
- * session_track_fd - tell the emergency path about an fd that keeps the
- * instance busy (a trace_pipe_raw), so it can close it before rmdir
- * @add: true to add, false to forget (before close())
- * Context: any thread.
- */
-void session_track_fd(int fd, bool add)
-{
-	int i;
-
-	if (fd < 0)
-		return;
-	if (!add) {
-		for (i = 0; i < session_nfds; i++)
-			if (session_fds[i] == fd)
-				__atomic_store_n(&session_fds[i], -1, __ATOMIC_RELEASE);
-		return;
-	}
-	for (i = 0; i < session_nfds; i++) {
-		int exp = -1;
-
-		if (__atomic_compare_exchange_n(&session_fds[i], &exp, fd, false,
-						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			return;
-	}
-	i = __atomic_fetch_add(&session_nfds, 1, __ATOMIC_ACQ_REL);
-	if (i < SESSION_MAX_FDS)
-		__atomic_store_n(&session_fds[i], fd, __ATOMIC_RELEASE);
-	else
-		__atomic_fetch_sub(&session_nfds, 1, __ATOMIC_ACQ_REL);
-}
-
-/*
- * Put the kernel back without allocating: for fatal signals and atexit.
- * Only open/write/close/rmdir/unlink on paths prepared by session_open().
- */
-static void session_emergency(void)
-{
-	struct session *s = session_live;
-
-	if (!s || s->owner != getpid() ||
-	    __atomic_exchange_n(&session_emergency_done, 1, __ATOMIC_ACQ_REL))
-		goto out_hook;
-	sess_write_path(s->p_tracing_on, "0");
-	if (s->top) {
-		if (s->saved && !s->restored && !tracestate_restore_blind(s->saved)) {
-			unlink(s->state_path);
-			if (s->ours_path[0])
-				unlink(s->ours_path);
-		}
-	} else {
-		if (s->events_on)
-			sess_write_path(s->p_set_event, "");
-		for (int i = 0; i < session_nfds && i < SESSION_MAX_FDS; i++) {
-			int fd = session_fds[i];
-
-			if (fd >= 0)
-				close(fd);
-		}
-		features_rmdir_instance(s->dir, 200);
-		if (s->global && !s->global_restored && !tracestate_restore_blind(s->global))
-			unlink(s->global_path);
-	}
-	if (s->lock_fd >= 0)
-		unlink(s->lock_path);
-	session_live = NULL;
-out_hook:
-	/* after the instance: what it had enabled can go now (probe events) */
-	if (session_emergency_hook)
-		session_emergency_hook();
-}
-
-static void session_atexit(void)
-{
-	session_emergency();
-}
-
-static void on_fatal(int sig)
-{
-	session_emergency();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void on_term(int sig)
-{
-	int saved = errno;
-
-	/* A second ^C while the first is being handled: give up waiting. */
-	if (sig_pending && (sig == SIGINT || sig == SIGQUIT)) {
-		session_emergency();
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	if (!sig_pending)
-		sig_pending = sig;
-	if (sig_pipe[1] >= 0 && write(sig_pipe[1], "", 1) < 0) {
-		/* pipe full: a wake-up is already pending */
-	}
-	errno = saved;
-}
-
-int session_signals_init(void)
-{
-	static const int term[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT };
-	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
-	static bool done;
-	struct sigaction sa;
-	stack_t ss;
-
-	if (done)
-		return 0;
-	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC))
-		return -errno;
-
-	/* A stack overflow must still reach the restore. */
-	ss.ss_sp = sig_altstack;
-	ss.ss_size = sizeof(sig_altstack);
-	ss.ss_flags = 0;
-	sigaltstack(&ss, NULL);
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_term;
-	sa.sa_flags = SA_RESTART;
-	for (size_t i = 0; i < sizeof(term) / sizeof(term[0]); i++)
-		if (sigaction(term[i], &sa, NULL))
-			return -errno;
-
-	sa.sa_handler = on_fatal;
-	sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
-	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
-		if (sigaction(fatal[i], &sa, NULL))
-			return -errno;
-
-	atexit(session_atexit);
-	/* a write to a reader that stopped reading must not outlast a stop request */
-	output_set_stop_fd(sig_pipe[0]);
-	done = true;
-	return 0;
-}
-
-void session_set_emergency_hook(void (*fn)(void))
-{
-	session_emergency_hook = fn;
-}
-
-bool session_ktop_alive(long pid)
-{
-	return ktop_alive(pid);
-}
-
-int session_signal_fd(void)
-{
-	return sig_pipe[0];
-}
-
-int session_signal_pending(void)
-{
-	return sig_pending;
-}
-
-/* ---- liveness of other ktops ------------------------------------------ */
-
-static int lock_acquire(struct session *s)
-{
-	if (!run_dir())
-		return 0;	/* others know a live ktop by /proc/<pid>/comm: ktop_alive() */
-	snprintf(s->lock_path, sizeof(s->lock_path), "%s/ktop-%d.lock", run_dir(), getpid());
-	s->lock_fd = open(s->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (s->lock_fd < 0)
-		return -errno;
-	if (flock(s->lock_fd, LOCK_EX | LOCK_NB)) {
-		int ret = -errno;
-
-		close(s->lock_fd);
-		s->lock_fd = -1;
-		return ret;
-	}
-	return 0;
-}
-
-static void lock_release(struct session *s)
-{
-	if (s->lock_fd < 0)
-		return;
-	unlink(s->lock_path);
-	close(s->lock_fd);
-	s->lock_fd = -1;
-}
-
-/*
- * Is the ktop with @pid alive? Its lock file says so when there is one (an
- * flock dies with its process); without one, /proc/<pid>/comm must be a ktop.
- */
-static bool ktop_alive(long pid)
-{
-	char path[PATH_MAX], comm[64];
-	bool alive;
-	int fd;
-
-	if (pid == getpid())
-		return true;
-	snprintf(path, sizeof(path), "/proc/%ld", pid);
-	if (access(path, F_OK))
-		return false;
-	snprintf(path, sizeof(path), "%s/ktop-%ld.lock", run_dir() ? run_dir() : "", pid);
-	fd = run_dir() ? open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
-	if (fd >= 0) {
-		alive = flock(fd, LOCK_EX | LOCK_NB) != 0;
-		close(fd);
-		return alive;
-	}
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	if (sess_read(path, comm, sizeof(comm)))
-		return false;
-	return !strncmp(comm, "ktop", 4);
-}
-
-/* "ktop-123" or "ktop-probe-123" -> 123, else -1. */
-static long instance_pid(const char *name)
-{
-	const char *p;
-	char *end;
-	long pid;
-
-	if (strncmp(name, "ktop-", 5))
-		return -1;
-	p = name + 5;
-	if (!strncmp(p, "probe-", 6))
-		p += 6;
-	if (!isdigit((unsigned char)*p))
-		return -1;
-	pid = strtol(p, &end, 10);
-	return *end ? -1 : pid;
-}
-
-static const char *tracefs_dir(void)
-{
-	const char *d = tracefs_tracing_dir();
-
-	return d ? d : "/sys/kernel/tracing";
-}
-
-/*
- * Load the state file @name of the run directory for restoring: a regular
- * file of root's (or the euid's), every entry a file under the tracefs mount
- * ktop uses. Anything else did not come from a ktop: it is refused, named on
- * stderr and left in place.
- */
-static struct tracestate *reap_load(const char *name)
-{
-	char path[PATH_MAX], why[512] = "not a regular file of root's";
-	struct tracestate *ts = NULL;
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%s", run_dir(), name);
-	if (lstat(path, &st))
-		return NULL;
-	if (S_ISREG(st.st_mode) && (!st.st_uid || st.st_uid == geteuid())) {
-		ts = tracestate_load(path);
-		if (!ts || !tracestate_check_dir(ts, tracefs_dir(), why, sizeof(why)))
-			return ts;
-	}
-	fprintf(stderr, "ktop: %s: %s: not restored (left in place; remove it)\n", path, why);
-	tracestate_free(ts);
-	return NULL;
-}
-
-/*
- * Does the top level still look as the dead ktop @pid set it up? If another
- * tool took it over since, putting back the old state would wreck its work.
- * tracing_on and the instance list do not count: ktop started tracing after
- * saving its setup, and instances come and go; nor do the notrace pid lists,
- * which grow with ktop's own threads. The per-event files are not compared
- * (set_event, which says which events are on, is): reading every event's
- * files twice more took seconds of each start under emulation, and a tool
- * that took over would have changed more than an event's filter.
- */
-static bool top_level_still_ours(long pid)
-{
-	static const char *const ignore[] = {
-		"tracing_on", "instances",
-		/* event-fork adds ktop's later threads to these */
-		"set_event_notrace_pid", "set_ftrace_notrace_pid", NULL
-	};
-	struct tracestate *ours, *now;
-	char name[64];
-	bool same;
-
-	snprintf(name, sizeof(name), "toplevel-%ld.ours", pid);
-	ours = reap_load(name);
-	if (!ours)
-		return true;	/* killed before its setup was saved: restore */
-	now = tracestate_capture(tracestate_dir(ours), TRACESTATE_NO_INSTANCES |
-				 TRACESTATE_NO_EVENTS);
-	same = now && !tracestate_diff(ours, now, NULL, ignore);
-	tracestate_free(ours);
-	tracestate_free(now);
-	return same;
-}
-
-/* Put back the top level a dead ktop @pid had saved. Return: 1 when restored. */
-static int reap_top_level(long pid)
-{
-	char state[PATH_MAX], ours[PATH_MAX], name[64];
-	struct tracestate *ts;
-	int ret = 0;
-
-	snprintf(state, sizeof(state), "%s/toplevel-%ld.state", run_dir(), pid);
-	snprintf(ours, sizeof(ours), "%s/toplevel-%ld.ours", run_dir(), pid);
-	snprintf(name, sizeof(name), "toplevel-%ld.state", pid);
-	ts = reap_load(name);
-	if (!ts)
-		return 0;
-	if (!top_level_still_ours(pid)) {
-		fprintf(stderr, "ktop: the top level was changed after ktop %ld died; not "
-			"restoring the state it had saved\n", pid);
-		unlink(state);
-		unlink(ours);
-	} else if (!tracestate_restore(ts)) {
-		unlink(state);
-		unlink(ours);
-		ret = 1;
-	}
-	tracestate_free(ts);
-	return ret;
-}
-
-/*
- * Put back the global files (osnoise/, tracing_thresh, ...) a dead ktop had
- * changed while it traced in an instance. Its instance is gone by now.
- * Return: 1 when restored.
- */
-static int reap_global(const char *name)
-{
-	struct tracestate *ts = reap_load(name);
-	char path[PATH_MAX];
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", run_dir(), name);
-	if (ts && !tracestate_restore(ts)) {
-		unlink(path);
-		ret = 1;
-	}
-	tracestate_free(ts);
-	return ret;
-}
-
-int session_reap_stale(void)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	int cleaned = 0;
-	long pid;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/instances", tracefs_dir());
-	d = opendir(path);
-	while (d && (de = readdir(d))) {
-		pid = instance_pid(de->d_name);
-		if (pid <= 0 || ktop_alive(pid))
-			continue;
-		/* a probe takes no lock and lasts 0.1 s: any live pid keeps it */
-		snprintf(path, sizeof(path), "/proc/%ld", pid);
-		if (!strncmp(de->d_name, "ktop-probe-", 11) && !access(path, F_OK))
-			continue;
-		snprintf(path, sizeof(path), "%s/instances/%s/tracing_on", tracefs_dir(),
-			 de->d_name);
-		sess_write_path(path, "0");
-		snprintf(path, sizeof(path), "%s/instances/%s", tracefs_dir(), de->d_name);
-		if (!rmdir(path))
-			cleaned++;
-	}
-	if (d)
-		closedir(d);
-
-	d = run_dir() ? opendir(run_dir()) : NULL;
-	while (d && (de = readdir(d))) {
-		char *end;
-
-		if (!strncmp(de->d_name, "toplevel-", 9)) {
-			pid = strtol(de->d_name + 9, &end, 10);
-			if (ktop_alive(pid))
-				continue;
-			if (!strcmp(end, ".state")) {
-				cleaned += reap_top_level(pid);
-			} else if (!strcmp(end, ".ours")) {
-				/* an orphan: its .state is gone */
-				snprintf(path, sizeof(path), "%s/toplevel-%ld.state", run_dir(),
-					 pid);
-				if (access(path, F_OK)) {
-					snprintf(path, sizeof(path), "%s/%s", run_dir(),
-						 de->d_name);
-					unlink(path);
-				}
-			}
-		} else if (!strncmp(de->d_name, "global-", 7)) {
-			pid = strtol(de->d_name + 7, &end, 10);
-			if (strcmp(end, ".state") || ktop_alive(pid))
-				continue;
-			cleaned += reap_global(de->d_name);
-		} else if (!strncmp(de->d_name, "ktop-", 5)) {
-			pid = strtol(de->d_name + 5, &end, 10);
-			if (strcmp(end, ".lock") || ktop_alive(pid))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", run_dir(), de->d_name);
-			unlink(path);
-		}
-	}
-	if (d)
-		closedir(d);
-	return cleaned;
-}
-
 /* ---- session_open ----------------------------------------------------- */
 
 static void add_system(struct session *s, const char *sys)
@@ -653,7 +177,7 @@ static bool is_dir(const char *path)
  * Enable the events @spec names: "sys", "sys:event", "event", globs in any
  * part ("sched:sched_sw*", "*:*irq*"). Return: number enabled, or -errno.
  */
-static int enable_events(struct session *s, const char *spec, char *err, size_t errlen)
+int sess_enable_events(struct session *s, const char *spec, char *err, size_t errlen)
 {
 	char sysg[256], evg[256], path[1024];
 	const char *colon = strpbrk(spec, ":/");
@@ -802,20 +326,6 @@ static int count_cpus(const char *dir)
 	return max + 1;
 }
 
-static bool tracer_listed(const char *tracefs, const char *name, char *list, size_t len)
-{
-	char path[512], *tok, *save, buf[1024];
-
-	snprintf(path, sizeof(path), "%s/available_tracers", tracefs);
-	if (sess_read(path, list, len))
-		list[0] = '\0';
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
-		if (!strcmp(tok, name))
-			return true;
-	return false;
-}
-
 /* Check what the options ask against the features. Sets *top. Return: 0 or -errno. */
 static int check_opts(const struct session_opts *o, const struct features *ft,
 		      const char *tracer, bool *top, char *err, size_t errlen)
@@ -853,7 +363,7 @@ static int check_opts(const struct session_opts *o, const struct features *ft,
 		}
 		if (f && f->state == FEAT_TOP_LEVEL_ONLY)
 			*top = true;
-		if (!f && !tracer_listed(ft->tracefs, tracer, list, sizeof(list))) {
+		if (!f && !features_tracer_listed(ft->tracefs, tracer, list, sizeof(list))) {
 			snprintf(err, errlen, "unknown tracer '%s'; this kernel has: %s", tracer,
 				 list[0] ? list : "(none)");
 			return -EINVAL;
@@ -876,7 +386,7 @@ static int check_opts(const struct session_opts *o, const struct features *ft,
 		return -EINVAL;
 	}
 	/* Test hook: exercise the top-level path on kernels where no tracer needs it. */
-	if (getenv("KTOP_TEST_TOP_LEVEL"))
+	if (tuning()->test_top_level)
 		*top = true;
 	return 0;
 }
@@ -957,18 +467,18 @@ static int open_top(struct session *s, const struct session_opts *o, char *err, 
 			 "back as it was on exit)", ev, strlen(ev) > 60 ? "..." : "");
 		return -EBUSY;
 	}
-	if (!run_dir()) {
+	if (!sess_run_dir()) {
 		snprintf(err, errlen, "no safe directory to save the top-level state in (needed "
-			 "to restore it if ktop is killed): %s", run_dir_why);
+			 "to restore it if ktop is killed): %s", sess_run_dir_why());
 		return -EPERM;
 	}
-	snprintf(s->state_path, sizeof(s->state_path), "%s/toplevel-%d.state", run_dir(),
+	snprintf(s->state_path, sizeof(s->state_path), "%s/toplevel-%d.state", sess_run_dir(),
 		 getpid());
 	ret = tracestate_save(s->saved, s->state_path);
 	if (ret) {
 		s->state_path[0] = '\0';
 		snprintf(err, errlen, "cannot save the top-level state to %s/: %s "
-			 "(needed to restore it if ktop is killed)", run_dir(), strerror(-ret));
+			 "(needed to restore it if ktop is killed)", sess_run_dir(), strerror(-ret));
 		return ret;
 	}
 	/* from here on, a crash restores the top level */
@@ -1028,267 +538,6 @@ static int cpulist_to_mask(const char *list, int ncpus, char *out, size_t len)
 	for (int i = nwords - 1; i >= 0 && off < len; i--)
 		off += snprintf(out + off, len - off, i == nwords - 1 ? "%x" : ",%08x", words[i]);
 	return off < len ? 0 : -EINVAL;
-}
-
-/* ---- tracer settings ---------------------------------------------------- */
-
-static bool is_osnoise_tracer(const char *tracer)
-{
-	return tracer && (!strcmp(tracer, "osnoise") || !strcmp(tracer, "timerlat"));
-}
-
-/*
- * Where the setting @file lives: in the session's directory, or (for the
- * files the kernel has only once, such as osnoise/, tracing_thresh,
- * max_graph_depth) at the top level. Return: true when global.
- */
-static bool sess_locate(struct session *s, const char *file, char *path, size_t len)
-{
-	snprintf(path, len, "%s/%s", s->dir, file);
-	if (s->top || !access(path, F_OK))
-		return false;
-	snprintf(path, len, "%s/%s", s->tracefs, file);
-	return true;
-}
-
-/*
- * Before writing global files from an instance session: save them (memory,
- * and a file a later ktop restores from if this one is killed).
- */
-static int save_global(struct session *s, const char *const *files, char *err, size_t errlen)
-{
-	int ret;
-
-	if (s->top || s->global || !files[0])
-		return 0;
-	if (!run_dir()) {
-		snprintf(err, errlen, "no safe directory to save the global tracing settings in "
-			 "(needed to restore them if ktop is killed): %s", run_dir_why);
-		return -EPERM;
-	}
-	s->global = tracestate_capture_files(s->tracefs, files);
-	if (!s->global) {
-		ret = errno ? -errno : -ENOMEM;
-		snprintf(err, errlen, "cannot read the global tracing settings: %s",
-			 strerror(-ret));
-		return ret;
-	}
-	snprintf(s->global_path, sizeof(s->global_path), "%s/global-%d.state", run_dir(),
-		 getpid());
-	ret = tracestate_save(s->global, s->global_path);
-	if (ret) {
-		snprintf(err, errlen, "cannot save the global tracing settings to %s: %s "
-			 "(needed to restore them if ktop is killed)", s->global_path,
-			 strerror(-ret));
-		s->global_path[0] = '\0';
-		tracestate_free(s->global);
-		s->global = NULL;
-		return ret;
-	}
-	return 0;
-}
-
-static void restore_global(struct session *s)
-{
-	if (!s->global || s->global_restored)
-		return;
-	if (!tracestate_restore(s->global)) {
-		s->global_restored = true;
-		if (s->global_path[0])
-			unlink(s->global_path);
-	}
-}
-
-/* Write a setting; on failure say which, what value, and why. */
-static int set_setting(struct session *s, const char *file, const char *value, const char *opt,
-		       char *err, size_t errlen)
-{
-	char path[1024];
-	int ret;
-
-	sess_locate(s, file, path, sizeof(path));
-	ret = sess_write_path(path, value);
-	if (ret)
-		snprintf(err, errlen, "%s: the kernel refused %s = '%s': %s%s", opt, file, value,
-			 strerror(-ret), ret == -ENOENT ? " (this kernel has no such setting)" :
-			 ret == -EINVAL ? " (value out of range)" : "");
-	return ret;
-}
-
-/* -O NAME=VALUE: NAME must be one of session_osnoise_files. Return: its index or -1. */
-static int osnoise_file_index(const char *opt, size_t namelen)
-{
-	for (int i = 0; session_osnoise_files[i]; i++)
-		if (strlen(session_osnoise_files[i]) == namelen &&
-		    !strncmp(session_osnoise_files[i], opt, namelen))
-			return i;
-	return -1;
-}
-
-/* Do the tracer settings fit the tracer? Reads nothing. Return: 0 or -EINVAL. */
-static int check_settings(const struct session_opts *o, const char *tracer, char *err,
-			  size_t errlen)
-{
-	char known[256] = "";
-
-	if ((o->max_depth_set || o->thresh_set || o->funcgraph_irqs || o->funcgraph_tail) &&
-	    (!tracer || strcmp(tracer, "function_graph"))) {
-		snprintf(err, errlen, "--max-depth, --thresh and --funcgraph-* are settings of "
-			 "the function_graph tracer (-p function_graph), not of '%s'",
-			 tracer ? tracer : "nop");
-		return -EINVAL;
-	}
-	if (o->ntracer_opts && !is_osnoise_tracer(tracer)) {
-		snprintf(err, errlen, "-O NAME=VALUE sets osnoise/timerlat settings: it needs "
-			 "-p osnoise or -p timerlat, not '%s'", tracer ? tracer : "nop");
-		return -EINVAL;
-	}
-	for (int i = 0; session_osnoise_files[i]; i++)
-		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-			 i ? ", " : "", session_osnoise_files[i]);
-	for (unsigned int i = 0; i < o->ntracer_opts; i++) {
-		const char *eq = strchr(o->tracer_opts[i], '=');
-
-		if (!eq || osnoise_file_index(o->tracer_opts[i], eq - o->tracer_opts[i]) < 0) {
-			snprintf(err, errlen, "-O '%s': unknown %s setting; use NAME=VALUE with "
-				 "NAME one of: %s", o->tracer_opts[i], tracer, known);
-			return -EINVAL;
-		}
-		if (!eq[1]) {
-			snprintf(err, errlen, "-O '%s': no value after '='", o->tracer_opts[i]);
-			return -EINVAL;
-		}
-	}
-
-	return 0;
-}
-
-/*
- * The tracer's global settings, written before current_tracer (function_graph
- * picks its handlers from tracing_thresh when it starts): max_graph_depth,
- * tracing_thresh, set_graph_function when the instance has none, and the
- * osnoise/ files of -O.
- */
-static int configure_settings(struct session *s, const struct session_opts *o,
-			      const char *tracer, char *err, size_t errlen)
-{
-	const char *files[SESSION_MAX_LIST + 16];
-	char buf[1024];
-	unsigned int nf = 0;
-	bool pending[SESSION_MAX_LIST] = { false };
-	int ret;
-
-	/* which global files will change: save them first */
-	if (o->max_depth_set && sess_locate(s, "max_graph_depth", buf, sizeof(buf)))
-		files[nf++] = "max_graph_depth";
-	if (o->thresh_set && sess_locate(s, "tracing_thresh", buf, sizeof(buf)))
-		files[nf++] = "tracing_thresh";
-	if (o->ngraph_funcs && sess_locate(s, "set_graph_function", buf, sizeof(buf)))
-		files[nf++] = "set_graph_function";
-	if (o->ntracer_opts && sess_locate(s, "osnoise/period_us", buf, sizeof(buf))) {
-		static char names[8][40];
-
-		for (int i = 0; session_osnoise_files[i] && i < 8; i++) {
-			snprintf(names[i], sizeof(names[i]), "osnoise/%s",
-				 session_osnoise_files[i]);
-			files[nf++] = names[i];
-		}
-	}
-	files[nf] = NULL;
-	ret = save_global(s, files, err, errlen);
-	if (ret)
-		return ret;
-
-	if (o->max_depth_set) {
-		snprintf(buf, sizeof(buf), "%u", o->max_depth);
-		ret = set_setting(s, "max_graph_depth", buf, "--max-depth", err, errlen);
-		if (ret)
-			return ret;
-	}
-	if (o->thresh_set) {
-		snprintf(buf, sizeof(buf), "%lu", o->thresh_us);
-		ret = set_setting(s, "tracing_thresh", buf, "--thresh", err, errlen);
-		if (ret)
-			return ret;
-	}
-	/*
-	 * period_us >= runtime_us at every moment: the kernel refuses a write
-	 * that breaks it, so a refused value gets a second chance after the
-	 * others are in.
-	 */
-	for (unsigned int i = 0; i < o->ntracer_opts; i++)
-		pending[i] = true;
-	for (int pass = 0; pass < 2; pass++) {
-		for (unsigned int i = 0; i < o->ntracer_opts; i++) {
-			const char *eq = strchr(o->tracer_opts[i], '=');
-			char file[64];
-
-			if (!pending[i])
-				continue;
-			snprintf(file, sizeof(file), "osnoise/%.*s", (int)(eq - o->tracer_opts[i]),
-				 o->tracer_opts[i]);
-			ret = set_setting(s, file, eq + 1, "-O", err, errlen);
-			if (!ret) {
-				pending[i] = false;
-				err[0] = '\0';
-			} else if (pass || ret != -EINVAL) {
-				return ret;
-			}
-		}
-	}
-	return 0;
-}
-
-/* The tracer's own options (options/funcgraph-*), written once it is the current tracer. */
-static int configure_options(struct session *s, char *err, size_t errlen)
-{
-	static const struct {
-		const char	*file;
-		const char	*opt;
-		size_t		off;
-	} t[] = {
-		{ "options/funcgraph-irqs", "--funcgraph-irqs",
-		  offsetof(struct session, funcgraph_irqs) },
-		{ "options/funcgraph-tail", "--funcgraph-tail",
-		  offsetof(struct session, funcgraph_tail) },
-	};
-	int ret;
-
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		int v = *(const int *)((const char *)s + t[i].off);
-
-		if (v == SESSION_OPT_KEEP)
-			continue;
-		/* the session's own options only: a global fallback would not be restored */
-		ret = sess_write(s, t[i].file, v == SESSION_OPT_ON ? "1" : "0");
-		if (ret) {
-			snprintf(err, errlen, "%s: cannot set %s in %s: %s", t[i].opt, t[i].file,
-				 s->name, strerror(-ret));
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/*
- * Events worth having with a tracer when none were asked for: the noise
- * events of osnoise (its interference, per kind), and for timerlat those
- * plus interrupts and scheduling, the usual causes of a latency spike.
- * Missing ones are skipped.
- */
-static void enable_tracer_events(struct session *s, const char *tracer)
-{
-	static const char *const osnoise_ev[] = { "osnoise", NULL };
-	static const char *const timerlat_ev[] = {
-		"osnoise", "irq", "sched:sched_switch", "sched:sched_wakeup",
-		"sched:sched_waking", NULL
-	};
-	const char *const *ev = !strcmp(tracer, "osnoise") ? osnoise_ev :
-				!strcmp(tracer, "timerlat") ? timerlat_ev : NULL;
-	char err[256];
-
-	for (; ev && *ev; ev++)
-		enable_events(s, *ev, err, sizeof(err));
 }
 
 static int configure(struct session *s, const struct session_opts *o, const char *tracer,
@@ -1361,13 +610,13 @@ static int configure(struct session *s, const struct session_opts *o, const char
 	}
 
 	for (unsigned int i = 0; i < o->nevents; i++) {
-		ret = enable_events(s, o->events[i], err, errlen);
+		ret = sess_enable_events(s, o->events[i], err, errlen);
 		if (ret < 0)
 			return ret;
 	}
 
 	if (tracer) {
-		ret = configure_settings(s, o, tracer, err, errlen);
+		ret = sess_configure_settings(s, o, tracer, err, errlen);
 		if (ret)
 			return ret;
 		/* -l, -n, -g in the filter prompt's language, resolved as the prompt does */
@@ -1375,7 +624,7 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		if (ret)
 			return ret;
 		if (!o->nevents && !o->no_events)
-			enable_tracer_events(s, tracer);
+			sess_enable_tracer_events(s, tracer);
 		/* the tracer itself goes on at the end of session_open(): apply_tracer() */
 		snprintf(s->tracer, sizeof(s->tracer), "%s", tracer);
 		s->tracer_pending = true;
@@ -1395,7 +644,7 @@ static int configure(struct session *s, const struct session_opts *o, const char
 }
 
 /*
- * Save the top level as ktop set it up, for top_level_still_ours() of a
+ * Save the top level as ktop set it up, for sess_top_level_still_ours() of a
  * later ktop, should this one be killed. Best effort: without it, the
  * saved state is restored unconditionally.
  */
@@ -1405,8 +654,8 @@ static void save_ours(struct session *s)
 						     TRACESTATE_NO_EVENTS);
 
 	snprintf(s->ours_path, sizeof(s->ours_path), "%s/toplevel-%d.ours",
-		 run_dir() ? run_dir() : "", getpid());
-	if (!ours || !run_dir() || tracestate_save(ours, s->ours_path))
+		 sess_run_dir() ? sess_run_dir() : "", getpid());
+	if (!ours || !sess_run_dir() || tracestate_save(ours, s->ours_path))
 		s->ours_path[0] = '\0';
 	tracestate_free(ours);
 }
@@ -1429,8 +678,7 @@ static void load_system_formats(struct session *s, const char *sys)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/events/%s/%s/format", s->tracefs, sys, de->d_name);
-		buf = fixture_read_file(path, &len);
-		if (!buf)
+		if (file_read(path, FILE_NO_MAX, &buf, &len))
 			continue;	/* "enable", "filter": not events */
 		tep_parse_event(s->tep, buf, len, sys);
 		free(buf);
@@ -1460,11 +708,9 @@ static int load_tep(struct session *s, char *err, size_t errlen)
 	tep_set_file_bigendian(s->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(s->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	snprintf(path, sizeof(path), "%s/events/header_page", s->tracefs);
-	buf = fixture_read_file(path, &len);
-	if (!buf) {
-		ret = errno ? -errno : -ENOENT;
+	ret = file_read(path, FILE_NO_MAX, &buf, &len);
+	if (ret)
 		goto out_err;
-	}
 	ret = tep_parse_header_page(s->tep, buf, len, sizeof(long)) ? -EINVAL : 0;
 	free(buf);
 	if (ret)
@@ -1481,14 +727,12 @@ static int load_tep(struct session *s, char *err, size_t errlen)
 	}
 	/* bprint's format strings, and comms known before the session */
 	snprintf(path, sizeof(path), "%s/printk_formats", s->tracefs);
-	buf = fixture_read_file(path, &len);
-	if (buf) {
+	if (!file_read(path, FILE_NO_MAX, &buf, &len)) {
 		tep_parse_printk_formats(s->tep, buf);
 		free(buf);
 	}
 	snprintf(path, sizeof(path), "%s/saved_cmdlines", s->tracefs);
-	buf = fixture_read_file(path, &len);
-	if (buf) {
+	if (!file_read(path, FILE_NO_MAX, &buf, &len)) {
 		tep_parse_saved_cmdlines(s->tep, buf);
 		free(buf);
 	}
@@ -1520,7 +764,7 @@ static int apply_tracer(struct session *s, char *err, size_t errlen)
 
 	if (!s->tracer_pending)
 		return 0;
-	ret = configure_options(s, err, errlen);
+	ret = sess_configure_options(s, err, errlen);
 	if (ret)
 		return ret;
 	/* 6.1: else the top level's buffer stays at its boot size for good */
@@ -1566,7 +810,7 @@ static void session_undo(struct session *s)
 		tracefs_instance_free(s->inst);
 		s->inst = NULL;
 	}
-	restore_global(s);
+	sess_restore_global(s);
 }
 
 static void session_free(struct session *s)
@@ -1576,7 +820,7 @@ static void session_free(struct session *s)
 			session_open_list[i] = NULL;
 	if (session_live == s)
 		session_live = NULL;
-	lock_release(s);
+	sess_lock_release(s);
 	tep_free(s->tep);
 	tracestate_free(s->saved);
 	tracestate_free(s->global);
@@ -1599,7 +843,7 @@ int session_open(struct session **out, const struct session_opts *o,
 		err[0] = '\0';
 	ret = check_opts(o, ft, tracer, &top, err, errlen);
 	if (!ret)
-		ret = check_settings(o, tracer, err, errlen);
+		ret = sess_check_settings(o, tracer, err, errlen);
 	if (ret)
 		return ret;
 	for (slot = 0; slot < SESSION_MAX_OPEN && session_open_list[slot]; slot++)
@@ -1619,7 +863,7 @@ int session_open(struct session **out, const struct session_opts *o,
 	s->owner = getpid();
 	snprintf(s->tracefs, sizeof(s->tracefs), "%s", ft->tracefs);
 	snprintf(s->tracer, sizeof(s->tracer), "nop");
-	ret = lock_acquire(s);
+	ret = sess_lock_acquire(s);
 	if (ret) {
 		snprintf(err, errlen, "cannot create the lock file %s: %s", s->lock_path,
 			 strerror(-ret));

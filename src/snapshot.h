@@ -28,7 +28,8 @@ enum snapshot_kind snapshot_detect(const void *head, size_t len);
 
 /**
  * snapshot_load - open a .ktop or trace.dat file (detected from its content)
- * @path: a file, or "-" for stdin (.ktop stream only; read to its END)
+ * @path: a file, or "-" for stdin (.ktop stream only; read to its END), or
+ *	FILE@NAME: buffer NAME of a trace.dat
  * @mem_limit: for the store (0: STORE_DEFAULT_MEMORY)
  * @out: receives the filled store (free with store_free)
  * @meta: receives the metadata (free with snapshot_meta_free); may be NULL

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 struct app;
+struct bpfstats;
 struct snapshot_meta;
 struct session;
 struct consumer;
@@ -104,6 +105,12 @@ struct source_ops {
 
 extern const struct source_ops source_live;
 extern const struct source_ops source_file;
+
+/* The BPF statistics the recording carries (a stream's BPF blocks), or NULL. */
+struct bpfstats *source_file_bpf(const struct app *a);
+
+/* When the recording's loader finished (CLOCK_REALTIME ns); 0 while it reads, or live. */
+uint64_t source_file_end_rt(const struct app *a);
 
 /* The recording's metadata when @a reads one (source_file), else NULL. */
 const struct snapshot_meta *source_file_meta(const struct app *a);

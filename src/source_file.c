@@ -9,6 +9,7 @@
  * the program's actions on one are refused (app.h says so to the user).
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "clock.h"
 #include "err.h"
 #include "formats/format.h"
 #include "session.h"
@@ -43,7 +45,9 @@ struct file_src {
 	atomic_bool		done;
 	atomic_bool		stop;
 	int			ret;
+	uint64_t		end_rt;		/* CLOCK_REALTIME ns when it finished */
 	char			err[512];
+	char			file[PATH_MAX];	/* the file of -i FILE@NAME */
 };
 
 static inline struct file_src *FS(const struct app *a)
@@ -81,6 +85,7 @@ static void *loader_main(void *arg)
 			last = now;
 		}
 	}
+	l->end_rt = clock_wall_ns();
 	atomic_store(&l->done, true);
 	loader_wake(l->wake_fd);
 	if (l->end_signal && !atomic_load(&l->stop))
@@ -116,7 +121,10 @@ static uint64_t file_feed_end(const struct app *a, uint64_t lag_ns)
 {
 	const struct file_src *l = FS(a);
 
-	return l && !atomic_load(&l->done) ? 0 : UINT64_MAX - 1;
+	if (!l || atomic_load(&l->done))
+		return UINT64_MAX - 1;
+	/* a stream feeds the tracer's panes as it arrives, as a live session does */
+	return l->stream ? app_store_feed_end(a, lag_ns) : 0;
 }
 
 static void file_stop(struct app *a)
@@ -156,6 +164,12 @@ static void file_describe(struct app *a, const char *name)
 	snprintf(a->mode_why, sizeof(a->mode_why), "snapshot %s (%s%s%s%s%s, tracer %s)", name,
 		 m->source[0] ? m->source : "?", m->release[0] ? ", kernel " : "", m->release,
 		 m->hostname[0] ? ", host " : "", m->hostname, m->tracer[0] ? m->tracer : "nop");
+	if (m->notes[0]) {
+		size_t n = strlen(a->mode_why);
+
+		/* several buffers, their clocks, what the reader did not apply */
+		snprintf(a->mode_why + n, sizeof(a->mode_why) - n, "; %s", m->notes);
+	}
 	if (m->tracer[0])
 		a->opts.so.tracer = m->tracer;
 }
@@ -224,10 +238,11 @@ static int file_start(struct app *a, const struct source_args *args, char *err, 
 		if (ret)
 			return ret;
 	} else {
-		in.fd = open(args->path, O_RDONLY | O_CLOEXEC);
-		if (in.fd < 0)
-			return err_set(err, errlen, -errno, "%s: %s", args->path, strerror(errno));
-		in.path = in.name = args->path;
+		/* a file, or FILE@NAME: one buffer of a trace.dat */
+		ret = format_in_open(&in, args->path, l->file, sizeof(l->file), err, errlen);
+		if (ret)
+			return ret;
+		in.mem_limit = a->opts.memory;
 		l->close_fd = true;
 	}
 	l->fd = in.fd;
@@ -282,6 +297,20 @@ const struct source_ops source_file = {
 	.status		= file_status,
 	.wait		= file_wait,
 };
+
+struct bpfstats *source_file_bpf(const struct app *a)
+{
+	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
+
+	return l && l->r ? __atomic_load_n(&l->r->bpf, __ATOMIC_ACQUIRE) : NULL;
+}
+
+uint64_t source_file_end_rt(const struct app *a)
+{
+	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
+
+	return l && atomic_load(&l->done) ? l->end_rt : 0;
+}
 
 const struct snapshot_meta *source_file_meta(const struct app *a)
 {

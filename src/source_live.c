@@ -40,6 +40,7 @@
 #include "schema.h"
 #include "source.h"
 #include "source_live.h"
+#include "stacks.h"
 #include "store.h"
 #include "symbols.h"
 #include "tuning.h"
@@ -230,26 +231,7 @@ static int live_filter_undo(struct app *a, bool redo, struct ftrace_filter_resul
  */
 static uint64_t live_feed_end(const struct app *a, uint64_t lag_ns)
 {
-	uint64_t now = app_now_ns(), newest = 0, oldest = UINT64_MAX;
-	unsigned int n = store_ncpus(a->st);
-
-	for (unsigned int cpu = 0; cpu < n; cpu++) {
-		struct store_stats ss;
-
-		store_get_cpu_stats(a->st, cpu, &ss);
-		if (!ss.last_ts)
-			continue;
-		if (ss.last_ts > newest)
-			newest = ss.last_ts;
-		if (ss.last_ts < oldest)
-			oldest = ss.last_ts;
-	}
-	if (!newest)
-		return 0;
-	/* the same clock as ours: within a minute of now */
-	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
-		return now > lag_ns ? now - lag_ns : 0;
-	return oldest;
+	return app_store_feed_end(a, lag_ns);
 }
 
 /* ---- starting ------------------------------------------------------------------- */
@@ -693,6 +675,28 @@ static void live_meta_instance(struct app *a, struct snapshot_meta *m)
 }
 
 /*
+ * Name the kernel frames of @st's stacks (the resolver interns each name
+ * once): live_kallsyms() then keeps their lines, so that a trace.dat's
+ * kernel_stack records are named by trace-cmd report and by ktop reading
+ * it back.
+ */
+static void live_name_stacks(struct store *st)
+{
+	struct stacks *sk = store_stacks(st);
+	uint32_t n = stacks_count(sk);
+
+	for (uint32_t id = 1; id <= n; id++) {
+		struct stack_info si;
+		struct stack_frame fr;
+
+		if (stacks_get(sk, id, &si) || (si.flags & STACK_F_NAMES))
+			continue;
+		for (unsigned int i = 0; i < si.nkern; i++)
+			stacks_frame(sk, id, i, &fr);
+	}
+}
+
+/*
  * Fill @m for the live session: uname, tracer, the event formats from tracefs
  * (only those of the store's types when @only is set, else those of the
  * session's systems) and, for a file, the kallsyms lines of its symbols.
@@ -713,6 +717,7 @@ static int live_meta_fill(struct app *a, struct snapshot_meta *m, struct store *
 	live_meta_instance(a, m);
 	m->features = strdup(a->mode_why);
 	if (only) {
+		live_name_stacks(only);
 		m->kallsyms = live_kallsyms(only);
 		ret = snapshot_meta_load_dir(m, a->ft.tracefs, only);
 		/* the probes removed since: their events are in the store */

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "evspec.h"
-#include "fixture.h"
+#include "file.h"
 #include "stacktrig.h"
 
 struct stacktrig {
@@ -168,12 +169,9 @@ static int trig_apply(struct stacktrig *t, bool top, const struct stacktrig_req 
 
 	note[0] = '\0';
 	snprintf(path, sizeof(path), "%s/set_event", t->dir);
-	set_event = fixture_read_file(path, NULL);
-	if (!set_event) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return ret;
-	}
+	ret = file_read(path, FILE_NO_MAX, &set_event, NULL);
+	if (ret)
+		return err_set(err, errlen, ret, "cannot read %s: %s", path, strerror(-ret));
 	for (unsigned int i = 0; i < n; i++) {
 		/* every spec must name an enabled event */
 		unsigned int a = 0;

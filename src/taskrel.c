@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "event.h"
+#include "file.h"
 #include "hashmap.h"
 #include "schema.h"
 #include "store.h"
@@ -269,16 +270,11 @@ int taskrel_update(struct taskrel *tr)
 /* "pid (comm) S ppid ...": the comm may hold spaces and parentheses. */
 static int32_t stat_ppid(const char *path)
 {
-	char buf[512], *p;
-	FILE *fp = fopen(path, "r");
-	size_t len;
+	char buf[1024], *p;
 	int ppid;
 
-	if (!fp)
+	if (file_read_value(path, buf, sizeof(buf)))
 		return -1;
-	len = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[len] = 0;
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
 		return -1;

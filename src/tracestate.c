@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file.h"
 #include "tracestate.h"
 
 enum ts_kind {
@@ -134,57 +135,23 @@ static int ts_add(struct tracestate *ts, const char *key, const char *value, enu
 }
 
 /* Read a whole file. Return: malloc'd NUL-terminated content, or NULL with errno set. */
-static char *ts_read_file(const char *path, size_t *lenp)
+static char *ts_read_file(const char *path)
 {
-	size_t len = 0, cap = 4096;
-	char *buf, *nb;
-	ssize_t r;
-	int fd;
+	char *buf;
+	int ret = file_read(path, FILE_NO_MAX, &buf, NULL);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
-	if (!buf)
-		goto out_close;
-	for (;;) {
-		if (cap - len < 2048) {
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb)
-				goto out_free;
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			goto out_free;
-		}
-		if (r == 0)
-			break;
-		len += r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (lenp)
-		*lenp = len;
+	if (ret)
+		errno = -ret;
 	return buf;
-
-out_free:
-	free(buf);
-out_close:
-	r = errno;
-	close(fd);
-	errno = r;
-	return NULL;
 }
 
 /*
  * Normalise @buf in place: drop '#' comment lines and trailing blanks on
  * every line and at the end; reduce the values the kernel decorates.
+ * Return: @buf, or the value that stands for it (a per-CPU size not yet
+ * allocated: the expanded size read before, in @ts).
  */
-static void ts_normalise(struct tracestate *ts, const char *key, char *buf)
+static const char *ts_normalise(struct tracestate *ts, const char *key, char *buf)
 {
 	const char *base = strrchr(key, '/');
 	char *r = buf, *w = buf, *p, *q;
@@ -230,27 +197,26 @@ static void ts_normalise(struct tracestate *ts, const char *key, char *buf)
 			if (ts && !strchr(key, '/'))
 				snprintf(ts->expanded_kb, sizeof(ts->expanded_kb), "%s", buf);
 		} else if (ts && strchr(key, '/') && ts->expanded_kb[0]) {
-			/*
-			 * per-CPU sizes read "7" until the buffer is expanded;
-			 * buf comes from ts_read_file(): at least 4096 bytes
-			 */
-			memcpy(buf, ts->expanded_kb, strlen(ts->expanded_kb) + 1);
+			/* per-CPU sizes read "7" until the buffer is expanded */
+			return ts->expanded_kb;
 		}
 	} else if (!strcmp(buf, "no pid")) {
 		buf[0] = '\0';
 	}
+	return buf;
 }
 
 static int ts_add_file(struct tracestate *ts, const char *key, enum ts_kind kind,
 		       enum ts_group group)
 {
+	const char *shown, *cmp;
 	char path[4096];
 	char *buf, *norm;
 	bool skip = false;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", ts->dir, key);
-	buf = ts_read_file(path, NULL);
+	buf = ts_read_file(path);
 	if (!buf) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
@@ -265,18 +231,18 @@ static int ts_add_file(struct tracestate *ts, const char *key, enum ts_kind kind
 		free(buf);
 		return -ENOMEM;
 	}
-	if (!ts->raw || norm != buf)
-		ts_normalise(ts->raw ? NULL : ts, key, norm);
+	cmp = !ts->raw || norm != buf ? ts_normalise(ts->raw ? NULL : ts, key, norm) : norm;
+	shown = ts->raw ? buf : cmp;
 	if (group == TS_G_EVENT) {
 		const char *base = strrchr(key, '/') + 1;
 
-		skip = (!strcmp(base, "enable") && !strcmp(norm, "0")) ||
-		       (!strcmp(base, "filter") && !strcmp(norm, "none")) ||
-		       (!strcmp(base, "trigger") && !norm[0]);
+		skip = (!strcmp(base, "enable") && !strcmp(cmp, "0")) ||
+		       (!strcmp(base, "filter") && !strcmp(cmp, "none")) ||
+		       (!strcmp(base, "trigger") && !cmp[0]);
 	}
+	ret = skip ? 0 : ts_add(ts, key, shown, kind, group, false);
 	if (norm != buf)
 		free(norm);
-	ret = skip ? 0 : ts_add(ts, key, buf, kind, group, false);
 	free(buf);
 	return ret;
 }
@@ -880,9 +846,11 @@ struct tracestate *tracestate_load(const char *path)
 	bool raw;
 	int ret = 0;
 
-	buf = ts_read_file(path, NULL);
-	if (!buf)
+	ret = file_read(path, FILE_NO_MAX, &buf, NULL);
+	if (ret) {
+		errno = -ret;
 		return NULL;
+	}
 	raw = !strncmp(buf, "ktop-tracestate 1 raw\ndir\t", 26);
 	if (!raw && strncmp(buf, "ktop-tracestate 1\ndir\t", 22)) {
 		ret = -EINVAL;

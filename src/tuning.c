@@ -20,7 +20,8 @@
 
 const struct tuning_var tuning_vars[] = {
 	PATH("KTOP_FIXTURES", fixtures, "tests/fixtures",
-	     "Directory of recorded test fixtures; --demo looks there first for demo.ktop."),
+	     "Directory of recorded test fixtures (unit tests, benchmarks); when it is set, "
+	     "--demo looks there first for demo.ktop."),
 	SWITCH("KTOP_TEST_TOP_LEVEL", test_top_level,
 	       "Trace at the top level of tracefs even when the tracer could run in an "
 	       "instance: tests the top-level path on kernels where no tracer needs it."),
@@ -58,6 +59,9 @@ const struct tuning_var tuning_vars[] = {
 
 const size_t tuning_nvars = sizeof(tuning_vars) / sizeof(tuning_vars[0]);
 
+_Static_assert(sizeof(tuning_vars) / sizeof(tuning_vars[0]) <= sizeof(unsigned long) * 8,
+	       "struct tuning's given bits");
+
 static struct tuning tuning_now;
 static pthread_once_t tuning_once = PTHREAD_ONCE_INIT;
 
@@ -89,6 +93,8 @@ int tuning_read(struct tuning *t, char *err, size_t errlen)
 		unsigned long n = v->def;
 		int r;
 
+		if (val && *val)
+			t->given |= 1ul << i;
 		switch (v->kind) {
 		case TUNING_SWITCH:
 			*(bool *)field = val && *val ? strcmp(val, "0") != 0 : v->def;
@@ -107,6 +113,14 @@ int tuning_read(struct tuning *t, char *err, size_t errlen)
 		}
 	}
 	return ret;
+}
+
+bool tuning_given(const struct tuning *t, const char *name)
+{
+	for (size_t i = 0; i < tuning_nvars; i++)
+		if (!strcmp(tuning_vars[i].name, name))
+			return t->given & (1ul << i);
+	return false;
 }
 
 static void tuning_read_once(void)

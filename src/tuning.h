@@ -36,6 +36,8 @@ struct tuning {
 	bool		debug_start;		/* KTOP_DEBUG_START */
 	const char	*ui_key_latency;	/* KTOP_UI_KEY_LATENCY */
 	const char	*theme_dir;		/* KTOP_THEME_DIR */
+	/* bit i: tuning_vars[i] was set (not empty), default or not */
+	unsigned long	given;
 };
 
 enum tuning_kind {
@@ -87,6 +89,15 @@ int tuning_init(char *err, size_t errlen);
  * Context: any thread.
  */
 const struct tuning *tuning(void);
+
+/**
+ * tuning_given - whether the variable @name was set (to anything but "")
+ *
+ * For a default that means "look in the usual places" rather than a value
+ * (--demo looks in $KTOP_FIXTURES first only when it is set).
+ * Return: true when set; false when unset, empty or not in the table.
+ */
+bool tuning_given(const struct tuning *t, const char *name);
 
 /* The table as `ktop --help-debug` prints it: name, default, meaning. */
 void tuning_print(FILE *fp);

@@ -75,21 +75,8 @@ struct vfexpr {
 
 /* ---- lexing and parsing ------------------------------------------------------ */
 
-static int vx_err(struct vfexpr *x, int pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int vx_err(struct vfexpr *x, int pos, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (x->err) {
-		x->err->offset = pos;
-		va_start(ap, fmt);
-		vsnprintf(x->err->msg, sizeof(x->err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* A refusal of the expression at byte @pos. */
+#define vx_err(x, pos, ...)	filter_error_set((x)->err, pos, -EINVAL, __VA_ARGS__)
 
 static void skip_ws(struct vfexpr *x)
 {

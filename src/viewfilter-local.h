@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include "filter.h"
 #include "hashmap.h"
 #include "viewfilter.h"
 
@@ -56,6 +57,12 @@ struct vf_cpu {
 /* Per event type: can it match (and which expression clauses it must pass). */
 enum { TC_UNKNOWN, TC_NO, TC_PASS, TC_EVAL };
 
+/* A buffer of a recording: its name and store CPU streams (buffer: clauses). */
+struct vf_buffer {
+	char		name[64];
+	uint32_t	cpu0, ncpus;
+};
+
 struct viewfilter {
 	struct store		*st;
 	struct taskrel		*tr;
@@ -65,6 +72,8 @@ struct viewfilter {
 	vfexpr_field_fn		known;
 	void			*known_arg;
 	const char		*procdir;	/* live: /proc for the task tree */
+	struct vf_buffer	*bufs;		/* NULL: one buffer, "top" */
+	size_t			nbufs;
 	bool			proc_read;
 	/* derived from the clauses */
 	uint8_t			*tcls;		/* by type id: TC_* */
@@ -86,9 +95,8 @@ struct viewfilter {
 	uint64_t		held;		/* as of the last sync */
 };
 
-/* Set @err (when not NULL) to @fmt at byte @pos. Return: -EINVAL. */
-int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* A refusal of the text at byte @pos (filter_error_set() of src/filter.h). */
+#define vf_err(err, pos, ...)	filter_error_set(err, pos, -EINVAL, __VA_ARGS__)
 
 /* viewfilter_stack.c: "stack:PATH" clauses. */
 int vf_stack_parse(struct vf_clause *c, const char *s, int off, struct filter_error *err);

@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "filter.h"
+#include "formats/meta.h"
 #include "schema.h"
 #include "taskrel.h"
 #include "viewfilter-local.h"
@@ -24,22 +25,11 @@
 #define VF_BITS_WORDS	(STORE_CHUNK_EVENTS / 64)
 #define VF_TREE_DEPTH	256
 
-static const char *const typed_prefix[] = { "pid:", "comm:", "cpu:", "event:", "stack:" };
+/* typed_prefix[i] makes a clause of kind i; the last, "buffer:", a VK_CPU one */
+static const char *const typed_prefix[] = { "pid:", "comm:", "cpu:", "event:", "stack:", "buffer:" };
+#define TYPED_BUFFER	5	/* not a kind (VK_EXPR is never a typed one) */
 
 /* ---- clauses ---------------------------------------------------------------------- */
-
-int vf_err(struct filter_error *err, int pos, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->offset = pos;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 static void clause_free(struct vf_clause *c)
 {
@@ -133,6 +123,48 @@ static int parse_cpus(struct vf_clause *c, const char *s, int off, unsigned int 
 			return 0;
 		if (*p != ',')
 			return vf_err(err, off + (int)(p - s), "cpu: wants a CPU list (0-3,6)");
+		p++;
+	}
+}
+
+/*
+ * "NAME,NAME" into a bitmap of the CPUs of those buffers; @vf NULL: the
+ * syntax only. Without a buffer table, "top" is every CPU.
+ */
+static int parse_buffers(struct vf_clause *c, const char *s, int off,
+			 const struct viewfilter *vf, struct filter_error *err)
+{
+	unsigned int ncpus = vf ? store_ncpus(vf->st) : 0;
+	const char *p = s;
+
+	c->cpus = calloc(ncpus ? (ncpus + 63) / 64 : 1, sizeof(*c->cpus));
+	if (!c->cpus)
+		return -ENOMEM;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		const struct vf_buffer *b = NULL;
+		char have[256] = "top";
+
+		if (!len)
+			return vf_err(err, off + (int)(p - s), "buffer: wants a buffer's name");
+		for (size_t i = 0; vf && i < vf->nbufs && !b; i++)
+			if (strlen(vf->bufs[i].name) == len && !strncmp(vf->bufs[i].name, p, len))
+				b = &vf->bufs[i];
+		if (vf && !b && !vf->nbufs && len == 3 && !strncmp(p, "top", 3)) {
+			for (unsigned int k = 0; k < ncpus; k++)
+				c->cpus[k / 64] |= 1ull << (k % 64);
+		} else if (vf && !b) {
+			for (size_t i = 0, n = 0; i < vf->nbufs && n < sizeof(have); i++)
+				n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%s",
+						      i ? ", " : "", vf->bufs[i].name);
+			return vf_err(err, off + (int)(p - s), "buffer: no buffer '%.*s' here (%s)",
+				      (int)len, p, have);
+		}
+		for (uint32_t k = b ? b->cpu0 : 0; b && k < b->cpu0 + b->ncpus && k < ncpus; k++)
+			c->cpus[k / 64] |= 1ull << (k % 64);
+		p += len;
+		if (!*p)
+			return 0;
 		p++;
 	}
 }
@@ -271,6 +303,9 @@ static int parse_clause(struct viewfilter *vf, const char *text, struct vf_claus
 	case VK_STACK:
 		c->kind = VK_STACK;
 		return vf_stack_parse(c, p, ret + (int)(p - c->text), err);
+	case TYPED_BUFFER:
+		c->kind = VK_CPU;
+		return parse_buffers(c, p, ret + (int)(p - c->text), vf, err);
 	}
 	/* EV,EV: EXPR (trace-cmd report -F), EV,EV alone, or EXPR */
 	tok = strcspn(p, " \t");
@@ -846,7 +881,27 @@ void viewfilter_free(struct viewfilter *vf)
 	free(vf->stk);
 	hmap_destroy(&vf->memo);
 	store_chunk_rd_free(vf->rd);
+	free(vf->bufs);
 	free(vf);
+}
+
+int viewfilter_set_buffers(struct viewfilter *vf, const struct snapshot_meta *m)
+{
+	free(vf->bufs);
+	vf->bufs = NULL;
+	vf->nbufs = 0;
+	if (!m || !m->nbuffers)
+		return 0;
+	vf->bufs = calloc(m->nbuffers, sizeof(*vf->bufs));
+	if (!vf->bufs)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nbuffers; i++) {
+		snprintf(vf->bufs[i].name, sizeof(vf->bufs[i].name), "%s", m->buffers[i].name);
+		vf->bufs[i].cpu0 = m->buffers[i].cpu0;
+		vf->bufs[i].ncpus = m->buffers[i].ncpus;
+	}
+	vf->nbufs = m->nbuffers;
+	return 0;
 }
 
 void viewfilter_set_live(struct viewfilter *vf, vfexpr_field_fn known, void *arg,

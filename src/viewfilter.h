@@ -13,6 +13,8 @@
  *   [!]comm:GLOB[+]             the tasks whose name matches (the name the
  *                               store holds for the pid, as the event list shows)
  *   [!]cpu:LIST                 0-3,6
+ *   [!]buffer:NAME[,NAME...]    the CPUs of these buffers of a recording
+ *                               (a trace.dat's instances; "top": the top one)
  *   [!]event:EV[,EV...]         EV: SYSTEM:NAME, SYSTEM/NAME or NAME, globs
  *                               allowed; a NAME alone matches a system too
  *   [!]stack:[^]F;F;...[$]      the events whose stack holds these frames, root
@@ -72,6 +74,15 @@ void viewfilter_free(struct viewfilter *vf);
  */
 void viewfilter_set_live(struct viewfilter *vf, vfexpr_field_fn known, void *arg,
 			 const char *procdir);
+
+struct snapshot_meta;
+
+/**
+ * viewfilter_set_buffers - the buffers whose CPUs buffer:NAME clauses take
+ * @m: a recording's metadata (its buffer table), or NULL: one buffer, "top"
+ * Return: 0 or -ENOMEM. Context: before clauses naming buffers are pushed.
+ */
+int viewfilter_set_buffers(struct viewfilter *vf, const struct snapshot_meta *m);
 
 /**
  * viewfilter_check - the syntax of a clause, without a store (command-line checks)

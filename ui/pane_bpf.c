@@ -294,7 +294,7 @@ static void draw_outliers(struct ui *ui, struct bpf_state *bs,
 
 static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
-	struct bpfstats *b = ui->app->bpf;
+	struct bpfstats *b = app_bpf(ui->app);
 	struct bpf_state *bs = p->priv;
 	struct bpfstats_status st;
 	struct bpfstats_hist hist;
@@ -474,7 +474,7 @@ static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 	struct bpfstats_status st;
 	int ncpus;
 
-	if (!ui->app->bpf)
+	if (!app_bpf(ui->app))
 		return 0;
 	if (ui_rowsel_moves(act)) {
 		bs->sel = (int)ui_rowsel_move(bs->sel, bs->n, bs->outl_rows > 1 ? bs->outl_rows : 1,
@@ -484,7 +484,7 @@ static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 	switch (act) {
 	case ACT_LEFT:
 	case ACT_RIGHT:
-		bpfstats_get_status(ui->app->bpf, &st);
+		bpfstats_get_status(app_bpf(ui->app), &st);
 		ncpus = (int)st.ncpus;
 		if (act == ACT_LEFT)
 			bs->cpu = bs->cpu < 0 ? ncpus - 1 : bs->cpu - 1;
@@ -514,7 +514,7 @@ static int bpf_click(struct ui *ui, struct pane *p, int row, int col)
 
 static const char *bpf_footer(struct ui *ui, struct pane *p)
 {
-	return ui->app->bpf ? "Left/Right CPU v window Enter outlier's events" : "";
+	return app_bpf(ui->app) ? "Left/Right CPU v window Enter outlier's events" : "";
 }
 
 const struct pane_ops pane_bpf_ops = {

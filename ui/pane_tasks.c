@@ -91,7 +91,7 @@ static void tasks_feed(struct ui *ui, struct tasks_state *ts)
 		/* live: ktop's threads, BPF's per-task figures */
 		if (app_flags(ui->app) & SOURCE_KERNEL) {
 			tasks_set_self(ts->tm, "/proc/self/task");
-			tasks_set_bpf(ts->tm, ui->app->bpf);
+			tasks_set_bpf(ts->tm, app_bpf(ui->app));
 		}
 		ts->gen = ~0ull;
 	}
@@ -258,7 +258,7 @@ static void tasks_title(struct ui *ui, const struct tasks_state *ts, struct rich
 		richstr_add(rs, ROLE_DIM, ", ktop's threads hidden (H shows)");
 	if (ui_view(ui))
 		richstr_add(rs, ROLE_WARN, "  counting the events in the view");
-	richstr_add(rs, ROLE_DIM, ui->app->bpf ? "  runq/off-CPU: BPF where tracked" :
+	richstr_add(rs, ROLE_DIM, app_bpf(ui->app) ? "  runq/off-CPU: BPF where tracked" :
 		    "  runq/off-CPU: from the sched events held");
 }
 

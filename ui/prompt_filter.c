@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <curses.h>
-#include <zlib.h>
 #include "app.h"
 #include "filter.h"
 #include "ftrace_filter.h"
@@ -63,32 +62,9 @@ static const struct filter_funcs *pf_funcs(const struct prompt_filter *pf)
 /* Load a recorded available_filter_functions, plain or gzip'd. Return: NULL on failure. */
 static struct filter_funcs *pf_load_offline(const char *path)
 {
-	struct filter_funcs *ff = NULL;
-	size_t len = 0, cap = 1 << 20;
-	char *buf = malloc(cap);
-	gzFile gz = gzopen(path, "rb");
-	int n;
+	struct filter_funcs *ff;
 
-	if (!buf || !gz)
-		goto out;
-	while ((n = gzread(gz, buf + len, (unsigned int)(cap - len))) > 0) {
-		len += (size_t)n;
-		if (len == cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb)
-				goto out;
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (n == 0)
-		ff = filter_funcs_parse(buf, len);
-out:
-	if (gz)
-		gzclose(gz);
-	free(buf);
-	return ff;
+	return filter_funcs_load(&ff, path) ? NULL : ff;
 }
 
 static void pf_refresh_current(struct ui *ui, struct prompt_filter *pf)

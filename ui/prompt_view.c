@@ -98,7 +98,7 @@ static enum clause_kind clause_kind(const char *text)
 		text++;
 	if (!strncmp(text, "pid:", 4) || !strncmp(text, "comm:", 5))
 		return CL_TASK;
-	if (!strncmp(text, "cpu:", 4))
+	if (!strncmp(text, "cpu:", 4) || !strncmp(text, "buffer:", 7))
 		return CL_CPU;
 	return CL_OTHER;
 }
@@ -125,6 +125,10 @@ static void parts_sync(struct ui *ui, struct view_state *vs)
 		return;
 	vs->task_part = viewfilter_new(ui->st, ui->app->rel);
 	vs->cpu_part = viewfilter_new(ui->st, NULL);
+	if (vs->cpu_part && viewfilter_set_buffers(vs->cpu_part, app_recording_meta(ui->app))) {
+		viewfilter_free(vs->cpu_part);
+		vs->cpu_part = NULL;
+	}
 	for (size_t i = 0; i < viewfilter_nclauses(vf); i++) {
 		const char *c = viewfilter_clause(vf, i);
 		enum clause_kind k = clause_kind(c);
@@ -336,7 +340,7 @@ static void cand_names(struct completion *c, struct store *st, const char *word,
 		       bool events_only)
 {
 	static const char *const words[] = {
-		"pid:", "comm:", "cpu:", "event:", "stack:", "common_pid", "common_flags",
+		"pid:", "comm:", "cpu:", "buffer:", "event:", "stack:", "common_pid", "common_flags",
 		"common_preempt_count", "CPU", "COMM",
 	};
 	const struct schema *sc = store_schema(st);
@@ -418,7 +422,7 @@ static void view_draw(struct ui *ui, struct prompt *pr)
 	richstr_add(&rs, ROLE_OVERLAY, vf && viewfilter_nclauses(vf) ?
 		    viewfilter_describe(vf, desc, sizeof(desc)) : "every event held");
 	richstr_add(&rs, ROLE_DIM, "  (a new clause is ANDed: pid:PID[+] comm:GLOB[+] "
-		    "cpu:LIST event:EV,... EV: EXPR, EXPR; '!' negates)");
+		    "cpu:LIST buffer:NAME event:EV,... EV: EXPR, EXPR; '!' negates)");
 	ui_overlay_row(ui, y + 1, w, &rs);
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_FKEY, "> ");

@@ -406,10 +406,8 @@ static int draw_header(struct ui *ui)
 		richstr_addf(&rs, ROLE_PAUSED, " PAUSED +%s since ",
 			     ui_fmt_count(b1, sizeof(b1), ss.appended - ui->paused_appended));
 	} else {
-		/* a snapshot file still being read by its loader thread: LOADING */
-		richstr_add(&rs, ROLE_HEADER_VALUE,
-			    app_flags(a) & SOURCE_GROWS ? "LIVE" : app_loading(a) ? "LOADING" :
-			    "SNAPSHOT");
+		richstr_add(&rs, app_stream_state(a) == APP_STREAM_CUT ? ROLE_WARN :
+			    ROLE_HEADER_VALUE, ui_source_word(ui));
 	}
 	richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
 		     ui_fmt_elapsed(b2, sizeof(b2), now - (a->start_ns ? a->start_ns : now)),
@@ -446,6 +444,8 @@ static int draw_header(struct ui *ui)
 	richstr_add(&rs, ROLE_HEADER_VALUE, app_filter_desc(a, filters, sizeof(filters)));
 	richstr_pad(&rs, ROLE_HEADER, ui->cols);
 	ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+	/* a stream that ended: when, after how many events, why */
+	y += ui_stream_header(ui, y);
 	/* the view filter, when one is set: what every pane shows of what is held */
 	if (ui_view_header(ui, &rs)) {
 		richstr_pad(&rs, ROLE_HEADER, ui->cols);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "clock.h"
+#include "hashmap.h"
 #include "intern.h"
 #include "stats.h"
 #include "store.h"
@@ -18,10 +20,7 @@
 
 uint64_t ui_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clock_mono_ns();
 }
 
 int ui_stats_init(struct ui_stats *s, struct store *st)
@@ -40,7 +39,7 @@ int ui_stats_init(struct ui_stats *s, struct store *st)
 	s->tab = calloc(s->cap, sizeof(*s->tab));
 	s->buf = calloc(CHUNK, sizeof(*s->buf));
 	if (!s->cpu || !s->top_seq || !s->rescan_end || !s->comm_match || !s->comm_pid ||
-	    !s->sys || !s->tab || !s->buf) {
+	    !s->sys || !s->tab || !s->buf || hmap_reserve(&s->index, s->cap)) {
 		ui_stats_destroy(s);
 		return -ENOMEM;
 	}
@@ -63,49 +62,36 @@ void ui_stats_destroy(struct ui_stats *s)
 	free(s->comm_pid);
 	free(s->sys);
 	free(s->tab);
+	hmap_destroy(&s->index);
 	free(s->buf);
 	memset(s, 0, sizeof(*s));
 }
 
-static int tab_grow(struct ui_stats *s)
-{
-	size_t ncap = s->cap * 2;
-	struct ui_top_ent *nt = calloc(ncap, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->cap; i++) {
-		size_t j;
-
-		if (!s->tab[i].key)
-			continue;
-		j = (s->tab[i].key * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
-		while (nt[j].key)
-			j = (j + 1) & (ncap - 1);
-		nt[j] = s->tab[i];
-	}
-	free(s->tab);
-	s->tab = nt;
-	s->cap = ncap;
-	return 0;
-}
-
+/* The row of @key, added (zeroed) when new. Return: NULL on ENOMEM. */
 static struct ui_top_ent *tab_get(struct ui_stats *s, uint64_t key)
 {
-	size_t j;
+	uint64_t *i;
+	bool added;
 
-	if (!key)
-		key = UI_TOP_KEY(0xffff, 0);
-	if ((s->n + 1) * 10 > s->cap * 7 && tab_grow(s))
+	i = hmap_put(&s->index, key, &added);
+	if (!i)
 		return NULL;
-	j = (key * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1);
-	while (s->tab[j].key && s->tab[j].key != key)
-		j = (j + 1) & (s->cap - 1);
-	if (!s->tab[j].key) {
-		s->tab[j].key = key;
-		s->n++;
+	if (added) {
+		if (s->n == s->cap) {
+			struct ui_top_ent *nt = realloc(s->tab, 2 * s->cap * sizeof(*nt));
+
+			if (!nt) {
+				hmap_del(&s->index, key, NULL);
+				return NULL;
+			}
+			s->tab = nt;
+			s->cap *= 2;
+		}
+		*i = s->n;
+		memset(&s->tab[s->n], 0, sizeof(s->tab[0]));
+		s->tab[s->n++].key = key;
 	}
-	return &s->tab[j];
+	return &s->tab[*i];
 }
 
 static void add_dur(struct ui_stats *s, uint64_t key, uint64_t d)
@@ -375,11 +361,9 @@ void ui_stats_tick(struct ui_stats *s, uint64_t now_ns)
 			cs->cur_total = 0;
 		}
 	}
-	for (size_t i = 0; i < s->cap; i++) {
+	for (size_t i = 0; i < s->n; i++) {
 		struct ui_top_ent *e = &s->tab[i];
 
-		if (!e->key)
-			continue;
 		e->rate = (double)(e->count - e->count_prev) / dt;
 		e->count_prev = e->count;
 	}
@@ -389,7 +373,7 @@ void ui_stats_tick(struct ui_stats *s, uint64_t now_ns)
 
 void ui_stats_reset_top(struct ui_stats *s)
 {
-	memset(s->tab, 0, s->cap * sizeof(*s->tab));
+	hmap_clear(&s->index);
 	s->n = 0;
 	memset(s->comm_match, 0, PID_SLOTS * sizeof(*s->comm_match));
 	memset(s->sys, 0, PID_SLOTS * sizeof(*s->sys));
@@ -506,8 +490,8 @@ size_t ui_stats_sorted(struct ui_stats *s, enum ui_sort key, const struct ui_top
 	all = malloc((s->n + 1) * sizeof(*all));
 	if (!all)
 		return 0;
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->tab[i].key && s->tab[i].count)
+	for (size_t i = 0; i < s->n; i++)
+		if (s->tab[i].count)
 			all[n++] = &s->tab[i];
 	qsort_r(all, n, sizeof(*all), sort_cmp, &ctx);
 	if (n > max)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format.h"
+#include "hashmap.h"
 
 struct store;
 
@@ -30,7 +31,7 @@ struct ui_cpu_stat {
 
 /* A top-view row: an event type, or a function, syscall, irq or softirq within one. */
 struct ui_top_ent {
-	uint64_t	key;			/* type << 32 | sub; 0: free slot */
+	uint64_t	key;			/* type << 32 | sub */
 	uint64_t	count, count_prev;
 	uint64_t	dur_total, dur_n, dur_max;
 	double		rate;
@@ -62,8 +63,9 @@ struct ui_stats {
 	struct ui_cpu_stat	*cpu;
 	uint64_t		*top_seq;	/* per CPU: next seq the top view reads */
 	uint64_t		*rescan_end;	/* per CPU: end of a rescan in progress */
-	struct ui_top_ent	*tab;
+	struct ui_top_ent	*tab;		/* rows in order of first sight */
 	size_t			cap, n;
+	struct hmap		index;		/* key -> row */
 	struct ui_narrow	narrow;
 	uint8_t			*comm_match;	/* per pid & 0xffff: 0 unknown, 1 no, 2 yes */
 	int32_t			*comm_pid;

@@ -419,15 +419,7 @@ int ui_theme_list(char **names, int max)
 
 int ui_config_path(char *buf, size_t len)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-
-	if (xdg && *xdg)
-		snprintf(buf, len, "%s/ktop/ktop.conf", xdg);
-	else if (home && *home)
-		snprintf(buf, len, "%s/.config/ktop/ktop.conf", home);
-	else
-		return -ENOENT;
-	return 0;
+	return safefile_xdg_path("XDG_CONFIG_HOME", ".config", "ktop.conf", buf, len);
 }
 
 /*

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "clock.h"
 #include "tracer_feed.h"
 
 uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns)
@@ -15,10 +16,7 @@ uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns)
 
 uint64_t ui_feed_clock(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_thread_ns();
 }
 
 bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t feed_start,

@@ -383,6 +383,11 @@ struct viewfilter *ui_view(struct ui *ui);
 uint64_t ui_view_gen(struct ui *ui);
 /* Bring the counts up to date for a frame, then the header's line. Return: false: no view. */
 bool ui_view_header(struct ui *ui, struct richstr *rs);
+
+/* ui/stream_status.c: LIVE, LOADING, SNAPSHOT, or a stream's ENDED, DISCONNECTED */
+const char *ui_source_word(const struct ui *ui);
+/* Draw the line (two at most) on a stream that ended at row @y. Return: rows used. */
+int ui_stream_header(struct ui *ui, int y);
 /*
  * What the panes without events of their own (BPF figures by task and CPU)
  * can honour: the task clauses (pid:, comm:) and the CPU clauses. Return:

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,40 @@ static int format_sniff(const struct format_in *in, const struct format_ops **f,
 			   "nor a trace.dat file)");
 }
 
+bool format_split_part(const char *arg, char *file, size_t len, const char **part)
+{
+	const char *at = strrchr(arg, '@');
+	struct stat sb;
+
+	*part = NULL;
+	if (!at || !stat(arg, &sb) || (size_t)(at - arg) >= len)
+		return false;
+	snprintf(file, len, "%.*s", (int)(at - arg), arg);
+	if (stat(file, &sb))
+		return false;
+	*part = at + 1;
+	return true;
+}
+
+int format_in_open(struct format_in *in, const char *arg, char *file, size_t len, char *err,
+		   size_t errlen)
+{
+	const char *part = NULL;
+
+	in->name = arg;
+	in->part = NULL;
+	in->path = arg;
+	in->fd = open(arg, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0 && errno == ENOENT && format_split_part(arg, file, len, &part)) {
+		in->path = file;
+		in->part = part;
+		in->fd = open(file, O_RDONLY | O_CLOEXEC);
+	}
+	if (in->fd < 0)
+		return format_fail(err, errlen, -errno, arg, "%s", strerror(errno));
+	return 0;
+}
+
 int format_open(const struct format_in *in, struct format_reader **out, char *err,
 		size_t errlen)
 {
@@ -115,6 +150,9 @@ int format_open(const struct format_in *in, struct format_reader **out, char *er
 		if (ret)
 			return ret;
 	}
+	if (in->part && !f->parts)
+		return format_fail(err, errlen, -ENOENT, in->name, "no such file (a %s file has no "
+				   "parts to choose with @)", f->name);
 	ret = f->open(in, out, err, errlen);
 	if (ret)
 		*out = NULL;
@@ -149,15 +187,17 @@ int format_load(const char *path, size_t mem_limit, struct store **out,
 		.name = is_stdin ? "standard input" : path, .mem_limit = mem_limit,
 	};
 	struct format_reader *r;
+	char file[PATH_MAX];
 	int ret;
 
 	*out = NULL;
 	if (meta)
 		memset(meta, 0, sizeof(*meta));
 	if (!is_stdin) {
-		in.fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (in.fd < 0)
-			return format_fail(err, errlen, -errno, path, "%s", strerror(errno));
+		ret = format_in_open(&in, path, file, sizeof(file), err, errlen);
+		if (ret)
+			return ret;
+		in.mem_limit = mem_limit;
 	}
 	ret = format_open(&in, &r, err, errlen);
 	if (ret)
@@ -249,7 +289,7 @@ int format_out_close(struct format_file *f, int ret, struct export_stats *stats,
 	} else if (f->out.fd >= 0) {
 		struct stat sb;
 
-		/* a writer may have seeked back (libtracecmd does): the size, not the offset */
+		/* a writer may have seeked back (trace.dat's does): the size, not the offset */
 		if (!fstat(f->out.fd, &sb) && S_ISREG(sb.st_mode))
 			size = sb.st_size;
 	}

@@ -64,6 +64,8 @@ struct format_in {
 	const char	*path;		/* a file's path; NULL for a stream (standard input) */
 	const char	*name;		/* for messages: the path, or "standard input" */
 	size_t		mem_limit;	/* the store's (-m); 0: STORE_DEFAULT_MEMORY */
+	/* FILE@PART: read only PART (a trace.dat's buffer); NULL: everything */
+	const char	*part;
 };
 
 /* Where an output goes: @path opened with safefile_out_open(), or @fd (>= 0) in place. */
@@ -79,6 +81,8 @@ struct format_ops {
 	const char	*const *exts;
 	/* can be read from a pipe as it is written (-i -, --stream) */
 	bool		stream;
+	/* has parts to read alone, named as FILE@PART (a trace.dat's buffers) */
+	bool		parts;
 
 	/*
 	 * detect - is this the format of a file starting with @head (@len bytes,
@@ -143,6 +147,12 @@ struct format_reader {
 	const struct format_ops		*fmt;
 	struct store			*st;	/* owned until format_reader_take_store() */
 	struct snapshot_meta		meta;
+	/*
+	 * The BPF statistics a .ktop stream carries (its BPF blocks), once the
+	 * first came; fed by next(), read from any thread (load it with
+	 * __atomic_load_n); freed with the reader.
+	 */
+	struct bpfstats			*bpf;
 	char				name[256];
 	char				err[512];
 };
@@ -156,6 +166,27 @@ struct format_reader {
  */
 int format_open(const struct format_in *in, struct format_reader **out, char *err,
 		size_t errlen);
+
+/**
+ * format_split_part - FILE@PART: the file and the part it names
+ * @arg: what -i was given
+ * @file: receives the file part (@len bytes)
+ * @part: receives the part, a pointer into @arg
+ *
+ * Only when @arg itself is no file and it has an '@' whose left side is one.
+ * Return: true when @arg named a part.
+ */
+bool format_split_part(const char *arg, char *file, size_t len, const char **part);
+
+/**
+ * format_in_open - open @arg for reading into @in (fd, path, name)
+ * @arg: a file, or FILE@PART (format_split_part); "-" is not handled here
+ * @file: where the file part is kept (@len bytes; in->path points to it)
+ * Return: 0 (close in->fd when done), or a negative errno with a message
+ * naming @arg in @err.
+ */
+int format_in_open(struct format_in *in, const char *arg, char *file, size_t len, char *err,
+		   size_t errlen);
 
 /* Read the next piece (see format_reader_ops.next). */
 int format_reader_next(struct format_reader *r);

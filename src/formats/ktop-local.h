@@ -49,6 +49,7 @@ enum blk_type {
 	BLK_EVSTK = SNAP_BLK_EVSTK,
 	BLK_STACKW = SNAP_BLK_STACKW,
 	BLK_CHUNKS,	/* version 2: u32 count, then per chunk: cpu, u32 length, its bytes */
+	BLK_BPF,	/* a poll of the BPF statistics (ktop_bpf.c), streams of version 2 on */
 	BLK_NR,
 };
 
@@ -68,6 +69,7 @@ enum meta_key {
 	MK_PRINTK,
 	MK_CMDLINES,
 	MK_OPTIONS,
+	MK_BUFFER,	/* one buffer: "cpu0 ncpus page_size\tclock\tname" */
 };
 
 /* ---- byte buffers and cursors --------------------------------------------- */

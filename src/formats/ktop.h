@@ -109,6 +109,14 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st);
 
 /* Write the END block (a stream that ends without it reads as truncated). */
 int snapshot_writer_finish(struct snapshot_writer *w);
+
+/*
+ * A poll of the BPF statistics (bpfstats_raw_get) as a BPF block: the
+ * reader of the stream shows them as the writer's machine has them.
+ * Return: 0 or a negative errno (the writer's error then says why).
+ */
+struct bpfstats_raw;
+int snapshot_writer_bpf(struct snapshot_writer *w, const struct bpfstats_raw *r);
 const char *snapshot_writer_error(const struct snapshot_writer *w);
 
 struct snapshot_writer_stats {

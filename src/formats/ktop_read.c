@@ -17,9 +17,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "bpfstats.h"
 #include "clock.h"
 #include "formats/format.h"
 #include "formats/ktop-local.h"
+#include "formats/ktop_bpf.h"
 #include "formats/ktop.h"
 #include "intern.h"
 #include "output.h"
@@ -110,6 +112,33 @@ static ssize_t read_full(int fd, void *p, size_t n)
 	return got;
 }
 
+/* Keep one buffer of a META block ("cpu0 ncpus page_size\tclock\tname"). */
+static int meta_add_buffer(struct snapshot_meta *m, const char *v, size_t len)
+{
+	struct snapshot_buffer b, *n;
+	char line[160];
+	const char *clk, *name;
+	int used = 0;
+
+	memset(&b, 0, sizeof(b));
+	snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1),
+		 v);
+	clk = strchr(line, '\t');
+	name = clk ? strchr(clk + 1, '\t') : NULL;
+	if (!name || sscanf(line, "%u %u %u%n", &b.cpu0, &b.ncpus, &b.page_size, &used) != 3 ||
+	    line + used != clk || m->nbuffers >= SNAPSHOT_MAX_BUFFERS || !b.ncpus ||
+	    b.ncpus > SNAPSHOT_MAX_CPUS || b.cpu0 > SNAPSHOT_MAX_CPUS - b.ncpus)
+		return -EBADMSG;
+	snprintf(b.clock, sizeof(b.clock), "%.*s", (int)(name - clk - 1), clk + 1);
+	snprintf(b.name, sizeof(b.name), "%s", name + 1);
+	n = realloc(m->buffers, (m->nbuffers + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	m->buffers = n;
+	m->buffers[m->nbuffers++] = b;
+	return 0;
+}
+
 static int reader_meta(struct snapshot_reader *r, struct cur *c)
 {
 	struct snapshot_meta *m = &r->base.meta;
@@ -164,6 +193,10 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 		case MK_OPTIONS:
 			dst = &m->options;
 			break;
+		case MK_BUFFER:
+			if (meta_add_buffer(m, v, len))
+				return reader_fail(r, -EBADMSG, "corrupt buffer record");
+			break;
 		case MK_FORMAT: {
 			const char *nul = memchr(v, 0, len);
 			char *text;
@@ -194,6 +227,10 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 		return reader_fail(r, -EBADMSG, "corrupt metadata block");
 	if (!m->ncpus || m->ncpus > SNAPSHOT_MAX_CPUS)
 		return reader_fail(r, -EBADMSG, "bad CPU count %u in the metadata", m->ncpus);
+	for (size_t i = 0; i < m->nbuffers; i++)
+		if (m->buffers[i].cpu0 + m->buffers[i].ncpus > m->ncpus)
+			return reader_fail(r, -EBADMSG, "buffer %s has CPUs past the %u of the "
+					   "metadata", m->buffers[i].name, m->ncpus);
 	snprintf(m->source, sizeof(m->source), "ktop");
 	r->base.st = store_new(r->mem_limit, m->ncpus);
 	r->sr = r->base.st ? snap_stk_r_new(r->base.st, m->version >= 2) : NULL;
@@ -653,6 +690,33 @@ static int reader_chunks(struct snapshot_reader *r, struct cur *c)
 	return 0;
 }
 
+/* A poll of the far side's BPF statistics: the first makes them, each feeds them. */
+static int reader_bpf(struct snapshot_reader *r, const uint8_t *p, size_t n)
+{
+	struct bpfstats *bs = r->base.bpf;
+	struct bpfstats_raw raw;
+	char why[256];
+	int ret;
+
+	ret = ktop_bpf_decode(p, n, &raw, why, sizeof(why));
+	if (ret)
+		return reader_fail(r, ret, "block %llu: %s", (unsigned long long)r->nblocks - 1,
+				   why);
+	if (!bs) {
+		ret = bpfstats_new_fed(&bs, &raw, NULL);
+		if (!ret)
+			__atomic_store_n(&r->base.bpf, bs, __ATOMIC_RELEASE);
+	}
+	if (!ret)
+		ret = bpfstats_feed(bs, &raw);
+	bpfstats_raw_free(&raw);
+	if (ret)
+		return reader_fail(r, ret, "block %llu: BPF statistics that do not follow the "
+				   "last ones (%s)", (unsigned long long)r->nblocks - 1,
+				   strerror(-ret));
+	return 0;
+}
+
 int snapshot_reader_next(struct snapshot_reader *r)
 {
 	uint8_t hdr[BLK_HDR_SIZE];
@@ -711,6 +775,9 @@ int snapshot_reader_next(struct snapshot_reader *r)
 			return reader_fail(r, ret, "%s", why);
 		break;
 	}
+	case BLK_BPF:
+		ret = reader_bpf(r, c.p, raw_len);
+		break;
 	case BLK_END: {
 		uint64_t total = cur_var(&c);
 
@@ -826,6 +893,7 @@ void snapshot_reader_free(struct snapshot_reader *r)
 	buf_free(&r->comp);
 	buf_free(&r->raw);
 	snap_stk_r_free(r->sr);
+	bpfstats_free(r->base.bpf);
 	store_free(r->base.st);
 	snapshot_meta_free(&r->base.meta);
 	free(r->strmap);

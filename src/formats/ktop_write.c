@@ -16,9 +16,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "bpfstats.h"
 #include "clock.h"
 #include "formats/format.h"
 #include "formats/ktop-local.h"
+#include "formats/ktop_bpf.h"
 #include "formats/ktop.h"
 #include "intern.h"
 #include "output.h"
@@ -230,6 +232,14 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 		meta_put_str(&w->raw, MK_PRINTK, meta->printk);
 		meta_put_str(&w->raw, MK_CMDLINES, meta->cmdlines);
 		meta_put_str(&w->raw, MK_OPTIONS, meta->options);
+		for (size_t i = 0; i < meta->nbuffers; i++) {
+			const struct snapshot_buffer *b = &meta->buffers[i];
+			char line[160];
+
+			snprintf(line, sizeof(line), "%u %u %u\t%s\t%s", b->cpu0, b->ncpus,
+				 b->page_size, b->clock, b->name);
+			meta_put_str(&w->raw, MK_BUFFER, line);
+		}
 		for (size_t i = 0; i < meta->nformats; i++) {
 			size_t ls = strlen(meta->formats[i].system);
 			size_t lt = strlen(meta->formats[i].text);
@@ -821,6 +831,15 @@ static bool writer_bucket_empty(struct snapshot_writer *w)
 		w->tokens = (double)w->rate;
 	w->last_refill = t;
 	return w->tokens <= 0;
+}
+
+int snapshot_writer_bpf(struct snapshot_writer *w, const struct bpfstats_raw *r)
+{
+	if (w->failed)
+		return -EIO;
+	w->raw.len = 0;
+	ktop_bpf_encode(&w->raw, r);
+	return writer_block(w, BLK_BPF);
 }
 
 int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)

@@ -49,6 +49,8 @@ void snapshot_meta_free(struct snapshot_meta *m)
 		free(m->formats[i].text);
 	}
 	free(m->formats);
+	free(m->buffers);
+	free(m->cpustats);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -59,6 +61,22 @@ int snapshot_meta_copy(struct snapshot_meta *dst, const struct snapshot_meta *sr
 	memcpy(dst, src, sizeof(*dst));
 	dst->formats = NULL;
 	dst->nformats = 0;
+	dst->buffers = NULL;
+	dst->nbuffers = 0;
+	dst->cpustats = NULL;
+	if (src->nbuffers) {
+		dst->buffers = malloc(src->nbuffers * sizeof(*dst->buffers));
+		if (!dst->buffers)
+			goto out_nomem;
+		memcpy(dst->buffers, src->buffers, src->nbuffers * sizeof(*dst->buffers));
+		dst->nbuffers = src->nbuffers;
+	}
+	if (src->cpustats && src->ncpus) {
+		dst->cpustats = malloc(src->ncpus * sizeof(*dst->cpustats));
+		if (!dst->cpustats)
+			goto out_nomem;
+		memcpy(dst->cpustats, src->cpustats, src->ncpus * sizeof(*dst->cpustats));
+	}
 	for (size_t i = 0; i < META_NTEXTS; i++) {
 		const char *t = *meta_text(s, i);
 
@@ -74,6 +92,36 @@ int snapshot_meta_copy(struct snapshot_meta *dst, const struct snapshot_meta *sr
 out_nomem:
 	snapshot_meta_free(dst);
 	return -ENOMEM;
+}
+
+const struct snapshot_buffer *snapshot_meta_buffer(const struct snapshot_meta *m,
+						   unsigned int stream, unsigned int *cpu)
+{
+	if (cpu)
+		*cpu = stream;
+	for (size_t i = 0; m && i < m->nbuffers; i++) {
+		const struct snapshot_buffer *b = &m->buffers[i];
+
+		if (stream >= b->cpu0 && stream - b->cpu0 < b->ncpus) {
+			if (cpu)
+				*cpu = stream - b->cpu0;
+			return b;
+		}
+	}
+	return NULL;
+}
+
+char *snapshot_meta_cpu_name(const struct snapshot_meta *m, unsigned int stream, char *buf,
+			     size_t len)
+{
+	unsigned int cpu;
+	const struct snapshot_buffer *b = snapshot_meta_buffer(m, stream, &cpu);
+
+	if (b && m->nbuffers > 1 && strcmp(b->name, "top"))
+		snprintf(buf, len, "%s:%u", b->name, cpu);
+	else
+		snprintf(buf, len, "%u", cpu);
+	return buf;
 }
 
 int snapshot_meta_add_format(struct snapshot_meta *m, const char *system, const char *text)

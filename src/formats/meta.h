@@ -27,6 +27,31 @@ struct snapshot_format {
 };
 
 /*
+ * One ring buffer of a recording: the top instance, or an instance
+ * (`trace-cmd record -B NAME`). Its CPU c is the store's CPU stream
+ * cpu0 + c, so the buffer of an event is known from its stream alone.
+ */
+struct snapshot_buffer {
+	char		name[64];	/* "top" for the top instance */
+	char		clock[32];	/* its trace_clock, "" when unknown */
+	uint32_t	cpu0;		/* its first store CPU stream */
+	uint32_t	ncpus;
+	uint32_t	page_size;	/* ring-buffer page size, 0: the meta's */
+};
+
+/* The kernel's per_cpu/cpuN/stats of one store CPU stream, as recorded. */
+struct snapshot_cpustat {
+	bool		valid;
+	uint64_t	entries;	/* in the buffer when read */
+	uint64_t	overrun;	/* overwritten: lost */
+	uint64_t	commit_overrun;
+	uint64_t	dropped;	/* not written (buffer full, no overwrite) */
+	uint64_t	read;		/* read events */
+};
+
+#define SNAPSHOT_MAX_BUFFERS	256u
+
+/*
  * Every pointer is owned by the meta (freed by snapshot_meta_free); every
  * text may be NULL.
  */
@@ -46,6 +71,11 @@ struct snapshot_meta {
 	char			*features;	/* free text: what the kernel permitted */
 	size_t			nformats;
 	struct snapshot_format	*formats;
+	/* 0: one buffer of ncpus CPUs; else each store CPU stream is in one */
+	size_t			nbuffers;
+	struct snapshot_buffer	*buffers;
+	struct snapshot_cpustat	*cpustats;	/* ncpus entries, or NULL */
+	char			notes[256];	/* what the reader could not honour */
 	/* filled by the readers */
 	char			source[16];	/* "ktop", "ktop-stream", "trace.dat" */
 	uint32_t		version;	/* file format version */
@@ -59,6 +89,23 @@ void snapshot_meta_free(struct snapshot_meta *m);
  * Return: 0 or -ENOMEM (then @dst is empty).
  */
 int snapshot_meta_copy(struct snapshot_meta *dst, const struct snapshot_meta *src);
+
+/**
+ * snapshot_meta_buffer - the buffer that store CPU stream @stream belongs to
+ * @cpu: receives its CPU number within that buffer; may be NULL
+ * Return: the buffer, or NULL when @m has no buffer table (then @cpu is
+ * @stream) or none holds @stream.
+ */
+const struct snapshot_buffer *snapshot_meta_buffer(const struct snapshot_meta *m,
+						   unsigned int stream, unsigned int *cpu);
+
+/**
+ * snapshot_meta_cpu_name - how to name store CPU stream @stream: "3", or
+ * "NAME:3" for a CPU of an instance when the meta has several buffers
+ * Return: @buf.
+ */
+char *snapshot_meta_cpu_name(const struct snapshot_meta *m, unsigned int stream, char *buf,
+			     size_t len);
 
 /**
  * snapshot_meta_add_format - keep one event format text

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_input.h"
 #include "snapshot.h"
 #include "store.h"
 
@@ -25,14 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct store *st = NULL;
 	int fd, ret;
 
-	fd = memfd_create("fuzz", 0);
+	fd = fuzz_input(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	if (size && write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	/* a small store: hostile input must not make it grow past this */
 	ret = snapshot_load(path, 8 << 20, &st, &meta, err, sizeof(err));
 	if (ret) {

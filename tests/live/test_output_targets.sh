@@ -4,7 +4,7 @@
 # -o TARGET as root, offline on the recorded demo (the kernel is not touched):
 #   - /dev/null stays the character device it was, same inode, for every
 #     format;
-#   - a FIFO gets the whole file (trace.dat, which libtracecmd writes with
+#   - a FIFO gets the whole file (trace.dat, which ktop writes with
 #     seeks, through a spool) byte for byte as a regular -o writes it;
 #   - -o -, -o /dev/stdout and a link to /dev/fd/3 write into pipes, and
 #     what comes out loads with ktop -i (or equals the regular trace.dat);

@@ -11,7 +11,9 @@
 #     stackload that sleeps goes through __x64_sys_nanosleep -> do_nanosleep
 #     from entry_SYSCALL_64, as many as it slept; the folded export reads
 #     back (every line "frame;...;frame COUNT") and sums to the events with
-#     a stack.
+#     a stack; saved as trace.dat (-o x.dat), trace-cmd report shows each
+#     stack as a kernel_stack record with its frames named (do_nanosleep as
+#     often as stackload slept) and ktop reads as many stacks back.
 #   - --ustack: stackload's user frames are named, root first main,
 #     stk_outer, stk_middle, stk_leaf, then the kernel's entry.
 #   - --offcpu (BPF): stackload's off-CPU stack has the same path, with its
@@ -127,6 +129,22 @@ if stacked_run "kernel stacks" "--stack sched:sched_switch"; then
 		[ "$R_FOK" -eq 1 -a "$R_FSUM" -eq "$R_FWANT" -a "$R_FLINES" -gt 0 ]
 	no_instance "kernel stacks: instance removed" "$R_PID"
 	state_same "kernel stacks: state restored" "$tmp/state.before"
+	# saved as trace.dat: each stack a kernel_stack record after its event, named in
+	# trace-cmd report; ktop reads the same stacks back
+	$KTOP -i "$tmp/x.ktop" --batch --iterations 1 -o "$tmp/x.dat" > /dev/null 2>&1
+	trace-cmd report "$tmp/x.dat" > "$tmp/x.report" 2>/dev/null
+	rs=$(grep -c ': kernel_stack:' "$tmp/x.report")
+	rn=$(grep -c '^=> do_nanosleep ' "$tmp/x.report")
+	ks=$($KTOP -i "$tmp/x.ktop" --batch --iterations 1 2>/dev/null |
+		sed -n 's/^Top stacks (this interval: \([0-9]*\) events with a stack.*/\1/p')
+	ds=$($KTOP -i "$tmp/x.dat" --batch --iterations 1 -o "$tmp/x.dat.folded" 2>/dev/null |
+		sed -n 's/^Top stacks (this interval: \([0-9]*\) events with a stack.*/\1/p')
+	check "kernel stacks as trace.dat: trace-cmd report shows $rs kernel_stack records ($ks events with a stack), $rn through do_nanosleep" \
+		[ "${ks:-0}" -gt 0 -a "$rs" -eq "${ks:-0}" -a "$rn" -ge "$N" ]
+	dn=$(awk '/;do_nanosleep;/ { n += $NF } END { print n + 0 }' "$tmp/x.dat.folded")
+	[ "$dn" -ge "$N" ] || ds="$ds (do_nanosleep in $dn stacks of the folded export)"
+	check "kernel stacks as trace.dat: ktop reads back ${ds:-no} events with a stack, named" \
+		[ "${ds:-0}" = "${ks:-x}" ]
 else
 	fail "kernel stacks: no result"
 fi

@@ -76,15 +76,21 @@ start_load() {
 
 # tui_start COLS ROWS ARGS...: ktop in a new tmux session "t"; its status goes to $tmp/exit
 tui_start() {
-	local cols=$1 rows=$2 i err
+	local cols=$1 rows=$2
 	shift 2
+	tui_start_cmd "$cols" "$rows" "XDG_CONFIG_HOME='$tmp/conf' ${TUI_ENV:-} $KTOP $* 2>'$tmp/stderr'"
+}
+
+# tui_start_cmd COLS ROWS 'SHELL COMMAND': the same for a whole command line (a pipeline)
+tui_start_cmd() {
+	local cols=$1 rows=$2 i err
 	rm -f "$tmp/exit"
 	mkdir -p "$tmp/conf"
 	# a server that is still going away after kill-server makes new-session
 	# fail with "server exited unexpectedly" (about 1 in 10 here): try again
 	for ((i = 0; i < 50; i++)); do
 		err=$(tmux -L "$SOCK" -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
-			"cd '$PWD' && XDG_CONFIG_HOME='$tmp/conf' ${TUI_ENV:-} $KTOP $* 2>'$tmp/stderr'; echo \"EXIT=\$?\" >'$tmp/exit'; stty -a >'$tmp/stty'; sleep 600" 2>&1) && break
+			"cd '$PWD' && $3; echo \"EXIT=\$?\" >'$tmp/exit'; stty -a >'$tmp/stty'; sleep 600" 2>&1) && break
 		sleep 0.1
 	done
 	[ "$i" -lt 50 ] || fail "tmux new-session: $err"

@@ -57,7 +57,8 @@ static inline struct store *snap_fixture_store(const char *name, struct snapshot
 	struct decode_ctx *dc;
 	struct store *st;
 
-	snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name);
+	if (snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name) >= (int)sizeof(dir))
+		return NULL;
 	fx = fixture_open(dir);
 	if (!fx) {
 		printf("  fixture_open %s: %s\n", dir, strerror(errno));

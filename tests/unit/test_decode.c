@@ -28,6 +28,7 @@
 #include "schema.h"
 #include "store.h"
 #include "symbols.h"
+#include "tuning.h"
 #include "test.h"
 
 /* A ring-buffer absolute time stamp header: type 31, the low 27 bits of the time. */
@@ -754,8 +755,10 @@ static int check_walk(const char *dir, bool kbuffer_walk)
 	st = store_new(0, fixture_ncpus(fx));
 	if (kbuffer_walk)
 		setenv("KTOP_DECODE_KBUFFER_WALK", "1", 1);
+	tuning_init(NULL, 0);
 	dc = decode_ctx_new(fixture_tep(fx), st, NULL);
 	unsetenv("KTOP_DECODE_KBUFFER_WALK");
+	tuning_init(NULL, 0);
 	for (unsigned int cpu = 0; dc && cpu < fixture_ncpus(fx) && !bad; cpu++) {
 		struct decoder *d = decoder_new(dc, cpu);
 		struct walk_cmp w = { .d = d, .st = st, .cpu = cpu };

@@ -373,4 +373,24 @@ TEST(zz_cleanup)
 	CHECK(system(cmd) == 0);
 }
 
+/* The config and history paths: $XDG_..., else below $HOME, else none. */
+TEST(xdg_path)
+{
+	char buf[256];
+
+	setenv("XDG_STATE_HOME", "/x/state", 1);
+	setenv("HOME", "/home/u", 1);
+	CHECK(!safefile_xdg_path("XDG_STATE_HOME", ".local/state", "filter_history", buf,
+				 sizeof(buf)));
+	CHECK_STR(buf, "/x/state/ktop/filter_history");
+	setenv("XDG_STATE_HOME", "", 1);
+	CHECK(!safefile_xdg_path("XDG_STATE_HOME", ".local/state", "filter_history", buf,
+				 sizeof(buf)));
+	CHECK_STR(buf, "/home/u/.local/state/ktop/filter_history");
+	unsetenv("HOME");
+	unsetenv("XDG_CONFIG_HOME");
+	CHECK(safefile_xdg_path("XDG_CONFIG_HOME", ".config", "ktop.conf", buf, sizeof(buf)) ==
+	      -ENOENT);
+}
+
 TEST_MAIN()

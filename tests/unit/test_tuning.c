@@ -2,10 +2,13 @@
 /*
  * src/tuning.c: the KTOP_* variables read from the environment into struct
  * tuning, with their defaults, and a clear error for a wrong number; the
- * table itself (every field filled by one variable) and its listing.
+ * table itself (every field filled by one variable) and its listing; the
+ * manual documents the same variables, and no other source reads one.
  */
+#include <dirent.h>
 #include <errno.h>
 
+#include "file.h"
 #include "tuning.h"
 #include "test.h"
 
@@ -118,6 +121,93 @@ TEST(table_and_listing)
 	for (char *l = out; *l; l = strchr(l, '\n') + 1)
 		CHECK(strcspn(l, "\n") < 80);
 	free(out);
+}
+
+TEST(given)
+{
+	struct tuning t;
+
+	clear_env();
+	setenv("KTOP_FIXTURES", "", 1);
+	setenv("KTOP_THEME_DIR", "/t", 1);
+	CHECK(tuning_read(&t, NULL, 0) == 0);
+	CHECK(!tuning_given(&t, "KTOP_FIXTURES") && tuning_given(&t, "KTOP_THEME_DIR"));
+	CHECK(!tuning_given(&t, "KTOP_NOSUCH") && !tuning_given(&t, "KTOP_DEBUG_START"));
+	clear_env();
+}
+
+/* man/ktop.1's ENVIRONMENT: a ".B KTOP_X" entry for each variable, and no other. */
+TEST(manual_lists_the_table)
+{
+	char *man = NULL, *env, *end, *p;
+	size_t entries = 0;
+
+	CHECK(file_read("man/ktop.1", FILE_NO_MAX, &man, NULL) == 0);
+	if (!man)
+		return;
+	env = strstr(man, "\n.SH ENVIRONMENT\n");
+	CHECK(env);
+	if (!env)
+		goto out;
+	end = strstr(env + 1, "\n.SH ");
+	if (end)
+		*end = '\0';
+	for (size_t i = 0; i < tuning_nvars; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "\n.B %s\n", tuning_vars[i].name);
+		if (!strstr(env, want))
+			printf("FAIL manual: no entry for %s\n", tuning_vars[i].name);
+		CHECK(strstr(env, want));
+	}
+	for (p = env; (p = strstr(p, "\n.B KTOP_")); p++) {
+		size_t n = strcspn(p + 4, "\n"), i;
+
+		for (i = 0; i < tuning_nvars; i++)
+			if (strlen(tuning_vars[i].name) == n && !strncmp(p + 4, tuning_vars[i].name, n))
+				break;
+		if (i == tuning_nvars)
+			printf("FAIL manual: %.*s is not in src/tuning.c\n", (int)n, p + 4);
+		CHECK(i < tuning_nvars);
+		entries++;
+	}
+	CHECK(entries == tuning_nvars);
+out:
+	free(man);
+}
+
+/* Only src/tuning.c reads a KTOP_* variable: no getenv("KTOP_...") elsewhere. */
+TEST(sources_read_no_variable)
+{
+	static const char *const dirs[] = { "src", "ui" };
+	unsigned int files = 0;
+
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+
+		CHECK(dir);
+		while (dir && (de = readdir(dir))) {
+			size_t n = strlen(de->d_name);
+			char path[512], *text;
+
+			if (n < 3 || (strcmp(de->d_name + n - 2, ".c") &&
+				      strcmp(de->d_name + n - 2, ".h")))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], de->d_name);
+			if (!strcmp(path, "src/tuning.c") ||
+			    file_read(path, FILE_NO_MAX, &text, NULL))
+				continue;
+			files++;
+			if (strstr(text, "getenv(\"KTOP_"))
+				printf("FAIL %s reads a KTOP_ variable itself\n", path);
+			CHECK(!strstr(text, "getenv(\"KTOP_"));
+			free(text);
+		}
+		if (dir)
+			closedir(dir);
+	}
+	CHECK(files > 100);
 }
 
 TEST_MAIN()

@@ -156,6 +156,13 @@ build_initramfs()
 	if [ -x "$ktop_bin" ]; then
 		copy_elf "$ktop_bin" /usr/bin/ktop "$stage" || return 1
 	fi
+	# Debian's trace-cmd, for the trace.dat fixtures (fixtures.sh fx_tracedat),
+	# and the names of the rt fixtures' symbols, to narrow its kallsyms
+	if command -v trace-cmd > /dev/null; then
+		copy_elf "$(command -v trace-cmd)" /usr/bin/trace-cmd "$stage" || return 1
+	fi
+	cat "$root"/tests/fixtures/rt*/kallsyms 2>/dev/null | awk 'NF >= 3 { print $3 }' |
+		sort -u > "$stage/vm/fxsyms"
 	for t in "$root"/build/tools/*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		copy_elf "$t" "/usr/bin/$(basename "$t")" "$stage" || return 1
