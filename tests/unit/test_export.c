@@ -848,6 +848,32 @@ TEST(text_matches_kernel_trace)
 
 /* ---- CSV ------------------------------------------------------------------------- */
 
+/* The kernel's trace.txt of fixture @name (free it), NULL when it has none. */
+static char *kernel_text(const char *name)
+{
+	char kpath[4200];
+
+	snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), name);
+	return fixture_read_file(kpath, NULL);
+}
+
+/* ktop's text export of fixture @name (free it), and *@ncpus; NULL when it failed. */
+static char *ktop_text(const char *name, unsigned int *ncpus)
+{
+	struct snapshot_meta meta;
+	struct store *st = snap_fixture_store(name, &meta);
+	char err[512], *path = tmp_path("k.txt"), *text = NULL;
+
+	if (st && !export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)))
+		text = fixture_read_file(path, NULL);
+	*ncpus = st ? store_ncpus(st) : 0;
+	snapshot_meta_free(&meta);
+	store_free(st);
+	unlink(path);
+	free(path);
+	return text;
+}
+
 /* One CPU's function_graph lines: the graph part, after "C) " or after the timestamp. */
 struct glines {
 	char	*v[8192];
@@ -930,27 +956,20 @@ TEST(text_fgraph_matches_kernel_graph)
 	int seen = 0;
 
 	for (int f = 0; f < nfixtures; f++) {
-		char kpath[4200], *path, *mine, *theirs, err[512];
+		char *mine, *theirs = kernel_text(fixtures[f]);
 		struct glines *a, *b;
-		struct snapshot_meta meta;
-		struct store *st;
+		unsigned int ncpus;
 		size_t lines = 0;
 
-		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
-		theirs = fixture_read_file(kpath, NULL);
 		if (!theirs || strncmp(theirs, "# tracer: function_graph", 24)) {
 			free(theirs);
 			continue;
 		}
 		seen++;
-		st = snap_fixture_store(fixtures[f], &meta);
-		path = tmp_path("g.txt");
-		CHECK(st);
-		CHECK(export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
-		mine = fixture_read_file(path, NULL);
+		mine = ktop_text(fixtures[f], &ncpus);
 		a = calloc(2, sizeof(*a));
 		b = calloc(2, sizeof(*b));
-		CHECK(mine && a && b && store_ncpus(st) <= 2);
+		CHECK(mine && a && b && ncpus <= 2);
 		graph_mine(mine, a, 2);
 		graph_kernel(theirs, b, 2);
 		for (int c = 0; c < 2; c++) {
@@ -971,10 +990,6 @@ TEST(text_fgraph_matches_kernel_graph)
 		free(b);
 		free(mine);
 		free(theirs);
-		snapshot_meta_free(&meta);
-		store_free(st);
-		unlink(path);
-		free(path);
 	}
 	CHECK(seen > 0);
 }
@@ -1000,22 +1015,15 @@ TEST(text_header_matches_kernel)
 	int compared = 0, seven = 0;
 
 	for (int f = 0; f < nfixtures; f++) {
-		char kpath[4200], *path, *mine, *theirs, err[512], lm[2048], lk[2048];
-		struct snapshot_meta meta;
-		struct store *st;
+		char *mine, *theirs = kernel_text(fixtures[f]), lm[2048], lk[2048];
+		unsigned int ncpus;
 
-		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
-		theirs = fixture_read_file(kpath, NULL);
 		text_legend(theirs ? theirs : "", lk, sizeof(lk));
 		if (!lk[0]) {
 			free(theirs);
 			continue;
 		}
-		st = snap_fixture_store(fixtures[f], &meta);
-		path = tmp_path("h.txt");
-		CHECK(st);
-		CHECK(export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
-		mine = fixture_read_file(path, NULL);
+		mine = ktop_text(fixtures[f], &ncpus);
 		CHECK(mine);
 		text_legend(mine, lm, sizeof(lm));
 		if (strcmp(lm, lk))
@@ -1025,10 +1033,6 @@ TEST(text_header_matches_kernel)
 		seven += strstr(lk, "|||||||") != NULL;
 		free(mine);
 		free(theirs);
-		snapshot_meta_free(&meta);
-		store_free(st);
-		unlink(path);
-		free(path);
 	}
 	printf("  %d legends as the kernel's, %d of them with seven columns\n", compared, seven);
 	CHECK(compared > 0 && seven > 0);
