@@ -22,6 +22,11 @@
 #   3. Y in a recording: says it needs a live session, nothing else changes.
 #   4. ktop --offcpu -P WORKLOAD (BPF): o in the stacks pane shows the off-CPU
 #      stacks, a TIME column, the workload's sleep path with the time it slept.
+#      The BPF pane (6), o: its off-CPU view lists the stacks of every task,
+#      the workload's "schedule <- do_nanosleep <- hrtimer_nanosleep" among
+#      them; Down to the workload's task: its own stacks, that path first with
+#      at least 20 ms a switch; i opens the stacks pane's icicle of that task's
+#      waits, do_nanosleep in it.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
@@ -252,6 +257,39 @@ if wait_screen 'LIVE' 10; then
 		ok "offcpu_icicle"
 	else
 		fail "offcpu_icicle"; evidence offcpu_icicle
+	fi
+	# the BPF pane's off-CPU view
+	keys 6 o
+	if wait_screen '^Off-CPU stacks of every task' 5 &&
+	   wait_screen ' schedule <- do_nanosleep <- hrtimer_nanosleep' 5; then
+		ok "bpf_offcpu_every_task"
+	else
+		fail "bpf_offcpu_every_task"; evidence bpf_offcpu
+	fi
+	for ((i = 0; i < 40; i++)); do
+		scr | grep -q "^Off-CPU stacks of $LOADPID stackload" && break
+		keys Down
+		sleep 0.1
+	done
+	if wait_screen "^Off-CPU stacks of $LOADPID stackload" 2 &&
+	   wait_screen '^> +[0-9.]+(us|ms|s) .*schedule <- do_nanosleep <- ' 3; then
+		# the first stack of the task: at least 20 ms off CPU a switch out
+		row=$(scr | grep -m1 -E '^> +[0-9.]+(us|ms|s) ')
+		if echo "$row" | awk '{ t = $2 + 0; if ($2 ~ /ms$/) t /= 1e3; else if ($2 ~ /us$/) t /= 1e6;
+			n = $4 + 0; if ($4 ~ /k$/) n *= 1e3; exit !(n > 0 && t >= 0.019 * n) }'; then
+			ok "bpf_offcpu_task_sleeps_in_nanosleep ($(echo "$row" | cut -c1-60 | sed 's/  */ /g'))"
+		else
+			fail "bpf_offcpu_task_sleeps_in_nanosleep: less than 20 ms a switch: $row"
+		fi
+	else
+		fail "bpf_offcpu_task_sleeps_in_nanosleep"; evidence bpf_offcpu_task
+	fi
+	keys i
+	if wait_screen "^Stacks: icicle of the waits of $LOADPID stackload  off-CPU stacks" 5 &&
+	   wait_screen '(^| )do_nanosleep( |$)' 5; then
+		ok "bpf_offcpu_i_opens_the_task_icicle"
+	else
+		fail "bpf_offcpu_i_opens_the_task_icicle"; evidence bpf_offcpu_icicle
 	fi
 else
 	fail "offcpu_start"; evidence offcpu_start
