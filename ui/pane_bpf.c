@@ -528,6 +528,7 @@ static void offcpu_draw(struct ui *ui, struct bpf_state *bs, struct bpfstats *b,
 	size_t n = top_tasks(ui, b, BPFSTATS_BY_OFFCPU, t, OFF_TASKS_MAX);
 	int th, used;
 
+	bs->outl_y = -1;
 	if (n > OFF_TASKS_MAX)
 		n = OFF_TASKS_MAX;
 	/* the selected task stays selected as the order changes */
@@ -658,11 +659,9 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		ui_draw_rs(ui, y + row++, 0, &rs, w);
 	}
 	if (bs->offcpu) {
-		bs->outl_y = -1;
 		offcpu_draw(ui, bs, b, y, y + row, h - row, w);
 		return;
 	}
-	bs->task_y = -1;
 
 	/* the histograms get what the per-CPU rows, the top tasks and 5 outliers leave */
 	spark_h = (int)st.ncpus + 2;

@@ -24,7 +24,8 @@
 #      stacks, a TIME column, the workload's sleep path with the time it slept.
 #      The BPF pane (6), o: its off-CPU view lists the stacks of every task,
 #      the workload's "schedule <- do_nanosleep <- hrtimer_nanosleep" among
-#      them; Down to the workload's task: its own stacks, that path first with
+#      them; Up/Down to the workload's task (found on the screen: hundreds
+#      of tasks sleep as long on a busy host): its own stacks, that path first with
 #      at least 20 ms a switch; i opens the stacks pane's icicle of that task's
 #      waits, do_nanosleep in it.
 cd "$(dirname "$0")/../.." || exit 2
@@ -234,6 +235,14 @@ else
 fi
 quit_ok "quit_recording"
 
+# slept_20ms ROW TIME_FIELD COUNT_FIELD: the row's time off CPU is at least 20 ms (19, for
+# rounding) for each of its switches out (time 1.2ms / 3.4s, count 12 / 1.2k)
+slept_20ms() {
+	echo "$1" | awk -v tf="$2" -v cf="$3" '{ t = $tf + 0; if ($tf ~ /ms$/) t /= 1e3;
+		else if ($tf ~ /us$/) t /= 1e6; n = $cf + 0; if ($cf ~ /k$/) n *= 1e3;
+		exit !(n > 0 && t >= 0.019 * n) }'
+}
+
 # ---- 4. BPF off-CPU stacks --------------------------------------------------------------------
 tui_start 170 50 --offcpu -P "$LOADPID" -e sched:sched_switch
 if wait_screen 'LIVE' 10; then
@@ -243,8 +252,7 @@ if wait_screen 'LIVE' 10; then
 	   wait_screen ' do_nanosleep( |$)' 10 && wait_screen '^ +TIME +SHARE +COUNT' 1; then
 		# the first frame: at least 20 ms off CPU for each time the workload slept
 		row=$(scr | grep -m1 -E '^ +[0-9.]+(us|ms|s) +[0-9.]+% +[0-9.]+k? ')
-		if echo "$row" | awk '{ t = $1 + 0; if ($1 ~ /ms$/) t /= 1e3; else if ($1 ~ /us$/) t /= 1e6;
-			n = $3 + 0; if ($3 ~ /k$/) n *= 1e3; exit !(n > 0 && t >= 0.019 * n) }'; then
+		if slept_20ms "$row" 1 3; then
 			ok "offcpu_stacks_of_the_workload ($(echo "$row" | sed 's/  */ /g'))"
 		else
 			fail "offcpu_stacks_of_the_workload: less than 20 ms a switch: $row"
@@ -266,17 +274,19 @@ if wait_screen 'LIVE' 10; then
 	else
 		fail "bpf_offcpu_every_task"; evidence bpf_offcpu
 	fi
-	for ((i = 0; i < 40; i++)); do
+	# towards the workload's row when it is on the screen, else down the list
+	for ((i = 0; i < 80; i++)); do
 		scr | grep -q "^Off-CPU stacks of $LOADPID stackload" && break
-		keys Down
+		at=$(scr | grep -n -m1 -E "^[> ] +$LOADPID stackload " | cut -d: -f1)
+		sel=$(scr | grep -n -m1 -E '^> ' | cut -d: -f1)
+		if [ -n "$at" ] && [ -n "$sel" ] && [ "$at" -lt "$sel" ]; then keys Up; else keys Down; fi
 		sleep 0.1
 	done
 	if wait_screen "^Off-CPU stacks of $LOADPID stackload" 2 &&
 	   wait_screen '^> +[0-9.]+(us|ms|s) .*schedule <- do_nanosleep <- ' 3; then
 		# the first stack of the task: at least 20 ms off CPU a switch out
 		row=$(scr | grep -m1 -E '^> +[0-9.]+(us|ms|s) ')
-		if echo "$row" | awk '{ t = $2 + 0; if ($2 ~ /ms$/) t /= 1e3; else if ($2 ~ /us$/) t /= 1e6;
-			n = $4 + 0; if ($4 ~ /k$/) n *= 1e3; exit !(n > 0 && t >= 0.019 * n) }'; then
+		if slept_20ms "$row" 2 4; then
 			ok "bpf_offcpu_task_sleeps_in_nanosleep ($(echo "$row" | cut -c1-60 | sed 's/  */ /g'))"
 		else
 			fail "bpf_offcpu_task_sleeps_in_nanosleep: less than 20 ms a switch: $row"
