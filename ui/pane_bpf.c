@@ -482,6 +482,8 @@ static void offcpu_stacks_draw(struct ui *ui, struct bpf_state *bs, int y, int h
 		richstr_addf(&rs, ROLE_EVENT, "Off-CPU stacks of %u %s", bs->off_tid, bs->off_comm);
 	else
 		richstr_add(&rs, ROLE_EVENT, "Off-CPU stacks of every task");
+	if (!bs->off_tid && ui_view(ui))
+		richstr_add(&rs, ROLE_WARN, " (not only the view's)");
 	if (bs->off.n)
 		richstr_addf(&rs, ROLE_DIM, "  (--offcpu, since start: %s off CPU in %zu stack%s)",
 			     ui_fmt_dur(b1, sizeof(b1), bs->off.value), bs->off.n,

@@ -31,6 +31,7 @@
 
 #include "app.h"
 #include "stacks_text.h"
+#include "viewfilter.h"
 #include "text_screen.h"
 
 void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
@@ -539,6 +540,29 @@ TEST(offcpu_view_short_screen_scrolls)
 			okey(ACT_PREV_SIBLING);
 	}
 	orig_close();
+}
+
+/* Under a view filter the task list holds the view's tasks, every task's row their stacks. */
+TEST(offcpu_view_lists_the_tasks_of_the_view)
+{
+	static const struct prompt_ops *const prompts[] = { &prompt_view_ops };
+	static const struct pane_ops *const panes[] = { &pane_bpf_ops, &standin_stacks };
+
+	CHECK(orig_open(true));
+	ui_views_destroy(&orig.ui);
+	orig.app.view = viewfilter_new(orig.app.st, NULL);
+	CHECK(orig.app.view && !ui_views_init(&orig.ui, panes, 2, prompts, 1));
+	CHECK(ui_request(&orig.ui, &(struct ui_req){
+		.kind = UI_REQ_NARROW, .view = { .what = UI_VIEW_CLAUSE, .text = "pid:100" },
+	}));
+	orig.ui.active = ui_pane(&orig.ui, "bpf");
+	okey(ACT_STACK_SOURCE);
+	odraw();
+	CHECK(row_of("(since start, 1 tasks in the view") >= 0);
+	CHECK(row_of("100 kworker/0:1") >= 0 && row_of("27932 stackload") < 0);
+	CHECK(row_of("Off-CPU stacks of every task (not only the view's)") >= 0);
+	orig_close();
+	viewfilter_free(orig.app.view);
 }
 
 TEST_MAIN()
