@@ -235,12 +235,17 @@ else
 fi
 quit_ok "quit_recording"
 
-# slept_20ms ROW TIME_FIELD COUNT_FIELD: the row's time off CPU is at least 20 ms (19, for
-# rounding) for each of its switches out (time 1.2ms / 3.4s, count 12 / 1.2k)
+# slept_20ms NAME ROW TIME_FIELD COUNT_FIELD: ok NAME when the row's time off CPU is at
+# least 20 ms (19, for rounding) for each of its switches out (time 1.2ms / 3.4s, count
+# 12 / 1.2k)
 slept_20ms() {
-	echo "$1" | awk -v tf="$2" -v cf="$3" '{ t = $tf + 0; if ($tf ~ /ms$/) t /= 1e3;
+	if echo "$2" | awk -v tf="$3" -v cf="$4" '{ t = $tf + 0; if ($tf ~ /ms$/) t /= 1e3;
 		else if ($tf ~ /us$/) t /= 1e6; n = $cf + 0; if ($cf ~ /k$/) n *= 1e3;
-		exit !(n > 0 && t >= 0.019 * n) }'
+		exit !(n > 0 && t >= 0.019 * n) }'; then
+		ok "$1 ($(echo "$2" | cut -c1-70 | sed 's/  */ /g'))"
+	else
+		fail "$1: less than 20 ms a switch: $2"
+	fi
 }
 
 # ---- 4. BPF off-CPU stacks --------------------------------------------------------------------
@@ -252,11 +257,7 @@ if wait_screen 'LIVE' 10; then
 	   wait_screen ' do_nanosleep( |$)' 10 && wait_screen '^ +TIME +SHARE +COUNT' 1; then
 		# the first frame: at least 20 ms off CPU for each time the workload slept
 		row=$(scr | grep -m1 -E '^ +[0-9.]+(us|ms|s) +[0-9.]+% +[0-9.]+k? ')
-		if slept_20ms "$row" 1 3; then
-			ok "offcpu_stacks_of_the_workload ($(echo "$row" | sed 's/  */ /g'))"
-		else
-			fail "offcpu_stacks_of_the_workload: less than 20 ms a switch: $row"
-		fi
+		slept_20ms offcpu_stacks_of_the_workload "$row" 1 3
 	else
 		fail "offcpu_stacks_of_the_workload"; evidence offcpu
 	fi
@@ -286,11 +287,7 @@ if wait_screen 'LIVE' 10; then
 	   wait_screen '^> +[0-9.]+(us|ms|s) .*schedule <- do_nanosleep <- ' 3; then
 		# the first stack of the task: at least 20 ms off CPU a switch out
 		row=$(scr | grep -m1 -E '^> +[0-9.]+(us|ms|s) ')
-		if slept_20ms "$row" 2 4; then
-			ok "bpf_offcpu_task_sleeps_in_nanosleep ($(echo "$row" | cut -c1-60 | sed 's/  */ /g'))"
-		else
-			fail "bpf_offcpu_task_sleeps_in_nanosleep: less than 20 ms a switch: $row"
-		fi
+		slept_20ms bpf_offcpu_task_sleeps_in_nanosleep "$row" 2 4
 	else
 		fail "bpf_offcpu_task_sleeps_in_nanosleep"; evidence bpf_offcpu_task
 	fi
