@@ -200,6 +200,11 @@ int stack_set_from_store(struct store *st, const struct stack_query *q, struct s
 
 int stack_set_from_offcpu(struct store *st, bool per_pid, struct stack_set *out)
 {
+	return stack_set_from_offcpu_of(st, per_pid, 0, out);
+}
+
+int stack_set_from_offcpu_of(struct store *st, bool per_pid, int32_t pid, struct stack_set *out)
+{
 	struct stacks *sk = store_stacks(st);
 	struct stack_weight *w;
 	size_t n = stacks_weights_get(sk, STACKS_W_OFFCPU, NULL, 0, NULL), got;
@@ -213,6 +218,14 @@ int stack_set_from_offcpu(struct store *st, bool per_pid, struct stack_set *out)
 	got = stacks_weights_get(sk, STACKS_W_OFFCPU, w, n, NULL);
 	if (got > n)
 		got = n;	/* grew meanwhile: the older copy is whole */
+	if (pid > 0) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < got; i++)
+			if (w[i].pid == pid)
+				w[k++] = w[i];
+		got = k;
+	}
 	if (per_pid) {
 		out->v = w;
 		out->n = got;

@@ -78,6 +78,8 @@ int stack_set_from_store(struct store *st, const struct stack_query *q, struct s
 
 /* The BPF off-CPU totals kept in the store's table (pid -1: merged by stack). */
 int stack_set_from_offcpu(struct store *st, bool per_pid, struct stack_set *out);
+/* ... of thread @pid only (0: every thread). */
+int stack_set_from_offcpu_of(struct store *st, bool per_pid, int32_t pid, struct stack_set *out);
 
 /**
  * stack_set_from_fgraph - the call paths of @g's aggregated view as stacks

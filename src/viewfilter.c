@@ -531,6 +531,16 @@ bool viewfilter_match(struct viewfilter *vf, const struct ktop_event *ev)
 	return vf_match_row(vf, vf_tclass(vf, ev->type), &e, true, ev->stack);
 }
 
+bool viewfilter_task_ok(struct viewfilter *vf, int32_t pid)
+{
+	return vf_pid_ok(vf, pid);
+}
+
+bool viewfilter_cpu_ok(struct viewfilter *vf, unsigned int cpu)
+{
+	return vf_cpu_ok(vf, cpu);
+}
+
 /* ---- the index ------------------------------------------------------------------------ */
 
 static int seg_to_bits(struct vf_seg *s)

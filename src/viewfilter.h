@@ -136,6 +136,14 @@ void viewfilter_counts(const struct viewfilter *vf, struct viewfilter_counts *ou
 bool viewfilter_match(struct viewfilter *vf, const struct ktop_event *ev);
 
 /*
+ * Do task @pid and CPU @cpu pass the task clauses (pid:, comm:) and the cpu:
+ * clauses, whatever their events? (Figures that are not events: the BPF
+ * pane's tasks and CPUs.)
+ */
+bool viewfilter_task_ok(struct viewfilter *vf, int32_t pid);
+bool viewfilter_cpu_ok(struct viewfilter *vf, unsigned int cpu);
+
+/*
  * Walking the matches in time order, from either end or from any position.
  * Positions order events by (ts, cpu, seq), as the event list does.
  */

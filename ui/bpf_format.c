@@ -157,3 +157,34 @@ void bpf_fmt_outlier_row(struct richstr *rs, const struct bpfstats_outlier *o)
 	richstr_addf(rs, ROLE_TASK, "%-16s", comm);
 	richstr_addf(rs, ROLE_DIM, "  %u %s", o->prev_pid, prev);
 }
+
+void bpf_fmt_offcpu_header(struct richstr *rs)
+{
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_COLHDR, "%9s %6s %8s  %s", "OFF-CPU", "SHARE", "SWITCHES",
+		     "STACK (where it blocked first, then its callers)");
+}
+
+void bpf_fmt_offcpu_row(struct richstr *rs, uint64_t ns, uint64_t total, uint64_t count,
+			const char *const *frames, unsigned int n)
+{
+	char b1[32], b2[32];
+	unsigned int i = 0;
+
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_DEFAULT, "%9s %5.1f%% %8s  ", ui_fmt_dur(b1, sizeof(b1), ns),
+		     total ? 100.0 * (double)ns / (double)total : 0.0,
+		     ui_fmt_count(b2, sizeof(b2), count));
+	/*
+	 * every off-CPU stack goes through __schedule (after the tracepoint's glue
+	 * in a stack the kernel recorded): where it blocked is the frame above
+	 */
+	for (unsigned int k = 0; k + 1 < n && k < 8; k++)
+		if (!strcmp(frames[k], "__schedule"))
+			i = k + 1;
+	for (; i < n && rs->len < RICHSTR_MAX - 8; i++) {
+		if (rs->ch[rs->len - 1] != ' ')
+			richstr_add(rs, ROLE_DIM, " <- ");
+		richstr_add(rs, ROLE_DEFAULT, frames[i]);
+	}
+}

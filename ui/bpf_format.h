@@ -63,4 +63,15 @@ void bpf_fmt_task_row(struct richstr *rs, const struct bpfstats_task *t, enum bp
 void bpf_fmt_outlier_header(struct richstr *rs);
 void bpf_fmt_outlier_row(struct richstr *rs, const struct bpfstats_outlier *o);
 
+/*
+ * Column header and row of the off-CPU stacks: @ns off CPU (its share of
+ * @total), @count switches out, then the @n frames leaf first, joined by
+ * " <- " ("schedule <- do_nanosleep <- hrtimer_nanosleep ..."; __schedule,
+ * on every such stack, and the frames below it left out), as many as the
+ * row holds.
+ */
+void bpf_fmt_offcpu_header(struct richstr *rs);
+void bpf_fmt_offcpu_row(struct richstr *rs, uint64_t ns, uint64_t total, uint64_t count,
+			const char *const *frames, unsigned int n);
+
 #endif

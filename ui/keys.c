@@ -140,8 +140,16 @@ const struct ui_key ui_keys[] = {
 	  "in a recording, show the other tracer's samples",
 	  ACT_SWITCH_TRACER, 0, "Latency pane (5)", "latency" },
 	/* Pane 6, BPF statistics */
-	{ { '\n', '\r', KEY_ENTER }, "Enter", "BPF: the event list at the selected outlier's time",
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "BPF: the event list at the selected outlier's time; "
+	  "off-CPU view: the selected task's off-CPU stacks in the icicle (i too, y: caller tree)",
 	  ACT_ENTER, 0, "BPF pane (6)", "bpf" },
+	{ { 'o' }, "o", "BPF: the off-CPU view (tasks by time off CPU, the selected one's off-CPU "
+	  "stacks from --offcpu), or back to the histograms and outliers", ACT_STACK_SOURCE, 0,
+	  "BPF pane (6)", "bpf" },
+	{ { ']' }, "]", "BPF: off-CPU view: the next stack", ACT_NEXT_SIBLING, 0, "BPF pane (6)",
+	  "bpf" },
+	{ { '[' }, "[", "BPF: off-CPU view: the previous stack", ACT_PREV_SIBLING, 0,
+	  "BPF pane (6)", "bpf" },
 	{ { KEY_LEFT, 'h' }, "Left, h", "BPF: histograms of the previous CPU (or all)", ACT_LEFT,
 	  0, "BPF pane (6)", "bpf" },
 	{ { KEY_RIGHT, 'l' }, "Right, l", "BPF: histograms of the next CPU (or all)", ACT_RIGHT, 0,

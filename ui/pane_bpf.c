@@ -6,6 +6,13 @@
  * sparklines, the top tasks by off-CPU time and by run-queue wait, and the
  * run-queue latency outliers; Enter on an outlier opens the event list at its
  * time. Left/Right pick the CPU of the histograms, v their window.
+ *
+ * o: the off-CPU view: the tasks by time off CPU (every task first), and
+ * below them where the selected one waits: its off-CPU stacks (--offcpu,
+ * src/bpf_offcpu.h), by time, each a line of frames from where it blocked
+ * to its callers; Enter or i opens that task's stacks in the stacks pane's
+ * icicle, y in its caller tree, with the selected stack (] [) selected.
+ *
  * When BPF is off, the pane says why and the rest of ktop goes on.
  */
 #include <stdio.h>
@@ -14,9 +21,13 @@
 #include "app.h"
 #include "bpf_format.h"
 #include "bpfstats.h"
+#include "clock.h"
 #include "event.h"
 #include "features.h"
+#include "intern.h"
 #include "rowsel.h"
+#include "stacks.h"
+#include "stackview.h"
 #include "store.h"
 #include "ui-local.h"
 
@@ -28,6 +39,9 @@
 #define COL_W		78	/* a histogram column */
 #define TASK_W		56	/* a top-task table */
 #define TASKS_VIEW_MAX	512	/* top tasks read to find those of a view */
+#define OFF_TASKS_MAX	128	/* tasks the off-CPU view lists */
+#define OFF_FRAMES	64	/* frames of a stack row */
+#define OFF_REFRESH_NS	1000000000ull	/* the off-CPU stacks are read once a second */
 
 struct bpf_state {
 	int			cpu;		/* histograms: -1 all CPUs */
@@ -40,6 +54,17 @@ struct bpf_state {
 	int			outl_y;		/* pane row of the first outlier row, -1: none */
 	int			outl_rows;
 	double			spark[SPARK_MAX];
+	/* the off-CPU view (o) */
+	bool			offcpu;
+	int			tsel, ttop;	/* task rows: 0 every task, k the k-th task */
+	uint32_t		off_tid;	/* the selected task; 0: every task */
+	char			off_comm[BPFSTATS_COMM_LEN + 1];
+	int			task_y, task_rows;	/* pane rows of the task list, -1: none */
+	int			ssel, stop;	/* the selected stack, the first shown */
+	int			stack_rows;
+	struct stack_set	off;		/* off_pid's off-CPU stacks, by time */
+	int32_t			off_pid;
+	uint64_t		off_ns;		/* when they were read; 0: not yet */
 };
 
 static const int bpf_features[] = { FEATURE_BPF, FEATURE_BTF };
@@ -50,7 +75,15 @@ static int bpf_init(struct ui *ui, struct pane *p)
 
 	bs->cpu = -1;
 	bs->outl_y = -1;
+	bs->task_y = -1;
 	return 0;
+}
+
+static void bpf_destroy(struct pane *p)
+{
+	struct bpf_state *bs = p->priv;
+
+	stack_set_free(&bs->off);
 }
 
 /* Read the outliers that arrived since the last frame. */
@@ -157,24 +190,36 @@ static int draw_hist(struct ui *ui, int y, int x, int h, int w, const char *titl
 	return row;
 }
 
+/*
+ * The top tasks by @by since start, those the view's task clauses keep: up
+ * to @max in @out (TASKS_VIEW_MAX of room). Return: how many there are.
+ */
+static size_t top_tasks(struct ui *ui, struct bpfstats *b, enum bpfstats_sort by,
+			struct bpfstats_task *out, size_t max)
+{
+	size_t n = 0, total, got;
+
+	total = bpfstats_top_tasks(b, by, 0, out, ui_view(ui) ? TASKS_VIEW_MAX : max);
+	if (!ui_view(ui))
+		return total;
+	got = total < TASKS_VIEW_MAX ? total : TASKS_VIEW_MAX;
+	for (size_t i = 0; i < got; i++)
+		if (ui_view_task_ok(ui, (int32_t)out[i].tid))
+			out[n++] = out[i];
+	return n;
+}
+
 static int draw_tasks(struct ui *ui, struct bpfstats *b, int y, int x, int h, int w,
 		      enum bpfstats_sort by)
 {
 	struct bpfstats_task t[TASKS_VIEW_MAX];
 	struct richstr rs;
-	size_t n = 0, total, got;
+	size_t n, total;
 	int row = 0;
 
 	if (h <= 0)
 		return 0;
-	/* under a view filter, the tasks its task clauses keep */
-	total = bpfstats_top_tasks(b, by, 0, t, ui_view(ui) ? TASKS_VIEW_MAX : TASKS_SHOWN);
-	got = total < TASKS_VIEW_MAX ? total : TASKS_VIEW_MAX;
-	for (size_t i = 0; ui_view(ui) && i < got; i++)
-		if (ui_view_task_ok(ui, (int32_t)t[i].tid))
-			t[n++] = t[i];
-	if (ui_view(ui))
-		total = n;
+	total = top_tasks(ui, b, by, t, TASKS_SHOWN);
 	n = total < TASKS_SHOWN ? total : TASKS_SHOWN;
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_EVENT, by == BPFSTATS_BY_OFFCPU ?
@@ -292,6 +337,273 @@ static void draw_outliers(struct ui *ui, struct bpf_state *bs,
 	}
 }
 
+/* ---- the off-CPU view (o) ------------------------------------------------------------ */
+
+/* The off-CPU stacks of the selected task, read again once a second or when it changes. */
+static void offcpu_refresh(struct ui *ui, struct bpf_state *bs)
+{
+	uint64_t now = clock_mono_ns();
+	struct stack_set set;
+
+	if (bs->off_ns && bs->off_pid == (int32_t)bs->off_tid &&
+	    (ui->paused || now - bs->off_ns < OFF_REFRESH_NS))
+		return;
+	if (!bs->off_ns || now - bs->off_ns >= OFF_REFRESH_NS)
+		app_offcpu_poll(ui->app);	/* -ENODEV without --offcpu: the store's, from a file */
+	if (stack_set_from_offcpu_of(ui->st, false, (int32_t)bs->off_tid, &set))
+		return;		/* ENOMEM: the last set stays */
+	if (bs->off_pid != (int32_t)bs->off_tid)
+		bs->ssel = bs->stop = 0;
+	stack_set_free(&bs->off);
+	bs->off = set;
+	bs->off_pid = (int32_t)bs->off_tid;
+	bs->off_ns = now;
+	if (bs->ssel >= (int)bs->off.n)
+		bs->ssel = bs->off.n ? (int)bs->off.n - 1 : 0;
+}
+
+/* Select task row @r of @t (@n tasks; row 0: every task). */
+static void offcpu_select(struct bpf_state *bs, const struct bpfstats_task *t, size_t n, long r)
+{
+	if (r < 0 || r > (long)n)
+		r = 0;
+	bs->tsel = (int)r;
+	bs->off_tid = r ? t[r - 1].tid : 0;
+	memcpy(bs->off_comm, r ? t[r - 1].comm : "", r ? BPFSTATS_COMM_LEN : 1);
+	bs->off_comm[BPFSTATS_COMM_LEN] = '\0';
+}
+
+/* " (rows 3-9 of 40)" when rows [@top, @top + @shown) are not all @n of them. */
+static void rows_note(struct richstr *rs, int top, int shown, size_t n)
+{
+	if (n && (top > 0 || (size_t)(top + shown) < n))
+		richstr_addf(rs, ROLE_WARN, "  rows %d-%d of %zu (Up/Down scroll)", shown ? top + 1 : 0,
+			     top + shown, n);
+}
+
+/* The task list: every task, then the tasks by time off CPU. Return: the rows drawn. */
+static int offcpu_tasks_draw(struct ui *ui, struct bpf_state *bs, const struct bpfstats_task *t,
+			     size_t n, int py, int y, int h, int w)
+{
+	struct richstr rs;
+	int rows = h - 2, row;
+
+	bs->task_y = -1;
+	if (h <= 0)
+		return 0;
+	if (bs->tsel > (int)n)
+		offcpu_select(bs, t, n, (long)n);
+	if (rows > 0) {
+		if (bs->tsel < bs->ttop)
+			bs->ttop = bs->tsel;
+		if (bs->tsel >= bs->ttop + rows)
+			bs->ttop = bs->tsel - rows + 1;
+		if (bs->ttop > (int)n + 1 - rows)
+			bs->ttop = (int)n + 1 - rows;
+		if (bs->ttop < 0)
+			bs->ttop = 0;
+	}
+	richstr_clear(&rs);
+	richstr_add(&rs, ROLE_EVENT, "Off-CPU time by task");
+	richstr_addf(&rs, ROLE_DIM, "  (since start, %zu tasks%s; Up/Down: a task, Enter/i: its "
+		     "icicle, y: its callers, ]/[: a stack, o: back)", n,
+		     ui_view(ui) ? " in the view" : "");
+	rows_note(&rs, bs->ttop, rows > 0 ? (rows < (int)n + 1 - bs->ttop ? rows :
+					     (int)n + 1 - bs->ttop) : 0, n + 1);
+	ui_draw_rs(ui, y, 0, &rs, w);
+	if (h < 2)
+		return 1;
+	bpf_fmt_task_header(&rs, BPFSTATS_BY_OFFCPU);
+	ui_draw_rs(ui, y + 1, 2, &rs, w - 2);
+	bs->task_y = y + 2 - py;
+	bs->task_rows = rows;
+	for (row = 0; row < rows && bs->ttop + row <= (int)n; row++) {
+		int i = bs->ttop + row;
+
+		if (i) {
+			bpf_fmt_task_row(&rs, &t[i - 1], BPFSTATS_BY_OFFCPU);
+		} else {
+			richstr_clear(&rs);
+			richstr_add(&rs, ROLE_TASK, "  (every task)");
+		}
+		if (i == bs->tsel) {
+			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
+			richstr_pad(&rs, ROLE_SELECTED, w - 2);
+		}
+		ui_fill_row(ui, y + 2 + row, ROLE_DEFAULT, w);
+		ui_draw_text(ui, y + 2 + row, 0, ROLE_SELECTED, i == bs->tsel ? ">" : " ", 1);
+		ui_draw_rs(ui, y + 2 + row, 2, &rs, w - 2);
+	}
+	return 2 + row;
+}
+
+/* What the stacks block says when it has no stack to show. */
+static void offcpu_none(struct ui *ui, const struct bpf_state *bs, int y, int h, int w)
+{
+	const struct app *a = ui->app;
+	char text[768];
+
+	if (a->offcpu || stacks_weights_get(store_stacks(ui->st), STACKS_W_OFFCPU, NULL, 0, NULL))
+		snprintf(text, sizeof(text), "No off-CPU stacks%s yet (read every second).",
+			 bs->off_tid ? " of this task" : "");
+	else
+		snprintf(text, sizeof(text), "Off-CPU stacks are off: start ktop with --offcpu (a BPF "
+			 "program on sched_switch records the kernel and user stack of each task "
+			 "as it blocks, and how long it stays off CPU; one stack walk per context "
+			 "switch). %s%s", a->offcpu_why[0] ? "Here: " : "", a->offcpu_why);
+	ui_draw_wrapped(ui, y, h, w, ROLE_DIM, text);
+}
+
+/* The stacks of the selected task, by time off CPU. */
+static void offcpu_stacks_draw(struct ui *ui, struct bpf_state *bs, int y, int h, int w)
+{
+	struct stacks *sk = store_stacks(ui->st);
+	const char *names[OFF_FRAMES];
+	uint32_t ids[OFF_FRAMES];
+	struct richstr rs;
+	char b1[32];
+	int rows = h - 2;
+
+	if (h <= 0)
+		return;
+	if (rows > 0) {
+		if (bs->ssel < bs->stop)
+			bs->stop = bs->ssel;
+		if (bs->ssel >= bs->stop + rows)
+			bs->stop = bs->ssel - rows + 1;
+		if (bs->stop > (int)bs->off.n - rows)
+			bs->stop = (int)bs->off.n - rows;
+		if (bs->stop < 0)
+			bs->stop = 0;
+	}
+	bs->stack_rows = rows;
+	richstr_clear(&rs);
+	if (bs->off_tid)
+		richstr_addf(&rs, ROLE_EVENT, "Off-CPU stacks of %u %s", bs->off_tid, bs->off_comm);
+	else
+		richstr_add(&rs, ROLE_EVENT, "Off-CPU stacks of every task");
+	if (!bs->off_tid && ui_view(ui))
+		richstr_add(&rs, ROLE_WARN, " (not only the view's)");
+	if (bs->off.n)
+		richstr_addf(&rs, ROLE_DIM, "  (--offcpu, since start: %s off CPU in %zu stack%s)",
+			     ui_fmt_dur(b1, sizeof(b1), bs->off.value), bs->off.n,
+			     bs->off.n == 1 ? "" : "s");
+	rows_note(&rs, bs->stop, rows > 0 ? (rows < (int)bs->off.n - bs->stop ? rows :
+					     (int)bs->off.n - bs->stop) : 0, bs->off.n);
+	ui_draw_rs(ui, y, 0, &rs, w);
+	if (!bs->off.n) {
+		offcpu_none(ui, bs, y + 1, h - 1, w);
+		return;
+	}
+	if (h < 2)
+		return;
+	bpf_fmt_offcpu_header(&rs);
+	ui_draw_rs(ui, y + 1, 2, &rs, w - 2);
+	for (int r = 0; r < rows && bs->stop + r < (int)bs->off.n; r++) {
+		const struct stack_weight *sw = &bs->off.v[bs->stop + r];
+		int n = stacks_names(sk, sw->stack, ids, OFF_FRAMES);
+
+		if (n > OFF_FRAMES)
+			n = OFF_FRAMES;
+		for (int k = 0; k < n; k++)
+			names[k] = ids[k] ? intern_str(store_strings(ui->st), ids[k]) : "[unknown]";
+		bpf_fmt_offcpu_row(&rs, sw->value, bs->off.value, sw->count, names,
+				   n > 0 ? (unsigned int)n : 0);
+		if (bs->stop + r == bs->ssel) {
+			richstr_set_role(&rs, 0, rs.len, ROLE_SELECTED);
+			richstr_pad(&rs, ROLE_SELECTED, w - 2);
+		}
+		ui_draw_text(ui, y + 2 + r, 0, ROLE_SELECTED, bs->stop + r == bs->ssel ? ">" : " ",
+			     1);
+		ui_draw_rs(ui, y + 2 + r, 2, &rs, w - 2);
+	}
+}
+
+/*
+ * The off-CPU view below the status lines: the task list gets a third of the
+ * rows (at most what it has), the stacks the rest.
+ */
+static void offcpu_draw(struct ui *ui, struct bpf_state *bs, struct bpfstats *b, int py, int y,
+			int h, int w)
+{
+	struct bpfstats_task t[TASKS_VIEW_MAX];
+	size_t n = top_tasks(ui, b, BPFSTATS_BY_OFFCPU, t, OFF_TASKS_MAX);
+	int th, used;
+
+	bs->outl_y = -1;
+	if (n > OFF_TASKS_MAX)
+		n = OFF_TASKS_MAX;
+	/* the selected task stays selected as the order changes */
+	for (size_t i = 0; bs->off_tid && i < n; i++)
+		if (t[i].tid == bs->off_tid)
+			bs->tsel = (int)i + 1;
+	offcpu_refresh(ui, bs);
+	th = (h - 1) / 3;
+	if (th < 3)
+		th = h < 8 ? (h + 1) / 2 : 3;
+	if (th > (int)n + 3)
+		th = (int)n + 3;
+	used = offcpu_tasks_draw(ui, bs, t, n, py, y, th, w);
+	offcpu_stacks_draw(ui, bs, y + used + 1, h - used - 1, w);
+}
+
+/* Enter, i, y: the selected task's off-CPU stacks in the stacks pane, the selected one selected. */
+static int offcpu_open(struct ui *ui, struct bpf_state *bs, bool icicle)
+{
+	char what[64];
+
+	if (!bs->off.n) {
+		ui_message(ui, "no off-CPU stacks%s: %s", bs->off_tid ? " of this task" : "",
+			   ui->app->offcpu ? "none yet" : "start ktop with --offcpu");
+		return UI_HANDLED | UI_REDRAW;
+	}
+	if (bs->off_tid)
+		snprintf(what, sizeof(what), "the waits of %u %s", bs->off_tid, bs->off_comm);
+	else
+		snprintf(what, sizeof(what), "every task's waits");
+	return ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_STACKS,
+		.stacks = {
+			.icicle = icicle, .src = SV_SRC_OFFCPU, .type = -1, .pid = (int32_t)bs->off_tid,
+			.stack = bs->ssel < (int)bs->off.n ? bs->off.v[bs->ssel].stack : 0,
+			.what = what,
+		},
+	}) | UI_REDRAW;
+}
+
+/* The keys of the off-CPU view. Return: enum ui_result, or -1: not one of them. */
+static int offcpu_key(struct ui *ui, struct bpf_state *bs, enum ui_action act)
+{
+	struct bpfstats_task t[TASKS_VIEW_MAX];
+	size_t n;
+
+	if (ui_rowsel_moves(act)) {
+		n = top_tasks(ui, app_bpf(ui->app), BPFSTATS_BY_OFFCPU, t, OFF_TASKS_MAX);
+		if (n > OFF_TASKS_MAX)
+			n = OFF_TASKS_MAX;
+		offcpu_select(bs, t, n, ui_rowsel_move(bs->tsel, (long)n + 1,
+						       bs->task_rows > 1 ? bs->task_rows : 1, act));
+		return UI_HANDLED | UI_REDRAW;
+	}
+	switch (act) {
+	case ACT_NEXT_SIBLING:
+		if (bs->ssel + 1 < (int)bs->off.n)
+			bs->ssel++;
+		return UI_HANDLED | UI_REDRAW;
+	case ACT_PREV_SIBLING:
+		if (bs->ssel > 0)
+			bs->ssel--;
+		return UI_HANDLED | UI_REDRAW;
+	case ACT_ENTER:
+	case ACT_STACK_ICICLE:
+		return offcpu_open(ui, bs, true);
+	case ACT_STACK_CALLERS:
+		return offcpu_open(ui, bs, false);
+	default:
+		return -1;
+	}
+}
+
 static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
 	struct bpfstats *b = app_bpf(ui->app);
@@ -333,7 +645,8 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 			     (unsigned long long)st.tasks_untracked);
 	if (!st.running)
 		richstr_add(&rs, ROLE_WARN, "  poller stopped");
-	richstr_add(&rs, ROLE_DIM, "  [Left/Right: CPU, v: window]");
+	richstr_add(&rs, ROLE_DIM, bs->offcpu ? "  [o: histograms and outliers]" :
+		    "  [Left/Right: CPU, v: window, o: off-CPU tasks and stacks]");
 	ui_draw_rs(ui, y, 0, &rs, w);
 	row = 1;
 	if (ui_view(ui)) {
@@ -346,6 +659,10 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		if (*ui_view_unapplied(ui, un, sizeof(un)))
 			richstr_addf(&rs, ROLE_WARN, "; not applicable here: %s", un);
 		ui_draw_rs(ui, y + row++, 0, &rs, w);
+	}
+	if (bs->offcpu) {
+		offcpu_draw(ui, bs, b, y, y + row, h - row, w);
+		return;
 	}
 
 	/* the histograms get what the per-CPU rows, the top tasks and 5 outliers leave */
@@ -472,10 +789,16 @@ static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 {
 	struct bpf_state *bs = p->priv;
 	struct bpfstats_status st;
-	int ncpus;
+	int ncpus, ret;
 
 	if (!app_bpf(ui->app))
 		return 0;
+	if (act == ACT_STACK_SOURCE) {
+		bs->offcpu = !bs->offcpu;
+		return UI_HANDLED | UI_REDRAW;
+	}
+	if (bs->offcpu && (ret = offcpu_key(ui, bs, act)) >= 0)
+		return ret;
 	if (ui_rowsel_moves(act)) {
 		bs->sel = (int)ui_rowsel_move(bs->sel, bs->n, bs->outl_rows > 1 ? bs->outl_rows : 1,
 					      act);
@@ -507,14 +830,31 @@ static int bpf_click(struct ui *ui, struct pane *p, int row, int col)
 	struct bpf_state *bs = p->priv;
 	long r = ui_rowsel_click(bs->top, row, bs->outl_y, bs->n);
 
-	if (bs->outl_y >= 0 && r >= 0 && row < bs->outl_y + bs->outl_rows)
+	if (bs->offcpu && bs->task_y >= 0 && row >= bs->task_y &&
+	    row < bs->task_y + bs->task_rows) {
+		struct bpfstats_task t[TASKS_VIEW_MAX];
+		size_t n = top_tasks(ui, app_bpf(ui->app), BPFSTATS_BY_OFFCPU, t, OFF_TASKS_MAX);
+
+		if (n > OFF_TASKS_MAX)
+			n = OFF_TASKS_MAX;
+		r = ui_rowsel_click(bs->ttop, row, bs->task_y, (long)n + 1);
+		if (r >= 0)
+			offcpu_select(bs, t, n, r);
+		return UI_HANDLED | UI_REDRAW;
+	}
+	if (!bs->offcpu && bs->outl_y >= 0 && r >= 0 && row < bs->outl_y + bs->outl_rows)
 		bs->sel = (int)r;
 	return UI_HANDLED | UI_REDRAW;
 }
 
 static const char *bpf_footer(struct ui *ui, struct pane *p)
 {
-	return app_bpf(ui->app) ? "Left/Right CPU v window Enter outlier's events" : "";
+	const struct bpf_state *bs = p->priv;
+
+	if (!app_bpf(ui->app))
+		return "";
+	return bs->offcpu ? "Up/Down task ]/[ stack Enter/i icicle y callers o outliers" :
+	       "Left/Right CPU v window Enter outlier's events o off-CPU";
 }
 
 const struct pane_ops pane_bpf_ops = {
@@ -522,6 +862,7 @@ const struct pane_ops pane_bpf_ops = {
 	.label		= "BPF",
 	.priv_size	= sizeof(struct bpf_state),
 	.init		= bpf_init,
+	.destroy	= bpf_destroy,
 	.draw		= bpf_draw,
 	.key		= bpf_key,
 	.click		= bpf_click,

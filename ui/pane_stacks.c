@@ -829,10 +829,12 @@ static int stacks_request(struct ui *ui, struct pane *p, const struct ui_req *re
 	scope_all(&sc, r->src >= 0 && r->src < SV_SRC_NR ? (enum sv_source)r->src : SV_SRC_EVENTS);
 	sc.type = sc.src == SV_SRC_EVENTS ? r->type : -1;
 	sc.func = r->func;
+	sc.pid = sc.src == SV_SRC_OFFCPU && r->pid > 0 ? r->pid : 0;
 	if (r->what)
 		snprintf(sc.what, sizeof(sc.what), "%s", r->what);
 	if (sc.src != ss->sv.scope.src || sc.type != ss->sv.scope.type ||
-	    sc.func != ss->sv.scope.func || strcmp(sc.what, ss->sv.scope.what))
+	    sc.func != ss->sv.scope.func || sc.pid != ss->sv.scope.pid ||
+	    strcmp(sc.what, ss->sv.scope.what))
 		sv_set_scope(&ss->sv, &sc);
 	ss->mode = r->icicle ? M_ICICLE : M_CALLERS;
 	ss->zoom.n = 0;

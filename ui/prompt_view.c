@@ -150,8 +150,8 @@ bool ui_view_task_ok(struct ui *ui, int32_t pid)
 	if (!vs || !ui_view(ui))
 		return true;
 	parts_sync(ui, vs);
-	return !vs->task_part ||
-	       viewfilter_match(vs->task_part, &(struct ktop_event){ .pid = pid });
+	/* not viewfilter_match: its event type (0) would have to be one the store holds */
+	return !vs->task_part || viewfilter_task_ok(vs->task_part, pid);
 }
 
 bool ui_view_cpu_ok(struct ui *ui, int cpu)
@@ -161,8 +161,7 @@ bool ui_view_cpu_ok(struct ui *ui, int cpu)
 	if (!vs || !ui_view(ui) || cpu < 0)
 		return true;
 	parts_sync(ui, vs);
-	return !vs->cpu_part ||
-	       viewfilter_match(vs->cpu_part, &(struct ktop_event){ .cpu = (uint16_t)cpu });
+	return !vs->cpu_part || viewfilter_cpu_ok(vs->cpu_part, (unsigned int)cpu);
 }
 
 const char *ui_view_unapplied(struct ui *ui, char *buf, size_t len)

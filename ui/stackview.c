@@ -161,7 +161,7 @@ int sv_make_set(struct stackview *sv, struct store *st, struct fgraph *g, uint64
 		ret = set_of_counts(sv, &set);
 		break;
 	case SV_SRC_OFFCPU:
-		ret = stack_set_from_offcpu(st, false, &set);
+		ret = stack_set_from_offcpu_of(st, false, sv->scope.pid, &set);
 		break;
 	case SV_SRC_GRAPH:
 		if (g)

@@ -45,6 +45,7 @@ struct sv_scope {
 	int32_t		type;		/* events: this event type only; -1: every type */
 	uint32_t	func;		/* events: stacks through this frame; graph: the
 					 * paths ending in this function (string ids); 0: all */
+	int32_t		pid;		/* off-CPU: this thread's waits only; 0: every thread */
 	char		what[160];	/* the title's words for it ("sched_switch events") */
 };
 

@@ -242,6 +242,7 @@ struct ui_stacks_req {
 	uint32_t	func;		/* event stacks through this function, function_graph
 					 * paths ending in it (a string id); 0: none */
 	uint32_t	stack;		/* select this stack's path (an event's); 0: none */
+	int32_t		pid;		/* off-CPU stacks of this thread only; 0: every thread */
 	const uint32_t	*path;		/* or this path, root first (string ids) */
 	unsigned int	npath;
 	const char	*what;		/* the title's words for the scope */

@@ -304,9 +304,15 @@ static void cleanup(void)
 		/* top level: it was idle; give it back that way */
 		tracefs_instance_file_clear(NULL, "trace");
 		if (saved_buffer_kb) {
+			const char *x = strstr(saved_buffer_kb, "(expanded:");
 			char kb[32];
 
-			snprintf(kb, sizeof(kb), "%lu", strtoul(saved_buffer_kb, NULL, 10));
+			/*
+			 * "7 (expanded: 1408)" on a fresh boot: the tracer has
+			 * allocated it since, for good; 7 would shrink it to 7 KB
+			 */
+			snprintf(kb, sizeof(kb), "%lu", strtoul(x ? x + strlen("(expanded:") :
+							       saved_buffer_kb, NULL, 10));
 			tracefs_instance_file_write(NULL, "buffer_size_kb", kb);
 		}
 		if (saved_tracing_on > 0)

@@ -22,6 +22,12 @@
 #   3. Y in a recording: says it needs a live session, nothing else changes.
 #   4. ktop --offcpu -P WORKLOAD (BPF): o in the stacks pane shows the off-CPU
 #      stacks, a TIME column, the workload's sleep path with the time it slept.
+#      The BPF pane (6), o: its off-CPU view lists the stacks of every task,
+#      the workload's "schedule <- do_nanosleep <- hrtimer_nanosleep" among
+#      them; Up/Down to the workload's task (found on the screen: hundreds
+#      of tasks sleep as long on a busy host): its own stacks, that path first with
+#      at least 20 ms a switch; i opens the stacks pane's icicle of that task's
+#      waits, do_nanosleep in it.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
@@ -229,6 +235,19 @@ else
 fi
 quit_ok "quit_recording"
 
+# slept_20ms NAME ROW TIME_FIELD COUNT_FIELD: ok NAME when the row's time off CPU is at
+# least 20 ms (19, for rounding) for each of its switches out (time 1.2ms / 3.4s, count
+# 12 / 1.2k)
+slept_20ms() {
+	if echo "$2" | awk -v tf="$3" -v cf="$4" '{ t = $tf + 0; if ($tf ~ /ms$/) t /= 1e3;
+		else if ($tf ~ /us$/) t /= 1e6; n = $cf + 0; if ($cf ~ /k$/) n *= 1e3;
+		exit !(n > 0 && t >= 0.019 * n) }'; then
+		ok "$1 ($(echo "$2" | cut -c1-70 | sed 's/  */ /g'))"
+	else
+		fail "$1: less than 20 ms a switch: $2"
+	fi
+}
+
 # ---- 4. BPF off-CPU stacks --------------------------------------------------------------------
 tui_start 170 50 --offcpu -P "$LOADPID" -e sched:sched_switch
 if wait_screen 'LIVE' 10; then
@@ -238,12 +257,7 @@ if wait_screen 'LIVE' 10; then
 	   wait_screen ' do_nanosleep( |$)' 10 && wait_screen '^ +TIME +SHARE +COUNT' 1; then
 		# the first frame: at least 20 ms off CPU for each time the workload slept
 		row=$(scr | grep -m1 -E '^ +[0-9.]+(us|ms|s) +[0-9.]+% +[0-9.]+k? ')
-		if echo "$row" | awk '{ t = $1 + 0; if ($1 ~ /ms$/) t /= 1e3; else if ($1 ~ /us$/) t /= 1e6;
-			n = $3 + 0; if ($3 ~ /k$/) n *= 1e3; exit !(n > 0 && t >= 0.019 * n) }'; then
-			ok "offcpu_stacks_of_the_workload ($(echo "$row" | sed 's/  */ /g'))"
-		else
-			fail "offcpu_stacks_of_the_workload: less than 20 ms a switch: $row"
-		fi
+		slept_20ms offcpu_stacks_of_the_workload "$row" 1 3
 	else
 		fail "offcpu_stacks_of_the_workload"; evidence offcpu
 	fi
@@ -252,6 +266,37 @@ if wait_screen 'LIVE' 10; then
 		ok "offcpu_icicle"
 	else
 		fail "offcpu_icicle"; evidence offcpu_icicle
+	fi
+	# the BPF pane's off-CPU view
+	keys 6 o
+	if wait_screen '^Off-CPU stacks of every task' 5 &&
+	   wait_screen ' schedule <- do_nanosleep <- hrtimer_nanosleep' 5; then
+		ok "bpf_offcpu_every_task"
+	else
+		fail "bpf_offcpu_every_task"; evidence bpf_offcpu
+	fi
+	# towards the workload's row when it is on the screen, else down the list
+	for ((i = 0; i < 80; i++)); do
+		scr | grep -q "^Off-CPU stacks of $LOADPID stackload" && break
+		at=$(scr | grep -n -m1 -E "^[> ] +$LOADPID stackload " | cut -d: -f1)
+		sel=$(scr | grep -n -m1 -E '^> ' | cut -d: -f1)
+		if [ -n "$at" ] && [ -n "$sel" ] && [ "$at" -lt "$sel" ]; then keys Up; else keys Down; fi
+		sleep 0.1
+	done
+	if wait_screen "^Off-CPU stacks of $LOADPID stackload" 2 &&
+	   wait_screen '^> +[0-9.]+(us|ms|s) .*schedule <- do_nanosleep <- ' 3; then
+		# the first stack of the task: at least 20 ms off CPU a switch out
+		row=$(scr | grep -m1 -E '^> +[0-9.]+(us|ms|s) ')
+		slept_20ms bpf_offcpu_task_sleeps_in_nanosleep "$row" 2 4
+	else
+		fail "bpf_offcpu_task_sleeps_in_nanosleep"; evidence bpf_offcpu_task
+	fi
+	keys i
+	if wait_screen "^Stacks: icicle of the waits of $LOADPID stackload  off-CPU stacks" 5 &&
+	   wait_screen '(^| )do_nanosleep( |$)' 5; then
+		ok "bpf_offcpu_i_opens_the_task_icicle"
+	else
+		fail "bpf_offcpu_i_opens_the_task_icicle"; evidence bpf_offcpu_icicle
 	fi
 else
 	fail "offcpu_start"; evidence offcpu_start

@@ -5,6 +5,14 @@
  * and outlier rows; and the pane's histogram block (ui/pane_bpf.c) drawn into
  * a text screen at any height. Expected figures are computed here from the
  * inputs, not copied from the output.
+ *
+ * The off-CPU view (o) on real kernel stacks (tests/fixtures/stacks-host:
+ * tests/tools/stackload sleeping in nanosleep(2), the kernel's own stacks
+ * of its switches) given off-CPU times: every task's stacks merged, then
+ * the selected task's, by time, each row's frames from where it blocked;
+ * Enter/i/y ask the stacks pane for that task's stacks with a typed request
+ * (a stand-in pane records it); without --offcpu it says how to turn it on;
+ * on a short screen the rows scroll and the title says which are shown.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +30,31 @@
 #include "../../ui/pane_bpf.c"
 
 #include "app.h"
+#include "stacks_text.h"
+#include "viewfilter.h"
 #include "text_screen.h"
 
 void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
 			 const int *features, int nfeatures, const char *plan)
 {
+}
+
+int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
+{
+	size_t len = strlen(text);
+	int r;
+
+	/* cut at the width, not at words: enough to find the words in it */
+	for (r = 0; r < h && len; r++) {
+		size_t n = len < (size_t)w ? len : (size_t)w;
+		char line[SCR_COLS + 1];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, text);
+		ui_draw_text(ui, y + r, 0, role, line, w);
+		text += n;
+		len -= n;
+	}
+	return r;
 }
 
 static int count_char(const char *s, char c)
@@ -220,6 +248,321 @@ TEST(hist_block_keeps_every_sample_when_short)
 	text_screen_clear();
 	draw_hist(&ui, 0, 0, 2, 120, "Run-queue latency", &h);
 	CHECK(strstr(scr[0], "n=") && strstr(scr[0], "no room"));
+}
+
+/* ---- the off-CPU view ---------------------------------------------------------------- */
+
+#define LOAD_TID	27932	/* stackload in the fixture (its trace.txt) */
+#define OTHER_TID	100
+
+static struct {
+	struct app		app;
+	struct ui		ui;
+	struct res		r;
+	struct bpfstats		*b;
+	uint32_t		sleep, other;	/* a stack through do_nanosleep, one without */
+	struct ui_req		req;		/* the last request the stand-in took */
+	char			what[160];	/* ... its words */
+	int			nreq;
+} orig;
+
+static struct bpfstats_raw_cpu ocpu[2];
+static struct bpfstats_task otask[2];
+static bool odead[2];
+
+static int standin_request(struct ui *ui, struct pane *p, const struct ui_req *r)
+{
+	orig.req = *r;
+	snprintf(orig.what, sizeof(orig.what), "%s", r->stacks.what ? r->stacks.what : "");
+	orig.nreq++;
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static const struct pane_ops standin_stacks = {
+	.name = "stacks", .label = "Stacks", .request = standin_request,
+};
+
+/* Whether stack @id's frames hold @name. */
+static bool stack_has(struct store *st, uint32_t id, const char *name)
+{
+	uint32_t ids[OFF_FRAMES];
+	int n = stacks_names(store_stacks(st), id, ids, OFF_FRAMES);
+
+	for (int k = 0; k < n && k < OFF_FRAMES; k++)
+		if (ids[k] && !strcmp(intern_str(store_strings(st), ids[k]), name))
+			return true;
+	return false;
+}
+
+/* "schedule <- do_nanosleep <- ..." of stack @id as the row should show it (up to @max). */
+static void stack_line(struct store *st, uint32_t id, char *buf, size_t max)
+{
+	uint32_t ids[OFF_FRAMES];
+	int n = stacks_names(store_stacks(st), id, ids, OFF_FRAMES), from = 0;
+	size_t len = 0;
+
+	/* from the frame above __schedule (the kernel's stacks start in the tracepoint) */
+	for (int k = 0; k + 1 < n && k < 8; k++)
+		if (!strcmp(intern_str(store_strings(st), ids[k]), "__schedule"))
+			from = k + 1;
+	buf[0] = '\0';
+	for (int k = from; k < n && k < OFF_FRAMES && len + 1 < max; k++)
+		len += (size_t)snprintf(buf + len, max - len, "%s%s", len ? " <- " : "",
+					intern_str(store_strings(st), ids[k]));
+}
+
+/* The BPF pane on the fixture's stacks, @with_offcpu: off-CPU times given. */
+static bool orig_open(bool with_offcpu)
+{
+	static const struct pane_ops *const panes[] = { &pane_bpf_ops, &standin_stacks };
+	struct bpfstats_raw raw = { 0 };
+	char dir[400];
+	struct store *st;
+
+	memset(&orig, 0, sizeof(orig));
+	last_msg[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/stacks-host", fixture_root());
+	st = fixture_stacks_store(dir, &orig.r);
+	if (!st)
+		return false;
+	for (uint32_t id = 1; id <= stacks_count(store_stacks(st)); id++) {
+		struct stack_info si;
+
+		if (stacks_get(store_stacks(st), id, &si) || !si.nkern)
+			continue;
+		if (!orig.sleep && stack_has(st, id, "do_nanosleep"))
+			orig.sleep = id;
+		else if (!orig.other && !stack_has(st, id, "do_nanosleep") && si.nkern > 2)
+			orig.other = id;
+	}
+	if (!orig.sleep || !orig.other)
+		return false;
+	if (with_offcpu) {
+		/* stackload: 49 sleeps for 980 ms, 3 other waits for 20 ms; another task 300 ms */
+		struct stack_weight w[] = {
+			{ orig.sleep, LOAD_TID, 49, 980000000 },
+			{ orig.other, LOAD_TID, 3, 20000000 },
+			{ orig.other, OTHER_TID, 5, 300000000 },
+		};
+
+		if (stacks_weights_set(store_stacks(st), STACKS_W_OFFCPU, w, 3))
+			return false;
+	}
+	/* the BPF statistics: the two tasks by time off CPU */
+	raw.mono_ns = 1000000000;
+	raw.ncpus = raw.nonline = 2;
+	strcpy(raw.mode, "tp_btf");
+	raw.interval = 0.5;
+	raw.cpu = ocpu;
+	otask[0] = (struct bpfstats_task){ .tid = LOAD_TID, .tgid = LOAD_TID, .comm = "stackload",
+					   .offcpu_ns = 1000000000, .offcpu_n = 52 };
+	otask[1] = (struct bpfstats_task){ .tid = OTHER_TID, .tgid = OTHER_TID, .comm = "kworker/0:1",
+					   .offcpu_ns = 300000000, .offcpu_n = 5 };
+	raw.task = otask;
+	raw.task_dead = odead;
+	raw.ntask = 2;
+	if (bpfstats_new_fed(&orig.b, &raw, NULL) || bpfstats_feed(orig.b, &raw))
+		return false;
+	orig.app.st = st;
+	orig.app.bpf = orig.b;
+	orig.ui.app = &orig.app;
+	orig.ui.st = st;
+	orig.ui.rows = SCR_ROWS;
+	orig.ui.cols = SCR_COLS;
+	return !ui_views_init(&orig.ui, panes, 2, NULL, 0);
+}
+
+static void orig_close(void)
+{
+	ui_views_destroy(&orig.ui);
+	bpfstats_free(orig.b);
+	store_free(orig.app.st);
+	symbols_free(orig.r.ksyms);
+}
+
+static int okey(enum ui_action act)
+{
+	struct pane *p = ui_pane(&orig.ui, "bpf");
+
+	return p->ops->key(&orig.ui, p, act);
+}
+
+static void odraw(void)
+{
+	text_screen_draw(&orig.ui, ui_pane(&orig.ui, "bpf"));
+}
+
+/* The screen row holding @s, or -1. */
+static int row_of(const char *s)
+{
+	for (int r = 0; r < SCR_ROWS; r++)
+		if (strstr(scr[r], s))
+			return r;
+	return -1;
+}
+
+/* The stack row whose frames are @id's: its time, share and switches as given. */
+static bool stack_row_is(uint32_t id, uint64_t ns, double share, uint64_t count)
+{
+	char line[600], want[700], b1[32], b2[32];
+	int r;
+
+	stack_line(orig.app.st, id, line, 60);
+	snprintf(want, sizeof(want), "%9s %5.1f%% %8s  %.40s", ui_fmt_dur(b1, sizeof(b1), ns), share,
+		 ui_fmt_count(b2, sizeof(b2), count), line);
+	r = row_of(want);
+	if (r < 0)
+		printf("  no row \"%s\"\n", want);
+	return r >= 0;
+}
+
+TEST(offcpu_view_every_task_then_the_selected_task)
+{
+	char b1[32];
+	int r;
+
+	CHECK(orig_open(true));
+	CHECK(okey(ACT_STACK_SOURCE) & UI_HANDLED);
+	odraw();
+	CHECK(row_of("Off-CPU time by task") >= 0);
+	/* every task: the stacks merged across tasks, by time */
+	r = row_of("> " "  (every task)");
+	CHECK(r >= 0);
+	CHECK(row_of("Off-CPU stacks of every task") >= 0);
+	CHECK(strstr(scr[row_of("Off-CPU stacks of every task")],
+		     ui_fmt_dur(b1, sizeof(b1), 1300000000)) != NULL);
+	CHECK(stack_row_is(orig.sleep, 980000000, 980.0 / 13, 49));
+	CHECK(stack_row_is(orig.other, 320000000, 320.0 / 13, 8));
+	CHECK(row_of("schedule <- do_nanosleep <- hrtimer_nanosleep") >= 0);
+	CHECK(row_of("__schedule") < 0);	/* on every such stack: left out */
+	/* the first task (most time off CPU): its own stacks only */
+	okey(ACT_DOWN);
+	odraw();
+	CHECK(row_of("Off-CPU stacks of 27932 stackload") >= 0);
+	CHECK(row_of(">   27932 stackload") >= 0);
+	CHECK(stack_row_is(orig.sleep, 980000000, 98.0, 49));
+	CHECK(stack_row_is(orig.other, 20000000, 2.0, 3));
+	/* the next: no nanosleep of its own */
+	okey(ACT_DOWN);
+	odraw();
+	CHECK(row_of("Off-CPU stacks of 100 kworker/0:1") >= 0);
+	CHECK(stack_row_is(orig.other, 300000000, 100.0, 5));
+	CHECK(row_of("do_nanosleep") < 0);
+	/* o: back to the histograms and outliers */
+	okey(ACT_STACK_SOURCE);
+	odraw();
+	CHECK(row_of("Off-CPU time by task") < 0 && row_of("Run-queue latency outliers") >= 0);
+	orig_close();
+}
+
+TEST(offcpu_view_opens_the_stacks_pane_by_request)
+{
+	CHECK(orig_open(true));
+	okey(ACT_STACK_SOURCE);
+	odraw();
+	okey(ACT_DOWN);		/* stackload */
+	odraw();
+	CHECK(okey(ACT_STACK_ICICLE) & UI_HANDLED);
+	CHECK(orig.nreq == 1 && orig.req.kind == UI_REQ_STACKS);
+	CHECK(orig.req.stacks.icicle && orig.req.stacks.src == SV_SRC_OFFCPU);
+	CHECK(orig.req.stacks.pid == LOAD_TID);
+	CHECK(orig.req.stacks.stack == orig.sleep);	/* the top stack selected */
+	CHECK(strstr(orig.what, "27932 stackload") != NULL);
+	CHECK(ui_showing(&orig.ui, "stacks"));
+	/* back, the next stack, the caller tree */
+	orig.ui.active = ui_pane(&orig.ui, "bpf");
+	okey(ACT_NEXT_SIBLING);
+	odraw();
+	CHECK(row_of(">   20.00ms") >= 0);
+	CHECK(okey(ACT_STACK_CALLERS) & UI_HANDLED);
+	CHECK(orig.nreq == 2 && !orig.req.stacks.icicle && orig.req.stacks.stack == orig.other);
+	/* Enter: the icicle; every task: pid 0 */
+	orig.ui.active = ui_pane(&orig.ui, "bpf");
+	okey(ACT_HOME);
+	odraw();
+	CHECK(okey(ACT_ENTER) & UI_HANDLED);
+	CHECK(orig.nreq == 3 && orig.req.stacks.icicle && orig.req.stacks.pid == 0);
+	orig_close();
+}
+
+TEST(offcpu_view_without_offcpu_says_how)
+{
+	CHECK(orig_open(false));
+	snprintf(orig.app.offcpu_why, sizeof(orig.app.offcpu_why), "not asked for");
+	okey(ACT_STACK_SOURCE);
+	odraw();
+	CHECK(row_of("start ktop with --offcpu") >= 0);
+	CHECK(row_of("Here: not asked for") >= 0);
+	/* the tasks are still listed; i says why and asks nothing */
+	CHECK(row_of("27932 stackload") >= 0);
+	CHECK(okey(ACT_STACK_ICICLE) & UI_HANDLED);
+	CHECK(orig.nreq == 0 && strstr(last_msg, "--offcpu"));
+	orig_close();
+}
+
+/* A short screen: the stacks scroll with the selection, the title says which rows are shown. */
+TEST(offcpu_view_short_screen_scrolls)
+{
+	struct stack_weight w[20];
+	struct pane *p;
+	char want[64];
+	uint32_t n = 0;
+
+	CHECK(orig_open(true));
+	for (uint32_t id = 1; id <= stacks_count(store_stacks(orig.app.st)) && n < 20; id++)
+		w[n] = (struct stack_weight){ id, LOAD_TID, 1, 1000000ull * (100 - n) }, n++;
+	CHECK(n == 20);
+	CHECK(!stacks_weights_set(store_stacks(orig.app.st), STACKS_W_OFFCPU, w, n));
+	p = ui_pane(&orig.ui, "bpf");
+	okey(ACT_STACK_SOURCE);
+	for (int h = 14; h >= 9; h--) {
+		int shown;
+
+		okey(ACT_HOME);
+		text_screen_clear();
+		p->ops->draw(&orig.ui, p, 0, h, 120);
+		shown = ((struct bpf_state *)p->priv)->stack_rows;
+		CHECK(shown >= 1);
+		snprintf(want, sizeof(want), "rows 1-%d of 20", shown);
+		CHECK(row_of(want) >= 0);
+		for (int k = 0; k < 19; k++)
+			okey(ACT_NEXT_SIBLING);
+		text_screen_clear();
+		p->ops->draw(&orig.ui, p, 0, h, 120);
+		snprintf(want, sizeof(want), "rows %d-20 of 20", 21 - shown);
+		CHECK(row_of(want) >= 0);
+		/* the last stack (1 ms less per row: 81 ms) is on the screen, selected */
+		CHECK(row_of(">   81.00ms") >= 0);
+		if (row_of(">   81.00ms") < 0)
+			for (int r = 0; r < h; r++)
+				printf("  %d rows |%.110s\n", h, scr[r]);
+		for (int k = 0; k < 19; k++)
+			okey(ACT_PREV_SIBLING);
+	}
+	orig_close();
+}
+
+/* Under a view filter the task list holds the view's tasks, every task's row their stacks. */
+TEST(offcpu_view_lists_the_tasks_of_the_view)
+{
+	static const struct prompt_ops *const prompts[] = { &prompt_view_ops };
+	static const struct pane_ops *const panes[] = { &pane_bpf_ops, &standin_stacks };
+
+	CHECK(orig_open(true));
+	ui_views_destroy(&orig.ui);
+	orig.app.view = viewfilter_new(orig.app.st, NULL);
+	CHECK(orig.app.view && !ui_views_init(&orig.ui, panes, 2, prompts, 1));
+	CHECK(ui_request(&orig.ui, &(struct ui_req){
+		.kind = UI_REQ_NARROW, .view = { .what = UI_VIEW_CLAUSE, .text = "pid:100" },
+	}));
+	orig.ui.active = ui_pane(&orig.ui, "bpf");
+	okey(ACT_STACK_SOURCE);
+	odraw();
+	CHECK(row_of("(since start, 1 tasks in the view") >= 0);
+	CHECK(row_of("100 kworker/0:1") >= 0 && row_of("27932 stackload") < 0);
+	CHECK(row_of("Off-CPU stacks of every task (not only the view's)") >= 0);
+	orig_close();
+	viewfilter_free(orig.app.view);
 }
 
 TEST_MAIN()

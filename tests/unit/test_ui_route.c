@@ -34,6 +34,12 @@ void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
 {
 }
 
+int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
+{
+	ui_draw_text(ui, y, 0, role, text, w);
+	return 1;
+}
+
 static struct {
 	struct app	app;
 	struct ui	ui;

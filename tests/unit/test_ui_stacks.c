@@ -842,4 +842,34 @@ TEST(offcpu_icicle_is_time_off_cpu)
 	rig_close();
 }
 
+/* The BPF pane's request for one thread's off-CPU stacks: the scope holds that thread's only. */
+TEST(offcpu_scope_of_one_thread)
+{
+	const struct stack_tree *t;
+	struct stack_weight w[3];
+
+	CHECK(rig_open("stacks-rt"));
+	w[0] = (struct stack_weight){ 1, 10, 100, 1000000 };
+	w[1] = (struct stack_weight){ 2, 11, 1, 9000000 };
+	w[2] = (struct stack_weight){ 1, 11, 4, 3000000 };
+	CHECK(!stacks_weights_set(store_stacks(rig.app.st), STACKS_W_OFFCPU, w, 3));
+	CHECK(ui_request(&rig.ui, &(struct ui_req){
+		.kind = UI_REQ_STACKS,
+		.stacks = { .icicle = true, .src = SV_SRC_OFFCPU, .type = -1, .pid = 11, .stack = 2,
+			    .what = "the waits of 11 x" },
+	}) & UI_HANDLED);
+	draw();
+	CHECK(stacks()->sv.scope.src == SV_SRC_OFFCPU && stacks()->sv.scope.pid == 11);
+	CHECK(strstr(scr[0], "icicle of the waits of 11 x") && strstr(scr[0], "12.00ms, 2 stacks"));
+	t = cur_tree(&rig.ui, stacks());
+	CHECK(t && stack_tree_node(t, 0)->value == 12000000);
+	CHECK_EQ_U64(stack_tree_node(t, 0)->count, 5);
+	/* x: every thread again */
+	key(ACT_STACK_ALL);
+	draw();
+	t = cur_tree(&rig.ui, stacks());
+	CHECK(stacks()->sv.scope.pid == 0 && t && stack_tree_node(t, 0)->value == 13000000);
+	rig_close();
+}
+
 TEST_MAIN()
