@@ -79,3 +79,12 @@ void richstr_set_role(struct richstr *rs, int from, int to, enum ui_role role)
 	for (int i = from; i < to && i < rs->len; i++)
 		rs->role[i] = (uint8_t)role;
 }
+
+void richstr_add_keys(struct richstr *rs, const struct richstr_key *keys, size_t n,
+		      enum ui_role text)
+{
+	for (size_t i = 0; i < n; i++) {
+		richstr_add(rs, ROLE_FKEY, keys[i].key);
+		richstr_add(rs, text, keys[i].text);
+	}
+}

@@ -7,6 +7,7 @@
 #ifndef KTOP_UI_RICHSTR_H
 #define KTOP_UI_RICHSTR_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "theme.h"
 
@@ -32,5 +33,15 @@ void richstr_add_right(struct richstr *rs, enum ui_role role, const char *s, int
 void richstr_truncate(struct richstr *rs, int width);
 /* Set the role of columns [from, to). */
 void richstr_set_role(struct richstr *rs, int from, int to, enum ui_role role);
+
+/* A key hint of a footer or prompt: the key, then what it does. */
+struct richstr_key {
+	const char	*key;
+	const char	*text;
+};
+
+/* Append @n key hints: each key in ROLE_FKEY, its text (with its spacing) in @text. */
+void richstr_add_keys(struct richstr *rs, const struct richstr_key *keys, size_t n,
+		      enum ui_role text);
 
 #endif

@@ -199,15 +199,6 @@ void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
 	attrset(role_attr[ROLE_DEFAULT]);
 }
 
-void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
-{
-	struct richstr r = *rs;
-
-	richstr_truncate(&r, w - 2);
-	ui_fill_row(ui, y, ROLE_OVERLAY, w);
-	ui_draw_rs(ui, y, 1, &r, w - 2);
-}
-
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
 {
 	const char *p = text;
@@ -489,9 +480,9 @@ static void draw_tabs(struct ui *ui, int y)
 
 static void draw_footer(struct ui *ui, int y)
 {
-	static const char *const fk[][2] = {
-		{ "F1", "Help" }, { "F2", "Theme" }, { "F3", "Search" }, { "F4", "Filter" },
-		{ "F5", "Tree" }, { "F6", "Sort" }, { "Spc", "Pause" }, { "F10", "Quit" },
+	static const struct richstr_key fk[] = {
+		{ "F1", "Help " }, { "F2", "Theme " }, { "F3", "Search " }, { "F4", "Filter " },
+		{ "F5", "Tree " }, { "F6", "Sort " }, { "Spc", "Pause " }, { "F10", "Quit " },
 	};
 	struct pane *p = ui->active;
 	struct richstr rs;
@@ -511,11 +502,7 @@ static void draw_footer(struct ui *ui, int y)
 		ui_draw_rs(ui, y, 0, &rs, ui->cols);
 		return;
 	}
-	for (unsigned int i = 0; i < sizeof(fk) / sizeof(fk[0]); i++) {
-		richstr_add(&rs, ROLE_FKEY, fk[i][0]);
-		richstr_add(&rs, ROLE_FTEXT, fk[i][1]);
-		richstr_add(&rs, ROLE_FTEXT, " ");
-	}
+	richstr_add_keys(&rs, fk, NELEM(fk), ROLE_FTEXT);
 	richstr_add(&rs, ROLE_FTEXT, p->ops->footer ? p->ops->footer(ui, p) :
 		    p->ops->keys ? p->ops->keys : "");
 	richstr_pad(&rs, ROLE_FTEXT, ui->cols);
