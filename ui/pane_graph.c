@@ -394,13 +394,8 @@ static void shift_names(struct richstr *rs, int n)
 {
 	int at = ui_graph_name_col(rs);
 
-	if (n <= 0 || !at || at >= rs->len)
-		return;
-	if (n > rs->len - at)
-		n = rs->len - at;
-	memmove(rs->ch + at, rs->ch + at + n, (size_t)(rs->len - at - n) + 1);
-	memmove(rs->role + at, rs->role + at + n, (size_t)(rs->len - at - n));
-	rs->len -= n;
+	if (at)
+		richstr_cut(rs, at, n);
 }
 
 static void graph_update(struct ui *ui, struct pane *p)

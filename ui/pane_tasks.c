@@ -145,10 +145,7 @@ static void tasks_layout(struct ui *ui, struct tasks_state *ts)
 			break;
 		}
 	}
-	if (ts->sel >= (long)ts->n)
-		ts->sel = (long)ts->n - 1;
-	if (ts->sel < 0)
-		ts->sel = 0;
+	ts->sel = ui_rowsel_clamp(ts->sel, (long)ts->n);
 	ts->sel_pid = ts->n ? ts->rows[ts->sel].pid : -1;
 }
 

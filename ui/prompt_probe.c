@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "intern.h"
 #include "probe.h"
+#include "rowsel.h"
 #include "schema.h"
 #include "store.h"
 #include "ui-local.h"
@@ -133,10 +134,7 @@ static void pp_refresh(struct ui *ui, struct prompt_probe *pp, bool force)
 		}
 	}
 	pp->info_ns = now;
-	if (pp->sel >= (int)pp->n)
-		pp->sel = (int)pp->n - 1;
-	if (pp->sel < 0)
-		pp->sel = 0;
+	pp->sel = (int)ui_rowsel_clamp(pp->sel, (long)pp->n);
 }
 
 static int pp_open(struct ui *ui, struct prompt *pr)
@@ -293,11 +291,7 @@ static int pp_key(struct ui *ui, struct prompt *pr, int ch)
 	case KEY_UP:
 	case KEY_DOWN:
 		pp_refresh(ui, pp, false);
-		pp->sel += ch == KEY_UP ? -1 : 1;
-		if (pp->sel >= (int)pp->n)
-			pp->sel = (int)pp->n - 1;
-		if (pp->sel < 0)
-			pp->sel = 0;
+		pp->sel = (int)ui_rowsel_clamp(pp->sel + (ch == KEY_UP ? -1 : 1), (long)pp->n);
 		return UI_REDRAW;
 	case CTRL('t'):
 	case CTRL('d'):

@@ -62,6 +62,17 @@ void richstr_add_right(struct richstr *rs, enum ui_role role, const char *s, int
 	richstr_addn(rs, role, s, n);
 }
 
+void richstr_cut(struct richstr *rs, int at, int n)
+{
+	if (n <= 0 || at < 0 || at >= rs->len)
+		return;
+	if (n > rs->len - at)
+		n = rs->len - at;
+	memmove(rs->ch + at, rs->ch + at + n, (size_t)(rs->len - at - n) + 1);
+	memmove(rs->role + at, rs->role + at + n, (size_t)(rs->len - at - n));
+	rs->len -= n;
+}
+
 void richstr_truncate(struct richstr *rs, int width)
 {
 	if (width < 0)

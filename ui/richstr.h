@@ -31,6 +31,8 @@ void richstr_pad(struct richstr *rs, enum ui_role role, int col);
 void richstr_add_right(struct richstr *rs, enum ui_role role, const char *s, int width);
 /* Cut to at most @width columns. */
 void richstr_truncate(struct richstr *rs, int width);
+/* Remove @n columns from column @at on (fewer at the end of the line). */
+void richstr_cut(struct richstr *rs, int at, int n);
 /* Set the role of columns [from, to). */
 void richstr_set_role(struct richstr *rs, int from, int to, enum ui_role role);
 
