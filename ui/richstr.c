@@ -91,6 +91,17 @@ void richstr_set_role(struct richstr *rs, int from, int to, enum ui_role role)
 		rs->role[i] = (uint8_t)role;
 }
 
+int richstr_wrap_len(const char *s, int n, int w)
+{
+	int cut;
+
+	if (n <= w)
+		return n;
+	for (cut = w; cut > 0 && s[cut] != ' '; cut--)
+		;
+	return cut > 0 ? cut : w;
+}
+
 void richstr_add_keys(struct richstr *rs, const struct richstr_key *keys, size_t n,
 		      enum ui_role text)
 {

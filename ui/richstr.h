@@ -36,6 +36,12 @@ void richstr_cut(struct richstr *rs, int at, int n);
 /* Set the role of columns [from, to). */
 void richstr_set_role(struct richstr *rs, int from, int to, enum ui_role role);
 
+/*
+ * Word wrap: how many of the @n bytes of @s start the next line of at most @w
+ * columns: all when they fit, else up to the last space that fits, else @w.
+ */
+int richstr_wrap_len(const char *s, int n, int w);
+
 /* A key hint of a footer or prompt: the key, then what it does. */
 struct richstr_key {
 	const char	*key;

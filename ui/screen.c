@@ -208,15 +208,7 @@ int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const
 		width = w;
 	while (*p && used < h) {
 		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-
-		if (n > width) {
-			int cut = width;
-
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			n = cut > 0 ? cut : width;
-		}
+		int n = richstr_wrap_len(p, nl ? (int)(nl - p) : (int)strlen(p), width);
 		struct richstr rs;
 
 		richstr_clear(&rs);
@@ -351,14 +343,7 @@ static int draw_missing(struct ui *ui, int y, const char *text, int max_lines)
 			/* after a reason ("; ") where one fits, else at a space */
 			for (cut = room - 1; cut > 0 && strncmp(text + cut, "; ", 2); cut--)
 				;
-			if (cut > 0) {
-				cut++;
-			} else {
-				for (cut = room; cut > 0 && text[cut] != ' '; cut--)
-					;
-				if (cut <= 0)
-					cut = room;
-			}
+			cut = cut > 0 ? cut + 1 : richstr_wrap_len(text, n, room);
 			richstr_addn(&rs, ROLE_DIM, text, cut);
 		} else {
 			richstr_add(&rs, ROLE_DIM, text);
