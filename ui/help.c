@@ -43,18 +43,6 @@ static void emit(struct help_out *o, const struct richstr *rs)
 	o->idx++;
 }
 
-/* Return: how many bytes of @s start the next line of at most @w columns. */
-static int wrap_len(const char *s, int w)
-{
-	int n = (int)strlen(s), cut;
-
-	if (n <= w)
-		return n;
-	for (cut = w; cut > 0 && s[cut] != ' '; cut--)
-		;
-	return cut > 0 ? cut : w;
-}
-
 /*
  * @prefix (its roles kept) followed by @text wrapped to the width, the
  * continuation lines indented to the prefix's length (to 2 columns when
@@ -75,7 +63,7 @@ static void emit_wrapped(struct help_out *o, const struct richstr *prefix, enum 
 	if (room < 1)
 		room = 1;
 	do {
-		int n = wrap_len(text, room);
+		int n = richstr_wrap_len(text, (int)strlen(text), room);
 
 		richstr_addn(&rs, role, text, n);
 		emit(o, &rs);

@@ -108,10 +108,7 @@ static void bpf_pull_outliers(struct bpfstats *b, struct bpf_state *bs)
 		if (got < 64)
 			break;
 	}
-	if (bs->sel >= bs->n)
-		bs->sel = bs->n - 1;
-	if (bs->sel < 0)
-		bs->sel = 0;
+	bs->sel = (int)ui_rowsel_clamp(bs->sel, bs->n);
 }
 
 static unsigned int recent_ticks(const struct bpfstats_status *st)

@@ -180,11 +180,18 @@ static void graph_destroy(struct pane *p)
 	free(gs->rows);
 }
 
+static int graph_feed_slice(struct ui *ui, void *ctx, uint64_t t0, uint64_t t1)
+{
+	struct graph_state *gs = ctx;
+
+	fgraph_feed_store(gs->g, ui->st, t0, t1);
+	return 0;
+}
+
 static void graph_feed(struct ui *ui, struct graph_state *gs)
 {
 	uint64_t t1, t_in = clock_thread_ns();
 	struct fgraph_stats fs;
-	struct store_stats ss;
 
 	if (gs->view_gen != ui_view_gen(ui)) {
 		/* another view: a new tree of what it matches, from the oldest event held */
@@ -215,25 +222,12 @@ static void graph_feed(struct ui *ui, struct graph_state *gs)
 		gs->resets++;
 		ui_message(ui, "graph: more than %u nodes, a new tree starts", GRAPH_RESET_NODES);
 	}
-	/* only the time the store holds: no empty slices before or after it */
-	store_get_stats(ui->st, &ss);
-	if (t1 > ss.last_ts)
-		t1 = ss.last_ts;
-	if (gs->t0 < ss.first_ts)
-		gs->t0 = ss.first_ts;
 	/*
 	 * In time slices, within a budget: the frame (and the first one, which
 	 * may find seconds of calls held) stays short; the rest comes with the
 	 * next frames.
 	 */
-	while (gs->t0 <= t1) {
-		uint64_t end = t1 - gs->t0 > gs->slice ? gs->t0 + gs->slice : t1, c0 = clock_thread_ns();
-
-		fgraph_feed_store(gs->g, ui->st, gs->t0, end);
-		gs->t0 = end + 1;
-		if (ui_feed_pace(ui, &gs->slice, c0, t_in, GRAPH_FEED_NS, gs->t0 <= t1))
-			break;
-	}
+	ui_feed_slices(ui, &gs->t0, t1, &gs->slice, t_in, GRAPH_FEED_NS, graph_feed_slice, gs);
 }
 
 /* The rows of the current view with the current folds. */
@@ -400,13 +394,8 @@ static void shift_names(struct richstr *rs, int n)
 {
 	int at = ui_graph_name_col(rs);
 
-	if (n <= 0 || !at || at >= rs->len)
-		return;
-	if (n > rs->len - at)
-		n = rs->len - at;
-	memmove(rs->ch + at, rs->ch + at + n, (size_t)(rs->len - at - n) + 1);
-	memmove(rs->role + at, rs->role + at + n, (size_t)(rs->len - at - n));
-	rs->len -= n;
+	if (at)
+		richstr_cut(rs, at, n);
 }
 
 static void graph_update(struct ui *ui, struct pane *p)

@@ -115,14 +115,38 @@ static void lat_stop(struct ui *ui, struct lat_state *ls, const struct ktop_even
 		   ls->stop_at.cpu);
 }
 
-/* Feed what was published since the last call. */
-static void lat_feed(struct ui *ui, struct lat_state *ls)
+/* One time slice: its samples, up to one above the stop threshold. */
+static int lat_feed_slice(struct ui *ui, void *ctx, uint64_t t0, uint64_t t1)
 {
-	uint64_t t1, seq, t_in = clock_thread_ns();
-	struct store_stats ss;
 	struct viewfilter *vf = ui_view(ui);
+	struct lat_state *ls = ctx;
 	struct store_iter *it;
 	struct ktop_event ev;
+	uint64_t seq;
+
+	it = store_iter_new(ui->st, t0, t1, NULL);
+	if (!it)
+		return -ENOMEM;
+	while (store_iter_next(it, &ev, &seq)) {
+		if (vf && !viewfilter_match(vf, &ev))
+			continue;
+		if (latency_feed(ls->l, &ev) < 0)
+			break;
+		if (ls->stop_ns && lat_sample_ns(&ev) > ls->stop_ns) {
+			ls->t0 = ev.ts + 1;
+			lat_stop(ui, ls, &ev);
+			store_iter_free(it);
+			return 1;
+		}
+	}
+	store_iter_free(it);
+	return 0;
+}
+
+/* Feed what was published since the last call, in time slices within a budget. */
+static void lat_feed(struct ui *ui, struct lat_state *ls)
+{
+	uint64_t t1, t_in = clock_thread_ns();
 
 	if (ls->view_gen != ui_view_gen(ui)) {
 		/* another view: the samples of the events it matches, fed again */
@@ -144,36 +168,7 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 	t1 = ui_feed_window_end(ui, LAT_LAG_NS);
 	if (!t1 || t1 < ls->t0)
 		return;
-	/* only the time the store holds: no empty slices before or after it */
-	store_get_stats(ui->st, &ss);
-	if (t1 > ss.last_ts)
-		t1 = ss.last_ts;
-	if (ls->t0 < ss.first_ts)
-		ls->t0 = ss.first_ts;
-	/* in time slices within a budget, as the graph pane does */
-	while (ls->t0 <= t1) {
-		uint64_t end = t1 - ls->t0 > ls->slice ? ls->t0 + ls->slice : t1, c0 = clock_thread_ns();
-
-		it = store_iter_new(ui->st, ls->t0, end, NULL);
-		if (!it)
-			return;
-		while (store_iter_next(it, &ev, &seq)) {
-			if (vf && !viewfilter_match(vf, &ev))
-				continue;
-			if (latency_feed(ls->l, &ev) < 0)
-				break;
-			if (ls->stop_ns && lat_sample_ns(&ev) > ls->stop_ns) {
-				ls->t0 = ev.ts + 1;
-				lat_stop(ui, ls, &ev);
-				store_iter_free(it);
-				return;
-			}
-		}
-		store_iter_free(it);
-		ls->t0 = end + 1;
-		if (ui_feed_pace(ui, &ls->slice, c0, t_in, LAT_FEED_NS, ls->t0 <= t1))
-			break;
-	}
+	ui_feed_slices(ui, &ls->t0, t1, &ls->slice, t_in, LAT_FEED_NS, lat_feed_slice, ls);
 }
 
 /* Does the model hold samples of table @t? */

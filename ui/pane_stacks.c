@@ -205,18 +205,6 @@ static uint32_t callers_sync(struct stacks_state *ss, const struct stack_tree *t
 	return id;
 }
 
-/* Scroll a row's names @n columns to the left; the figures stay. */
-static void shift_names(struct richstr *rs, int at, int n)
-{
-	if (n <= 0 || at >= rs->len)
-		return;
-	if (n > rs->len - at)
-		n = rs->len - at;
-	memmove(rs->ch + at, rs->ch + at + n, (size_t)(rs->len - at - n) + 1);
-	memmove(rs->role + at, rs->role + at + n, (size_t)(rs->len - at - n));
-	rs->len -= n;
-}
-
 static void callers_draw(struct ui *ui, struct stacks_state *ss, const struct stack_tree *t,
 			 int y, int h, int w)
 {
@@ -245,7 +233,8 @@ static void callers_draw(struct ui *ui, struct stacks_state *ss, const struct st
 				richstr_set_role(&rs, (int)(m - rs.ch),
 						 (int)(m - rs.ch + (long)strlen(name)), ROLE_MATCH);
 		}
-		shift_names(&rs, sv_caller_name_col(tv), ss->hscroll);
+		/* the names scroll; the figures stay */
+		richstr_cut(&rs, sv_caller_name_col(tv), ss->hscroll);
 		if (ss->top_row + r == ss->sel_row)
 			ui_rowsel_mark(&rs, w);
 		ui_draw_rs(ui, y + 1 + r, 0, &rs, w);

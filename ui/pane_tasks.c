@@ -79,11 +79,19 @@ static void tasks_destroy(struct pane *p)
 	free(ts->rows);
 }
 
+static int tasks_feed_slice(struct ui *ui, void *ctx, uint64_t t0, uint64_t t1)
+{
+	struct tasks_state *ts = ctx;
+
+	(void)ui;
+	(void)t0;	/* the model reads on from where it stopped */
+	return tasks_update(ts->tm, t1) < 0 ? -1 : 0;
+}
+
 /* Read what was published since the last frame, within the budget. */
 static void tasks_feed(struct ui *ui, struct tasks_state *ts)
 {
 	uint64_t t1, t_in = clock_thread_ns(), now = clock_mono_ns();
-	struct store_stats ss;
 
 	if (!ts->tm) {
 		ts->tm = tasks_new(ui->st, ui->app->rel);
@@ -104,21 +112,7 @@ static void tasks_feed(struct ui *ui, struct tasks_state *ts)
 	if (ui->paused && ts->fed)
 		return;
 	t1 = ui_feed_window_end(ui, TASKS_LAG_NS);
-	store_get_stats(ui->st, &ss);
-	if (t1 > ss.last_ts)
-		t1 = ss.last_ts;
-	if (ts->fed < ss.first_ts)
-		ts->fed = ss.first_ts;
-	while (t1 && ts->fed <= t1) {
-		uint64_t end = t1 - ts->fed > ts->slice ? ts->fed + ts->slice : t1;
-		uint64_t c0 = clock_thread_ns();
-
-		if (tasks_update(ts->tm, end) < 0)
-			break;
-		ts->fed = end + 1;
-		if (ui_feed_pace(ui, &ts->slice, c0, t_in, TASKS_FEED_NS, ts->fed <= t1))
-			break;
-	}
+	ui_feed_slices(ui, &ts->fed, t1, &ts->slice, t_in, TASKS_FEED_NS, tasks_feed_slice, ts);
 	/* rates over the trace time read in the last second */
 	if (now - ts->tick_ns >= 1000000000ull && ts->fed > 1) {
 		tasks_tick(ts->tm, ts->fed - 1);
@@ -151,10 +145,7 @@ static void tasks_layout(struct ui *ui, struct tasks_state *ts)
 			break;
 		}
 	}
-	if (ts->sel >= (long)ts->n)
-		ts->sel = (long)ts->n - 1;
-	if (ts->sel < 0)
-		ts->sel = 0;
+	ts->sel = ui_rowsel_clamp(ts->sel, (long)ts->n);
 	ts->sel_pid = ts->n ? ts->rows[ts->sel].pid : -1;
 }
 

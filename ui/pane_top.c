@@ -208,14 +208,8 @@ static void top_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	top_header(ui, p, &rs);
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(ui, y + 1, 0, &rs, w);
-	if (ts->sel >= (int)ts->n)
-		ts->sel = (int)ts->n - 1;
-	if (ts->sel < 0)
-		ts->sel = 0;
-	if (ts->sel < ts->top)
-		ts->top = ts->sel;
-	if (ts->sel >= ts->top + rows)
-		ts->top = ts->sel - rows + 1;
+	ts->sel = (int)ui_rowsel_clamp(ts->sel, (long)ts->n);
+	ts->top = (int)ui_rowsel_top(ts->sel, ts->top, rows);
 	if (!ts->n) {
 		ui_draw_text(ui, y + 2, 2, ROLE_DIM, ui_view(ui) ? "no event held matches the view" :
 			     ui->stats.narrow.pid >= 0 || ui->stats.narrow.cpu >= 0 ||
@@ -356,24 +350,22 @@ static int top_key(struct ui *ui, struct pane *p, enum ui_action act)
 	default:
 		return 0;
 	}
-	if (ts->sel >= (int)ts->n)
-		ts->sel = (int)ts->n - 1;
-	if (ts->sel < 0)
-		ts->sel = 0;
+	ts->sel = (int)ui_rowsel_clamp(ts->sel, (long)ts->n);
 	return UI_HANDLED | UI_REDRAW;
 }
 
 static int top_click(struct ui *ui, struct pane *p, int row, int col)
 {
 	struct top_state *ts = p->priv;
+	long r = ui_rowsel_click(ts->top, row, 2, (long)ts->n);
 
 	if (row == 1) {
 		int c = col / COLW;
 
 		ui->sort = (enum ui_sort)(c < UI_SORT_NAME ? c : UI_SORT_NAME);
 		ui_message(ui, "top view sorted by %s", ui_sort_name(ui->sort));
-	} else if (ui_rowsel_click(ts->top, row, 2, (long)ts->n) >= 0) {
-		ts->sel = (int)ui_rowsel_click(ts->top, row, 2, (long)ts->n);
+	} else if (r >= 0) {
+		ts->sel = (int)r;
 	}
 	return UI_HANDLED | UI_REDRAW;
 }

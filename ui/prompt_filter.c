@@ -425,16 +425,13 @@ static void pf_draw_result(struct ui *ui, const struct prompt_filter *pf, int y,
 /* The last row: the keys. */
 static void pf_fmt_keys(struct richstr *rs, const struct prompt_filter *pf)
 {
-	static const char *const keys[][2] = {
+	static const struct richstr_key keys[] = {
 		{ "Enter", " apply " }, { "Tab", " complete " }, { "Up/Down", " history " },
 		{ "^Z/^Y", " undo/redo " }, { "^U", " clear " }, { "Esc", " close" },
 	};
 
 	richstr_clear(rs);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		richstr_add(rs, ROLE_FKEY, keys[i][0]);
-		richstr_add(rs, ROLE_OVERLAY, keys[i][1]);
-	}
+	richstr_add_keys(rs, keys, sizeof(keys) / sizeof(keys[0]), ROLE_OVERLAY);
 	if (pf->hist_why[0])
 		richstr_addf(rs, ROLE_DIM, "  (%s)", pf->hist_why);
 }
@@ -446,23 +443,16 @@ static void pf_draw(struct ui *ui, struct prompt *pr)
 	int h = PF_ROWS, w = ui->cols, y, x0;
 	struct richstr rs;
 
-	if (h > ui->rows - 2)
-		h = ui->rows - 2;
-	y = ui->rows - h;
 	if (pf->dirty) {
 		pf->pv_ret = filter_preview_line(funcs, pr->line.text,
 						 pf->have_current ? &pf->current : NULL, &pf->pv);
 		pf->dirty = false;
 	}
-	for (int r = 0; r < h; r++)
-		ui_fill_row(ui, y + r, ROLE_OVERLAY, w);
+	y = ui_overlay_bottom(ui, &h, w);
 	pf_fmt_status(&rs, pf, funcs);
 	ui_overlay_row(ui, y, w, &rs);
 	/* 1: the line */
-	richstr_clear(&rs);
-	richstr_add(&rs, ROLE_FKEY, "> ");
-	x0 = ui_line_fmt(&rs, &pr->line, ROLE_OVERLAY, w);
-	ui_overlay_row(ui, y + 1, w, &rs);
+	x0 = ui_overlay_line(ui, y + 1, w, &pr->line);
 	pf_fmt_preview(&rs, pf, &pr->line, funcs, x0, w);
 	ui_overlay_row(ui, y + 2, w, &rs);
 	pf_fmt_names(&rs, pf, &pr->line, funcs, w);

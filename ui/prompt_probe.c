@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "intern.h"
 #include "probe.h"
+#include "rowsel.h"
 #include "schema.h"
 #include "store.h"
 #include "ui-local.h"
@@ -133,10 +134,7 @@ static void pp_refresh(struct ui *ui, struct prompt_probe *pp, bool force)
 		}
 	}
 	pp->info_ns = now;
-	if (pp->sel >= (int)pp->n)
-		pp->sel = (int)pp->n - 1;
-	if (pp->sel < 0)
-		pp->sel = 0;
+	pp->sel = (int)ui_rowsel_clamp(pp->sel, (long)pp->n);
 }
 
 static int pp_open(struct ui *ui, struct prompt *pr)
@@ -293,11 +291,7 @@ static int pp_key(struct ui *ui, struct prompt *pr, int ch)
 	case KEY_UP:
 	case KEY_DOWN:
 		pp_refresh(ui, pp, false);
-		pp->sel += ch == KEY_UP ? -1 : 1;
-		if (pp->sel >= (int)pp->n)
-			pp->sel = (int)pp->n - 1;
-		if (pp->sel < 0)
-			pp->sel = 0;
+		pp->sel = (int)ui_rowsel_clamp(pp->sel + (ch == KEY_UP ? -1 : 1), (long)pp->n);
 		return UI_REDRAW;
 	case CTRL('t'):
 	case CTRL('d'):
@@ -538,23 +532,21 @@ static void pp_fmt_probe(struct ui *ui, struct richstr *rs, const struct prompt_
 
 static void pp_draw(struct ui *ui, struct prompt *pr)
 {
+	static const struct richstr_key keys[] = {
+		{ "Enter", " make  " }, { "Tab", " complete  " }, { "Up/Down", " select  " },
+		{ "^T", " off/on  " }, { "^D", " remove  " }, { "^U", " clear  " },
+		{ "Esc", " close" },
+	};
 	struct prompt_probe *pp = pr->priv;
 	int list = pp->n ? (int)pp->n : 1, h = PP_TOP + 1 + list + 1, w = ui->cols, y;
 	struct richstr rs;
 
-	if (h > ui->rows - 2)
-		h = ui->rows - 2;
-	y = ui->rows - h;
 	pp_refresh(ui, pp, false);
 	pp_preview(ui, pr);
-	for (int r = 0; r < h; r++)
-		ui_fill_row(ui, y + r, ROLE_OVERLAY, w);
+	y = ui_overlay_bottom(ui, &h, w);
 	pp_fmt_status(ui, &rs, pp);
 	ui_overlay_row(ui, y, w, &rs);
-	richstr_clear(&rs);
-	richstr_add(&rs, ROLE_FKEY, "> ");
-	ui_line_fmt(&rs, &pr->line, ROLE_OVERLAY, w);
-	ui_overlay_row(ui, y + 1, w, &rs);
+	ui_overlay_line(ui, y + 1, w, &pr->line);
 	pp_draw_detail(ui, pr, y + 2, w);
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_COLHDR, "   on  probe                     hits/s    total  definition");
@@ -571,20 +563,7 @@ static void pp_draw(struct ui *ui, struct prompt *pr)
 		ui_overlay_row(ui, y + PP_TOP + 1 + i, w, &rs);
 	}
 	richstr_clear(&rs);
-	richstr_add(&rs, ROLE_FKEY, "Enter");
-	richstr_add(&rs, ROLE_OVERLAY, " make  ");
-	richstr_add(&rs, ROLE_FKEY, "Tab");
-	richstr_add(&rs, ROLE_OVERLAY, " complete  ");
-	richstr_add(&rs, ROLE_FKEY, "Up/Down");
-	richstr_add(&rs, ROLE_OVERLAY, " select  ");
-	richstr_add(&rs, ROLE_FKEY, "^T");
-	richstr_add(&rs, ROLE_OVERLAY, " off/on  ");
-	richstr_add(&rs, ROLE_FKEY, "^D");
-	richstr_add(&rs, ROLE_OVERLAY, " remove  ");
-	richstr_add(&rs, ROLE_FKEY, "^U");
-	richstr_add(&rs, ROLE_OVERLAY, " clear  ");
-	richstr_add(&rs, ROLE_FKEY, "Esc");
-	richstr_add(&rs, ROLE_OVERLAY, " close");
+	richstr_add_keys(&rs, keys, sizeof(keys) / sizeof(keys[0]), ROLE_OVERLAY);
 	ui_overlay_row(ui, y + h - 1, w, &rs);
 }
 

@@ -402,15 +402,17 @@ out:
 
 static void view_draw(struct ui *ui, struct prompt *pr)
 {
+	static const struct richstr_key keys[] = {
+		{ "Enter", " narrow " }, { "Tab", " complete " }, { "^U", " clear " },
+		{ "Esc", " close    then w widens, W clears" },
+	};
 	struct view_state *vs = pr->priv;
 	struct viewfilter *vf = ui->app->view;
 	int h = VIEW_ROWS, w = ui->cols, y, x0;
 	char desc[VIEWFILTER_TEXT_MAX];
 	struct richstr rs;
 
-	if (h > ui->rows - 2)
-		h = ui->rows - 2;
-	y = ui->rows - h;
+	y = ui_overlay_bottom(ui, &h, w);
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_FKEY, " View filter ");
 	richstr_add(&rs, ROLE_OVERLAY, " narrows what every pane shows and s saves of the events "
@@ -423,10 +425,7 @@ static void view_draw(struct ui *ui, struct prompt *pr)
 	richstr_add(&rs, ROLE_DIM, "  (a new clause is ANDed: pid:PID[+] comm:GLOB[+] "
 		    "cpu:LIST buffer:NAME event:EV,... EV: EXPR, EXPR; '!' negates)");
 	ui_overlay_row(ui, y + 1, w, &rs);
-	richstr_clear(&rs);
-	richstr_add(&rs, ROLE_FKEY, "> ");
-	x0 = ui_line_fmt(&rs, &pr->line, ROLE_OVERLAY, w);
-	ui_overlay_row(ui, y + 2, w, &rs);
+	x0 = ui_overlay_line(ui, y + 2, w, &pr->line);
 	richstr_clear(&rs);
 	if (vs->hint[0]) {
 		richstr_add(&rs, ROLE_DIM, vs->hint);
@@ -442,14 +441,7 @@ static void view_draw(struct ui *ui, struct prompt *pr)
 	}
 	ui_overlay_row(ui, y + 3, w, &rs);
 	richstr_clear(&rs);
-	richstr_add(&rs, ROLE_FKEY, "Enter");
-	richstr_add(&rs, ROLE_OVERLAY, " narrow ");
-	richstr_add(&rs, ROLE_FKEY, "Tab");
-	richstr_add(&rs, ROLE_OVERLAY, " complete ");
-	richstr_add(&rs, ROLE_FKEY, "^U");
-	richstr_add(&rs, ROLE_OVERLAY, " clear ");
-	richstr_add(&rs, ROLE_FKEY, "Esc");
-	richstr_add(&rs, ROLE_OVERLAY, " close    then w widens, W clears");
+	richstr_add_keys(&rs, keys, sizeof(keys) / sizeof(keys[0]), ROLE_OVERLAY);
 	ui_overlay_row(ui, y + h - 1, w, &rs);
 }
 

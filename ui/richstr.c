@@ -62,6 +62,17 @@ void richstr_add_right(struct richstr *rs, enum ui_role role, const char *s, int
 	richstr_addn(rs, role, s, n);
 }
 
+void richstr_cut(struct richstr *rs, int at, int n)
+{
+	if (n <= 0 || at < 0 || at >= rs->len)
+		return;
+	if (n > rs->len - at)
+		n = rs->len - at;
+	memmove(rs->ch + at, rs->ch + at + n, (size_t)(rs->len - at - n) + 1);
+	memmove(rs->role + at, rs->role + at + n, (size_t)(rs->len - at - n));
+	rs->len -= n;
+}
+
 void richstr_truncate(struct richstr *rs, int width)
 {
 	if (width < 0)
@@ -78,4 +89,24 @@ void richstr_set_role(struct richstr *rs, int from, int to, enum ui_role role)
 		from = 0;
 	for (int i = from; i < to && i < rs->len; i++)
 		rs->role[i] = (uint8_t)role;
+}
+
+int richstr_wrap_len(const char *s, int n, int w)
+{
+	int cut;
+
+	if (n <= w)
+		return n;
+	for (cut = w; cut > 0 && s[cut] != ' '; cut--)
+		;
+	return cut > 0 ? cut : w;
+}
+
+void richstr_add_keys(struct richstr *rs, const struct richstr_key *keys, size_t n,
+		      enum ui_role text)
+{
+	for (size_t i = 0; i < n; i++) {
+		richstr_add(rs, ROLE_FKEY, keys[i].key);
+		richstr_add(rs, text, keys[i].text);
+	}
 }

@@ -7,6 +7,7 @@
 #ifndef KTOP_UI_RICHSTR_H
 #define KTOP_UI_RICHSTR_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "theme.h"
 
@@ -30,7 +31,25 @@ void richstr_pad(struct richstr *rs, enum ui_role role, int col);
 void richstr_add_right(struct richstr *rs, enum ui_role role, const char *s, int width);
 /* Cut to at most @width columns. */
 void richstr_truncate(struct richstr *rs, int width);
+/* Remove @n columns from column @at on (fewer at the end of the line). */
+void richstr_cut(struct richstr *rs, int at, int n);
 /* Set the role of columns [from, to). */
 void richstr_set_role(struct richstr *rs, int from, int to, enum ui_role role);
+
+/*
+ * Word wrap: how many of the @n bytes of @s start the next line of at most @w
+ * columns: all when they fit, else up to the last space that fits, else @w.
+ */
+int richstr_wrap_len(const char *s, int n, int w);
+
+/* A key hint of a footer or prompt: the key, then what it does. */
+struct richstr_key {
+	const char	*key;
+	const char	*text;
+};
+
+/* Append @n key hints: each key in ROLE_FKEY, its text (with its spacing) in @text. */
+void richstr_add_keys(struct richstr *rs, const struct richstr_key *keys, size_t n,
+		      enum ui_role text);
 
 #endif

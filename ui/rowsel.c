@@ -40,6 +40,13 @@ long ui_rowsel_move(long sel, long n, long page, enum ui_action act)
 	return sel < 0 ? 0 : sel;
 }
 
+long ui_rowsel_clamp(long sel, long n)
+{
+	if (sel >= n)
+		sel = n - 1;
+	return sel < 0 ? 0 : sel;
+}
+
 long ui_rowsel_top(long sel, long top, long page)
 {
 	if (sel < top)

@@ -23,6 +23,9 @@ bool ui_rowsel_moves(enum ui_action act);
  */
 long ui_rowsel_move(long sel, long n, long page, enum ui_action act);
 
+/* The selected row kept within @n rows: from 0 to @n - 1, 0 when there are none. */
+long ui_rowsel_clamp(long sel, long n);
+
 /**
  * ui_rowsel_top - the first row of the page after the selection moved
  * @sel: the selected row

@@ -199,15 +199,6 @@ void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
 	attrset(role_attr[ROLE_DEFAULT]);
 }
 
-void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
-{
-	struct richstr r = *rs;
-
-	richstr_truncate(&r, w - 2);
-	ui_fill_row(ui, y, ROLE_OVERLAY, w);
-	ui_draw_rs(ui, y, 1, &r, w - 2);
-}
-
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
 {
 	const char *p = text;
@@ -217,15 +208,7 @@ int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const
 		width = w;
 	while (*p && used < h) {
 		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-
-		if (n > width) {
-			int cut = width;
-
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			n = cut > 0 ? cut : width;
-		}
+		int n = richstr_wrap_len(p, nl ? (int)(nl - p) : (int)strlen(p), width);
 		struct richstr rs;
 
 		richstr_clear(&rs);
@@ -360,14 +343,7 @@ static int draw_missing(struct ui *ui, int y, const char *text, int max_lines)
 			/* after a reason ("; ") where one fits, else at a space */
 			for (cut = room - 1; cut > 0 && strncmp(text + cut, "; ", 2); cut--)
 				;
-			if (cut > 0) {
-				cut++;
-			} else {
-				for (cut = room; cut > 0 && text[cut] != ' '; cut--)
-					;
-				if (cut <= 0)
-					cut = room;
-			}
+			cut = cut > 0 ? cut + 1 : richstr_wrap_len(text, n, room);
 			richstr_addn(&rs, ROLE_DIM, text, cut);
 		} else {
 			richstr_add(&rs, ROLE_DIM, text);
@@ -489,9 +465,9 @@ static void draw_tabs(struct ui *ui, int y)
 
 static void draw_footer(struct ui *ui, int y)
 {
-	static const char *const fk[][2] = {
-		{ "F1", "Help" }, { "F2", "Theme" }, { "F3", "Search" }, { "F4", "Filter" },
-		{ "F5", "Tree" }, { "F6", "Sort" }, { "Spc", "Pause" }, { "F10", "Quit" },
+	static const struct richstr_key fk[] = {
+		{ "F1", "Help " }, { "F2", "Theme " }, { "F3", "Search " }, { "F4", "Filter " },
+		{ "F5", "Tree " }, { "F6", "Sort " }, { "Spc", "Pause " }, { "F10", "Quit " },
 	};
 	struct pane *p = ui->active;
 	struct richstr rs;
@@ -511,11 +487,7 @@ static void draw_footer(struct ui *ui, int y)
 		ui_draw_rs(ui, y, 0, &rs, ui->cols);
 		return;
 	}
-	for (unsigned int i = 0; i < sizeof(fk) / sizeof(fk[0]); i++) {
-		richstr_add(&rs, ROLE_FKEY, fk[i][0]);
-		richstr_add(&rs, ROLE_FTEXT, fk[i][1]);
-		richstr_add(&rs, ROLE_FTEXT, " ");
-	}
+	richstr_add_keys(&rs, fk, NELEM(fk), ROLE_FTEXT);
 	richstr_add(&rs, ROLE_FTEXT, p->ops->footer ? p->ops->footer(ui, p) :
 		    p->ops->keys ? p->ops->keys : "");
 	richstr_pad(&rs, ROLE_FTEXT, ui->cols);

@@ -189,11 +189,16 @@ const struct stack_tree *sv_tree(struct stackview *sv, struct store *st, enum st
 	return sv->tree[dir];
 }
 
+static int sv_feed_slice(struct ui *ui, void *ctx, uint64_t t0, uint64_t t1)
+{
+	(void)t0;	/* sv_feed() reads on from sv->next_t */
+	return sv_feed(ctx, ui->st, ui_view(ui), t1);
+}
+
 /* Feed the events published since the last frame, in time slices within the budget. */
 static void sv_feed_frame(struct ui *ui, struct stackview *sv)
 {
 	uint64_t t1 = ui_feed_window_end(ui, SV_LAG_NS), t_in = clock_thread_ns();
-	struct store_stats ss;
 
 	if (sv->view_gen != ui_view_gen(ui)) {
 		/* another view: count again what it matches, from the oldest event held */
@@ -204,22 +209,8 @@ static void sv_feed_frame(struct ui *ui, struct stackview *sv)
 	}
 	if (!t1 || (ui->paused && sv->built_ns))
 		return;
-	store_get_stats(ui->st, &ss);
-	if (t1 > ss.last_ts)
-		t1 = ss.last_ts;
-	if (sv->next_t < ss.first_ts)
-		sv->next_t = ss.first_ts;
-	while (sv->next_t <= t1) {
-		uint64_t end = t1 - sv->next_t > sv->slice ? sv->next_t + sv->slice : t1;
-		uint64_t c0 = clock_thread_ns();
-
-		if (sv_feed(sv, ui->st, ui_view(ui), end)) {
-			sv->err = -ENOMEM;
-			break;
-		}
-		if (ui_feed_pace(ui, &sv->slice, c0, t_in, SV_FEED_NS, sv->next_t <= t1))
-			break;
-	}
+	if (ui_feed_slices(ui, &sv->next_t, t1, &sv->slice, t_in, SV_FEED_NS, sv_feed_slice, sv))
+		sv->err = -ENOMEM;
 }
 
 bool sv_update(struct ui *ui, struct stackview *sv)

@@ -122,6 +122,23 @@ static bool narrow_match(struct ui_stats *s, const struct ktop_event *ev)
 	return s->comm_match[slot] == 2;
 }
 
+/* An entry: remember it until its exit. Return: its sub-id (nr, vector). */
+static uint32_t span_open(struct ui_open_span *sp, const struct ktop_event *ev)
+{
+	sp->ts = ev->ts;
+	sp->id = (uint32_t)ev->args[0];
+	return sp->id;
+}
+
+/* An exit: the time since its entry, when one is open, goes to the entry's row. */
+static void span_close(struct ui_stats *s, struct ui_open_span *sp, enum ktop_type entry_type,
+		       const struct ktop_event *ev)
+{
+	if (sp->ts && ev->ts >= sp->ts)
+		add_dur(s, UI_TOP_KEY(entry_type, sp->id), ev->ts - sp->ts);
+	sp->ts = 0;
+}
+
 static void top_add(struct ui_stats *s, const struct ktop_event *ev)
 {
 	struct ui_cpu_stat *cs = &s->cpu[ev->cpu < s->ncpus ? ev->cpu : 0];
@@ -142,38 +159,26 @@ static void top_add(struct ui_stats *s, const struct ktop_event *ev)
 				ev->args[3] - ev->args[2]);
 		return;
 	case KTOP_T_SYS_ENTER:
-		sub = (uint32_t)ev->args[0];
 		s->sys[slot].pid = ev->pid;
-		s->sys[slot].id = sub;
-		s->sys[slot].ts = ev->ts;
+		sub = span_open(&s->sys[slot].span, ev);
 		break;
 	case KTOP_T_SYS_EXIT:
-		if (s->sys[slot].pid == ev->pid && s->sys[slot].ts && ev->ts >= s->sys[slot].ts)
-			add_dur(s, UI_TOP_KEY(KTOP_T_SYS_ENTER, s->sys[slot].id),
-				ev->ts - s->sys[slot].ts);
-		s->sys[slot].ts = 0;
+		/* the slot's entry is another pid's: not this exit's */
+		if (s->sys[slot].pid != ev->pid)
+			s->sys[slot].span.ts = 0;
+		span_close(s, &s->sys[slot].span, KTOP_T_SYS_ENTER, ev);
 		break;
 	case KTOP_T_IRQ_HANDLER_ENTRY:
-		sub = (uint32_t)ev->args[0];
-		cs->irq_ts = ev->ts;
-		cs->irq_vec = sub;
+		sub = span_open(&cs->irq, ev);
 		break;
 	case KTOP_T_IRQ_HANDLER_EXIT:
-		if (cs->irq_ts && ev->ts >= cs->irq_ts)
-			add_dur(s, UI_TOP_KEY(KTOP_T_IRQ_HANDLER_ENTRY, cs->irq_vec),
-				ev->ts - cs->irq_ts);
-		cs->irq_ts = 0;
+		span_close(s, &cs->irq, KTOP_T_IRQ_HANDLER_ENTRY, ev);
 		break;
 	case KTOP_T_SOFTIRQ_ENTRY:
-		sub = (uint32_t)ev->args[0];
-		cs->softirq_ts = ev->ts;
-		cs->softirq_vec = sub;
+		sub = span_open(&cs->softirq, ev);
 		break;
 	case KTOP_T_SOFTIRQ_EXIT:
-		if (cs->softirq_ts && ev->ts >= cs->softirq_ts)
-			add_dur(s, UI_TOP_KEY(KTOP_T_SOFTIRQ_ENTRY, cs->softirq_vec),
-				ev->ts - cs->softirq_ts);
-		cs->softirq_ts = 0;
+		span_close(s, &cs->softirq, KTOP_T_SOFTIRQ_ENTRY, ev);
 		break;
 	default:
 		break;
@@ -378,7 +383,7 @@ void ui_stats_reset_top(struct ui_stats *s)
 		store_cpu_range(s->st, c, &first, &end);
 		s->top_seq[c] = first;
 		s->rescan_end[c] = s->cpu[c].seq;
-		s->cpu[c].irq_ts = s->cpu[c].softirq_ts = 0;
+		s->cpu[c].irq.ts = s->cpu[c].softirq.ts = 0;
 	}
 	s->rescanning = true;
 	s->rates_valid = false;

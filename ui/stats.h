@@ -16,6 +16,12 @@
 
 struct store;
 
+/* An entry seen, its exit still to come: when, and the syscall nr or vector. */
+struct ui_open_span {
+	uint64_t	ts;			/* 0: none open */
+	uint32_t	id;
+};
+
 struct ui_cpu_stat {
 	uint64_t	seq;			/* next seq to read */
 	uint64_t	cur[UI_FLAG_NR], cur_total;	/* window being filled */
@@ -25,8 +31,7 @@ struct ui_cpu_stat {
 	uint64_t	appended_prev;
 	double		rate;			/* events/s published */
 	uint64_t	lost;
-	uint64_t	irq_ts, softirq_ts;	/* open irq/softirq entries */
-	uint64_t	irq_vec, softirq_vec;
+	struct ui_open_span	irq, softirq;	/* open irq/softirq entries */
 };
 
 /* A top-view row: an event type, or a function, syscall, irq or softirq within one. */
@@ -70,9 +75,8 @@ struct ui_stats {
 	uint8_t			*comm_match;	/* per pid & 0xffff: 0 unknown, 1 no, 2 yes */
 	int32_t			*comm_pid;
 	struct {
-		int32_t		pid;
-		uint32_t	id;
-		uint64_t	ts;
+		int32_t			pid;
+		struct ui_open_span	span;
 	}			*sys;		/* open syscalls by pid & 0xffff */
 	uint64_t		last_tick_ns;
 	uint64_t		examined;	/* events read, each once: a recount adds none */

@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "clock.h"
+#include "store.h"
 #include "tracer_feed.h"
 
 uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns)
@@ -28,4 +29,29 @@ bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t
 		return true;
 	}
 	return false;
+}
+
+int ui_feed_slices(struct ui *ui, uint64_t *next, uint64_t t1, uint64_t *slice,
+		   uint64_t feed_start, uint64_t budget_ns, ui_feed_fn fn, void *ctx)
+{
+	struct store_stats ss;
+
+	/* only the time the store holds: no empty slices before or after it */
+	store_get_stats(ui->st, &ss);
+	if (t1 > ss.last_ts)
+		t1 = ss.last_ts;
+	if (*next < ss.first_ts)
+		*next = ss.first_ts;
+	while (t1 && *next <= t1) {
+		uint64_t end = t1 - *next > *slice ? *next + *slice : t1;
+		uint64_t c0 = clock_thread_ns();
+		int ret = fn(ui, ctx, *next, end);
+
+		if (ret)
+			return ret;
+		*next = end + 1;
+		if (ui_feed_pace(ui, slice, c0, feed_start, budget_ns, *next <= t1))
+			break;
+	}
+	return 0;
 }

@@ -486,6 +486,14 @@ void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s,
 void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w);
 /* Row @y of a bottom overlay (the prompts'), @w wide: @rs after a margin. */
 void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs);
+/*
+ * A bottom overlay (the prompts'), @w wide and *@h rows high, at most the
+ * screen but the tabs and footer (*@h lowered to that), blanked: return its
+ * first row.
+ */
+int ui_overlay_bottom(struct ui *ui, int *h, int w);
+/* Row @y of a bottom overlay: "> " and the line being typed. Return: ui_line_fmt()'s. */
+int ui_overlay_line(struct ui *ui, int y, int w, const struct ui_line *l);
 /* A blank overlay box with a border. */
 void ui_draw_box(struct ui *ui, int y, int x, int h, int w);
 /* Wrap @text into rows [y, y + h) with a left margin; return rows used. */

@@ -23,6 +23,7 @@
 #include "../../ui/format.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/rowsel.c"
 #include "../../ui/prompt_probe.c"
 
 #include "app.h"

@@ -51,15 +51,8 @@ void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w)
 		scr[y][i] = ' ';
 }
 
-/* As ui/screen.c's: a row of the prompts' bottom overlays. */
-void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs)
-{
-	struct richstr r = *rs;
-
-	richstr_truncate(&r, w - 2);
-	ui_fill_row(ui, y, ROLE_OVERLAY, w);
-	ui_draw_rs(ui, y, 1, &r, w - 2);
-}
+/* The prompts' bottom overlays, drawn by ui/overlay.c's own code onto this screen. */
+#include "../../ui/overlay.c"
 
 void ui_message(struct ui *ui, const char *fmt, ...)
 {
