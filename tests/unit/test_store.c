@@ -882,10 +882,10 @@ TEST(store_lost_marks)
 	struct store_stats s;
 
 	CHECK(st);
-	store_add_lost(st, 0, 1000, 5);
-	store_add_lost(st, 3, 2000, 0);
-	store_add_lost(st, 1, 3000, 7);
-	store_add_lost(st, 0, 4000, 1);
+	store_add_lost(st, 0, 1000, 5, STORE_LOST_KERNEL);
+	store_add_lost(st, 3, 2000, 0, STORE_LOST_KERNEL);
+	store_add_lost(st, 1, 3000, 7, STORE_LOST_KERNEL);
+	store_add_lost(st, 0, 4000, 1, STORE_LOST_KERNEL);
 	store_get_stats(st, &s);
 	CHECK_EQ_U64(s.lost, 13);
 	CHECK_EQ_U64(s.lost_marks, 4);
@@ -918,7 +918,7 @@ TEST(store_lost_marks_bounded)
 
 	CHECK(st);
 	for (uint64_t i = 0; i < n; i++) {
-		store_add_lost(st, i & 1, 1000 + i * 10, i % 7);
+		store_add_lost(st, i & 1, 1000 + i * 10, i % 7, STORE_LOST_KERNEL);
 		sum += i % 7;
 	}
 	store_get_stats(st, &s);
@@ -960,7 +960,7 @@ TEST(store_lost_marks_go_with_events)
 		for (unsigned int c = 0; c < 2; c++) {
 			gen_event(c, i, dyn, &ev);
 			if (i % 100 == 50)	/* a mark just before this event */
-				store_add_lost(st, c, ev.ts, 3);
+				store_add_lost(st, c, ev.ts, 3, STORE_LOST_KERNEL);
 			CHECK(!store_append(st, &ev));
 		}
 		if (i % 100 == 99)
@@ -1039,7 +1039,7 @@ static void *cw_write(void *p)
 			store_set_comm(w->cw->st, 100 + s % 40, comm);
 		}
 		if (s % 50 == 0)	/* marks evicted as the writers evict chunks */
-			store_add_lost(w->cw->st, w->cpu, ev.ts, 1);
+			store_add_lost(w->cw->st, w->cpu, ev.ts, 1, STORE_LOST_KERNEL);
 	}
 	store_publish(w->cw->st, w->cpu);
 	return NULL;
