@@ -902,6 +902,43 @@ TEST(store_lost_marks)
 	store_free(st);
 }
 
+/* Each mark keeps its reason; the per-CPU counts by reason add up to the CPU's lost. */
+TEST(store_lost_reasons)
+{
+	struct store *st = store_new(0, 2);
+	struct store_lost out[8];
+	struct store_stats s;
+
+	CHECK(st);
+	store_add_lost(st, 0, 1000, 5, STORE_LOST_KERNEL);
+	store_add_lost(st, 0, 2000, 7, STORE_LOST_KTOP);
+	store_add_lost(st, 1, 3000, 11, STORE_LOST_STREAM);
+	store_add_lost(st, 1, 4000, 13, STORE_LOST_UNSENT);
+	store_add_lost(st, 1, 5000, 17, STORE_LOST_UNKNOWN);
+	store_add_lost(st, 0, 6000, 19, (enum store_lost_why)200);	/* not a reason */
+	CHECK_EQ_U64(store_lost_marks(st, 0, UINT64_MAX, out, 8), 6);
+	CHECK(out[0].why == STORE_LOST_KERNEL && out[1].why == STORE_LOST_KTOP &&
+	      out[2].why == STORE_LOST_STREAM && out[3].why == STORE_LOST_UNSENT &&
+	      out[4].why == STORE_LOST_UNKNOWN && out[5].why == STORE_LOST_UNKNOWN);
+	store_get_cpu_stats(st, 0, &s);
+	CHECK_EQ_U64(s.lost, 31);
+	CHECK_EQ_U64(s.lost_why[STORE_LOST_KERNEL], 5);
+	CHECK_EQ_U64(s.lost_why[STORE_LOST_KTOP], 7);
+	CHECK_EQ_U64(s.lost_why[STORE_LOST_UNKNOWN], 19);
+	store_get_cpu_stats(st, 1, &s);
+	CHECK_EQ_U64(s.lost, 41);
+	CHECK_EQ_U64(s.lost_why[STORE_LOST_STREAM], 11);
+	CHECK_EQ_U64(s.lost_why[STORE_LOST_UNSENT], 13);
+	CHECK_EQ_U64(s.lost_why[STORE_LOST_UNKNOWN], 17);
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.lost_why[STORE_LOST_KERNEL] + s.lost_why[STORE_LOST_KTOP] +
+		     s.lost_why[STORE_LOST_STREAM] + s.lost_why[STORE_LOST_UNSENT] +
+		     s.lost_why[STORE_LOST_UNKNOWN], s.lost);
+	CHECK_STR(store_lost_why_name(STORE_LOST_STREAM), "stream");
+	CHECK(!store_lost_why_name(STORE_LOST_NR));
+	store_free(st);
+}
+
 /*
  * Lost marks count against the limit (issue 14: a file of nothing but marks
  * grew without bound): alone, the oldest go; among events, they go with the
