@@ -557,12 +557,14 @@ static void batch_text_lost(struct batch *b, FILE *o, const struct snapshot_meta
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++)
 		for (size_t i = 0; i < NX; i++)
 			show[i] |= b->cpu[cpu].why_total[extra[i].why] > 0;
-	fprintf(o, "\nLost per CPU (since start) = kernel (ring buffer: the largest of "
-		"missed-event marks and overrun, which count the same loss) + dropped (kernel) "
-		"+ dropped by ktop (decode backlog)");
-	for (size_t i = 0; i < NX; i++)
-		if (show[i])
-			fprintf(o, " + %s (%s)", extra[i].name, extra[i].what);
+	fprintf(o, "\nLost per CPU (since start) = kernel ring buffer (missed-event marks or "
+		"overrun: the same loss, the larger) + dropped + dropped by ktop (decode backlog)");
+	for (size_t i = 0, first = 1; i < NX; i++) {
+		if (!show[i])
+			continue;
+		fprintf(o, "%s%s: %s", first ? "\n  " : "; ", extra[i].name, extra[i].what);
+		first = 0;
+	}
 	fputc('\n', o);
 	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
 		const struct batch_cpu *c = &b->cpu[cpu];
