@@ -71,12 +71,13 @@ struct batch_cpu {
 	uint64_t			last_ts;
 	bool				any;		/* last_ts is valid */
 	struct consumer_cpu_stats	cs;		/* consumer counters at that time */
-	uint64_t			store_lost;
 	/* this interval */
 	uint64_t			events;
 	uint64_t			flags[BF_NR];
 	uint64_t			missed, overrun, dropped, lost;
 	uint64_t			lost_total;
+	/* of lost_total, by reason (the kernel's: see batch_lost_cpu); with dropped, its sum */
+	uint64_t			why_total[STORE_LOST_NR];
 	uint64_t			ktop_dropped;	/* by ktop: decode backlog full */
 	bool				window;		/* has new events */
 	uint64_t			t0, t1;		/* their time window */
@@ -224,7 +225,7 @@ static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 	const struct snapshot_meta *rm;
 	struct consumer_cpu_stats cs;
 	struct store_stats ss;
-	uint64_t store_kernel, total;
+	uint64_t total;
 
 	/* the store first: what the consumer has marked in it is counted before */
 	store_get_cpu_stats(b->a->st, cpu, &ss);
@@ -248,19 +249,24 @@ static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 	 * From cumulative counts, so that the intervals add up to the total
 	 * however late each count comes in (marks are decoded after the backlog,
 	 * overrun is read once a second). Missed-event marks, the per_cpu
-	 * "overrun" and the store's lost records count the same kernel loss;
-	 * marks may say "some, number unknown", so take the largest. The store's
-	 * records also hold ktop's own drops once marked: those are left out
-	 * there and added once, from the consumer.
+	 * "overrun" and the store's kernel records count the same kernel loss;
+	 * marks may say "some, number unknown", so take the largest. ktop's own
+	 * drops are counted when they happen and marked in the store when
+	 * decoding reaches them: the larger. A stream's bound, its sender's
+	 * evictions and an older file's records only the store knows. Each part
+	 * only grows, so the total does.
 	 */
-	store_kernel = ss.lost > cs.ktop_dropped_marked ? ss.lost - cs.ktop_dropped_marked : 0;
-	total = max3(cs.missed, cs.overrun, store_kernel) + cs.dropped + cs.ktop_dropped;
-	if (total < c->lost_total)
-		total = c->lost_total;
-	c->lost = total - c->lost_total;
+	memcpy(c->why_total, ss.lost_why, sizeof(c->why_total));
+	c->why_total[STORE_LOST_KERNEL] = max3(cs.missed, cs.overrun,
+					       ss.lost_why[STORE_LOST_KERNEL]);
+	if (cs.ktop_dropped > c->why_total[STORE_LOST_KTOP])
+		c->why_total[STORE_LOST_KTOP] = cs.ktop_dropped;
+	total = cs.dropped;
+	for (unsigned int w = 0; w < STORE_LOST_NR; w++)
+		total += c->why_total[w];
+	c->lost = total > c->lost_total ? total - c->lost_total : 0;
 	c->lost_total = total;
 	c->cs = cs;
-	c->store_lost = ss.lost;
 	b->ktop_dropped += c->ktop_dropped;
 	b->backlog += cs.backlog_pages;
 	b->backlog_max += cs.backlog_max;
@@ -530,6 +536,52 @@ static int batch_cpu_width(const struct batch *b, const struct snapshot_meta *rm
 	return cw;
 }
 
+/*
+ * Lost per CPU since start, as the sum of its reasons. The terms only streams
+ * and files have are shown when a CPU has some.
+ */
+static void batch_text_lost(struct batch *b, FILE *o, const struct snapshot_meta *rm, int cw)
+{
+	static const struct {
+		enum store_lost_why	why;
+		const char		*name, *what;
+	} extra[] = {
+		{ STORE_LOST_STREAM, "stream bound", "left out by the sender's --stream-rate" },
+		{ STORE_LOST_UNSENT, "unsent", "evicted by the sender before it was sent" },
+		{ STORE_LOST_UNKNOWN, "unknown", "a .ktop file older than version 3" },
+	};
+	enum { NX = sizeof(extra) / sizeof(extra[0]) };
+	bool show[NX] = { false };
+	char name[160];
+
+	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++)
+		for (size_t i = 0; i < NX; i++)
+			show[i] |= b->cpu[cpu].why_total[extra[i].why] > 0;
+	fprintf(o, "\nLost per CPU (since start) = kernel ring buffer (missed-event marks or "
+		"overrun: the same loss, the larger) + dropped + dropped by ktop (decode backlog)");
+	for (size_t i = 0, first = 1; i < NX; i++) {
+		if (!show[i])
+			continue;
+		fprintf(o, "%s%s: %s", first ? "\n  " : "; ", extra[i].name, extra[i].what);
+		first = 0;
+	}
+	fputc('\n', o);
+	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
+		const struct batch_cpu *c = &b->cpu[cpu];
+
+		fprintf(o, "%*s %10" PRIu64 "  = kernel %" PRIu64 " (missed %" PRIu64
+			", overrun %" PRIu64 ") + dropped %" PRIu64 " + dropped by ktop %" PRIu64,
+			cw, snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)), c->lost_total,
+			c->why_total[STORE_LOST_KERNEL], c->cs.missed, c->cs.overrun,
+			c->cs.dropped, c->why_total[STORE_LOST_KTOP]);
+		for (size_t i = 0; i < NX; i++)
+			if (show[i])
+				fprintf(o, " + %s %" PRIu64, extra[i].name,
+					c->why_total[extra[i].why]);
+		fputc('\n', o);
+	}
+}
+
 /* Events, rate, losses and flag categories per CPU, and for all. */
 static void batch_text_cpus(struct batch *b, FILE *o, const struct snapshot_meta *rm, int cw)
 {
@@ -645,17 +697,7 @@ static void batch_text(struct batch *b)
 		fprintf(o, "%10s %8s  (%" PRIu64 " of ktop's own threads left out: --hide-self)\n",
 			"-", "-", b->self_hidden);
 
-	fprintf(o, "\nLost per CPU (since start: missed-event marks, ring-buffer overrun, "
-		"dropped, dropped by ktop (decode backlog))\n");
-	for (unsigned int cpu = 0; cpu < b->ncpus; cpu++) {
-		const struct batch_cpu *c = &b->cpu[cpu];
-
-		fprintf(o, "%*s %10" PRIu64 "  (missed %" PRIu64 ", overrun %" PRIu64
-			", dropped %" PRIu64 ", dropped by ktop %" PRIu64 ")\n", cw,
-			snapshot_meta_cpu_name(rm, cpu, name, sizeof(name)),
-			c->lost_total, c->cs.missed, c->cs.overrun, c->cs.dropped,
-			c->cs.ktop_dropped);
-	}
+	batch_text_lost(b, o, rm, cw);
 	fputc('\n', o);
 	batch_stacks_text(b->bs, o);
 	batch_tracers_text(b->bt, o);
@@ -718,13 +760,17 @@ static void batch_json(struct batch *b)
 		fprintf(o, "\"cpu\":%u,\"events\":%" PRIu64 ",\"rate\":%.1f,\"lost\":%" PRIu64
 			",\"lost_total\":%" PRIu64 ",\"missed_total\":%" PRIu64
 			",\"overrun_total\":%" PRIu64 ",\"dropped_total\":%" PRIu64
-			",\"ktop_dropped_total\":%" PRIu64 ",\"backlog_pages\":%" PRIu64
+			",\"ktop_dropped_total\":%" PRIu64 ",\"kernel_total\":%" PRIu64
+			",\"stream_total\":%" PRIu64 ",\"unsent_total\":%" PRIu64
+			",\"unknown_total\":%" PRIu64 ",\"backlog_pages\":%" PRIu64
 			",\"backlog_peak_pages\":%" PRIu64 ",\"read_cpu_ns\":%" PRIu64
 			",\"decode_cpu_ns\":%" PRIu64 ",\"decoded_total\":%" PRIu64
 			",\"flags\":{",
 			cpu, c->events, batch_rate(b, c->events), c->lost,
 			c->lost_total, c->cs.missed, c->cs.overrun, c->cs.dropped,
-			c->cs.ktop_dropped, c->cs.backlog_pages, c->cs.backlog_max, c->cs.read_ns,
+			c->why_total[STORE_LOST_KTOP], c->why_total[STORE_LOST_KERNEL],
+			c->why_total[STORE_LOST_STREAM], c->why_total[STORE_LOST_UNSENT],
+			c->why_total[STORE_LOST_UNKNOWN], c->cs.backlog_pages, c->cs.backlog_max, c->cs.read_ns,
 			c->cs.decode_ns, c->cs.events);
 		for (int i = 0; i < BF_NR; i++)
 			fprintf(o, "%s\"%s\":%" PRIu64, i ? "," : "", flag_names[i], c->flags[i]);

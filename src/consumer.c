@@ -109,7 +109,6 @@ struct consumer_cpu {
 	uint64_t		flags[DECODE_F_NR];
 	uint64_t		kdropped;
 	uint64_t		kdropped_pages;
-	uint64_t		kdropped_marked;
 	uint64_t		backlog_max;
 	uint64_t		read_ns;
 	uint64_t		decode_ns;
@@ -371,9 +370,7 @@ static void cc_decode_page(struct consumer_cpu *cc, uint8_t *page, size_t len, u
 		uint64_t ts;
 
 		memcpy(&ts, page, sizeof(ts));
-		/* counted first: a reader of the store then never takes it for kernel loss */
-		__atomic_fetch_add(&cc->kdropped_marked, lost, __ATOMIC_SEQ_CST);
-		store_add_lost(cc->c->st, cc->cpu, ts, lost);
+		store_add_lost(cc->c->st, cc->cpu, ts, lost, STORE_LOST_KTOP);
 	}
 	if (decoder_page(cc->dec, page, len, &cc->ds) < 0)
 		cc->ds.bad++;
@@ -604,8 +601,8 @@ static void cc_drain(struct consumer_cpu *cc)
 	decoder_flush(cc->dec, &cc->ds);
 	if (cc->drop_pending) {
 		/* dropped at the very end: nothing followed to carry the mark */
-		__atomic_fetch_add(&cc->kdropped_marked, cc->drop_pending, __ATOMIC_SEQ_CST);
-		store_add_lost(cc->c->st, cc->cpu, cc_last_ts(cc), cc->drop_pending);
+		store_add_lost(cc->c->st, cc->cpu, cc_last_ts(cc), cc->drop_pending,
+			       STORE_LOST_KTOP);
 		cc->drop_pending = 0;
 	}
 	store_publish(cc->c->st, cc->cpu);
@@ -858,7 +855,6 @@ void consumer_get_stats(struct consumer *c, unsigned int cpu, struct consumer_cp
 		out->flags[i] = __atomic_load_n(&cc->flags[i], __ATOMIC_RELAXED);
 	out->ktop_dropped = __atomic_load_n(&cc->kdropped, __ATOMIC_RELAXED);
 	out->ktop_dropped_pages = __atomic_load_n(&cc->kdropped_pages, __ATOMIC_RELAXED);
-	out->ktop_dropped_marked = __atomic_load_n(&cc->kdropped_marked, __ATOMIC_SEQ_CST);
 	out->backlog_pages = cc->qbuf ? cc_backlog(cc) : 0;
 	out->backlog_max = __atomic_load_n(&cc->backlog_max, __ATOMIC_RELAXED);
 	out->queue_pages = cc->qcap;

@@ -35,11 +35,12 @@ struct consumer_cpu_stats {
 	uint64_t	dropped;	/* per_cpu/cpuN/stats "dropped events" */
 	/* decoded events with each flag category (enum decode_flag) */
 	uint64_t	flags[DECODE_F_NR];
-	/* read from the kernel but dropped by ktop: the page queue was full */
+	/*
+	 * read from the kernel but dropped by ktop: the page queue was full
+	 * (marked in the store, once decoding reaches them, as STORE_LOST_KTOP)
+	 */
 	uint64_t	ktop_dropped;		/* events in those pages */
 	uint64_t	ktop_dropped_pages;
-	uint64_t	ktop_dropped_marked;	/* of ktop_dropped, recorded in the store
-						 * as lost (store_add_lost) so far */
 	uint64_t	backlog_pages;		/* read, not yet decoded (now) */
 	uint64_t	backlog_max;		/* highest backlog so far */
 	uint64_t	queue_pages;		/* capacity of the page queue */

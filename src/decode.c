@@ -1103,7 +1103,8 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
 	if (missed) {
 		uint64_t when = data ? ts : kbuffer_subbuf_timestamp(d->kb, page);
 
-		store_add_lost(dc->st, d->cpu, when, missed > 0 ? (uint64_t)missed : 0);
+		store_add_lost(dc->st, d->cpu, when, missed > 0 ? (uint64_t)missed : 0,
+			       STORE_LOST_KERNEL);
 		if (stats) {
 			stats->missed_marks++;
 			if (missed > 0)

@@ -174,6 +174,7 @@ struct stream {
 	_Atomic(struct raw *)	spare;		/* a recycled raw buffer */
 	/* counters, written by one thread each (relaxed) */
 	_Atomic uint64_t	appended, reordered, evicted, lost, lost_marks;
+	_Atomic uint64_t	lost_why[STORE_LOST_NR];
 	_Atomic int64_t		bytes;
 	/* writer-private */
 	uint64_t		end;		/* appended seq end */

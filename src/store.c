@@ -577,16 +577,32 @@ int store_seal_idle(struct store *st, unsigned int cpu)
 	return ret;
 }
 
-void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t count)
+const char *store_lost_why_name(unsigned int why)
+{
+	static const char *const names[STORE_LOST_NR] = {
+		[STORE_LOST_KERNEL] = "kernel", [STORE_LOST_KTOP] = "ktop",
+		[STORE_LOST_STREAM] = "stream", [STORE_LOST_UNSENT] = "unsent",
+		[STORE_LOST_UNKNOWN] = "unknown",
+	};
+
+	return why < STORE_LOST_NR ? names[why] : NULL;
+}
+
+void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t count,
+		    enum store_lost_why why)
 {
 	struct store_lost m = { .ts = ts, .count = count, .cpu = (uint16_t)cpu };
 	struct stream *sm;
 
 	if (cpu >= st->ncpus)
 		return;
+	if ((unsigned int)why >= STORE_LOST_NR)
+		why = STORE_LOST_UNKNOWN;
+	m.why = (uint8_t)why;
 	sm = &st->sm[cpu];
 	/* counted even when there is no memory for the mark: the totals stay right */
 	atomic_fetch_add_explicit(&sm->lost, count, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sm->lost_why[why], count, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sm->lost_marks, 1, memory_order_relaxed);
 	lostmarks_add(st->lost, &m);
 	if (store_over(st))
@@ -673,6 +689,8 @@ static void stream_stats(const struct store *st, unsigned int cpu, struct store_
 	o->appended += atomic_load_explicit(&sm->appended, memory_order_relaxed);
 	o->evicted += atomic_load_explicit(&sm->evicted, memory_order_relaxed);
 	o->lost += atomic_load_explicit(&sm->lost, memory_order_relaxed);
+	for (unsigned int w = 0; w < STORE_LOST_NR; w++)
+		o->lost_why[w] += atomic_load_explicit(&sm->lost_why[w], memory_order_relaxed);
 	o->lost_marks += atomic_load_explicit(&sm->lost_marks, memory_order_relaxed);
 	o->reordered += atomic_load_explicit(&sm->reordered, memory_order_relaxed);
 	o->bytes += atomic_load_explicit(&sm->bytes, memory_order_relaxed);

@@ -140,14 +140,30 @@ void store_publish(struct store *st, unsigned int cpu);
  */
 int store_seal_idle(struct store *st, unsigned int cpu);
 
+/*
+ * Why events were lost. The values are written in .ktop files (version 3 on):
+ * new reasons go at the end.
+ */
+enum store_lost_why {
+	STORE_LOST_KERNEL,	/* the kernel's ring buffer: overwritten, missed */
+	STORE_LOST_KTOP,	/* read, then dropped by ktop: its decode backlog was full */
+	STORE_LOST_STREAM,	/* left out by the sender's --stream-rate bound */
+	STORE_LOST_UNSENT,	/* evicted from the sender's store before it was sent */
+	STORE_LOST_UNKNOWN,	/* from a .ktop file older than version 3 */
+	STORE_LOST_NR,
+};
+
+/* "kernel", "ktop", "stream", "unsent", "unknown"; NULL past the last. */
+const char *store_lost_why_name(unsigned int why);
+
 /**
  * store_add_lost - record that @count events of @cpu were lost just before
- * @ts (count 0 means "some, number unknown"): overwritten in the kernel's
- * ring buffer, or read but dropped by ktop because its decode backlog was
- * full (the consumer's stats tell the two apart).
+ * @ts (count 0 means "some, number unknown"), for reason @why (an out of
+ * range reason counts as STORE_LOST_UNKNOWN).
  * Context: the writer of @cpu's stream.
  */
-void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t count);
+void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t count,
+		    enum store_lost_why why);
 
 /* pid -> comm, as last seen in sched_switch/exec/wakeup. Context: any thread. */
 void store_set_comm(struct store *st, int32_t pid, const char *comm);
@@ -163,7 +179,8 @@ struct store_stats {
 	uint64_t	events;		/* currently held */
 	uint64_t	appended;	/* ever appended (as of the last publish or seal) */
 	uint64_t	evicted;	/* dropped for the memory limit */
-	uint64_t	lost;		/* lost events (kernel or ktop), sum of store_add_lost */
+	uint64_t	lost;		/* lost events, sum of store_add_lost */
+	uint64_t	lost_why[STORE_LOST_NR];	/* of lost, by reason (they add up to it) */
 	uint64_t	lost_marks;	/* number of lost-event records */
 	uint64_t	reordered;
 	uint64_t	bytes;		/* chunk memory in use */
@@ -189,6 +206,7 @@ struct store_lost {
 	uint64_t	ts;
 	uint64_t	count;
 	uint16_t	cpu;
+	uint8_t		why;		/* enum store_lost_why */
 };
 /**
  * store_lost_marks - copy lost-event records with ts in [t0, t1], in order of

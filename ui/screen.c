@@ -436,10 +436,21 @@ static int draw_header(struct ui *ui)
 		richstr_add(&rs, ROLE_HEADER, " lost per CPU:");
 		for (unsigned int c = 0; c < ui->stats.ncpus; c++) {
 			struct store_stats cs;
+			const char *sep = " (";
 
 			store_get_cpu_stats(ui->st, c, &cs);
 			richstr_addf(&rs, cs.lost ? ROLE_WARN : ROLE_HEADER, " cpu%u %s", c,
 				     ui_fmt_count(b1, sizeof(b1), cs.lost));
+			/* why, the reasons that have some: they add up to the count */
+			for (unsigned int w = 0; w < STORE_LOST_NR; w++) {
+				if (!cs.lost_why[w])
+					continue;
+				richstr_addf(&rs, ROLE_HEADER, "%s%s %s", sep, store_lost_why_name(w),
+					     ui_fmt_count(b1, sizeof(b1), cs.lost_why[w]));
+				sep = ", ";
+			}
+			if (*sep == ',')
+				richstr_add(&rs, ROLE_HEADER, ")");
 		}
 		richstr_pad(&rs, ROLE_HEADER, ui->cols);
 		ui_draw_rs(ui, y++, 0, &rs, ui->cols);

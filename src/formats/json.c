@@ -283,8 +283,9 @@ static void json_tail(struct jout *o, uint64_t t0, uint64_t t1)
 		nlost = l ? store_lost_marks(o->st, t0, t1, l, nlost) : 0;
 		for (size_t k = 0; k < nlost; k++) {
 			json_head(o->fp, "i", "lost events", 0, l[k].ts, l[k].cpu, &o->first);
-			fprintf(o->fp, ",\"s\":\"g\",\"args\":{\"cpu\":%u,\"count\":%llu}}",
-				l[k].cpu, (unsigned long long)l[k].count);
+			fprintf(o->fp, ",\"s\":\"g\",\"args\":{\"cpu\":%u,\"count\":%llu,"
+				"\"reason\":\"%s\"}}", l[k].cpu, (unsigned long long)l[k].count,
+				store_lost_why_name(l[k].why));
 		}
 		free(l);
 	}

@@ -43,7 +43,7 @@ enum blk_type {
 	BLK_STRINGS,
 	BLK_COMM,
 	BLK_EVENTS,
-	BLK_LOST,
+	BLK_LOST,	/* u count, per record: cpu, ts, count, why (version 3 on) */
 	BLK_END,
 	BLK_STACKS = SNAP_BLK_STACKS,	/* stacks (ktop_stacks.h), version 1 on */
 	BLK_EVSTK = SNAP_BLK_EVSTK,

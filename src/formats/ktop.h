@@ -7,8 +7,8 @@
  * the payload) and a zstd-compressed payload. Block types: META (kernel
  * release, tracer, event format texts, kallsyms), SCHEMA (dynamic types),
  * STRINGS (new interned strings), COMM (pid -> comm), EVENTS (one CPU, up to
- * 64 Ki events, columnar and delta/varint coded), LOST (lost-event records)
- * and END (event count). A file is exactly a stream that ended with END, so
+ * 64 Ki events, columnar and delta/varint coded), LOST (lost-event records,
+ * with their reason from version 3 on) and END (event count). A file is exactly a stream that ended with END, so
  * `ktop --stream` and `-o x.ktop` share the writer, and `-i -` and `-i x.ktop`
  * share the reader. Every size in a block is checked against hard caps before
  * anything is allocated, so hostile input costs bounded memory.
@@ -25,7 +25,11 @@
 struct store;
 struct viewfilter;
 
-#define SNAPSHOT_VERSION	2	/* written; read: 1 and 2 */
+/*
+ * Written; read: 1 to 3. Version 3: each lost-event record says why
+ * (enum store_lost_why); those of older files read as STORE_LOST_UNKNOWN.
+ */
+#define SNAPSHOT_VERSION	3
 #define SNAPSHOT_VERSION_MIN	1
 #define KTOP_CHUNK_LEVEL	1
 /*
@@ -65,8 +69,8 @@ struct snapshot_write_opts {
 	 * Bandwidth bound for streams (0: none): a token bucket of this many
 	 * bytes per second (burst: one second's worth). A flush that finds the
 	 * bucket empty sends no events; it sends lost-event records (per CPU:
-	 * the count and the time of the first event left out) instead, so the
-	 * reader shows the gap like a kernel overrun.
+	 * the count and the time of the first event left out, reason
+	 * STORE_LOST_STREAM) instead, so the reader shows the gap and its cause.
 	 */
 	uint64_t	max_bytes_per_sec;
 	/* snapshot_write(): enum safefile_out_flags (src/safefile.h) */

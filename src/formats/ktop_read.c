@@ -364,10 +364,13 @@ static int reader_lost(struct snapshot_reader *r, struct cur *c)
 		return reader_fail(r, -EBADMSG, "corrupt lost-event block");
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t cpu = cur_var(c), ts = cur_var(c), cnt = cur_var(c);
+		/* a reason this ktop does not know (a newer writer's) reads as unknown */
+		uint64_t why = r->base.meta.version >= 3 ? cur_var(c) : STORE_LOST_UNKNOWN;
 
 		if (c->bad || cpu >= store_ncpus(r->base.st))
 			return reader_fail(r, -EBADMSG, "corrupt lost-event block");
-		store_add_lost(r->base.st, (unsigned int)cpu, ts, cnt);
+		store_add_lost(r->base.st, (unsigned int)cpu, ts, cnt,
+			       why < STORE_LOST_NR ? (enum store_lost_why)why : STORE_LOST_UNKNOWN);
 	}
 	return 0;
 }

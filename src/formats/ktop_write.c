@@ -52,6 +52,8 @@ struct snapshot_writer {
 	unsigned int		sent_types;	/* schema ids < this were sent */
 	uint32_t		sent_strings;
 	uint64_t		sent_lost;	/* number of the next mark to send */
+	/* per CPU: events evicted before they could be written, not yet marked */
+	struct store_lost	*unsent;
 	struct comm_pair	*comms;		/* sent, sorted by pid */
 	size_t			ncomms;
 	struct ktop_event	*evs;		/* one block's events */
@@ -258,6 +260,15 @@ out_fail:
 
 static int writer_strings(struct snapshot_writer *w, struct intern *in);
 
+/* One record of a LOST block: cpu, ts, count, and (version 3 on) why. */
+static void lost_put(struct buf *b, const struct store_lost *l)
+{
+	buf_var(b, l->cpu);
+	buf_var(b, l->ts);
+	buf_var(b, l->count);
+	buf_var(b, l->why);
+}
+
 /* The lost-event records not sent yet, WRITE_BLOCK_ITEMS a block at most. */
 static int writer_lost(struct snapshot_writer *w, struct store *st)
 {
@@ -282,9 +293,7 @@ static int writer_lost(struct snapshot_writer *w, struct store *st)
 		for (size_t i = 0; i < n; i++) {
 			if (l[i].ts < w->t0 || l[i].ts > w->t1)
 				continue;
-			buf_var(&w->raw, l[i].cpu);
-			buf_var(&w->raw, l[i].ts);
-			buf_var(&w->raw, l[i].count);
+			lost_put(&w->raw, &l[i]);
 		}
 		ret = writer_block(w, BLK_LOST);
 	} while (!ret && n == WRITE_BLOCK_ITEMS);
@@ -567,9 +576,8 @@ static int writer_drop(struct snapshot_writer *w, struct store *st, const uint64
 		ev.ts = 0;
 		if (seq < end[cpu])
 			store_get(st, cpu, seq, &ev);
-		buf_var(&w->raw, cpu);
-		buf_var(&w->raw, ev.ts);
-		buf_var(&w->raw, end[cpu] - w->next[cpu]);
+		lost_put(&w->raw, &(struct store_lost){ .cpu = (uint16_t)cpu, .ts = ev.ts,
+				  .count = end[cpu] - w->next[cpu], .why = STORE_LOST_STREAM });
 		w->st.dropped += end[cpu] - w->next[cpu];
 		w->next[cpu] = end[cpu];
 	}
@@ -612,6 +620,59 @@ static int writer_schema(struct snapshot_writer *w, struct schema *sc)
 }
 
 /*
+ * @n events of @cpu were evicted from the store before they could be written
+ * (the sender's memory bound): counted, and marked lost for the reader by
+ * writer_unsent(). @ts: the time they came before, 0 when not known.
+ */
+static void writer_skip(struct snapshot_writer *w, unsigned int cpu, uint64_t n, uint64_t ts)
+{
+	struct store_lost *u = &w->unsent[cpu];
+
+	w->st.skipped += n;
+	if (ts && (!u->count || !u->ts || ts < u->ts))
+		u->ts = ts;
+	u->count += n;
+}
+
+/*
+ * One LOST block of the events writer_skip() counted since the last one, a
+ * record per CPU; one whose time is not known goes before the oldest event
+ * the store still holds of its CPU (evicted ones are older).
+ */
+static int writer_unsent(struct snapshot_writer *w, struct store *st)
+{
+	size_t cnt = 0;
+
+	for (unsigned int cpu = 0; cpu < w->ncpus; cpu++) {
+		struct store_lost *u = &w->unsent[cpu];
+		struct store_stats ss;
+
+		if (u->count && !u->ts) {
+			store_get_cpu_stats(st, cpu, &ss);
+			u->ts = ss.first_ts ? ss.first_ts : ss.last_ts;
+		}
+		/* a window's file: the marks in it (those after it come before its end) */
+		if (u->ts < w->t0)
+			u->count = 0;
+		if (u->ts > w->t1)
+			u->ts = w->t1;
+		u->cpu = (uint16_t)cpu;
+		u->why = STORE_LOST_UNSENT;
+		cnt += u->count > 0;
+	}
+	if (!cnt)
+		return 0;
+	w->raw.len = 0;
+	buf_var(&w->raw, cnt);
+	for (unsigned int cpu = 0; cpu < w->ncpus; cpu++) {
+		if (w->unsent[cpu].count)
+			lost_put(&w->raw, &w->unsent[cpu]);
+		memset(&w->unsent[cpu], 0, sizeof(w->unsent[cpu]));
+	}
+	return writer_block(w, BLK_LOST);
+}
+
+/*
  * Events [@lo, @hi) of @cpu as EVENTS blocks, those in the window and the
  * view only: the rows of a chunk that is not sent whole.
  */
@@ -629,7 +690,7 @@ static int writer_rows(struct snapshot_writer *w, struct store *st, unsigned int
 			struct ktop_event *ev = &w->evs[base + i];
 
 			if (ev->type == KTOP_T_NONE) {
-				w->st.skipped++;
+				writer_skip(w, cpu, 1, 0);
 				continue;
 			}
 			if (ev->ts < w->t0 || ev->ts > w->t1 ||
@@ -694,7 +755,7 @@ static int writer_chunk(struct snapshot_writer *w, struct store *st, unsigned in
 	len = store_chunk_export(st, cpu, first_seq, w->chunks.p + w->chunks.len + 4);
 	if (!len) {
 		w->chunks.len = at;
-		w->st.skipped += n;	/* evicted meanwhile */
+		writer_skip(w, cpu, n, 0);	/* evicted meanwhile */
 		return 0;
 	}
 	put_le32(w->chunks.p + w->chunks.len, (uint32_t)len);
@@ -783,7 +844,7 @@ static int writer_data(struct snapshot_writer *w, struct store *st, const uint64
 		if (w->next[c->cpu] > lo)
 			lo = w->next[c->cpu];
 		else
-			w->st.skipped += lo - w->next[c->cpu];	/* evicted before sent */
+			writer_skip(w, c->cpu, lo - w->next[c->cpu], c->t_min);
 		if (hi > end[c->cpu])
 			hi = end[c->cpu];
 		if (lo >= hi || c->t_max < w->t0 || c->t_min > w->t1) {
@@ -805,7 +866,7 @@ static int writer_data(struct snapshot_writer *w, struct store *st, const uint64
 	free(v);
 	for (unsigned int cpu = 0; cpu < w->ncpus && !ret; cpu++) {
 		if (w->next[cpu] < end[cpu]) {
-			w->st.skipped += end[cpu] - w->next[cpu];
+			writer_skip(w, cpu, end[cpu] - w->next[cpu], 0);
 			w->next[cpu] = end[cpu];
 		}
 	}
@@ -846,9 +907,11 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 		return -EIO;
 	if (!w->next || w->ncpus != ncpus) {
 		free(w->next);
+		free(w->unsent);
 		w->ncpus = ncpus;
 		w->next = calloc(ncpus ? ncpus : 1, sizeof(*w->next));
-		if (!w->next)
+		w->unsent = calloc(ncpus ? ncpus : 1, sizeof(*w->unsent));
+		if (!w->next || !w->unsent)
 			return writer_fail(w, -ENOMEM, "out of memory");
 	}
 	/* What the events may reference is captured after the event ranges. */
@@ -875,6 +938,8 @@ int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
 	}
 	bytes0 = w->st.bytes;
 	ret = writer_data(w, st, end);
+	if (!ret)
+		ret = writer_unsent(w, st);
 	if (!ret)
 		ret = writer_weights(w, st);
 	if (!ret)
@@ -918,6 +983,7 @@ void snapshot_writer_free(struct snapshot_writer *w)
 	buf_free(&w->comp);
 	buf_free(&w->chunks);
 	free(w->next);
+	free(w->unsent);
 	free(w->comms);
 	free(w->evs);
 	snap_stk_w_free(w->sw);

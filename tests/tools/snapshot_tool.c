@@ -290,7 +290,7 @@ static int cmd_stream(const char *dir, int parts)
 
 			n = l ? store_lost_marks(full, 0, UINT64_MAX, l, n) : 0;
 			for (size_t k = 0; k < n; k++)
-				store_add_lost(live, l[k].cpu, l[k].ts, l[k].count);
+				store_add_lost(live, l[k].cpu, l[k].ts, l[k].count, l[k].why);
 			free(l);
 		}
 		ret = snapshot_writer_flush(w, live);

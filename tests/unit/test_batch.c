@@ -160,6 +160,54 @@ TEST(text_counts)
 	store_free(a->st);
 }
 
+/*
+ * Lost events of each reason: the per-CPU breakdown names them, and its terms
+ * add up to the CPU's total, the CPUs' to the summary's.
+ */
+TEST(lost_breakdown_by_reason)
+{
+	static const char *const text[] = {
+		"Lost: 53 this interval, 53 since start",
+		"\n   0         12  = kernel 5 (missed 0, overrun 0) + dropped 0 + dropped by ktop 7"
+		" + stream bound 0 + unsent 0 + unknown 0\n",
+		"\n   1         41  = kernel 0 (missed 0, overrun 0) + dropped 0 + dropped by ktop 0"
+		" + stream bound 11 + unsent 13 + unknown 17\n",
+		NULL
+	};
+	static const char *const json[] = {
+		"\"lost\":53,\"lost_total\":53,",
+		"\"cpu\":0,\"events\":3,",
+		"\"lost_total\":12,\"missed_total\":0,\"overrun_total\":0,\"dropped_total\":0,"
+		"\"ktop_dropped_total\":7,\"kernel_total\":5,\"stream_total\":0,"
+		"\"unsent_total\":0,\"unknown_total\":0,",
+		"\"lost_total\":41,\"missed_total\":0,\"overrun_total\":0,\"dropped_total\":0,"
+		"\"ktop_dropped_total\":0,\"kernel_total\":0,\"stream_total\":11,"
+		"\"unsent_total\":13,\"unknown_total\":17,",
+		NULL
+	};
+	struct app *a;
+	char *out;
+
+	for (int as_json = 0; as_json < 2; as_json++) {
+		a = app_fake();
+		CHECK(a->st);
+		a->opts.json = as_json;
+		fill(a->st);
+		store_add_lost(a->st, 0, 1000, 5, STORE_LOST_KERNEL);
+		store_add_lost(a->st, 0, 1001, 7, STORE_LOST_KTOP);
+		store_add_lost(a->st, 1, 1500, 11, STORE_LOST_STREAM);
+		store_add_lost(a->st, 1, 1501, 13, STORE_LOST_UNSENT);
+		store_add_lost(a->st, 1, 1502, 17, STORE_LOST_UNKNOWN);
+		out = run(a);
+		CHECK(out);
+		if (getenv("TEST_DEBUG"))
+			fputs(out, stderr);
+		CHECK(has_all(out, as_json ? json : text));
+		free(out);
+		store_free(a->st);
+	}
+}
+
 struct later {
 	struct store	*st;
 	int		done;

@@ -439,6 +439,15 @@ TEST(json_loads_and_counts)
 		/* every other event is one instant, plus one per lost-event record */
 		CHECK_EQ_U64(count_of(tree, "i"), ss.events - fg - lat + ss.lost_marks);
 		CHECK_EQ_U64(count_of(tree, "C"), lat);
+		/* a lost-event record says why (the fixtures': the kernel's ring buffer) */
+		if (ss.lost_marks) {
+			char *text = NULL;
+			size_t len;
+
+			CHECK(file_read(path, 256u << 20, &text, &len) == 0);
+			CHECK(text && strstr(text, "\"reason\":\"kernel\"}"));
+			free(text);
+		}
 		CHECK_EQ_U64(count_of(tree, "B"), count_of(tree, "E"));
 		printf("  %s: %llu instants, %llu counters, %llu slices, %llu bytes\n", fixtures[f],
 		       (unsigned long long)count_of(tree, "i"), (unsigned long long)count_of(tree, "C"),

@@ -727,7 +727,8 @@ TEST(fgraph_lost_events)
 							j++;
 						lts = j < G.nev ? G.ev[j].ts : G.clock + 1;
 						if (sto)
-							store_add_lost(sto, (unsigned int)lcpu, lts, 0);
+							store_add_lost(sto, (unsigned int)lcpu, lts, 0,
+								       STORE_LOST_KERNEL);
 						else
 							CHECK(fgraph_lost(fg, (unsigned int)lcpu, lts, 0) == 0);
 						marked = true;
@@ -1133,7 +1134,7 @@ static struct fgraph *fx_build_skip(const char *dir, struct fixture **fxo, struc
 			}
 			if (cpu == skip_cpu && skip_page >= 0 && (long)i == skip_page + 1 &&
 			    page_records(fx, cpu, i, &ts) > 0) {
-				store_add_lost(st, cpu, ts, (uint64_t)skipped);
+				store_add_lost(st, cpu, ts, (uint64_t)skipped, STORE_LOST_KERNEL);
 				*mark_ts = ts;
 			}
 			decoder_page(d, fixture_page(fx, cpu, i), fixture_page_size(fx), NULL);

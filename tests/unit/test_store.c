@@ -882,10 +882,10 @@ TEST(store_lost_marks)
 	struct store_stats s;
 
 	CHECK(st);
-	store_add_lost(st, 0, 1000, 5);
-	store_add_lost(st, 3, 2000, 0);
-	store_add_lost(st, 1, 3000, 7);
-	store_add_lost(st, 0, 4000, 1);
+	store_add_lost(st, 0, 1000, 5, STORE_LOST_KERNEL);
+	store_add_lost(st, 3, 2000, 0, STORE_LOST_STREAM);
+	store_add_lost(st, 1, 3000, 7, STORE_LOST_KTOP);
+	store_add_lost(st, 0, 4000, 1, STORE_LOST_UNSENT);
 	store_get_stats(st, &s);
 	CHECK_EQ_U64(s.lost, 13);
 	CHECK_EQ_U64(s.lost_marks, 4);
@@ -899,6 +899,23 @@ TEST(store_lost_marks)
 	CHECK_EQ_U64(store_lost_marks(st, 0, UINT64_MAX, out, 1), 4);
 	CHECK_EQ_U64(out[0].ts, 1000);
 	CHECK_EQ_U64(store_lost_marks(st, 5000, 6000, out, 8), 0);
+	/* each mark keeps its reason; per CPU, the counts by reason add up to lost */
+	store_add_lost(st, 2, 5000, 9, (enum store_lost_why)200);	/* not a reason */
+	CHECK_EQ_U64(store_lost_marks(st, 0, UINT64_MAX, out, 8), 5);
+	CHECK(out[0].why == STORE_LOST_KERNEL && out[1].why == STORE_LOST_STREAM &&
+	      out[2].why == STORE_LOST_KTOP && out[3].why == STORE_LOST_UNSENT &&
+	      out[4].why == STORE_LOST_UNKNOWN);
+	store_get_cpu_stats(st, 0, &s);
+	CHECK(s.lost_why[STORE_LOST_KERNEL] == 5 && s.lost_why[STORE_LOST_UNSENT] == 1 &&
+	      s.lost_why[STORE_LOST_KTOP] == 0);
+	store_get_cpu_stats(st, 2, &s);
+	CHECK(s.lost == 9 && s.lost_why[STORE_LOST_UNKNOWN] == 9);
+	store_get_stats(st, &s);
+	CHECK_EQ_U64(s.lost_why[STORE_LOST_KERNEL] + s.lost_why[STORE_LOST_KTOP] +
+		     s.lost_why[STORE_LOST_STREAM] + s.lost_why[STORE_LOST_UNSENT] +
+		     s.lost_why[STORE_LOST_UNKNOWN], s.lost);
+	CHECK_STR(store_lost_why_name(STORE_LOST_STREAM), "stream");
+	CHECK(!store_lost_why_name(STORE_LOST_NR));
 	store_free(st);
 }
 
@@ -918,7 +935,7 @@ TEST(store_lost_marks_bounded)
 
 	CHECK(st);
 	for (uint64_t i = 0; i < n; i++) {
-		store_add_lost(st, i & 1, 1000 + i * 10, i % 7);
+		store_add_lost(st, i & 1, 1000 + i * 10, i % 7, STORE_LOST_KERNEL);
 		sum += i % 7;
 	}
 	store_get_stats(st, &s);
@@ -960,7 +977,7 @@ TEST(store_lost_marks_go_with_events)
 		for (unsigned int c = 0; c < 2; c++) {
 			gen_event(c, i, dyn, &ev);
 			if (i % 100 == 50)	/* a mark just before this event */
-				store_add_lost(st, c, ev.ts, 3);
+				store_add_lost(st, c, ev.ts, 3, STORE_LOST_KERNEL);
 			CHECK(!store_append(st, &ev));
 		}
 		if (i % 100 == 99)
@@ -1039,7 +1056,7 @@ static void *cw_write(void *p)
 			store_set_comm(w->cw->st, 100 + s % 40, comm);
 		}
 		if (s % 50 == 0)	/* marks evicted as the writers evict chunks */
-			store_add_lost(w->cw->st, w->cpu, ev.ts, 1);
+			store_add_lost(w->cw->st, w->cpu, ev.ts, 1, STORE_LOST_KERNEL);
 	}
 	store_publish(w->cw->st, w->cpu);
 	return NULL;
