@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "file.h"
 #include "tracestate.h"
 
@@ -44,7 +45,7 @@ struct tracestate {
 	char		expanded_kb[24];	/* size of a buffer not yet allocated */
 	struct ts_entry	*e;
 	int		n;
-	int		cap;
+	size_t		cap;
 };
 
 struct ts_file {
@@ -106,15 +107,8 @@ static int ts_add(struct tracestate *ts, const char *key, const char *value, enu
 {
 	struct ts_entry *e;
 
-	if (ts->n == ts->cap) {
-		int cap = ts->cap ? ts->cap * 2 : 64;
-		struct ts_entry *ne = realloc(ts->e, cap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		ts->e = ne;
-		ts->cap = cap;
-	}
+	if (array_grow((void **)&ts->e, &ts->cap, (size_t)ts->n + 1, sizeof(*ts->e)))
+		return -ENOMEM;
 	e = &ts->e[ts->n];
 	memset(e, 0, sizeof(*e));
 	e->key = strdup(key);
@@ -255,9 +249,10 @@ static int ts_cmp_str(const void *a, const void *b)
 /* Sorted names of the entries of @path (dirs only if @dirs). Return: count or -errno. */
 static int ts_list_dir(const char *path, bool dirs, char ***out)
 {
-	char **v = NULL, **nv;
+	char **v = NULL;
 	struct dirent *de;
-	int n = 0, cap = 0;
+	size_t cap = 0;
+	int n = 0;
 	DIR *d;
 
 	*out = NULL;
@@ -277,13 +272,8 @@ static int ts_list_dir(const char *path, bool dirs, char ***out)
 			if (stat(p, &st) || !S_ISDIR(st.st_mode))
 				continue;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				goto fail;
-			v = nv;
-		}
+		if (array_grow((void **)&v, &cap, (size_t)n + 1, sizeof(*v)))
+			goto fail;
 		v[n] = strdup(de->d_name);
 		if (!v[n])
 			goto fail;

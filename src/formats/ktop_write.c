@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "array.h"
 #include "bpfstats.h"
 #include "clock.h"
 #include "err.h"
@@ -322,16 +323,9 @@ static int writer_comms(struct snapshot_writer *w, struct store *st)
 
 		if (!c)
 			continue;
-		if (n == cap) {
-			struct comm_pair *x;
-
-			cap = cap ? cap * 2 : 256;
-			x = realloc(now, cap * sizeof(*x));
-			if (!x) {
-				free(now);
-				return writer_fail(w, -ENOMEM, "out of memory");
-			}
-			now = x;
+		if (array_grow((void **)&now, &cap, n + 1, sizeof(*now))) {
+			free(now);
+			return writer_fail(w, -ENOMEM, "out of memory");
 		}
 		now[n].pid = (int32_t)pid;
 		now[n].id = intern_id(in, c, strlen(c));
@@ -758,16 +752,9 @@ static struct witem *writer_items(struct snapshot_writer *w, struct store *st,
 
 		while (from < end[cpu] && (k = store_chunks(st, cpu, from, ci, 256))) {
 			for (size_t i = 0; i < k && ci[i].first_seq < end[cpu]; i++) {
-				if (n == cap) {
-					struct witem *x;
-
-					cap = cap ? cap * 2 : 1024;
-					x = realloc(v, cap * sizeof(*x));
-					if (!x) {
-						free(v);
-						return NULL;
-					}
-					v = x;
+				if (array_grow((void **)&v, &cap, n + 1, sizeof(*v))) {
+					free(v);
+					return NULL;
 				}
 				v[n++] = (struct witem){ ci[i].t_min, ci[i].t_max, ci[i].first_seq,
 							 ci[i].n, (uint16_t)cpu, ci[i].sealed };
