@@ -1029,34 +1029,35 @@ static int change_write(struct ftrace_filter *f, struct change *c, bool undo,
 	return 0;
 }
 
-int ftrace_filter_undo(struct ftrace_filter *f, struct ftrace_filter_result *res)
+/*
+ * Undo (@undo) or redo the change on top of @from: write it back, then move
+ * it onto @to. Undo and redo are this one step with the two stacks swapped.
+ */
+static int history_step(struct ftrace_filter *f, struct change **from, size_t *nfrom,
+			struct change **to, size_t *nto, bool undo,
+			struct ftrace_filter_result *res)
 {
 	int ret;
 
 	memset(res, 0, sizeof(*res));
 	res->err_offset = -1;
-	if (!f->nundo)
-		return setmsg(res, -ENOENT, "nothing to undo");
-	ret = change_write(f, f->undo[f->nundo - 1], true, res);
+	if (!*nfrom)
+		return setmsg(res, -ENOENT, undo ? "nothing to undo" : "nothing to redo");
+	ret = change_write(f, from[*nfrom - 1], undo, res);
 	if (ret)
 		return ret;
-	stack_push(f->redo, &f->nredo, f->undo[--f->nundo]);
+	stack_push(to, nto, from[--*nfrom]);
 	return 0;
+}
+
+int ftrace_filter_undo(struct ftrace_filter *f, struct ftrace_filter_result *res)
+{
+	return history_step(f, f->undo, &f->nundo, f->redo, &f->nredo, true, res);
 }
 
 int ftrace_filter_redo(struct ftrace_filter *f, struct ftrace_filter_result *res)
 {
-	int ret;
-
-	memset(res, 0, sizeof(*res));
-	res->err_offset = -1;
-	if (!f->nredo)
-		return setmsg(res, -ENOENT, "nothing to redo");
-	ret = change_write(f, f->redo[f->nredo - 1], false, res);
-	if (ret)
-		return ret;
-	stack_push(f->undo, &f->nundo, f->redo[--f->nredo]);
-	return 0;
+	return history_step(f, f->redo, &f->nredo, f->undo, &f->nundo, false, res);
 }
 
 int ftrace_filter_marker_event(struct store *st, const char *text, uint64_t ts, uint16_t cpu,
