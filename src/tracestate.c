@@ -311,37 +311,23 @@ static int ts_add_files(struct tracestate *ts, const struct ts_file *f, size_t n
 	return 0;
 }
 
-/* Every file of @sub ("options", or "per_cpu/cpuN" for buffer_size_kb). */
-static int ts_add_options(struct tracestate *ts)
+/*
+ * One file of each entry of @sub: "@sub/NAME@file" for every NAME in @sub
+ * (only its directories when @dirs). Every option is "options/NAME"; every
+ * CPU's buffer size "per_cpu/cpuN/buffer_size_kb".
+ */
+static int ts_add_each(struct tracestate *ts, const char *sub, bool dirs, const char *file)
 {
 	char path[4096], key[512];
 	char **names;
 	int n, ret = 0;
 
-	snprintf(path, sizeof(path), "%s/options", ts->dir);
-	n = ts_list_dir(path, false, &names);
+	snprintf(path, sizeof(path), "%s/%s", ts->dir, sub);
+	n = ts_list_dir(path, dirs, &names);
 	if (n < 0)
 		return n == -ENOMEM ? n : 0;
 	for (int i = 0; i < n && !ret; i++) {
-		snprintf(key, sizeof(key), "options/%s", names[i]);
-		ret = ts_add_file(ts, key, TS_PLAIN, TS_G_MAIN);
-	}
-	ts_free_list(names, n);
-	return ret;
-}
-
-static int ts_add_per_cpu(struct tracestate *ts)
-{
-	char path[4096], key[512];
-	char **names;
-	int n, ret = 0;
-
-	snprintf(path, sizeof(path), "%s/per_cpu", ts->dir);
-	n = ts_list_dir(path, true, &names);
-	if (n < 0)
-		return n == -ENOMEM ? n : 0;
-	for (int i = 0; i < n && !ret; i++) {
-		snprintf(key, sizeof(key), "per_cpu/%s/buffer_size_kb", names[i]);
+		snprintf(key, sizeof(key), "%s/%s%s", sub, names[i], file);
 		ret = ts_add_file(ts, key, TS_PLAIN, TS_G_MAIN);
 	}
 	ts_free_list(names, n);
@@ -450,11 +436,11 @@ struct tracestate *tracestate_capture(const char *dir, unsigned int flags)
 	ts->raw = flags & TRACESTATE_RAW;
 	ret = ts_add_files(ts, ts_files_head, ARRAY_SIZE(ts_files_head));
 	if (!ret)
-		ret = ts_add_options(ts);
+		ret = ts_add_each(ts, "options", false, "");
 	if (!ret)
 		ret = ts_add_files(ts, ts_files_mid, ARRAY_SIZE(ts_files_mid));
 	if (!ret)
-		ret = ts_add_per_cpu(ts);
+		ret = ts_add_each(ts, "per_cpu", true, "/buffer_size_kb");
 	if (!ret)
 		ret = ts_add_files(ts, ts_files_tail, ARRAY_SIZE(ts_files_tail));
 	if (!ret && ts->raw)
