@@ -128,17 +128,6 @@ static int ts_add(struct tracestate *ts, const char *key, const char *value, enu
 	return 0;
 }
 
-/* Read a whole file. Return: malloc'd NUL-terminated content, or NULL with errno set. */
-static char *ts_read_file(const char *path)
-{
-	char *buf;
-	int ret = file_read(path, FILE_NO_MAX, &buf, NULL);
-
-	if (ret)
-		errno = -ret;
-	return buf;
-}
-
 /*
  * Normalise @buf in place: drop '#' comment lines and trailing blanks on
  * every line and at the end; reduce the values the kernel decorates.
@@ -210,7 +199,7 @@ static int ts_add_file(struct tracestate *ts, const char *key, enum ts_kind kind
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", ts->dir, key);
-	buf = ts_read_file(path);
+	buf = file_read_text(path);
 	if (!buf) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
