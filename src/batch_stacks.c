@@ -170,6 +170,18 @@ static size_t top_sorted(struct batch_stacks *bs)
 	return n;
 }
 
+/*
+ * What both reports start with: the store, and the interval's counts sorted
+ * in bs->top (*@n of them). Return: NULL when the run records no stacks.
+ */
+static struct store *top_prepare(struct batch_stacks *bs, size_t *n)
+{
+	if (!bs || !bs->any)
+		return NULL;
+	*n = top_sorted(bs);
+	return bs->a->st;
+}
+
 static const char *type_name(struct store *st, uint16_t type, char *buf, size_t len)
 {
 	const struct ktop_schema_type *t = schema_get(store_schema(st), type);
@@ -240,10 +252,9 @@ void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 	char name[160];
 	size_t n;
 
-	if (!bs || !bs->any)
+	st = top_prepare(bs, &n);
+	if (!st)
 		return;
-	st = bs->a->st;
-	n = top_sorted(bs);
 	fprintf(o, "Top stacks (this interval: %" PRIu64 " events with a stack, %" PRIu64
 		" without; frames leaf first)\n", bs->with, bs->without);
 	if (app_session(bs->a) && session_stack_note(app_session(bs->a))[0])
@@ -342,10 +353,9 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 	char name[160];
 	size_t n;
 
-	if (!bs || !bs->any)
+	st = top_prepare(bs, &n);
+	if (!st)
 		return;
-	st = bs->a->st;
-	n = top_sorted(bs);
 	stacks_get_stats(store_stacks(st), &ss);
 	jsonw_init_buf(&w);
 	jsonw_obj_open(&w);

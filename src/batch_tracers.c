@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "app.h"
 #include "batch_tracers.h"
 #include "event.h"
@@ -223,15 +224,8 @@ static struct bt_cursor *bt_cursor_of(struct batch_tracers *bt, uint32_t ctx)
 
 	if (c)
 		return c;
-	if (bt->ncur == bt->capcur) {
-		size_t cap = bt->capcur ? bt->capcur * 2 : 64;
-		struct bt_cursor *p = realloc(bt->cur, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		bt->cur = p;
-		bt->capcur = cap;
-	}
+	if (array_grow((void **)&bt->cur, &bt->capcur, bt->ncur + 1, sizeof(*bt->cur)))
+		return NULL;
 	bt->cur[bt->ncur] = (struct bt_cursor){ .ctx = ctx, .last = FGRAPH_NONE };
 	return &bt->cur[bt->ncur++];
 }

@@ -916,10 +916,27 @@ static int irq_cmp(const void *a, const void *b)
 	return x->ns > y->ns ? -1 : x->ns < y->ns;
 }
 
+/*
+ * Add row @i of the [rows][@nc] per-CPU vectors @cur, less @prev (NULL: since
+ * the start), on @cpu (-1: every CPU), to @r.
+ */
+static void irq_add(struct bpfstats_irq *r, const struct kstat_vec *cur,
+		    const struct kstat_vec *prev, size_t i, unsigned int nc, int cpu)
+{
+	for (unsigned int c = 0; c < nc; c++) {
+		size_t k = i * nc + c;
+
+		if (cpu >= 0 && (unsigned int)cpu != c)
+			continue;
+		r->ns += cur[k].ns - (prev ? prev[k].ns : 0);
+		r->count += cur[k].count - (prev ? prev[k].count : 0);
+	}
+}
+
 size_t bpfstats_irqs(struct bpfstats *bs, int cpu, unsigned int ticks,
 		     struct bpfstats_irq *out, size_t max)
 {
-	unsigned int c, v, nc = bs->ncpus;
+	unsigned int v, nc = bs->ncpus;
 	struct bpfstats_irq *all, *r;
 	size_t n = 0, i;
 
@@ -933,14 +950,7 @@ size_t bpfstats_irqs(struct bpfstats *bs, int cpu, unsigned int ticks,
 		r = &all[n];
 		r->vec = bs->irq.ids[i];
 		snprintf(r->name, sizeof(r->name), "%s", bs->irq.names[i]);
-		for (c = 0; c < nc; c++) {
-			if (cpu >= 0 && (unsigned int)cpu != c)
-				continue;
-			r->ns += bs->irq.cur[i * nc + c].ns -
-				 (ticks ? bs->irq.prev[i * nc + c].ns : 0);
-			r->count += bs->irq.cur[i * nc + c].count -
-				    (ticks ? bs->irq.prev[i * nc + c].count : 0);
-		}
+		irq_add(r, bs->irq.cur, ticks ? bs->irq.prev : NULL, i, nc, cpu);
 		if (r->count)
 			n++;
 	}
@@ -950,14 +960,7 @@ size_t bpfstats_irqs(struct bpfstats *bs, int cpu, unsigned int ticks,
 		r->soft = true;
 		r->vec = v;
 		snprintf(r->name, sizeof(r->name), "%s", softirq_names[v] ? softirq_names[v] : "?");
-		for (c = 0; c < nc; c++) {
-			if (cpu >= 0 && (unsigned int)cpu != c)
-				continue;
-			r->ns += bs->sirq_cur[v * nc + c].ns -
-				 (ticks ? bs->sirq_prev[v * nc + c].ns : 0);
-			r->count += bs->sirq_cur[v * nc + c].count -
-				    (ticks ? bs->sirq_prev[v * nc + c].count : 0);
-		}
+		irq_add(r, bs->sirq_cur, ticks ? bs->sirq_prev : NULL, v, nc, cpu);
 		if (r->count)
 			n++;
 	}

@@ -402,15 +402,24 @@ static int cc_decode(struct consumer_cpu *cc, int max)
 
 /* ---- threads ------------------------------------------------------------- */
 
-static void cc_thread_init(const char *what, unsigned int cpu)
+/*
+ * What a CPU's thread starts with: every signal blocked, its name, and the
+ * first two entries of its poll set: @fd (its own work) and the stop fd.
+ */
+static void cc_thread_init(struct consumer_cpu *cc, const char *what, int fd,
+			   struct pollfd *pfd)
 {
 	char name[16];
 	sigset_t all;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	snprintf(name, sizeof(name), "ktop-%s%u", what, cpu);
+	snprintf(name, sizeof(name), "ktop-%s%u", what, cc->cpu);
 	pthread_setname_np(pthread_self(), name);
+	pfd[0].fd = fd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = cc->c->stop_fd;
+	pfd[1].events = POLLIN;
 }
 
 /* Once a second; sooner once drained after a loss, so that both counts agree. */
@@ -449,11 +458,7 @@ static void *cc_thread(void *arg)
 	int n, d = 0, rounds;
 	bool idle;
 
-	cc_thread_init("cpu", cc->cpu);
-	pfd[0].fd = cc->fd;
-	pfd[0].events = POLLIN;
-	pfd[1].fd = c->stop_fd;
-	pfd[1].events = POLLIN;
+	cc_thread_init(cc, "cpu", cc->fd, pfd);
 	pfd[2].fd = cc->kfd;
 	pfd[2].events = POLLIN;
 
@@ -531,11 +536,7 @@ static void *cc_decode_thread(void *arg)
 	uint64_t v, t0;
 	int d;
 
-	cc_thread_init("dec", cc->cpu);
-	pfd[0].fd = cc->dfd;
-	pfd[0].events = POLLIN;
-	pfd[1].fd = c->stop_fd;
-	pfd[1].events = POLLIN;
+	cc_thread_init(cc, "dec", cc->dfd, pfd);
 
 	while (!consumer_stopping(c)) {
 		if (!cc_backlog(cc)) {

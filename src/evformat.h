@@ -28,4 +28,17 @@
  */
 bool evformat_name(const char *text, char *name, size_t len);
 
+struct tep_handle;
+
+/**
+ * evformat_load_system - parse every @events_dir/@sys/EVENT/format into @tep
+ * @gz: read EVENT/format.gz where there is no plain file (recorded fixtures)
+ *
+ * Entries without a format file ("enable", "filter") are skipped, as are
+ * formats that do not parse.
+ * Return: how many formats were parsed; 0 when @sys cannot be listed.
+ */
+int evformat_load_system(struct tep_handle *tep, const char *events_dir, const char *sys,
+			 bool gz);
+
 #endif

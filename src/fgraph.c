@@ -213,6 +213,18 @@ static struct fg_ctx *task_get(struct fgraph *g, int32_t pid, unsigned int cpu)
 	return c;
 }
 
+/* The task of @ev (*@task), now the current context of its CPU (*@pc). Return: 0 or -errno. */
+static int task_of(struct fgraph *g, const struct ktop_event *ev, struct fg_ctx **task,
+		   struct fg_cpu **pc)
+{
+	*task = task_get(g, ev->pid, ev->cpu);
+	if (!*task)
+		return g->nn >= g->cfg.max_nodes ? -ENOSPC : -ENOMEM;
+	*pc = &g->cpus[ev->cpu];
+	(*pc)->cur = *task;
+	return 0;
+}
+
 static struct fg_ctx *irq_get(struct fgraph *g, unsigned int cpu)
 {
 	struct fg_cpu *pc = cpu_get(g, cpu);
@@ -528,11 +540,9 @@ static int feed_entry(struct fgraph *g, const struct ktop_event *ev)
 	int err;
 
 	g->st.entries++;
-	task = task_get(g, ev->pid, ev->cpu);
-	if (!task)
-		return g->nn >= g->cfg.max_nodes ? -ENOSPC : -ENOMEM;
-	pc = &g->cpus[ev->cpu];
-	pc->cur = task;
+	err = task_of(g, ev, &task, &pc);
+	if (err)
+		return err;
 	c = task;
 	if (!g->cfg.irq_inline) {
 		/* an interrupt in progress on this CPU is on top of whatever runs */
@@ -676,11 +686,9 @@ static int feed_exit(struct fgraph *g, const struct ktop_event *ev)
 	int i = -1, err;
 
 	g->st.exits++;
-	task = task_get(g, ev->pid, ev->cpu);
-	if (!task)
-		return g->nn >= g->cfg.max_nodes ? -ENOSPC : -ENOMEM;
-	pc = &g->cpus[ev->cpu];
-	pc->cur = task;
+	err = task_of(g, ev, &task, &pc);
+	if (err)
+		return err;
 	if (depth >= g->cfg.max_depth) {
 		g->st.overflow++;
 		return 0;

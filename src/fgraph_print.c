@@ -12,20 +12,24 @@
 
 /* ---- text ---------------------------------------------------------------- */
 
+/* The kernel's trace_find_mark(): the largest threshold a duration passes. */
+static const struct {
+	uint64_t	ns;
+	char		mark;
+} fgraph_marks[] = {
+	{ 1000000000ull, '$' },
+	{ 100000000ull, '@' },
+	{ 10000000ull, '*' },
+	{ 1000000ull, '#' },
+	{ 100000ull, '!' },
+	{ 10000ull, '+' },
+};
+
 char fgraph_mark(uint64_t ns)
 {
-	if (ns > 1000000000ull)
-		return '$';
-	if (ns > 100000000ull)
-		return '@';
-	if (ns > 10000000ull)
-		return '*';
-	if (ns > 1000000ull)
-		return '#';
-	if (ns > 100000ull)
-		return '!';
-	if (ns > 10000ull)
-		return '+';
+	for (size_t i = 0; i < sizeof(fgraph_marks) / sizeof(fgraph_marks[0]); i++)
+		if (ns > fgraph_marks[i].ns)
+			return fgraph_marks[i].mark;
 	return ' ';
 }
 

@@ -188,3 +188,32 @@ int file_read_value(const char *path, char *buf, size_t len)
 	buf[n] = '\0';
 	return 0;
 }
+
+char *file_read_text(const char *path)
+{
+	char *text;
+	int ret = file_read(path, FILE_NO_MAX, &text, NULL);
+
+	if (ret)
+		errno = -ret;
+	return text;
+}
+
+int file_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (!w)
+			return -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}

@@ -77,4 +77,22 @@ int file_read_gz(const char *path, size_t max, char **out, size_t *lenp);
  */
 int file_read_value(const char *path, char *buf, size_t len);
 
+/**
+ * file_read_text - file_read() for callers that want the text or NULL
+ * Return: the bytes, NUL-terminated (the caller frees them), or NULL with
+ * errno set.
+ * Context: any thread.
+ */
+char *file_read_text(const char *path);
+
+/**
+ * file_write_all - write() all of @len bytes of @buf to @fd
+ *
+ * Loops on short writes (tracefs list files take one word per write() and
+ * say so in the return value) and on EINTR.
+ * Return: 0, or a negative errno (-EIO when write() writes nothing).
+ * Context: any thread.
+ */
+int file_write_all(int fd, const void *buf, size_t len);
+
 #endif

@@ -18,6 +18,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "decode.h"
+#include "evformat.h"
 #include "file.h"
 #include "fixture.h"
 #include "store.h"
@@ -82,39 +83,18 @@ const char *fixture_meta(const struct fixture *fx, const char *key)
 
 static int fixture_load_formats(struct fixture *fx)
 {
-	char sysdir[PATH_MAX], path[PATH_MAX + 1024];
-	struct dirent *sd, *ed;
-	DIR *sdir, *edir;
+	char sysdir[PATH_MAX];
+	struct dirent *sd;
 	int nevents = 0;
+	DIR *sdir;
 
 	snprintf(sysdir, sizeof(sysdir), "%s/events", fx->dir);
 	sdir = opendir(sysdir);
 	if (!sdir)
 		return -errno;
-	while ((sd = readdir(sdir))) {
-		if (sd->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", sysdir, sd->d_name);
-		edir = opendir(path);
-		if (!edir)
-			continue;
-		while ((ed = readdir(edir))) {
-			size_t len;
-			char *buf;
-
-			if (ed->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s/%s/format", sysdir, sd->d_name,
-				 ed->d_name);
-			buf = fixture_read_file(path, &len);
-			if (!buf)
-				continue;
-			if (tep_parse_event(fx->tep, buf, len, sd->d_name) == 0)
-				nevents++;
-			free(buf);
-		}
-		closedir(edir);
-	}
+	while ((sd = readdir(sdir)))
+		if (sd->d_name[0] != '.')
+			nevents += evformat_load_system(fx->tep, sysdir, sd->d_name, true);
 	closedir(sdir);
 	return nevents ? 0 : -ENOENT;
 }

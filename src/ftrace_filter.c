@@ -91,27 +91,6 @@ static double now_ms(void)
 
 /* ---- files ------------------------------------------------------------------------- */
 
-/*
- * Write @buf to an fd of a tracefs list file. The kernel's parser takes one
- * word per write() and says so in the return value, so loop.
- */
-static int write_words(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (!w)
-			return -EIO;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 struct strbuf {
 	char	*s;
 	size_t	len, cap;
@@ -196,7 +175,7 @@ static int write_funcs(struct ftrace_filter *f, const char *path, const struct f
 		}
 		if (ret || !b.len)
 			goto out;
-		ret = write_words(fd, b.s, b.len);
+		ret = file_write_all(fd, b.s, b.len);
 		if (!ret) {
 			*used_index = true;
 			goto out;
@@ -226,7 +205,7 @@ static int write_funcs(struct ftrace_filter *f, const char *path, const struct f
 			ret = sb_add(&b, " ", 1);
 	}
 	if (!ret && b.len)
-		ret = write_words(fd, b.s, b.len);
+		ret = file_write_all(fd, b.s, b.len);
 out:
 	if (close(fd) && !ret)
 		ret = -errno;
@@ -271,7 +250,7 @@ static int restore_file(struct ftrace_filter *f, const struct file_change *fc, c
 			if (fd < 0)
 				ret = -errno;
 			else {
-				ret = write_words(fd, other.s, other.len);
+				ret = file_write_all(fd, other.s, other.len);
 				close(fd);
 			}
 		}
@@ -298,7 +277,7 @@ static int restore_file(struct ftrace_filter *f, const struct file_change *fc, c
 			while (*t && t[strlen(t) - 1] == ' ')
 				t[strlen(t) - 1] = '\0';
 			if (*t)
-				ret = write_words(fd, t, strlen(t));
+				ret = file_write_all(fd, t, strlen(t));
 			free(t);
 		}
 		if (close(fd) && !ret)
@@ -1029,34 +1008,35 @@ static int change_write(struct ftrace_filter *f, struct change *c, bool undo,
 	return 0;
 }
 
-int ftrace_filter_undo(struct ftrace_filter *f, struct ftrace_filter_result *res)
+/*
+ * Undo (@undo) or redo the change on top of @from: write it back, then move
+ * it onto @to. Undo and redo are this one step with the two stacks swapped.
+ */
+static int history_step(struct ftrace_filter *f, struct change **from, size_t *nfrom,
+			struct change **to, size_t *nto, bool undo,
+			struct ftrace_filter_result *res)
 {
 	int ret;
 
 	memset(res, 0, sizeof(*res));
 	res->err_offset = -1;
-	if (!f->nundo)
-		return setmsg(res, -ENOENT, "nothing to undo");
-	ret = change_write(f, f->undo[f->nundo - 1], true, res);
+	if (!*nfrom)
+		return setmsg(res, -ENOENT, undo ? "nothing to undo" : "nothing to redo");
+	ret = change_write(f, from[*nfrom - 1], undo, res);
 	if (ret)
 		return ret;
-	stack_push(f->redo, &f->nredo, f->undo[--f->nundo]);
+	stack_push(to, nto, from[--*nfrom]);
 	return 0;
+}
+
+int ftrace_filter_undo(struct ftrace_filter *f, struct ftrace_filter_result *res)
+{
+	return history_step(f, f->undo, &f->nundo, f->redo, &f->nredo, true, res);
 }
 
 int ftrace_filter_redo(struct ftrace_filter *f, struct ftrace_filter_result *res)
 {
-	int ret;
-
-	memset(res, 0, sizeof(*res));
-	res->err_offset = -1;
-	if (!f->nredo)
-		return setmsg(res, -ENOENT, "nothing to redo");
-	ret = change_write(f, f->redo[f->nredo - 1], false, res);
-	if (ret)
-		return ret;
-	stack_push(f->undo, &f->nundo, f->redo[--f->nredo]);
-	return 0;
+	return history_step(f, f->redo, &f->nredo, f->undo, &f->nundo, false, res);
 }
 
 int ftrace_filter_marker_event(struct store *st, const char *text, uint64_t ts, uint16_t cpu,

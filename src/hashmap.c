@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hashmap.h"
 
 #define HMAP_MIN_CAP	16
@@ -215,15 +216,8 @@ uint64_t *strmap_put(struct strmap *m, const char *key, bool *added)
 	v = strmap_get(m, key, len);
 	if (v)
 		return v;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct strmap_ent *ne = realloc(m->ent, cap * sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		m->ent = ne;
-		m->cap = cap;
-	}
+	if (array_grow((void **)&m->ent, &m->cap, m->n + 1, sizeof(*m->ent)))
+		return NULL;
 	v = hmap_put(&m->by_hash, h, &new_hash);
 	if (!v)
 		return NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hashmap.h"
 #include "intern.h"
 #include "jsonw.h"
@@ -21,7 +22,8 @@ struct sf_node {
 struct json_sf {
 	struct store	*st;
 	struct sf_node	*nodes;		/* frame id i at nodes[i - 1] */
-	uint32_t	n, cap;
+	uint32_t	n;
+	size_t		cap;
 	struct hmap	ids;		/* parent << 32 | name -> frame id */
 	uint32_t	*leaf;		/* stack id -> its leaf frame id, 0: not yet */
 	uint32_t	nleaf;
@@ -57,16 +59,9 @@ static uint32_t sf_child(struct json_sf *sf, uint32_t parent, uint32_t name, uin
 		return 0;
 	if (!added)
 		return (uint32_t)*id;
-	if (sf->n == sf->cap) {
-		uint32_t cap = sf->cap ? sf->cap * 2 : 1024;
-		struct sf_node *v = realloc(sf->nodes, cap * sizeof(*v));
-
-		if (!v) {
-			hmap_del(&sf->ids, key, NULL);
-			return 0;
-		}
-		sf->nodes = v;
-		sf->cap = cap;
+	if (array_grow((void **)&sf->nodes, &sf->cap, sf->n + 1, sizeof(*sf->nodes))) {
+		hmap_del(&sf->ids, key, NULL);
+		return 0;
 	}
 	sf->nodes[sf->n] = (struct sf_node){ parent, name, kind };
 	*id = ++sf->n;

@@ -265,6 +265,12 @@ static inline bool jw_special(unsigned char c)
 	return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
 }
 
+/* The bytes JSON escapes with a letter (RFC 8259, 7); other controls are \u00XX. */
+static const char short_esc[0x80] = {
+	['"'] = '"', ['\\'] = '\\', ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r',
+	['\t'] = 't',
+};
+
 static void jw_escape(struct jsonw *w, const unsigned char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -291,33 +297,14 @@ static void jw_escape(struct jsonw *w, const unsigned char *s, size_t n)
 			}
 			continue;
 		}
-		switch (c) {
-		case '"':
-			jw_put(w, "\\\"", 2);
-			break;
-		case '\\':
-			jw_put(w, "\\\\", 2);
-			break;
-		case '\b':
-			jw_put(w, "\\b", 2);
-			break;
-		case '\f':
-			jw_put(w, "\\f", 2);
-			break;
-		case '\n':
-			jw_put(w, "\\n", 2);
-			break;
-		case '\r':
-			jw_put(w, "\\r", 2);
-			break;
-		case '\t':
-			jw_put(w, "\\t", 2);
-			break;
-		default: {
+		if (short_esc[c]) {
+			char e[2] = { '\\', short_esc[c] };
+
+			jw_put(w, e, 2);
+		} else {
 			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
 
 			jw_put(w, u, 6);
-		}
 		}
 		i++;
 	}

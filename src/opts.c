@@ -310,6 +310,19 @@ opts_err(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* @arg as a decimal count in [@min, @max] (digits only). Return: whether it is one. */
+static bool opts_uint(const char *arg, unsigned long long min, unsigned long long max,
+		      unsigned long long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*arg))
+		return false;
+	errno = 0;
+	*v = strtoull(arg, &end, 10);
+	return !errno && !*end && *v >= min && *v <= max;
+}
+
 static int opts_seconds(const char *name, const char *arg, double *out, char *err, size_t errlen)
 {
 	char *end;
@@ -455,7 +468,6 @@ static int opts_session_one(struct app_opts *o, int c, const char *arg, char *er
 {
 	struct session_opts *so = &o->so;
 	unsigned long long v;
-	char *end;
 
 	switch (c) {
 	case 'p':
@@ -494,10 +506,7 @@ static int opts_session_one(struct app_opts *o, int c, const char *arg, char *er
 		so->cpus = arg;
 		return 0;
 	case 'b':
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v == 0 ||
-		    v > (1ull << 30))
+		if (!opts_uint(arg, 1, 1ull << 30, &v))
 			return opts_err(err, errlen,
 					"-b wants a buffer size in KB per CPU, not '%s'", arg);
 		so->buffer_kb = (size_t)v;
@@ -507,9 +516,7 @@ static int opts_session_one(struct app_opts *o, int c, const char *arg, char *er
 		return 0;
 	case OPT_MAX_DEPTH:
 	case OPT_THRESH:
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v > INT_MAX)
+		if (!opts_uint(arg, 0, INT_MAX, &v))
 			return opts_err(err, errlen, "%s wants a number %s, not '%s'",
 					c == OPT_THRESH ? "--thresh" : "--max-depth",
 					c == OPT_THRESH ? "of microseconds" : "of calls", arg);
@@ -555,7 +562,6 @@ static int opts_session_one(struct app_opts *o, int c, const char *arg, char *er
 static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
 	unsigned long long v;
-	char *end;
 	int ret;
 
 	ret = opts_session_one(o, c, arg, err, errlen);
@@ -594,10 +600,7 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 					arg);
 		return 0;
 	case OPT_ITERATIONS:
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v == 0 ||
-		    v > LONG_MAX)
+		if (!opts_uint(arg, 1, LONG_MAX, &v))
 			return opts_err(err, errlen, "--iterations wants a count > 0, not '%s'",
 					arg);
 		o->iterations = (long)v;

@@ -63,17 +63,6 @@ static bool path_exists(const char *path)
 	return !access(path, F_OK);
 }
 
-/* @path whole, NUL-terminated (free it). Return: NULL with errno set on failure. */
-static char *read_text(const char *path)
-{
-	char *text;
-	int ret = file_read(path, FILE_NO_MAX, &text, NULL);
-
-	if (ret)
-		errno = -ret;
-	return text;
-}
-
 /*
  * Append one line to a definitions file. O_APPEND, never O_TRUNC:
  * truncating dynamic_events removes every dynamic event on the system.
@@ -184,7 +173,7 @@ int probe_caps_read(const char *tracefs, struct probe_caps *c)
 
 	memset(c, 0, sizeof(*c));
 	snprintf(path, sizeof(path), "%s/README", tracefs);
-	readme = read_text(path);
+	readme = file_read_text(path);
 	if (!readme)
 		return errno ? -errno : -ENOENT;
 	snprintf(path, sizeof(path), "%s/dynamic_events", tracefs);
@@ -324,7 +313,7 @@ static int event_fields(const char *tracefs, const char *sys, const char *ev,
 
 	*n = 0;
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, sys, ev);
-	text = read_text(path);
+	text = file_read_text(path);
 	if (!text)
 		return -errno;
 	for (p = text; (p = strstr(p, "field:")) && *n < max; p++) {
@@ -659,7 +648,7 @@ static bool error_log_find(const char *tracefs, const char *line, char *msg, siz
 	bool ok = false;
 
 	snprintf(path, sizeof(path), "%s/error_log", tracefs);
-	text = read_text(path);
+	text = file_read_text(path);
 	if (!text)
 		return false;
 	for (p = text; (p = strstr(p, cmd)); p++) {
@@ -927,7 +916,7 @@ static int reap_file(const char *tracefs, const char *file, bool (*alive)(long p
 	int n = 0, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
-	text = read_text(path);
+	text = file_read_text(path);
 	if (!text)
 		return 0;
 	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {

@@ -29,24 +29,6 @@ static bool trusted_uid(uid_t uid)
 	return uid == 0 || uid == geteuid();
 }
 
-/* write() all of @len bytes. Return: 0 or -errno. */
-static int write_full(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* A temporary name next to @base: "BASE.XXXXXX" with six random letters. */
 static void tmp_name(char *buf, size_t len, const char *base)
 {
@@ -262,7 +244,7 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
 		ret = err_set(why, whylen, fd, "cannot create a temporary file: %s", strerror(-fd));
 		goto out_dir;
 	}
-	ret = write_full(fd, data, len);
+	ret = file_write_all(fd, data, len);
 	if (!ret && fsync(fd))
 		ret = -errno;
 	if (close(fd) && !ret)

@@ -35,6 +35,7 @@
 #include <event-parse.h>
 
 #include "debug.h"
+#include "evformat.h"
 #include "features.h"
 #include "file.h"
 #include "output.h"
@@ -663,27 +664,10 @@ static void save_ours(struct session *s)
 /* Parse every events/<sys>/<event>/format of one system into tep. */
 static void load_system_formats(struct session *s, const char *sys)
 {
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
+	char events[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/events/%s", s->tracefs, sys);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		size_t len;
-		char *buf;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/events/%s/%s/format", s->tracefs, sys, de->d_name);
-		if (file_read(path, FILE_NO_MAX, &buf, &len))
-			continue;	/* "enable", "filter": not events */
-		tep_parse_event(s->tep, buf, len, sys);
-		free(buf);
-	}
-	closedir(d);
+	snprintf(events, sizeof(events), "%s/events", s->tracefs);
+	evformat_load_system(s->tep, events, sys, false);
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "fgraph.h"
 #include "intern.h"
 #include "stacktree.h"
@@ -113,15 +114,8 @@ static int acc_add(struct acc *a, uint32_t id, int32_t pid, uint64_t count, uint
 	if (a->func && !acc_has_func(a, id))
 		return 0;
 	if (!a->slot[id]) {
-		if (s->n == a->cap) {
-			size_t cap = a->cap ? a->cap * 2 : 256;
-
-			w = realloc(s->v, cap * sizeof(*w));
-			if (!w)
-				return -ENOMEM;
-			s->v = w;
-			a->cap = cap;
-		}
+		if (array_grow((void **)&s->v, &a->cap, s->n + 1, sizeof(*s->v)))
+			return -ENOMEM;
 		s->v[s->n] = (struct stack_weight){ .stack = id, .pid = pid };
 		a->slot[id] = (uint32_t)++s->n;
 	}
@@ -256,15 +250,8 @@ static int fg_push(struct fgraph *g, uint32_t id, uint32_t depth, struct fg_todo
 {
 	for (uint32_t c = fgraph_first_child(g, FGRAPH_AGG, id); c != FGRAPH_NONE;
 	     c = fgraph_next_sibling(g, FGRAPH_AGG, c)) {
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
-			struct fg_todo *t = realloc(*todo, nc * sizeof(*t));
-
-			if (!t)
-				return -ENOMEM;
-			*todo = t;
-			*cap = nc;
-		}
+		if (array_grow((void **)todo, cap, *n + 1, sizeof(**todo)))
+			return -ENOMEM;
 		(*todo)[(*n)++] = (struct fg_todo){ c, depth };
 	}
 	return 0;

@@ -24,14 +24,16 @@ struct stacks;
 #define CHUNK_EVENTS	STORE_CHUNK_EVENTS
 #define CHUNK_ARGS	(CHUNK_EVENTS * 4)
 #define PID_DICT_MAX	4096		/* pids per chunk: event pids plus pid arguments */
-#define PID_HASH	8192
+#define PID_HASH_BITS	13
+#define PID_HASH	(1u << PID_HASH_BITS)
 #define META_HASH	4096
 #define META_CACHE	256		/* direct-mapped, in front of the meta hash */
 #define PREV_TYPES	128
 #define PREV_SYS	64		/* sys_enter arguments: previous values per syscall */
 #define PREV_ROWS	(PREV_TYPES + PREV_SYS)
 #define DECBUF_POOL	64
-#define STK_HASH	4096		/* stack ids per chunk: at most CHUNK_EVENTS */
+#define STK_HASH_BITS	12
+#define STK_HASH	(1u << STK_HASH_BITS)	/* stack ids per chunk: at most CHUNK_EVENTS */
 
 /* store_brow.aoff is 16 bits */
 _Static_assert(CHUNK_ARGS + KTOP_MAX_ARGS <= UINT16_MAX, "argument offsets must fit aoff");
@@ -110,15 +112,36 @@ struct chunk {
 	uint8_t		data[];
 };
 
+/*
+ * A slot of a chunk's pid or stack-id dictionary: key -> index. The tables
+ * are not cleared between chunks: a slot whose stamp is not the chunk's is
+ * empty.
+ */
+struct enc_slot {
+	uint32_t	key;
+	uint32_t	stamp;
+	uint32_t	idx;
+};
+
+/*
+ * enc_slot_find - the slot of @key in @tab (2^@bits slots) for the chunk
+ * @stamp: the key's own, or the empty one where the caller adds it.
+ */
+static inline struct enc_slot *enc_slot_find(struct enc_slot *tab, unsigned int bits,
+					     uint32_t stamp, uint32_t key)
+{
+	uint32_t h = (key * 0x9e3779b1u) >> (32 - bits);
+
+	while (tab[h].stamp == stamp && tab[h].key != key)
+		h = (h + 1) & ((1u << bits) - 1);
+	return &tab[h];
+}
+
 /* Writer-private encoding scratch. */
 struct enc {
 	uint32_t	stamp;
 	uint32_t	npid, nmeta;
-	struct {
-		int32_t		key;
-		uint32_t	stamp;
-		uint32_t	idx;
-	} ph[PID_HASH];
+	struct enc_slot	ph[PID_HASH];
 	struct {
 		uint64_t	key;
 		uint32_t	stamp;
@@ -141,11 +164,7 @@ struct enc {
 	uint64_t	prev[PREV_ROWS][KTOP_MAX_ARGS];
 	uint32_t	prev_stamp[PREV_TYPES];
 	/* the stack column: id -> dictionary index, the dictionary, the runs */
-	struct {
-		uint32_t	key;
-		uint32_t	stamp;
-		uint32_t	idx;
-	} sh[STK_HASH];
+	struct enc_slot	sh[STK_HASH];
 	uint32_t	nstk;
 	uint32_t	any_stack;	/* the rows' stack ids or'ed: 0, no column */
 	uint32_t	stks[CHUNK_EVENTS];

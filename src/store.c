@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "intern.h"
 #include "lostmarks.h"
 #include "store-local.h"
@@ -312,22 +313,9 @@ int stream_push(struct stream *sm, struct chunk *c)
 {
 	c->sm = sm;
 	pthread_mutex_lock(&sm->lock);
-	if (sm->hi == sm->cap) {
-		if (sm->lo > sm->cap / 2) {
-			memmove(sm->v, sm->v + sm->lo, (sm->hi - sm->lo) * sizeof(*sm->v));
-			sm->hi -= sm->lo;
-			sm->lo = 0;
-		} else {
-			size_t cap = sm->cap ? sm->cap * 2 : 64;
-			struct chunk **v = realloc(sm->v, cap * sizeof(*v));
-
-			if (!v) {
-				pthread_mutex_unlock(&sm->lock);
-				return -ENOMEM;
-			}
-			sm->v = v;
-			sm->cap = cap;
-		}
+	if (array_fifo_room((void **)&sm->v, &sm->lo, &sm->hi, &sm->cap, sizeof(*sm->v))) {
+		pthread_mutex_unlock(&sm->lock);
+		return -ENOMEM;
 	}
 	sm->v[sm->hi++] = c;
 	if (sm->hi - sm->lo == 1)

@@ -62,22 +62,15 @@ static const uint8_t fixed_nargs[KTOP_T_NR_FIXED] = {
 
 static uint32_t enc_pid(struct enc *e, int32_t pid)
 {
-	uint32_t h = ((uint32_t)pid * 0x9e3779b1u) >> (32 - 13);
+	struct enc_slot *sl = enc_slot_find(e->ph, PID_HASH_BITS, e->stamp, (uint32_t)pid);
 
-	for (;;) {
-		if (e->ph[h].stamp != e->stamp) {
-			if (e->npid == PID_DICT_MAX)
-				return UINT32_MAX;
-			e->ph[h].stamp = e->stamp;
-			e->ph[h].key = pid;
-			e->ph[h].idx = e->npid;
-			e->pids[e->npid] = pid;
-			return e->npid++;
-		}
-		if (e->ph[h].key == pid)
-			return e->ph[h].idx;
-		h = (h + 1) & (PID_HASH - 1);
-	}
+	if (sl->stamp == e->stamp)
+		return sl->idx;
+	if (e->npid == PID_DICT_MAX)
+		return UINT32_MAX;
+	*sl = (struct enc_slot){ .key = (uint32_t)pid, .stamp = e->stamp, .idx = e->npid };
+	e->pids[e->npid] = pid;
+	return e->npid++;
 }
 
 static void meta_masks(struct meta *m)

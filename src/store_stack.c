@@ -18,20 +18,13 @@
 /* A stack id's index in the chunk's stack dictionary, added if new. */
 static uint32_t enc_stk(struct enc *e, uint32_t id)
 {
-	uint32_t h = (id * 0x9e3779b1u) >> (32 - 12);
+	struct enc_slot *sl = enc_slot_find(e->sh, STK_HASH_BITS, e->stamp, id);
 
-	for (;;) {
-		if (e->sh[h].stamp != e->stamp) {
-			e->sh[h].stamp = e->stamp;
-			e->sh[h].key = id;
-			e->sh[h].idx = e->nstk;
-			e->stks[e->nstk] = id;
-			return e->nstk++;
-		}
-		if (e->sh[h].key == id)
-			return e->sh[h].idx;
-		h = (h + 1) & (STK_HASH - 1);
-	}
+	if (sl->stamp == e->stamp)
+		return sl->idx;
+	*sl = (struct enc_slot){ .key = id, .stamp = e->stamp, .idx = e->nstk };
+	e->stks[e->nstk] = id;
+	return e->nstk++;
 }
 
 static inline unsigned int uv_size(uint64_t v)

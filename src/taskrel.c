@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "event.h"
 #include "file.h"
 #include "hashmap.h"
@@ -86,16 +87,9 @@ static struct rel *rel_get(struct taskrel *tr, int32_t pid)
 	if (!i)
 		return NULL;
 	if (added) {
-		if (tr->n == tr->cap) {
-			size_t cap = tr->cap ? tr->cap * 2 : 256;
-			struct rel *v = realloc(tr->v, cap * sizeof(*v));
-
-			if (!v) {
-				*i = UINT64_MAX;	/* the slot exists: never index with it */
-				return NULL;
-			}
-			tr->v = v;
-			tr->cap = cap;
+		if (array_grow((void **)&tr->v, &tr->cap, tr->n + 1, sizeof(*tr->v))) {
+			*i = UINT64_MAX;	/* the slot exists: never index with it */
+			return NULL;
 		}
 		*i = tr->n;
 		tr->v[tr->n++] = (struct rel){ .pid = pid, .ppid = -1, .tgid = -1 };
@@ -105,15 +99,8 @@ static struct rel *rel_get(struct taskrel *tr, int32_t pid)
 
 static void log_change(struct taskrel *tr, int32_t pid)
 {
-	if (tr->nlog == tr->caplog) {
-		size_t cap = tr->caplog ? tr->caplog * 2 : 256;
-		int32_t *l = realloc(tr->log, cap * sizeof(*l));
-
-		if (!l)
-			return;
-		tr->log = l;
-		tr->caplog = cap;
-	}
+	if (array_grow((void **)&tr->log, &tr->caplog, tr->nlog + 1, sizeof(*tr->log)))
+		return;
 	tr->log[tr->nlog++] = pid;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "bpfstats.h"
 #include "hashmap.h"
 #include "store.h"
@@ -136,16 +137,9 @@ static struct task *task_get(struct tasks *tm, int32_t pid)
 	if (!i)
 		return NULL;
 	if (added) {
-		if (tm->n == tm->cap) {
-			size_t cap = tm->cap ? tm->cap * 2 : 256;
-			struct task *v = realloc(tm->v, cap * sizeof(*v));
-
-			if (!v) {
-				*i = UINT64_MAX;
-				return NULL;
-			}
-			tm->v = v;
-			tm->cap = cap;
+		if (array_grow((void **)&tm->v, &tm->cap, tm->n + 1, sizeof(*tm->v))) {
+			*i = UINT64_MAX;	/* the slot exists: never index with it */
+			return NULL;
 		}
 		*i = tm->n;
 		tm->v[tm->n++] = (struct task){ .pid = pid, .last_cpu = -1 };

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "file.h"
 #include "tracestate.h"
 
@@ -44,7 +45,7 @@ struct tracestate {
 	char		expanded_kb[24];	/* size of a buffer not yet allocated */
 	struct ts_entry	*e;
 	int		n;
-	int		cap;
+	size_t		cap;
 };
 
 struct ts_file {
@@ -106,15 +107,8 @@ static int ts_add(struct tracestate *ts, const char *key, const char *value, enu
 {
 	struct ts_entry *e;
 
-	if (ts->n == ts->cap) {
-		int cap = ts->cap ? ts->cap * 2 : 64;
-		struct ts_entry *ne = realloc(ts->e, cap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		ts->e = ne;
-		ts->cap = cap;
-	}
+	if (array_grow((void **)&ts->e, &ts->cap, (size_t)ts->n + 1, sizeof(*ts->e)))
+		return -ENOMEM;
 	e = &ts->e[ts->n];
 	memset(e, 0, sizeof(*e));
 	e->key = strdup(key);
@@ -132,17 +126,6 @@ static int ts_add(struct tracestate *ts, const char *key, const char *value, enu
 	e->unreadable = unreadable;
 	ts->n++;
 	return 0;
-}
-
-/* Read a whole file. Return: malloc'd NUL-terminated content, or NULL with errno set. */
-static char *ts_read_file(const char *path)
-{
-	char *buf;
-	int ret = file_read(path, FILE_NO_MAX, &buf, NULL);
-
-	if (ret)
-		errno = -ret;
-	return buf;
 }
 
 /*
@@ -216,7 +199,7 @@ static int ts_add_file(struct tracestate *ts, const char *key, enum ts_kind kind
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", ts->dir, key);
-	buf = ts_read_file(path);
+	buf = file_read_text(path);
 	if (!buf) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
@@ -255,9 +238,10 @@ static int ts_cmp_str(const void *a, const void *b)
 /* Sorted names of the entries of @path (dirs only if @dirs). Return: count or -errno. */
 static int ts_list_dir(const char *path, bool dirs, char ***out)
 {
-	char **v = NULL, **nv;
+	char **v = NULL;
 	struct dirent *de;
-	int n = 0, cap = 0;
+	size_t cap = 0;
+	int n = 0;
 	DIR *d;
 
 	*out = NULL;
@@ -277,13 +261,8 @@ static int ts_list_dir(const char *path, bool dirs, char ***out)
 			if (stat(p, &st) || !S_ISDIR(st.st_mode))
 				continue;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				goto fail;
-			v = nv;
-		}
+		if (array_grow((void **)&v, &cap, (size_t)n + 1, sizeof(*v)))
+			goto fail;
 		v[n] = strdup(de->d_name);
 		if (!v[n])
 			goto fail;
@@ -321,37 +300,23 @@ static int ts_add_files(struct tracestate *ts, const struct ts_file *f, size_t n
 	return 0;
 }
 
-/* Every file of @sub ("options", or "per_cpu/cpuN" for buffer_size_kb). */
-static int ts_add_options(struct tracestate *ts)
+/*
+ * One file of each entry of @sub: "@sub/NAME@file" for every NAME in @sub
+ * (only its directories when @dirs). Every option is "options/NAME"; every
+ * CPU's buffer size "per_cpu/cpuN/buffer_size_kb".
+ */
+static int ts_add_each(struct tracestate *ts, const char *sub, bool dirs, const char *file)
 {
 	char path[4096], key[512];
 	char **names;
 	int n, ret = 0;
 
-	snprintf(path, sizeof(path), "%s/options", ts->dir);
-	n = ts_list_dir(path, false, &names);
+	snprintf(path, sizeof(path), "%s/%s", ts->dir, sub);
+	n = ts_list_dir(path, dirs, &names);
 	if (n < 0)
 		return n == -ENOMEM ? n : 0;
 	for (int i = 0; i < n && !ret; i++) {
-		snprintf(key, sizeof(key), "options/%s", names[i]);
-		ret = ts_add_file(ts, key, TS_PLAIN, TS_G_MAIN);
-	}
-	ts_free_list(names, n);
-	return ret;
-}
-
-static int ts_add_per_cpu(struct tracestate *ts)
-{
-	char path[4096], key[512];
-	char **names;
-	int n, ret = 0;
-
-	snprintf(path, sizeof(path), "%s/per_cpu", ts->dir);
-	n = ts_list_dir(path, true, &names);
-	if (n < 0)
-		return n == -ENOMEM ? n : 0;
-	for (int i = 0; i < n && !ret; i++) {
-		snprintf(key, sizeof(key), "per_cpu/%s/buffer_size_kb", names[i]);
+		snprintf(key, sizeof(key), "%s/%s%s", sub, names[i], file);
 		ret = ts_add_file(ts, key, TS_PLAIN, TS_G_MAIN);
 	}
 	ts_free_list(names, n);
@@ -460,11 +425,11 @@ struct tracestate *tracestate_capture(const char *dir, unsigned int flags)
 	ts->raw = flags & TRACESTATE_RAW;
 	ret = ts_add_files(ts, ts_files_head, ARRAY_SIZE(ts_files_head));
 	if (!ret)
-		ret = ts_add_options(ts);
+		ret = ts_add_each(ts, "options", false, "");
 	if (!ret)
 		ret = ts_add_files(ts, ts_files_mid, ARRAY_SIZE(ts_files_mid));
 	if (!ret)
-		ret = ts_add_per_cpu(ts);
+		ret = ts_add_each(ts, "per_cpu", true, "/buffer_size_kb");
 	if (!ret)
 		ret = ts_add_files(ts, ts_files_tail, ARRAY_SIZE(ts_files_tail));
 	if (!ret && ts->raw)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "usyms.h"
 
 #define USYMS_MAX_PROCS	4096	/* processes kept; past it the oldest go */
@@ -172,13 +173,8 @@ static int proc_read(struct usyms *u, struct uproc *p)
 			   file);
 		if (n < 4 || !strchr(perms, 'x'))
 			continue;
-		if (p->nmaps == cap) {
-			cap = cap ? cap * 2 : 32;
-			m = realloc(p->maps, cap * sizeof(*m));
-			if (!m)
-				break;
-			p->maps = m;
-		}
+		if (array_grow((void **)&p->maps, &cap, p->nmaps + 1, sizeof(*p->maps)))
+			break;
 		m = &p->maps[p->nmaps];
 		memset(m, 0, sizeof(*m));
 		m->start = start;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "filter.h"
 #include "intern.h"
 #include "schema.h"
@@ -96,15 +97,8 @@ static int new_node(struct vfexpr *x, int kind, int pos)
 
 	if (x->nn == VFX_MAX_NODES)
 		return vx_err(x, pos, "expression too long (more than %d terms)", VFX_MAX_NODES);
-	if (x->nn == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 16;
-
-		n = realloc(x->n, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		x->n = n;
-		x->cap = cap;
-	}
+	if (array_grow((void **)&x->n, &x->cap, x->nn + 1, sizeof(*x->n)))
+		return -ENOMEM;
 	n = &x->n[x->nn];
 	memset(n, 0, sizeof(*n));
 	n->kind = (uint8_t)kind;

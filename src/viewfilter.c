@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "clock.h"
 #include "filter.h"
 #include "formats/meta.h"
@@ -695,21 +696,8 @@ ssize_t vf_seg_find(const struct viewfilter *vf, unsigned int cpu, uint64_t seq)
 
 static struct vf_seg *seg_append(struct vf_cpu *c)
 {
-	if (c->hi == c->cap) {
-		if (c->lo > c->cap / 2) {
-			memmove(c->v, c->v + c->lo, (c->hi - c->lo) * sizeof(*c->v));
-			c->hi -= c->lo;
-			c->lo = 0;
-		} else {
-			size_t cap = c->cap ? c->cap * 2 : 64;
-			struct vf_seg *v = realloc(c->v, cap * sizeof(*v));
-
-			if (!v)
-				return NULL;
-			c->v = v;
-			c->cap = cap;
-		}
-	}
+	if (array_fifo_room((void **)&c->v, &c->lo, &c->hi, &c->cap, sizeof(*c->v)))
+		return NULL;
 	memset(&c->v[c->hi], 0, sizeof(c->v[0]));
 	return &c->v[c->hi++];
 }

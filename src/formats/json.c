@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "formats/format.h"
 #include "hashmap.h"
 #include "intern.h"
@@ -58,7 +59,8 @@ struct jframe {
 
 struct jstack {
 	int32_t		pid;
-	unsigned int	n, cap;
+	unsigned int	n;
+	size_t		cap;
 	struct jframe	*f;
 };
 
@@ -77,16 +79,9 @@ static struct jstack *jtask(struct jtasks *t, int32_t pid)
 	if (!i)
 		return NULL;
 	if (added) {
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? t->cap * 2 : 256;
-			struct jstack *v = realloc(t->v, cap * sizeof(*v));
-
-			if (!v) {
-				hmap_del(&t->idx, (uint32_t)pid, NULL);
-				return NULL;
-			}
-			t->v = v;
-			t->cap = cap;
+		if (array_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v))) {
+			hmap_del(&t->idx, (uint32_t)pid, NULL);
+			return NULL;
 		}
 		*i = t->n++;
 		t->v[*i] = (struct jstack){ .pid = pid };
@@ -191,15 +186,8 @@ static int json_fgraph(struct jout *o, const struct ktop_event *ev)
 	if (ev->type == KTOP_T_FGRAPH_ENTRY) {
 		/* frames at this depth or deeper never returned: close them */
 		json_close_to(o, js, depth, true, ev);
-		if (js->n == js->cap) {
-			unsigned int cap = js->cap ? js->cap * 2 : 16;
-			struct jframe *nf = realloc(js->f, cap * sizeof(*nf));
-
-			if (!nf)
-				return -ENOMEM;
-			js->f = nf;
-			js->cap = cap;
-		}
+		if (array_grow((void **)&js->f, &js->cap, js->n + 1, sizeof(*js->f)))
+			return -ENOMEM;
 		js->f[js->n++] = (struct jframe){ func, depth };
 		json_head(o->fp, "B", intern_str(o->in, func), js->pid, ev->ts, ev->cpu, &o->first);
 		fputs("}", o->fp);

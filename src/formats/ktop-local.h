@@ -72,6 +72,30 @@ enum meta_key {
 	MK_BUFFER,	/* one buffer: "cpu0 ncpus page_size\tclock\tname" */
 };
 
+/* The columns of an events block, in the order they are written and read back. */
+enum ev_col { EV_DTS, EV_PID, EV_TYPE, EV_FLAGS, EV_PC, EV_NARGS, EV_ARGS, EV_NCOLS };
+
+/*
+ * The meta keys that hold one member of struct snapshot_meta, in the order the
+ * writer puts them: the writer and the reader walk this one table. MK_NCPUS
+ * (written from the store), MK_BUFFER and MK_FORMAT are handled apart.
+ */
+enum meta_kind {
+	MF_ARRAY,	/* a char array, truncated to fit */
+	MF_TEXT,	/* a char * the meta owns */
+	MF_UINT,	/* a uint32_t in decimal, left out when 0 */
+};
+
+struct meta_field {
+	enum meta_key	key;
+	enum meta_kind	kind;
+	size_t		off;	/* offsetof(struct snapshot_meta, member) */
+	size_t		size;	/* sizeof the member */
+};
+
+extern const struct meta_field ktop_meta_fields[];
+extern const size_t ktop_meta_nfields;
+
 /* ---- byte buffers and cursors --------------------------------------------- */
 
 struct buf {

@@ -144,6 +144,22 @@ static size_t get_count(struct cur *c, size_t min_bytes, size_t max)
 	return (size_t)n;
 }
 
+/*
+ * A count (as get_count()) and an array of that many zeroed entries of @size
+ * bytes, one more so that an empty array is not NULL.
+ * Return: the array, which the caller frees, or NULL with c->bad set.
+ */
+static void *get_array(struct cur *c, size_t min_bytes, size_t max, size_t size, size_t *np)
+{
+	size_t n = get_count(c, min_bytes, max);
+	void *v = c->bad ? NULL : calloc(n + 1, size);
+
+	*np = v ? n : 0;
+	if (!v)
+		c->bad = true;
+	return v;
+}
+
 static uint32_t get_u32(struct cur *c)
 {
 	uint64_t v = cur_var(c);
@@ -186,13 +202,12 @@ static void get_hist(struct cur *c, struct bpfstats_hist *h)
 
 static struct bpfstats_raw_vec *get_vecs(struct cur *c, size_t *np)
 {
-	size_t n = get_count(c, 4, SIZE_MAX);
-	struct bpfstats_raw_vec *v = c->bad ? NULL : calloc(n + 1, sizeof(*v));
+	struct bpfstats_raw_vec *v;
+	size_t n;
 
-	if (!v) {
-		c->bad = true;
+	v = get_array(c, 4, SIZE_MAX, sizeof(*v), &n);
+	if (!v)
 		return NULL;
-	}
 	for (size_t i = 0; i < n && !c->bad; i++) {
 		v[i].id = get_u32(c);
 		v[i].cpu = get_u32(c);
@@ -219,12 +234,9 @@ static void get_cpus_and_irqs(struct cur *c, struct bpfstats_raw *r)
 		get_hist(c, &k->runq);
 	}
 	r->softirq = get_vecs(c, &r->nsoftirq);
-	r->nirq_name = get_count(c, 2, SIZE_MAX);
-	r->irq_name = c->bad ? NULL : calloc(r->nirq_name + 1, sizeof(*r->irq_name));
-	if (!r->irq_name) {
-		c->bad = true;
+	r->irq_name = get_array(c, 2, SIZE_MAX, sizeof(*r->irq_name), &r->nirq_name);
+	if (!r->irq_name)
 		return;
-	}
 	for (size_t i = 0; i < r->nirq_name && !c->bad; i++) {
 		r->irq_name[i].vec = get_u32(c);
 		get_cstr(c, r->irq_name[i].name, sizeof(r->irq_name[i].name));
@@ -234,10 +246,9 @@ static void get_cpus_and_irqs(struct cur *c, struct bpfstats_raw *r)
 
 static void get_tasks_and_outliers(struct cur *c, struct bpfstats_raw *r)
 {
-	r->ntask = get_count(c, 9, SIZE_MAX);
-	r->task = c->bad ? NULL : calloc(r->ntask + 1, sizeof(*r->task));
-	r->task_dead = c->bad ? NULL : calloc(r->ntask + 1, sizeof(*r->task_dead));
-	if (!r->task || !r->task_dead) {
+	r->task = get_array(c, 9, SIZE_MAX, sizeof(*r->task), &r->ntask);
+	r->task_dead = r->task ? calloc(r->ntask + 1, sizeof(*r->task_dead)) : NULL;
+	if (!r->task_dead) {
 		c->bad = true;
 		return;
 	}
@@ -254,12 +265,9 @@ static void get_tasks_and_outliers(struct cur *c, struct bpfstats_raw *r)
 		t->runq_max_ns = cur_var(c);
 		r->task_dead[i] = cur_u8(c) != 0;
 	}
-	r->noutl = get_count(c, 9, BPFSTATS_OUTLIERS_KEPT);
-	r->outl = c->bad ? NULL : calloc(r->noutl + 1, sizeof(*r->outl));
-	if (!r->outl) {
-		c->bad = true;
+	r->outl = get_array(c, 9, BPFSTATS_OUTLIERS_KEPT, sizeof(*r->outl), &r->noutl);
+	if (!r->outl)
 		return;
-	}
 	for (size_t i = 0; i < r->noutl && !c->bad; i++) {
 		struct bpfstats_outlier *o = &r->outl[i];
 
@@ -303,10 +311,7 @@ int ktop_bpf_decode(const uint8_t *p, size_t n, struct bpfstats_raw *r, char *er
 		c.bad = true;
 	if (!c.bad)
 		get_cpus_and_irqs(&c, r);
-	r->nsys = c.bad ? 0 : get_count(&c, 7, SIZE_MAX);
-	r->sys = c.bad ? NULL : calloc(r->nsys + 1, sizeof(*r->sys));
-	if (!r->sys)
-		c.bad = true;
+	r->sys = get_array(&c, 7, SIZE_MAX, sizeof(*r->sys), &r->nsys);
 	for (size_t i = 0; i < r->nsys && !c.bad; i++) {
 		r->sys[i].id = get_u32(&c);
 		r->sys[i].cpu = get_u32(&c);

@@ -138,6 +138,63 @@ static int meta_add_buffer(struct snapshot_meta *m, const char *v, size_t len)
 	return 0;
 }
 
+#define META_FIELD(k, kind, member) \
+	{ k, kind, offsetof(struct snapshot_meta, member), sizeof(((struct snapshot_meta *)0)->member) }
+
+const struct meta_field ktop_meta_fields[] = {
+	META_FIELD(MK_RELEASE,		MF_ARRAY,	release),
+	META_FIELD(MK_HOSTNAME,		MF_ARRAY,	hostname),
+	META_FIELD(MK_TRACER,		MF_ARRAY,	tracer),
+	META_FIELD(MK_CLOCK,		MF_ARRAY,	clock),
+	META_FIELD(MK_PAGE_SIZE,	MF_UINT,	page_size),
+	META_FIELD(MK_HEADER_PAGE,	MF_TEXT,	header_page),
+	META_FIELD(MK_KALLSYMS,		MF_TEXT,	kallsyms),
+	META_FIELD(MK_FEATURES,		MF_TEXT,	features),
+	META_FIELD(MK_HEADER_EVENT,	MF_TEXT,	header_event),
+	META_FIELD(MK_PRINTK,		MF_TEXT,	printk),
+	META_FIELD(MK_CMDLINES,		MF_TEXT,	cmdlines),
+	META_FIELD(MK_OPTIONS,		MF_TEXT,	options),
+};
+
+const size_t ktop_meta_nfields = sizeof(ktop_meta_fields) / sizeof(ktop_meta_fields[0]);
+
+/* A decimal meta value (not NUL-terminated in the block). */
+static uint32_t meta_uint(const char *v, size_t len)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%.*s", (int)(len < 23 ? len : 23), v);
+	return strtoul(num, NULL, 10);
+}
+
+/* Store the value @v (@len bytes) of @key if the table has it: 1 stored, 0 not ours, -ENOMEM. */
+static int meta_field_set(struct snapshot_meta *m, uint64_t key, const char *v, size_t len)
+{
+	for (size_t i = 0; i < ktop_meta_nfields; i++) {
+		const struct meta_field *f = &ktop_meta_fields[i];
+		char *p = (char *)m + f->off;
+
+		if (f->key != key)
+			continue;
+		switch (f->kind) {
+		case MF_ARRAY:
+			snprintf(p, f->size, "%.*s", (int)len, v);
+			break;
+		case MF_UINT:
+			*(uint32_t *)p = meta_uint(v, len);
+			break;
+		case MF_TEXT:
+			free(*(char **)p);
+			*(char **)p = strndup(v, len);
+			if (!*(char **)p)
+				return -ENOMEM;
+			break;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 static int reader_meta(struct snapshot_reader *r, struct cur *c)
 {
 	struct snapshot_meta *m = &r->base.meta;
@@ -145,52 +202,19 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 	while (c->p < c->end && !c->bad) {
 		uint64_t key = cur_var(c), len = cur_var(c);
 		const char *v = (const char *)c->p;
-		char num[24];
-		char **dst = NULL;
+		int ret;
 
 		if (c->bad || len > (size_t)(c->end - c->p))
 			return reader_fail(r, -EBADMSG, "corrupt metadata block");
 		c->p += len;
-		snprintf(num, sizeof(num), "%.*s", (int)(len < 23 ? len : 23), v);
+		ret = meta_field_set(m, key, v, len);
+		if (ret < 0)
+			return reader_fail(r, ret, "out of memory");
+		if (ret)
+			continue;
 		switch (key) {
-		case MK_RELEASE:
-			snprintf(m->release, sizeof(m->release), "%.*s", (int)len, v);
-			break;
-		case MK_HOSTNAME:
-			snprintf(m->hostname, sizeof(m->hostname), "%.*s", (int)len, v);
-			break;
-		case MK_TRACER:
-			snprintf(m->tracer, sizeof(m->tracer), "%.*s", (int)len, v);
-			break;
-		case MK_CLOCK:
-			snprintf(m->clock, sizeof(m->clock), "%.*s", (int)len, v);
-			break;
 		case MK_NCPUS:
-			m->ncpus = strtoul(num, NULL, 10);
-			break;
-		case MK_PAGE_SIZE:
-			m->page_size = strtoul(num, NULL, 10);
-			break;
-		case MK_HEADER_PAGE:
-			dst = &m->header_page;
-			break;
-		case MK_KALLSYMS:
-			dst = &m->kallsyms;
-			break;
-		case MK_FEATURES:
-			dst = &m->features;
-			break;
-		case MK_HEADER_EVENT:
-			dst = &m->header_event;
-			break;
-		case MK_PRINTK:
-			dst = &m->printk;
-			break;
-		case MK_CMDLINES:
-			dst = &m->cmdlines;
-			break;
-		case MK_OPTIONS:
-			dst = &m->options;
+			m->ncpus = meta_uint(v, len);
 			break;
 		case MK_BUFFER:
 			if (meta_add_buffer(m, v, len))
@@ -199,7 +223,6 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 		case MK_FORMAT: {
 			const char *nul = memchr(v, 0, len);
 			char *text;
-			int ret;
 
 			if (!nul)
 				return reader_fail(r, -EBADMSG, "corrupt event format record");
@@ -214,12 +237,6 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 		}
 		default:
 			break;	/* newer minor keys are skipped */
-		}
-		if (dst) {
-			free(*dst);
-			*dst = strndup(v, len);
-			if (!*dst)
-				return reader_fail(r, -ENOMEM, "out of memory");
 		}
 	}
 	if (c->bad)
@@ -379,17 +396,17 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 {
 	struct schema *sc = store_schema(r->base.st);
 	uint64_t cpu = cur_var(c), n = cur_var(c), ts = cur_var(c);
-	struct cur col[7];
+	struct cur col[EV_NCOLS];
 	const uint8_t *p;
 	const struct ktop_schema_type *t = NULL;
 	uint16_t last_type = 0;
 	const uint32_t *stk;
 
 	if (c->bad || cpu >= store_ncpus(r->base.st) || !n || n > SNAPSHOT_MAX_BLOCK_EVENTS ||
-	    (size_t)(c->end - c->p) < 28)
+	    (size_t)(c->end - c->p) < EV_NCOLS * 4)
 		return reader_fail(r, -EBADMSG, "corrupt event block header");
-	p = c->p + 28;
-	for (int i = 0; i < 7; i++) {
+	p = c->p + EV_NCOLS * 4;
+	for (int i = 0; i < EV_NCOLS; i++) {
 		uint32_t len = get_le32(c->p + 4 * i);
 
 		if (len > (size_t)(c->end - p))
@@ -397,21 +414,22 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 		col[i] = (struct cur){ p, p + len, false };
 		p += len;
 	}
-	if (col[3].end - col[3].p != (ptrdiff_t)n || col[4].end - col[4].p != (ptrdiff_t)n ||
-	    col[5].end - col[5].p != (ptrdiff_t)n)
-		return reader_fail(r, -EBADMSG, "corrupt event block (column sizes)");
+	/* the one-byte columns hold one byte an event */
+	for (int i = EV_FLAGS; i <= EV_NARGS; i++)
+		if (col[i].end - col[i].p != (ptrdiff_t)n)
+			return reader_fail(r, -EBADMSG, "corrupt event block (column sizes)");
 	stk = snap_stk_r_events(r->sr, (unsigned int)cpu, n);
 	for (uint64_t i = 0; i < n; i++) {
 		struct ktop_event ev;
 		uint64_t type;
 
-		ts += cur_var(&col[0]);
+		ts += cur_var(&col[EV_DTS]);
 		ev.ts = ts;
-		ev.pid = (int32_t)zz_dec(cur_var(&col[1]));
-		type = cur_var(&col[2]);
-		ev.flags = col[3].p[i];
-		ev.pc = col[4].p[i];
-		ev.nargs = col[5].p[i];
+		ev.pid = (int32_t)zz_dec(cur_var(&col[EV_PID]));
+		type = cur_var(&col[EV_TYPE]);
+		ev.flags = col[EV_FLAGS].p[i];
+		ev.pc = col[EV_PC].p[i];
+		ev.nargs = col[EV_NARGS].p[i];
 		ev.cpu = (uint16_t)cpu;
 		ev.stack = stk ? stk[i] : 0;
 		if (type >= KTOP_T_DYNAMIC && type <= UINT16_MAX)
@@ -429,7 +447,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 				return reader_fail(r, -EBADMSG, "event of unknown type %u", ev.type);
 		}
 		for (unsigned int a = 0; a < ev.nargs; a++) {
-			uint64_t v = (uint64_t)zz_dec(cur_var(&col[6]));
+			uint64_t v = (uint64_t)zz_dec(cur_var(&col[EV_ARGS]));
 
 			if (a < t->nfields && (t->fields[a].kind == KTOP_FK_STR ||
 					       t->fields[a].kind == KTOP_FK_SYM)) {
@@ -443,7 +461,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 		}
 		for (unsigned int a = ev.nargs; a < KTOP_MAX_ARGS; a++)
 			ev.args[a] = 0;
-		if (col[0].bad || col[1].bad || col[2].bad || col[6].bad)
+		if (col[EV_DTS].bad || col[EV_PID].bad || col[EV_TYPE].bad || col[EV_ARGS].bad)
 			return reader_fail(r, -EBADMSG, "corrupt event block (short column)");
 		if (store_append(r->base.st, &ev))
 			return reader_fail(r, -ENOMEM, "out of memory");

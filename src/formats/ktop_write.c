@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "array.h"
 #include "bpfstats.h"
 #include "clock.h"
 #include "err.h"
@@ -163,6 +164,28 @@ static void meta_put_num(struct buf *b, enum meta_key k, uint64_t v)
 	meta_put(b, k, tmp, snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v));
 }
 
+/* The members ktop_meta_fields lists, each under its key; empty ones are left out. */
+static void meta_put_fields(struct buf *b, const struct snapshot_meta *meta)
+{
+	for (size_t i = 0; i < ktop_meta_nfields; i++) {
+		const struct meta_field *f = &ktop_meta_fields[i];
+		const char *p = (const char *)meta + f->off;
+
+		switch (f->kind) {
+		case MF_ARRAY:
+			meta_put_str(b, f->key, p);
+			break;
+		case MF_TEXT:
+			meta_put_str(b, f->key, *(char *const *)p);
+			break;
+		case MF_UINT:
+			if (*(const uint32_t *)p)
+				meta_put_num(b, f->key, *(const uint32_t *)p);
+			break;
+		}
+	}
+}
+
 struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const struct store *st,
 					    const struct snapshot_meta *meta,
 					    const struct snapshot_write_opts *opts,
@@ -215,19 +238,7 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 
 	meta_put_num(&w->raw, MK_NCPUS, store_ncpus(st));
 	if (meta) {
-		meta_put_str(&w->raw, MK_RELEASE, meta->release);
-		meta_put_str(&w->raw, MK_HOSTNAME, meta->hostname);
-		meta_put_str(&w->raw, MK_TRACER, meta->tracer);
-		meta_put_str(&w->raw, MK_CLOCK, meta->clock);
-		if (meta->page_size)
-			meta_put_num(&w->raw, MK_PAGE_SIZE, meta->page_size);
-		meta_put_str(&w->raw, MK_HEADER_PAGE, meta->header_page);
-		meta_put_str(&w->raw, MK_KALLSYMS, meta->kallsyms);
-		meta_put_str(&w->raw, MK_FEATURES, meta->features);
-		meta_put_str(&w->raw, MK_HEADER_EVENT, meta->header_event);
-		meta_put_str(&w->raw, MK_PRINTK, meta->printk);
-		meta_put_str(&w->raw, MK_CMDLINES, meta->cmdlines);
-		meta_put_str(&w->raw, MK_OPTIONS, meta->options);
+		meta_put_fields(&w->raw, meta);
 		for (size_t i = 0; i < meta->nbuffers; i++) {
 			const struct snapshot_buffer *b = &meta->buffers[i];
 			char line[160];
@@ -321,16 +332,9 @@ static int writer_comms(struct snapshot_writer *w, struct store *st)
 
 		if (!c)
 			continue;
-		if (n == cap) {
-			struct comm_pair *x;
-
-			cap = cap ? cap * 2 : 256;
-			x = realloc(now, cap * sizeof(*x));
-			if (!x) {
-				free(now);
-				return writer_fail(w, -ENOMEM, "out of memory");
-			}
-			now = x;
+		if (array_grow((void **)&now, &cap, n + 1, sizeof(*now))) {
+			free(now);
+			return writer_fail(w, -ENOMEM, "out of memory");
 		}
 		now[n].pid = (int32_t)pid;
 		now[n].id = intern_id(in, c, strlen(c));
@@ -458,11 +462,49 @@ static int writer_weights(struct snapshot_writer *w, struct store *st)
 	return writer_payload(w, BLK_STACKW, &w->pl);
 }
 
+/* Append column @c of @n events: the varints (zigzag for signed) or bytes it holds. */
+static void writer_column(struct buf *b, const struct ktop_event *evs, size_t n,
+			  enum ev_col c)
+{
+	uint64_t prev = evs[0].ts;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ktop_event *e = &evs[i];
+
+		switch (c) {
+		case EV_DTS:
+			buf_var(b, e->ts - prev);
+			prev = e->ts;
+			break;
+		case EV_PID:
+			buf_var(b, zz_enc(e->pid));
+			break;
+		case EV_TYPE:
+			buf_var(b, e->type);
+			break;
+		case EV_FLAGS:
+			buf_u8(b, e->flags);
+			break;
+		case EV_PC:
+			buf_u8(b, e->pc);
+			break;
+		case EV_NARGS:
+			buf_u8(b, e->nargs);
+			break;
+		case EV_ARGS:
+			for (unsigned int a = 0; a < e->nargs; a++)
+				buf_var(b, zz_enc((int64_t)e->args[a]));
+			break;
+		case EV_NCOLS:
+			break;
+		}
+	}
+}
+
 static int writer_events(struct snapshot_writer *w, unsigned int cpu, size_t n)
 {
 	struct buf *b = &w->raw;
-	size_t col[7], start, nargs = 0;
-	uint64_t prev;
+	size_t col[EV_NCOLS], start, nargs = 0;
 	int ret;
 
 	if (!n)
@@ -480,44 +522,17 @@ static int writer_events(struct snapshot_writer *w, unsigned int cpu, size_t n)
 	buf_var(b, w->evs[0].ts);
 	/* column sizes first, filled in after: 7 fixed-width u32 slots */
 	start = b->len;
-	b->len += 7 * 4;
+	b->len += EV_NCOLS * 4;
 
-	size_t c0 = b->len;
+	for (int c = 0; c < EV_NCOLS; c++) {
+		size_t c0 = b->len;
 
-	prev = w->evs[0].ts;
-	for (size_t i = 0; i < n; i++) {
-		buf_var(b, w->evs[i].ts - prev);
-		prev = w->evs[i].ts;
+		writer_column(b, w->evs, n, c);
+		col[c] = b->len - c0;
 	}
-	col[0] = b->len - c0;
-	c0 = b->len;
-	for (size_t i = 0; i < n; i++)
-		buf_var(b, zz_enc(w->evs[i].pid));
-	col[1] = b->len - c0;
-	c0 = b->len;
-	for (size_t i = 0; i < n; i++)
-		buf_var(b, w->evs[i].type);
-	col[2] = b->len - c0;
-	c0 = b->len;
-	for (size_t i = 0; i < n; i++)
-		buf_u8(b, w->evs[i].flags);
-	col[3] = b->len - c0;
-	c0 = b->len;
-	for (size_t i = 0; i < n; i++)
-		buf_u8(b, w->evs[i].pc);
-	col[4] = b->len - c0;
-	c0 = b->len;
-	for (size_t i = 0; i < n; i++)
-		buf_u8(b, w->evs[i].nargs);
-	col[5] = b->len - c0;
-	c0 = b->len;
-	for (size_t i = 0; i < n; i++)
-		for (unsigned int a = 0; a < w->evs[i].nargs; a++)
-			buf_var(b, zz_enc((int64_t)w->evs[i].args[a]));
-	col[6] = b->len - c0;
 	if (b->err)
 		return writer_fail(w, b->err, "out of memory");
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < EV_NCOLS; i++)
 		put_le32(b->p + start + 4 * i, (uint32_t)col[i]);
 	w->st.events += n;
 	return writer_block(w, BLK_EVENTS);
@@ -798,16 +813,9 @@ static struct witem *writer_items(struct snapshot_writer *w, struct store *st,
 
 		while (from < end[cpu] && (k = store_chunks(st, cpu, from, ci, 256))) {
 			for (size_t i = 0; i < k && ci[i].first_seq < end[cpu]; i++) {
-				if (n == cap) {
-					struct witem *x;
-
-					cap = cap ? cap * 2 : 1024;
-					x = realloc(v, cap * sizeof(*x));
-					if (!x) {
-						free(v);
-						return NULL;
-					}
-					v = x;
+				if (array_grow((void **)&v, &cap, n + 1, sizeof(*v))) {
+					free(v);
+					return NULL;
 				}
 				v[n++] = (struct witem){ ci[i].t_min, ci[i].t_max, ci[i].first_seq,
 							 ci[i].n, (uint16_t)cpu, ci[i].sealed };

@@ -144,6 +144,31 @@ static const char rt_legend[] =
 	"#                              |||| / _--=> preempt-lazy-depth\n"
 	"#                              ||||| / _-=> migrate-disable\n";
 
+/* Their own column headers, below rt_legend: osnoise's and timerlat's. */
+static const struct {
+	const char	*tracer;
+	const char	*columns;
+} rt_headers[] = {
+	{ "osnoise",
+	  "#                              |||||| /                                     "
+	  "          MAX\n"
+	  "#                              ||||| /                                     "
+	  "        SINGLE      Interference counters:\n"
+	  "#                              |||||||               RUNTIME      NOISE  %% OF"
+	  " CPU  NOISE    +-----------------------------+\n"
+	  "#           TASK-PID      CPU# |||||||   TIMESTAMP    IN US       IN US  AVAIL"
+	  "ABLE  IN US     HW    NMI    IRQ   SIRQ THREAD\n"
+	  "#              | |         |   |||||||      |           |             |    |  "
+	  "          |      |      |      |      |      |\n" },
+	{ "timerlat",
+	  "#                              |||||| /\n"
+	  "#                              |||||||             ACTIVATION\n"
+	  "#           TASK-PID      CPU# |||||||   TIMESTAMP    ID            CONTEXT  "
+	  "              LATENCY\n"
+	  "#              | |         |   |||||||      |         |                  |  "
+	  "                     |\n" },
+};
+
 /*
  * The header: the tracer, the counts, and the legend of the latency columns
  * with as many columns as the rows have (flags_format). osnoise and timerlat
@@ -159,29 +184,11 @@ static void text_header(FILE *fp, const struct snapshot_meta *meta, enum flags_s
 	struct store_stats ss;
 
 	fprintf(fp, "# tracer: %s\n#\n", tracer);
-	if (rt && !strcmp(tracer, "osnoise")) {
-		fprintf(fp, "%s%s", rt_legend,
-			"#                              |||||| /                                     "
-			"          MAX\n"
-			"#                              ||||| /                                     "
-			"        SINGLE      Interference counters:\n"
-			"#                              |||||||               RUNTIME      NOISE  %% OF"
-			" CPU  NOISE    +-----------------------------+\n"
-			"#           TASK-PID      CPU# |||||||   TIMESTAMP    IN US       IN US  AVAIL"
-			"ABLE  IN US     HW    NMI    IRQ   SIRQ THREAD\n"
-			"#              | |         |   |||||||      |           |             |    |  "
-			"          |      |      |      |      |      |\n");
-		return;
-	}
-	if (rt && !strcmp(tracer, "timerlat")) {
-		fprintf(fp, "%s%s", rt_legend,
-			"#                              |||||| /\n"
-			"#                              |||||||             ACTIVATION\n"
-			"#           TASK-PID      CPU# |||||||   TIMESTAMP    ID            CONTEXT  "
-			"              LATENCY\n"
-			"#              | |         |   |||||||      |         |                  |  "
-			"                     |\n");
-		return;
+	for (size_t i = 0; rt && i < sizeof(rt_headers) / sizeof(rt_headers[0]); i++) {
+		if (!strcmp(tracer, rt_headers[i].tracer)) {
+			fprintf(fp, "%s%s", rt_legend, rt_headers[i].columns);
+			return;
+		}
 	}
 	store_get_stats(st, &ss);
 	fprintf(fp, "# entries-in-buffer/entries-written: %llu/%llu   #P:%u\n#\n",

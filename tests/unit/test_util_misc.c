@@ -3,12 +3,15 @@
  * The small utilities: the clocks (src/clock.h), the error formatter
  * (src/err.c), an event format's name (src/evformat.c) on every format file
  * of the fixtures, and the ring-buffer page layout (src/rb_page.h) against
- * the recording kernels' header_page.
+ * the recording kernels' header_page, growable arrays (src/array.c), and
+ * writing a whole buffer (file_write_all).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "clock.h"
 #include "err.h"
 #include "evformat.h"
@@ -141,6 +144,85 @@ TEST(rb_page_header_as_the_kernels_say)
 	/* the header's bit fields fill 32 bits */
 	CHECK(RB_TYPE_BITS + RB_TS_SHIFT == 32 && RB_TYPE_TIME_STAMP == RB_TYPE_MASK);
 	CHECK((RB_COMMIT_MASK & RB_MISSED_EVENTS) == 0 && (RB_COMMIT_MASK & RB_MISSED_STORED) == 0);
+}
+
+/* Growing keeps the elements, doubles from ARRAY_FIRST_CAP, and refuses sizes that overflow. */
+TEST(array_grow_keeps_and_doubles)
+{
+	size_t cap = 0, n;
+	uint32_t *v = NULL;
+
+	for (n = 0; n < 1000; n++) {
+		CHECK(array_grow((void **)&v, &cap, n + 1, sizeof(*v)) == 0);
+		CHECK(cap >= n + 1);
+		v[n] = (uint32_t)n * 7;
+	}
+	CHECK_EQ_U64(cap, 1024);
+	for (n = 0; n < 1000; n++)
+		if (v[n] != n * 7)
+			break;
+	CHECK_EQ_U64(n, 1000);
+	CHECK(array_grow((void **)&v, &cap, 10, sizeof(*v)) == 0);
+	CHECK_EQ_U64(cap, 1024);
+	CHECK(array_grow((void **)&v, &cap, SIZE_MAX / 2, sizeof(*v)) == -ENOMEM);
+	CHECK_EQ_U64(cap, 1024);
+	CHECK(v[999] == 999 * 7);
+	free(v);
+}
+
+/* A queue consumed from the front moves back rather than grows while half of it is free. */
+TEST(array_fifo_moves_before_growing)
+{
+	size_t lo = 0, hi = 0, cap = 0;
+	int *v = NULL;
+
+	for (int i = 0; i < ARRAY_FIRST_CAP; i++) {
+		CHECK(array_fifo_room((void **)&v, &lo, &hi, &cap, sizeof(*v)) == 0);
+		v[hi++] = i;
+	}
+	CHECK_EQ_U64(cap, ARRAY_FIRST_CAP);
+	lo = ARRAY_FIRST_CAP / 2 + 1;		/* consumed past the half */
+	CHECK(array_fifo_room((void **)&v, &lo, &hi, &cap, sizeof(*v)) == 0);
+	CHECK_EQ_U64(cap, ARRAY_FIRST_CAP);
+	CHECK_EQ_U64(lo, 0);
+	CHECK_EQ_U64(hi, ARRAY_FIRST_CAP / 2 - 1);
+	CHECK(v[0] == ARRAY_FIRST_CAP / 2 + 1 && v[hi - 1] == ARRAY_FIRST_CAP - 1);
+	hi = cap;				/* full again, nothing consumed: grows */
+	CHECK(array_fifo_room((void **)&v, &lo, &hi, &cap, sizeof(*v)) == 0);
+	CHECK_EQ_U64(cap, 2 * ARRAY_FIRST_CAP);
+	CHECK(v[0] == ARRAY_FIRST_CAP / 2 + 1);
+	free(v);
+}
+
+/* Every byte reaches the other end, through a pipe's short writes. */
+TEST(file_write_all_through_a_pipe)
+{
+	static char big[256 * 1024], back[sizeof(big)];
+	size_t got = 0;
+	int p[2], status;
+	pid_t pid;
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i * 31);
+	CHECK(pipe(p) == 0);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		_exit(file_write_all(p[1], big, sizeof(big)) ? 1 : 0);
+	}
+	close(p[1]);
+	while (got < sizeof(back)) {
+		ssize_t r = read(p[0], back + got, sizeof(back) - got);
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(p[0]);
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status));
+	CHECK_EQ_U64(got, sizeof(big));
+	CHECK(!memcmp(big, back, sizeof(big)));
+	CHECK(file_write_all(-1, big, 1) == -EBADF);
 }
 
 TEST_MAIN()
