@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "session.h"
@@ -45,6 +46,8 @@ struct session {
 	char			tracefs[256];	/* tracefs mount point */
 	/* prepared for the signal-handler path: no formatting there */
 	char			p_tracing_on[600];
+	char			p_trace[600];	/* the top level's trace: cleared on exit */
+	bool			top_taken;	/* the top level cleared for this session */
 	char			p_set_event[600];
 	char			state_path[PATH_MAX];
 	char			ours_path[PATH_MAX];	/* the top level as ktop set it */
@@ -74,6 +77,7 @@ int sess_enable_events(struct session *s, const char *spec, char *err, size_t er
 int sess_lock_acquire(struct session *s);
 void sess_lock_release(struct session *s);
 bool sess_top_level_still_ours(long pid);
+uint64_t sess_top_level_entries(const char *tracefs, int *cpus);
 
 /* session_tracer.c */
 int sess_check_settings(const struct session_opts *o, const char *tracer, char *err,

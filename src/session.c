@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -443,7 +444,8 @@ static int open_instance(struct session *s, const struct features *ft, char *err
 static int open_top(struct session *s, const struct session_opts *o, char *err, size_t errlen)
 {
 	const char *cur, *ev;
-	int ret;
+	uint64_t held;
+	int ret, held_cpus;
 
 	snprintf(s->name, sizeof(s->name), "(top level)");
 	snprintf(s->dir, sizeof(s->dir), "%s", s->tracefs);
@@ -466,6 +468,16 @@ static int open_top(struct session *s, const struct session_opts *o, char *err, 
 		snprintf(err, errlen, "events are enabled at the top level (%.60s%s): another "
 			 "tool is tracing; stop it, or run with --force (ktop puts the top level "
 			 "back as it was on exit)", ev, strlen(ev) > 60 ? "..." : "");
+		return -EBUSY;
+	}
+	/* nop and no events, but what another tool recorded is still held: not ours to clear */
+	held = sess_top_level_entries(s->tracefs, &held_cpus);
+	if (!o->force && held) {
+		snprintf(err, errlen, "the top-level ring buffer holds %" PRIu64 " event%s on %d "
+			 "CPU%s that another tool recorded; ktop traces at the top level here and "
+			 "would clear them: read or save them first (cat %s/trace, or trace-cmd "
+			 "extract), or run with --force to discard them", held,
+			 held == 1 ? "" : "s", held_cpus, held_cpus == 1 ? "" : "s", s->tracefs);
 		return -EBUSY;
 	}
 	if (!sess_run_dir()) {
@@ -494,6 +506,7 @@ static int open_top(struct session *s, const struct session_opts *o, char *err, 
 	sess_write(s, "set_ftrace_notrace_pid", "");
 	sess_write(s, "current_tracer", "nop");
 	sess_write(s, "trace", "");
+	s->top_taken = true;
 	return 0;
 }
 
@@ -772,6 +785,9 @@ static void session_undo(struct session *s)
 		if (s->saved && !s->restored) {
 			sess_write(s, "tracing_on", "0");
 			stacktrig_clear(s->trig);
+			/* what is left unread is this session's: the next user finds it empty */
+			if (s->top_taken)
+				sess_write(s, "trace", "");
 			if (!tracestate_restore(s->saved)) {
 				s->restored = true;
 				if (s->state_path[0])
@@ -861,6 +877,7 @@ int session_open(struct session **out, const struct session_opts *o,
 		goto out_undo;
 	s->ncpus = count_cpus(s->dir);
 	snprintf(s->p_tracing_on, sizeof(s->p_tracing_on), "%s/tracing_on", s->dir);
+	snprintf(s->p_trace, sizeof(s->p_trace), "%s/trace", s->dir);
 	snprintf(s->p_set_event, sizeof(s->p_set_event), "%s/set_event", s->dir);
 	if (!session_live)
 		session_live = s;

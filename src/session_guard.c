@@ -90,6 +90,8 @@ static void session_emergency(void)
 		goto out_hook;
 	sess_write_path(s->p_tracing_on, "0");
 	if (s->top) {
+		if (s->top_taken && !s->restored)
+			sess_write_path(s->p_trace, "");	/* this session's unread events */
 		if (s->saved && !s->restored && !tracestate_restore_blind(s->saved)) {
 			unlink(s->state_path);
 			if (s->ours_path[0])
@@ -347,6 +349,46 @@ bool sess_top_level_still_ours(long pid)
 	return same;
 }
 
+/*
+ * sess_top_level_entries - events held in the top level's ring buffer
+ * @tracefs: the tracefs mount
+ * @cpus: set to the number of CPUs holding some (may be NULL)
+ *
+ * Sums "entries:" of per_cpu/cpuN/stats: what is in the buffer now, whoever
+ * wrote it. Reading stats neither consumes nor pauses the buffer (reading
+ * "trace" would pause it). Return: the count, 0 when none or unreadable.
+ */
+uint64_t sess_top_level_entries(const char *tracefs, int *cpus)
+{
+	char path[PATH_MAX], buf[512];
+	uint64_t sum = 0;
+	int n = 0;
+
+	for (int cpu = 0; cpu < 4096; cpu++) {
+		const char *p;
+		uint64_t v;
+		int ret;
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", tracefs, cpu);
+		ret = file_read_value(path, buf, sizeof(buf));
+		if (ret == -ENOENT)
+			break;		/* past the last CPU */
+		if (ret < 0)
+			continue;
+		p = strncmp(buf, "entries:", 8) ? strstr(buf, "\nentries:") : buf;
+		if (!p)
+			continue;
+		v = strtoull(p + (*p == '\n' ? 9 : 8), NULL, 10);
+		if (v) {
+			sum += v;
+			n++;
+		}
+	}
+	if (cpus)
+		*cpus = n;
+	return sum;
+}
+
 /* Put back the top level a dead ktop @pid had saved. Return: 1 when restored. */
 static int reap_top_level(long pid)
 {
@@ -365,10 +407,19 @@ static int reap_top_level(long pid)
 			"restoring the state it had saved\n", pid);
 		unlink(state);
 		unlink(ours);
-	} else if (!tracestate_restore(ts)) {
-		unlink(state);
-		unlink(ours);
-		ret = 1;
+	} else {
+		char path[PATH_MAX];
+
+		/* the dead session's unread events are ktop's: cleared, as a clean exit does */
+		snprintf(path, sizeof(path), "%s/tracing_on", tracestate_dir(ts));
+		sess_write_path(path, "0");
+		snprintf(path, sizeof(path), "%s/trace", tracestate_dir(ts));
+		sess_write_path(path, "");
+		if (!tracestate_restore(ts)) {
+			unlink(state);
+			unlink(ours);
+			ret = 1;
+		}
 	}
 	tracestate_free(ts);
 	return ret;

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the tests that check ktop leaves the top level alone
-# (tests/live/test_toplevel.sh, tests/tui/test_tui_toplevel.sh): a line in
+# (tests/live/test_toplevel.sh, tests/tui/test_tui_toplevel.sh) and by the
+# ones that take the top level on purpose (top_claim): a line in
 # the top-level ring buffer, written through trace_marker, must still be
 # there after ktop ran. The top level is someone else's: writing its
 # trace_marker is the one write the tests make there. Writing current_tracer
@@ -35,4 +36,28 @@ marker_put() {
 # marker_kept: is $MARK still in the top level's trace (read, not consumed)?
 marker_kept() {
 	grep -q "$MARK" "$MARK_T/trace"
+}
+
+# top_entries: how many events the top-level ring buffer holds now (per_cpu
+# stats, which neither consume nor pause it)
+top_entries() {
+	sed -n 's/^entries: //p' "$MARK_T"/per_cpu/cpu*/stats | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# top_claim: before a check that makes ktop take the top level on purpose
+# (KTOP_TEST_TOP_LEVEL=1). ktop refuses a top level whose ring buffer holds
+# events (someone else's) without --force. What this suite left there itself
+# (the markers above) is cleared; anything else is not ours. Return: 1 with
+# the reason in $MARK_WHY, and nothing changed.
+top_claim() {
+	local held other
+
+	held=$(top_entries)
+	[ "$held" = 0 ] && return 0
+	other=$(grep -v '^#' "$MARK_T/trace" | grep -cv 'ktop-test-marker-')
+	if [ "$other" != 0 ]; then
+		MARK_WHY="the top-level ring buffer holds $held events, $other of them not this suite's markers: the checks that take the top level would clear them. Read or save them, clear the top level (echo > $MARK_T/trace), and run again"
+		return 1
+	fi
+	: > "$MARK_T/trace"	# only this suite's own markers: ours to clear
 }

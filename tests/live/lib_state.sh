@@ -27,6 +27,17 @@ for b in $TS $DRIVE; do
 	[ -x $b ] || { echo "FAIL setup: $b missing (make tools)"; echo "0 passed, 1 failed"; exit 1; }
 done
 
+# top_claim_or_fail: for the tests whose sessions take the top level on
+# purpose (KTOP_TEST_TOP_LEVEL=1): the top-level ring buffer must hold nothing
+# of anyone else's (tests/live/lib_marker.sh), else the test ends here
+. tests/live/lib_marker.sh
+top_claim_or_fail() {
+	top_claim && return 0
+	echo "FAIL $(basename "$0" .sh): $MARK_WHY"
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
 # snap FILE: the kernel's state raw, every value as the kernel shows it ("7
 # (expanded: 1408)" too): printed to FILE for diff, saved to FILE.raw for same_top
 snap() { $TS -x -R > "$1" 2>&1; $TS -x -R --save "$1.raw" >> "$1" 2>&1; }

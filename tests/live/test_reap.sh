@@ -29,6 +29,8 @@ start_killed() {
 	return 0
 }
 
+top_claim_or_fail
+
 # 1. instance left by SIGKILL, reaped by the next start
 snap "$TMP/before"
 if ! start_killed env; then
@@ -49,13 +51,18 @@ else
 	fi
 fi
 
-# 2. top level taken over, SIGKILL, the next start restores it from /run/ktop
+# 2. top level taken over, SIGKILL, the next start restores it from /run/ktop,
+# and the events the dead session left in the top-level buffer are gone (the
+# reap clears them; putting back trace_clock clears them too)
 snap "$TMP/before"
 if ! start_killed env KTOP_TEST_TOP_LEVEL=1; then
 	bad reap_top "session_drive not ready: $(cat "$TMP/err")"
 else
 	state=$(ls /run/ktop/toplevel-$pid.state /tmp/ktop/toplevel-$pid.state 2>/dev/null)
 	snap "$TMP/killed"
+	# its events stay enabled after SIGKILL: the buffer keeps filling until the reap
+	sleep 0.1
+	left=$(top_entries)
 	if [ -z "$state" ]; then
 		bad reap_top "no saved state file for pid $pid"
 	elif diff -q "$TMP/before" "$TMP/killed" > /dev/null; then
@@ -66,6 +73,14 @@ else
 			bad reap_top "$state still there after the next start"
 		elif same_top reap_top "$TMP/before"; then
 			ok "reap_top (changed: $(diff "$TMP/before" "$TMP/killed" | grep -c '^>') entries, all restored)"
+		fi
+		held=$(top_entries)
+		if [ "$left" = 0 ]; then
+			bad reap_top_buffer "the killed session left no events in the buffer: the check is void"
+		elif [ "$held" = 0 ]; then
+			ok "reap_top_buffer (the dead session's $left unread events cleared with its state)"
+		else
+			bad reap_top_buffer "$held events left in the top-level buffer after the reap"
 		fi
 	fi
 fi
@@ -89,8 +104,10 @@ else
 	else
 		ok "reap_top_taken_over (left alone, warned)"
 	fi
-	# put back what the killed ktop and "the other tool" changed
+	# put back what the killed ktop and "the other tool" changed; the events they
+	# left in the top-level buffer are this test's (top_claim_or_fail found it empty)
 	$TS --restore "$TMP/before.state"
+	: > $T/trace
 	same_top reap_top_taken_over_cleanup "$TMP/before"
 fi
 

@@ -24,6 +24,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . tests/live/lib_ktop.sh
+. tests/live/lib_marker.sh
 
 need stackload tracestate
 if [ "$(id -u)" != 0 ] || [ ! -d "$TRACEFS/instances" ]; then
@@ -214,6 +215,7 @@ fi
 state_same "offcpu: state restored" "$tmp/state.before"
 
 # the top level: options/stacktrace stands in for triggers, and comes back
+top_claim || fail "top level: $MARK_WHY"
 rm -f "$tmp/t.out"
 KTOP_TEST_TOP_LEVEL=1 $KTOP --batch --interval 1 --duration 2 --stack sched:sched_switch \
 	> "$tmp/t.out" 2>&1 &

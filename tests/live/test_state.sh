@@ -71,6 +71,8 @@ drive_signal() {
 	ok "$name (exit $rc)"
 }
 
+top_claim_or_fail
+
 # 1. normal exit (duration), instance and top level
 snap "$TMP/before"
 $DRIVE -e sched -e irq -d 1 > "$TMP/out" 2> "$TMP/err"

@@ -9,7 +9,10 @@
 #    current_tracer when an instance refused it: the kernel clears the
 #    top-level buffer before it refuses);
 #  - refused requests (exit 2): an unknown event, a tracer the kernel refuses;
-#  - a normal run, ktop --batch --duration 1.
+#  - a normal run, ktop --batch --duration 1;
+#  - a run that would take the top level (a tracer only the top level runs;
+#    KTOP_TEST_TOP_LEVEL=1 stands in for one): refused, exit 2, while the
+#    top-level ring buffer holds another tool's events, and it says --force.
 # The TUI counterpart is tests/tui/test_tui_toplevel.sh; the freshly booted
 # case (where the top-level buffer is not allocated yet) runs in the qemu
 # guests, tests/vm/guest/scenario-00-fresh-state.sh.
@@ -56,4 +59,8 @@ if grep -qw function "$TRACEFS/available_tracers"; then
 fi
 left_alone "--batch --duration 1" 0 "$KTOP" --batch --duration 1
 check "--batch --duration 1 printed a summary" grep -q '^Events:' "$tmp/out"
+left_alone "top-level run over another tool's events" 2 \
+	env KTOP_TEST_TOP_LEVEL=1 "$KTOP" --batch --duration 1 -e sched
+check "top-level run: says what the buffer holds and --force" \
+	grep -q "top-level ring buffer holds [0-9]* event.*--force to discard" "$tmp/err"
 finish

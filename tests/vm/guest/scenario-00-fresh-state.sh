@@ -145,6 +145,22 @@ else
 fi
 allocated_only /tmp/fresh.raw "ktop's runs and a plain event enable"
 
+# A session at the top level while the top-level buffer holds a line of
+# someone else's (this scenario's marker stands in): refused, and kept.
+marker top-refused
+KTOP_TEST_TOP_LEVEL=1 session_drive -e sched -d 1 > /tmp/sd.out 2> /tmp/sd.err
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q 'top-level ring buffer holds .*--force to discard' /tmp/sd.err; then
+	show /tmp/sd.err
+	fail "a top-level session over another tool's events: rc $rc, not refused"
+fi
+grep -q "$MARK" "$T/trace" || fail "the refused top-level session cleared the marker"
+note "top level holding a marker: refused ($(head -c 90 /tmp/sd.err)...), marker kept"
+# only this scenario's markers are there: ours to clear
+[ "$(grep -v '^#' "$T/trace" | grep -cv 'ktopvm-marker-')" = 0 ] ||
+	fail "the top-level buffer holds lines that are not this scenario's"
+: > "$T/trace"
+
 # A session at the top level on purpose: on 6.12 the buffer is still not
 # allocated here, so the allowance of the live tests is tried for real.
 tracestate -R --save /tmp/before-top.raw || fail "tracestate -R --save failed"
