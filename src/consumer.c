@@ -55,6 +55,7 @@
 #include "clock.h"
 #include "consumer.h"
 #include "decode.h"
+#include "file.h"
 #include "rb_page.h"
 #include "session.h"
 #include "store.h"
@@ -167,7 +168,8 @@ static void consumer_wake(struct consumer *c)
 static void cc_read_stats(struct consumer_cpu *cc)
 {
 	struct tracefs_instance *inst = session_instance(cc->c->s);
-	char file[64], buf[512], *p;
+	char file[64], buf[512];
+	uint64_t v;
 	int fd;
 	ssize_t r;
 
@@ -180,14 +182,10 @@ static void cc_read_stats(struct consumer_cpu *cc)
 	if (r <= 0)
 		return;
 	buf[r] = '\0';
-	p = strstr(buf, "\noverrun:");
-	if (!p && !strncmp(buf, "overrun:", 8))
-		p = buf - 1;
-	if (p)
-		__atomic_store_n(&cc->overrun, strtoull(p + 9, NULL, 10), __ATOMIC_RELAXED);
-	p = strstr(buf, "dropped events:");
-	if (p)
-		__atomic_store_n(&cc->dropped, strtoull(p + 15, NULL, 10), __ATOMIC_RELAXED);
+	if (!file_text_u64(buf, "overrun", &v))
+		__atomic_store_n(&cc->overrun, v, __ATOMIC_RELAXED);
+	if (!file_text_u64(buf, "dropped events", &v))
+		__atomic_store_n(&cc->dropped, v, __ATOMIC_RELAXED);
 }
 
 /* Bytes of records on a raw page (its commit field). */

@@ -217,3 +217,20 @@ int file_write_all(int fd, const void *buf, size_t len)
 	}
 	return 0;
 }
+
+int file_text_u64(const char *text, const char *key, uint64_t *out)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	while (p) {
+		if (!strncmp(p, key, klen) && p[klen] == ':') {
+			*out = strtoull(p + klen + 1, NULL, 10);
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -ENOENT;
+}

@@ -86,6 +86,17 @@ int file_read_value(const char *path, char *buf, size_t len);
 char *file_read_text(const char *path);
 
 /**
+ * file_text_u64 - the number of a "KEY: N" line in @text
+ * @text: NUL-terminated text, such as per_cpu/cpuN/stats ("entries: 3\noverrun: 0\n...")
+ * @key: the line's name without the colon ("overrun", "dropped events")
+ * @out: receives N
+ *
+ * Return: 0, or -ENOENT when no line starts with "@key:".
+ * Context: any thread.
+ */
+int file_text_u64(const char *text, const char *key, uint64_t *out);
+
+/**
  * file_write_all - write() all of @len bytes of @buf to @fd
  *
  * Loops on short writes (tracefs list files take one word per write() and

@@ -365,7 +365,6 @@ uint64_t sess_top_level_entries(const char *tracefs, int *cpus)
 	int n = 0;
 
 	for (int cpu = 0; cpu < 4096; cpu++) {
-		const char *p;
 		uint64_t v;
 		int ret;
 
@@ -375,11 +374,7 @@ uint64_t sess_top_level_entries(const char *tracefs, int *cpus)
 			break;		/* past the last CPU */
 		if (ret < 0)
 			continue;
-		p = strncmp(buf, "entries:", 8) ? strstr(buf, "\nentries:") : buf;
-		if (!p)
-			continue;
-		v = strtoull(p + (*p == '\n' ? 9 : 8), NULL, 10);
-		if (v) {
+		if (!file_text_u64(buf, "entries", &v) && v) {
 			sum += v;
 			n++;
 		}

@@ -230,6 +230,29 @@ TEST(gz_reads_plain_files_and_refuses_corrupt_ones)
 	free(gz);
 }
 
+/* per_cpu/cpuN/stats as the kernel wrote it (host, recorded with its fixture) */
+TEST(text_u64_reads_a_stats_line)
+{
+	char *text = file_read_text("tests/fixtures/host-overrun/stats1");
+	uint64_t v = 1;
+
+	CHECK(text);
+	if (!text)
+		return;
+	CHECK(file_text_u64(text, "entries", &v) == 0);
+	CHECK(v == 197);
+	/* "overrun", not the "commit overrun" line before it */
+	CHECK(file_text_u64(text, "overrun", &v) == 0);
+	CHECK(v == 80143);
+	CHECK(file_text_u64(text, "commit overrun", &v) == 0);
+	CHECK(v == 0);
+	CHECK(file_text_u64(text, "dropped events", &v) == 0 && v == 0);
+	CHECK(file_text_u64(text, "bytes", &v) == 0 && v > 0);
+	CHECK(file_text_u64(text, "events", &v) == -ENOENT);
+	CHECK(file_text_u64(text, "overrun:", &v) == -ENOENT);
+	free(text);
+}
+
 TEST(value_trimmed_and_bounded)
 {
 	char buf[8], *path, comm[17] = "";
