@@ -59,10 +59,7 @@ static inline char *fake_get(const char *rel)
 /* rm -rf fake_root. Return: system()'s status, 0 on success. */
 static inline int fake_remove(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fake_root);
-	return system(cmd);
+	return test_rm_rf(fake_root);
 }
 
 #endif

@@ -65,6 +65,15 @@ extern int test_failed_now;
 		}							\
 	} while (0)
 
+/* rm -rf DIR (a test's scratch directory). Return: system()'s status, 0 on success. */
+static inline int test_rm_rf(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
 #define TEST_MAIN()							\
 	struct test_case test_cases[TEST_MAX];				\
 	int test_ncases;						\

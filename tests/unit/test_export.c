@@ -1119,12 +1119,8 @@ TEST(format_names_and_atomic_replace)
 
 TEST(cleanup)
 {
-	char cmd[600];
-
-	if (tmpdir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		CHECK(system(cmd) == 0);
-	}
+	if (tmpdir[0])
+		CHECK(test_rm_rf(tmpdir) == 0);
 }
 
 TEST_MAIN()

@@ -124,8 +124,7 @@ TEST(exports_hold_what_the_view_matches)
 		CHECK_EQ_U64(n, vc.matched);
 		viewfilter_free(vf);
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	CHECK(!system(cmd));
+	CHECK(!test_rm_rf(tmpdir));
 	snapshot_meta_free(&meta);
 	store_free(st);
 }

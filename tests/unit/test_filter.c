@@ -542,8 +542,7 @@ TEST(history)
 	filter_history_free(h);
 	snprintf(path, sizeof(path), "%s/state/ktop/filter_history", dir);
 	CHECK(!access(path, R_OK));
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	CHECK(!system(path));
+	CHECK(!test_rm_rf(dir));
 }
 
 /* the marker a filter change leaves in the store reads back as its text */

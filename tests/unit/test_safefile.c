@@ -367,10 +367,7 @@ TEST(read_bounded_regular_files_only)
 
 TEST(zz_cleanup)
 {
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
+	CHECK(test_rm_rf(dir) == 0);
 }
 
 /* The config and history paths: $XDG_..., else below $HOME, else none. */

@@ -731,12 +731,8 @@ TEST(version_2_stream_reads_with_unknown_reasons)
 
 TEST(cleanup)
 {
-	if (tmpdir[0]) {
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		CHECK(system(cmd) == 0);
-	}
+	if (tmpdir[0])
+		CHECK(test_rm_rf(tmpdir) == 0);
 }
 
 TEST_MAIN()

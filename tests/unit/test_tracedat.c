@@ -1161,12 +1161,8 @@ TEST(tracedat_corrupt_and_truncated)
 
 TEST(cleanup)
 {
-	char cmd[600];
-
-	if (tmpdir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		CHECK(system(cmd) == 0);
-	}
+	if (tmpdir[0])
+		CHECK(test_rm_rf(tmpdir) == 0);
 }
 
 TEST_MAIN()
