@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test.h"
+
 static char fake_root[256];
 
 /* Write @content to @rel below fake_root, making its parent directories. */
