@@ -17,6 +17,8 @@
 #include "source.h"
 
 struct store;
+struct fgraph;
+struct ktop_event;
 struct symbols;
 struct decode_ctx;
 struct consumer;
@@ -261,6 +263,16 @@ int app_view_start(struct app *a, char *err, size_t errlen);
 void app_view_stop(struct app *a);
 /* The view filter when it has a clause, else NULL (readers then take everything). */
 struct viewfilter *app_view(const struct app *a);
+
+/**
+ * app_fgraph_new - a function_graph model as this run asks for it: cut at
+ * --max-depth, tasks merged in the aggregate, functions and tasks named from
+ * a->st (the UI's call tree and --batch's use the same one)
+ * @keep, @keep_ctx: the events fgraph_feed_store takes (a view filter); NULL: all
+ * Return: the model (free with fgraph_free), or NULL on ENOMEM.
+ */
+struct fgraph *app_fgraph_new(const struct app *a,
+			      bool (*keep)(void *ctx, const struct ktop_event *ev), void *keep_ctx);
 
 /**
  * app_clock - the clock rates and elapsed times are read on

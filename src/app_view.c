@@ -12,6 +12,8 @@
 
 #include "app.h"
 #include "clock.h"
+#include "fgraph.h"
+#include "intern.h"
 #include "filter.h"
 #include "session.h"
 #include "store.h"
@@ -83,6 +85,33 @@ void app_view_stop(struct app *a)
 struct viewfilter *app_view(const struct app *a)
 {
 	return a->view && viewfilter_nclauses(a->view) ? a->view : NULL;
+}
+
+static const char *fgraph_sym_name(void *ctx, uint32_t sym)
+{
+	const char *s = intern_str(store_strings(ctx), sym);
+
+	return s && *s ? s : NULL;
+}
+
+static const char *fgraph_comm(void *ctx, int32_t pid)
+{
+	return store_comm(ctx, pid);
+}
+
+struct fgraph *app_fgraph_new(const struct app *a,
+			      bool (*keep)(void *ctx, const struct ktop_event *ev), void *keep_ctx)
+{
+	const struct fgraph_config cfg = {
+		.clock = FGRAPH_CLOCK_AUTO,
+		.max_depth = a->opts.so.max_depth_set ? a->opts.so.max_depth : 0,
+		.agg_merge_tasks = true,
+		.name = fgraph_sym_name, .name_ctx = a->st,
+		.comm = fgraph_comm, .comm_ctx = a->st,
+		.keep = keep, .keep_ctx = keep_ctx,
+	};
+
+	return fgraph_new(&cfg);
 }
 
 bool app_clock(struct app *a, uint64_t *start, uint64_t *now)

@@ -23,7 +23,6 @@
 #include "batch_tracers.h"
 #include "event.h"
 #include "fgraph.h"
-#include "intern.h"
 #include "jsonw.h"
 #include "latency.h"
 #include "session.h"
@@ -78,19 +77,6 @@ struct batch_tracers {
 	struct bt_period	per_all;
 };
 
-static const char *bt_name(void *ctx, uint32_t sym)
-{
-	struct store *st = ctx;
-	const char *s = intern_str(store_strings(st), sym);
-
-	return s && *s ? s : NULL;
-}
-
-static const char *bt_comm(void *ctx, int32_t pid)
-{
-	return store_comm(ctx, pid);
-}
-
 struct batch_tracers *batch_tracers_new(struct app *a)
 {
 	return batch_tracers_new_tracer(a, app_tracer(a));
@@ -107,17 +93,8 @@ struct batch_tracers *batch_tracers_new_tracer(struct app *a, const char *tracer
 		return NULL;
 	bt->a = a;
 	if (!strcmp(tracer, "function_graph")) {
-		struct fgraph_config cfg = {
-			.clock = FGRAPH_CLOCK_AUTO,
-			.max_depth = a->opts.so.max_depth_set && a->opts.so.max_depth ?
-				     a->opts.so.max_depth : 0,
-			.agg_merge_tasks = true,
-			.name = bt_name, .name_ctx = a->st,
-			.comm = bt_comm, .comm_ctx = a->st,
-		};
-
 		bt->kind = BT_FGRAPH;
-		bt->g = fgraph_new(&cfg);
+		bt->g = app_fgraph_new(a, NULL, NULL);
 		if (!bt->g)
 			goto fail;
 	} else if (!strcmp(tracer, "timerlat") || !strcmp(tracer, "osnoise")) {

@@ -74,18 +74,6 @@ static const char *const sort_names[] = {
 	[FGRAPH_SORT_COUNT] = "count", [FGRAPH_SORT_MAX] = "max", [FGRAPH_SORT_NAME] = "name",
 };
 
-static const char *graph_sym(void *ctx, uint32_t sym)
-{
-	const char *s = intern_str(store_strings(ctx), sym);
-
-	return s && *s ? s : NULL;
-}
-
-static const char *graph_comm(void *ctx, int32_t pid)
-{
-	return store_comm(ctx, pid);
-}
-
 /* The tree holds the calls of the events the view filter matches. */
 static bool graph_keep(void *ctx, const struct ktop_event *ev)
 {
@@ -144,18 +132,7 @@ static void vs_all(struct graph_vstate *vs, bool folded)
 
 static struct fgraph *graph_model(struct ui *ui)
 {
-	const struct app *a = ui->app;
-	struct fgraph_config cfg = {
-		.clock = FGRAPH_CLOCK_AUTO,
-		.max_depth = a->opts.so.max_depth_set && a->opts.so.max_depth ?
-			     a->opts.so.max_depth : 0,
-		.agg_merge_tasks = true,
-		.name = graph_sym, .name_ctx = ui->st,
-		.comm = graph_comm, .comm_ctx = ui->st,
-		.keep = graph_keep, .keep_ctx = ui,
-	};
-
-	return fgraph_new(&cfg);
+	return app_fgraph_new(ui->app, graph_keep, ui);
 }
 
 static int graph_init(struct ui *ui, struct pane *p)
