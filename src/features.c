@@ -72,20 +72,6 @@ static void feat_set(struct features *ft, enum feature_id id, enum feature_state
 	va_end(ap);
 }
 
-/* Return: 0 or -errno. */
-static int feat_write(const char *path, const char *s)
-{
-	int fd, ret = 0;
-
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 int features_rmdir_instance(const char *path, unsigned int max_ms)
 {
 	for (unsigned int waited = 0;; waited += 10) {
@@ -195,7 +181,7 @@ int features_expand_global(const char *dir)
 	 * nothing off, and expands the buffers as an event enable does.
 	 */
 	snprintf(path, sizeof(path), "%s/events/enable", dir);
-	ret = feat_write(path, "0");
+	ret = file_write_str(path, "0", O_TRUNC);
 	return ret ? ret : 1;
 }
 
@@ -236,15 +222,15 @@ static void probe_tracer(struct features *ft, enum feature_id id, const char *sc
 		 * (or permission) the probe runs unfiltered.
 		 */
 		snprintf(path, sizeof(path), "%s/set_ftrace_filter", scratch);
-		if (feat_write(path, "ksys_sync\n"))
-			feat_write(path, "schedule\n");
+		if (file_write_str(path, "ksys_sync\n", O_TRUNC))
+			file_write_str(path, "schedule\n", O_TRUNC);
 	}
 	/* the caller said it may: see probe_all() */
 	features_expand_global(scratch);
 	snprintf(path, sizeof(path), "%s/current_tracer", scratch);
-	ret = feat_write(path, name);
+	ret = file_write_str(path, name, O_TRUNC);
 	if (!ret) {
-		feat_write(path, "nop");
+		file_write_str(path, "nop", O_TRUNC);
 		feat_set(ft, id, FEAT_AVAILABLE, "tried in an instance");
 	} else if (ret == -EPERM) {
 		/* the top level would refuse it too, after clearing its buffer */
@@ -392,7 +378,7 @@ static int probe_all(struct features *ft, bool keep, unsigned int flags)
 		have_scratch = true;
 		/* a new instance traces (tracing_on 1): not before the session says so */
 		snprintf(path, sizeof(path), "%s/tracing_on", scratch);
-		feat_write(path, "0");
+		file_write_str(path, "0", O_TRUNC);
 		feat_set(ft, FEATURE_INSTANCES, FEAT_AVAILABLE, keep ? "created one" :
 			 "created and removed one");
 	} else if (errno == ENOENT) {
@@ -423,7 +409,7 @@ static int probe_all(struct features *ft, bool keep, unsigned int flags)
 	if (have_scratch && keep) {
 		/* as a new instance has it: the probe's filter goes */
 		snprintf(path, sizeof(path), "%s/set_ftrace_filter", scratch);
-		feat_write(path, "");
+		file_write_str(path, "", O_TRUNC);
 		snprintf(ft->kept, sizeof(ft->kept), "ktop-%d", getpid());
 		return 0;
 	}

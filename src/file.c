@@ -218,6 +218,20 @@ int file_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int file_write_str(const char *path, const char *s, int oflags)
+{
+	size_t len = strlen(s);
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | oflags);
+	if (fd < 0)
+		return -errno;
+	ret = len ? file_write_all(fd, s, len) : 0;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 int file_text_u64(const char *text, const char *key, uint64_t *out)
 {
 	size_t klen = strlen(key);

@@ -106,4 +106,17 @@ int file_text_u64(const char *text, const char *key, uint64_t *out);
  */
 int file_write_all(int fd, const void *buf, size_t len);
 
+/**
+ * file_write_str - open @path, write all of @s (file_write_all), close it
+ * @oflags: O_TRUNC, O_APPEND or 0, added to O_WRONLY | O_CLOEXEC. Mind which a
+ *          tracefs file wants: O_TRUNC on set_ftrace_filter clears it, and on
+ *          dynamic_events removes every dynamic event on the system.
+ *
+ * An empty @s is not written: opening is all (with O_TRUNC: clear the file).
+ * No allocation.
+ * Return: 0, or a negative errno from open, write or close.
+ * Context: any thread; async-signal-safe (the fatal-signal cleanup uses it).
+ */
+int file_write_str(const char *path, const char *s, int oflags);
+
 #endif

@@ -72,31 +72,13 @@ static int append_line(const char *path, const char *line)
 {
 	char buf[PROBE_TEXT_MAX + 2];
 	size_t n = strlen(line);
-	int fd, ret = 0;
 
 	if (n + 1 >= sizeof(buf))
 		return -E2BIG;
 	memcpy(buf, line, n);
-	buf[n++] = '\n';
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int write_word(const char *path, const char *word)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, word, strlen(word)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	buf[n] = '\n';
+	buf[n + 1] = 0;
+	return file_write_str(path, buf, O_APPEND);
 }
 
 /* ---- capabilities ------------------------------------------------------------- */
@@ -795,7 +777,7 @@ static int remove_at(struct probe_set *ps, unsigned int i, char *err, size_t err
 	if (ret == -EBUSY) {
 		/* still enabled at the top level (a top-level session): it is ours */
 		snprintf(en, sizeof(en), "%s/events/%s/%s/enable", ps->tracefs, d->group, d->event);
-		write_word(en, "0");
+		file_write_str(en, "0", 0);
 		ret = append_line(path, line);
 	}
 	if (ret && ret != -ENOENT) {
@@ -859,7 +841,7 @@ int probe_enable(struct probe_set *ps, const char *instance_dir, const char *eve
 	char path[1024];
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", instance_dir, ps->group, event);
-	return write_word(path, on ? "1" : "0");
+	return file_write_str(path, on ? "1" : "0", 0);
 }
 
 void probe_set_free(struct probe_set *ps)
@@ -936,7 +918,7 @@ static int reap_file(const char *tracefs, const char *file, bool (*alive)(long p
 		if (ret == -EBUSY) {
 			/* enabled at the top level (a top-level session): it is that ktop's */
 			snprintf(en, sizeof(en), "%s/events/%s/%s/enable", tracefs, group, event);
-			write_word(en, "0");
+			file_write_str(en, "0", 0);
 			ret = append_line(path, line);
 		}
 		n += !ret;

@@ -64,8 +64,7 @@ struct session {
 extern struct session *volatile session_live;
 
 /* Write @s to @path (truncating). No allocation. Return: 0 or -errno. */
-int sess_write_path(const char *path, const char *s);
-/* sess_write_path() of @file in the session's directory. */
+/* file_write_str(O_TRUNC) of @file in the session's directory. */
 int sess_write(struct session *s, const char *file, const char *str);
 /* The directory of the lock and state files, or NULL; and why not, when NULL. */
 const char *sess_run_dir(void);

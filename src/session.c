@@ -67,28 +67,12 @@ const char *const session_osnoise_files[] = {
 
 /* ---- small file helpers ---------------------------------------------- */
 
-/* Write @s to @path (truncating). No allocation. Return: 0 or -errno. */
-int sess_write_path(const char *path, const char *s)
-{
-	int fd, ret = 0;
-	size_t len = strlen(s);
-
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (len && write(fd, s, len) < 0)
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	return ret;
-}
-
 int sess_write(struct session *s, const char *file, const char *str)
 {
 	char path[2048];
 
 	snprintf(path, sizeof(path), "%s/%s", s->dir, file);
-	return sess_write_path(path, str);
+	return file_write_str(path, str, O_TRUNC);
 }
 
 /* Open @file of the session for writing each item with its own write(). */

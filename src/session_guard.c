@@ -88,10 +88,10 @@ static void session_emergency(void)
 	if (!s || s->owner != getpid() ||
 	    __atomic_exchange_n(&session_emergency_done, 1, __ATOMIC_ACQ_REL))
 		goto out_hook;
-	sess_write_path(s->p_tracing_on, "0");
+	file_write_str(s->p_tracing_on, "0", O_TRUNC);
 	if (s->top) {
 		if (s->top_taken && !s->restored)
-			sess_write_path(s->p_trace, "");	/* this session's unread events */
+			file_write_str(s->p_trace, "", O_TRUNC);	/* this session's unread events */
 		if (s->saved && !s->restored && !tracestate_restore_blind(s->saved)) {
 			unlink(s->state_path);
 			if (s->ours_path[0])
@@ -99,7 +99,7 @@ static void session_emergency(void)
 		}
 	} else {
 		if (s->events_on)
-			sess_write_path(s->p_set_event, "");
+			file_write_str(s->p_set_event, "", O_TRUNC);
 		for (int i = 0; i < session_nfds && i < SESSION_MAX_FDS; i++) {
 			int fd = session_fds[i];
 
@@ -407,9 +407,9 @@ static int reap_top_level(long pid)
 
 		/* the dead session's unread events are ktop's: cleared, as a clean exit does */
 		snprintf(path, sizeof(path), "%s/tracing_on", tracestate_dir(ts));
-		sess_write_path(path, "0");
+		file_write_str(path, "0", O_TRUNC);
 		snprintf(path, sizeof(path), "%s/trace", tracestate_dir(ts));
-		sess_write_path(path, "");
+		file_write_str(path, "", O_TRUNC);
 		if (!tracestate_restore(ts)) {
 			unlink(state);
 			unlink(ours);
@@ -460,7 +460,7 @@ int session_reap_stale(void)
 			continue;
 		snprintf(path, sizeof(path), "%s/instances/%s/tracing_on", tracefs_dir(),
 			 de->d_name);
-		sess_write_path(path, "0");
+		file_write_str(path, "0", O_TRUNC);
 		snprintf(path, sizeof(path), "%s/instances/%s", tracefs_dir(), de->d_name);
 		if (!rmdir(path))
 			cleaned++;

@@ -16,6 +16,7 @@
 #include <tracefs.h>
 
 #include "features.h"
+#include "file.h"
 #include "session-local.h"
 #include "tracestate.h"
 
@@ -96,7 +97,7 @@ static int set_setting(struct session *s, const char *file, const char *value, c
 	int ret;
 
 	sess_locate(s, file, path, sizeof(path));
-	ret = sess_write_path(path, value);
+	ret = file_write_str(path, value, O_TRUNC);
 	if (ret)
 		snprintf(err, errlen, "%s: the kernel refused %s = '%s': %s%s", opt, file, value,
 			 strerror(-ret), ret == -ENOENT ? " (this kernel has no such setting)" :

@@ -26,17 +26,10 @@ struct stacktrig {
 static int trig_write(const char *dir, const char *file, const char *s)
 {
 	char path[1024];
-	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	return ret;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return file_write_str(path, s, O_TRUNC);
 }
 
 static int trig_add(struct stacktrig *t, const char *file)
