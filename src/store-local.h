@@ -412,6 +412,9 @@ void store_evict(struct store *st);
  * moves up to the oldest held event. Return: the chunk, or NULL.
  */
 struct chunk *stream_ref(const struct stream *sm, uint64_t *seq, bool clamp);
+/* Called locked. Return: the index in v[lo..hi] of the first sealed chunk that
+ * ends after @seq (hi: none does). */
+size_t stream_sealed_after(const struct stream *sm, uint64_t seq);
 /* A decode buffer from the pool (or malloc), and back. */
 struct decbuf *decbuf_get(struct store *st);
 void decbuf_put(const struct store *st, struct decbuf *d);

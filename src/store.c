@@ -731,26 +731,30 @@ void store_cpu_range(const struct store *st, unsigned int cpu, uint64_t *first, 
 
 /* ---- reading ----------------------------------------------------------------- */
 
-/* Called locked. Return: the chunk holding @seq, or NULL. */
-static struct chunk *stream_find_locked(const struct stream *sm, uint64_t seq)
+size_t stream_sealed_after(const struct stream *sm, uint64_t seq)
 {
 	size_t lo = sm->lo, hi = sm->hi;
 
-	if (sm->open && seq >= sm->open->first_seq)
-		return sm->open;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (sm->v[mid]->first_seq <= seq)
+		if (sm->v[mid]->first_seq + sm->v[mid]->n <= seq)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == sm->lo)
-		return NULL;
-	if (seq >= sm->v[lo - 1]->first_seq + sm->v[lo - 1]->n)
-		return NULL;
-	return sm->v[lo - 1];
+	return lo;
+}
+
+/* Called locked. Return: the chunk holding @seq, or NULL. */
+static struct chunk *stream_find_locked(const struct stream *sm, uint64_t seq)
+{
+	size_t i;
+
+	if (sm->open && seq >= sm->open->first_seq)
+		return sm->open;
+	i = stream_sealed_after(sm, seq);
+	return i < sm->hi && sm->v[i]->first_seq <= seq ? sm->v[i] : NULL;
 }
 
 /*

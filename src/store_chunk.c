@@ -38,24 +38,14 @@ size_t store_chunks(const struct store *st, unsigned int cpu, uint64_t from,
 {
 	struct stream *sm;
 	uint64_t pub;
-	size_t lo, hi, n = 0;
+	size_t lo, n = 0;
 
 	if (cpu >= st->ncpus || !max)
 		return 0;
 	sm = (struct stream *)&st->sm[cpu];
 	pthread_mutex_lock(&sm->lock);
 	pub = atomic_load_explicit(&sm->pub_end, memory_order_acquire);
-	/* the first sealed chunk ending past @from */
-	lo = sm->lo;
-	hi = sm->hi;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sm->v[mid]->first_seq + sm->v[mid]->n <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = stream_sealed_after(sm, from);
 	for (; lo < sm->hi && n < max && sm->v[lo]->first_seq < pub; lo++) {
 		const struct chunk *c = sm->v[lo];
 
