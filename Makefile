@@ -114,16 +114,20 @@ $(B)/%.o: %.c $(BPF_SKELS) $(B)/settings | $(B)/src $(B)/src/formats $(B)/ui
 	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
 
 # tests/unit: no root, no tracefs, no terminal; link the core library only.
+# Each binary's headers (tests/unit/*.h too) go in its .d file, so editing one
+# rebuilds the tests that include it.
 $(B)/tests/%: tests/unit/%.c $(B)/libktop.a | $(B)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(KTOP_CFLAGS) -Itests/unit $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a $(CORE_LDLIBS)
+	$(Q)$(CC) $(KTOP_CFLAGS) -Itests/unit -MMD -MP -MT $@ -MF $@.d $(KTOP_LDFLAGS) -o $@ $< \
+		$(B)/libktop.a $(CORE_LDLIBS)
 
 # tests/unit/test_ui_*.c include the terminal-free ui/*.c files directly.
 $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_ui_*.c)): $(wildcard ui/*.c ui/*.h)
 
 $(B)/tools/%: tests/tools/%.c $(B)/libktop.a | $(B)/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a $(CORE_LDLIBS)
+	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -MT $@ -MF $@.d $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a \
+		$(CORE_LDLIBS)
 
 # A workload whose user stacks the stack tests name: frame pointers, whatever OPT says.
 $(B)/tools/stackload: EXTRA_CFLAGS += -fno-omit-frame-pointer
