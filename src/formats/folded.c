@@ -22,17 +22,18 @@ static bool folded_keep(void *ctx, const struct ktop_event *ev)
 	return viewfilter_match(ctx, ev);
 }
 
-/* The function_graph paths of @st's window as a stack set. */
-static int graph_set(struct store *st, uint64_t t0, uint64_t t1, bool ns, struct stack_set *out)
+/* The function_graph paths of @q's window and view as a stack set. */
+static int graph_set(struct store *st, const struct stack_query *q, bool ns, struct stack_set *out)
 {
-	struct fgraph *g = fgraph_new(NULL);
+	const struct fgraph_config cfg = { .keep = q->keep, .keep_ctx = q->keep_ctx };
+	struct fgraph *g = fgraph_new(&cfg);
 	long n;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (!g)
 		return -ENOMEM;
-	n = fgraph_feed_store(g, st, t0, t1);
+	n = fgraph_feed_store(g, st, q->t0, q->t1 ? q->t1 : UINT64_MAX);
 	ret = n < 0 ? (int)n : stack_set_from_fgraph(st, g, 0, ns, out);
 	fgraph_free(g);
 	return ret;
@@ -75,7 +76,7 @@ static int folded_set(struct store *st, const struct export_opts *opts, enum fol
 	if (!ret && (*src == FOLDED_AUTO || *src == FOLDED_GRAPH || *src == FOLDED_GRAPH_COUNT)) {
 		*value = true;
 		stack_set_free(set);
-		ret = graph_set(st, q.t0, q.t1 ? q.t1 : UINT64_MAX, *src != FOLDED_GRAPH_COUNT, set);
+		ret = graph_set(st, &q, *src != FOLDED_GRAPH_COUNT, set);
 	}
 	return ret;
 }

@@ -12,6 +12,9 @@
 #include "test.h"
 #include "snap_common.h"
 #include "export.h"
+#include "fgraph.h"
+#include "folded.h"
+#include "stacktree.h"
 #include "viewfilter.h"
 
 static char tmpdir[] = "/tmp/ktop-test-expview.XXXXXX";
@@ -127,6 +130,92 @@ TEST(exports_hold_what_the_view_matches)
 	CHECK(!test_rm_rf(tmpdir));
 	snapshot_meta_free(&meta);
 	store_free(st);
+}
+
+/* The counts of a .folded file: the sum of each line's last number. */
+static uint64_t folded_sum(const char *path, size_t *lines)
+{
+	char line[8192];
+	uint64_t sum = 0;
+	FILE *fp = fopen(path, "r");
+
+	*lines = 0;
+	while (fp && fgets(line, sizeof(line), fp)) {
+		const char *sp = strrchr(line, ' ');
+
+		if (sp) {
+			sum += strtoull(sp + 1, NULL, 10);
+			(*lines)++;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return sum;
+}
+
+/*
+ * --folded graph-count under a view: the function_graph calls of the matching
+ * events only, as the graph pane shows them. The reference is a call graph fed
+ * by hand with the events the view matches, one by one. The views split the
+ * recorded function_graph fixtures (one CPU, one task) by the hardirq flag.
+ */
+TEST(folded_graph_holds_what_the_view_matches)
+{
+	static const char *const fx[] = { "rt-fgraph", "rt612-fgraph" };
+	static const char *const views[] = { "common_flags & 8", "!(common_flags & 8)" };
+	char dir[] = "/tmp/ktop-test-expfold.XXXXXX";
+	int done = 0;
+
+	CHECK(mkdtemp(dir));
+	for (size_t f = 0; f < sizeof(fx) / sizeof(fx[0]); f++) {
+		struct export_opts all = { .folded = FOLDED_GRAPH_COUNT };
+		struct snapshot_meta meta;
+		struct store *st = snap_fixture_store(fx[f], &meta);
+		char err[512], path[600];
+		uint64_t total;
+		size_t lines;
+
+		if (!st)
+			continue;
+		snprintf(path, sizeof(path), "%s/all.folded", dir);
+		CHECK(!export_write(EXPORT_FOLDED, path, st, &meta, &all, NULL, err, sizeof(err)));
+		total = folded_sum(path, &lines);
+		CHECK(total > 0 && lines > 0);
+		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+			struct export_opts o = all;
+			struct store_iter *it = store_iter_new(st, 0, UINT64_MAX, NULL);
+			struct viewfilter *vf = viewfilter_new(st, NULL);
+			struct fgraph *g = fgraph_new(NULL);
+			struct stack_set want;
+			struct ktop_event ev;
+			uint64_t seq, n;
+
+			CHECK(it && vf && g && !viewfilter_push(vf, views[v], NULL));
+			while (store_iter_next(it, &ev, &seq))
+				if (viewfilter_match(vf, &ev))
+					CHECK(fgraph_feed(g, &ev) >= 0);
+			store_iter_free(it);
+			CHECK(!stack_set_from_fgraph(st, g, 0, false, &want));
+			o.view = vf;
+			snprintf(path, sizeof(path), "%s/%zu.folded", dir, v);
+			CHECK(!export_write(EXPORT_FOLDED, path, st, &meta, &o, NULL, err,
+					    sizeof(err)));
+			n = folded_sum(path, &lines);
+			printf("  %s '%s': %llu of %llu calls, %llu by hand\n", fx[f], views[v],
+			       (unsigned long long)n, (unsigned long long)total,
+			       (unsigned long long)want.count);
+			CHECK(n > 0 && n < total);
+			CHECK_EQ_U64(n, want.count);
+			stack_set_free(&want);
+			fgraph_free(g);
+			viewfilter_free(vf);
+		}
+		snapshot_meta_free(&meta);
+		store_free(st);
+		done++;
+	}
+	CHECK(done > 0 || strcmp(fixture_root(), "tests/fixtures"));
+	CHECK(!test_rm_rf(dir));
 }
 
 TEST_MAIN()
