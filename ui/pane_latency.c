@@ -39,7 +39,6 @@
 struct lat_state {
 	struct latency		*l;
 	uint64_t		t0;		/* the next feed starts here */
-	uint64_t		slice;		/* trace time fed per step, ns */
 	int			sel;		/* row in the sorted order; 0 is "ALL" */
 	int			sel_cpu;	/* -1: ALL */
 	int			top;
@@ -77,7 +76,6 @@ static int latency_init(struct ui *ui, struct pane *p)
 	ls->l = lat_new(LATENCY_HIST_LOG2);
 	ls->sel_cpu = -1;
 	ls->pick = -1;
-	ls->slice = 10000000;
 	ls->series = LATENCY_TL_THREAD;
 	return ls->l ? 0 : -1;
 }
@@ -115,19 +113,33 @@ static void lat_stop(struct ui *ui, struct lat_state *ls, const struct ktop_even
 		   ls->stop_at.cpu);
 }
 
-/* One time slice: its samples, up to one above the stop threshold. */
-static int lat_feed_slice(struct ui *ui, void *ctx, uint64_t t0, uint64_t t1)
+/*
+ * Feed [ls->t0, t1] from one iterator (making one costs a seek on every CPU),
+ * up to one sample above the stop threshold. Past the frame's budget it stops
+ * between two timestamps, so that ls->t0, the first time not fed, leaves
+ * nothing half fed.
+ */
+static void lat_feed_window(struct ui *ui, struct lat_state *ls, uint64_t t1, uint64_t t_in)
 {
 	struct viewfilter *vf = ui_view(ui);
-	struct lat_state *ls = ctx;
 	struct store_iter *it;
 	struct ktop_event ev;
-	uint64_t seq;
+	uint64_t seq, last = 0, n = 0;
+	bool over = false;
 
-	it = store_iter_new(ui->st, t0, t1, NULL);
+	it = store_iter_new(ui->st, ls->t0, t1, NULL);
 	if (!it)
-		return -ENOMEM;
+		return;
+	ls->t0 = t1 + 1;
 	while (store_iter_next(it, &ev, &seq)) {
+		if (ev.ts != last && over) {
+			ls->t0 = ev.ts;
+			ui->dirty = true;	/* the rest next frame */
+			break;
+		}
+		last = ev.ts;
+		if (!(++n & 255) && clock_thread_ns() - t_in > LAT_FEED_NS)
+			over = true;
 		if (vf && !viewfilter_match(vf, &ev))
 			continue;
 		if (latency_feed(ls->l, &ev) < 0)
@@ -135,15 +147,13 @@ static int lat_feed_slice(struct ui *ui, void *ctx, uint64_t t0, uint64_t t1)
 		if (ls->stop_ns && lat_sample_ns(&ev) > ls->stop_ns) {
 			ls->t0 = ev.ts + 1;
 			lat_stop(ui, ls, &ev);
-			store_iter_free(it);
-			return 1;
+			break;
 		}
 	}
 	store_iter_free(it);
-	return 0;
 }
 
-/* Feed what was published since the last call, in time slices within a budget. */
+/* Feed what was published since the last call, within a budget. */
 static void lat_feed(struct ui *ui, struct lat_state *ls)
 {
 	uint64_t t1, t_in = clock_thread_ns();
@@ -166,9 +176,8 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 	    strcmp(app_tracer(ui->app), "osnoise"))
 		return;
 	t1 = ui_feed_window_end(ui, LAT_LAG_NS);
-	if (!t1 || t1 < ls->t0)
-		return;
-	ui_feed_slices(ui, &ls->t0, t1, &ls->slice, t_in, LAT_FEED_NS, lat_feed_slice, ls);
+	if (t1 && t1 >= ls->t0 && ui_feed_clamp(ui, &ls->t0, &t1))
+		lat_feed_window(ui, ls, t1, t_in);
 }
 
 /* Does the model hold samples of table @t? */

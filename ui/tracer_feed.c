@@ -31,18 +31,25 @@ bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t
 	return false;
 }
 
-int ui_feed_slices(struct ui *ui, uint64_t *next, uint64_t t1, uint64_t *slice,
-		   uint64_t feed_start, uint64_t budget_ns, ui_feed_fn fn, void *ctx)
+bool ui_feed_clamp(struct ui *ui, uint64_t *next, uint64_t *t1)
 {
 	struct store_stats ss;
 
-	/* only the time the store holds: no empty slices before or after it */
 	store_get_stats(ui->st, &ss);
-	if (t1 > ss.last_ts)
-		t1 = ss.last_ts;
+	if (*t1 > ss.last_ts)
+		*t1 = ss.last_ts;
 	if (*next < ss.first_ts)
 		*next = ss.first_ts;
-	while (t1 && *next <= t1) {
+	return *t1 && *next <= *t1;
+}
+
+int ui_feed_slices(struct ui *ui, uint64_t *next, uint64_t t1, uint64_t *slice,
+		   uint64_t feed_start, uint64_t budget_ns, ui_feed_fn fn, void *ctx)
+{
+	/* only the time the store holds: no empty slices before or after it */
+	if (!ui_feed_clamp(ui, next, &t1))
+		return 0;
+	while (*next <= t1) {
 		uint64_t end = t1 - *next > *slice ? *next + *slice : t1;
 		uint64_t c0 = clock_thread_ns();
 		int ret = fn(ui, ctx, *next, end);

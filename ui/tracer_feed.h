@@ -47,6 +47,16 @@ bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t
 		  uint64_t budget_ns, bool more);
 
 /**
+ * ui_feed_clamp - the part of [@*next, @*t1] the store holds
+ * @next: raised to the oldest event held
+ * @t1: lowered to the newest event held (a later one may still come with an
+ *      earlier time, on another CPU, up to the window end)
+ * Return: whether anything is left to feed.
+ * Context: UI thread.
+ */
+bool ui_feed_clamp(struct ui *ui, uint64_t *next, uint64_t *t1);
+
+/**
  * typedef ui_feed_fn - feed one time slice to a model
  * @ctx: the caller's, as given to ui_feed_slices()
  * @t0: first trace time of the slice, ns

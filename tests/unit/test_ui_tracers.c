@@ -807,16 +807,6 @@ TEST(latency_recording_with_both_tracers_shows_both)
 	char demo[600], err[256] = "";
 	struct pane *p;
 
-#ifdef __SANITIZE_THREAD__
-	/*
-	 * One thread draws here, nothing for TSan to see; and under TSan the
-	 * pane's feed (about 20 ms of CPU a frame, 1 ms slices of trace time, an
-	 * iterator made per slice) needs some 15,000 frames to reach the demo's
-	 * samples (measured: 5 minutes). The plain and ASan runs check this.
-	 */
-	printf("  skipped under TSan: single-threaded, and the feed's pacing takes ~15,000 frames\n");
-	return;
-#endif
 	snprintf(demo, sizeof(demo), "%s/demo.ktop", fixture_root());
 	CHECK(app_open_snapshot(&a, demo, -1, APP_SNAP_SYNC, err, sizeof(err)) == 0);
 	if (!a.st) {
