@@ -138,8 +138,13 @@ void batch_stacks_update(struct batch_stacks *bs)
 	/* live, polled now; from a snapshot, what it carries */
 	if ((bs->a->offcpu && !app_offcpu_poll(bs->a)) ||
 	    (!(app_flags(bs->a) & SOURCE_KERNEL) && stacks_weights_get(store_stacks(st), STACKS_W_OFFCPU, NULL, 0, NULL))) {
+		struct stack_query q;
+
+		/* --view: the totals of its tasks (they are by task, not events) */
+		stack_query_all(&q);
+		viewfilter_stack_query(app_view(bs->a), &q);
 		stack_set_free(&bs->off);
-		stack_set_from_offcpu(st, true, &bs->off);
+		stack_set_from_offcpu_q(st, true, &q, &bs->off);
 		bs->offline_off = !bs->a->offcpu;
 		bs->any = true;
 	}

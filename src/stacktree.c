@@ -194,10 +194,14 @@ int stack_set_from_store(struct store *st, const struct stack_query *q, struct s
 
 int stack_set_from_offcpu(struct store *st, bool per_pid, struct stack_set *out)
 {
-	return stack_set_from_offcpu_of(st, per_pid, 0, out);
+	struct stack_query q;
+
+	stack_query_all(&q);
+	return stack_set_from_offcpu_q(st, per_pid, &q, out);
 }
 
-int stack_set_from_offcpu_of(struct store *st, bool per_pid, int32_t pid, struct stack_set *out)
+int stack_set_from_offcpu_q(struct store *st, bool per_pid, const struct stack_query *q,
+			    struct stack_set *out)
 {
 	struct stacks *sk = store_stacks(st);
 	struct stack_weight *w;
@@ -212,11 +216,12 @@ int stack_set_from_offcpu_of(struct store *st, bool per_pid, int32_t pid, struct
 	got = stacks_weights_get(sk, STACKS_W_OFFCPU, w, n, NULL);
 	if (got > n)
 		got = n;	/* grew meanwhile: the older copy is whole */
-	if (pid > 0) {
+	if (q->pid > 0 || q->task_ok) {
 		size_t k = 0;
 
 		for (size_t i = 0; i < got; i++)
-			if (w[i].pid == pid)
+			if ((q->pid <= 0 || w[i].pid == q->pid) &&
+			    (!q->task_ok || q->task_ok(q->task_ctx, w[i].pid)))
 				w[k++] = w[i];
 		got = k;
 	}

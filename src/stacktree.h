@@ -56,6 +56,10 @@ struct stack_query {
 	/* a view filter: false leaves the event out; NULL keeps every event */
 	bool		(*keep)(void *ctx, const struct ktop_event *ev);
 	void		*keep_ctx;
+	/* the off-CPU totals, which are by task and not events: false leaves task
+	 * @pid out (a view filter's pid:/comm: clauses); NULL keeps every task */
+	bool		(*task_ok)(void *ctx, int32_t pid);
+	void		*task_ctx;
 };
 
 /* stack_query for everything: every CPU, task and type, the whole store. */
@@ -78,8 +82,13 @@ int stack_set_from_store(struct store *st, const struct stack_query *q, struct s
 
 /* The BPF off-CPU totals kept in the store's table (pid -1: merged by stack). */
 int stack_set_from_offcpu(struct store *st, bool per_pid, struct stack_set *out);
-/* ... of thread @pid only (0: every thread). */
-int stack_set_from_offcpu_of(struct store *st, bool per_pid, int32_t pid, struct stack_set *out);
+/*
+ * ... of the threads @q takes: thread @q->pid only (0 or -1: every thread),
+ * and those @q->task_ok keeps. The other fields of @q are for events: they do
+ * not apply to totals.
+ */
+int stack_set_from_offcpu_q(struct store *st, bool per_pid, const struct stack_query *q,
+			    struct stack_set *out);
 
 /**
  * stack_set_from_fgraph - the call paths of @g's aggregated view as stacks

@@ -20,6 +20,7 @@
 #include "filter.h"
 #include "formats/meta.h"
 #include "schema.h"
+#include "stacktree.h"
 #include "taskrel.h"
 #include "viewfilter-local.h"
 
@@ -540,6 +541,26 @@ bool viewfilter_task_ok(struct viewfilter *vf, int32_t pid)
 bool viewfilter_cpu_ok(struct viewfilter *vf, unsigned int cpu)
 {
 	return vf_cpu_ok(vf, cpu);
+}
+
+static bool vf_query_keep(void *ctx, const struct ktop_event *ev)
+{
+	return viewfilter_match(ctx, ev);
+}
+
+static bool vf_query_task_ok(void *ctx, int32_t pid)
+{
+	return vf_pid_ok(ctx, pid);
+}
+
+void viewfilter_stack_query(struct viewfilter *vf, struct stack_query *q)
+{
+	if (!vf)
+		return;
+	q->keep = vf_query_keep;
+	q->keep_ctx = vf;
+	q->task_ok = vf_query_task_ok;
+	q->task_ctx = vf;
 }
 
 /* ---- the index ------------------------------------------------------------------------ */

@@ -143,6 +143,13 @@ bool viewfilter_match(struct viewfilter *vf, const struct ktop_event *ev);
 bool viewfilter_task_ok(struct viewfilter *vf, int32_t pid);
 bool viewfilter_cpu_ok(struct viewfilter *vf, unsigned int cpu);
 
+struct stack_query;
+/*
+ * Narrow @q to what @vf shows: its events (stack_query.keep) and, for the
+ * off-CPU totals, its tasks (stack_query.task_ok). @vf NULL: @q is left as it is.
+ */
+void viewfilter_stack_query(struct viewfilter *vf, struct stack_query *q);
+
 /*
  * Walking the matches in time order, from either end or from any position.
  * Positions order events by (ts, cpu, seq), as the event list does.

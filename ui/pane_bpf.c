@@ -29,6 +29,7 @@
 #include "stacks.h"
 #include "stackview.h"
 #include "store.h"
+#include "viewfilter.h"
 #include "ui-local.h"
 
 #define OUTL_MAX	256	/* outliers the pane keeps, newest last */
@@ -65,6 +66,7 @@ struct bpf_state {
 	struct stack_set	off;		/* off_pid's off-CPU stacks, by time */
 	int32_t			off_pid;
 	uint64_t		off_ns;		/* when they were read; 0: not yet */
+	uint64_t		off_view;	/* the view filter they were read under */
 };
 
 static const int bpf_features[] = { FEATURE_BPF, FEATURE_BTF };
@@ -340,15 +342,21 @@ static void draw_outliers(struct ui *ui, struct bpf_state *bs,
 static void offcpu_refresh(struct ui *ui, struct bpf_state *bs)
 {
 	uint64_t now = clock_mono_ns();
+	struct stack_query q;
 	struct stack_set set;
 
-	if (bs->off_ns && bs->off_pid == (int32_t)bs->off_tid &&
+	if (bs->off_ns && bs->off_pid == (int32_t)bs->off_tid && bs->off_view == ui_view_gen(ui) &&
 	    (ui->paused || now - bs->off_ns < OFF_REFRESH_NS))
 		return;
 	if (!bs->off_ns || now - bs->off_ns >= OFF_REFRESH_NS)
 		app_offcpu_poll(ui->app);	/* -ENODEV without --offcpu: the store's, from a file */
-	if (stack_set_from_offcpu_of(ui->st, false, (int32_t)bs->off_tid, &set))
+	/* the view's tasks (pid:, comm:) */
+	stack_query_all(&q);
+	q.pid = (int32_t)bs->off_tid;
+	viewfilter_stack_query(ui_view(ui), &q);
+	if (stack_set_from_offcpu_q(ui->st, false, &q, &set))
 		return;		/* ENOMEM: the last set stays */
+	bs->off_view = ui_view_gen(ui);
 	if (bs->off_pid != (int32_t)bs->off_tid)
 		bs->ssel = bs->stop = 0;
 	stack_set_free(&bs->off);
@@ -480,7 +488,7 @@ static void offcpu_stacks_draw(struct ui *ui, struct bpf_state *bs, int y, int h
 	else
 		richstr_add(&rs, ROLE_EVENT, "Off-CPU stacks of every task");
 	if (!bs->off_tid && ui_view(ui))
-		richstr_add(&rs, ROLE_WARN, " (not only the view's)");
+		richstr_add(&rs, ROLE_WARN, " in the view");
 	if (bs->off.n)
 		richstr_addf(&rs, ROLE_DIM, "  (--offcpu, since start: %s off CPU in %zu stack%s)",
 			     ui_fmt_dur(b1, sizeof(b1), bs->off.value), bs->off.n,

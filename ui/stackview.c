@@ -65,12 +65,6 @@ const char *sv_source_name(enum sv_source src)
 	return src < SV_SRC_NR ? names[src] : "?";
 }
 
-/* stack_query.keep: the view filter. */
-static bool sv_keep(void *ctx, const struct ktop_event *ev)
-{
-	return viewfilter_match(ctx, ev);
-}
-
 int sv_feed(struct stackview *sv, struct store *st, struct viewfilter *vf, uint64_t t1)
 {
 	struct stack_query q;
@@ -84,10 +78,7 @@ int sv_feed(struct stackview *sv, struct store *st, struct viewfilter *vf, uint6
 	q.t1 = t1;
 	q.type = sv->scope.type;
 	q.func = sv->scope.func;
-	if (vf) {
-		q.keep = sv_keep;
-		q.keep_ctx = vf;
-	}
+	viewfilter_stack_query(vf, &q);
 	ret = stack_set_from_store(st, &q, &win);
 	if (ret)
 		return ret;
@@ -151,9 +142,11 @@ static int set_of_counts(struct stackview *sv, struct stack_set *out)
 	return 0;
 }
 
-int sv_make_set(struct stackview *sv, struct store *st, struct fgraph *g, uint64_t now)
+int sv_make_set(struct stackview *sv, struct store *st, struct fgraph *g, struct viewfilter *vf,
+		uint64_t now)
 {
 	struct stack_set set = { 0 };
+	struct stack_query q;
 	int ret = 0;
 
 	switch (sv->scope.src) {
@@ -161,7 +154,10 @@ int sv_make_set(struct stackview *sv, struct store *st, struct fgraph *g, uint64
 		ret = set_of_counts(sv, &set);
 		break;
 	case SV_SRC_OFFCPU:
-		ret = stack_set_from_offcpu_of(st, false, sv->scope.pid, &set);
+		stack_query_all(&q);
+		q.pid = sv->scope.pid;
+		viewfilter_stack_query(vf, &q);
+		ret = stack_set_from_offcpu_q(st, false, &q, &set);
 		break;
 	case SV_SRC_GRAPH:
 		if (g)
@@ -225,8 +221,13 @@ bool sv_update(struct ui *ui, struct stackview *sv)
 			return false;
 		break;
 	case SV_SRC_OFFCPU:
-		if (!due || (ui->paused && sv->built_ns))
+		if (sv->view_gen != ui_view_gen(ui)) {
+			/* another view: its tasks' totals, now */
+			sv->view_gen = ui_view_gen(ui);
+			due = true;
+		} else if (!due || (ui->paused && sv->built_ns)) {
 			return false;
+		}
 		app_offcpu_poll(ui->app);	/* -ENODEV without --offcpu: the store's, from a file */
 		break;
 	case SV_SRC_GRAPH:
@@ -237,7 +238,7 @@ bool sv_update(struct ui *ui, struct stackview *sv)
 		return false;
 	}
 	return !sv_make_set(sv, ui->st, sv->scope.src == SV_SRC_GRAPH ? pane_graph_model(ui) : NULL,
-			    now);
+			    ui_view(ui), now);
 }
 
 /* ---- paths ------------------------------------------------------------------------ */

@@ -96,13 +96,16 @@ int sv_feed(struct stackview *sv, struct store *st, struct viewfilter *vf, uint6
 
 /**
  * sv_make_set - the stack set of the scope, from the counts (events), the
- * store's off-CPU totals, or the function_graph model @g (may be NULL)
+ * store's off-CPU totals (of the tasks view filter @vf shows; NULL: all), or
+ * the function_graph model @g (may be NULL)
  *
  * The old set and trees go; sv->gen changes. @now: the time to remember as
  * sv->built_ns.
  * Return: 0 or -ENOMEM.
  */
-int sv_make_set(struct stackview *sv, struct store *st, struct fgraph *g, uint64_t now);
+struct viewfilter;
+int sv_make_set(struct stackview *sv, struct store *st, struct fgraph *g, struct viewfilter *vf,
+		uint64_t now);
 
 /* The tree of the set in direction @dir, built on first use. NULL: no set or ENOMEM. */
 const struct stack_tree *sv_tree(struct stackview *sv, struct store *st, enum stack_tree_dir dir);

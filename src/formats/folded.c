@@ -16,12 +16,6 @@
 #include "store.h"
 #include "viewfilter.h"
 
-/* stack_query.keep for the export's view filter ("save what I see"). */
-static bool folded_keep(void *ctx, const struct ktop_event *ev)
-{
-	return viewfilter_match(ctx, ev);
-}
-
 /* The function_graph paths of @q's window and view as a stack set. */
 static int graph_set(struct store *st, const struct stack_query *q, bool ns, struct stack_set *out)
 {
@@ -52,10 +46,8 @@ static int folded_set(struct store *st, const struct export_opts *opts, enum fol
 
 	*value = false;
 	stack_query_all(&q);
-	if (opts && opts->view) {
-		q.keep = folded_keep;
-		q.keep_ctx = opts->view;
-	}
+	/* "save what I see" */
+	viewfilter_stack_query(opts ? opts->view : NULL, &q);
 	if (opts && (opts->t0 || opts->t1)) {
 		q.t0 = opts->t0;
 		q.t1 = opts->t1;
@@ -68,7 +60,7 @@ static int folded_set(struct store *st, const struct export_opts *opts, enum fol
 	}
 	if (!ret && (*src == FOLDED_AUTO || *src == FOLDED_OFFCPU)) {
 		stack_set_free(set);
-		ret = stack_set_from_offcpu(st, false, set);
+		ret = stack_set_from_offcpu_q(st, false, &q, set);
 		*value = true;
 		if (!ret && (set->n || *src == FOLDED_OFFCPU))
 			*src = FOLDED_OFFCPU;

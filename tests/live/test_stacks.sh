@@ -214,6 +214,39 @@ if command -v bpftool > /dev/null; then
 fi
 state_same "offcpu: state restored" "$tmp/state.before"
 
+# --offcpu under --view pid: (BPF watches every task): only that task's totals
+rm -f "$tmp/ov.json" "$tmp/go" "$tmp/load.out"
+"$TOOLS/stackload" -w "$tmp/go" -l 1000 sleep "$N" 2000 > "$tmp/load.out" &
+lp=$!
+wait_for "$tmp/load.out" '^stackload pid' 5
+LOAD_PID=$(awk '/^stackload pid/ { print $3 }' "$tmp/load.out")
+$KTOP --json --interval 1 --duration 3 --offcpu --view "pid:$LOAD_PID" \
+	-e sched:sched_process_exit > "$tmp/ov.json" 2>&1 &
+k=$!
+after_lines "$tmp/ov.json" 1 10
+touch "$tmp/go"
+wait $lp
+wait $k
+res=$(python3 - "$tmp/ov.json" "$LOAD_PID" <<'PY'
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    if line.startswith('{'):
+        last = json.loads(line).get('offcpu', {})
+top = (last or {}).get('top', [])
+print(len(top), sum(1 for e in top if e['pid'] != int(sys.argv[2])),
+      sum(e['ns'] for e in top), (last or {}).get('ns_total', 0))
+PY
+)
+read -r vn vother vns vtotal <<< "$res"
+echo "# offcpu --view pid:$LOAD_PID: ${vn:-0} stacks, ${vother:-?} of other tasks, total ${vtotal:-0} ns"
+check "offcpu --view pid: its stacks only (${vn:-0}, ${vother:-?} others)" \
+	[ "${vn:-0}" -gt 0 -a "${vother:-1}" -eq 0 ]
+# (the JSON lists 50 stacks at the most: fewer here, so they sum to the total)
+check "offcpu --view pid: the total is its stacks' (${vtotal:-0} ns = ${vns:-0})" \
+	[ "${vtotal:-0}" -gt 0 -a "${vtotal:-0}" -eq "${vns:-0}" -a "${vn:-0}" -lt 50 ]
+state_same "offcpu --view: state restored" "$tmp/state.before"
+
 # the top level: options/stacktrace stands in for triggers, and comes back
 top_claim || fail "top level: $MARK_WHY"
 rm -f "$tmp/t.out"

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "event.h"
 #include "fixture.h"
+#include "stacks.h"
 #include "store.h"
 #include "test.h"
 #include "viewfilter.h"
@@ -391,6 +392,43 @@ TEST(summaries_under_a_view)
 		CHECK(!strncmp(p, "\"comm\":\"cat\"", 12));
 	free(out);
 	app_done(a);
+}
+
+/*
+ * The off-CPU section of a recording under a view: the totals are by task, so
+ * those of the view's pid:/comm: tasks, as the event sections count the
+ * view's events.
+ */
+TEST(offcpu_section_under_a_view)
+{
+	static const struct {
+		const char	*view;		/* NULL: none */
+		double		ns;
+	} cases[] = { { NULL, 4200 }, { "pid:42", 3700 }, { "!pid:42", 500 } };
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct app *a = app_fixture("stacks-host", true);
+		struct stack_weight w[] = {
+			{ 1, 42, 3, 3000 }, { 2, 42, 1, 700 }, { 2, 7, 2, 500 },
+		};
+		char *out, *p;
+
+		CHECK(a && stacks_count(store_stacks(a->st)) >= 2);
+		CHECK(!stacks_weights_set(store_stacks(a->st), STACKS_W_OFFCPU, w, 3));
+		if (cases[c].view) {
+			a->view = viewfilter_new(a->st, NULL);
+			CHECK(a->view && !viewfilter_push(a->view, cases[c].view, NULL));
+		}
+		out = run(a);
+		CHECK(out);
+		p = strstr(out, "\"offcpu\":");
+		CHECK(p);
+		printf("  %s: ns_total %.0f\n", cases[c].view ? cases[c].view : "(no view)",
+		       num(p, "ns_total"));
+		CHECK(num(p, "ns_total") == cases[c].ns);
+		free(out);
+		app_done(a);
+	}
 }
 
 TEST_MAIN()

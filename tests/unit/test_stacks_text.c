@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "export.h"
 #include "fgraph.h"
 #include "fgraph_text.h"
 #include "fixture.h"
@@ -36,6 +37,7 @@
 #include "stacktree.h"
 #include "store.h"
 #include "symbols.h"
+#include "viewfilter.h"
 #include "test.h"
 #include "stacks_text.h"
 
@@ -528,6 +530,63 @@ TEST(fgraph_paths_match_kernel_text)
 	}
 	if (!done)
 		printf("  note: no rt*-fgraph fixture under %s\n", fixture_root());
+}
+
+/*
+ * --folded offcpu under a view ("save what I see"): the off-CPU totals are by
+ * task, so the view's pid:/comm: clauses choose whose; a view with none (an
+ * event clause) keeps every task's.
+ */
+TEST(folded_offcpu_holds_the_view_tasks)
+{
+	static const struct {
+		const char	*view;
+		uint64_t	value;		/* ns the file must hold */
+	} cases[] = {
+		{ "pid:42", 3000 + 700 },
+		{ "pid:7", 500 },
+		{ "!pid:42", 500 },
+		{ "event:sched:sched_switch", 3000 + 700 + 500 },
+	};
+	char names[16][300], dir[] = "/tmp/ktop-test-offfold.XXXXXX", path[400], err[512];
+	int n = list_stack_fixtures(names, 16);
+	struct res r = { 0 };
+	struct store *st;
+
+	CHECK(n > 0);
+	CHECK(mkdtemp(dir));
+	st = fixture_stacks_store(names[0], &r);
+	CHECK(st && stacks_count(store_stacks(st)) >= 2);
+	{
+		struct stack_weight w[] = {
+			{ 1, 42, 3, 3000 }, { 2, 42, 1, 700 }, { 2, 7, 2, 500 },
+		};
+
+		CHECK(!stacks_weights_set(store_stacks(st), STACKS_W_OFFCPU, w, 3));
+	}
+	snprintf(path, sizeof(path), "%s/o.folded", dir);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct export_opts o = { .folded = FOLDED_OFFCPU };
+		struct viewfilter *vf = viewfilter_new(st, NULL);
+		char line[8192];
+		uint64_t sum = 0;
+		FILE *fp;
+
+		CHECK(vf && !viewfilter_push(vf, cases[c].view, NULL));
+		o.view = vf;
+		CHECK(!export_write(EXPORT_FOLDED, path, st, NULL, &o, NULL, err, sizeof(err)));
+		fp = fopen(path, "r");
+		CHECK(fp);
+		while (fgets(line, sizeof(line), fp))
+			sum += strtoull(strrchr(line, ' ') + 1, NULL, 10);
+		fclose(fp);
+		printf("  %s: %llu ns\n", cases[c].view, (unsigned long long)sum);
+		CHECK_EQ_U64(sum, cases[c].value);
+		viewfilter_free(vf);
+	}
+	store_free(st);
+	symbols_free(r.ksyms);
+	CHECK(!test_rm_rf(dir));
 }
 
 TEST_MAIN()

@@ -542,7 +542,10 @@ TEST(offcpu_view_short_screen_scrolls)
 	orig_close();
 }
 
-/* Under a view filter the task list holds the view's tasks, every task's row their stacks. */
+/*
+ * Under a view filter the task list holds the view's tasks, and the "every
+ * task" row their stacks only; widening the view brings the others back.
+ */
 TEST(offcpu_view_lists_the_tasks_of_the_view)
 {
 	static const struct prompt_ops *const prompts[] = { &prompt_view_ops };
@@ -560,7 +563,16 @@ TEST(offcpu_view_lists_the_tasks_of_the_view)
 	odraw();
 	CHECK(row_of("(since start, 1 tasks in the view") >= 0);
 	CHECK(row_of("100 kworker/0:1") >= 0 && row_of("27932 stackload") < 0);
-	CHECK(row_of("Off-CPU stacks of every task (not only the view's)") >= 0);
+	CHECK(row_of("Off-CPU stacks of every task in the view") >= 0);
+	CHECK(stack_row_is(orig.other, 300000000, 100.0, 5));
+	CHECK(row_of("do_nanosleep") < 0);
+	/* every task again */
+	CHECK(ui_request(&orig.ui, &(struct ui_req){ .kind = UI_REQ_WIDEN, .view.all = true }));
+	orig.ui.active = ui_pane(&orig.ui, "bpf");
+	odraw();
+	CHECK(row_of("Off-CPU stacks of every task") >= 0 && row_of("in the view") < 0);
+	CHECK(stack_row_is(orig.sleep, 980000000, 980.0 / 13, 49));
+	CHECK(stack_row_is(orig.other, 320000000, 320.0 / 13, 8));
 	orig_close();
 	viewfilter_free(orig.app.view);
 }

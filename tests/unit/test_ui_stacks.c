@@ -155,7 +155,7 @@ static bool fx_open(struct fx *f, const char *dir)
 	/* every event of the store, as the pane counts them */
 	sv_init(&f->sv);
 	return !sv_feed(&f->sv, f->st, NULL, UINT64_MAX - 1) &&
-	       !sv_make_set(&f->sv, f->st, NULL, 1);
+	       !sv_make_set(&f->sv, f->st, NULL, NULL, 1);
 }
 
 static void fx_close(struct fx *f)
@@ -777,7 +777,7 @@ TEST(graph_icicle_is_total_time)
 		CHECK(st && graph_model && fgraph_feed_store(graph_model, st, 0, UINT64_MAX) > 0);
 		sv_init(&sv);
 		sv.scope.src = SV_SRC_GRAPH;
-		CHECK(!sv_make_set(&sv, st, graph_model, 1));
+		CHECK(!sv_make_set(&sv, st, graph_model, NULL, 1));
 		tr = sv_tree(&sv, st, STACK_TREE_ROOTS);
 		graph_text(path, &calls, &ns);
 		CHECK(tr && stack_tree_size(tr) == calls.n + 1);
@@ -869,6 +869,40 @@ TEST(offcpu_scope_of_one_thread)
 	draw();
 	t = cur_tree(&rig.ui, stacks());
 	CHECK(stacks()->sv.scope.pid == 0 && t && stack_tree_node(t, 0)->value == 13000000);
+	rig_close();
+}
+
+/* Under a view filter, the off-CPU stacks are those of the view's tasks (pid:, comm:). */
+TEST(offcpu_stacks_of_the_view_tasks)
+{
+	const struct stack_tree *t;
+	struct stack_weight w[3];
+
+	CHECK(rig_open("stacks-rt"));
+	w[0] = (struct stack_weight){ 1, 10, 100, 1000000 };
+	w[1] = (struct stack_weight){ 2, 11, 1, 9000000 };
+	w[2] = (struct stack_weight){ 1, 11, 4, 3000000 };
+	CHECK(!stacks_weights_set(store_stacks(rig.app.st), STACKS_W_OFFCPU, w, 3));
+	open_all(true);
+	key(ACT_STACK_SOURCE);
+	draw();
+	t = cur_tree(&rig.ui, stacks());
+	CHECK(t && stack_tree_node(t, 0)->value == 13000000);
+	CHECK(ui_request(&rig.ui, &(struct ui_req){
+		.kind = UI_REQ_NARROW, .view = { .what = UI_VIEW_CLAUSE, .text = "pid:10" },
+	}));
+	rig.ui.active = ui_pane(&rig.ui, "stacks");
+	draw();
+	CHECK(strstr(scr[0], "in the view") && strstr(scr[0], "1.00ms, 1 stack"));
+	t = cur_tree(&rig.ui, stacks());
+	CHECK(t && stack_tree_node(t, 0)->value == 1000000);
+	CHECK_EQ_U64(stack_tree_node(t, 0)->count, 100);
+	/* every task again */
+	CHECK(ui_request(&rig.ui, &(struct ui_req){ .kind = UI_REQ_WIDEN, .view.all = true }));
+	rig.ui.active = ui_pane(&rig.ui, "stacks");
+	draw();
+	t = cur_tree(&rig.ui, stacks());
+	CHECK(t && stack_tree_node(t, 0)->value == 13000000);
 	rig_close();
 }
 
