@@ -842,17 +842,26 @@ TEST(offcpu_icicle_is_time_off_cpu)
 	rig_close();
 }
 
+/*
+ * The rig on stacks-rt with off-CPU totals of two threads: 10 waits on stack 1
+ * (100 times, 1 ms); 11 on stack 2 (once, 9 ms) and on stack 1 (4 times, 3 ms).
+ */
+static bool rig_open_offcpu(void)
+{
+	const struct stack_weight w[] = {
+		{ 1, 10, 100, 1000000 }, { 2, 11, 1, 9000000 }, { 1, 11, 4, 3000000 },
+	};
+
+	return rig_open("stacks-rt") &&
+	       !stacks_weights_set(store_stacks(rig.app.st), STACKS_W_OFFCPU, w, 3);
+}
+
 /* The BPF pane's request for one thread's off-CPU stacks: the scope holds that thread's only. */
 TEST(offcpu_scope_of_one_thread)
 {
 	const struct stack_tree *t;
-	struct stack_weight w[3];
 
-	CHECK(rig_open("stacks-rt"));
-	w[0] = (struct stack_weight){ 1, 10, 100, 1000000 };
-	w[1] = (struct stack_weight){ 2, 11, 1, 9000000 };
-	w[2] = (struct stack_weight){ 1, 11, 4, 3000000 };
-	CHECK(!stacks_weights_set(store_stacks(rig.app.st), STACKS_W_OFFCPU, w, 3));
+	CHECK(rig_open_offcpu());
 	CHECK(ui_request(&rig.ui, &(struct ui_req){
 		.kind = UI_REQ_STACKS,
 		.stacks = { .icicle = true, .src = SV_SRC_OFFCPU, .type = -1, .pid = 11, .stack = 2,
@@ -876,13 +885,8 @@ TEST(offcpu_scope_of_one_thread)
 TEST(offcpu_stacks_of_the_view_tasks)
 {
 	const struct stack_tree *t;
-	struct stack_weight w[3];
 
-	CHECK(rig_open("stacks-rt"));
-	w[0] = (struct stack_weight){ 1, 10, 100, 1000000 };
-	w[1] = (struct stack_weight){ 2, 11, 1, 9000000 };
-	w[2] = (struct stack_weight){ 1, 11, 4, 3000000 };
-	CHECK(!stacks_weights_set(store_stacks(rig.app.st), STACKS_W_OFFCPU, w, 3));
+	CHECK(rig_open_offcpu());
 	open_all(true);
 	key(ACT_STACK_SOURCE);
 	draw();
