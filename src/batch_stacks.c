@@ -144,7 +144,7 @@ void batch_stacks_update(struct batch_stacks *bs)
 		stack_query_all(&q);
 		viewfilter_stack_query(app_view(bs->a), &q);
 		stack_set_free(&bs->off);
-		stack_set_from_offcpu_q(st, true, &q, &bs->off);
+		stack_set_from_offcpu(st, true, &q, &bs->off);
 		bs->offline_off = !bs->a->offcpu;
 		bs->any = true;
 	}

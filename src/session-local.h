@@ -63,7 +63,6 @@ struct session {
 /* The session the fatal-signal and atexit paths restore (session_guard.c). */
 extern struct session *volatile session_live;
 
-/* Write @s to @path (truncating). No allocation. Return: 0 or -errno. */
 /* file_write_str(O_TRUNC) of @file in the session's directory. */
 int sess_write(struct session *s, const char *file, const char *str);
 /* The directory of the lock and state files, or NULL; and why not, when NULL. */

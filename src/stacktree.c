@@ -192,15 +192,7 @@ int stack_set_from_store(struct store *st, const struct stack_query *q, struct s
 	return acc_done(&a, query_walk(st, q, acc_event, &a));
 }
 
-int stack_set_from_offcpu(struct store *st, bool per_pid, struct stack_set *out)
-{
-	struct stack_query q;
-
-	stack_query_all(&q);
-	return stack_set_from_offcpu_q(st, per_pid, &q, out);
-}
-
-int stack_set_from_offcpu_q(struct store *st, bool per_pid, const struct stack_query *q,
+int stack_set_from_offcpu(struct store *st, bool per_pid, const struct stack_query *q,
 			    struct stack_set *out)
 {
 	struct stacks *sk = store_stacks(st);

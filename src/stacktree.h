@@ -11,7 +11,8 @@
  *                                 task, CPU, a function on the stack, and a
  *                                 view filter (a predicate on the event)
  *        stack_set_from_offcpu()  the BPF off-CPU totals (count = switches
- *                                 out, value = ns off CPU)
+ *                                 out, value = ns off CPU), of a thread or
+ *                                 of a view filter's tasks
  *        stack_set_from_fgraph()  the paths of a function_graph tree (value =
  *                                 self ns, or calls), optionally only those
  *                                 ending in one function
@@ -80,15 +81,14 @@ struct stack_set {
  */
 int stack_set_from_store(struct store *st, const struct stack_query *q, struct stack_set *out);
 
-/* The BPF off-CPU totals kept in the store's table (pid -1: merged by stack). */
-int stack_set_from_offcpu(struct store *st, bool per_pid, struct stack_set *out);
 /*
- * ... of the threads @q takes: thread @q->pid only (0 or -1: every thread),
- * and those @q->task_ok keeps. The other fields of @q are for events: they do
- * not apply to totals.
+ * The BPF off-CPU totals kept in the store's table, by stack (@per_pid: by
+ * stack and thread), of the threads @q takes: thread @q->pid only (0 or -1:
+ * every thread), and those @q->task_ok keeps. The other fields of @q are for
+ * events: they do not apply to totals.
  */
-int stack_set_from_offcpu_q(struct store *st, bool per_pid, const struct stack_query *q,
-			    struct stack_set *out);
+int stack_set_from_offcpu(struct store *st, bool per_pid, const struct stack_query *q,
+			  struct stack_set *out);
 
 /**
  * stack_set_from_fgraph - the call paths of @g's aggregated view as stacks

@@ -354,7 +354,7 @@ static void offcpu_refresh(struct ui *ui, struct bpf_state *bs)
 	stack_query_all(&q);
 	q.pid = (int32_t)bs->off_tid;
 	viewfilter_stack_query(ui_view(ui), &q);
-	if (stack_set_from_offcpu_q(ui->st, false, &q, &set))
+	if (stack_set_from_offcpu(ui->st, false, &q, &set))
 		return;		/* ENOMEM: the last set stays */
 	bs->off_view = ui_view_gen(ui);
 	if (bs->off_pid != (int32_t)bs->off_tid)

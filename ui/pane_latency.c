@@ -176,7 +176,7 @@ static void lat_feed(struct ui *ui, struct lat_state *ls)
 	    strcmp(app_tracer(ui->app), "osnoise"))
 		return;
 	t1 = ui_feed_window_end(ui, LAT_LAG_NS);
-	if (t1 && t1 >= ls->t0 && ui_feed_clamp(ui, &ls->t0, &t1))
+	if (ui_feed_clamp(ui, &ls->t0, &t1))
 		lat_feed_window(ui, ls, t1, t_in);
 }
 

@@ -157,7 +157,7 @@ int sv_make_set(struct stackview *sv, struct store *st, struct fgraph *g, struct
 		stack_query_all(&q);
 		q.pid = sv->scope.pid;
 		viewfilter_stack_query(vf, &q);
-		ret = stack_set_from_offcpu_q(st, false, &q, &set);
+		ret = stack_set_from_offcpu(st, false, &q, &set);
 		break;
 	case SV_SRC_GRAPH:
 		if (g)

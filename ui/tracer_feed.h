@@ -49,8 +49,7 @@ bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t
 /**
  * ui_feed_clamp - the part of [@*next, @*t1] the store holds
  * @next: raised to the oldest event held
- * @t1: lowered to the newest event held (a later one may still come with an
- *      earlier time, on another CPU, up to the window end)
+ * @t1: lowered to the newest event held
  * Return: whether anything is left to feed.
  * Context: UI thread.
  */

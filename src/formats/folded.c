@@ -60,7 +60,7 @@ static int folded_set(struct store *st, const struct export_opts *opts, enum fol
 	}
 	if (!ret && (*src == FOLDED_AUTO || *src == FOLDED_OFFCPU)) {
 		stack_set_free(set);
-		ret = stack_set_from_offcpu_q(st, false, &q, set);
+		ret = stack_set_from_offcpu(st, false, &q, set);
 		*value = true;
 		if (!ret && (set->n || *src == FOLDED_OFFCPU))
 			*src = FOLDED_OFFCPU;
