@@ -42,6 +42,27 @@ run_load() {
 	LOAD_PID=$(awk '/^stackload pid/ { print $3 }' "$1")
 }
 
+# load_start OUT: stackload waiting for $tmp/go to sleep N x 2 ms, in the
+# background (job $lp); its pid in $LOAD_PID
+load_start() {
+	rm -f "$tmp/go" "$1"
+	"$TOOLS/stackload" -w "$tmp/go" -l 1000 sleep "$N" 2000 > "$1" &
+	lp=$!
+	wait_for "$1" '^stackload pid' 5
+	LOAD_PID=$(awk '/^stackload pid/ { print $3 }' "$1")
+}
+
+# load_go KOUT: once ktop (job $k) has printed a line to KOUT, stackload
+# sleeps; both are waited for. $t0 and $t1 (ns) bracket the sleeps.
+load_go() {
+	after_lines "$1" 1 10
+	t0=$(date +%s%N)
+	touch "$tmp/go"
+	wait $lp
+	t1=$(date +%s%N)
+	wait $k
+}
+
 # json_check FILE PID: the --json summaries and the export against the workload
 json_check() {
 	python3 - "$@" <<'PY'
@@ -161,20 +182,12 @@ else
 fi
 
 # --offcpu: BPF, where stackload blocks and for how long (-P: its totals only)
-rm -f "$tmp/o.json" "$tmp/go" "$tmp/load.out"
-"$TOOLS/stackload" -w "$tmp/go" -l 1000 sleep "$N" 2000 > "$tmp/load.out" &
-lp=$!
-wait_for "$tmp/load.out" '^stackload pid' 5
-LOAD_PID=$(awk '/^stackload pid/ { print $3 }' "$tmp/load.out")
+rm -f "$tmp/o.json"
+load_start "$tmp/load.out"
 $KTOP --json --interval 1 --duration 4 --offcpu -P "$LOAD_PID" -e sched:sched_process_exit \
 	> "$tmp/o.json" 2>&1 &
 k=$!
-after_lines "$tmp/o.json" 1 10
-t0=$(date +%s%N)
-touch "$tmp/go"
-wait $lp
-t1=$(date +%s%N)
-wait $k
+load_go "$tmp/o.json"
 res=$(python3 - "$tmp/o.json" "$LOAD_PID" <<'PY'
 import json, sys
 def has(s, seq):
@@ -215,18 +228,12 @@ fi
 state_same "offcpu: state restored" "$tmp/state.before"
 
 # --offcpu under --view pid: (BPF watches every task): only that task's totals
-rm -f "$tmp/ov.json" "$tmp/go" "$tmp/load.out"
-"$TOOLS/stackload" -w "$tmp/go" -l 1000 sleep "$N" 2000 > "$tmp/load.out" &
-lp=$!
-wait_for "$tmp/load.out" '^stackload pid' 5
-LOAD_PID=$(awk '/^stackload pid/ { print $3 }' "$tmp/load.out")
+rm -f "$tmp/ov.json"
+load_start "$tmp/load.out"
 $KTOP --json --interval 1 --duration 3 --offcpu --view "pid:$LOAD_PID" \
 	-e sched:sched_process_exit > "$tmp/ov.json" 2>&1 &
 k=$!
-after_lines "$tmp/ov.json" 1 10
-touch "$tmp/go"
-wait $lp
-wait $k
+load_go "$tmp/ov.json"
 res=$(python3 - "$tmp/ov.json" "$LOAD_PID" <<'PY'
 import json, sys
 last = None
