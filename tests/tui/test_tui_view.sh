@@ -57,7 +57,16 @@ narrow_and_widen() {
 		fail "${label}_z_narrows_to_the_rows_task: no view line"; evidence z 20
 		return
 	fi
-	cpu=$(row_cpus | tail -1)
+	# the selected row's CPU, which # takes: Enter prints that row on the
+	# message line. Not the bottom row's: live, the task may have run on the
+	# other CPU in the rows under the selection.
+	keys Enter
+	sleep 0.5
+	cpu=$(scr | tail -1 | sed -n 's/^ *[^ ].*-'"$pid"' \+\[0*\([0-9]\+\)\] .*/\1/p')
+	if [ -z "$cpu" ]; then
+		fail "${label}_enter_shows_the_selected_row"; evidence enter 8
+		return
+	fi
 	keys '#'
 	if wait_screen "^ view pid:$pid && cpu:$cpu " 5; then
 		sleep 0.5
