@@ -74,6 +74,30 @@ static inline int test_rm_rf(const char *dir)
 	return system(cmd);
 }
 
+/*
+ * The weights of a .folded file: the sum of each line's last number; *@lines:
+ * the lines that end in one (0 when the file does not open).
+ */
+static inline uint64_t test_folded_sum(const char *path, size_t *lines)
+{
+	char line[8192];
+	uint64_t sum = 0;
+	FILE *fp = fopen(path, "r");
+
+	*lines = 0;
+	while (fp && fgets(line, sizeof(line), fp)) {
+		const char *sp = strrchr(line, ' ');
+
+		if (sp) {
+			sum += strtoull(sp + 1, NULL, 10);
+			(*lines)++;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return sum;
+}
+
 #define TEST_MAIN()							\
 	struct test_case test_cases[TEST_MAX];				\
 	int test_ncases;						\

@@ -132,27 +132,6 @@ TEST(exports_hold_what_the_view_matches)
 	store_free(st);
 }
 
-/* The counts of a .folded file: the sum of each line's last number. */
-static uint64_t folded_sum(const char *path, size_t *lines)
-{
-	char line[8192];
-	uint64_t sum = 0;
-	FILE *fp = fopen(path, "r");
-
-	*lines = 0;
-	while (fp && fgets(line, sizeof(line), fp)) {
-		const char *sp = strrchr(line, ' ');
-
-		if (sp) {
-			sum += strtoull(sp + 1, NULL, 10);
-			(*lines)++;
-		}
-	}
-	if (fp)
-		fclose(fp);
-	return sum;
-}
-
 /*
  * --folded graph-count under a view: the function_graph calls of the matching
  * events only, as the graph pane shows them. The reference is a call graph fed
@@ -179,7 +158,7 @@ TEST(folded_graph_holds_what_the_view_matches)
 			continue;
 		snprintf(path, sizeof(path), "%s/all.folded", dir);
 		CHECK(!export_write(EXPORT_FOLDED, path, st, &meta, &all, NULL, err, sizeof(err)));
-		total = folded_sum(path, &lines);
+		total = test_folded_sum(path, &lines);
 		CHECK(total > 0 && lines > 0);
 		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
 			struct export_opts o = all;
@@ -200,7 +179,7 @@ TEST(folded_graph_holds_what_the_view_matches)
 			snprintf(path, sizeof(path), "%s/%zu.folded", dir, v);
 			CHECK(!export_write(EXPORT_FOLDED, path, st, &meta, &o, NULL, err,
 					    sizeof(err)));
-			n = folded_sum(path, &lines);
+			n = test_folded_sum(path, &lines);
 			printf("  %s '%s': %llu of %llu calls, %llu by hand\n", fx[f], views[v],
 			       (unsigned long long)n, (unsigned long long)total,
 			       (unsigned long long)want.count);
