@@ -43,6 +43,7 @@ struct batch_stacks {
 	struct skey		*top;		/* the same, sorted by top_sorted() */
 	uint64_t		with, without;	/* events of stacked types this interval */
 	uint64_t		with_total;
+	uint64_t		cut, cut_seen;	/* stop-cut stacks: this interval, so far */
 	uint8_t			stacked[65536 / 8];	/* types seen with a stack */
 	struct stack_set	off;		/* off-CPU totals, by stack */
 	bool			offline_off;	/* off: from a snapshot */
@@ -114,6 +115,26 @@ static void scan_cpu(struct batch_stacks *bs, struct store *st, unsigned int cpu
 	bs->next[cpu] = end;
 }
 
+/*
+ * The events of this interval whose stack a stop of tracing cut off
+ * (decoder_flush()): the readers count them, in every CPU's last event.
+ */
+static void stop_cut(struct batch_stacks *bs)
+{
+	uint64_t total = 0;
+
+	if (!app_consumer(bs->a))
+		return;
+	for (unsigned int cpu = 0; cpu < bs->ncpus; cpu++) {
+		struct consumer_cpu_stats cs;
+
+		consumer_get_stats(app_consumer(bs->a), cpu, &cs);
+		total += cs.stack_cut;
+	}
+	bs->cut = total - bs->cut_seen;
+	bs->cut_seen = total;
+}
+
 void batch_stacks_update(struct batch_stacks *bs)
 {
 	struct store *st;
@@ -135,6 +156,7 @@ void batch_stacks_update(struct batch_stacks *bs)
 	}
 	bs->with_total += bs->with;
 	bs->any |= bs->with > 0;
+	stop_cut(bs);
 	/* live, polled now; from a snapshot, what it carries */
 	if ((bs->a->offcpu && !app_offcpu_poll(bs->a)) ||
 	    (!(app_flags(bs->a) & SOURCE_KERNEL) && stacks_weights_get(store_stacks(st), STACKS_W_OFFCPU, NULL, 0, NULL))) {
@@ -264,6 +286,9 @@ void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 		" without; frames leaf first)\n", bs->with, bs->without);
 	if (app_session(bs->a) && session_stack_note(app_session(bs->a))[0])
 		fprintf(o, "  (%s)\n", session_stack_note(app_session(bs->a)));
+	if (bs->cut)
+		fprintf(o, "  (%" PRIu64 " the last event of a CPU: tracing stopped between it and "
+			"its stack, which the kernel then no longer wrote)\n", bs->cut);
 	fprintf(o, "%10s  %-24s %s\n", "COUNT", "EVENT", "STACK");
 	for (size_t i = 0; i < n && i < TOP_TEXT; i++) {
 		fprintf(o, "%10" PRIu64 "  %-24s ", bs->top[i].count,
@@ -368,6 +393,8 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 	jsonw_u64(&w, bs->with);
 	jsonw_key(&w, "events_without_stack");
 	jsonw_u64(&w, bs->without);
+	jsonw_key(&w, "events_cut_by_stop");
+	jsonw_u64(&w, bs->cut);
 	jsonw_key(&w, "events_with_stack_total");
 	jsonw_u64(&w, bs->with_total);
 	jsonw_key(&w, "distinct");

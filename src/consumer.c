@@ -115,6 +115,8 @@ struct consumer_cpu {
 	uint64_t		decode_ns;
 	uint64_t		stacks;
 	uint64_t		stack_dropped;
+	uint64_t		stack_cut;
+	int			held;		/* decoder_held() when last published */
 };
 
 struct consumer {
@@ -137,6 +139,14 @@ static bool consumer_stopping(const struct consumer *c)
 	return __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE);
 }
 
+/* The held event's stack can no longer come: tracing is off (decoder_flush()). */
+static bool cc_flush(struct consumer_cpu *cc)
+{
+	bool stopped = cc->c->s && !session_recording(cc->c->s);
+
+	return decoder_flush(cc->dec, stopped, &cc->ds) > 0;
+}
+
 /* Context: the decoding thread of @cc. */
 static void cc_publish(struct consumer_cpu *cc)
 {
@@ -145,6 +155,8 @@ static void cc_publish(struct consumer_cpu *cc)
 	__atomic_store_n(&cc->missed, cc->ds.missed, __ATOMIC_RELAXED);
 	__atomic_store_n(&cc->stacks, cc->ds.stacks, __ATOMIC_RELAXED);
 	__atomic_store_n(&cc->stack_dropped, cc->ds.stack_dropped, __ATOMIC_RELAXED);
+	__atomic_store_n(&cc->stack_cut, cc->ds.stack_cut, __ATOMIC_RELAXED);
+	__atomic_store_n(&cc->held, decoder_held(cc->dec), __ATOMIC_RELAXED);
 	for (int i = 0; i < DECODE_F_NR; i++)
 		__atomic_store_n(&cc->flags[i], cc->ds.flags[i], __ATOMIC_RELAXED);
 }
@@ -508,7 +520,7 @@ static void *cc_thread(void *arg)
 			 * its last event's stack may still be on its way.)
 			 */
 			if (idle && n == 0 && !rounds && !d && !cc_backlog(cc) &&
-			    decoder_flush(cc->dec, &cc->ds) > 0) {
+			    cc_flush(cc)) {
 				cc_publish(cc);
 				d++;
 			}
@@ -544,7 +556,7 @@ static void *cc_decode_thread(void *arg)
 				break;
 			if (consumer_stopping(c))
 				break;
-			if (pr == 0 && decoder_flush(cc->dec, &cc->ds) > 0) {
+			if (pr == 0 && cc_flush(cc)) {
 				cc_publish(cc);
 				consumer_wake(c);
 			}
@@ -597,7 +609,7 @@ static void cc_drain(struct consumer_cpu *cc)
 		__atomic_fetch_add(&cc->bytes, (uint64_t)r, __ATOMIC_RELAXED);
 		n++;
 	}
-	decoder_flush(cc->dec, &cc->ds);
+	cc_flush(cc);
 	if (cc->drop_pending) {
 		/* dropped at the very end: nothing followed to carry the mark */
 		store_add_lost(cc->c->st, cc->cpu, cc_last_ts(cc), cc->drop_pending,
@@ -862,4 +874,6 @@ void consumer_get_stats(struct consumer *c, unsigned int cpu, struct consumer_cp
 	out->decode_ns = __atomic_load_n(&cc->decode_ns, __ATOMIC_RELAXED);
 	out->stacks = __atomic_load_n(&cc->stacks, __ATOMIC_RELAXED);
 	out->stack_dropped = __atomic_load_n(&cc->stack_dropped, __ATOMIC_RELAXED);
+	out->stack_cut = __atomic_load_n(&cc->stack_cut, __ATOMIC_RELAXED);
+	out->held = __atomic_load_n(&cc->held, __ATOMIC_RELAXED);
 }

@@ -49,6 +49,8 @@ struct consumer_cpu_stats {
 	uint64_t	decode_ns;		/* thread CPU time decoding and storing */
 	uint64_t	stacks;			/* stack records tied to their event */
 	uint64_t	stack_dropped;		/* stack records without one (decode.h) */
+	uint64_t	stack_cut;		/* events whose stack a stop cut (decode.h) */
+	bool		held;			/* an event waits for its stack (decode.h) */
 };
 
 /**

@@ -647,7 +647,7 @@ void decoder_free(struct decoder *d)
 {
 	if (!d)
 		return;
-	decoder_flush(d, NULL);		/* the held event goes in before the decoder goes */
+	decoder_flush(d, false, NULL);	/* the held event goes in before the decoder goes */
 	kbuffer_free(d->kb);
 	free(d->stk);
 	free(d);

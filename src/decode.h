@@ -89,6 +89,8 @@ struct decode_stats {
 	uint64_t	stacks;		/* stack records tied to their event */
 	uint64_t	stack_dropped;	/* stack records with no event to go to, not asked
 					 * for, or a second of the same part */
+	uint64_t	stack_cut;	/* events let go without their stack after tracing
+					 * stopped (decoder_flush()) */
 	/* appended events with each flag category, counted by decoder_page() */
 	uint64_t	flags[DECODE_F_NR];
 };
@@ -109,10 +111,17 @@ int decoder_page(struct decoder *d, void *page, size_t len, struct decode_stats 
  * An event that ends a page, of a type that carries stacks, waits for the
  * next page of its CPU (its stack record may start it). The reader calls
  * this when no page came for a while, and before it stops.
+ * @stopped: tracing is off. The kernel writes an event's stack as a record of
+ * its own after the event, and refuses it once tracing_on is 0: a stop between
+ * the two leaves the last event of a CPU without its stack. Such an event,
+ * still held, is counted in @stats->stack_cut (it goes in all the same).
  * Context: the thread owning @d.
  * Return: events appended (0 or 1).
  */
-int decoder_flush(struct decoder *d, struct decode_stats *stats);
+int decoder_flush(struct decoder *d, bool stopped, struct decode_stats *stats);
+
+/* An event is held back for its stack (decoder_flush() lets it go). Context: @d's thread. */
+bool decoder_held(const struct decoder *d);
 
 /**
  * decode_ctx_want_stacks - say which events carry stacks

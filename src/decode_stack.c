@@ -196,6 +196,11 @@ decoder_stack(struct decoder *d, struct dwin *w, struct dtype *t, const void *da
 		return;
 	}
 	row = &w->w.row[w->n - 1];
+	if (d->stk->grow != row) {
+		d->stk->grow = row;
+		d->stk->got = 0;
+	}
+	d->stk->got |= part;
 	id = dstack_combine(d->stk, store_stacks(d->dc->st), t->stk, data, size, row->stack,
 			    &dup);
 	if (dup) {
@@ -221,7 +226,7 @@ struct dwin decoder_hold(struct decoder *d, struct dwin w)
 {
 	const struct dtype *lt = w.lt;
 	struct store_brow *row;
-	unsigned int want;
+	unsigned int want, got = 0;
 
 	if (!w.n || !lt)
 		return w;
@@ -229,7 +234,11 @@ struct dwin decoder_hold(struct decoder *d, struct dwin w)
 	if (d->dc->stack_filter)
 		want &= lt->want;
 	row = &w.w.row[w.n - 1];
-	if (!want || !(want & ~dstack_parts(store_stacks(d->dc->st), row->stack)) ||
+	if (d->stk) {
+		got = d->stk->grow == row ? d->stk->got : 0;
+		d->stk->grow = NULL;	/* the next page's rows are elsewhere */
+	}
+	if (!want || !(want & ~(got | dstack_parts(store_stacks(d->dc->st), row->stack))) ||
 	    !decoder_dstack(d))
 		return w;
 	d->stk->held = true;
@@ -271,12 +280,20 @@ struct dwin decoder_unhold(struct decoder *d, struct dwin w, struct decode_stats
 	return w;
 }
 
-int decoder_flush(struct decoder *d, struct decode_stats *stats)
+bool decoder_held(const struct decoder *d)
+{
+	return d->stk && d->stk->held;
+}
+
+int decoder_flush(struct decoder *d, bool stopped, struct decode_stats *stats)
 {
 	struct dwin w = { 0 };
 
 	if (!d->stk || !d->stk->held)
 		return 0;
+	/* held: it lacks a part its type carries (decoder_hold()) */
+	if (stopped && stats)
+		stats->stack_cut++;
 	w = decoder_unhold(d, w, stats);
 	w = decoder_commit(d, w, stats);
 	store_publish(d->dc->st, d->cpu);

@@ -52,6 +52,12 @@ struct dstack {
 	struct store_brow	hrow;
 	uint64_t		hargs[KTOP_MAX_ARGS];
 	uint32_t		rec_stack;	/* decoder_record(): the last event's stack */
+	/*
+	 * the row the last stack records of this page went to, and their parts,
+	 * an empty one included (a kernel thread's user stack): it waits for no more
+	 */
+	const struct store_brow	*grow;
+	unsigned int		got;
 	uint64_t		buf[STACK_MAX_FRAMES + 1];
 };
 

@@ -35,6 +35,7 @@ struct session {
 	bool			top;
 	bool			restored;	/* top level already put back */
 	bool			events_on;	/* an event was enabled: set_event to clear */
+	int			recording;	/* session_recording(): atomic access */
 	int			ncpus;
 	int			lock_fd;
 	char			name[64];

@@ -895,14 +895,28 @@ out_undo:
 
 int session_start(struct session *s)
 {
+	int ret;
+
 	if (s->top && !s->ours_path[0])
 		save_ours(s);
-	return sess_write(s, "tracing_on", "1");
+	ret = sess_write(s, "tracing_on", "1");
+	if (!ret)
+		__atomic_store_n(&s->recording, 1, __ATOMIC_RELEASE);
+	return ret;
 }
 
 int session_stop(struct session *s)
 {
-	return sess_write(s, "tracing_on", "0");
+	int ret = sess_write(s, "tracing_on", "0");
+
+	if (!ret)
+		__atomic_store_n(&s->recording, 0, __ATOMIC_RELEASE);
+	return ret;
+}
+
+bool session_recording(const struct session *s)
+{
+	return __atomic_load_n(&s->recording, __ATOMIC_ACQUIRE);
 }
 
 void session_close(struct session *s)

@@ -68,6 +68,8 @@ int session_open(struct session **out, const struct session_opts *o,
 
 int session_start(struct session *s);		/* tracing_on = 1 */
 int session_stop(struct session *s);		/* tracing_on = 0 */
+/* tracing_on as session_start()/session_stop() last set it. Context: any thread. */
+bool session_recording(const struct session *s);
 
 /* Undo everything session_open did; accepts NULL. Safe to call twice. */
 void session_close(struct session *s);

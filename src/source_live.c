@@ -146,7 +146,9 @@ static int live_set_recording(struct app *a, bool on)
 
 /*
  * Stop recording, then wait (2 s at most) until the readers have drained what
- * the buffers held: the store stops growing and no CPU has a backlog.
+ * the buffers held: the store stops growing and no CPU has a backlog or an
+ * event held back for its stack (its stack is in what was read, or the stop
+ * cut it: decoder_flush()).
  */
 static void live_drain(struct app *a)
 {
@@ -169,7 +171,8 @@ static void live_drain(struct app *a)
 			struct consumer_cpu_stats cs;
 
 			consumer_get_stats(ls->cons, cpu, &cs);
-			backlog += cs.backlog_pages;
+			/* an event held for its stack goes in a poll timeout after the stop */
+			backlog += cs.backlog_pages + cs.held;
 		}
 		still = ss.events == prev && !backlog ? still + 1 : 0;
 		prev = ss.events;

@@ -7,7 +7,11 @@
 #
 #   - --stack sched:sched_switch: the trigger is on the event while ktop runs;
 #     every sched_switch has a stack (--json's events_without_stack, and each
-#     sched_switch of the JSON export has an "sf"); every context switch of
+#     sched_switch of the JSON export has an "sf"), but those whose stack the
+#     stop cut off: the kernel writes the stack as a record after its event
+#     and refuses it once tracing_on is 0, so a CPU's last event may have none;
+#     ktop counts them (events_cut_by_stop, at most one a CPU), and each is
+#     the last sched_switch of its CPU in the export; every context switch of
 #     stackload that sleeps goes through __x64_sys_nanosleep -> do_nanosleep
 #     from entry_SYSCALL_64, as many as it slept; the folded export reads
 #     back (every line "frame;...;frame COUNT") and sums to the events with
@@ -32,6 +36,7 @@ if [ "$(id -u)" != 0 ] || [ ! -d "$TRACEFS/instances" ]; then
 	exit 1
 fi
 N=${KTOP_STACKS_N:-100}
+NCPU=$(getconf _NPROCESSORS_ONLN)
 state_save "$tmp/state.before"
 
 # run_load OUT: stackload sleeping N x 2 ms, its pid in $LOAD_PID. It stays
@@ -69,13 +74,14 @@ json_check() {
 import json, sys
 summ, export, pid, n, folded = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 out = []
-without = with_ = 0
+without = with_ = cut = 0
 for line in open(summ):
     if line.startswith('{'):
         s = json.loads(line).get('stacks', {})
         without += s.get('events_without_stack', 0)
         with_ += s.get('events_with_stack', 0)
-out.append(f"summaries {with_} {without}")
+        cut += s.get('events_cut_by_stop', 0)
+out.append(f"summaries {with_} {without} {cut}")
 j = json.load(open(export))
 sf = j.get('stackFrames', {})
 def path(i):
@@ -87,11 +93,16 @@ def path(i):
     return p                          # leaf first: from the leaf up
 sw = [e for e in j['traceEvents'] if e.get('name') == 'sched_switch']
 nosf = sum(1 for e in sw if 'sf' not in e)
+# those without a stack that are not the last of their CPU (the stop cuts only that one)
+last = {}
+for e in sw:
+    last[e['cat']] = max(last.get(e['cat'], e['ts']), e['ts'])
+inside = sum(1 for e in sw if 'sf' not in e and e['ts'] < last[e['cat']])
 mine = [path(e['sf']) for e in sw if e.get('pid') == pid and 'sf' in e]
 sleeps = [p for p in mine if 'do_nanosleep' in p and '__x64_sys_nanosleep' in p
           and 'entry_SYSCALL_64_after_hwframe' in p and p.index('do_nanosleep') <
           p.index('__x64_sys_nanosleep') < p.index('entry_SYSCALL_64_after_hwframe')]
-out.append(f"export {len(sw)} {nosf} {len(mine)} {len(sleeps)}")
+out.append(f"export {len(sw)} {nosf} {len(mine)} {len(sleeps)} {inside}")
 want = ['stk_leaf', 'stk_middle', 'stk_outer', 'main']
 user = [p for p in sleeps if any(p[i:i + 4] == want for i in range(len(p)))]
 out.append(f"user {len(user)}")
@@ -126,12 +137,13 @@ stacked_run() {
 	$KTOP -i "$tmp/x.ktop" --batch --iterations 1 -o "$tmp/x.json" > /dev/null 2>&1
 	$KTOP -i "$tmp/x.ktop" --batch --iterations 1 -o "$tmp/x.folded" > /dev/null 2>&1
 	json_check "$tmp/k.json" "$tmp/x.json" "$LOAD_PID" "$N" "$tmp/x.folded" > "$tmp/res" 2>&1
-	read -r _ R_WITH R_WITHOUT < <(grep '^summaries' "$tmp/res")
-	read -r _ R_SW R_NOSF R_MINE R_SLEEPS < <(grep '^export' "$tmp/res")
+	read -r _ R_WITH R_WITHOUT R_CUT < <(grep '^summaries' "$tmp/res")
+	read -r _ R_SW R_NOSF R_MINE R_SLEEPS R_INSIDE < <(grep '^export' "$tmp/res")
 	read -r _ R_USER < <(grep '^user' "$tmp/res")
 	read -r _ R_FLINES R_FSUM R_FWANT R_FOK < <(grep '^folded' "$tmp/res")
 	echo "# $name: status $R_STATUS; summaries: ${R_WITH:-?} with a stack, ${R_WITHOUT:-?}" \
-	     "without; export: ${R_SW:-?} sched_switch, ${R_NOSF:-?} without sf, stackload" \
+	     "without, ${R_CUT:-?} cut by the stop; export: ${R_SW:-?} sched_switch, ${R_NOSF:-?}" \
+	     "without sf (${R_INSIDE:-?} of them before their CPU's last), stackload" \
 	     "${R_MINE:-?} switches, ${R_SLEEPS:-?} through do_nanosleep, ${R_USER:-?} with its" \
 	     "user frames; folded ${R_FLINES:-?} lines sum ${R_FSUM:-?} (events with a stack" \
 	     "${R_FWANT:-?})"
@@ -141,10 +153,10 @@ stacked_run() {
 if stacked_run "kernel stacks" "--stack sched:sched_switch"; then
 	check "kernel stacks: ktop ran" [ "$R_STATUS" -eq 0 ]
 	check "kernel stacks: trigger set while running" grep -q '^stacktrace' "$tmp/trig"
-	check "kernel stacks: every sched_switch has a stack (summaries)" \
-		[ "$R_WITH" -gt 0 -a "$R_WITHOUT" -eq 0 ]
-	check "kernel stacks: every sched_switch has a stack (export)" \
-		[ "$R_SW" -gt 0 -a "$R_NOSF" -eq 0 ]
+	check "kernel stacks: every sched_switch has a stack, but those the stop cut ($R_CUT) (summaries)" \
+		[ "$R_WITH" -gt 0 -a "$R_WITHOUT" -eq "$R_CUT" -a "$R_CUT" -le "$NCPU" ]
+	check "kernel stacks: every sched_switch has a stack, but a CPU's last the stop cut (export)" \
+		[ "$R_SW" -gt 0 -a "$R_NOSF" -eq "$R_CUT" -a "$R_INSIDE" -eq 0 ]
 	check "kernel stacks: stackload's $N sleeps went through do_nanosleep ($R_SLEEPS)" \
 		[ "$R_SLEEPS" -ge "$N" ]
 	check "kernel stacks: folded lines read back, sum = events with a stack" \
@@ -175,7 +187,9 @@ if stacked_run "user stacks" "--ustack sched:sched_switch"; then
 	check "user stacks: userstacktrace on while running" grep -qx 1 "$tmp/trig"
 	check "user stacks: stackload's sleeps name main <- stk_outer <- stk_middle <- stk_leaf ($R_USER)" \
 		[ "$R_USER" -ge "$N" ]
-	check "user stacks: every sched_switch has a stack" [ "$R_WITHOUT" -eq 0 -a "$R_NOSF" -eq 0 ]
+	check "user stacks: every sched_switch has a stack, but those the stop cut ($R_CUT)" \
+		[ "$R_WITHOUT" -eq "$R_CUT" -a "$R_CUT" -le "$NCPU" -a "$R_NOSF" -eq "$R_CUT" -a \
+		  "$R_INSIDE" -eq 0 ]
 	state_same "user stacks: state restored" "$tmp/state.before"
 else
 	fail "user stacks: no result"

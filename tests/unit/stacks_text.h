@@ -265,7 +265,7 @@ static inline struct store *fixture_stacks_store(const char *dir, struct res *r)
 
 		for (size_t i = 0; i < fixture_npages(fx, cpu); i++)
 			decoder_page(d, fixture_page(fx, cpu, i), fixture_page_size(fx), NULL);
-		decoder_flush(d, NULL);
+		decoder_flush(d, false, NULL);
 		decoder_free(d);
 	}
 	decode_ctx_free(dc);

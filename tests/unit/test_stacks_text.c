@@ -20,9 +20,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <traceevent/event-parse.h>
 
 #include "decode.h"
 #include "export.h"
@@ -32,6 +36,7 @@
 #include "folded.h"
 #include "snapshot.h"
 #include "intern.h"
+#include "rb_page.h"
 #include "schema.h"
 #include "stacks.h"
 #include "stacktree.h"
@@ -583,6 +588,194 @@ TEST(folded_offcpu_holds_the_view_tasks)
 	store_free(st);
 	symbols_free(r.ksyms);
 	CHECK(!test_rm_rf(dir));
+}
+
+/*
+ * One recorded page of @fx's CPU @cpu, the first with a stack record that
+ * does not start with one, its missed-events flags cleared. Its record boundaries, after each data record
+ * but the last, go to @cut (offsets into its events), *@ncut of them, with
+ * the time of the record before each in @cts and whether a stack record
+ * follows in @stk. Return: the page (page_size bytes, malloc'ed), or NULL.
+ */
+static uint8_t *stack_page(struct fixture *fx, unsigned int cpu, uint32_t *cut, uint64_t *cts,
+			   bool *stk, size_t *ncut, size_t max)
+{
+	struct tep_handle *tep = fixture_tep(fx);
+	struct tep_event *ks = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
+	struct tep_event *us = tep_find_event_by_name(tep, "ftrace", "user_stack");
+	size_t psz = fixture_page_size(fx);
+
+	for (size_t i = 0; ks && i < fixture_npages(fx, cpu); i++) {
+		const uint8_t *page = fixture_page(fx, cpu, i);
+		bool stacks = false, lead = false;
+		const uint8_t *rec;
+		struct rb_walk w;
+		uint64_t commit;
+		uint8_t *copy;
+		uint32_t len;
+
+		*ncut = 0;
+		if (rb_walk_init(&w, page, psz, 8))
+			return NULL;
+		while (rb_walk_next(&w, &rec, &len) == RB_WALK_EVENT && *ncut < max) {
+			uint16_t type;
+			bool is_stack;
+
+			memcpy(&type, rec, 2);
+			is_stack = type == ks->id || (us && type == us->id);
+			stacks |= is_stack;
+			lead |= !*ncut && is_stack;
+			if (*ncut)
+				stk[*ncut - 1] = is_stack;
+			cts[*ncut] = w.ts;
+			cut[(*ncut)++] = w.off;
+		}
+		/* a page that starts with a stack: its event is in the page before */
+		if (!stacks || lead || *ncut < 2)
+			continue;
+		(*ncut)--;		/* the end of the last record is the page's end */
+		copy = malloc(psz);
+		if (!copy)
+			return NULL;
+		memcpy(copy, page, psz);
+		memcpy(&commit, copy + 8, 8);
+		commit &= RB_COMMIT_MASK;
+		memcpy(copy + 8, &commit, 8);
+		return copy;
+	}
+	return NULL;
+}
+
+/* @page's events before @off (@first), or from @off on, after the time @ts (!@first). */
+static void page_part(const uint8_t *page, size_t psz, uint32_t off, uint64_t ts, bool first,
+		      uint8_t *out)
+{
+	uint64_t commit;
+
+	memcpy(&commit, page + 8, 8);
+	memset(out, 0, psz);
+	if (first) {
+		memcpy(out, page, 16 + off);
+		commit = off;
+	} else {
+		memcpy(out, &ts, 8);
+		memcpy(out + 16, page + 16 + off, commit - off);
+		commit -= off;
+	}
+	memcpy(out + 8, &commit, 8);
+}
+
+/* @st's events of CPU @a and CPU @b are the same: times, types, tasks, stacks. */
+static bool same_events(struct store *st, unsigned int a, unsigned int b)
+{
+	uint64_t fa, ea, fb, eb;
+
+	store_cpu_range(st, a, &fa, &ea);
+	store_cpu_range(st, b, &fb, &eb);
+	if (ea - fa != eb - fb)
+		return false;
+	for (uint64_t i = 0; i < ea - fa; i++) {
+		struct ktop_event x, y;
+
+		if (store_get(st, a, fa + i, &x) || store_get(st, b, fb + i, &y) ||
+		    x.ts != y.ts || x.type != y.type || x.pid != y.pid || x.stack != y.stack)
+			return false;
+	}
+	return true;
+}
+
+/* decode_ctx_want_stacks() for each of a fixture's "stacks" (a,b,...). Return: types matched. */
+static int want_stacks(struct decode_ctx *dc, const char *list, unsigned int parts)
+{
+	char buf[256], *save = NULL;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		n += decode_ctx_want_stacks(dc, p, parts);
+	return n;
+}
+
+/*
+ * A stack is a record after its event, and a page may end between them (the
+ * kernel goes on in the next page), or tracing may stop between them (the
+ * kernel then refuses the stack). A recorded page cut at each of its record
+ * boundaries: its two parts decode to the events the whole page does, with
+ * the same stacks (the event that ends the first part waits for the second);
+ * the first part alone, let go after a stop (decoder_flush(stopped)), counts
+ * its last event as cut by the stop exactly when a stack record followed it
+ * in the page, and never while tracing is on.
+ */
+TEST(stack_across_a_page_cut_or_a_stop)
+{
+	char names[16][300];
+	int n = list_stack_fixtures(names, 16);
+
+	CHECK(n > 0);
+	for (int f = 0; f < n; f++) {
+		struct fixture *fx = fixture_open(names[f]);
+		size_t ncut = 0, psz, cuts = 0, stops = 0;
+		uint32_t cut[512];
+		uint64_t cts[512];
+		bool stk[512];
+		char spec[256] = "";
+		unsigned int parts;
+		uint8_t *page, *a, *b;
+
+		CHECK(fx);
+		psz = fixture_page_size(fx);
+		if (fixture_meta(fx, "stacks"))
+			snprintf(spec, sizeof(spec), "%s", fixture_meta(fx, "stacks"));
+		parts = fixture_meta(fx, "user_stacks") &&
+			!strcmp(fixture_meta(fx, "user_stacks"), "1") ? 3 : 1;
+		page = stack_page(fx, 0, cut, cts, stk, &ncut, 512);
+		a = malloc(psz);
+		b = malloc(psz);
+		CHECK(spec[0] && page && a && b && ncut > 0);
+		for (size_t c = 0; c < ncut; c++) {
+			struct store *st = store_new(0, 4);
+			struct decode_ctx *dc = st ? decode_ctx_new(fixture_tep(fx), st, NULL) : NULL;
+			struct decode_stats on = { 0 }, off = { 0 }, whole = { 0 };
+			struct decoder *d[4];
+
+			CHECK(dc && want_stacks(dc, spec, parts) > 0);
+			for (unsigned int i = 0; i < 4; i++)
+				CHECK((d[i] = decoder_new(dc, i)));
+			page_part(page, psz, cut[c], 0, true, a);
+			page_part(page, psz, cut[c], cts[c], false, b);
+			/* CPU 0: the whole page; 1: its two parts; 2, 3: the first part */
+			CHECK(decoder_page(d[0], page, psz, &whole) > 0);
+			CHECK(decoder_page(d[1], a, psz, &whole) >= 0);
+			CHECK(decoder_page(d[1], b, psz, &whole) >= 0);
+			CHECK(decoder_page(d[2], a, psz, &off) >= 0);
+			CHECK(decoder_page(d[3], a, psz, &on) >= 0);
+			/* (the page's own last event may wait for the page after it) */
+			decoder_flush(d[0], false, &whole);
+			decoder_flush(d[1], false, &whole);
+			decoder_flush(d[2], true, &off);
+			decoder_flush(d[3], false, &on);
+			CHECK_EQ_U64(whole.stack_cut, 0);
+			CHECK_EQ_U64(whole.stack_dropped, 0);
+			CHECK(same_events(st, 0, 1));
+			CHECK(same_events(st, 2, 3));
+			CHECK_EQ_U64(on.stack_cut, 0);
+			CHECK_EQ_U64(off.stack_cut, stk[c]);
+			cuts++;
+			stops += off.stack_cut;
+			for (unsigned int i = 0; i < 4; i++)
+				decoder_free(d[i]);
+			decode_ctx_free(dc);
+			store_free(st);
+		}
+		printf("  %s: a page of %zu records cut at each boundary; %zu of the %zu first "
+		       "parts end in an event whose stack follows\n", names[f], ncut + 1, stops,
+		       cuts);
+		CHECK(stops > 0 && stops < cuts);
+		free(page);
+		free(a);
+		free(b);
+		fixture_close(fx);
+	}
 }
 
 TEST_MAIN()
