@@ -43,6 +43,8 @@ struct batch_stacks {
 	struct skey		*top;		/* the same, sorted by top_sorted() */
 	uint64_t		with, without;	/* events of stacked types this interval */
 	uint64_t		with_total;
+	/* from the readers (live): stack records tied and dropped so far */
+	uint64_t		tied, dropped;
 	uint64_t		cut, cut_seen;	/* stop-cut stacks: this interval, so far */
 	uint8_t			stacked[65536 / 8];	/* types seen with a stack */
 	struct stack_set	off;		/* off-CPU totals, by stack */
@@ -116,23 +118,27 @@ static void scan_cpu(struct batch_stacks *bs, struct store *st, unsigned int cpu
 }
 
 /*
- * The events of this interval whose stack a stop of tracing cut off
- * (decoder_flush()): the readers count them, in every CPU's last event.
+ * What the readers counted of stacks: the records tied and dropped, and the
+ * events of this interval whose stack a stop of tracing cut off
+ * (decoder_flush(): in a CPU's last event).
  */
-static void stop_cut(struct batch_stacks *bs)
+static void reader_counts(struct batch_stacks *bs)
 {
-	uint64_t total = 0;
+	uint64_t cut = 0;
 
 	if (!app_consumer(bs->a))
 		return;
+	bs->tied = bs->dropped = 0;
 	for (unsigned int cpu = 0; cpu < bs->ncpus; cpu++) {
 		struct consumer_cpu_stats cs;
 
 		consumer_get_stats(app_consumer(bs->a), cpu, &cs);
-		total += cs.stack_cut;
+		bs->tied += cs.stacks;
+		bs->dropped += cs.stack_dropped;
+		cut += cs.stack_cut;
 	}
-	bs->cut = total - bs->cut_seen;
-	bs->cut_seen = total;
+	bs->cut = cut - bs->cut_seen;
+	bs->cut_seen = cut;
 }
 
 void batch_stacks_update(struct batch_stacks *bs)
@@ -156,7 +162,7 @@ void batch_stacks_update(struct batch_stacks *bs)
 	}
 	bs->with_total += bs->with;
 	bs->any |= bs->with > 0;
-	stop_cut(bs);
+	reader_counts(bs);
 	/* live, polled now; from a snapshot, what it carries */
 	if ((bs->a->offcpu && !app_offcpu_poll(bs->a)) ||
 	    (!(app_flags(bs->a) & SOURCE_KERNEL) && stacks_weights_get(store_stacks(st), STACKS_W_OFFCPU, NULL, 0, NULL))) {
@@ -406,19 +412,10 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 	jsonw_key(&w, "note");
 	jsonw_str(&w, app_session(bs->a) ? session_stack_note(app_session(bs->a)) : "");
 	if (app_consumer(bs->a)) {
-		uint64_t tied = 0, dropped = 0;
-
-		for (unsigned int cpu = 0; cpu < bs->ncpus; cpu++) {
-			struct consumer_cpu_stats cs;
-
-			consumer_get_stats(app_consumer(bs->a), cpu, &cs);
-			tied += cs.stacks;
-			dropped += cs.stack_dropped;
-		}
 		jsonw_key(&w, "records_tied");
-		jsonw_u64(&w, tied);
+		jsonw_u64(&w, bs->tied);
 		jsonw_key(&w, "records_dropped");
-		jsonw_u64(&w, dropped);
+		jsonw_u64(&w, bs->dropped);
 	}
 	jsonw_key(&w, "top");
 	jsonw_arr_open(&w);

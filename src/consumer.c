@@ -116,7 +116,7 @@ struct consumer_cpu {
 	uint64_t		stacks;
 	uint64_t		stack_dropped;
 	uint64_t		stack_cut;
-	int			held;		/* decoder_held() when last published */
+	bool			held;		/* decoder_held() when last published */
 };
 
 struct consumer {

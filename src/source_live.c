@@ -164,6 +164,7 @@ static void live_drain(struct app *a)
 		struct store_stats ss;
 		struct timespec ts = { .tv_nsec = 50 * 1000 * 1000 };
 		uint64_t backlog = 0;
+		bool held = false;
 
 		nanosleep(&ts, NULL);
 		store_get_stats(a->st, &ss);
@@ -171,10 +172,11 @@ static void live_drain(struct app *a)
 			struct consumer_cpu_stats cs;
 
 			consumer_get_stats(ls->cons, cpu, &cs);
+			backlog += cs.backlog_pages;
 			/* an event held for its stack goes in a poll timeout after the stop */
-			backlog += cs.backlog_pages + cs.held;
+			held |= cs.held;
 		}
-		still = ss.events == prev && !backlog ? still + 1 : 0;
+		still = ss.events == prev && !backlog && !held ? still + 1 : 0;
 		prev = ss.events;
 	}
 }
