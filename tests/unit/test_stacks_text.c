@@ -590,12 +590,17 @@ TEST(folded_offcpu_holds_the_view_tasks)
 	CHECK(!test_rm_rf(dir));
 }
 
+/* The stacks-* fixtures' pages: a 64-bit kernel's (the test checks their long_size). */
+#define FX_LONG		8
+#define FX_HDR		RB_PAGE_HDR(FX_LONG)
+
 /*
  * One recorded page of @fx's CPU @cpu, the first with a stack record that
- * does not start with one, its missed-events flags cleared. Its record boundaries, after each data record
- * but the last, go to @cut (offsets into its events), *@ncut of them, with
- * the time of the record before each in @cts and whether a stack record
- * follows in @stk. Return: the page (page_size bytes, malloc'ed), or NULL.
+ * does not start with one, its missed-events flags cleared. Its record
+ * boundaries, after each data record but the last, go to @cut (offsets into
+ * its events), *@ncut of them, with the time of the record before each in
+ * @cts and whether a stack record follows in @stk.
+ * Return: the page (page_size bytes, malloc'ed), or NULL.
  */
 static uint8_t *stack_page(struct fixture *fx, unsigned int cpu, uint32_t *cut, uint64_t *cts,
 			   bool *stk, size_t *ncut, size_t max)
@@ -615,7 +620,7 @@ static uint8_t *stack_page(struct fixture *fx, unsigned int cpu, uint32_t *cut, 
 		uint32_t len;
 
 		*ncut = 0;
-		if (rb_walk_init(&w, page, psz, 8))
+		if (rb_walk_init(&w, page, psz, FX_LONG))
 			return NULL;
 		while (rb_walk_next(&w, &rec, &len) == RB_WALK_EVENT && *ncut < max) {
 			uint16_t type;
@@ -638,9 +643,9 @@ static uint8_t *stack_page(struct fixture *fx, unsigned int cpu, uint32_t *cut, 
 		if (!copy)
 			return NULL;
 		memcpy(copy, page, psz);
-		memcpy(&commit, copy + 8, 8);
+		memcpy(&commit, copy + 8, FX_LONG);
 		commit &= RB_COMMIT_MASK;
-		memcpy(copy + 8, &commit, 8);
+		memcpy(copy + 8, &commit, FX_LONG);
 		return copy;
 	}
 	return NULL;
@@ -652,17 +657,17 @@ static void page_part(const uint8_t *page, size_t psz, uint32_t off, uint64_t ts
 {
 	uint64_t commit;
 
-	memcpy(&commit, page + 8, 8);
+	memcpy(&commit, page + 8, FX_LONG);
 	memset(out, 0, psz);
 	if (first) {
-		memcpy(out, page, 16 + off);
+		memcpy(out, page, FX_HDR + off);
 		commit = off;
 	} else {
 		memcpy(out, &ts, 8);
-		memcpy(out + 16, page + 16 + off, commit - off);
+		memcpy(out + FX_HDR, page + FX_HDR + off, commit - off);
 		commit -= off;
 	}
-	memcpy(out + 8, &commit, 8);
+	memcpy(out + 8, &commit, FX_LONG);
 }
 
 /* @st's events of CPU @a and CPU @b are the same: times, types, tasks, stacks. */
@@ -722,7 +727,8 @@ TEST(stack_across_a_page_cut_or_a_stop)
 		unsigned int parts;
 		uint8_t *page, *a, *b;
 
-		CHECK(fx);
+		CHECK(fx && fixture_meta(fx, "long_size") &&
+		      atoi(fixture_meta(fx, "long_size")) == FX_LONG);
 		psz = fixture_page_size(fx);
 		if (fixture_meta(fx, "stacks"))
 			snprintf(spec, sizeof(spec), "%s", fixture_meta(fx, "stacks"));
