@@ -140,7 +140,7 @@ static void bench_decode(void)
 		t = now() - t0;
 	} while (dc && t < secs);
 	for (unsigned int c = 0; dc && c < fixture_ncpus(fx) && c < 64; c++) {
-		decoder_flush(d[c], &ds);
+		decoder_flush(d[c], false, &ds);
 		decoder_free(d[c]);
 	}
 	printf("bench stacks.decode_ns_per_event %.1f ns (decoder_page + store of the stacks-host "
