@@ -47,8 +47,11 @@ UI_LDLIBS	= $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null)
 WARN		:= -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
 		   -Wmissing-prototypes -Wstrict-prototypes
 OPT		?= -O2 -g
-KTOP_CFLAGS	= -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -DKTOP_VERSION='"$(VERSION)"' \
-		  -DKTOP_DATADIR='"$(DATADIR)"' -iquote src -iquote ui -I$(B) $(PC_CFLAGS) $(EXTRA_CFLAGS)
+# Core objects (src/) see src/ alone: a core file that includes a UI header
+# does not build. ui/, the tests, tools and benches see both.
+CORE_CFLAGS	= -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -DKTOP_VERSION='"$(VERSION)"' \
+		  -DKTOP_DATADIR='"$(DATADIR)"' -iquote src -I$(B) $(PC_CFLAGS) $(EXTRA_CFLAGS)
+KTOP_CFLAGS	= $(CORE_CFLAGS) -iquote ui
 KTOP_LDFLAGS	= $(EXTRA_LDFLAGS)
 
 # Variants: build/ (normal), build-asan/ (ASan+UBSan), build-tsan/ (TSan).
@@ -65,7 +68,7 @@ EXTRA_CFLAGS	+= -fsanitize=thread
 EXTRA_LDFLAGS	+= -fsanitize=thread
 endif
 
-CORE_SRCS	:= $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard src/formats/*.c)
+CORE_SRCS	:= $(wildcard src/*/*.c)
 UI_SRCS		:= $(wildcard ui/*.c)
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_SKELS	:= $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
@@ -109,7 +112,17 @@ $(B)/settings: FORCE | $(B)
 .PHONY: FORCE
 FORCE:
 
-$(B)/%.o: %.c $(BPF_SKELS) $(B)/settings | $(B)/src $(B)/src/formats $(B)/ui
+$(B)/src/%.o: src/%.c $(BPF_SKELS) $(B)/settings
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CORE_CFLAGS) -MMD -MP -c -o $@ $<
+
+# src/main.c starts the UI or the headless mode: the one core file above ui/.
+$(B)/src/main.o: src/main.c $(BPF_SKELS) $(B)/settings | $(B)/src
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/ui/%.o: ui/%.c $(BPF_SKELS) $(B)/settings | $(B)/ui
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -150,15 +163,15 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-# Syscall names (src/syscalls.h), from the C library's <sys/syscall.h>.
+# Syscall names (src/lib/syscalls.h), from the C library's <sys/syscall.h>.
 $(B)/syscall_names.h: | $(B)
 	$(call msg,GEN,$@)
 	$(Q)echo '#include <sys/syscall.h>' | $(CC) -E -dM - | \
 		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/[\2] = "\1",/p' > $@
 
-$(B)/src/syscalls.o: $(B)/syscall_names.h
+$(B)/src/lib/syscalls.o: $(B)/syscall_names.h
 
-$(B) $(B)/src $(B)/src/formats $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
+$(B) $(B)/src $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
 	$(Q)mkdir -p $@
 
 tests: $(UNIT_BINS) $(TOOL_BINS)
@@ -169,11 +182,11 @@ benches: $(BENCH_BINS)
 # Every core source is compiled with the same instrumentation into an archive,
 # so the linker takes whatever the readers reach, with no list to keep up.
 # tests/fuzz/run.sh builds and runs them.
-FUZZ_CFLAGS	= $(filter-out -Werror,$(KTOP_CFLAGS)) -O1 -fno-omit-frame-pointer
+FUZZ_CFLAGS	= $(filter-out -Werror,$(CORE_CFLAGS)) -O1 -fno-omit-frame-pointer
 FUZZ_OBJS	:= $(patsubst %.c,build-fuzz/%.o,$(CORE_SRCS))
 fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-build-fuzz/src/%.o: src/%.c $(BPF_SKELS) $(wildcard src/*.h src/formats/*.h)
+build-fuzz/src/%.o: src/%.c $(BPF_SKELS) $(wildcard src/*/*.h)
 	$(call msg,FUZZCC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<

@@ -29,10 +29,10 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
 
-#include "decode.h"
-#include "fixture.h"
-#include "store.h"
-#include "symbols.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 
 static double now(void)
 {

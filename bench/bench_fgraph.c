@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The function_graph call-tree model (src/fgraph.c), on one core.
+ * The function_graph call-tree model (src/model/fgraph.c), on one core.
  *
  * Prints:
  *   bench fgraph.build           M records/s: fgraph_feed() of 1 M entry/exit
@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fgraph.h"
+#include "model/fgraph.h"
 
 #define NREC	1000000
 

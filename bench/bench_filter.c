@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The filter prompt (src/filter.c) against the available_filter_functions
+ * The filter prompt (src/funcfilter/filter.c) against the available_filter_functions
  * recorded from Debian's 6.12-rt (42,485 functions, tests/fixtures/rt-filter):
  *
  *   filter.preview_keystroke   worst preview time while typing a regex that
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "filter.h"
+#include "funcfilter/filter.h"
 
 #define REGEX	"/_(read|write|lock|alloc|free|init|get|put|set)/"
 #define GLOB	"*_*lock*"

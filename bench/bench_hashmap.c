@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/hashmap.h against the hand-written table it replaces: counting events
+ * src/lib/hashmap.h against the hand-written table it replaces: counting events
  * per key, as store.c's cmap_add did for store_count (a window's top pids,
  * types, functions) and ui/stats.c's tab_get does per event.
  *
  *   hashmap.count        hmap_put + increment, ns per event
  *   hashmap.count.anchor the same keys through cmap_add's probe loop, kept
- *                        here as it was in src/store.c (keys and counts in two
+ *                        here as it was in src/store/store.c (keys and counts in two
  *                        arrays, grown at half full)
  *   hashmap.get          hmap_get of keys present, ns per lookup
  *
@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "hashmap.h"
+#include "lib/clock.h"
+#include "lib/hashmap.h"
 
 #define DRAWS		20000000u
 #define DISTINCT	50000u
 
-/* ---- the anchor: src/store.c's cmap, as it was ---------------------------------- */
+/* ---- the anchor: src/store/store.c's cmap, as it was ---------------------------------- */
 
 struct cmap {
 	uint64_t	*key;

@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "intern.h"
-#include "stacks.h"
-#include "stacktree.h"
-#include "store.h"
+#include "app/app.h"
+#include "lib/intern.h"
+#include "store/stacks.h"
+#include "model/stacktree.h"
+#include "store/store.h"
 #include "ui-local.h"
 #include "bench_screen.h"
 #include "bench_util.h"

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "app.h"
-#include "clock.h"
+#include "app/app.h"
+#include "lib/clock.h"
 #include "ui-local.h"
 
 struct bench_screen {

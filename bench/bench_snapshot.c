@@ -28,14 +28,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "decode.h"
-#include "export.h"
-#include "fixture.h"
-#include "intern.h"
-#include "schema.h"
-#include "snapshot.h"
-#include "store.h"
-#include "symbols.h"
+#include "ingest/decode.h"
+#include "formats/export.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "formats/snapshot.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 
 static double now(void)
 {

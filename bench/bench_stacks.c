@@ -22,14 +22,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "decode.h"
-#include "fixture.h"
-#include "folded.h"
-#include "intern.h"
-#include "stacks.h"
-#include "stacktree.h"
-#include "store.h"
-#include "symbols.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "formats/folded.h"
+#include "lib/intern.h"
+#include "store/stacks.h"
+#include "model/stacktree.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 #include "bench_util.h"
 
 static double now(void)

@@ -23,11 +23,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "decode.h"
-#include "fixture.h"
-#include "intern.h"
-#include "schema.h"
-#include "store.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "store/store.h"
 
 #define NPIDS	40
 #define NSYMS	3000

@@ -23,10 +23,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "app.h"
-#include "clock.h"
-#include "intern.h"
-#include "store.h"
+#include "app/app.h"
+#include "lib/clock.h"
+#include "lib/intern.h"
+#include "store/store.h"
 #include "ui-local.h"
 #include "bench_screen.h"
 #include "bench_util.h"

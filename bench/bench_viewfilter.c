@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * View filter benchmark (src/viewfilter.h) on 10 M held events:
+ * View filter benchmark (src/view/viewfilter.h) on 10 M held events:
  *
  *   viewfilter.narrow_<kind>      a new filter, evaluated over every held event
  *                                 (viewfilter_update to the end): target <= 1 s
@@ -22,13 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "filter.h"
-#include "fixture.h"
-#include "intern.h"
-#include "schema.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "lib/clock.h"
+#include "funcfilter/filter.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 
 static double now(void)
 {

@@ -3,7 +3,7 @@
  * ktop's kernel statistics: run-queue latency per CPU, off-CPU time and
  * run-queue latency per task, hardirq and softirq time per CPU and vector,
  * syscall latency per syscall, context switches per CPU. Everything is summed
- * in per-CPU maps that user space polls (src/bpf_kstat.c); only run-queue
+ * in per-CPU maps that user space polls (src/bpfstats/bpf_kstat.c); only run-queue
  * latencies above a threshold go through a ring buffer, one record each.
  *
  * Every program exists twice: tp_btf (cheapest, needs kernel BTF and the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Types shared by bpf/kstat.bpf.c (kernel side) and src/bpf_kstat.c (user
+ * Types shared by bpf/kstat.bpf.c (kernel side) and src/bpfstats/bpf_kstat.c (user
  * side). Fixed-size integers only, so both compilers agree on the layout.
  * Histograms are log2 of nanoseconds: slot k counts values in [2^k, 2^(k+1)),
  * slot 0 also counts 0.

@@ -4,7 +4,7 @@
  * task going off CPU gets its kernel and user stack ids (bpf_get_stackid into
  * a stack map) and the time; when it comes back on CPU, the time it was away
  * is added to its (thread, kernel stack, user stack) total. User space
- * (src/bpf_offcpu.c) polls the totals and reads the stacks.
+ * (src/bpfstats/bpf_offcpu.c) polls the totals and reads the stacks.
  *
  * Two copies of the program, tp_btf (the cheapest) and raw_tp (the fallback);
  * user space loads one. Kernel threads get no user stack. User stacks follow

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Types shared by bpf/offcpu.bpf.c and src/bpf_offcpu.c: time off CPU per
+ * Types shared by bpf/offcpu.bpf.c and src/bpfstats/bpf_offcpu.c: time off CPU per
  * (thread, kernel stack, user stack), as libbpf-tools offcputime keeps it.
  */
 #ifndef KTOP_BPF_OFFCPU_H

@@ -15,17 +15,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "batch.h"
-#include "clock.h"
-#include "features.h"
+#include "app/app.h"
+#include "batch/batch.h"
+#include "lib/clock.h"
+#include "kernel/features.h"
 #include "formats/format.h"
-#include "opts.h"
-#include "output.h"
-#include "safefile.h"
-#include "probe.h"
-#include "session.h"
-#include "tuning.h"
+#include "app/opts.h"
+#include "lib/output.h"
+#include "lib/safefile.h"
+#include "probe/probe.h"
+#include "kernel/session.h"
+#include "lib/tuning.h"
 #include "ui.h"
 
 #define EXIT_USAGE	2
@@ -53,7 +53,7 @@ static void main_reap_stale(void)
 }
 
 /*
- * The summaries go to standard output through an output stream (src/output.h):
+ * The summaries go to standard output through an output stream (src/lib/output.h):
  * a reader that stops reading cannot keep a stop request from ending ktop.
  */
 static int main_batch(struct app *a)
@@ -302,7 +302,7 @@ static int main_offline(struct app *a, const char *path, int in_fd)
 
 /*
  * --remote: ssh runs ktop --stream on the far side; the view reads the
- * stream as -i - does, the terminal staying its own (src/remote.h).
+ * stream as -i - does, the terminal staying its own (src/source/remote.h).
  */
 static int main_remote(struct app *a)
 {

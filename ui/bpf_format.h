@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "bpfstats.h"
+#include "bpfstats/bpfstats.h"
 #include "richstr.h"
 
 /* Levels of a sparkline cell, lowest first; ' ' is zero. */

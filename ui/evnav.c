@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evnav.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 
 int ui_evpos_cmp(const struct ui_evpos *a, const struct ui_evpos *b)
 {

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "format.h"
-#include "intern.h"
-#include "schema.h"
-#include "store.h"
-#include "syscalls.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "lib/syscalls.h"
 
 char *ui_fmt_count(char *buf, size_t len, uint64_t n)
 {

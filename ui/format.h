@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "event.h"
-#include "flags.h"
+#include "store/event.h"
+#include "model/flags.h"
 #include "richstr.h"
 
 struct store;

@@ -23,11 +23,11 @@
 #include <time.h>
 #include <termios.h>
 #include <unistd.h>
-#include "clock.h"
-#include "cmdlines.h"
-#include "app.h"
-#include "session.h"
-#include "tuning.h"
+#include "lib/clock.h"
+#include "kernel/cmdlines.h"
+#include "app/app.h"
+#include "kernel/session.h"
+#include "lib/tuning.h"
 #include "ui.h"
 #include "ui-local.h"
 
@@ -146,7 +146,7 @@ static void restore_handlers(void)
 }
 
 /*
- * KTOP_UI_KEY_LATENCY=FILE (src/tuning.h): on exit, write one line per key
+ * KTOP_UI_KEY_LATENCY=FILE (src/lib/tuning.h): on exit, write one line per key
  * redraw with the time from poll() waking up to the frame sent (ns) and the
  * wake-up's CLOCK_REALTIME (ns), for bench/ui_latency.sh, which splits the
  * time from its key to the screen at these two points.

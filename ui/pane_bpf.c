@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The BPF pane ("bpf"): statistics (src/bpfstats.h), aggregated in the kernel by ktop's
+ * The BPF pane ("bpf"): statistics (src/bpfstats/bpfstats.h), aggregated in the kernel by ktop's
  * CO-RE programs and polled by the ktop-bpf thread: a live run-queue latency
  * histogram (runqlat) and the busiest syscall's latency (funclatency), per-CPU
  * sparklines, the top tasks by off-CPU time and by run-queue wait, and the
@@ -9,7 +9,7 @@
  *
  * o: the off-CPU view: the tasks by time off CPU (every task first), and
  * below them where the selected one waits: its off-CPU stacks (--offcpu,
- * src/bpf_offcpu.h), by time, each a line of frames from where it blocked
+ * src/bpfstats/bpf_offcpu.h), by time, each a line of frames from where it blocked
  * to its callers; Enter or i opens that task's stacks in the stacks pane's
  * icicle, y in its caller tree, with the selected stack (] [) selected.
  *
@@ -18,18 +18,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app.h"
+#include "app/app.h"
 #include "bpf_format.h"
-#include "bpfstats.h"
-#include "clock.h"
-#include "event.h"
-#include "features.h"
-#include "intern.h"
+#include "bpfstats/bpfstats.h"
+#include "lib/clock.h"
+#include "store/event.h"
+#include "kernel/features.h"
+#include "lib/intern.h"
 #include "rowsel.h"
-#include "stacks.h"
+#include "store/stacks.h"
 #include "stackview.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 #include "ui-local.h"
 
 #define OUTL_MAX	256	/* outliers the pane keeps, newest last */

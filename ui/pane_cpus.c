@@ -5,7 +5,7 @@
  * columns.
  */
 #include <stdlib.h>
-#include "app.h"
+#include "app/app.h"
 #include "rowsel.h"
 #include "ui-local.h"
 

@@ -14,16 +14,16 @@
  * v marks the selected row as one end of a time window, the cursor is the
  * other end: the rows with timestamps in the window are highlighted, and s
  * offers to save only those (pane_events_window(), prompt_save.c). The window
- * is by timestamp, like the exports' [t0, t1] (src/export.h), so what is
+ * is by timestamp, like the exports' [t0, t1] (src/formats/export.h), so what is
  * highlighted and counted is exactly what a save of the window writes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app.h"
-#include "clock.h"
+#include "app/app.h"
+#include "lib/clock.h"
 #include "rowsel.h"
-#include "store.h"
+#include "store/store.h"
 #include "ui-local.h"
 
 #define SEARCH_MAX_EVENTS	(8u << 20)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The graph pane ("graph"): the function_graph call tree, live and foldable. Two views of one
- * model (src/fgraph.h): the timeline (every call, in order, per task and per
+ * model (src/model/fgraph.h): the timeline (every call, in order, per task and per
  * CPU for interrupt context, like the kernel's function_graph text) and the
  * aggregated call paths (count, total, self, avg, max). Keys: Enter/Space
  * fold, c/e the children, C/E everything, ]/[ siblings, P parent, H the
@@ -22,17 +22,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app.h"
-#include "clock.h"
-#include "features.h"
-#include "fgraph.h"
-#include "intern.h"
+#include "app/app.h"
+#include "lib/clock.h"
+#include "kernel/features.h"
+#include "model/fgraph.h"
+#include "lib/intern.h"
 #include "rowsel.h"
 #include "stackview.h"
-#include "store.h"
+#include "store/store.h"
 #include "tracer_feed.h"
 #include "tracer_rows.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 #include "ui-local.h"
 
 #define GRAPH_LAG_NS		(300ull * 1000 * 1000)

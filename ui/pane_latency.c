@@ -11,7 +11,7 @@
  * recording (app_set_recording), so the context is kept. o switches the
  * tracer (app_switch_tracer).
  *
- * The model (src/latency.h) is fed here, on the UI thread, with only the
+ * The model (src/model/latency.h) is fed here, on the UI thread, with only the
  * events published since the last frame. Without the tracers the pane says
  * why (CONFIG_OSNOISE_TRACER / CONFIG_TIMERLAT_TRACER, or EPERM).
  */
@@ -20,15 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app.h"
-#include "clock.h"
-#include "features.h"
-#include "latency.h"
+#include "app/app.h"
+#include "lib/clock.h"
+#include "kernel/features.h"
+#include "model/latency.h"
 #include "rowsel.h"
-#include "store.h"
+#include "store/store.h"
 #include "tracer_feed.h"
 #include "tracer_rows.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 #include "ui-local.h"
 
 #define LAT_LAG_NS	(300ull * 1000 * 1000)	/* how far behind "now" a feed ends */

@@ -30,11 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "schema.h"
-#include "stacktrig.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "app/app.h"
+#include "store/schema.h"
+#include "kernel/stacktrig.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 #include "rowsel.h"
 #include "stack_rows.h"
 #include "stackview.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The tasks pane ("tasks"), htop's first screen for what the store holds: one
- * row per task (thread) from src/tasks.h: events and their rate, syscalls/s,
+ * row per task (thread) from src/view/tasks.h: events and their rate, syscalls/s,
  * context switches/s, run-queue wait and off-CPU time (from ktop's BPF
  * program where it runs, else from the sched events held), the CPU it was
  * last seen on, its state, when it was last seen. Sortable (F6, >, <, I
@@ -18,11 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app.h"
-#include "clock.h"
+#include "app/app.h"
+#include "lib/clock.h"
 #include "rowsel.h"
-#include "store.h"
-#include "tasks.h"
+#include "store/store.h"
+#include "view/tasks.h"
 #include "tracer_feed.h"
 #include "ui-local.h"
 

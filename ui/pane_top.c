@@ -13,13 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app.h"
-#include "clock.h"
-#include "intern.h"
+#include "app/app.h"
+#include "lib/clock.h"
+#include "lib/intern.h"
 #include "rowsel.h"
-#include "store.h"
+#include "store/store.h"
 #include "tracer_feed.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 #include "ui-local.h"
 
 #define TOP_MAX		4096

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The filter prompt (F4, f): a thin layer over src/filter.h (the language,
- * the as-you-type preview, Tab completion) and src/ftrace_filter.h (apply to
+ * The filter prompt (F4, f): a thin layer over src/funcfilter/filter.h (the language,
+ * the as-you-type preview, Tab completion) and src/funcfilter/ftrace_filter.h (apply to
  * the kernel with error_log and read-back, undo/redo, history). Tracing goes
  * on while it is open. It shows, as the user types, how many functions of
  * available_filter_functions the line selects and the first of them, or the
@@ -14,7 +14,7 @@
  * preview, labelled as not this kernel's.
  *
  * The prompt edits, previews and reports; the filter itself is the app's
- * (app_filter, app_filter_apply, app_filter_undo in src/app.h), and each
+ * (app_filter, app_filter_apply, app_filter_undo in src/app/app.h), and each
  * change is marked in the trace with app_mark.
  */
 #include <errno.h>
@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <curses.h>
-#include "app.h"
-#include "filter.h"
-#include "ftrace_filter.h"
-#include "tuning.h"
+#include "app/app.h"
+#include "funcfilter/filter.h"
+#include "funcfilter/ftrace_filter.h"
+#include "lib/tuning.h"
 #include "ui-local.h"
 
 #define CTRL(c)		((c) & 0x1f)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "store.h"
+#include "store/store.h"
 #include "ui-local.h"
 
 #define SHORT_LINE	(sizeof(((struct ui *)0)->search) - 1)

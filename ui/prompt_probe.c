@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The probe prompt (K, F7): a probe spec (src/probe_spec.h, the syntax of
+ * The probe prompt (K, F7): a probe spec (src/probe/probe_spec.h, the syntax of
  * --probe) typed with the running kernel's help, and the probes of this run.
  *
  * As the user types it shows the function's prototype from BTF, the line it
@@ -17,20 +17,20 @@
  * "Probe this": a pane sends UI_REQ_PROBE with its selected row's function or
  * event; the prompt opens on the function, an eprobe on the trace event, or
  * (one of ktop's probes) its spec.
- * The prompt edits and shows; the probes are the app's (src/app.h).
+ * The prompt edits and shows; the probes are the app's (src/app/app.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <curses.h>
-#include "app.h"
-#include "clock.h"
-#include "intern.h"
-#include "probe.h"
+#include "app/app.h"
+#include "lib/clock.h"
+#include "lib/intern.h"
+#include "probe/probe.h"
 #include "rowsel.h"
-#include "schema.h"
-#include "store.h"
+#include "store/schema.h"
+#include "store/store.h"
 #include "ui-local.h"
 
 #define CTRL(c)		((c) & 0x1f)

@@ -3,7 +3,7 @@
  * The save prompt (s, S): when the event list has a marked time window (v),
  * first whether to save that window or everything (w/a); then a file name,
  * whose extension picks the format (.ktop, .dat trace.dat, .json, .txt,
- * .csv; anything else: .ktop); then app_save() (src/app.c) writes
+ * .csv; anything else: .ktop); then app_save() (src/app/app.c) writes
  * the store, or only its events with timestamps in the window: atomic, mode
  * 0600. An existing file is never overwritten without a y at a second prompt.
  * "-" and a target that is a terminal (/dev/tty, /dev/stdout) are refused:
@@ -12,7 +12,7 @@
  * From a pane that shows stacks (pane_ops.folded: the stacks pane, 8) the
  * name offered ends in .folded: that file holds what the pane shows (its
  * scope, source, and the icicle's zoom) as folded stacks for flame graphs
- * (src/folded.h); any other extension saves the trace as from any pane.
+ * (src/formats/folded.h); any other extension saves the trace as from any pane.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "app.h"
-#include "export.h"
-#include "folded.h"
-#include "safefile.h"
-#include "stacktree.h"
+#include "app/app.h"
+#include "formats/export.h"
+#include "formats/folded.h"
+#include "lib/safefile.h"
+#include "model/stacktree.h"
 #include "ui-local.h"
 
 struct save_state {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The view filter in the interactive view: what every pane shows, counts and
- * saves of the events already held (src/viewfilter.h), live, from a file or a
+ * saves of the events already held (src/view/viewfilter.h), live, from a file or a
  * stream alike. It changes nothing in the kernel: the filter prompt (F4)
  * changes what is recorded, this one what is shown.
  *
- * The filter is the app's (app_view, src/app_view.c: --view's clauses come
+ * The filter is the app's (app_view, src/app/app_view.c: --view's clauses come
  * first), a stack of clauses, ANDed. The view prompt (\, V) pushes one in the
  * syntax of -F/--view, checked as it is typed, a mistake shown with a caret
  * under its column; Tab completes event and field names. Panes push one for
@@ -24,11 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app.h"
-#include "filter.h"
-#include "schema.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "app/app.h"
+#include "funcfilter/filter.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 #include "ui-local.h"
 
 #define VIEW_ROWS		5		/* the prompt's overlay */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <curses.h>
-#include "clock.h"
-#include "store.h"
+#include "lib/clock.h"
+#include "store/store.h"
 #include "ui-local.h"
 
 /* Who takes each kind of request. */

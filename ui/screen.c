@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include "app.h"
-#include "clock.h"
-#include "features.h"
-#include "store.h"
-#include "syscalls.h"
+#include "app/app.h"
+#include "lib/clock.h"
+#include "kernel/features.h"
+#include "store/store.h"
+#include "lib/syscalls.h"
 #include "ui-local.h"
 
 /* The tabs, in order (the number keys pick them by place). */

@@ -12,9 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "hashmap.h"
+#include "lib/hashmap.h"
 #include "richstr.h"
-#include "stacktree.h"
+#include "model/stacktree.h"
 
 /* ---- folds --------------------------------------------------------------------- */
 

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "clock.h"
-#include "intern.h"
-#include "store.h"
+#include "app/app.h"
+#include "lib/clock.h"
+#include "lib/intern.h"
+#include "store/store.h"
 #include "tracer_feed.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 #include "stackview.h"
 #include "ui-local.h"
 

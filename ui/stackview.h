@@ -2,7 +2,7 @@
 /*
  * The stacks pane's model: which stacks it shows (a source and a scope), the
  * stack set of that scope kept up to date as events arrive, and the two trees
- * merged from it (src/stacktree.h): the caller tree (leaf first) and the
+ * merged from it (src/model/stacktree.h): the caller tree (leaf first) and the
  * icicle (root first). No curses: tests/unit/test_ui_stacks.c includes the
  * .c file.
  *
@@ -26,7 +26,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "stacktree.h"
+#include "model/stacktree.h"
 
 struct ui;
 struct store;
@@ -139,7 +139,7 @@ void sv_path_of_stack(struct store *st, uint32_t id, enum stack_tree_dir dir, st
 
 /*
  * The "stack:" view filter clause that selects the events under node @id of
- * @t (src/viewfilter.h): its frames root first, tied to the root (an icicle
+ * @t (src/view/viewfilter.h): its frames root first, tied to the root (an icicle
  * node) or to the leaf (a caller tree node). Return: @buf, "" when @id is the
  * root or the clause would not fit.
  */

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "clock.h"
-#include "hashmap.h"
-#include "intern.h"
+#include "lib/clock.h"
+#include "lib/hashmap.h"
+#include "lib/intern.h"
 #include "stats.h"
-#include "store.h"
-#include "syscalls.h"
+#include "store/store.h"
+#include "lib/syscalls.h"
 
 #define PID_SLOTS	65536u
 /* Live and further behind than this: skip ahead rather than fall behind forever. */

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format.h"
-#include "hashmap.h"
+#include "lib/hashmap.h"
 
 struct store;
 

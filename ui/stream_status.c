@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "app.h"
+#include "app/app.h"
 #include "ui-local.h"
 
 const char *ui_source_word(const struct ui *ui)

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "safefile.h"
-#include "tuning.h"
+#include "lib/safefile.h"
+#include "lib/tuning.h"
 #include "theme.h"
 
 /*

@@ -118,7 +118,7 @@ int ui_config_get(const char *key, char *val, size_t len);
 /**
  * ui_config_set - set @key in the config file, keeping its other lines
  * @why: on failure, what stopped it (e.g. "/home/u belongs to uid 1000 and
- *	 ktop runs as root": the directory is not trusted, see src/safefile.h)
+ *	 ktop runs as root": the directory is not trusted, see src/lib/safefile.h)
  *
  * The file is replaced with safefile_replace(), mode 0644.
  * Return: 0 or -errno (-EPERM: not written, the directory is not trusted).

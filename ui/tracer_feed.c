@@ -5,9 +5,9 @@
  */
 #include <time.h>
 
-#include "app.h"
-#include "clock.h"
-#include "store.h"
+#include "app/app.h"
+#include "lib/clock.h"
+#include "store/store.h"
 #include "tracer_feed.h"
 
 uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns)

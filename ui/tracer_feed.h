@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the panes that feed a model from the store (graph, latency, stacks,
- * tasks: src/fgraph.h, src/latency.h, ...) share on the UI thread: where the
+ * tasks: src/model/fgraph.h, src/model/latency.h, ...) share on the UI thread: where the
  * next feed ends, and a feed in time slices within a per-frame budget. (The
  * tracer of the run is app_tracer's.)
  */

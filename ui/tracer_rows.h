@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Row formatting of the function graph pane (src/fgraph.h) and the latency
- * pane (src/latency.h), off screen into a struct richstr. No curses:
+ * Row formatting of the function graph pane (src/model/fgraph.h) and the latency
+ * pane (src/model/latency.h), off screen into a struct richstr. No curses:
  * tests/unit/test_ui_tracers.c includes the .c file directly.
  */
 #ifndef KTOP_UI_TRACER_ROWS_H
@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "fgraph.h"
-#include "latency.h"
+#include "model/fgraph.h"
+#include "model/latency.h"
 #include "richstr.h"
 
 /* The theme role of a duration marker (+ ! # * @ $); ROLE_DEFAULT for ' '. */

@@ -7,7 +7,7 @@
  * prompt_ops), found by name (ui_pane, ui_prompt). One that needs another asks
  * the UI with a typed request (ui_request), never by index or through text
  * for the other side to parse. Neither acts on the program itself: what
- * changes the kernel or the recording goes through src/app.h's actions (app_
+ * changes the kernel or the recording goes through src/app/app.h's actions (app_
  * switch_tracer, app_filter_apply, app_mark, app_set_recording). Key handlers
  * return enum ui_result flags, and only the main loop acts on those.
  */
@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "evnav.h"
-#include "flags.h"
+#include "model/flags.h"
 #include "format.h"
 #include "lineedit.h"
 #include "richstr.h"
@@ -206,7 +206,7 @@ struct ui_probe_req {
 };
 
 /*
- * The view filter (src/viewfilter.h), through the view prompt: a clause for a
+ * The view filter (src/view/viewfilter.h), through the view prompt: a clause for a
  * row's task, CPU or event (UI_REQ_NARROW), or widen back (UI_REQ_WIDEN).
  */
 enum ui_view_what {
@@ -375,7 +375,7 @@ struct fgraph;
 struct fgraph *pane_graph_model(struct ui *ui);
 
 /*
- * prompt_view.c: the view filter every pane honours (the app's, src/app_view.c),
+ * prompt_view.c: the view filter every pane honours (the app's, src/app/app_view.c),
  * on the UI thread. NULL, 0, false when no clause is set.
  */
 struct viewfilter;

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/format.h"
-#include "intern.h"
-#include "schema.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "format.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 
 
 static void csv_str(FILE *fp, const char *s)

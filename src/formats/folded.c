@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Folded stacks for flame graphs (src/folded.h says what a line holds and
+ * Folded stacks for flame graphs (src/formats/folded.h says what a line holds and
  * where the stacks come from): the format's entry in the table, write only.
  */
 #include <errno.h>
@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fgraph.h"
+#include "model/fgraph.h"
 #include "folded.h"
-#include "formats/format.h"
-#include "stacktree.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "format.h"
+#include "model/stacktree.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 
 /* The function_graph paths of @q's window and view as a stack set. */
 static int graph_set(struct store *st, const struct stack_query *q, bool ns, struct stack_set *out)

@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
+#include "lib/err.h"
 #include "export.h"
-#include "formats/format.h"
-#include "output.h"
+#include "format.h"
+#include "lib/output.h"
 #include "snapshot.h"
-#include "store.h"
+#include "store/store.h"
 
 static const struct format_ops *const formats[FORMAT_NR] = {
 	[FORMAT_KTOP]		= &format_ktop,

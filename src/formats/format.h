@@ -20,14 +20,14 @@
  * file's header and metadata) and returns a reader whose store the UI may
  * draw at once; next() adds the next piece (a block, a chunk, a CPU's pages)
  * and publishes it, until it returns 0. A loader thread calls next() while the
- * UI draws (src/source_file.c); format_load() calls it to the end.
+ * UI draws (src/source/source_file.c); format_load() calls it to the end.
  *
  * Writing: save() writes the store, or the part of it a time window and a
  * view filter leave, to a path (a regular file replaced atomically, "-", a
- * FIFO or a device written in place: src/safefile.h) or to an fd written in
+ * FIFO or a device written in place: src/lib/safefile.h) or to an fd written in
  * place. format_out_open()/format_out_close() do that part for every format.
  *
- * Metadata (struct snapshot_meta, src/formats/meta.h) travels with the store:
+ * Metadata (struct snapshot_meta, src/store/meta.h) travels with the store:
  * whatever a format can carry (event formats, header_page, kallsyms, saved
  * cmdlines, tracer and options, clock) it reads into the meta and writes from
  * it, so that any file can be saved again in any other format.
@@ -39,10 +39,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "lib/err.h"
 #include "export.h"
-#include "formats/meta.h"
-#include "safefile.h"
+#include "store/meta.h"
+#include "lib/safefile.h"
 
 struct store;
 struct viewfilter;
@@ -228,7 +228,7 @@ struct format_file {
  * format_out_open - open @out for a whole file
  * @flags: enum safefile_out_flags (SAFEFILE_OUT_SEEKABLE for a writer that seeks)
  * @stdio: also open f->fp (64 KiB buffered; in place, a stop request ends a
- *	   wait on a reader that takes nothing: src/output.h)
+ *	   wait on a reader that takes nothing: src/lib/output.h)
  * Return: 0, or a negative errno with a message naming out->path in @err;
  * then nothing is left open.
  */

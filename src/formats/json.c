@@ -10,15 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "formats/format.h"
-#include "hashmap.h"
-#include "intern.h"
-#include "jsonw.h"
+#include "lib/array.h"
+#include "format.h"
+#include "lib/hashmap.h"
+#include "lib/intern.h"
+#include "lib/jsonw.h"
 #include "json_stacks.h"
-#include "schema.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 
 
 /* Unsigned decimal without stdio's format parsing (the JSON is mostly numbers). */

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "event.h"
-#include "formats/krecord.h"
-#include "formats/meta.h"
-#include "intern.h"
-#include "schema.h"
-#include "store.h"
-#include "symbols.h"
+#include "store/event.h"
+#include "krecord.h"
+#include "store/meta.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 
 #define KRECORD_TYPES	65536
 

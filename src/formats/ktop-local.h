@@ -25,7 +25,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "formats/ktop_stacks.h"
+#include "ktop_stacks.h"
 
 #define SNAP_MAGIC		"KTOPSNAP"
 #define SNAP_HDR_SIZE		32

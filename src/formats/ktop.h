@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "formats/meta.h"
+#include "store/meta.h"
 
 struct store;
 struct viewfilter;
@@ -73,9 +73,9 @@ struct snapshot_write_opts {
 	 * STORE_LOST_STREAM) instead, so the reader shows the gap and its cause.
 	 */
 	uint64_t	max_bytes_per_sec;
-	/* snapshot_write(): enum safefile_out_flags (src/safefile.h) */
+	/* snapshot_write(): enum safefile_out_flags (src/lib/safefile.h) */
 	unsigned int	file_flags;
-	/* only its matches (src/viewfilter.h; the writer's thread owns it); NULL: all */
+	/* only its matches (src/view/viewfilter.h; the writer's thread owns it); NULL: all */
 	struct viewfilter *view;
 };
 

@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfstats.h"
-#include "formats/ktop-local.h"
-#include "formats/ktop_bpf.h"
+#include "bpfstats/bpfstats.h"
+#include "ktop-local.h"
+#include "ktop_bpf.h"
 
 #define BPF_BLOCK_VERSION	1
 #define BPF_MAX_CPUS		8192

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/ktop_stacks.h"
-#include "stacks.h"
-#include "store.h"
+#include "ktop_stacks.h"
+#include "store/stacks.h"
+#include "store/store.h"
 
 /* ---- payloads ------------------------------------------------------------ */
 

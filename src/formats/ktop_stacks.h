@@ -42,7 +42,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "event.h"
+#include "store/event.h"
 
 struct store;
 

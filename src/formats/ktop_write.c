@@ -16,20 +16,20 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "array.h"
-#include "bpfstats.h"
-#include "clock.h"
-#include "err.h"
-#include "formats/format.h"
-#include "formats/ktop-local.h"
-#include "formats/ktop_bpf.h"
-#include "formats/ktop.h"
-#include "intern.h"
-#include "output.h"
-#include "safefile.h"
-#include "schema.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "lib/array.h"
+#include "bpfstats/bpfstats.h"
+#include "lib/clock.h"
+#include "lib/err.h"
+#include "format.h"
+#include "ktop-local.h"
+#include "ktop_bpf.h"
+#include "ktop.h"
+#include "lib/intern.h"
+#include "lib/output.h"
+#include "lib/safefile.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 
 /* ---- writer ----------------------------------------------------------------- */
 

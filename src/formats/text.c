@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The kernel's trace text: the header of the trace file, then one line per
- * event with the latency column (src/flags.h) and the event text printed by
+ * event with the latency column (src/model/flags.h) and the event text printed by
  * libtraceevent from the event's format (its print fmt).
  */
 #include <errno.h>
@@ -11,13 +11,13 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "flags.h"
-#include "formats/krecord.h"
-#include "formats/format.h"
-#include "intern.h"
-#include "schema.h"
-#include "store.h"
-#include "viewfilter.h"
+#include "model/flags.h"
+#include "krecord.h"
+#include "format.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "view/viewfilter.h"
 
 
 static bool meta_has_lazy_count(const struct snapshot_meta *m)

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/format.h"
-#include "formats/tracedat.h"
-#include "formats/tracedat-local.h"
-#include "store.h"
+#include "format.h"
+#include "tracedat.h"
+#include "tracedat-local.h"
+#include "store/store.h"
 
 static bool tdat_detect(const void *head, size_t len)
 {

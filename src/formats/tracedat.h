@@ -7,7 +7,7 @@
  * Reading: the file is mapped, its header, options and sections are walked
  * with every offset and size checked against the file (tracedat_file.c), and
  * each CPU's ring-buffer pages go straight to ktop's page decoder
- * (src/decode.h), from the map or, for a compressed buffer, one decompressed
+ * (src/ingest/decode.h), from the map or, for a compressed buffer, one decompressed
  * chunk at a time. libtraceevent parses the event formats; libtracecmd is
  * not used (it trusts the file, and crashes on corrupt ones).
  *

@@ -18,7 +18,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "err.h"
+#include "lib/err.h"
 #include "snapshot.h"
 #include "tracedat.h"
 #include "tracedat-local.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Kernel records (src/formats/krecord.h) packed into ring-buffer pages for
- * the trace.dat writer, as the kernel packs them (src/rb_page.h): deltas,
+ * the trace.dat writer, as the kernel packs them (src/ingest/rb_page.h): deltas,
  * time extends, length words, and the missed-events flag (with the count
  * when there is room) on the page after a loss.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rb_page.h"
+#include "ingest/rb_page.h"
 #include "tracedat-local.h"
 
 static void put_int(uint8_t *p, unsigned int size, uint64_t v)

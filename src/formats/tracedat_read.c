@@ -2,7 +2,7 @@
 /*
  * Loading a trace.dat into a store: the layout from tracedat_file.c, the
  * event formats parsed by libtraceevent into a tep, and every CPU's pages
- * fed to the decoder (src/decode.h) as the live consumer feeds it, from the
+ * fed to the decoder (src/ingest/decode.h) as the live consumer feeds it, from the
  * mapped file or from one decompressed chunk at a time. The decoder writes
  * the events in place into the store and turns the pages' missed-events
  * marks into lost-event records, as it does live.
@@ -25,13 +25,13 @@
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
-#include "decode.h"
-#include "err.h"
+#include "ingest/decode.h"
+#include "lib/err.h"
 #include "snapshot.h"
-#include "stacks.h"
-#include "stacksym.h"
-#include "store.h"
-#include "symbols.h"
+#include "store/stacks.h"
+#include "kernel/stacksym.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 #include "tracedat.h"
 #include "tracedat-local.h"
 

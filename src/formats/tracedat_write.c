@@ -26,18 +26,18 @@
 #include <zstd.h>
 #include <traceevent/event-parse.h>
 
-#include "err.h"
+#include "lib/err.h"
 #include "export.h"
-#include "formats/format.h"
-#include "formats/krecord.h"
-#include "safefile.h"
-#include "schema.h"
+#include "format.h"
+#include "krecord.h"
+#include "lib/safefile.h"
+#include "store/schema.h"
 #include "snapshot.h"
-#include "stacks.h"
-#include "store.h"
+#include "store/stacks.h"
+#include "store/store.h"
 #include "tracedat.h"
 #include "tracedat-local.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 
 #define WOUT_BUF	(1u << 20)
 #define COMM_SCAN_MAX	(1u << 23)	/* store.c COMM_MAX_PID */

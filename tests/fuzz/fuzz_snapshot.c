@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "fuzz_input.h"
-#include "snapshot.h"
-#include "store.h"
+#include "formats/snapshot.h"
+#include "store/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,12 +18,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "formats/export.h"
 #include "fuzz_input.h"
 #include "formats/format.h"
 #include "formats/tracedat.h"
-#include "snapshot.h"
-#include "store.h"
+#include "formats/snapshot.h"
+#include "store/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #
 # pingpong (tests/tools/pingpong.c) makes two threads, pinned to one CPU, pass
 # a byte through pipes N times. While bpf_drive (tests/tools/bpf_drive.c, which
-# runs src/bpfstats.c) counts, a tracefs instance records sched_wakeup for
+# runs src/bpfstats/bpfstats.c) counts, a tracefs instance records sched_wakeup for
 # exactly those two tids. Then:
 #   - context switches (all CPUs) >= 2N, and the two tasks went off CPU >= 2N times;
 #   - the run-queue latency samples of the two tids equal the wakeups tracefs saw

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Live, as root: the consumer (src/consumer.c, one thread per CPU reading
+# Live, as root: the consumer (src/ingest/consumer.c, one thread per CPU reading
 # trace_pipe_raw) and the session's filters, through build/tools/session_drive:
 #   - a child making N one-byte reads and writes shows at least 2N sys_enter
 #     events for its pid (-P), and not wildly more;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Live, as root, on this host's kernel: src/ftrace_filter.c through
+# Live, as root, on this host's kernel: src/funcfilter/ftrace_filter.c through
 # build/tools/filter_apply, in a scratch instance.
 #  - Where the kernel refuses set_ftrace_filter (EPERM, as on this project's
 #    host; checked independently with cat), every function line says "this

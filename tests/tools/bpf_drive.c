@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * bpf_drive: run ktop's BPF statistics (src/bpfstats.c) without the TUI, for
+ * bpf_drive: run ktop's BPF statistics (src/bpfstats/bpfstats.c) without the TUI, for
  * the live tests and the overhead benchmark.
  *
  *   bpf_drive [-i SECONDS] [-t SECONDS] [-T TID,TID...] [-o US] [-S] [-I] [-r] [-q] [-p] [-A]
@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
-#include "bpfstats.h"
+#include "bpfstats/bpfstats.h"
 
 #define MAX_TIDS 64
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * filter_apply: drive src/ftrace_filter.c without the TUI, for the guest
+ * filter_apply: drive src/funcfilter/ftrace_filter.c without the TUI, for the guest
  * scenario and the host EPERM test. Commands run in order in one process,
  * so undo/redo see the changes of the commands before them.
  *
  *   filter_apply [-i INSTANCE] [-d DIR] COMMAND...
  *
- *   apply LINE      apply a prompt line (src/filter.h grammar)
+ *   apply LINE      apply a prompt line (src/funcfilter/filter.h grammar)
  *   undo | redo     undo / redo the last change
  *   preview LINE    print the preview, change nothing
  *   show            print set_ftrace_filter's count and content
@@ -34,8 +34,8 @@
 #include <unistd.h>
 #include <tracefs.h>
 
-#include "filter.h"
-#include "ftrace_filter.h"
+#include "funcfilter/filter.h"
+#include "funcfilter/ftrace_filter.h"
 
 static double now_ms(void)
 {

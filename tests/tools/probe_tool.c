@@ -24,9 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe.h"
-#include "probe_btf.h"
-#include "tuning.h"
+#include "probe/probe.h"
+#include "probe/probe_btf.h"
+#include "lib/tuning.h"
 
 static const char *kind_str(enum ktop_field_kind k)
 {

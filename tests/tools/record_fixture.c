@@ -26,7 +26,7 @@
  *               no filters), and put back to exactly that state afterwards
  *   -x          do not save trace.txt (the kernel's text for the records)
  *
- * cpuN.raw and trace.txt are written gzip-compressed (.gz); src/fixture.c
+ * cpuN.raw and trace.txt are written gzip-compressed (.gz); src/ingest/fixture.c
  * reads either form.
  *   -- CMD      the workload, run once tracing is on
  *
@@ -51,7 +51,7 @@
  *                  -- cat /proc/version
  *   record_fixture -o tests/fixtures/rt-timerlat -p timerlat -e osnoise -t 1
  *
- * The tool is self-contained (libtracefs, libtraceevent and src/fixture.c), so
+ * The tool is self-contained (libtracefs, libtraceevent and src/ingest/fixture.c), so
  * the qemu rig can copy it into a guest initramfs.
  */
 #include <errno.h>
@@ -72,7 +72,7 @@
 #include <traceevent/event-parse.h>
 #include <zlib.h>
 
-#include "fixture.h"
+#include "ingest/fixture.h"
 
 #define MAX_ITEMS	64
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * session_drive: the tracing session and consumer alone, without the TUI or
- * the batch printer, for the live tests of src/session.c and src/consumer.c.
+ * the batch printer, for the live tests of src/kernel/session.c and src/ingest/consumer.c.
  *
  *   session_drive [-e EVENT]... [-p TRACER] [-b KB] [-P PID] [-C CPUS]
  *                 [-d SECONDS] [-F] [-S] [-c] [-n]
@@ -33,12 +33,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "consumer.h"
-#include "event.h"
-#include "decode.h"
-#include "features.h"
-#include "session.h"
-#include "store.h"
+#include "ingest/consumer.h"
+#include "store/event.h"
+#include "ingest/decode.h"
+#include "kernel/features.h"
+#include "kernel/session.h"
+#include "store/store.h"
 
 static uint64_t mono_ns(void)
 {

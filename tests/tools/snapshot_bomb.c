@@ -46,7 +46,7 @@
 #define BLK_LOST	6
 #define BLK_END		7
 #define MK_NCPUS	5
-#define T_SOFTIRQ_ENTRY	12	/* a fixed type with one argument (src/event.h) */
+#define T_SOFTIRQ_ENTRY	12	/* a fixed type with one argument (src/store/event.h) */
 
 struct bbuf {
 	uint8_t	*p;

@@ -35,16 +35,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "decode.h"
-#include "export.h"
-#include "fixture.h"
-#include "intern.h"
-#include "schema.h"
-#include "snapshot.h"
-#include "store.h"
-#include "stacks.h"
-#include "stacksym.h"
-#include "symbols.h"
+#include "ingest/decode.h"
+#include "formats/export.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "formats/snapshot.h"
+#include "store/store.h"
+#include "store/stacks.h"
+#include "kernel/stacksym.h"
+#include "kernel/symbols.h"
 
 static struct store *fixture_store(const char *dir, struct snapshot_meta *meta)
 {

@@ -4,7 +4,7 @@
  * directory, so shell tests can diff the kernel's state before and after.
  *
  *   tracestate [-E] [-x] [-R] [DIR]     print one "file<TAB>content" line per entry
- *   tracestate --save FILE [DIR]        save (format of src/tracestate.c)
+ *   tracestate --save FILE [DIR]        save (format of src/kernel/tracestate.c)
  *   tracestate --diff FILE [DIR]        compare FILE with now; exit 1 when different
  *   tracestate --restore FILE           put the saved state back
  *
@@ -32,7 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tracestate.h"
+#include "kernel/tracestate.h"
 
 static bool pid_alive(long pid)
 {

@@ -8,8 +8,8 @@
 
 #include <stdio.h>
 
-#include "app.h"
-#include "opts.h"
+#include "app/app.h"
+#include "app/opts.h"
 
 static char err[256];
 static FILE *sink;

@@ -16,13 +16,13 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "decode.h"
-#include "fixture.h"
-#include "intern.h"
-#include "schema.h"
-#include "snapshot.h"
-#include "store.h"
-#include "symbols.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "formats/snapshot.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 
 #define SNAP_MAX_FIXTURES	64
 

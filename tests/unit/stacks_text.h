@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
-#include "fixture.h"
-#include "intern.h"
-#include "stacks.h"
-#include "store.h"
-#include "symbols.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "store/stacks.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 
 #define MAX_FRAMES	600
 #define SEP		"\x1f"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/source_file.c: opening a snapshot the way ktop -i does (sync, and with
+ * src/source/source_file.c: opening a snapshot the way ktop -i does (sync, and with
  * the loader thread), saving it with app_save in each format, and bad input.
  * The expected events come from snapshot_load() of the same file, the
  * library's own reader, not from numbers written here.
@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "app.h"
-#include "export.h"
-#include "fixture.h"
-#include "snapshot.h"
-#include "store.h"
+#include "app/app.h"
+#include "formats/export.h"
+#include "ingest/fixture.h"
+#include "formats/snapshot.h"
+#include "store/store.h"
 
 static char demo[4096];
 

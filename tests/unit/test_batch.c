@@ -12,15 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "batch.h"
-#include "clock.h"
-#include "event.h"
-#include "fixture.h"
-#include "stacks.h"
-#include "store.h"
+#include "app/app.h"
+#include "batch/batch.h"
+#include "lib/clock.h"
+#include "store/event.h"
+#include "ingest/fixture.h"
+#include "store/stacks.h"
+#include "store/store.h"
 #include "test.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 
 static struct app *app_fake(void)
 {

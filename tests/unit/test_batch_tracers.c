@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The --batch tracer views (src/batch_tracers.c) on fixtures recorded from
+ * The --batch tracer views (src/batch/batch_tracers.c) on fixtures recorded from
  * the rt kernels: the function_graph text and JSON, and the latency table.
  *
  * Expectations come from the kernel's own text output of the same run
@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "batch_tracers.h"
-#include "decode.h"
-#include "fixture.h"
-#include "opts.h"
-#include "store.h"
-#include "symbols.h"
+#include "app/app.h"
+#include "batch/batch_tracers.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "app/opts.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 #include "test.h"
 
 struct fx_app {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The BPF figures as data (src/bpfstats_feed.c): a bpfstats with no kernel,
+ * The BPF figures as data (src/bpfstats/bpfstats_feed.c): a bpfstats with no kernel,
  * fed two polls of a far side, answers the queries the BPF pane and the
  * batch printer make (rates, run-queue histograms, tasks, irqs with the far
  * side's names, syscalls, outliers) as a poller of that kernel would; what
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfstats.h"
+#include "bpfstats/bpfstats.h"
 #include "formats/ktop-local.h"
 #include "formats/ktop_bpf.h"
 #include "test.h"

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "test.h"
-#include "cmdlines.h"
-#include "store.h"
+#include "kernel/cmdlines.h"
+#include "store/store.h"
 
 TEST(fills_only_unnamed_pids)
 {

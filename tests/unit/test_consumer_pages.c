@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "consumer.h"
-#include "decode.h"
-#include "event.h"
-#include "fixture.h"
-#include "store.h"
+#include "ingest/consumer.h"
+#include "ingest/decode.h"
+#include "store/event.h"
+#include "ingest/fixture.h"
+#include "store/store.h"
 #include "test.h"
 
 #define MAX_FIXTURES	64

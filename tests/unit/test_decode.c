@@ -22,13 +22,13 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
 
-#include "decode.h"
-#include "fixture.h"
-#include "intern.h"
-#include "schema.h"
-#include "store.h"
-#include "symbols.h"
-#include "tuning.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
+#include "lib/tuning.h"
 #include "test.h"
 
 /* A ring-buffer absolute time stamp header: type 31, the low 27 bits of the time. */

@@ -2,7 +2,7 @@
 /*
  * Exports: trace.dat read back by trace-cmd itself and by libtracecmd, the
  * JSON loaded by Python's json module with its slices compared against the
- * function_graph model (src/fgraph.h) when an rt fixture has function_graph
+ * function_graph model (src/model/fgraph.h) when an rt fixture has function_graph
  * records, the text compared with the kernel's own trace text recorded with
  * the fixture, CSV counts, atomic writes and errors.
  */
@@ -17,11 +17,11 @@
 
 #include "test.h"
 #include "snap_common.h"
-#include "stacks.h"
-#include "export.h"
-#include "file.h"
-#include "fgraph.h"
-#include "flags.h"
+#include "store/stacks.h"
+#include "formats/export.h"
+#include "lib/file.h"
+#include "model/fgraph.h"
+#include "model/flags.h"
 
 static char fixtures[SNAP_MAX_FIXTURES][64];
 static int nfixtures;
@@ -650,7 +650,7 @@ static size_t text_lines(char *text, struct tline **out)
 
 		if (l[0] == '#' || !br)
 			continue;
-		/* a stack record: ktop keeps it on its event (src/stacks.h), not as a line */
+		/* a stack record: ktop keeps it on its event (src/store/stacks.h), not as a line */
 		if (strstr(l, ": <stack trace>") || strstr(l, ": <user stack trace>"))
 			continue;
 		dash = br;

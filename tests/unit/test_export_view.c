@@ -11,11 +11,11 @@
 
 #include "test.h"
 #include "snap_common.h"
-#include "export.h"
-#include "fgraph.h"
-#include "folded.h"
-#include "stacktree.h"
-#include "viewfilter.h"
+#include "formats/export.h"
+#include "model/fgraph.h"
+#include "formats/folded.h"
+#include "model/stacktree.h"
+#include "view/viewfilter.h"
 
 static char tmpdir[] = "/tmp/ktop-test-expview.XXXXXX";
 

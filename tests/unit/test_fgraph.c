@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Tests of the function_graph call-tree model (src/fgraph.c).
+ * Tests of the function_graph call-tree model (src/model/fgraph.c).
  *
  * Synthetic: a random machine (tasks that call, return, migrate between
  * CPUs and get interrupted) writes entry/exit records and, beside them, the
@@ -24,13 +24,13 @@
 #include <sys/stat.h>
 #include <traceevent/kbuffer.h>
 #include "test.h"
-#include "decode.h"
-#include "fgraph.h"
+#include "ingest/decode.h"
+#include "model/fgraph.h"
 #include "fgraph_text.h"
-#include "fixture.h"
-#include "intern.h"
-#include "store.h"
-#include "symbols.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 
 /* ---- a random machine --------------------------------------------------- */
 

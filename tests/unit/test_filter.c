@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The filter language (src/filter.c) against available_filter_functions
+ * The filter language (src/funcfilter/filter.c) against available_filter_functions
  * recorded from Debian's 6.1-rt and 6.12-rt kernels (tests/fixtures/rt-filter).
  * Every expected count comes from an independent matcher: fnmatch(3) for
  * globs, POSIX regcomp(3) for regexes, plain loops for prefixes.
@@ -14,13 +14,13 @@
 #include <zlib.h>
 
 #include "test.h"
-#include "app.h"
+#include "app/app.h"
 #include "fake_tracefs.h"
-#include "filter.h"
-#include "ftrace_filter.h"
-#include "event.h"
-#include "intern.h"
-#include "store.h"
+#include "funcfilter/filter.h"
+#include "funcfilter/ftrace_filter.h"
+#include "store/event.h"
+#include "lib/intern.h"
+#include "store/store.h"
 
 static char *fx_text;
 static size_t fx_len;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The command line's -l, -n, -g (src/filter_cmdline.h) in the filter prompt's
+ * The command line's -l, -n, -g (src/kernel/filter_cmdline.h) in the filter prompt's
  * language, applied to a directory laid out like a tracefs instance whose
  * available_filter_functions is the one recorded from Debian's 6.12-rt kernel
  * (tests/fixtures/rt-filter). Expected sets come from independent matchers:
@@ -17,10 +17,10 @@
 
 #include "test.h"
 #include "fake_tracefs.h"
-#include "file.h"
-#include "filter_cmdline.h"
-#include "fixture.h"
-#include "session.h"
+#include "lib/file.h"
+#include "kernel/filter_cmdline.h"
+#include "ingest/fixture.h"
+#include "kernel/session.h"
 
 static char *funcs;	/* the recorded list */
 

@@ -11,9 +11,9 @@
 
 #include <traceevent/event-parse.h>
 
-#include "event.h"
-#include "fixture.h"
-#include "flags.h"
+#include "store/event.h"
+#include "ingest/fixture.h"
+#include "model/flags.h"
 #include "test.h"
 
 #define MAX_FIXTURES 32

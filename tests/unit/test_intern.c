@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "intern.h"
+#include "lib/intern.h"
 #include "test.h"
 
 TEST(intern_basic)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Tests of the osnoise/timerlat latency model (src/latency.c).
+ * Tests of the osnoise/timerlat latency model (src/model/latency.c).
  *
  * Synthetic: random samples on random CPUs; every figure of the model is
  * recomputed here the plain way (scan all samples) and compared.
@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test.h"
-#include "decode.h"
-#include "fixture.h"
-#include "latency.h"
-#include "store.h"
-#include "symbols.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "model/latency.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
 
 static uint64_t rng = 88172645463325252ull;
 

@@ -5,8 +5,8 @@
 #include <pcre2.h>
 #include <stdio.h>
 
-#include "app.h"
-#include "opts.h"
+#include "app/app.h"
+#include "app/opts.h"
 #include "opts_common.h"
 #include "test.h"
 

@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "app.h"
-#include "folded.h"
-#include "opts.h"
+#include "app/app.h"
+#include "formats/folded.h"
+#include "app/opts.h"
 #include "opts_common.h"
-#include "stacktrig.h"
+#include "kernel/stacktrig.h"
 #include "test.h"
 
 TEST(stack_options_enable_the_event_too)

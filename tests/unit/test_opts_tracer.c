@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
-#include "opts.h"
+#include "app/app.h"
+#include "app/opts.h"
 #include "opts_common.h"
-#include "session.h"
+#include "kernel/session.h"
 #include "test.h"
 
 TEST(defaults_leave_the_kernel_alone)

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "app.h"
-#include "opts.h"
+#include "app/app.h"
+#include "app/opts.h"
 #include "opts_common.h"
 #include "test.h"
 

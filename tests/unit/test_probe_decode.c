@@ -15,11 +15,11 @@
 
 #include <traceevent/event-parse.h>
 
-#include "decode.h"
-#include "fixture.h"
-#include "intern.h"
-#include "schema.h"
-#include "store.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "store/store.h"
 #include "test.h"
 
 struct run {

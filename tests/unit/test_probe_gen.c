@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe_btf.h"
-#include "probe_gen.h"
-#include "probe_spec.h"
+#include "probe/probe_btf.h"
+#include "probe/probe_gen.h"
+#include "probe/probe_spec.h"
 #include "test.h"
 
 #define VMLINUX "/sys/kernel/btf/vmlinux"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probe_spec.h"
+#include "probe/probe_spec.h"
 #include "test.h"
 
 static struct probe_spec *parse_ok(const char *text)

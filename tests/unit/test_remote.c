@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "opts.h"
+#include "app/app.h"
+#include "app/opts.h"
 #include "opts_common.h"
-#include "remote.h"
+#include "source/remote.h"
 #include "test.h"
 
 TEST(tracing_options_go_to_the_far_side)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/safefile.c: output files (new, replaced, a character device, a FIFO,
+ * src/lib/safefile.c: output files (new, replaced, a character device, a FIFO,
  * standard output, a terminal, symbolic links owned by us and by another
  * uid, directories, block devices, a spool for writers that seek), trusted
  * directories for small files (owner, mode, links on the way, planted
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "safefile.h"
+#include "lib/safefile.h"
 
 #define NOBODY	65534
 

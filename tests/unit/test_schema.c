@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "schema.h"
+#include "store/schema.h"
 #include "test.h"
 
 TEST(schema_fixed)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* src/series.c: the sample ring and log2 histogram quantiles. */
+/* src/lib/series.c: the sample ring and log2 histogram quantiles. */
 #include "test.h"
-#include "series.h"
-#include "bpfstats.h"
+#include "lib/series.h"
+#include "bpfstats/bpfstats.h"
 #include <sys/syscall.h>
 
 TEST(series_keeps_newest_in_order)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The stack table (src/stacks.h) and the store's stack column: interning,
+ * The stack table (src/store/stacks.h) and the store's stack column: interning,
  * names, weighted sets, ids through sealed chunks, and what stacks cost per
  * event.
  */
@@ -12,10 +12,10 @@
 
 #include <unistd.h>
 
-#include "intern.h"
-#include "snapshot.h"
-#include "stacks.h"
-#include "store.h"
+#include "lib/intern.h"
+#include "formats/snapshot.h"
+#include "store/stacks.h"
+#include "store/store.h"
 #include "test.h"
 
 TEST(intern_same_stack_same_id)

@@ -8,7 +8,7 @@
  *   - every event has the stack the text shows after it on its CPU (kernel
  *     frames by name, from the fixture's kallsyms; user frames by address,
  *     as the kernel prints them), and no other;
- *   - the caller tree and the icicle (src/stacktree.h) equal what this
+ *   - the caller tree and the icicle (src/model/stacktree.h) equal what this
  *     file's own reader of the text computes: one node per distinct frame
  *     path, leaf first or root first, with its count of events and of the
  *     events whose stack ends there;
@@ -28,21 +28,21 @@
 
 #include <traceevent/event-parse.h>
 
-#include "decode.h"
-#include "export.h"
-#include "fgraph.h"
+#include "ingest/decode.h"
+#include "formats/export.h"
+#include "model/fgraph.h"
 #include "fgraph_text.h"
-#include "fixture.h"
-#include "folded.h"
-#include "snapshot.h"
-#include "intern.h"
-#include "rb_page.h"
-#include "schema.h"
-#include "stacks.h"
-#include "stacktree.h"
-#include "store.h"
-#include "symbols.h"
-#include "viewfilter.h"
+#include "ingest/fixture.h"
+#include "formats/folded.h"
+#include "formats/snapshot.h"
+#include "lib/intern.h"
+#include "ingest/rb_page.h"
+#include "store/schema.h"
+#include "store/stacks.h"
+#include "model/stacktree.h"
+#include "store/store.h"
+#include "kernel/symbols.h"
+#include "view/viewfilter.h"
 #include "test.h"
 #include "stacks_text.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Stack trace triggers (src/stacktrig.h) on a directory laid out like a
+ * Stack trace triggers (src/kernel/stacktrig.h) on a directory laid out like a
  * tracefs instance (tests/unit/fake_tracefs.h): what --stack sets, what the
  * interactive view's "stacks for this event" (Y) adds while tracing goes on,
  * a refusal that leaves what was set, the options/stacktrace fallback when
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stacktrig.h"
+#include "kernel/stacktrig.h"
 #include "test.h"
 #include "fake_tracefs.h"
 

@@ -12,9 +12,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "intern.h"
-#include "schema.h"
-#include "store.h"
+#include "lib/intern.h"
+#include "store/schema.h"
+#include "store/store.h"
 #include "test.h"
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)

@@ -13,8 +13,8 @@
 
 #include <traceevent/event-parse.h>
 
-#include "fixture.h"
-#include "symbols.h"
+#include "ingest/fixture.h"
+#include "kernel/symbols.h"
 #include "test.h"
 
 /* The file's lines by address, read with nothing but strtoull. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/syscalls.h: syscall numbers to names. The expected numbers come from
+ * src/lib/syscalls.h: syscall numbers to names. The expected numbers come from
  * the C library's SYS_* constants, compiled here, not from the generated
  * table the code under test reads. Argument names come from the kernel's
  * syscall event formats recorded on this project's host
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "fixture.h"
-#include "syscalls.h"
+#include "ingest/fixture.h"
+#include "lib/syscalls.h"
 #include "test.h"
 
 TEST(known_numbers_have_their_names)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The tasks model (src/tasks.h) on stores filled from the recorded fixtures,
+ * The tasks model (src/view/tasks.h) on stores filled from the recorded fixtures,
  * against tests/unit/tasks_text.py, which counts the same figures from the
  * kernel's own text of the same records (trace.txt): events, syscalls,
  * switches, run-queue wait and off-CPU time, the CPU last seen and the state.
@@ -14,13 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fixture.h"
-#include "hashmap.h"
-#include "store.h"
-#include "taskrel.h"
-#include "tasks.h"
+#include "ingest/fixture.h"
+#include "lib/hashmap.h"
+#include "store/store.h"
+#include "model/taskrel.h"
+#include "view/tasks.h"
 #include "test.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 
 struct fx {
 	struct fixture	*fx;

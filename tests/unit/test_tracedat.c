@@ -10,7 +10,7 @@
  *     (tests/tools/tdat_libtracecmd: trace-cmd's iterator, KernelShark's
  *     per-CPU reads); the buffers, their clocks and the tracer (from the
  *     records) are the file's;
- *   - the function_graph tree ktop builds (src/fgraph.h) is the tree
+ *   - the function_graph tree ktop builds (src/model/fgraph.h) is the tree
  *     `trace-cmd report` draws with its plugin: the same calls, nesting and
  *     durations, task by task;
  *   - trace-cmd file -> .ktop -> trace.dat (v7 zstd, v7 none, v6) ->
@@ -38,14 +38,14 @@
 #else
 #define SPARSE 1
 #endif
-#include "export.h"
-#include "fgraph.h"
+#include "formats/export.h"
+#include "model/fgraph.h"
 #include "formats/tracedat.h"
-#include "stacks.h"
-#include "stacksym.h"
-#include "symbols.h"
-#include "filter.h"
-#include "viewfilter.h"
+#include "store/stacks.h"
+#include "kernel/stacksym.h"
+#include "kernel/symbols.h"
+#include "funcfilter/filter.h"
+#include "view/viewfilter.h"
 
 /* strcmp for qsort of char * */
 static int strcmp_p(const char **a, const char **b)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/tracestate.c on a directory laid out like tracefs (no root needed):
+ * src/kernel/tracestate.c on a directory laid out like tracefs (no root needed):
  * normalisation, diff, restore, the blind restore, save/load.
  *
  * The file contents below are what this host's kernel (6.18) prints in
@@ -17,7 +17,7 @@
 
 #include "fake_tracefs.h"
 #include "test.h"
-#include "tracestate.h"
+#include "kernel/tracestate.h"
 
 static void make_tree(void)
 {

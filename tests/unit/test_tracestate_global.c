@@ -16,7 +16,7 @@
 
 #include "fake_tracefs.h"
 #include "test.h"
-#include "tracestate.h"
+#include "kernel/tracestate.h"
 
 /* The file as the kernel's `cat` would show it, without its newline. */
 static const char *get(const char *rel)

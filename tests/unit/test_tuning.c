@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/tuning.c: the KTOP_* variables read from the environment into struct
+ * src/lib/tuning.c: the KTOP_* variables read from the environment into struct
  * tuning, with their defaults, and a clear error for a wrong number; the
  * table itself (every field filled by one variable) and its listing; the
  * manual documents the same variables, and no other source reads one.
@@ -8,8 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 
-#include "file.h"
-#include "tuning.h"
+#include "lib/file.h"
+#include "lib/tuning.h"
 #include "test.h"
 
 static void clear_env(void)
@@ -167,7 +167,7 @@ TEST(manual_lists_the_table)
 			if (strlen(tuning_vars[i].name) == n && !strncmp(p + 4, tuning_vars[i].name, n))
 				break;
 		if (i == tuning_nvars)
-			printf("FAIL manual: %.*s is not in src/tuning.c\n", (int)n, p + 4);
+			printf("FAIL manual: %.*s is not in src/lib/tuning.c\n", (int)n, p + 4);
 		CHECK(i < tuning_nvars);
 		entries++;
 	}
@@ -176,37 +176,45 @@ out:
 	free(man);
 }
 
-/* Only src/tuning.c reads a KTOP_* variable: no getenv("KTOP_...") elsewhere. */
+/* Read every .c and .h below @dir (subsystem folders too); count them in @files. */
+static void scan_sources(const char *dir, unsigned int *files)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	CHECK(d);
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char path[512], *text;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_DIR) {
+			scan_sources(path, files);
+			continue;
+		}
+		if (n < 3 || (strcmp(de->d_name + n - 2, ".c") && strcmp(de->d_name + n - 2, ".h")))
+			continue;
+		if (!strcmp(path, "src/lib/tuning.c") || file_read(path, FILE_NO_MAX, &text, NULL))
+			continue;
+		(*files)++;
+		if (strstr(text, "getenv(\"KTOP_"))
+			printf("FAIL %s reads a KTOP_ variable itself\n", path);
+		CHECK(!strstr(text, "getenv(\"KTOP_"));
+		free(text);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Only src/lib/tuning.c reads a KTOP_* variable: no getenv("KTOP_...") elsewhere. */
 TEST(sources_read_no_variable)
 {
-	static const char *const dirs[] = { "src", "ui" };
 	unsigned int files = 0;
 
-	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		DIR *dir = opendir(dirs[d]);
-		struct dirent *de;
-
-		CHECK(dir);
-		while (dir && (de = readdir(dir))) {
-			size_t n = strlen(de->d_name);
-			char path[512], *text;
-
-			if (n < 3 || (strcmp(de->d_name + n - 2, ".c") &&
-				      strcmp(de->d_name + n - 2, ".h")))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dirs[d], de->d_name);
-			if (!strcmp(path, "src/tuning.c") ||
-			    file_read(path, FILE_NO_MAX, &text, NULL))
-				continue;
-			files++;
-			if (strstr(text, "getenv(\"KTOP_"))
-				printf("FAIL %s reads a KTOP_ variable itself\n", path);
-			CHECK(!strstr(text, "getenv(\"KTOP_"));
-			free(text);
-		}
-		if (dir)
-			closedir(dir);
-	}
+	scan_sources("src", &files);
+	scan_sources("ui", &files);
 	CHECK(files > 100);
 }
 

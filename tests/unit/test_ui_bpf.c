@@ -29,9 +29,9 @@
 #include "../../ui/prompt_view.c"
 #include "../../ui/pane_bpf.c"
 
-#include "app.h"
+#include "app/app.h"
 #include "stacks_text.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 #include "text_screen.h"
 
 void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,

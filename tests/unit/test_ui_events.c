@@ -18,7 +18,7 @@
 #include "../../ui/route.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/pane_events.c"
-#include "app.h"
+#include "app/app.h"
 #include "text_screen.h"
 
 static void draw(struct ui *ui, struct pane *p)

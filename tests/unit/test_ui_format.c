@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include "clock.h"
+#include "lib/clock.h"
 #include "test.h"
 
 #include "../../ui/richstr.c"
@@ -18,9 +18,9 @@
 #include "../../ui/evnav.c"
 #include "../../ui/stats.c"
 
-#include "decode.h"
-#include "fixture.h"
-#include "store.h"
+#include "ingest/decode.h"
+#include "ingest/fixture.h"
+#include "store/store.h"
 
 TEST(richstr_add_pad_truncate)
 {

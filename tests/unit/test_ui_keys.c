@@ -10,7 +10,7 @@
 
 #include "../../ui/keys.c"
 
-#include "fixture.h"
+#include "ingest/fixture.h"
 
 /* Undo the man escapes used in KEYS: "\-" and "\e". */
 static void unescape(char *s)

@@ -2,7 +2,7 @@
 /*
  * The probe prompt (ui/prompt_probe.c) without a terminal or root: keys in,
  * its overlay drawn into a text screen. Behind it, the probe library itself
- * (src/probe.h) on a directory laid out like tracefs with a recorded kernel's
+ * (src/probe/probe.h) on a directory laid out like tracefs with a recorded kernel's
  * README (tests/fixtures/probe: the 6.12-rt guest's, with fprobes and BTF
  * arguments, or the 6.1-rt guest's, kprobes only) and this machine's kernel
  * BTF (/sys/kernel/btf/vmlinux) for prototypes, members and completion. The
@@ -26,10 +26,10 @@
 #include "../../ui/rowsel.c"
 #include "../../ui/prompt_probe.c"
 
-#include "app.h"
+#include "app/app.h"
 #include "fake_tracefs.h"
-#include "fixture.h"
-#include "probe.h"
+#include "ingest/fixture.h"
+#include "probe/probe.h"
 #include "text_screen.h"
 
 #define VMLINUX	"/sys/kernel/btf/vmlinux"

@@ -25,7 +25,7 @@
 #include "../../ui/pane_events.c"
 #include "../../ui/pane_bpf.c"
 
-#include "app.h"
+#include "app/app.h"
 #include "snap_common.h"
 #include "text_screen.h"
 

@@ -39,12 +39,12 @@
 #include "../../ui/stackview.c"
 #include "../../ui/pane_stacks.c"
 
-#include "app.h"
-#include "fgraph.h"
+#include "app/app.h"
+#include "model/fgraph.h"
 #include "fgraph_text.h"
-#include "filter.h"
+#include "funcfilter/filter.h"
 #include "stacks_text.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 #include "text_screen.h"
 
 /* The graph pane's model, for the stacks pane's function_graph source: the test's. */

@@ -24,10 +24,10 @@
 #include "../../ui/pane_graph.c"
 #include "../../ui/pane_latency.c"
 
-#include "decode.h"
+#include "ingest/decode.h"
 #include "fgraph_text.h"
-#include "fixture.h"
-#include "symbols.h"
+#include "ingest/fixture.h"
+#include "kernel/symbols.h"
 
 /* ---- a text screen in place of ui/screen.c --------------------------------- */
 

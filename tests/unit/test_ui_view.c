@@ -28,11 +28,11 @@
 #include "../../ui/pane_top.c"
 #include "../../ui/pane_tasks.c"
 
-#include "app.h"
+#include "app/app.h"
 #include "snap_common.h"
-#include "taskrel.h"
-#include "tasks.h"
-#include "viewfilter.h"
+#include "model/taskrel.h"
+#include "view/tasks.h"
+#include "view/viewfilter.h"
 #include "text_screen.h"
 
 static struct {

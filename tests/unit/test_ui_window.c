@@ -19,8 +19,8 @@
 
 #include "../../ui/evnav.c"
 
-#include "app.h"
-#include "export.h"
+#include "app/app.h"
+#include "formats/export.h"
 #include "snap_common.h"
 
 struct scan {

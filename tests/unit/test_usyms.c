@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * User-space symbols (src/usyms.h): this test's own functions (PIE, .symtab),
+ * User-space symbols (src/kernel/usyms.h): this test's own functions (PIE, .symtab),
  * the C library's (a shared object, .dynsym), a process that has exited
  * since its maps were captured, addresses in no mapping.
  */
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "usyms.h"
+#include "kernel/usyms.h"
 
 static __attribute__((noinline, noipa)) int usyms_probe_function(int x)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/file.c: whole-file reads, checked against what stdio, gzip(1) and the
+ * src/lib/file.c: whole-file reads, checked against what stdio, gzip(1) and the
  * kernel say about the same files: a recorded fixture, /proc files that
  * report size 0 (as tracefs files do) and outgrow the first guess, a pipe fed
  * in pieces, gzip'd fixture pages, and the bounds.
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file.h"
-#include "fixture.h"
+#include "lib/file.h"
+#include "ingest/fixture.h"
 #include "test.h"
 
 /* @path read with stdio (or the output of @cmd when @cmd). Return: the bytes, or NULL. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/hashmap.c: the hash map against a plain array on random insertions,
+ * src/lib/hashmap.c: the hash map against a plain array on random insertions,
  * updates and deletions (key 0 and UINT64_MAX included, keys that share
  * their low or high bits, so runs collide and deletion has to shift them
  * back), iteration, reserve; hash_str's spread; the string map on the names of
@@ -8,9 +8,9 @@
  */
 #include <errno.h>
 
-#include "file.h"
-#include "fixture.h"
-#include "hashmap.h"
+#include "lib/file.h"
+#include "ingest/fixture.h"
+#include "lib/hashmap.h"
 #include "test.h"
 
 #define DOMAIN	4096

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/jsonw.c: the JSON writer. Layout and escapes against exact text; UTF-8
+ * src/lib/jsonw.c: the JSON writer. Layout and escapes against exact text; UTF-8
  * kept byte for byte; ill-formed bytes replaced as Python's
  * bytes.decode("utf-8", "replace") does, checked by Python itself on random
  * bytes; FILE and buffer writers giving the same bytes across flushes; and
@@ -10,7 +10,7 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "jsonw.h"
+#include "lib/jsonw.h"
 #include "test.h"
 
 /* The document @fn writes, from a buffer writer; *@ret: jsonw_finish(). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * src/symbols.c as ktop's one kallsyms reader: the line splitter on real
+ * src/kernel/symbols.c as ktop's one kallsyms reader: the line splitter on real
  * lines (a module's, an absolute symbol's), text and file giving the same
  * table, and name -> address on every name of the fixtures' kallsyms and of
  * this machine's, against a plain scan of the file (the lowest address of
@@ -9,10 +9,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include "clock.h"
-#include "file.h"
-#include "fixture.h"
-#include "symbols.h"
+#include "lib/clock.h"
+#include "lib/file.h"
+#include "ingest/fixture.h"
+#include "kernel/symbols.h"
 #include "test.h"
 
 TEST(line_split)

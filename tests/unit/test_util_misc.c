@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The small utilities: the clocks (src/clock.h), the error formatter
- * (src/err.c), an event format's name (src/evformat.c) on every format file
- * of the fixtures, and the ring-buffer page layout (src/rb_page.h) against
- * the recording kernels' header_page, growable arrays (src/array.c), and
+ * The small utilities: the clocks (src/lib/clock.h), the error formatter
+ * (src/lib/err.c), an event format's name (src/lib/evformat.c) on every format file
+ * of the fixtures, and the ring-buffer page layout (src/ingest/rb_page.h) against
+ * the recording kernels' header_page, growable arrays (src/lib/array.c), and
  * writing a whole buffer (file_write_all).
  */
 #include <dirent.h>
@@ -11,13 +11,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "clock.h"
-#include "err.h"
-#include "evformat.h"
-#include "file.h"
-#include "fixture.h"
-#include "rb_page.h"
+#include "lib/array.h"
+#include "lib/clock.h"
+#include "lib/err.h"
+#include "lib/evformat.h"
+#include "lib/file.h"
+#include "ingest/fixture.h"
+#include "ingest/rb_page.h"
 #include "test.h"
 
 TEST(clocks)

@@ -24,16 +24,16 @@
 
 #include <traceevent/event-parse.h>
 
-#include "decode.h"
-#include "filter.h"
-#include "fixture.h"
-#include "intern.h"
-#include "hashmap.h"
-#include "schema.h"
-#include "store.h"
-#include "taskrel.h"
+#include "ingest/decode.h"
+#include "funcfilter/filter.h"
+#include "ingest/fixture.h"
+#include "lib/intern.h"
+#include "lib/hashmap.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "model/taskrel.h"
 #include "test.h"
-#include "viewfilter.h"
+#include "view/viewfilter.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/lsan_interface.h>

@@ -4,7 +4,7 @@
 # tui-graph-latency's -g uses there.
 # kernels: bookworm
 # timeout: 240
-# The filter prompt's kernel side (src/ftrace_filter.c, driven by
+# The filter prompt's kernel side (src/funcfilter/ftrace_filter.c, driven by
 # filter_apply) in an instance:
 #  - with the function tracer running, a regex leaves exactly the functions
 #    grep -E finds in available_filter_functions in set_ftrace_filter,

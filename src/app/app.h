@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The running program: options, what the kernel permits, the tracing session,
+ * the store and the collectors. main() builds one, then hands it to the batch
+ * printer (src/batch/batch.c) or the TUI (ui/ui.h). Nothing here includes curses.
+ */
+#ifndef KTOP_APP_H
+#define KTOP_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "kernel/features.h"
+#include "source/remote.h"
+#include "kernel/session.h"
+#include "source/source.h"
+
+struct store;
+struct fgraph;
+struct ktop_event;
+struct symbols;
+struct decode_ctx;
+struct consumer;
+struct bpfstats;
+struct snapshot_meta;
+struct source_ops;
+struct session;
+struct ftrace_filter;
+struct ftrace_filter_result;
+struct filter_set;
+struct probe_set;
+struct viewfilter;
+struct taskrel;
+struct probe_def;
+struct probe_caps;
+struct app_probe_log;
+struct stack_syms;
+struct bpf_offcpu;
+struct remote;
+
+struct app_opts {
+	struct session_opts	so;
+	size_t			memory;		/* -m, bytes */
+	bool			batch;
+	bool			json;
+	bool			features_only;
+	bool			no_bpf;
+	bool			bpf_syscalls;	/* --bpf-syscalls */
+	double			interval;	/* --interval, seconds */
+	double			duration;	/* --duration, seconds, 0: none */
+	long			iterations;	/* --iterations, 0: none */
+	const char		*output;	/* -o */
+	const char		*input;		/* -i */
+	const char		*theme;		/* --theme */
+	bool			demo;		/* --demo */
+	bool			stream;		/* --stream */
+	size_t			stream_rate;	/* --stream-rate, bytes/s, 0: unbounded */
+	const char		*probes[SESSION_MAX_LIST];	/* --probe SPEC */
+	unsigned int		nprobes;
+	const char		*views[SESSION_MAX_LIST];	/* -F, --view */
+	unsigned int		nviews;
+	bool			hide_self;	/* --hide-self */
+	unsigned int		dat_version;	/* --dat-version: trace.dat 6 or 7, 0: 7 */
+	int			dat_compress;	/* --dat-compress: enum tracedat_compress */
+	bool			offcpu;		/* --offcpu: BPF off-CPU stacks */
+	const char		*folded;	/* --folded: what -o FILE.folded holds */
+	/* --remote: ssh runs ktop --stream there, the view reads it (src/source/remote.h) */
+	struct remote_opts	remote;		/* .dest NULL: not remote */
+	/* -e EVENT:stack: EVENT without its suffix (so.events and so.stacks point here) */
+	char			specbuf[SESSION_MAX_LIST][128];
+	unsigned int		nspecbuf;
+};
+
+struct app {
+	struct app_opts		opts;
+	struct features		ft;
+	struct store		*st;
+	int			wake_fd;	/* eventfd the source writes as events arrive */
+	uint64_t		start_ns;	/* CLOCK_MONOTONIC at start */
+	char			mode_why[256];	/* what ktop chose to trace, and why */
+	/* where the events come from (src/source/source.h): the live kernel or a recording */
+	const struct source_ops	*src;
+	void			*src_priv;	/* the source's own state */
+	/* probes made while tracing (src/app/app_probe.c; the set is the live source's) */
+	bool			probe_tried;	/* the set was tried; probe_why says why not */
+	char			probe_why[512];
+	struct app_probe_log	*probe_log;	/* the formats of every probe made */
+	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
+	char			bpf_why[256];
+	struct stack_syms	*ssyms;		/* names the store's stack frames */
+	struct bpf_offcpu	*offcpu;	/* --offcpu; NULL: off, see offcpu_why */
+	char			offcpu_why[256];
+	uint64_t		bpf_seq;	/* newest BPF outlier printed */
+	/* what readers of the store honour (src/app/app_view.c) */
+	struct viewfilter	*view;		/* --view; the UI's later */
+	struct taskrel		*rel;
+	uint64_t		rec_t0;		/* a recording: its first event seen */
+	struct remote		*remote;	/* --remote: the ssh link (main's) */
+};
+
+/**
+ * app_start - trace the running kernel (the live source, src/source/source_live.c):
+ * probe, open the session, start collectors
+ * @err: the message for the user on failure
+ * Return: 0, or a negative errno; on failure the kernel state is unchanged.
+ */
+int app_start(struct app *a, char *err, size_t errlen);
+
+/* Stop the source (collectors, session: the kernel restored), free the store. Safe twice. */
+void app_stop(struct app *a);
+
+/* SOURCE_* (src/source/source.h): a kernel to act on, events that keep arriving. 0 before a start. */
+unsigned int app_flags(const struct app *a);
+/* The live session and its readers, for what shows them (NULL for a recording). */
+struct session *app_session(const struct app *a);
+struct consumer *app_consumer(const struct app *a);
+/* The tracing instance's name ("ktop-1234", "(top level)"), "" for a recording. */
+const char *app_instance(const struct app *a);
+/* A recording's metadata as it was read, NULL live. */
+const struct snapshot_meta *app_recording_meta(const struct app *a);
+/*
+ * Stop recording and wait until the readers have brought in what the kernel
+ * held (--duration's last summary). Nothing for a recording.
+ */
+void app_drain(struct app *a);
+
+/* ---- recordings: src/source/source_file.c ---- */
+
+#define APP_SNAP_SYNC		1	/* read the whole .ktop before returning */
+#define APP_SNAP_END_SIGNAL	2	/* -i -: SIGTERM ourselves at the stream's end */
+
+/**
+ * app_open_snapshot - open a .ktop or trace.dat file (or a stream) instead of tracing
+ * @path: a file, or "-" for a .ktop stream on @in_fd (-1: standard input)
+ * @flags: APP_SNAP_*
+ *
+ * The recording source (src/source/source_file.c). Touches no tracefs and needs no
+ * root. The format comes from the content (src/formats/format.h). A loader
+ * thread reads it (unless APP_SNAP_SYNC), writing a->wake_fd as blocks
+ * arrive: a->st exists on return, and grows. A stream has SOURCE_GROWS.
+ * Return: 0, or a negative errno with a message naming the file in @err
+ * (the caller exits with status 2). Call app_stop() in either case.
+ */
+int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, char *err,
+		      size_t errlen);
+
+/* True while a loader thread is still filling a->st. */
+bool app_loading(const struct app *a);
+
+/*
+ * The end of the time window the tracer panes may feed from an offline
+ * store: 0 while it is still loading (wait), then everything.
+ */
+uint64_t app_snapshot_end(const struct app *a);
+
+/* Join the loader. Return: 0, or its error (message in @err). */
+int app_loader_wait(struct app *a, char *err, size_t errlen);
+
+/* The loader's error once it has finished with one, else 0. Context: any thread. */
+int app_loader_status(const struct app *a, char *err, size_t errlen);
+
+/* ---- streams: -i -, --remote (src/app/app_remote.c) ---- */
+
+enum app_stream_state {
+	APP_STREAM_NONE,	/* not a stream: live, or a file */
+	APP_STREAM_RUNNING,	/* still arriving */
+	APP_STREAM_ENDED,	/* ended properly (its END block: the far side stopped) */
+	APP_STREAM_CUT,		/* cut off: the link dropped, the far side died */
+};
+
+/* Where the stream being read stands. Context: any thread. */
+enum app_stream_state app_stream_state(const struct app *a);
+
+/**
+ * app_stream_end_desc - one line on a stream that ended, for the view and stderr
+ * @buf: "disconnected from HOST at 14:03:22 after 12345 events (ssh killed by
+ *       signal 9; standard input: truncated ...)", "stream from HOST ended at
+ *       ...", or "" while the stream runs (or is none)
+ *
+ * Return: app_stream_state().
+ * Context: any thread.
+ */
+enum app_stream_state app_stream_end_desc(const struct app *a, char *buf, size_t len);
+
+/**
+ * app_save - write the store (or the window [@t0, @t1]; both 0: all) to @path
+ * @fmt: enum export_format, or -1 to choose by the name (.ktop when unknown)
+ * @file_flags: enum safefile_out_flags (the view: SAFEFILE_OUT_NO_TERMINAL)
+ *
+ * Live, the metadata comes from the running kernel (uname, tracefs formats,
+ * kallsyms); offline, from the snapshot. A regular file is replaced
+ * atomically, mode 0600; "-", a device or a FIFO is written in place
+ * (src/lib/safefile.h).
+ * Return: 0, or a negative errno with a message naming @path in @err.
+ */
+int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
+	     unsigned int file_flags, char *err, size_t errlen);
+
+/*
+ * The BPF statistics to show: this machine's (a->bpf), or those a stream
+ * carries (the far side's, once its first BPF block came); NULL: none.
+ * Context: any thread.
+ */
+struct bpfstats *app_bpf(const struct app *a);
+
+/**
+ * app_stream - ktop --stream: write a .ktop stream of the live store to @fd
+ * every 100 ms until a terminating signal, --duration, or the reader going
+ * away (EPIPE: quietly). The caller then calls app_stop(), which restores
+ * the kernel.
+ * Return: the exit status.
+ */
+int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
+
+/* ---- stacks: src/app/app_stacks.c (the live source calls them) ---- */
+
+/*
+ * Live: tell the decoders @dc which events carry stacks (--stack, -e
+ * EVENT:stack) and install the frame resolver (kallsyms @syms, /proc/PID/maps
+ * + ELF). Before the readers start. Return: 0 or -ENOMEM (message in @err).
+ */
+int app_stacks_start(struct app *a, struct decode_ctx *dc, struct symbols *syms, char *err,
+		     size_t errlen);
+/**
+ * app_stacks_add - kernel (@parts STACKTRIG_KERN) or user stacks of the
+ * events @spec names from now on, while tracing goes on ("stacks for this
+ * event" in the interactive view): session_stack_add(), and the decoders told
+ * with the readers stopped.
+ * @note: what it costs beyond the events asked (options instead of a
+ *	  trigger), or ""
+ * Return: 0, -ENODEV (not live: a recording), or a negative errno; @err says
+ * what --stack would say.
+ * Context: the thread that owns the app.
+ */
+int app_stacks_add(struct app *a, const char *spec, unsigned int parts, char *note,
+		   size_t notelen, char *err, size_t errlen);
+/* Stop naming frames (before the store goes). Safe twice. */
+void app_stacks_stop(struct app *a);
+
+/* --offcpu: load the off-CPU BPF program, or say why not in a->offcpu_why. */
+void app_offcpu_start(struct app *a, struct symbols *syms);
+void app_offcpu_stop(struct app *a);
+/*
+ * Read the off-CPU totals into the store's stack table (the batch printer
+ * each interval, the exporters before writing). Context: one thread at a
+ * time. Return: 0, -ENODEV without --offcpu, or a negative errno.
+ */
+int app_offcpu_poll(struct app *a);
+
+/* ---- the view: src/app/app_view.c ---- */
+
+/**
+ * app_view_start - the view filter of --view over a->st, and the task relations
+ * Call once the store exists (after app_start or app_open_snapshot). Field
+ * names are checked against the schema (a snapshot read whole), the session's
+ * event formats (live), or not at all (a snapshot still loading).
+ * Return: 0, or a negative errno with the message, and a caret under the
+ * problem, in @err (the caller exits with status 2).
+ */
+int app_view_start(struct app *a, char *err, size_t errlen);
+/* Free the view (app_stop calls it before the store goes). */
+void app_view_stop(struct app *a);
+/* The view filter when it has a clause, else NULL (readers then take everything). */
+struct viewfilter *app_view(const struct app *a);
+
+/**
+ * app_fgraph_new - a function_graph model as this run asks for it: cut at
+ * --max-depth, tasks merged in the aggregate, functions and tasks named from
+ * a->st (the UI's call tree and --batch's use the same one)
+ * @keep, @keep_ctx: the events fgraph_feed_store takes (a view filter); NULL: all
+ * Return: the model (free with fgraph_free), or NULL on ENOMEM.
+ */
+struct fgraph *app_fgraph_new(const struct app *a,
+			      bool (*keep)(void *ctx, const struct ktop_event *ev), void *keep_ctx);
+
+/**
+ * app_clock - the clock rates and elapsed times are read on
+ * Live: CLOCK_MONOTONIC from a->start_ns. A recording (-i FILE, -i -): its
+ * own timestamps, from its first event to its newest held, however fast it
+ * was read: a 66 s trace says 66 s.
+ * Return: true for a recording's clock.
+ * Context: the thread that owns the app.
+ */
+bool app_clock(struct app *a, uint64_t *start, uint64_t *now);
+
+/*
+ * ---- actions on the program ----
+ * What a view may ask of the running program. Each says what it does, whatever
+ * the source of the events; where the source cannot do it (a recording has no
+ * kernel to change), it refuses with -ENODEV and changes nothing.
+ */
+
+/* The tracer of this run ("function_graph", "timerlat", ...); "" for none. */
+const char *app_tracer(const struct app *a);
+
+/**
+ * app_switch_tracer - change the tracer while tracing goes on
+ * @tracer: "osnoise" or "timerlat" (the tracers the kernel can switch between
+ *          without new buffers)
+ * @err: receives a message for the user on failure
+ *
+ * The kernel refuses a new current_tracer while trace_pipe_raw is open
+ * (EBUSY), so the readers stop first (what the buffers hold is drained into
+ * the store), the tracer changes in ktop's instance, and the readers start
+ * again. Tracing stays on: the ring buffer keeps what comes meanwhile.
+ *
+ * Return: 0, or a negative errno: the tracer is unchanged (-ENODEV: nothing
+ * is traced live), or (on a failure to start reading again, said in @err)
+ * reading has stopped.
+ * Context: the thread that owns the app; nothing else may use a->cons.
+ */
+int app_switch_tracer(struct app *a, const char *tracer, char *err, size_t errlen);
+
+/*
+ * app_readers_stop, app_readers_start - stop the readers (what the buffers
+ * hold is drained into the store) while the session or the decoders change,
+ * then start them again. Tracing goes on meanwhile: the ring buffer keeps what
+ * comes. @err may hold what went wrong before: start adds to it.
+ * Return (start): 0, or a negative errno; reading has then stopped.
+ * Context: the thread that owns the app.
+ */
+void app_readers_stop(struct app *a);
+int app_readers_start(struct app *a, char *err, size_t errlen);
+
+/**
+ * app_mark - write @text into the recording, in time order with the events
+ *
+ * Live: to the trace_marker of ktop's instance, so it lands in the ring buffer
+ * between the events before a change and those after it, and reaches the
+ * store (as an ftrace print event) like any other event. No new kernel state.
+ *
+ * Return: 0, or a negative errno (-ENODEV: not tracing live).
+ * Context: the thread that owns the app.
+ */
+int app_mark(struct app *a, const char *text);
+
+/**
+ * app_set_recording - stop (@on false) or restart the kernel's recording
+ *
+ * What the buffers hold stays; the readers keep draining it. The latency
+ * pane's stop threshold keeps the context of a spike this way.
+ * Return: 0, or a negative errno (-ENODEV: not tracing live).
+ */
+int app_set_recording(struct app *a, bool on);
+
+/**
+ * app_filter - the kernel's function filter of this run, opened on first use
+ * @why: receives why there is none, or why function filtering is unavailable
+ *       ("" when it is); the text lives as long as the app
+ *
+ * For reading only (the function list, the undo depth): changes go through
+ * app_filter_apply() and app_filter_undo(). app_stop() closes it.
+ * Return: the filter, or NULL (not live, or the kernel refused it).
+ */
+const struct ftrace_filter *app_filter(struct app *a, const char **why);
+
+/* set_ftrace_filter read back into @out (see ftrace_filter_current). Return: 0 or -errno. */
+int app_filter_current(struct app *a, struct filter_set *out);
+
+/* Apply a filter line (src/funcfilter/filter.h's language). Return: res->err, or -ENODEV. */
+int app_filter_apply(struct app *a, const char *line, struct ftrace_filter_result *res);
+
+/* Undo the last filter change, or redo (@redo) the last undone one. Return: 0, -ENOENT, -ENODEV. */
+int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res);
+
+/**
+ * app_filter_desc - the filters in effect, one line for the header
+ * @buf: receives e.g. "functions vfs_* ; pid:1234; sched_switch: prev_pid == 1",
+ *       or "none": what the filter prompt left in the kernel (read back after
+ *       each change, undo and redo), and what the command line set (-l, -n,
+ *       -g, -P) where the prompt has not changed it since
+ * Return: @buf.
+ */
+const char *app_filter_desc(const struct app *a, char *buf, size_t len);
+
+/**
+ * app_feed_end - where a model fed from the store (a tree, a latency table)
+ * can read up to now
+ * @lag_ns: how far behind "now" a live feed ends, so that every CPU's events
+ *          up to there have been published
+ *
+ * A snapshot file: all of it, once loaded. Live, on the session's
+ * CLOCK_MONOTONIC (the newest record within a minute of now): now - @lag_ns
+ * (the readers wake at 1% and poll every 100 ms). On another clock: the
+ * oldest of the busy CPUs' newest records.
+ *
+ * Return: the end in trace time, ns; 0 when there is nothing to feed.
+ * Context: any thread.
+ */
+uint64_t app_feed_end(const struct app *a, uint64_t lag_ns);
+
+/*
+ * What every CPU of a growing store has published (live, or a stream): now
+ * less @lag_ns when the events are on our clock, else the oldest CPU's last
+ * event. The sources' feed_end uses it.
+ */
+uint64_t app_store_feed_end(const struct app *a, uint64_t lag_ns);
+
+/*
+ * ---- probes while tracing: src/app/app_probe.c ----
+ * The probe prompt's actions. A probe is defined in ktop's group (see
+ * src/probe/probe.h), its format read, given to the decoders and enabled in ktop's
+ * instance, all or nothing; its events then come like any other's. Where
+ * there is no kernel (a recording, a stream) each refuses with -ENODEV and
+ * app_probe_why() says why. Context: the thread that owns the app.
+ */
+
+/* Return: why probes cannot be made in this run, or NULL when they can. */
+const char *app_probe_why(struct app *a);
+
+/* The group of this run's probes (ktop_<pid>), "" before the set is made. */
+const char *app_probe_group(const struct app *a);
+
+/* What probe events this kernel has; NULL when app_probe_why() says why not. */
+const struct probe_caps *app_probe_caps(struct app *a);
+
+/* probe_preview(), probe_proto(), probe_complete() on this run's set. */
+int app_probe_preview(struct app *a, const char *spec, struct probe_def *def, char *err,
+		      size_t errlen);
+int app_probe_proto(struct app *a, const char *func, char *buf, size_t len);
+int app_probe_complete(struct app *a, const char *text, size_t cursor, char **out, size_t max,
+		       size_t *start);
+
+/**
+ * app_probe_add - define @spec's probe and trace it from now on
+ * @def: receives the definition (NULL: not needed)
+ * @err: what the library or the kernel said (the error_log line with its
+ *       caret), or why the readers could not take it
+ *
+ * The readers stop while the decoders learn the new event's format (what the
+ * buffers hold is drained first), then start again; the event is enabled
+ * after. A trace_marker line "ktop: probe ..." shows where it starts.
+ * Return: 0, or a negative errno with nothing left defined.
+ */
+int app_probe_add(struct app *a, const char *spec, struct probe_def *def, char *err,
+		  size_t errlen);
+
+/* Disable @event and undefine it. Its recorded events stay. Return: 0 or -errno (@err). */
+int app_probe_remove(struct app *a, const char *event, char *err, size_t errlen);
+
+/* Enable or disable @event in ktop's instance. Return: 0 or -errno (@err). */
+int app_probe_enable(struct app *a, const char *event, bool on, char *err, size_t errlen);
+
+/* One probe of the run, for the probe list. */
+struct app_probe_info {
+	const struct probe_def	*def;		/* valid until the next add or remove */
+	int			enabled;	/* 1, 0, or a negative errno: cannot tell */
+	bool			have_hits;	/* the kernel counts its hits in @hits_from */
+	uint64_t		hits;		/* times it fired since it was defined */
+	const char		*hits_from;	/* "uprobe_profile", "kprobe_profile" */
+};
+
+/* Fill @out with up to @max probes (one read of the profile files). Return: how many. */
+unsigned int app_probe_list(struct app *a, struct app_probe_info *out, unsigned int max);
+
+/* Tell the decoders the kinds of @d's fields its format cannot say (hex, symbol). */
+void app_probe_kinds_one(struct app *a, const struct probe_def *d);
+
+/* Free what app_probe_add() kept (app_stop calls it). */
+void app_probe_forget(struct app *a);
+
+/* Add the formats of probes made (and perhaps removed) since to @m, where missing. */
+void app_probe_formats(const struct app *a, struct snapshot_meta *m);
+
+#endif

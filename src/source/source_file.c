@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The recording source (src/source/source.h): a file in any format ktop reads
+ * (src/formats/, detected from its content), or a .ktop stream on a pipe
+ * (-i -). A loader thread reads it into the store: the store exists once the
+ * reader has opened the input (a .ktop's header and metadata), so the views
+ * draw their first frame while the rest arrives; the loader writes
+ * a->wake_fd as it goes, like the live readers. A recording has no kernel:
+ * the program's actions on one are refused (app.h says so to the user).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "lib/clock.h"
+#include "lib/err.h"
+#include "formats/format.h"
+#include "kernel/session.h"
+#include "source.h"
+#include "store/store.h"
+
+#define LOADER_WAKE_NS	50000000ull	/* wake the UI at most every 50 ms while loading */
+
+/* The recording source's state (a->src_priv). */
+struct file_src {
+	pthread_t		th;
+	struct format_reader	*r;
+	struct snapshot_meta	meta;		/* a copy: the reader's stays the reader's */
+	int			fd;
+	bool			close_fd;
+	bool			stream;		/* -i -: a pipe that grows */
+	bool			started;
+	bool			end_signal;	/* batch: exit at the stream's end */
+	int			wake_fd;
+	atomic_bool		done;
+	atomic_bool		stop;
+	int			ret;
+	uint64_t		end_rt;		/* CLOCK_REALTIME ns when it finished */
+	char			err[512];
+	char			file[PATH_MAX];	/* the file of -i FILE@NAME */
+};
+
+static inline struct file_src *FS(const struct app *a)
+{
+	return a->src_priv;
+}
+
+static void loader_wake(int fd)
+{
+	uint64_t one = 1;
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
+		return;		/* the counter is full: the reader is awake anyway */
+}
+
+static void *loader_main(void *arg)
+{
+	struct file_src *l = arg;
+	uint64_t last = clock_mono_ns();
+	int ret;
+
+	while (!atomic_load(&l->stop)) {
+		uint64_t now;
+
+		ret = format_reader_next(l->r);
+		if (ret <= 0) {
+			l->ret = ret;
+			if (ret < 0)
+				snprintf(l->err, sizeof(l->err), "%s", l->r->err);
+			break;
+		}
+		now = clock_mono_ns();
+		if (now - last >= LOADER_WAKE_NS) {
+			loader_wake(l->wake_fd);
+			last = now;
+		}
+	}
+	l->end_rt = clock_wall_ns();
+	atomic_store(&l->done, true);
+	loader_wake(l->wake_fd);
+	if (l->end_signal && !atomic_load(&l->stop))
+		kill(getpid(), SIGTERM);	/* batch -i -: the stream ended, so do we */
+	return NULL;
+}
+
+static int file_status(const struct app *a, bool *loading, char *err, size_t errlen)
+{
+	const struct file_src *l = FS(a);
+
+	*loading = l && !atomic_load(&l->done);
+	if (!l || !atomic_load(&l->done) || l->ret >= 0)
+		return 0;
+	snprintf(err, errlen, "%s", l->err);
+	return l->ret;
+}
+
+static int file_wait(struct app *a, char *err, size_t errlen)
+{
+	struct file_src *l = FS(a);
+
+	if (!l || !l->started)
+		return 0;
+	pthread_join(l->th, NULL);
+	l->started = false;
+	if (l->ret < 0)
+		return err_set(err, errlen, l->ret, "%s", l->err);
+	return 0;
+}
+
+static uint64_t file_feed_end(const struct app *a, uint64_t lag_ns)
+{
+	const struct file_src *l = FS(a);
+
+	if (!l || atomic_load(&l->done))
+		return UINT64_MAX - 1;
+	/* a stream feeds the tracer's panes as it arrives, as a live session does */
+	return l->stream ? app_store_feed_end(a, lag_ns) : 0;
+}
+
+static void file_stop(struct app *a)
+{
+	struct file_src *l = FS(a);
+
+	if (!l)
+		return;
+	atomic_store(&l->stop, true);
+	/*
+	 * A file's loader sees the flag after its block; a stream's may sit in
+	 * read() on a quiet pipe: after 200 ms it is cancelled there (read is a
+	 * cancellation point; the reader is freed below).
+	 */
+	for (int i = 0; l->started && i < 20 && !atomic_load(&l->done); i++)
+		usleep(10000);
+	if (l->started && !atomic_load(&l->done))
+		pthread_cancel(l->th);
+	if (l->started)
+		pthread_join(l->th, NULL);
+	/* the store outlives the reader: app_stop frees it */
+	if (l->r && a->st == l->r->st)
+		format_reader_take_store(l->r);
+	format_reader_free(l->r);
+	if (l->close_fd)
+		close(l->fd);
+	snapshot_meta_free(&l->meta);
+	free(l);
+	a->src_priv = NULL;
+}
+
+/* What the batch header and the UI say about the recording. */
+static void file_describe(struct app *a, const char *name)
+{
+	const struct snapshot_meta *m = &FS(a)->meta;
+
+	snprintf(a->mode_why, sizeof(a->mode_why), "snapshot %s (%s%s%s%s%s, tracer %s)", name,
+		 m->source[0] ? m->source : "?", m->release[0] ? ", kernel " : "", m->release,
+		 m->hostname[0] ? ", host " : "", m->hostname, m->tracer[0] ? m->tracer : "nop");
+	if (m->notes[0]) {
+		size_t n = strlen(a->mode_why);
+
+		/* several buffers, their clocks, what the reader did not apply */
+		snprintf(a->mode_why + n, sizeof(a->mode_why) - n, "; %s", m->notes);
+	}
+	if (m->tracer[0])
+		a->opts.so.tracer = m->tracer;
+}
+
+/* Standard input: wait for the stream to begin (ssh may take a while); a signal still ends ktop. */
+static int file_wait_stream(int fd, char *err, size_t errlen)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = session_signal_fd(), .events = POLLIN },
+	};
+
+	while (poll(pfd, 2, -1) < 0 && errno == EINTR)
+		;
+	if (session_signal_pending())
+		return err_set(err, errlen, -EINTR,
+			       "standard input: interrupted before the stream began");
+	return 0;
+}
+
+/* Read the whole input before returning (APP_SNAP_SYNC), or start the loader. */
+static int file_load(struct file_src *l, int flags, char *err, size_t errlen)
+{
+	int ret;
+
+	if (flags & APP_SNAP_SYNC) {
+		while ((ret = format_reader_next(l->r)) > 0)
+			;
+		atomic_store(&l->done, true);
+		if (ret < 0)
+			return err_set(err, errlen, ret, "%s", l->r->err);
+		return 0;
+	}
+	ret = pthread_create(&l->th, NULL, loader_main, l);
+	if (ret)
+		return err_set(err, errlen, -ret, "cannot start the loader thread: %s",
+			       strerror(ret));
+	l->started = true;
+	return 0;
+}
+
+static int file_start(struct app *a, const struct source_args *args, char *err, size_t errlen)
+{
+	bool is_stdin = !strcmp(args->path, "-");
+	struct format_in in = { .mem_limit = a->opts.memory };
+	struct file_src *l;
+	int ret;
+
+	snprintf(a->bpf_why, sizeof(a->bpf_why), "BPF statistics: not in this recording (a stream from ktop --stream carries them)");
+	a->start_ns = clock_mono_ns();
+	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	l = calloc(1, sizeof(*l));
+	if (a->wake_fd < 0 || !l) {
+		free(l);
+		return err_set(err, errlen, a->wake_fd < 0 ? -errno : -ENOMEM, "cannot start: %s",
+			       strerror(a->wake_fd < 0 ? errno : ENOMEM));
+	}
+	a->src_priv = l;
+	l->fd = -1;
+	l->wake_fd = a->wake_fd;
+	l->stream = is_stdin;
+	if (is_stdin) {
+		in.fd = args->fd >= 0 ? args->fd : STDIN_FILENO;
+		in.name = "standard input";
+		ret = file_wait_stream(in.fd, err, errlen);
+		if (ret)
+			return ret;
+	} else {
+		/* a file, or FILE@NAME: one buffer of a trace.dat */
+		ret = format_in_open(&in, args->path, l->file, sizeof(l->file), err, errlen);
+		if (ret)
+			return ret;
+		in.mem_limit = a->opts.memory;
+		l->close_fd = true;
+	}
+	l->fd = in.fd;
+	l->end_signal = is_stdin && (args->flags & APP_SNAP_END_SIGNAL);
+	ret = format_open(&in, &l->r, err, errlen);
+	if (ret)
+		return ret;
+	a->st = l->r->st;
+	a->start_ns = clock_mono_ns();	/* a stream's header may have kept us waiting */
+	if (snapshot_meta_copy(&l->meta, &l->r->meta))
+		return err_set(err, errlen, -ENOMEM, "out of memory");
+	file_describe(a, is_stdin ? "stream on standard input" : args->path);
+	return file_load(l, args->flags, err, errlen);
+}
+
+static unsigned int file_flags(const struct app *a)
+{
+	/* a stream is live data: the views follow it as it grows */
+	return FS(a) && FS(a)->stream ? SOURCE_GROWS : 0;
+}
+
+static int file_meta(struct app *a, struct snapshot_meta *out, bool stream, char *err,
+		     size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (!FS(a) || snapshot_meta_copy(out, &FS(a)->meta))
+		return err_set(err, errlen, -ENOMEM, "out of memory");
+	return 0;
+}
+
+static const char *file_tracer(const struct app *a)
+{
+	const char *t = a->opts.so.tracer;
+
+	return t ? t : "";
+}
+
+static const char *file_instance(const struct app *a)
+{
+	return "";
+}
+
+const struct source_ops source_file = {
+	.name		= "file",
+	.start		= file_start,
+	.stop		= file_stop,
+	.flags		= file_flags,
+	.feed_end	= file_feed_end,
+	.meta		= file_meta,
+	.tracer		= file_tracer,
+	.instance	= file_instance,
+	.status		= file_status,
+	.wait		= file_wait,
+};
+
+struct bpfstats *source_file_bpf(const struct app *a)
+{
+	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
+
+	return l && l->r ? __atomic_load_n(&l->r->bpf, __ATOMIC_ACQUIRE) : NULL;
+}
+
+uint64_t source_file_end_rt(const struct app *a)
+{
+	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
+
+	return l && atomic_load(&l->done) ? l->end_rt : 0;
+}
+
+const struct snapshot_meta *source_file_meta(const struct app *a)
+{
+	return a->src == &source_file && FS(a) ? &FS(a)->meta : NULL;
+}
