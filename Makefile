@@ -99,9 +99,15 @@ $(B)/ktop: $(B)/src/main.o $(UI_OBJS) $(B)/libktop.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(KTOP_LDFLAGS) -o $@ $^ $(UI_LDLIBS) $(CORE_LDLIBS)
 
-$(B)/libktop.a: $(CORE_OBJS)
+$(B)/libktop.a: $(CORE_OBJS) $(B)/layers.ok
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(CORE_OBJS)
+
+# The layers of src/ (tests/layers.sh): a folder includes only the folders
+# below it, never a UI header; a breach fails the build.
+$(B)/layers.ok: tests/layers.sh $(wildcard src/*/*.c src/*/*.h) | $(B)
+	$(call msg,LAYERS,src/)
+	$(Q)tests/layers.sh && touch $@
 
 # Objects depend on the settings baked into them (PREFIX via DATADIR, VERSION,
 # OPT), so `make install PREFIX=/usr` after a plain `make` rebuilds what it must.
