@@ -59,6 +59,12 @@ struct export_opts {
 	unsigned int	dat_version;	/* trace.dat: 6 or 7; 0: 7 */
 	int		dat_compress;	/* trace.dat: enum tracedat_compress (0: zstd for v7) */
 	int		folded;		/* EXPORT_FOLDED: enum folded_source (0: auto) */
+	/*
+	 * When it points at a non-zero value (set by another thread), the writer
+	 * stops at its next batch of events with -ECANCELED and leaves no file
+	 * (the flight recorder's saves when ktop must end). NULL: never.
+	 */
+	const int	*cancel;
 };
 
 struct export_stats {

@@ -230,6 +230,12 @@ enum snapshot_kind snapshot_detect(const void *head, size_t len)
 
 /* ---- writing ------------------------------------------------------------------ */
 
+int format_cancel_err(char *err, size_t errlen, const char *path)
+{
+	return err_set_at(err, errlen, -ECANCELED, path, "stopped before it was complete "
+			  "(ktop is ending): nothing written");
+}
+
 void format_window(const struct export_opts *o, uint64_t *t0, uint64_t *t1)
 {
 	*t0 = o ? o->t0 : 0;

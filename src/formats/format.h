@@ -243,6 +243,15 @@ int format_out_open(struct format_file *f, const struct format_out *out, unsigne
 int format_out_close(struct format_file *f, int ret, struct export_stats *stats, char *err,
 		     size_t errlen);
 
+/* Has the writer been asked to stop (export_opts.cancel)? Context: any thread. */
+static inline bool format_cancelled(const int *cancel)
+{
+	return cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED);
+}
+
+/* The message of a write stopped by export_opts.cancel. Return: -ECANCELED. */
+int format_cancel_err(char *err, size_t errlen, const char *path);
+
 /* The window of @o: [*t0, *t1], everything when both are 0 or @o is NULL. */
 void format_window(const struct export_opts *o, uint64_t *t0, uint64_t *t1);
 

@@ -307,6 +307,10 @@ static void json_other_data(FILE *fp, const struct snapshot_meta *meta)
 		fputs(",\"tracer\":", fp);
 		jsonw_str_fp(fp, meta->tracer);
 	}
+	if (meta && meta->save_note) {
+		fputs(",\"save_note\":", fp);
+		jsonw_str_fp(fp, meta->save_note);
+	}
 	fputs("},\"traceEvents\":[", fp);
 }
 
@@ -335,6 +339,10 @@ static int json_save(const struct format_out *out, struct store *st,
 		goto out;
 	}
 	while (store_iter_next(it, &ev, &seq)) {
+		if (!(seq & 4095) && opts && format_cancelled(opts->cancel)) {
+			ret = format_cancel_err(err, errlen, out->path);
+			goto out;
+		}
 		if (opts && opts->view && !viewfilter_match(opts->view, &ev))
 			continue;
 		s.events++;

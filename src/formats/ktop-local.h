@@ -70,6 +70,7 @@ enum meta_key {
 	MK_CMDLINES,
 	MK_OPTIONS,
 	MK_BUFFER,	/* one buffer: "cpu0 ncpus page_size\tclock\tname" */
+	MK_SAVE_NOTE,	/* why a flight recorder wrote the file (snapshot_meta.save_note) */
 };
 
 /* The columns of an events block, in the order they are written and read back. */

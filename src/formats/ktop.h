@@ -73,6 +73,8 @@ struct snapshot_write_opts {
 	 * STORE_LOST_STREAM) instead, so the reader shows the gap and its cause.
 	 */
 	uint64_t	max_bytes_per_sec;
+	/* stop with -ECANCELED once it points at non-zero (export_opts.cancel) */
+	const int	*cancel;
 	/* snapshot_write(): enum safefile_out_flags (src/lib/safefile.h) */
 	unsigned int	file_flags;
 	/* only its matches (src/view/viewfilter.h; the writer's thread owns it); NULL: all */

@@ -154,6 +154,7 @@ const struct meta_field ktop_meta_fields[] = {
 	META_FIELD(MK_PRINTK,		MF_TEXT,	printk),
 	META_FIELD(MK_CMDLINES,		MF_TEXT,	cmdlines),
 	META_FIELD(MK_OPTIONS,		MF_TEXT,	options),
+	META_FIELD(MK_SAVE_NOTE,	MF_TEXT,	save_note),
 };
 
 const size_t ktop_meta_nfields = sizeof(ktop_meta_fields) / sizeof(ktop_meta_fields[0]);

@@ -46,6 +46,7 @@ struct snapshot_writer {
 	int			level;
 	uint64_t		t0, t1;
 	struct viewfilter	*view;
+	const int		*cancel;	/* export_opts.cancel */
 	ZSTD_CCtx		*cctx;
 	struct buf		raw, comp;
 	unsigned int		ncpus;
@@ -209,6 +210,7 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	w->t1 = opts && (opts->t0 || opts->t1) ? opts->t1 : UINT64_MAX;
 	w->rate = opts ? opts->max_bytes_per_sec : 0;
 	w->view = opts ? opts->view : NULL;
+	w->cancel = opts ? opts->cancel : NULL;
 	w->tokens = (double)w->rate;
 	w->last_refill = mono_now();
 	w->cctx = ZSTD_createCCtx();
@@ -849,6 +851,11 @@ static int writer_data(struct snapshot_writer *w, struct store *st, const uint64
 		const struct witem *c = &v[i];
 		uint64_t lo = c->first_seq, hi = c->first_seq + c->n;
 
+		if (format_cancelled(w->cancel)) {
+			ret = writer_fail(w, -ECANCELED, "stopped before it was complete "
+					  "(ktop is ending): nothing written");
+			break;
+		}
 		if (w->next[c->cpu] > lo)
 			lo = w->next[c->cpu];
 		else
@@ -1036,6 +1043,7 @@ int ktop_save(const struct format_out *out, struct store *st,
 	struct snapshot_write_opts wo = {
 		.t0 = eo ? eo->t0 : 0, .t1 = eo ? eo->t1 : 0,
 		.file_flags = eo ? eo->file_flags : 0, .view = eo ? eo->view : NULL,
+		.cancel = eo ? eo->cancel : NULL,
 	};
 
 	return ktop_write(out, st, meta, &wo, stats, err, errlen);

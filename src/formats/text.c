@@ -184,6 +184,16 @@ static void text_header(FILE *fp, const struct snapshot_meta *meta, enum flags_s
 	struct store_stats ss;
 
 	fprintf(fp, "# tracer: %s\n#\n", tracer);
+	if (meta->save_note) {
+		/* why the flight recorder wrote it, as comment lines */
+		for (const char *l = meta->save_note; *l;) {
+			size_t n = strcspn(l, "\n");
+
+			fprintf(fp, "# %.*s\n", (int)n, l);
+			l += n + (l[n] == '\n');
+		}
+		fputs("#\n", fp);
+	}
 	for (size_t i = 0; rt && i < sizeof(rt_headers) / sizeof(rt_headers[0]); i++) {
 		if (!strcmp(tracer, rt_headers[i].tracer)) {
 			fprintf(fp, "%s%s", rt_legend, rt_headers[i].columns);
@@ -268,6 +278,10 @@ static int text_save(const struct format_out *out, struct store *st,
 		char lat[FLAGS_COLUMN_MAX];
 		int size;
 
+		if (!(q & 4095) && opts && format_cancelled(opts->cancel)) {
+			ret = format_cancel_err(err, errlen, out->path);
+			goto out;
+		}
 		if (opts && opts->view && !viewfilter_match(opts->view, &ev))
 			continue;
 		size = krecord_encode(&kr, &ev, rec);

@@ -72,6 +72,7 @@ static int tdat_save(const struct format_out *out, struct store *st,
 		o.file_flags = opts->file_flags;
 		o.version = opts->dat_version;
 		o.compress = (enum tracedat_compress)opts->dat_compress;
+		o.cancel = opts->cancel;
 	}
 	return tracedat_save(out, st, meta, &o, stats, err, errlen);
 }

@@ -83,6 +83,7 @@ struct tracedat_save_opts {
 	unsigned int		file_flags;	/* enum safefile_out_flags */
 	unsigned int		version;	/* 6 or 7; 0: 7 */
 	enum tracedat_compress	compress;	/* version 7 only */
+	const int		*cancel;	/* export_opts.cancel */
 };
 
 /**

@@ -143,6 +143,7 @@ struct tw {
 	struct store		*st;
 	uint64_t		t0, t1;
 	struct viewfilter	*view;
+	const int		*cancel;	/* export_opts.cancel */
 	struct tep_handle	*tep;
 	struct krecord		kr;
 	uint8_t			*rec;
@@ -596,6 +597,11 @@ static int tw_events(struct tw *w, unsigned int stream,
 
 		if (!n)
 			break;
+		if (format_cancelled(w->cancel)) {
+			if (!w->werr)
+				w->werr = -ECANCELED;
+			return -ECANCELED;
+		}
 		seq += n;
 		for (size_t i = 0; i < n && !ret; i++) {
 			const struct ktop_event *ev = &w->evs[i];
@@ -954,6 +960,7 @@ static int tw_init(struct tw *w, struct store *st, const struct snapshot_meta *m
 	w->t0 = o ? o->t0 : 0;
 	w->t1 = o && (o->t0 || o->t1) ? o->t1 : UINT64_MAX;
 	w->view = o ? o->view : NULL;
+	w->cancel = o ? o->cancel : NULL;
 	w->page_size = m->page_size ? m->page_size : 4096;
 	w->tep = snapshot_meta_tep(m);
 	if (!w->tep)
@@ -1022,7 +1029,9 @@ int tracedat_save(const struct format_out *out, struct store *st,
 	w_flush(&w);
 	if (!ret)
 		ret = w.werr;
-	if (ret)
+	if (ret == -ECANCELED)
+		format_cancel_err(err, errlen, path);
+	else if (ret)
 		err_set_at(err, errlen, ret, path, "write: %s", strerror(-ret));
 	ret = format_out_close(&f, ret, NULL, err, errlen);
 	w.s.bytes = w.pos;

@@ -30,6 +30,7 @@ static const size_t meta_text_off[] = {
 	offsetof(struct snapshot_meta, cmdlines),
 	offsetof(struct snapshot_meta, options),
 	offsetof(struct snapshot_meta, features),
+	offsetof(struct snapshot_meta, save_note),
 };
 #define META_NTEXTS	(sizeof(meta_text_off) / sizeof(meta_text_off[0]))
 

@@ -76,6 +76,12 @@ struct snapshot_meta {
 	struct snapshot_buffer	*buffers;
 	struct snapshot_cpustat	*cpustats;	/* ncpus entries, or NULL */
 	char			notes[256];	/* what the reader could not honour */
+	/*
+	 * Why this file was written, when a flight recorder wrote it: the
+	 * conditions matched, when, the window, what part of it the store still
+	 * held (src/recorder/recorder.h). NULL otherwise.
+	 */
+	char			*save_note;
 	/* filled by the readers */
 	char			source[16];	/* "ktop", "ktop-stream", "trace.dat" */
 	uint32_t		version;	/* file format version */

@@ -1117,6 +1117,70 @@ TEST(format_names_and_atomic_replace)
 	store_free(st);
 }
 
+/*
+ * A save note (a flight recorder's) travels with the trace: .ktop keeps it in
+ * its metadata and reads it back, JSON names it in otherData, the text
+ * export prints it as comment lines. A writer asked to stop (export_opts.cancel)
+ * stops with -ECANCELED, in every format that writes events, and leaves no file.
+ */
+TEST(save_note_and_cancel)
+{
+	static const char note[] = "ktop flight recorder: save 3\nheld: all of the window";
+	static const struct {
+		enum export_format	f;
+		const char		*name;
+	} fmts[] = {
+		{ EXPORT_KTOP, "c.ktop" }, { EXPORT_TRACEDAT, "c.dat" }, { EXPORT_JSON, "c.json" },
+		{ EXPORT_TEXT, "c.txt" },
+	};
+	struct snapshot_meta meta, back;
+	struct store *st = snap_fixture_store("host-sched", &meta), *rd = NULL;
+	struct export_opts o = { .csv_key = STORE_KEY_TYPE };
+	char err[512], *path, *text;
+	int cancel = 1;
+
+	CHECK(st);
+	meta.save_note = strdup(note);
+	CHECK(meta.save_note);
+	path = tmp_path("note.ktop");
+	CHECK(!export_write(EXPORT_KTOP, path, st, &meta, NULL, NULL, err, sizeof(err)));
+	CHECK(!snapshot_load(path, 0, &rd, &back, err, sizeof(err)));
+	CHECK_STR(back.save_note, note);
+	snapshot_meta_free(&back);
+	store_free(rd);
+	free(path);
+	path = tmp_path("note.json");
+	CHECK(!export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err)));
+	text = file_read_text(path);
+	CHECK(text && strstr(text, "\"save_note\":\"ktop flight recorder: save 3\\nheld: all"));
+	free(text);
+	free(path);
+	path = tmp_path("note.txt");
+	CHECK(!export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)));
+	text = file_read_text(path);
+	CHECK(text && strstr(text, "# tracer: nop\n#\n# ktop flight recorder: save 3\n"
+				"# held: all of the window\n#\n"));
+	free(text);
+	free(path);
+
+	o.cancel = &cancel;
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		char cmd[600];
+
+		path = tmp_path(fmts[i].name);
+		CHECK(export_write(fmts[i].f, path, st, &meta, &o, NULL, err, sizeof(err)) ==
+		      -ECANCELED);
+		CHECK(strstr(err, "stopped before it was complete"));
+		CHECK(access(path, F_OK) && errno == ENOENT);
+		snprintf(cmd, sizeof(cmd), "test -z \"$(ls '%s' | grep '^%s')\"", tmpdir,
+			 fmts[i].name);
+		CHECK(system(cmd) == 0);
+		free(path);
+	}
+	snapshot_meta_free(&meta);
+	store_free(st);
+}
+
 TEST(cleanup)
 {
 	if (tmpdir[0])
