@@ -338,6 +338,18 @@ static bool pred_fits(const struct node *n, uint8_t kind)
 	return n->op != OP_GLOB && n->has_num && !n->quoted;
 }
 
+/* Say why predicate @n's operator or value does not fit its field (a string when @str). */
+static int misfit(struct vfexpr *x, const struct node *n, bool str)
+{
+	if (str)
+		return vx_err(x, n->opos, "'%s' is a string: compare it with ==, != or ~",
+			      n->field);
+	if (n->op == OP_GLOB)
+		return vx_err(x, n->opos, "'%s' is a number: '~' matches strings", n->field);
+	return vx_err(x, n->vpos, "'%s' is a number, not %s%s%s", n->field,
+		      n->quoted ? "\"" : "'", n->str, n->quoted ? "\"" : "'");
+}
+
 /*
  * Every predicate's field must exist in some type (or in what @known accepts),
  * and fit its operator and value there; else the error names the part.
@@ -373,18 +385,38 @@ static int check_fields(struct vfexpr *x, vfexpr_field_fn known, void *arg)
 			continue;
 		if (!seen)
 			return vx_err(x, n->pos, "no event has a field '%s'", n->field);
-		if (fits)
-			continue;
-		if (str)
-			return vx_err(x, n->opos, "'%s' is a string: compare it with ==, != or ~",
-				      n->field);
-		if (n->op == OP_GLOB)
-			return vx_err(x, n->opos, "'%s' is a number: '~' matches strings",
-				      n->field);
-		return vx_err(x, n->vpos, "'%s' is a number, not %s%s%s", n->field,
-			      n->quoted ? "\"" : "'", n->str, n->quoted ? "\"" : "'");
+		if (!fits)
+			return misfit(x, n, str);
 	}
 	return 0;
+}
+
+int vfexpr_check_type(struct vfexpr *x, const char *text, const struct ktop_schema_type *t,
+		      struct filter_error *err)
+{
+	char fields[160] = "";
+	int ret = 0;
+
+	x->text = text;
+	x->err = err;
+	for (unsigned int i = 0; i < t->nfields; i++)
+		snprintf(fields + strlen(fields), sizeof(fields) - strlen(fields), "%s%s",
+			 i ? ", " : "", t->fields[i].name);
+	for (size_t i = 0; i < x->nn && !ret; i++) {
+		const struct node *n = &x->n[i];
+		uint8_t kind;
+
+		if (n->kind != N_PRED)
+			continue;
+		if (field_slot(t, n->field, &kind) == SF_FALSE)
+			ret = vx_err(x, n->pos, "%s:%s has no field '%s' (its fields: %s)",
+				     t->system, t->name, n->field, fields[0] ? fields : "none");
+		else if (!pred_fits(n, kind))
+			ret = misfit(x, n, kind_is_str(kind));
+	}
+	x->text = NULL;
+	x->err = NULL;
+	return ret;
 }
 
 int vfexpr_parse(struct vfexpr **out, const char *text, struct store *st, vfexpr_field_fn known,

@@ -58,6 +58,19 @@ int vfexpr_parse(struct vfexpr **out, const char *text, struct store *st, vfexpr
 		 void *arg, struct filter_error *err);
 void vfexpr_free(struct vfexpr *x);
 
+struct ktop_schema_type;
+
+/**
+ * vfexpr_check_type - does every predicate of @x read a field of type @t (or a
+ * common one), with an operator and value that fit it? For an expression
+ * meant for one event (a flight recorder's condition), where vfexpr_parse()
+ * accepts a field that any type has.
+ * @text: the text @x was parsed from (for the message)
+ * Return: 0, or -EINVAL with the message and the offset in @text in @err.
+ */
+int vfexpr_check_type(struct vfexpr *x, const char *text, const struct ktop_schema_type *t,
+		      struct filter_error *err);
+
 /* What an expression makes of all events of one type. */
 enum vfexpr_verdict {
 	VFX_FALSE,	/* none match (a field the type lacks, or a constant) */
