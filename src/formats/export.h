@@ -17,7 +17,7 @@
  *               src/model/flags.h, event text from the formats' print fmt).
  *   CSV         counts by event type, CPU or pid (the table panes).
  *   folded      stacks for flame graphs, "frame;frame;frame value" root first
- *               (src/formats/folded.h, src/formats/folded.c): event stacks, BPF off-CPU stacks or the
+ *               (src/formats/folded.h): event stacks, BPF off-CPU stacks or the
  *               function_graph paths.
  *
  * Every writer opens its file with safefile_out_open() (src/lib/safefile.h): a
