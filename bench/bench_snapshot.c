@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "ingest/decode.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "ingest/fixture.h"
 #include "lib/intern.h"
 #include "store/schema.h"
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 		struct snapshot_meta m1;
 		struct store *one = make_store("host-sched", 0, &m1);
 		static const char *ext[] = { "ktop", "dat", "json" };
-		static const enum export_format fm[] = { EXPORT_KTOP, EXPORT_TRACEDAT, EXPORT_JSON };
+		static const enum format_id fm[] = { FORMAT_KTOP, FORMAT_TRACEDAT, FORMAT_JSON };
 
 		store_get_stats(one, &ss);
 		for (int i = 0; i < 3; i++) {
@@ -248,7 +248,7 @@ int main(int argc, char **argv)
 	/* trace.dat */
 	snprintf(path, sizeof(path), "%s/s.dat", dir);
 	t = now();
-	if (export_write(EXPORT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err))) {
+	if (export_write(FORMAT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	}
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 	/* JSON */
 	snprintf(path, sizeof(path), "%s/s.json", dir);
 	t = now();
-	if (export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err))) {
+	if (export_write(FORMAT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	}

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "lib/err.h"
-#include "export.h"
 #include "format.h"
 #include "lib/output.h"
 #include "snapshot.h"
@@ -300,23 +299,23 @@ int format_save(const struct format_ops *f, const struct format_out *out, struct
 	return f->save(out, st, meta, opts, stats, err, errlen);
 }
 
-/* ---- the names the rest of ktop uses (export.h) ----------------------------------- */
+/* ---- the names the rest of ktop uses (format.h) ----------------------------------- */
 
-int export_format_from_name(const char *path)
+int format_id_by_name(const char *path)
 {
 	const struct format_ops *f = format_by_name(path);
 
 	return f ? (int)f->id : -1;
 }
 
-const char *export_format_name(enum export_format fmt)
+const char *format_id_name(enum format_id fmt)
 {
 	const struct format_ops *f = format_by_id((enum format_id)fmt);
 
 	return f ? f->name : "?";
 }
 
-int export_write(enum export_format fmt, const char *path, struct store *st,
+int export_write(enum format_id fmt, const char *path, struct store *st,
 		 const struct snapshot_meta *meta, const struct export_opts *opts,
 		 struct export_stats *stats, char *err, size_t errlen)
 {

@@ -27,7 +27,6 @@
 #include <traceevent/event-parse.h>
 
 #include "lib/err.h"
-#include "export.h"
 #include "format.h"
 #include "krecord.h"
 #include "lib/safefile.h"

@@ -18,7 +18,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "formats/export.h"
 #include "fuzz_input.h"
 #include "formats/format.h"
 #include "formats/tracedat.h"

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "ingest/decode.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "ingest/fixture.h"
 #include "lib/intern.h"
 #include "store/schema.h"
@@ -173,8 +173,8 @@ static int cmd_merge(const char *out, int ndirs, char **dirs)
 		fixture_close(fx);
 	}
 	meta.ncpus = ncpus;
-	fmt = export_format_from_name(out);
-	ret = export_write(fmt < 0 ? EXPORT_KTOP : (enum export_format)fmt, out, st, &meta, NULL,
+	fmt = format_id_by_name(out);
+	ret = export_write(fmt < 0 ? FORMAT_KTOP : (enum format_id)fmt, out, st, &meta, NULL,
 			   NULL, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s\n", err);
@@ -319,7 +319,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(argv[1], "export") && argc == 4) {
-		int fmt = export_format_from_name(argv[3]);
+		int fmt = format_id_by_name(argv[3]);
 		struct export_stats es;
 
 		st = fixture_store(argv[2], &meta);

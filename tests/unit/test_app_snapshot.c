@@ -15,7 +15,7 @@
 
 #include "test.h"
 #include "app/app.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "ingest/fixture.h"
 #include "formats/snapshot.h"
 #include "store/store.h"

@@ -29,7 +29,7 @@
 #include <traceevent/event-parse.h>
 
 #include "ingest/decode.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "model/fgraph.h"
 #include "fgraph_text.h"
 #include "ingest/fixture.h"
@@ -578,7 +578,7 @@ TEST(folded_offcpu_holds_the_view_tasks)
 
 		CHECK(vf && !viewfilter_push(vf, cases[c].view, NULL));
 		o.view = vf;
-		CHECK(!export_write(EXPORT_FOLDED, path, st, NULL, &o, NULL, err, sizeof(err)));
+		CHECK(!export_write(FORMAT_FOLDED, path, st, NULL, &o, NULL, err, sizeof(err)));
 		sum = test_folded_sum(path, &lines);
 		printf("  %s: %llu ns in %zu lines\n", cases[c].view, (unsigned long long)sum, lines);
 		CHECK(lines > 0);

@@ -38,7 +38,7 @@
 #else
 #define SPARSE 1
 #endif
-#include "formats/export.h"
+#include "formats/format.h"
 #include "model/fgraph.h"
 #include "formats/tracedat.h"
 #include "store/stacks.h"
@@ -387,7 +387,7 @@ static int write_read(struct store *st, const struct snapshot_meta *m, unsigned 
 	char err[512] = "";
 
 	*bs = NULL;
-	if (export_write(EXPORT_TRACEDAT, path, st, m, &eo, NULL, err, sizeof(err)) ||
+	if (export_write(FORMAT_TRACEDAT, path, st, m, &eo, NULL, err, sizeof(err)) ||
 	    snapshot_load(path, 0, bs, bm, err, sizeof(err))) {
 		printf("  %s\n", err);
 		return -1;
@@ -830,7 +830,7 @@ TEST(tracedat_roundtrip_same_report)
 			char *back, *ocopy;
 			size_t blen, nd;
 
-			CHECK(export_write(EXPORT_TRACEDAT, dpath, ks, &km, &eo, NULL, err,
+			CHECK(export_write(FORMAT_TRACEDAT, dpath, ks, &km, &eo, NULL, err,
 					   sizeof(err)) == 0);
 			back = report_text(dpath, &blen);
 			ocopy = strdup(orig);

@@ -20,7 +20,7 @@
 #include "../../ui/evnav.c"
 
 #include "app/app.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "snap_common.h"
 
 struct scan {
@@ -247,7 +247,7 @@ TEST(window_save_of_every_fixture_holds_exactly_the_window)
 		want = scan_window(st, o.t0, o.t1);
 		CHECK(want.n > 0 && want.n < held);
 		snprintf(path, sizeof(path), "%s/%s.ktop", dir, names[i]);
-		CHECK(export_write(EXPORT_KTOP, path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(FORMAT_KTOP, path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
 		got = scan_file(path);
 		if (got.n != want.n)
 			printf("  %s: window of %llu events, file holds %llu\n", names[i],
