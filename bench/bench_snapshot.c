@@ -30,10 +30,10 @@
 
 #include "ingest/decode.h"
 #include "formats/format.h"
+#include "formats/ktop.h"
 #include "ingest/fixture.h"
 #include "lib/intern.h"
 #include "store/schema.h"
-#include "formats/snapshot.h"
 #include "store/store.h"
 #include "kernel/symbols.h"
 
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 	printf("bench snapshot.ktop.bytes_per_event %.2f B (replayed: zstd finds the "
 	       "repetition)\n", (double)bytes / n);
 	t = now();
-	if (snapshot_load(path, (size_t)n * 64 + (256u << 20), &st2, &m2, err, sizeof(err))) {
+	if (format_load(path, (size_t)n * 64 + (256u << 20), &st2, &m2, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	} else {
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 	report("tracedat", "write", t, bytes, n);
 	printf("bench snapshot.tracedat.bytes_per_event %.2f B\n", (double)bytes / n);
 	t = now();
-	if (snapshot_load(path, (size_t)n * 64 + (256u << 20), &st2, &m2, err, sizeof(err))) {
+	if (format_load(path, (size_t)n * 64 + (256u << 20), &st2, &m2, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	} else {

@@ -2,8 +2,7 @@
 /*
  * The table of formats (format.h) and what every format shares: finding one
  * by content, name or id; opening and reading an input whole; opening and
- * finishing an output file. export_write(), snapshot_load() and
- * snapshot_detect(), the names the rest of ktop calls, are lookups here.
+ * finishing an output file; export_write(), a save by the format's id.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +17,6 @@
 #include "lib/err.h"
 #include "format.h"
 #include "lib/output.h"
-#include "snapshot.h"
 #include "store/store.h"
 
 static const struct format_ops *const formats[FORMAT_NR] = {
@@ -205,26 +203,6 @@ out_close:
 	if (!is_stdin)
 		close(in.fd);
 	return ret;
-}
-
-int snapshot_load(const char *path, size_t mem_limit, struct store **out,
-		  struct snapshot_meta *meta, char *err, size_t errlen)
-{
-	return format_load(path, mem_limit, out, meta, err, errlen);
-}
-
-enum snapshot_kind snapshot_detect(const void *head, size_t len)
-{
-	const struct format_ops *f;
-
-	if (!len)
-		return SNAPSHOT_KIND_EMPTY;
-	f = format_detect(head, len);
-	if (f == &format_ktop)
-		return SNAPSHOT_KIND_KTOP;
-	if (f == &format_tracedat)
-		return SNAPSHOT_KIND_TRACEDAT;
-	return SNAPSHOT_KIND_UNKNOWN;
 }
 
 /* ---- writing ------------------------------------------------------------------ */

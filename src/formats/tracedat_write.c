@@ -31,7 +31,6 @@
 #include "krecord.h"
 #include "lib/safefile.h"
 #include "store/schema.h"
-#include "snapshot.h"
 #include "store/stacks.h"
 #include "store/store.h"
 #include "tracedat.h"

@@ -21,7 +21,6 @@
 #include "fuzz_input.h"
 #include "formats/format.h"
 #include "formats/tracedat.h"
-#include "formats/snapshot.h"
 #include "store/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -37,10 +37,10 @@
 
 #include "ingest/decode.h"
 #include "formats/format.h"
+#include "formats/ktop.h"
 #include "ingest/fixture.h"
 #include "lib/intern.h"
 #include "store/schema.h"
-#include "formats/snapshot.h"
 #include "store/store.h"
 #include "store/stacks.h"
 #include "kernel/stacksym.h"
@@ -192,7 +192,7 @@ static int cmd_replicate(const char *in, const char *out, uint64_t want)
 	char err[512];
 	int ret;
 
-	if (snapshot_load(in, (size_t)want * 64 + (256u << 20), &st, &meta, err, sizeof(err))) {
+	if (format_load(in, (size_t)want * 64 + (256u << 20), &st, &meta, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
 	}
@@ -345,7 +345,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "load") || !strcmp(argv[1], "dump")) {
 		struct store_stats ss;
 
-		ret = snapshot_load(argv[2], 0, &st, &meta, err, sizeof(err));
+		ret = format_load(argv[2], 0, &st, &meta, err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "ktop: %s\n", err);
 			return 2;

@@ -198,7 +198,7 @@ TEST(tracedat_reload_same_events)
 		CHECK(st);
 		CHECK(export_write(FORMAT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		/* detected from the content, whatever the name */
-		CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
+		CHECK(format_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
 		CHECK_STR(back.source, "trace.dat");
 		CHECK(snap_compare(st, st2, 0, UINT64_MAX) == 0);
 		store_get_stats(st, &a);
@@ -227,7 +227,7 @@ TEST(tracedat_window_and_errors)
 	o.t0 = ss.first_ts + (ss.last_ts - ss.first_ts) / 4;
 	o.t1 = ss.first_ts + (ss.last_ts - ss.first_ts) / 2;
 	CHECK(export_write(FORMAT_TRACEDAT, path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
-	CHECK(snapshot_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
+	CHECK(format_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
 	CHECK(snap_compare(st, st2, o.t0, o.t1) == 0);
 	CHECK(snap_count(st2) > 0 && snap_count(st2) < ss.events);
 	store_free(st2);
@@ -258,14 +258,14 @@ TEST(tracedat_bad_input)
 	CHECK(f);
 	fwrite(hdr, 1, sizeof(hdr), f);
 	fclose(f);
-	CHECK(snapshot_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
+	CHECK(format_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
 	CHECK(strstr(err, path) && strstr(err, "version"));
 	printf("  %s\n", err);
 	f = fopen(path, "wb");
 	CHECK(f);
 	fwrite(hdr, 1, 12, f);
 	fclose(f);
-	CHECK(snapshot_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
+	CHECK(format_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
 	CHECK(strstr(err, path));
 	printf("  %s\n", err);
 	free(path);
@@ -287,7 +287,7 @@ TEST(tracedat_endless_libtracecmd_loop)
 	int ret;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = snapshot_load(path, 0, &st, &meta, err, sizeof(err));
+	ret = format_load(path, 0, &st, &meta, err, sizeof(err));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	/* refused (its formats are not text) or read, at once */
@@ -318,7 +318,7 @@ static int chain_step(const char *path, struct store *st, const struct snapshot_
 	else
 		ret = export_write(FORMAT_TRACEDAT, path, st, m, NULL, NULL, err, sizeof(err));
 	if (!ret)
-		ret = snapshot_load(path, 0, out, back, err, sizeof(err));
+		ret = format_load(path, 0, out, back, err, sizeof(err));
 	if (ret)
 		printf("  %s: %s\n", path, err);
 	unlink(path);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * "Save what I see": every export format under a view filter holds exactly
- * the matching events. .ktop and trace.dat are read back (snapshot_load),
+ * the matching events. .ktop and trace.dat are read back (format_load),
  * the text and CSV counted, the JSON loaded by Python's json module; each
  * against the filter's own count and, event by event, against the filter.
  */
@@ -90,13 +90,13 @@ TEST(exports_hold_what_the_view_matches)
 		/* .ktop and trace.dat, read back */
 		snprintf(path, sizeof(path), "%s/v.ktop", tmpdir);
 		CHECK(!export_write(FORMAT_KTOP, path, st, &meta, &o, NULL, err, sizeof(err)));
-		CHECK(!snapshot_load(path, 0, &st2, &back, err, sizeof(err)));
+		CHECK(!format_load(path, 0, &st2, &back, err, sizeof(err)));
 		CHECK(!check_store(st2, views[v], vc.matched));
 		store_free(st2);
 		snapshot_meta_free(&back);
 		snprintf(path, sizeof(path), "%s/v.dat", tmpdir);
 		CHECK(!export_write(FORMAT_TRACEDAT, path, st, &meta, &o, NULL, err, sizeof(err)));
-		CHECK(!snapshot_load(path, 0, &st2, &back, err, sizeof(err)));
+		CHECK(!format_load(path, 0, &st2, &back, err, sizeof(err)));
 		CHECK(!check_store(st2, views[v], vc.matched));
 		store_free(st2);
 		snapshot_meta_free(&back);
