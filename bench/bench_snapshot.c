@@ -29,11 +29,11 @@
 #include <unistd.h>
 
 #include "ingest/decode.h"
-#include "formats/export.h"
+#include "formats/format.h"
+#include "formats/ktop.h"
 #include "ingest/fixture.h"
 #include "lib/intern.h"
 #include "store/schema.h"
-#include "formats/snapshot.h"
 #include "store/store.h"
 #include "kernel/symbols.h"
 
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 		struct snapshot_meta m1;
 		struct store *one = make_store("host-sched", 0, &m1);
 		static const char *ext[] = { "ktop", "dat", "json" };
-		static const enum export_format fm[] = { EXPORT_KTOP, EXPORT_TRACEDAT, EXPORT_JSON };
+		static const enum format_id fm[] = { FORMAT_KTOP, FORMAT_TRACEDAT, FORMAT_JSON };
 
 		store_get_stats(one, &ss);
 		for (int i = 0; i < 3; i++) {
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 	printf("bench snapshot.ktop.bytes_per_event %.2f B (replayed: zstd finds the "
 	       "repetition)\n", (double)bytes / n);
 	t = now();
-	if (snapshot_load(path, (size_t)n * 64 + (256u << 20), &st2, &m2, err, sizeof(err))) {
+	if (format_load(path, (size_t)n * 64 + (256u << 20), &st2, &m2, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	} else {
@@ -248,7 +248,7 @@ int main(int argc, char **argv)
 	/* trace.dat */
 	snprintf(path, sizeof(path), "%s/s.dat", dir);
 	t = now();
-	if (export_write(EXPORT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err))) {
+	if (export_write(FORMAT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	}
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 	report("tracedat", "write", t, bytes, n);
 	printf("bench snapshot.tracedat.bytes_per_event %.2f B\n", (double)bytes / n);
 	t = now();
-	if (snapshot_load(path, (size_t)n * 64 + (256u << 20), &st2, &m2, err, sizeof(err))) {
+	if (format_load(path, (size_t)n * 64 + (256u << 20), &st2, &m2, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	} else {
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 	/* JSON */
 	snprintf(path, sizeof(path), "%s/s.json", dir);
 	t = now();
-	if (export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err))) {
+	if (export_write(FORMAT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	}

@@ -88,7 +88,7 @@ int ui_ev_after(struct store *st, const struct ui_evpos *pos, bool incl,
 
 /*
  * Return: how many events @st holds with @t0 <= ts <= @t1: the events an export of
- * the window [@t0, @t1] writes (src/formats/export.h). No walk: a seek per CPU.
+ * the window [@t0, @t1] writes (src/formats/format.h). No walk: a seek per CPU.
  */
 uint64_t ui_ev_count(struct store *st, uint64_t t0, uint64_t t1);
 /* The same of the events @vf matches (NULL: every event), as an export under it writes. */

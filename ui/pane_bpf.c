@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app/app.h"
-#include "bpf_format.h"
+#include "bpf_rows.h"
 #include "bpfstats/bpfstats.h"
 #include "lib/clock.h"
 #include "store/event.h"

@@ -14,7 +14,7 @@
  * v marks the selected row as one end of a time window, the cursor is the
  * other end: the rows with timestamps in the window are highlighted, and s
  * offers to save only those (pane_events_window(), prompt_save.c). The window
- * is by timestamp, like the exports' [t0, t1] (src/formats/export.h), so what is
+ * is by timestamp, like the exports' [t0, t1] (src/formats/format.h), so what is
  * highlighted and counted is exactly what a save of the window writes.
  */
 #include <stdio.h>

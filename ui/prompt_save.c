@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "app/app.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "formats/folded.h"
 #include "lib/safefile.h"
 #include "model/stacktree.h"
@@ -106,12 +106,12 @@ static int save_open(struct ui *ui, struct prompt *pr)
 static int save_now(struct ui *ui, struct save_state *ss)
 {
 	char err[512] = "";
-	int fmt = export_format_from_name(ss->path);
+	int fmt = format_id_by_name(ss->path);
 	uint64_t t0 = ss->window ? ss->t0 : 0, t1 = ss->window ? ss->t1 : 0;
 
 	if (fmt < 0)
-		fmt = EXPORT_KTOP;
-	if (ss->folded && fmt == EXPORT_FOLDED) {
+		fmt = FORMAT_KTOP;
+	if (ss->folded && fmt == FORMAT_FOLDED) {
 		if (folded_save_set(ss->path, ui->st, &ss->set, ss->value,
 				    SAFEFILE_OUT_NO_TERMINAL, err, sizeof(err)))
 			ui_message(ui, "not saved: %s", err);
@@ -124,9 +124,9 @@ static int save_now(struct ui *ui, struct save_state *ss)
 		ui_message(ui, "not saved: %s", err);
 	else if (ss->window)
 		ui_message(ui, "saved %s (%s, the window: %llu events)", ss->path,
-			   export_format_name(fmt), (unsigned long long)ss->n);
+			   format_id_name(fmt), (unsigned long long)ss->n);
 	else
-		ui_message(ui, "saved %s (%s%s)", ss->path, export_format_name(fmt),
+		ui_message(ui, "saved %s (%s%s)", ss->path, format_id_name(fmt),
 			   ui_view(ui) ? ", the events in the view" : "");
 	return UI_REDRAW;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "rowfmt.h"
 #include "stack_rows.h"
 
 /* ---- folds ------------------------------------------------------------------------ */

@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "format.h"
+#include "rowfmt.h"
 #include "lib/hashmap.h"
 
 struct store;

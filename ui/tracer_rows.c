@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "format.h"
+#include "rowfmt.h"
 #include "tracer_rows.h"
 
 enum ui_role ui_mark_role(char mark)

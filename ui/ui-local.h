@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include "evnav.h"
 #include "model/flags.h"
-#include "format.h"
+#include "rowfmt.h"
 #include "lineedit.h"
 #include "richstr.h"
 #include "stats.h"

@@ -17,7 +17,6 @@
 #include "bpfstats/bpfstats.h"
 #include "lib/clock.h"
 #include "lib/err.h"
-#include "formats/export.h"
 #include "formats/format.h"
 #include "formats/ktop.h"
 #include "formats/folded.h"

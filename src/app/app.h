@@ -185,7 +185,7 @@ enum app_stream_state app_stream_end_desc(const struct app *a, char *buf, size_t
 
 /**
  * app_save - write the store (or the window [@t0, @t1]; both 0: all) to @path
- * @fmt: enum export_format, or -1 to choose by the name (.ktop when unknown)
+ * @fmt: enum format_id, or -1 to choose by the name (.ktop when unknown)
  * @file_flags: enum safefile_out_flags (the view: SAFEFILE_OUT_NO_TERMINAL)
  *
  * Live, the metadata comes from the running kernel (uname, tracefs formats,

@@ -29,7 +29,7 @@
 #include "store/schema.h"
 #include "kernel/session.h"
 #include "source/source_live.h"
-#include "formats/snapshot.h"
+#include "formats/format.h"
 #include "lib/tuning.h"
 
 /* the live source's state: valid once app_probe_why() said nothing against */

@@ -37,7 +37,7 @@
 #include "lib/hashmap.h"
 #include "store/schema.h"
 #include "kernel/session.h"
-#include "formats/snapshot.h"
+#include "formats/format.h"
 #include "store/store.h"
 #include "view/tasks.h"
 #include "view/viewfilter.h"

@@ -54,6 +54,9 @@ long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, b
 int folded_save_set(const char *path, struct store *st, const struct stack_set *set, bool value,
 		    unsigned int file_flags, char *err, size_t errlen);
 
-/* The format itself (-o FILE.folded) is src/formats/folded.c; export_opts.folded picks the source. */
+/*
+ * All of it, and the format itself (-o FILE.folded), is src/formats/folded.c;
+ * export_opts.folded picks the source.
+ */
 
 #endif

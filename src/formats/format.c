@@ -2,8 +2,7 @@
 /*
  * The table of formats (format.h) and what every format shares: finding one
  * by content, name or id; opening and reading an input whole; opening and
- * finishing an output file. export_write(), snapshot_load() and
- * snapshot_detect(), the names the rest of ktop calls, are lookups here.
+ * finishing an output file; export_write(), a save by the format's id.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,10 +15,8 @@
 #include <unistd.h>
 
 #include "lib/err.h"
-#include "export.h"
 #include "format.h"
 #include "lib/output.h"
-#include "snapshot.h"
 #include "store/store.h"
 
 static const struct format_ops *const formats[FORMAT_NR] = {
@@ -208,26 +205,6 @@ out_close:
 	return ret;
 }
 
-int snapshot_load(const char *path, size_t mem_limit, struct store **out,
-		  struct snapshot_meta *meta, char *err, size_t errlen)
-{
-	return format_load(path, mem_limit, out, meta, err, errlen);
-}
-
-enum snapshot_kind snapshot_detect(const void *head, size_t len)
-{
-	const struct format_ops *f;
-
-	if (!len)
-		return SNAPSHOT_KIND_EMPTY;
-	f = format_detect(head, len);
-	if (f == &format_ktop)
-		return SNAPSHOT_KIND_KTOP;
-	if (f == &format_tracedat)
-		return SNAPSHOT_KIND_TRACEDAT;
-	return SNAPSHOT_KIND_UNKNOWN;
-}
-
 /* ---- writing ------------------------------------------------------------------ */
 
 int format_cancel_err(char *err, size_t errlen, const char *path)
@@ -306,23 +283,23 @@ int format_save(const struct format_ops *f, const struct format_out *out, struct
 	return f->save(out, st, meta, opts, stats, err, errlen);
 }
 
-/* ---- the names the rest of ktop uses (export.h) ----------------------------------- */
+/* ---- the names the rest of ktop uses (format.h) ----------------------------------- */
 
-int export_format_from_name(const char *path)
+int format_id_by_name(const char *path)
 {
 	const struct format_ops *f = format_by_name(path);
 
 	return f ? (int)f->id : -1;
 }
 
-const char *export_format_name(enum export_format fmt)
+const char *format_id_name(enum format_id fmt)
 {
 	const struct format_ops *f = format_by_id((enum format_id)fmt);
 
 	return f ? f->name : "?";
 }
 
-int export_write(enum export_format fmt, const char *path, struct store *st,
+int export_write(enum format_id fmt, const char *path, struct store *st,
 		 const struct snapshot_meta *meta, const struct export_opts *opts,
 		 struct export_stats *stats, char *err, size_t errlen)
 {

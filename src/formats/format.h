@@ -2,12 +2,25 @@
 /*
  * File formats: one interface, one file per format in src/formats/, one table.
  *
- *   ktop_read.c, ktop_write.c   .ktop files and streams (ktop_stacks.c: their stacks)
- *   tracedat.c   trace-cmd's trace.dat (reader and writer)
- *   json.c       Chrome/Perfetto trace-event JSON (writer)
- *   text.c       the kernel's trace text (writer)
- *   csv.c        counts by event, CPU, task or function (writer)
- *   folded.c     folded stacks for flame graphs (writer)
+ *   ktop_read.c, ktop_write.c   .ktop files and streams (ktop.h; ktop_stacks.c:
+ *                their stacks)
+ *   tracedat.c   trace-cmd's trace.dat (reader and writer): version 7 (zstd)
+ *                by default, or 7 uncompressed, or 6; `trace-cmd report FILE`
+ *                and KernelShark read it. The store holds decoded events, so
+ *                each event is re-encoded into ring-buffer pages with the
+ *                kernel's own event formats (the snapshot_meta's format
+ *                texts); symbol fields are written back as the symbol's start
+ *                address from the meta's kallsyms (tracedat.h).
+ *   json.c       Chrome trace-event JSON (writer; Perfetto and chrome://tracing
+ *                load it): function_graph calls as nested B/E slices per
+ *                task, other events as instants, timerlat/osnoise samples as
+ *                counters.
+ *   text.c       the kernel's trace text (writer; latency column from
+ *                src/model/flags.h, event text from the formats' print fmt)
+ *   csv.c        counts by event, CPU, task or function (writer; the table panes)
+ *   folded.c     folded stacks for flame graphs, "frame;frame;frame value"
+ *                root first (writer; folded.h): event stacks, BPF off-CPU
+ *                stacks or the function_graph paths
  *
  * Each exports one `const struct format_ops` filled with designated
  * initialisers; format.c lists them in one table, and everything that picks a
@@ -23,9 +36,12 @@
  * UI draws (src/source/source_file.c); format_load() calls it to the end.
  *
  * Writing: save() writes the store, or the part of it a time window and a
- * view filter leave, to a path (a regular file replaced atomically, "-", a
- * FIFO or a device written in place: src/lib/safefile.h) or to an fd written in
- * place. format_out_open()/format_out_close() do that part for every format.
+ * view filter leave, to a path or to an fd written in place. Every writer
+ * opens its file with format_out_open() (safefile_out_open(),
+ * src/lib/safefile.h): a regular file is replaced atomically (a temporary
+ * file in the same directory, fsync, rename, mode 0600); "-" (standard
+ * output), a character device or a FIFO is written in place.
+ * format_out_close() finishes it for every format.
  *
  * Metadata (struct snapshot_meta, src/store/meta.h) travels with the store:
  * whatever a format can carry (event formats, header_page, kallsyms, saved
@@ -40,15 +56,15 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "export.h"
-#include "store/meta.h"
 #include "lib/safefile.h"
+#include "store/meta.h"
+#include "store/store.h"
 
 struct store;
 struct viewfilter;
 struct format_reader;
 
-/* The formats, in the table's order (also enum export_format's values). */
+/* The formats, in the table's order. */
 enum format_id {
 	FORMAT_KTOP,
 	FORMAT_TRACEDAT,
@@ -57,6 +73,31 @@ enum format_id {
 	FORMAT_CSV,
 	FORMAT_FOLDED,
 	FORMAT_NR,
+};
+
+/* What a save writes: a window, a view, and each format's choices. */
+struct export_opts {
+	uint64_t	t0, t1;		/* inclusive window; both 0: everything */
+	enum store_key	csv_key;	/* FORMAT_CSV: STORE_KEY_TYPE, _CPU or _PID */
+	/* enum safefile_out_flags: SAFEFILE_OUT_NO_TERMINAL from the interactive view */
+	unsigned int	file_flags;
+	struct viewfilter *view;	/* only its matches ("save what I see"); NULL: all */
+	unsigned int	dat_version;	/* trace.dat: 6 or 7; 0: 7 */
+	int		dat_compress;	/* trace.dat: enum tracedat_compress (0: zstd for v7) */
+	int		folded;		/* FORMAT_FOLDED: enum folded_source (0: auto) */
+	/*
+	 * When it points at a non-zero value (set by another thread), the writer
+	 * stops at its next batch of events with -ECANCELED and leaves no file
+	 * (the flight recorder's saves when ktop must end). NULL: never.
+	 */
+	const int	*cancel;
+};
+
+/* What a save wrote. */
+struct export_stats {
+	uint64_t	events;		/* written */
+	uint64_t	skipped;	/* with no kernel format (trace.dat/text): not written */
+	uint64_t	bytes;		/* file size */
 };
 
 /* Where an input comes from. */
@@ -123,6 +164,10 @@ const struct format_ops *format_by_name(const char *path);
 const struct format_ops *format_detect(const void *head, size_t len);
 /* Return: format @i of the table (0 .. FORMAT_NR - 1), NULL past the end or for a gap. */
 const struct format_ops *format_nth(unsigned int i);
+/* Return: the id of the format whose file name ending @path has, or -1. */
+int format_id_by_name(const char *path);
+/* Return: the name of format @f ("ktop", "trace.dat", ...), "?" past the table. */
+const char *format_id_name(enum format_id f);
 
 /* --- readers ------------------------------------------------------------------- */
 
@@ -214,6 +259,20 @@ int format_load(const char *path, size_t mem_limit, struct store **out,
 int format_save(const struct format_ops *f, const struct format_out *out, struct store *st,
 		const struct snapshot_meta *meta, const struct export_opts *opts,
 		struct export_stats *stats, char *err, size_t errlen);
+
+/**
+ * export_write - write @st in format @fmt to @path (a lookup in the format table)
+ * @meta: event formats etc.; required for FORMAT_TRACEDAT and FORMAT_TEXT
+ *	  (the formats), optional otherwise
+ * @opts: may be NULL (everything; CSV by event type)
+ * @stats: may be NULL
+ * Context: any thread; @st may be written concurrently (a consistent prefix
+ * is exported).
+ * Return: 0, or a negative errno with a message naming @path in @err.
+ */
+int export_write(enum format_id fmt, const char *path, struct store *st,
+		 const struct snapshot_meta *meta, const struct export_opts *opts,
+		 struct export_stats *stats, char *err, size_t errlen);
 
 /*
  * An output file as a format writes it: the safefile (atomic replacement or

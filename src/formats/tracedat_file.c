@@ -19,7 +19,7 @@
 #include <zstd.h>
 
 #include "lib/err.h"
-#include "snapshot.h"
+#include "format.h"
 #include "tracedat.h"
 #include "tracedat-local.h"
 

@@ -27,7 +27,7 @@
 
 #include "ingest/decode.h"
 #include "lib/err.h"
-#include "snapshot.h"
+#include "format.h"
 #include "store/stacks.h"
 #include "kernel/stacksym.h"
 #include "store/store.h"

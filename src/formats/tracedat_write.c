@@ -27,12 +27,10 @@
 #include <traceevent/event-parse.h>
 
 #include "lib/err.h"
-#include "export.h"
 #include "format.h"
 #include "krecord.h"
 #include "lib/safefile.h"
 #include "store/schema.h"
-#include "snapshot.h"
 #include "store/stacks.h"
 #include "store/store.h"
 #include "tracedat.h"

@@ -17,7 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formats/export.h"
 #include "formats/format.h"
 #include "lib/err.h"
 #include "store/meta.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target for the snapshot readers: the input is written to a
- * memfd and opened with snapshot_load(), which detects .ktop or trace.dat
+ * memfd and opened with format_load(), which detects .ktop or trace.dat
  * from the content, exactly as `ktop -i FILE` does. A load must either
  * succeed or fail with a message naming the file; never crash, never leak.
  */
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "fuzz_input.h"
-#include "formats/snapshot.h"
+#include "formats/format.h"
 #include "store/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0)
 		return 0;
 	/* a small store: hostile input must not make it grow past this */
-	ret = snapshot_load(path, 8 << 20, &st, &meta, err, sizeof(err));
+	ret = format_load(path, 8 << 20, &st, &meta, err, sizeof(err));
 	if (ret) {
 		if (!strstr(err, path))
 			abort();	/* every error names the file */

@@ -18,11 +18,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "formats/export.h"
 #include "fuzz_input.h"
 #include "formats/format.h"
 #include "formats/tracedat.h"
-#include "formats/snapshot.h"
 #include "store/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -36,11 +36,11 @@
 #include <unistd.h>
 
 #include "ingest/decode.h"
-#include "formats/export.h"
+#include "formats/format.h"
+#include "formats/ktop.h"
 #include "ingest/fixture.h"
 #include "lib/intern.h"
 #include "store/schema.h"
-#include "formats/snapshot.h"
 #include "store/store.h"
 #include "store/stacks.h"
 #include "kernel/stacksym.h"
@@ -173,8 +173,8 @@ static int cmd_merge(const char *out, int ndirs, char **dirs)
 		fixture_close(fx);
 	}
 	meta.ncpus = ncpus;
-	fmt = export_format_from_name(out);
-	ret = export_write(fmt < 0 ? EXPORT_KTOP : (enum export_format)fmt, out, st, &meta, NULL,
+	fmt = format_id_by_name(out);
+	ret = export_write(fmt < 0 ? FORMAT_KTOP : (enum format_id)fmt, out, st, &meta, NULL,
 			   NULL, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s\n", err);
@@ -192,7 +192,7 @@ static int cmd_replicate(const char *in, const char *out, uint64_t want)
 	char err[512];
 	int ret;
 
-	if (snapshot_load(in, (size_t)want * 64 + (256u << 20), &st, &meta, err, sizeof(err))) {
+	if (format_load(in, (size_t)want * 64 + (256u << 20), &st, &meta, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
 	}
@@ -319,7 +319,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(argv[1], "export") && argc == 4) {
-		int fmt = export_format_from_name(argv[3]);
+		int fmt = format_id_by_name(argv[3]);
 		struct export_stats es;
 
 		st = fixture_store(argv[2], &meta);
@@ -345,7 +345,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "load") || !strcmp(argv[1], "dump")) {
 		struct store_stats ss;
 
-		ret = snapshot_load(argv[2], 0, &st, &meta, err, sizeof(err));
+		ret = format_load(argv[2], 0, &st, &meta, err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "ktop: %s\n", err);
 			return 2;

@@ -20,7 +20,8 @@
 #include "ingest/fixture.h"
 #include "lib/intern.h"
 #include "store/schema.h"
-#include "formats/snapshot.h"
+#include "formats/format.h"
+#include "formats/ktop.h"
 #include "store/store.h"
 #include "kernel/symbols.h"
 

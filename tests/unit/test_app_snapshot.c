@@ -2,7 +2,7 @@
 /*
  * src/source/source_file.c: opening a snapshot the way ktop -i does (sync, and with
  * the loader thread), saving it with app_save in each format, and bad input.
- * The expected events come from snapshot_load() of the same file, the
+ * The expected events come from format_load() of the same file, the
  * library's own reader, not from numbers written here.
  */
 #include <errno.h>
@@ -15,9 +15,8 @@
 
 #include "test.h"
 #include "app/app.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "ingest/fixture.h"
-#include "formats/snapshot.h"
 #include "store/store.h"
 
 static char demo[4096];
@@ -44,7 +43,7 @@ static uint64_t want_events(const char *path)
 	char err[256];
 	uint64_t n;
 
-	if (snapshot_load(path, 0, &st, NULL, err, sizeof(err)))
+	if (format_load(path, 0, &st, NULL, err, sizeof(err)))
 		return 0;
 	n = held(st);
 	store_free(st);

@@ -18,7 +18,7 @@
 #include "test.h"
 #include "snap_common.h"
 #include "store/stacks.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "lib/file.h"
 #include "model/fgraph.h"
 #include "model/flags.h"
@@ -133,7 +133,7 @@ TEST(tracedat_trace_cmd_report_same_events)
 		struct stat sb;
 
 		CHECK(st);
-		CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
+		CHECK(export_write(FORMAT_TRACEDAT, path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
 		CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600);
 		store_get_stats(st, &ss);
 		CHECK_EQ_U64(es.events, ss.events);
@@ -196,9 +196,9 @@ TEST(tracedat_reload_same_events)
 		char err[512] = "", *path = tmp_path("reload.dat");
 
 		CHECK(st);
-		CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(FORMAT_TRACEDAT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		/* detected from the content, whatever the name */
-		CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
+		CHECK(format_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
 		CHECK_STR(back.source, "trace.dat");
 		CHECK(snap_compare(st, st2, 0, UINT64_MAX) == 0);
 		store_get_stats(st, &a);
@@ -226,19 +226,19 @@ TEST(tracedat_window_and_errors)
 	store_get_stats(st, &ss);
 	o.t0 = ss.first_ts + (ss.last_ts - ss.first_ts) / 4;
 	o.t1 = ss.first_ts + (ss.last_ts - ss.first_ts) / 2;
-	CHECK(export_write(EXPORT_TRACEDAT, path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
-	CHECK(snapshot_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(FORMAT_TRACEDAT, path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(format_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
 	CHECK(snap_compare(st, st2, o.t0, o.t1) == 0);
 	CHECK(snap_count(st2) > 0 && snap_count(st2) < ss.events);
 	store_free(st2);
 	/* no formats: a clear error, no file */
 	memset(&none, 0, sizeof(none));
 	unlink(path);
-	CHECK(export_write(EXPORT_TRACEDAT, path, st, &none, NULL, NULL, err, sizeof(err)) < 0);
+	CHECK(export_write(FORMAT_TRACEDAT, path, st, &none, NULL, NULL, err, sizeof(err)) < 0);
 	CHECK(strstr(err, path) && strstr(err, "formats"));
 	CHECK(access(path, F_OK) != 0);
 	/* a directory that does not exist */
-	CHECK(export_write(EXPORT_TRACEDAT, "/nonexistent/dir/x.dat", st, &meta, NULL, NULL, err,
+	CHECK(export_write(FORMAT_TRACEDAT, "/nonexistent/dir/x.dat", st, &meta, NULL, NULL, err,
 			      sizeof(err)) < 0);
 	CHECK(strstr(err, "/nonexistent/dir/x.dat"));
 	snapshot_meta_free(&meta);
@@ -258,14 +258,14 @@ TEST(tracedat_bad_input)
 	CHECK(f);
 	fwrite(hdr, 1, sizeof(hdr), f);
 	fclose(f);
-	CHECK(snapshot_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
+	CHECK(format_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
 	CHECK(strstr(err, path) && strstr(err, "version"));
 	printf("  %s\n", err);
 	f = fopen(path, "wb");
 	CHECK(f);
 	fwrite(hdr, 1, 12, f);
 	fclose(f);
-	CHECK(snapshot_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
+	CHECK(format_load(path, 0, &st, NULL, err, sizeof(err)) < 0);
 	CHECK(strstr(err, path));
 	printf("  %s\n", err);
 	free(path);
@@ -287,7 +287,7 @@ TEST(tracedat_endless_libtracecmd_loop)
 	int ret;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = snapshot_load(path, 0, &st, &meta, err, sizeof(err));
+	ret = format_load(path, 0, &st, &meta, err, sizeof(err));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	/* refused (its formats are not text) or read, at once */
@@ -316,9 +316,9 @@ static int chain_step(const char *path, struct store *st, const struct snapshot_
 	if (strstr(path, ".ktop"))
 		ret = snapshot_write(path, st, m, NULL, err, sizeof(err));
 	else
-		ret = export_write(EXPORT_TRACEDAT, path, st, m, NULL, NULL, err, sizeof(err));
+		ret = export_write(FORMAT_TRACEDAT, path, st, m, NULL, NULL, err, sizeof(err));
 	if (!ret)
-		ret = snapshot_load(path, 0, out, back, err, sizeof(err));
+		ret = format_load(path, 0, out, back, err, sizeof(err));
 	if (ret)
 		printf("  %s: %s\n", path, err);
 	unlink(path);
@@ -426,7 +426,7 @@ TEST(json_loads_and_counts)
 		uint64_t seq;
 
 		CHECK(st);
-		CHECK(export_write(EXPORT_JSON, path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
+		CHECK(export_write(FORMAT_JSON, path, st, &meta, NULL, &es, err, sizeof(err)) == 0);
 		tree = json_tree(path);
 		CHECK(tree);
 		store_get_stats(st, &ss);
@@ -530,7 +530,7 @@ TEST(json_nesting_matches_fgraph_tree)
 		}
 		fixtures_seen++;
 		path = tmp_path("fg.json");
-		CHECK(export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(FORMAT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		tree = json_tree(path);
 		CHECK(tree);
 		for (uint32_t t = fgraph_first_child(g, FGRAPH_TIMELINE, FGRAPH_ROOT);
@@ -613,7 +613,7 @@ TEST(json_keeps_utf8_comm)
 		if (pid) {
 			tried = true;
 			store_set_comm(st, pid, comm);
-			CHECK(export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err,
+			CHECK(export_write(FORMAT_JSON, path, st, &meta, NULL, NULL, err,
 					   sizeof(err)) == 0);
 			CHECK(file_read(path, FILE_NO_MAX, &text, NULL) == 0);
 			CHECK(text && strstr(text, want));
@@ -759,7 +759,7 @@ TEST(text_matches_kernel_trace)
 		size_t na, nb, same = 0, lossy = 0, tracer_lines = 0, lazy_diff = 0;
 
 		CHECK(st);
-		CHECK(export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(FORMAT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)) == 0);
 		mine = fixture_read_file(path, NULL);
 		snprintf(kpath, sizeof(kpath), "%s/%s/trace.txt", fixture_root(), fixtures[f]);
 		theirs = fixture_read_file(kpath, NULL);
@@ -873,7 +873,7 @@ static char *ktop_text(const char *name, unsigned int *ncpus)
 	struct store *st = snap_fixture_store(name, &meta);
 	char err[512], *path = tmp_path("k.txt"), *text = NULL;
 
-	if (st && !export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)))
+	if (st && !export_write(FORMAT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)))
 		text = fixture_read_file(path, NULL);
 	*ncpus = st ? store_ncpus(st) : 0;
 	snapshot_meta_free(&meta);
@@ -1061,7 +1061,7 @@ TEST(csv_counts)
 		store_cpu_range(st, cpu, &f, &e);
 		per_cpu[cpu] = e - f;
 	}
-	CHECK(export_write(EXPORT_CSV, path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(FORMAT_CSV, path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
 	text = fixture_read_file(path, NULL);
 	CHECK(text);
 	CHECK(!strncmp(text, "cpu,events,percent\n", 19));
@@ -1076,7 +1076,7 @@ TEST(csv_counts)
 		CHECK_EQ_U64(got[i], per_cpu[i]);
 	free(text);
 	o.csv_key = STORE_KEY_TYPE;
-	CHECK(export_write(EXPORT_CSV, path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(FORMAT_CSV, path, st, NULL, &o, NULL, err, sizeof(err)) == 0);
 	text = fixture_read_file(path, NULL);
 	CHECK(text && strstr(text, "\"sched\",\"sched_switch\","));
 	free(text);
@@ -1092,19 +1092,19 @@ TEST(format_names_and_atomic_replace)
 	FILE *f;
 	struct stat sb;
 
-	CHECK(export_format_from_name("a.ktop") == EXPORT_KTOP);
-	CHECK(export_format_from_name("a.dat") == EXPORT_TRACEDAT);
-	CHECK(export_format_from_name("a.json") == EXPORT_JSON);
-	CHECK(export_format_from_name("a.csv") == EXPORT_CSV);
-	CHECK(export_format_from_name("a.txt") == EXPORT_TEXT);
-	CHECK(export_format_from_name("a") == -1);
+	CHECK(format_id_by_name("a.ktop") == FORMAT_KTOP);
+	CHECK(format_id_by_name("a.dat") == FORMAT_TRACEDAT);
+	CHECK(format_id_by_name("a.json") == FORMAT_JSON);
+	CHECK(format_id_by_name("a.csv") == FORMAT_CSV);
+	CHECK(format_id_by_name("a.txt") == FORMAT_TEXT);
+	CHECK(format_id_by_name("a") == -1);
 	/* an existing file is replaced whole; no temporary is left behind */
 	f = fopen(path, "w");
 	CHECK(f);
 	fputs("old", f);
 	fclose(f);
 	chmod(path, 0644);
-	CHECK(export_write(EXPORT_JSON, path, st, NULL, NULL, NULL, err, sizeof(err)) == 0);
+	CHECK(export_write(FORMAT_JSON, path, st, NULL, NULL, NULL, err, sizeof(err)) == 0);
 	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600 && sb.st_size > 3);
 	{
 		char cmd[600];
@@ -1127,11 +1127,11 @@ TEST(save_note_and_cancel)
 {
 	static const char note[] = "ktop flight recorder: save 3\nheld: all of the window";
 	static const struct {
-		enum export_format	f;
+		enum format_id		f;
 		const char		*name;
 	} fmts[] = {
-		{ EXPORT_KTOP, "c.ktop" }, { EXPORT_TRACEDAT, "c.dat" }, { EXPORT_JSON, "c.json" },
-		{ EXPORT_TEXT, "c.txt" },
+		{ FORMAT_KTOP, "c.ktop" }, { FORMAT_TRACEDAT, "c.dat" }, { FORMAT_JSON, "c.json" },
+		{ FORMAT_TEXT, "c.txt" },
 	};
 	struct snapshot_meta meta, back;
 	struct store *st = snap_fixture_store("host-sched", &meta), *rd = NULL;
@@ -1143,20 +1143,20 @@ TEST(save_note_and_cancel)
 	meta.save_note = strdup(note);
 	CHECK(meta.save_note);
 	path = tmp_path("note.ktop");
-	CHECK(!export_write(EXPORT_KTOP, path, st, &meta, NULL, NULL, err, sizeof(err)));
-	CHECK(!snapshot_load(path, 0, &rd, &back, err, sizeof(err)));
+	CHECK(!export_write(FORMAT_KTOP, path, st, &meta, NULL, NULL, err, sizeof(err)));
+	CHECK(!format_load(path, 0, &rd, &back, err, sizeof(err)));
 	CHECK_STR(back.save_note, note);
 	snapshot_meta_free(&back);
 	store_free(rd);
 	free(path);
 	path = tmp_path("note.json");
-	CHECK(!export_write(EXPORT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err)));
+	CHECK(!export_write(FORMAT_JSON, path, st, &meta, NULL, NULL, err, sizeof(err)));
 	text = file_read_text(path);
 	CHECK(text && strstr(text, "\"save_note\":\"ktop flight recorder: save 3\\nheld: all"));
 	free(text);
 	free(path);
 	path = tmp_path("note.txt");
-	CHECK(!export_write(EXPORT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)));
+	CHECK(!export_write(FORMAT_TEXT, path, st, &meta, NULL, NULL, err, sizeof(err)));
 	text = file_read_text(path);
 	CHECK(text && strstr(text, "# tracer: nop\n#\n# ktop flight recorder: save 3\n"
 				"# held: all of the window\n#\n"));

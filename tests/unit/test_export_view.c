@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * "Save what I see": every export format under a view filter holds exactly
- * the matching events. .ktop and trace.dat are read back (snapshot_load),
+ * the matching events. .ktop and trace.dat are read back (format_load),
  * the text and CSV counted, the JSON loaded by Python's json module; each
  * against the filter's own count and, event by event, against the filter.
  */
@@ -11,7 +11,7 @@
 
 #include "test.h"
 #include "snap_common.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "model/fgraph.h"
 #include "formats/folded.h"
 #include "model/stacktree.h"
@@ -89,26 +89,26 @@ TEST(exports_hold_what_the_view_matches)
 		o.view = vf;
 		/* .ktop and trace.dat, read back */
 		snprintf(path, sizeof(path), "%s/v.ktop", tmpdir);
-		CHECK(!export_write(EXPORT_KTOP, path, st, &meta, &o, NULL, err, sizeof(err)));
-		CHECK(!snapshot_load(path, 0, &st2, &back, err, sizeof(err)));
+		CHECK(!export_write(FORMAT_KTOP, path, st, &meta, &o, NULL, err, sizeof(err)));
+		CHECK(!format_load(path, 0, &st2, &back, err, sizeof(err)));
 		CHECK(!check_store(st2, views[v], vc.matched));
 		store_free(st2);
 		snapshot_meta_free(&back);
 		snprintf(path, sizeof(path), "%s/v.dat", tmpdir);
-		CHECK(!export_write(EXPORT_TRACEDAT, path, st, &meta, &o, NULL, err, sizeof(err)));
-		CHECK(!snapshot_load(path, 0, &st2, &back, err, sizeof(err)));
+		CHECK(!export_write(FORMAT_TRACEDAT, path, st, &meta, &o, NULL, err, sizeof(err)));
+		CHECK(!format_load(path, 0, &st2, &back, err, sizeof(err)));
 		CHECK(!check_store(st2, views[v], vc.matched));
 		store_free(st2);
 		snapshot_meta_free(&back);
 		/* the text: one line per event */
 		snprintf(path, sizeof(path), "%s/v.txt", tmpdir);
-		CHECK(!export_write(EXPORT_TEXT, path, st, &meta, &o, NULL, err, sizeof(err)));
+		CHECK(!export_write(FORMAT_TEXT, path, st, &meta, &o, NULL, err, sizeof(err)));
 		n = text_lines(path, v == 0 ? "[001]" : v == 1 ? ": sched_switch: " : "", &with);
 		CHECK_EQ_U64(n, vc.matched);
 		CHECK_EQ_U64(with, n);
 		/* CSV: the counts add up to the matches */
 		snprintf(path, sizeof(path), "%s/v.csv", tmpdir);
-		CHECK(!export_write(EXPORT_CSV, path, st, &meta, &o, NULL, err, sizeof(err)));
+		CHECK(!export_write(FORMAT_CSV, path, st, &meta, &o, NULL, err, sizeof(err)));
 		snprintf(cmd, sizeof(cmd), "python3 -c 'import csv,sys; print(sum(int(r[\"events\"]) "
 			 "for r in csv.DictReader(open(sys.argv[1]))))' %s", path);
 		p = popen(cmd, "r");
@@ -117,7 +117,7 @@ TEST(exports_hold_what_the_view_matches)
 		CHECK_EQ_U64(n, vc.matched);
 		/* JSON: one record per event (no function_graph here), and the lost marks */
 		snprintf(path, sizeof(path), "%s/v.json", tmpdir);
-		CHECK(!export_write(EXPORT_JSON, path, st, &meta, &o, NULL, err, sizeof(err)));
+		CHECK(!export_write(FORMAT_JSON, path, st, &meta, &o, NULL, err, sizeof(err)));
 		snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
 			 " print(sum(1 for e in d[\"traceEvents\"] if e[\"ph\"] != \"M\" and"
 			 " e[\"name\"] != \"lost events\"))' %s", path);
@@ -157,7 +157,7 @@ TEST(folded_graph_holds_what_the_view_matches)
 		if (!st)
 			continue;
 		snprintf(path, sizeof(path), "%s/all.folded", dir);
-		CHECK(!export_write(EXPORT_FOLDED, path, st, &meta, &all, NULL, err, sizeof(err)));
+		CHECK(!export_write(FORMAT_FOLDED, path, st, &meta, &all, NULL, err, sizeof(err)));
 		total = test_folded_sum(path, &lines);
 		CHECK(total > 0 && lines > 0);
 		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
@@ -177,7 +177,7 @@ TEST(folded_graph_holds_what_the_view_matches)
 			CHECK(!stack_set_from_fgraph(st, g, 0, false, &want));
 			o.view = vf;
 			snprintf(path, sizeof(path), "%s/%zu.folded", dir, v);
-			CHECK(!export_write(EXPORT_FOLDED, path, st, &meta, &o, NULL, err,
+			CHECK(!export_write(FORMAT_FOLDED, path, st, &meta, &o, NULL, err,
 					    sizeof(err)));
 			n = test_folded_sum(path, &lines);
 			printf("  %s '%s': %llu of %llu calls, %llu by hand\n", fx[f], views[v],

@@ -16,7 +16,6 @@
 #include "test.h"
 #include "snap_common.h"
 #include "bpfstats/bpfstats.h"
-#include "formats/export.h"
 #include "formats/format.h"
 #include "funcfilter/filter.h"
 #include "lib/clock.h"

@@ -96,7 +96,7 @@ TEST(file_round_trip_every_fixture)
 		CHECK(snapshot_write(path, st, &meta, NULL, err, sizeof(err)) == 0);
 		CHECK(stat(path, &sb) == 0);
 		CHECK((sb.st_mode & 0777) == 0600);
-		CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
+		CHECK(format_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
 		CHECK(st2);
 		CHECK(snap_compare(st, st2, 0, UINT64_MAX) == 0);
 		store_get_stats(st, &a);
@@ -156,7 +156,7 @@ TEST(time_window)
 	o.t0 = s.first_ts + (s.last_ts - s.first_ts) / 3;
 	o.t1 = s.first_ts + 2 * (s.last_ts - s.first_ts) / 3;
 	CHECK(snapshot_write(path, st, NULL, &o, err, sizeof(err)) == 0);
-	CHECK(snapshot_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
+	CHECK(format_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
 	CHECK(snap_compare(st, st2, o.t0, o.t1) == 0);
 	for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
 		uint64_t f, e;
@@ -391,7 +391,7 @@ static int load_err(const char *path, char *err, size_t len)
 	int ret;
 
 	err[0] = 0;
-	ret = snapshot_load(path, 0, &st, &m, err, len);
+	ret = format_load(path, 0, &st, &m, err, len);
 	if (!ret) {
 		store_free(st);
 		snapshot_meta_free(&m);
@@ -564,10 +564,10 @@ TEST(detect)
 {
 	static const uint8_t tdat[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g', '6' };
 
-	CHECK(snapshot_detect("", 0) == SNAPSHOT_KIND_EMPTY);
-	CHECK(snapshot_detect("KTOPSNAP\1\0\0\0", 12) == SNAPSHOT_KIND_KTOP);
-	CHECK(snapshot_detect(tdat, sizeof(tdat)) == SNAPSHOT_KIND_TRACEDAT);
-	CHECK(snapshot_detect("# tracer: nop\n", 14) == SNAPSHOT_KIND_UNKNOWN);
+	CHECK(format_detect("", 0) == NULL);
+	CHECK(format_detect("KTOPSNAP\1\0\0\0", 12) == &format_ktop);
+	CHECK(format_detect(tdat, sizeof(tdat)) == &format_tracedat);
+	CHECK(format_detect("# tracer: nop\n", 14) == NULL);
 }
 
 TEST(meta_tep_parses_formats)
@@ -606,7 +606,7 @@ TEST(many_marks_and_comms_round_trip)
 	for (int32_t pid = 1; pid < 140000; pid++)
 		store_set_comm(st, pid, pid & 1 ? "odd" : "even");
 	CHECK(snapshot_write(path, st, NULL, NULL, err, sizeof(err)) == 0);
-	CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
+	CHECK(format_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
 	store_get_stats(st, &a);
 	store_get_stats(st2, &b);
 	CHECK_EQ_U64(b.lost_marks, a.lost_marks);
@@ -681,7 +681,7 @@ TEST(unsent_events_marked_lost)
 	snapshot_writer_free(w);
 	close(fd);
 	CHECK_EQ_U64(ws.skipped, ls.evicted);
-	CHECK(snapshot_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
+	CHECK(format_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
 	CHECK(st2);
 	store_get_stats(st2, &gs);
 	CHECK_EQ_U64(gs.lost_why[STORE_LOST_UNSENT], ws.skipped);
@@ -708,7 +708,7 @@ TEST(version_2_stream_reads_with_unknown_reasons)
 	char path[600], err[512];
 
 	snprintf(path, sizeof(path), "%s/stream-v2-lost.ktop", fixture_root());
-	CHECK(snapshot_load(path, 0, &st, &m, err, sizeof(err)) == 0);
+	CHECK(format_load(path, 0, &st, &m, err, sizeof(err)) == 0);
 	if (!st) {
 		printf("  %s\n", err);
 		return;

@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "lib/intern.h"
-#include "formats/snapshot.h"
+#include "formats/format.h"
+#include "formats/ktop.h"
 #include "store/stacks.h"
 #include "store/store.h"
 #include "test.h"
@@ -287,7 +288,7 @@ TEST(ktop_chunks_keep_the_stack_column)
 	       (unsigned long long)ws.events, (unsigned long long)ws.chunks * 2048,
 	       (unsigned long long)ws.chunks, (unsigned long long)ws.bytes);
 	CHECK(ws.chunks >= 12);
-	CHECK(!snapshot_load(path, 0, &back, NULL, err, sizeof(err)));
+	CHECK(!format_load(path, 0, &back, NULL, err, sizeof(err)));
 	CHECK_EQ_U64(stacks_count(store_stacks(back)), stacks_count(store_stacks(st)));
 	for (unsigned int cpu = 0; cpu < 2; cpu++) {
 		uint64_t first, end, f2, e2;
@@ -331,7 +332,7 @@ TEST(ktop_version1_stacks_read)
 	uint64_t seq, with = 0;
 	char err[512] = "";
 
-	CHECK(!snapshot_load(path, 0, &st, &m, err, sizeof(err)));
+	CHECK(!format_load(path, 0, &st, &m, err, sizeof(err)));
 	CHECK_EQ_U64(m.version, 1);
 	CHECK(stacks_count(store_stacks(st)) > 0);
 	it = store_iter_new(st, 0, UINT64_MAX, NULL);

@@ -29,12 +29,12 @@
 #include <traceevent/event-parse.h>
 
 #include "ingest/decode.h"
-#include "formats/export.h"
+#include "formats/format.h"
+#include "formats/ktop.h"
 #include "model/fgraph.h"
 #include "fgraph_text.h"
 #include "ingest/fixture.h"
 #include "formats/folded.h"
-#include "formats/snapshot.h"
 #include "lib/intern.h"
 #include "ingest/rb_page.h"
 #include "store/schema.h"
@@ -336,7 +336,7 @@ TEST(snapshot_carries_stacks)
 		CHECK(st && stacks_count(store_stacks(st)) >= 2);
 		CHECK(!stacks_weights_set(store_stacks(st), STACKS_W_OFFCPU, w, 2));
 		CHECK(!snapshot_write(path, st, NULL, NULL, err, sizeof(err)));
-		CHECK(!snapshot_load(path, 0, &back, NULL, err, sizeof(err)));
+		CHECK(!format_load(path, 0, &back, NULL, err, sizeof(err)));
 		for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
 			uint64_t first, end, f2, e2;
 
@@ -420,7 +420,7 @@ TEST(stream_sends_new_stacks_as_they_come)
 	CHECK(!snapshot_writer_finish(w));
 	snapshot_writer_free(w);
 	close(fd);
-	CHECK(!snapshot_load(path, 0, &back, NULL, err, sizeof(err)));
+	CHECK(!format_load(path, 0, &back, NULL, err, sizeof(err)));
 	for (uint64_t i = 0; i < 3; i++) {
 		struct stack_frame f;
 
@@ -578,7 +578,7 @@ TEST(folded_offcpu_holds_the_view_tasks)
 
 		CHECK(vf && !viewfilter_push(vf, cases[c].view, NULL));
 		o.view = vf;
-		CHECK(!export_write(EXPORT_FOLDED, path, st, NULL, &o, NULL, err, sizeof(err)));
+		CHECK(!export_write(FORMAT_FOLDED, path, st, NULL, &o, NULL, err, sizeof(err)));
 		sum = test_folded_sum(path, &lines);
 		printf("  %s: %llu ns in %zu lines\n", cases[c].view, (unsigned long long)sum, lines);
 		CHECK(lines > 0);

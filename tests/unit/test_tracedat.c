@@ -38,7 +38,7 @@
 #else
 #define SPARSE 1
 #endif
-#include "formats/export.h"
+#include "formats/format.h"
 #include "model/fgraph.h"
 #include "formats/tracedat.h"
 #include "store/stacks.h"
@@ -298,7 +298,7 @@ TEST(tracedat_counts_match_trace_cmd)
 		struct store *st = NULL;
 		char err[512] = "";
 
-		CHECK(snapshot_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
+		CHECK(format_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
 		ktop_counts(st, &meta, &kc);
 		CHECK(report_counts(files[f], &rc) == 0);
 		CHECK(lib_counts(files[f], &lc) == 0);
@@ -353,9 +353,9 @@ TEST(tracedat_one_buffer)
 
 		if (!name_has(files[f], "twobuf"))
 			continue;
-		CHECK(snapshot_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
+		CHECK(format_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
 		snprintf(arg, sizeof(arg), "%s@ktopb", files[f]);
-		CHECK(snapshot_load(arg, 0, &st1, &one, err, sizeof(err)) == 0);
+		CHECK(format_load(arg, 0, &st1, &one, err, sizeof(err)) == 0);
 		CHECK(one.nbuffers == 1 && !strcmp(one.buffers[0].name, "ktopb"));
 		ktop_counts(st, &meta, &all);
 		ktop_counts(st1, &one, &only);
@@ -366,7 +366,7 @@ TEST(tracedat_one_buffer)
 		store_free(st1);
 		snapshot_meta_free(&one);
 		snprintf(arg, sizeof(arg), "%s@nosuch", files[f]);
-		CHECK(snapshot_load(arg, 0, &st1, &one, err, sizeof(err)) == -ENOENT);
+		CHECK(format_load(arg, 0, &st1, &one, err, sizeof(err)) == -ENOENT);
 		CHECK(strstr(err, "nosuch") && strstr(err, "top, ktopb"));
 		printf("  %s\n", err);
 		store_free(st);
@@ -387,8 +387,8 @@ static int write_read(struct store *st, const struct snapshot_meta *m, unsigned 
 	char err[512] = "";
 
 	*bs = NULL;
-	if (export_write(EXPORT_TRACEDAT, path, st, m, &eo, NULL, err, sizeof(err)) ||
-	    snapshot_load(path, 0, bs, bm, err, sizeof(err))) {
+	if (export_write(FORMAT_TRACEDAT, path, st, m, &eo, NULL, err, sizeof(err)) ||
+	    format_load(path, 0, bs, bm, err, sizeof(err))) {
 		printf("  %s\n", err);
 		return -1;
 	}
@@ -442,7 +442,7 @@ TEST(tracedat_buffer_view)
 
 		if (!name_has(files[f], "twobuf"))
 			continue;
-		CHECK(snapshot_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
+		CHECK(format_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
 		CHECK(report_counts(files[f], &rc) == 0);
 		for (int i = 0; i < rc.n; i++)
 			*(strcmp(rc.k[i].buf, "top") ? &inst : &top) += rc.k[i].events;
@@ -473,7 +473,7 @@ TEST(tracedat_buffer_clocks)
 
 		if (!name_has(files[f], "twobuf-v7"))
 			continue;
-		CHECK(snapshot_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
+		CHECK(format_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
 		snprintf(meta.buffers[1].clock, sizeof(meta.buffers[1].clock), "global");
 		for (unsigned int v = 6; v <= 7; v++) {
 			struct snapshot_meta back;
@@ -724,7 +724,7 @@ TEST(tracedat_fgraph_tree_matches_report)
 
 		if (!name_has(files[f], "fgraph"))
 			continue;
-		CHECK(snapshot_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
+		CHECK(format_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
 		same = tree_vs_report(st, files[f], base(files[f]));
 		CHECK(same > 0);
 		printf("  %s: %zu calls, the same tree (nesting, names, durations)\n",
@@ -813,9 +813,9 @@ TEST(tracedat_roundtrip_same_report)
 		const char *kpath = tmp_path("rt.ktop");
 		size_t olen;
 
-		CHECK(snapshot_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
+		CHECK(format_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
 		CHECK(snapshot_write(kpath, st, &meta, NULL, err, sizeof(err)) == 0);
-		CHECK(snapshot_load(kpath, 0, &ks, &km, err, sizeof(err)) == 0);
+		CHECK(format_load(kpath, 0, &ks, &km, err, sizeof(err)) == 0);
 		CHECK_STR(km.tracer, meta.tracer);
 		CHECK(km.nbuffers == meta.nbuffers);
 		orig = report_text(files[f], &olen);
@@ -830,7 +830,7 @@ TEST(tracedat_roundtrip_same_report)
 			char *back, *ocopy;
 			size_t blen, nd;
 
-			CHECK(export_write(EXPORT_TRACEDAT, dpath, ks, &km, &eo, NULL, err,
+			CHECK(export_write(FORMAT_TRACEDAT, dpath, ks, &km, &eo, NULL, err,
 					   sizeof(err)) == 0);
 			back = report_text(dpath, &blen);
 			ocopy = strdup(orig);
@@ -844,7 +844,7 @@ TEST(tracedat_roundtrip_same_report)
 			CHECK(lib_counts(dpath, &lc) == 0);
 			CHECK(counts_equal("original vs libtracecmd of the export", &kc, &lc, true));
 			/* and ktop reads its own file back: the same buffers, tracer, events */
-			CHECK(snapshot_load(dpath, 0, &bs, &bm, err, sizeof(err)) == 0);
+			CHECK(format_load(dpath, 0, &bs, &bm, err, sizeof(err)) == 0);
 			ktop_counts(bs, &bm, &bc);
 			CHECK(counts_equal("original vs ktop's export read back", &kc, &bc, true));
 			CHECK_STR(bm.tracer, meta.tracer);
@@ -1082,7 +1082,7 @@ static int load_bytes(const uint8_t *p, size_t n, char *err, size_t errlen)
 
 	if (!f || fwrite(p, 1, n, f) != n || fclose(f))
 		abort();
-	ret = snapshot_load(path, 16 << 20, &st, &meta, err, errlen);
+	ret = format_load(path, 16 << 20, &st, &meta, err, errlen);
 	if (!ret) {
 		store_free(st);
 		snapshot_meta_free(&meta);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The BPF pane's row formatting (ui/bpf_format.c), without a terminal or BPF:
+ * The BPF pane's row formatting (ui/bpf_rows.c), without a terminal or BPF:
  * histogram rows in the layout of bcc's print_log2_hist, sparklines, top-task
  * and outlier rows; and the pane's histogram block (ui/pane_bpf.c) drawn into
  * a text screen at any height. Expected figures are computed here from the
@@ -20,8 +20,8 @@
 #include "test.h"
 
 #include "../../ui/richstr.c"
-#include "../../ui/format.c"
-#include "../../ui/bpf_format.c"
+#include "../../ui/rowfmt.c"
+#include "../../ui/bpf_rows.c"
 #include "../../ui/evnav.c"
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"

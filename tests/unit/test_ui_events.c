@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include "test.h"
 #include "../../ui/richstr.c"
-#include "../../ui/format.c"
+#include "../../ui/rowfmt.c"
 #include "../../ui/evnav.c"
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"

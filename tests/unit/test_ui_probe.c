@@ -20,7 +20,7 @@
 #include "test.h"
 
 #include "../../ui/richstr.c"
-#include "../../ui/format.c"
+#include "../../ui/rowfmt.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
 #include "../../ui/rowsel.c"

@@ -13,8 +13,8 @@
 #include "test.h"
 
 #include "../../ui/richstr.c"
-#include "../../ui/format.c"
-#include "../../ui/bpf_format.c"
+#include "../../ui/rowfmt.c"
+#include "../../ui/bpf_rows.c"
 #include "../../ui/evnav.c"
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"

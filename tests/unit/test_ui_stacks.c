@@ -25,7 +25,7 @@
 #include "test.h"
 
 #include "../../ui/richstr.c"
-#include "../../ui/format.c"
+#include "../../ui/rowfmt.c"
 #include "../../ui/evnav.c"
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"

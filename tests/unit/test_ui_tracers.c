@@ -13,7 +13,7 @@
 #include "test.h"
 
 #include "../../ui/richstr.c"
-#include "../../ui/format.c"
+#include "../../ui/rowfmt.c"
 #include "../../ui/tracer_rows.c"
 #include "../../ui/rowsel.c"
 #include "../../ui/tracer_feed.c"

@@ -15,7 +15,7 @@
 
 #define SCR_ROWS	60
 #include "../../ui/richstr.c"
-#include "../../ui/format.c"
+#include "../../ui/rowfmt.c"
 #include "../../ui/evnav.c"
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"

@@ -6,7 +6,7 @@
  * picked as the view picks them, from two rows of the time-ordered event list
  * (ui_ev_after); the expected events come from an independent scan of every
  * event the store holds (store_get over each CPU's seqs), and the files are
- * read back with the library's own readers (snapshot_load) or parsed here.
+ * read back with the library's own readers (format_load) or parsed here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #include "../../ui/evnav.c"
 
 #include "app/app.h"
-#include "formats/export.h"
+#include "formats/format.h"
 #include "snap_common.h"
 
 struct scan {
@@ -52,7 +52,7 @@ static struct scan scan_window(struct store *st, uint64_t t0, uint64_t t1)
 	return s;
 }
 
-/* The file as snapshot_load reads it: events held, first and last ts. */
+/* The file as format_load reads it: events held, first and last ts. */
 static struct scan scan_file(const char *path)
 {
 	struct scan s = { .first = UINT64_MAX };
@@ -60,7 +60,7 @@ static struct scan scan_file(const char *path)
 	struct store *st;
 	char err[256];
 
-	if (snapshot_load(path, 0, &st, NULL, err, sizeof(err))) {
+	if (format_load(path, 0, &st, NULL, err, sizeof(err))) {
 		printf("  %s: %s\n", path, err);
 		return s;
 	}
@@ -247,7 +247,7 @@ TEST(window_save_of_every_fixture_holds_exactly_the_window)
 		want = scan_window(st, o.t0, o.t1);
 		CHECK(want.n > 0 && want.n < held);
 		snprintf(path, sizeof(path), "%s/%s.ktop", dir, names[i]);
-		CHECK(export_write(EXPORT_KTOP, path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
+		CHECK(export_write(FORMAT_KTOP, path, st, &meta, &o, NULL, err, sizeof(err)) == 0);
 		got = scan_file(path);
 		if (got.n != want.n)
 			printf("  %s: window of %llu events, file holds %llu\n", names[i],
@@ -256,7 +256,7 @@ TEST(window_save_of_every_fixture_holds_exactly_the_window)
 		CHECK_EQ_U64(got.first, want.first);
 		CHECK_EQ_U64(got.last, want.last);
 		/* and event by event */
-		CHECK(snapshot_load(path, 0, &back, NULL, err, sizeof(err)) == 0);
+		CHECK(format_load(path, 0, &back, NULL, err, sizeof(err)) == 0);
 		CHECK(snap_compare(st, back, o.t0, o.t1) == 0);
 		store_free(back);
 		unlink(path);

@@ -7,8 +7,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "bpf_format.h"
-#include "format.h"
+#include "bpf_rows.h"
+#include "rowfmt.h"
 
 #define HIST_IDX_W	10	/* bcc: width of each bound */
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Row formatting for the panes, off screen into a struct richstr. No curses:
- * tests/unit/test_ui_format.c includes the .c files directly.
+ * tests/unit/test_ui_rowfmt.c includes the .c files directly.
  */
-#ifndef KTOP_UI_FORMAT_H
-#define KTOP_UI_FORMAT_H
+#ifndef KTOP_UI_ROWFMT_H
+#define KTOP_UI_ROWFMT_H
 
 #include <stddef.h>
 #include <stdint.h>

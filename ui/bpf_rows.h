@@ -5,8 +5,8 @@
  * sparklines, top-task and outlier rows. No curses: tests/unit/test_ui_bpf.c
  * includes the .c file directly.
  */
-#ifndef KTOP_UI_BPF_FORMAT_H
-#define KTOP_UI_BPF_FORMAT_H
+#ifndef KTOP_UI_BPF_ROWS_H
+#define KTOP_UI_BPF_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>

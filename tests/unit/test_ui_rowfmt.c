@@ -13,7 +13,7 @@
 #include "test.h"
 
 #include "../../ui/richstr.c"
-#include "../../ui/format.c"
+#include "../../ui/rowfmt.c"
 #include "../../ui/theme.c"
 #include "../../ui/evnav.c"
 #include "../../ui/stats.c"

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "format.h"
+#include "rowfmt.h"
 #include "lib/intern.h"
 #include "store/schema.h"
 #include "store/store.h"
