@@ -409,6 +409,11 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	/* what --save-on needs of the session: into the options, nothing written yet */
+	if (app_recorder_prepare(&a, err, sizeof(err))) {
+		fprintf(stderr, "ktop: %s\n", err);
+		return EXIT_USAGE;
+	}
 	/* before anything changes in tracefs, so every signal finds the exit path */
 	if (main_signals())
 		return 1;
@@ -418,6 +423,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ret = app_view_start(&a, err, sizeof(err));
+	if (!ret)
+		ret = app_recorder_start(&a, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ktop: %s\n", err);
 		app_stop(&a);

@@ -66,6 +66,8 @@ int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, cha
 
 void app_stop(struct app *a)
 {
+	/* the recorder reads the store and acts on the source: before either goes */
+	app_recorder_stop(a);
 	/* the source writes the store: it stops first */
 	if (a->src && a->src->stop)
 		a->src->stop(a);

@@ -14,6 +14,7 @@
 #include "kernel/features.h"
 #include "source/remote.h"
 #include "kernel/session.h"
+#include "recorder/recorder.h"
 #include "source/source.h"
 
 struct store;
@@ -67,6 +68,9 @@ struct app_opts {
 	const char		*folded;	/* --folded: what -o FILE.folded holds */
 	/* --remote: ssh runs ktop --stream there, the view reads it (src/source/remote.h) */
 	struct remote_opts	remote;		/* .dest NULL: not remote */
+	/* --save-on and its settings (the flight recorder); rec.pattern is -o's */
+	struct recorder_opts	rec;
+	unsigned int		save_set;	/* 1: --save-on, 2: one of its settings given */
 	/* -e EVENT:stack: EVENT without its suffix (so.events and so.stacks point here) */
 	char			specbuf[SESSION_MAX_LIST][128];
 	unsigned int		nspecbuf;
@@ -97,6 +101,9 @@ struct app {
 	struct taskrel		*rel;
 	uint64_t		rec_t0;		/* a recording: its first event seen */
 	struct remote		*remote;	/* --remote: the ssh link (main's) */
+	/* --save-on: the flight recorder (src/app/app_recorder.c); NULL: none */
+	struct recorder		*rec;
+	struct recorder_plan	rec_plan;	/* what its conditions asked of the session */
 };
 
 /**
@@ -248,7 +255,45 @@ void app_offcpu_stop(struct app *a);
  */
 int app_offcpu_poll(struct app *a);
 
+/* ---- the flight recorder: src/app/app_recorder.c ---- */
+
+/* How long a save under way may go on once ktop is told to stop (then it is abandoned). */
+#define APP_RECORDER_FINISH_NS	(600ull * 1000 * 1000)
+
+/**
+ * app_recorder_prepare - what --save-on's conditions need of the session,
+ * into the options before app_start(): the tracer a latency condition
+ * implies, the kernel's stop threshold (-O stop_tracing_us, with
+ * --save-after 0), the probes of probe conditions, the events of event
+ * conditions next to explicit -e options. Nothing is written to the kernel.
+ * Return: 0, or -EINVAL with the message (exit status 2).
+ */
+int app_recorder_prepare(struct app *a, char *err, size_t errlen);
+
+/**
+ * app_recorder_start - the flight recorder over the live store (after
+ * app_start): its conditions checked against the session, the kernel's stop
+ * set where it can be, its thread started.
+ * Return: 0, or a negative errno with the message (exit status 2; the caller
+ * calls app_stop(), which puts the kernel back).
+ */
+int app_recorder_start(struct app *a, char *err, size_t errlen);
+
+/*
+ * app_recorder_finish - stop watching; windows still waiting are written cut
+ * at what is held, a write still going at @deadline_ns (CLOCK_MONOTONIC) is
+ * abandoned (nothing half-written is left). The saves stay listed. Safe twice.
+ */
+void app_recorder_finish(struct app *a, uint64_t deadline_ns);
+
+/* Finish (within APP_RECORDER_FINISH_NS) and free; app_stop() calls it first. */
+void app_recorder_stop(struct app *a);
+
 /* ---- the view: src/app/app_view.c ---- */
+
+/* Is @name a field of some event of the live session's formats? (vfexpr_field_fn, @arg the app) */
+bool app_field_known(void *arg, const char *name);
+
 
 /**
  * app_view_start - the view filter of --view over a->st, and the task relations

@@ -31,6 +31,14 @@ static bool tep_has_field(void *arg, const char *name)
 	return false;
 }
 
+bool app_field_known(void *arg, const char *name)
+{
+	struct app *a = arg;
+	struct tep_handle *tep = app_session(a) ? session_tep(app_session(a)) : NULL;
+
+	return tep && tep_has_field(tep, name);
+}
+
 /* A snapshot still loading: its types are not all in the schema yet; the syntax was checked. */
 static bool any_field(void *arg, const char *name)
 {

@@ -54,6 +54,11 @@ enum {
 	OPT_REMOTE,
 	OPT_SSH,
 	OPT_REMOTE_KTOP,
+	OPT_SAVE_ON,		/* the flight recorder */
+	OPT_SAVE_BEFORE,
+	OPT_SAVE_AFTER,
+	OPT_SAVE_MAX,
+	OPT_SAVE_GAP,
 };
 
 static const struct option long_opts[] = {
@@ -100,6 +105,11 @@ static const struct option long_opts[] = {
 	{ "remote",		required_argument,	NULL, OPT_REMOTE },
 	{ "ssh",		required_argument,	NULL, OPT_SSH },
 	{ "remote-ktop",	required_argument,	NULL, OPT_REMOTE_KTOP },
+	{ "save-on",		required_argument,	NULL, OPT_SAVE_ON },
+	{ "save-before",	required_argument,	NULL, OPT_SAVE_BEFORE },
+	{ "save-after",		required_argument,	NULL, OPT_SAVE_AFTER },
+	{ "save-max",		required_argument,	NULL, OPT_SAVE_MAX },
+	{ "save-gap",		required_argument,	NULL, OPT_SAVE_GAP },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "help-debug",		no_argument,		NULL, OPT_HELP_DEBUG },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -181,6 +191,22 @@ void opts_usage(FILE *fp)
 	      "      --dat-version 6|7      trace.dat version -o writes (default 7; 6 for\n"
 	      "                             readers older than trace-cmd 3.0)\n"
 	      "      --dat-compress zstd|none  trace.dat 7 compression (default zstd)\n"
+	      "\n"
+	      "Flight recorder (save the seconds around a rare event, and go on):\n"
+	      "      --save-on COND         on a match, write the window around it to a new\n"
+	      "                             file; repeatable. COND: an event with a filter\n"
+	      "                             in the kernel's grammar ('sched:sched_process_exec\n"
+	      "                             comm ~ \"pg*\"'), probe SPEC [if FILTER],\n"
+	      "                             timerlat [irq|thread] > 100us, osnoise > 50us,\n"
+	      "                             lost [> N], runq-p99|runq-avg > 5ms,\n"
+	      "                             hardirq|softirq > 20%, ctxsw|syscalls > 100k\n"
+	      "                             -o PATTERN names the files: %n the save's number,\n"
+	      "                             %t its time (default ktop-%t-%n.ktop; any format)\n"
+	      "      --save-before SEC      seconds kept before the match (default 10)\n"
+	      "      --save-after SEC       seconds recorded after it (default 1); 0: the\n"
+	      "                             kernel stops recording at the match itself\n"
+	      "      --save-max N           at most N files (default 100; 0: no limit)\n"
+	      "      --save-gap SEC         no new window within SEC of the last (default 0)\n"
 	      "  -i, --input FILE           open a snapshot instead of tracing (- for stdin):\n"
 	      "                             .ktop, or trace.dat version 6 or 7 (uncompressed,\n"
 	      "                             zstd or zlib), every buffer; FILE@NAME: only the\n"
@@ -223,6 +249,10 @@ void opts_defaults(struct app_opts *o)
 	o->interval = 1.0;
 	o->so.exclude_self = true;
 	o->stream_rate = 4u << 20;
+	o->rec.before_ns = RECORDER_DEFAULT_BEFORE_NS;
+	o->rec.after_ns = RECORDER_DEFAULT_AFTER_NS;
+	o->rec.gap_ns = RECORDER_DEFAULT_GAP_NS;
+	o->rec.max = RECORDER_DEFAULT_MAX;
 }
 
 int opts_parse_size(const char *s, size_t *out)
@@ -337,6 +367,79 @@ static int opts_seconds(const char *name, const char *arg, double *out, char *er
 				name, arg);
 	*out = v;
 	return 0;
+}
+
+/* A number of seconds >= 0, as nanoseconds. */
+static int opts_seconds0(const char *name, const char *arg, uint64_t *ns, char *err,
+			 size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0) || v > 1e6)
+		return opts_err(err, errlen, "%s wants a number of seconds >= 0, not '%s'",
+				name, arg);
+	*ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
+}
+
+/* --save-on and its settings (the flight recorder) */
+static int opts_save(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	struct recorder_opts *r = &o->rec;
+	unsigned long long v;
+
+	switch (c) {
+	case OPT_SAVE_ON:
+		if (r->nconds >= RECORDER_MAX_CONDS)
+			return opts_err(err, errlen, "too many --save-on conditions (at most %d)",
+					RECORDER_MAX_CONDS);
+		r->conds[r->nconds++] = arg;
+		o->save_set |= 1;
+		return 0;
+	case OPT_SAVE_BEFORE:
+		o->save_set |= 2;
+		return opts_seconds0("--save-before", arg, &r->before_ns, err, errlen);
+	case OPT_SAVE_AFTER:
+		o->save_set |= 2;
+		return opts_seconds0("--save-after", arg, &r->after_ns, err, errlen);
+	case OPT_SAVE_GAP:
+		o->save_set |= 2;
+		return opts_seconds0("--save-gap", arg, &r->gap_ns, err, errlen);
+	default:
+		o->save_set |= 2;
+		if (!opts_uint(arg, 0, 1000000, &v))
+			return opts_err(err, errlen, "--save-max wants a number of files (0: no "
+					"limit), not '%s'", arg);
+		r->max = (unsigned int)v;
+		return 0;
+	}
+}
+
+/* --save-on's combinations; -o becomes its file name pattern. */
+static int opts_check_save(struct app_opts *o, char *err, size_t errlen)
+{
+	struct recorder_opts *r = &o->rec;
+
+	if (!r->nconds) {
+		if (o->save_set)
+			return opts_err(err, errlen, "--save-before, --save-after, --save-max and "
+					"--save-gap are settings of --save-on");
+		return 0;
+	}
+	if (o->input || o->demo || o->stream || o->remote.dest || o->features_only)
+		return opts_err(err, errlen, "--save-on watches a live session here: it cannot be "
+				"combined with %s", o->input ? "-i" : o->demo ? "--demo" :
+				o->stream ? "--stream" : o->remote.dest ? "--remote" : "--features");
+	r->pattern = o->output;
+	o->output = NULL;	/* the saves' names, not a file written on exit */
+	for (unsigned int i = 0; i < o->nviews && i < sizeof(r->views) / sizeof(r->views[0]); i++)
+		r->views[r->nviews++] = o->views[i];
+	r->dat_version = o->dat_version;
+	r->dat_compress = o->dat_compress;
+	return recorder_opts_check(r, err, errlen) ? -EINVAL : 0;
 }
 
 static int opts_add(const char **list, unsigned int *n, const char *what, const char *arg,
@@ -727,6 +830,8 @@ static int opts_option(struct app_opts *o, int c, const char *arg, char *err, si
 
 	if (c == OPT_PROBE)
 		ret = opts_probe(o, arg, err, errlen);
+	else if (c >= OPT_SAVE_ON && c <= OPT_SAVE_GAP)
+		ret = opts_save(o, c, arg, err, errlen);
 	else if (c == OPT_REMOTE || c == OPT_SSH || c == OPT_REMOTE_KTOP)
 		ret = opts_remote_one(o, c, arg, err, errlen);
 	else
@@ -830,5 +935,7 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->offcpu && o->no_bpf)
 		return opts_err(err, errlen, "--offcpu is a BPF program: it cannot be combined "
 				"with --no-bpf");
+	if (opts_check_save(o, err, errlen))
+		return -EINVAL;
 	return OPTS_RUN;
 }

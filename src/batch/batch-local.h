@@ -20,4 +20,15 @@ uint64_t batch_bpf_json(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 /* Without BPF: ",\"bpf\":{\"error\":WHY}". */
 void batch_bpf_json_off(FILE *o, const char *why);
 
+struct app;
+
+/*
+ * The flight recorder's state and the saves made since save *@seen (which
+ * becomes the newest printed): "Recorder:" and "saved ..." lines, or the
+ * ",\"recorder\":{...},\"saves\":[...]" members; a recording's save note too
+ * (src/batch/batch_recorder.c).
+ */
+void batch_recorder_text(struct app *a, FILE *o, uint64_t *seen);
+void batch_recorder_json(struct app *a, FILE *o, uint64_t *seen);
+
 #endif

@@ -95,6 +95,7 @@ struct batch {
 	struct batch_cpu	*cpu;
 	long			iteration;
 	uint64_t		prev_ns;	/* monotonic time of the previous summary */
+	uint64_t		rec_seen;	/* the newest save printed (--save-on) */
 	double			dt;		/* seconds covered by this summary */
 	uint64_t		events;		/* this interval, all CPUs */
 	uint64_t		lost;		/* this interval */
@@ -661,6 +662,7 @@ static void batch_text(struct batch *b)
 			"backlog): %" PRIu64 " this interval, %" PRIu64 " since start (in Lost)\n",
 			bl, bq, bm, b->ktop_dropped, b->ktop_dropped_total);
 	}
+	batch_recorder_text(b->a, o, &b->rec_seen);
 	fputc('\n', o);
 
 	batch_text_cpus(b, o, rm, cw);
@@ -811,6 +813,7 @@ static void batch_json(struct batch *b)
 		fprintf(o, ",\"matched\":%" PRIu64 ",\"held\":%" PRIu64 "}", vc.matched,
 			vc.held);
 	}
+	batch_recorder_json(b->a, o, &b->rec_seen);
 	batch_tracers_json(b->bt, o);
 	if (app_bpf(b->a))
 		b->a->bpf_seq = batch_bpf_json(app_bpf(b->a), o, 1, BATCH_TOP_JSON,
@@ -914,8 +917,11 @@ int batch_run(struct app *a, FILE *out)
 		b.iteration++;
 		last = stopped || (a->opts.iterations && b.iteration >= a->opts.iterations) ||
 		       (end && now >= end);
-		if (last)
+		if (last) {
+			/* the saves under way end first: their lines go in this summary */
+			app_recorder_finish(a, clock_mono_ns() + APP_RECORDER_FINISH_NS);
 			batch_drain(a);	/* the summary stays at the end: now */
+		}
 		batch_drain_wake(a);
 		batch_gather(&b, now);
 		/*

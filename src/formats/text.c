@@ -322,8 +322,8 @@ static int text_save(const struct format_out *out, struct store *st,
 		}
 		s.events++;
 	}
-	store_iter_free(it);
 out:
+	store_iter_free(it);
 	trace_seq_destroy(&seq);
 	ret = format_out_close(&o, ret, &s, err, errlen);
 out_free:

@@ -274,6 +274,12 @@ char *rec_save_note(const struct rec_save_req *q, const struct recorder_save *s)
 		 (double)q->before / 1e9, (double)q->after / 1e9);
 	if (q->cut)
 		note_add(b, &o, len, "cut: %s\n", q->cut);
+	for (unsigned int i = 0; i < q->noff; i++) {
+		ts_str(q->off[i][0], t0, sizeof(t0));
+		ts_str(q->off[i][1], t1, sizeof(t1));
+		note_add(b, &o, len, "off: recording was stopped from %s to %s (the kernel's stop "
+			 "at an earlier match): no events there\n", t0, t1);
+	}
 	ts_str(s->held_from, t0, sizeof(t0));
 	if (s->held_from > s->t0)
 		note_add(b, &o, len, "held: from %s: the store no longer held the first %.3f s "
@@ -348,7 +354,7 @@ int rec_save_write(const struct rec_save_req *q, struct store *st, struct snapsh
 	out->events = es.events;
 	out->bytes = es.bytes;
 	if (ret) {
-		snprintf(out->msg, sizeof(out->msg), "%s", err[0] ? err : strerror(-ret));
+		snprintf(out->msg, sizeof(out->msg), "%.380s", err[0] ? err : strerror(-ret));
 		return out->err = ret;
 	}
 	/* what the message adds to "saved FILE: ..." */
@@ -366,5 +372,14 @@ int rec_save_write(const struct rec_save_req *q, struct store *st, struct snapsh
 	if (q->cut)
 		snprintf(out->msg + strlen(out->msg), sizeof(out->msg) - strlen(out->msg),
 			 "%s%s", out->msg[0] ? "; " : "", q->cut);
+	if (q->noff) {
+		uint64_t off = 0;
+
+		for (unsigned int i = 0; i < q->noff; i++)
+			off += q->off[i][1] - q->off[i][0];
+		snprintf(out->msg + strlen(out->msg), sizeof(out->msg) - strlen(out->msg),
+			 "%srecording was off for %.3f s of the window (an earlier kernel stop)",
+			 out->msg[0] ? "; " : "", (double)off / 1e9);
+	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "funcfilter/filter.h"
+#include "lib/intern.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "view/vfexpr.h"
@@ -145,6 +146,28 @@ static bool over(const struct recorder_cond *c, uint64_t v)
 	return c->ge ? v >= c->bound : v > c->bound;
 }
 
+/*
+ * The task's name at an exec: the kernel names the new image after its file
+ * (kbasename, 15 characters), as the decoder does. The store's comm table
+ * has the last name decoded for the pid, which another CPU's reader may
+ * have set after this event (the fork, decoded after the child's exec).
+ * Return: @buf, or NULL for other events.
+ */
+static const char *event_comm(struct rec_scan *s, uint16_t type, const uint64_t *args,
+			      uint8_t nargs, char *buf, size_t len)
+{
+	const char *fn, *base;
+
+	if (type != KTOP_T_SCHED_PROCESS_EXEC || !nargs)
+		return NULL;
+	fn = intern_str(store_strings(s->st), (uint32_t)args[0]);
+	if (!fn)
+		return NULL;
+	base = strrchr(fn, '/');
+	snprintf(buf, len < 16 ? len : 16, "%s", base ? base + 1 : fn);
+	return buf;
+}
+
 /* Row @i of @r against the watches. */
 static void scan_row(struct rec_scan *s, struct rec_watch *const *w, unsigned int nw,
 		     const struct store_chunk_rows *r, uint32_t i, unsigned int cpu,
@@ -153,6 +176,9 @@ static void scan_row(struct rec_scan *s, struct rec_watch *const *w, unsigned in
 	const struct schema *sc = store_schema(s->st);
 	const struct store_brow *b = &r->row[i];
 	const uint64_t *args = r->args + b->aoff;
+	char cbuf[32];
+	const char *comm = NULL;
+	bool comm_done = false;
 
 	for (unsigned int k = 0; k < nw; k++) {
 		struct rec_match m;
@@ -168,11 +194,15 @@ static void scan_row(struct rec_scan *s, struct rec_watch *const *w, unsigned in
 			if (!v || !over(&w[k]->c, v))
 				continue;
 		} else if (w[k]->x) {
-			const struct vfexpr_ev e = { .args = args, .pid = b->pid,
-						     .cpu = (uint16_t)cpu, .type = b->type,
-						     .flags = b->flags, .pc = b->pc,
-						     .nargs = b->nargs };
+			struct vfexpr_ev e = { .args = args, .pid = b->pid, .cpu = (uint16_t)cpu,
+					       .type = b->type, .flags = b->flags, .pc = b->pc,
+					       .nargs = b->nargs };
 
+			if (!comm_done) {
+				comm = event_comm(s, b->type, args, b->nargs, cbuf, sizeof(cbuf));
+				comm_done = true;
+			}
+			e.comm = comm;
 			if (!vfexpr_eval(w[k]->x, &e))
 				continue;
 		}
@@ -189,10 +219,13 @@ static void scan_row(struct rec_scan *s, struct rec_watch *const *w, unsigned in
 			snprintf(m.what, sizeof(m.what), "%s on CPU %u",
 				 recorder_value_str(&w[k]->c, v, val, sizeof(val)), cpu);
 		} else {
-			const char *comm = store_comm(s->st, b->pid);
+			const char *c = comm_done ? comm : event_comm(s, b->type, args, b->nargs,
+								      cbuf, sizeof(cbuf));
 
+			if (!c)
+				c = store_comm(s->st, b->pid);
 			snprintf(m.what, sizeof(m.what), "%.40s by %.16s pid %d on CPU %u",
-				 w[k]->c.event, comm ? comm : "?", b->pid, cpu);
+				 w[k]->c.event, c ? c : "?", b->pid, cpu);
 		}
 		fn(arg, &m);
 	}

@@ -155,6 +155,9 @@ struct rec_save_req {
 	int				dat_compress;
 	const int			*cancel;	/* export_opts.cancel */
 	const char			*cut;		/* why the window ends early, or NULL */
+	/* when recording was off inside the window (an earlier kernel stop) */
+	uint64_t			off[16][2];
+	unsigned int			noff;
 };
 
 /*

@@ -44,6 +44,7 @@
 #define REC_POLL_MS		50
 #define REC_WATCHES_MAX		64	/* ever added (removed ones stay until free) */
 #define REC_POLL_MATCHES	4096	/* matches kept from one poll; more are counted */
+#define REC_OFF_KEPT		16	/* kernel stops remembered for the windows after */
 
 struct recorder {
 	struct recorder_opts	o;
@@ -61,6 +62,10 @@ struct recorder {
 	struct rec_scan		scan;
 	struct viewfilter	*view;		/* -F: what a save keeps; NULL: all */
 	bool			kernel_off;	/* the kernel stopped recording at a match */
+	uint64_t		off_from;	/* ... at this one (trace clock) */
+	/* the times recording was off after a kernel stop: [from, to], a ring */
+	uint64_t		off[REC_OFF_KEPT][2];
+	unsigned int		noff;
 	int			stop;		/* finish asked (atomic) */
 	int			cancel;		/* the write under way must stop (atomic) */
 	uint64_t		deadline;	/* CLOCK_MONOTONIC of the finish */
@@ -293,7 +298,7 @@ static int watch_add(struct recorder *r, const char *text, struct filter_error *
 		else if (!rec_kernel_trigger_set(w, r->h.instance_dir, why, sizeof(why)))
 			w->kstop = true;
 		if (!w->kstop)
-			snprintf(r->kernel_why, sizeof(r->kernel_why), "%s", why);
+			snprintf(r->kernel_why, sizeof(r->kernel_why), "%.190s", why);
 	} else if (!r->o.after_ns && w->c.kind == RECORDER_LATENCY) {
 		/* recorder_plan() gave the session its stop_tracing_us */
 		w->kstop = r->h.instance_dir && !r->h.top_level;
@@ -471,8 +476,10 @@ static void rec_poll(struct recorder *r, uint64_t published)
 		struct rec_match *m = &r->pm[i];
 
 		match_kstop(r, m);
-		if (m->kstop)
+		if (m->kstop && !r->kernel_off) {
 			r->kernel_off = true;
+			r->off_from = m->ts;
+		}
 		if (r->armed)
 			rec_window_match(&r->win, m);
 	}
@@ -497,6 +504,10 @@ static void rec_resume(struct recorder *r)
 	if (r->h.set_recording)
 		r->h.set_recording(r->h.arg, true);
 	r->kernel_off = false;
+	/* the live trace clock is CLOCK_MONOTONIC: a later window shows the hole */
+	r->off[r->noff % REC_OFF_KEPT][0] = r->off_from;
+	r->off[r->noff % REC_OFF_KEPT][1] = clock_mono_ns();
+	r->noff++;
 }
 
 /*
@@ -546,6 +557,16 @@ static void rec_write_one(struct recorder *r, const char *cut)
 	q.id = (unsigned int)++r->nsaves;
 	/* the window is in the store: the kernel may record again */
 	rec_resume(r);
+	/* the holes an earlier kernel stop left in this window (not its own: it ends there) */
+	for (unsigned int i = 0; i < r->noff && i < REC_OFF_KEPT; i++) {
+		const uint64_t *o = r->off[i];
+
+		if (o[1] > p.t0 && o[0] < p.t1 && q.noff < REC_OFF_KEPT) {
+			q.off[q.noff][0] = o[0] > p.t0 ? o[0] : p.t0;
+			q.off[q.noff][1] = o[1] < p.t1 ? o[1] : p.t1;
+			q.noff++;
+		}
+	}
 	pthread_mutex_unlock(&r->lock);
 	ret = rec_meta(r, err, sizeof(err));
 	if (ret) {
@@ -553,7 +574,7 @@ static void rec_write_one(struct recorder *r, const char *cut)
 		s.id = q.id;
 		snprintf(s.path, sizeof(s.path), "%s", r->o.pattern);
 		snprintf(s.cond, sizeof(s.cond), "%s", r->w[p.m[0].cond]->c.text);
-		snprintf(s.msg, sizeof(s.msg), "not written: no event formats for the file: %s",
+		snprintf(s.msg, sizeof(s.msg), "not written: no event formats for the file: %.300s",
 			 err);
 		s.err = ret;
 	} else {

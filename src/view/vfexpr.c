@@ -623,10 +623,13 @@ static bool str_pred(struct vfexpr *x, struct node *n, uint64_t id)
 }
 
 /* The task's name as libtraceevent's COMM gives it. */
-static bool comm_pred(struct vfexpr *x, struct node *n, int32_t pid)
+static bool comm_pred(struct vfexpr *x, struct node *n, const struct vfexpr_ev *ev)
 {
+	int32_t pid = ev->pid;
 	const char *c = pid ? store_comm(x->st, pid) : "<idle>";
 
+	if (ev->comm)
+		return str_test(n, ev->comm);	/* not cached: the caller's buffer */
 	if (!c)
 		c = "<...>";
 	if (pid != n->last_pid || c != n->last_comm) {
@@ -691,7 +694,7 @@ static bool eval(struct vfexpr *x, const struct tinfo *ti, int32_t i, const stru
 		v = ev->cpu;
 		break;
 	case SF_COMM:
-		return comm_pred(x, n, ev->pid);
+		return comm_pred(x, n, ev);
 	default:
 		if (s >= ev->nargs)
 			return false;

@@ -90,6 +90,13 @@ struct vfexpr_ev {
 	uint8_t		flags;
 	uint8_t		pc;
 	uint8_t		nargs;
+	/*
+	 * The task's name at the event, where the caller knows it better than
+	 * the store's comm table (the last name seen for the pid, which another
+	 * CPU's reader may have set after this event: a fork decoded after the
+	 * child's exec); NULL: the table's.
+	 */
+	const char	*comm;
 };
 
 /* Return: whether the event matches (any type; VFX_FALSE/TRUE types answer at once). */

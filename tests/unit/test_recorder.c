@@ -380,6 +380,11 @@ TEST(scan_finds_an_exec_by_name)
 	add_ev(st, 0, 3 * SEC + 9, KTOP_T_SCHED_WAKEUP, 4242, "rec_target");
 	store_publish(st, 0);
 	store_publish(st, 1);
+	/*
+	 * the fork's "bash", decoded by another CPU's reader after the exec: the
+	 * comm table's last word, not the task's name at the exec
+	 */
+	store_set_comm(st, 4242, "bash");
 	rec_scan_events(&s, ws, 1, 3 * SEC + 6, got_one, &g);
 	CHECK_EQ_U64(g.n, 1);
 	CHECK_EQ_U64(g.m[0].ts, 3 * SEC + 5);
@@ -600,6 +605,7 @@ TEST(save_says_what_eviction_cut)
 	CHECK(bm.save_note && strstr(bm.save_note, "held: from "));
 	CHECK(strstr(bm.save_note, "(evicted for the -m bound)"));
 	snapshot_meta_free(&bm);
+	snapshot_meta_free(&meta);
 	store_free(back);
 	store_free(st);
 }
