@@ -219,60 +219,70 @@ static uint64_t max3(uint64_t x, uint64_t y, uint64_t z)
 	return m > z ? m : z;
 }
 
+void batch_lost_read(struct app *a, unsigned int cpu, struct batch_lost *out)
+{
+	const struct snapshot_meta *rm;
+	struct consumer_cpu_stats *cs = &out->cs;
+	struct store_stats ss;
+
+	memset(out, 0, sizeof(*out));
+	/* the store first: what the consumer has marked in it is counted before */
+	store_get_cpu_stats(a->st, cpu, &ss);
+	/* a recording's own per_cpu stats (a trace.dat's CPUSTAT options) */
+	rm = app_recording_meta(a);
+	if (rm && rm->cpustats && cpu < rm->ncpus && rm->cpustats[cpu].valid) {
+		cs->overrun = rm->cpustats[cpu].overrun;
+		cs->dropped = rm->cpustats[cpu].dropped;
+	}
+	if (app_consumer(a))
+		consumer_get_stats(app_consumer(a), cpu, cs);
+	/*
+	 * Missed-event marks, the per_cpu "overrun" and the store's kernel
+	 * records count the same kernel loss; marks may say "some, number
+	 * unknown", so take the largest. ktop's own drops are counted when they
+	 * happen and marked in the store when decoding reaches them: the
+	 * larger. A stream's bound, its sender's evictions and an older file's
+	 * records only the store knows. Each part only grows, so the total does.
+	 */
+	memcpy(out->why, ss.lost_why, sizeof(out->why));
+	out->why[STORE_LOST_KERNEL] = max3(cs->missed, cs->overrun, ss.lost_why[STORE_LOST_KERNEL]);
+	if (cs->ktop_dropped > out->why[STORE_LOST_KTOP])
+		out->why[STORE_LOST_KTOP] = cs->ktop_dropped;
+	out->total = cs->dropped;
+	for (unsigned int w = 0; w < STORE_LOST_NR; w++)
+		out->total += out->why[w];
+}
+
 static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 {
 	struct batch_cpu *c = &b->cpu[cpu];
-	const struct snapshot_meta *rm;
-	struct consumer_cpu_stats cs;
-	struct store_stats ss;
-	uint64_t total;
+	struct consumer_cpu_stats *cs;
+	struct batch_lost bl;
 
-	/* the store first: what the consumer has marked in it is counted before */
-	store_get_cpu_stats(b->a->st, cpu, &ss);
-	memset(&cs, 0, sizeof(cs));
-	/* a recording's own per_cpu stats (a trace.dat's CPUSTAT options) */
-	rm = app_recording_meta(b->a);
-	if (rm && rm->cpustats && cpu < rm->ncpus && rm->cpustats[cpu].valid) {
-		cs.overrun = rm->cpustats[cpu].overrun;
-		cs.dropped = rm->cpustats[cpu].dropped;
-	}
-	if (app_consumer(b->a)) {
-		consumer_get_stats(app_consumer(b->a), cpu, &cs);
+	batch_lost_read(b->a, cpu, &bl);
+	cs = &bl.cs;
+	if (app_consumer(b->a))
 		for (int i = 0; i < BF_NR; i++)
-			c->flags[i] = cs.flags[i] - c->cs.flags[i];
-	}
-	c->missed = cs.missed - c->cs.missed;
-	c->overrun = cs.overrun - c->cs.overrun;
-	c->dropped = cs.dropped - c->cs.dropped;
-	c->ktop_dropped = cs.ktop_dropped - c->cs.ktop_dropped;
+			c->flags[i] = cs->flags[i] - c->cs.flags[i];
 	/*
 	 * From cumulative counts, so that the intervals add up to the total
 	 * however late each count comes in (marks are decoded after the backlog,
-	 * overrun is read once a second). Missed-event marks, the per_cpu
-	 * "overrun" and the store's kernel records count the same kernel loss;
-	 * marks may say "some, number unknown", so take the largest. ktop's own
-	 * drops are counted when they happen and marked in the store when
-	 * decoding reaches them: the larger. A stream's bound, its sender's
-	 * evictions and an older file's records only the store knows. Each part
-	 * only grows, so the total does.
+	 * overrun is read once a second).
 	 */
-	memcpy(c->why_total, ss.lost_why, sizeof(c->why_total));
-	c->why_total[STORE_LOST_KERNEL] = max3(cs.missed, cs.overrun,
-					       ss.lost_why[STORE_LOST_KERNEL]);
-	if (cs.ktop_dropped > c->why_total[STORE_LOST_KTOP])
-		c->why_total[STORE_LOST_KTOP] = cs.ktop_dropped;
-	total = cs.dropped;
-	for (unsigned int w = 0; w < STORE_LOST_NR; w++)
-		total += c->why_total[w];
-	c->lost = total > c->lost_total ? total - c->lost_total : 0;
-	c->lost_total = total;
-	c->cs = cs;
+	c->missed = cs->missed - c->cs.missed;
+	c->overrun = cs->overrun - c->cs.overrun;
+	c->dropped = cs->dropped - c->cs.dropped;
+	c->ktop_dropped = cs->ktop_dropped - c->cs.ktop_dropped;
+	memcpy(c->why_total, bl.why, sizeof(c->why_total));
+	c->lost = bl.total > c->lost_total ? bl.total - c->lost_total : 0;
+	c->lost_total = bl.total;
+	c->cs = *cs;
 	b->ktop_dropped += c->ktop_dropped;
-	b->backlog += cs.backlog_pages;
-	b->backlog_max += cs.backlog_max;
-	b->queue += cs.queue_pages;
-	if (cs.page_size)
-		b->page_size = cs.page_size;
+	b->backlog += cs->backlog_pages;
+	b->backlog_max += cs->backlog_max;
+	b->queue += cs->queue_pages;
+	if (cs->page_size)
+		b->page_size = cs->page_size;
 }
 
 static int batch_list_add(struct batch_list *l, const struct store_count *v, size_t n)
