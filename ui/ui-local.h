@@ -375,8 +375,9 @@ struct fgraph;
 struct fgraph *pane_graph_model(struct ui *ui);
 
 /*
- * prompt_view.c: the view filter every pane honours (the app's, src/app/app_view.c),
- * on the UI thread. NULL, 0, false when no clause is set.
+ * view.c: the view filter every pane honours (the app's, src/app/app_view.c),
+ * on the UI thread; panes ask it (src/view/viewfilter.h) what it keeps. NULL, 0,
+ * false when no clause is set.
  */
 struct viewfilter;
 struct viewfilter *ui_view(struct ui *ui);
@@ -389,15 +390,6 @@ bool ui_view_header(struct ui *ui, struct richstr *rs);
 const char *ui_source_word(const struct ui *ui);
 /* Draw the line (two at most) on a stream that ended at row @y. Return: rows used. */
 int ui_stream_header(struct ui *ui, int y);
-/*
- * What the panes without events of their own (BPF figures by task and CPU)
- * can honour: the task clauses (pid:, comm:) and the CPU clauses. Return:
- * true when @pid / @cpu passes them (true when there are none).
- */
-bool ui_view_task_ok(struct ui *ui, int32_t pid);
-bool ui_view_cpu_ok(struct ui *ui, int cpu);
-/* The clauses such a pane cannot honour, joined with " && " ("" when none). Return: @buf. */
-const char *ui_view_unapplied(struct ui *ui, char *buf, size_t len);
 
 /* The statistics helper reads new events in slices, at most this much a second. */
 #define UI_INGEST_SLICE_NS	2000000ull

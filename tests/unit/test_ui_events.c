@@ -16,6 +16,7 @@
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/pane_events.c"
 #include "app/app.h"

@@ -19,6 +19,7 @@
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/prompt_line.c"
 #include "../../ui/prompt_save.c"

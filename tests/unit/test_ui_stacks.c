@@ -31,6 +31,7 @@
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
 #include "../../ui/prompt_line.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/prompt_save.c"
 #include "../../ui/pane_events.c"

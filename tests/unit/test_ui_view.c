@@ -23,6 +23,7 @@
 #include "../../ui/stats.c"
 #include "../../ui/tracer_feed.c"
 #include "../../ui/prompt_line.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/pane_events.c"
 #include "../../ui/pane_top.c"
