@@ -13,7 +13,8 @@
  *
  * v marks the selected row as one end of a time window, the cursor is the
  * other end: the rows with timestamps in the window are highlighted, and s
- * offers to save only those (pane_events_window(), prompt_save.c). The window
+ * offers to save only those. The window is the UI's (struct ui_window: the
+ * header and the save prompt read it), kept up to date here. The window
  * is by timestamp, like the exports' [t0, t1] (src/formats/format.h), so what is
  * highlighted and counted is exactly what a save of the window writes.
  */
@@ -49,9 +50,6 @@ struct events_state {
 	uint64_t		req_t0, req_t1;
 	char			search[128];	/* the search this list did last (title, highlight) */
 	bool			at_oldest;	/* g: the page shows the oldest events held */
-	/* v: the time window's mark; the cursor (the selected row) is its other end */
-	bool			marked;
-	struct ui_evpos		mark;
 };
 
 static int events_init(struct ui *ui, struct pane *p)
@@ -226,18 +224,18 @@ static bool cursor_pos(const struct events_state *es, struct ui_evpos *pos)
 	return true;
 }
 
-/* The marked window [@t0, @t1]. Return: false when there is none. */
-static bool window_of(const struct events_state *es, uint64_t *t0, uint64_t *t1)
+/* The marked window's ends: the mark and the cursor, as the cursor is now. */
+static void window_sync(struct ui *ui, const struct events_state *es)
 {
+	uint64_t m = ui->window.mark;
 	struct ui_evpos c;
 
-	if (!es->marked)
-		return false;
+	if (!ui->window.on)
+		return;
 	if (!cursor_pos(es, &c))
-		c = es->mark;
-	*t0 = c.ts < es->mark.ts ? c.ts : es->mark.ts;
-	*t1 = c.ts < es->mark.ts ? es->mark.ts : c.ts;
-	return true;
+		c.ts = m;
+	ui->window.t0 = c.ts < m ? c.ts : m;
+	ui->window.t1 = c.ts < m ? m : c.ts;
 }
 
 /* Seconds as the TIMESTAMP column shows them: microseconds, rounded. */
@@ -278,9 +276,10 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		es->keep_rows = false;
 	events_sync(ui, p, nrows);
 	es->keep_rows = ui->paused;
+	window_sync(ui, es);
 
 	richstr_clear(&rs);
-	if (window_of(es, &wt0, &wt1)) {
+	if (ui_window(ui, &wt0, &wt1, NULL)) {
 		/* the window first: the rest of the line may not fit */
 		richstr_add(&rs, ROLE_WARN, "Events: window ");
 		add_ts(&rs, ROLE_EVENT, wt0);
@@ -433,16 +432,16 @@ static int events_stacks(struct ui *ui, struct events_state *es, enum ui_action 
 	});
 }
 
-static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
+static int events_act(struct ui *ui, struct pane *p, enum ui_action act)
 {
 	struct events_state *es = p->priv;
 	int page = rows_visible(p);
 
 	if (act == ACT_ESC) {
 		/* Esc with nothing open: drop the marked window, if any, and nothing else */
-		if (!es->marked)
+		if (!ui->window.on)
 			return 0;
-		es->marked = false;
+		ui->window.on = false;
 		ui_message(ui, "window cleared");
 		return UI_HANDLED | UI_REDRAW;
 	}
@@ -496,8 +495,8 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		es->hscroll = ui_rowsel_hscroll(es->hscroll, act);
 		break;
 	case ACT_MARK:
-		if (es->marked) {
-			es->marked = false;
+		if (ui->window.on) {
+			ui->window.on = false;
 			ui_message(ui, "window cleared");
 			break;
 		}
@@ -509,10 +508,10 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		if (es->sel < 0 || es->sel >= es->n)
 			es->sel = es->n - 1;
 		select_row(es, es->sel);
-		es->mark = es->sel_pos;
-		es->marked = true;
+		ui->window.mark = es->sel_pos.ts;
+		ui->window.on = true;
 		ui_message(ui, "window marked at %.6f: move to its other end; s saves it, v or Esc "
-			   "clears", (double)es->mark.ts / 1e9);
+			   "clears", (double)ui->window.mark / 1e9);
 		break;
 	case ACT_VIEW_TASK:
 	case ACT_VIEW_TASK_KIDS:
@@ -546,7 +545,15 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 	return UI_HANDLED | UI_REDRAW;
 }
 
-static int events_search(struct ui *ui, struct pane *p, const char *needle, int dir)
+static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
+{
+	int ret = events_act(ui, p, act);
+
+	window_sync(ui, p->priv);
+	return ret;
+}
+
+static int events_find(struct ui *ui, struct pane *p, const char *needle, int dir)
 {
 	struct events_state *es = p->priv;
 	uint64_t t0 = clock_mono_ns(), n = 0;
@@ -657,8 +664,9 @@ static int events_request(struct ui *ui, struct pane *p, const struct ui_req *re
 	if (r->search && *r->search) {
 		if (r->search != ui->search)
 			snprintf(ui->search, sizeof(ui->search), "%s", r->search);
-		ret |= events_search(ui, p, es->search, -1);
+		ret |= events_find(ui, p, es->search, -1);
 	}
+	window_sync(ui, es);
 	return ret;
 }
 
@@ -671,27 +679,22 @@ static int events_click(struct ui *ui, struct pane *p, int row, int col)
 		es->keep_rows = false;
 		select_row(es, row - 2);
 	}
+	window_sync(ui, es);
 	return UI_HANDLED | UI_REDRAW;
 }
 
 static const char *events_footer(struct ui *ui, struct pane *p)
 {
-	const struct events_state *es = p->priv;
-
-	return es->marked ? "/ n N search t time F freeze s save window v clear" :
-			    "/ n N search t time v window z task # CPU e event y/i stacks";
+	return ui->window.on ? "/ n N search t time F freeze s save window v clear" :
+			       "/ n N search t time v window z task # CPU e event y/i stacks";
 }
 
-bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
+static int events_search(struct ui *ui, struct pane *p, const char *needle, int dir)
 {
-	const struct pane *p = ui_pane(ui, "events");
-	const struct events_state *es = p ? p->priv : NULL;
+	int ret = events_find(ui, p, needle, dir);
 
-	if (!es || !window_of(es, t0, t1))
-		return false;
-	if (n)
-		*n = ui_ev_count_view(ui->st, ui_view(ui), *t0, *t1);
-	return true;
+	window_sync(ui, p->priv);
+	return ret;
 }
 
 const struct pane_ops pane_events_ops = {

@@ -410,7 +410,7 @@ static int draw_header(struct ui *ui)
 	if (ss.evicted)
 		richstr_addf(&rs, ROLE_HEADER, " (%s evicted)",
 			     ui_fmt_count(b1, sizeof(b1), ss.evicted));
-	if (pane_events_window(ui, &wt0, &wt1, &wn)) {
+	if (ui_window(ui, &wt0, &wt1, &wn)) {
 		/* the event list's marked window, which s offers to save */
 		richstr_add(&rs, ROLE_HEADER, "  window ");
 		richstr_addf(&rs, ROLE_HEADER_VALUE, "%.6f s, %s events",

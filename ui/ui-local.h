@@ -365,10 +365,21 @@ extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
 #define UI_MAX_PROMPTS	16
 
 /*
- * The event list's marked time window (v): [@t0, @t1] and, if @n is not NULL, how
- * many events the store holds in it. Return: false when no window is marked.
+ * The marked time window: v in the event list marks one end, its cursor is the
+ * other; the header shows it and s offers to save it. The event list keeps it
+ * up to date; everyone else reads it (ui_window).
  */
-bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
+struct ui_window {
+	bool		on;
+	uint64_t	mark;		/* the end v marked */
+	uint64_t	t0, t1;		/* the window, oldest end first */
+};
+
+/*
+ * view.c: the marked window [@t0, @t1] and, if @n is not NULL, how many events
+ * the store holds in it (in the view). Return: false when no window is marked.
+ */
+bool ui_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
 
 /* The graph pane's function_graph model (the stacks pane's third source), or NULL. */
 struct fgraph;
@@ -423,6 +434,7 @@ struct ui {
 	bool			show_lost;
 	enum ui_sort		sort;
 	char			search[128];	/* the last search, for n and N */
+	struct ui_window	window;
 	char			message[256];
 	uint64_t		message_until;
 	/* header figures, refreshed by ui_tick */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The view filter as the panes see it (ui-local.h): the app's filter
- * (src/app/app_view.c), its generation, and the header's line. Panes ask it
- * directly (src/view/viewfilter.h): the event panes through its walks and
- * counts, the BPF pane's figures by task and CPU through viewfilter_task_ok()
- * and viewfilter_cpu_ok(). The view prompt (prompt_view.c) changes it.
+ * What every pane shows (ui-local.h): the view filter, the app's
+ * (src/app/app_view.c), with its generation and the header's line, and the
+ * marked time window. Panes ask the filter directly (src/view/viewfilter.h):
+ * the event panes through its walks and counts, the BPF pane's figures by
+ * task and CPU through viewfilter_task_ok() and viewfilter_cpu_ok(). The view
+ * prompt (prompt_view.c) changes the filter, the event list the window.
  */
 #include <stdio.h>
 
@@ -45,5 +46,16 @@ bool ui_view_header(struct ui *ui, struct richstr *rs)
 		richstr_addf(rs, ROLE_HEADER, " (%d%% read)",
 			     (int)(100 * vc.evaluated / (vc.held ? vc.held : 1)));
 	richstr_add(rs, ROLE_HEADER, "  w widens, W clears, \\ adds");
+	return true;
+}
+
+bool ui_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
+{
+	if (!ui->window.on)
+		return false;
+	*t0 = ui->window.t0;
+	*t1 = ui->window.t1;
+	if (n)
+		*n = ui_ev_count_view(ui->st, ui_view(ui), *t0, *t1);
 	return true;
 }

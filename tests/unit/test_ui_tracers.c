@@ -18,6 +18,7 @@
 #include "../../ui/rowsel.c"
 #include "../../ui/tracer_feed.c"
 #include "../../ui/lineedit.c"
+#include "../../ui/evnav.c"
 #include "../../ui/route.c"
 #include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
@@ -77,11 +78,6 @@ static int fake_events_request(struct ui *ui, struct pane *p, const struct ui_re
 static const struct pane_ops fake_events_ops = {
 	.name = "events", .label = "Events", .request = fake_events_request,
 };
-
-bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
-{
-	return false;
-}
 
 /* ---- an offline app over a fixture ------------------------------------------ */
 
