@@ -90,6 +90,7 @@ int ui_init(struct ui *ui, struct app *a)
 void ui_destroy(struct ui *ui)
 {
 	ui_views_destroy(ui);
+	ui_fgraph_free(ui);
 	ui_stats_destroy(&ui->stats);
 	pthread_cond_destroy(&ui->cond);
 	pthread_mutex_destroy(&ui->lock);

@@ -226,6 +226,14 @@ struct ui_view_req {
 	const char		*text;
 };
 
+/* The stacks pane's sources (its model: stackview.h). */
+enum sv_source {
+	SV_SRC_EVENTS,		/* the stacks of events (count: events) */
+	SV_SRC_OFFCPU,		/* BPF off-CPU stacks (value: ns off CPU) */
+	SV_SRC_GRAPH,		/* function_graph call paths (value: ns) */
+	SV_SRC_NR,
+};
+
 /*
  * The stacks pane (pane_stacks.c): the caller tree or the icicle of a pane's
  * selected row: an event (its type's stacks, the event's own selected), an
@@ -237,7 +245,7 @@ struct ui_view_req {
 struct ui_stacks_req {
 	bool		icicle;		/* the icicle; false: the caller tree */
 	bool		enable;
-	int		src;		/* enum sv_source (ui/stackview.h) */
+	enum sv_source	src;
 	int32_t		type;		/* event stacks of this type; -1: every type */
 	uint32_t	func;		/* event stacks through this function, function_graph
 					 * paths ending in it (a string id); 0: none */
@@ -381,9 +389,25 @@ struct ui_window {
  */
 bool ui_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
 
-/* The graph pane's function_graph model (the stacks pane's third source), or NULL. */
+/*
+ * graph_feed.c: the function_graph model of what the view keeps, the UI's: the
+ * graph pane shows it, the stacks pane takes its call paths.
+ */
+struct ui_fgraph {
+	struct fgraph	*g;		/* NULL until first used */
+	uint64_t	next;		/* the next feed starts at this trace time */
+	uint64_t	slice;		/* trace time fed per step, ns */
+	uint64_t	view_gen;	/* the view filter it is fed under */
+	unsigned int	resets;		/* new trees started for its size */
+	unsigned int	tree;		/* bumped with each new tree: node ids start again */
+};
+
 struct fgraph;
-struct fgraph *pane_graph_model(struct ui *ui);
+/* Return: the model (made on first use; ui_fgraph_free frees it), NULL on ENOMEM. */
+struct fgraph *ui_fgraph(struct ui *ui);
+/* Feed it the events published since, within a budget per frame (unless paused). */
+void ui_fgraph_feed(struct ui *ui);
+void ui_fgraph_free(struct ui *ui);
 
 /*
  * view.c: the view filter every pane honours (the app's, src/app/app_view.c),
@@ -413,6 +437,7 @@ struct ui {
 	struct app		*app;
 	struct store		*st;
 	struct ui_stats		stats;
+	struct ui_fgraph	fgraph;
 	struct ui_theme		theme;
 	enum flags_style	fstyle;
 	/* the tabs, in order, and the one shown */

@@ -36,6 +36,7 @@
 #include "../../ui/prompt_save.c"
 #include "../../ui/pane_events.c"
 #include "../../ui/tracer_feed.c"
+#include "../../ui/graph_feed.c"
 #include "../../ui/stack_rows.c"
 #include "../../ui/stackview.c"
 #include "../../ui/pane_stacks.c"
@@ -48,13 +49,8 @@
 #include "view/viewfilter.h"
 #include "text_screen.h"
 
-/* The graph pane's model, for the stacks pane's function_graph source: the test's. */
+/* A function_graph model, for the stacks pane's function_graph source: the test's. */
 static struct fgraph *graph_model;
-
-struct fgraph *pane_graph_model(struct ui *ui)
-{
-	return graph_model;
-}
 
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
 {
