@@ -5,10 +5,13 @@
  * Every figure is per interval and computed from the new events only: for
  * each CPU we remember the sequence number and timestamp where the previous
  * summary stopped, and ask store_count_by() for the time window of the events
- * published since. Live, the flag counts are the differences of the
- * consumer's cumulative counters (the decoder counts them as it decodes), so
- * no pass goes over the events; without a consumer (a store filled by other
- * means) one pass over [that seq, published end) counts them.
+ * published since. Live without a view, the flag counts are the differences
+ * of the consumer's cumulative counters (the decoder counts them as it
+ * decodes), so no pass goes over the events; under a view, or without a
+ * consumer (a store filled by other means), one pass over [that seq,
+ * published end) counts the events the view keeps. Events whose context the
+ * kernel did not record (ktop_ctx_recorded()) are in no flag column: they are
+ * counted apart and said.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -74,6 +77,7 @@ struct batch_cpu {
 	/* this interval */
 	uint64_t			events;
 	uint64_t			flags[BF_NR];
+	uint64_t			unrec;		/* events without flags (in no flags[]) */
 	uint64_t			missed, overrun, dropped, lost;
 	uint64_t			lost_total;
 	/* of lost_total, by reason (the kernel's: see batch_lost_cpu); with dropped, its sum */
@@ -136,6 +140,7 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 
 	c->events = 0;
 	memset(c->flags, 0, sizeof(c->flags));
+	c->unrec = 0;
 	c->window = false;
 	store_cpu_range(b->a->st, cpu, &first, &end);
 	if (end <= c->next_seq || end <= first)
@@ -159,6 +164,11 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 		c->t1 = ev.ts;
 		if (b->vf && !viewfilter_match(b->vf, &ev))
 			continue;
+		c->events++;
+		if (!ktop_ctx_recorded(pc)) {
+			c->unrec++;
+			continue;
+		}
 		c->flags[BF_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
 		c->flags[BF_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
 		c->flags[BF_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
@@ -166,7 +176,6 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 		c->flags[BF_NMI] += !!(f & KTOP_KF_NMI);
 		c->flags[BF_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
 		c->flags[BF_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
-		c->events++;
 	}
 	store_iter_free(it);
 	c->next_seq = end;
@@ -261,9 +270,12 @@ static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 
 	batch_lost_read(b->a, cpu, &bl);
 	cs = &bl.cs;
-	if (app_consumer(b->a))
+	/* every event's: under a view batch_scan_cpu() counted the view's */
+	if (app_consumer(b->a) && !b->vf) {
 		for (int i = 0; i < BF_NR; i++)
 			c->flags[i] = cs->flags[i] - c->cs.flags[i];
+		c->unrec = cs->flags_unrecorded - c->cs.flags_unrecorded;
+	}
 	/*
 	 * From cumulative counts, so that the intervals add up to the total
 	 * however late each count comes in (marks are decoded after the backlog,
@@ -607,6 +619,7 @@ static void batch_text_cpus(struct batch *b, FILE *o, const struct snapshot_meta
 
 		if (cpu < b->ncpus) {
 			all.events += c->events;
+			all.unrec += c->unrec;
 			all.lost += c->lost;
 			for (int i = 0; i < BF_NR; i++)
 				all.flags[i] += c->flags[i];
@@ -620,6 +633,10 @@ static void batch_text_cpus(struct batch *b, FILE *o, const struct snapshot_meta
 			fprintf(o, " %8" PRIu64, c->flags[i]);
 		fputc('\n', o);
 	}
+	if (all.unrec)
+		fprintf(o, "%*s %10" PRIu64 " events without flags (their context was not recorded: "
+			"uprobe events on some kernels), in none of the flag columns\n", cw, "",
+			all.unrec);
 }
 
 static void batch_text(struct batch *b)
@@ -658,7 +675,7 @@ static void batch_text(struct batch *b)
 
 		viewfilter_counts(b->vf, &vc);
 		fprintf(o, "View: %s: %" PRIu64 " of %" PRIu64 " held events match (the figures "
-			"below count only those)\n", viewfilter_describe(b->vf, desc, sizeof(desc)),
+			"below count only those, but for the losses)\n", viewfilter_describe(b->vf, desc, sizeof(desc)),
 			vc.matched, vc.held);
 	}
 	if (app_consumer(b->a)) {
@@ -784,7 +801,7 @@ static void batch_json(struct batch *b)
 			c->cs.decode_ns, c->cs.events);
 		for (int i = 0; i < BF_NR; i++)
 			fprintf(o, "%s\"%s\":%" PRIu64, i ? "," : "", flag_names[i], c->flags[i]);
-		fputs("}}", o);
+		fprintf(o, "},\"flags_not_recorded\":%" PRIu64 "}", c->unrec);
 	}
 	fputs("],\"top_events\":[", o);
 	for (size_t i = 0; i < b->types.n && i < BATCH_TOP_JSON; i++) {

@@ -159,6 +159,7 @@ struct dwin {
 	uint64_t		last;		/* ts of the last row (clamped) */
 	uint64_t		reordered;
 	uint64_t		fl;		/* flag categories, FLAG_BITS each */
+	uint32_t		unrec;		/* rows whose context was not recorded */
 	uint64_t		appended;	/* rows committed from this page */
 	struct dtype		*lt;		/* the type of the last row */
 };

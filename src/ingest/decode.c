@@ -980,6 +980,8 @@ struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats
 		if (stats)
 			for (unsigned int k = 0; k < DECODE_F_NR; k++)
 				stats->flags[k] += (w.fl >> (FLAG_BITS * k)) & FLAG_MAX;
+		if (stats)
+			stats->flags_unrecorded += w.unrec;
 		/* inside: a page without events never reserved a window (row NULL) */
 		w.w.row += w.n;
 		w.nmax -= w.n;
@@ -989,6 +991,7 @@ struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats
 	w.w.aoff = w.a;
 	w.reordered = 0;
 	w.fl = 0;
+	w.unrec = 0;
 	return w;
 }
 
@@ -1034,6 +1037,7 @@ decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int r
 	struct store_brow *row;
 	struct dtype *dt = NULL;
 	uint64_t t;
+	bool rec;
 	int ret;
 
 	if (__builtin_expect(w->n == w->nmax || w->a > w->amax, 0)) {
@@ -1066,7 +1070,10 @@ decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int r
 	w->n++;
 	w->reordered += ts < w->last;
 	w->last = t;
-	w->fl += d->dc->fcat[row->flags] + d->dc->pcat[row->pc];
+	/* an event without its context counts in no category (ktop_ctx_recorded()) */
+	rec = ktop_ctx_recorded(row->pc);
+	w->fl += rec ? d->dc->fcat[row->flags] + d->dc->pcat[row->pc] : 0;
+	w->unrec += !rec;
 }
 
 /*
