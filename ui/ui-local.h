@@ -292,6 +292,9 @@ struct pane_ops {
 	const char	*(*footer)(struct ui *ui, struct pane *p);
 	/* Search for @needle, @dir -1 older / +1 newer. */
 	int		(*search)(struct ui *ui, struct pane *p, const char *needle, int dir);
+	/* Work a key left to go on in slices (a long search): do about @budget_ns of
+	 * it. Return: true while some is left. May be NULL. */
+	bool		(*work)(struct ui *ui, struct pane *p, uint64_t budget_ns);
 	/* Every frame, for every pane, before the active one draws: read new data even
 	 * when not shown (the latency pane's stop threshold). May be NULL. */
 	void		(*update)(struct ui *ui, struct pane *p);
@@ -429,6 +432,8 @@ int ui_stream_header(struct ui *ui, int y);
 /* The statistics helper reads new events in slices, at most this much a second. */
 #define UI_INGEST_SLICE_NS	2000000ull
 #define UI_INGEST_CAP_NS	250000000ull
+/* Work left in slices (ui_work): this much at a time, keys read between slices. */
+#define UI_WORK_SLICE_NS	40000000ull
 
 #define UI_MIN_COLS	40
 #define UI_MIN_ROWS	12
@@ -492,6 +497,7 @@ struct ui {
 	uint64_t		frames;
 	uint64_t		last_frame_ns;
 	bool			dirty;
+	bool			working;	/* a pane has work in slices (ui_work) */
 };
 
 /* screen.c: terminal-independent set-up and the frame. */
@@ -555,6 +561,13 @@ int ui_request(struct ui *ui, const struct ui_req *r);
 int ui_show_events(struct ui *ui, const struct ui_events_req *r);
 /* Search for ui->search in the pane shown, or in the event list when it cannot. */
 int ui_search(struct ui *ui, int dir);
+/* A pane has work to go on in slices: the main loop calls ui_work() until it is done. */
+void ui_work_later(struct ui *ui);
+/*
+ * Give each pane with work left about @budget_ns of it (its .work). Return:
+ * true while some is left (ui->working).
+ */
+bool ui_work(struct ui *ui, uint64_t budget_ns);
 /* Pause the view (collection goes on), or resume it. */
 void ui_set_paused(struct ui *ui, bool on);
 /* Open the prompt named @name (closing any other). */

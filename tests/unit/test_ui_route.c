@@ -23,6 +23,7 @@
 #include "../../ui/prompt_view.c"
 #include "../../ui/prompt_line.c"
 #include "../../ui/prompt_save.c"
+#include "../../ui/linematch.c"
 #include "../../ui/pane_events.c"
 #include "../../ui/pane_bpf.c"
 

@@ -34,6 +34,7 @@
 #include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/prompt_save.c"
+#include "../../ui/linematch.c"
 #include "../../ui/pane_events.c"
 #include "../../ui/tracer_feed.c"
 #include "../../ui/graph_feed.c"

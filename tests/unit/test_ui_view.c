@@ -26,6 +26,7 @@
 #include "../../ui/prompt_line.c"
 #include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
+#include "../../ui/linematch.c"
 #include "../../ui/pane_events.c"
 #include "../../ui/pane_top.c"
 #include "../../ui/pane_tasks.c"
