@@ -8,6 +8,7 @@
 #   make bench      benchmarks, each next to its anchor
 #   make deps       apt-get install the Debian packages ktop needs
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make install-pmda  ktop's PCP agent into PCP's PMDA directory (then ./Install there)
 #
 # V=1 shows full commands.
 
@@ -36,7 +37,7 @@ DEB_PKGS := build-essential pkg-config libtracefs-dev libtraceevent-dev libtrace
 	libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libzstd-dev libpcre2-dev \
 	libncurses-dev tmux trace-cmd qemu-system-x86 busybox-static cpio time \
 	libclang-rt-14-dev python3 linux-perf libbpf-tools procps rtla xz-utils zstd \
-	bpftrace openssh-client openssh-server sudo
+	bpftrace openssh-client openssh-server sudo pcp libpcp3-dev libpcp-pmda3-dev
 
 # Lazily expanded, so a target that installs the libraries first can still use them.
 PC_LIBS		= libtracefs libtraceevent libtracecmd libbpf libpcre2-8
@@ -44,13 +45,21 @@ PC_CFLAGS	= $(shell $(PKG_CONFIG) --cflags $(PC_LIBS) ncursesw 2>/dev/null)
 CORE_LDLIBS	= $(shell $(PKG_CONFIG) --libs $(PC_LIBS) 2>/dev/null) -lzstd -lelf -lz -lpthread -lm
 UI_LDLIBS	= $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null)
 
+# Performance Co-Pilot: built in when its headers are there, loaded at run time
+# (dlopen) only by --pmda and --pcp, so ktop itself needs no PCP (src/pcp/pcplib.h).
+PCP_INC		?= /usr/include/pcp
+PCP_CFLAGS	= $(if $(wildcard $(PCP_INC)/pmda.h),-DKTOP_HAVE_PCP)
+# Where pmcd finds its agents: /etc/pcp.conf's PCP_PMDAS_DIR.
+PCP_PMDAS_DIR	?= $(shell . /etc/pcp.conf 2>/dev/null && echo $$PCP_PMDAS_DIR)
+PMDADIR		= $(DESTDIR)$(or $(PCP_PMDAS_DIR),/var/lib/pcp/pmdas)/ktop
+
 WARN		:= -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
 		   -Wmissing-prototypes -Wstrict-prototypes
 OPT		?= -O2 -g
 # Core objects (src/) see src/ alone: a core file that includes a UI header
 # does not build. ui/, the tests, tools and benches see both.
 CORE_CFLAGS	= -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -DKTOP_VERSION='"$(VERSION)"' \
-		  -DKTOP_DATADIR='"$(DATADIR)"' -iquote src -I$(B) $(PC_CFLAGS) $(EXTRA_CFLAGS)
+		  -DKTOP_DATADIR='"$(DATADIR)"' -iquote src -I$(B) $(PC_CFLAGS) $(PCP_CFLAGS) $(EXTRA_CFLAGS)
 KTOP_CFLAGS	= $(CORE_CFLAGS) -iquote ui
 KTOP_LDFLAGS	= $(EXTRA_LDFLAGS)
 
@@ -82,7 +91,7 @@ BENCH_SRCS	:= $(wildcard bench/*.c)
 BENCH_BINS	:= $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all run check check-fast check-unit check-asan check-tsan check-live check-tui \
-	check-vm fixtures bench install deps deps-ensure clean tests tools benches fuzz
+	check-vm fixtures bench install install-pmda deps deps-ensure clean tests tools benches fuzz
 .DEFAULT_GOAL := all
 
 all: ktop
@@ -112,8 +121,8 @@ $(B)/layers.ok: tests/layers.sh $(wildcard src/*/*.c src/*/*.h) | $(B)
 # Objects depend on the settings baked into them (PREFIX via DATADIR, VERSION,
 # OPT), so `make install PREFIX=/usr` after a plain `make` rebuilds what it must.
 $(B)/settings: FORCE | $(B)
-	@echo '$(DATADIR) $(VERSION) $(OPT) $(SAN)' | cmp -s - $@ 2>/dev/null || \
-		echo '$(DATADIR) $(VERSION) $(OPT) $(SAN)' > $@
+	@echo '$(DATADIR) $(VERSION) $(OPT) $(SAN) $(PCP_CFLAGS)' | cmp -s - $@ 2>/dev/null || \
+		echo '$(DATADIR) $(VERSION) $(OPT) $(SAN) $(PCP_CFLAGS)' > $@
 
 .PHONY: FORCE
 FORCE:
@@ -207,9 +216,17 @@ build-fuzz/%: tests/fuzz/%.c build-fuzz/libktop.a
 
 # ---- set-up ------------------------------------------------------------
 
+# pcp's postinst starts its services through systemctl, which fails where
+# PID 1 is not systemd (containers, CI): SYSTEMD_OFFLINE=1 makes systemctl
+# only enable the units there (nothing is started; the tests run private
+# pmcds), and a pcp left half-configured by an earlier attempt is finished
+# the same way. Under systemd nothing changes.
 deps:
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS)
+	@if [ -d /run/systemd/system ]; then off=; else off=SYSTEMD_OFFLINE=1; \
+		echo "make deps: PID 1 is not systemd: installing with SYSTEMD_OFFLINE=1"; fi; \
+	env $$off DEBIAN_FRONTEND=noninteractive dpkg --configure -a && \
+	env $$off DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS)
 
 # Install only when something is missing: quick when all is there.
 deps-ensure:
@@ -270,6 +287,21 @@ install: ktop
 	install -m 0644 man/ktop.1 $(DESTDIR)$(MANDIR)/man1/ktop.1
 	$(if $(wildcard themes/*.theme),install -m 0644 $(wildcard themes/*.theme) $(DESTDIR)$(DATADIR)/themes/)
 	if [ -f tests/fixtures/demo.ktop ]; then install -m 0644 tests/fixtures/demo.ktop $(DESTDIR)$(DATADIR)/demo.ktop; fi
+	@if [ -n "$(PCP_PMDAS_DIR)" ] && [ -n "$(PCP_CFLAGS)" ]; then \
+		$(MAKE) --no-print-directory install-pmda; \
+	else echo "make install: no PCP here (/etc/pcp.conf, its headers): the PMDA is not installed"; fi
+
+# ktop's PCP agent in PCP's layout: pmns, root, help, domain.h (written by
+# ktop itself from the metrics it serves), Install, Remove, pmdaktop (pmcd's
+# command) and ktop.options (what the agent traces; an edited one is kept).
+install-pmda: ktop
+	install -d $(PMDADIR)
+	./ktop --pmda-files $(PMDADIR)
+	install -m 0755 pcp/Install pcp/Remove $(PMDADIR)/
+	sed 's|@BINDIR@|$(BINDIR)|' pcp/pmdaktop.in > $(PMDADIR)/pmdaktop
+	chmod 0755 $(PMDADIR)/pmdaktop
+	[ -f $(PMDADIR)/ktop.options ] || install -m 0644 pcp/ktop.options $(PMDADIR)/
+	@echo "ktop's PMDA is in $(PMDADIR): as root, cd there and run ./Install"
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz ktop

@@ -23,6 +23,7 @@
 #include "app/opts.h"
 #include "lib/output.h"
 #include "lib/safefile.h"
+#include "pcp/pmda.h"
 #include "probe/probe.h"
 #include "kernel/session.h"
 #include "lib/tuning.h"
@@ -381,6 +382,15 @@ int main(int argc, char **argv)
 		return 0;
 	if (a.opts.features_only)
 		return main_features();
+	if (a.opts.pmda_files) {
+		if (pmda_write_files(a.opts.pmda_files, err, sizeof(err))) {
+			fprintf(stderr, "ktop: --pmda-files: %s\n", err);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (a.opts.pmda)
+		return main_signals() ? 1 : pmda_main(&a);
 	if (a.opts.demo) {
 		char tried[1024];
 

@@ -325,6 +325,22 @@ static int ui_loop(struct ui *ui, struct app *a)
 			ui->ingest_ns_sec = 0;
 			pthread_mutex_unlock(&ui->lock);
 		}
+		/*
+		 * Work a key left (a long search) goes on a slice at a time, keys
+		 * read between slices; the screen shows its progress at the refresh
+		 * interval, and its end at once.
+		 */
+		if (ui->working) {
+			bool more;
+
+			pthread_mutex_lock(&ui->lock);
+			more = ui_work(ui, UI_WORK_SLICE_NS);
+			pthread_mutex_unlock(&ui->lock);
+			ui->dirty = true;
+			if (!more)
+				last_frame = 0;
+			now = clock_mono_ns();
+		}
 		/* a stale screen is redrawn once the refresh interval has passed */
 		if ((data_stale || ui->dirty) && now - last_frame >= refresh) {
 			frame_locked(ui);
@@ -335,7 +351,7 @@ static int ui_loop(struct ui *ui, struct app *a)
 		due = ui->tick_ns + TICK_NS;
 		if ((data_stale || ui->dirty) && last_frame + refresh < due)
 			due = last_frame + refresh;
-		timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
+		timeout = due > now && !ui->working ? (int)((due - now + 999999) / 1000000) : 0;
 
 		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = winch_pipe[0], .events = POLLIN };

@@ -26,8 +26,8 @@
 #include "kernel/features.h"
 #include "lib/intern.h"
 #include "rowsel.h"
+#include "model/stacktree.h"
 #include "store/stacks.h"
-#include "stackview.h"
 #include "store/store.h"
 #include "view/viewfilter.h"
 #include "ui-local.h"
@@ -196,14 +196,15 @@ static int draw_hist(struct ui *ui, int y, int x, int h, int w, const char *titl
 static size_t top_tasks(struct ui *ui, struct bpfstats *b, enum bpfstats_sort by,
 			struct bpfstats_task *out, size_t max)
 {
+	struct viewfilter *vf = ui_view(ui);
 	size_t n = 0, total, got;
 
-	total = bpfstats_top_tasks(b, by, 0, out, ui_view(ui) ? TASKS_VIEW_MAX : max);
-	if (!ui_view(ui))
+	total = bpfstats_top_tasks(b, by, 0, out, vf ? TASKS_VIEW_MAX : max);
+	if (!vf)
 		return total;
 	got = total < TASKS_VIEW_MAX ? total : TASKS_VIEW_MAX;
 	for (size_t i = 0; i < got; i++)
-		if (ui_view_task_ok(ui, (int32_t)out[i].tid))
+		if (viewfilter_task_ok(vf, (int32_t)out[i].tid))
 			out[n++] = out[i];
 	return n;
 }
@@ -261,7 +262,7 @@ static int draw_sparks(struct ui *ui, struct bpfstats *b, struct bpf_state *bs,
 		     st->interval);
 	ui_draw_rs(ui, y + row++, 0, &rs, w);
 	for (int c = -1; c < (int)st->ncpus && row < h; c++) {
-		if (c >= 0 && !ui_view_cpu_ok(ui, c))
+		if (c >= 0 && ui_view(ui) && !viewfilter_cpu_ok(ui_view(ui), (unsigned int)c))
 			continue;	/* not in the view's CPUs */
 		richstr_clear(&rs);
 		if (c < 0)
@@ -661,7 +662,7 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		richstr_clear(&rs);
 		richstr_add(&rs, ROLE_WARN, "View: top tasks by their task clauses, per-CPU rows by "
 			    "their CPU clauses; histograms and outliers are of every task");
-		if (*ui_view_unapplied(ui, un, sizeof(un)))
+		if (*viewfilter_describe_events(ui_view(ui), un, sizeof(un)))
 			richstr_addf(&rs, ROLE_WARN, "; not applicable here: %s", un);
 		ui_draw_rs(ui, y + row++, 0, &rs, w);
 	}

@@ -2,16 +2,20 @@
 /*
  * The CPU pane ("cpus"): per-CPU event rate and the share of events with each flag of the
  * kernel's latency column, with a legend of that column's letters. Fits in 80
- * columns.
+ * columns. Under a view filter the rates and shares are those of the events
+ * the view keeps (a table of the pane's own, ui/stats_view.h); the losses are
+ * every event's, and say so.
  */
 #include <stdlib.h>
 #include "app/app.h"
 #include "rowsel.h"
+#include "stats_view.h"
 #include "ui-local.h"
 
 struct cpus_state {
-	int	sel;
-	int	top;
+	int			sel;
+	int			top;
+	struct ui_stats_view	view;
 };
 
 static void cpus_header(struct ui *ui, struct pane *p, struct richstr *rs)
@@ -21,7 +25,7 @@ static void cpus_header(struct ui *ui, struct pane *p, struct richstr *rs)
 
 /* The legend, kernel letters as trace_print_lat_fmt() prints them. */
 static const char *const legend_common[] = {
-	"Flags column of the kernel's trace, e.g. \"dNh1.\": one letter per column",
+	"Flags column of the kernel's trace, e.g. \"dNh1.\", a letter per column (? none)",
 	" 1 irqs     d irqs off  D irqs and BH off  b BH off  . irqs on",
 	NULL,	/* resched: depends on the kernel */
 	NULL,
@@ -46,11 +50,20 @@ static const char *legend_line(struct ui *ui, int i)
 static void cpus_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 {
 	struct cpus_state *cs = p->priv;
-	struct ui_stats *s = &ui->stats;
-	int ncpu = (int)s->ncpus, nleg = 7, rows, row = y;
-	uint64_t tot[UI_FLAG_NR] = { 0 }, total = 0, lost = 0;
+	struct viewfilter *vf = ui_view(ui);
+	struct ui_stats *s = vf ? ui_stats_view_feed(ui, &cs->view, vf,
+						      UI_STATS_VIEW_LAST_SECOND) : NULL;
+	uint64_t tot[UI_FLAG_NR] = { 0 }, total = 0, lost = 0, unrec = 0;
+	int ncpu, nleg = 7, rows, row = y;
 	double rate = 0;
 	struct richstr rs;
+	char b[32];
+
+	if (!vf)
+		ui_stats_view_drop(&cs->view);
+	if (!s)
+		s = &ui->stats;
+	ncpu = (int)s->ncpus;
 
 	cpus_header(ui, p, &rs);
 	richstr_pad(&rs, ROLE_COLHDR, w);
@@ -71,6 +84,7 @@ static void cpus_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		for (int i = 0; i < UI_FLAG_NR; i++)
 			tot[i] += st->shown[i];
 		total += st->shown_total;
+		unrec += st->shown_unrec;
 		lost += st->lost;
 		rate += st->rate;
 		if (c < cs->top || c >= cs->top + rows)
@@ -89,8 +103,20 @@ static void cpus_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	if (h - (row - y) < nleg + 2)
 		return;
 	row++;
-	ui_draw_text(ui, row++, 0, ROLE_DIM,
-		     "Shares: the CPU's events of the last second with the flag set.", w);
+	richstr_clear(&rs);
+	if (vf) {
+		richstr_add(&rs, ROLE_WARN, cs->view.caught_up ? "In the view: " :
+			    "In the view (counting its matches...): ");
+		richstr_add(&rs, ROLE_DIM, "events/s and shares of the events it keeps; lost: "
+			    "every event's.");
+	} else {
+		richstr_add(&rs, ROLE_DIM,
+			    "Shares: the CPU's events of the last second with the flag set.");
+	}
+	if (unrec)
+		richstr_addf(&rs, ROLE_WARN, " %s without flags (not recorded: \"?\" in the list) left out.",
+			     ui_fmt_count(b, sizeof(b), unrec));
+	ui_draw_rs(ui, row++, 0, &rs, w);
 	for (int i = 0; i < nleg && row < y + h; i++) {
 		const char *l = legend_line(ui, i);
 
@@ -126,6 +152,13 @@ static int cpus_key(struct ui *ui, struct pane *p, enum ui_action act)
 	       UI_HANDLED | UI_REDRAW;
 }
 
+static void cpus_destroy(struct pane *p)
+{
+	struct cpus_state *cs = p->priv;
+
+	ui_stats_view_drop(&cs->view);
+}
+
 static int cpus_click(struct ui *ui, struct pane *p, int row, int col)
 {
 	struct cpus_state *cs = p->priv;
@@ -142,6 +175,7 @@ const struct pane_ops pane_cpus_ops = {
 	.priv_size	= sizeof(struct cpus_state),
 	.draw		= cpus_draw,
 	.key		= cpus_key,
+	.destroy	= cpus_destroy,
 	.click		= cpus_click,
 	.keys		= "Enter: top view of CPU  #: view of CPU (every pane)",
 };

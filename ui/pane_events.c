@@ -6,6 +6,13 @@
  * rows it shows (a k-way merge of the CPU streams from the bottom row
  * backwards).
  *
+ * A search reads the store through src/view/evsearch.h with the event list's
+ * own lines as the text (ui/linematch.h). It runs in the key for up to
+ * SEARCH_KEY_NS; one that needs longer goes on in slices between frames
+ * (ui_work), the title and the message line saying how far it is, until it
+ * finds the match, knows there is none, or Esc (any key of the list) stops it:
+ * then the selection stays where it was.
+ *
  * Other panes show it through a request (struct ui_events_req): a time, a
  * window [t0, t1] ending the page, one CPU's events only (the latency pane's
  * spike, the BPF pane's outlier), a search. One CPU's list lasts until the
@@ -13,21 +20,25 @@
  *
  * v marks the selected row as one end of a time window, the cursor is the
  * other end: the rows with timestamps in the window are highlighted, and s
- * offers to save only those (pane_events_window(), prompt_save.c). The window
+ * offers to save only those. The window is the UI's (struct ui_window: the
+ * header and the save prompt read it), kept up to date here. The window
  * is by timestamp, like the exports' [t0, t1] (src/formats/format.h), so what is
  * highlighted and counted is exactly what a save of the window writes.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "app/app.h"
 #include "lib/clock.h"
+#include "linematch.h"
 #include "rowsel.h"
 #include "store/store.h"
 #include "ui-local.h"
+#include "view/evsearch.h"
 
-#define SEARCH_MAX_EVENTS	(8u << 20)
-#define SEARCH_MAX_NS		(3000000000ull)
+/* What a search may take in the key that starts it; the rest goes on in slices. */
+#define SEARCH_KEY_NS		30000000ull
 
 struct events_state {
 	bool			follow;
@@ -49,10 +60,20 @@ struct events_state {
 	uint64_t		req_t0, req_t1;
 	char			search[128];	/* the search this list did last (title, highlight) */
 	bool			at_oldest;	/* g: the page shows the oldest events held */
-	/* v: the time window's mark; the cursor (the selected row) is its other end */
-	bool			marked;
-	struct ui_evpos		mark;
+	/* the search that goes on (NULL: none), its text and direction */
+	struct evsearch		*run;
+	struct linematch	run_text;
+	int			run_dir;
+	bool			run_long;	/* past its first slice: the progress was shown */
 };
+
+/* Stop the search that goes on, if any. */
+static void search_stop(struct events_state *es)
+{
+	evsearch_free(es->run);
+	es->run = NULL;
+	linematch_destroy(&es->run_text);
+}
 
 static int events_init(struct ui *ui, struct pane *p)
 {
@@ -68,6 +89,7 @@ static void events_destroy(struct pane *p)
 {
 	struct events_state *es = p->priv;
 
+	search_stop(es);
 	free(es->rows);
 }
 
@@ -226,18 +248,18 @@ static bool cursor_pos(const struct events_state *es, struct ui_evpos *pos)
 	return true;
 }
 
-/* The marked window [@t0, @t1]. Return: false when there is none. */
-static bool window_of(const struct events_state *es, uint64_t *t0, uint64_t *t1)
+/* The marked window's ends: the mark and the cursor, as the cursor is now. */
+static void window_sync(struct ui *ui, const struct events_state *es)
 {
+	uint64_t m = ui->window.mark;
 	struct ui_evpos c;
 
-	if (!es->marked)
-		return false;
+	if (!ui->window.on)
+		return;
 	if (!cursor_pos(es, &c))
-		c = es->mark;
-	*t0 = c.ts < es->mark.ts ? c.ts : es->mark.ts;
-	*t1 = c.ts < es->mark.ts ? es->mark.ts : c.ts;
-	return true;
+		c.ts = m;
+	ui->window.t0 = c.ts < m ? c.ts : m;
+	ui->window.t1 = c.ts < m ? m : c.ts;
 }
 
 /* Seconds as the TIMESTAMP column shows them: microseconds, rounded. */
@@ -263,7 +285,7 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	uint64_t wt0 = 0, wt1 = 0;
 	bool in_window = false;
 	struct richstr rs;
-	char b[32];
+	char b[32], b2[32];
 
 	/* paused: the live tail stands still where it was, and follows again after */
 	if (ui->paused && es->follow && es->n > 0) {
@@ -278,9 +300,10 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		es->keep_rows = false;
 	events_sync(ui, p, nrows);
 	es->keep_rows = ui->paused;
+	window_sync(ui, es);
 
 	richstr_clear(&rs);
-	if (window_of(es, &wt0, &wt1)) {
+	if (ui_window(ui, &wt0, &wt1, NULL)) {
 		/* the window first: the rest of the line may not fit */
 		richstr_add(&rs, ROLE_WARN, "Events: window ");
 		add_ts(&rs, ROLE_EVENT, wt0);
@@ -304,8 +327,17 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		richstr_add(&rs, ROLE_EVENT, "-");
 		add_ts(&rs, ROLE_EVENT, es->req_t1);
 	}
-	if (es->search[0])
+	if (es->run) {
+		struct evsearch_progress pr;
+
+		evsearch_progress(es->run, &pr);
+		richstr_addf(&rs, ROLE_WARN, "  searching %s for \"%s\": %s of %s events read "
+			     "(Esc stops)", es->run_dir < 0 ? "older" : "newer", es->search,
+			     ui_fmt_count(b, sizeof(b), pr.done),
+			     ui_fmt_count(b2, sizeof(b2), pr.total));
+	} else if (es->search[0]) {
 		richstr_addf(&rs, ROLE_DIM, "  search \"%s\" (n older, N newer)", es->search);
+	}
 	if (es->n == 0 && ui_view(ui))
 		richstr_add(&rs, ROLE_WARN, "  no event held matches the view (w widens)");
 	else if (es->n == 0)
@@ -433,16 +465,24 @@ static int events_stacks(struct ui *ui, struct events_state *es, enum ui_action 
 	});
 }
 
-static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
+static int events_act(struct ui *ui, struct pane *p, enum ui_action act)
 {
 	struct events_state *es = p->priv;
 	int page = rows_visible(p);
 
+	if (es->run) {
+		/* Esc, or any key of the list, stops a search that goes on */
+		search_stop(es);
+		ui_message(ui, "search for \"%s\" stopped: the selection stays where it was",
+			   es->search);
+		if (act == ACT_ESC)
+			return UI_HANDLED | UI_REDRAW;
+	}
 	if (act == ACT_ESC) {
 		/* Esc with nothing open: drop the marked window, if any, and nothing else */
-		if (!es->marked)
+		if (!ui->window.on)
 			return 0;
-		es->marked = false;
+		ui->window.on = false;
 		ui_message(ui, "window cleared");
 		return UI_HANDLED | UI_REDRAW;
 	}
@@ -496,8 +536,8 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		es->hscroll = ui_rowsel_hscroll(es->hscroll, act);
 		break;
 	case ACT_MARK:
-		if (es->marked) {
-			es->marked = false;
+		if (ui->window.on) {
+			ui->window.on = false;
 			ui_message(ui, "window cleared");
 			break;
 		}
@@ -509,10 +549,10 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 		if (es->sel < 0 || es->sel >= es->n)
 			es->sel = es->n - 1;
 		select_row(es, es->sel);
-		es->mark = es->sel_pos;
-		es->marked = true;
+		ui->window.mark = es->sel_pos.ts;
+		ui->window.on = true;
 		ui_message(ui, "window marked at %.6f: move to its other end; s saves it, v or Esc "
-			   "clears", (double)es->mark.ts / 1e9);
+			   "clears", (double)ui->window.mark / 1e9);
 		break;
 	case ACT_VIEW_TASK:
 	case ACT_VIEW_TASK_KIDS:
@@ -546,16 +586,84 @@ static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
 	return UI_HANDLED | UI_REDRAW;
 }
 
-static int events_search(struct ui *ui, struct pane *p, const char *needle, int dir)
+static int events_key(struct ui *ui, struct pane *p, enum ui_action act)
+{
+	int ret = events_act(ui, p, act);
+
+	window_sync(ui, p->priv);
+	return ret;
+}
+
+/* Show the match at @pos, selected, with half a page of context after it. */
+static void show_match(struct ui *ui, struct pane *p, const struct ui_evpos *pos)
 {
 	struct events_state *es = p->priv;
-	uint64_t t0 = clock_mono_ns(), n = 0;
-	struct ui_evpos from;
 	struct ui_evwalk w;
-	struct richstr rs;
 	struct ui_evrow r;
-	bool found = false;
+	int k = 0;
 
+	es->follow = false;
+	es->at_oldest = false;
+	es->anchor = *pos;
+	es->sel_pos = es->anchor;
+	es->have_sel = true;
+	es->keep_rows = false;
+	if (ui_evwalk_init_view(&w, ui->st, ui_view(ui), &es->anchor, 1, false, es->only_cpu))
+		return;
+	while (k++ < rows_visible(p) / 2 && ui_evwalk_next(&w, &r))
+		es->anchor = ui_evpos_of(&r);
+	ui_evwalk_destroy(&w);
+}
+
+/* Go on with the search for up to @budget_ns. Return: enum ui_result flags. */
+static int search_step(struct ui *ui, struct pane *p, uint64_t budget_ns)
+{
+	struct events_state *es = p->priv;
+	struct evsearch_progress pr;
+	struct viewfilter_pos hit;
+	int ret = evsearch_step(es->run, budget_ns);
+	char b[32], b2[32];
+
+	evsearch_progress(es->run, &pr);
+	switch (ret) {
+	case EVSEARCH_MORE:
+		ui_message(ui, "searching %s events for \"%s\": %s of %s read, Esc stops",
+			   es->run_dir < 0 ? "older" : "newer", es->search,
+			   ui_fmt_count(b, sizeof(b), pr.done), ui_fmt_count(b2, sizeof(b2), pr.total));
+		ui_work_later(ui);
+		es->run_long = true;
+		return UI_HANDLED | UI_REDRAW;
+	case EVSEARCH_FOUND:
+		evsearch_hit(es->run, NULL, &hit);
+		show_match(ui, p, &(struct ui_evpos){ .ts = hit.ts, .seq = hit.seq, .cpu = hit.cpu });
+		if (es->run_long)	/* in place of the progress */
+			ui_message(ui, "\"%s\": found (%s events searched)", es->search,
+				   ui_fmt_count(b, sizeof(b), pr.done));
+		break;
+	case EVSEARCH_NONE:
+		ui_message(ui, "\"%s\": no %s match (%s events searched)", es->search,
+			   es->run_dir < 0 ? "older" : "newer", ui_fmt_count(b, sizeof(b), pr.done));
+		break;
+	case -ESTALE:
+		ui_message(ui, "search for \"%s\" stopped: the view changed (n searches again)",
+			   es->search);
+		break;
+	default:
+		ui_message(ui, "search for \"%s\" failed: %s", es->search, strerror(-ret));
+		break;
+	}
+	search_stop(es);
+	return UI_HANDLED | UI_REDRAW;
+}
+
+static int events_find(struct ui *ui, struct pane *p, const char *needle, int dir)
+{
+	struct events_state *es = p->priv;
+	struct ui_evpos from;
+
+	if (es->run && dir == es->run_dir && !strcmp(needle, es->search))
+		return UI_HANDLED;	/* n again: the search goes on */
+	search_stop(es);
 	if (!es->follow || es->n == 0)
 		events_sync(ui, p, rows_visible(p));
 	if (es->n == 0) {
@@ -567,46 +675,32 @@ static int events_search(struct ui *ui, struct pane *p, const char *needle, int 
 	if (needle != es->search)
 		snprintf(es->search, sizeof(es->search), "%s", needle);
 	from = ui_evpos_of(&es->rows[es->sel]);
-	if (ui_evwalk_init_view(&w, ui->st, ui_view(ui), &from, dir, false, es->only_cpu))
+	if (linematch_init(&es->run_text, ui->st, ui->fstyle, needle))
 		return UI_HANDLED;
-	while (ui_evwalk_next(&w, &r)) {
-		ui_fmt_event(&rs, ui->st, ui->fstyle, &r.ev);
-		if (strstr(rs.ch, needle)) {
-			found = true;
-			break;
-		}
-		if (++n >= SEARCH_MAX_EVENTS ||
-		    ((n & 4095) == 0 && clock_mono_ns() - t0 > SEARCH_MAX_NS))
-			break;
-	}
-	ui_evwalk_destroy(&w);
-	if (!found) {
-		char b[32];
-
-		ui_message(ui, "\"%s\": no %s match (%s events searched)", needle,
-			   dir < 0 ? "older" : "newer", ui_fmt_count(b, sizeof(b), n));
+	es->run = evsearch_new(ui->st, ui_view(ui),
+			       &(struct viewfilter_pos){ .ts = from.ts, .seq = from.seq,
+							 .cpu = from.cpu },
+			       dir, es->only_cpu, &linematch_ops, &es->run_text);
+	if (!es->run) {
+		linematch_destroy(&es->run_text);
+		ui_message(ui, "search: out of memory");
 		return UI_HANDLED;
 	}
-	/* show the match with half a page of context after it */
-	es->follow = false;
-	es->at_oldest = false;
-	es->anchor = ui_evpos_of(&r);
-	es->sel_pos = es->anchor;
-	es->have_sel = true;
-	es->keep_rows = false;
-	{
-		struct ui_evwalk w2;
-		struct ui_evrow r2;
-		int k = 0;
+	es->run_dir = dir < 0 ? -1 : 1;
+	es->run_long = false;
+	return search_step(ui, p, SEARCH_KEY_NS);
+}
 
-		if (!ui_evwalk_init_view(&w2, ui->st, ui_view(ui),
-					 &es->anchor, 1, false, es->only_cpu)) {
-			while (k++ < rows_visible(p) / 2 && ui_evwalk_next(&w2, &r2))
-				es->anchor = ui_evpos_of(&r2);
-			ui_evwalk_destroy(&w2);
-		}
-	}
-	return UI_HANDLED | UI_REDRAW;
+/* A search that goes on: its next slice. Return: true while it goes on. */
+static bool events_work(struct ui *ui, struct pane *p, uint64_t budget_ns)
+{
+	struct events_state *es = p->priv;
+
+	if (!es->run)
+		return false;
+	search_step(ui, p, budget_ns);
+	window_sync(ui, es);
+	return es->run != NULL;
 }
 
 /*
@@ -645,6 +739,7 @@ static int events_request(struct ui *ui, struct pane *p, const struct ui_req *re
 
 	if (req->kind != UI_REQ_EVENTS)
 		return 0;
+	search_stop(es);
 	es->only_cpu = r->one_cpu ? (int)r->cpu : -1;
 	es->req_t0 = r->t1 ? r->t0 : 0;
 	es->req_t1 = r->t1;
@@ -657,8 +752,9 @@ static int events_request(struct ui *ui, struct pane *p, const struct ui_req *re
 	if (r->search && *r->search) {
 		if (r->search != ui->search)
 			snprintf(ui->search, sizeof(ui->search), "%s", r->search);
-		ret |= events_search(ui, p, es->search, -1);
+		ret |= events_find(ui, p, es->search, -1);
 	}
+	window_sync(ui, es);
 	return ret;
 }
 
@@ -666,32 +762,28 @@ static int events_click(struct ui *ui, struct pane *p, int row, int col)
 {
 	struct events_state *es = p->priv;
 
+	search_stop(es);
 	if (row >= 2 && row - 2 < es->n) {
 		freeze_here(es);
 		es->keep_rows = false;
 		select_row(es, row - 2);
 	}
+	window_sync(ui, es);
 	return UI_HANDLED | UI_REDRAW;
 }
 
 static const char *events_footer(struct ui *ui, struct pane *p)
 {
-	const struct events_state *es = p->priv;
-
-	return es->marked ? "/ n N search t time F freeze s save window v clear" :
-			    "/ n N search t time v window z task # CPU e event y/i stacks";
+	return ui->window.on ? "/ n N search t time F freeze s save window v clear" :
+			       "/ n N search t time v window z task # CPU e event y/i stacks";
 }
 
-bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
+static int events_search(struct ui *ui, struct pane *p, const char *needle, int dir)
 {
-	const struct pane *p = ui_pane(ui, "events");
-	const struct events_state *es = p ? p->priv : NULL;
+	int ret = events_find(ui, p, needle, dir);
 
-	if (!es || !window_of(es, t0, t1))
-		return false;
-	if (n)
-		*n = ui_ev_count_view(ui->st, ui_view(ui), *t0, *t1);
-	return true;
+	window_sync(ui, p->priv);
+	return ret;
 }
 
 const struct pane_ops pane_events_ops = {
@@ -705,5 +797,6 @@ const struct pane_ops pane_events_ops = {
 	.click		= events_click,
 	.footer		= events_footer,
 	.search		= events_search,
+	.work		= events_work,
 	.request	= events_request,
 };

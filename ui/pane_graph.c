@@ -15,8 +15,10 @@
  * nodes are folded (a bitmap of the nodes that differ from the default, so
  * C/E are O(1) whatever the size of the tree), the selected node and the node
  * at the top of the page. New calls arriving, or a new sort, change the rows
- * but not these. The model is fed on the UI thread, each frame with only the
- * events published since the last one.
+ * but not these. The model is the UI's (graph_feed.c: the stacks pane takes
+ * its call paths too), fed on the UI thread, each frame with only the events
+ * published since the last one; when it starts a new tree, the state kept by
+ * its node ids starts again.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,17 +30,12 @@
 #include "model/fgraph.h"
 #include "lib/intern.h"
 #include "rowsel.h"
-#include "stackview.h"
+#include "store/stacks.h"
 #include "store/store.h"
-#include "tracer_feed.h"
 #include "tracer_rows.h"
-#include "view/viewfilter.h"
 #include "ui-local.h"
 
-#define GRAPH_LAG_NS		(300ull * 1000 * 1000)
-#define GRAPH_RESET_NODES	(1u << 20)	/* a new tree beyond this (bounded memory) */
 #define GRAPH_MAX_ROWS		(4u << 20)
-#define GRAPH_FEED_NS		(40ull * 1000 * 1000)	/* feeding per frame, at most about */
 
 struct graph_vstate {
 	uint8_t		*flip;		/* bit per node id: folded differs from all_folded */
@@ -49,14 +46,11 @@ struct graph_vstate {
 };
 
 struct graph_state {
-	struct fgraph		*g;
+	struct fgraph		*g;		/* the UI's (ui_fgraph), for the UI's life */
+	unsigned int		tree;		/* its tree the fold state is of (ui->fgraph.tree) */
 	enum fgraph_view	view;
 	enum fgraph_sort	sort;
-	uint64_t		t0;		/* the next feed starts here */
-	uint64_t		slice;		/* trace time fed per step, ns */
 	bool			follow;
-	unsigned int		resets;
-	uint64_t		view_gen;	/* the view filter the tree was fed under */
 	struct graph_vstate	vs[2];
 	struct fgraph_row	*rows;
 	size_t			cap;
@@ -73,14 +67,6 @@ static const char *const sort_names[] = {
 	[FGRAPH_SORT_ORDER] = "order", [FGRAPH_SORT_TOTAL] = "total", [FGRAPH_SORT_SELF] = "self",
 	[FGRAPH_SORT_COUNT] = "count", [FGRAPH_SORT_MAX] = "max", [FGRAPH_SORT_NAME] = "name",
 };
-
-/* The tree holds the calls of the events the view filter matches. */
-static bool graph_keep(void *ctx, const struct ktop_event *ev)
-{
-	struct viewfilter *vf = ui_view(ctx);
-
-	return !vf || viewfilter_match(vf, ev);
-}
 
 /* ---- fold state --------------------------------------------------------- */
 
@@ -130,11 +116,6 @@ static void vs_all(struct graph_vstate *vs, bool folded)
 
 /* ---- model -------------------------------------------------------------- */
 
-static struct fgraph *graph_model(struct ui *ui)
-{
-	return app_fgraph_new(ui->app, graph_keep, ui);
-}
-
 static int graph_init(struct ui *ui, struct pane *p)
 {
 	struct graph_state *gs = p->priv;
@@ -142,8 +123,7 @@ static int graph_init(struct ui *ui, struct pane *p)
 	for (int v = 0; v < 2; v++)
 		gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
 	gs->follow = true;
-	gs->slice = 10000000;
-	gs->g = graph_model(ui);
+	gs->g = ui_fgraph(ui);
 	return gs->g ? 0 : -1;
 }
 
@@ -151,60 +131,22 @@ static void graph_destroy(struct pane *p)
 {
 	struct graph_state *gs = p->priv;
 
-	fgraph_free(gs->g);
 	for (int v = 0; v < 2; v++)
 		free(gs->vs[v].flip);
 	free(gs->rows);
 }
 
-static int graph_feed_slice(struct ui *ui, void *ctx, uint64_t t0, uint64_t t1)
-{
-	struct graph_state *gs = ctx;
-
-	fgraph_feed_store(gs->g, ui->st, t0, t1);
-	return 0;
-}
-
+/* Bring the model up to date; a new tree of it: the fold state starts again. */
 static void graph_feed(struct ui *ui, struct graph_state *gs)
 {
-	uint64_t t1, t_in = clock_thread_ns();
-	struct fgraph_stats fs;
-
-	if (gs->view_gen != ui_view_gen(ui)) {
-		/* another view: a new tree of what it matches, from the oldest event held */
-		fgraph_reset(gs->g);
-		for (int v = 0; v < 2; v++) {
-			vs_all(&gs->vs[v], gs->vs[v].all_folded);
-			gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
-		}
-		gs->t0 = 0;
-		gs->view_gen = ui_view_gen(ui);
+	ui_fgraph_feed(ui);
+	if (gs->tree == ui->fgraph.tree)
+		return;
+	for (int v = 0; v < 2; v++) {
+		vs_all(&gs->vs[v], gs->vs[v].all_folded);
+		gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
 	}
-	if (ui->paused && gs->t0)
-		return;
-	/* a live run without function_graph has no call records to read */
-	if ((app_flags(ui->app) & SOURCE_GROWS) && strcmp(app_tracer(ui->app), "function_graph"))
-		return;
-	t1 = ui_feed_window_end(ui, GRAPH_LAG_NS);
-	if (!t1 || t1 < gs->t0)
-		return;
-	fgraph_get_stats(gs->g, &fs);
-	if (fs.nodes > GRAPH_RESET_NODES) {
-		/* bounded memory: start a new tree; ids start again, so does the UI state */
-		fgraph_reset(gs->g);
-		for (int v = 0; v < 2; v++) {
-			vs_all(&gs->vs[v], gs->vs[v].all_folded);
-			gs->vs[v].sel = gs->vs[v].top = FGRAPH_NONE;
-		}
-		gs->resets++;
-		ui_message(ui, "graph: more than %u nodes, a new tree starts", GRAPH_RESET_NODES);
-	}
-	/*
-	 * In time slices, within a budget: the frame (and the first one, which
-	 * may find seconds of calls held) stays short; the rest comes with the
-	 * next frames.
-	 */
-	ui_feed_slices(ui, &gs->t0, t1, &gs->slice, t_in, GRAPH_FEED_NS, graph_feed_slice, gs);
+	gs->tree = ui->fgraph.tree;
 }
 
 /* The rows of the current view with the current folds. */
@@ -362,8 +304,8 @@ static void graph_title(struct ui *ui, struct graph_state *gs, struct richstr *r
 			     fs.entry_missing, fs.exit_missing);
 	if (fs.dropped)
 		richstr_addf(rs, ROLE_WARN, "  %" PRIu64 " dropped", fs.dropped);
-	if (gs->resets)
-		richstr_addf(rs, ROLE_DIM, "  tree restarted %u times", gs->resets);
+	if (ui->fgraph.resets)
+		richstr_addf(rs, ROLE_DIM, "  tree restarted %u times", ui->fgraph.resets);
 }
 
 /* Scroll the name column of a row @n columns to the left; the figures stay. */
@@ -560,13 +502,6 @@ static int graph_key(struct ui *ui, struct pane *p, enum ui_action act)
 		return 0;
 	}
 	return UI_HANDLED | UI_REDRAW;
-}
-
-struct fgraph *pane_graph_model(struct ui *ui)
-{
-	struct pane *p = ui_pane(ui, "graph");
-
-	return p ? ((struct graph_state *)p->priv)->g : NULL;
 }
 
 static int graph_search(struct ui *ui, struct pane *p, const char *needle, int dir)

@@ -297,18 +297,22 @@ static bool lat_user(struct lat_state *ls)
 	return !latency_row(ls->l, -1, &all) && all.tl[LATENCY_TL_USER].count;
 }
 
-static enum latency_table sort_table;
-static struct lat_state *sort_ls;
+/* What the rows are sorted by: the table and the pane's model and sort key. */
+struct row_order {
+	enum latency_table	table;
+	const struct lat_state	*ls;
+};
 
-static int row_cmp(const void *a, const void *b)
+static int row_cmp(const void *a, const void *b, void *arg)
 {
+	const struct row_order *o = arg;
 	struct latency_row ra, rb;
 	uint64_t ka, kb;
 
-	latency_row(sort_ls->l, *(const int *)a, &ra);
-	latency_row(sort_ls->l, *(const int *)b, &rb);
-	ka = ui_lat_sort_key(sort_table, &ra, sort_ls->sort);
-	kb = ui_lat_sort_key(sort_table, &rb, sort_ls->sort);
+	latency_row(o->ls->l, *(const int *)a, &ra);
+	latency_row(o->ls->l, *(const int *)b, &rb);
+	ka = ui_lat_sort_key(o->table, &ra, o->ls->sort);
+	kb = ui_lat_sort_key(o->table, &rb, o->ls->sort);
 	if (ka != kb)
 		return ka > kb ? -1 : 1;
 	return *(const int *)a - *(const int *)b;
@@ -324,9 +328,8 @@ static void lat_rows(struct lat_state *ls, enum latency_table t)
 	for (unsigned int c = 0; c < n && c < LAT_MAX_CPUS; c++)
 		if (latency_cpu_seen(ls->l, c))
 			ls->rows[ls->nrows++] = (int)c;
-	sort_table = t;
-	sort_ls = ls;
-	qsort(ls->rows + 1, (size_t)ls->nrows - 1, sizeof(int), row_cmp);
+	qsort_r(ls->rows + 1, (size_t)ls->nrows - 1, sizeof(int), row_cmp,
+		&(struct row_order){ .table = t, .ls = ls });
 	/* the selection follows its CPU through re-sorting */
 	for (int i = 0; i < ls->nrows; i++)
 		if (ls->rows[i] == ls->sel_cpu)

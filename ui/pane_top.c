@@ -18,94 +18,33 @@
 #include "lib/intern.h"
 #include "rowsel.h"
 #include "store/store.h"
-#include "tracer_feed.h"
+#include "stats_view.h"
 #include "view/viewfilter.h"
 #include "ui-local.h"
 
 #define TOP_MAX		4096
 #define COLW		9
-#define VIEW_LAG_NS	(300ull * 1000 * 1000)	/* a live feed ends this far behind now */
-#define VIEW_FEED_NS	(20ull * 1000 * 1000)	/* feeding a frame, at most about */
-
-/* The rows under a view filter. */
-struct top_view {
-	struct ui_stats		s;
-	bool			init;
-	uint64_t		gen;		/* of the view counted */
-	struct viewfilter_pos	pos;		/* the last event counted */
-	bool			caught_up, was_caught_up;
-	uint64_t		tick_ns;
-};
 
 struct top_state {
 	int			sel;
 	int			top;
 	size_t			n;
 	const struct ui_top_ent	*rows[TOP_MAX];
-	struct top_view		view;
+	struct ui_stats_view	view;		/* the rows under a view filter */
 };
-
-static void top_view_drop(struct top_view *tv)
-{
-	if (tv->init)
-		ui_stats_destroy(&tv->s);
-	tv->init = false;
-}
-
-/* Count what the view matches since the last frame. */
-static void top_view_feed(struct ui *ui, struct top_view *tv, struct viewfilter *vf)
-{
-	uint64_t horizon = ui_feed_window_end(ui, VIEW_LAG_NS), c0 = clock_thread_ns(), n = 0;
-	struct viewfilter_walk *w;
-	struct ktop_event ev;
-	uint64_t seq;
-
-	if (!tv->init || tv->gen != ui_view_gen(ui)) {
-		top_view_drop(tv);
-		if (ui_stats_init(&tv->s, ui->st))
-			return;
-		tv->init = true;
-		tv->gen = ui_view_gen(ui);
-		tv->pos = VIEWFILTER_POS_START;
-		tv->caught_up = tv->was_caught_up = false;
-		tv->tick_ns = clock_mono_ns();
-	}
-	if (ui->paused && tv->caught_up)
-		return;
-	w = horizon ? viewfilter_walk_new(vf, &tv->pos, 1, false) : NULL;
-	tv->caught_up = w != NULL;
-	while (w && viewfilter_walk_next(w, &ev, &seq)) {
-		if (ev.ts > horizon)
-			break;
-		ui_stats_count(&tv->s, &ev);
-		tv->pos = (struct viewfilter_pos){ .ts = ev.ts, .seq = seq, .cpu = ev.cpu };
-		if (!(++n & 1023) && clock_thread_ns() - c0 > VIEW_FEED_NS) {
-			tv->caught_up = false;
-			ui->dirty = true;
-			break;
-		}
-	}
-	viewfilter_walk_free(w);
-	/* rates once a second, once a whole second was counted */
-	if (clock_mono_ns() - tv->tick_ns >= 1000000000ull) {
-		ui_stats_tick(&tv->s, clock_mono_ns());
-		tv->s.rates_valid = tv->was_caught_up;
-		tv->was_caught_up = tv->caught_up;
-		tv->tick_ns = clock_mono_ns();
-	}
-}
 
 /* The table the rows come from: the view's, or every event's. */
 static struct ui_stats *top_stats(struct ui *ui, struct top_state *ts)
 {
 	struct viewfilter *vf = ui_view(ui);
+	struct ui_stats *s;
 
 	if (!vf) {
-		top_view_drop(&ts->view);
+		ui_stats_view_drop(&ts->view);
 		return &ui->stats;
 	}
-	top_view_feed(ui, &ts->view, vf);
-	return ts->view.init ? &ts->view.s : &ui->stats;
+	s = ui_stats_view_feed(ui, &ts->view, vf, UI_STATS_VIEW_OLDEST);
+	return s ? s : &ui->stats;
 }
 
 static const char *const col_title[UI_SORT_NR] = {
@@ -384,7 +323,7 @@ static void top_destroy(struct pane *p)
 {
 	struct top_state *ts = p->priv;
 
-	top_view_drop(&ts->view);
+	ui_stats_view_drop(&ts->view);
 }
 
 const struct pane_ops pane_top_ops = {

@@ -94,7 +94,7 @@ static int save_open(struct ui *ui, struct prompt *pr)
 	if (ss->folded)
 		return folded_prompt(ui, pr);
 
-	ss->window = pane_events_window(ui, &ss->t0, &ss->t1, &ss->n);
+	ss->window = ui_window(ui, &ss->t0, &ss->t1, &ss->n);
 	if (!ss->window)
 		return name_prompt(ui, pr);
 	snprintf(label, sizeof(label), "save the marked window (%llu events, %.6f s): w, "

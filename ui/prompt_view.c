@@ -13,11 +13,7 @@
  * and widen back through UI_REQ_WIDEN (w drops the newest clause, W all);
  * panes see the change through ui_view_gen() and recount.
  *
- * The header shows the clauses and "N of M events" each frame, evaluated
- * within a budget per frame (viewfilter_update). Panes whose figures are not
- * events (the BPF statistics by task and CPU) honour the task and CPU clauses
- * through ui_view_task_ok()/ui_view_cpu_ok() and name the others
- * (ui_view_unapplied).
+ * The header's line and the panes' access to the filter are ui/view.c's.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -32,7 +28,6 @@
 #include "ui-local.h"
 
 #define VIEW_ROWS		5		/* the prompt's overlay */
-#define VIEW_UPDATE_NS		(20ull * 1000 * 1000)	/* evaluating a frame, at most */
 #define VIEW_COMPLETE_MAX	2048
 
 struct view_state {
@@ -41,140 +36,7 @@ struct view_state {
 	bool			pushed_err;	/* @fe came from the last Enter */
 	struct filter_error	fe;
 	char			hint[512];	/* completion candidates, or "" */
-	/* the parts panes without events can honour, rebuilt when the view changes */
-	uint64_t		part_gen;
-	struct viewfilter	*task_part, *cpu_part;
-	char			unapplied[VIEWFILTER_TEXT_MAX];
 };
-
-static struct view_state *view_state(struct ui *ui)
-{
-	struct prompt *pr = ui_prompt(ui, "view");
-
-	return pr ? pr->priv : NULL;
-}
-
-struct viewfilter *ui_view(struct ui *ui)
-{
-	return ui->app ? app_view(ui->app) : NULL;
-}
-
-uint64_t ui_view_gen(struct ui *ui)
-{
-	return ui->app && ui->app->view ? viewfilter_gen(ui->app->view) : 0;
-}
-
-bool ui_view_header(struct ui *ui, struct richstr *rs)
-{
-	struct viewfilter *vf = ui_view(ui);
-	struct viewfilter_counts vc;
-	char desc[VIEWFILTER_TEXT_MAX], b1[32], b2[32];
-
-	if (!vf)
-		return false;
-	if (!viewfilter_update(vf, VIEW_UPDATE_NS))
-		ui->dirty = true;	/* more to evaluate: the next frame goes on */
-	viewfilter_counts(vf, &vc);
-	richstr_clear(rs);
-	richstr_add(rs, ROLE_HEADER, " view ");
-	richstr_add(rs, ROLE_HEADER_VALUE, viewfilter_describe(vf, desc, sizeof(desc)));
-	richstr_addf(rs, ROLE_HEADER_VALUE, "  %s%s of %s events",
-		     vc.evaluated < vc.held ? ">=" : "", ui_fmt_count(b1, sizeof(b1), vc.matched),
-		     ui_fmt_count(b2, sizeof(b2), vc.held));
-	if (vc.evaluated < vc.held)
-		richstr_addf(rs, ROLE_HEADER, " (%d%% read)",
-			     (int)(100 * vc.evaluated / (vc.held ? vc.held : 1)));
-	richstr_add(rs, ROLE_HEADER, "  w widens, W clears, \\ adds");
-	return true;
-}
-
-/* ---- the parts of the view a pane without events honours ------------------------ */
-
-enum clause_kind { CL_TASK, CL_CPU, CL_OTHER };
-
-static enum clause_kind clause_kind(const char *text)
-{
-	if (*text == '!')
-		text++;
-	if (!strncmp(text, "pid:", 4) || !strncmp(text, "comm:", 5))
-		return CL_TASK;
-	if (!strncmp(text, "cpu:", 4) || !strncmp(text, "buffer:", 7))
-		return CL_CPU;
-	return CL_OTHER;
-}
-
-static void parts_free(struct view_state *vs)
-{
-	viewfilter_free(vs->task_part);
-	viewfilter_free(vs->cpu_part);
-	vs->task_part = vs->cpu_part = NULL;
-	vs->unapplied[0] = '\0';
-}
-
-/* Rebuild the task and CPU parts when the view changed. */
-static void parts_sync(struct ui *ui, struct view_state *vs)
-{
-	struct viewfilter *vf = ui_view(ui);
-	size_t n = 0;
-
-	if (vs->part_gen == ui_view_gen(ui) && (vs->task_part || !vf))
-		return;
-	parts_free(vs);
-	vs->part_gen = ui_view_gen(ui);
-	if (!vf)
-		return;
-	vs->task_part = viewfilter_new(ui->st, ui->app->rel);
-	vs->cpu_part = viewfilter_new(ui->st, NULL);
-	if (vs->cpu_part && viewfilter_set_buffers(vs->cpu_part, app_recording_meta(ui->app))) {
-		viewfilter_free(vs->cpu_part);
-		vs->cpu_part = NULL;
-	}
-	for (size_t i = 0; i < viewfilter_nclauses(vf); i++) {
-		const char *c = viewfilter_clause(vf, i);
-		enum clause_kind k = clause_kind(c);
-
-		if (k == CL_TASK && vs->task_part)
-			viewfilter_push(vs->task_part, c, NULL);
-		else if (k == CL_CPU && vs->cpu_part)
-			viewfilter_push(vs->cpu_part, c, NULL);
-		else if (k == CL_OTHER && n + 8 < sizeof(vs->unapplied))
-			n += (size_t)snprintf(vs->unapplied + n, sizeof(vs->unapplied) - n, "%s%s",
-					      n ? " && " : "", c);
-	}
-}
-
-bool ui_view_task_ok(struct ui *ui, int32_t pid)
-{
-	struct view_state *vs = view_state(ui);
-
-	if (!vs || !ui_view(ui))
-		return true;
-	parts_sync(ui, vs);
-	/* not viewfilter_match: its event type (0) would have to be one the store holds */
-	return !vs->task_part || viewfilter_task_ok(vs->task_part, pid);
-}
-
-bool ui_view_cpu_ok(struct ui *ui, int cpu)
-{
-	struct view_state *vs = view_state(ui);
-
-	if (!vs || !ui_view(ui) || cpu < 0)
-		return true;
-	parts_sync(ui, vs);
-	return !vs->cpu_part || viewfilter_cpu_ok(vs->cpu_part, (unsigned int)cpu);
-}
-
-const char *ui_view_unapplied(struct ui *ui, char *buf, size_t len)
-{
-	struct view_state *vs = view_state(ui);
-
-	buf[0] = '\0';
-	if (vs && ui_view(ui)) {
-		parts_sync(ui, vs);
-		snprintf(buf, len, "%s", vs->unapplied);
-	}
-	return buf;
-}
 
 /* ---- narrowing and widening (UI_REQ_NARROW, UI_REQ_WIDEN) ------------------------ */
 
@@ -445,15 +307,9 @@ static void view_draw(struct ui *ui, struct prompt *pr)
 	ui_overlay_row(ui, y + h - 1, w, &rs);
 }
 
-static void view_destroy(struct prompt *pr)
-{
-	parts_free(pr->priv);
-}
-
 const struct prompt_ops prompt_view_ops = {
 	.name		= "view",
 	.priv_size	= sizeof(struct view_state),
-	.destroy	= view_destroy,
 	.open		= view_open,
 	.key		= view_key,
 	.draw		= view_draw,

@@ -180,6 +180,25 @@ int ui_search(struct ui *ui, int dir)
 	return p->ops->search(ui, p, ui->search, dir) | UI_REDRAW;
 }
 
+void ui_work_later(struct ui *ui)
+{
+	ui->working = true;
+}
+
+bool ui_work(struct ui *ui, uint64_t budget_ns)
+{
+	bool more = false;
+
+	for (int i = 0; i < ui->npanes; i++) {
+		struct pane *p = &ui->panes[i];
+
+		if (p->ops->work && p->ops->work(ui, p, budget_ns))
+			more = true;
+	}
+	ui->working = more;
+	return more;
+}
+
 void ui_set_paused(struct ui *ui, bool on)
 {
 	struct store_stats ss;

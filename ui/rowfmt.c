@@ -262,7 +262,7 @@ void ui_fmt_event(struct richstr *rs, struct store *st, enum flags_style style,
 	snprintf(pid, sizeof(pid), "-%-7d", ev->pid);
 	richstr_add(rs, ROLE_PID, pid);
 	richstr_addf(rs, ROLE_CPU, " [%03u] ", ev->cpu);
-	flags_format(flags, style, ev->flags, ev->pc, 0);
+	flags_format_shown(flags, style, ev->flags, ev->pc, 0);
 	richstr_add(rs, ROLE_FLAGS, flags);
 	/* the kernel rounds to the microsecond (ns2usecs adds 500) */
 	us = (ev->ts + 500) / 1000;

@@ -90,6 +90,7 @@ int ui_init(struct ui *ui, struct app *a)
 void ui_destroy(struct ui *ui)
 {
 	ui_views_destroy(ui);
+	ui_fgraph_free(ui);
 	ui_stats_destroy(&ui->stats);
 	pthread_cond_destroy(&ui->cond);
 	pthread_mutex_destroy(&ui->lock);
@@ -410,7 +411,7 @@ static int draw_header(struct ui *ui)
 	if (ss.evicted)
 		richstr_addf(&rs, ROLE_HEADER, " (%s evicted)",
 			     ui_fmt_count(b1, sizeof(b1), ss.evicted));
-	if (pane_events_window(ui, &wt0, &wt1, &wn)) {
+	if (ui_window(ui, &wt0, &wt1, &wn)) {
 		/* the event list's marked window, which s offers to save */
 		richstr_add(&rs, ROLE_HEADER, "  window ");
 		richstr_addf(&rs, ROLE_HEADER_VALUE, "%.6f s, %s events",

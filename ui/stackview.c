@@ -237,7 +237,9 @@ bool sv_update(struct ui *ui, struct stackview *sv)
 	default:
 		return false;
 	}
-	return !sv_make_set(sv, ui->st, sv->scope.src == SV_SRC_GRAPH ? pane_graph_model(ui) : NULL,
+	if (sv->scope.src == SV_SRC_GRAPH)
+		ui_fgraph_feed(ui);
+	return !sv_make_set(sv, ui->st, sv->scope.src == SV_SRC_GRAPH ? ui_fgraph(ui) : NULL,
 			    ui_view(ui), now);
 }
 

@@ -27,17 +27,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "model/stacktree.h"
+#include "ui-local.h"
 
 struct ui;
 struct store;
 struct viewfilter;
-
-enum sv_source {
-	SV_SRC_EVENTS,		/* the stacks of events (count: events) */
-	SV_SRC_OFFCPU,		/* BPF off-CPU stacks (value: ns off CPU) */
-	SV_SRC_GRAPH,		/* function_graph call paths (value: ns) */
-	SV_SRC_NR,
-};
 
 /* What the pane shows of a source. */
 struct sv_scope {
@@ -116,7 +110,7 @@ const struct stack_tree *sv_tree(struct stackview *sv, struct store *st, enum st
  * Events: feed what was published since (within a budget, the rest in the
  * next frames), and make a new set when the counts changed and the last one
  * is a second old (or there is none). Off-CPU: poll the BPF totals once a
- * second. Graph: a new set of the graph pane's tree once a second.
+ * second. Graph: a new set of the UI's function_graph tree (ui_fgraph) once a second.
  * Return: true when the set changed (the trees are new).
  */
 bool sv_update(struct ui *ui, struct stackview *sv);

@@ -188,20 +188,27 @@ static void top_add(struct ui_stats *s, const struct ktop_event *ev)
 		e->count++;
 }
 
-void ui_stats_count(struct ui_stats *s, const struct ktop_event *ev)
-{
-	top_add(s, ev);
-	s->examined++;
-}
-
 static void flags_add(struct ui_cpu_stat *cs, const struct ktop_event *ev)
 {
-	unsigned int b = ui_flag_bits(ev->flags, ev->pc);
+	unsigned int b;
 
+	cs->events++;
+	if (!ktop_ctx_recorded(ev->pc)) {
+		cs->cur_unrec++;
+		return;
+	}
+	b = ui_flag_bits(ev->flags, ev->pc);
 	for (int i = 0; i < UI_FLAG_NR; i++)
 		cs->cur[i] += (b >> i) & 1;
 	cs->cur_total++;
-	cs->events++;
+}
+
+void ui_stats_count(struct ui_stats *s, const struct ktop_event *ev)
+{
+	top_add(s, ev);
+	if (ev->cpu < s->ncpus)
+		flags_add(&s->cpu[ev->cpu], ev);
+	s->examined++;
 }
 
 /* Read events [from, to) of @cpu into s->buf. Return: how many slots (failed reads: type 0). */
@@ -350,15 +357,19 @@ void ui_stats_tick(struct ui_stats *s, uint64_t now_ns)
 		struct store_stats ss;
 
 		store_get_cpu_stats(s->st, c, &ss);
-		if (s->last_tick_ns && ss.appended >= cs->appended_prev)
+		if (s->fed)
+			cs->rate = (double)(cs->events - cs->events_prev) / dt;
+		else if (s->last_tick_ns && ss.appended >= cs->appended_prev)
 			cs->rate = (double)(ss.appended - cs->appended_prev) / dt;
+		cs->events_prev = cs->events;
 		cs->appended_prev = ss.appended;
 		cs->lost = ss.lost;
-		if (cs->cur_total) {
+		if (cs->cur_total || cs->cur_unrec) {
 			memcpy(cs->shown, cs->cur, sizeof(cs->shown));
 			cs->shown_total = cs->cur_total;
+			cs->shown_unrec = cs->cur_unrec;
 			memset(cs->cur, 0, sizeof(cs->cur));
-			cs->cur_total = 0;
+			cs->cur_total = cs->cur_unrec = 0;
 		}
 	}
 	for (size_t i = 0; i < s->n; i++) {

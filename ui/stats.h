@@ -24,12 +24,18 @@ struct ui_open_span {
 
 struct ui_cpu_stat {
 	uint64_t	seq;			/* next seq to read */
-	uint64_t	cur[UI_FLAG_NR], cur_total;	/* window being filled */
-	uint64_t	shown[UI_FLAG_NR], shown_total;	/* last complete, non-empty window */
+	/*
+	 * The flag windows: events with each flag, and the events that have
+	 * flags (total); those whose context was not recorded are in @unrec
+	 * only (ktop_ctx_recorded()).
+	 */
+	uint64_t	cur[UI_FLAG_NR], cur_total, cur_unrec;	/* window being filled */
+	uint64_t	shown[UI_FLAG_NR], shown_total, shown_unrec;	/* last complete one */
 	uint64_t	events;			/* examined since start */
+	uint64_t	events_prev;		/* ... at the last tick (a fed table's rate) */
 	uint64_t	skipped;		/* not examined: behind, or evicted first */
 	uint64_t	appended_prev;
-	double		rate;			/* events/s published */
+	double		rate;			/* events/s published (a fed table: counted) */
 	uint64_t	lost;
 	struct ui_open_span	irq, softirq;	/* open irq/softirq entries */
 };
@@ -84,6 +90,8 @@ struct ui_stats {
 	bool			rates_valid;
 	bool			rescanning;
 	bool			live_skip;	/* live: skip ahead when far behind */
+	bool			fed;		/* fed by its owner (ui_stats_count): rates
+						 * from the events counted, not the store's */
 	uint64_t		gen;		/* bumped by each reset of the top view */
 	struct ktop_event	*buf;		/* events read, not yet counted */
 };
@@ -108,8 +116,9 @@ bool ui_stats_behind(struct ui_stats *s);
 void ui_stats_tick(struct ui_stats *s, uint64_t now_ns);
 
 /*
- * Count @ev in the top view's table as ui_stats_ingest does, for a table fed
- * by its owner (the top view under a view filter: the events it matches).
+ * Count @ev in the top view's table and in its CPU's flag window as
+ * ui_stats_ingest does, for a table fed by its owner (under a view filter:
+ * the events it matches, ui/stats_view.h).
  */
 void ui_stats_count(struct ui_stats *s, const struct ktop_event *ev);
 

@@ -226,6 +226,14 @@ struct ui_view_req {
 	const char		*text;
 };
 
+/* The stacks pane's sources (its model: stackview.h). */
+enum sv_source {
+	SV_SRC_EVENTS,		/* the stacks of events (count: events) */
+	SV_SRC_OFFCPU,		/* BPF off-CPU stacks (value: ns off CPU) */
+	SV_SRC_GRAPH,		/* function_graph call paths (value: ns) */
+	SV_SRC_NR,
+};
+
 /*
  * The stacks pane (pane_stacks.c): the caller tree or the icicle of a pane's
  * selected row: an event (its type's stacks, the event's own selected), an
@@ -237,7 +245,7 @@ struct ui_view_req {
 struct ui_stacks_req {
 	bool		icicle;		/* the icicle; false: the caller tree */
 	bool		enable;
-	int		src;		/* enum sv_source (ui/stackview.h) */
+	enum sv_source	src;
 	int32_t		type;		/* event stacks of this type; -1: every type */
 	uint32_t	func;		/* event stacks through this function, function_graph
 					 * paths ending in it (a string id); 0: none */
@@ -284,6 +292,9 @@ struct pane_ops {
 	const char	*(*footer)(struct ui *ui, struct pane *p);
 	/* Search for @needle, @dir -1 older / +1 newer. */
 	int		(*search)(struct ui *ui, struct pane *p, const char *needle, int dir);
+	/* Work a key left to go on in slices (a long search): do about @budget_ns of
+	 * it. Return: true while some is left. May be NULL. */
+	bool		(*work)(struct ui *ui, struct pane *p, uint64_t budget_ns);
 	/* Every frame, for every pane, before the active one draws: read new data even
 	 * when not shown (the latency pane's stop threshold). May be NULL. */
 	void		(*update)(struct ui *ui, struct pane *p);
@@ -365,18 +376,46 @@ extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
 #define UI_MAX_PROMPTS	16
 
 /*
- * The event list's marked time window (v): [@t0, @t1] and, if @n is not NULL, how
- * many events the store holds in it. Return: false when no window is marked.
+ * The marked time window: v in the event list marks one end, its cursor is the
+ * other; the header shows it and s offers to save it. The event list keeps it
+ * up to date; everyone else reads it (ui_window).
  */
-bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
-
-/* The graph pane's function_graph model (the stacks pane's third source), or NULL. */
-struct fgraph;
-struct fgraph *pane_graph_model(struct ui *ui);
+struct ui_window {
+	bool		on;
+	uint64_t	mark;		/* the end v marked */
+	uint64_t	t0, t1;		/* the window, oldest end first */
+};
 
 /*
- * prompt_view.c: the view filter every pane honours (the app's, src/app/app_view.c),
- * on the UI thread. NULL, 0, false when no clause is set.
+ * view.c: the marked window [@t0, @t1] and, if @n is not NULL, how many events
+ * the store holds in it (in the view). Return: false when no window is marked.
+ */
+bool ui_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n);
+
+/*
+ * graph_feed.c: the function_graph model of what the view keeps, the UI's: the
+ * graph pane shows it, the stacks pane takes its call paths.
+ */
+struct ui_fgraph {
+	struct fgraph	*g;		/* NULL until first used */
+	uint64_t	next;		/* the next feed starts at this trace time */
+	uint64_t	slice;		/* trace time fed per step, ns */
+	uint64_t	view_gen;	/* the view filter it is fed under */
+	unsigned int	resets;		/* new trees started for its size */
+	unsigned int	tree;		/* bumped with each new tree: node ids start again */
+};
+
+struct fgraph;
+/* Return: the model (made on first use; ui_fgraph_free frees it), NULL on ENOMEM. */
+struct fgraph *ui_fgraph(struct ui *ui);
+/* Feed it the events published since, within a budget per frame (unless paused). */
+void ui_fgraph_feed(struct ui *ui);
+void ui_fgraph_free(struct ui *ui);
+
+/*
+ * view.c: the view filter every pane honours (the app's, src/app/app_view.c),
+ * on the UI thread; panes ask it (src/view/viewfilter.h) what it keeps. NULL, 0,
+ * false when no clause is set.
  */
 struct viewfilter;
 struct viewfilter *ui_view(struct ui *ui);
@@ -389,19 +428,12 @@ bool ui_view_header(struct ui *ui, struct richstr *rs);
 const char *ui_source_word(const struct ui *ui);
 /* Draw the line (two at most) on a stream that ended at row @y. Return: rows used. */
 int ui_stream_header(struct ui *ui, int y);
-/*
- * What the panes without events of their own (BPF figures by task and CPU)
- * can honour: the task clauses (pid:, comm:) and the CPU clauses. Return:
- * true when @pid / @cpu passes them (true when there are none).
- */
-bool ui_view_task_ok(struct ui *ui, int32_t pid);
-bool ui_view_cpu_ok(struct ui *ui, int cpu);
-/* The clauses such a pane cannot honour, joined with " && " ("" when none). Return: @buf. */
-const char *ui_view_unapplied(struct ui *ui, char *buf, size_t len);
 
 /* The statistics helper reads new events in slices, at most this much a second. */
 #define UI_INGEST_SLICE_NS	2000000ull
 #define UI_INGEST_CAP_NS	250000000ull
+/* Work left in slices (ui_work): this much at a time, keys read between slices. */
+#define UI_WORK_SLICE_NS	40000000ull
 
 #define UI_MIN_COLS	40
 #define UI_MIN_ROWS	12
@@ -410,6 +442,7 @@ struct ui {
 	struct app		*app;
 	struct store		*st;
 	struct ui_stats		stats;
+	struct ui_fgraph	fgraph;
 	struct ui_theme		theme;
 	enum flags_style	fstyle;
 	/* the tabs, in order, and the one shown */
@@ -431,6 +464,7 @@ struct ui {
 	bool			show_lost;
 	enum ui_sort		sort;
 	char			search[128];	/* the last search, for n and N */
+	struct ui_window	window;
 	char			message[256];
 	uint64_t		message_until;
 	/* header figures, refreshed by ui_tick */
@@ -463,6 +497,7 @@ struct ui {
 	uint64_t		frames;
 	uint64_t		last_frame_ns;
 	bool			dirty;
+	bool			working;	/* a pane has work in slices (ui_work) */
 };
 
 /* screen.c: terminal-independent set-up and the frame. */
@@ -526,6 +561,13 @@ int ui_request(struct ui *ui, const struct ui_req *r);
 int ui_show_events(struct ui *ui, const struct ui_events_req *r);
 /* Search for ui->search in the pane shown, or in the event list when it cannot. */
 int ui_search(struct ui *ui, int dir);
+/* A pane has work to go on in slices: the main loop calls ui_work() until it is done. */
+void ui_work_later(struct ui *ui);
+/*
+ * Give each pane with work left about @budget_ns of it (its .work). Return:
+ * true while some is left (ui->working).
+ */
+bool ui_work(struct ui *ui, uint64_t budget_ns);
 /* Pause the view (collection goes on), or resume it. */
 void ui_set_paused(struct ui *ui, bool on);
 /* Open the prompt named @name (closing any other). */

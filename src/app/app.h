@@ -71,6 +71,16 @@ struct app_opts {
 	/* --save-on and its settings (the flight recorder); rec.pattern is -o's */
 	struct recorder_opts	rec;
 	unsigned int		save_set;	/* 1: --save-on, 2: one of its settings given */
+	/* Performance Co-Pilot (src/pcp/) */
+	bool			pmda;		/* --pmda: be pmcd's agent */
+	int			pmda_domain;	/* -d N with --pmda; 0: ktop's */
+	bool			pmda_notready;	/* --notready: pmcd.conf says notready */
+	const char		*pmda_files;	/* --pmda-files DIR */
+	const char		*pcp_hosts;	/* --pcp HOST[,HOST...] */
+	const char		*pcp_archive;	/* --pcp-archive ARCHIVE[,ARCHIVE...] */
+	const char		*pcp_start;	/* --start, --finish, --origin: PCP's time */
+	const char		*pcp_finish;	/*   window of an archive (PCPIntro(1)) */
+	const char		*pcp_origin;
 	/* -e EVENT:stack: EVENT without its suffix (so.events and so.stacks point here) */
 	char			specbuf[SESSION_MAX_LIST][128];
 	unsigned int		nspecbuf;

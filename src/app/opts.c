@@ -59,6 +59,14 @@ enum {
 	OPT_SAVE_AFTER,
 	OPT_SAVE_MAX,
 	OPT_SAVE_GAP,
+	OPT_PMDA,
+	OPT_PMDA_FILES,
+	OPT_PMDA_NOTREADY,
+	OPT_PCP,
+	OPT_PCP_ARCHIVE,
+	OPT_PCP_START,
+	OPT_PCP_FINISH,
+	OPT_PCP_ORIGIN,
 };
 
 static const struct option long_opts[] = {
@@ -110,13 +118,17 @@ static const struct option long_opts[] = {
 	{ "save-after",		required_argument,	NULL, OPT_SAVE_AFTER },
 	{ "save-max",		required_argument,	NULL, OPT_SAVE_MAX },
 	{ "save-gap",		required_argument,	NULL, OPT_SAVE_GAP },
+	{ "pmda",		no_argument,		NULL, OPT_PMDA },
+	{ "domain",		required_argument,	NULL, 'd' },
+	{ "notready",		no_argument,		NULL, OPT_PMDA_NOTREADY },
+	{ "pmda-files",		required_argument,	NULL, OPT_PMDA_FILES },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "help-debug",		no_argument,		NULL, OPT_HELP_DEBUG },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
 
-static const char short_opts[] = ":p:l:n:g:e:P:C:b:m:o:i:O:F:hV";
+static const char short_opts[] = ":p:l:n:g:e:P:C:b:m:o:i:O:F:d:hV";
 
 void opts_usage(FILE *fp)
 {
@@ -222,6 +234,16 @@ void opts_usage(FILE *fp)
 	      "      --ssh 'CMD'            --remote's ssh command (default ssh), e.g.\n"
 	      "                             'ssh -p 2222 -i KEY'; split at blanks\n"
 	      "      --remote-ktop PATH     ktop on HOST (default: ktop in sudo's PATH)\n"
+	      "\n"
+	      "Performance Co-Pilot (PCP; loaded only by these options):\n"
+	      "      --pmda                 be PCP's agent: pmcd runs ktop --pmda with the\n"
+	      "                             what-to-trace options of its pmcd.conf line and\n"
+	      "                             serves the ktop.* metrics (make install-pmda)\n"
+	      "  -d, --domain N             --pmda's PMDA domain (default 363)\n"
+	      "      --notready             --pmda starts as pmcd.conf's notready agent, and\n"
+	      "                             says ready once tracing runs\n"
+	      "      --pmda-files DIR       write the agent's pmns, root, help and domain.h\n"
+	      "\n"
 	      "  -h, --help                 this text\n"
 	      "      --help-debug           the tuning and test switches (KTOP_* variables)\n"
 	      "  -V, --version              version\n"
@@ -429,10 +451,13 @@ static int opts_check_save(struct app_opts *o, char *err, size_t errlen)
 					"--save-gap are settings of --save-on");
 		return 0;
 	}
-	if (o->input || o->demo || o->stream || o->remote.dest || o->features_only)
+	if (o->input || o->demo || o->stream || o->remote.dest || o->features_only || o->pmda ||
+	    o->pcp_hosts || o->pcp_archive)
 		return opts_err(err, errlen, "--save-on watches a live session here: it cannot be "
 				"combined with %s", o->input ? "-i" : o->demo ? "--demo" :
-				o->stream ? "--stream" : o->remote.dest ? "--remote" : "--features");
+				o->stream ? "--stream" : o->remote.dest ? "--remote" :
+				o->features_only ? "--features" : o->pmda ? "--pmda" :
+				o->pcp_hosts ? "--pcp" : "--pcp-archive");
 	r->pattern = o->output;
 	o->output = NULL;	/* the saves' names, not a file written on exit */
 	for (unsigned int i = 0; i < o->nviews && i < sizeof(r->views) / sizeof(r->views[0]); i++)
@@ -823,6 +848,91 @@ static int opts_remote_one(struct app_opts *o, int c, const char *arg, char *err
 	}
 }
 
+/* --pmda, -d, --pmda-files, --pcp, --pcp-archive and PCP's time window. */
+static int opts_pcp_one(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case OPT_PMDA:
+		o->pmda = true;
+		return 0;
+	case 'd':
+		/* 511 is PCP's DYNAMIC_PMID: a PMID's domain has 9 bits */
+		if (!opts_uint(arg, 1, 510, &v))
+			return opts_err(err, errlen, "-d wants a PMDA domain number from 1 to 510 "
+					"(PCP's free range is 256-510), not '%s'", arg);
+		o->pmda_domain = (int)v;
+		return 0;
+	case OPT_PMDA_FILES:
+		o->pmda_files = arg;
+		return 0;
+	case OPT_PMDA_NOTREADY:
+		o->pmda_notready = true;
+		return 0;
+	case OPT_PCP:
+	case OPT_PCP_ARCHIVE:
+		if (!*arg || arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") ||
+		    strpbrk(arg, " \t\n"))
+			return opts_err(err, errlen, "%s wants a comma list of %s, not '%s'",
+					c == OPT_PCP ? "--pcp" : "--pcp-archive",
+					c == OPT_PCP ? "hosts (HOST[:PORT])" : "archives", arg);
+		if (c == OPT_PCP)
+			o->pcp_hosts = arg;
+		else
+			o->pcp_archive = arg;
+		return 0;
+	case OPT_PCP_START:
+		o->pcp_start = arg;
+		return 0;
+	case OPT_PCP_FINISH:
+		o->pcp_finish = arg;
+		return 0;
+	default:
+		o->pcp_origin = arg;
+		return 0;
+	}
+}
+
+/* What --pmda and --pcp take, and what they do not. */
+static int opts_check_pcp(const struct app_opts *o, char *err, size_t errlen)
+{
+	const struct session_opts *so = &o->so;
+	const char *fleet = o->pcp_hosts ? "--pcp" : "--pcp-archive";
+
+	if ((o->pmda_domain || o->pmda_notready) && !o->pmda)
+		return opts_err(err, errlen, "%s applies to --pmda only", o->pmda_domain ?
+				"-d (a PMDA domain)" : "--notready");
+	if ((o->pcp_start || o->pcp_finish || o->pcp_origin) && !o->pcp_archive)
+		return opts_err(err, errlen, "%s applies to --pcp-archive only (PCP's time "
+				"window of an archive)", o->pcp_start ? "--start" :
+				o->pcp_finish ? "--finish" : "--origin");
+	if (o->pmda && (o->batch || o->stream || o->remote.dest || o->output || o->demo ||
+			o->nviews || o->pcp_hosts || o->pcp_archive || o->pmda_files))
+		return opts_err(err, errlen, "--pmda answers pmcd: it cannot be combined with %s",
+				o->batch ? (o->json ? "--json" : "--batch") :
+				o->stream ? "--stream" : o->remote.dest ? "--remote" :
+				o->output ? "-o" : o->demo ? "--demo" : o->nviews ? "--view" :
+				o->pmda_files ? "--pmda-files" : o->pcp_hosts ? "--pcp" :
+				"--pcp-archive");
+	if (!o->pcp_hosts && !o->pcp_archive)
+		return 0;
+	if (o->pcp_hosts && o->pcp_archive)
+		return opts_err(err, errlen, "--pcp reads hosts live and --pcp-archive their "
+				"history: one or the other");
+	if (o->input || o->demo || o->stream || o->remote.dest || o->output || o->nviews)
+		return opts_err(err, errlen, "%s shows what each host's agent serves: it cannot "
+				"be combined with %s", fleet, o->input ? "-i" : o->demo ? "--demo" :
+				o->stream ? "--stream" : o->remote.dest ? "--remote" :
+				o->output ? "-o" : "--view");
+	if (so->tracer || so->nevents || so->no_events || so->npids || so->cpus ||
+	    o->nprobes || so->nstacks || o->offcpu || so->nfilters || so->ngraph_funcs)
+		return opts_err(err, errlen, "%s: what each host traces is its agent's business "
+				"(the options in its pmcd.conf line); leave -p, -e, -P, -C, --probe, "
+				"--stack, --offcpu out here", fleet);
+	return 0;
+}
+
 /* One option getopt returned; those that say what to trace are noted for --remote. */
 static int opts_option(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
@@ -834,6 +944,8 @@ static int opts_option(struct app_opts *o, int c, const char *arg, char *err, si
 		ret = opts_save(o, c, arg, err, errlen);
 	else if (c == OPT_REMOTE || c == OPT_SSH || c == OPT_REMOTE_KTOP)
 		ret = opts_remote_one(o, c, arg, err, errlen);
+	else if (c == 'd' || (c >= OPT_PMDA && c <= OPT_PCP_ORIGIN))
+		ret = opts_pcp_one(o, c, arg, err, errlen);
 	else
 		ret = opts_one(o, c, arg, err, errlen);
 	return ret ? ret : opts_remote_fwd(o, c, arg, err, errlen);
@@ -917,7 +1029,7 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->so.ngraph_funcs && strcmp(o->so.tracer, "function_graph"))
 		return opts_err(err, errlen, "-g needs the function_graph tracer, not '%s'",
 				o->so.tracer);
-	if (opts_check_remote(o, err, errlen))
+	if (opts_check_remote(o, err, errlen) || opts_check_pcp(o, err, errlen))
 		return -EINVAL;
 	if (o->nviews && o->stream)
 		return opts_err(err, errlen, "--view does not apply to --stream (it sends every "

@@ -5,10 +5,13 @@
  * Every figure is per interval and computed from the new events only: for
  * each CPU we remember the sequence number and timestamp where the previous
  * summary stopped, and ask store_count_by() for the time window of the events
- * published since. Live, the flag counts are the differences of the
- * consumer's cumulative counters (the decoder counts them as it decodes), so
- * no pass goes over the events; without a consumer (a store filled by other
- * means) one pass over [that seq, published end) counts them.
+ * published since. Live without a view, the flag counts are the differences
+ * of the consumer's cumulative counters (the decoder counts them as it
+ * decodes), so no pass goes over the events; under a view, or without a
+ * consumer (a store filled by other means), one pass over [that seq,
+ * published end) counts the events the view keeps. Events whose context the
+ * kernel did not record (ktop_ctx_recorded()) are in no flag column: they are
+ * counted apart and said.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -74,6 +77,7 @@ struct batch_cpu {
 	/* this interval */
 	uint64_t			events;
 	uint64_t			flags[BF_NR];
+	uint64_t			unrec;		/* events without flags (in no flags[]) */
 	uint64_t			missed, overrun, dropped, lost;
 	uint64_t			lost_total;
 	/* of lost_total, by reason (the kernel's: see batch_lost_cpu); with dropped, its sum */
@@ -137,6 +141,7 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 
 	c->events = 0;
 	memset(c->flags, 0, sizeof(c->flags));
+	c->unrec = 0;
 	c->window = false;
 	store_cpu_range(b->a->st, cpu, &first, &end);
 	if (end <= c->next_seq || end <= first)
@@ -160,6 +165,11 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 		c->t1 = ev.ts;
 		if (b->vf && !viewfilter_match(b->vf, &ev))
 			continue;
+		c->events++;
+		if (!ktop_ctx_recorded(pc)) {
+			c->unrec++;
+			continue;
+		}
 		c->flags[BF_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
 		c->flags[BF_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
 		c->flags[BF_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
@@ -167,7 +177,6 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 		c->flags[BF_NMI] += !!(f & KTOP_KF_NMI);
 		c->flags[BF_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
 		c->flags[BF_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
-		c->events++;
 	}
 	store_iter_free(it);
 	c->next_seq = end;
@@ -220,60 +229,73 @@ static uint64_t max3(uint64_t x, uint64_t y, uint64_t z)
 	return m > z ? m : z;
 }
 
+void batch_lost_read(struct app *a, unsigned int cpu, struct batch_lost *out)
+{
+	const struct snapshot_meta *rm;
+	struct consumer_cpu_stats *cs = &out->cs;
+	struct store_stats ss;
+
+	memset(out, 0, sizeof(*out));
+	/* the store first: what the consumer has marked in it is counted before */
+	store_get_cpu_stats(a->st, cpu, &ss);
+	/* a recording's own per_cpu stats (a trace.dat's CPUSTAT options) */
+	rm = app_recording_meta(a);
+	if (rm && rm->cpustats && cpu < rm->ncpus && rm->cpustats[cpu].valid) {
+		cs->overrun = rm->cpustats[cpu].overrun;
+		cs->dropped = rm->cpustats[cpu].dropped;
+	}
+	if (app_consumer(a))
+		consumer_get_stats(app_consumer(a), cpu, cs);
+	/*
+	 * Missed-event marks, the per_cpu "overrun" and the store's kernel
+	 * records count the same kernel loss; marks may say "some, number
+	 * unknown", so take the largest. ktop's own drops are counted when they
+	 * happen and marked in the store when decoding reaches them: the
+	 * larger. A stream's bound, its sender's evictions and an older file's
+	 * records only the store knows. Each part only grows, so the total does.
+	 */
+	memcpy(out->why, ss.lost_why, sizeof(out->why));
+	out->why[STORE_LOST_KERNEL] = max3(cs->missed, cs->overrun, ss.lost_why[STORE_LOST_KERNEL]);
+	if (cs->ktop_dropped > out->why[STORE_LOST_KTOP])
+		out->why[STORE_LOST_KTOP] = cs->ktop_dropped;
+	out->total = cs->dropped;
+	for (unsigned int w = 0; w < STORE_LOST_NR; w++)
+		out->total += out->why[w];
+}
+
 static void batch_lost_cpu(struct batch *b, unsigned int cpu)
 {
 	struct batch_cpu *c = &b->cpu[cpu];
-	const struct snapshot_meta *rm;
-	struct consumer_cpu_stats cs;
-	struct store_stats ss;
-	uint64_t total;
+	struct consumer_cpu_stats *cs;
+	struct batch_lost bl;
 
-	/* the store first: what the consumer has marked in it is counted before */
-	store_get_cpu_stats(b->a->st, cpu, &ss);
-	memset(&cs, 0, sizeof(cs));
-	/* a recording's own per_cpu stats (a trace.dat's CPUSTAT options) */
-	rm = app_recording_meta(b->a);
-	if (rm && rm->cpustats && cpu < rm->ncpus && rm->cpustats[cpu].valid) {
-		cs.overrun = rm->cpustats[cpu].overrun;
-		cs.dropped = rm->cpustats[cpu].dropped;
-	}
-	if (app_consumer(b->a)) {
-		consumer_get_stats(app_consumer(b->a), cpu, &cs);
+	batch_lost_read(b->a, cpu, &bl);
+	cs = &bl.cs;
+	/* every event's: under a view batch_scan_cpu() counted the view's */
+	if (app_consumer(b->a) && !b->vf) {
 		for (int i = 0; i < BF_NR; i++)
-			c->flags[i] = cs.flags[i] - c->cs.flags[i];
+			c->flags[i] = cs->flags[i] - c->cs.flags[i];
+		c->unrec = cs->flags_unrecorded - c->cs.flags_unrecorded;
 	}
-	c->missed = cs.missed - c->cs.missed;
-	c->overrun = cs.overrun - c->cs.overrun;
-	c->dropped = cs.dropped - c->cs.dropped;
-	c->ktop_dropped = cs.ktop_dropped - c->cs.ktop_dropped;
 	/*
 	 * From cumulative counts, so that the intervals add up to the total
 	 * however late each count comes in (marks are decoded after the backlog,
-	 * overrun is read once a second). Missed-event marks, the per_cpu
-	 * "overrun" and the store's kernel records count the same kernel loss;
-	 * marks may say "some, number unknown", so take the largest. ktop's own
-	 * drops are counted when they happen and marked in the store when
-	 * decoding reaches them: the larger. A stream's bound, its sender's
-	 * evictions and an older file's records only the store knows. Each part
-	 * only grows, so the total does.
+	 * overrun is read once a second).
 	 */
-	memcpy(c->why_total, ss.lost_why, sizeof(c->why_total));
-	c->why_total[STORE_LOST_KERNEL] = max3(cs.missed, cs.overrun,
-					       ss.lost_why[STORE_LOST_KERNEL]);
-	if (cs.ktop_dropped > c->why_total[STORE_LOST_KTOP])
-		c->why_total[STORE_LOST_KTOP] = cs.ktop_dropped;
-	total = cs.dropped;
-	for (unsigned int w = 0; w < STORE_LOST_NR; w++)
-		total += c->why_total[w];
-	c->lost = total > c->lost_total ? total - c->lost_total : 0;
-	c->lost_total = total;
-	c->cs = cs;
+	c->missed = cs->missed - c->cs.missed;
+	c->overrun = cs->overrun - c->cs.overrun;
+	c->dropped = cs->dropped - c->cs.dropped;
+	c->ktop_dropped = cs->ktop_dropped - c->cs.ktop_dropped;
+	memcpy(c->why_total, bl.why, sizeof(c->why_total));
+	c->lost = bl.total > c->lost_total ? bl.total - c->lost_total : 0;
+	c->lost_total = bl.total;
+	c->cs = *cs;
 	b->ktop_dropped += c->ktop_dropped;
-	b->backlog += cs.backlog_pages;
-	b->backlog_max += cs.backlog_max;
-	b->queue += cs.queue_pages;
-	if (cs.page_size)
-		b->page_size = cs.page_size;
+	b->backlog += cs->backlog_pages;
+	b->backlog_max += cs->backlog_max;
+	b->queue += cs->queue_pages;
+	if (cs->page_size)
+		b->page_size = cs->page_size;
 }
 
 static int batch_list_add(struct batch_list *l, const struct store_count *v, size_t n)
@@ -598,6 +620,7 @@ static void batch_text_cpus(struct batch *b, FILE *o, const struct snapshot_meta
 
 		if (cpu < b->ncpus) {
 			all.events += c->events;
+			all.unrec += c->unrec;
 			all.lost += c->lost;
 			for (int i = 0; i < BF_NR; i++)
 				all.flags[i] += c->flags[i];
@@ -611,6 +634,10 @@ static void batch_text_cpus(struct batch *b, FILE *o, const struct snapshot_meta
 			fprintf(o, " %8" PRIu64, c->flags[i]);
 		fputc('\n', o);
 	}
+	if (all.unrec)
+		fprintf(o, "%*s %10" PRIu64 " events without flags (their context was not recorded: "
+			"uprobe events on some kernels), in none of the flag columns\n", cw, "",
+			all.unrec);
 }
 
 static void batch_text(struct batch *b)
@@ -649,7 +676,7 @@ static void batch_text(struct batch *b)
 
 		viewfilter_counts(b->vf, &vc);
 		fprintf(o, "View: %s: %" PRIu64 " of %" PRIu64 " held events match (the figures "
-			"below count only those)\n", viewfilter_describe(b->vf, desc, sizeof(desc)),
+			"below count only those, but for the losses)\n", viewfilter_describe(b->vf, desc, sizeof(desc)),
 			vc.matched, vc.held);
 	}
 	if (app_consumer(b->a)) {
@@ -776,7 +803,7 @@ static void batch_json(struct batch *b)
 			c->cs.decode_ns, c->cs.events);
 		for (int i = 0; i < BF_NR; i++)
 			fprintf(o, "%s\"%s\":%" PRIu64, i ? "," : "", flag_names[i], c->flags[i]);
-		fputs("}}", o);
+		fprintf(o, "},\"flags_not_recorded\":%" PRIu64 "}", c->unrec);
 	}
 	fputs("],\"top_events\":[", o);
 	for (size_t i = 0; i < b->types.n && i < BATCH_TOP_JSON; i++) {

@@ -7,9 +7,28 @@
 #ifndef KTOP_BATCH_H
 #define KTOP_BATCH_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include "ingest/consumer.h"
+#include "store/store.h"
 
 struct app;
+
+/* A CPU's lost events since the start, as the summaries count them. */
+struct batch_lost {
+	uint64_t			total;	/* dropped + every reason below */
+	/* by reason: the kernel's is the largest of marks, overrun and kernel records */
+	uint64_t			why[STORE_LOST_NR];
+	struct consumer_cpu_stats	cs;	/* the reader's counters (0 without one) */
+};
+
+/**
+ * batch_lost_read - @cpu's lost events since the start, by reason
+ * @a: a started app (live: the consumer's counters; a recording: its own)
+ * @out: receives the totals; each only grows from one call to the next
+ * Context: the thread that owns the app.
+ */
+void batch_lost_read(struct app *a, unsigned int cpu, struct batch_lost *out);
 
 /**
  * batch_run - print summaries of the running app until it is time to stop

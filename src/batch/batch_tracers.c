@@ -376,6 +376,11 @@ void batch_tracers_update_to(struct batch_tracers *bt, uint64_t t1)
 	}
 }
 
+const struct latency *batch_tracers_latency(const struct batch_tracers *bt)
+{
+	return bt ? bt->l : NULL;
+}
+
 /* ---- text --------------------------------------------------------------- */
 
 static void us3(char *buf, size_t len, uint64_t ns)

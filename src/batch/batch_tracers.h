@@ -35,6 +35,11 @@ void batch_tracers_update(struct batch_tracers *bt);
 struct batch_tracers *batch_tracers_new_tracer(struct app *a, const char *tracer);
 void batch_tracers_update_to(struct batch_tracers *bt, uint64_t t1);
 
+struct latency;
+
+/* The osnoise/timerlat model fed so far (NULL for function_graph, or @bt NULL). */
+const struct latency *batch_tracers_latency(const struct batch_tracers *bt);
+
 /* The view as text: the new calls of this interval and the call paths, or the table. */
 void batch_tracers_text(struct batch_tracers *bt, FILE *o);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "lib/evformat.h"
 #include "store/event.h"
 #include "krecord.h"
 #include "store/meta.h"
@@ -119,7 +120,7 @@ static void put_string(struct tep_format_field *f, uint8_t *rec, int *size, cons
 	uint32_t off = *size, loc;
 
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		if (f->flags & TEP_FIELD_IS_STRING) {
+		if (evformat_field_is_text(f)) {
 			if (*size + len + 1 > KRECORD_MAX)
 				return;
 			memcpy(rec + *size, s, len + 1);
@@ -132,7 +133,7 @@ static void put_string(struct tep_format_field *f, uint8_t *rec, int *size, cons
 		loc = (uint32_t)(n << 16) | (off & 0xffff);
 		put_int(rec + f->offset, 4, loc);
 		*size += n;
-	} else if (f->flags & TEP_FIELD_IS_STRING) {
+	} else if (evformat_field_is_text(f)) {
 		if (f->size > 0) {
 			n = len < (size_t)f->size - 1 ? len : (size_t)f->size - 1;
 			memcpy(rec + f->offset, s, n);

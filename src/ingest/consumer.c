@@ -108,6 +108,7 @@ struct consumer_cpu {
 	uint64_t		dropped;
 	uint64_t		errors;
 	uint64_t		flags[DECODE_F_NR];
+	uint64_t		flags_unrecorded;
 	uint64_t		kdropped;
 	uint64_t		kdropped_pages;
 	uint64_t		backlog_max;
@@ -159,6 +160,7 @@ static void cc_publish(struct consumer_cpu *cc)
 	__atomic_store_n(&cc->held, decoder_held(cc->dec), __ATOMIC_RELAXED);
 	for (int i = 0; i < DECODE_F_NR; i++)
 		__atomic_store_n(&cc->flags[i], cc->ds.flags[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&cc->flags_unrecorded, cc->ds.flags_unrecorded, __ATOMIC_RELAXED);
 }
 
 static void consumer_wake(struct consumer *c)
@@ -864,6 +866,7 @@ void consumer_get_stats(struct consumer *c, unsigned int cpu, struct consumer_cp
 	out->dropped = __atomic_load_n(&cc->dropped, __ATOMIC_RELAXED);
 	for (int i = 0; i < DECODE_F_NR; i++)
 		out->flags[i] = __atomic_load_n(&cc->flags[i], __ATOMIC_RELAXED);
+	out->flags_unrecorded = __atomic_load_n(&cc->flags_unrecorded, __ATOMIC_RELAXED);
 	out->ktop_dropped = __atomic_load_n(&cc->kdropped, __ATOMIC_RELAXED);
 	out->ktop_dropped_pages = __atomic_load_n(&cc->kdropped_pages, __ATOMIC_RELAXED);
 	out->backlog_pages = cc->qbuf ? cc_backlog(cc) : 0;

@@ -35,6 +35,7 @@ struct consumer_cpu_stats {
 	uint64_t	dropped;	/* per_cpu/cpuN/stats "dropped events" */
 	/* decoded events with each flag category (enum decode_flag) */
 	uint64_t	flags[DECODE_F_NR];
+	uint64_t	flags_unrecorded;	/* decoded events in no category: ktop_ctx_recorded() */
 	/*
 	 * read from the kernel but dropped by ktop: the page queue was full
 	 * (marked in the store, once decoding reaches them, as STORE_LOST_KTOP)

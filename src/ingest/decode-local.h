@@ -35,6 +35,7 @@ enum dop {
 	DOP_HEX,	/* fixed array: interned hex string */
 	DOP_DLOC_HEX,	/* __data_loc/__rel_loc non-char array: interned hex string */
 	DOP_SYM,	/* kernel address: interned symbol name */
+	DOP_SYM_OFF,	/* one the format prints with %pS/%pB: "name+0xoff" inside a function */
 };
 
 /* What to do after the loads. */
@@ -124,7 +125,7 @@ struct str_entry {
 struct sym_entry {
 	uint64_t	addr;
 	uint32_t	id;
-	uint32_t	valid;
+	uint32_t	valid;		/* 0 empty, 1 the name, 2 the name with its offset */
 };
 
 struct comm_entry {
@@ -158,6 +159,7 @@ struct dwin {
 	uint64_t		last;		/* ts of the last row (clamped) */
 	uint64_t		reordered;
 	uint64_t		fl;		/* flag categories, FLAG_BITS each */
+	uint32_t		unrec;		/* rows whose context was not recorded */
 	uint64_t		appended;	/* rows committed from this page */
 	struct dtype		*lt;		/* the type of the last row */
 };

@@ -38,6 +38,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "decode.h"
+#include "lib/evformat.h"
 #include "lib/intern.h"
 #include "rb_page.h"
 #include "store/schema.h"
@@ -162,7 +163,7 @@ static bool slot_from_field(const struct tep_format_field *f, struct dslot *s,
 		*kind = KTOP_FK_STR;
 		if (f->size != 4)
 			return false;
-		if (fl & TEP_FIELD_IS_STRING)
+		if (evformat_field_is_text(f))
 			s->op = s->rel ? DOP_RLOC : DOP_DLOC;
 		else
 			s->op = DOP_DLOC_HEX;
@@ -170,7 +171,7 @@ static bool slot_from_field(const struct tep_format_field *f, struct dslot *s,
 	}
 	if (fl & TEP_FIELD_IS_ARRAY) {
 		*kind = KTOP_FK_STR;
-		if (fl & TEP_FIELD_IS_STRING) {
+		if (evformat_field_is_text(f)) {
 			s->op = f->size ? DOP_STR : DOP_STR_TAIL;
 			return true;
 		}
@@ -271,15 +272,17 @@ static struct dtype *dtype_fixed(struct decode_ctx *dc, struct tep_event *event,
  * %pf, %pF, %pB), e.g. timer:hrtimer_start's function: those are kept as
  * symbols rather than hex. The format's conversions are matched to its
  * argument list in order.
+ * Return: 0 not a symbol, 1 a symbol (%ps, %pf), 2 a symbol with its offset
+ * (%pS, %pF, %pB: an address inside a function, skb:kfree_skb's location).
  */
-static bool field_is_sym(struct tep_event *event, const struct tep_format_field *f)
+static int field_is_sym(struct tep_event *event, const struct tep_format_field *f)
 {
 	struct tep_print_arg *arg = event->print_fmt.args;
 	const char *p = event->print_fmt.format;
 
 	if (!p || (f->size != 8 && f->size != 4) ||
 	    (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
-		return false;
+		return 0;
 	while (p && (p = strchr(p, '%')) && arg) {
 		bool sym;
 
@@ -303,11 +306,11 @@ static bool field_is_sym(struct tep_event *event, const struct tep_format_field 
 			while (a && a->type == TEP_PRINT_TYPE)
 				a = a->typecast.item;
 			if (a && a->type == TEP_PRINT_FIELD && a->field.field == f)
-				return true;
+				return strchr("SFB", p[1]) ? 2 : 1;
 		}
 		arg = arg->next;
 	}
-	return false;
+	return 0;
 }
 
 static struct dtype *dtype_dynamic(struct decode_ctx *dc, struct tep_event *event)
@@ -330,9 +333,15 @@ static struct dtype *dtype_dynamic(struct decode_ctx *dc, struct tep_event *even
 			memset(s, 0, sizeof(*s));
 			continue;	/* wide integer or large array: not kept */
 		}
-		if (field_is_sym(event, f)) {
+		switch (field_is_sym(event, f)) {
+		case 2:
+			s->op = DOP_SYM_OFF;
+			kind = KTOP_FK_SYM;
+			break;
+		case 1:
 			s->op = DOP_SYM;
 			kind = KTOP_FK_SYM;
+			break;
 		}
 		t->fields[t->nargs].name = f->name;
 		t->fields[t->nargs].kind = kind;
@@ -688,17 +697,23 @@ static uint32_t decoder_intern(struct decoder *d, const char *s, size_t len)
 	return id;
 }
 
-static uint32_t decoder_sym(struct decoder *d, uint64_t addr)
+/* The name of @addr; @with_off: "name+0xoff" when it is inside the function. */
+static uint32_t decoder_sym(struct decoder *d, uint64_t addr, bool with_off)
 {
 	struct sym_entry *e = &d->sym[((addr >> 4) ^ (addr >> 17)) & (SYM_CACHE - 1)];
+	uint32_t id, valid = with_off ? 2 : 1;
+	char hex[24], buf[160];
 	const char *name;
-	char hex[24];
-	uint32_t id;
+	uint64_t off = 0;
 
-	if (e->valid && e->addr == addr)
+	if (e->valid == valid && e->addr == addr)
 		return e->id;
-	name = symbols_lookup(d->dc->syms, addr, NULL);
-	if (name) {
+	name = symbols_lookup(d->dc->syms, addr, &off);
+	if (name && with_off && off) {
+		int n = snprintf(buf, sizeof(buf), "%s+0x%llx", name, (unsigned long long)off);
+
+		id = intern_id(d->dc->strs, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	} else if (name) {
 		id = intern_id(d->dc->strs, name, strlen(name));
 	} else {
 		int n = snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
@@ -709,7 +724,7 @@ static uint32_t decoder_sym(struct decoder *d, uint64_t addr)
 		return 0;
 	e->addr = addr;
 	e->id = id;
-	e->valid = 1;
+	e->valid = valid;
 	return id;
 }
 
@@ -806,8 +821,10 @@ decode_slots(struct decoder *d, const struct dtype *t, const uint8_t *p, int siz
 				       decoder_hex(d, sp, len) : 0;
 			break;
 		case DOP_SYM:
+		case DOP_SYM_OFF:
 			args[i] = decoder_sym(d, load_slot(p + s->off, s->size == 8 ?
-							       DOP_U64 : DOP_U32));
+							       DOP_U64 : DOP_U32),
+					      s->op == DOP_SYM_OFF);
 			break;
 		default:
 			args[i] = load_slot(p + s->off, s->op);
@@ -963,6 +980,8 @@ struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats
 		if (stats)
 			for (unsigned int k = 0; k < DECODE_F_NR; k++)
 				stats->flags[k] += (w.fl >> (FLAG_BITS * k)) & FLAG_MAX;
+		if (stats)
+			stats->flags_unrecorded += w.unrec;
 		/* inside: a page without events never reserved a window (row NULL) */
 		w.w.row += w.n;
 		w.nmax -= w.n;
@@ -972,6 +991,7 @@ struct dwin decoder_commit(struct decoder *d, struct dwin w, struct decode_stats
 	w.w.aoff = w.a;
 	w.reordered = 0;
 	w.fl = 0;
+	w.unrec = 0;
 	return w;
 }
 
@@ -1017,6 +1037,7 @@ decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int r
 	struct store_brow *row;
 	struct dtype *dt = NULL;
 	uint64_t t;
+	bool rec;
 	int ret;
 
 	if (__builtin_expect(w->n == w->nmax || w->a > w->amax, 0)) {
@@ -1049,7 +1070,10 @@ decoder_add(struct decoder *d, struct dwin *w, const void *data, int size, int r
 	w->n++;
 	w->reordered += ts < w->last;
 	w->last = t;
-	w->fl += d->dc->fcat[row->flags] + d->dc->pcat[row->pc];
+	/* an event without its context counts in no category (ktop_ctx_recorded()) */
+	rec = ktop_ctx_recorded(row->pc);
+	w->fl += rec ? d->dc->fcat[row->flags] + d->dc->pcat[row->pc] : 0;
+	w->unrec += !rec;
 }
 
 /*

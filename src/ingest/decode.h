@@ -93,6 +93,8 @@ struct decode_stats {
 					 * stopped (decoder_flush()) */
 	/* appended events with each flag category, counted by decoder_page() */
 	uint64_t	flags[DECODE_F_NR];
+	/* appended events whose context was not recorded (ktop_ctx_recorded()): in no flags[] */
+	uint64_t	flags_unrecorded;
 };
 
 /**

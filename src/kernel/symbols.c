@@ -240,18 +240,34 @@ const char *symbols_lookup(const struct symbols *s, uint64_t addr, uint64_t *off
 	return s->names + s->syms[lo].name;
 }
 
-uint64_t symbols_addr(const struct symbols *s, const char *name)
+static uint64_t addr_of(const struct symbols *s, const char *name, size_t len)
 {
 	uint64_t *v;
 
 	if (s && s->by_name.n) {
-		v = strmap_get(&s->by_name, name, strlen(name));
+		v = strmap_get(&s->by_name, name, len);
 		if (v)
 			return s->syms[*v].addr;
 	} else if (s) {
 		for (size_t i = 0; i < s->nsyms; i++)
-			if (!strcmp(s->names + s->syms[i].name, name))
+			if (!strncmp(s->names + s->syms[i].name, name, len) &&
+			    !s->names[s->syms[i].name + len])
 				return s->syms[i].addr;
+	}
+	return 0;
+}
+
+uint64_t symbols_addr(const struct symbols *s, const char *name)
+{
+	const char *plus = strstr(name, "+0x");
+	uint64_t a = addr_of(s, name, strlen(name));
+
+	if (a)
+		return a;
+	if (plus && plus > name) {
+		/* "name+0xoff": an address inside a function (%pS) */
+		a = addr_of(s, name, (size_t)(plus - name));
+		return a ? a + strtoull(plus + 3, NULL, 16) : 0;
 	}
 	if (name[0] == '0' && name[1] == 'x')
 		return strtoull(name, NULL, 16);

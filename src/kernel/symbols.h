@@ -92,8 +92,9 @@ const char *symbols_lookup(const struct symbols *s, uint64_t addr, uint64_t *off
  *
  * Of several symbols with one name (static functions of different files),
  * the lowest address. "0xHEX", the name the decoder gives an address outside
- * every symbol, is that address. Without SYMBOLS_BY_NAME this is a walk over
- * the whole table.
+ * every symbol, is that address; "name+0xOFF", the name it gives an address
+ * inside a function where the format prints the offset (%pS), is name's plus
+ * OFF. Without SYMBOLS_BY_NAME this is a walk over the whole table.
  * Return: the address, or 0 when @name is unknown (or @s is NULL).
  * Context: any thread (read only after load).
  */

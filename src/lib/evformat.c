@@ -32,6 +32,13 @@ bool evformat_name(const char *text, char *name, size_t len)
 	return false;
 }
 
+bool evformat_field_is_text(const struct tep_format_field *f)
+{
+	const char *t = f->type ? f->type : "";
+
+	return (f->flags & TEP_FIELD_IS_STRING) && strstr(t, "char") && !strstr(t, "unsigned");
+}
+
 int evformat_load_system(struct tep_handle *tep, const char *events_dir, const char *sys,
 			 bool gz)
 {

@@ -29,6 +29,18 @@
 bool evformat_name(const char *text, char *name, size_t len);
 
 struct tep_handle;
+struct tep_format_field;
+
+/**
+ * evformat_field_is_text - is array field @f text (char[], __data_loc char[])?
+ *
+ * libtraceevent flags every char, u8 and s8 array TEP_FIELD_IS_STRING; only
+ * char arrays are text. A __u8 array is bytes (tcp's saddr[4], saddr_v6[16],
+ * the 28-byte sockaddrs): read as a string it would stop at the first zero
+ * byte. ktop keeps those as hex, every reader and writer alike.
+ * Return: true for a text field, false for bytes or a field that is no array.
+ */
+bool evformat_field_is_text(const struct tep_format_field *f);
 
 /**
  * evformat_load_system - parse every @events_dir/@sys/EVENT/format into @tep

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "store/event.h"
 #include "flags.h"
@@ -126,5 +127,15 @@ int flags_format(char *buf, enum flags_style style, uint8_t flags, uint8_t pc,
 		buf[n++] = lazy_count ? (lazy_count > 15 ? '+' : flags_hex(lazy_count)) : '.';
 	buf[n++] = flags_hex(KTOP_PC_MIGRATE(pc));
 	buf[n] = '\0';
+	return n;
+}
+
+int flags_format_shown(char *buf, enum flags_style style, uint8_t flags, uint8_t pc,
+		       uint8_t lazy_count)
+{
+	int n = flags_format(buf, style, flags, pc, lazy_count);
+
+	if (!ktop_ctx_recorded(pc))
+		memset(buf, '?', (size_t)n);
 	return n;
 }

@@ -51,4 +51,17 @@ enum flags_style flags_style_detect(const char *release, bool has_lazy_count);
 int flags_format(char *buf, enum flags_style style, uint8_t flags, uint8_t pc,
 		 uint8_t lazy_count);
 
+/**
+ * flags_format_shown - the latency column as ktop shows it
+ *
+ * As flags_format(), but an event whose context the kernel did not record
+ * (ktop_ctx_recorded() in src/store/event.h: uprobe events whose flags read
+ * "DBZff") gets '?' in every column rather than letters that do not hold.
+ * Files written for other tools keep the kernel's letters (flags_format()).
+ * Return: the number of characters written (5 or 7).
+ * Context: any thread.
+ */
+int flags_format_shown(char *buf, enum flags_style style, uint8_t flags, uint8_t pc,
+		       uint8_t lazy_count);
+
 #endif

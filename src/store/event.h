@@ -33,6 +33,25 @@ enum ktop_kflag {
 #define KTOP_PC_PREEMPT(pc)	((pc) & 0x0f)
 #define KTOP_PC_MIGRATE(pc)	(((pc) >> 4) & 0x0f)
 
+/**
+ * ktop_ctx_recorded - did the kernel record this event's context (flags, depths)?
+ * @pc: raw common_preempt_count
+ *
+ * Both depths at their cap (preempt_count 15 or more while migrate_disable is
+ * nested 15 deep) do not occur: it is what tracing_gen_ctx_dec() leaves when
+ * it takes one off a context of 0, as uprobe events get on kernels with
+ * CONFIG_PREEMPTION (seen on 6.18: "DBZff"). The borrow runs on into the
+ * flags byte (0xff, or one less than the true flags: "dL.ff" for "dN..."),
+ * so neither byte says anything. Such events are "not recorded": the flag
+ * figures leave them out and say how many.
+ *
+ * Return: false for such an event.
+ */
+static inline bool ktop_ctx_recorded(uint8_t pc)
+{
+	return pc != 0xff;
+}
+
 /*
  * Types with a fixed id, decoded by dedicated code. Every other tracefs event
  * gets a dynamic id >= KTOP_T_DYNAMIC from the schema (src/store/schema.h) and keeps

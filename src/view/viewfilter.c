@@ -1032,7 +1032,9 @@ uint64_t viewfilter_gen(const struct viewfilter *vf)
 	return vf->gen;
 }
 
-const char *viewfilter_describe(const struct viewfilter *vf, char *buf, size_t len)
+/* The clauses for which @pick is true, joined with " && ". Return: @buf. */
+static const char *describe_some(const struct viewfilter *vf,
+				 bool (*pick)(const struct vf_clause *c), char *buf, size_t len)
 {
 	size_t at = 0;
 
@@ -1040,13 +1042,37 @@ const char *viewfilter_describe(const struct viewfilter *vf, char *buf, size_t l
 		return buf;
 	buf[0] = 0;
 	for (size_t i = 0; i < vf->nc && at < len; i++) {
-		int n = snprintf(buf + at, len - at, "%s%s", i ? " && " : "", vf->c[i].text);
+		int n;
 
+		if (!pick(&vf->c[i]))
+			continue;
+		n = snprintf(buf + at, len - at, "%s%s", at ? " && " : "", vf->c[i].text);
 		if (n < 0)
 			break;
 		at += (size_t)n;
 	}
 	return buf;
+}
+
+static bool any_clause(const struct vf_clause *c)
+{
+	return true;
+}
+
+/* Neither a task clause (pid:, comm:) nor a CPU clause (cpu:, buffer:). */
+static bool event_clause(const struct vf_clause *c)
+{
+	return c->kind != VK_PID && c->kind != VK_COMM && c->kind != VK_CPU;
+}
+
+const char *viewfilter_describe(const struct viewfilter *vf, char *buf, size_t len)
+{
+	return describe_some(vf, any_clause, buf, len);
+}
+
+const char *viewfilter_describe_events(const struct viewfilter *vf, char *buf, size_t len)
+{
+	return describe_some(vf, event_clause, buf, len);
 }
 
 const char *viewfilter_error_format(const char *text, const struct filter_error *err,

@@ -142,6 +142,12 @@ bool viewfilter_match(struct viewfilter *vf, const struct ktop_event *ev);
  */
 bool viewfilter_task_ok(struct viewfilter *vf, int32_t pid);
 bool viewfilter_cpu_ok(struct viewfilter *vf, unsigned int cpu);
+/*
+ * The clauses those two cannot answer for (neither pid:/comm: nor cpu:/buffer:), joined
+ * as viewfilter_describe() joins them: what such figures do not honour. Return: @buf, ""
+ * when there are none.
+ */
+const char *viewfilter_describe_events(const struct viewfilter *vf, char *buf, size_t len);
 
 struct stack_query;
 /*

@@ -57,6 +57,13 @@ enter = sum(e["count"] for o in objs for e in o["top_events"]
             if e["event"] == "raw_syscalls:sys_enter")
 if other:
     errs.append("other tasks counted: %s" % other[:3])
+# the flag columns count the view's events too (issue 31 #2): none above its events
+for o in objs:
+    for c in o["cpus"]:
+        over = dict((k, v) for k, v in c["flags"].items() if v > c["events"])
+        if over:
+            errs.append("summary %d cpu %d: %d events, flags %s" %
+                        (o["summary"], c["cpu"], c["events"], over))
 if mine != events:
     errs.append("top_tasks %d != events %d" % (mine, events))
 if enter < n:

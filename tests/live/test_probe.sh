@@ -101,6 +101,25 @@ for ev in ktop_probe_word ktop_probe_word__return probe_name; do
 	c=$(py_count "ktop_$kpid:$ev")
 	check "uprobe_json_count $ev: $c of $N calls in --json's top events" [ "$c" -eq $N ]
 done
+# uprobe events whose context the kernel did not record (flags "DBZff" on
+# 6.18) count under no flag, NMI least of all; the summaries say how many
+flagsum() {
+	python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    n += sum(c["flags"]["nmi"] if sys.argv[2] == "nmi" else c.get(sys.argv[2], 0)
+             for c in o["cpus"])
+print(n)' "$tmp/json" "$1"
+}
+nmi=$(flagsum nmi)
+unrec=$(flagsum flags_not_recorded)
+check "uprobe_flags: no uprobe hit counted as in NMI ($nmi NMI of $((3 * N)) hits)" \
+	[ "$nmi" -lt "$N" ]
 # the events, in order, with their values: the snapshot (-o .ktop) reopened
 # without the probes and written as text
 $KTOP -i "$tmp/out.ktop" --batch -o "$tmp/out.txt" > "$tmp/reopen" 2>&1
@@ -121,6 +140,10 @@ else
 	fail "uprobe_values: the events differ from the calls:"
 	diff "$tmp/want" "$tmp/got" | head -8 | sed 's/^/    /'
 fi
+# ... and as many as the kernel's own letters give away (preempt count 0xff: "DBZff")
+ff=$(grep -cE '\] .{3}ff +[0-9]' "$tmp/out.txt")
+check "uprobe_flags_not_recorded: $unrec in the summaries, $ff in the trace text" \
+	[ "$unrec" -eq "$ff" ]
 grep -q "^done " "$tmp/target.out" || fail "probe_target did not finish: $(cat "$tmp/target.out")"
 # trace.dat: trace-cmd reads the probe events' formats and fields from it
 if command -v trace-cmd > /dev/null; then

@@ -15,9 +15,14 @@
  *                                            "events N lost N cpus N source S"
  *   snapshot_tool dump FILE|-                load, then one line per event:
  *                                            "cpu ts pid system:name"
- *   snapshot_tool replicate IN OUT N         load IN, append copies of its events
+ *   snapshot_tool replicate IN OUT N [UNTIL] load IN, append copies of its events
  *                                            (shifted in time) up to N events,
- *                                            write OUT (bench/reopen_frame.sh)
+ *                                            write OUT (bench/reopen_frame.sh);
+ *                                            with UNTIL (seconds, as the event list
+ *                                            shows them) the copies take only the
+ *                                            events before it, so that what IN holds
+ *                                            after UNTIL is there once, far back
+ *                                            (tests/tui/test_tui_search.sh)
  *   snapshot_tool merge OUT DIR...           decode several fixtures (recorded
  *                                            one after the other on one boot,
  *                                            given in time order) into one store
@@ -183,7 +188,7 @@ static int cmd_merge(const char *out, int ndirs, char **dirs)
 	return ret ? 1 : 0;
 }
 
-static int cmd_replicate(const char *in, const char *out, uint64_t want)
+static int cmd_replicate(const char *in, const char *out, uint64_t want, uint64_t until)
 {
 	struct snapshot_meta meta;
 	struct store_stats ss;
@@ -205,14 +210,15 @@ static int cmd_replicate(const char *in, const char *out, uint64_t want)
 	/* the original events only: the copies are appended after them */
 	for (unsigned int cpu = 0; cpu < ncpus && cpu < SNAPSHOT_MAX_CPUS; cpu++)
 		store_cpu_range(st, cpu, &first[cpu], &end[cpu]);
-	while (n && n < want) {
+	for (uint64_t was = 0; n && n < want && n > was;) {
+		was = n;
 		shift += span;
 		for (unsigned int cpu = 0; cpu < ncpus && cpu < SNAPSHOT_MAX_CPUS && n < want;
 		     cpu++) {
 			for (uint64_t i = first[cpu]; i < end[cpu] && n < want; i++) {
 				struct ktop_event ev;
 
-				if (store_get(st, cpu, i, &ev))
+				if (store_get(st, cpu, i, &ev) || ev.ts >= until)
 					continue;
 				ev.ts += shift;
 				if (store_append(st, &ev))
@@ -336,8 +342,9 @@ int main(int argc, char **argv)
 		snapshot_meta_free(&meta);
 		return ret ? 1 : 0;
 	}
-	if (!strcmp(argv[1], "replicate") && argc == 5)
-		return cmd_replicate(argv[2], argv[3], strtoull(argv[4], NULL, 10));
+	if (!strcmp(argv[1], "replicate") && (argc == 5 || argc == 6))
+		return cmd_replicate(argv[2], argv[3], strtoull(argv[4], NULL, 10),
+				     argc == 6 ? (uint64_t)(strtod(argv[5], NULL) * 1e9) : UINT64_MAX);
 	if (!strcmp(argv[1], "merge") && argc >= 4)
 		return cmd_merge(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "stream"))

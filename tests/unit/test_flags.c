@@ -204,4 +204,36 @@ TEST(flags_columns_width)
 		}
 }
 
+/*
+ * Issue 31 #3: uprobe events on this host (6.18) carry the context that
+ * tracing_gen_ctx_dec() leaves when it takes one off 0, "DBZff" (flags 0xff,
+ * count 0xff), or off a task that needed rescheduling, "dL.ff" (0x23, 0xff):
+ * both as the kernel's own trace text showed them. Shown as not recorded;
+ * an ordinary context, and deep but possible depths, keep their letters.
+ */
+TEST(flags_not_recorded_shown_as_such)
+{
+	static const struct {
+		uint8_t		flags, pc;
+		const char	*kernel, *shown;
+	} cases[] = {
+		{ 0xff, 0xff, "DBZff", "?????" },
+		{ 0x23, 0xff, "dL.ff", "?????" },
+		{ 0x0d, 0x01, "dnh1.", "dnh1." },
+		{ 0x00, 0xfe, "...ef", "...ef" },
+		{ 0x01, 0x0f, "d..f.", "d..f." },
+	};
+	char buf[FLAGS_COLUMN_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		flags_format(buf, FLAGS_STYLE_LAZY, cases[i].flags, cases[i].pc, 0);
+		CHECK_STR(buf, cases[i].kernel);
+		flags_format_shown(buf, FLAGS_STYLE_LAZY, cases[i].flags, cases[i].pc, 0);
+		CHECK_STR(buf, cases[i].shown);
+		CHECK(ktop_ctx_recorded(cases[i].pc) == !strcmp(cases[i].shown, cases[i].kernel));
+	}
+	CHECK(flags_format_shown(buf, FLAGS_STYLE_RT_LAZY_COUNT, 0xff, 0xff, 0) == 7);
+	CHECK_STR(buf, "???????");
+}
+
 TEST_MAIN()

@@ -26,6 +26,7 @@
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/pane_bpf.c"
 

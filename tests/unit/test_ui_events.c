@@ -16,7 +16,9 @@
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
+#include "../../ui/linematch.c"
 #include "../../ui/pane_events.c"
 #include "app/app.h"
 #include "text_screen.h"
@@ -210,6 +212,96 @@ TEST(home_and_a_frozen_page_follow_eviction)
 	draw(&ui, p);
 	CHECK_EQ_U64(es->n, SCR_ROWS - 2);
 	CHECK(row_is_oldest(st, es, 0));
+	ui_views_destroy(&ui);
+	store_free(st);
+}
+
+/* @n syscall returns of getpid (39) on CPU 0, 1 us apart from @t, each returning @ret */
+static void fill_exits(struct store *st, uint64_t t, uint64_t n, uint64_t ret)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		struct ktop_event ev = {
+			.ts = t + i * 1000, .cpu = 0, .pid = 100, .type = KTOP_T_SYS_EXIT,
+			.nargs = 2, .args = { 39, ret },
+		};
+
+		store_append(st, &ev);
+	}
+	store_publish(st, 0);
+}
+
+/*
+ * A search that takes longer than its key goes on in slices (the pane's
+ * work), saying how far it is; Esc stops it and the selection stays where it
+ * was; n again lets it go on; run to its end it selects the oldest event,
+ * the one match, 2 M events back.
+ */
+TEST(a_long_search_goes_on_in_slices_and_esc_stops_it)
+{
+	static const struct pane_ops *const panes[] = { &pane_events_ops };
+	struct store *st = store_new(0, 1);
+	struct app app = { 0 };
+	static struct ui ui;
+	struct events_state *es;
+	struct ui_evpos was;
+	struct pane *p;
+	int slices = 0;
+
+	CHECK(st);
+	/* the match, "getpid -> 123456", then 2 M returns of 7 */
+	fill_exits(st, 1000000, 1, 123456);
+	fill_exits(st, 2000000, 2000000, 7);
+	app.st = st;
+	ui.app = &app;
+	ui.st = st;
+	CHECK(ui_views_init(&ui, panes, 1, NULL, 0) == 0);
+	p = ui_pane(&ui, "events");
+	ui.active = p;
+	es = p->priv;
+	draw(&ui, p);
+	/* a row selected, the page frozen */
+	events_key(&ui, p, ACT_UP);
+	events_key(&ui, p, ACT_UP);
+	draw(&ui, p);
+	CHECK(!es->follow && es->have_sel);
+	was = es->sel_pos;
+
+	/* the key: a first slice, then the search goes on */
+	CHECK(events_search(&ui, p, "-> 123456", -1) & UI_HANDLED);
+	CHECK(es->run != NULL);
+	CHECK(ui.working);
+	CHECK(strstr(last_msg, "searching older events for \"-> 123456\""));
+	CHECK(strstr(last_msg, "Esc stops"));
+	draw(&ui, p);
+	CHECK(strstr(scr[0], "searching older"));
+	CHECK(events_work(&ui, p, 1000000));
+	/* Esc: stopped, the selection and the page as they were */
+	CHECK(events_key(&ui, p, ACT_ESC) & UI_HANDLED);
+	CHECK(es->run == NULL);
+	CHECK(strstr(last_msg, "stopped"));
+	CHECK(!events_work(&ui, p, 1000000));
+	draw(&ui, p);
+	CHECK(!es->follow && es->have_sel);
+	CHECK(!ui_evpos_cmp(&es->sel_pos, &was));
+
+	/* n: it starts again, and runs to the oldest event */
+	CHECK(events_search(&ui, p, "-> 123456", -1) & UI_HANDLED);
+	while (es->run && slices < 100000) {
+		events_work(&ui, p, 1000000);
+		slices++;
+	}
+	CHECK(slices > 1);
+	CHECK(es->run == NULL);
+	draw(&ui, p);
+	CHECK(es->have_sel && es->sel_pos.ts == 1000000);
+	CHECK_EQ_U64(screen_count("getpid -> 123456"), 1);
+	CHECK(strstr(last_msg, "found"));
+	/* and n from there: no older match, after every event older than it (none) */
+	CHECK(events_search(&ui, p, "-> 123456", -1) & UI_HANDLED);
+	while (es->run)
+		events_work(&ui, p, 1000000);
+	CHECK(strstr(last_msg, "no older match"));
+	CHECK(es->sel_pos.ts == 1000000);
 	ui_views_destroy(&ui);
 	store_free(st);
 }

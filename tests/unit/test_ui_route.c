@@ -19,9 +19,11 @@
 #include "../../ui/rowsel.c"
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/prompt_line.c"
 #include "../../ui/prompt_save.c"
+#include "../../ui/linematch.c"
 #include "../../ui/pane_events.c"
 #include "../../ui/pane_bpf.c"
 

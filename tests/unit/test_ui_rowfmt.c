@@ -566,4 +566,31 @@ TEST(config_set_get_round_trip)
 	free(old);
 }
 
+/*
+ * Issue 31 #3: an event whose context the kernel did not record (a uprobe
+ * hit here: flags and preempt count 0xff, "DBZff" in the kernel's text) shows
+ * "?????" in the event list's flags column, not irqs-off, NMI and the rest.
+ */
+TEST(event_list_flags_not_recorded)
+{
+	struct fixture *fx;
+	struct store *st = load_fixture("host-sched", &fx);
+	struct ui_evwalk w;
+	struct ui_evrow r;
+	struct richstr rs;
+
+	CHECK(st != NULL);
+	CHECK(ui_evwalk_init(&w, st, &UI_EVPOS_START, 1, true) == 0);
+	CHECK(ui_evwalk_next(&w, &r));
+	ui_fmt_event(&rs, st, FLAGS_STYLE_LAZY, &r.ev);
+	CHECK(!strstr(rs.ch, "] ?????"));
+	r.ev.flags = 0xff;
+	r.ev.pc = 0xff;
+	ui_fmt_event(&rs, st, FLAGS_STYLE_LAZY, &r.ev);
+	CHECK(strstr(rs.ch, "] ????? "));
+	ui_evwalk_destroy(&w);
+	store_free(st);
+	fixture_close(fx);
+}
+
 TEST_MAIN()

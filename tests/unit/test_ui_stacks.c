@@ -31,10 +31,13 @@
 #include "../../ui/lineedit.c"
 #include "../../ui/route.c"
 #include "../../ui/prompt_line.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/prompt_save.c"
+#include "../../ui/linematch.c"
 #include "../../ui/pane_events.c"
 #include "../../ui/tracer_feed.c"
+#include "../../ui/graph_feed.c"
 #include "../../ui/stack_rows.c"
 #include "../../ui/stackview.c"
 #include "../../ui/pane_stacks.c"
@@ -47,13 +50,8 @@
 #include "view/viewfilter.h"
 #include "text_screen.h"
 
-/* The graph pane's model, for the stacks pane's function_graph source: the test's. */
+/* A function_graph model, for the stacks pane's function_graph source: the test's. */
 static struct fgraph *graph_model;
-
-struct fgraph *pane_graph_model(struct ui *ui)
-{
-	return graph_model;
-}
 
 int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
 {

@@ -17,8 +17,11 @@
 #include "../../ui/tracer_rows.c"
 #include "../../ui/rowsel.c"
 #include "../../ui/tracer_feed.c"
+#include "../../ui/graph_feed.c"
 #include "../../ui/lineedit.c"
+#include "../../ui/evnav.c"
 #include "../../ui/route.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
 #include "../../ui/prompt_line.c"
 #include "../../ui/pane_graph.c"
@@ -77,11 +80,6 @@ static const struct pane_ops fake_events_ops = {
 	.name = "events", .label = "Events", .request = fake_events_request,
 };
 
-bool pane_events_window(struct ui *ui, uint64_t *t0, uint64_t *t1, uint64_t *n)
-{
-	return false;
-}
-
 /* ---- an offline app over a fixture ------------------------------------------ */
 
 
@@ -139,6 +137,7 @@ static bool rig_open(struct rig *r, const char *name, const struct pane_ops *ops
 static void rig_close(struct rig *r)
 {
 	ui_views_destroy(&r->ui);
+	ui_fgraph_free(&r->ui);
 	store_free(r->app.st);
 	fixture_close(r->fx);
 	free(r->text);
@@ -512,7 +511,7 @@ TEST(graph_fold_survives_new_calls)
 	mid = ss.first_ts + (ss.last_ts - ss.first_ts) / 2;
 	/* the first half, as a live frame would have read it */
 	CHECK(fgraph_feed_store(gs->g, r.app.st, 0, mid) > 0);
-	gs->t0 = mid + 1;
+	r.ui.fgraph.next = mid + 1;
 	CHECK(graph_search(&r.ui, r.pane, "vfs_read", -1) & UI_REDRAW);
 	id = sel_id(&r);
 	key(&r, ACT_FOLD_TOGGLE);

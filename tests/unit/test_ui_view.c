@@ -22,11 +22,15 @@
 #include "../../ui/route.c"
 #include "../../ui/stats.c"
 #include "../../ui/tracer_feed.c"
+#include "../../ui/stats_view.c"
 #include "../../ui/prompt_line.c"
+#include "../../ui/view.c"
 #include "../../ui/prompt_view.c"
+#include "../../ui/linematch.c"
 #include "../../ui/pane_events.c"
 #include "../../ui/pane_top.c"
 #include "../../ui/pane_tasks.c"
+#include "../../ui/pane_cpus.c"
 
 #include "app/app.h"
 #include "snap_common.h"
@@ -40,10 +44,17 @@ static struct {
 	struct ui	ui;
 } rig;
 
+/* The CPU pane's note on what is traced, as one row (its place is all the tests read). */
+int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
+{
+	ui_draw_text(ui, y, 0, role, text, w);
+	return 1;
+}
+
 static bool rig_open(void)
 {
 	static const struct pane_ops *const panes[] = {
-		&pane_top_ops, &pane_events_ops, &pane_tasks_ops,
+		&pane_top_ops, &pane_events_ops, &pane_tasks_ops, &pane_cpus_ops,
 	};
 	static const struct prompt_ops *const prompts[] = { &prompt_search_ops, &prompt_view_ops };
 
@@ -63,7 +74,7 @@ static bool rig_open(void)
 		return false;
 	/* the unfiltered top view, as the statistics helper counts it */
 	ui_stats_ingest(&rig.ui.stats, 0, NULL);
-	return !ui_views_init(&rig.ui, panes, 3, prompts, 2);
+	return !ui_views_init(&rig.ui, panes, 4, prompts, 2);
 }
 
 static void rig_close(void)
@@ -422,6 +433,76 @@ TEST(view_prompt_caret_and_push)
 	CHECK_EQ_U64(viewfilter_nclauses(rig.app.view), 1);
 	CHECK(header_says(scan_count(&w, 0)));
 	CHECK(events_all_match(&w, scan_count(&w, 0)));
+	rig_close();
+}
+
+#define CPU_FLAG_COL	(3 + 10 + 7)	/* "CPU", "events/s", "lost" */
+
+/*
+ * The CPU pane's row of @cpu as it must read: the shares of the events the
+ * view keeps on that CPU (an independent count over the store), from the
+ * flag columns on (the rate is the feed's).
+ */
+static void cpu_row_want(int cpu, char *out, size_t len)
+{
+	uint64_t counts[UI_FLAG_NR] = { 0 }, total = 0, first, end;
+	struct ktop_event ev;
+	struct richstr rs;
+
+	store_cpu_range(rig.app.st, (unsigned int)cpu, &first, &end);
+	for (uint64_t s = first; s < end; s++) {
+		unsigned int b;
+
+		if (store_get(rig.app.st, (unsigned int)cpu, s, &ev) ||
+		    !viewfilter_match(rig.app.view, &ev) || !ktop_ctx_recorded(ev.pc))
+			continue;
+		b = ui_flag_bits(ev.flags, ev.pc);
+		for (int i = 0; i < UI_FLAG_NR; i++)
+			counts[i] += (b >> i) & 1;
+		total++;
+	}
+	ui_fmt_cpu_row(&rs, cpu, 0, 0, counts, total);
+	snprintf(out, len, "%.*s", rs.len - CPU_FLAG_COL, rs.ch + CPU_FLAG_COL);
+}
+
+/* Issue 31 #2: pane 1's shares under a view are those of the events the view keeps. */
+TEST(cpu_pane_shares_count_what_the_view_keeps)
+{
+	const char *views[] = { "cpu:1", "event:sched_switch" };
+	struct cpus_state *cs;
+	char want[RICHSTR_MAX + 1];
+
+	CHECK(rig_open());
+	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+		viewfilter_clear(rig.app.view);
+		CHECK(!viewfilter_push(rig.app.view, views[v], NULL));
+		for (int i = 0; i < 100; i++) {
+			cs = draw("cpus")->priv;
+			if (cs->view.caught_up)
+				break;
+		}
+		CHECK(cs->view.init && cs->view.caught_up);
+		/* a second later: the window counted becomes the one shown */
+		ui_stats_tick(&cs->view.s, clock_mono_ns() + 1000000000ull);
+		draw("cpus");
+		for (int cpu = 0; cpu < 2; cpu++) {
+			cpu_row_want(cpu, want, sizeof(want));
+			printf("  %s: CPU %d: \"%.*s\"\n", views[v], cpu, 60,
+			       scr[1 + cpu] + CPU_FLAG_COL);
+			CHECK(!strncmp(scr[1 + cpu] + CPU_FLAG_COL, want, strlen(want)));
+		}
+		CHECK(strstr(scr[5], "In the view"));
+	}
+	/* cpu:1 kept nothing of CPU 0: no rate there */
+	viewfilter_clear(rig.app.view);
+	CHECK(!viewfilter_push(rig.app.view, "cpu:1", NULL));
+	for (int i = 0; i < 100; i++) {
+		cs = draw("cpus")->priv;
+		if (cs->view.caught_up)
+			break;
+	}
+	ui_stats_tick(&cs->view.s, clock_mono_ns() + 1000000000ull);
+	CHECK(cs->view.s.cpu[0].rate == 0 && cs->view.s.cpu[1].rate > 0);
 	rig_close();
 }
 

@@ -1030,4 +1030,27 @@ TEST(viewfilter_typed_pushes_and_text)
 	fx_close(&fx);
 }
 
+/* What figures by task and CPU cannot honour: every clause but pid:, comm:, cpu:, buffer:. */
+TEST(viewfilter_event_clauses_described_apart)
+{
+	struct viewfilter *vf;
+	struct fx fx;
+	char buf[256];
+
+	CHECK(fx_open(&fx, "host-sched", 0));
+	vf = viewfilter_new(fx.st, NULL);
+	CHECK(!viewfilter_push(vf, "comm:sh*", NULL));
+	CHECK_STR(viewfilter_describe_events(vf, buf, sizeof(buf)), "");
+	CHECK(!viewfilter_push(vf, "sched_switch: prev_state == 1", NULL));
+	CHECK(!viewfilter_push(vf, "!buffer:top", NULL));
+	CHECK(!viewfilter_push_pid(vf, 42, 0));
+	CHECK(!viewfilter_push(vf, "!event:irq", NULL));
+	CHECK_STR(viewfilter_describe_events(vf, buf, sizeof(buf)),
+		  "sched_switch: prev_state == 1 && !event:irq");
+	/* the task and CPU clauses still answer (!buffer:top: none of the top buffer's CPUs) */
+	CHECK(!viewfilter_task_ok(vf, 41) && !viewfilter_cpu_ok(vf, 0));
+	viewfilter_free(vf);
+	fx_close(&fx);
+}
+
 TEST_MAIN()
