@@ -23,10 +23,13 @@
 #include "app/opts.h"
 #include "lib/output.h"
 #include "lib/safefile.h"
+#include "pcp/fleet.h"
+#include "pcp/fleet_batch.h"
 #include "pcp/pmda.h"
 #include "probe/probe.h"
 #include "kernel/session.h"
 #include "lib/tuning.h"
+#include "store/store.h"
 #include "ui.h"
 
 #define EXIT_USAGE	2
@@ -360,6 +363,55 @@ static int main_stream(struct app *a)
 	return status;
 }
 
+/* --pcp, --pcp-archive: the fleet's table, headless or in the fleet pane. */
+static int main_fleet(struct app *a)
+{
+	struct fleet_opts fo = {
+		.hosts = a->opts.pcp_hosts, .archives = a->opts.pcp_archive,
+		.interval = a->opts.interval, .start = a->opts.pcp_start,
+		.finish = a->opts.pcp_finish, .origin = a->opts.pcp_origin,
+	};
+	struct fleet_batch_opts bo = {
+		.json = a->opts.json, .interval = a->opts.interval,
+		.duration = a->opts.duration, .iterations = a->opts.iterations,
+	};
+	char err[512] = "";
+	struct fleet *f;
+	FILE *out;
+	int status;
+
+	if (!a->opts.batch && !main_has_terminal())
+		return EXIT_USAGE;
+	if (main_signals())
+		return 1;
+	f = fleet_new(&fo, err, sizeof(err));
+	if (!f) {
+		fprintf(stderr, "ktop: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (!a->opts.batch) {
+		/* the other panes have no events here: an empty store */
+		a->st = store_new(a->opts.memory, 1);
+		a->wake_fd = fleet_wake_fd(f);
+		status = a->st ? ui_run_fleet(a, f) : 1;
+		store_free(a->st);
+		a->st = NULL;
+		a->wake_fd = -1;
+		fleet_free(f);
+		return status;
+	}
+	out = output_fdopen(STDOUT_FILENO, false);
+	if (!out) {
+		fleet_free(f);
+		return 1;
+	}
+	status = fleet_batch_run(f, &bo, out);
+	if (fclose(out) && !status && errno != EPIPE && errno != EINTR)
+		status = 1;
+	fleet_free(f);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static struct app a;
@@ -391,6 +443,8 @@ int main(int argc, char **argv)
 	}
 	if (a.opts.pmda)
 		return main_signals() ? 1 : pmda_main(&a);
+	if (a.opts.pcp_hosts || a.opts.pcp_archive)
+		return main_fleet(&a);
 	if (a.opts.demo) {
 		char tried[1024];
 

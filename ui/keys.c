@@ -20,6 +20,8 @@ const struct ui_key ui_keys[] = {
 	{ { '1', '2', '3', '4', '5', '6', '7', '8' }, "1-8",
 	  "go to pane: 1 CPUs, 2 Top, 3 Events, 4 Graph, 5 Latency, 6 BPF, 7 Tasks, 8 Stacks",
 	  ACT_PANE, -1, "Panes" },
+	{ { '0' }, "0", "go to pane 0, Fleet: the hosts of --pcp or --pcp-archive", ACT_PANE, -1,
+	  "Panes" },
 	/* Moving */
 	{ { KEY_UP, 'k' }, "Up, k", "move up one row", ACT_UP, 0, "Moving" },
 	{ { KEY_DOWN, 'j' }, "Down, j", "move down one row", ACT_DOWN, 0, "Moving" },
@@ -204,7 +206,17 @@ const struct ui_key ui_keys[] = {
 	{ { 'o' }, "o", "stacks: event stacks, BPF off-CPU stacks (--offcpu) or function_graph "
 	  "paths", ACT_STACK_SOURCE, 0, "Stacks pane (8)", "stacks" },
 	{ { 'x' }, "x", "stacks: every stack of the source, not only the row's it was opened on",
-	  ACT_STACK_ALL, 0, "Stacks pane (8)", "stacks" },
+	  ACT_STACK_ALL, 0, "Stacks pane (8)", "stacks" },	/* Pane 0, fleet */
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "fleet: the selected host's CPUs, or back",
+	  ACT_ENTER, 0, "Fleet pane (0)", "fleet" },
+	{ { KEY_BACKSPACE, 127, 8 }, "Backspace", "fleet: back from the host's CPUs", ACT_ZOOM_OUT,
+	  0, "Fleet pane (0)", "fleet" },
+	{ { KEY_F(6), '>' }, "F6, >", "fleet: next sort column (down hosts stay last)",
+	  ACT_PANE_SORT, 0, "Fleet pane (0)", "fleet" },
+	{ { '<' }, "<", "fleet: previous sort column", ACT_SORT_PREV, 0, "Fleet pane (0)",
+	  "fleet" },
+	{ { 'I' }, "I", "fleet: invert the sort order", ACT_SORT_INVERT, 0, "Fleet pane (0)",
+	  "fleet" },
 };
 #pragma GCC diagnostic pop
 

@@ -393,6 +393,19 @@ static int ui_loop(struct ui *ui, struct app *a)
 	}
 }
 
+/* The fleet of ui_run_fleet(), for ui_run. */
+static struct fleet *run_fleet;
+
+int ui_run_fleet(struct app *a, struct fleet *f)
+{
+	int status;
+
+	run_fleet = f;
+	status = ui_run(a);
+	run_fleet = NULL;
+	return status;
+}
+
 int ui_run(struct app *a)
 {
 	int status = 0, ret;
@@ -408,6 +421,10 @@ int ui_run(struct app *a)
 		fprintf(stderr, "ktop: cannot start the interactive view: %s\n", strerror(-ret));
 		free(ui);
 		return 1;
+	}
+	if (run_fleet) {
+		ui->fleet = run_fleet;
+		ui_show_pane(ui, "fleet");
 	}
 	if (pipe2(winch_pipe, O_NONBLOCK | O_CLOEXEC)) {
 		ui_destroy(ui);

@@ -25,6 +25,7 @@
 static const struct pane_ops *const pane_table[] = {
 	&pane_cpus_ops, &pane_top_ops, &pane_events_ops,
 	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops, &pane_tasks_ops, &pane_stacks_ops,
+	&pane_fleet_ops,	/* key 0: last, whatever the others' number */
 };
 
 static const struct prompt_ops *const prompt_table[] = {
@@ -467,7 +468,8 @@ static void draw_tabs(struct ui *ui, int y)
 	for (int i = 0; i < ui->npanes; i++) {
 		ui->tab_x[i] = rs.len;
 		richstr_addf(&rs, &ui->panes[i] == ui->active ? ROLE_TAB_ACTIVE : ROLE_TAB,
-			     " %d %s ", i + 1, ui->panes[i].ops->label);
+			     " %d %s ", ui->panes[i].ops == &pane_fleet_ops ? 0 : i + 1,
+			     ui->panes[i].ops->label);
 		richstr_add(&rs, ROLE_TAB, " ");
 	}
 	ui->tab_x[ui->npanes] = rs.len;
@@ -701,7 +703,10 @@ static bool common_key(struct ui *ui, const struct ui_key *k, int ch, int *ret)
 		show_tab(ui, (tab_of(ui) + (k->act == ACT_NEXT_PANE ? 1 : n - 1)) % n);
 		break;
 	case ACT_PANE:
-		show_tab(ui, k->arg < 0 ? ch - '1' : k->arg);
+		if (ch == '0')
+			ui_show_pane(ui, "fleet");
+		else
+			show_tab(ui, k->arg < 0 ? ch - '1' : k->arg);
 		break;
 	case ACT_LOST:
 		ui->show_lost = !ui->show_lost;

@@ -14,6 +14,8 @@ const char *ui_source_word(const struct ui *ui)
 {
 	const struct app *a = ui->app;
 
+	if (ui->fleet)
+		return "FLEET";	/* ktop --pcp: no events here, the hosts' in pane 0 */
 	switch (app_stream_state(a)) {
 	case APP_STREAM_ENDED:
 		return "ENDED";

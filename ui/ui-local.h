@@ -322,6 +322,7 @@ extern const struct pane_ops pane_latency_ops;
 extern const struct pane_ops pane_bpf_ops;
 extern const struct pane_ops pane_tasks_ops;
 extern const struct pane_ops pane_stacks_ops;
+extern const struct pane_ops pane_fleet_ops;
 
 /*
  * A prompt: what takes the keys while it is open, from a question on the
@@ -438,8 +439,11 @@ int ui_stream_header(struct ui *ui, int y);
 #define UI_MIN_COLS	40
 #define UI_MIN_ROWS	12
 
+struct fleet;
+
 struct ui {
 	struct app		*app;
+	struct fleet		*fleet;		/* --pcp, --pcp-archive: the fleet pane's hosts */
 	struct store		*st;
 	struct ui_stats		stats;
 	struct ui_fgraph	fgraph;

@@ -13,4 +13,11 @@ struct app;
  */
 int ui_run(struct app *a);
 
+struct fleet;
+/*
+ * ui_run_fleet - ui_run() showing the fleet pane first, over @f's hosts
+ * (ktop --pcp, --pcp-archive); @a holds no events (an empty store).
+ */
+int ui_run_fleet(struct app *a, struct fleet *f);
+
 #endif

@@ -122,6 +122,11 @@ static const struct option long_opts[] = {
 	{ "domain",		required_argument,	NULL, 'd' },
 	{ "notready",		no_argument,		NULL, OPT_PMDA_NOTREADY },
 	{ "pmda-files",		required_argument,	NULL, OPT_PMDA_FILES },
+	{ "pcp",		required_argument,	NULL, OPT_PCP },
+	{ "pcp-archive",	required_argument,	NULL, OPT_PCP_ARCHIVE },
+	{ "start",		required_argument,	NULL, OPT_PCP_START },
+	{ "finish",		required_argument,	NULL, OPT_PCP_FINISH },
+	{ "origin",		required_argument,	NULL, OPT_PCP_ORIGIN },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "help-debug",		no_argument,		NULL, OPT_HELP_DEBUG },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -243,6 +248,12 @@ void opts_usage(FILE *fp)
 	      "      --notready             --pmda starts as pmcd.conf's notready agent, and\n"
 	      "                             says ready once tracing runs\n"
 	      "      --pmda-files DIR       write the agent's pmns, root, help and domain.h\n"
+	      "      --pcp HOST[,HOST...]   the fleet: one row per host (HOST[:PORT]), from\n"
+	      "                             its pmcd and ktop agent; pane 0, or with --batch,\n"
+	      "                             --json the same table each --interval\n"
+	      "      --pcp-archive A[,A...] the same from pmlogger archives of those agents\n"
+	      "      --start, --finish, --origin TIME  the archives' window, PCP's time syntax\n"
+	      "                             (PCPIntro(1): @TIME, -10m, ...)\n"
 	      "\n"
 	      "  -h, --help                 this text\n"
 	      "      --help-debug           the tuning and test switches (KTOP_* variables)\n"

@@ -139,7 +139,7 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 TEST(pane_keys_name_a_pane)
 {
 	static const char *const panes[] = { "cpus", "top", "events", "graph", "latency", "bpf",
-					     "tasks", "stacks" };
+					     "tasks", "stacks", "fleet" };
 	unsigned int scoped = 0;
 
 	for (unsigned int i = 0; i < ui_nkeys; i++) {
