@@ -11,7 +11,7 @@
 #   tests/layers.sh            check, print what breaks a rule, exit 1 if any
 #   tests/layers.sh --graph    print "FROM -> TO (includes)" for every pair
 
-LAYERS="lib store funcfilter kernel ingest model probe bpfstats view formats recorder source app batch pcp"
+LAYERS="lib store funcfilter kernel ingest model probe bpfstats agg view formats recorder source app batch pcp"
 
 # Pairs that break the order today, each with the reason it is tolerated.
 # Empty this list; never add to it.

@@ -134,12 +134,21 @@ void session_track_fd(int fd, bool add);
 /*
  * @fn runs on the emergency path (fatal signals, atexit), after the
  * session's instance is gone, and also when no session is open yet; it must
- * be async-signal-safe. ktop's probe events use it (probe_emergency).
+ * be async-signal-safe. ktop's probe events (probe_emergency) and in-kernel
+ * aggregations (agg_emergency) use it. Each hook is kept once (up to four),
+ * and they run in the order they were set.
  */
 void session_set_emergency_hook(void (*fn)(void));
 
 /* Is the ktop with @pid alive (its lock held)? For reaping what a dead one left. */
 bool session_ktop_alive(long pid);
+
+/*
+ * The directory where a ktop leaves what its successor needs to clean up
+ * after a SIGKILL (/run/ktop, else /tmp/ktop), or NULL (not root, or none
+ * usable).
+ */
+const char *session_run_dir(void);
 
 int session_signal_fd(void);		/* readable when a terminating signal came */
 int session_signal_pending(void);	/* the signal number, 0 when none */

@@ -36,7 +36,8 @@ static int session_emergency_done;
 static volatile int session_fds[SESSION_MAX_FDS];
 static int session_nfds;
 
-static void (*volatile session_emergency_hook)(void);
+#define SESSION_MAX_HOOKS	4
+static void (*volatile session_emergency_hook[SESSION_MAX_HOOKS])(void);
 static bool ktop_alive(long pid);
 
 static int sig_pipe[2] = { -1, -1 };
@@ -115,8 +116,9 @@ static void session_emergency(void)
 	session_live = NULL;
 out_hook:
 	/* after the instance: what it had enabled can go now (probe events) */
-	if (session_emergency_hook)
-		session_emergency_hook();
+	for (int i = 0; i < SESSION_MAX_HOOKS; i++)
+		if (session_emergency_hook[i])
+			session_emergency_hook[i]();
 }
 
 static void session_atexit(void)
@@ -191,12 +193,24 @@ int session_signals_init(void)
 
 void session_set_emergency_hook(void (*fn)(void))
 {
-	session_emergency_hook = fn;
+	for (int i = 0; i < SESSION_MAX_HOOKS; i++) {
+		if (session_emergency_hook[i] == fn)
+			return;
+		if (!session_emergency_hook[i]) {
+			session_emergency_hook[i] = fn;
+			return;
+		}
+	}
 }
 
 bool session_ktop_alive(long pid)
 {
 	return ktop_alive(pid);
+}
+
+const char *session_run_dir(void)
+{
+	return sess_run_dir();
 }
 
 int session_signal_fd(void)
