@@ -223,7 +223,7 @@ int main(int argc, char **argv)
 	/* .ktop */
 	snprintf(path, sizeof(path), "%s/s.ktop", dir);
 	t = now();
-	if (snapshot_write(path, st, &meta, NULL, err, sizeof(err))) {
+	if (ktop_write(path, st, &meta, NULL, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		ret = 1;
 	}
@@ -295,7 +295,7 @@ int main(int argc, char **argv)
 		snapshot_meta_free(&m2);
 		snprintf(path, sizeof(path), "%s/big.ktop", dir);
 		t = now();
-		if (!st || snapshot_write(path, st, &meta, NULL, err, sizeof(err))) {
+		if (!st || ktop_write(path, st, &meta, NULL, err, sizeof(err))) {
 			fprintf(stderr, "big: %s\n", err);
 			ret = 1;
 		}
@@ -306,16 +306,16 @@ int main(int argc, char **argv)
 		store_free(st);
 		{
 			/* as ktop -i does: a loader thread reads blocks while the UI draws */
-			struct snapshot_reader *r;
+			struct ktop_reader *r;
 			double t_first = 0, cpu = cpu_secs();
 			int fd = open(path, O_RDONLY), k;
 
 			t = now();
-			r = snapshot_reader_new(fd, path, (size_t)big * 64 + (256u << 20), err,
-						sizeof(err));
-			while (r && (k = snapshot_reader_next(r)) > 0) {
+			r = ktop_reader_new(fd, path, (size_t)big * 64 + (256u << 20), err,
+					    sizeof(err));
+			while (r && (k = ktop_reader_next(r)) > 0) {
 				if (!t_first) {
-					store_get_stats(snapshot_reader_store(r), &ss);
+					store_get_stats(ktop_reader_store(r), &ss);
 					if (ss.events)
 						t_first = now() - t;
 				}
@@ -323,12 +323,12 @@ int main(int argc, char **argv)
 			t = now() - t;
 			cpu = cpu_secs() - cpu;
 			if (!r || k < 0) {
-				fprintf(stderr, "%s\n", r ? snapshot_reader_error(r) : err);
+				fprintf(stderr, "%s\n", r ? ktop_reader_error(r) : err);
 				ret = 1;
 			} else {
-				store_get_stats(snapshot_reader_store(r), &ss);
+				store_get_stats(ktop_reader_store(r), &ss);
 			}
-			snapshot_reader_free(r);
+			ktop_reader_free(r);
 			close(fd);
 			printf("bench snapshot.ktop.reopen_%lluM_first_events %.4f s (first block "
 			       "of events in the store: the first frame can be drawn)\n",

@@ -302,7 +302,7 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
  * The BPF statistics after each of their polls (--stream): the reader's BPF
  * pane shows this machine's. Return: 0 or the writer's error.
  */
-static int app_stream_bpf(struct app *a, struct snapshot_writer *w, uint64_t *ticks,
+static int app_stream_bpf(struct app *a, struct ktop_writer *w, uint64_t *ticks,
 			  uint64_t *seq)
 {
 	struct bpfstats_status st;
@@ -314,7 +314,7 @@ static int app_stream_bpf(struct app *a, struct snapshot_writer *w, uint64_t *ti
 	bpfstats_get_status(a->bpf, &st);
 	if (st.ticks == *ticks || bpfstats_raw_get(a->bpf, *seq, &raw))
 		return 0;
-	ret = snapshot_writer_bpf(w, &raw);
+	ret = ktop_writer_bpf(w, &raw);
 	*ticks = st.ticks;
 	if (raw.noutl)
 		*seq = raw.outl[raw.noutl - 1].seq;
@@ -329,9 +329,9 @@ struct bpfstats *app_bpf(const struct app *a)
 
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 {
-	struct snapshot_write_opts wo = { .max_bytes_per_sec = max_bytes_per_sec };
-	struct snapshot_writer_stats ws;
-	struct snapshot_writer *w;
+	struct ktop_write_opts wo = { .max_bytes_per_sec = max_bytes_per_sec };
+	struct ktop_writer_stats ws;
+	struct ktop_writer *w;
 	uint64_t end = 0, offcpu_ns = 0, bpf_ticks = 0, bpf_seq = 0;
 	struct snapshot_meta m;
 	char err[512] = "";
@@ -340,7 +340,7 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	memset(&m, 0, sizeof(m));
 	if (a->src && a->src->meta)
 		a->src->meta(a, &m, true, err, sizeof(err));
-	w = snapshot_writer_new(fd, "standard output", a->st, &m, &wo, err, sizeof(err));
+	w = ktop_writer_new(fd, "standard output", a->st, &m, &wo, err, sizeof(err));
 	werr = errno;
 	snapshot_meta_free(&m);
 	if (!w) {
@@ -382,30 +382,30 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 			app_offcpu_poll(a);
 			offcpu_ns = now;
 		}
-		ret = snapshot_writer_flush(w, a->st);
+		ret = ktop_writer_flush(w, a->st);
 		if (!ret)
 			ret = app_stream_bpf(a, w, &bpf_ticks, &bpf_seq);
 		if (ret == -EPIPE || ret == -EINTR)
 			goto out;	/* the reader went away, or took nothing as we stop */
 		if (ret) {
-			fprintf(log, "ktop: --stream: %s\n", snapshot_writer_error(w));
+			fprintf(log, "ktop: --stream: %s\n", ktop_writer_error(w));
 			status = 1;
 			goto out;
 		}
 	}
 	/* a signal or the end of --duration: a proper end, so the reader sees a whole file */
 	app_offcpu_poll(a);
-	ret = snapshot_writer_flush(w, a->st);
+	ret = ktop_writer_flush(w, a->st);
 	if (!ret)
-		ret = snapshot_writer_finish(w);
+		ret = ktop_writer_finish(w);
 out:
-	snapshot_writer_stats(w, &ws);
+	ktop_writer_stats(w, &ws);
 	/* not when the reader stopped reading: stderr may be the same full pipe */
 	if ((ws.dropped || ws.skipped) && ret != -EINTR)
 		fprintf(log, "ktop: --stream: %llu events sent, %llu left out for the bandwidth "
 			"bound, %llu evicted before they could be sent\n",
 			(unsigned long long)ws.events, (unsigned long long)ws.dropped,
 			(unsigned long long)ws.skipped);
-	snapshot_writer_free(w);
+	ktop_writer_free(w);
 	return status;
 }

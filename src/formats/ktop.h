@@ -29,34 +29,34 @@ struct viewfilter;
  * Written; read: 1 to 3. Version 3: each lost-event record says why
  * (enum store_lost_why); those of older files read as STORE_LOST_UNKNOWN.
  */
-#define SNAPSHOT_VERSION	3
-#define SNAPSHOT_VERSION_MIN	1
+#define KTOP_FILE_VERSION	3
+#define KTOP_FILE_VERSION_MIN	1
 #define KTOP_CHUNK_LEVEL	1
 /*
  * Hard caps on what a file may claim (bounded memory on hostile input). Past
  * them, what a reader keeps counts against its memory limit (the store's):
  * events and lost marks are evicted oldest first, and a file whose strings,
  * comm table, event types and metadata do not fit is refused. What a reader
- * holds besides is the two buffers of one block, 2 * SNAPSHOT_MAX_BLOCK.
+ * holds besides is the two buffers of one block, 2 * KTOP_FILE_MAX_BLOCK.
  */
-#define SNAPSHOT_MAX_BLOCK	(16u << 20)	/* one block, compressed or not */
+#define KTOP_FILE_MAX_BLOCK	(16u << 20)	/* one block, compressed or not */
 /*
  * A file may expand no more than this many times its size, past the first
- * SNAPSHOT_RATIO_SLACK bytes (ktop's own blocks: 50 at most, measured):
+ * KTOP_FILE_RATIO_SLACK bytes (ktop's own blocks: 50 at most, measured):
  * the work a small file can cause stays small (zstd turns 1 KiB into 16 MiB
  * of zeros).
  */
-#define SNAPSHOT_MAX_RATIO	256u
-#define SNAPSHOT_RATIO_SLACK	(4u << 20)
-#define SNAPSHOT_MAX_BLOCK_EVENTS 65536u
-#define SNAPSHOT_MAX_STRINGS	(16u << 20)	/* interned strings in one file */
-#define SNAPSHOT_MAX_STRBYTES	(512u << 20)
+#define KTOP_FILE_MAX_RATIO	256u
+#define KTOP_FILE_RATIO_SLACK	(4u << 20)
+#define KTOP_FILE_MAX_BLOCK_EVENTS 65536u
+#define KTOP_FILE_MAX_STRINGS	(16u << 20)	/* interned strings in one file */
+#define KTOP_FILE_MAX_STRBYTES	(512u << 20)
 
 /* --- writing -------------------------------------------------------------- */
 
-struct snapshot_writer;
+struct ktop_writer;
 
-struct snapshot_write_opts {
+struct ktop_write_opts {
 	uint64_t	t0, t1;		/* time window, inclusive; both 0: everything */
 	int		level;		/* zstd level, 0: 3 */
 	/*
@@ -75,14 +75,14 @@ struct snapshot_write_opts {
 	uint64_t	max_bytes_per_sec;
 	/* stop with -ECANCELED once it points at non-zero (export_opts.cancel) */
 	const int	*cancel;
-	/* snapshot_write(): enum safefile_out_flags (src/lib/safefile.h) */
+	/* ktop_write(): enum safefile_out_flags (src/lib/safefile.h) */
 	unsigned int	file_flags;
 	/* only its matches (src/view/viewfilter.h; the writer's thread owns it); NULL: all */
 	struct viewfilter *view;
 };
 
 /**
- * snapshot_writer_new - start a .ktop file or stream on @fd
+ * ktop_writer_new - start a .ktop file or stream on @fd
  * @fd: any writable fd (a pipe too); not closed by the writer
  * @name: for error messages ("-" for stdout)
  * @st: the store that will be flushed (its CPU count goes into META)
@@ -91,30 +91,30 @@ struct snapshot_write_opts {
  * Writes the file header and the META block. SIGPIPE is blocked around every
  * write and a pending one is consumed, so a closed pipe gives -EPIPE rather
  * than killing the process.
- * Return: the writer (free with snapshot_writer_free), or NULL with errno set
+ * Return: the writer (free with ktop_writer_free), or NULL with errno set
  * and a message in @err.
  */
-struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const struct store *st,
-					    const struct snapshot_meta *meta,
-					    const struct snapshot_write_opts *opts,
-					    char *err, size_t errlen);
+struct ktop_writer *ktop_writer_new(int fd, const char *name, const struct store *st,
+				    const struct snapshot_meta *meta,
+				    const struct ktop_write_opts *opts,
+				    char *err, size_t errlen);
 
 /**
- * snapshot_writer_flush - write what @st gained since the last flush
+ * ktop_writer_flush - write what @st gained since the last flush
  *
  * New schema types, new strings, comm changes, events published since the
  * last flush (per CPU, by seq; events evicted before they were written are
- * counted in snapshot_writer_stats' skipped) and new lost-event records.
+ * counted in ktop_writer_stats' skipped) and new lost-event records.
  * Call it periodically for a stream (ktop --stream: e.g. every 100 ms), or
  * once for a file.
  * Context: any one thread; @st may be written concurrently by its consumers.
  * Return: 0, -EPIPE when the reader went away, or another negative errno
- * (message in the writer: snapshot_writer_error()).
+ * (message in the writer: ktop_writer_error()).
  */
-int snapshot_writer_flush(struct snapshot_writer *w, struct store *st);
+int ktop_writer_flush(struct ktop_writer *w, struct store *st);
 
 /* Write the END block (a stream that ends without it reads as truncated). */
-int snapshot_writer_finish(struct snapshot_writer *w);
+int ktop_writer_finish(struct ktop_writer *w);
 
 /*
  * A poll of the BPF statistics (bpfstats_raw_get) as a BPF block: the
@@ -122,10 +122,10 @@ int snapshot_writer_finish(struct snapshot_writer *w);
  * Return: 0 or a negative errno (the writer's error then says why).
  */
 struct bpfstats_raw;
-int snapshot_writer_bpf(struct snapshot_writer *w, const struct bpfstats_raw *r);
-const char *snapshot_writer_error(const struct snapshot_writer *w);
+int ktop_writer_bpf(struct ktop_writer *w, const struct bpfstats_raw *r);
+const char *ktop_writer_error(const struct ktop_writer *w);
 
-struct snapshot_writer_stats {
+struct ktop_writer_stats {
 	uint64_t	events;		/* written */
 	uint64_t	skipped;	/* evicted from the store before they were written */
 	uint64_t	dropped;	/* left out for the bandwidth bound */
@@ -134,26 +134,26 @@ struct snapshot_writer_stats {
 	uint64_t	blocks;
 	uint64_t	chunks;		/* sealed chunks copied as they are */
 };
-void snapshot_writer_stats(const struct snapshot_writer *w, struct snapshot_writer_stats *out);
-void snapshot_writer_free(struct snapshot_writer *w);
+void ktop_writer_stats(const struct ktop_writer *w, struct ktop_writer_stats *out);
+void ktop_writer_free(struct ktop_writer *w);
 
 /**
- * snapshot_write - write a whole .ktop file atomically
+ * ktop_write - write a whole .ktop file atomically
  * @path: opened with safefile_out_open(): a regular file is replaced
  *	  atomically (a temporary file in the same directory, fsync, rename,
  *	  mode 0600); "-" (stdout), a device or a FIFO is written in place
  * @opts: may be NULL (everything, level 3)
  * Return: 0, or a negative errno with a message naming @path in @err.
  */
-int snapshot_write(const char *path, struct store *st, const struct snapshot_meta *meta,
-		   const struct snapshot_write_opts *opts, char *err, size_t errlen);
+int ktop_write(const char *path, struct store *st, const struct snapshot_meta *meta,
+	       const struct ktop_write_opts *opts, char *err, size_t errlen);
 
 /* --- reading -------------------------------------------------------------- */
 
-struct snapshot_reader;
+struct ktop_reader;
 
 /**
- * snapshot_reader_new - start reading a .ktop file or stream from @fd
+ * ktop_reader_new - start reading a .ktop file or stream from @fd
  * @fd: not closed by the reader; reads block (use it from a loader thread
  *	for `ktop -i -`)
  * @mem_limit: for the store (0: STORE_DEFAULT_MEMORY)
@@ -163,22 +163,22 @@ struct snapshot_reader;
  * EPROTONOSUPPORT: wrong version, ENOMSG: not a .ktop file, E2BIG: a size
  * over the caps) and a message naming @name in @err.
  */
-struct snapshot_reader *snapshot_reader_new(int fd, const char *name, size_t mem_limit,
-					    char *err, size_t errlen);
-/* The store being filled: owned by the reader until snapshot_reader_take_store. */
-struct store *snapshot_reader_store(struct snapshot_reader *r);
-struct store *snapshot_reader_take_store(struct snapshot_reader *r);
-const struct snapshot_meta *snapshot_reader_meta(const struct snapshot_reader *r);
+struct ktop_reader *ktop_reader_new(int fd, const char *name, size_t mem_limit,
+				    char *err, size_t errlen);
+/* The store being filled: owned by the reader until ktop_reader_take_store. */
+struct store *ktop_reader_store(struct ktop_reader *r);
+struct store *ktop_reader_take_store(struct ktop_reader *r);
+const struct snapshot_meta *ktop_reader_meta(const struct ktop_reader *r);
 
 /**
- * snapshot_reader_next - read one block and apply it to the store
+ * ktop_reader_next - read one block and apply it to the store
  * Context: the thread that owns @r (the store's only writer).
  * Return: 1 after a block (events of a block are published), 0 after END,
- * or a negative errno (message: snapshot_reader_error; -EBADMSG for an EOF
+ * or a negative errno (message: ktop_reader_error; -EBADMSG for an EOF
  * before END).
  */
-int snapshot_reader_next(struct snapshot_reader *r);
-const char *snapshot_reader_error(const struct snapshot_reader *r);
-void snapshot_reader_free(struct snapshot_reader *r);
+int ktop_reader_next(struct ktop_reader *r);
+const char *ktop_reader_error(const struct ktop_reader *r);
+void ktop_reader_free(struct ktop_reader *r);
 
 #endif

@@ -41,7 +41,7 @@ static bool ktop_detect(const void *head, size_t len)
 static const struct format_reader_ops ktop_reader_ops;
 struct chunk_ent;
 
-struct snapshot_reader {
+struct ktop_reader {
 	struct format_reader	base;		/* st, meta, name, err */
 	int			fd;
 	size_t			mem_limit;
@@ -62,7 +62,7 @@ struct snapshot_reader {
 	bool			ended;
 };
 
-static int reader_fail(struct snapshot_reader *r, int ret, const char *fmt, ...)
+static int reader_fail(struct ktop_reader *r, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -77,7 +77,7 @@ static int reader_fail(struct snapshot_reader *r, int ret, const char *fmt, ...)
  * metadata, the string map and the store's tables must fit in the memory
  * limit. @more: bytes about to be allocated. Return: 0 or -E2BIG.
  */
-static int reader_budget(struct snapshot_reader *r, uint64_t more)
+static int reader_budget(struct ktop_reader *r, uint64_t more)
 {
 	uint64_t limit = r->mem_limit ? r->mem_limit : STORE_DEFAULT_MEMORY;
 	uint64_t used = more + r->meta_bytes + (uint64_t)r->nstr * sizeof(*r->strmap);
@@ -196,7 +196,7 @@ static int meta_field_set(struct snapshot_meta *m, uint64_t key, const char *v, 
 	return 0;
 }
 
-static int reader_meta(struct snapshot_reader *r, struct cur *c)
+static int reader_meta(struct ktop_reader *r, struct cur *c)
 {
 	struct snapshot_meta *m = &r->base.meta;
 
@@ -256,7 +256,7 @@ static int reader_meta(struct snapshot_reader *r, struct cur *c)
 	return 0;
 }
 
-static int reader_schema(struct snapshot_reader *r, struct cur *c)
+static int reader_schema(struct ktop_reader *r, struct cur *c)
 {
 	struct schema *sc = store_schema(r->base.st);
 	uint64_t n = cur_var(c);
@@ -309,14 +309,14 @@ static int reader_schema(struct snapshot_reader *r, struct cur *c)
 	return reader_budget(r, 0);
 }
 
-static int reader_strings(struct snapshot_reader *r, struct cur *c)
+static int reader_strings(struct ktop_reader *r, struct cur *c)
 {
 	struct intern *in = store_strings(r->base.st);
 	uint64_t first = cur_var(c), n = cur_var(c);
 	uint32_t *map;
 
 	if (c->bad || first != (r->nstr ? r->nstr : 1) ||
-	    n > SNAPSHOT_MAX_STRINGS || first + n > SNAPSHOT_MAX_STRINGS ||
+	    n > KTOP_FILE_MAX_STRINGS || first + n > KTOP_FILE_MAX_STRINGS ||
 	    n > (size_t)(c->end - c->p))
 		return reader_fail(r, -EBADMSG, "corrupt string table (ids %llu+%llu after %u)",
 				   (unsigned long long)first, (unsigned long long)n, r->nstr);
@@ -334,9 +334,9 @@ static int reader_strings(struct snapshot_reader *r, struct cur *c)
 		if (c->bad || len > (size_t)(c->end - c->p))
 			return reader_fail(r, -EBADMSG, "corrupt string table");
 		r->strbytes += len;
-		if (r->strbytes > SNAPSHOT_MAX_STRBYTES)
+		if (r->strbytes > KTOP_FILE_MAX_STRBYTES)
 			return reader_fail(r, -E2BIG, "string table over %u bytes",
-					   SNAPSHOT_MAX_STRBYTES);
+					   KTOP_FILE_MAX_STRBYTES);
 		id = intern_id(in, (const char *)c->p, len);
 		if (id == UINT32_MAX)
 			return reader_fail(r, -ENOMEM, "out of memory");
@@ -353,7 +353,7 @@ static int reader_strings(struct snapshot_reader *r, struct cur *c)
 	return reader_budget(r, 0);
 }
 
-static int reader_comm(struct snapshot_reader *r, struct cur *c)
+static int reader_comm(struct ktop_reader *r, struct cur *c)
 {
 	struct intern *in = store_strings(r->base.st);
 	uint64_t n = cur_var(c);
@@ -374,7 +374,7 @@ static int reader_comm(struct snapshot_reader *r, struct cur *c)
 	return reader_budget(r, 0);
 }
 
-static int reader_lost(struct snapshot_reader *r, struct cur *c)
+static int reader_lost(struct ktop_reader *r, struct cur *c)
 {
 	uint64_t n = cur_var(c);
 
@@ -393,7 +393,7 @@ static int reader_lost(struct snapshot_reader *r, struct cur *c)
 	return 0;
 }
 
-static int reader_events(struct snapshot_reader *r, struct cur *c)
+static int reader_events(struct ktop_reader *r, struct cur *c)
 {
 	struct schema *sc = store_schema(r->base.st);
 	uint64_t cpu = cur_var(c), n = cur_var(c), ts = cur_var(c);
@@ -403,7 +403,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 	uint16_t last_type = 0;
 	const uint32_t *stk;
 
-	if (c->bad || cpu >= store_ncpus(r->base.st) || !n || n > SNAPSHOT_MAX_BLOCK_EVENTS ||
+	if (c->bad || cpu >= store_ncpus(r->base.st) || !n || n > KTOP_FILE_MAX_BLOCK_EVENTS ||
 	    (size_t)(c->end - c->p) < EV_NCOLS * 4)
 		return reader_fail(r, -EBADMSG, "corrupt event block header");
 	p = c->p + EV_NCOLS * 4;
@@ -476,7 +476,7 @@ static int reader_events(struct snapshot_reader *r, struct cur *c)
 }
 
 /* A block header: its magic and checksum, type, sizes, the expansion bound. */
-static int reader_block_header(struct snapshot_reader *r, const uint8_t *hdr, ssize_t n)
+static int reader_block_header(struct ktop_reader *r, const uint8_t *hdr, ssize_t n)
 {
 	uint32_t raw_len = get_le32(hdr + 8), comp_len = get_le32(hdr + 12);
 	unsigned int type = hdr[4];
@@ -494,22 +494,23 @@ static int reader_block_header(struct snapshot_reader *r, const uint8_t *hdr, ss
 	if (get_le32(hdr) != BLK_MAGIC || get_le32(hdr + 20) != crc(hdr, 20))
 		return reader_fail(r, -EBADMSG, "corrupt block header (block %llu at offset %llu)",
 				   (unsigned long long)r->nblocks, (unsigned long long)r->off);
-	if (raw_len > SNAPSHOT_MAX_BLOCK || comp_len > SNAPSHOT_MAX_BLOCK)
+	if (raw_len > KTOP_FILE_MAX_BLOCK || comp_len > KTOP_FILE_MAX_BLOCK)
 		return reader_fail(r, -E2BIG, "block %llu at offset %llu claims %u/%u bytes, "
 				   "over the %u-byte limit", (unsigned long long)r->nblocks,
-				   (unsigned long long)r->off, comp_len, raw_len, SNAPSHOT_MAX_BLOCK);
+				   (unsigned long long)r->off, comp_len, raw_len,
+				   KTOP_FILE_MAX_BLOCK);
 	if (!type || type >= BLK_NR || (type == BLK_CHUNKS && r->base.meta.version < 2) ||
 	    (hdr[5] & ~BLK_F_RAW) || ((hdr[5] & BLK_F_RAW) && raw_len != comp_len))
 		return reader_fail(r, -EBADMSG, "unknown block type %u (flags %#x) at offset %llu",
 				   type, hdr[5], (unsigned long long)r->off);
 	r->raw_in += raw_len;
 	r->comp_in += BLK_HDR_SIZE + comp_len;
-	if (r->raw_in > SNAPSHOT_MAX_RATIO * r->comp_in + SNAPSHOT_RATIO_SLACK)
+	if (r->raw_in > KTOP_FILE_MAX_RATIO * r->comp_in + KTOP_FILE_RATIO_SLACK)
 		return reader_fail(r, -E2BIG, "block %llu at offset %llu: the file would expand "
 				   "to %llu bytes from %llu, more than %u times: not a file ktop "
 				   "wrote (a decompression bomb?)", (unsigned long long)r->nblocks,
 				   (unsigned long long)r->off, (unsigned long long)r->raw_in,
-				   (unsigned long long)r->comp_in, SNAPSHOT_MAX_RATIO);
+				   (unsigned long long)r->comp_in, KTOP_FILE_MAX_RATIO);
 	if ((r->nblocks == 0) != (type == BLK_META))
 		return reader_fail(r, -EBADMSG, "block %llu: metadata %s",
 				   (unsigned long long)r->nblocks,
@@ -518,7 +519,7 @@ static int reader_block_header(struct snapshot_reader *r, const uint8_t *hdr, ss
 }
 
 /* The payload of the block whose header is @hdr, checked and decompressed into r->raw. */
-static int reader_block_payload(struct snapshot_reader *r, const uint8_t *hdr)
+static int reader_block_payload(struct ktop_reader *r, const uint8_t *hdr)
 {
 	uint32_t raw_len = get_le32(hdr + 8), comp_len = get_le32(hdr + 12);
 	bool stored = hdr[5] & BLK_F_RAW;
@@ -587,7 +588,7 @@ static void *chunk_job_run(void *arg)
 }
 
 /* The entries of a CHUNKS block into r->ents. Return: how many, or -EBADMSG. */
-static long reader_chunk_list(struct snapshot_reader *r, struct cur *c)
+static long reader_chunk_list(struct ktop_reader *r, struct cur *c)
 {
 	uint64_t n, cpu;
 
@@ -634,7 +635,7 @@ static long reader_chunk_list(struct snapshot_reader *r, struct cur *c)
  * Import @n chunks: checking them is most of a load's work, so a block of
  * many is shared with a second thread; this one then pushes them in order.
  */
-static void reader_chunk_import(struct snapshot_reader *r, size_t n, struct chunk_job *j)
+static void reader_chunk_import(struct ktop_reader *r, size_t n, struct chunk_job *j)
 {
 	sigset_t all, old;
 	pthread_t th;
@@ -659,7 +660,7 @@ static void reader_chunk_import(struct snapshot_reader *r, size_t n, struct chun
 }
 
 /* A chunk could not go in: free those after it, say why. */
-static int reader_fail_chunks(struct snapshot_reader *r, int ret, size_t i, const char *why,
+static int reader_fail_chunks(struct ktop_reader *r, int ret, size_t i, const char *why,
 			      struct chunk_ent *rest, size_t nrest)
 {
 	for (size_t k = 0; k < nrest; k++)
@@ -674,7 +675,7 @@ static int reader_fail_chunks(struct snapshot_reader *r, int ret, size_t i, cons
  * stack ids are the writer's: version 2 readers build those tables with the
  * same ids.
  */
-static int reader_chunks(struct snapshot_reader *r, struct cur *c)
+static int reader_chunks(struct ktop_reader *r, struct cur *c)
 {
 	const struct chunk_job *f;
 	struct chunk_job j[2];
@@ -712,7 +713,7 @@ static int reader_chunks(struct snapshot_reader *r, struct cur *c)
 }
 
 /* A poll of the far side's BPF statistics: the first makes them, each feeds them. */
-static int reader_bpf(struct snapshot_reader *r, const uint8_t *p, size_t n)
+static int reader_bpf(struct ktop_reader *r, const uint8_t *p, size_t n)
 {
 	struct bpfstats *bs = r->base.bpf;
 	struct bpfstats_raw raw;
@@ -738,7 +739,7 @@ static int reader_bpf(struct snapshot_reader *r, const uint8_t *p, size_t n)
 	return 0;
 }
 
-int snapshot_reader_next(struct snapshot_reader *r)
+int ktop_reader_next(struct ktop_reader *r)
 {
 	uint8_t hdr[BLK_HDR_SIZE];
 	uint32_t raw_len;
@@ -815,10 +816,10 @@ int snapshot_reader_next(struct snapshot_reader *r)
 	return ret ? ret : 1;
 }
 
-struct snapshot_reader *snapshot_reader_new(int fd, const char *name, size_t mem_limit,
-					    char *err, size_t errlen)
+struct ktop_reader *ktop_reader_new(int fd, const char *name, size_t mem_limit,
+				    char *err, size_t errlen)
 {
-	struct snapshot_reader *r;
+	struct ktop_reader *r;
 	uint8_t hdr[SNAP_HDR_SIZE];
 	ssize_t n;
 	int ret;
@@ -863,32 +864,32 @@ struct snapshot_reader *snapshot_reader_new(int fd, const char *name, size_t mem
 		goto out_fail;
 	}
 	r->base.meta.version = get_le32(hdr + 8);
-	if (r->base.meta.version < SNAPSHOT_VERSION_MIN || r->base.meta.version > SNAPSHOT_VERSION ||
-	    get_le32(hdr + 12) != SNAP_HDR_SIZE) {
+	if (r->base.meta.version < KTOP_FILE_VERSION_MIN ||
+	    r->base.meta.version > KTOP_FILE_VERSION || get_le32(hdr + 12) != SNAP_HDR_SIZE) {
 		ret = reader_fail(r, -EPROTONOSUPPORT,
 				  "unsupported format version %u (this ktop reads version %u)",
-				  r->base.meta.version, SNAPSHOT_VERSION);
+				  r->base.meta.version, KTOP_FILE_VERSION);
 		goto out_fail;
 	}
 	r->off = sizeof(hdr);
-	ret = snapshot_reader_next(r);
+	ret = ktop_reader_next(r);
 	if (ret < 0)
 		goto out_fail;
 	return r;
 
 out_fail:
 	snprintf(err, errlen, "%s", r->base.err);
-	snapshot_reader_free(r);
+	ktop_reader_free(r);
 	errno = -ret;
 	return NULL;
 }
 
-struct store *snapshot_reader_store(struct snapshot_reader *r)
+struct store *ktop_reader_store(struct ktop_reader *r)
 {
 	return r->base.st;
 }
 
-struct store *snapshot_reader_take_store(struct snapshot_reader *r)
+struct store *ktop_reader_take_store(struct ktop_reader *r)
 {
 	struct store *st = r->base.st;
 
@@ -896,17 +897,17 @@ struct store *snapshot_reader_take_store(struct snapshot_reader *r)
 	return st;
 }
 
-const struct snapshot_meta *snapshot_reader_meta(const struct snapshot_reader *r)
+const struct snapshot_meta *ktop_reader_meta(const struct ktop_reader *r)
 {
 	return &r->base.meta;
 }
 
-const char *snapshot_reader_error(const struct snapshot_reader *r)
+const char *ktop_reader_error(const struct ktop_reader *r)
 {
 	return r->base.err;
 }
 
-void snapshot_reader_free(struct snapshot_reader *r)
+void ktop_reader_free(struct ktop_reader *r)
 {
 	if (!r)
 		return;
@@ -927,12 +928,12 @@ void snapshot_reader_free(struct snapshot_reader *r)
 
 static int ktop_next(struct format_reader *r)
 {
-	return snapshot_reader_next((struct snapshot_reader *)r);
+	return ktop_reader_next((struct ktop_reader *)r);
 }
 
 static void ktop_free(struct format_reader *r)
 {
-	snapshot_reader_free((struct snapshot_reader *)r);
+	ktop_reader_free((struct ktop_reader *)r);
 }
 
 static const struct format_reader_ops ktop_reader_ops = {
@@ -943,9 +944,9 @@ static const struct format_reader_ops ktop_reader_ops = {
 static int ktop_open(const struct format_in *in, struct format_reader **out, char *err,
 		     size_t errlen)
 {
-	struct snapshot_reader *r;
+	struct ktop_reader *r;
 
-	r = snapshot_reader_new(in->fd, in->name, in->mem_limit, err, errlen);
+	r = ktop_reader_new(in->fd, in->name, in->mem_limit, err, errlen);
 	if (!r)
 		return errno ? -errno : -EBADMSG;
 	if (!in->path)

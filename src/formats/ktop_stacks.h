@@ -36,8 +36,8 @@
  * the chunks go into the store as they are. EVSTK is then only for the
  * events sent as rows (EVENTS blocks).
  */
-#ifndef KTOP_SNAPSHOT_STACKS_H
-#define KTOP_SNAPSHOT_STACKS_H
+#ifndef KTOP_FORMAT_KTOP_STACKS_H
+#define KTOP_FORMAT_KTOP_STACKS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -38,7 +38,7 @@ struct comm_pair {
 	uint32_t	id;
 };
 
-struct snapshot_writer {
+struct ktop_writer {
 	int			fd;
 	struct output		*out;		/* fd, written so that a stop ends a wait */
 	char			name[256];
@@ -69,7 +69,7 @@ struct snapshot_writer {
 	double			tokens;		/* bytes that may go out now */
 	double			last_refill;	/* CLOCK_MONOTONIC seconds */
 	bool			failed;
-	struct snapshot_writer_stats st;
+	struct ktop_writer_stats st;
 };
 
 static double mono_now(void)
@@ -77,7 +77,7 @@ static double mono_now(void)
 	return (double)clock_mono_ns() / 1e9;
 }
 
-static int writer_fail(struct snapshot_writer *w, int ret, const char *fmt, ...)
+static int writer_fail(struct ktop_writer *w, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -93,7 +93,7 @@ static int writer_fail(struct snapshot_writer *w, int ret, const char *fmt, ...)
  * when storing the bytes as they are is as good (BLK_F_RAW): a compressed
  * block must save an eighth, or the reader's time is better spent elsewhere.
  */
-static size_t writer_compress(struct snapshot_writer *w, int level)
+static size_t writer_compress(struct ktop_writer *w, int level)
 {
 	size_t bound = ZSTD_compressBound(w->raw.len), n;
 
@@ -106,7 +106,7 @@ static size_t writer_compress(struct snapshot_writer *w, int level)
 	return n > w->raw.len - w->raw.len / 8 ? 0 : n;
 }
 
-static int writer_block(struct snapshot_writer *w, enum blk_type type)
+static int writer_block(struct ktop_writer *w, enum blk_type type)
 {
 	int level = type == BLK_CHUNKS ? w->chunk_level : w->level;
 	uint8_t hdr[BLK_HDR_SIZE];
@@ -117,7 +117,7 @@ static int writer_block(struct snapshot_writer *w, enum blk_type type)
 
 	if (w->raw.err)
 		return writer_fail(w, w->raw.err, "out of memory");
-	if (w->raw.len > SNAPSHOT_MAX_BLOCK)
+	if (w->raw.len > KTOP_FILE_MAX_BLOCK)
 		return writer_fail(w, -E2BIG, "block of %zu bytes over the limit", w->raw.len);
 	n = writer_compress(w, level);
 	if (n == SIZE_MAX)
@@ -187,12 +187,12 @@ static void meta_put_fields(struct buf *b, const struct snapshot_meta *meta)
 	}
 }
 
-struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const struct store *st,
-					    const struct snapshot_meta *meta,
-					    const struct snapshot_write_opts *opts,
-					    char *err, size_t errlen)
+struct ktop_writer *ktop_writer_new(int fd, const char *name, const struct store *st,
+				    const struct snapshot_meta *meta,
+				    const struct ktop_write_opts *opts,
+				    char *err, size_t errlen)
 {
-	struct snapshot_writer *w;
+	struct ktop_writer *w;
 	uint8_t hdr[SNAP_HDR_SIZE];
 	struct iovec iov;
 	int ret;
@@ -226,7 +226,7 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 	w->chunks.len = 4;	/* the count goes first */
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, SNAP_MAGIC, 8);
-	put_le32(hdr + 8, SNAPSHOT_VERSION);
+	put_le32(hdr + 8, KTOP_FILE_VERSION);
 	put_le32(hdr + 12, SNAP_HDR_SIZE);
 	put_le64(hdr + 16, clock_wall_ns());
 	put_le32(hdr + 28, crc(hdr, 28));
@@ -266,12 +266,12 @@ struct snapshot_writer *snapshot_writer_new(int fd, const char *name, const stru
 
 out_fail:
 	snprintf(err, errlen, "%s", w->err);
-	snapshot_writer_free(w);
+	ktop_writer_free(w);
 	errno = -ret;
 	return NULL;
 }
 
-static int writer_strings(struct snapshot_writer *w, struct intern *in);
+static int writer_strings(struct ktop_writer *w, struct intern *in);
 
 /* One record of a LOST block: cpu, ts, count, and (version 3 on) why. */
 static void lost_put(struct buf *b, const struct store_lost *l)
@@ -283,7 +283,7 @@ static void lost_put(struct buf *b, const struct store_lost *l)
 }
 
 /* The lost-event records not sent yet, WRITE_BLOCK_ITEMS a block at most. */
-static int writer_lost(struct snapshot_writer *w, struct store *st)
+static int writer_lost(struct ktop_writer *w, struct store *st)
 {
 	struct store_lost *l = NULL;
 	size_t n;
@@ -321,7 +321,7 @@ static int comm_cmp(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-static int writer_comms(struct snapshot_writer *w, struct store *st)
+static int writer_comms(struct ktop_writer *w, struct store *st)
 {
 	struct intern *in = store_strings(st);
 	struct comm_pair *now = NULL;
@@ -386,7 +386,7 @@ static int writer_comms(struct snapshot_writer *w, struct store *st)
 }
 
 /* A block of a payload built elsewhere (the stack blocks). */
-static int writer_payload(struct snapshot_writer *w, enum blk_type type,
+static int writer_payload(struct ktop_writer *w, enum blk_type type,
 			  const struct snap_payload *pl)
 {
 	if (pl->err)
@@ -401,7 +401,7 @@ static int writer_payload(struct snapshot_writer *w, enum blk_type type,
  * stack the events up to now can name, in id order (a version 2 reader gives
  * them the same ids, which the chunks' stack column holds).
  */
-static int writer_stacks(struct snapshot_writer *w, struct store *st)
+static int writer_stacks(struct ktop_writer *w, struct store *st)
 {
 	int ret;
 
@@ -418,7 +418,7 @@ static int writer_stacks(struct snapshot_writer *w, struct store *st)
 }
 
 /* EVSTK before an EVENTS block whose events have stacks. */
-static int writer_event_stacks(struct snapshot_writer *w, unsigned int cpu, size_t n)
+static int writer_event_stacks(struct ktop_writer *w, unsigned int cpu, size_t n)
 {
 	uint32_t max;
 	int ret;
@@ -441,7 +441,7 @@ static int writer_event_stacks(struct snapshot_writer *w, unsigned int cpu, size
 }
 
 /* STACKW when the off-CPU totals changed. */
-static int writer_weights(struct snapshot_writer *w, struct store *st)
+static int writer_weights(struct ktop_writer *w, struct store *st)
 {
 	uint32_t max;
 	int ret;
@@ -503,7 +503,7 @@ static void writer_column(struct buf *b, const struct ktop_event *evs, size_t n,
 	}
 }
 
-static int writer_events(struct snapshot_writer *w, unsigned int cpu, size_t n)
+static int writer_events(struct ktop_writer *w, unsigned int cpu, size_t n)
 {
 	struct buf *b = &w->raw;
 	size_t col[EV_NCOLS], start, nargs = 0;
@@ -541,7 +541,7 @@ static int writer_events(struct snapshot_writer *w, unsigned int cpu, size_t n)
 }
 
 /* Send the strings interned since the last call, in blocks of bounded size. */
-static int writer_strings(struct snapshot_writer *w, struct intern *in)
+static int writer_strings(struct ktop_writer *w, struct intern *in)
 {
 	uint32_t nstr = intern_count(in);
 
@@ -552,7 +552,7 @@ static int writer_strings(struct snapshot_writer *w, struct intern *in)
 		size_t bytes = 0;
 		int ret;
 
-		while (last < nstr && bytes < SNAPSHOT_MAX_BLOCK / 4)
+		while (last < nstr && bytes < KTOP_FILE_MAX_BLOCK / 4)
 			bytes += strlen(intern_str(in, last++)) + 5;
 		w->raw.len = 0;
 		buf_var(&w->raw, first);
@@ -571,7 +571,7 @@ static int writer_strings(struct snapshot_writer *w, struct intern *in)
  * Leave out every CPU's events up to @end (the bandwidth bound): the reader
  * gets one lost-event record per CPU instead, at the first event left out.
  */
-static int writer_drop(struct snapshot_writer *w, struct store *st, const uint64_t *end)
+static int writer_drop(struct ktop_writer *w, struct store *st, const uint64_t *end)
 {
 	size_t cnt = 0;
 
@@ -602,7 +602,7 @@ static int writer_drop(struct snapshot_writer *w, struct store *st, const uint64
 }
 
 /* The dynamic types not sent yet, ids in order (a reader gives them the same ids). */
-static int writer_schema(struct snapshot_writer *w, struct schema *sc)
+static int writer_schema(struct ktop_writer *w, struct schema *sc)
 {
 	unsigned int maxid = schema_max_id(sc);
 	size_t cnt = 0;
@@ -641,7 +641,7 @@ static int writer_schema(struct snapshot_writer *w, struct schema *sc)
  * (the sender's memory bound): counted, and marked lost for the reader by
  * writer_unsent(). @ts: the time they came before, 0 when not known.
  */
-static void writer_skip(struct snapshot_writer *w, unsigned int cpu, uint64_t n, uint64_t ts)
+static void writer_skip(struct ktop_writer *w, unsigned int cpu, uint64_t n, uint64_t ts)
 {
 	struct store_lost *u = &w->unsent[cpu];
 
@@ -656,7 +656,7 @@ static void writer_skip(struct snapshot_writer *w, unsigned int cpu, uint64_t n,
  * record per CPU; one whose time is not known goes before the oldest event
  * the store still holds of its CPU (evicted ones are older).
  */
-static int writer_unsent(struct snapshot_writer *w, struct store *st)
+static int writer_unsent(struct ktop_writer *w, struct store *st)
 {
 	size_t cnt = 0;
 
@@ -693,7 +693,7 @@ static int writer_unsent(struct snapshot_writer *w, struct store *st)
  * Events [@lo, @hi) of @cpu as EVENTS blocks, those in the window and the
  * view only: the rows of a chunk that is not sent whole.
  */
-static int writer_rows(struct snapshot_writer *w, struct store *st, unsigned int cpu,
+static int writer_rows(struct ktop_writer *w, struct store *st, unsigned int cpu,
 		       uint64_t lo, uint64_t hi)
 {
 	size_t n = 0;
@@ -729,7 +729,7 @@ static int writer_rows(struct snapshot_writer *w, struct store *st, unsigned int
 }
 
 /* Send the chunks gathered in w->chunks as one CHUNKS block. */
-static int writer_chunks_send(struct snapshot_writer *w)
+static int writer_chunks_send(struct ktop_writer *w)
 {
 	struct buf keep;
 	int ret;
@@ -753,7 +753,7 @@ static int writer_chunks_send(struct snapshot_writer *w)
 }
 
 /* Add @cpu's sealed chunk at @first_seq, as its bytes, to the next CHUNKS block. */
-static int writer_chunk(struct snapshot_writer *w, struct store *st, unsigned int cpu,
+static int writer_chunk(struct ktop_writer *w, struct store *st, unsigned int cpu,
 			uint64_t first_seq, uint32_t n)
 {
 	size_t len, at, max = store_chunk_export_max();
@@ -802,7 +802,7 @@ static int witem_cmp(const void *a, const void *b)
 }
 
 /* The chunks of every CPU from w->next up to @end, oldest first across CPUs. */
-static struct witem *writer_items(struct snapshot_writer *w, struct store *st,
+static struct witem *writer_items(struct ktop_writer *w, struct store *st,
 				  const uint64_t *end, size_t *np)
 {
 	struct store_chunk_info ci[256];
@@ -838,7 +838,7 @@ static struct witem *writer_items(struct snapshot_writer *w, struct store *st,
  * they are (CHUNKS blocks), the rest as rows (EVENTS blocks), in time order
  * across CPUs, each CPU's in seq order.
  */
-static int writer_data(struct snapshot_writer *w, struct store *st, const uint64_t *end)
+static int writer_data(struct ktop_writer *w, struct store *st, const uint64_t *end)
 {
 	struct witem *v;
 	size_t n = 0;
@@ -889,7 +889,7 @@ static int writer_data(struct snapshot_writer *w, struct store *st, const uint64
 }
 
 /* Refill the bandwidth bucket. Return: true when it is empty (send lost records instead). */
-static bool writer_bucket_empty(struct snapshot_writer *w)
+static bool writer_bucket_empty(struct ktop_writer *w)
 {
 	double t;
 
@@ -903,7 +903,7 @@ static bool writer_bucket_empty(struct snapshot_writer *w)
 	return w->tokens <= 0;
 }
 
-int snapshot_writer_bpf(struct snapshot_writer *w, const struct bpfstats_raw *r)
+int ktop_writer_bpf(struct ktop_writer *w, const struct bpfstats_raw *r)
 {
 	if (w->failed)
 		return -EIO;
@@ -912,7 +912,7 @@ int snapshot_writer_bpf(struct snapshot_writer *w, const struct bpfstats_raw *r)
 	return writer_block(w, BLK_BPF);
 }
 
-int snapshot_writer_flush(struct snapshot_writer *w, struct store *st)
+int ktop_writer_flush(struct ktop_writer *w, struct store *st)
 {
 	unsigned int ncpus = store_ncpus(st);
 	uint64_t *end = NULL, bytes0;
@@ -969,7 +969,7 @@ out:
 	return ret;
 }
 
-int snapshot_writer_finish(struct snapshot_writer *w)
+int ktop_writer_finish(struct ktop_writer *w)
 {
 	if (w->failed)
 		return -EIO;
@@ -978,17 +978,17 @@ int snapshot_writer_finish(struct snapshot_writer *w)
 	return writer_block(w, BLK_END);
 }
 
-const char *snapshot_writer_error(const struct snapshot_writer *w)
+const char *ktop_writer_error(const struct ktop_writer *w)
 {
 	return w->err;
 }
 
-void snapshot_writer_stats(const struct snapshot_writer *w, struct snapshot_writer_stats *out)
+void ktop_writer_stats(const struct ktop_writer *w, struct ktop_writer_stats *out)
 {
 	*out = w->st;
 }
 
-void snapshot_writer_free(struct snapshot_writer *w)
+void ktop_writer_free(struct ktop_writer *w)
 {
 	if (!w)
 		return;
@@ -1007,28 +1007,28 @@ void snapshot_writer_free(struct snapshot_writer *w)
 }
 
 /* A whole .ktop file: header, everything @st holds (what @opts leave), END. */
-static int ktop_write(const struct format_out *out, struct store *st,
-		      const struct snapshot_meta *meta, const struct snapshot_write_opts *opts,
-		      struct export_stats *stats, char *err, size_t errlen)
+static int ktop_write_out(const struct format_out *out, struct store *st,
+			  const struct snapshot_meta *meta, const struct ktop_write_opts *opts,
+			  struct export_stats *stats, char *err, size_t errlen)
 {
-	struct snapshot_writer_stats ws = { 0 };
-	struct snapshot_writer *w;
+	struct ktop_writer_stats ws = { 0 };
+	struct ktop_writer *w;
 	struct format_file f;
 	int ret;
 
 	ret = format_out_open(&f, out, opts ? opts->file_flags : 0, false, err, errlen);
 	if (ret)
 		return ret;
-	w = snapshot_writer_new(f.out.fd, out->path, st, meta, opts, err, errlen);
+	w = ktop_writer_new(f.out.fd, out->path, st, meta, opts, err, errlen);
 	if (!w)
 		return format_out_close(&f, -errno, stats, err, errlen);
-	ret = snapshot_writer_flush(w, st);
+	ret = ktop_writer_flush(w, st);
 	if (!ret)
-		ret = snapshot_writer_finish(w);
+		ret = ktop_writer_finish(w);
 	if (ret)
-		snprintf(err, errlen, "%s", snapshot_writer_error(w));
-	snapshot_writer_stats(w, &ws);
-	snapshot_writer_free(w);
+		snprintf(err, errlen, "%s", ktop_writer_error(w));
+	ktop_writer_stats(w, &ws);
+	ktop_writer_free(w);
 	ret = format_out_close(&f, ret, stats, err, errlen);
 	if (stats)
 		stats->events = ws.events;
@@ -1040,19 +1040,19 @@ int ktop_save(const struct format_out *out, struct store *st,
 		     const struct snapshot_meta *meta, const struct export_opts *eo,
 		     struct export_stats *stats, char *err, size_t errlen)
 {
-	struct snapshot_write_opts wo = {
+	struct ktop_write_opts wo = {
 		.t0 = eo ? eo->t0 : 0, .t1 = eo ? eo->t1 : 0,
 		.file_flags = eo ? eo->file_flags : 0, .view = eo ? eo->view : NULL,
 		.cancel = eo ? eo->cancel : NULL,
 	};
 
-	return ktop_write(out, st, meta, &wo, stats, err, errlen);
+	return ktop_write_out(out, st, meta, &wo, stats, err, errlen);
 }
 
-int snapshot_write(const char *path, struct store *st, const struct snapshot_meta *meta,
-		   const struct snapshot_write_opts *opts, char *err, size_t errlen)
+int ktop_write(const char *path, struct store *st, const struct snapshot_meta *meta,
+	       const struct ktop_write_opts *opts, char *err, size_t errlen)
 {
 	struct format_out out = { .path = path, .fd = -1 };
 
-	return ktop_write(&out, st, meta, opts, NULL, err, errlen);
+	return ktop_write_out(&out, st, meta, opts, NULL, err, errlen);
 }

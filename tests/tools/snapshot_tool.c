@@ -228,7 +228,7 @@ static int cmd_replicate(const char *in, const char *out, uint64_t want, uint64_
 			store_publish(st, cpu);
 		}
 	}
-	ret = snapshot_write(out, st, &meta, NULL, err, sizeof(err));
+	ret = ktop_write(out, st, &meta, NULL, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s\n", err);
 	store_free(st);
@@ -259,7 +259,7 @@ static int cmd_stream(const char *dir, int parts)
 {
 	struct snapshot_meta meta;
 	struct store *full = fixture_store(dir, &meta), *live;
-	struct snapshot_writer *w;
+	struct ktop_writer *w;
 	struct timespec pause = { 0, 50 * 1000 * 1000 };
 	char err[512];
 	int ret = 0;
@@ -270,7 +270,7 @@ static int cmd_stream(const char *dir, int parts)
 	for (int32_t pid = 0; pid < 70000; pid++)
 		if (store_comm(full, pid))
 			store_set_comm(live, pid, store_comm(full, pid));
-	w = snapshot_writer_new(1, "<stdout>", live, &meta, NULL, err, sizeof(err));
+	w = ktop_writer_new(1, "<stdout>", live, &meta, NULL, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "%s\n", err);
 		return errno == EPIPE ? 3 : 1;
@@ -299,14 +299,14 @@ static int cmd_stream(const char *dir, int parts)
 				store_add_lost(live, l[k].cpu, l[k].ts, l[k].count, l[k].why);
 			free(l);
 		}
-		ret = snapshot_writer_flush(w, live);
+		ret = ktop_writer_flush(w, live);
 		nanosleep(&pause, NULL);
 	}
 	if (!ret)
-		ret = snapshot_writer_finish(w);
+		ret = ktop_writer_finish(w);
 	if (ret)
-		fprintf(stderr, "%s\n", snapshot_writer_error(w));
-	snapshot_writer_free(w);
+		fprintf(stderr, "%s\n", ktop_writer_error(w));
+	ktop_writer_free(w);
 	store_free(live);
 	store_free(full);
 	snapshot_meta_free(&meta);

@@ -314,7 +314,7 @@ static int chain_step(const char *path, struct store *st, const struct snapshot_
 	int ret;
 
 	if (strstr(path, ".ktop"))
-		ret = snapshot_write(path, st, m, NULL, err, sizeof(err));
+		ret = ktop_write(path, st, m, NULL, err, sizeof(err));
 	else
 		ret = export_write(FORMAT_TRACEDAT, path, st, m, NULL, NULL, err, sizeof(err));
 	if (!ret)

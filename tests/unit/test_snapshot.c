@@ -93,7 +93,7 @@ TEST(file_round_trip_every_fixture)
 		CHECK(st);
 		CHECK(snap_count(st) > 0);
 		CHECK(meta.nformats > 0);
-		CHECK(snapshot_write(path, st, &meta, NULL, err, sizeof(err)) == 0);
+		CHECK(ktop_write(path, st, &meta, NULL, err, sizeof(err)) == 0);
 		CHECK(stat(path, &sb) == 0);
 		CHECK((sb.st_mode & 0777) == 0600);
 		CHECK(format_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
@@ -145,7 +145,7 @@ TEST(file_round_trip_every_fixture)
 TEST(time_window)
 {
 	struct store *st = snap_fixture_store("host-sched", NULL), *st2 = NULL;
-	struct snapshot_write_opts o = { 0 };
+	struct ktop_write_opts o = { 0 };
 	struct store_stats s;
 	char err[512];
 	const char *path = tmp_path("win.ktop");
@@ -155,7 +155,7 @@ TEST(time_window)
 	store_get_stats(st, &s);
 	o.t0 = s.first_ts + (s.last_ts - s.first_ts) / 3;
 	o.t1 = s.first_ts + 2 * (s.last_ts - s.first_ts) / 3;
-	CHECK(snapshot_write(path, st, NULL, &o, err, sizeof(err)) == 0);
+	CHECK(ktop_write(path, st, NULL, &o, err, sizeof(err)) == 0);
 	CHECK(format_load(path, 0, &st2, NULL, err, sizeof(err)) == 0);
 	CHECK(snap_compare(st, st2, o.t0, o.t1) == 0);
 	for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
@@ -178,8 +178,8 @@ TEST(time_window)
 TEST(stream_incremental)
 {
 	struct store *full = snap_fixture_store("host-sched", NULL), *live, *got;
-	struct snapshot_writer *w;
-	struct snapshot_reader *r;
+	struct ktop_writer *w;
+	struct ktop_reader *r;
 	struct schema *sf;
 	char err[512];
 	int fds[2], ret, blocks = 0;
@@ -191,7 +191,7 @@ TEST(stream_incremental)
 	CHECK(pipe(fds) == 0);
 	/* a pipe holds 64 KiB; the reader runs in a child-free way: big pipe */
 	fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
-	w = snapshot_writer_new(fds[1], "pipe", live, NULL, NULL, err, sizeof(err));
+	w = ktop_writer_new(fds[1], "pipe", live, NULL, NULL, err, sizeof(err));
 	CHECK(w);
 	/* copy events in three slices, flushing after each */
 	for (int slice = 0; slice < 3; slice++) {
@@ -227,20 +227,20 @@ TEST(stream_incremental)
 			}
 			store_publish(live, cpu);
 		}
-		CHECK(snapshot_writer_flush(w, live) == 0);
+		CHECK(ktop_writer_flush(w, live) == 0);
 	}
-	CHECK(snapshot_writer_finish(w) == 0);
-	snapshot_writer_free(w);
+	CHECK(ktop_writer_finish(w) == 0);
+	ktop_writer_free(w);
 	close(fds[1]);
-	r = snapshot_reader_new(fds[0], "pipe", 0, err, sizeof(err));
+	r = ktop_reader_new(fds[0], "pipe", 0, err, sizeof(err));
 	CHECK(r);
-	while ((ret = snapshot_reader_next(r)) > 0)
+	while ((ret = ktop_reader_next(r)) > 0)
 		blocks++;
 	CHECK(ret == 0);
 	CHECK(blocks > 3);
-	got = snapshot_reader_store(r);
+	got = ktop_reader_store(r);
 	CHECK(snap_compare(full, got, 0, UINT64_MAX) == 0);
-	snapshot_reader_free(r);
+	ktop_reader_free(r);
 	close(fds[0]);
 	store_free(full);
 	store_free(live);
@@ -277,10 +277,10 @@ out_free:
 TEST(stream_bandwidth_bound)
 {
 	struct store *full = snap_fixture_store("host-sched", NULL), *live, *got;
-	struct snapshot_write_opts o = { .max_bytes_per_sec = 200 };
-	struct snapshot_writer_stats ws;
-	struct snapshot_writer *w;
-	struct snapshot_reader *r;
+	struct ktop_write_opts o = { .max_bytes_per_sec = 200 };
+	struct ktop_writer_stats ws;
+	struct ktop_writer *w;
+	struct ktop_reader *r;
 	struct store_stats fs, gs;
 	uint64_t sent = 0;
 	char err[512];
@@ -292,7 +292,7 @@ TEST(stream_bandwidth_bound)
 	CHECK(live);
 	CHECK(pipe(fds) == 0);
 	fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
-	w = snapshot_writer_new(fds[1], "pipe", live, NULL, &o, err, sizeof(err));
+	w = ktop_writer_new(fds[1], "pipe", live, NULL, &o, err, sizeof(err));
 	CHECK(w);
 	for (int slice = 0; slice < 3; slice++) {
 		for (unsigned int cpu = 0; cpu < store_ncpus(full); cpu++) {
@@ -314,21 +314,21 @@ TEST(stream_bandwidth_bound)
 					       STORE_LOST_KERNEL);
 			store_publish(live, cpu);
 		}
-		CHECK(snapshot_writer_flush(w, live) == 0);
+		CHECK(ktop_writer_flush(w, live) == 0);
 	}
-	CHECK(snapshot_writer_finish(w) == 0);
-	snapshot_writer_stats(w, &ws);
-	snapshot_writer_free(w);
+	CHECK(ktop_writer_finish(w) == 0);
+	ktop_writer_stats(w, &ws);
+	ktop_writer_free(w);
 	close(fds[1]);
 	/* the first slice fit the one-second burst; the next two did not */
 	CHECK_EQ_U64(ws.events, sent);
 	CHECK_EQ_U64(ws.dropped, fs.events - sent);
-	r = snapshot_reader_new(fds[0], "pipe", 0, err, sizeof(err));
+	r = ktop_reader_new(fds[0], "pipe", 0, err, sizeof(err));
 	CHECK(r);
-	while ((ret = snapshot_reader_next(r)) > 0)
+	while ((ret = ktop_reader_next(r)) > 0)
 		;
 	CHECK(ret == 0);
-	got = snapshot_reader_store(r);
+	got = ktop_reader_store(r);
 	store_get_stats(got, &gs);
 	CHECK_EQ_U64(gs.events, sent);
 	CHECK_EQ_U64(gs.lost, fs.events - sent + 3 * store_ncpus(full));
@@ -351,7 +351,7 @@ TEST(stream_bandwidth_bound)
 	printf("  %llu events sent, %llu left out as lost records (%llu marks)\n",
 	       (unsigned long long)gs.events, (unsigned long long)gs.lost,
 	       (unsigned long long)gs.lost_marks);
-	snapshot_reader_free(r);
+	ktop_reader_free(r);
 	close(fds[0]);
 	store_free(full);
 	store_free(live);
@@ -361,7 +361,7 @@ TEST(stream_bandwidth_bound)
 TEST(stream_epipe)
 {
 	struct store *st = snap_fixture_store("host-sched", NULL);
-	struct snapshot_writer *w = NULL;
+	struct ktop_writer *w = NULL;
 	char err[512] = "";
 	int fds[2], ret = 0;
 
@@ -369,10 +369,10 @@ TEST(stream_epipe)
 	signal(SIGPIPE, SIG_DFL);
 	CHECK(pipe(fds) == 0);
 	close(fds[0]);
-	w = snapshot_writer_new(fds[1], "stdout", st, NULL, NULL, err, sizeof(err));
+	w = ktop_writer_new(fds[1], "stdout", st, NULL, NULL, err, sizeof(err));
 	if (w) {
-		ret = snapshot_writer_flush(w, st);
-		snapshot_writer_free(w);
+		ret = ktop_writer_flush(w, st);
+		ktop_writer_free(w);
 	} else {
 		ret = -errno;
 	}
@@ -407,7 +407,7 @@ static uint8_t *good_file(size_t *len)
 	char err[512];
 	uint8_t *p = NULL;
 
-	if (st && !snapshot_write(path, st, &meta, NULL, err, sizeof(err)))
+	if (st && !ktop_write(path, st, &meta, NULL, err, sizeof(err)))
 		p = slurp(path, len);
 	snapshot_meta_free(&meta);
 	store_free(st);
@@ -503,7 +503,7 @@ TEST(bad_wrong_version)
 	size_t len;
 	uint8_t *p = good_file(&len);
 	char err[512];
-	uint32_t v = SNAPSHOT_VERSION + 1;
+	uint32_t v = KTOP_FILE_VERSION + 1;
 
 	CHECK(p);
 	memcpy(p + 8, &v, 4);
@@ -588,7 +588,7 @@ TEST(meta_tep_parses_formats)
 
 /*
  * More lost marks and comms than one block holds: the writer splits them
- * (blocks stay far under SNAPSHOT_MAX_BLOCK) and the reader gets them all.
+ * (blocks stay far under KTOP_FILE_MAX_BLOCK) and the reader gets them all.
  */
 TEST(many_marks_and_comms_round_trip)
 {
@@ -605,7 +605,7 @@ TEST(many_marks_and_comms_round_trip)
 		store_add_lost(st, i & 1, 1000 + i, i % 5, STORE_LOST_KERNEL);
 	for (int32_t pid = 1; pid < 140000; pid++)
 		store_set_comm(st, pid, pid & 1 ? "odd" : "even");
-	CHECK(snapshot_write(path, st, NULL, NULL, err, sizeof(err)) == 0);
+	CHECK(ktop_write(path, st, NULL, NULL, err, sizeof(err)) == 0);
 	CHECK(format_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
 	store_get_stats(st, &a);
 	store_get_stats(st2, &b);
@@ -640,8 +640,8 @@ TEST(unsent_events_marked_lost)
 {
 	struct store *full = snap_fixture_store("host-sched", NULL), *live, *st2 = NULL;
 	const char *path = tmp_path("unsent.ktop");
-	struct snapshot_writer_stats ws;
-	struct snapshot_writer *w;
+	struct ktop_writer_stats ws;
+	struct ktop_writer *w;
 	struct store_stats fs, ls, gs;
 	struct snapshot_meta back;
 	char err[512];
@@ -653,7 +653,7 @@ TEST(unsent_events_marked_lost)
 	CHECK(live);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	CHECK(fd >= 0);
-	w = snapshot_writer_new(fd, path, live, NULL, NULL, err, sizeof(err));
+	w = ktop_writer_new(fd, path, live, NULL, NULL, err, sizeof(err));
 	CHECK(w);
 	/* the fixture's events again and again, until the memory limit evicts some */
 	for (uint64_t round = 0; round < 500; round++) {
@@ -675,10 +675,10 @@ TEST(unsent_events_marked_lost)
 			break;
 	}
 	CHECK(ls.evicted > 0);
-	CHECK(snapshot_writer_flush(w, live) == 0);
-	CHECK(snapshot_writer_finish(w) == 0);
-	snapshot_writer_stats(w, &ws);
-	snapshot_writer_free(w);
+	CHECK(ktop_writer_flush(w, live) == 0);
+	CHECK(ktop_writer_finish(w) == 0);
+	ktop_writer_stats(w, &ws);
+	ktop_writer_free(w);
 	close(fd);
 	CHECK_EQ_U64(ws.skipped, ls.evicted);
 	CHECK(format_load(path, 0, &st2, &back, err, sizeof(err)) == 0);

@@ -270,19 +270,19 @@ TEST(ktop_chunks_keep_the_stack_column)
 	char path[] = "/tmp/ktop-test-stkchunks-XXXXXX", err[512] = "";
 	struct store *st = store_new(0, 2), *back = NULL;
 	uint32_t *ids = make_stacks(st, 3000);
-	struct snapshot_writer_stats ws;
-	struct snapshot_writer *w;
+	struct ktop_writer_stats ws;
+	struct ktop_writer *w;
 	uint64_t compared = 0;
 	int fd = mkstemp(path);
 
 	CHECK(st && ids && fd >= 0);
 	fill(st, 20000, 3, 300, ids);
 	fill_distinct(st, 1, 10000, ids, 3000);
-	w = snapshot_writer_new(fd, path, st, NULL, NULL, err, sizeof(err));
+	w = ktop_writer_new(fd, path, st, NULL, NULL, err, sizeof(err));
 	CHECK(w);
-	CHECK(!snapshot_writer_flush(w, st) && !snapshot_writer_finish(w));
-	snapshot_writer_stats(w, &ws);
-	snapshot_writer_free(w);
+	CHECK(!ktop_writer_flush(w, st) && !ktop_writer_finish(w));
+	ktop_writer_stats(w, &ws);
+	ktop_writer_free(w);
 	close(fd);
 	printf("  %llu events, %llu of them in %llu sealed chunks copied, %llu bytes\n",
 	       (unsigned long long)ws.events, (unsigned long long)ws.chunks * 2048,

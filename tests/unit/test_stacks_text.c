@@ -335,7 +335,7 @@ TEST(snapshot_carries_stacks)
 
 		CHECK(st && stacks_count(store_stacks(st)) >= 2);
 		CHECK(!stacks_weights_set(store_stacks(st), STACKS_W_OFFCPU, w, 2));
-		CHECK(!snapshot_write(path, st, NULL, NULL, err, sizeof(err)));
+		CHECK(!ktop_write(path, st, NULL, NULL, err, sizeof(err)));
 		CHECK(!format_load(path, 0, &back, NULL, err, sizeof(err)));
 		for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
 			uint64_t first, end, f2, e2;
@@ -384,7 +384,7 @@ TEST(stream_sends_new_stacks_as_they_come)
 {
 	char path[] = "/tmp/ktop-test-stream-XXXXXX", err[512];
 	struct store *st = store_new(0, 1), *back = NULL;
-	struct snapshot_writer *w;
+	struct ktop_writer *w;
 	struct intern *in = store_strings(st);
 	uint64_t k[3] = { 0xffffffff81000010ull, 0xffffffff81000020ull, 0xffffffff81000030ull };
 	struct stack_weight wt;
@@ -392,7 +392,7 @@ TEST(stream_sends_new_stacks_as_they_come)
 	int fd = mkstemp(path);
 
 	CHECK(fd >= 0 && st);
-	w = snapshot_writer_new(fd, path, st, NULL, NULL, err, sizeof(err));
+	w = ktop_writer_new(fd, path, st, NULL, NULL, err, sizeof(err));
 	CHECK(w);
 	for (int round = 0; round < 3; round++) {
 		uint32_t id;
@@ -415,10 +415,10 @@ TEST(stream_sends_new_stacks_as_they_come)
 								  0, 0, NULL), 9, 1, 77 };
 			CHECK(!stacks_weights_set(store_stacks(st), STACKS_W_OFFCPU, &wt, 1));
 		}
-		CHECK(!snapshot_writer_flush(w, st));
+		CHECK(!ktop_writer_flush(w, st));
 	}
-	CHECK(!snapshot_writer_finish(w));
-	snapshot_writer_free(w);
+	CHECK(!ktop_writer_finish(w));
+	ktop_writer_free(w);
 	close(fd);
 	CHECK(!format_load(path, 0, &back, NULL, err, sizeof(err)));
 	for (uint64_t i = 0; i < 3; i++) {

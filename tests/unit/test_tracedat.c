@@ -814,7 +814,7 @@ TEST(tracedat_roundtrip_same_report)
 		size_t olen;
 
 		CHECK(format_load(files[f], 0, &st, &meta, err, sizeof(err)) == 0);
-		CHECK(snapshot_write(kpath, st, &meta, NULL, err, sizeof(err)) == 0);
+		CHECK(ktop_write(kpath, st, &meta, NULL, err, sizeof(err)) == 0);
 		CHECK(format_load(kpath, 0, &ks, &km, err, sizeof(err)) == 0);
 		CHECK_STR(km.tracer, meta.tracer);
 		CHECK(km.nbuffers == meta.nbuffers);
