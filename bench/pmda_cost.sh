@@ -11,7 +11,7 @@
 #   pmda.cpu_pct.anchor    ktop --batch --interval 1 (no PCP), the same events, the
 #                          same 10 s, running beside it (each in its own instance)
 #   pmda.pmcd_cpu_pct      pmcd itself meanwhile
-#   pmda.fetch_ms.p50/.p99 one pmFetch of every ktop metric (66, all their
+#   pmda.fetch_ms.p50/.p99 one pmFetch of every ktop metric (all of them and their
 #                          instances) through pmcd, 200 fetches 20 ms apart
 #   pmda.fetch_ms.anchor   the same for pmcd's own metrics (a DSO in pmcd)
 # Needs root and PCP (make deps; Debian's python3-pcp, through /usr/bin/python3).

@@ -36,7 +36,7 @@ const char *const fleet_flag_names[FLEET_NFLAGS] = {
 /* The metrics a row is made of, in the order they are fetched. */
 enum fm {
 	FM_STATUS, FM_TRACER, FM_EVENTS, FM_LOST, FM_EVENT_COUNT, FM_TL_IRQ, FM_TL_THREAD,
-	FM_OS_MAX, FM_RUNQ_P99, FM_PROBE_HITS, FM_CPU_EVENTS, FM_CPU_LOST,
+	FM_OS_MAX, FM_RUNQ_P99, FM_PROBE_HITS, FM_NET_DROPS, FM_CPU_EVENTS, FM_CPU_LOST,
 	FM_FLAG0, FM_FLAG_LAST = FM_FLAG0 + FLEET_NFLAGS - 1,
 	FM_NR,
 };
@@ -48,7 +48,8 @@ static const char *const fm_names[FM_NR] = {
 	[FM_TL_IRQ] = "ktop.timerlat.irq.interval_max",
 	[FM_TL_THREAD] = "ktop.timerlat.thread.interval_max",
 	[FM_OS_MAX] = "ktop.osnoise.interval_max", [FM_RUNQ_P99] = "ktop.bpf.runq.p99",
-	[FM_PROBE_HITS] = "ktop.probe.hits", [FM_CPU_EVENTS] = "ktop.cpu.events",
+	[FM_PROBE_HITS] = "ktop.probe.hits", [FM_NET_DROPS] = "ktop.net.drops",
+	[FM_CPU_EVENTS] = "ktop.cpu.events",
 	[FM_CPU_LOST] = "ktop.cpu.lost",
 	[FM_FLAG0 + 0] = "ktop.cpu.flags.irqs_off", [FM_FLAG0 + 1] = "ktop.cpu.flags.need_resched",
 	[FM_FLAG0 + 2] = "ktop.cpu.flags.hardirq", [FM_FLAG0 + 3] = "ktop.cpu.flags.softirq",
@@ -73,7 +74,7 @@ struct fleet_host {
 	/* the previous sample */
 	bool			have_prev;
 	double			prev_t;
-	uint64_t		prev_events, prev_lost, prev_probes;
+	uint64_t		prev_events, prev_lost, prev_probes, prev_drops;
 	struct hmap		prev_event;	/* event inst + 1 -> count */
 	struct hmap		cpu_of;		/* cpu inst + 1 -> cpu + 1 */
 	struct cpu_prev		*cpu_prev;	/* FLEET_MAX_CPUS */
@@ -420,6 +421,12 @@ static int host_fetch(struct fleet_host *h)
 		h->row.has_probes = true;
 		h->row.probe_hits_per_s = h->have_prev ? rate(sum, h->prev_probes, dt) : 0;
 		h->prev_probes = sum;
+	}
+	if (pos[FM_NET_DROPS] >= 0 && r->vset[pos[FM_NET_DROPS]]->numval > 0 &&
+	    val_u64(h, FM_NET_DROPS, r->vset[pos[FM_NET_DROPS]], 0, &v)) {
+		h->row.has_drops = true;
+		h->row.drops_per_s = h->have_prev ? rate(v, h->prev_drops, dt) : 0;
+		h->prev_drops = v;
 	}
 	host_cpus(h, r, pos, dt);
 	host_maxima(h, r, pos);

@@ -92,6 +92,7 @@ static const int list_indom[PMDA_LIST_NR] = {
 	[PMDA_LIST_PROBES] = PMDA_INDOM_PROBE,
 	[PMDA_LIST_SYSCALLS] = PMDA_INDOM_SYSCALL,
 	[PMDA_LIST_IRQS] = PMDA_INDOM_IRQ,
+	[PMDA_LIST_NETDROPS] = PMDA_INDOM_NETDROP,
 };
 
 /* The fixed instances: CPUs, task ranks, histogram buckets. */
@@ -200,6 +201,19 @@ static int ag_fetch_single(const struct pmda_metric_def *m, pmAtomValue *atom)
 		if (!pmda_figs_has_bpf(ag.figs))
 			return PMDA_FETCH_NOVALUES;
 		return ag_u64(atom, pmda_figs_runq_p99(ag.figs));
+	case V_NET_OPENED:
+	case V_NET_OPEN:
+	case V_NET_RETRANS:
+	case V_NET_RESETS:
+	case V_NET_DROPS: {
+		struct pmda_net n;
+
+		if (!pmda_figs_net(ag.figs, &n))
+			return PMDA_FETCH_NOVALUES;
+		return ag_u64(atom, m->val == V_NET_OPENED ? n.opened : m->val == V_NET_OPEN ?
+			      n.open : m->val == V_NET_RETRANS ? n.retransmits :
+			      m->val == V_NET_RESETS ? n.resets : n.drops);
+	}
 	default:
 		break;
 	}

@@ -21,7 +21,9 @@
 #include "bpfstats/bpfstats.h"
 #include "lib/array.h"
 #include "lib/intern.h"
+#include "lib/file.h"
 #include "model/latency.h"
+#include "model/net.h"
 #include "probe/probe_gen.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -65,6 +67,9 @@ struct pmda_figs {
 	/* osnoise/timerlat */
 	struct batch_tracers	*bt;
 	struct intern		*probe_lines;	/* the probes' definitions */
+	/* the network model, made once the session has a network event */
+	struct net		*net;
+	struct net_totals	net_tot;
 	/* BPF */
 	bool			bpf_ok;
 	uint64_t		runq_hist[PMDA_HIST_BUCKETS];
@@ -112,6 +117,7 @@ void pmda_figs_free(struct pmda_figs *f)
 		free(f->list[i].v);
 	}
 	intern_free(f->probe_lines);
+	net_free(f->net);
 	batch_tracers_free(f->bt);
 	free(f->type_entry);
 	free(f->tmp);
@@ -413,6 +419,75 @@ static void figs_probes(struct pmda_figs *f)
 	}
 }
 
+#define NET_LAG_NS	(300ull * 1000 * 1000)	/* as --batch's tracer views: behind "now" */
+#define NET_DROPS_MAX	256
+
+/*
+ * The network model, once the store knows a network event (its schema has
+ * one of net_event_names): live, the formats' symbol tables (drop reasons,
+ * states) from tracefs. Then each update reads what came since.
+ */
+static void figs_net(struct pmda_figs *f)
+{
+	struct net_drop_row drops[NET_DROPS_MAX];
+	size_t n;
+
+	if (!f->net) {
+		bool any = false;
+
+		for (int i = 0; net_event_names[i] && !any; i++) {
+			const char *c = strchr(net_event_names[i], ':');
+			char sys[32];
+
+			snprintf(sys, sizeof(sys), "%.*s", (int)(c - net_event_names[i]),
+				 net_event_names[i]);
+			any = schema_find(store_schema(f->a->st), sys, c + 1) >= 0;
+		}
+		if (!any)
+			return;
+		f->net = net_new(f->a->st, NULL);
+		if (!f->net)
+			return;
+		for (int i = 0; f->a->ft.tracefs[0] && net_event_names[i]; i++) {
+			const char *c = strchr(net_event_names[i], ':');
+			char path[4096], sys[32], *text;
+
+			snprintf(sys, sizeof(sys), "%.*s", (int)(c - net_event_names[i]),
+				 net_event_names[i]);
+			snprintf(path, sizeof(path), "%s/events/%s/%s/format", f->a->ft.tracefs, sys,
+				 c + 1);
+			text = file_read_text(path);
+			if (text)
+				net_load_format(f->net, sys, c + 1, text);
+			free(text);
+		}
+	}
+	net_update(f->net, app_feed_end(f->a, NET_LAG_NS));
+	net_totals(f->net, &f->net_tot);
+	n = net_drops(f->net, NET_DROPS_BY_REASON, drops, NET_DROPS_MAX);
+	for (size_t i = 0; i < n && i < NET_DROPS_MAX; i++) {
+		struct pmda_named *e = figs_entry(&f->list[PMDA_LIST_NETDROPS],
+						  drops[i].reason_name && *drops[i].reason_name ?
+						  drops[i].reason_name : "unknown");
+
+		if (e)
+			e->count = drops[i].count;
+	}
+}
+
+bool pmda_figs_net(const struct pmda_figs *f, struct pmda_net *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!f->net)
+		return false;
+	out->opened = f->net_tot.opened;
+	out->open = f->net_tot.open;
+	out->retransmits = f->net_tot.retransmits;
+	out->resets = f->net_tot.resets;
+	out->drops = f->net_tot.drops;
+	return true;
+}
+
 void pmda_figs_update(struct pmda_figs *f, uint64_t now_ns)
 {
 	double dt;
@@ -429,6 +504,7 @@ void pmda_figs_update(struct pmda_figs *f, uint64_t now_ns)
 	figs_latency(f);
 	figs_bpf(f);
 	figs_probes(f);
+	figs_net(f);
 	f->updates++;
 }
 

@@ -100,6 +100,7 @@ enum pmda_list {
 	PMDA_LIST_PROBES,	/* ktop's probes (--probe), hits */
 	PMDA_LIST_SYSCALLS,	/* BPF, --bpf-syscalls: count and ns */
 	PMDA_LIST_IRQS,		/* BPF: "hardirq:NAME", "softirq:NAME": count and ns */
+	PMDA_LIST_NETDROPS,	/* the network model's drops by reason (skb:kfree_skb) */
 	PMDA_LIST_NR,
 };
 
@@ -120,6 +121,17 @@ size_t pmda_figs_tasks(const struct pmda_figs *f, const struct pmda_task **out);
  * run-queue latency. Return: true when there is one.
  */
 bool pmda_figs_hist(const struct pmda_figs *f, int which, uint64_t *out);
+
+/*
+ * The network model's totals (src/model/net.h; issue 25), when the session
+ * traces network events (sock:*, tcp:*, skb:kfree_skb). Return: false: none.
+ */
+struct pmda_net {
+	uint64_t	opened;		/* connection lifetimes begun */
+	uint64_t	open;		/* open now */
+	uint64_t	retransmits, resets, drops;
+};
+bool pmda_figs_net(const struct pmda_figs *f, struct pmda_net *out);
 
 /* BPF run-queue latency, 99th percentile of the newest poll, ns (0: none). */
 uint64_t pmda_figs_runq_p99(const struct pmda_figs *f);

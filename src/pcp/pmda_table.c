@@ -238,6 +238,28 @@ const struct pmda_metric_def pmda_metrics[] = {
 	{ "probe.definition", 12, 1, STR, D, PMDA_INDOM_PROBE, U_NONE, V_PROBE_DEF,
 	  PMDA_LIST_PROBES, "the probes' definitions",
 	  "The line ktop wrote to dynamic_events for each probe." },
+
+	{ "net.opened", 13, 0, U64, C, NONE, U_COUNT, V_NET_OPENED, 0,
+	  "network connections begun",
+	  "Connection lifetimes begun (connect, passive open, listen), from\n"
+	  "sock:inet_sock_set_state: only when the agent traces network events\n"
+	  "(e.g. -e sock -e tcp -e skb:kfree_skb in ktop.options)." },
+	{ "net.open", 13, 1, U64, I, NONE, U_COUNT, V_NET_OPEN, 0,
+	  "network connections open now",
+	  "Connections the network model holds open (listeners included)." },
+	{ "net.retransmits", 13, 2, U64, C, NONE, U_COUNT, V_NET_RETRANS, 0,
+	  "TCP retransmits", "TCP retransmits (tcp:tcp_retransmit_skb)." },
+	{ "net.resets", 13, 3, U64, C, NONE, U_COUNT, V_NET_RESETS, 0,
+	  "TCP resets sent and received",
+	  "TCP resets sent and received (tcp:tcp_send_reset, tcp_receive_reset)." },
+	{ "net.drops", 13, 4, U64, C, NONE, U_COUNT, V_NET_DROPS, 0,
+	  "packets dropped",
+	  "Packets the kernel dropped (skb:kfree_skb with a drop reason): the\n"
+	  "fleet view's DROPS/s is its rate." },
+	{ "net.drop.count", 13, 5, U64, C, PMDA_INDOM_NETDROP, U_COUNT, V_NAMED_COUNT,
+	  PMDA_LIST_NETDROPS, "packets dropped, by reason",
+	  "Packets dropped by each of the kernel's drop reasons (named from\n"
+	  "the kfree_skb format's own table: NO_SOCKET, NETFILTER_DROP, ...)." },
 };
 
 const unsigned int pmda_nmetrics = sizeof(pmda_metrics) / sizeof(pmda_metrics[0]);
@@ -256,6 +278,9 @@ const struct pmda_indom_def pmda_indoms[PMDA_INDOM_NR] = {
 	[PMDA_INDOM_SYSCALL] = { "syscalls", "One instance per syscall seen (--bpf-syscalls)." },
 	[PMDA_INDOM_IRQ] = { "hardirqs and softirq vectors",
 			     "hardirq:NAME per irq, softirq:NAME per softirq vector." },
+	[PMDA_INDOM_NETDROP] = { "drop reasons",
+				 "One instance per drop reason seen (skb:kfree_skb's reason, named from\n"
+				 "its format)." },
 	[PMDA_INDOM_HIST] = { "log2 histogram buckets, nanoseconds",
 			      "Bucket lo-hi holds values from lo to hi nanoseconds (0-1, 2-3, 4-7,\n"
 			      "...), as pmdabpf's histograms; the last also holds what is above." },

@@ -9,7 +9,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib_ktop.sh
 . tests/live/lib_pcp.sh
-need
+need netload
 pcp_need
 pids=()
 cleanup() {
@@ -75,7 +75,7 @@ n=$(grep -c '^ktop .* fleet of 1 hosts (archives)' "$tmp/arch.txt")
 check "--pcp-archive --batch replays the archive to its end ($n summaries, status $st)" \
 	[ "$st" -eq 0 -a "$n" -ge 3 ]
 check "--pcp-archive rows are the recorded host's, with events/s" \
-	grep -qE "^$(hostname) +up +[1-9][0-9]* " "$tmp/arch.txt"
+	grep -qE "^[^ ]+ +up +[1-9][0-9]* " "$tmp/arch.txt"
 "$KTOP" --pcp-archive "$tmp/arch" --json --interval 0.5 > "$tmp/arch.json" 2>&1
 check "--pcp-archive --json --interval 0.5: per-CPU rates from the archive" json_check \
 	"$tmp/arch.json" "j['source'] == 'archives' and len(j['hosts'][0]['cpus']) == $ncpu"
@@ -95,4 +95,25 @@ st=$?
 check "--pcp with -e: status 2, what to trace is the agent's" [ $st -eq 2 ] && \
 	grep -q "agent's business" "$tmp/bad3"
 pcp_stop a
+
+# the network model's figures (issue 25), when the agent traces network events
+p3=$(pcp_port)
+pcp_start c "$p3" -e sock -e tcp -e skb:kfree_skb || fail "pmcd c with a network agent"
+C=localhost:$p3
+"$TOOLS/netload" udp 9 2000 64 > "$tmp/udp1" 2>&1
+for ((i = 0; i < 30; i++)); do
+	d=$(pminfo -h "$C" -f ktop.net.drops 2>/dev/null | awk '/value/ { print $2 }')
+	[ "${d:-0}" -ge 2000 ] && break
+	sleep 0.1
+done
+check "ktop.net.drops counts netload's 2000 datagrams to a closed port (${d:-none})" \
+	[ "${d:-0}" -ge 2000 ]
+check "ktop.net.drop.count names the reason NO_SOCKET" \
+	grep -q '"NO_SOCKET"' <(pminfo -h "$C" -f ktop.net.drop.count 2>&1)
+(sleep 0.3; "$TOOLS/netload" udp 9 20000 64 >/dev/null 2>&1) &
+pids+=($!)
+"$KTOP" --pcp "$C" --json --iterations 2 --interval 0.5 > "$tmp/net.json" 2>&1
+check "the fleet's drops/s is the agent's ktop.net.drops rate" json_check "$tmp/net.json" \
+	"h['$C']['drops_per_s'] is not None and h['$C']['drops_per_s'] > 0"
+pcp_stop c
 finish

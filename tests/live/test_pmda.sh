@@ -122,6 +122,16 @@ agent=$(pcp_agent_pid a)
 pcp_stop a
 no_instance "a second stop leaves no instance ktop-$agent" "$agent"
 
+# SIGTERM to the agent itself (pmcd alive): it stops and puts the state back
+pcp_start a "$port" || fail "pmcd starts a third time"
+agent=$(pcp_agent_pid a)
+kill -TERM "$agent"
+for ((i = 0; i < 100; i++)); do kill -0 "$agent" 2>/dev/null || break; sleep 0.1; done
+check "SIGTERM stops the agent, its log says so" grep -q 'stopping (Terminated)' \
+	"$tmp/pcp-a/ktop.log"
+no_instance "SIGTERM leaves no instance ktop-$agent" "$agent"
+pcp_stop a
+
 # nothing of the agent's is left: programs, probes, the tracing state
 left=$(bpftool prog show -j 2>/dev/null | python3 -c '
 import json, sys
