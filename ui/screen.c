@@ -32,6 +32,7 @@ static const struct prompt_ops *const prompt_table[] = {
 	&prompt_help_ops, &prompt_theme_ops, &prompt_search_ops, &prompt_jump_ops,
 	&prompt_pid_ops, &prompt_comm_ops, &prompt_cpu_ops, &prompt_threshold_ops,
 	&prompt_save_ops, &prompt_filter_ops, &prompt_view_ops, &prompt_probe_ops,
+	&prompt_recorder_ops,
 };
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
@@ -430,6 +431,11 @@ static int draw_header(struct ui *ui)
 		richstr_pad(&rs, ROLE_HEADER, ui->cols);
 		ui_draw_rs(ui, y++, 0, &rs, ui->cols);
 	}
+	/* the flight recorder, when one runs (--save-on, or armed with R) */
+	if (ui_recorder_header(ui, &rs)) {
+		richstr_pad(&rs, ROLE_HEADER, ui->cols);
+		ui_draw_rs(ui, y++, 0, &rs, ui->cols);
+	}
 
 	if (missing_features(&a->ft, missing, sizeof(missing)) && ui->rows >= 16)
 		y += draw_missing(ui, y, missing, ui->rows >= 20 ? 2 : 1);
@@ -602,7 +608,7 @@ static const struct {
 	{ ACT_HELP, "help" }, { ACT_THEME, "theme" }, { ACT_SEARCH, "search" },
 	{ ACT_FILTER, "filter" }, { ACT_SAVE, "save" }, { ACT_JUMP_TIME, "jump" },
 	{ ACT_NARROW_PID, "pid" }, { ACT_NARROW_COMM, "comm" }, { ACT_NARROW_CPU, "cpu" },
-	{ ACT_VIEW_PROMPT, "view" },
+	{ ACT_VIEW_PROMPT, "view" }, { ACT_RECORDER, "recorder" },
 };
 
 /*

@@ -110,6 +110,7 @@ enum ui_action {
 	ACT_STACK_SOURCE,	/* stacks pane: event stacks, off-CPU, function_graph */
 	ACT_STACK_ALL,		/* stacks pane: every stack of the source (drop the scope) */
 	ACT_ZOOM_OUT,		/* stacks pane: the icicle's zoom one frame out */
+	ACT_RECORDER,		/* the flight recorder's prompt (prompt_recorder.c) */
 	ACT_NR,
 };
 
@@ -372,6 +373,10 @@ extern const struct prompt_ops prompt_help_ops;		/* "help": help.c */
 extern const struct prompt_ops prompt_theme_ops;	/* "theme": prompt_theme.c */
 extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
 extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
+extern const struct prompt_ops prompt_recorder_ops;	/* "recorder": prompt_recorder.c */
+
+/* prompt_recorder.c: the header's recorder line. Return: false when no recorder runs. */
+bool ui_recorder_header(struct ui *ui, struct richstr *rs);
 
 #define UI_MAX_PANES	10
 #define UI_MAX_PROMPTS	16

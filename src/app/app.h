@@ -289,6 +289,16 @@ int app_recorder_prepare(struct app *a, char *err, size_t errlen);
  */
 int app_recorder_start(struct app *a, char *err, size_t errlen);
 
+/**
+ * app_recorder_add - arm one more condition while tracing (the view's
+ * recorder prompt); the recorder is made on the first, with the command
+ * line's --save-* settings and -o pattern (default ktop-%t-%n.ktop)
+ * @err: what is wrong, a caret line under the condition's problem
+ * Return: 0, or a negative errno (-ENODEV: not live).
+ * Context: the thread that owns the app.
+ */
+int app_recorder_add(struct app *a, const char *text, char *err, size_t errlen);
+
 /*
  * app_recorder_finish - stop watching; windows still waiting are written cut
  * at what is held, a write still going at @deadline_ns (CLOCK_MONOTONIC) is

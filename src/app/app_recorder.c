@@ -158,34 +158,31 @@ static int host_probe_event(void *arg, const char *spec, char *sys, size_t sysle
  * -e options app_recorder_prepare() added it; with the defaults, it must be
  * among them. Return: 0, or -EINVAL with what to add.
  */
-static int check_enabled(struct app *a, char *err, size_t errlen)
+static int check_enabled(struct app *a, const char *text, char *err, size_t errlen)
 {
 	struct session *s = app_session(a);
+	struct recorder_cond c;
+	struct filter_error fe;
 	char path[1024], *v;
+	bool on;
 
-	for (unsigned int i = 0; s && i < a->opts.rec.nconds; i++) {
-		struct recorder_cond c;
-		struct filter_error fe;
-		bool on;
-
-		if (recorder_cond_parse(&c, a->opts.rec.conds[i], NULL) || c.kind != RECORDER_EVENT)
-			continue;
-		if (recorder_cond_check(&c, a->ft.tracefs, &fe))
-			continue;	/* recorder_new says why */
-		snprintf(path, sizeof(path), "%s/events/%s/%s/enable", session_dir(s), c.system,
-			 c.event);
-		v = file_read_text(path);
-		on = v && v[0] == '1';
-		free(v);
-		if (!on)
-			return err_set(err, errlen, -EINVAL, "--save-on '%s': %s:%s is not traced in "
-				       "this session (%s); add -e %s:%s", c.text, c.system, c.event,
-				       a->mode_why, c.system, c.event);
-	}
+	if (!s || recorder_cond_parse(&c, text, NULL) || c.kind != RECORDER_EVENT)
+		return 0;
+	if (recorder_cond_check(&c, a->ft.tracefs, &fe))
+		return 0;	/* recorder_new says why */
+	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", session_dir(s), c.system, c.event);
+	v = file_read_text(path);
+	on = v && v[0] == '1';
+	free(v);
+	if (!on)
+		return err_set(err, errlen, -EINVAL, "'%s': %s:%s is not traced in this session "
+			       "(%s); add -e %s:%s", c.text, c.system, c.event, a->mode_why,
+			       c.system, c.event);
 	return 0;
 }
 
-int app_recorder_start(struct app *a, char *err, size_t errlen)
+/* The recorder over the live store, for @o's conditions (none: armed from the view later). */
+static int recorder_make(struct app *a, const struct recorder_opts *o, char *err, size_t errlen)
 {
 	struct session *s = app_session(a);
 	struct recorder_host h = {
@@ -196,24 +193,72 @@ int app_recorder_start(struct app *a, char *err, size_t errlen)
 	};
 	int ret;
 
-	if (!a->opts.rec.nconds)
-		return 0;
 	if (!(app_flags(a) & SOURCE_KERNEL))
-		return err_set(err, errlen, -EINVAL, "--save-on watches a live session");
-	ret = check_enabled(a, err, errlen);
-	if (ret)
-		return ret;
+		return err_set(err, errlen, -ENODEV, "the flight recorder watches a live session: "
+			       "this one is a recording");
+	for (unsigned int i = 0; i < o->nconds; i++) {
+		ret = check_enabled(a, o->conds[i], err, errlen);
+		if (ret)
+			return ret;
+	}
 	h.instance_dir = s ? session_dir(s) : NULL;
 	h.top_level = s && !strcmp(session_name(s), "(top level)");
 	h.tracer = app_tracer(a);
 	/* the live trace clock is CLOCK_MONOTONIC (session.c sets "mono") */
 	h.wall_offset_ns = (int64_t)(clock_wall_ns() - clock_mono_ns());
-	ret = recorder_new(&a->rec, &a->opts.rec, &h, err, errlen);
+	ret = recorder_new(&a->rec, o, &h, err, errlen);
 	if (!ret)
 		ret = recorder_start(a->rec);
 	if (ret && !err[0])
 		err_set(err, errlen, ret, "cannot start the flight recorder: %s", strerror(-ret));
 	return ret;
+}
+
+int app_recorder_start(struct app *a, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!a->opts.rec.nconds)
+		return 0;
+	ret = recorder_make(a, &a->opts.rec, err, errlen);
+	if (ret && ret != -ENODEV && !strncmp(err, "'", 1)) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "--save-on %s", err);
+		snprintf(err, errlen, "%s", msg);
+	}
+	return ret;
+}
+
+int app_recorder_add(struct app *a, const char *text, char *err, size_t errlen)
+{
+	struct filter_error fe;
+	int ret;
+
+	ret = check_enabled(a, text, err, errlen);
+	if (ret)
+		return ret;
+	if (!a->rec) {
+		/* the first condition armed from the view: the settings of the command line */
+		struct recorder_opts o = a->opts.rec;
+
+		o.nconds = 0;
+		if (!o.pattern)
+			o.pattern = RECORDER_DEFAULT_PATTERN;
+		ret = recorder_pattern_check(o.pattern, o.max, err, errlen);
+		if (!ret)
+			ret = recorder_make(a, &o, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = recorder_add(a->rec, text, &fe);
+	if (ret) {
+		char buf[2 * RECORDER_COND_MAX + 300];
+
+		return err_set(err, errlen, ret, "%s", fe.offset >= 0 ?
+			       viewfilter_error_format(text, &fe, buf, sizeof(buf)) : fe.msg);
+	}
+	return 0;
 }
 
 void app_recorder_finish(struct app *a, uint64_t deadline_ns)
