@@ -20,6 +20,7 @@
 #include <string.h>
 #include "app/app.h"
 #include "lib/clock.h"
+#include "lib/taskstate.h"
 #include "rowsel.h"
 #include "store/store.h"
 #include "view/tasks.h"
@@ -149,27 +150,21 @@ static void tasks_layout(struct ui *ui, struct tasks_state *ts)
 	ts->sel_pid = ts->n ? ts->rows[ts->sel].pid : -1;
 }
 
-/* The state as ps shows it: R running, else the letter of prev_state's bit. */
-static const char *state_text(const struct tasks_row *r, char *buf, size_t len)
+/*
+ * The state: R running, else prev_state at its last switch-out as the
+ * event list prints it (the sched_switch format's letters, "R+" preempted),
+ * cut to the column's @len - 1 characters.
+ */
+static const char *state_text(const struct taskstate_fmt *sf, const struct tasks_row *r,
+			      char *buf, size_t len)
 {
-	static const char letters[] = "SDTtXZPI";
-
 	if (r->exited)
 		return "X";
 	if (!r->state_known)
 		return "?";
 	if (r->state == TASKS_RUNNING)
 		return "R";
-	if (!r->state)
-		return "R+";	/* preempted, still runnable */
-	for (unsigned int i = 0; i < sizeof(letters) - 1; i++) {
-		if (r->state & (1ull << i)) {
-			snprintf(buf, len, "%c", letters[i]);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "%llx", (unsigned long long)r->state);
-	return buf;
+	return taskstate_format(sf, r->state, buf, len);
 }
 
 static void tasks_fmt_header(const struct tasks_state *ts, struct richstr *rs)
@@ -205,8 +200,8 @@ static void tasks_add_rate(struct richstr *rs, double v)
 			  ui_fmt_count(b, sizeof(b), (uint64_t)(v + 0.5)), COLW);
 }
 
-static void tasks_fmt_row(const struct tasks_state *ts, const struct tasks_row *r,
-			  struct richstr *rs)
+static void tasks_fmt_row(const struct tasks_state *ts, const struct taskstate_fmt *sf,
+			  const struct tasks_row *r, struct richstr *rs)
 {
 	char b[32];
 
@@ -225,7 +220,7 @@ static void tasks_fmt_row(const struct tasks_state *ts, const struct tasks_row *
 	} else {
 		richstr_add_right(rs, ROLE_DIM, "-", 4);
 	}
-	richstr_add_right(rs, ROLE_DEFAULT, state_text(r, b, sizeof(b)), 3);
+	richstr_add_right(rs, ROLE_DEFAULT, state_text(sf, r, b, 4), 3);
 	snprintf(b, sizeof(b), "%.3f", (double)r->last_ts / 1e9);
 	richstr_add_right(rs, ROLE_TIME, r->last_ts ? b : "-", 12);
 	richstr_add(rs, ROLE_DEFAULT, "  ");
@@ -274,7 +269,7 @@ static void tasks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	}
 	ts->top = ui_rowsel_top(ts->sel, ts->top, rows);
 	for (int r = 0; r < rows && ts->top + r < (long)ts->n; r++) {
-		tasks_fmt_row(ts, &ts->rows[ts->top + r], &rs);
+		tasks_fmt_row(ts, store_task_states(ui->st), &ts->rows[ts->top + r], &rs);
 		if (ts->top + r == ts->sel)
 			ui_rowsel_mark(&rs, w);
 		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);

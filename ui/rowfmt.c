@@ -8,6 +8,7 @@
 #include "store/schema.h"
 #include "store/store.h"
 #include "lib/syscalls.h"
+#include "lib/taskstate.h"
 
 char *ui_fmt_count(char *buf, size_t len, uint64_t n)
 {
@@ -106,27 +107,6 @@ const char *ui_softirq_name(uint64_t vec)
 	return vec < sizeof(names) / sizeof(names[0]) ? names[vec] : "?";
 }
 
-void ui_fmt_task_state(char *buf, size_t len, uint64_t state)
-{
-	/* TASK_REPORT bits and their letters, kernel sched_switch TP_printk. */
-	static const char letters[] = "SDTtXZPI";
-	size_t n = 0;
-
-	/* TASK_REPORT_MAX (0x100): preempted while runnable. */
-	if (state & 0x100 || state == 0) {
-		snprintf(buf, len, state ? "R+" : "R");
-		return;
-	}
-	for (unsigned int i = 0; i < 8 && n + 2 < len; i++) {
-		if (!(state & (1u << i)))
-			continue;
-		if (n)
-			buf[n++] = '|';
-		buf[n++] = letters[i];
-	}
-	buf[n] = '\0';
-}
-
 static void add_field(struct richstr *rs, struct store *st, const struct ktop_field *f,
 		      uint64_t v)
 {
@@ -213,7 +193,7 @@ void ui_fmt_fields(struct richstr *rs, struct store *st, const struct ktop_event
 	if (ev->type == KTOP_T_SCHED_SWITCH && in && ev->nargs >= 7) {
 		char state[24];
 
-		ui_fmt_task_state(state, sizeof(state), ev->args[3]);
+		taskstate_format(store_task_states(st), ev->args[3], state, sizeof(state));
 		richstr_addf(rs, ROLE_FIELD,
 			     "prev_comm=%s prev_pid=%" PRId64 " prev_prio=%" PRId64
 			     " prev_state=%s ==> next_comm=%s next_pid=%" PRId64

@@ -31,8 +31,6 @@ const char *ui_event_name(struct store *st, uint16_t type);
 /* Softirq vector names, as in the kernel's softirq_to_name[]. */
 const char *ui_softirq_name(uint64_t vec);
 
-/* sched_switch prev_state letters as the kernel prints them ("R+", "S", "D|K"...). */
-void ui_fmt_task_state(char *buf, size_t len, uint64_t state);
 
 /* The fields of @ev as "name=value ..." (sched_switch in the kernel's own layout). */
 void ui_fmt_fields(struct richstr *rs, struct store *st, const struct ktop_event *ev);

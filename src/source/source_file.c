@@ -26,6 +26,8 @@
 #include "lib/err.h"
 #include "formats/format.h"
 #include "kernel/session.h"
+#include "lib/taskstate.h"
+#include "store/meta.h"
 #include "source.h"
 #include "store/store.h"
 
@@ -215,6 +217,7 @@ static int file_start(struct app *a, const struct source_args *args, char *err, 
 {
 	bool is_stdin = !strcmp(args->path, "-");
 	struct format_in in = { .mem_limit = a->opts.memory };
+	struct taskstate_fmt tsf;
 	struct file_src *l;
 	int ret;
 
@@ -254,6 +257,9 @@ static int file_start(struct app *a, const struct source_args *args, char *err, 
 	a->start_ns = clock_mono_ns();	/* a stream's header may have kept us waiting */
 	if (snapshot_meta_copy(&l->meta, &l->r->meta))
 		return err_set(err, errlen, -ENOMEM, "out of memory");
+	/* prev_state's letters as the recording's kernel printed them */
+	if (!taskstate_parse(snapshot_meta_format(&l->meta, "sched", "sched_switch"), &tsf))
+		store_set_task_states(a->st, &tsf);
 	file_describe(a, is_stdin ? "stream on standard input" : args->path);
 	return file_load(l, args->flags, err, errlen);
 }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -37,6 +38,7 @@
 #include "store/meta.h"
 #include "funcfilter/ftrace_filter.h"
 #include "lib/intern.h"
+#include "lib/taskstate.h"
 #include "probe/probe.h"
 #include "store/schema.h"
 #include "source.h"
@@ -806,6 +808,20 @@ static int live_open(struct app *a, char *err, size_t errlen)
 	return ret;
 }
 
+/* prev_state's letters from this kernel's sched_switch format (the default without one). */
+static void live_task_states(struct app *a)
+{
+	struct taskstate_fmt f;
+	char path[PATH_MAX];
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", a->ft.tracefs);
+	text = file_read_text(path);
+	if (!taskstate_parse(text, &f))
+		store_set_task_states(a->st, &f);
+	free(text);
+}
+
 /* The store, the decoders and the readers of an open session, then tracing on. */
 static int live_run(struct app *a, char *err, size_t errlen)
 {
@@ -815,6 +831,7 @@ static int live_run(struct app *a, char *err, size_t errlen)
 	a->st = store_new(a->opts.memory, ncpus > 0 ? (unsigned int)ncpus : 1);
 	if (!a->st)
 		return app_err(err, errlen, -ENOMEM, "cannot allocate the event store");
+	live_task_states(a);
 	/* Without symbols, addresses print as hex: worth a note, not a failure. */
 	ls->dc = decode_ctx_new(session_tep(ls->sess), a->st, ls->syms);
 	if (!ls->dc)

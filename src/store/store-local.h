@@ -214,6 +214,8 @@ struct store {
 	struct intern		*strings;
 	struct schema		*schema;
 	struct stacks		*stacks;
+	/* sched_switch's prev_state letters (store_set_task_states), set once */
+	struct taskstate_fmt *_Atomic	tstates;
 	_Atomic int64_t		bytes;		/* chunks and their raw buffers */
 	_Atomic int64_t		comm_bytes;	/* comm pages */
 	pthread_mutex_t		evict_lock;

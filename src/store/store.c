@@ -40,6 +40,7 @@
 
 #include "lib/array.h"
 #include "lib/intern.h"
+#include "lib/taskstate.h"
 #include "lostmarks.h"
 #include "store-local.h"
 #include "schema.h"
@@ -169,6 +170,7 @@ void store_free(struct store *st)
 	stacks_free(st->stacks);
 	intern_free(st->strings);
 	schema_free(st->schema);
+	free(atomic_load(&st->tstates));
 	pthread_mutex_destroy(&st->evict_lock);
 	for (unsigned int i = 0; i < st->npool; i++)
 		free(st->pool[i]);
@@ -189,6 +191,26 @@ struct intern *store_strings(struct store *st)
 struct schema *store_schema(struct store *st)
 {
 	return st->schema;
+}
+
+int store_set_task_states(struct store *st, const struct taskstate_fmt *f)
+{
+	struct taskstate_fmt *n = malloc(sizeof(*n)), *none = NULL;
+
+	if (!n)
+		return -ENOMEM;
+	*n = *f;
+	if (!atomic_compare_exchange_strong(&st->tstates, &none, n)) {
+		free(n);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+const struct taskstate_fmt *store_task_states(const struct store *st)
+{
+	return st ? atomic_load_explicit(&((struct store *)st)->tstates, memory_order_acquire) :
+		    NULL;
 }
 
 struct stacks *store_stacks(const struct store *st)

@@ -58,6 +58,17 @@ struct schema *store_schema(struct store *st);
 /* The table of the distinct stacks the events' stack ids name (src/store/stacks.h). */
 struct stacks *store_stacks(const struct store *st);
 
+struct taskstate_fmt;
+/**
+ * store_set_task_states - how this trace's sched_switch prints prev_state
+ * @f: the table of its format (src/lib/taskstate.h), copied
+ * Return: 0, -EEXIST (set already: the first stays), -ENOMEM.
+ * Context: any thread (the source, once its formats are known).
+ */
+int store_set_task_states(struct store *st, const struct taskstate_fmt *f);
+/* Return: the table set, or NULL (then taskstate_format() uses the default). Context: any. */
+const struct taskstate_fmt *store_task_states(const struct store *st);
+
 /* --- writer side: Context: the single writer of ev->cpu's stream --- */
 
 /**

@@ -105,16 +105,11 @@ TEST(task_state_letters)
 {
 	char b[16];
 
-	ui_fmt_task_state(b, sizeof(b), 0);
-	CHECK_STR(b, "R");
-	ui_fmt_task_state(b, sizeof(b), 1);
-	CHECK_STR(b, "S");
-	ui_fmt_task_state(b, sizeof(b), 2);
-	CHECK_STR(b, "D");
-	ui_fmt_task_state(b, sizeof(b), 0x100);
-	CHECK_STR(b, "R+");
-	ui_fmt_task_state(b, sizeof(b), 0x80);
-	CHECK_STR(b, "I");
+	CHECK_STR(taskstate_format(NULL, 0, b, sizeof(b)), "R");
+	CHECK_STR(taskstate_format(NULL, 1, b, sizeof(b)), "S");
+	CHECK_STR(taskstate_format(NULL, 2, b, sizeof(b)), "D");
+	CHECK_STR(taskstate_format(NULL, 0x100, b, sizeof(b)), "R+");
+	CHECK_STR(taskstate_format(NULL, 0x80, b, sizeof(b)), "I");
 }
 
 /* ---- against the kernel's own text ----------------------------------------- */

@@ -34,6 +34,7 @@
 
 #include "app/app.h"
 #include "snap_common.h"
+#include "lib/taskstate.h"
 #include "model/taskrel.h"
 #include "view/tasks.h"
 #include "view/viewfilter.h"
@@ -384,6 +385,107 @@ TEST(tasks_pane_rows_are_the_models_and_enter_narrows)
 		CHECK(ts->rows[i - 1].pid < ts->rows[i].pid);
 	tasks_free(tm);
 	free(want);
+	rig_close();
+}
+
+/*
+ * The prev_state text of @pid's last switch-out as the event list prints it
+ * ("prev_state=R+ ==>"), into @out; false when it has none.
+ */
+static bool last_state_in_list(int32_t pid, char *out, size_t len)
+{
+	uint64_t best_ts = 0;
+	bool found = false;
+
+	for (unsigned int c = 0; c < store_ncpus(rig.app.st); c++) {
+		uint64_t first, end;
+		struct ktop_event ev;
+
+		store_cpu_range(rig.app.st, c, &first, &end);
+		for (uint64_t s = first; s < end; s++) {
+			struct richstr rs;
+			const char *p, *e;
+
+			if (store_get(rig.app.st, c, s, &ev) || ev.type != KTOP_T_SCHED_SWITCH ||
+			    (int32_t)ev.args[1] != pid || ev.ts < best_ts ||
+			    !viewfilter_match(rig.app.view, &ev))
+				continue;
+			richstr_clear(&rs);
+			ui_fmt_fields(&rs, rig.app.st, &ev);
+			p = strstr(rs.ch, "prev_state=");
+			e = p ? strstr(p, " ==>") : NULL;
+			if (!e)
+				continue;
+			p += strlen("prev_state=");
+			snprintf(out, len, "%.*s", (int)(e - p), p);
+			best_ts = ev.ts;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
+ * Issue 31 #4: the tasks pane's S column is the event list's prev_state, from
+ * the sched_switch format's own table: a preempted task (0x100 on 6.18) is
+ * "R+", not "100".
+ */
+TEST(tasks_pane_state_is_the_event_lists)
+{
+	/* no task of the fixture ends preempted: a row that did, as the model gives it */
+	static const struct {
+		uint64_t	state;
+		const char	*text;
+	} rows[] = { { 0x100, "R+" }, { 0, "R" }, { 0x2, "D" }, { 0x101, "S+" } };
+	struct taskstate_fmt f;
+	struct tasks_state *ts;
+	int checked = 0, col;
+	const char *h;
+	char *text, path[512];
+
+	CHECK(rig_open());
+	snprintf(path, sizeof(path), "%s/host-sched/events/sched/sched_switch/format",
+		 fixture_root());
+	text = fixture_read_file(path, NULL);
+	CHECK(text && !taskstate_parse(text, &f));
+	CHECK(f.mask == 0xff && f.plus == 0x100 && f.n == 8);
+	free(text);
+	CHECK(!store_set_task_states(rig.app.st, &f));
+	ts = draw("tasks")->priv;
+	h = strstr(scr[1], "  S        LAST");
+	CHECK(h != NULL);
+	col = (int)(h - scr[1]);
+	/* every row, as the pane formats it for the screen (checked on it above) */
+	for (size_t r = 0; r < ts->n; r++) {
+		const struct tasks_row *row = &ts->rows[r];
+		char want[32], cell[4];
+		struct richstr rs;
+
+		tasks_fmt_row(ts, store_task_states(rig.app.st), row, &rs);
+		if (r < SCR_ROWS - 2 && strncmp(scr[2 + r], rs.ch, (size_t)rs.len))
+			CHECK(0);
+		if (row->exited || !row->state_known || row->state == TASKS_RUNNING ||
+		    !last_state_in_list(row->pid, want, sizeof(want)))
+			continue;
+		snprintf(cell, sizeof(cell), "%.3s", rs.ch + col);
+		if (strcmp(cell + strspn(cell, " "), want)) {
+			printf("  pid %d: state 0x%llx: pane \"%s\", event list \"%s\"\n", row->pid,
+			       (unsigned long long)row->state, cell, want);
+			CHECK(0);
+		}
+		checked++;
+	}
+	printf("  %d tasks checked against the event list\n", checked);
+	CHECK(checked > 5);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct tasks_row row = { .pid = 1234, .state = rows[i].state, .state_known = true };
+		struct richstr rs;
+		char cell[4];
+
+		tasks_fmt_row(ts, store_task_states(rig.app.st), &row, &rs);
+		snprintf(cell, sizeof(cell), "%.3s", rs.ch + col);
+		CHECK_STR(cell + strspn(cell, " "), rows[i].text);
+	}
 	rig_close();
 }
 
