@@ -145,7 +145,7 @@ int main(void)
 	/* what applying costs before the kernel: resolve + format the write */
 	{
 		struct filter_spec *sp;
-		struct filter_error err;
+		struct err_pos err;
 		struct filter_set set;
 		char *buf = malloc(n * 8 + 1), *bn = malloc(len + 1);
 		size_t at = 0, atn = 0;

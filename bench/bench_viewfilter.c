@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "ingest/fixture.h"
 #include "lib/intern.h"
 #include "store/schema.h"
@@ -118,7 +118,7 @@ static void bench_filter(struct store *st, const char *kind, const char *text, u
 	struct viewfilter *vf = viewfilter_new(st, NULL);
 	struct ktop_event *page = malloc(100 * sizeof(*page));
 	struct viewfilter_counts vc;
-	struct filter_error err;
+	struct err_pos err;
 	double t;
 	size_t got;
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app/app.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "view/viewfilter.h"
@@ -34,7 +34,7 @@ struct view_state {
 	/* the prompt */
 	bool			bad;		/* the line does not parse: @fe says why */
 	bool			pushed_err;	/* @fe came from the last Enter */
-	struct filter_error	fe;
+	struct err_pos	fe;
 	char			hint[512];	/* completion candidates, or "" */
 };
 

@@ -16,7 +16,6 @@
 #include <traceevent/event-parse.h>
 
 #include "app.h"
-#include "funcfilter/filter.h"
 #include "lib/clock.h"
 #include "lib/err.h"
 #include "lib/evspec.h"
@@ -83,7 +82,7 @@ int app_recorder_prepare(struct app *a, char *err, size_t errlen)
 	for (unsigned int i = 0; i < o->rec.nconds; i++) {
 		const char *tracefs = geteuid() == 0 ? tracefs_tracing_dir() : NULL;
 		struct recorder_cond c;
-		struct filter_error fe;
+		struct err_pos fe;
 		bool have = false;
 
 		if (recorder_cond_parse(&c, o->rec.conds[i], NULL) || c.kind != RECORDER_EVENT)
@@ -162,7 +161,7 @@ static int check_enabled(struct app *a, const char *text, char *err, size_t errl
 {
 	struct session *s = app_session(a);
 	struct recorder_cond c;
-	struct filter_error fe;
+	struct err_pos fe;
 	char path[1024], *v;
 	bool on;
 
@@ -232,7 +231,7 @@ int app_recorder_start(struct app *a, char *err, size_t errlen)
 
 int app_recorder_add(struct app *a, const char *text, char *err, size_t errlen)
 {
-	struct filter_error fe;
+	struct err_pos fe;
 	int ret;
 
 	ret = check_enabled(a, text, err, errlen);

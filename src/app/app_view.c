@@ -14,7 +14,7 @@
 #include "lib/clock.h"
 #include "model/fgraph.h"
 #include "lib/intern.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "kernel/session.h"
 #include "store/store.h"
 #include "model/taskrel.h"
@@ -66,7 +66,7 @@ int app_view_start(struct app *a, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < a->opts.nviews; i++) {
-		struct filter_error fe;
+		struct err_pos fe;
 		int ret = viewfilter_push(a->view, a->opts.views[i], &fe);
 
 		if (ret == -EINVAL) {

@@ -493,7 +493,7 @@ static int opts_add(const char **list, unsigned int *n, const char *what, const 
 /* -F FILTER: its syntax now (fields and events are checked against the trace later) */
 static int opts_view(struct app_opts *o, const char *arg, char *err, size_t errlen)
 {
-	struct filter_error fe;
+	struct err_pos fe;
 	char msg[1024];
 
 	if (viewfilter_check(arg, &fe))
@@ -517,7 +517,7 @@ static int opts_add_funcs(const char **list, unsigned int *n, const char *what,
 			  const char *arg, char *err, size_t errlen)
 {
 	struct filter_spec *sp = NULL;
-	struct filter_error fe;
+	struct err_pos fe;
 	const char *s, *e, *x;
 	const int *pids;
 	size_t cut;

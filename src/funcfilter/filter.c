@@ -18,6 +18,7 @@
 #include "lib/err.h"
 #include "lib/file.h"
 #include "filter-local.h"
+#include "lib/globmatch.h"
 
 /* pcre2 limits: a catastrophic regex fails cleanly instead of spinning. */
 #define FILTER_MATCH_LIMIT	200000
@@ -65,19 +66,6 @@ struct filter_spec {
 	pcre2_match_context	*mctx;
 };
 
-int filter_error_set(struct filter_error *err, int offset, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->offset = offset;
-		va_start(ap, fmt);
-		err_vset(err->msg, sizeof(err->msg), ret, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
 void filter_spec_free(struct filter_spec *sp)
 {
 	if (!sp)
@@ -93,12 +81,12 @@ void filter_spec_free(struct filter_spec *sp)
 }
 
 /* Length, control characters, UTF-8. Return: 0 or -errno with @err set. */
-static int check_bytes(const char *line, size_t len, struct filter_error *err)
+static int check_bytes(const char *line, size_t len, struct err_pos *err)
 {
 	const unsigned char *s = (const unsigned char *)line;
 
 	if (len > FILTER_LINE_MAX)
-		return filter_error_set(err, -1, -E2BIG,
+		return err_pos_set(err, -1, -E2BIG,
 					"the line is too long: %zu bytes (at most %d); "
 					"nothing applied", len, FILTER_LINE_MAX);
 	for (size_t i = 0; i < len;) {
@@ -107,7 +95,7 @@ static int check_bytes(const char *line, size_t len, struct filter_error *err)
 
 		if (c < 0x80) {
 			if ((c < 0x20 && c != '\t') || c == 0x7f)
-				return filter_error_set(err, (int)i, -EILSEQ,
+				return err_pos_set(err, (int)i, -EILSEQ,
 							"control character 0x%02x at "
 							"column %zu; nothing applied", c, i + 1);
 			i++;
@@ -131,7 +119,7 @@ static int check_bytes(const char *line, size_t len, struct filter_error *err)
 		i += n + 1;
 		continue;
 bad:
-		return filter_error_set(err, (int)i, -EILSEQ,
+		return err_pos_set(err, (int)i, -EILSEQ,
 					"byte 0x%02x at column %zu is not UTF-8; nothing applied",
 					c, i + 1);
 	}
@@ -161,14 +149,14 @@ static bool is_word_char(char c)
 
 /* comm:NAME -> the tids whose comm is NAME. */
 static int resolve_comm(struct filter_spec *sp, const char *name, int off,
-			struct filter_error *err)
+			struct err_pos *err)
 {
 	DIR *d = opendir("/proc"), *td;
 	struct dirent *de, *te;
 	int n = 0;
 
 	if (!d)
-		return filter_error_set(err, off, -errno, "comm:%s: cannot read /proc: %s", name,
+		return err_pos_set(err, off, -errno, "comm:%s: cannot read /proc: %s", name,
 					strerror(errno));
 	while ((de = readdir(d))) {
 		char path[600], comm[64];
@@ -193,13 +181,13 @@ static int resolve_comm(struct filter_spec *sp, const char *name, int off,
 	}
 	closedir(d);
 	if (!n)
-		return filter_error_set(err, off, -ENOENT,
+		return err_pos_set(err, off, -ENOENT,
 					"comm:%s: no task has that name; nothing applied", name);
 	return 0;
 }
 
 static int parse_pids(struct filter_spec *sp, const char *s, size_t len, int off,
-		      struct filter_error *err)
+		      struct err_pos *err)
 {
 	size_t i = 0;
 
@@ -212,11 +200,11 @@ static int parse_pids(struct filter_spec *sp, const char *s, size_t len, int off
 		while (i < len && isdigit((unsigned char)s[i]) && v < 1 << 23)
 			v = v * 10 + (s[i++] - '0');
 		if (i == st || (i < len && s[i] != ',') || v > 4194304)
-			return filter_error_set(err, off + (int)i, -EINVAL,
+			return err_pos_set(err, off + (int)i, -EINVAL,
 						"pid:%.*s: expected numbers separated by commas",
 						(int)len, s);
 		if (sp->npids >= FILTER_MAX_PIDS)
-			return filter_error_set(err, off, -E2BIG, "more than %d pids",
+			return err_pos_set(err, off, -E2BIG, "more than %d pids",
 						FILTER_MAX_PIDS);
 		sp->pids[sp->npids++] = (int)v;
 		i += i < len;
@@ -225,7 +213,7 @@ static int parse_pids(struct filter_spec *sp, const char *s, size_t len, int off
 }
 
 static int compile_regex(struct filter_spec *sp, struct term *t, const char *re, size_t len,
-			 int off, struct filter_error *err)
+			 int off, struct err_pos *err)
 {
 	PCRE2_UCHAR msg[200];
 	PCRE2_SIZE eoff;
@@ -234,7 +222,7 @@ static int compile_regex(struct filter_spec *sp, struct term *t, const char *re,
 	t->re = pcre2_compile((PCRE2_SPTR)re, len, 0, &ec, &eoff, NULL);
 	if (!t->re) {
 		pcre2_get_error_message(ec, msg, sizeof(msg));
-		return filter_error_set(err, off + (int)eoff, -EINVAL,
+		return err_pos_set(err, off + (int)eoff, -EINVAL,
 					"regex error at column %d: %s; nothing applied",
 					off + (int)eoff + 1, (char *)msg);
 	}
@@ -256,20 +244,20 @@ static int compile_regex(struct filter_spec *sp, struct term *t, const char *re,
  * Return: 0 with *@pos past it, or a negative errno with @err set.
  */
 static int parse_mod(struct term *t, const char *line, size_t *pos,
-		     const struct filter_funcs *ff, struct filter_error *err)
+		     const struct filter_funcs *ff, struct err_pos *err)
 {
 	size_t i = *pos, ms = i + 5;
 	int ret;
 
 	if (strncmp(line + i, ":mod:", 5))
-		return filter_error_set(err, (int)i, -EINVAL, "unexpected ':' at column %zu (a "
+		return err_pos_set(err, (int)i, -EINVAL, "unexpected ':' at column %zu (a "
 					"pattern may end in :mod:MODULE)", i + 1);
 	for (i = ms; line[i] && !isspace((unsigned char)line[i]); i++)
 		if (!is_word_char(line[i]) && line[i] != '-')
-			return filter_error_set(err, (int)i, -EINVAL,
+			return err_pos_set(err, (int)i, -EINVAL,
 						"bad module name at column %zu", i + 1);
 	if (i == ms)
-		return filter_error_set(err, (int)ms, -EINVAL, ":mod: needs a module name");
+		return err_pos_set(err, (int)ms, -EINVAL, ":mod: needs a module name");
 	t->mod = strndup(line + ms, i - ms);
 	if (!t->mod)
 		return -ENOMEM;
@@ -277,7 +265,7 @@ static int parse_mod(struct term *t, const char *line, size_t *pos,
 		if (*c == '-')
 			*c = '_';
 	if (ff && !filter_funcs_has_module(ff, t->mod) && !module_loaded(t->mod)) {
-		ret = filter_error_set(err, (int)ms, -ENOENT, "module %s is not loaded (not in "
+		ret = err_pos_set(err, (int)ms, -ENOENT, "module %s is not loaded (not in "
 				       "/proc/modules); nothing applied", t->mod);
 		free(t->mod);
 		t->mod = NULL;
@@ -288,23 +276,23 @@ static int parse_mod(struct term *t, const char *line, size_t *pos,
 }
 
 /* A glob's text @t->pat, at @pstart in the line: could it name a function? */
-static int check_glob(const struct term *t, size_t pstart, struct filter_error *err)
+static int check_glob(const struct term *t, size_t pstart, struct err_pos *err)
 {
 	for (const char *c = t->pat; *c; c++)
 		if ((unsigned char)*c >= 0x80 || (!is_word_char(*c) && !strchr("*?[]!-^.\\", *c)))
-			return filter_error_set(err, (int)(pstart + (size_t)(c - t->pat)), -EINVAL,
+			return err_pos_set(err, (int)(pstart + (size_t)(c - t->pat)), -EINVAL,
 						"'%c' at column %zu cannot be in a function name "
 						"(regexes are written /.../)", *c,
 						pstart + (size_t)(c - t->pat) + 1);
 	if (isdigit((unsigned char)t->pat[0]))
-		return filter_error_set(err, (int)pstart, -EINVAL,
+		return err_pos_set(err, (int)pstart, -EINVAL,
 					"'%s': a function name cannot start with a digit", t->pat);
 	return 0;
 }
 
 static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 		      enum filter_target target, const struct filter_funcs *ff,
-		      struct filter_error *err)
+		      struct err_pos *err)
 {
 	size_t i = *pos, len = strlen(line), pstart, pend;
 	struct term *t;
@@ -312,7 +300,7 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 	int ret;
 
 	if (sp->nterms >= FILTER_MAX_TERMS)
-		return filter_error_set(err, (int)i, -E2BIG, "more than %d patterns in one line",
+		return err_pos_set(err, (int)i, -E2BIG, "more than %d patterns in one line",
 					FILTER_MAX_TERMS);
 	t = &sp->terms[sp->nterms];
 	memset(t, 0, sizeof(*t));
@@ -329,7 +317,7 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 			if (line[i] == '\\' && i + 1 < len)
 				i++;
 		if (i >= len)
-			return filter_error_set(err, (int)pstart, -EINVAL,
+			return err_pos_set(err, (int)pstart, -EINVAL,
 						"unbalanced regex: no closing '/' "
 						"for the one at column %zu; nothing applied",
 						pstart + 1);
@@ -353,13 +341,13 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 	}
 	if (i < len && !isspace((unsigned char)line[i])) {
 		free(t->mod);
-		return filter_error_set(err, (int)i, -EINVAL,
+		return err_pos_set(err, (int)i, -EINVAL,
 					"unexpected '%c' at column %zu after the pattern", line[i],
 					i + 1);
 	}
 	if (pend == pstart) {
 		if (!t->mod) {
-			return filter_error_set(err, (int)pstart, -EINVAL,
+			return err_pos_set(err, (int)pstart, -EINVAL,
 						"empty pattern at column %zu", pstart + 1);
 		}
 		t->any = true;
@@ -397,7 +385,7 @@ done:
 }
 
 /* "[system:]event: expr" at the start of the line? Fills sp and returns 1. */
-static int parse_event(struct filter_spec *sp, const char *line, struct filter_error *err)
+static int parse_event(struct filter_spec *sp, const char *line, struct err_pos *err)
 {
 	size_t i = 0, a, b = 0, c;
 
@@ -432,7 +420,7 @@ static int parse_event(struct filter_spec *sp, const char *line, struct filter_e
 	while (isspace((unsigned char)line[i]))
 		i++;
 	if (!line[i])
-		return filter_error_set(err, (int)i, -EINVAL,
+		return err_pos_set(err, (int)i, -EINVAL,
 					"%s: no filter expression (write '%s: 0' to "
 					"clear the event's filter)", sp->event, sp->event);
 	sp->expr = strdup(line + i);
@@ -445,7 +433,7 @@ static int parse_event(struct filter_spec *sp, const char *line, struct filter_e
 }
 
 int filter_spec_parse(struct filter_spec **out, const char *line, const struct filter_funcs *ff,
-		      struct filter_error *err)
+		      struct err_pos *err)
 {
 	struct filter_spec *sp;
 	size_t len, i = 0;
@@ -494,7 +482,7 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 			while (isspace((unsigned char)line[i]))
 				i++;
 			if (!line[i]) {
-				ret = filter_error_set(err, (int)flag, -EINVAL,
+				ret = err_pos_set(err, (int)flag, -EINVAL,
 						       "-%c needs a pattern", line[flag + 1]);
 				goto out_free;
 			}
@@ -514,7 +502,7 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 			for (i = st; line[i] && !isspace((unsigned char)line[i]); i++)
 				;
 			if (i == st || i - st > 15) {
-				ret = filter_error_set(err, (int)st, -EINVAL,
+				ret = err_pos_set(err, (int)st, -EINVAL,
 						       "comm: needs a task name of 1 "
 						       "to 15 characters");
 				goto out_free;
@@ -532,7 +520,7 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 			goto out_free;
 	}
 	if (!sp->nterms && sp->npids < 0) {
-		ret = filter_error_set(err, -1, -EINVAL,
+		ret = err_pos_set(err, -1, -EINVAL,
 				       "empty filter: type a pattern (vfs_*, /regex/), "
 				       "pid:N, comm:NAME or EVENT: EXPR");
 		goto out_free;
@@ -594,7 +582,7 @@ static void term_mark(const struct term *t, struct filter_set *out, size_t i)
  */
 static long term_apply(const struct filter_spec *sp, const struct term *t,
 		       const struct filter_funcs *ff, pcre2_match_data *md, struct filter_set *out,
-		       struct filter_error *err)
+		       struct err_pos *err)
 {
 	long n = 0;
 
@@ -624,7 +612,7 @@ static long term_apply(const struct filter_spec *sp, const struct term *t,
 				PCRE2_UCHAR msg[160];
 
 				pcre2_get_error_message(rc, msg, sizeof(msg));
-				return filter_error_set(err, t->offset, -ERANGE,
+				return err_pos_set(err, t->offset, -ERANGE,
 							"regex /%s/ is too costly on '%s' (%s): "
 							"simplify it; nothing applied",
 							t->pat, name, (char *)msg);
@@ -632,7 +620,7 @@ static long term_apply(const struct filter_spec *sp, const struct term *t,
 				m = true;
 			}
 		} else {
-			m = filter_glob_match(t->pat, name);
+			m = glob_match(t->pat, name);
 		}
 		if (!m)
 			continue;
@@ -652,7 +640,7 @@ static const char *term_text(const struct term *t, char *buf, size_t len)
 
 int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs *ff,
 			enum filter_target t, const struct filter_set *current,
-			struct filter_set *out, struct filter_error *err)
+			struct filter_set *out, struct err_pos *err)
 {
 	pcre2_match_data *md;
 	bool any_pos = false;
@@ -687,7 +675,7 @@ int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs 
 			goto out;
 		}
 		if (!n) {
-			ret = filter_error_set(err, tm->offset, -EINVAL,
+			ret = err_pos_set(err, tm->offset, -EINVAL,
 					       "%s matches no function%s; nothing applied",
 					       term_text(tm, tb, sizeof(tb)),
 					       tm->mod ? " of that module" : "");
@@ -696,12 +684,12 @@ int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs 
 	}
 	if (t == FILTER_T_FILTER && !filter_set_count(out) && !any_pos &&
 	    (!current || !filter_set_count(current)))
-		ret = filter_error_set(err, -1, -EINVAL,
+		ret = err_pos_set(err, -1, -EINVAL,
 				       "'!' removes from the current filter, which is empty "
 				       "(every function is traced): to leave functions out, "
 				       "use -n PATTERN");
 	else if (t == FILTER_T_FILTER && !filter_set_count(out))
-		ret = filter_error_set(err, -1, -EINVAL,
+		ret = err_pos_set(err, -1, -EINVAL,
 				       "this would leave set_ftrace_filter empty, which "
 				       "the kernel reads as every function; say :clear for that");
 out:

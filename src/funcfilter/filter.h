@@ -53,6 +53,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/err.h"
+
 #define FILTER_LINE_MAX		4096	/* bytes in one prompt line */
 #define FILTER_MAX_PIDS		256
 #define FILTER_PREVIEW_NAMES	16	/* names a preview holds */
@@ -140,21 +142,6 @@ size_t filter_set_next(const struct filter_set *s, size_t from);
 
 /* ---- parsing ---------------------------------------------------------------- */
 
-struct filter_error {
-	int	offset;		/* byte offset in the line of the problem, -1: the line */
-	char	msg[256];
-};
-
-/**
- * filter_error_set - say what is wrong at byte @offset of a line
- * @err: may be NULL (then only @ret is returned)
- *
- * For the filter, view filter and expression parsers alike.
- * Return: @ret.
- */
-int filter_error_set(struct filter_error *err, int offset, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /* One parsed line. Opaque; free with filter_spec_free. */
 struct filter_spec;
 
@@ -170,7 +157,7 @@ struct filter_spec;
  * -E2BIG (too long) / -ENOENT (module, comm) / -EILSEQ (encoding).
  */
 int filter_spec_parse(struct filter_spec **out, const char *line, const struct filter_funcs *ff,
-		      struct filter_error *err);
+		      struct err_pos *err);
 void filter_spec_free(struct filter_spec *sp);
 
 /* Does the line change @t? Does it add to (rather than replace) it? */
@@ -196,13 +183,13 @@ bool filter_spec_event(const struct filter_spec *sp, const char **system, const 
  */
 int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs *ff,
 			enum filter_target t, const struct filter_set *current,
-			struct filter_set *out, struct filter_error *err);
+			struct filter_set *out, struct err_pos *err);
 
 /* ---- the prompt: preview and completion --------------------------------------- */
 
 struct filter_preview {
 	bool		ok;		/* the line parses; false: see err */
-	struct filter_error err;
+	struct err_pos err;
 	size_t		count;		/* functions the first function target would get */
 	enum filter_target target;	/* that target (FILTER_T_NR: no function target) */
 	size_t		nnames;
@@ -238,10 +225,5 @@ struct filter_completion {
  */
 size_t filter_complete(const struct filter_funcs *ff, const char *line, size_t cursor,
 		       struct filter_completion *c);
-
-/* ---- glob, exported for tests ---------------------------------------------------- */
-
-/* The kernel's glob_match (lib/glob.c): * ? [..] [!..] and \ escapes. */
-bool filter_glob_match(const char *pat, const char *str);
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What the filter prompt matches against (see filter.h): the index of
- * available_filter_functions (by line, by name, sorted), sets of its
- * functions, and the kernel's glob.
+ * available_filter_functions (by line, by name, sorted) and sets of its
+ * functions.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -267,69 +267,5 @@ size_t filter_set_next(const struct filter_set *s, size_t from)
 		if (++w > s->nbits / 64)
 			return SIZE_MAX;
 		m = s->bits[w];
-	}
-}
-
-/* ---- glob: the kernel's lib/glob.c ----------------------------------------------- */
-
-bool filter_glob_match(const char *pat, const char *str)
-{
-	const char *back_pat = NULL, *back_str = NULL;
-
-	for (;;) {
-		unsigned char c = (unsigned char)*str++;
-		unsigned char d = (unsigned char)*pat++;
-
-		switch (d) {
-		case '?':
-			if (c == '\0')
-				return false;
-			break;
-		case '*':
-			if (*pat == '\0')
-				return true;
-			back_pat = pat;
-			back_str = --str;
-			break;
-		case '[': {
-			bool match = false, inverted = (*pat == '!');
-			const char *cls = pat + inverted;
-			unsigned char a = (unsigned char)*cls++;
-
-			do {
-				unsigned char b = a;
-
-				if (a == '\0')
-					goto literal;
-				if (cls[0] == '-' && cls[1] != ']') {
-					b = (unsigned char)cls[1];
-					if (b == '\0')
-						goto literal;
-					cls += 2;
-				}
-				match |= (a <= c && c <= b);
-			} while ((a = (unsigned char)*cls++) != ']');
-			if (match == inverted)
-				goto backtrack;
-			pat = cls;
-			break;
-		}
-		case '\\':
-			d = (unsigned char)*pat++;
-			/* fall through */
-		default:
-literal:
-			if (c == d) {
-				if (d == '\0')
-					return true;
-				break;
-			}
-backtrack:
-			if (c == '\0' || !back_pat)
-				return false;
-			pat = back_pat;
-			str = ++back_str;
-			break;
-		}
 	}
 }

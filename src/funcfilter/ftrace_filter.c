@@ -742,7 +742,7 @@ void ftrace_filter_summary(const struct ftrace_filter *f, char *buf, size_t len,
 static int plan_funcs(struct ftrace_filter *f, const struct filter_spec *sp, struct change *c,
 		      struct filter_set *sets, struct ftrace_filter_result *res)
 {
-	struct filter_error ferr;
+	struct err_pos ferr;
 	int ret;
 
 	for (int t = 0; t < FILTER_T_NR; t++) {
@@ -903,7 +903,7 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 {
 	struct filter_set sets[FILTER_T_NR] = { 0 };
 	struct filter_spec *sp = NULL;
-	struct filter_error ferr;
+	struct err_pos ferr;
 	struct change *c = NULL;
 	char *mark = NULL;
 	double t0;

@@ -48,3 +48,16 @@ int err_set_at(char *err, size_t errlen, int ret, const char *where, const char 
 	va_end(ap);
 	return ret;
 }
+
+int err_pos_set(struct err_pos *err, int offset, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->offset = offset;
+		va_start(ap, fmt);
+		err_vset(err->msg, sizeof(err->msg), ret, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}

@@ -44,4 +44,20 @@ int err_set_at(char *err, size_t errlen, int ret, const char *where, const char 
 int err_vset_at(char *err, size_t errlen, int ret, const char *where, const char *fmt,
 		va_list ap) __attribute__((format(printf, 5, 0)));
 
+/* A message about a place in a line of text (a prompt's or an option's). */
+struct err_pos {
+	int	offset;		/* byte offset in the line of the problem, -1: the line */
+	char	msg[256];
+};
+
+/**
+ * err_pos_set - say what is wrong at byte @offset of a line
+ * @err: may be NULL (then only @ret is returned)
+ *
+ * For the filter prompt's, the view filter's and the expression parsers alike.
+ * Return: @ret.
+ */
+int err_pos_set(struct err_pos *err, int offset, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif

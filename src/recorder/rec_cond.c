@@ -30,14 +30,14 @@
 #include <event-parse.h>
 
 #include "bpfstats/bpfstats.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "lib/file.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "view/vfexpr.h"
 #include "recorder-local.h"
 
-#define cond_err(err, pos, ...)	filter_error_set(err, pos, -EINVAL, __VA_ARGS__)
+#define cond_err(err, pos, ...)	err_pos_set(err, pos, -EINVAL, __VA_ARGS__)
 
 /* The BPF statistics a condition may name, and how their values read. */
 enum { BV_DURATION, BV_PERCENT, BV_RATE };
@@ -149,7 +149,7 @@ static bool word_is(const char *t, size_t p, size_t n, const char *w)
 }
 
 /* OP VALUE at @p: '>' or '>=', then the rest. Return: the value's offset, or -EINVAL. */
-static int parse_op(struct recorder_cond *c, size_t p, const char *what, struct filter_error *err)
+static int parse_op(struct recorder_cond *c, size_t p, const char *what, struct err_pos *err)
 {
 	const char *t = c->text;
 
@@ -168,7 +168,7 @@ static int parse_op(struct recorder_cond *c, size_t p, const char *what, struct 
 	return (int)p;
 }
 
-static int parse_latency(struct recorder_cond *c, size_t p, size_t n, struct filter_error *err)
+static int parse_latency(struct recorder_cond *c, size_t p, size_t n, struct err_pos *err)
 {
 	const char *t = c->text;
 	size_t v, end;
@@ -204,7 +204,7 @@ static int parse_latency(struct recorder_cond *c, size_t p, size_t n, struct fil
 	return 0;
 }
 
-static int parse_lost(struct recorder_cond *c, size_t p, struct filter_error *err)
+static int parse_lost(struct recorder_cond *c, size_t p, struct err_pos *err)
 {
 	const char *t = c->text;
 	char *endp;
@@ -224,7 +224,7 @@ static int parse_lost(struct recorder_cond *c, size_t p, struct filter_error *er
 	return 0;
 }
 
-static int parse_bpf(struct recorder_cond *c, size_t p, size_t n, int i, struct filter_error *err)
+static int parse_bpf(struct recorder_cond *c, size_t p, size_t n, int i, struct err_pos *err)
 {
 	static const char *const wants[] = { "duration (5ms)", "percentage (20%)",
 					     "rate per second (100k)" };
@@ -259,7 +259,7 @@ static const char *find_if(const char *s)
 	return NULL;
 }
 
-static int parse_filter(struct recorder_cond *c, size_t p, struct filter_error *err)
+static int parse_filter(struct recorder_cond *c, size_t p, struct err_pos *err)
 {
 	struct vfexpr *x = NULL;
 	int ret;
@@ -281,7 +281,7 @@ static bool ev_char(char ch)
 	return isalnum((unsigned char)ch) || strchr("_:/.-", ch);
 }
 
-static int parse_probe(struct recorder_cond *c, size_t p, struct filter_error *err)
+static int parse_probe(struct recorder_cond *c, size_t p, struct err_pos *err)
 {
 	const char *t = c->text, *iff;
 	size_t end;
@@ -299,7 +299,7 @@ static int parse_probe(struct recorder_cond *c, size_t p, struct filter_error *e
 	return iff ? parse_filter(c, (size_t)(iff - t) + 2, err) : 0;
 }
 
-static int parse_event(struct recorder_cond *c, size_t p, struct filter_error *err)
+static int parse_event(struct recorder_cond *c, size_t p, struct err_pos *err)
 {
 	const char *t = c->text, *sep;
 	size_t n = 0;
@@ -340,7 +340,7 @@ static int parse_event(struct recorder_cond *c, size_t p, struct filter_error *e
 	return parse_filter(c, p, err);
 }
 
-int recorder_cond_parse(struct recorder_cond *c, const char *text, struct filter_error *err)
+int recorder_cond_parse(struct recorder_cond *c, const char *text, struct err_pos *err)
 {
 	size_t p, n, len;
 
@@ -457,7 +457,7 @@ static void type_from_format(struct tep_event *ev, struct ktop_schema_type *t)
 	}
 }
 
-int recorder_cond_check(struct recorder_cond *c, const char *tracefs, struct filter_error *err)
+int recorder_cond_check(struct recorder_cond *c, const char *tracefs, struct err_pos *err)
 {
 	const struct ktop_schema_type *fixed = NULL;
 	struct ktop_schema_type t;
@@ -481,7 +481,7 @@ int recorder_cond_check(struct recorder_cond *c, const char *tracefs, struct fil
 			c->system[0] = 0;
 			return ret ? cond_err(err, 0, "'%s' names %d events (%s): write "
 					      "SYSTEM:NAME", c->event, ret, found) :
-				     filter_error_set(err, 0, -ENOENT, "this kernel has no event "
+				     err_pos_set(err, 0, -ENOENT, "this kernel has no event "
 						      "'%s' (see %s/available_events)",
 						      c->event, tracefs);
 		}
@@ -490,7 +490,7 @@ int recorder_cond_check(struct recorder_cond *c, const char *tracefs, struct fil
 	text = file_read_text(path);
 	if (!text) {
 		ret = errno ? -errno : -EIO;
-		return filter_error_set(err, 0, ret, "this kernel has no event %s:%s (%s: %s)",
+		return err_pos_set(err, 0, ret, "this kernel has no event %s:%s (%s: %s)",
 					c->system, c->event, path, strerror(-ret));
 	}
 	len = strlen(text);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "lib/intern.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -55,7 +55,7 @@ void rec_scan_destroy(struct rec_scan *s)
 }
 
 int rec_watch_compile(struct rec_watch *w, struct store *st, bool (*known)(void *, const char *),
-		      void *arg, struct filter_error *err)
+		      void *arg, struct err_pos *err)
 {
 	int ret;
 

@@ -118,7 +118,7 @@ void rec_scan_destroy(struct rec_scan *s);
  * Return: 0, or -EINVAL with @err.
  */
 int rec_watch_compile(struct rec_watch *w, struct store *st, bool (*known)(void *, const char *),
-		      void *arg, struct filter_error *err);
+		      void *arg, struct err_pos *err);
 void rec_watch_destroy(struct rec_watch *w);
 
 /*

@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include "bpfstats/bpfstats.h"
-#include "funcfilter/filter.h"
 #include "lib/clock.h"
 #include "lib/err.h"
 #include "formats/format.h"
@@ -112,7 +111,7 @@ static bool kernel_lat_stops(const struct recorder_cond *c, uint64_t v)
 int recorder_opts_check(const struct recorder_opts *o, char *err, size_t errlen)
 {
 	struct recorder_cond c;
-	struct filter_error fe;
+	struct err_pos fe;
 
 	for (unsigned int i = 0; i < o->nconds; i++) {
 		if (recorder_cond_parse(&c, o->conds[i], &fe)) {
@@ -219,7 +218,7 @@ static void status_kernel(struct recorder *r)
  * Make a watch of @text and arm it. Context: r->lock held (or before the thread).
  * Return: its index, or a negative errno with @err.
  */
-static int watch_add(struct recorder *r, const char *text, struct filter_error *err)
+static int watch_add(struct recorder *r, const char *text, struct err_pos *err)
 {
 	struct rec_watch *w;
 	unsigned int idx, nactive = 0;
@@ -229,7 +228,7 @@ static int watch_add(struct recorder *r, const char *text, struct filter_error *
 	for (unsigned int i = 0; i < r->nw; i++)
 		nactive += r->active[i];
 	if (nactive >= RECORDER_MAX_CONDS || r->nw >= REC_WATCHES_MAX)
-		return filter_error_set(err, -1, -ENOSPC, "at most %d conditions at a time",
+		return err_pos_set(err, -1, -ENOSPC, "at most %d conditions at a time",
 					RECORDER_MAX_CONDS);
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -250,7 +249,7 @@ static int watch_add(struct recorder *r, const char *text, struct filter_error *
 							  sizeof(w->c.system), w->c.event,
 							  sizeof(w->c.event)) : -ENODEV;
 		if (ret) {
-			ret = filter_error_set(err, 0, ret, "no probe was made of '%s' in this "
+			ret = err_pos_set(err, 0, ret, "no probe was made of '%s' in this "
 					       "run (%s)", w->c.probe, r->h.probe_event ?
 					       strerror(-ret) : "probes need the live kernel");
 			goto out_free;
@@ -259,7 +258,7 @@ static int watch_add(struct recorder *r, const char *text, struct filter_error *
 	case RECORDER_LATENCY:
 		if (!r->h.tracer || strcmp(r->h.tracer, w->c.lat == RECORDER_LAT_OSNOISE ?
 					   "osnoise" : "timerlat")) {
-			ret = filter_error_set(err, 0, -EINVAL, "this run traces with %s, not %s: "
+			ret = err_pos_set(err, 0, -EINVAL, "this run traces with %s, not %s: "
 					       "its samples never come (-p %s)",
 					       r->h.tracer && r->h.tracer[0] ? r->h.tracer : "no tracer",
 					       w->c.lat == RECORDER_LAT_OSNOISE ? "osnoise" : "timerlat",
@@ -269,7 +268,7 @@ static int watch_add(struct recorder *r, const char *text, struct filter_error *
 		break;
 	case RECORDER_BPF:
 		if (!r->h.bpf) {
-			ret = filter_error_set(err, 0, -ENODEV, "the BPF statistics are off in this "
+			ret = err_pos_set(err, 0, -ENODEV, "the BPF statistics are off in this "
 					       "run (see the BPF pane, --no-bpf)");
 			goto out_free;
 		}
@@ -321,7 +320,7 @@ int recorder_new(struct recorder **out, const struct recorder_opts *o,
 		 const struct recorder_host *h, char *err, size_t errlen)
 {
 	struct recorder *r;
-	struct filter_error fe;
+	struct err_pos fe;
 	int ret;
 
 	*out = NULL;
@@ -725,7 +724,7 @@ void recorder_arm(struct recorder *r, bool on)
 	pthread_mutex_unlock(&r->lock);
 }
 
-int recorder_add(struct recorder *r, const char *text, struct filter_error *err)
+int recorder_add(struct recorder *r, const char *text, struct err_pos *err)
 {
 	int ret;
 

@@ -48,7 +48,7 @@
 struct store;
 struct snapshot_meta;
 struct bpfstats;
-struct filter_error;
+struct err_pos;
 
 #define RECORDER_MAX_CONDS	16
 #define RECORDER_COND_MAX	1024	/* bytes of a condition's text */
@@ -96,7 +96,7 @@ struct recorder_cond {
  * for recorder_cond_check() against the kernel.
  * Return: 0, or -EINVAL with @err.
  */
-int recorder_cond_parse(struct recorder_cond *c, const char *text, struct filter_error *err);
+int recorder_cond_parse(struct recorder_cond *c, const char *text, struct err_pos *err);
 
 /**
  * recorder_cond_check - the event a condition names, and its filter's
@@ -106,7 +106,7 @@ int recorder_cond_parse(struct recorder_cond *c, const char *text, struct filter
  *     system filled in
  * Return: 0, or -EINVAL/-ENOENT with @err (the offset into c->text).
  */
-int recorder_cond_check(struct recorder_cond *c, const char *tracefs, struct filter_error *err);
+int recorder_cond_check(struct recorder_cond *c, const char *tracefs, struct err_pos *err);
 
 /* "timerlat 212.4us", "lost 31", "runq-p99 12.0ms": a matched value as text. Return: @buf. */
 const char *recorder_value_str(const struct recorder_cond *c, uint64_t value, char *buf,
@@ -249,7 +249,7 @@ void recorder_arm(struct recorder *r, bool on);
  * recorder_add - arm one more condition while running (the TUI's prompt)
  * Return: 0, or a negative errno with @err (-ENOSPC: RECORDER_MAX_CONDS).
  */
-int recorder_add(struct recorder *r, const char *text, struct filter_error *err);
+int recorder_add(struct recorder *r, const char *text, struct err_pos *err);
 
 /* Remove condition @i. Return: 0 or -ENOENT. */
 int recorder_remove(struct recorder *r, unsigned int i);

@@ -15,7 +15,8 @@
 #include <string.h>
 
 #include "lib/array.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
+#include "lib/globmatch.h"
 #include "lib/intern.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -71,13 +72,13 @@ struct vfexpr {
 	const char	*text;
 	int		p;
 	int		depth;
-	struct filter_error *err;
+	struct err_pos *err;
 };
 
 /* ---- lexing and parsing ------------------------------------------------------ */
 
 /* A refusal of the expression at byte @pos. */
-#define vx_err(x, pos, ...)	filter_error_set((x)->err, pos, -EINVAL, __VA_ARGS__)
+#define vx_err(x, pos, ...)	err_pos_set((x)->err, pos, -EINVAL, __VA_ARGS__)
 
 static void skip_ws(struct vfexpr *x)
 {
@@ -392,7 +393,7 @@ static int check_fields(struct vfexpr *x, vfexpr_field_fn known, void *arg)
 }
 
 int vfexpr_check_type(struct vfexpr *x, const char *text, const struct ktop_schema_type *t,
-		      struct filter_error *err)
+		      struct err_pos *err)
 {
 	char fields[160] = "";
 	int ret = 0;
@@ -420,7 +421,7 @@ int vfexpr_check_type(struct vfexpr *x, const char *text, const struct ktop_sche
 }
 
 int vfexpr_parse(struct vfexpr **out, const char *text, struct store *st, vfexpr_field_fn known,
-		 void *arg, struct filter_error *err)
+		 void *arg, struct err_pos *err)
 {
 	struct vfexpr *x = calloc(1, sizeof(*x));
 	int ret;
@@ -592,7 +593,7 @@ static bool str_test(const struct node *n, const char *s)
 	case OP_NE:
 		return strcmp(s, n->str) != 0;
 	default:
-		return filter_glob_match(n->str, s);
+		return glob_match(n->str, s);
 	}
 }
 

@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 struct store;
-struct filter_error;
+struct err_pos;
 
 /* Is @name a field of some event the caller knows of (e.g. the session's formats)? */
 typedef bool (*vfexpr_field_fn)(void *arg, const char *name);
@@ -55,7 +55,7 @@ struct vfexpr;
  * Return: 0 and *@out (free with vfexpr_free), -EINVAL with @err, or -ENOMEM.
  */
 int vfexpr_parse(struct vfexpr **out, const char *text, struct store *st, vfexpr_field_fn known,
-		 void *arg, struct filter_error *err);
+		 void *arg, struct err_pos *err);
 void vfexpr_free(struct vfexpr *x);
 
 struct ktop_schema_type;
@@ -69,7 +69,7 @@ struct ktop_schema_type;
  * Return: 0, or -EINVAL with the message and the offset in @text in @err.
  */
 int vfexpr_check_type(struct vfexpr *x, const char *text, const struct ktop_schema_type *t,
-		      struct filter_error *err);
+		      struct err_pos *err);
 
 /* What an expression makes of all events of one type. */
 enum vfexpr_verdict {

@@ -8,7 +8,7 @@
 
 #include <sys/types.h>
 
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "lib/hashmap.h"
 #include "viewfilter.h"
 
@@ -95,11 +95,11 @@ struct viewfilter {
 	uint64_t		held;		/* as of the last sync */
 };
 
-/* A refusal of the text at byte @pos (filter_error_set() of src/funcfilter/filter.h). */
-#define vf_err(err, pos, ...)	filter_error_set(err, pos, -EINVAL, __VA_ARGS__)
+/* A refusal of the text at byte @pos (err_pos_set() of src/lib/err.h). */
+#define vf_err(err, pos, ...)	err_pos_set(err, pos, -EINVAL, __VA_ARGS__)
 
 /* viewfilter_stack.c: "stack:PATH" clauses. */
-int vf_stack_parse(struct vf_clause *c, const char *s, int off, struct filter_error *err);
+int vf_stack_parse(struct vf_clause *c, const char *s, int off, struct err_pos *err);
 void vf_stack_free(struct vf_clause *c);
 /* Return: does stack @id (0: none) pass every stack clause? */
 bool vf_stack_ok(struct viewfilter *vf, uint32_t id);

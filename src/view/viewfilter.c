@@ -17,7 +17,8 @@
 
 #include "lib/array.h"
 #include "lib/clock.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
+#include "lib/globmatch.h"
 #include "store/meta.h"
 #include "store/schema.h"
 #include "model/stacktree.h"
@@ -55,7 +56,7 @@ static int cmp_i32(const void *a, const void *b)
 }
 
 /* "12,34" with an optional '+' at the end. */
-static int parse_pids(struct vf_clause *c, const char *s, int off, struct filter_error *err)
+static int parse_pids(struct vf_clause *c, const char *s, int off, struct err_pos *err)
 {
 	const char *p = s;
 
@@ -91,7 +92,7 @@ static int parse_pids(struct vf_clause *c, const char *s, int off, struct filter
 
 /* "0-3,6" into a bitmap of @ncpus CPUs (0: the syntax only). */
 static int parse_cpus(struct vf_clause *c, const char *s, int off, unsigned int ncpus,
-		      struct filter_error *err)
+		      struct err_pos *err)
 {
 	size_t words = ncpus ? (ncpus + 63) / 64 : 1;
 	const char *p = s;
@@ -134,7 +135,7 @@ static int parse_cpus(struct vf_clause *c, const char *s, int off, unsigned int 
  * syntax only. Without a buffer table, "top" is every CPU.
  */
 static int parse_buffers(struct vf_clause *c, const char *s, int off,
-			 const struct viewfilter *vf, struct filter_error *err)
+			 const struct viewfilter *vf, struct err_pos *err)
 {
 	unsigned int ncpus = vf ? store_ncpus(vf->st) : 0;
 	const char *p = s;
@@ -184,12 +185,12 @@ static bool ev_glob_match(const char *g, const struct ktop_schema_type *t)
 	char sys[256];
 
 	if (!sep)
-		return filter_glob_match(g, t->name) || filter_glob_match(g, t->system);
+		return glob_match(g, t->name) || glob_match(g, t->system);
 	if ((size_t)(sep - g) >= sizeof(sys))
 		return false;
 	memcpy(sys, g, sep - g);
 	sys[sep - g] = 0;
-	return filter_glob_match(sys, t->system) && filter_glob_match(sep + 1, t->name);
+	return glob_match(sys, t->system) && glob_match(sep + 1, t->name);
 }
 
 static bool clause_ev_match(const struct vf_clause *c, const struct ktop_schema_type *t)
@@ -202,7 +203,7 @@ static bool clause_ev_match(const struct vf_clause *c, const struct ktop_schema_
 
 /* "sched:sched_switch,irq:*" (@len bytes) into c->ev; checked against @st's types when given. */
 static int parse_events(struct vf_clause *c, const char *s, size_t len, int off,
-			struct store *st, struct filter_error *err)
+			struct store *st, struct err_pos *err)
 {
 	size_t i = 0;
 
@@ -247,7 +248,7 @@ static int parse_events(struct vf_clause *c, const char *s, size_t len, int off,
  * names; NULL: the syntax only.
  */
 static int parse_clause(struct viewfilter *vf, const char *text, struct vf_clause *c,
-			struct filter_error *err)
+			struct err_pos *err)
 {
 	struct store *st = vf ? vf->st : NULL;
 	const char *p = text, *rest;
@@ -337,7 +338,7 @@ static int parse_clause(struct viewfilter *vf, const char *text, struct vf_claus
 	return 0;
 }
 
-int viewfilter_check(const char *text, struct filter_error *err)
+int viewfilter_check(const char *text, struct err_pos *err)
 {
 	struct vf_clause c;
 	int ret = parse_clause(NULL, text, &c, err);
@@ -461,7 +462,7 @@ static bool clause_task_match(const struct viewfilter *vf, const struct vf_claus
 		if (c->kind == VK_PID) {
 			if (bsearch(&pid, c->pids, c->npids, sizeof(*c->pids), cmp_i32))
 				return true;
-		} else if (filter_glob_match(c->glob, vf_comm(vf, pid))) {
+		} else if (glob_match(c->glob, vf_comm(vf, pid))) {
 			return true;
 		}
 		if (!(c->flags & VIEWFILTER_KIDS) || !vf->tr || pid <= 0)
@@ -942,7 +943,7 @@ static int vf_add(struct viewfilter *vf, struct vf_clause *c)
 	return 0;
 }
 
-int viewfilter_push(struct viewfilter *vf, const char *text, struct filter_error *err)
+int viewfilter_push(struct viewfilter *vf, const char *text, struct err_pos *err)
 {
 	struct vf_clause c;
 	int ret = parse_clause(vf, text, &c, err);
@@ -1075,7 +1076,7 @@ const char *viewfilter_describe_events(const struct viewfilter *vf, char *buf, s
 	return describe_some(vf, event_clause, buf, len);
 }
 
-const char *viewfilter_error_format(const char *text, const struct filter_error *err,
+const char *viewfilter_error_format(const char *text, const struct err_pos *err,
 				    char *buf, size_t len)
 {
 	int col = err->offset < 0 ? 0 : err->offset;

@@ -48,7 +48,7 @@
 #include "store/store.h"
 #include "vfexpr.h"
 
-struct filter_error;
+struct err_pos;
 struct taskrel;
 struct viewfilter;
 
@@ -88,14 +88,14 @@ int viewfilter_set_buffers(struct viewfilter *vf, const struct snapshot_meta *m)
  * viewfilter_check - the syntax of a clause, without a store (command-line checks)
  * Return: 0, or -EINVAL with the message and offset in @err.
  */
-int viewfilter_check(const char *text, struct filter_error *err);
+int viewfilter_check(const char *text, struct err_pos *err);
 
 /**
  * viewfilter_push - add a clause (the text forms above)
  * @err: the message and the byte offset in @text of the problem
  * Return: 0, -EINVAL (@err), -ENOSPC (VIEWFILTER_MAX_CLAUSES), -ENOMEM.
  */
-int viewfilter_push(struct viewfilter *vf, const char *text, struct filter_error *err);
+int viewfilter_push(struct viewfilter *vf, const char *text, struct err_pos *err);
 
 /* One key in the UI: narrow to a row's task, CPU or event type. Return: as viewfilter_push. */
 int viewfilter_push_pid(struct viewfilter *vf, int32_t pid, unsigned int flags);
@@ -205,7 +205,7 @@ size_t viewfilter_count_by(struct viewfilter *vf, enum store_key key, int cpu, u
  * Format @err about @text for a terminal: the message, then the text and a
  * caret under the offending byte. Return: @buf.
  */
-const char *viewfilter_error_format(const char *text, const struct filter_error *err,
+const char *viewfilter_error_format(const char *text, const struct err_pos *err,
 				    char *buf, size_t len);
 
 #endif

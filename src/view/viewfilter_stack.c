@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "funcfilter/filter.h"
+#include "lib/err.h"
+#include "lib/globmatch.h"
 #include "lib/intern.h"
 #include "store/stacks.h"
 #include "viewfilter-local.h"
@@ -32,7 +33,7 @@ void vf_stack_free(struct vf_clause *c)
 	c->nframes = 0;
 }
 
-int vf_stack_parse(struct vf_clause *c, const char *s, int off, struct filter_error *err)
+int vf_stack_parse(struct vf_clause *c, const char *s, int off, struct err_pos *err)
 {
 	const char *p = s, *end = s + strlen(s);
 
@@ -77,7 +78,7 @@ static bool frame_match(const char *pat, const char *name)
 {
 	if (!*name)
 		name = "[unknown]";	/* as the folded export and the trees name it */
-	return strpbrk(pat, "*?") ? filter_glob_match(pat, name) : !strcmp(pat, name);
+	return strpbrk(pat, "*?") ? glob_match(pat, name) : !strcmp(pat, name);
 }
 
 /* Does the root-first chain @names (@n frames) hold clause @c's frames? */

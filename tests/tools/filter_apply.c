@@ -182,7 +182,7 @@ static int bench(struct ftrace_filter *f, const char *dir, const char *line, siz
 	const struct filter_funcs *ff = ftrace_filter_funcs(f);
 	struct ftrace_filter_result r;
 	struct filter_spec *sp;
-	struct filter_error err;
+	struct err_pos err;
 	struct filter_set set, cur;
 	size_t n, done1 = 0, done2 = 0;
 	double ms_idx, ms_write, ms_names = 0, ms_obo = 0;

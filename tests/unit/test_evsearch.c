@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include "test.h"
 #include "formats/format.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "lib/clock.h"
 #include "store/store.h"
 #include "view/evsearch.h"
@@ -217,7 +217,7 @@ TEST(search_under_a_view_takes_only_what_it_keeps)
 {
 	struct pred p = { .type = KTOP_T_SCHED_PROCESS_EXEC, .use_type_may = true };
 	struct viewfilter_pos at = VIEWFILTER_POS_END;
-	struct filter_error fe;
+	struct err_pos fe;
 	struct viewfilter *vf;
 	struct ktop_event ev;
 	unsigned int steps;

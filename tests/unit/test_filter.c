@@ -17,6 +17,7 @@
 #include "app/app.h"
 #include "fake_tracefs.h"
 #include "funcfilter/filter.h"
+#include "lib/globmatch.h"
 #include "funcfilter/ftrace_filter.h"
 #include "store/event.h"
 #include "lib/intern.h"
@@ -97,7 +98,7 @@ static void free_names(char **names, size_t n)
 
 /* Resolve @line for set_ftrace_filter; return the count or a negative errno. */
 static long resolve(const char *line, const struct filter_set *cur, struct filter_set *out,
-		    struct filter_error *err)
+		    struct err_pos *err)
 {
 	struct filter_spec *sp;
 	int ret = filter_spec_parse(&sp, line, funcs(), err);
@@ -153,15 +154,15 @@ TEST(glob_like_fnmatch)
 	for (size_t g = 0; g < sizeof(globs) / sizeof(globs[0]); g++) {
 		size_t want = 0, got = 0;
 		struct filter_set set;
-		struct filter_error err;
+		struct err_pos err;
 		long r;
 
 		for (size_t i = 0; i < n; i++) {
 			want += !fnmatch(globs[g], names[i], 0);
-			got += filter_glob_match(globs[g], names[i]);
+			got += glob_match(globs[g], names[i]);
 		}
 		if (want != got)
-			printf("glob %s: fnmatch %zu, filter_glob_match %zu\n", globs[g], want,
+			printf("glob %s: fnmatch %zu, glob_match %zu\n", globs[g], want,
 			       got);
 		CHECK_EQ_U64(got, want);
 		r = resolve(globs[g], NULL, &set, &err);
@@ -189,7 +190,7 @@ TEST(regex_like_posix)
 	for (size_t k = 0; k < sizeof(res) / sizeof(res[0]); k++) {
 		char line[256];
 		struct filter_set set;
-		struct filter_error err;
+		struct err_pos err;
 		size_t want = 0;
 		regex_t re;
 		long r;
@@ -212,7 +213,7 @@ TEST(regex_like_posix)
 TEST(negation_and_append)
 {
 	struct filter_set a, b, cur;
-	struct filter_error err;
+	struct err_pos err;
 	char **names;
 	size_t n = oracle_names(&names), want = 0, want_app = 0, want_vfs = 0, first = SIZE_MAX;
 
@@ -256,7 +257,7 @@ TEST(negation_and_append)
 TEST(targets_and_items)
 {
 	struct filter_spec *sp;
-	struct filter_error err;
+	struct err_pos err;
 	const char *sys, *ev, *expr;
 	const int *pids;
 
@@ -295,7 +296,7 @@ TEST(comm_resolves_to_our_tid)
 {
 	char comm[32] = "", line[64];
 	struct filter_spec *sp;
-	struct filter_error err;
+	struct err_pos err;
 	const int *pids;
 	bool found = false;
 	FILE *f = fopen("/proc/self/comm", "r");
@@ -317,7 +318,7 @@ TEST(comm_resolves_to_our_tid)
 TEST(bad_input)
 {
 	struct filter_spec *sp = NULL;
-	struct filter_error err;
+	struct err_pos err;
 	struct filter_set set;
 	char *big;
 	int ret;

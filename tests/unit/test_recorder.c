@@ -17,7 +17,7 @@
 #include "snap_common.h"
 #include "bpfstats/bpfstats.h"
 #include "formats/format.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "lib/clock.h"
 #include "lib/intern.h"
 #include "recorder/recorder-local.h"
@@ -42,7 +42,7 @@ static const char *scratch(void)
 TEST(cond_forms)
 {
 	struct recorder_cond c;
-	struct filter_error fe;
+	struct err_pos fe;
 
 	CHECK(!recorder_cond_parse(&c, "  sched:sched_process_exec comm ~ \"postgres*\" ", &fe));
 	CHECK(c.kind == RECORDER_EVENT);
@@ -111,7 +111,7 @@ TEST(cond_errors_point_at_the_problem)
 		{ "(comm == x)", 0, "starts with an event" },
 	};
 	struct recorder_cond c;
-	struct filter_error fe;
+	struct err_pos fe;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int ret = recorder_cond_parse(&c, bad[i].text, &fe);
@@ -148,7 +148,7 @@ TEST(cond_check_against_the_formats)
 	snprintf(root, sizeof(root), "%s/host-sched", fixture_root());
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct recorder_cond c;
-		struct filter_error fe = { 0 };
+		struct err_pos fe = { 0 };
 		int ret;
 
 		CHECK(!recorder_cond_parse(&c, cases[i].text, &fe));
@@ -347,7 +347,7 @@ static void got_one(void *arg, const struct rec_match *m)
 
 static int compile(struct rec_watch *w, struct store *st, const char *text)
 {
-	struct filter_error fe;
+	struct err_pos fe;
 
 	memset(w, 0, sizeof(*w));
 	if (recorder_cond_parse(&w->c, text, &fe) || rec_watch_compile(w, st, NULL, NULL, &fe)) {

@@ -44,7 +44,7 @@
 #include "store/stacks.h"
 #include "kernel/stacksym.h"
 #include "kernel/symbols.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "view/viewfilter.h"
 
 /* strcmp for qsort of char * */
@@ -399,7 +399,7 @@ static int write_read(struct store *st, const struct snapshot_meta *m, unsigned 
 static long view_count(struct store *st, const struct snapshot_meta *m, const char *text)
 {
 	struct viewfilter *vf = viewfilter_new(st, NULL);
-	struct filter_error fe = { 0 };
+	struct err_pos fe = { 0 };
 	long n = 0;
 
 	if (!vf || viewfilter_set_buffers(vf, m))

@@ -45,7 +45,7 @@
 #include "app/app.h"
 #include "model/fgraph.h"
 #include "fgraph_text.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "stacks_text.h"
 #include "view/viewfilter.h"
 #include "text_screen.h"
@@ -622,7 +622,7 @@ TEST(stack_clauses_match_kernel_text)
 		  false, true, false, false },
 		{ "!stack:do_nanosleep", "do_nanosleep", false, false, true, false },
 	};
-	struct filter_error fe;
+	struct err_pos fe;
 
 	CHECK(rig_open("stacks-rt"));
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {

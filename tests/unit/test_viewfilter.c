@@ -25,7 +25,8 @@
 #include <traceevent/event-parse.h>
 
 #include "ingest/decode.h"
-#include "funcfilter/filter.h"
+#include "lib/err.h"
+#include "lib/globmatch.h"
 #include "ingest/fixture.h"
 #include "lib/intern.h"
 #include "lib/hashmap.h"
@@ -350,7 +351,7 @@ static bool ref_comm_glob(struct store *st, const struct ktop_event *ev, const v
 {
 	const char *c = ev->pid ? store_comm(st, ev->pid) : "<idle>";
 
-	return filter_glob_match(arg, c ? c : "<...>");
+	return glob_match(arg, c ? c : "<...>");
 }
 
 /* prev_state & 2 || (next_comm ~ "kworker*" && prev_prio < 120) */
@@ -359,7 +360,7 @@ static bool ref_expr1(struct store *st, const struct ktop_event *ev, const void 
 	if (ev->type != KTOP_T_SCHED_SWITCH)
 		return false;
 	return (ev->args[3] & 2) ||
-	       (filter_glob_match("kworker*", intern_str(store_strings(st), (uint32_t)ev->args[4])) &&
+	       (glob_match("kworker*", intern_str(store_strings(st), (uint32_t)ev->args[4])) &&
 		(int64_t)ev->args[2] < 120);
 }
 
@@ -499,7 +500,7 @@ TEST(viewfilter_index_equals_per_event)
 	CHECK(vf && one);
 	m.vf = one;
 	for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
-		struct filter_error err;
+		struct err_pos err;
 
 		if (viewfilter_push(vf, exprs[i], &err) || viewfilter_push(one, exprs[i], &err)) {
 			printf("# %s: %s at %d\n", exprs[i], err.msg, err.offset);
@@ -588,7 +589,7 @@ TEST(viewfilter_expr_equals_libtraceevent)
 		for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 			struct tepcmp t = { .st = fx.st };
 			char buf[512];
-			struct filter_error err;
+			struct err_pos err;
 			int ret;
 
 			t.vf = viewfilter_new(fx.st, NULL);
@@ -992,7 +993,7 @@ TEST(viewfilter_errors_have_positions)
 	CHECK(fx_open(&fx, "host-sched", 0));
 	vf = viewfilter_new(fx.st, NULL);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct filter_error err = { 0 };
+		struct err_pos err = { 0 };
 		char buf[1024];
 
 		if (viewfilter_push(vf, cases[i].text, &err) != -EINVAL ||
