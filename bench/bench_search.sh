@@ -49,7 +49,7 @@ for i in 1 2 3; do
 	[ -z "$best" ] || [ "$(echo "$w < $best" | bc)" = 1 ] && best=$w
 done
 size=$(du -m "$tmp/far.txt" | cut -f1)
-printf 'bench search.far_match %.3f s (/ "%s" from the newest of %s events to its match %s events back (at %s s): %.3f s CPU; %s events formatted, %s in chunks skipped unread; best of 3)\n' \
+printf 'bench search.far_match %.3f s (/ "%s" from the newest of %s events to its match %s events back (at %s s): %.3f s CPU; %s events given to the line test, %s in chunks skipped unread; best of 3)\n' \
 	"$wall" "$TEXT" "$total" "$done" "$at" "$cpu" "$formatted" "$skipped"
 printf 'bench search.far_match.anchor %.3f s (grep -c "%s" over the same recording'"'"'s text export, %s MB, %s lines match, warm page cache, best of 3; the search %.1fx faster)\n' \
 	"$best" "$TEXT" "$size" "$lines" "$(echo "$best / $wall" | bc -l)"
