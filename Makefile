@@ -37,7 +37,8 @@ DEB_PKGS := build-essential pkg-config libtracefs-dev libtraceevent-dev libtrace
 	libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libzstd-dev libpcre2-dev \
 	libncurses-dev tmux trace-cmd qemu-system-x86 busybox-static cpio time \
 	libclang-rt-14-dev python3 linux-perf libbpf-tools procps rtla xz-utils zstd \
-	bpftrace openssh-client openssh-server sudo pcp libpcp3-dev libpcp-pmda3-dev
+	bpftrace openssh-client openssh-server sudo pcp libpcp3-dev libpcp-pmda3-dev \
+	nftables iproute2
 
 # Lazily expanded, so a target that installs the libraries first can still use them.
 PC_LIBS		= libtracefs libtraceevent libtracecmd libbpf libpcre2-8

@@ -8,7 +8,7 @@
  *
  *   bench_search FILE TEXT [plain]
  *
- * Prints one line: "WALL_S CPU_S DONE TOTAL FORMATTED SKIPPED FOUND_TS" (best
+ * Prints one line: "WALL_S CPU_S DONE TOTAL TESTED SKIPPED FOUND_TS" (best
  * wall time of three); "plain": without the layout's answers (every event
  * formatted, no chunk skipped), for comparison. Exit status 1 when nothing
  * was found.

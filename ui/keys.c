@@ -25,10 +25,10 @@ const struct ui_key ui_keys[] = {
 	/* Moving */
 	{ { KEY_UP, 'k' }, "Up, k", "move up one row", ACT_UP, 0, "Moving" },
 	{ { KEY_DOWN, 'j' }, "Down, j", "move down one row", ACT_DOWN, 0, "Moving" },
-	{ { KEY_LEFT, 'h' }, "Left, h", "scroll left (event list: the lines; graph: the names)",
-	  ACT_LEFT, 0, "Moving" },
-	{ { KEY_RIGHT, 'l' }, "Right, l", "scroll right (event list: the lines; graph: the names)",
-	  ACT_RIGHT, 0, "Moving" },
+	{ { KEY_LEFT, 'h' }, "Left, h", "scroll left (event list: the lines; graph: the names; "
+	  "tasks: the columns after PID)", ACT_LEFT, 0, "Moving" },
+	{ { KEY_RIGHT, 'l' }, "Right, l", "scroll right (event list: the lines; graph: the names; "
+	  "tasks: the columns after PID)", ACT_RIGHT, 0, "Moving" },
 	{ { KEY_PPAGE }, "PgUp", "up one page", ACT_PGUP, 0, "Moving" },
 	{ { KEY_NPAGE }, "PgDn", "down one page", ACT_PGDN, 0, "Moving" },
 	{ { KEY_HOME, 'g' }, "Home, g", "first row (event list: oldest event held)", ACT_HOME,

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rowfmt.h"
+#include "lib/hashmap.h"
 #include "lib/intern.h"
 #include "lib/syscalls.h"
 #include "linematch.h"
@@ -94,6 +95,8 @@ struct lm_priv {
 	uint16_t		*entered;
 	size_t			nseen, nentered;
 	uint16_t		stamp;
+	/* syscall events: (pid, entry or exit, nr, nargs) -> 1 no, 2 may */
+	struct hmap		sys;
 };
 
 /* ---- building patterns ------------------------------------------------------------- */
@@ -548,6 +551,84 @@ static bool line_may(struct linematch *m, uint16_t type, int32_t pid)
 	return may;
 }
 
+/*
+ * A syscall's line as fmt_syscall() writes it for syscall @nr with @nargs
+ * arguments: its name and its arguments' names are known, so the pattern
+ * is nearly the line itself.
+ */
+static void pat_syscall(struct lm_pattern *pt, bool exit, uint64_t nr, unsigned int nargs)
+{
+	const char *name = nr <= UINT32_MAX ? syscall_name((uint32_t)nr) : NULL;
+	const char *an[SYSCALL_MAX_ARGS];
+	int n;
+
+	if (!name) {
+		pat_str(pt, "NR ");
+		pat_cls(pt, LC_INT, 1, 20);
+		if (exit) {
+			pat_str(pt, " = ");
+			pat_cls(pt, LC_INT, 1, 20);
+		} else {
+			pat_str(pt, " (");
+			pat_cls(pt, LC_HEXLIST, 0, LM_INF);
+			pat_str(pt, ")");
+		}
+		return;
+	}
+	pat_str(pt, name);
+	if (exit) {
+		pat_str(pt, " -> ");
+		pat_cls(pt, LC_SYSRET, 1, LM_RUN);
+		return;
+	}
+	n = syscall_args((uint32_t)nr, an);
+	pat_str(pt, "(");
+	for (int i = 0; i < (n < 0 ? SYSCALL_MAX_ARGS : n) && i + 1 < (int)nargs; i++) {
+		char b[128];
+
+		snprintf(b, sizeof(b), "%s%s%s0x", i ? ", " : "", n < 0 ? "" : an[i],
+			 n < 0 ? "" : ": ");
+		pat_str(pt, b);
+		pat_cls(pt, LC_HEX, 1, 16);
+	}
+	pat_str(pt, ")");
+}
+
+/*
+ * Can the line of syscall event @ev hold the text? Its layout depends on the
+ * syscall, so its answer is kept per task, syscall and argument count.
+ */
+static bool sys_may(struct linematch *m, const struct ktop_event *ev)
+{
+	bool exit = ev->type == KTOP_T_SYS_EXIT;
+	struct lm_priv *pv = m->priv;
+	struct lm_pattern *pt;
+	uint64_t key, *v;
+
+	if ((ev->type != KTOP_T_SYS_ENTER && !exit) || ev->nargs < 2 || ev->args[0] > 0xfffff ||
+	    ev->pid < 0 || !pv)
+		return true;
+	key = (uint64_t)(uint32_t)ev->pid << 32 | (uint64_t)exit << 31 |
+	      (uint64_t)(ev->nargs & 31) << 24 | ev->args[0];
+	v = hmap_put(&pv->sys, key, NULL);
+	if (!v)
+		return true;
+	if (*v)
+		return *v == 2;
+	pt = malloc(sizeof(*pt));
+	if (!pt)
+		return true;
+	pt->n = 0;
+	pt->used = 0;
+	pat_head(pt, pv, m->st, ev->pid);
+	pat_str(pt, ui_event_name(m->st, ev->type));
+	pat_str(pt, ": ");
+	pat_syscall(pt, exit, ev->args[0], ev->nargs);
+	*v = pattern_may(m, pt) ? 2 : 1;
+	free(pt);
+	return *v == 2;
+}
+
 /* ---- the predicate ------------------------------------------------------------------- */
 
 int linematch_init(struct linematch *m, struct store *st, enum flags_style style,
@@ -587,6 +668,7 @@ void linematch_destroy(struct linematch *m)
 
 	if (!pv)
 		return;
+	hmap_destroy(&pv->sys);
 	free(pv->seen);
 	free(pv->entered);
 	free(pv);
@@ -616,6 +698,8 @@ bool linematch_task_may(struct linematch *m, int32_t pid, uint16_t type)
 
 bool linematch_line(struct linematch *m, const struct ktop_event *ev)
 {
+	if (!sys_may(m, ev))
+		return false;
 	ui_fmt_event(&m->line, m->st, m->style, ev);
 	return strstr(m->line.ch, m->needle) != NULL;
 }

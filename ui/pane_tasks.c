@@ -44,6 +44,8 @@ struct tasks_state {
 	size_t			total;		/* rows the model has for the query */
 	long			sel, top;
 	int32_t			sel_pid;	/* the selection follows its task */
+	int			width;		/* of the last frame */
+	int			hscroll;	/* the columns after PID, shifted left by this */
 };
 
 /* The columns, and the sort each stands for. */
@@ -61,6 +63,9 @@ static const struct {
 };
 
 #define NCOLS	((int)(sizeof(cols) / sizeof(cols[0])))
+#define PID_W	8	/* cols[0]: stays in place when the rest scrolls */
+/* A row up to COMMAND: the columns' widths and the two spaces before it. */
+#define FIXED_W	(PID_W + 6 * COLW + 4 + 3 + 12 + 2)
 
 static int tasks_init(struct ui *ui, struct pane *p)
 {
@@ -245,6 +250,10 @@ static void tasks_title(struct ui *ui, const struct tasks_state *ts, struct rich
 		richstr_add(rs, ROLE_DIM, ", ktop's threads hidden (H shows)");
 	if (ui_view(ui))
 		richstr_add(rs, ROLE_WARN, "  counting the events in the view");
+	if (ts->hscroll)
+		richstr_addf(rs, ROLE_WARN, "  columns scrolled %d (h/l)", ts->hscroll);
+	else if (ts->width < FIXED_W + 8)
+		richstr_add(rs, ROLE_WARN, "  COMMAND: l or Right");
 	richstr_add(rs, ROLE_DIM, app_bpf(ui->app) ? "  runq/off-CPU: BPF where tracked" :
 		    "  runq/off-CPU: from the sched events held");
 }
@@ -257,9 +266,11 @@ static void tasks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 
 	tasks_feed(ui, ts);
 	tasks_layout(ui, ts);
+	ts->width = w;
 	tasks_title(ui, ts, &rs);
 	ui_draw_rs(ui, y, 0, &rs, w);
 	tasks_fmt_header(ts, &rs);
+	richstr_cut(&rs, PID_W, ts->hscroll);
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(ui, y + 1, 0, &rs, w);
 	if (!ts->n) {
@@ -270,6 +281,7 @@ static void tasks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	ts->top = ui_rowsel_top(ts->sel, ts->top, rows);
 	for (int r = 0; r < rows && ts->top + r < (long)ts->n; r++) {
 		tasks_fmt_row(ts, store_task_states(ui->st), &ts->rows[ts->top + r], &rs);
+		richstr_cut(&rs, PID_W, ts->hscroll);
 		if (ts->top + r == ts->sel)
 			ui_rowsel_mark(&rs, w);
 		ui_draw_rs(ui, y + 2 + r, 0, &rs, w);
@@ -358,6 +370,11 @@ static int tasks_key(struct ui *ui, struct pane *p, enum ui_action act)
 		ts->q.tree = !ts->q.tree;
 		ui_message(ui, ts->q.tree ? "tasks: a tree by parent (F5: a list)" : "tasks: a list");
 		break;
+	case ACT_LEFT:
+	case ACT_RIGHT:
+		/* at 80 columns COMMAND starts past the edge: the columns after PID move */
+		ts->hscroll = ui_rowsel_hscroll(ts->hscroll, act);
+		break;
 	case ACT_HIDE_SELF:
 		ts->q.hide_self = !ts->q.hide_self;
 		ui_message(ui, ts->q.hide_self ? "tasks: ktop's own threads hidden" :
@@ -375,7 +392,9 @@ static int tasks_click(struct ui *ui, struct pane *p, int row, int col)
 	long i = ui_rowsel_click(ts->top, row, 2, (long)ts->n);
 
 	if (row == 1) {
-		/* a column header: sort by it */
+		/* a column header: sort by it (past PID, where the header is scrolled to) */
+		if (col >= PID_W)
+			col += ts->hscroll;
 		for (int c = 0, x = 0; c < NCOLS; x += cols[c].w, c++) {
 			if (!cols[c].w || col < x + cols[c].w) {
 				ts->q.sort = cols[c].sort;
@@ -398,6 +417,6 @@ const struct pane_ops pane_tasks_ops = {
 	.draw		= tasks_draw,
 	.key		= tasks_key,
 	.click		= tasks_click,
-	.keys		= "Enter narrow F6 sort I invert F5 tree H hide ktop / search",
+	.keys		= "Enter narrow F6 sort I invert F5 tree H hide ktop / search h/l scroll",
 	.search		= tasks_search,
 };

@@ -201,7 +201,8 @@ static void cand_names(struct completion *c, struct store *st, const char *word,
 		       bool events_only)
 {
 	static const char *const words[] = {
-		"pid:", "comm:", "cpu:", "buffer:", "event:", "stack:", "common_pid", "common_flags",
+		"pid:", "comm:", "cpu:", "buffer:", "event:", "stack:", "port:", "addr:", "conn:",
+		"common_pid", "common_flags",
 		"common_preempt_count", "CPU", "COMM",
 	};
 	const struct schema *sc = store_schema(st);

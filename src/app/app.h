@@ -40,6 +40,9 @@ struct stack_syms;
 struct bpf_offcpu;
 struct remote;
 
+/* --net: the network events this kernel has; with tcp:tcp_probe (per packet). */
+enum { APP_NET_ON = 1, APP_NET_PROBE = 2 };
+
 struct app_opts {
 	struct session_opts	so;
 	size_t			memory;		/* -m, bytes */
@@ -65,6 +68,7 @@ struct app_opts {
 	unsigned int		dat_version;	/* --dat-version: trace.dat 6 or 7, 0: 7 */
 	int			dat_compress;	/* --dat-compress: enum tracedat_compress */
 	bool			offcpu;		/* --offcpu: BPF off-CPU stacks */
+	uint8_t			net;		/* --net: APP_NET_ON, APP_NET_PROBE; 0: off */
 	const char		*folded;	/* --folded: what -o FILE.folded holds */
 	/* --remote: ssh runs ktop --stream there, the view reads it (src/source/remote.h) */
 	struct remote_opts	remote;		/* .dest NULL: not remote */
@@ -348,6 +352,24 @@ struct fgraph *app_fgraph_new(const struct app *a,
  * Context: the thread that owns the app.
  */
 bool app_clock(struct app *a, uint64_t *start, uint64_t *now);
+
+/* ---- the network model: src/app/app_net.c ---- */
+
+struct net;
+/*
+ * Does this run have network events to show: --net live, or a recording
+ * (a file, a stream) holding one of the formats the network model reads?
+ */
+bool app_net_present(const struct app *a);
+/**
+ * app_net_new - the network model (src/model/net.h) for this run: rows bounded
+ * by -m, the reasons' and states' names from the events' own formats (the
+ * recording's, or the running kernel's), drop locations named from kallsyms
+ * where the kernel's format leaves them addresses
+ * Return: the model (free with net_free), or NULL on ENOMEM.
+ * Context: the thread that owns the model.
+ */
+struct net *app_net_new(struct app *a);
 
 /*
  * ---- actions on the program ----

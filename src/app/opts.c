@@ -51,6 +51,7 @@ enum {
 	OPT_USTACK,
 	OPT_OFFCPU,
 	OPT_FOLDED,
+	OPT_NET,
 	OPT_REMOTE,
 	OPT_SSH,
 	OPT_REMOTE_KTOP,
@@ -109,6 +110,7 @@ static const struct option long_opts[] = {
 	{ "stack",		required_argument,	NULL, OPT_STACK },
 	{ "ustack",		required_argument,	NULL, OPT_USTACK },
 	{ "offcpu",		no_argument,		NULL, OPT_OFFCPU },
+	{ "net",		optional_argument,	NULL, OPT_NET },
 	{ "folded",		required_argument,	NULL, OPT_FOLDED },
 	{ "remote",		required_argument,	NULL, OPT_REMOTE },
 	{ "ssh",		required_argument,	NULL, OPT_SSH },
@@ -158,6 +160,9 @@ void opts_usage(FILE *fp)
 	      "                             event of the session (frame pointers only)\n"
 	      "      --offcpu               BPF: where tasks block and for how long (kernel\n"
 	      "                             and user stacks at each switch-out)\n"
+	      "      --net[=probe]          the network events this kernel has (connections,\n"
+	      "                             resets, retransmits, drops: the Net pane, 9);\n"
+	      "                             probe: tcp:tcp_probe too (srtt, cwnd; per packet)\n"
 	      "  -P, --pid PID              trace only PID; repeatable\n"
 	      "  -C, --cpu LIST             trace only these CPUs (0-3,6)\n"
 	      "  -b, --buffer-kb KB         kernel ring buffer per CPU, in KB\n"
@@ -183,9 +188,12 @@ void opts_usage(FILE *fp)
 	      "                             pid:PID[,PID][+] ('+': with children, threads),\n"
 	      "                             comm:GLOB[+], cpu:LIST, event:SYS:NAME[,...],\n"
 	      "                             stack:[^]FRAME;...[$] (frames root first),\n"
+	      "                             port:N[,N], addr:IP[/LEN], conn:IP:PORT-IP:PORT\n"
+	      "                             (network events, with their sockets' and\n"
+	      "                             packets' events joined; [IPV6]:PORT),\n"
 	      "                             EVENTS: EXPR, or EXPR in the kernel's filter\n"
 	      "                             grammar ('prev_state & 2 && next_comm ~ \"kw*\"');\n"
-	      "                             '!' before pid:, comm:, cpu:, event:, stack:\n"
+	      "                             '!' before a typed clause (pid:, ... conn:)\n"
 	      "                             negates; --offcpu totals: those of the tasks\n"
 	      "                             its pid:/comm: clauses take;\n"
 	      "                             the view starts narrowed (\\ adds, w widens)\n"
@@ -791,6 +799,12 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case OPT_OFFCPU:
 		o->offcpu = true;
 		return 0;
+	case OPT_NET:
+		if (arg && strcmp(arg, "probe"))
+			return opts_err(err, errlen, "--net takes no value or =probe (tcp:tcp_probe "
+					"too), not '%s'", arg);
+		o->net = arg ? APP_NET_PROBE : APP_NET_ON;
+		return 0;
 	case OPT_FOLDED:
 		if (strcmp(arg, "events") && strcmp(arg, "offcpu") && strcmp(arg, "graph") &&
 		    strcmp(arg, "graph-count"))
@@ -810,7 +824,7 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 static const int remote_fwd_opts[] = {
 	'p', 'l', 'n', 'g', 'e', 'P', 'C', 'b', 'O', OPT_FORCE, OPT_NO_BPF, OPT_BPF_SYSCALLS,
 	OPT_STREAM_RATE, OPT_MAX_DEPTH, OPT_FG_IRQS, OPT_NO_FG_IRQS, OPT_FG_TAIL,
-	OPT_NO_FG_TAIL, OPT_THRESH, OPT_PROBE, OPT_STACK, OPT_USTACK, OPT_OFFCPU,
+	OPT_NO_FG_TAIL, OPT_THRESH, OPT_PROBE, OPT_STACK, OPT_USTACK, OPT_OFFCPU, OPT_NET,
 };
 
 static int opts_remote_fwd(struct app_opts *o, int c, const char *arg, char *err,
@@ -937,10 +951,10 @@ static int opts_check_pcp(const struct app_opts *o, char *err, size_t errlen)
 				o->stream ? "--stream" : o->remote.dest ? "--remote" :
 				o->output ? "-o" : "--view");
 	if (so->tracer || so->nevents || so->no_events || so->npids || so->cpus ||
-	    o->nprobes || so->nstacks || o->offcpu || so->nfilters || so->ngraph_funcs)
+	    o->nprobes || so->nstacks || o->offcpu || so->nfilters || so->ngraph_funcs || o->net)
 		return opts_err(err, errlen, "%s: what each host traces is its agent's business "
 				"(the options in its pmcd.conf line); leave -p, -e, -P, -C, --probe, "
-				"--stack, --offcpu out here", fleet);
+				"--stack, --offcpu, --net out here", fleet);
 	return 0;
 }
 
@@ -1055,6 +1069,10 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 		return opts_err(err, errlen, "%s records stacks live: it cannot be combined with "
 				"%s (a snapshot keeps the stacks it was recorded with)",
 				o->offcpu ? "--offcpu" : "--stack", o->input ? "-i" : "--demo");
+	if ((o->input || o->demo) && o->net)
+		return opts_err(err, errlen, "--net says what to trace: it cannot be combined with "
+				"%s (the Net pane shows the network events a recording holds)",
+				o->input ? "-i" : "--demo");
 	if (o->offcpu && o->no_bpf)
 		return opts_err(err, errlen, "--offcpu is a BPF program: it cannot be combined "
 				"with --no-bpf");

@@ -29,6 +29,7 @@
 #include "batch_stacks.h"
 #include "lib/clock.h"
 #include "lib/file.h"
+#include "batch_net.h"
 #include "batch_tracers.h"
 #include "bpfstats/bpfstats.h"
 #include "kernel/cmdlines.h"
@@ -113,6 +114,7 @@ struct batch {
 	bool			has_funcs;
 	struct batch_tracers	*bt;		/* function_graph tree, latency table */
 	struct batch_stacks	*bs;		/* top stacks, off-CPU stacks */
+	struct batch_net	*bn;		/* connections, drops */
 	struct store_count	*tmp;
 	size_t			tmp_cap;
 	struct viewfilter	*vf;		/* --view, or NULL */
@@ -730,6 +732,7 @@ static void batch_text(struct batch *b)
 	fputc('\n', o);
 	batch_stacks_text(b->bs, o);
 	batch_tracers_text(b->bt, o);
+	batch_net_text(b->bn, o);
 	if (app_bpf(b->a))
 		b->a->bpf_seq = bpfstats_print(app_bpf(b->a), o, 1, 5, b->a->bpf_seq);
 	else if (b->a->bpf_why[0])
@@ -848,6 +851,7 @@ static void batch_json(struct batch *b)
 	else if (b->a->bpf_why[0])
 		batch_bpf_json_off(o, b->a->bpf_why);
 	batch_stacks_json(b->bs, o);
+	batch_net_json(b->bn, o);
 	fputs("}\n", o);
 }
 
@@ -918,6 +922,7 @@ int batch_run(struct app *a, FILE *out)
 	b.vf = app_view(a);
 	b.trace_clock = !(app_flags(a) & SOURCE_KERNEL);
 	b.bs = batch_stacks_new(a);
+	b.bn = batch_net_new(a, b.vf);
 	b.prev_ns = a->start_ns;
 	next = a->start_ns + interval;
 	if (a->opts.duration > 0)
@@ -962,6 +967,7 @@ int batch_run(struct app *a, FILE *out)
 			batch_tracers_update_to(b.bt, UINT64_MAX - 1);
 		else
 			batch_tracers_update(b.bt);
+		batch_net_update(b.bn, last ? UINT64_MAX - 1 : 0);
 		batch_stacks_update(b.bs);
 		if (a->opts.json)
 			batch_json(&b);
@@ -986,5 +992,6 @@ int batch_run(struct app *a, FILE *out)
 	hmap_destroy(&b.self);
 	batch_tracers_free(b.bt);
 	batch_stacks_free(b.bs);
+	batch_net_free(b.bn);
 	return status;
 }

@@ -13,6 +13,7 @@
 
 #include "lib/hashmap.h"
 #include "net.h"
+#include "store/event.h"
 
 struct schema;
 struct intern;
@@ -80,9 +81,29 @@ struct net_symtab {
 	char		**name;
 };
 
+static inline bool has(const struct net_tmap *t, enum net_field f, const struct ktop_event *ev)
+{
+	return t->slot[f] >= 0 && t->slot[f] < ev->nargs;
+}
+
+static inline uint64_t arg(const struct net_tmap *t, enum net_field f, const struct ktop_event *ev)
+{
+	return has(t, f, ev) ? ev->args[t->slot[f]] : 0;
+}
+
 /* net_format.c */
-/* Resolve type @id's map from @sc. Return: 0, or -ENOMEM. */
-int net_tmap_resolve(const struct schema *sc, uint16_t id, struct net_tmap *out);
+/*
+ * Resolve type @id's map from @sc: its kind, and its fields by name (for a
+ * type the model does not read, only with @any). Return: 0.
+ */
+int net_tmap_resolve(const struct schema *sc, uint16_t id, bool any, struct net_tmap *out);
+/*
+ * The event's two ends, as the socket sees them (saddr: local): a 28-byte
+ * sockaddr_in/in6 pair, or 4- and 16-byte addresses with family and ports
+ * (an IPv4-mapped pair is AF_INET). Return: false when it carries none.
+ */
+bool net_ev_ends(const struct intern *strs, const struct net_tmap *t,
+		 const struct ktop_event *ev, struct net_endpoint *s, struct net_endpoint *d);
 /*
  * The pairs of "__print_symbolic(REC->@field, { N, "NAME" }, ...)" in the
  * print fmt of format text @text into @t (replacing it). Pairs whose value is
@@ -145,7 +166,8 @@ struct net {
 	struct schema		*sc;
 	struct intern		*strs;
 	struct net_config	cfg;
-	const struct symbols	*syms;
+	struct symbols		*syms;
+	bool			own_syms;
 	bool			(*keep)(void *arg, const struct ktop_event *ev);
 	void			*keep_arg;
 	/* type id -> map */

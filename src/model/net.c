@@ -95,6 +95,7 @@ void net_free(struct net *n)
 	if (!n)
 		return;
 	maps_destroy(n);
+	net_set_symbols(n, NULL, false);
 	net_symtab_free(&n->drop_reasons);
 	net_symtab_free(&n->rst_reasons);
 	net_symtab_free(&n->states);
@@ -153,9 +154,20 @@ int net_load_format(struct net *n, const char *system, const char *name, const c
 	return ret < 0 ? ret : 0;
 }
 
-void net_set_symbols(struct net *n, const struct symbols *syms)
+void net_set_symbols(struct net *n, struct symbols *syms, bool own)
 {
+	if (n->own_syms)
+		symbols_free(n->syms);
 	n->syms = syms;
+	n->own_syms = own;
+}
+
+bool net_location_needs_symbols(const char *kfree_skb)
+{
+	const char *p = kfree_skb ? strstr(kfree_skb, "print fmt:") : NULL;
+
+	return p && strstr(p, "location=%p") && !strstr(p, "location=%pS") &&
+	       !strstr(p, "location=%pB");
 }
 
 const char *net_drop_reason_name(const struct net *n, int64_t v)
@@ -183,76 +195,10 @@ static const struct net_tmap *tmap_of(struct net *n, uint16_t type)
 		/* a type the schema does not know yet is asked again next time */
 		if (!schema_get(n->sc, type))
 			return &none;
-		net_tmap_resolve(n->sc, type, &n->tm[type]);
+		net_tmap_resolve(n->sc, type, false, &n->tm[type]);
 		n->have[n->tm[type].kind] = true;
 	}
 	return &n->tm[type];
-}
-
-static bool has(const struct net_tmap *t, enum net_field f, const struct ktop_event *ev)
-{
-	return t->slot[f] >= 0 && t->slot[f] < ev->nargs;
-}
-
-static uint64_t arg(const struct net_tmap *t, enum net_field f, const struct ktop_event *ev)
-{
-	return has(t, f, ev) ? ev->args[t->slot[f]] : 0;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* The bytes of an array field (kept as a hex string). Return: how many, 0: none. */
-static size_t arg_bytes(struct net *n, const struct net_tmap *t, enum net_field f,
-			const struct ktop_event *ev, uint8_t *out, size_t max)
-{
-	const char *s;
-	size_t len, i;
-
-	if (!has(t, f, ev) || t->fk[f] != KTOP_FK_STR)
-		return 0;
-	s = intern_str(n->strs, (uint32_t)ev->args[t->slot[f]]);
-	len = strlen(s);
-	if (len % 2 || len / 2 > max)
-		return 0;
-	for (i = 0; i < len / 2; i++) {
-		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return 0;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return len / 2;
-}
-
-/* A 28-byte sockaddr_in/in6 as the kernel copies it: family (host order), port (network). */
-static bool sockaddr_end(const uint8_t *b, size_t len, struct net_endpoint *e)
-{
-	uint16_t fam = (uint16_t)(b[0] | b[1] << 8);
-
-	if (len < 24)
-		return false;
-	memset(e, 0, sizeof(*e));
-	e->port = (uint16_t)(b[2] << 8 | b[3]);
-	if (fam == AF_INET) {
-		e->family = AF_INET;
-		memcpy(e->addr, b + 4, 4);
-		return true;
-	}
-	if (fam == AF_INET6) {
-		e->family = AF_INET6;
-		memcpy(e->addr, b + 8, 16);
-		return true;
-	}
-	return false;	/* AF_UNSPEC: nothing was stored */
 }
 
 static bool zero16(const uint8_t *a)
@@ -260,56 +206,6 @@ static bool zero16(const uint8_t *a)
 	for (int i = 0; i < 16; i++)
 		if (a[i])
 			return false;
-	return true;
-}
-
-static bool v4mapped(const uint8_t *a)
-{
-	static const uint8_t pre[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-	return !memcmp(a, pre, 12);
-}
-
-/*
- * The event's two ends, as the socket sees them (saddr: local). Return:
- * false when it carries no address.
- */
-static bool ev_ends(struct net *n, const struct net_tmap *t, const struct ktop_event *ev,
-		    struct net_endpoint *s, struct net_endpoint *d)
-{
-	uint8_t sb[28], db[28], s6[16], d6[16];
-	size_t sl = arg_bytes(n, t, NF_SADDR, ev, sb, sizeof(sb));
-	size_t dl = arg_bytes(n, t, NF_DADDR, ev, db, sizeof(db));
-	uint64_t fam = has(t, NF_FAMILY, ev) ? arg(t, NF_FAMILY, ev) : 0;
-
-	memset(s, 0, sizeof(*s));
-	memset(d, 0, sizeof(*d));
-	if (sl >= 24 && dl >= 24) {
-		if (!sockaddr_end(sb, sl, s) || !sockaddr_end(db, dl, d))
-			return false;
-	} else {
-		bool six = arg_bytes(n, t, NF_SADDR6, ev, s6, 16) == 16 &&
-			   arg_bytes(n, t, NF_DADDR6, ev, d6, 16) == 16;
-
-		if (!fam && six)
-			fam = (v4mapped(s6) || zero16(s6)) && (v4mapped(d6) || zero16(d6)) &&
-			      sl == 4 ? AF_INET : AF_INET6;
-		if (fam == AF_INET6 && six) {
-			s->family = d->family = AF_INET6;
-			memcpy(s->addr, s6, 16);
-			memcpy(d->addr, d6, 16);
-		} else if (sl == 4 && dl == 4) {
-			s->family = d->family = AF_INET;
-			memcpy(s->addr, sb, 4);
-			memcpy(d->addr, db, 4);
-		} else {
-			return false;
-		}
-	}
-	if (has(t, NF_SPORT, ev))
-		s->port = (uint16_t)arg(t, NF_SPORT, ev);
-	if (has(t, NF_DPORT, ev))
-		d->port = (uint16_t)arg(t, NF_DPORT, ev);
 	return true;
 }
 
@@ -620,7 +516,7 @@ static int on_state(struct net *n, const struct net_tmap *t, const struct ktop_e
 		c->listener = true;
 	trans_add(c, from, to, ev->ts);
 	c->state = to;
-	if (ev_ends(n, t, ev, &s, &d))
+	if (net_ev_ends(n->strs, t, ev, &s, &d))
 		ends_take(n, c, &s, &d);
 	if ((to == NET_TCP_SYN_SENT || to == NET_TCP_LISTEN) && process_ctx(ev) && ev->pid > 0) {
 		set_owner(n, c, ev->pid, false);
@@ -646,7 +542,7 @@ static int on_retrans(struct net *n, const struct net_tmap *t, const struct ktop
 	n->tot.retransmits++;
 	if (!c)
 		return 0;
-	if (!c->local.family && ev_ends(n, t, ev, &s, &d)) {
+	if (!c->local.family && net_ev_ends(n->strs, t, ev, &s, &d)) {
 		ends_take(n, c, &s, &d);
 		if (has(t, NF_STATE, ev))
 			c->state = (uint8_t)arg(t, NF_STATE, ev);
@@ -668,7 +564,7 @@ static int on_send_reset(struct net *n, const struct net_tmap *t, const struct k
 		c->rst_sent++;
 		if (reason >= 0)
 			c->rst_reason = reason;
-	} else if (ev_ends(n, t, ev, &s, &d)) {
+	} else if (net_ev_ends(n->strs, t, ev, &s, &d)) {
 		/* no full socket: the reset answers a packet from @d to @s */
 		c = tuple_of(n, &d, &s);
 		if (c && reason >= 0)
@@ -711,7 +607,7 @@ static int on_probe(struct net *n, const struct net_tmap *t, const struct ktop_e
 	uint64_t cookie = arg(t, NF_COOKIE, ev), sk = arg(t, NF_SK, ev);
 	struct net_conn *c = conn_of_sock(n, sk, cookie, ev, false);
 	struct net_endpoint s, d;
-	bool ends = ev_ends(n, t, ev, &s, &d);
+	bool ends = net_ev_ends(n->strs, t, ev, &s, &d);
 	uint32_t una;
 
 	if (!c && ends)
@@ -1062,6 +958,8 @@ void net_totals(const struct net *n, struct net_totals *out)
 		out->listeners += n->c[i].listener && !n->c[i].closed;
 	}
 	out->open = n->nc - out->closed;
+	out->t_first = n->t_first;
+	out->t_newest = n->t_newest;
 	out->have_state = n->have[NK_STATE];
 	out->have_drops = n->have[NK_KFREE_SKB];
 	out->have_probe = n->have[NK_PROBE];

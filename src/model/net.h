@@ -167,6 +167,7 @@ struct net_totals {
 	uint64_t	drops_tied;	/* of drops, tied to a connection */
 	uint64_t	bytes_untied;	/* send/recv lengths on sockets without a row (UDP, ...) */
 	uint8_t		bytes_src;	/* enum net_bytes_src the recording allows */
+	uint64_t	t_first, t_newest;	/* the network events read span this */
 	bool		have_state, have_drops, have_probe;
 };
 
@@ -201,12 +202,28 @@ struct symbols;
  * Name drop locations the decoder kept as addresses (kernels whose kfree_skb
  * format prints the location with %p, not %pS: 6.1) from @syms (kallsyms:
  * the running kernel's, or a recording's). NULL: printed as addresses.
- * The table must outlive the model.
+ * @own: the model frees the table; else it must outlive the model.
  */
-void net_set_symbols(struct net *n, const struct symbols *syms);
+void net_set_symbols(struct net *n, struct symbols *syms, bool own);
+
+/*
+ * Does format text @kfree_skb (skb:kfree_skb's) print the drop location as a
+ * bare address, so that only kallsyms can name it? (NULL: no such event.)
+ */
+bool net_location_needs_symbols(const char *kfree_skb);
 
 /* The events of interest, as "system:name", NULL-terminated (for loading their formats). */
 extern const char *const net_event_names[];
+
+/*
+ * What --net traces, of what the kernel has: the events the model reads but
+ * tcp_probe, the packets a connection's timeline joins by skb address
+ * (net_dev_xmit, netif_receive_skb) and the tasks' names (fork, exec,
+ * rename). NULL-terminated. NET_PROBE_EVENT (per incoming segment) only with
+ * --net=probe.
+ */
+extern const char *const net_trace_events[];
+#define NET_PROBE_EVENT		"tcp:tcp_probe"
 
 /* Feed only the events @keep returns true for (NULL: all); forgets what was read. */
 void net_set_keep(struct net *n, bool (*keep)(void *arg, const struct ktop_event *ev),
@@ -295,6 +312,38 @@ enum net_drop_group {
  */
 size_t net_drops(const struct net *n, enum net_drop_group g, struct net_drop_row *out,
 		 size_t max);
+
+/* ---- one event's network fields (view filters, joins) ---- */
+
+enum {
+	NET_F_ENDS	= 1,	/* addresses and ports */
+	NET_F_SK	= 2,	/* a socket address: skaddr, sk or rx_sk */
+	NET_F_SKB	= 4,	/* an skb address: skbaddr */
+};
+
+struct net_ev_fields {
+	unsigned int		has;		/* NET_F_*, of this event */
+	uint64_t		sk, skb;	/* 0: none */
+	struct net_endpoint	a, b;		/* the ends (a: the socket's, saddr) */
+	bool			ends_life;	/* the socket's lifetime ends here: a
+						 * transition to CLOSE, tcp_destroy_sock */
+};
+
+/* Each type's fields by name, for reading any event of a store. */
+struct net_fields;
+struct net_fields *net_fields_new(struct store *st);	/* NULL: ENOMEM */
+void net_fields_free(struct net_fields *nf);
+
+/* What events of @type can carry, NET_F_* (0: nothing network). */
+unsigned int net_fields_of(struct net_fields *nf, uint16_t type);
+
+/**
+ * net_fields_read - the ends, socket and skb of one event
+ * @args, @nargs: its arguments as the store holds them
+ * Return: what it has, NET_F_* (0: nothing network; @out then unset).
+ */
+unsigned int net_fields_read(struct net_fields *nf, uint16_t type, const uint64_t *args,
+			     unsigned int nargs, struct net_ev_fields *out);
 
 /* ---- names and addresses (also for view filters and printers) ---- */
 

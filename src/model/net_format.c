@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/socket.h>
+
+#include "lib/intern.h"
 #include "net-local.h"
 #include "store/schema.h"
 
@@ -18,6 +21,13 @@ const char *const net_event_names[] = {
 	"sock:inet_sock_set_state", "sock:sock_send_length", "sock:sock_recv_length",
 	"tcp:tcp_retransmit_skb", "tcp:tcp_send_reset", "tcp:tcp_receive_reset",
 	"tcp:tcp_destroy_sock", "tcp:tcp_probe", "skb:kfree_skb", NULL,
+};
+
+const char *const net_trace_events[] = {
+	"sock:inet_sock_set_state", "sock:sock_send_length", "sock:sock_recv_length",
+	"tcp:tcp_retransmit_skb", "tcp:tcp_send_reset", "tcp:tcp_receive_reset",
+	"tcp:tcp_destroy_sock", "skb:kfree_skb", "net:net_dev_xmit", "net:netif_receive_skb",
+	"sched:sched_process_fork", "sched:sched_process_exec", "task:task_rename", NULL,
 };
 
 static const struct {
@@ -67,7 +77,7 @@ static const char *const field_names[NF_NR][3] = {
 	[NF_SRTT]	= { "srtt" },
 };
 
-int net_tmap_resolve(const struct schema *sc, uint16_t id, struct net_tmap *out)
+int net_tmap_resolve(const struct schema *sc, uint16_t id, bool any, struct net_tmap *out)
 {
 	const struct ktop_schema_type *t = schema_get(sc, id);
 
@@ -79,7 +89,7 @@ int net_tmap_resolve(const struct schema *sc, uint16_t id, struct net_tmap *out)
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(t->name, kinds[i].name) && !strcmp(t->system, kinds[i].system))
 			out->kind = kinds[i].kind;
-	if (out->kind == NK_NONE)
+	if (out->kind == NK_NONE && !any)
 		return 0;
 	for (unsigned int f = 0; f < NF_NR; f++) {
 		for (unsigned int k = 0; k < 3 && field_names[f][k]; k++) {
@@ -95,6 +105,116 @@ int net_tmap_resolve(const struct schema *sc, uint16_t id, struct net_tmap *out)
 		}
 	}
 	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The bytes of an array field (kept as a hex string). Return: how many, 0: none. */
+static size_t arg_bytes(const struct intern *strs, const struct net_tmap *t, enum net_field f,
+			const struct ktop_event *ev, uint8_t *out, size_t max)
+{
+	const char *s;
+	size_t len, i;
+
+	if (!has(t, f, ev) || t->fk[f] != KTOP_FK_STR)
+		return 0;
+	s = intern_str(strs, (uint32_t)ev->args[t->slot[f]]);
+	len = strlen(s);
+	if (len % 2 || len / 2 > max)
+		return 0;
+	for (i = 0; i < len / 2; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return 0;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return len / 2;
+}
+
+/* A 28-byte sockaddr_in/in6 as the kernel copies it: family (host order), port (network). */
+static bool sockaddr_end(const uint8_t *b, size_t len, struct net_endpoint *e)
+{
+	uint16_t fam = (uint16_t)(b[0] | b[1] << 8);
+
+	if (len < 24)
+		return false;
+	memset(e, 0, sizeof(*e));
+	e->port = (uint16_t)(b[2] << 8 | b[3]);
+	if (fam == AF_INET) {
+		e->family = AF_INET;
+		memcpy(e->addr, b + 4, 4);
+		return true;
+	}
+	if (fam == AF_INET6) {
+		e->family = AF_INET6;
+		memcpy(e->addr, b + 8, 16);
+		return true;
+	}
+	return false;	/* AF_UNSPEC: nothing was stored */
+}
+
+static bool zero16(const uint8_t *a)
+{
+	for (int i = 0; i < 16; i++)
+		if (a[i])
+			return false;
+	return true;
+}
+
+static bool v4mapped(const uint8_t *a)
+{
+	static const uint8_t pre[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(a, pre, 12);
+}
+
+bool net_ev_ends(const struct intern *strs, const struct net_tmap *t,
+		 const struct ktop_event *ev, struct net_endpoint *s, struct net_endpoint *d)
+{
+	uint8_t sb[28], db[28], s6[16], d6[16];
+	size_t sl = arg_bytes(strs, t, NF_SADDR, ev, sb, sizeof(sb));
+	size_t dl = arg_bytes(strs, t, NF_DADDR, ev, db, sizeof(db));
+	uint64_t fam = has(t, NF_FAMILY, ev) ? arg(t, NF_FAMILY, ev) : 0;
+
+	memset(s, 0, sizeof(*s));
+	memset(d, 0, sizeof(*d));
+	if (sl >= 24 && dl >= 24) {
+		if (!sockaddr_end(sb, sl, s) || !sockaddr_end(db, dl, d))
+			return false;
+	} else {
+		bool six = arg_bytes(strs, t, NF_SADDR6, ev, s6, 16) == 16 &&
+			   arg_bytes(strs, t, NF_DADDR6, ev, d6, 16) == 16;
+
+		if (!fam && six)
+			fam = (v4mapped(s6) || zero16(s6)) && (v4mapped(d6) || zero16(d6)) &&
+			      sl == 4 ? AF_INET : AF_INET6;
+		if (fam == AF_INET6 && six) {
+			s->family = d->family = AF_INET6;
+			memcpy(s->addr, s6, 16);
+			memcpy(d->addr, d6, 16);
+		} else if (sl == 4 && dl == 4) {
+			s->family = d->family = AF_INET;
+			memcpy(s->addr, sb, 4);
+			memcpy(d->addr, db, 4);
+		} else {
+			return false;
+		}
+	}
+	if (has(t, NF_SPORT, ev))
+		s->port = (uint16_t)arg(t, NF_SPORT, ev);
+	if (has(t, NF_DPORT, ev))
+		d->port = (uint16_t)arg(t, NF_DPORT, ev);
+	return true;
 }
 
 /* ---- symbol tables ---------------------------------------------------------------- */

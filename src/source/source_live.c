@@ -47,6 +47,7 @@
 #include "store/store.h"
 #include "kernel/symbols.h"
 #include "lib/tuning.h"
+#include "model/net.h"
 
 /* What ktop traces when asked for nothing: scheduling, interrupts, syscalls. */
 static const char *const default_events[] = { "sched", "irq", "raw_syscalls" };
@@ -361,7 +362,8 @@ static int app_check_events(const struct features *ft, const struct session_opts
 	return 0;
 }
 
-static void app_describe_request(struct app *a)
+/* @nuser: the events asked with -e (those --net added come after them). */
+static void app_describe_request(struct app *a, unsigned int nuser)
 {
 	const struct session_opts *so = &a->opts.so;
 	size_t len = sizeof(a->mode_why);
@@ -372,8 +374,12 @@ static void app_describe_request(struct app *a)
 		n = snprintf(p, len, "tracer %s%s", so->tracer, so->nevents ? " + events" : "");
 	else
 		n = snprintf(p, len, "events");
-	for (unsigned int i = 0; i < so->nevents && n > 0 && (size_t)n < len; i++)
+	for (unsigned int i = 0; i < nuser && n > 0 && (size_t)n < len; i++)
 		n += snprintf(p + n, len - (size_t)n, "%s%s", i ? ", " : " ", so->events[i]);
+	if (so->nevents > nuser && n > 0 && (size_t)n < len)
+		n += snprintf(p + n, len - (size_t)n, "%s%u network events (--net%s)",
+			      nuser ? " + " : " ", so->nevents - nuser,
+			      a->opts.net == APP_NET_PROBE ? "=probe" : "");
 	/* the probes' group: which events it holds */
 	for (unsigned int i = 0; i < probe_set_count(LS(a)->probes) && n > 0 && (size_t)n < len; i++)
 		n += snprintf(p + n, len - (size_t)n, "%s%s", i ? ", " : " (probes ",
@@ -423,12 +429,62 @@ static void app_use_default_events(struct app *a, const char *why)
 		 "events sched, irq, raw_syscalls (default): %s", why);
 }
 
+/*
+ * --net: add the network events this kernel has to what is asked (once each),
+ * and say which it has not in the mode line. Return: 0, or a negative errno.
+ */
+static int live_net_events(struct app *a, char *note, size_t notelen, char *err, size_t errlen)
+{
+	struct session_opts *so = &a->opts.so;
+	char *avail = live_read_tracefs(&a->ft, "available_events");
+	const char *want[SESSION_MAX_LIST];
+	unsigned int nwant = 0;
+	size_t o = 0;
+
+	note[0] = '\0';
+	if (!avail)
+		return app_err(err, errlen, -errno, "cannot read %s/available_events: %s",
+			       a->ft.tracefs, strerror(errno));
+	for (unsigned int i = 0; net_trace_events[i] && nwant < SESSION_MAX_LIST; i++)
+		want[nwant++] = net_trace_events[i];
+	if (a->opts.net == APP_NET_PROBE && nwant < SESSION_MAX_LIST)
+		want[nwant++] = NET_PROBE_EVENT;
+	for (unsigned int i = 0; i < nwant; i++) {
+		bool dup = false;
+
+		if (!app_event_matches(avail, want[i])) {
+			o += (size_t)snprintf(note + o, o < notelen ? notelen - o : 0, "%s%s",
+					      o ? ", " : "; not on this kernel: ", want[i]);
+			continue;
+		}
+		for (unsigned int k = 0; k < so->nevents; k++)
+			dup |= !strcmp(so->events[k], want[i]);
+		if (dup)
+			continue;
+		if (so->nevents == SESSION_MAX_LIST) {
+			free(avail);
+			return app_err(err, errlen, -E2BIG, "--net: more than %d events asked",
+				       SESSION_MAX_LIST);
+		}
+		so->events[so->nevents++] = want[i];
+	}
+	free(avail);
+	return 0;
+}
+
 static int app_open_session(struct app *a, char *err, size_t errlen)
 {
 	struct session_opts *so = &a->opts.so;
-	bool by_default = !so->tracer && !so->nevents && !so->no_events;
-	char why[200];
+	bool by_default = !so->tracer && !so->nevents && !so->no_events && !a->opts.net;
+	unsigned int nuser = so->nevents;
+	char why[200], netnote[400] = "";
 	int ret;
+
+	if (a->opts.net) {
+		ret = live_net_events(a, netnote, sizeof(netnote), err, errlen);
+		if (ret)
+			return ret;
+	}
 
 	if (so->no_events && !so->nevents && (!so->tracer || !strcmp(so->tracer, "nop")))
 		return app_err(err, errlen, -EINVAL,
@@ -456,7 +512,12 @@ static int app_open_session(struct app *a, char *err, size_t errlen)
 			ret = app_check_events(&a->ft, so, err, errlen);
 		if (ret)
 			return ret;
-		app_describe_request(a);
+		app_describe_request(a, nuser);
+		if (a->opts.net) {
+			size_t n = strlen(a->mode_why);
+
+			snprintf(a->mode_why + n, sizeof(a->mode_why) - n, "%s", netnote);
+		}
 	}
 
 	ret = session_open(&LS(a)->sess, so, &a->ft, err, errlen);

@@ -265,7 +265,7 @@ static int scan_chunk(struct evsearch *s, unsigned int cpu)
 	uint64_t hi = ci->first_seq + ci->n < c->hi ? ci->first_seq + ci->n : c->hi;
 	const struct vf_seg *seg = NULL;
 	struct store_chunk_rows r;
-	bool all = false;
+	bool all;
 	int ret;
 
 	c->have = false;
@@ -298,9 +298,16 @@ static int scan_chunk(struct evsearch *s, unsigned int cpu)
 	}
 	if (!chunk_may(s, cpu, ci))
 		goto skipped;
-	ret = store_chunk_rows(s->rd, cpu, lo, STORE_COL_TS | STORE_COL_TYPE | STORE_COL_PID, &r);
+	/*
+	 * The dictionaries said a row may match: nearly always one does, and
+	 * its arguments are needed, so every column is decoded at once (a
+	 * second pass would decode the first columns again).
+	 */
+	ret = store_chunk_rows(s->rd, cpu, lo, ci->sealed && s->ops->type_may ? STORE_COL_ALL :
+			       STORE_COL_TS | STORE_COL_TYPE | STORE_COL_PID, &r);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
+	all = ci->sealed && s->ops->type_may;
 	if (hi > r.first_seq + r.n)
 		hi = r.first_seq + r.n;
 	s->pr.done += hi - lo;

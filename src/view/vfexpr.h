@@ -84,6 +84,7 @@ enum vfexpr_verdict vfexpr_type(struct vfexpr *x, uint16_t type);
 /* The parts of one event an expression reads. */
 struct vfexpr_ev {
 	const uint64_t	*args;
+	uint64_t	ts;		/* read by the network clauses' joins only */
 	int32_t		pid;
 	uint16_t	cpu;
 	uint16_t	type;

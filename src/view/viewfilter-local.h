@@ -13,7 +13,7 @@
 #include "viewfilter.h"
 
 /* The typed kinds first, in the order of their prefixes (viewfilter.c typed_prefix[]). */
-enum vf_kind { VK_PID, VK_COMM, VK_CPU, VK_EVENT, VK_STACK, VK_EXPR };
+enum vf_kind { VK_PID, VK_COMM, VK_CPU, VK_EVENT, VK_STACK, VK_EXPR, VK_NET };
 
 struct vf_clause {
 	uint8_t		kind;		/* enum vf_kind */
@@ -30,6 +30,7 @@ struct vf_clause {
 	size_t		nframes;
 	bool		root, leaf;	/* VK_STACK: '^' ties the first to the root, '$' the
 					 * last to the leaf */
+	struct vf_net	*net;		/* VK_NET: port:, addr:, conn: (viewfilter_net.c) */
 };
 
 /* What the matches of a chunk's evaluated rows [0, done) are. */
@@ -93,6 +94,12 @@ struct viewfilter {
 	unsigned int		ncpus;
 	struct store_chunk_rd	*rd;
 	uint64_t		held;		/* as of the last sync */
+	/* network clauses' joins (viewfilter_net.c) */
+	bool			has_net;
+	struct net_fields	*netf;		/* each type's network fields */
+	uint64_t		*net_next;	/* per CPU: the next seq of the join pass */
+	uint64_t		net_done;	/* the join pass has walked up to here */
+	uint64_t		net_dirty;	/* joins learnt from here on since the last update */
 };
 
 /* A refusal of the text at byte @pos (err_pos_set() of src/lib/err.h). */
@@ -103,6 +110,21 @@ int vf_stack_parse(struct vf_clause *c, const char *s, int off, struct err_pos *
 void vf_stack_free(struct vf_clause *c);
 /* Return: does stack @id (0: none) pass every stack clause? */
 bool vf_stack_ok(struct viewfilter *vf, uint32_t id);
+
+/* viewfilter_net.c: "port:", "addr:", "conn:" clauses (@what: 0, 1, 2). */
+int vf_net_parse(struct vf_clause *c, unsigned int what, const char *s, int off,
+		 struct filter_error *err);
+void vf_net_free(struct vf_clause *c);
+/* TC_EVAL when events of @type can carry ends, a socket or an skb; else TC_NO. */
+uint8_t vf_net_tclass(struct viewfilter *vf, const struct vf_clause *c, uint16_t type);
+/* Does @e match @c (its '!' not applied)? The join pass must have walked past @e->ts. */
+bool vf_net_eval(struct viewfilter *vf, const struct vf_clause *c, const struct vfexpr_ev *e);
+/* Walk the store in time order up to @t, learning the joins. Return: 0 or -ENOMEM. */
+int vf_net_sync(struct viewfilter *vf, uint64_t t);
+/* Forget the joins (the clauses changed). */
+void vf_net_reset(struct viewfilter *vf);
+/* How far past an event's time the join pass must have walked before it is evaluated. */
+#define VF_NET_AHEAD_NS	(1000ull * 1000)
 
 /* Bring @cpu's segments in line with the store's chunks. Return: 0 or -ENOMEM. */
 int vf_sync_cpu(struct viewfilter *vf, unsigned int cpu);

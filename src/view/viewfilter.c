@@ -21,6 +21,7 @@
 #include "lib/globmatch.h"
 #include "store/meta.h"
 #include "store/schema.h"
+#include "model/net.h"
 #include "model/stacktree.h"
 #include "model/taskrel.h"
 #include "viewfilter-local.h"
@@ -28,9 +29,15 @@
 #define VF_BITS_WORDS	(STORE_CHUNK_EVENTS / 64)
 #define VF_TREE_DEPTH	256
 
-/* typed_prefix[i] makes a clause of kind i; the last, "buffer:", a VK_CPU one */
-static const char *const typed_prefix[] = { "pid:", "comm:", "cpu:", "event:", "stack:", "buffer:" };
+/*
+ * typed_prefix[i] makes a clause of kind i; "buffer:" a VK_CPU one, "port:",
+ * "addr:" and "conn:" VK_NET ones
+ */
+static const char *const typed_prefix[] = {
+	"pid:", "comm:", "cpu:", "event:", "stack:", "buffer:", "port:", "addr:", "conn:",
+};
 #define TYPED_BUFFER	5	/* not a kind (VK_EXPR is never a typed one) */
+#define TYPED_PORT	6	/* port:, then addr:, conn: (vf_net_parse's what) */
 
 /* ---- clauses ---------------------------------------------------------------------- */
 
@@ -45,6 +52,7 @@ static void clause_free(struct vf_clause *c)
 	free(c->ev);
 	vfexpr_free(c->x);
 	vf_stack_free(c);
+	vf_net_free(c);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -309,6 +317,11 @@ static int parse_clause(struct viewfilter *vf, const char *text, struct vf_claus
 	case TYPED_BUFFER:
 		c->kind = VK_CPU;
 		return parse_buffers(c, p, ret + (int)(p - c->text), vf, err);
+	case TYPED_PORT:
+	case TYPED_PORT + 1:
+	case TYPED_PORT + 2:
+		return vf_net_parse(c, (unsigned int)(kind - TYPED_PORT), p,
+				    ret + (int)(p - c->text), err);
 	}
 	/* EV,EV: EXPR (trace-cmd report -F), EV,EV alone, or EXPR */
 	tok = strcspn(p, " \t");
@@ -369,7 +382,7 @@ static void vf_derive(struct viewfilter *vf)
 		memset(vf->tmask, 0, vf->ntype * sizeof(*vf->tmask));
 	}
 	memset(vf->cpuok, 0xff, words * sizeof(*vf->cpuok));
-	vf->has_task = vf->has_kids = vf->has_comm = vf->has_stack = false;
+	vf->has_task = vf->has_kids = vf->has_comm = vf->has_stack = vf->has_net = false;
 	if (vf->stk)
 		memset(vf->stk, 0, vf->nstk);
 	for (size_t i = 0; i < vf->nc; i++) {
@@ -380,6 +393,7 @@ static void vf_derive(struct viewfilter *vf)
 				vf->cpuok[w] &= c->flags & VIEWFILTER_NOT ? ~c->cpus[w] : c->cpus[w];
 		}
 		vf->has_stack |= c->kind == VK_STACK;
+		vf->has_net |= c->kind == VK_NET;
 		if (c->kind == VK_PID || c->kind == VK_COMM) {
 			vf->has_task = true;
 			vf->has_kids |= (c->flags & VIEWFILTER_KIDS) && vf->tr;
@@ -396,6 +410,7 @@ static void vf_derive(struct viewfilter *vf)
 	}
 	if (vf->tr)
 		vf->rel_cursor = taskrel_gen(vf->tr);
+	vf_net_reset(vf);
 	for (unsigned int cpu = 0; cpu < vf->ncpus; cpu++)
 		for (size_t k = vf->cpu[cpu].lo; k < vf->cpu[cpu].hi; k++)
 			seg_reset(&vf->cpu[cpu].v[k]);
@@ -432,6 +447,12 @@ uint8_t vf_tclass(struct viewfilter *vf, uint16_t type)
 		if (c->kind == VK_EVENT) {
 			if (clause_ev_match(c, t) == !!(c->flags & VIEWFILTER_NOT))
 				cls = TC_NO;
+		} else if (c->kind == VK_NET) {
+			/* an event with nothing network: no end to match, nothing to join */
+			if (vf_net_tclass(vf, c, type) == TC_NO)
+				cls = c->flags & VIEWFILTER_NOT ? cls : TC_NO;
+			else
+				mask |= 1u << i;
 		} else if (c->kind == VK_EXPR) {
 			enum vfexpr_verdict v = vfexpr_type(c->x, type);
 
@@ -514,16 +535,23 @@ static bool vf_match_row(struct viewfilter *vf, uint8_t cls, const struct vfexpr
 
 	if (cls == TC_NO || (pid_known && !vf_pid_ok(vf, e->pid)) || !vf_stack_ok(vf, stack))
 		return false;
-	for (mask = cls == TC_EVAL ? vf->tmask[e->type] : 0; mask; mask &= mask - 1)
-		if (!vfexpr_eval(vf->c[__builtin_ctz(mask)].x, e))
+	for (mask = cls == TC_EVAL ? vf->tmask[e->type] : 0; mask; mask &= mask - 1) {
+		const struct vf_clause *c = &vf->c[__builtin_ctz(mask)];
+
+		if (c->kind == VK_NET) {
+			if (vf_net_eval(vf, c, e) == !!(c->flags & VIEWFILTER_NOT))
+				return false;
+		} else if (!vfexpr_eval(c->x, e)) {
 			return false;
+		}
+	}
 	return true;
 }
 
 bool viewfilter_match(struct viewfilter *vf, const struct ktop_event *ev)
 {
 	struct vfexpr_ev e = {
-		.args = ev->args, .pid = ev->pid, .cpu = ev->cpu, .type = ev->type,
+		.args = ev->args, .ts = ev->ts, .pid = ev->pid, .cpu = ev->cpu, .type = ev->type,
 		.flags = ev->flags, .pc = ev->pc, .nargs = ev->nargs,
 	};
 
@@ -531,6 +559,8 @@ bool viewfilter_match(struct viewfilter *vf, const struct ktop_event *ev)
 		return true;
 	if (!vf_cpu_ok(vf, ev->cpu))
 		return false;
+	if (vf->has_net)
+		vf_net_sync(vf, ev->ts + VF_NET_AHEAD_NS);
 	return vf_match_row(vf, vf_tclass(vf, ev->type), &e, true, ev->stack);
 }
 
@@ -666,7 +696,7 @@ int vf_seg_eval(struct viewfilter *vf, unsigned int cpu, struct vf_seg *s)
 	if (!vf->nc)
 		return seg_fill(s, true);
 	for (size_t i = 0; i < vf->nc; i++)
-		if (vf->c[i].kind == VK_EXPR || vf->c[i].kind == VK_STACK)
+		if (vf->c[i].kind == VK_EXPR || vf->c[i].kind == VK_STACK || vf->c[i].kind == VK_NET)
 			cols = STORE_COL_ALL;
 	if (s->sealed) {
 		ret = seg_dict(vf, cpu, s, &cols);
@@ -680,13 +710,19 @@ int vf_seg_eval(struct viewfilter *vf, unsigned int cpu, struct vf_seg *s)
 			return ret;
 		need_pid = cols & STORE_COL_PID;
 	}
+	if (vf->has_net) {
+		/* the joins up to the segment's end, before the rows (the open one: to now) */
+		ret = vf_net_sync(vf, s->sealed ? s->t_max + VF_NET_AHEAD_NS : UINT64_MAX - 1);
+		if (ret)
+			return ret;
+	}
 	ret = store_chunk_rows(vf->rd, cpu, s->first_seq + s->done, cols, &r);
 	if (ret)
 		return ret == -ENOENT ? seg_fill(s, false) : ret;
 	for (uint32_t i = r.lo; i < r.n && i < s->n; i++) {
 		const struct store_brow *w = &r.row[i];
 		struct vfexpr_ev e = {
-			.args = &r.args[w->aoff], .pid = w->pid, .cpu = (uint16_t)cpu,
+			.args = &r.args[w->aoff], .ts = w->ts, .pid = w->pid, .cpu = (uint16_t)cpu,
 			.type = w->type, .flags = w->flags, .pc = w->pc, .nargs = w->nargs,
 		};
 
@@ -819,6 +855,21 @@ out_nomem:
 	return -ENOMEM;
 }
 
+/*
+ * Joins learnt about time already evaluated (a CPU that published late): the
+ * segments from there on are evaluated again.
+ */
+static void vf_net_dirty(struct viewfilter *vf)
+{
+	if (!vf->has_net || vf->net_dirty == UINT64_MAX)
+		return;
+	for (unsigned int cpu = 0; cpu < vf->ncpus; cpu++)
+		for (size_t k = vf->cpu[cpu].lo; k < vf->cpu[cpu].hi; k++)
+			if (vf->cpu[cpu].v[k].done && vf->cpu[cpu].v[k].t_max >= vf->net_dirty)
+				seg_reset(&vf->cpu[cpu].v[k]);
+	vf->net_dirty = UINT64_MAX;
+}
+
 bool viewfilter_update(struct viewfilter *vf, uint64_t budget_ns)
 {
 	uint64_t t0 = clock_mono_ns();
@@ -827,6 +878,10 @@ bool viewfilter_update(struct viewfilter *vf, uint64_t budget_ns)
 	vf_relations(vf);
 	for (unsigned int cpu = 0; cpu < vf->ncpus; cpu++)
 		vf_sync_cpu(vf, cpu);
+	if (vf->has_net) {
+		vf_net_sync(vf, UINT64_MAX - 1);
+		vf_net_dirty(vf);
+	}
 	/* newest first: what a view shows first is counted first */
 	for (unsigned int cpu = 0; cpu < vf->ncpus; cpu++) {
 		struct vf_cpu *c = &vf->cpu[cpu];
@@ -875,7 +930,9 @@ struct viewfilter *viewfilter_new(struct store *st, struct taskrel *tr)
 	vf->cpu = calloc(vf->ncpus, sizeof(*vf->cpu));
 	vf->cpuok = calloc((vf->ncpus + 63) / 64, sizeof(*vf->cpuok));
 	vf->rd = store_chunk_rd_new(st);
-	if (!vf->cpu || !vf->cpuok || !vf->rd) {
+	vf->netf = net_fields_new(st);
+	vf->net_next = calloc(vf->ncpus ? vf->ncpus : 1, sizeof(*vf->net_next));
+	if (!vf->cpu || !vf->cpuok || !vf->rd || !vf->netf || !vf->net_next) {
 		viewfilter_free(vf);
 		return NULL;
 	}
@@ -901,6 +958,8 @@ void viewfilter_free(struct viewfilter *vf)
 	free(vf->stk);
 	hmap_destroy(&vf->memo);
 	store_chunk_rd_free(vf->rd);
+	net_fields_free(vf->netf);
+	free(vf->net_next);
 	free(vf->bufs);
 	free(vf);
 }

@@ -21,6 +21,10 @@
  *                               first as the folded export writes them; '^' ties
  *                               the first to the root, '$' the last to the leaf;
  *                               globs allowed (src/view/viewfilter_stack.c)
+ *   [!]port:N[,N...]            network events with port N at an end, and the
+ *   [!]addr:IP[/LEN]            events joined to them (their sockets' sends,
+ *   [!]conn:IP:PORT-IP:PORT     receives and drops, their packets): src/view/
+ *                               viewfilter_net.c; conn: either direction
  *   EV[,EV...]: EXPR            trace-cmd report -F: EXPR on those events only
  *   EV[,EV...]                  the same as event:EV,... (when it is no EXPR)
  *   EXPR                        a field expression over all events (src/view/vfexpr.h)

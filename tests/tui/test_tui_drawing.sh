@@ -14,7 +14,8 @@
 #   3. the graph pane's merged call paths at 80 columns (the demo): the
 #      figures' narrow layout leaves names 4 levels down whole, and l scrolls
 #      the names sideways (not a fold: the rows stay the same) so that one 6
-#      levels down shows whole.
+#      levels down shows whole; the tasks pane there says COMMAND is past the
+#      edge, and l scrolls the columns after PID to the names.
 #   4. live: 3 and g together (one read of the terminal, before the event
 #      list was ever drawn) show a full page of the oldest events held, not
 #      one row.
@@ -101,6 +102,25 @@ if wait_screen 'names scrolled 16' 2 && scr | grep -q 'preempt_schedule_irq() {'
 	ok "graph_l_scrolls_the_names"
 else
 	fail "graph_l_scrolls_the_names"; evidence graph-l
+fi
+# the tasks pane at 80 columns (issue 31 #5): COMMAND starts past the edge and
+# the title says so; l moves the columns after PID until the names show,
+# the pids stay where they are
+keys 7
+wait_screen 'Tasks: [0-9]' 3
+if scr | grep -q 'COMMAND: l or Right' && ! scr | grep -q 'ktimers/1'; then
+	ok "tasks_at_80_columns_says_where_command_is"
+else
+	fail "tasks_at_80_columns_says_where_command_is"; evidence tasks-80
+fi
+pids0=$(scr | awk 'NR > 5 { print substr($0, 1, 8) }' | head -5)
+keys l l l
+if wait_screen 'columns scrolled 24' 3 && scr | grep -q ' COMMAND' &&
+   scr | grep -q 'ktimers/1' &&
+   [ "$(scr | awk 'NR > 5 { print substr($0, 1, 8) }' | head -5)" = "$pids0" ]; then
+	ok "tasks_l_scrolls_to_the_names"
+else
+	fail "tasks_l_scrolls_to_the_names"; evidence tasks-80-l
 fi
 tui_stop
 

@@ -68,7 +68,7 @@ static bool nfx_open(struct nfx *f, const char *name, const struct net_config *c
 	f->n = net_new(f->st, cfg);
 	if (!f->n || !f->work || !f->text)
 		return false;
-	net_set_symbols(f->n, f->syms);
+	net_set_symbols(f->n, f->syms, false);
 	load_formats(f, f->n);
 	return net_update(f->n, UINT64_MAX) > 0;
 }

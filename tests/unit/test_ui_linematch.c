@@ -150,6 +150,20 @@ TEST(the_layout_refuses_what_no_line_holds)
 	CHECK(linematch_task_may(&m, vmload, KTOP_T_TIMERLAT));
 	CHECK(!linematch_task_may(&m, 0, KTOP_T_TIMERLAT));
 	CHECK(linematch_task_may(&m, 0, KTOP_T_SCHED_SWITCH));
+	/* a syscall's line: by its number, name and arguments are known */
+	{
+		struct ktop_event ev = { .ts = 1000, .type = KTOP_T_SYS_EXIT, .nargs = 2,
+					 .args = { 0, 5 } };
+
+		CHECK(linematch_task_may(&m, 0, KTOP_T_SYS_EXIT));	/* some syscall may */
+		CHECK(!sys_may(&m, &ev));				/* read may not */
+		linematch_destroy(&m);
+		CHECK(linematch_init(&m, st, FLAGS_STYLE_LAZY, "read -> 5") == 0);
+		CHECK(sys_may(&m, &ev));
+		CHECK(linematch_line(&m, &ev));
+		ev.args[1] = 6;
+		CHECK(!linematch_line(&m, &ev));
+	}
 	linematch_destroy(&m);
 
 	/* no string of the table holds it: no field does either */
