@@ -113,7 +113,7 @@ bool vf_stack_ok(struct viewfilter *vf, uint32_t id);
 
 /* viewfilter_net.c: "port:", "addr:", "conn:" clauses (@what: 0, 1, 2). */
 int vf_net_parse(struct vf_clause *c, unsigned int what, const char *s, int off,
-		 struct filter_error *err);
+		 struct err_pos *err);
 void vf_net_free(struct vf_clause *c);
 /* TC_EVAL when events of @type can carry ends, a socket or an skb; else TC_NO. */
 uint8_t vf_net_tclass(struct viewfilter *vf, const struct vf_clause *c, uint16_t type);

@@ -127,7 +127,7 @@ static int parse_end(const char *s, size_t len, struct net_endpoint *e, size_t *
 }
 
 int vf_net_parse(struct vf_clause *c, unsigned int what, const char *s, int off,
-		 struct filter_error *err)
+		 struct err_pos *err)
 {
 	struct vf_net *n = calloc(1, sizeof(*n));
 	size_t len = strlen(s), bad = 0;

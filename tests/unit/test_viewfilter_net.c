@@ -62,7 +62,7 @@ static void vfx_close(struct vfx *f)
 static uint64_t matched(struct store *st, const char *a, const char *b)
 {
 	struct viewfilter *vf = viewfilter_new(st, NULL);
-	struct filter_error err = { 0 };
+	struct err_pos err = { 0 };
 	struct viewfilter_counts vc;
 
 	if (!vf)
@@ -340,7 +340,7 @@ TEST(refusals_point_at_the_mistake)
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct filter_error err = { 0 };
+		struct err_pos err = { 0 };
 
 		CHECK(viewfilter_check(bad[i].text, &err) == -EINVAL);
 		if (err.offset != bad[i].offset || !strstr(err.msg, bad[i].says))
