@@ -104,10 +104,11 @@ void batch_recorder_json(struct app *a, FILE *o, uint64_t *seen)
 			}
 			fprintf(o, ",\"ts\":%.9f,\"window_start\":%.9f,\"window_end\":%.9f,"
 				"\"held_from\":%.9f,\"matches\":%u,\"events\":%" PRIu64 ",\"bytes\":%"
-				PRIu64 ",\"lost\":%" PRIu64 ",\"kernel_stop\":%s,\"id\":%" PRIu64,
+				PRIu64 ",\"lost\":%" PRIu64 ",\"kernel_stop\":%s,\"write_ms\":%.1f,"
+				"\"id\":%" PRIu64,
 				(double)s->match_ts / 1e9, (double)s->t0 / 1e9, (double)s->t1 / 1e9,
 				(double)s->held_from / 1e9, s->nmatch, s->events, s->bytes, s->lost,
-				s->kernel_stop ? "true" : "false", s->id);
+				s->kernel_stop ? "true" : "false", (double)s->write_ns / 1e6, s->id);
 			if (s->err) {
 				fputs(",\"error\":", o);
 				jsonw_str_fp(o, s->msg);

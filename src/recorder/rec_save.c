@@ -159,8 +159,7 @@ static uint64_t estimate(struct store *st, const struct format_ops *f, uint64_t 
 	return (uint64_t)(per * (double)events) + (64 << 10);
 }
 
-/* Events held in [@t0, @t1]: the seeks of every CPU, no event read. */
-static uint64_t window_events(struct store *st, uint64_t t0, uint64_t t1)
+uint64_t rec_store_events(struct store *st, uint64_t t0, uint64_t t1)
 {
 	uint64_t n = 0;
 
@@ -290,7 +289,9 @@ char *rec_save_note(const struct rec_save_req *q, const struct recorder_save *s)
 	note_add(b, &o, len, "lost: %" PRIu64 " events in the window%s\n", s->lost,
 		 s->lost ? " (the trace has holes there)" : "");
 	note_add(b, &o, len, "kernel: %s\n", s->kernel_stop ?
-		 "stopped recording at the match (nothing after it is recorded)" :
+		 "stopped recording at the match (nothing after it is recorded)" : q->kstop_failed ?
+		 "asked to stop recording at the match, it did not (events came after it): the "
+		 "window ends there all the same" :
 		 "kept recording (the window's end was read as it came)");
 	return b;
 }
@@ -342,7 +343,7 @@ int rec_save_write(const struct rec_save_req *q, struct store *st, struct snapsh
 		f = format_by_id(FORMAT_KTOP);
 	out->held_from = held_from(st, out->t0, &ev0);
 	out->lost = window_lost(st, out->t0, out->t1, why);
-	ret = rec_space_check(out->path, estimate(st, f, window_events(st, out->t0, out->t1),
+	ret = rec_space_check(out->path, estimate(st, f, rec_store_events(st, out->t0, out->t1),
 						  q->dat_version, q->dat_compress),
 			      out->msg, sizeof(out->msg));
 	if (ret)

@@ -155,6 +155,7 @@ struct rec_save_req {
 	int				dat_compress;
 	const int			*cancel;	/* export_opts.cancel */
 	const char			*cut;		/* why the window ends early, or NULL */
+	bool				kstop_failed;	/* asked to stop, the kernel did not */
 	/* when recording was off inside the window (an earlier kernel stop) */
 	uint64_t			off[16][2];
 	unsigned int			noff;
@@ -169,6 +170,9 @@ int rec_save_write(const struct rec_save_req *q, struct store *st, struct snapsh
 
 /* The note a save carries (snapshot_meta.save_note). Return: a malloc'd text, or NULL. */
 char *rec_save_note(const struct rec_save_req *q, const struct recorder_save *s);
+
+/* Events the store holds in [@t0, @t1], from the CPUs' seeks (none read). */
+uint64_t rec_store_events(struct store *st, uint64_t t0, uint64_t t1);
 
 /*
  * Is there room for @need bytes in the file system of @path, with a reserve

@@ -44,6 +44,8 @@
 #define REC_WATCHES_MAX		64	/* ever added (removed ones stay until free) */
 #define REC_POLL_MATCHES	4096	/* matches kept from one poll; more are counted */
 #define REC_OFF_KEPT		16	/* kernel stops remembered for the windows after */
+/* Events this long after a kernel stop's match say the kernel did not stop there. */
+#define REC_KSTOP_SLACK_NS	(2ull * 1000 * 1000)
 
 struct recorder {
 	struct recorder_opts	o;
@@ -209,7 +211,8 @@ static void status_kernel(struct recorder *r)
 	if (trig || lat)
 		snprintf(r->kernel, sizeof(r->kernel), "the kernel stops recording at the match "
 			 "(%s%s%s)%s", trig ? "traceoff triggers" : "", trig && lat ? ", " : "",
-			 lat ? "osnoise/stop_tracing_us" : "", r->kernel_why[0] ? "; " : "");
+			 lat ? "osnoise/stop_tracing_us, stop_tracing_total_us" : "",
+			 r->kernel_why[0] ? "; " : "");
 	snprintf(r->kernel + strlen(r->kernel), sizeof(r->kernel) - strlen(r->kernel), "%s",
 		 r->kernel_why);
 }
@@ -536,7 +539,7 @@ static int rec_meta(struct recorder *r, char *err, size_t errlen)
  * Write the oldest waiting window. Context: r->lock held; dropped while the
  * file is written. @cut: why the window ends before its time, or NULL.
  */
-static void rec_write_one(struct recorder *r, const char *cut)
+static void rec_write_one(struct recorder *r, const char *cut, uint64_t published)
 {
 	struct rec_save_req q = { .pattern = r->o.pattern, .before = r->o.before_ns,
 				  .after = r->o.after_ns, .wall_offset_ns = r->h.wall_offset_ns,
@@ -546,6 +549,7 @@ static void rec_write_one(struct recorder *r, const char *cut)
 	struct rec_pending p;
 	struct recorder_save s;
 	char err[512] = "";
+	uint64_t t;
 	int ret;
 
 	if (!rec_window_take(&r->win, &p))
@@ -554,6 +558,19 @@ static void rec_write_one(struct recorder *r, const char *cut)
 	q.w = (const struct rec_watch *const *)r->w;
 	q.nw = r->nw;
 	q.id = (unsigned int)++r->nsaves;
+	/*
+	 * Did the kernel stop? Its threshold is the condition's, so it should
+	 * have; but events recorded after the match (a CPU writes one a
+	 * millisecond under timerlat) say it did not, and the file must not
+	 * claim it.
+	 */
+	if (p.kstop && published > p.t1 + REC_KSTOP_SLACK_NS &&
+	    rec_store_events(r->h.st, p.t1 + REC_KSTOP_SLACK_NS, published)) {
+		p.kstop = false;
+		for (unsigned int i = 0; i < p.nmatch && i < REC_MATCHES_KEPT; i++)
+			p.m[i].kstop = false;
+		q.kstop_failed = true;
+	}
 	/* the window is in the store: the kernel may record again */
 	rec_resume(r);
 	/* the holes an earlier kernel stop left in this window (not its own: it ends there) */
@@ -567,6 +584,7 @@ static void rec_write_one(struct recorder *r, const char *cut)
 		}
 	}
 	pthread_mutex_unlock(&r->lock);
+	t = clock_mono_ns();
 	ret = rec_meta(r, err, sizeof(err));
 	if (ret) {
 		memset(&s, 0, sizeof(s));
@@ -579,6 +597,7 @@ static void rec_write_one(struct recorder *r, const char *cut)
 	} else {
 		ret = rec_save_write(&q, r->h.st, r->meta, &s);
 	}
+	s.write_ns = clock_mono_ns() - t;
 	pthread_mutex_lock(&r->lock);
 	if (s.err)
 		r->failed++;
@@ -606,7 +625,7 @@ static void *rec_thread(void *arg)
 		rec_poll(r, published);
 		while (rec_window_due(&r->win, published) &&
 		       !__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
-			rec_write_one(r, NULL);
+			rec_write_one(r, NULL, published);
 		rec_resume(r);
 		if (rec_window_done(&r->win)) {
 			for (unsigned int i = 0; i < r->nw; i++)
@@ -631,7 +650,7 @@ static void *rec_thread(void *arg)
 			char cut[160];
 
 			if (p->t1 <= published) {
-				rec_write_one(r, NULL);
+				rec_write_one(r, NULL, published);
 				continue;
 			}
 			snprintf(cut, sizeof(cut), "ktop was stopped %.3f s after the first match, "
@@ -639,7 +658,7 @@ static void *rec_thread(void *arg)
 				 (double)(published - p->first) / 1e9 : 0.0,
 				 (double)r->o.after_ns / 1e9);
 			p->t1 = published > p->first ? published : p->first;
-			rec_write_one(r, cut);
+			rec_write_one(r, cut, published);
 		}
 	}
 	pthread_mutex_unlock(&r->lock);

@@ -290,6 +290,7 @@ struct recorder_save {
 	uint64_t	t0, t1;		/* the window written */
 	uint64_t	held_from;	/* the oldest time the store held of it (> t0: cut) */
 	uint64_t	events, bytes, lost;
+	uint64_t	write_ns;	/* the metadata read and the file written (wall) */
 	bool		kernel_stop;	/* the kernel stopped recording at the match */
 	char		msg[384];	/* the message: why refused, what is missing */
 };

@@ -16,6 +16,8 @@
 #     file is whole and says where it was cut;
 #   - a file system too small (a 1 MiB tmpfs): the save is refused with the
 #     reason and ktop goes on;
+#   - a probe condition (a uprobe's return value), lost events (a tiny
+#     buffer under a syscall flood), a BPF statistic each make their file;
 #   - bad conditions exit 2 and leave the tracing state as it was;
 # and no instance is left behind.
 
@@ -215,6 +217,47 @@ if mount -t tmpfs -o size=1m rectest "$tmp/small"; then
 	umount "$tmp/small"
 else
 	fail "no room: cannot mount a tmpfs to fill"
+fi
+
+# ---- the other kinds: a probe with a filter on its return value, lost events, a BPF statistic ----
+target=$(readlink -f "$TOOLS/probe_target")
+if [ -x "$target" ]; then
+	out=$tmp/probe
+	# ktop_probe_word returns strlen("word-<i>") * 1000 + i: 6007 is the call i = 7 alone
+	start_ktop $out --save-on "probe $target:ktop_probe_word%return \$retval:s32 if retval == 6007" \
+		--save-before 0.5 --save-after 0.2 -o "$tmp/probe-%n.ktop"
+	"$target" 20 50 > /dev/null
+	wait_for $out '^saved ' 10
+	sleep 0.5
+	stop_ktop "probe"
+	n=$(ls "$tmp"/probe-*.ktop 2>/dev/null | wc -l)
+	check "probe: one file for the one call returning 6007 ($n)" [ "$n" -eq 1 ]
+	check "probe: its line names the probe" grep -q "^saved .*probe-1.ktop: probe $target:ktop_probe_word%return" $out
+	check "probe: that call alone matched (not several)" \
+		grep -q "^saved .*probe-1.ktop: .*[0-9] events\$" $out
+else
+	fail "probe: $TOOLS/probe_target is not built (make tools)"
+fi
+
+out=$tmp/lost
+start_ktop $out -e raw_syscalls -b 8 --save-on 'lost > 100' --save-before 0.5 --save-after 0.1 \
+	--save-max 1 -o "$tmp/lost-%n.ktop"
+timeout 2 taskset -c "$(($(nproc) - 1))" dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null
+wait_for $out '^saved ' 10
+stop_ktop "lost"
+check "lost: a file when more than 100 events were lost at once" [ -f "$tmp/lost-1.ktop" ]
+check "lost: its line says what was lost in its window" grep -q '^saved .*lost-1.ktop: lost > 100 at .*events lost in the window' $out
+
+out=$tmp/bpf
+start_ktop $out --save-on 'runq-p99 > 1us' --save-before 0.5 --save-after 0.1 --save-max 1 \
+	-o "$tmp/bpf-%n.ktop"
+wait_for $out '^save' 15
+stop_ktop "bpf"
+check "BPF: a file when the run-queue p99 passed 1 us" [ -f "$tmp/bpf-1.ktop" ]
+check "BPF: what matched, in its line" grep -q '^saved .*bpf-1.ktop: runq-p99 > 1us at .*' $out
+if [ -f "$tmp/bpf-1.ktop" ]; then
+	$KTOP -i "$tmp/bpf-1.ktop" --batch > "$tmp/note" 2>&1
+	check "BPF: the note names the statistic" grep -q 'Save note: match: runq-p99 > 1us at .*: runq-p99 .*us over the last' "$tmp/note"
 fi
 
 # ---- bad conditions: exit 2, the state as it was ------------------------------------------------

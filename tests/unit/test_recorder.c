@@ -19,6 +19,7 @@
 #include "formats/format.h"
 #include "lib/err.h"
 #include "lib/clock.h"
+#include "lib/file.h"
 #include "lib/intern.h"
 #include "recorder/recorder-local.h"
 #include "store/meta.h"
@@ -759,6 +760,95 @@ TEST(recorder_thread_end_to_end)
 	CHECK(!sv[0].err);
 	CHECK_EQ_U64(sv[0].t1, 9 * SEC + 100 * MS);
 	CHECK(strstr(sv[0].msg, "ktop was stopped 0.100 s after the first match"));
+	recorder_free(r);
+	store_free(fh.st);
+}
+
+static int fake_set_recording(void *arg, bool on)
+{
+	struct fake_host *h = arg;
+
+	h->recording_on += on;
+	return 0;
+}
+
+/*
+ * --save-after 0 with a kernel to ask (a directory laid out as an instance's
+ * events/): the trigger is written there, the window ends at the match,
+ * recording is turned back on once it is in; when events came after the
+ * match all the same, the save does not claim the kernel stopped.
+ */
+TEST(recorder_kernel_stop)
+{
+	struct fake_host fh = { 0 };
+	const char *cond = "sched:sched_process_exec comm ~ \"rec_*\"";
+	struct recorder_opts o = { .conds = { cond }, .nconds = 1, .before_ns = 1 * SEC,
+				   .after_ns = 0, .max = 5 };
+	struct recorder_host h = { .meta = fake_meta, .published = fake_published,
+				   .set_recording = fake_set_recording, .wake_fd = -1 };
+	struct recorder_status rs;
+	struct recorder_save sv[4];
+	struct recorder *r;
+	char pattern[600], dir[600], trig[1400], err[1024], *t;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/inst", scratch());
+	snprintf(trig, sizeof(trig), "mkdir -p %s/events/sched/sched_process_exec && : > "
+		 "%s/events/sched/sched_process_exec/trigger", dir, dir);
+	CHECK(!system(trig));
+	snprintf(trig, sizeof(trig), "%s/events/sched/sched_process_exec/trigger", dir);
+	fh.st = store_new(64 << 20, 2);
+	CHECK(fh.st);
+	store_set_comm(fh.st, 99, "rec_target");
+	h.st = fh.st;
+	h.arg = &fh;
+	h.instance_dir = dir;
+	snprintf(pattern, sizeof(pattern), "%s/ks-%%n.ktop", scratch());
+	o.pattern = pattern;
+	CHECK(!recorder_new(&r, &o, &h, err, sizeof(err)));
+	t = file_read_text(trig);
+	CHECK(t && !strcmp(t, "traceoff if comm ~ \"rec_*\""));
+	free(t);
+	recorder_status(r, &rs);
+	CHECK(strstr(rs.kernel, "the kernel stops recording at the match (traceoff triggers)"));
+	CHECK(!recorder_start(r));
+	/* the kernel stopped: nothing after the exec */
+	for (uint64_t ts = 1 * SEC; ts < 3 * SEC; ts += 10 * MS)
+		add_ev(fh.st, 0, ts, KTOP_T_SCHED_WAKEUP, 99, "rec_target");
+	add_ev(fh.st, 1, 3 * SEC, KTOP_T_SCHED_PROCESS_EXEC, 99, "/tmp/rec_target");
+	store_publish(fh.st, 0);
+	store_publish(fh.st, 1);
+	__atomic_store_n(&fh.published, 3 * SEC + 300 * MS, __ATOMIC_RELAXED);
+	for (int i = 0; i < 400 && !n; i++) {
+		usleep(10 * 1000);
+		n = recorder_saves(r, 0, sv, 4);
+	}
+	CHECK_EQ_U64(n, 1);
+	CHECK(sv[0].kernel_stop);
+	CHECK_EQ_U64(sv[0].t1, 3 * SEC);
+	CHECK(fh.recording_on >= 1);
+	/* asked again, but events came after this match: the kernel did not stop */
+	for (uint64_t ts = 5 * SEC; ts < 7 * SEC; ts += 10 * MS)
+		add_ev(fh.st, 0, ts, KTOP_T_SCHED_WAKEUP, 99, "rec_target");
+	add_ev(fh.st, 1, 6 * SEC, KTOP_T_SCHED_PROCESS_EXEC, 99, "/tmp/rec_target");
+	store_publish(fh.st, 0);
+	store_publish(fh.st, 1);
+	__atomic_store_n(&fh.published, 6 * SEC + 300 * MS, __ATOMIC_RELAXED);
+	n = 0;
+	for (int i = 0; i < 400 && !n; i++) {
+		usleep(10 * 1000);
+		n = recorder_saves(r, 1, sv, 4);
+	}
+	CHECK_EQ_U64(n, 1);
+	CHECK(!sv[0].kernel_stop);
+	CHECK_EQ_U64(sv[0].t1, 6 * SEC);
+	recorder_finish(r, clock_mono_ns() + SEC);
+	/* the trigger taken back */
+	f = fopen(trig, "r");
+	CHECK(f);
+	CHECK(fgets(err, sizeof(err), f) && strstr(err, "!traceoff"));
+	fclose(f);
 	recorder_free(r);
 	store_free(fh.st);
 }

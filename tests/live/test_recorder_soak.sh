@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The flight recorder runs unattended (issue 27): a condition that fires
+# twice a second (an exec of the test's own program) for 75 s, with
+# --save-max 60, under a small store (-m 24M, full within seconds), while the
+# files it writes are removed as they come. Every 5 s, once the store is
+# full: ktop's resident memory, its open file descriptors and the tracefs
+# instances it has. They must stay flat: RSS within 10 % (+4 MiB) of the
+# first sample after the store filled, descriptors within 2 of it (a save in
+# progress holds its file and directory), and exactly one instance,
+# ktop-PID, every time. The saves stop at --save-max, the matches after it
+# are counted, SIGTERM ends it, nothing is left.
+#
+# This is the CI version (~90 s, ~150 matches). KTOP_SOAK_SECONDS and
+# KTOP_SOAK_RATE make it longer or denser by hand: an hour of a match a
+# second is 3600 matches, e.g. KTOP_SOAK_SECONDS=600 KTOP_SOAK_RATE=6.
+
+cd "$(dirname "$0")/../.." || exit 2
+. tests/live/lib_ktop.sh
+need tracestate
+
+secs=${KTOP_SOAK_SECONDS:-75}
+rate=${KTOP_SOAK_RATE:-2}
+max=${KTOP_SOAK_MAX:-60}
+name=recsoak$$
+cp /bin/true "$tmp/$name" || exit 1
+state_save "$tmp/state"
+
+$KTOP --json --interval 1 -m 24M --save-on "sched:sched_process_exec comm ~ \"$name*\"" \
+	--save-before 2 --save-after 0.2 --save-max "$max" -o "$tmp/soak-%n.ktop" \
+	>"$tmp/out" 2>"$tmp/err" </dev/null &
+kp=$!
+if ! wait_for "$tmp/out" '"recorder":' 20; then
+	fail "ktop did not start: $(head -c 300 "$tmp/err")"
+	kill -TERM $kp
+	wait $kp
+	finish
+fi
+
+# the workload: an exec $rate times a second; the saves removed as they come
+(
+	end=$(( $(date +%s) + secs ))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		"$tmp/$name"
+		sleep "$(awk -v r="$rate" 'BEGIN { print 1 / r }')"
+	done
+) &
+wp=$!
+( while kill -0 $wp 2>/dev/null; do rm -f "$tmp"/soak-*.ktop; sleep 0.5; done ) &
+rp=$!
+
+# samples: once the store is full (bytes >= 90 % of the limit), every 5 s
+full=0
+: > "$tmp/samples"
+while kill -0 $wp 2>/dev/null; do
+	sleep 5
+	last=$(grep '"store"' "$tmp/out" | tail -n 1)
+	bytes=$(echo "$last" | sed -n 's/.*"store":{"bytes":\([0-9]*\),"limit":\([0-9]*\).*/\1 \2/p')
+	set -- $bytes
+	[ $# -eq 2 ] && [ "$1" -ge $(( $2 * 9 / 10 )) ] && full=1
+	[ $full = 1 ] || continue
+	rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$kp/status)
+	fds=$(ls /proc/$kp/fd | wc -l)
+	inst=$(ls $TRACEFS/instances | grep -c "^ktop-$kp")
+	others=$(ls $TRACEFS/instances | grep -v '^ktop-[0-9]*$' | grep -c "$kp")
+	saved=$(echo "$last" | sed -n 's/.*"recorder":{[^}]*"saved":\([0-9]*\).*/\1/p')
+	echo "$rss $fds $inst $others ${saved:-0}" >> "$tmp/samples"
+done
+wait $wp
+kill $rp 2>/dev/null
+wait $rp 2>/dev/null
+sleep 1.5
+kill -TERM $kp
+wait $kp
+rc=$?
+
+echo "# samples (RSS kB, fds, ktop-PID instances, other instances of it, saved):"
+sed 's/^/#   /' "$tmp/samples"
+n=$(wc -l < "$tmp/samples")
+check "soak: $n samples with the store full (want 8 or more)" [ "$n" -ge 8 ]
+read -r rss0 fds0 _ _ _ < "$tmp/samples"
+awk -v r0="$rss0" -v f0="$fds0" '
+	{ if ($1 > rmax) rmax = $1; if ($2 > fmax) fmax = $2; if (!fmin || $2 < fmin) fmin = $2 }
+	END {
+		printf "# RSS %d kB at the first sample, %d at most (%+.1f %%); fds %d..%d\n",
+		       r0, rmax, 100 * (rmax - r0) / r0, fmin, fmax
+	}' "$tmp/samples"
+check "soak: RSS flat (within 10 % + 4 MiB of the first sample)" \
+	awk -v r0="$rss0" '$1 > r0 * 1.1 + 4096 { bad = 1 } END { exit bad }' "$tmp/samples"
+check "soak: descriptors flat (within 2 of the first sample)" \
+	awk -v f0="$fds0" '$2 > f0 + 2 || $2 < f0 - 2 { bad = 1 } END { exit bad }' "$tmp/samples"
+check "soak: one instance, ktop-$kp, at every sample" \
+	awk '$3 != 1 || $4 != 0 { bad = 1 } END { exit bad }' "$tmp/samples"
+last=$(grep '"recorder"' "$tmp/out" | tail -n 1 | grep -o '"recorder":{[^}]*}')
+echo "# $last"
+matches=$(echo "$last" | sed -n 's/.*"matches":\([0-9]*\).*/\1/p')
+saved=$(echo "$last" | sed -n 's/.*"saved":\([0-9]*\).*/\1/p')
+skipped=$(echo "$last" | sed -n 's/.*"skipped_max":\([0-9]*\).*/\1/p')
+check "soak: --save-max $max files saved ($saved), no more" [ "${saved:-0}" -eq "$max" ]
+check "soak: the matches after it counted ($skipped of $matches)" \
+	[ "${skipped:-0}" -gt 0 -a "$(( ${saved:-0} + ${skipped:-0} ))" -le "${matches:-0}" ]
+check "soak: SIGTERM: exit status 0 ($rc)" [ "$rc" -eq 0 ]
+no_instance "soak: no instance left" $kp
+check "soak: no temporary left" [ -z "$(ls "$tmp" | grep 'soak-.*\.ktop\.')" ]
+state_same "soak: tracing state unchanged" "$tmp/state"
+finish
