@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The filter prompt (src/funcfilter/filter.c) against the available_filter_functions
+ * The filter prompt (src/funcfilter/funcfilter.c) against the available_filter_functions
  * recorded from Debian's 6.12-rt (42,485 functions, tests/fixtures/rt-filter):
  *
  *   filter.preview_keystroke   worst preview time while typing a regex that
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "funcfilter/filter.h"
+#include "funcfilter/funcfilter.h"
 
 #define REGEX	"/_(read|write|lock|alloc|free|init|get|put|set)/"
 #define GLOB	"*_*lock*"
@@ -70,9 +70,9 @@ static char *load(const char *path, size_t *len)
 int main(void)
 {
 	const char *root = getenv("KTOP_FIXTURES") ? getenv("KTOP_FIXTURES") : "tests/fixtures";
-	struct filter_preview pv;
-	struct filter_funcs *ff;
-	struct filter_completion c;
+	struct funcfilter_preview pv;
+	struct funcfilter_funcs *ff;
+	struct funcfilter_completion c;
 	char path[512], line[256], *text;
 	double worst = 0, sum = 0, t0, full, anchor, c0, cworst = 0;
 	size_t len, n, keys = strlen(REGEX), matched = 0;
@@ -85,10 +85,10 @@ int main(void)
 		return 1;
 	}
 	t0 = now_ms();
-	ff = filter_funcs_parse(text, len);
+	ff = funcfilter_funcs_parse(text, len);
 	printf("bench filter.load %.1f ms (%zu functions, index + sort)\n", now_ms() - t0,
-	       filter_funcs_count(ff));
-	n = filter_funcs_count(ff);
+	       funcfilter_funcs_count(ff));
+	n = funcfilter_funcs_count(ff);
 
 	/* typing the regex one key at a time */
 	for (size_t k = 1; k <= keys; k++) {
@@ -97,7 +97,7 @@ int main(void)
 		snprintf(line, sizeof(line), "%.*s", (int)k, REGEX);
 		t0 = now_ms();
 		c0 = cpu_ms();
-		filter_preview_line(ff, line, NULL, &pv);
+		funcfilter_preview_line(ff, line, NULL, &pv);
 		d = now_ms() - t0;
 		sum += d;
 		if (d > worst)
@@ -107,7 +107,7 @@ int main(void)
 	}
 	t0 = now_ms();
 	for (int i = 0; i < 10; i++)
-		filter_preview_line(ff, REGEX, NULL, &pv);
+		funcfilter_preview_line(ff, REGEX, NULL, &pv);
 	full = (now_ms() - t0) / 10;
 	printf("bench filter.preview_keystroke %.2f ms (worst wall time of %zu keystrokes, mean "
 	       "%.2f, worst CPU time %.2f ms; final line matches %zu of %zu)\n", worst, keys,
@@ -123,7 +123,7 @@ int main(void)
 		return 1;
 	t0 = now_ms();
 	for (size_t i = 0; i < n; i++)
-		matched += !regexec(&re, filter_funcs_name(ff, i), 0, NULL, 0);
+		matched += !regexec(&re, funcfilter_funcs_name(ff, i), 0, NULL, 0);
 	anchor = now_ms() - t0;
 	regfree(&re);
 	printf("bench filter.preview_full.anchor %.2f ms (POSIX regexec over the same %zu names,"
@@ -132,51 +132,51 @@ int main(void)
 		printf("MISMATCH: pcre2 %zu, regexec %zu\n", pv.count, matched);
 
 	t0 = now_ms();
-	filter_preview_line(ff, GLOB, NULL, &pv);
+	funcfilter_preview_line(ff, GLOB, NULL, &pv);
 	printf("bench filter.glob_preview %.2f ms (%s: %zu functions)\n", now_ms() - t0, GLOB,
 	       pv.count);
 	matched = 0;
 	t0 = now_ms();
 	for (size_t i = 0; i < n; i++)
-		matched += !fnmatch(GLOB, filter_funcs_name(ff, i), 0);
+		matched += !fnmatch(GLOB, funcfilter_funcs_name(ff, i), 0);
 	printf("bench filter.glob_preview.anchor %.2f ms (fnmatch(3), %zu matches)\n",
 	       now_ms() - t0, matched);
 
 	/* what applying costs before the kernel: resolve + format the write */
 	{
-		struct filter_spec *sp;
+		struct funcfilter_spec *sp;
 		struct err_pos err;
-		struct filter_set set;
+		struct funcfilter_set set;
 		char *buf = malloc(n * 8 + 1), *bn = malloc(len + 1);
 		size_t at = 0, atn = 0;
 
 		t0 = now_ms();
-		filter_spec_parse(&sp, REGEX, ff, &err);
-		filter_set_init(&set, n);
-		filter_spec_resolve(sp, ff, FILTER_T_FILTER, NULL, &set, &err);
-		for (size_t i = filter_set_next(&set, 0); i != SIZE_MAX;
-		     i = filter_set_next(&set, i + 1))
+		funcfilter_spec_parse(&sp, REGEX, ff, &err);
+		funcfilter_set_init(&set, n);
+		funcfilter_spec_resolve(sp, ff, FUNCFILTER_T_FILTER, NULL, &set, &err);
+		for (size_t i = funcfilter_set_next(&set, 0); i != SIZE_MAX;
+		     i = funcfilter_set_next(&set, i + 1))
 			at += (size_t)sprintf(buf + at, "%zu ", i + 1);
 		printf("bench filter.resolve_format %.2f ms (%zu functions, %zu bytes of "
-		       "indexes)\n", now_ms() - t0, filter_set_count(&set), at);
+		       "indexes)\n", now_ms() - t0, funcfilter_set_count(&set), at);
 		t0 = now_ms();
-		for (size_t i = filter_set_next(&set, 0); i != SIZE_MAX;
-		     i = filter_set_next(&set, i + 1))
-			atn += (size_t)sprintf(bn + atn, "%s ", filter_funcs_name(ff, i));
+		for (size_t i = funcfilter_set_next(&set, 0); i != SIZE_MAX;
+		     i = funcfilter_set_next(&set, i + 1))
+			atn += (size_t)sprintf(bn + atn, "%s ", funcfilter_funcs_name(ff, i));
 		printf("bench filter.resolve_format.anchor %zu B (the same functions as names: "
 		       "the bytes the kernel would strcmp against every record)\n", atn);
 		free(buf);
 		free(bn);
-		filter_set_destroy(&set);
-		filter_spec_free(sp);
+		funcfilter_set_destroy(&set);
+		funcfilter_spec_free(sp);
 	}
 
 	t0 = now_ms();
 	for (int i = 0; i < 100; i++)
-		filter_complete(ff, "-g vfs", 6, &c);
+		funcfilter_complete(ff, "-g vfs", 6, &c);
 	printf("bench filter.complete %.3f ms (Tab on 'vfs': %zu candidates, prefix '%s')\n",
 	       (now_ms() - t0) / 100, c.ncand, c.prefix);
-	filter_funcs_free(ff);
+	funcfilter_funcs_free(ff);
 	free(text);
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The filter prompt (F4, f): a thin layer over src/funcfilter/filter.h (the language,
+ * The filter prompt (F4, f): a thin layer over src/funcfilter/funcfilter.h (the language,
  * the as-you-type preview, Tab completion) and src/funcfilter/ftrace_filter.h (apply to
  * the kernel with error_log and read-back, undo/redo, history). Tracing goes
  * on while it is open. It shows, as the user types, how many functions of
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <curses.h>
 #include "app/app.h"
-#include "funcfilter/filter.h"
+#include "funcfilter/funcfilter.h"
 #include "funcfilter/ftrace_filter.h"
 #include "lib/tuning.h"
 #include "ui-local.h"
@@ -35,42 +35,44 @@ struct prompt_filter {
 	bool			ready;		/* set up (on first use) */
 	const struct ftrace_filter *ff;		/* the app's; NULL: not live, or refused */
 	const char		*why;		/* why not, or why functions cannot be filtered */
-	struct filter_funcs	*offline;	/* a recorded list, when the kernel's is refused */
+	/* a recorded list, when the kernel's is refused */
+	struct funcfilter_funcs	*offline;
 	char			offline_name[128];
-	struct filter_history	*hist;
+	struct funcfilter_history *hist;
 	char			hist_why[256];
-	struct filter_set	current;	/* set_ftrace_filter now, for '+' and '!' lines */
+	/* set_ftrace_filter now, for '+' and '!' lines */
+	struct funcfilter_set	current;
 	bool			have_current;
 	long			hist_idx;	/* -1: the line being edited */
-	char			saved[FILTER_LINE_MAX + 1];
+	char			saved[FUNCFILTER_LINE_MAX + 1];
 	bool			dirty;		/* preview out of date */
 	int			pv_ret;
-	struct filter_preview	pv;
+	struct funcfilter_preview	pv;
 	bool			show_comp;
-	struct filter_completion comp;
+	struct funcfilter_completion comp;
 	bool			have_res;
 	struct ftrace_filter_result res;
 };
 
-static const struct filter_funcs *pf_funcs(const struct prompt_filter *pf)
+static const struct funcfilter_funcs *pf_funcs(const struct prompt_filter *pf)
 {
-	const struct filter_funcs *f = pf->ff ? ftrace_filter_funcs(pf->ff) : NULL;
+	const struct funcfilter_funcs *f = pf->ff ? ftrace_filter_funcs(pf->ff) : NULL;
 
 	return f ? f : pf->offline;
 }
 
 /* Load a recorded available_filter_functions, plain or gzip'd. Return: NULL on failure. */
-static struct filter_funcs *pf_load_offline(const char *path)
+static struct funcfilter_funcs *pf_load_offline(const char *path)
 {
-	struct filter_funcs *ff;
+	struct funcfilter_funcs *ff;
 
-	return filter_funcs_load(&ff, path) ? NULL : ff;
+	return funcfilter_funcs_load(&ff, path) ? NULL : ff;
 }
 
 static void pf_refresh_current(struct ui *ui, struct prompt_filter *pf)
 {
 	if (pf->have_current)
-		filter_set_destroy(&pf->current);
+		funcfilter_set_destroy(&pf->current);
 	pf->have_current = !app_filter_current(ui->app, &pf->current);
 }
 
@@ -91,7 +93,7 @@ static struct prompt_filter *pf_get(struct ui *ui, struct prompt *pr)
 		pf->offline = pf_load_offline(recorded);
 		snprintf(pf->offline_name, sizeof(pf->offline_name), "%s", recorded);
 	}
-	ret = filter_history_open(&pf->hist, NULL);
+	ret = funcfilter_history_open(&pf->hist, NULL);
 	if (ret) {
 		pf->hist = NULL;
 		snprintf(pf->hist_why, sizeof(pf->hist_why), "history: %s", strerror(-ret));
@@ -105,16 +107,16 @@ static void pf_destroy(struct prompt *pr)
 	struct prompt_filter *pf = pr->priv;
 
 	if (pf->have_current)
-		filter_set_destroy(&pf->current);
-	filter_funcs_free(pf->offline);
-	filter_history_free(pf->hist);
+		funcfilter_set_destroy(&pf->current);
+	funcfilter_funcs_free(pf->offline);
+	funcfilter_history_free(pf->hist);
 }
 
 static int pf_open(struct ui *ui, struct prompt *pr)
 {
 	struct prompt_filter *pf = pf_get(ui, pr);
 
-	ui_line_init(&pr->line, FILTER_LINE_MAX);
+	ui_line_init(&pr->line, FUNCFILTER_LINE_MAX);
 	pf->hist_idx = -1;
 	pf->show_comp = false;
 	pf->have_res = false;
@@ -126,11 +128,11 @@ static int pf_open(struct ui *ui, struct prompt *pr)
 static int pf_complete(struct ui *ui, struct prompt *pr)
 {
 	struct prompt_filter *pf = pr->priv;
-	const struct filter_funcs *funcs = pf_funcs(pf);
-	struct filter_completion *c = &pf->comp;
+	const struct funcfilter_funcs *funcs = pf_funcs(pf);
+	struct funcfilter_completion *c = &pf->comp;
 
 	pf->show_comp = false;
-	if (!funcs || !filter_complete(funcs, pr->line.text, pr->line.cursor, c))
+	if (!funcs || !funcfilter_complete(funcs, pr->line.text, pr->line.cursor, c))
 		return UI_REDRAW;
 	if (ui_line_replace(&pr->line, c->start, c->prefix)) {
 		pf->show_comp = c->ncand > 1;
@@ -141,7 +143,7 @@ static int pf_complete(struct ui *ui, struct prompt *pr)
 
 static void pf_history(struct prompt_filter *pf, struct ui_line *l, int dir)
 {
-	long n = pf->hist ? (long)filter_history_count(pf->hist) : 0, i = pf->hist_idx + dir;
+	long n = pf->hist ? (long)funcfilter_history_count(pf->hist) : 0, i = pf->hist_idx + dir;
 	const char *s;
 
 	if (i < -1 || i >= n)
@@ -149,7 +151,7 @@ static void pf_history(struct prompt_filter *pf, struct ui_line *l, int dir)
 	if (pf->hist_idx == -1)
 		snprintf(pf->saved, sizeof(pf->saved), "%s", l->text);
 	pf->hist_idx = i;
-	s = i < 0 ? pf->saved : filter_history_get(pf->hist, (size_t)i);
+	s = i < 0 ? pf->saved : funcfilter_history_get(pf->hist, (size_t)i);
 	ui_line_set(l, s ? s : "");
 	pf->dirty = true;
 }
@@ -162,7 +164,7 @@ static void pf_result_message(struct ui *ui, const struct prompt_filter *pf)
 
 	if (!r->err && !r->all_functions && pf->ff && ftrace_filter_funcs(pf->ff))
 		snprintf(cnt, sizeof(cnt), " [set_ftrace_filter: %zu functions]",
-			 r->count[FILTER_T_FILTER]);
+			 r->count[FUNCFILTER_T_FILTER]);
 	ui_message(ui, "%s%s%s%s", r->msg, cnt, r->kernel_error[0] ? "; error_log: " : "",
 		   r->kernel_error);
 }
@@ -198,12 +200,12 @@ static int pf_submit(struct ui *ui, struct prompt *pr, const char *line)
 
 	if (pr->line.overflow) {
 		ui_message(ui, "filter: the line is longer than %d bytes; nothing applied",
-			   FILTER_LINE_MAX);
+			   FUNCFILTER_LINE_MAX);
 		return UI_REDRAW;
 	}
 	if (!*line)
 		return UI_REDRAW;
-	if (pf->hist && filter_history_add(pf->hist, line, why, sizeof(why)) < 0 &&
+	if (pf->hist && funcfilter_history_add(pf->hist, line, why, sizeof(why)) < 0 &&
 	    !pf->hist_why[0])	/* the first reason stays in the footer: said once */
 		snprintf(pf->hist_why, sizeof(pf->hist_why), "history not saved: %s", why);
 	pf->hist_idx = -1;
@@ -245,7 +247,7 @@ static int pf_undo(struct ui *ui, struct prompt_filter *pf, bool redo)
 /* Add function @name to set_ftrace_filter, or remove it when it is there. */
 static int pf_toggle(struct ui *ui, struct prompt_filter *pf, const char *name)
 {
-	const struct filter_funcs *funcs = pf->ff ? ftrace_filter_funcs(pf->ff) : NULL;
+	const struct funcfilter_funcs *funcs = pf->ff ? ftrace_filter_funcs(pf->ff) : NULL;
 	char line[300];
 	size_t first, n;
 	bool in = false;
@@ -256,9 +258,9 @@ static int pf_toggle(struct ui *ui, struct prompt_filter *pf, const char *name)
 		return UI_HANDLED | UI_REDRAW;
 	}
 	pf_refresh_current(ui, pf);
-	n = filter_funcs_find_line(funcs, name, strlen(name), &first);
-	for (size_t i = first; n && i != SIZE_MAX; i = filter_funcs_next_same(funcs, i))
-		if (pf->have_current && filter_set_test(&pf->current, i))
+	n = funcfilter_funcs_find_line(funcs, name, strlen(name), &first);
+	for (size_t i = first; n && i != SIZE_MAX; i = funcfilter_funcs_next_same(funcs, i))
+		if (pf->have_current && funcfilter_set_test(&pf->current, i))
 			in = true;
 	snprintf(line, sizeof(line), in ? "!%s" : "+ %s", name);
 	app_filter_apply(ui->app, line, &pf->res);
@@ -311,7 +313,7 @@ static int pf_key(struct ui *ui, struct prompt *pr, int ch)
 
 /* Row 0: what this prompt can do here. */
 static void pf_fmt_status(struct richstr *rs, const struct prompt_filter *pf,
-			  const struct filter_funcs *funcs)
+			  const struct funcfilter_funcs *funcs)
 {
 	char b[64];
 
@@ -319,10 +321,10 @@ static void pf_fmt_status(struct richstr *rs, const struct prompt_filter *pf,
 	richstr_add(rs, ROLE_FKEY, " Filter ");
 	if (pf->ff && ftrace_filter_funcs(pf->ff)) {
 		richstr_addf(rs, ROLE_OK, " %s functions available to filter",
-			     ui_fmt_count(b, sizeof(b), filter_funcs_count(funcs)));
+			     ui_fmt_count(b, sizeof(b), funcfilter_funcs_count(funcs)));
 		richstr_addf(rs, ROLE_OVERLAY, "; set_ftrace_filter now: %s",
-			     !pf->have_current ? "?" : filter_set_count(&pf->current) ?
-			     ui_fmt_count(b, sizeof(b), filter_set_count(&pf->current)) :
+			     !pf->have_current ? "?" : funcfilter_set_count(&pf->current) ?
+			     ui_fmt_count(b, sizeof(b), funcfilter_set_count(&pf->current)) :
 			     "all functions");
 		richstr_addf(rs, ROLE_DIM, "; undo %zu redo %zu", ftrace_filter_undo_depth(pf->ff),
 			     ftrace_filter_redo_depth(pf->ff));
@@ -336,12 +338,13 @@ static void pf_fmt_status(struct richstr *rs, const struct prompt_filter *pf,
 
 /* Row 2: the preview, or the error with a caret at its offset (@x0: line byte 0's column). */
 static void pf_fmt_preview(struct richstr *rs, const struct prompt_filter *pf,
-			   const struct ui_line *l, const struct filter_funcs *funcs, int x0, int w)
+			   const struct ui_line *l, const struct funcfilter_funcs *funcs, int x0,
+			   int w)
 {
 	richstr_clear(rs);
 	if (l->overflow) {
 		richstr_addf(rs, ROLE_ERROR, "the line is longer than %d bytes: cut short, "
-			     "nothing will be applied", FILTER_LINE_MAX);
+			     "nothing will be applied", FUNCFILTER_LINE_MAX);
 	} else if (!l->len) {
 		richstr_add(rs, ROLE_DIM, "type a glob (vfs_*), /regex/, !pattern, :mod:NAME, "
 			    "-n / -g PATTERN, pid:N, comm:NAME or SYSTEM:EVENT: EXPR");
@@ -358,21 +361,22 @@ static void pf_fmt_preview(struct richstr *rs, const struct prompt_filter *pf,
 	} else {
 		if (pf->offline && funcs == pf->offline)
 			richstr_add(rs, ROLE_WARN, "[recorded list] ");
-		richstr_add(rs, pf->pv.count || pf->pv.target == FILTER_T_NR ? ROLE_OK : ROLE_WARN,
+		richstr_add(rs,
+			    pf->pv.count || pf->pv.target == FUNCFILTER_T_NR ? ROLE_OK : ROLE_WARN,
 			    pf->pv.text);
-		if (!funcs && pf->pv.target != FILTER_T_NR)
+		if (!funcs && pf->pv.target != FUNCFILTER_T_NR)
 			richstr_add(rs, ROLE_DIM, "  (syntax checked only: no function list)");
 	}
 }
 
 /* Row 3: the first names, or the completion candidates. */
 static void pf_fmt_names(struct richstr *rs, const struct prompt_filter *pf,
-			 const struct ui_line *l, const struct filter_funcs *funcs, int w)
+			 const struct ui_line *l, const struct funcfilter_funcs *funcs, int w)
 {
 	richstr_clear(rs);
 	if (pf->show_comp) {
 		richstr_addf(rs, ROLE_DIM, "%zu candidates: ", pf->comp.ncand);
-		for (size_t i = 0; i < pf->comp.ncand && i < FILTER_COMPLETE_MAX &&
+		for (size_t i = 0; i < pf->comp.ncand && i < FUNCFILTER_COMPLETE_MAX &&
 		     rs->len < w; i++)
 			richstr_addf(rs, ROLE_OVERLAY, "%s ", pf->comp.cand[i]);
 	} else if (l->len && pf->pv.ok && pf->pv.nnames) {
@@ -417,7 +421,7 @@ static void pf_draw_result(struct ui *ui, const struct prompt_filter *pf, int y,
 			     r->all_functions ? "empty (all functions)" : "");
 		if (!r->all_functions)
 			richstr_addf(&rs, ROLE_OVERLAY, "%zu functions: %s",
-				     r->count[FILTER_T_FILTER], r->effective);
+				     r->count[FUNCFILTER_T_FILTER], r->effective);
 	}
 	ui_overlay_row(ui, y + 2, w, &rs);
 }
@@ -439,13 +443,14 @@ static void pf_fmt_keys(struct richstr *rs, const struct prompt_filter *pf)
 static void pf_draw(struct ui *ui, struct prompt *pr)
 {
 	struct prompt_filter *pf = pr->priv;
-	const struct filter_funcs *funcs = pf_funcs(pf);
+	const struct funcfilter_funcs *funcs = pf_funcs(pf);
 	int h = PF_ROWS, w = ui->cols, y, x0;
 	struct richstr rs;
 
 	if (pf->dirty) {
-		pf->pv_ret = filter_preview_line(funcs, pr->line.text,
-						 pf->have_current ? &pf->current : NULL, &pf->pv);
+		pf->pv_ret = funcfilter_preview_line(funcs, pr->line.text,
+						     pf->have_current ? &pf->current : NULL,
+						     &pf->pv);
 		pf->dirty = false;
 	}
 	y = ui_overlay_bottom(ui, &h, w);

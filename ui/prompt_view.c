@@ -110,12 +110,29 @@ static int view_request(struct ui *ui, struct prompt *pr, const struct ui_req *r
 
 /* ---- the prompt ------------------------------------------------------------------ */
 
-static void view_check(struct prompt *pr)
+/*
+ * A file took any field name while its loader was still reading it
+ * (app_view_start); read whole, its schema knows every event's fields.
+ */
+static void view_prepare(struct ui *ui, struct viewfilter *vf)
+{
+	if (!app_session(ui->app) && !app_loading(ui->app))
+		viewfilter_set_live(vf, NULL, NULL, NULL);
+}
+
+/* As the user types: the compile Enter does (a field no event has too), without the push. */
+static void view_check(struct ui *ui, struct prompt *pr)
 {
 	struct view_state *vs = pr->priv;
+	struct viewfilter *vf = ui->app->view;
 
 	vs->pushed_err = false;
-	vs->bad = pr->line.len && viewfilter_check(pr->line.text, &vs->fe) != 0;
+	if (!pr->line.len || !vf) {
+		vs->bad = pr->line.len && viewfilter_check(pr->line.text, &vs->fe) != 0;
+		return;
+	}
+	view_prepare(ui, vf);
+	vs->bad = viewfilter_try(vf, pr->line.text, &vs->fe) == -EINVAL;
 }
 
 static int view_open(struct ui *ui, struct prompt *pr)
@@ -139,12 +156,7 @@ static int view_submit(struct ui *ui, struct prompt *pr, const char *line)
 
 	if (!*line)
 		return UI_REDRAW;
-	/*
-	 * A file took any field name while its loader was still reading it
-	 * (app_view_start); read whole, its schema knows every event's fields.
-	 */
-	if (!app_session(ui->app) && !app_loading(ui->app))
-		viewfilter_set_live(vf, NULL, NULL, NULL);
+	view_prepare(ui, vf);
 	ret = viewfilter_push(vf, line, &vs->fe);
 	if (ret == -EINVAL) {
 		/* ask again with the same line, the caret under the problem */
@@ -172,7 +184,7 @@ static int view_key(struct ui *ui, struct prompt *pr, int ch)
 		vs->hint[0] = '\0';
 	ret = ui_prompt_line_key(ui, pr, ch);
 	if (ui->prompt == pr && ch != '\t' && ch != '\n' && ch != '\r')
-		view_check(pr);
+		view_check(ui, pr);
 	return ret;
 }
 
@@ -255,7 +267,7 @@ static int view_complete(struct ui *ui, struct prompt *pr)
 	ui_line_complete(&pr->line, start, c->cand, c->n);
 	for (size_t i = 0; c->n > 1 && i < c->n && hl + 2 < sizeof(vs->hint); i++)
 		hl += (size_t)snprintf(vs->hint + hl, sizeof(vs->hint) - hl, "%s ", c->cand[i]);
-	view_check(pr);
+	view_check(ui, pr);
 out:
 	for (size_t i = 0; i < c->n; i++)
 		free(c->owned[i]);

@@ -209,7 +209,7 @@ const struct ftrace_filter *app_filter(struct app *a, const char **why)
 	return NULL;
 }
 
-int app_filter_current(struct app *a, struct filter_set *out)
+int app_filter_current(struct app *a, struct funcfilter_set *out)
 {
 	return a->src && a->src->filter_current ? a->src->filter_current(a, out) : -ENODEV;
 }
@@ -244,13 +244,13 @@ const char *app_filter_desc(const struct app *a, char *buf, size_t len)
 
 	ftrace_filter_summary(f, buf, len, &changed);
 	at = strlen(buf);
-	if (!(changed & (1u << FILTER_T_FILTER)))
+	if (!(changed & (1u << FUNCFILTER_T_FILTER)))
 		at = desc_items(buf, len, at, "functions ", o->filters,
 				o->nfilters);
-	if (!(changed & (1u << FILTER_T_NOTRACE)))
+	if (!(changed & (1u << FUNCFILTER_T_NOTRACE)))
 		at = desc_items(buf, len, at, "notrace ", o->notrace,
 				o->nnotrace);
-	if (!(changed & (1u << FILTER_T_GRAPH)))
+	if (!(changed & (1u << FUNCFILTER_T_GRAPH)))
 		at = desc_items(buf, len, at, "graph ", o->graph_funcs,
 				o->ngraph_funcs);
 	for (unsigned int i = 0; !(changed & FTRACE_FILTER_PIDS) && i < o->npids && at + 1 < len;

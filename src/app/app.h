@@ -29,7 +29,7 @@ struct source_ops;
 struct session;
 struct ftrace_filter;
 struct ftrace_filter_result;
-struct filter_set;
+struct funcfilter_set;
 struct probe_set;
 struct viewfilter;
 struct taskrel;
@@ -443,9 +443,9 @@ int app_set_recording(struct app *a, bool on);
 const struct ftrace_filter *app_filter(struct app *a, const char **why);
 
 /* set_ftrace_filter read back into @out (see ftrace_filter_current). Return: 0 or -errno. */
-int app_filter_current(struct app *a, struct filter_set *out);
+int app_filter_current(struct app *a, struct funcfilter_set *out);
 
-/* Apply a filter line (src/funcfilter/filter.h's language). Return: res->err, or -ENODEV. */
+/* Apply a filter line (src/funcfilter/funcfilter.h's language). Return: res->err, or -ENODEV. */
 int app_filter_apply(struct app *a, const char *line, struct ftrace_filter_result *res);
 
 /* Undo the last filter change, or redo (@redo) the last undone one. Return: 0, -ENOENT, -ENODEV. */

@@ -14,7 +14,7 @@
 
 #include "app.h"
 #include "lib/err.h"
-#include "funcfilter/filter.h"
+#include "funcfilter/funcfilter.h"
 #include "formats/tracedat.h"
 #include "opts.h"
 #include "probe/probe_spec.h"
@@ -515,34 +515,34 @@ static int opts_view(struct app_opts *o, const char *arg, char *err, size_t errl
 }
 
 /*
- * -l, -n, -g: the filter prompt's language (src/funcfilter/filter.h: globs, /pcre2
+ * -l, -n, -g: the filter prompt's language (src/funcfilter/funcfilter.h: globs, /pcre2
  * regexes/, !, :mod:), checked here as far as it can be without the kernel's
  * function list, so that a broken regex is named with its column before
  * anything is traced. The session resolves the terms against
- * available_filter_functions (filter_cmdline_apply()).
+ * available_filter_functions (funcfilter_cmdline_apply()).
  */
 static int opts_add_funcs(const char **list, unsigned int *n, const char *what,
 			  const char *arg, char *err, size_t errlen)
 {
-	struct filter_spec *sp = NULL;
+	struct funcfilter_spec *sp = NULL;
 	struct err_pos fe;
 	const char *s, *e, *x;
 	const int *pids;
 	size_t cut;
 
-	if (*arg && filter_spec_parse(&sp, arg, NULL, &fe)) {
+	if (*arg && funcfilter_spec_parse(&sp, arg, NULL, &fe)) {
 		/* "regex error at column 11: ...; nothing applied": the column is arg's */
 		cut = strcspn(fe.msg, ";");
 		return opts_err(err, errlen, "%s '%s': %.*s", what, arg, (int)cut, fe.msg);
 	}
-	if (sp && (filter_spec_pids(sp, &pids) >= 0 || filter_spec_appends(sp) ||
-		   filter_spec_event(sp, &s, &e, &x))) {
-		filter_spec_free(sp);
+	if (sp && (funcfilter_spec_pids(sp, &pids) >= 0 || funcfilter_spec_appends(sp) ||
+		   funcfilter_spec_event(sp, &s, &e, &x))) {
+		funcfilter_spec_free(sp);
 		return opts_err(err, errlen, "%s '%s': %s takes functions (globs, /regex/, "
 				":mod:M); pids go to -P, event filters to the filter prompt", what,
 				arg, what);
 	}
-	filter_spec_free(sp);
+	funcfilter_spec_free(sp);
 	return opts_add(list, n, what, arg, err, errlen);
 }
 

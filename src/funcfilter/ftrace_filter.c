@@ -62,7 +62,7 @@ struct ftrace_filter {
 	int			nnow;
 	char			dir[1024];
 	char			top[1024];
-	struct filter_funcs	*funcs;
+	struct funcfilter_funcs	*funcs;
 	char			unavailable[256];
 	bool			index_ok;
 	struct change		*undo[UNDO_MAX];
@@ -126,8 +126,8 @@ static bool funcs_line_is_function(const char *l, size_t n)
  * Turn a read-back of a function file into the set it names. The k-th time a
  * line repeats it names the k-th function with that line.
  */
-static int readback_to_set(const struct filter_funcs *ff, const char *text,
-			   struct filter_set *set, size_t *unknown)
+static int readback_to_set(const struct funcfilter_funcs *ff, const char *text,
+			   struct funcfilter_set *set, size_t *unknown)
 {
 	const char *p = text;
 
@@ -136,12 +136,12 @@ static int readback_to_set(const struct filter_funcs *ff, const char *text,
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p), first, i;
 
-		if (funcs_line_is_function(p, n) && filter_funcs_find_line(ff, p, n, &first)) {
-			for (i = first; i != SIZE_MAX && filter_set_test(set, i);
-			     i = filter_funcs_next_same(ff, i))
+		if (funcs_line_is_function(p, n) && funcfilter_funcs_find_line(ff, p, n, &first)) {
+			for (i = first; i != SIZE_MAX && funcfilter_set_test(set, i);
+			     i = funcfilter_funcs_next_same(ff, i))
 				;
 			if (i != SIZE_MAX)
-				filter_set_add(set, i);
+				funcfilter_set_add(set, i);
 		} else if (funcs_line_is_function(p, n)) {
 			(*unknown)++;
 		}
@@ -154,7 +154,7 @@ static int readback_to_set(const struct filter_funcs *ff, const char *text,
  * Write a set of functions with O_TRUNC; an empty set truncates only.
  * @names: write names (set_graph_function, or kernels without index form).
  */
-static int write_funcs(struct ftrace_filter *f, const char *path, const struct filter_set *set,
+static int write_funcs(struct ftrace_filter *f, const char *path, const struct funcfilter_set *set,
 		       bool names, bool *used_index)
 {
 	struct strbuf b = { 0 };
@@ -167,8 +167,8 @@ static int write_funcs(struct ftrace_filter *f, const char *path, const struct f
 	if (fd < 0)
 		return -errno;
 	if (!names && f->index_ok) {
-		for (size_t i = filter_set_next(set, 0); i != SIZE_MAX && !ret;
-		     i = filter_set_next(set, i + 1)) {
+		for (size_t i = funcfilter_set_next(set, 0); i != SIZE_MAX && !ret;
+		     i = funcfilter_set_next(set, i + 1)) {
 			int n = snprintf(num, sizeof(num), "%zu ", i + 1);
 
 			ret = sb_add(&b, num, (size_t)n);
@@ -192,9 +192,9 @@ static int write_funcs(struct ftrace_filter *f, const char *path, const struct f
 		}
 		b.len = 0;
 	}
-	for (size_t i = filter_set_next(set, 0); i != SIZE_MAX && !ret;
-	     i = filter_set_next(set, i + 1)) {
-		const char *nm = filter_funcs_name(f->funcs, i);
+	for (size_t i = funcfilter_set_next(set, 0); i != SIZE_MAX && !ret;
+	     i = funcfilter_set_next(set, i + 1)) {
+		const char *nm = funcfilter_funcs_name(f->funcs, i);
 
 		/* a name enables all its duplicates: once is enough */
 		if (prev && !strcmp(prev, nm))
@@ -223,19 +223,19 @@ static int restore_file(struct ftrace_filter *f, const struct file_change *fc, c
 	switch (fc->kind) {
 	case KIND_FUNCS:
 	case KIND_GRAPH: {
-		struct filter_set set;
+		struct funcfilter_set set;
 		size_t unknown;
 		struct strbuf other = { 0 };
 		const char *p = text;
 
 		if (!f->funcs)
 			return -EPERM;
-		ret = filter_set_init(&set, filter_funcs_count(f->funcs));
+		ret = funcfilter_set_init(&set, funcfilter_funcs_count(f->funcs));
 		if (ret)
 			return ret;
 		readback_to_set(f->funcs, text, &set, &unknown);
 		ret = write_funcs(f, fc->path, &set, fc->kind == KIND_GRAPH, &idx);
-		filter_set_destroy(&set);
+		funcfilter_set_destroy(&set);
 		/* cached :mod: filters go back as written */
 		while (!ret && *p) {
 			const char *nl = strchr(p, '\n');
@@ -408,7 +408,7 @@ static void load_funcs(struct ftrace_filter *f)
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/available_filter_functions", f->top);
-	ret = filter_funcs_load(&f->funcs, path);
+	ret = funcfilter_funcs_load(&f->funcs, path);
 	if (ret == -EPERM || ret == -EACCES)
 		snprintf(f->unavailable, sizeof(f->unavailable), "this kernel does not permit "
 			 "function filtering (%.150s: %s)", path, strerror(-ret));
@@ -482,11 +482,11 @@ void ftrace_filter_close(struct ftrace_filter *f)
 		change_free(f->undo[i]);
 	for (size_t i = 0; i < f->nredo; i++)
 		change_free(f->redo[i]);
-	filter_funcs_free(f->funcs);
+	funcfilter_funcs_free(f->funcs);
 	free(f);
 }
 
-const struct filter_funcs *ftrace_filter_funcs(const struct ftrace_filter *f)
+const struct funcfilter_funcs *ftrace_filter_funcs(const struct ftrace_filter *f)
 {
 	return f ? f->funcs : NULL;
 }
@@ -511,7 +511,8 @@ size_t ftrace_filter_redo_depth(const struct ftrace_filter *f)
 	return f->nredo;
 }
 
-int ftrace_filter_current(struct ftrace_filter *f, enum filter_target t, struct filter_set *out)
+int ftrace_filter_current(struct ftrace_filter *f, enum funcfilter_target t,
+			  struct funcfilter_set *out)
 {
 	char path[PATH_MAX], *text;
 	size_t unknown;
@@ -520,11 +521,11 @@ int ftrace_filter_current(struct ftrace_filter *f, enum filter_target t, struct 
 	out->bits = NULL;
 	if (!f->funcs)
 		return -EPERM;
-	snprintf(path, sizeof(path), "%s/%s", f->dir, filter_target_file(t));
+	snprintf(path, sizeof(path), "%s/%s", f->dir, funcfilter_target_file(t));
 	ret = file_read(path, FILE_NO_MAX, &text, NULL);
 	if (ret)
 		return ret;
-	ret = filter_set_init(out, filter_funcs_count(f->funcs));
+	ret = funcfilter_set_init(out, funcfilter_funcs_count(f->funcs));
 	if (!ret)
 		readback_to_set(f->funcs, text, out, &unknown);
 	free(text);
@@ -585,11 +586,11 @@ static void summarize(struct ftrace_filter *f, struct ftrace_filter_result *res,
 
 	res->effective[0] = '\0';
 	res->all_functions = false;
-	for (int t = 0; f->funcs && t < FILTER_T_NR; t++) {
-		const char *file = filter_target_file((enum filter_target)t);
+	for (int t = 0; f->funcs && t < FUNCFILTER_T_NR; t++) {
+		const char *file = funcfilter_target_file((enum funcfilter_target)t);
 		const char *text = change_text(c, file, before);
 		char path[PATH_MAX], *own = NULL;
-		struct filter_set s;
+		struct funcfilter_set s;
 		size_t unknown;
 
 		res->count[t] = 0;
@@ -599,12 +600,12 @@ static void summarize(struct ftrace_filter *f, struct ftrace_filter_result *res,
 				continue;
 			text = own;
 		}
-		if (!filter_set_init(&s, filter_funcs_count(f->funcs))) {
+		if (!funcfilter_set_init(&s, funcfilter_funcs_count(f->funcs))) {
 			readback_to_set(f->funcs, text, &s, &unknown);
-			res->count[t] = filter_set_count(&s);
-			filter_set_destroy(&s);
+			res->count[t] = funcfilter_set_count(&s);
+			funcfilter_set_destroy(&s);
 		}
-		if (t == FILTER_T_FILTER) {
+		if (t == FUNCFILTER_T_FILTER) {
 			const char *p = text;
 
 			res->all_functions = !res->count[t];
@@ -716,8 +717,8 @@ void ftrace_filter_summary(const struct ftrace_filter *f, char *buf, size_t len,
 		int evn = 0;
 
 		*targets |= nw->kind == KIND_PIDS ? FTRACE_FILTER_PIDS : nw->kind == KIND_EVENT ?
-			    0 : 1u << (nw->kind == KIND_GRAPH ? FILTER_T_GRAPH :
-				       notrace ? FILTER_T_NOTRACE : FILTER_T_FILTER);
+			    0 : 1u << (nw->kind == KIND_GRAPH ? FUNCFILTER_T_GRAPH :
+				       notrace ? FUNCFILTER_T_NOTRACE : FUNCFILTER_T_FILTER);
 		if (!nw->text[0] || (nw->kind == KIND_PIDS && pids))
 			continue;
 		/* events/SYS/EVENT/filter: "EVENT: expression" */
@@ -739,25 +740,25 @@ void ftrace_filter_summary(const struct ftrace_filter *f, char *buf, size_t len,
  * The function files @sp changes: what each holds now (in @c) and the sets
  * they are to hold (in @sets). Return: 0, or a negative errno with @res set.
  */
-static int plan_funcs(struct ftrace_filter *f, const struct filter_spec *sp, struct change *c,
-		      struct filter_set *sets, struct ftrace_filter_result *res)
+static int plan_funcs(struct ftrace_filter *f, const struct funcfilter_spec *sp, struct change *c,
+		      struct funcfilter_set *sets, struct ftrace_filter_result *res)
 {
 	struct err_pos ferr;
 	int ret;
 
-	for (int t = 0; t < FILTER_T_NR; t++) {
+	for (int t = 0; t < FUNCFILTER_T_NR; t++) {
 		struct file_change *fc;
-		struct filter_set cur;
+		struct funcfilter_set cur;
 		size_t unknown;
 
-		if (!filter_spec_has_target(sp, (enum filter_target)t))
+		if (!funcfilter_spec_has_target(sp, (enum funcfilter_target)t))
 			continue;
 		if (!f->funcs)
 			return setmsg(res, -EPERM, "%s; nothing applied", f->unavailable);
-		fc = change_add(c, f->dir, filter_target_file((enum filter_target)t),
-				t == FILTER_T_GRAPH ? KIND_GRAPH : KIND_FUNCS);
+		fc = change_add(c, f->dir, funcfilter_target_file((enum funcfilter_target)t),
+				t == FUNCFILTER_T_GRAPH ? KIND_GRAPH : KIND_FUNCS);
 		/* an instance without its own set_graph_function uses the global one */
-		if (t == FILTER_T_GRAPH && access(fc->path, F_OK))
+		if (t == FUNCFILTER_T_GRAPH && access(fc->path, F_OK))
 			snprintf(fc->path, sizeof(fc->path), "%.1024s/set_graph_function", f->top);
 		ret = file_read(fc->path, FILE_NO_MAX, &fc->before, NULL);
 		if (ret)
@@ -765,18 +766,18 @@ static int plan_funcs(struct ftrace_filter *f, const struct filter_spec *sp, str
 				      strerror(-ret), ret == -EPERM ? " (this kernel does not "
 				      "permit function filtering)" : "");
 		/* the current set, from the text just read */
-		ret = filter_set_init(&cur, filter_funcs_count(f->funcs));
+		ret = funcfilter_set_init(&cur, funcfilter_funcs_count(f->funcs));
 		if (ret)
 			return setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
 		readback_to_set(f->funcs, fc->before, &cur, &unknown);
-		ret = filter_set_init(&sets[t], filter_funcs_count(f->funcs));
+		ret = funcfilter_set_init(&sets[t], funcfilter_funcs_count(f->funcs));
 		if (ret) {
-			filter_set_destroy(&cur);
+			funcfilter_set_destroy(&cur);
 			return setmsg(res, ret, "cannot read %s: %s", fc->path, strerror(-ret));
 		}
-		ret = filter_spec_resolve(sp, f->funcs, (enum filter_target)t, &cur, &sets[t],
-					  &ferr);
-		filter_set_destroy(&cur);
+		ret = funcfilter_spec_resolve(sp, f->funcs, (enum funcfilter_target)t, &cur,
+					      &sets[t], &ferr);
+		funcfilter_set_destroy(&cur);
 		if (ret) {
 			res->err_offset = ferr.offset;
 			return setmsg(res, ret, "%s", ferr.msg);
@@ -786,7 +787,7 @@ static int plan_funcs(struct ftrace_filter *f, const struct filter_spec *sp, str
 }
 
 /* The pid files and the event filter @sp changes, read into @c. Return: as plan_funcs(). */
-static int plan_others(struct ftrace_filter *f, const struct filter_spec *sp, struct change *c,
+static int plan_others(struct ftrace_filter *f, const struct funcfilter_spec *sp, struct change *c,
 		       struct ftrace_filter_result *res)
 {
 	static const char *const pidfiles[] = { "set_ftrace_pid", "set_event_pid" };
@@ -796,7 +797,7 @@ static int plan_others(struct ftrace_filter *f, const struct filter_spec *sp, st
 	const int *pids;
 	int ret;
 
-	if (filter_spec_pids(sp, &pids) >= 0) {
+	if (funcfilter_spec_pids(sp, &pids) >= 0) {
 		for (int k = 0; k < 2; k++) {
 			fc = change_add(c, f->dir, pidfiles[k], KIND_PIDS);
 			/* set_ftrace_pid is missing without a function tracer */
@@ -804,7 +805,7 @@ static int plan_others(struct ftrace_filter *f, const struct filter_spec *sp, st
 				c->nfiles--;
 		}
 	}
-	if (!filter_spec_event(sp, &sys, &event, &expr))
+	if (!funcfilter_spec_event(sp, &sys, &event, &expr))
 		return 0;
 	ret = find_event_filter(f, sys, event, evpath, sizeof(evpath));
 	if (ret)
@@ -821,12 +822,12 @@ static int plan_others(struct ftrace_filter *f, const struct filter_spec *sp, st
 
 /* Write one file of @c. Return: 0 or -errno. */
 static int write_change(struct ftrace_filter *f, struct file_change *fc,
-			const struct filter_spec *sp, const struct filter_set *sets,
+			const struct funcfilter_spec *sp, const struct funcfilter_set *sets,
 			struct ftrace_filter_result *res)
 {
-	char buf[FILTER_MAX_PIDS * 12 + 1] = "";
+	char buf[FUNCFILTER_MAX_PIDS * 12 + 1] = "";
 	const char *sys, *event, *expr;
-	enum filter_target t;
+	enum funcfilter_target t;
 	const int *pids;
 	size_t at = 0;
 	bool idx = false;
@@ -835,19 +836,19 @@ static int write_change(struct ftrace_filter *f, struct file_change *fc,
 	switch (fc->kind) {
 	case KIND_FUNCS:
 	case KIND_GRAPH:
-		t = !strcmp(fc->name, "set_ftrace_notrace") ? FILTER_T_NOTRACE :
-		    fc->kind == KIND_GRAPH ? FILTER_T_GRAPH : FILTER_T_FILTER;
+		t = !strcmp(fc->name, "set_ftrace_notrace") ? FUNCFILTER_T_NOTRACE :
+		    fc->kind == KIND_GRAPH ? FUNCFILTER_T_GRAPH : FUNCFILTER_T_FILTER;
 		ret = write_funcs(f, fc->path, &sets[t], fc->kind == KIND_GRAPH, &idx);
 		res->index_form |= idx;
 		return ret;
 	case KIND_PIDS:
-		npids = filter_spec_pids(sp, &pids);
+		npids = funcfilter_spec_pids(sp, &pids);
 		for (int k = 0; k < npids; k++)
 			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%d", k ? " " : "",
 					       pids[k]);
 		return restore_file(f, fc, buf);
 	case KIND_EVENT:
-		filter_spec_event(sp, &sys, &event, &expr);
+		funcfilter_spec_event(sp, &sys, &event, &expr);
 		return restore_file(f, fc, expr);
 	}
 	return -EINVAL;
@@ -857,9 +858,9 @@ static int write_change(struct ftrace_filter *f, struct file_change *fc,
  * Write every file of @c; on a failure, put back what was written, the
  * failed file included. Return: 0, or a negative errno with @res set.
  */
-static int write_changes(struct ftrace_filter *f, struct change *c, const struct filter_spec *sp,
-			 const struct filter_set *sets, const char *mark,
-			 struct ftrace_filter_result *res)
+static int write_changes(struct ftrace_filter *f, struct change *c,
+			 const struct funcfilter_spec *sp, const struct funcfilter_set *sets,
+			 const char *mark, struct ftrace_filter_result *res)
 {
 	for (int i = 0; i < c->nfiles; i++) {
 		struct file_change *fc = &c->files[i];
@@ -881,28 +882,29 @@ static int write_changes(struct ftrace_filter *f, struct change *c, const struct
 }
 
 /* Did the kernel keep what was written? What it did not is said in kernel_error. */
-static void check_kept(const struct filter_spec *sp, const struct filter_set *sets,
+static void check_kept(const struct funcfilter_spec *sp, const struct funcfilter_set *sets,
 		       struct ftrace_filter_result *res)
 {
-	for (int t = 0; t < FILTER_T_NR; t++) {
+	for (int t = 0; t < FUNCFILTER_T_NR; t++) {
 		size_t want, at = strlen(res->kernel_error);
 
-		if (!filter_spec_has_target(sp, (enum filter_target)t) || t == FILTER_T_GRAPH)
+		if (!funcfilter_spec_has_target(sp, (enum funcfilter_target)t) ||
+		    t == FUNCFILTER_T_GRAPH)
 			continue;
-		want = filter_set_count(&sets[t]);
+		want = funcfilter_set_count(&sets[t]);
 		if (res->count[t] == want)
 			continue;
 		snprintf(res->kernel_error + at, sizeof(res->kernel_error) - at,
 			 "%s%s holds %zu functions, %zu were written", at ? "; " : "",
-			 filter_target_file((enum filter_target)t), res->count[t], want);
+			 funcfilter_target_file((enum funcfilter_target)t), res->count[t], want);
 	}
 }
 
 int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 			struct ftrace_filter_result *res)
 {
-	struct filter_set sets[FILTER_T_NR] = { 0 };
-	struct filter_spec *sp = NULL;
+	struct funcfilter_set sets[FUNCFILTER_T_NR] = { 0 };
+	struct funcfilter_spec *sp = NULL;
 	struct err_pos ferr;
 	struct change *c = NULL;
 	char *mark = NULL;
@@ -911,7 +913,7 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 
 	memset(res, 0, sizeof(*res));
 	res->err_offset = -1;
-	ret = filter_spec_parse(&sp, line, f->funcs, &ferr);
+	ret = funcfilter_spec_parse(&sp, line, f->funcs, &ferr);
 	if (ret) {
 		res->err_offset = ferr.offset;
 		return setmsg(res, ret, "%s", ferr.msg);
@@ -953,10 +955,10 @@ int ftrace_filter_apply(struct ftrace_filter *f, const char *line,
 	       f->funcs ? res->effective : "");
 out:
 	free(mark);
-	for (int t = 0; t < FILTER_T_NR; t++)
-		filter_set_destroy(&sets[t]);
+	for (int t = 0; t < FUNCFILTER_T_NR; t++)
+		funcfilter_set_destroy(&sets[t]);
 	change_free(c);
-	filter_spec_free(sp);
+	funcfilter_spec_free(sp);
 	return ret;
 }
 

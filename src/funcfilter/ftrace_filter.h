@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Applying a filter prompt line (src/funcfilter/filter.h) to the kernel: set_ftrace_filter,
+ * Applying a filter prompt line (src/funcfilter/funcfilter.h) to the kernel: set_ftrace_filter,
  * set_ftrace_notrace, set_graph_function, set_ftrace_pid + set_event_pid and
  * events' filter files of one tracefs instance, with the kernel's error_log
  * and the effective content read back after every write, and undo/redo.
@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "filter.h"
+#include "funcfilter.h"
 
 struct tracefs_instance;
 struct store;
@@ -42,7 +42,7 @@ struct ftrace_filter_result {
 	bool		changed;		/* the kernel's state changed (undo possible) */
 	bool		index_form;		/* functions were written as indexes */
 	bool		all_functions;		/* set_ftrace_filter is empty afterwards */
-	size_t		count[FILTER_T_NR];	/* functions in each file afterwards */
+	size_t		count[FUNCFILTER_T_NR];	/* functions in each file afterwards */
 	char		effective[256];		/* set_ftrace_filter afterwards, abridged */
 	double		apply_ms;		/* the kernel writes and read-backs */
 	double		write_ms;		/* the writes alone (open to close) */
@@ -71,16 +71,17 @@ int ftrace_filter_open_dir(struct ftrace_filter **out, const char *dir, const ch
 void ftrace_filter_close(struct ftrace_filter *f);	/* accepts NULL; the kernel is left as is */
 
 /* The function list (NULL when the kernel refused it), and why it is missing. */
-const struct filter_funcs *ftrace_filter_funcs(const struct ftrace_filter *f);
+const struct funcfilter_funcs *ftrace_filter_funcs(const struct ftrace_filter *f);
 const char *ftrace_filter_unavailable(const struct ftrace_filter *f);	/* "" when available */
 
 /**
  * ftrace_filter_current - read @t back from the kernel as a set
- * @out: initialised by the callee to filter_funcs_count() bits; free with
- *       filter_set_destroy()
+ * @out: initialised by the callee to funcfilter_funcs_count() bits; free with
+ *       funcfilter_set_destroy()
  * Return: 0, or a negative errno. An empty file gives an empty set.
  */
-int ftrace_filter_current(struct ftrace_filter *f, enum filter_target t, struct filter_set *out);
+int ftrace_filter_current(struct ftrace_filter *f, enum funcfilter_target t,
+			  struct funcfilter_set *out);
 
 /**
  * ftrace_filter_apply - parse @line, resolve it, write it, read it back
@@ -99,15 +100,15 @@ int ftrace_filter_redo(struct ftrace_filter *f, struct ftrace_filter_result *res
 size_t ftrace_filter_undo_depth(const struct ftrace_filter *f);
 size_t ftrace_filter_redo_depth(const struct ftrace_filter *f);
 
-/* ftrace_filter_summary()'s @targets bit for the pid files, beside 1 << FILTER_T_* */
-#define FTRACE_FILTER_PIDS	(1u << FILTER_T_NR)
+/* ftrace_filter_summary()'s @targets bit for the pid files, beside 1 << FUNCFILTER_T_* */
+#define FTRACE_FILTER_PIDS	(1u << FUNCFILTER_T_NR)
 
 /**
  * ftrace_filter_summary - what the files this object changed hold now, one line
  * @buf: receives e.g. "functions vfs_read vfs_write (2); pid:1234 1235;
  *       sched_switch: prev_pid == 1"; "" when they hold nothing
  * @targets: receives the files this object has changed, whatever they hold
- *           now: bit 1 << FILTER_T_* for the function files, FTRACE_FILTER_PIDS
+ *           now: bit 1 << FUNCFILTER_T_* for the function files, FTRACE_FILTER_PIDS
  *           (what the command line set there no longer holds)
  *
  * From what was read back after each change, undo and redo: no kernel read.
@@ -143,10 +144,10 @@ void ftrace_filter_error_log_parse(const char *text, const char *mark, char *out
 
 /* ---- history of prompt lines, kept across runs ------------------------------------ */
 
-struct filter_history;
+struct funcfilter_history;
 
 /**
- * filter_history_open - load the history file
+ * funcfilter_history_open - load the history file
  * @path: NULL for $XDG_STATE_HOME/ktop/filter_history (default
  *        ~/.local/state/ktop/filter_history)
  * Read with safefile_read(): a missing file, or one that is not a regular
@@ -154,13 +155,13 @@ struct filter_history;
  * is an empty history.
  * Return: 0 or a negative errno.
  */
-int filter_history_open(struct filter_history **out, const char *path);
-void filter_history_free(struct filter_history *h);
-size_t filter_history_count(const struct filter_history *h);
+int funcfilter_history_open(struct funcfilter_history **out, const char *path);
+void funcfilter_history_free(struct funcfilter_history *h);
+size_t funcfilter_history_count(const struct funcfilter_history *h);
 /* @i 0 is the newest line. Return: NULL when out of range. */
-const char *filter_history_get(const struct filter_history *h, size_t i);
+const char *funcfilter_history_get(const struct funcfilter_history *h, size_t i);
 /**
- * filter_history_add - append @line (not when equal to the newest) and save
+ * funcfilter_history_add - append @line (not when equal to the newest) and save
  * @why: when not saved, what stopped it (see safefile_replace())
  *
  * The file is replaced with safefile_replace(), mode 0600. When its
@@ -168,6 +169,7 @@ const char *filter_history_get(const struct filter_history *h, size_t i);
  * saving is not tried again.
  * Return: 0 or -errno (-EPERM: not saved, the directory is not trusted).
  */
-int filter_history_add(struct filter_history *h, const char *line, char *why, size_t whylen);
+int funcfilter_history_add(struct funcfilter_history *h, const char *line, char *why,
+			   size_t whylen);
 
 #endif

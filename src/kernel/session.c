@@ -41,7 +41,7 @@
 #include "lib/file.h"
 #include "lib/output.h"
 #include "lib/safefile.h"
-#include "filter_cmdline.h"
+#include "funcfilter_cmdline.h"
 #include "session-local.h"
 #include "tracestate.h"
 #include "lib/tuning.h"
@@ -618,7 +618,7 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		if (ret)
 			return ret;
 		/* -l, -n, -g in the filter prompt's language, resolved as the prompt does */
-		ret = filter_cmdline_apply(o, s->dir, s->tracefs, err, errlen);
+		ret = funcfilter_cmdline_apply(o, s->dir, s->tracefs, err, errlen);
 		if (ret)
 			return ret;
 		if (!o->nevents && !o->no_events)

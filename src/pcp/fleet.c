@@ -138,9 +138,7 @@ static int host_lookup(struct fleet_host *h)
 		}
 		found++;
 	}
-	if (h->ids[FM_EVENTS] == PM_ID_NULL)
-		return found ? PM_ERR_NAME : PM_ERR_NAME;
-	return 0;
+	return found && h->ids[FM_EVENTS] != PM_ID_NULL ? 0 : PM_ERR_NAME;
 }
 
 static int host_connect(struct fleet_host *h)
@@ -564,6 +562,16 @@ struct fleet *fleet_new(const struct fleet_opts *o, char *err, size_t errlen)
 	f->interval_ns = (uint64_t)((o->interval > 0 ? o->interval : 1.0) * 1e9);
 	f->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	P->pmSetProgname("ktop");
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		f->n++;
+	if (f->n > FLEET_MAX_HOSTS) {
+		err_set(err, errlen, -E2BIG, "%s: %zu %s, at most %d", o->hosts ? "--pcp" :
+			"--pcp-archive", f->n, o->hosts ? "hosts" : "archives", FLEET_MAX_HOSTS);
+		f->n = 0;
+		fleet_free(f);
+		return NULL;
+	}
+	f->n = 0;
 	for (const char *p = list; p && *p && f->n < FLEET_MAX_HOSTS;) {
 		size_t len = strcspn(p, ",");
 		struct fleet_host *h = &f->h[f->n];

@@ -30,7 +30,7 @@ struct session;
 struct consumer;
 struct ftrace_filter;
 struct ftrace_filter_result;
-struct filter_set;
+struct funcfilter_set;
 
 enum source_flags {
 	SOURCE_KERNEL	= 1 << 0,	/* this machine's kernel, now: /proc, tracefs, actions */
@@ -94,7 +94,7 @@ struct source_ops {
 	const struct ftrace_filter *(*filter)(struct app *a, const char **why);
 	int (*filter_apply)(struct app *a, const char *line, struct ftrace_filter_result *res);
 	int (*filter_undo)(struct app *a, bool redo, struct ftrace_filter_result *res);
-	int (*filter_current)(struct app *a, struct filter_set *out);
+	int (*filter_current)(struct app *a, struct funcfilter_set *out);
 	/* the function filter if it was opened, else NULL (opens nothing: the header) */
 	const struct ftrace_filter *(*filter_held)(const struct app *a);
 

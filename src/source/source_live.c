@@ -212,11 +212,11 @@ static const struct ftrace_filter *live_filter_held(const struct app *a)
 	return LS(a) ? LS(a)->filter : NULL;
 }
 
-static int live_filter_current(struct app *a, struct filter_set *out)
+static int live_filter_current(struct app *a, struct funcfilter_set *out)
 {
 	if (!LS(a)->filter || !ftrace_filter_funcs(LS(a)->filter))
 		return -ENODEV;
-	return ftrace_filter_current(LS(a)->filter, FILTER_T_FILTER, out);
+	return ftrace_filter_current(LS(a)->filter, FUNCFILTER_T_FILTER, out);
 }
 
 static int live_filter_apply(struct app *a, const char *line, struct ftrace_filter_result *res)

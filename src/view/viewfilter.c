@@ -1014,6 +1014,15 @@ int viewfilter_push(struct viewfilter *vf, const char *text, struct err_pos *err
 	return vf_add(vf, &c);
 }
 
+int viewfilter_try(struct viewfilter *vf, const char *text, struct err_pos *err)
+{
+	struct vf_clause c;
+	int ret = parse_clause(vf, text, &c, err);
+
+	clause_free(&c);
+	return ret;
+}
+
 int viewfilter_push_pid(struct viewfilter *vf, int32_t pid, unsigned int flags)
 {
 	char buf[40];

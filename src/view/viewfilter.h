@@ -101,6 +101,13 @@ int viewfilter_check(const char *text, struct err_pos *err);
  */
 int viewfilter_push(struct viewfilter *vf, const char *text, struct err_pos *err);
 
+/**
+ * viewfilter_try - compile a clause as viewfilter_push() would (the fields
+ * against the store's events), without adding it: a prompt's check as the
+ * user types
+ * Return: 0, or what viewfilter_push() would return, with @err.
+ */
+int viewfilter_try(struct viewfilter *vf, const char *text, struct err_pos *err);
 /* One key in the UI: narrow to a row's task, CPU or event type. Return: as viewfilter_push. */
 int viewfilter_push_pid(struct viewfilter *vf, int32_t pid, unsigned int flags);
 int viewfilter_push_cpu(struct viewfilter *vf, unsigned int cpu, unsigned int flags);

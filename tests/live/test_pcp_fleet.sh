@@ -9,7 +9,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib_ktop.sh
 . tests/live/lib_pcp.sh
-need netload
+need netload probe_target
 pcp_need
 pids=()
 cleanup() {
@@ -96,10 +96,23 @@ check "--pcp with -e: status 2, what to trace is the agent's" [ $st -eq 2 ] && \
 	grep -q "agent's business" "$tmp/bad3"
 pcp_stop a
 
-# the network model's figures (issue 25), when the agent traces network events
+# the network model's figures (issue 25), when the agent traces network
+# events, and a probe's hits
+TARGET=$(readlink -f "$TOOLS/probe_target")
 p3=$(pcp_port)
-pcp_start c "$p3" -e sock -e tcp -e skb:kfree_skb || fail "pmcd c with a network agent"
+pcp_start c "$p3" -e sock -e tcp -e skb:kfree_skb --probe "$TARGET:ktop_probe_word" ||
+	fail "pmcd c with a network and probe agent"
 C=localhost:$p3
+"$TOOLS/probe_target" 500 > /dev/null
+for ((i = 0; i < 30; i++)); do
+	hits=$(pminfo -h "$C" -f ktop.probe.hits 2>/dev/null | awk '/value/ { print $NF }')
+	[ "${hits:-0}" -ge 500 ] && break
+	sleep 0.1
+done
+check "ktop.probe.hits counts the 500 calls of the probed function (${hits:-none})" \
+	[ "${hits:-0}" -eq 500 ]
+check "the probe's instance label holds its definition" \
+	grep -q '"definition":"p:ktop_[0-9]*/ktop_probe_word' <(pminfo -h "$C" -l ktop.probe.hits 2>&1)
 "$TOOLS/netload" udp 9 2000 64 > "$tmp/udp1" 2>&1
 for ((i = 0; i < 30; i++)); do
 	d=$(pminfo -h "$C" -f ktop.net.drops 2>/dev/null | awk '/value/ { print $2 }')
@@ -112,8 +125,16 @@ check "ktop.net.drop.count names the reason NO_SOCKET" \
 	grep -q '"NO_SOCKET"' <(pminfo -h "$C" -f ktop.net.drop.count 2>&1)
 (sleep 0.3; "$TOOLS/netload" udp 9 20000 64 >/dev/null 2>&1) &
 pids+=($!)
+"$TOOLS/probe_target" 3000 1 > /dev/null &
+pids+=($!)
 "$KTOP" --pcp "$C" --json --iterations 2 --interval 0.5 > "$tmp/net.json" 2>&1
 check "the fleet's drops/s is the agent's ktop.net.drops rate" json_check "$tmp/net.json" \
 	"h['$C']['drops_per_s'] is not None and h['$C']['drops_per_s'] > 0"
+check "the fleet's probe hits/s is the rate of ktop.probe.hits" json_check "$tmp/net.json" \
+	"h['$C']['probe_hits_per_s'] is not None and h['$C']['probe_hits_per_s'] > 0"
+agent=$(pcp_agent_pid c)
 pcp_stop c
+no_probe() { ! grep -q "ktop_$agent/" /sys/kernel/tracing/dynamic_events; }
+check "stopping pmcd removes the agent's probe (group ktop_$agent)" no_probe
+no_instance "and its instance ktop-$agent" "$agent"
 finish

@@ -171,4 +171,12 @@ check "dbpmda: IRQ samples ($got) within the recording's timerlat records ($samp
 check "dbpmda: a thread-latency histogram with counts" grep -q 'value [1-9]' <(sed -n \
 	'/363.7.1 (ktop.timerlat.thread.hist)/,$p' "$d/out")
 check "dbpmda: help text" grep -q 'heat map' "$d/out"
+# an agent that cannot start tracing stays connected and says why
+cat > "$d/in2" <<EOD
+open pipe $KTOP_ABS --pmda -i $tmp/nosuch.ktop
+fetch ktop.agent.status ktop.cpu.events
+EOD
+(cd "$d" && PCP_VAR_DIR="$d/var" timeout 30 dbpmda -n "$d/root" -e < "$d/in2" > "$d/out2" 2>&1)
+check "dbpmda: an agent that cannot trace says why in ktop.agent.status, and no events" \
+	grep -q 'value ".*nosuch.ktop.*No such file' "$d/out2"
 finish

@@ -13,7 +13,15 @@ need tracestate
 dir=$PCP_PMDAS_DIR/ktop
 export PATH=$PATH:$PCP_BINADM_DIR
 
-if pgrep -x pmcd >/dev/null; then
+# a pmcd that is alive (a zombie an init that does not reap leaves counts not)
+pmcd_alive() {
+	local p
+	for p in $(pgrep -x pmcd); do
+		case $(ps -o stat= -p "$p" 2>/dev/null) in Z*|'') ;; *) return 0 ;; esac
+	done
+	return 1
+}
+if pmcd_alive; then
 	fail "setup: a pmcd runs on this machine already; this test installs into the machine's pmcd and leaves a running one alone"
 	finish
 fi

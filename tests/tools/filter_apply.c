@@ -6,7 +6,7 @@
  *
  *   filter_apply [-i INSTANCE] [-d DIR] COMMAND...
  *
- *   apply LINE      apply a prompt line (src/funcfilter/filter.h grammar)
+ *   apply LINE      apply a prompt line (src/funcfilter/funcfilter.h grammar)
  *   undo | redo     undo / redo the last change
  *   preview LINE    print the preview, change nothing
  *   show            print set_ftrace_filter's count and content
@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
-#include "funcfilter/filter.h"
+#include "funcfilter/funcfilter.h"
 #include "funcfilter/ftrace_filter.h"
 
 static double now_ms(void)
@@ -49,8 +49,8 @@ static void print_result(const char *cmd, const struct ftrace_filter_result *r)
 {
 	printf("result %s rc=%d changed=%d index=%d filter=%zu notrace=%zu graph=%zu all=%d "
 	       "ms=%.2f write_ms=%.2f\n", cmd, r->err, r->changed, r->index_form,
-	       r->count[FILTER_T_FILTER], r->count[FILTER_T_NOTRACE], r->count[FILTER_T_GRAPH],
-	       r->all_functions, r->apply_ms, r->write_ms);
+	       r->count[FUNCFILTER_T_FILTER], r->count[FUNCFILTER_T_NOTRACE],
+	       r->count[FUNCFILTER_T_GRAPH], r->all_functions, r->apply_ms, r->write_ms);
 	printf("msg: %s\n", r->msg);
 	if (r->err_offset >= 0)
 		printf("offset: %d\n", r->err_offset);
@@ -106,8 +106,8 @@ static int save(const char *dir, const char *file, const char *to)
 }
 
 /* Names one by one, each its own open(O_APPEND)/write/close, like `echo f >> file`. */
-static int one_by_one(const char *dir, const struct filter_funcs *ff, const struct filter_set *s,
-		      size_t max, size_t *done, double *ms)
+static int one_by_one(const char *dir, const struct funcfilter_funcs *ff,
+		      const struct funcfilter_set *s, size_t max, size_t *done, double *ms)
 {
 	char path[4200];
 	double t0 = now_ms();
@@ -115,9 +115,9 @@ static int one_by_one(const char *dir, const struct filter_funcs *ff, const stru
 
 	snprintf(path, sizeof(path), "%s/set_ftrace_filter", dir);
 	*done = 0;
-	for (size_t i = filter_set_next(s, 0); i != SIZE_MAX && *done < max;
-	     i = filter_set_next(s, i + 1)) {
-		const char *nm = filter_funcs_name(ff, i);
+	for (size_t i = funcfilter_set_next(s, 0); i != SIZE_MAX && *done < max;
+	     i = funcfilter_set_next(s, i + 1)) {
+		const char *nm = funcfilter_funcs_name(ff, i);
 		int fd;
 
 		if (prev && !strcmp(prev, nm))
@@ -140,8 +140,8 @@ static int one_by_one(const char *dir, const struct filter_funcs *ff, const stru
 }
 
 /* Names in one open (O_TRUNC), the first @max only. */
-static int names_one_open(const char *dir, const struct filter_funcs *ff,
-			  const struct filter_set *s, size_t max, size_t *done, double *ms)
+static int names_one_open(const char *dir, const struct funcfilter_funcs *ff,
+			  const struct funcfilter_set *s, size_t max, size_t *done, double *ms)
 {
 	char path[4200];
 	double t0 = now_ms();
@@ -153,9 +153,9 @@ static int names_one_open(const char *dir, const struct filter_funcs *ff,
 	fd = open(path, O_WRONLY | O_TRUNC);
 	if (fd < 0)
 		return -errno;
-	for (size_t i = filter_set_next(s, 0); i != SIZE_MAX && *done < max;
-	     i = filter_set_next(s, i + 1)) {
-		const char *nm = filter_funcs_name(ff, i);
+	for (size_t i = funcfilter_set_next(s, 0); i != SIZE_MAX && *done < max;
+	     i = funcfilter_set_next(s, i + 1)) {
+		const char *nm = funcfilter_funcs_name(ff, i);
 
 		if (prev && !strcmp(prev, nm))
 			continue;
@@ -179,11 +179,11 @@ static int names_one_open(const char *dir, const struct filter_funcs *ff,
  */
 static int bench(struct ftrace_filter *f, const char *dir, const char *line, size_t sample)
 {
-	const struct filter_funcs *ff = ftrace_filter_funcs(f);
+	const struct funcfilter_funcs *ff = ftrace_filter_funcs(f);
 	struct ftrace_filter_result r;
-	struct filter_spec *sp;
+	struct funcfilter_spec *sp;
 	struct err_pos err;
-	struct filter_set set, cur;
+	struct funcfilter_set set, cur;
 	size_t n, done1 = 0, done2 = 0;
 	double ms_idx, ms_write, ms_names = 0, ms_obo = 0;
 	int ret;
@@ -192,20 +192,20 @@ static int bench(struct ftrace_filter *f, const char *dir, const char *line, siz
 		printf("bench: %s\n", ftrace_filter_unavailable(f));
 		return 1;
 	}
-	ret = filter_spec_parse(&sp, line, ff, &err);
+	ret = funcfilter_spec_parse(&sp, line, ff, &err);
 	if (ret) {
 		printf("bench: %s\n", err.msg);
 		return 1;
 	}
-	filter_set_init(&set, filter_funcs_count(ff));
-	if (ftrace_filter_current(f, FILTER_T_FILTER, &cur) ||
-	    filter_spec_resolve(sp, ff, FILTER_T_FILTER, &cur, &set, &err)) {
+	funcfilter_set_init(&set, funcfilter_funcs_count(ff));
+	if (ftrace_filter_current(f, FUNCFILTER_T_FILTER, &cur) ||
+	    funcfilter_spec_resolve(sp, ff, FUNCFILTER_T_FILTER, &cur, &set, &err)) {
 		printf("bench: %s\n", err.msg);
 		return 1;
 	}
-	filter_set_destroy(&cur);
-	filter_spec_free(sp);
-	n = filter_set_count(&set);
+	funcfilter_set_destroy(&cur);
+	funcfilter_spec_free(sp);
+	n = funcfilter_set_count(&set);
 
 	ret = ftrace_filter_apply(f, line, &r);
 	print_result("bench-index", &r);
@@ -237,7 +237,7 @@ static int bench(struct ftrace_filter *f, const char *dir, const char *line, siz
 	printf("bench filter_apply.anchor %.1f ms (one by one, open+append+close per name as "
 	       "shell scripts do; extrapolated to %zu from %zu names in %.1f ms)\n",
 	       done2 ? ms_obo * (double)n / (double)done2 : 0, n, done2, ms_obo);
-	filter_set_destroy(&set);
+	funcfilter_set_destroy(&set);
 	return 0;
 }
 
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 		printf("note: %s\n", ftrace_filter_unavailable(f));
 	else
 		printf("note: %zu functions available\n",
-		       filter_funcs_count(ftrace_filter_funcs(f)));
+		       funcfilter_funcs_count(ftrace_filter_funcs(f)));
 	for (; i < argc; i++) {
 		const char *cmd = argv[i];
 
@@ -303,10 +303,10 @@ int main(int argc, char **argv)
 			ret = ftrace_filter_redo(f, &r);
 			print_result("redo", &r);
 		} else if (!strcmp(cmd, "preview") && i + 1 < argc) {
-			struct filter_preview pv;
+			struct funcfilter_preview pv;
 			double t0 = now_ms();
 
-			ret = filter_preview_line(ftrace_filter_funcs(f), argv[++i], NULL, &pv);
+			ret = funcfilter_preview_line(ftrace_filter_funcs(f), argv[++i], NULL, &pv);
 			printf("result preview rc=%d count=%zu ms=%.2f\n", ret, pv.count,
 			       now_ms() - t0);
 			printf("msg: %s\n", pv.text);

@@ -10,7 +10,7 @@
 #   2. with $XDG_CONFIG_HOME and $XDG_STATE_HOME in a directory that belongs
 #      to another user (as under sudo -E), with symbolic links planted where
 #      the old code wrote its temporary files (ktop.conf.tmp,
-#      filter_history.tmp) and at the files themselves: choosing a theme and
+#      funcfilter_history.tmp) and at the files themselves: choosing a theme and
 #      entering a filter line change no file anywhere, create nothing there,
 #      and the view says why once (the second theme choice says only "not
 #      saved").

@@ -504,6 +504,15 @@ TEST(view_prompt_caret_and_push)
 	vs = pr->priv;
 	for (const char *s = "prev_pid > 0 || prev_stat & 2"; *s; s++)
 		ui_prompt_key(&rig.ui, (unsigned char)*s);
+	/*
+	 * Issue 31 #6: before Enter, as typed, the check is Enter's compile: no
+	 * event has that field, and the prompt says so, not "Enter narrows"
+	 */
+	CHECK(vs->bad && strstr(vs->fe.msg, "prev_stat"));
+	text_screen_clear();
+	pr->ops->draw(&rig.ui, pr);
+	CHECK(strchr(scr[SCR_ROWS - 2], '^') && !strstr(scr[SCR_ROWS - 2], "Enter narrows"));
+	CHECK_EQ_U64(viewfilter_nclauses(rig.app.view), 0);
 	ui_prompt_key(&rig.ui, '\r');
 	/* still open, the line kept, nothing pushed */
 	CHECK(rig.ui.prompt == pr);

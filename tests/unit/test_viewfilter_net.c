@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "funcfilter/filter.h"
+#include "lib/err.h"
 #include "ingest/fixture.h"
 #include "kernel/symbols.h"
 #include "lib/hashmap.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The command line's -l, -n, -g (src/kernel/filter_cmdline.h) in the filter prompt's
+ * The command line's -l, -n, -g (src/kernel/funcfilter_cmdline.h) in the filter prompt's
  * language, applied to a directory laid out like a tracefs instance whose
  * available_filter_functions is the one recorded from Debian's 6.12-rt kernel
  * (tests/fixtures/rt-filter). Expected sets come from independent matchers:
@@ -18,7 +18,7 @@
 #include "test.h"
 #include "fake_tracefs.h"
 #include "lib/file.h"
-#include "kernel/filter_cmdline.h"
+#include "kernel/funcfilter_cmdline.h"
 #include "ingest/fixture.h"
 #include "kernel/session.h"
 
@@ -86,9 +86,9 @@ TEST(command_line_filters_resolve_as_the_prompt_does)
 	o.filters[o.nfilters++] = "/^vfs_(read|write)$/";
 	o.notrace[o.nnotrace++] = "*spin_lock*";
 	o.graph_funcs[o.ngraph_funcs++] = "do_sys_open";
-	CHECK(filter_cmdline_line(&o, ln, sizeof(ln)) == 0);
+	CHECK(funcfilter_cmdline_line(&o, ln, sizeof(ln)) == 0);
 	CHECK_STR(ln, "-l /^vfs_(read|write)$/ -n *spin_lock* -g do_sys_open");
-	CHECK(filter_cmdline_apply(&o, dir, fake_root, err, sizeof(err)) == 0);
+	CHECK(funcfilter_cmdline_apply(&o, dir, fake_root, err, sizeof(err)) == 0);
 	/* the regex, not a glob: exactly vfs_read and vfs_write */
 	CHECK(!regcomp(&re, "^vfs_(read|write)$", REG_EXTENDED | REG_NOSUB));
 	want_indexes(by_regex, &re, want, sizeof(want));
@@ -104,7 +104,7 @@ TEST(command_line_filters_resolve_as_the_prompt_does)
 	/* a term that matches nothing: named, and nothing written */
 	fake_put("instances/k/set_ftrace_filter", "");
 	o.filters[o.nfilters++] = "vfs_no_such_function";
-	CHECK(filter_cmdline_apply(&o, dir, fake_root, err, sizeof(err)) == -EINVAL);
+	CHECK(funcfilter_cmdline_apply(&o, dir, fake_root, err, sizeof(err)) == -EINVAL);
 	if (!strstr(err, "vfs_no_such_function") || !strstr(err, "matches no function"))
 		printf("  \"%s\"\n", err);
 	CHECK(strstr(err, "vfs_no_such_function") && strstr(err, "matches no function"));
@@ -112,11 +112,11 @@ TEST(command_line_filters_resolve_as_the_prompt_does)
 	/* a kernel without a function list (EPERM here): said */
 	unlink(strcat(strcpy(want, fake_root), "/available_filter_functions"));
 	o.nfilters = 1;
-	CHECK(filter_cmdline_apply(&o, dir, fake_root, err, sizeof(err)) < 0);
+	CHECK(funcfilter_cmdline_apply(&o, dir, fake_root, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "function filters") != NULL);
 	/* nothing to do: nothing touched */
 	o.nfilters = o.nnotrace = o.ngraph_funcs = 0;
-	CHECK(filter_cmdline_apply(&o, dir, fake_root, err, sizeof(err)) == 0);
+	CHECK(funcfilter_cmdline_apply(&o, dir, fake_root, err, sizeof(err)) == 0);
 	CHECK(fake_remove() == 0);
 	free(funcs);
 }

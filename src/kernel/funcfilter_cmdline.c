@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The command line's -l, -n, -g in the filter prompt's language: see filter_cmdline.h. */
+/* The command line's -l, -n, -g in the filter prompt's language: see funcfilter_cmdline.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "filter_cmdline.h"
+#include "funcfilter_cmdline.h"
 #include "funcfilter/ftrace_filter.h"
 #include "session.h"
 
-int filter_cmdline_line(const struct session_opts *o, char *buf, size_t len)
+int funcfilter_cmdline_line(const struct session_opts *o, char *buf, size_t len)
 {
 	const struct {
 		const char		*flag;
@@ -31,17 +31,18 @@ int filter_cmdline_line(const struct session_opts *o, char *buf, size_t len)
 	return 0;
 }
 
-int filter_cmdline_apply(const struct session_opts *o, const char *dir, const char *top,
-			 char *err, size_t errlen)
+int funcfilter_cmdline_apply(const struct session_opts *o, const char *dir, const char *top,
+			     char *err, size_t errlen)
 {
 	struct ftrace_filter_result res;
 	struct ftrace_filter *f;
-	char line[FILTER_LINE_MAX + 1];
+	char line[FUNCFILTER_LINE_MAX + 1];
 	int ret;
 
-	ret = filter_cmdline_line(o, line, sizeof(line));
+	ret = funcfilter_cmdline_line(o, line, sizeof(line));
 	if (ret) {
-		snprintf(err, errlen, "-l/-n/-g: more than %d bytes of patterns", FILTER_LINE_MAX);
+		snprintf(err, errlen, "-l/-n/-g: more than %d bytes of patterns",
+			 FUNCFILTER_LINE_MAX);
 		return ret;
 	}
 	if (!line[0])

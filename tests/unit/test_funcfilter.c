@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The filter language (src/funcfilter/filter.c) against available_filter_functions
+ * The filter language (src/funcfilter/funcfilter.c) against available_filter_functions
  * recorded from Debian's 6.1-rt and 6.12-rt kernels (tests/fixtures/rt-filter).
  * Every expected count comes from an independent matcher: fnmatch(3) for
  * globs, POSIX regcomp(3) for regexes, plain loops for prefixes.
@@ -16,7 +16,7 @@
 #include "test.h"
 #include "app/app.h"
 #include "fake_tracefs.h"
-#include "funcfilter/filter.h"
+#include "funcfilter/funcfilter.h"
 #include "lib/globmatch.h"
 #include "funcfilter/ftrace_filter.h"
 #include "store/event.h"
@@ -25,7 +25,7 @@
 
 static char *fx_text;
 static size_t fx_len;
-static struct filter_funcs *fx;
+static struct funcfilter_funcs *fx;
 
 static const char *fixtures_root(void)
 {
@@ -35,7 +35,7 @@ static const char *fixtures_root(void)
 }
 
 /* The recorded list of @tag ("rt" or "rt612"), decompressed. */
-static struct filter_funcs *load_tag(const char *tag, char **text, size_t *len)
+static struct funcfilter_funcs *load_tag(const char *tag, char **text, size_t *len)
 {
 	char path[512];
 	size_t cap = 1 << 20;
@@ -57,10 +57,10 @@ static struct filter_funcs *load_tag(const char *tag, char **text, size_t *len)
 			*text = realloc(*text, cap *= 2);
 	}
 	gzclose(gz);
-	return filter_funcs_parse(*text, *len);
+	return funcfilter_funcs_parse(*text, *len);
 }
 
-static struct filter_funcs *funcs(void)
+static struct funcfilter_funcs *funcs(void)
 {
 	if (!fx)
 		fx = load_tag("rt", &fx_text, &fx_len);
@@ -97,18 +97,18 @@ static void free_names(char **names, size_t n)
 }
 
 /* Resolve @line for set_ftrace_filter; return the count or a negative errno. */
-static long resolve(const char *line, const struct filter_set *cur, struct filter_set *out,
+static long resolve(const char *line, const struct funcfilter_set *cur, struct funcfilter_set *out,
 		    struct err_pos *err)
 {
-	struct filter_spec *sp;
-	int ret = filter_spec_parse(&sp, line, funcs(), err);
+	struct funcfilter_spec *sp;
+	int ret = funcfilter_spec_parse(&sp, line, funcs(), err);
 
 	if (ret)
 		return ret;
-	filter_set_init(out, filter_funcs_count(funcs()));
-	ret = filter_spec_resolve(sp, funcs(), FILTER_T_FILTER, cur, out, err);
-	filter_spec_free(sp);
-	return ret ? ret : (long)filter_set_count(out);
+	funcfilter_set_init(out, funcfilter_funcs_count(funcs()));
+	ret = funcfilter_spec_resolve(sp, funcs(), FUNCFILTER_T_FILTER, cur, out, err);
+	funcfilter_spec_free(sp);
+	return ret ? ret : (long)funcfilter_set_count(out);
 }
 
 TEST(fixture_loads)
@@ -118,8 +118,8 @@ TEST(fixture_loads)
 	CHECK(funcs());
 	for (size_t i = 0; i < fx_len; i++)
 		lines += fx_text[i] == '\n';
-	CHECK_EQ_U64(filter_funcs_count(funcs()), lines);
-	CHECK(filter_funcs_count(funcs()) > 20000);
+	CHECK_EQ_U64(funcfilter_funcs_count(funcs()), lines);
+	CHECK(funcfilter_funcs_count(funcs()) > 20000);
 }
 
 TEST(find_line_every_line)
@@ -131,10 +131,10 @@ TEST(find_line_every_line)
 	for (size_t i = 0; i < n; i++) {
 		size_t first, k, j, seen = 0;
 
-		k = filter_funcs_find_line(funcs(), names[i], strlen(names[i]), &first);
-		for (j = first; j != SIZE_MAX; j = filter_funcs_next_same(funcs(), j))
+		k = funcfilter_funcs_find_line(funcs(), names[i], strlen(names[i]), &first);
+		for (j = first; j != SIZE_MAX; j = funcfilter_funcs_next_same(funcs(), j))
 			seen += j == i;
-		bad += !k || seen != 1 || strcmp(filter_funcs_name(funcs(), i), names[i]);
+		bad += !k || seen != 1 || strcmp(funcfilter_funcs_name(funcs(), i), names[i]);
 	}
 	free_names(names, n);
 	CHECK_EQ_U64(bad, 0);
@@ -153,7 +153,7 @@ TEST(glob_like_fnmatch)
 	CHECK(funcs());
 	for (size_t g = 0; g < sizeof(globs) / sizeof(globs[0]); g++) {
 		size_t want = 0, got = 0;
-		struct filter_set set;
+		struct funcfilter_set set;
 		struct err_pos err;
 		long r;
 
@@ -166,7 +166,7 @@ TEST(glob_like_fnmatch)
 			       got);
 		CHECK_EQ_U64(got, want);
 		r = resolve(globs[g], NULL, &set, &err);
-		filter_set_destroy(&set);
+		funcfilter_set_destroy(&set);
 		if (!want) {
 			CHECK(r == -EINVAL);
 			CHECK(strstr(err.msg, "matches no function"));
@@ -189,7 +189,7 @@ TEST(regex_like_posix)
 	CHECK(funcs());
 	for (size_t k = 0; k < sizeof(res) / sizeof(res[0]); k++) {
 		char line[256];
-		struct filter_set set;
+		struct funcfilter_set set;
 		struct err_pos err;
 		size_t want = 0;
 		regex_t re;
@@ -201,7 +201,7 @@ TEST(regex_like_posix)
 		regfree(&re);
 		snprintf(line, sizeof(line), "/%s/", res[k]);
 		r = resolve(line, NULL, &set, &err);
-		filter_set_destroy(&set);
+		funcfilter_set_destroy(&set);
 		if (want)
 			CHECK_EQ_U64(r, want);
 		else
@@ -212,7 +212,7 @@ TEST(regex_like_posix)
 
 TEST(negation_and_append)
 {
-	struct filter_set a, b, cur;
+	struct funcfilter_set a, b, cur;
 	struct err_pos err;
 	char **names;
 	size_t n = oracle_names(&names), want = 0, want_app = 0, want_vfs = 0, first = SIZE_MAX;
@@ -229,73 +229,73 @@ TEST(negation_and_append)
 	CHECK_EQ_U64(resolve("*lock* !*unlock*", NULL, &a, &err), want);
 	/* '+' adds to the current content; a plain line replaces it */
 	CHECK_EQ_U64(resolve("+ vfs_*", &a, &b, &err), want_app);
-	filter_set_destroy(&b);
+	funcfilter_set_destroy(&b);
 	CHECK_EQ_U64(resolve("vfs_*", &a, &b, &err), want_vfs);
-	filter_set_destroy(&b);
+	funcfilter_set_destroy(&b);
 	/* '!' alone removes from the current content */
-	first = filter_set_next(&a, 0);
-	filter_set_init(&cur, filter_funcs_count(funcs()));
-	filter_set_add(&cur, first);
-	filter_set_add(&cur, filter_set_next(&a, first + 1));
+	first = funcfilter_set_next(&a, 0);
+	funcfilter_set_init(&cur, funcfilter_funcs_count(funcs()));
+	funcfilter_set_add(&cur, first);
+	funcfilter_set_add(&cur, funcfilter_set_next(&a, first + 1));
 	{
 		char line[300];
 
-		snprintf(line, sizeof(line), "!%s", filter_funcs_name(funcs(), first));
+		snprintf(line, sizeof(line), "!%s", funcfilter_funcs_name(funcs(), first));
 		CHECK_EQ_U64(resolve(line, &cur, &b, &err), 1);
-		filter_set_destroy(&b);
+		funcfilter_set_destroy(&b);
 		/* removing every function would mean "all functions" to the kernel */
-		snprintf(line, sizeof(line), "%s !%s", filter_funcs_name(funcs(), first),
-			 filter_funcs_name(funcs(), first));
+		snprintf(line, sizeof(line), "%s !%s", funcfilter_funcs_name(funcs(), first),
+			 funcfilter_funcs_name(funcs(), first));
 		CHECK(resolve(line, NULL, &b, &err) == -EINVAL);
 		CHECK(strstr(err.msg, "every function"));
-		filter_set_destroy(&b);
+		funcfilter_set_destroy(&b);
 	}
-	filter_set_destroy(&cur);
-	filter_set_destroy(&a);
+	funcfilter_set_destroy(&cur);
+	funcfilter_set_destroy(&a);
 }
 
 TEST(targets_and_items)
 {
-	struct filter_spec *sp;
+	struct funcfilter_spec *sp;
 	struct err_pos err;
 	const char *sys, *ev, *expr;
 	const int *pids;
 
 	CHECK(funcs());
-	CHECK(!filter_spec_parse(&sp, "vfs_* -n vfs_readv -g do_sys_open pid:12,34", funcs(),
-				 &err));
-	CHECK(filter_spec_has_target(sp, FILTER_T_FILTER));
-	CHECK(filter_spec_has_target(sp, FILTER_T_NOTRACE));
-	CHECK(filter_spec_has_target(sp, FILTER_T_GRAPH));
-	CHECK(filter_spec_pids(sp, &pids) == 2 && pids[0] == 12 && pids[1] == 34);
-	CHECK(!filter_spec_appends(sp));
-	filter_spec_free(sp);
+	CHECK(!funcfilter_spec_parse(&sp, "vfs_* -n vfs_readv -g do_sys_open pid:12,34", funcs(),
+				     &err));
+	CHECK(funcfilter_spec_has_target(sp, FUNCFILTER_T_FILTER));
+	CHECK(funcfilter_spec_has_target(sp, FUNCFILTER_T_NOTRACE));
+	CHECK(funcfilter_spec_has_target(sp, FUNCFILTER_T_GRAPH));
+	CHECK(funcfilter_spec_pids(sp, &pids) == 2 && pids[0] == 12 && pids[1] == 34);
+	CHECK(!funcfilter_spec_appends(sp));
+	funcfilter_spec_free(sp);
 
-	CHECK(!filter_spec_parse(&sp, "-n :clear", funcs(), &err));
-	CHECK(filter_spec_clears(sp, FILTER_T_NOTRACE));
-	CHECK(!filter_spec_has_target(sp, FILTER_T_FILTER));
-	filter_spec_free(sp);
+	CHECK(!funcfilter_spec_parse(&sp, "-n :clear", funcs(), &err));
+	CHECK(funcfilter_spec_clears(sp, FUNCFILTER_T_NOTRACE));
+	CHECK(!funcfilter_spec_has_target(sp, FUNCFILTER_T_FILTER));
+	funcfilter_spec_free(sp);
 
-	CHECK(!filter_spec_parse(&sp, "sched_switch: prev_pid == 1 ", funcs(), &err));
-	CHECK(filter_spec_event(sp, &sys, &ev, &expr));
+	CHECK(!funcfilter_spec_parse(&sp, "sched_switch: prev_pid == 1 ", funcs(), &err));
+	CHECK(funcfilter_spec_event(sp, &sys, &ev, &expr));
 	CHECK_STR(sys, "");
 	CHECK_STR(ev, "sched_switch");
 	CHECK_STR(expr, "prev_pid == 1");
-	filter_spec_free(sp);
-	CHECK(!filter_spec_parse(&sp, "sched:sched_wakeup: comm ~ \"k*\"", funcs(), &err));
-	CHECK(filter_spec_event(sp, &sys, &ev, &expr));
+	funcfilter_spec_free(sp);
+	CHECK(!funcfilter_spec_parse(&sp, "sched:sched_wakeup: comm ~ \"k*\"", funcs(), &err));
+	CHECK(funcfilter_spec_event(sp, &sys, &ev, &expr));
 	CHECK_STR(sys, "sched");
 	CHECK_STR(ev, "sched_wakeup");
-	filter_spec_free(sp);
-	CHECK(filter_spec_parse(&sp, "sched_switch:", funcs(), &err) == -EINVAL);
-	CHECK(filter_spec_parse(&sp, "pid:12,x", funcs(), &err) == -EINVAL);
-	CHECK(filter_spec_parse(&sp, "-n", funcs(), &err) == -EINVAL);
+	funcfilter_spec_free(sp);
+	CHECK(funcfilter_spec_parse(&sp, "sched_switch:", funcs(), &err) == -EINVAL);
+	CHECK(funcfilter_spec_parse(&sp, "pid:12,x", funcs(), &err) == -EINVAL);
+	CHECK(funcfilter_spec_parse(&sp, "-n", funcs(), &err) == -EINVAL);
 }
 
 TEST(comm_resolves_to_our_tid)
 {
 	char comm[32] = "", line[64];
-	struct filter_spec *sp;
+	struct funcfilter_spec *sp;
 	struct err_pos err;
 	const int *pids;
 	bool found = false;
@@ -306,75 +306,75 @@ TEST(comm_resolves_to_our_tid)
 	fclose(f);
 	comm[strcspn(comm, "\n")] = '\0';
 	snprintf(line, sizeof(line), "comm:%s", comm);
-	CHECK(!filter_spec_parse(&sp, line, NULL, &err));
-	n = filter_spec_pids(sp, &pids);
+	CHECK(!funcfilter_spec_parse(&sp, line, NULL, &err));
+	n = funcfilter_spec_pids(sp, &pids);
 	for (int i = 0; i < n; i++)
 		found |= pids[i] == gettid();
-	filter_spec_free(sp);
+	funcfilter_spec_free(sp);
 	CHECK(found);
-	CHECK(filter_spec_parse(&sp, "comm:no-such-task-x", NULL, &err) == -ENOENT);
+	CHECK(funcfilter_spec_parse(&sp, "comm:no-such-task-x", NULL, &err) == -ENOENT);
 }
 
 TEST(bad_input)
 {
-	struct filter_spec *sp = NULL;
+	struct funcfilter_spec *sp = NULL;
 	struct err_pos err;
-	struct filter_set set;
+	struct funcfilter_set set;
 	char *big;
 	int ret;
 
 	CHECK(funcs());
 	/* unbalanced regex: pcre2's message and the offset inside the line */
-	ret = filter_spec_parse(&sp, "vfs_* /tcp_(send/", funcs(), &err);
+	ret = funcfilter_spec_parse(&sp, "vfs_* /tcp_(send/", funcs(), &err);
 	CHECK(ret == -EINVAL && !sp);
 	CHECK(strstr(err.msg, "missing closing parenthesis"));
 	CHECK(err.offset >= 7 && err.offset <= 17);
-	CHECK(filter_spec_parse(&sp, "/tcp_[a-/", funcs(), &err) == -EINVAL);
-	CHECK(filter_spec_parse(&sp, "/^tcp_", funcs(), &err) == -EINVAL);
+	CHECK(funcfilter_spec_parse(&sp, "/tcp_[a-/", funcs(), &err) == -EINVAL);
+	CHECK(funcfilter_spec_parse(&sp, "/^tcp_", funcs(), &err) == -EINVAL);
 	CHECK(strstr(err.msg, "unbalanced regex") && err.offset == 0);
 	/* catastrophic: nested quantifiers hit pcre2's match limit, cleanly */
 	CHECK(resolve("/^(\\w|\\w|_)*\\W/", NULL, &set, &err) == -ERANGE);
-	filter_set_destroy(&set);
+	funcfilter_set_destroy(&set);
 	CHECK(strstr(err.msg, "too costly"));
 	/* matches nothing */
 	CHECK(resolve("no_such_function_*", NULL, &set, &err) == -EINVAL);
-	filter_set_destroy(&set);
+	funcfilter_set_destroy(&set);
 	CHECK(strstr(err.msg, "matches no function"));
 	/* a 100 KB paste */
 	big = malloc(100 * 1024 + 1);
 	memset(big, 'a', 100 * 1024);
 	big[100 * 1024] = '\0';
-	CHECK(filter_spec_parse(&sp, big, funcs(), &err) == -E2BIG);
+	CHECK(funcfilter_spec_parse(&sp, big, funcs(), &err) == -E2BIG);
 	free(big);
 	CHECK(strstr(err.msg, "too long"));
 	/* control characters, bytes that are not UTF-8 */
-	CHECK(filter_spec_parse(&sp, "vfs_\x1b[2Jread", funcs(), &err) == -EILSEQ);
+	CHECK(funcfilter_spec_parse(&sp, "vfs_\x1b[2Jread", funcs(), &err) == -EILSEQ);
 	CHECK(err.offset == 4 && strstr(err.msg, "control character 0x1b"));
-	CHECK(filter_spec_parse(&sp, "vfs_read\xff", funcs(), &err) == -EILSEQ);
+	CHECK(funcfilter_spec_parse(&sp, "vfs_read\xff", funcs(), &err) == -EILSEQ);
 	CHECK(err.offset == 8 && strstr(err.msg, "not UTF-8"));
-	CHECK(filter_spec_parse(&sp, "vfs_\xc3", funcs(), &err) == -EILSEQ);
-	CHECK(filter_spec_parse(&sp, "vfs_\xed\xa0\x80", funcs(), &err) == -EILSEQ);
+	CHECK(funcfilter_spec_parse(&sp, "vfs_\xc3", funcs(), &err) == -EILSEQ);
+	CHECK(funcfilter_spec_parse(&sp, "vfs_\xed\xa0\x80", funcs(), &err) == -EILSEQ);
 	/* valid UTF-8 passes the byte check, then is not a function name */
-	CHECK(filter_spec_parse(&sp, "vfs_\xc3\xa9", funcs(), &err) == -EINVAL);
+	CHECK(funcfilter_spec_parse(&sp, "vfs_\xc3\xa9", funcs(), &err) == -EINVAL);
 	/* :mod: of a module that is not loaded (the guest had none) */
-	CHECK(filter_spec_parse(&sp, "*:mod:no_such_module", funcs(), &err) == -ENOENT);
+	CHECK(funcfilter_spec_parse(&sp, "*:mod:no_such_module", funcs(), &err) == -ENOENT);
 	CHECK(strstr(err.msg, "not loaded"));
-	CHECK(filter_spec_parse(&sp, "vfs_read:foo", funcs(), &err) == -EINVAL);
-	CHECK(filter_spec_parse(&sp, "", funcs(), &err) == -EINVAL);
-	CHECK(filter_spec_parse(&sp, "tcp_$x", funcs(), &err) == -EINVAL);
+	CHECK(funcfilter_spec_parse(&sp, "vfs_read:foo", funcs(), &err) == -EINVAL);
+	CHECK(funcfilter_spec_parse(&sp, "", funcs(), &err) == -EINVAL);
+	CHECK(funcfilter_spec_parse(&sp, "tcp_$x", funcs(), &err) == -EINVAL);
 }
 
 TEST(preview)
 {
-	struct filter_preview pv;
+	struct funcfilter_preview pv;
 	char **names;
 	size_t n = oracle_names(&names), want = 0, k = 0;
 	regex_t re;
 
 	CHECK(funcs());
 	CHECK(!regcomp(&re, "^vfs_", REG_EXTENDED | REG_NOSUB));
-	CHECK(!filter_preview_line(funcs(), "/^vfs_/", NULL, &pv));
-	CHECK(pv.ok && pv.target == FILTER_T_FILTER);
+	CHECK(!funcfilter_preview_line(funcs(), "/^vfs_/", NULL, &pv));
+	CHECK(pv.ok && pv.target == FUNCFILTER_T_FILTER);
 	for (size_t i = 0; i < n; i++) {
 		if (regexec(&re, names[i], 0, NULL, 0))
 			continue;
@@ -387,15 +387,15 @@ TEST(preview)
 	regfree(&re);
 	free_names(names, n);
 	CHECK_EQ_U64(pv.count, want);
-	CHECK(pv.nnames == (want < FILTER_PREVIEW_NAMES ? want : FILTER_PREVIEW_NAMES));
+	CHECK(pv.nnames == (want < FUNCFILTER_PREVIEW_NAMES ? want : FUNCFILTER_PREVIEW_NAMES));
 	CHECK(strstr(pv.text, "set_ftrace_filter: "));
-	CHECK(filter_preview_line(funcs(), "/tcp_(/", NULL, &pv) == -EINVAL);
+	CHECK(funcfilter_preview_line(funcs(), "/tcp_(/", NULL, &pv) == -EINVAL);
 	CHECK(!pv.ok && strstr(pv.text, "col ") && strstr(pv.text, "missing closing"));
 }
 
 TEST(complete)
 {
-	struct filter_completion c;
+	struct funcfilter_completion c;
 	char **names;
 	size_t n = oracle_names(&names), want = 0;
 	char common[256] = "";
@@ -425,27 +425,27 @@ TEST(complete)
 	(void)prev;
 	free_names(names, n);
 	CHECK(want > 0);
-	CHECK_EQ_U64(filter_complete(funcs(), "-n !vfs_rea", 11, &c), want);
+	CHECK_EQ_U64(funcfilter_complete(funcs(), "-n !vfs_rea", 11, &c), want);
 	CHECK_EQ_U64(c.start, 3);
 	CHECK(c.prefix[0] == '!' && !strcmp(c.prefix + 1, common));
-	for (size_t i = 1; i < c.ncand && i < FILTER_COMPLETE_MAX; i++)
+	for (size_t i = 1; i < c.ncand && i < FUNCFILTER_COMPLETE_MAX; i++)
 		CHECK(strcmp(c.cand[i - 1], c.cand[i]) < 0);
-	CHECK_EQ_U64(filter_complete(funcs(), "zzzz_no_such", 12, &c), 0);
+	CHECK_EQ_U64(funcfilter_complete(funcs(), "zzzz_no_such", 12, &c), 0);
 	CHECK_STR(c.prefix, "zzzz_no_such");
-	CHECK_EQ_U64(filter_complete(funcs(), "/vfs_", 5, &c), 0);
+	CHECK_EQ_U64(funcfilter_complete(funcs(), "/vfs_", 5, &c), 0);
 }
 
 TEST(second_kernel)
 {
 	char *text;
 	size_t len, lines = 0;
-	struct filter_funcs *ff = load_tag("rt612", &text, &len);
+	struct funcfilter_funcs *ff = load_tag("rt612", &text, &len);
 
 	CHECK(ff);
 	for (size_t i = 0; i < len; i++)
 		lines += text[i] == '\n';
-	CHECK_EQ_U64(filter_funcs_count(ff), lines);
-	filter_funcs_free(ff);
+	CHECK_EQ_U64(funcfilter_funcs_count(ff), lines);
+	funcfilter_funcs_free(ff);
 	free(text);
 }
 
@@ -506,7 +506,7 @@ TEST(readback_recorded)
 	CHECK(text);
 	/* "echo 1 2 3 > set_ftrace_filter" kept functions 1, 2, 3 (0-based 0, 1, 2) */
 	for (char *p = text; *p; p += strcspn(p, "\n") + 1, n++) {
-		CHECK(filter_funcs_find_line(funcs(), p, strcspn(p, "\n"), &first) >= 1);
+		CHECK(funcfilter_funcs_find_line(funcs(), p, strcspn(p, "\n"), &first) >= 1);
 		CHECK_EQ_U64(first, n);
 		if (!p[strcspn(p, "\n")])
 			break;
@@ -518,29 +518,29 @@ TEST(readback_recorded)
 TEST(history)
 {
 	char dir[] = "/tmp/ktop-test-hist.XXXXXX", path[128], why[256];
-	struct filter_history *h;
+	struct funcfilter_history *h;
 
 	CHECK(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/a/b/filter_history", dir);
-	CHECK(!filter_history_open(&h, path));
-	CHECK_EQ_U64(filter_history_count(h), 0);
-	CHECK(!filter_history_add(h, "vfs_*", why, sizeof(why)));
-	CHECK(!filter_history_add(h, "/^tcp_/", why, sizeof(why)));
-	CHECK(!filter_history_add(h, "/^tcp_/", why, sizeof(why)));
-	CHECK(filter_history_add(h, "a\nb", why, sizeof(why)) == -EINVAL);
-	filter_history_free(h);
-	CHECK(!filter_history_open(&h, path));
-	CHECK_EQ_U64(filter_history_count(h), 2);
-	CHECK_STR(filter_history_get(h, 0), "/^tcp_/");
-	CHECK_STR(filter_history_get(h, 1), "vfs_*");
-	CHECK(!filter_history_get(h, 2));
-	filter_history_free(h);
+	CHECK(!funcfilter_history_open(&h, path));
+	CHECK_EQ_U64(funcfilter_history_count(h), 0);
+	CHECK(!funcfilter_history_add(h, "vfs_*", why, sizeof(why)));
+	CHECK(!funcfilter_history_add(h, "/^tcp_/", why, sizeof(why)));
+	CHECK(!funcfilter_history_add(h, "/^tcp_/", why, sizeof(why)));
+	CHECK(funcfilter_history_add(h, "a\nb", why, sizeof(why)) == -EINVAL);
+	funcfilter_history_free(h);
+	CHECK(!funcfilter_history_open(&h, path));
+	CHECK_EQ_U64(funcfilter_history_count(h), 2);
+	CHECK_STR(funcfilter_history_get(h, 0), "/^tcp_/");
+	CHECK_STR(funcfilter_history_get(h, 1), "vfs_*");
+	CHECK(!funcfilter_history_get(h, 2));
+	funcfilter_history_free(h);
 	/* default place: $XDG_STATE_HOME/ktop */
 	snprintf(path, sizeof(path), "%s/state", dir);
 	setenv("XDG_STATE_HOME", path, 1);
-	CHECK(!filter_history_open(&h, NULL));
-	CHECK(!filter_history_add(h, "x", why, sizeof(why)));
-	filter_history_free(h);
+	CHECK(!funcfilter_history_open(&h, NULL));
+	CHECK(!funcfilter_history_add(h, "x", why, sizeof(why)));
+	funcfilter_history_free(h);
 	snprintf(path, sizeof(path), "%s/state/ktop/filter_history", dir);
 	CHECK(!access(path, R_OK));
 	CHECK(!test_rm_rf(dir));

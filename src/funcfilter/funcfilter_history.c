@@ -9,25 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
+#include "funcfilter.h"
 #include "ftrace_filter.h"
 #include "lib/safefile.h"
 
 #define HISTORY_MAX	500
 
 /* the most a history file can be: a bigger one is not ours (safefile_read refuses it) */
-#define HISTORY_FILE_MAX	(HISTORY_MAX * (FILTER_LINE_MAX + 1))
+#define HISTORY_FILE_MAX	(HISTORY_MAX * (FUNCFILTER_LINE_MAX + 1))
 
-struct filter_history {
+struct funcfilter_history {
 	char	path[PATH_MAX];
 	char	**lines;	/* oldest first */
 	size_t	n;
 	int	save_err;	/* the first refusal to save: not tried again */
 };
 
-int filter_history_open(struct filter_history **out, const char *path)
+int funcfilter_history_open(struct funcfilter_history **out, const char *path)
 {
-	struct filter_history *h = calloc(1, sizeof(*h));
+	struct funcfilter_history *h = calloc(1, sizeof(*h));
 	char *text = NULL, *p;
 	int ret;
 
@@ -51,7 +51,7 @@ int filter_history_open(struct filter_history **out, const char *path)
 	for (p = text; *p;) {
 		size_t n = strcspn(p, "\n");
 
-		if (n && n <= FILTER_LINE_MAX) {
+		if (n && n <= FUNCFILTER_LINE_MAX) {
 			char **nl = realloc(h->lines, (h->n + 1) * sizeof(*nl));
 
 			if (!nl || !(nl[h->n] = strndup(p, n))) {
@@ -69,11 +69,11 @@ int filter_history_open(struct filter_history **out, const char *path)
 	return 0;
 out_free:
 	free(text);
-	filter_history_free(h);
+	funcfilter_history_free(h);
 	return ret;
 }
 
-void filter_history_free(struct filter_history *h)
+void funcfilter_history_free(struct funcfilter_history *h)
 {
 	if (!h)
 		return;
@@ -83,24 +83,24 @@ void filter_history_free(struct filter_history *h)
 	free(h);
 }
 
-size_t filter_history_count(const struct filter_history *h)
+size_t funcfilter_history_count(const struct funcfilter_history *h)
 {
 	return h ? h->n : 0;
 }
 
-const char *filter_history_get(const struct filter_history *h, size_t i)
+const char *funcfilter_history_get(const struct funcfilter_history *h, size_t i)
 {
 	return h && i < h->n ? h->lines[h->n - 1 - i] : NULL;
 }
 
-int filter_history_add(struct filter_history *h, const char *line, char *why, size_t whylen)
+int funcfilter_history_add(struct funcfilter_history *h, const char *line, char *why, size_t whylen)
 {
 	char **nl, *text = NULL;
 	size_t len = 0;
 	FILE *fp;
 	int ret;
 
-	if (!*line || strchr(line, '\n') || strlen(line) > FILTER_LINE_MAX)
+	if (!*line || strchr(line, '\n') || strlen(line) > FUNCFILTER_LINE_MAX)
 		return -EINVAL;
 	if (h->n && !strcmp(h->lines[h->n - 1], line))
 		return 0;

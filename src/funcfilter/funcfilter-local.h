@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The filter prompt's private types (src/funcfilter/filter.c: the language;
- * src/funcfilter/filter_funcs.c: the index of available_filter_functions, function
- * sets, globs). Nothing else includes this.
+ * The filter prompt's private types (funcfilter.c: the language;
+ * funcfilter_funcs.c: the index of available_filter_functions and function
+ * sets). Nothing else includes this.
  */
-#ifndef KTOP_FILTER_LOCAL_H
-#define KTOP_FILTER_LOCAL_H
+#ifndef KTOP_FUNCFILTER_LOCAL_H
+#define KTOP_FUNCFILTER_LOCAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "filter.h"
+#include "funcfilter.h"
 #include "lib/hashmap.h"
 
-struct filter_funcs {
+struct funcfilter_funcs {
 	char		*text;		/* the lines, NUL-split into name and module */
 	uint32_t	*name;		/* offset of each name in text */
 	uint16_t	*mod;		/* index into mods, 0: kernel image ("") */
@@ -26,6 +26,7 @@ struct filter_funcs {
 };
 
 /* Return: the first index named @len bytes of @name, or SIZE_MAX (next: ff->next). */
-size_t filter_funcs_first_named(const struct filter_funcs *ff, const char *name, size_t len);
+size_t funcfilter_funcs_first_named(const struct funcfilter_funcs *ff, const char *name,
+				    size_t len);
 
 #endif

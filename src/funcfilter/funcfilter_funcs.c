@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What the filter prompt matches against (see filter.h): the index of
+ * What the filter prompt matches against (see funcfilter.h): the index of
  * available_filter_functions (by line, by name, sorted) and sets of its
  * functions.
  */
@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "lib/file.h"
-#include "filter-local.h"
+#include "funcfilter-local.h"
 
 /* ---- available_filter_functions ------------------------------------------------ */
 
-static int funcs_mod_id(struct filter_funcs *ff, const char *m)
+static int funcs_mod_id(struct funcfilter_funcs *ff, const char *m)
 {
 	for (size_t i = ff->nmods; i-- > 1;)
 		if (!strcmp(ff->mods[i], m))
@@ -33,16 +33,16 @@ static int funcs_mod_id(struct filter_funcs *ff, const char *m)
 
 static int cmp_by_name(const void *a, const void *b, void *arg)
 {
-	const struct filter_funcs *ff = arg;
+	const struct funcfilter_funcs *ff = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	int c = strcmp(ff->text + ff->name[x], ff->text + ff->name[y]);
 
 	return c ? c : (x > y) - (x < y);
 }
 
-struct filter_funcs *filter_funcs_parse(const char *buf, size_t len)
+struct funcfilter_funcs *funcfilter_funcs_parse(const char *buf, size_t len)
 {
-	struct filter_funcs *ff = calloc(1, sizeof(*ff));
+	struct funcfilter_funcs *ff = calloc(1, sizeof(*ff));
 	size_t nlines = 0, cap, i;
 	char *p, *end;
 
@@ -117,11 +117,11 @@ struct filter_funcs *filter_funcs_parse(const char *buf, size_t len)
 	return ff;
 
 out_free:
-	filter_funcs_free(ff);
+	funcfilter_funcs_free(ff);
 	return NULL;
 }
 
-int filter_funcs_load(struct filter_funcs **out, const char *path)
+int funcfilter_funcs_load(struct funcfilter_funcs **out, const char *path)
 {
 	size_t len;
 	char *buf;
@@ -131,12 +131,12 @@ int filter_funcs_load(struct filter_funcs **out, const char *path)
 	ret = file_read_gz(path, FILE_NO_MAX, &buf, &len);
 	if (ret)
 		return ret;
-	*out = filter_funcs_parse(buf, len);
+	*out = funcfilter_funcs_parse(buf, len);
 	free(buf);
 	return *out ? 0 : -ENOMEM;
 }
 
-void filter_funcs_free(struct filter_funcs *ff)
+void funcfilter_funcs_free(struct funcfilter_funcs *ff)
 {
 	if (!ff)
 		return;
@@ -150,22 +150,22 @@ void filter_funcs_free(struct filter_funcs *ff)
 	free(ff);
 }
 
-size_t filter_funcs_count(const struct filter_funcs *ff)
+size_t funcfilter_funcs_count(const struct funcfilter_funcs *ff)
 {
 	return ff ? ff->n : 0;
 }
 
-const char *filter_funcs_name(const struct filter_funcs *ff, size_t i)
+const char *funcfilter_funcs_name(const struct funcfilter_funcs *ff, size_t i)
 {
 	return ff && i < ff->n ? ff->text + ff->name[i] : "";
 }
 
-const char *filter_funcs_module(const struct filter_funcs *ff, size_t i)
+const char *funcfilter_funcs_module(const struct funcfilter_funcs *ff, size_t i)
 {
 	return ff && i < ff->n ? ff->mods[ff->mod[i]] : "";
 }
 
-bool filter_funcs_has_module(const struct filter_funcs *ff, const char *module)
+bool funcfilter_funcs_has_module(const struct funcfilter_funcs *ff, const char *module)
 {
 	for (size_t i = 1; ff && i < ff->nmods; i++)
 		if (!strcmp(ff->mods[i], module))
@@ -173,22 +173,22 @@ bool filter_funcs_has_module(const struct filter_funcs *ff, const char *module)
 	return false;
 }
 
-size_t filter_funcs_first_named(const struct filter_funcs *ff, const char *name, size_t len)
+size_t funcfilter_funcs_first_named(const struct funcfilter_funcs *ff, const char *name, size_t len)
 {
 	const uint64_t *first = ff ? strmap_get(&ff->first, name, len) : NULL;
 
 	return first ? (size_t)*first : SIZE_MAX;
 }
 
-static bool funcs_mod_is(const struct filter_funcs *ff, size_t i, const char *mod, size_t mlen)
+static bool funcs_mod_is(const struct funcfilter_funcs *ff, size_t i, const char *mod, size_t mlen)
 {
 	const char *m = ff->mods[ff->mod[i]];
 
 	return !strncmp(m, mod, mlen) && !m[mlen];
 }
 
-size_t filter_funcs_find_line(const struct filter_funcs *ff, const char *line, size_t len,
-			      size_t *first)
+size_t funcfilter_funcs_find_line(const struct funcfilter_funcs *ff, const char *line, size_t len,
+				  size_t *first)
 {
 	const char *sp = memchr(line, ' ', len), *mod = "";
 	size_t nlen = sp ? (size_t)(sp - line) : len, mlen = 0, n = 0, i;
@@ -198,7 +198,7 @@ size_t filter_funcs_find_line(const struct filter_funcs *ff, const char *line, s
 		mod = sp + 2;
 		mlen = (size_t)(line + len - 1 - mod);
 	}
-	for (i = filter_funcs_first_named(ff, line, nlen); i != SIZE_MAX;
+	for (i = funcfilter_funcs_first_named(ff, line, nlen); i != SIZE_MAX;
 	     i = ff->next[i] == UINT32_MAX ? SIZE_MAX : ff->next[i]) {
 		if (!funcs_mod_is(ff, i, mod, mlen))
 			continue;
@@ -208,7 +208,7 @@ size_t filter_funcs_find_line(const struct filter_funcs *ff, const char *line, s
 	return n;
 }
 
-size_t filter_funcs_next_same(const struct filter_funcs *ff, size_t i)
+size_t funcfilter_funcs_next_same(const struct funcfilter_funcs *ff, size_t i)
 {
 	uint16_t m;
 
@@ -223,14 +223,14 @@ size_t filter_funcs_next_same(const struct filter_funcs *ff, size_t i)
 
 /* ---- sets ------------------------------------------------------------------------ */
 
-int filter_set_init(struct filter_set *s, size_t nbits)
+int funcfilter_set_init(struct funcfilter_set *s, size_t nbits)
 {
 	s->nbits = nbits;
 	s->bits = calloc(nbits / 64 + 1, sizeof(*s->bits));
 	return s->bits ? 0 : -ENOMEM;
 }
 
-void filter_set_destroy(struct filter_set *s)
+void funcfilter_set_destroy(struct funcfilter_set *s)
 {
 	if (!s)
 		return;
@@ -239,7 +239,7 @@ void filter_set_destroy(struct filter_set *s)
 	s->nbits = 0;
 }
 
-size_t filter_set_count(const struct filter_set *s)
+size_t funcfilter_set_count(const struct funcfilter_set *s)
 {
 	size_t n = 0;
 
@@ -250,7 +250,7 @@ size_t filter_set_count(const struct filter_set *s)
 	return n;
 }
 
-size_t filter_set_next(const struct filter_set *s, size_t from)
+size_t funcfilter_set_next(const struct funcfilter_set *s, size_t from)
 {
 	size_t w = from / 64;
 	uint64_t m;

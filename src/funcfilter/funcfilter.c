@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The filter prompt's language: see filter.h for the grammar.
+ * The filter prompt's language: see funcfilter.h for the grammar.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
@@ -17,7 +17,7 @@
 
 #include "lib/err.h"
 #include "lib/file.h"
-#include "filter-local.h"
+#include "funcfilter-local.h"
 #include "lib/globmatch.h"
 
 /* pcre2 limits: a catastrophic regex fails cleanly instead of spinning. */
@@ -25,21 +25,21 @@
 #define FILTER_DEPTH_LIMIT	2000
 #define FILTER_MAX_TERMS	64
 
-static const char *const target_files[FILTER_T_NR] = {
-	[FILTER_T_FILTER]	= "set_ftrace_filter",
-	[FILTER_T_NOTRACE]	= "set_ftrace_notrace",
-	[FILTER_T_GRAPH]	= "set_graph_function",
+static const char *const target_files[FUNCFILTER_T_NR] = {
+	[FUNCFILTER_T_FILTER]	= "set_ftrace_filter",
+	[FUNCFILTER_T_NOTRACE]	= "set_ftrace_notrace",
+	[FUNCFILTER_T_GRAPH]	= "set_graph_function",
 };
 
-const char *filter_target_file(enum filter_target t)
+const char *funcfilter_target_file(enum funcfilter_target t)
 {
-	return t < FILTER_T_NR ? target_files[t] : "";
+	return t < FUNCFILTER_T_NR ? target_files[t] : "";
 }
 
 /* ---- parsing ------------------------------------------------------------------------ */
 
 struct term {
-	enum filter_target	target;
+	enum funcfilter_target	target;
 	bool			neg;
 	bool			clear;
 	bool			any;		/* :mod:M alone: every function of M */
@@ -51,14 +51,14 @@ struct term {
 	int			len;
 };
 
-struct filter_spec {
+struct funcfilter_spec {
 	struct term		terms[FILTER_MAX_TERMS];
 	size_t			nterms;
 	bool			append;
-	bool			has[FILTER_T_NR];
-	bool			clear[FILTER_T_NR];
+	bool			has[FUNCFILTER_T_NR];
+	bool			clear[FUNCFILTER_T_NR];
 	int			npids;		/* -1: no pid item */
-	int			pids[FILTER_MAX_PIDS];
+	int			pids[FUNCFILTER_MAX_PIDS];
 	bool			is_event;
 	char			system[64];
 	char			event[128];
@@ -66,7 +66,7 @@ struct filter_spec {
 	pcre2_match_context	*mctx;
 };
 
-void filter_spec_free(struct filter_spec *sp)
+void funcfilter_spec_free(struct funcfilter_spec *sp)
 {
 	if (!sp)
 		return;
@@ -85,10 +85,10 @@ static int check_bytes(const char *line, size_t len, struct err_pos *err)
 {
 	const unsigned char *s = (const unsigned char *)line;
 
-	if (len > FILTER_LINE_MAX)
+	if (len > FUNCFILTER_LINE_MAX)
 		return err_pos_set(err, -1, -E2BIG,
 					"the line is too long: %zu bytes (at most %d); "
-					"nothing applied", len, FILTER_LINE_MAX);
+					"nothing applied", len, FUNCFILTER_LINE_MAX);
 	for (size_t i = 0; i < len;) {
 		unsigned char c = s[i];
 		size_t n, k;
@@ -148,7 +148,7 @@ static bool is_word_char(char c)
 }
 
 /* comm:NAME -> the tids whose comm is NAME. */
-static int resolve_comm(struct filter_spec *sp, const char *name, int off,
+static int resolve_comm(struct funcfilter_spec *sp, const char *name, int off,
 			struct err_pos *err)
 {
 	DIR *d = opendir("/proc"), *td;
@@ -174,7 +174,7 @@ static int resolve_comm(struct filter_spec *sp, const char *name, int off,
 				 te->d_name);
 			if (file_read_value(path, comm, sizeof(comm)))
 				continue;
-			if (!strcmp(comm, name) && sp->npids < FILTER_MAX_PIDS)
+			if (!strcmp(comm, name) && sp->npids < FUNCFILTER_MAX_PIDS)
 				sp->pids[sp->npids++] = atoi(te->d_name), n++;
 		}
 		closedir(td);
@@ -186,7 +186,7 @@ static int resolve_comm(struct filter_spec *sp, const char *name, int off,
 	return 0;
 }
 
-static int parse_pids(struct filter_spec *sp, const char *s, size_t len, int off,
+static int parse_pids(struct funcfilter_spec *sp, const char *s, size_t len, int off,
 		      struct err_pos *err)
 {
 	size_t i = 0;
@@ -203,16 +203,16 @@ static int parse_pids(struct filter_spec *sp, const char *s, size_t len, int off
 			return err_pos_set(err, off + (int)i, -EINVAL,
 						"pid:%.*s: expected numbers separated by commas",
 						(int)len, s);
-		if (sp->npids >= FILTER_MAX_PIDS)
+		if (sp->npids >= FUNCFILTER_MAX_PIDS)
 			return err_pos_set(err, off, -E2BIG, "more than %d pids",
-						FILTER_MAX_PIDS);
+						FUNCFILTER_MAX_PIDS);
 		sp->pids[sp->npids++] = (int)v;
 		i += i < len;
 	}
 	return 0;
 }
 
-static int compile_regex(struct filter_spec *sp, struct term *t, const char *re, size_t len,
+static int compile_regex(struct funcfilter_spec *sp, struct term *t, const char *re, size_t len,
 			 int off, struct err_pos *err)
 {
 	PCRE2_UCHAR msg[200];
@@ -244,7 +244,7 @@ static int compile_regex(struct filter_spec *sp, struct term *t, const char *re,
  * Return: 0 with *@pos past it, or a negative errno with @err set.
  */
 static int parse_mod(struct term *t, const char *line, size_t *pos,
-		     const struct filter_funcs *ff, struct err_pos *err)
+		     const struct funcfilter_funcs *ff, struct err_pos *err)
 {
 	size_t i = *pos, ms = i + 5;
 	int ret;
@@ -264,7 +264,7 @@ static int parse_mod(struct term *t, const char *line, size_t *pos,
 	for (char *c = t->mod; *c; c++)
 		if (*c == '-')
 			*c = '_';
-	if (ff && !filter_funcs_has_module(ff, t->mod) && !module_loaded(t->mod)) {
+	if (ff && !funcfilter_funcs_has_module(ff, t->mod) && !module_loaded(t->mod)) {
 		ret = err_pos_set(err, (int)ms, -ENOENT, "module %s is not loaded (not in "
 				       "/proc/modules); nothing applied", t->mod);
 		free(t->mod);
@@ -290,8 +290,8 @@ static int check_glob(const struct term *t, size_t pstart, struct err_pos *err)
 	return 0;
 }
 
-static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
-		      enum filter_target target, const struct filter_funcs *ff,
+static int parse_term(struct funcfilter_spec *sp, const char *line, size_t *pos,
+		      enum funcfilter_target target, const struct funcfilter_funcs *ff,
 		      struct err_pos *err)
 {
 	size_t i = *pos, len = strlen(line), pstart, pend;
@@ -355,7 +355,7 @@ static int parse_term(struct filter_spec *sp, const char *line, size_t *pos,
 		t->pat = strndup(line + pstart + 1, pend - pstart - 2);
 		if (!t->pat)
 			return -ENOMEM;
-		/* count the term now so that filter_spec_free frees it on error */
+		/* count the term now so that funcfilter_spec_free frees it on error */
 		sp->nterms++;
 		ret = compile_regex(sp, t, line + pstart + 1, pend - pstart - 2, (int)pstart + 1,
 				    err);
@@ -385,7 +385,7 @@ done:
 }
 
 /* "[system:]event: expr" at the start of the line? Fills sp and returns 1. */
-static int parse_event(struct filter_spec *sp, const char *line, struct err_pos *err)
+static int parse_event(struct funcfilter_spec *sp, const char *line, struct err_pos *err)
 {
 	size_t i = 0, a, b = 0, c;
 
@@ -432,10 +432,10 @@ static int parse_event(struct filter_spec *sp, const char *line, struct err_pos 
 	return 1;
 }
 
-int filter_spec_parse(struct filter_spec **out, const char *line, const struct filter_funcs *ff,
-		      struct err_pos *err)
+int funcfilter_spec_parse(struct funcfilter_spec **out, const char *line,
+			  const struct funcfilter_funcs *ff, struct err_pos *err)
 {
-	struct filter_spec *sp;
+	struct funcfilter_spec *sp;
 	size_t len, i = 0;
 	int ret;
 
@@ -444,8 +444,8 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 		err->offset = -1;
 		err->msg[0] = '\0';
 	}
-	len = strnlen(line, FILTER_LINE_MAX + 1);
-	if (len > FILTER_LINE_MAX)
+	len = strnlen(line, FUNCFILTER_LINE_MAX + 1);
+	if (len > FUNCFILTER_LINE_MAX)
 		len = strlen(line);
 	ret = check_bytes(line, len, err);
 	if (ret)
@@ -466,7 +466,7 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 		i++;
 	}
 	for (;;) {
-		enum filter_target target = FILTER_T_FILTER;
+		enum funcfilter_target target = FUNCFILTER_T_FILTER;
 
 		while (isspace((unsigned char)line[i]))
 			i++;
@@ -476,8 +476,8 @@ int filter_spec_parse(struct filter_spec **out, const char *line, const struct f
 		    (!line[i + 2] || isspace((unsigned char)line[i + 2]))) {
 			size_t flag = i;
 
-			target = line[i + 1] == 'n' ? FILTER_T_NOTRACE :
-				 line[i + 1] == 'g' ? FILTER_T_GRAPH : FILTER_T_FILTER;
+			target = line[i + 1] == 'n' ? FUNCFILTER_T_NOTRACE :
+				 line[i + 1] == 'g' ? FUNCFILTER_T_GRAPH : FUNCFILTER_T_FILTER;
 			i += 2;
 			while (isspace((unsigned char)line[i]))
 				i++;
@@ -529,33 +529,33 @@ out:
 	*out = sp;
 	return 0;
 out_free:
-	filter_spec_free(sp);
+	funcfilter_spec_free(sp);
 	return ret;
 }
 
-bool filter_spec_has_target(const struct filter_spec *sp, enum filter_target t)
+bool funcfilter_spec_has_target(const struct funcfilter_spec *sp, enum funcfilter_target t)
 {
-	return sp && t < FILTER_T_NR && sp->has[t];
+	return sp && t < FUNCFILTER_T_NR && sp->has[t];
 }
 
-bool filter_spec_appends(const struct filter_spec *sp)
+bool funcfilter_spec_appends(const struct funcfilter_spec *sp)
 {
 	return sp && sp->append;
 }
 
-bool filter_spec_clears(const struct filter_spec *sp, enum filter_target t)
+bool funcfilter_spec_clears(const struct funcfilter_spec *sp, enum funcfilter_target t)
 {
-	return sp && t < FILTER_T_NR && sp->clear[t];
+	return sp && t < FUNCFILTER_T_NR && sp->clear[t];
 }
 
-int filter_spec_pids(const struct filter_spec *sp, const int **pids)
+int funcfilter_spec_pids(const struct funcfilter_spec *sp, const int **pids)
 {
 	*pids = sp->pids;
 	return sp->npids;
 }
 
-bool filter_spec_event(const struct filter_spec *sp, const char **system, const char **event,
-		       const char **expr)
+bool funcfilter_spec_event(const struct funcfilter_spec *sp, const char **system,
+			   const char **event, const char **expr)
 {
 	if (!sp || !sp->is_event)
 		return false;
@@ -568,28 +568,28 @@ bool filter_spec_event(const struct filter_spec *sp, const char **system, const 
 /* ---- matching ------------------------------------------------------------------- */
 
 /* Function @i matches @t: added to @out, or taken out by a '!' pattern. */
-static void term_mark(const struct term *t, struct filter_set *out, size_t i)
+static void term_mark(const struct term *t, struct funcfilter_set *out, size_t i)
 {
 	if (t->neg)
 		out->bits[i / 64] &= ~(1ull << (i % 64));
 	else
-		filter_set_add(out, i);
+		funcfilter_set_add(out, i);
 }
 
 /*
  * Add (or, for '!' terms, remove) what @t matches to @out.
  * Return: the number of functions matched, or -ERANGE (match limit).
  */
-static long term_apply(const struct filter_spec *sp, const struct term *t,
-		       const struct filter_funcs *ff, pcre2_match_data *md, struct filter_set *out,
-		       struct err_pos *err)
+static long term_apply(const struct funcfilter_spec *sp, const struct term *t,
+		       const struct funcfilter_funcs *ff, pcre2_match_data *md,
+		       struct funcfilter_set *out, struct err_pos *err)
 {
 	long n = 0;
 
 	if (t->literal && !t->mod) {
 		size_t len = strlen(t->pat);
 
-		for (size_t i = filter_funcs_first_named(ff, t->pat, len); i != SIZE_MAX;
+		for (size_t i = funcfilter_funcs_first_named(ff, t->pat, len); i != SIZE_MAX;
 		     i = ff->next[i] == UINT32_MAX ? SIZE_MAX : ff->next[i], n++)
 			term_mark(t, out, i);
 		return n;
@@ -638,9 +638,9 @@ static const char *term_text(const struct term *t, char *buf, size_t len)
 	return buf;
 }
 
-int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs *ff,
-			enum filter_target t, const struct filter_set *current,
-			struct filter_set *out, struct err_pos *err)
+int funcfilter_spec_resolve(const struct funcfilter_spec *sp, const struct funcfilter_funcs *ff,
+			    enum funcfilter_target t, const struct funcfilter_set *current,
+			    struct funcfilter_set *out, struct err_pos *err)
 {
 	pcre2_match_data *md;
 	bool any_pos = false;
@@ -682,13 +682,13 @@ int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs 
 			goto out;
 		}
 	}
-	if (t == FILTER_T_FILTER && !filter_set_count(out) && !any_pos &&
-	    (!current || !filter_set_count(current)))
+	if (t == FUNCFILTER_T_FILTER && !funcfilter_set_count(out) && !any_pos &&
+	    (!current || !funcfilter_set_count(current)))
 		ret = err_pos_set(err, -1, -EINVAL,
 				       "'!' removes from the current filter, which is empty "
 				       "(every function is traced): to leave functions out, "
 				       "use -n PATTERN");
-	else if (t == FILTER_T_FILTER && !filter_set_count(out))
+	else if (t == FUNCFILTER_T_FILTER && !funcfilter_set_count(out))
 		ret = err_pos_set(err, -1, -EINVAL,
 				       "this would leave set_ftrace_filter empty, which "
 				       "the kernel reads as every function; say :clear for that");
@@ -717,17 +717,17 @@ static size_t appendf(char *buf, size_t len, size_t at, const char *fmt, ...)
 	return at + (size_t)n >= len ? len - 1 : at + (size_t)n;
 }
 
-int filter_preview_line(const struct filter_funcs *ff, const char *line,
-			const struct filter_set *current, struct filter_preview *pv)
+int funcfilter_preview_line(const struct funcfilter_funcs *ff, const char *line,
+			    const struct funcfilter_set *current, struct funcfilter_preview *pv)
 {
-	struct filter_spec *sp;
-	struct filter_set set = { 0 };
+	struct funcfilter_spec *sp;
+	struct funcfilter_set set = { 0 };
 	size_t at = 0;
 	int ret;
 
 	memset(pv, 0, sizeof(*pv));
-	pv->target = FILTER_T_NR;
-	ret = filter_spec_parse(&sp, line, ff, &pv->err);
+	pv->target = FUNCFILTER_T_NR;
+	ret = funcfilter_spec_parse(&sp, line, ff, &pv->err);
 	if (ret)
 		goto out_err;
 	if (sp->is_event) {
@@ -741,7 +741,7 @@ int filter_preview_line(const struct filter_funcs *ff, const char *line,
 			at = appendf(pv->text, sizeof(pv->text), at, " %d", sp->pids[i]);
 		at = appendf(pv->text, sizeof(pv->text), at, sp->npids ? ";" : " (clear);");
 	}
-	for (int t = 0; t < FILTER_T_NR; t++) {
+	for (int t = 0; t < FUNCFILTER_T_NR; t++) {
 		size_t n;
 
 		if (!sp->has[t])
@@ -756,37 +756,38 @@ int filter_preview_line(const struct filter_funcs *ff, const char *line,
 				     "unavailable)", at ? " " : "", target_files[t]);
 			continue;
 		}
-		ret = filter_set_init(&set, ff->n);
+		ret = funcfilter_set_init(&set, ff->n);
 		if (ret)
 			goto out_spec;
-		ret = filter_spec_resolve(sp, ff, (enum filter_target)t, current, &set, &pv->err);
+		ret = funcfilter_spec_resolve(sp, ff, (enum funcfilter_target)t, current, &set,
+					      &pv->err);
 		if (ret) {
-			filter_set_destroy(&set);
+			funcfilter_set_destroy(&set);
 			goto out_err;
 		}
-		n = filter_set_count(&set);
-		if (pv->target == FILTER_T_NR) {
-			pv->target = (enum filter_target)t;
+		n = funcfilter_set_count(&set);
+		if (pv->target == FUNCFILTER_T_NR) {
+			pv->target = (enum funcfilter_target)t;
 			pv->count = n;
-			for (size_t i = filter_set_next(&set, 0);
-			     i != SIZE_MAX && pv->nnames < FILTER_PREVIEW_NAMES;
-			     i = filter_set_next(&set, i + 1))
+			for (size_t i = funcfilter_set_next(&set, 0);
+			     i != SIZE_MAX && pv->nnames < FUNCFILTER_PREVIEW_NAMES;
+			     i = funcfilter_set_next(&set, i + 1))
 				pv->names[pv->nnames++] = ff->text + ff->name[i];
 		}
 		at = appendf(pv->text, sizeof(pv->text), at, "%s%s: %zu of %zu functions",
 			     at ? " " : "", target_files[t], n, ff->n);
-		if (pv->target == (enum filter_target)t) {
+		if (pv->target == (enum funcfilter_target)t) {
 			for (size_t k = 0; k < pv->nnames && at < sizeof(pv->text) - 40; k++)
 				at = appendf(pv->text, sizeof(pv->text), at, "%s%s", k ? " " : ": ",
 					     pv->names[k]);
 			if (pv->count > pv->nnames)
 				at = appendf(pv->text, sizeof(pv->text), at, " ...");
 		}
-		filter_set_destroy(&set);
+		funcfilter_set_destroy(&set);
 	}
 out_ok:
 	pv->ok = true;
-	filter_spec_free(sp);
+	funcfilter_spec_free(sp);
 	return 0;
 out_err:
 	if (pv->err.offset >= 0)
@@ -795,12 +796,12 @@ out_err:
 	else
 		snprintf(pv->text, sizeof(pv->text), "%s", pv->err.msg);
 out_spec:
-	filter_spec_free(sp);
+	funcfilter_spec_free(sp);
 	return ret;
 }
 
-size_t filter_complete(const struct filter_funcs *ff, const char *line, size_t cursor,
-		       struct filter_completion *c)
+size_t funcfilter_complete(const struct funcfilter_funcs *ff, const char *line, size_t cursor,
+			   struct funcfilter_completion *c)
 {
 	size_t s, lo, hi, wlen, plen;
 	const char *w, *prev = NULL;
@@ -852,7 +853,7 @@ size_t filter_complete(const struct filter_funcs *ff, const char *line, size_t c
 				k++;
 			plen = k;
 		}
-		if (c->ncand < FILTER_COMPLETE_MAX)
+		if (c->ncand < FUNCFILTER_COMPLETE_MAX)
 			c->cand[c->ncand] = nm;
 		c->ncand++;
 	}

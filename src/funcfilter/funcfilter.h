@@ -5,7 +5,7 @@
  * Pure user space: nothing here touches tracefs (src/funcfilter/ftrace_filter.h applies
  * a line to the kernel).
  *
- * Grammar of one prompt line (at most FILTER_LINE_MAX bytes, UTF-8, no control
+ * Grammar of one prompt line (at most FUNCFILTER_LINE_MAX bytes, UTF-8, no control
  * characters but tab):
  *
  *   line    := event-filter | [ '+' ] item { ws item }
@@ -46,8 +46,8 @@
  *   comm:bash                only the tasks named bash
  *   sched_switch: prev_pid == 1
  */
-#ifndef KTOP_FILTER_H
-#define KTOP_FILTER_H
+#ifndef KTOP_FUNCFILTER_H
+#define KTOP_FUNCFILTER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,21 +55,21 @@
 
 #include "lib/err.h"
 
-#define FILTER_LINE_MAX		4096	/* bytes in one prompt line */
-#define FILTER_MAX_PIDS		256
-#define FILTER_PREVIEW_NAMES	16	/* names a preview holds */
-#define FILTER_COMPLETE_MAX	64	/* candidates a completion holds */
+#define FUNCFILTER_LINE_MAX		4096	/* bytes in one prompt line */
+#define FUNCFILTER_MAX_PIDS		256
+#define FUNCFILTER_PREVIEW_NAMES	16	/* names a preview holds */
+#define FUNCFILTER_COMPLETE_MAX	64	/* candidates a completion holds */
 
 /* The files a line can change. */
-enum filter_target {
-	FILTER_T_FILTER,	/* set_ftrace_filter */
-	FILTER_T_NOTRACE,	/* set_ftrace_notrace */
-	FILTER_T_GRAPH,		/* set_graph_function */
-	FILTER_T_NR,
+enum funcfilter_target {
+	FUNCFILTER_T_FILTER,	/* set_ftrace_filter */
+	FUNCFILTER_T_NOTRACE,	/* set_ftrace_notrace */
+	FUNCFILTER_T_GRAPH,		/* set_graph_function */
+	FUNCFILTER_T_NR,
 };
 
 /* Name of the tracefs file of @t ("set_ftrace_filter", ...). */
-const char *filter_target_file(enum filter_target t);
+const char *funcfilter_target_file(enum funcfilter_target t);
 
 /* ---- available_filter_functions ----------------------------------------- */
 
@@ -77,128 +77,131 @@ const char *filter_target_file(enum filter_target t);
  * The kernel's list of traceable functions, in the kernel's order: function
  * i (0-based) is line i + 1, the number the kernel's index form takes.
  */
-struct filter_funcs;
+struct funcfilter_funcs;
 
 /**
- * filter_funcs_parse - index the text of an available_filter_functions
+ * funcfilter_funcs_parse - index the text of an available_filter_functions
  * @buf: the file's content ("name" or "name [module]" per line); copied
  *
- * Return: the list (free with filter_funcs_free), or NULL on ENOMEM.
+ * Return: the list (free with funcfilter_funcs_free), or NULL on ENOMEM.
  */
-struct filter_funcs *filter_funcs_parse(const char *buf, size_t len);
+struct funcfilter_funcs *funcfilter_funcs_parse(const char *buf, size_t len);
 
 /**
- * filter_funcs_load - read and index an available_filter_functions file
+ * funcfilter_funcs_load - read and index an available_filter_functions file
  * @path: the kernel's, or a recorded copy, plain or gzip'd
  * Return: 0, or a negative errno (-EPERM where the kernel forbids reading it).
  */
-int filter_funcs_load(struct filter_funcs **out, const char *path);
-void filter_funcs_free(struct filter_funcs *ff);
+int funcfilter_funcs_load(struct funcfilter_funcs **out, const char *path);
+void funcfilter_funcs_free(struct funcfilter_funcs *ff);
 
-size_t filter_funcs_count(const struct filter_funcs *ff);
+size_t funcfilter_funcs_count(const struct funcfilter_funcs *ff);
 /* Return: the name of function @i (without its module), "" when out of range. */
-const char *filter_funcs_name(const struct filter_funcs *ff, size_t i);
+const char *funcfilter_funcs_name(const struct funcfilter_funcs *ff, size_t i);
 /* Return: the module of function @i, "" for the kernel image. */
-const char *filter_funcs_module(const struct filter_funcs *ff, size_t i);
+const char *funcfilter_funcs_module(const struct funcfilter_funcs *ff, size_t i);
 /* Return: true when some function carries the tag [@module]. */
-bool filter_funcs_has_module(const struct filter_funcs *ff, const char *module);
+bool funcfilter_funcs_has_module(const struct funcfilter_funcs *ff, const char *module);
 
 /**
- * filter_funcs_find_line - the functions a line of set_ftrace_filter names
+ * funcfilter_funcs_find_line - the functions a line of set_ftrace_filter names
  * @line: "name" or "name [module]", as the kernel prints them (no newline)
  * @first: receives the first index whose line is exactly @line
  *
  * Return: how many functions have that exact line (duplicates exist: static
- * functions of the same name), 0 when none. filter_funcs_next_same() walks
+ * functions of the same name), 0 when none. funcfilter_funcs_next_same() walks
  * the others.
  */
-size_t filter_funcs_find_line(const struct filter_funcs *ff, const char *line, size_t len,
-			      size_t *first);
+size_t funcfilter_funcs_find_line(const struct funcfilter_funcs *ff, const char *line, size_t len,
+				  size_t *first);
 /* Return: the next index with the same line as @i, or SIZE_MAX. */
-size_t filter_funcs_next_same(const struct filter_funcs *ff, size_t i);
+size_t funcfilter_funcs_next_same(const struct funcfilter_funcs *ff, size_t i);
 
 /* ---- sets of functions ----------------------------------------------------- */
 
-/* A bitmap over the indexes of one filter_funcs. */
-struct filter_set {
+/* A bitmap over the indexes of one funcfilter_funcs. */
+struct funcfilter_set {
 	uint64_t	*bits;
 	size_t		nbits;
 };
 
-int filter_set_init(struct filter_set *s, size_t nbits);	/* all clear; 0 or -ENOMEM */
-void filter_set_destroy(struct filter_set *s);
-static inline bool filter_set_test(const struct filter_set *s, size_t i)
+/* All clear. Return: 0 or -ENOMEM. */
+int funcfilter_set_init(struct funcfilter_set *s, size_t nbits);
+void funcfilter_set_destroy(struct funcfilter_set *s);
+static inline bool funcfilter_set_test(const struct funcfilter_set *s, size_t i)
 {
 	return i < s->nbits && (s->bits[i / 64] >> (i % 64)) & 1;
 }
-static inline void filter_set_add(struct filter_set *s, size_t i)
+static inline void funcfilter_set_add(struct funcfilter_set *s, size_t i)
 {
 	if (i < s->nbits)
 		s->bits[i / 64] |= 1ull << (i % 64);
 }
-size_t filter_set_count(const struct filter_set *s);
+size_t funcfilter_set_count(const struct funcfilter_set *s);
 /* Return: the first member >= @from, or SIZE_MAX. */
-size_t filter_set_next(const struct filter_set *s, size_t from);
+size_t funcfilter_set_next(const struct funcfilter_set *s, size_t from);
 
 /* ---- parsing ---------------------------------------------------------------- */
 
-/* One parsed line. Opaque; free with filter_spec_free. */
-struct filter_spec;
+/* One parsed line. Opaque; free with funcfilter_spec_free. */
+struct funcfilter_spec;
 
 /**
- * filter_spec_parse - parse and compile one prompt line
+ * funcfilter_spec_parse - parse and compile one prompt line
  * @ff: the functions, to check :mod: names against (may be NULL: not checked)
  * @err: receives the message and offset on failure
  *
  * Checks everything that can be checked without the kernel: length,
  * encoding, syntax, regexes (pcre2 compile, JIT), :mod: of a loaded module
  * (tag in @ff or a line of /proc/modules), comm: names that exist.
- * Return: 0 and *out (free with filter_spec_free), or -EINVAL / -ENOMEM /
+ * Return: 0 and *out (free with funcfilter_spec_free), or -EINVAL / -ENOMEM /
  * -E2BIG (too long) / -ENOENT (module, comm) / -EILSEQ (encoding).
  */
-int filter_spec_parse(struct filter_spec **out, const char *line, const struct filter_funcs *ff,
-		      struct err_pos *err);
-void filter_spec_free(struct filter_spec *sp);
+int funcfilter_spec_parse(struct funcfilter_spec **out, const char *line,
+			  const struct funcfilter_funcs *ff, struct err_pos *err);
+void funcfilter_spec_free(struct funcfilter_spec *sp);
 
 /* Does the line change @t? Does it add to (rather than replace) it? */
-bool filter_spec_has_target(const struct filter_spec *sp, enum filter_target t);
-bool filter_spec_appends(const struct filter_spec *sp);
-bool filter_spec_clears(const struct filter_spec *sp, enum filter_target t);
+bool funcfilter_spec_has_target(const struct funcfilter_spec *sp, enum funcfilter_target t);
+bool funcfilter_spec_appends(const struct funcfilter_spec *sp);
+bool funcfilter_spec_clears(const struct funcfilter_spec *sp, enum funcfilter_target t);
 
 /* pid:/comm: items: the pids, or -1 when the line has none (0 pids: clear). */
-int filter_spec_pids(const struct filter_spec *sp, const int **pids);
+int funcfilter_spec_pids(const struct funcfilter_spec *sp, const int **pids);
 
 /* Event filter lines: true and the parts ("" system when not given). */
-bool filter_spec_event(const struct filter_spec *sp, const char **system, const char **event,
-		       const char **expr);
+bool funcfilter_spec_event(const struct funcfilter_spec *sp, const char **system,
+			   const char **event, const char **expr);
 
 /**
- * filter_spec_resolve - the new content of @t
+ * funcfilter_spec_resolve - the new content of @t
  * @current: the file's content now (NULL: empty); used by '+' and '!'-only lines
- * @out: initialised by the caller to filter_funcs_count(ff) bits; receives the set
+ * @out: initialised by the caller to funcfilter_funcs_count(ff) bits; receives the set
  *
  * Return: 0, -EINVAL with @err set when a term matches nothing or the result
  * would empty set_ftrace_filter, -ERANGE when a regex hit pcre2's match
  * limit (a catastrophic pattern).
  */
-int filter_spec_resolve(const struct filter_spec *sp, const struct filter_funcs *ff,
-			enum filter_target t, const struct filter_set *current,
-			struct filter_set *out, struct err_pos *err);
+int funcfilter_spec_resolve(const struct funcfilter_spec *sp, const struct funcfilter_funcs *ff,
+			    enum funcfilter_target t, const struct funcfilter_set *current,
+			    struct funcfilter_set *out, struct err_pos *err);
 
 /* ---- the prompt: preview and completion --------------------------------------- */
 
-struct filter_preview {
+struct funcfilter_preview {
 	bool		ok;		/* the line parses; false: see err */
 	struct err_pos err;
 	size_t		count;		/* functions the first function target would get */
-	enum filter_target target;	/* that target (FILTER_T_NR: no function target) */
+	/* that target (FUNCFILTER_T_NR: no function target) */
+	enum funcfilter_target target;
 	size_t		nnames;
-	const char	*names[FILTER_PREVIEW_NAMES];	/* the first of them, point into ff */
+	/* the first of them, point into ff */
+	const char	*names[FUNCFILTER_PREVIEW_NAMES];
 	char		text[512];	/* one line for the prompt, ready to draw */
 };
 
 /**
- * filter_preview_line - what the line would do, as the user types it
+ * funcfilter_preview_line - what the line would do, as the user types it
  * @ff: the functions (NULL: only syntax is checked)
  * @current: the current set_ftrace_filter (for '+' and '!' lines), or NULL
  *
@@ -206,24 +209,25 @@ struct filter_preview {
  * negative errno of the problem (pv->err says what and where).
  * Context: any thread; cost about 1-5 ms for 50k functions.
  */
-int filter_preview_line(const struct filter_funcs *ff, const char *line,
-			const struct filter_set *current, struct filter_preview *pv);
+int funcfilter_preview_line(const struct funcfilter_funcs *ff, const char *line,
+			    const struct funcfilter_set *current, struct funcfilter_preview *pv);
 
-struct filter_completion {
+struct funcfilter_completion {
 	size_t		start;		/* the word being completed is line[start, cursor) */
 	char		prefix[256];	/* the longest common prefix of the candidates,
 					 * which replaces that word (keeps a leading '!') */
 	size_t		ncand;		/* candidates in total */
-	const char	*cand[FILTER_COMPLETE_MAX];	/* the first, sorted; point into ff */
+	/* the first, sorted; point into ff */
+	const char	*cand[FUNCFILTER_COMPLETE_MAX];
 };
 
 /**
- * filter_complete - Tab: complete the function name before @cursor
+ * funcfilter_complete - Tab: complete the function name before @cursor
  *
  * Return: the number of candidates (0: nothing to complete, c->prefix is the
  * word unchanged).
  */
-size_t filter_complete(const struct filter_funcs *ff, const char *line, size_t cursor,
-		       struct filter_completion *c);
+size_t funcfilter_complete(const struct funcfilter_funcs *ff, const char *line, size_t cursor,
+			   struct funcfilter_completion *c);
 
 #endif
