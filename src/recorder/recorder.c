@@ -63,6 +63,7 @@ struct recorder {
 	struct rec_scan		scan;
 	struct viewfilter	*view;		/* -F: what a save keeps; NULL: all */
 	bool			kernel_off;	/* the kernel stopped recording at a match */
+	bool			ending;		/* the thread writes what waits, by a deadline */
 	uint64_t		off_from;	/* ... at this one (trace clock) */
 	/* the times recording was off after a kernel stop: [from, to], a ring */
 	uint64_t		off[REC_OFF_KEPT][2];
@@ -513,9 +514,11 @@ static void rec_resume(struct recorder *r)
 }
 
 /*
- * The metadata the saves carry: read once, and again when the store has new
- * event types (a probe made since: its format). Reading it live takes the
- * kernel's formats and kallsyms, too much for every save of a storm.
+ * The metadata the saves carry: read when the thread starts, and again when
+ * the store has new event types (a probe made since: its format), but not
+ * once ktop is ending (the windows cut then have a deadline). Reading it live
+ * takes the kernel's formats and kallsyms (0.1-0.3 s here), too much for
+ * every save of a storm.
  * Return: 0, or the error of a read that left no event formats (trace.dat
  * and text cannot do without; the others can).
  */
@@ -525,7 +528,7 @@ static int rec_meta(struct recorder *r, char *err, size_t errlen)
 	const struct format_ops *f = format_by_name(r->o.pattern);
 	int ret;
 
-	if (!r->h.meta || (r->meta_types == types && r->meta->release[0]))
+	if (!r->h.meta || (r->meta->release[0] && (r->meta_types == types || r->ending)))
 		return 0;
 	snapshot_meta_free(r->meta);
 	ret = r->h.meta(r->h.arg, r->meta, err, errlen);
@@ -612,11 +615,14 @@ static void rec_write_one(struct recorder *r, const char *cut, uint64_t publishe
 static void *rec_thread(void *arg)
 {
 	struct recorder *r = arg;
+	char why[512];
 	sigset_t all;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_setname_np(pthread_self(), "ktop-recorder");
+	/* the metadata now, not at the first match */
+	rec_meta(r, why, sizeof(why));
 	pthread_mutex_lock(&r->lock);
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		uint64_t published = r->h.published(r->h.arg);
@@ -641,6 +647,7 @@ static void *rec_thread(void *arg)
 			pthread_cond_timedwait(&r->wake, &r->lock, &ts);
 	}
 	/* the windows still waiting: what the store holds of them, now */
+	r->ending = true;
 	if (r->armed) {
 		uint64_t published = r->h.published(r->h.arg);
 

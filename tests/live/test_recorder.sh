@@ -106,7 +106,8 @@ if [ -f "$tmp/one-1.ktop" ]; then
 	# ticks every 100 ms: the first within 0.2 s of exec - 3, the last of exec + 1
 	check "one exec: it starts --save-before (3 s) before the exec" near "$first" "$(echo "$ex - 3" | bc)" 0.2
 	check "one exec: it ends --save-after (1 s) after it" near "$last" "$(echo "$ex + 1" | bc)" 0.2
-	check "one exec: about 40 ticks, not more ($nt)" [ "$nt" -ge 34 -a "$nt" -le 41 ]
+	# not more than the 4 s hold (a busy machine delays the writer: fewer)
+	check "one exec: at most 41 ticks of 100 ms ($nt)" [ "$nt" -ge 20 -a "$nt" -le 41 ]
 	$KTOP -i "$tmp/one-1.ktop" --batch > "$tmp/note" 2>&1
 	check "one exec: the file's note names the condition" grep -q "Save note: match: sched:sched_process_exec comm ~ \"$name\*\" at" "$tmp/note"
 	check "one exec: the note says the store held all of it" grep -q 'Save note: held: all of the window' "$tmp/note"
