@@ -164,7 +164,8 @@ static int save_submit(struct ui *ui, struct prompt *pr, const char *s)
 	if (!stat(ss->path, &sb)) {
 		char label[sizeof(pr->label)];
 
-		snprintf(label, sizeof(label), "%.60s exists: overwrite? (y/N)", ss->path);
+		snprintf(label, sizeof(label), "%.60s exists: overwrite? y or n (Enter: n)",
+			 ss->path);
 		ss->step = SAVE_CONFIRM;
 		return ui_prompt_ask(ui, pr, label, "", 8);
 	}
@@ -176,8 +177,8 @@ static int save_key(struct ui *ui, struct prompt *pr, int ch)
 	const struct save_state *ss = pr->priv;
 	const char answer[2] = { (char)ch, '\0' };
 
-	if (ss->step == SAVE_SCOPE && ch >= 0x20 && ch < 0x7f) {
-		/* a one-key question: the key is the answer */
+	if ((ss->step == SAVE_SCOPE || ss->step == SAVE_CONFIRM) && ch >= 0x20 && ch < 0x7f) {
+		/* a one-key question: the key is the answer (y, or no) */
 		ui_prompt_close(ui);
 		return save_submit(ui, pr, answer) | UI_REDRAW;
 	}

@@ -493,11 +493,11 @@ static int out_open(struct safefile_out *o, const char *path, unsigned int flags
 
 int safefile_out_check(const char *path, unsigned int flags, char *err, size_t errlen)
 {
+	char real[PATH_MAX], dir[PATH_MAX], tmp[NAME_MAX + 1];
 	struct safefile_out o;
-	char real[PATH_MAX], dir[PATH_MAX];
 	const char *slash;
+	int kind, dfd, fd;
 	bool follow;
-	int kind;
 
 	out_init(&o, path);
 	kind = out_classify(&o, path, flags, real, sizeof(real), &follow, err, errlen);
@@ -510,9 +510,24 @@ int safefile_out_check(const char *path, unsigned int flags, char *err, size_t e
 		snprintf(dir, sizeof(dir), ".");
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash == real ? 1 : slash - real), real);
-	if (access(dir, W_OK | X_OK))
+	/*
+	 * Make the temporary file the end will make, and remove it: access()
+	 * says yes to root where the file system refuses (sysfs, procfs, a
+	 * read-only mount), and that was found after the whole run.
+	 */
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return out_fail(&o, err, errlen, -errno, "directory %s: %s", dir,
 				strerror(errno));
+	fd = tmp_create(dfd, slash ? slash + 1 : real, 0600, tmp, sizeof(tmp));
+	if (fd < 0) {
+		close(dfd);
+		return out_fail(&o, err, errlen, fd, "cannot create a file in %s: %s", dir,
+				strerror(-fd));
+	}
+	close(fd);
+	unlinkat(dfd, tmp, 0);
+	close(dfd);
 	return 0;
 }
 

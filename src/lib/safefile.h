@@ -75,10 +75,12 @@ int safefile_out_open(struct safefile_out *o, const char *path, unsigned int fla
 		      char *err, size_t errlen);
 
 /**
- * safefile_out_check - would safefile_out_open() accept @path? Nothing is
- * created or opened: a refused target (a directory, a block device, a
- * symbolic link of another user, a directory that cannot be written) is
- * found before ktop traces for minutes to write it at the end.
+ * safefile_out_check - would safefile_out_open() accept @path? A refused
+ * target (a directory, a block device, a symbolic link of another user, a
+ * directory where no file can be made: sysfs, a read-only mount) is found
+ * before ktop traces for minutes to write it at the end. The target is not
+ * opened; for a new file, the temporary one that the end would make is
+ * made next to it and removed at once.
  *
  * Return: 0, or a negative errno with a message naming @path in @err.
  */

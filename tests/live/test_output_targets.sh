@@ -8,7 +8,9 @@
 #     seeks, through a spool) byte for byte as a regular -o writes it;
 #   - -o -, -o /dev/stdout and a link to /dev/fd/3 write into pipes, and
 #     what comes out loads with ktop -i (or equals the regular trace.dat);
-#   - a block device and a directory are refused and stay what they were;
+#   - a block device and a directory are refused and stay what they were; a
+#     directory where no file can be made (sysfs) is refused before
+#     tracing, with status 2;
 #   - a link planted by another uid is refused and its target untouched; a
 #     link root owns to a regular file replaces that file and stays a link;
 #   - no temporary file is left next to any target.
@@ -137,6 +139,23 @@ if [ $rc -eq 2 ] && [ $ms -lt 2000 ] && ! grep -q 'Events:' "$tmp/out" &&
 	ok "o_refused_before_tracing (${ms} ms: $(cat "$tmp/err"))"
 else
 	fail "o_refused_before_tracing: rc $rc after ${ms} ms, $(head -c 200 "$tmp/out") $(cat "$tmp/err")"
+fi
+
+# a directory where root may write by its mode but no file can be made
+# (sysfs, issue 31 #10: access() says yes to root there): the temporary file
+# is made and removed at the start, so the refusal comes before tracing,
+# with status 2 (it came after the whole run, with status 1)
+t0=$(date +%s%N)
+"$KTOP" --batch --duration 2 -o "/sys/kernel/ktop-test-$$.ktop" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ $rc -eq 2 ] && [ $ms -lt 1500 ] && ! grep -q 'Events:' "$tmp/out" &&
+   grep -q 'cannot create a file in /sys/kernel' "$tmp/err" &&
+   ! ls /sys/kernel | grep -q "ktop-test-$$"; then
+	ok "o_unwritable_directory_refused_before_tracing (${ms} ms: $(cat "$tmp/err"))"
+else
+	fail "o_unwritable_directory_refused_before_tracing: rc $rc after ${ms} ms," \
+		"$(head -c 200 "$tmp/out") $(cat "$tmp/err")"
 fi
 
 # 5. links: another uid's is not followed; root's to a regular file is

@@ -122,9 +122,20 @@ if wait_screen 'save to' 3; then
 	keys -l "saved.json"
 	keys Enter
 	if wait_screen 'exists: overwrite' 3; then
-		keys n Enter
-		wait_screen 'not saved' 3 && ok "S_asks_before_overwriting" ||
-			{ fail "S_asks_before_overwriting (no refusal)"; evidence overwrite; }
+		# one key answers (issue 31 #7): n alone, no Enter
+		keys n
+		wait_screen 'not saved: .*saved.json exists' 3 && ! scr | grep -q 'overwrite?' &&
+			ok "S_asks_before_overwriting_n_alone_answers" ||
+			{ fail "S_asks_before_overwriting_n_alone_answers"; evidence overwrite; }
+		# the keys after it are the next save's, none lost
+		keys S
+		wait_screen 'save to' 3
+		for ((i = 0; i < 40; i++)); do keys BSpace; done
+		keys -l "again.json"
+		keys Enter
+		wait_screen 'saved again.json' 5 && [ -s "$tmp/nobody/again.json" ] &&
+			ok "the_save_after_the_answer_takes_every_key" ||
+			{ fail "the_save_after_the_answer_takes_every_key"; evidence again; }
 	else
 		fail "S_asks_before_overwriting"; evidence overwrite
 	fi

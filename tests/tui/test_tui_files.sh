@@ -6,7 +6,7 @@
 #   1. the save prompt refuses '-' (standard output is this screen) and a
 #      terminal (the pane's /dev/pts/N); a character device that exists (a
 #      /dev/null made in the test's directory) is written in place after
-#      "overwrite? y", and stays a character device;
+#      "overwrite? y" (one key), and stays a character device;
 #   2. with $XDG_CONFIG_HOME and $XDG_STATE_HOME in a directory that belongs
 #      to another user (as under sudo -E), with symbolic links planted where
 #      the old code wrote its temporary files (ktop.conf.tmp,
@@ -37,7 +37,7 @@ if ! wait_screen 'SNAPSHOT' 10; then
 fi
 save_as "$tmp/null"
 if wait_screen 'exists: overwrite' 3; then
-	keys y Enter
+	keys y
 	wait_screen "saved $tmp/null|not saved" 5
 	after_null=$(stat -c '%F %t:%T %i' "$tmp/null")
 	if scr | grep -q "saved $tmp/null" && [ "$after_null" = "$before_null" ] &&
@@ -60,7 +60,7 @@ fi
 # would replace the machine's /dev/tty; devpts refuses the temporary file)
 pts=$(tmux -L "$SOCK" display-message -p -t t '#{pane_tty}')
 save_as "$pts"
-wait_screen 'exists: overwrite' 3 && keys y Enter
+wait_screen 'exists: overwrite' 3 && keys y
 if wait_screen "not saved: $pts: is a terminal" 3; then
 	ok "save_prompt_refuses_a_terminal"
 else

@@ -130,7 +130,7 @@ keys w
 wait_screen 'save the window to' 3
 save_as "$tmp/win.ktop"
 if wait_screen 'exists: overwrite' 3; then
-	keys n Enter
+	keys n
 	wait_screen 'not saved' 3 && ok "window_save_asks_before_overwriting" ||
 		{ fail "window_save_asks_before_overwriting"; evidence overwrite; }
 else

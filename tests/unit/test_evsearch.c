@@ -233,6 +233,17 @@ TEST(search_under_a_view_takes_only_what_it_keeps)
 	CHECK(want >= 0);
 	CHECK_EQ_U64(search(vf, &p, &at, -1, 1000000, &ev, &at, &steps, NULL), EVSEARCH_FOUND);
 	CHECK(same_event(&ev, &execs[want]));
+	/* one CPU's events (the event list's request for a CPU): the same */
+	{
+		struct evsearch *s = evsearch_new(big, NULL, &VIEWFILTER_POS_END, -1, 1,
+						  &ops_typed, &p);
+
+		CHECK(s);
+		CHECK(evsearch_step(s, 0) == EVSEARCH_FOUND);
+		CHECK(evsearch_hit(s, &ev, NULL));
+		CHECK(same_event(&ev, &execs[want]));
+		evsearch_free(s);
+	}
 	/* a changed view: the search stops with -ESTALE */
 	{
 		struct evsearch *s = evsearch_new(big, vf, &VIEWFILTER_POS_END, -1, -1,
