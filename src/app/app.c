@@ -141,30 +141,6 @@ uint64_t app_snapshot_end(const struct app *a)
 	return app_loading(a) ? 0 : UINT64_MAX - 1;
 }
 
-uint64_t app_store_feed_end(const struct app *a, uint64_t lag_ns)
-{
-	uint64_t now = clock_mono_ns(), newest = 0, oldest = UINT64_MAX;
-	unsigned int n = store_ncpus(a->st);
-
-	for (unsigned int cpu = 0; cpu < n; cpu++) {
-		struct store_stats ss;
-
-		store_get_cpu_stats(a->st, cpu, &ss);
-		if (!ss.last_ts)
-			continue;
-		if (ss.last_ts > newest)
-			newest = ss.last_ts;
-		if (ss.last_ts < oldest)
-			oldest = ss.last_ts;
-	}
-	if (!newest)
-		return 0;
-	/* the same clock as ours: within a minute of now */
-	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
-		return now > lag_ns ? now - lag_ns : 0;
-	return oldest;
-}
-
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 {
 	if (!a->src || !a->src->feed_end)

@@ -478,13 +478,6 @@ const char *app_filter_desc(const struct app *a, char *buf, size_t len);
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns);
 
 /*
- * What every CPU of a growing store has published (live, or a stream): now
- * less @lag_ns when the events are on our clock, else the oldest CPU's last
- * event. The sources' feed_end uses it.
- */
-uint64_t app_store_feed_end(const struct app *a, uint64_t lag_ns);
-
-/*
  * ---- probes while tracing: src/app/app_probe.c ----
  * The probe prompt's actions. A probe is defined in ktop's group (see
  * src/probe/probe.h), its format read, given to the decoders and enabled in ktop's
