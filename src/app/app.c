@@ -303,6 +303,17 @@ struct bpfstats *app_bpf(const struct app *a)
 	return a->bpf ? a->bpf : source_file_bpf(a);
 }
 
+const char *app_bpf_why(const struct app *a)
+{
+	return a->bpf_why;
+}
+
+unsigned int app_events(const struct app *a, const char *const **events)
+{
+	*events = a->opts.so.events;
+	return a->opts.so.nevents;
+}
+
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 {
 	struct ktop_write_opts wo = { .max_bytes_per_sec = max_bytes_per_sec };
