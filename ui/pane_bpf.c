@@ -449,14 +449,15 @@ static void offcpu_none(struct ui *ui, const struct bpf_state *bs, int y, int h,
 	const struct app *a = ui->app;
 	char text[768];
 
-	if (a->offcpu || stacks_weights_get(store_stacks(ui->st), STACKS_W_OFFCPU, NULL, 0, NULL))
+	if (app_offcpu(a) ||
+	    stacks_weights_get(store_stacks(ui->st), STACKS_W_OFFCPU, NULL, 0, NULL))
 		snprintf(text, sizeof(text), "No off-CPU stacks%s yet (read every second).",
 			 bs->off_tid ? " of this task" : "");
 	else
 		snprintf(text, sizeof(text), "Off-CPU stacks are off: start ktop with --offcpu (a BPF "
 			 "program on sched_switch records the kernel and user stack of each task "
 			 "as it blocks, and how long it stays off CPU; one stack walk per context "
-			 "switch). %s%s", a->offcpu_why[0] ? "Here: " : "", a->offcpu_why);
+			 "switch). %s%s", app_offcpu_why(a)[0] ? "Here: " : "", app_offcpu_why(a));
 	ui_draw_wrapped(ui, y, h, w, ROLE_DIM, text);
 }
 
@@ -560,7 +561,7 @@ static int offcpu_open(struct ui *ui, struct bpf_state *bs, bool icicle)
 
 	if (!bs->off.n) {
 		ui_message(ui, "no off-CPU stacks%s: %s", bs->off_tid ? " of this task" : "",
-			   ui->app->offcpu ? "none yet" : "start ktop with --offcpu");
+			   app_offcpu(ui->app) ? "none yet" : "start ktop with --offcpu");
 		return UI_HANDLED | UI_REDRAW;
 	}
 	if (bs->off_tid)
@@ -628,8 +629,8 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 
 		bs->outl_y = -1;
 		snprintf(plan, sizeof(plan), "BPF statistics are off: %s. Everything else in "
-			 "ktop works without them.", ui->app->bpf_why[0] ? ui->app->bpf_why :
-			 "not started");
+			 "ktop works without them.",
+			 app_bpf_why(ui->app)[0] ? app_bpf_why(ui->app) : "not started");
 		ui_draw_unavailable(ui, y, h, w, "BPF statistics", bpf_features,
 				    (int)(sizeof(bpf_features) / sizeof(bpf_features[0])), plan);
 		return;

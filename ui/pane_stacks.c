@@ -451,8 +451,8 @@ static void stacks_empty(struct ui *ui, struct stacks_state *ss, int y, int h, i
 		snprintf(text, sizeof(text), "No off-CPU stacks%s. They come from ktop's BPF program "
 			 "on sched_switch: where each task waits, and for how long (start ktop with "
 			 "--offcpu; a .ktop file recorded with it has them too). %s%s",
-			 a->offcpu ? " yet (read every second)" : "", a->offcpu_why[0] ?
-			 "Here: " : "", a->offcpu_why);
+			 app_offcpu(a) ? " yet (read every second)" : "", app_offcpu_why(a)[0] ?
+			 "Here: " : "", app_offcpu_why(a));
 		break;
 	case SV_SRC_GRAPH:
 		snprintf(text, sizeof(text), "No function_graph call%s. The graph pane (4) says how "

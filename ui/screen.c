@@ -276,11 +276,13 @@ void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
 
 static void join_events(const struct app *a, char *buf, size_t len)
 {
+	const char *const *ev;
+	unsigned int nev = app_events(a, &ev);
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (unsigned int i = 0; i < a->opts.so.nevents && n + 2 < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", a->opts.so.events[i]);
+	for (unsigned int i = 0; i < nev && n + 2 < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", ev[i]);
 	if (!buf[0])
 		snprintf(buf, len, "default");
 }

@@ -54,6 +54,7 @@ struct agg_set {
 	char			clock[32];
 	char			why[256];	/* which engines, and why */
 	struct agg_formats	*fmts;
+	bool			fed;		/* results fed from a recording, no kernel */
 	pthread_mutex_t		lock;		/* items[], their results, the watcher */
 	unsigned int		n;
 	struct agg_item		*items[AGG_MAX_ITEMS];

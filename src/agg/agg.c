@@ -328,6 +328,55 @@ int agg_set_new(struct agg_set **out, const struct agg_opts *o, char *err, size_
 	return 0;
 }
 
+int agg_set_new_fed(struct agg_set **out)
+{
+	struct agg_set *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->fed = true;
+	s->wake[0] = s->wake[1] = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	snprintf(s->why, sizeof(s->why), "measured where the recording was made");
+	*out = s;
+	return 0;
+}
+
+int agg_set_feed(struct agg_set *s, struct agg_result *res, unsigned int n)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int k = res[i].idx;
+		struct agg_item *it;
+
+		if (k >= AGG_MAX_ITEMS || k > s->n) {
+			agg_result_clear(&res[i]);
+			ret = -EINVAL;
+			continue;
+		}
+		if (k == s->n) {
+			it = calloc(1, sizeof(*it));
+			if (!it) {
+				agg_result_clear(&res[i]);
+				ret = -ENOMEM;
+				continue;
+			}
+			it->idx = k;
+			s->items[k] = it;
+			__atomic_store_n(&s->n, k + 1, __ATOMIC_RELEASE);
+		}
+		it = s->items[k];
+		agg_result_clear(&it->res);
+		it->res = res[i];
+		res[i].rows = NULL;
+		res[i].nrows = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
 const char *agg_set_engine_why(const struct agg_set *s)
 {
 	return s->why;
@@ -440,6 +489,8 @@ int agg_set_add(struct agg_set *s, enum agg_spec_kind kind, bool sql, const char
 	struct agg_err e;
 	int ret, first;
 
+	if (s->fed)
+		return err_set(err, errlen, -ENODEV, "a recording has no kernel to measure in");
 	pthread_mutex_lock(&s->lock);
 	if (sql) {
 		memset(&sp, 0, sizeof(sp));
@@ -544,7 +595,7 @@ static void poll_item(struct agg_set *s, struct agg_item *it, bool full)
 
 void agg_set_poll(struct agg_set *s)
 {
-	unsigned int n = agg_set_count(s);
+	unsigned int n = s->fed ? 0 : agg_set_count(s);
 
 	for (unsigned int i = 0; i < n; i++)
 		poll_item(s, __atomic_load_n(&s->items[i], __ATOMIC_ACQUIRE), true);
@@ -575,7 +626,7 @@ int agg_set_start(struct agg_set *s)
 {
 	int ret;
 
-	if (s->started)
+	if (s->started || s->fed)
 		return 0;
 	if (pipe2(s->wake, O_CLOEXEC))
 		return -errno;
@@ -607,7 +658,8 @@ void agg_set_free(struct agg_set *s)
 	}
 	pthread_mutex_lock(&s->lock);
 	for (int i = (int)s->n - 1; i >= 0; i--) {
-		s->items[i]->ops->destroy(s, s->items[i]);
+		if (s->items[i]->ops)
+			s->items[i]->ops->destroy(s, s->items[i]);
 		item_free(s->items[i]);
 		s->items[i] = NULL;
 	}

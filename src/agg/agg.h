@@ -134,6 +134,15 @@ int agg_set_new(struct agg_set **out, const struct agg_opts *o, char *err, size_
 int agg_set_add(struct agg_set *s, enum agg_spec_kind kind, bool sql, const char *text,
 		char *err, size_t errlen);
 
+/*
+ * agg_set_new_fed - a set of results that come from elsewhere (a .ktop file
+ * or stream's AGG blocks): no kernel, no poller; agg_set_feed replaces its
+ * results (by idx), agg_set_result reads them.
+ */
+int agg_set_new_fed(struct agg_set **out);
+/* Take @n results (their rows too: @res's are cleared). Return: 0 or -EINVAL/-ENOMEM. */
+int agg_set_feed(struct agg_set *s, struct agg_result *res, unsigned int n);
+
 /* Start the poller thread (once the measures of the command line are made). */
 int agg_set_start(struct agg_set *s);
 

@@ -141,30 +141,6 @@ uint64_t app_snapshot_end(const struct app *a)
 	return app_loading(a) ? 0 : UINT64_MAX - 1;
 }
 
-uint64_t app_store_feed_end(const struct app *a, uint64_t lag_ns)
-{
-	uint64_t now = clock_mono_ns(), newest = 0, oldest = UINT64_MAX;
-	unsigned int n = store_ncpus(a->st);
-
-	for (unsigned int cpu = 0; cpu < n; cpu++) {
-		struct store_stats ss;
-
-		store_get_cpu_stats(a->st, cpu, &ss);
-		if (!ss.last_ts)
-			continue;
-		if (ss.last_ts > newest)
-			newest = ss.last_ts;
-		if (ss.last_ts < oldest)
-			oldest = ss.last_ts;
-	}
-	if (!newest)
-		return 0;
-	/* the same clock as ours: within a minute of now */
-	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
-		return now > lag_ns ? now - lag_ns : 0;
-	return oldest;
-}
-
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 {
 	if (!a->src || !a->src->feed_end)
@@ -325,6 +301,17 @@ static int app_stream_bpf(struct app *a, struct ktop_writer *w, uint64_t *ticks,
 struct bpfstats *app_bpf(const struct app *a)
 {
 	return a->bpf ? a->bpf : source_file_bpf(a);
+}
+
+const char *app_bpf_why(const struct app *a)
+{
+	return a->bpf_why;
+}
+
+unsigned int app_events(const struct app *a, const char *const **events)
+{
+	*events = a->opts.so.events;
+	return a->opts.so.nevents;
 }
 
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)

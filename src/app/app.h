@@ -109,7 +109,6 @@ struct app {
 	struct stack_syms	*ssyms;		/* names the store's stack frames */
 	struct bpf_offcpu	*offcpu;	/* --offcpu; NULL: off, see offcpu_why */
 	char			offcpu_why[256];
-	uint64_t		bpf_seq;	/* newest BPF outlier printed */
 	/* what readers of the store honour (src/app/app_view.c) */
 	struct viewfilter	*view;		/* --view; the UI's later */
 	struct taskrel		*rel;
@@ -224,6 +223,11 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
  * Context: any thread.
  */
 struct bpfstats *app_bpf(const struct app *a);
+/* Why there are no BPF statistics to show, "" when there are or nobody said. */
+const char *app_bpf_why(const struct app *a);
+
+/* The events this run traces, as the session was opened with them (-e, the defaults, --net). */
+unsigned int app_events(const struct app *a, const char *const **events);
 
 /**
  * app_stream - ktop --stream: write a .ktop stream of the live store to @fd
@@ -262,6 +266,10 @@ void app_stacks_stop(struct app *a);
 /* --offcpu: load the off-CPU BPF program, or say why not in a->offcpu_why. */
 void app_offcpu_start(struct app *a, struct symbols *syms);
 void app_offcpu_stop(struct app *a);
+/* The off-CPU stacks' BPF object (--offcpu, live), else NULL. */
+struct bpf_offcpu *app_offcpu(const struct app *a);
+/* Why there is none when --offcpu asked for it, else "". */
+const char *app_offcpu_why(const struct app *a);
 /*
  * Read the off-CPU totals into the store's stack table (the batch printer
  * each interval, the exporters before writing). Context: one thread at a
@@ -476,13 +484,6 @@ const char *app_filter_desc(const struct app *a, char *buf, size_t len);
  * Context: any thread.
  */
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns);
-
-/*
- * What every CPU of a growing store has published (live, or a stream): now
- * less @lag_ns when the events are on our clock, else the oldest CPU's last
- * event. The sources' feed_end uses it.
- */
-uint64_t app_store_feed_end(const struct app *a, uint64_t lag_ns);
 
 /*
  * ---- probes while tracing: src/app/app_probe.c ----

@@ -88,6 +88,16 @@ void app_offcpu_start(struct app *a, struct symbols *syms)
 		a->offcpu = NULL;
 }
 
+struct bpf_offcpu *app_offcpu(const struct app *a)
+{
+	return a->offcpu;
+}
+
+const char *app_offcpu_why(const struct app *a)
+{
+	return a->offcpu_why;
+}
+
 void app_offcpu_stop(struct app *a)
 {
 	pthread_mutex_lock(&offcpu_lock);

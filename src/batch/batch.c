@@ -101,6 +101,7 @@ struct batch {
 	long			iteration;
 	uint64_t		prev_ns;	/* monotonic time of the previous summary */
 	uint64_t		rec_seen;	/* the newest save printed (--save-on) */
+	uint64_t		bpf_seq;	/* the newest BPF outlier printed */
 	double			dt;		/* seconds covered by this summary */
 	uint64_t		events;		/* this interval, all CPUs */
 	uint64_t		lost;		/* this interval */
@@ -734,9 +735,9 @@ static void batch_text(struct batch *b)
 	batch_tracers_text(b->bt, o);
 	batch_net_text(b->bn, o);
 	if (app_bpf(b->a))
-		b->a->bpf_seq = bpfstats_print(app_bpf(b->a), o, 1, 5, b->a->bpf_seq);
-	else if (b->a->bpf_why[0])
-		fprintf(o, "BPF: %s\n\n", b->a->bpf_why);
+		b->bpf_seq = bpfstats_print(app_bpf(b->a), o, 1, 5, b->bpf_seq);
+	else if (app_bpf_why(b->a)[0])
+		fprintf(o, "BPF: %s\n\n", app_bpf_why(b->a));
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -846,10 +847,9 @@ static void batch_json(struct batch *b)
 	batch_recorder_json(b->a, o, &b->rec_seen);
 	batch_tracers_json(b->bt, o);
 	if (app_bpf(b->a))
-		b->a->bpf_seq = batch_bpf_json(app_bpf(b->a), o, 1, BATCH_TOP_JSON,
-					       b->a->bpf_seq);
-	else if (b->a->bpf_why[0])
-		batch_bpf_json_off(o, b->a->bpf_why);
+		b->bpf_seq = batch_bpf_json(app_bpf(b->a), o, 1, BATCH_TOP_JSON, b->bpf_seq);
+	else if (app_bpf_why(b->a)[0])
+		batch_bpf_json_off(o, app_bpf_why(b->a));
 	batch_stacks_json(b->bs, o);
 	batch_net_json(b->bn, o);
 	fputs("}\n", o);

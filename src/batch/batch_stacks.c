@@ -164,7 +164,7 @@ void batch_stacks_update(struct batch_stacks *bs)
 	bs->any |= bs->with > 0;
 	reader_counts(bs);
 	/* live, polled now; from a snapshot, what it carries */
-	if ((bs->a->offcpu && !app_offcpu_poll(bs->a)) ||
+	if ((app_offcpu(bs->a) && !app_offcpu_poll(bs->a)) ||
 	    (!(app_flags(bs->a) & SOURCE_KERNEL) && stacks_weights_get(store_stacks(st), STACKS_W_OFFCPU, NULL, 0, NULL))) {
 		struct stack_query q;
 
@@ -173,7 +173,7 @@ void batch_stacks_update(struct batch_stacks *bs)
 		viewfilter_stack_query(app_view(bs->a), &q);
 		stack_set_free(&bs->off);
 		stack_set_from_offcpu(st, true, &q, &bs->off);
-		bs->offline_off = !bs->a->offcpu;
+		bs->offline_off = !app_offcpu(bs->a);
 		bs->any = true;
 	}
 }
@@ -307,16 +307,16 @@ void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 	fputc('\n', o);
 	if (!bs->a->opts.offcpu && !bs->offline_off)
 		return;
-	if (!bs->a->offcpu && !bs->offline_off) {
-		fprintf(o, "Off-CPU stacks: %s\n\n", bs->a->offcpu_why);
+	if (!app_offcpu(bs->a) && !bs->offline_off) {
+		fprintf(o, "Off-CPU stacks: %s\n\n", app_offcpu_why(bs->a));
 		return;
 	}
 	fprintf(o, "Off-CPU stacks (BPF, since start: %" PRIu64 " ms off CPU in %zu places",
 		bs->off.value / 1000000, bs->off.n);
-	if (bs->a->offcpu) {
+	if (app_offcpu(bs->a)) {
 		struct bpf_offcpu_stats os;
 
-		bpf_offcpu_last(bs->a->offcpu, &os);
+		bpf_offcpu_last(app_offcpu(bs->a), &os);
 		if (os.lost_stacks)
 			fprintf(o, "; %" PRIu64 " places, %" PRIu64 " ms, lost their stack: the "
 				"stack map was full or collided", os.lost_stacks,
@@ -339,9 +339,9 @@ void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 static void json_offcpu(struct batch_stacks *bs, struct store *st, struct jsonw *w)
 {
 	jsonw_obj_open(w);
-	if (!bs->a->offcpu && !bs->offline_off) {
+	if (!app_offcpu(bs->a) && !bs->offline_off) {
 		jsonw_key(w, "error");
-		jsonw_str(w, bs->a->offcpu_why);
+		jsonw_str(w, app_offcpu_why(bs->a));
 		jsonw_obj_close(w);
 		return;
 	}
@@ -349,10 +349,10 @@ static void json_offcpu(struct batch_stacks *bs, struct store *st, struct jsonw 
 	jsonw_u64(w, bs->off.value);
 	jsonw_key(w, "switches_total");
 	jsonw_u64(w, bs->off.count);
-	if (bs->a->offcpu) {
+	if (app_offcpu(bs->a)) {
 		struct bpf_offcpu_stats os;
 
-		bpf_offcpu_last(bs->a->offcpu, &os);
+		bpf_offcpu_last(app_offcpu(bs->a), &os);
 		jsonw_key(w, "lost_stacks");
 		jsonw_u64(w, os.lost_stacks);
 		jsonw_key(w, "lost_stack_ns");

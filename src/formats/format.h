@@ -91,6 +91,8 @@ struct export_opts {
 	 * (the flight recorder's saves when ktop must end). NULL: never.
 	 */
 	const int	*cancel;
+	/* the in-kernel aggregations' results: .ktop carries them; NULL: none */
+	struct agg_set	*agg;
 };
 
 /* What a save wrote. */
@@ -199,6 +201,12 @@ struct format_reader {
 	 * __atomic_load_n); freed with the reader.
 	 */
 	struct bpfstats			*bpf;
+	/*
+	 * The in-kernel aggregations' results a .ktop carries (its AGG
+	 * blocks), once the first came: a fed set (agg_set_new_fed), read from
+	 * any thread (load it with __atomic_load_n); freed with the reader.
+	 */
+	struct agg_set			*agg;
 	char				name[256];
 	char				err[512];
 };

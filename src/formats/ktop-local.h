@@ -32,6 +32,12 @@
 #define BLK_MAGIC		0x4b4c424bu	/* "KBLK" */
 #define BLK_HDR_SIZE		24
 #define BLK_F_RAW		0x01	/* flags: the payload is stored, not compressed */
+/*
+ * Version 4 on: a reader that does not know the block's type skips it. The
+ * blocks that only add to what the events say carry it (AGG), so that a
+ * later block type need not make every older reader refuse the file.
+ */
+#define BLK_F_OPTIONAL		0x02
 #define WRITE_BLOCK_EVENTS	16384u
 #define WRITE_CHUNK_BYTES	(4u << 20)	/* raw bytes of a CHUNKS block, about */
 #define WRITE_BLOCK_ITEMS	65536u	/* lost marks or comms in one block */
@@ -50,6 +56,7 @@ enum blk_type {
 	BLK_STACKW = SNAP_BLK_STACKW,
 	BLK_CHUNKS,	/* version 2: u32 count, then per chunk: cpu, u32 length, its bytes */
 	BLK_BPF,	/* a poll of the BPF statistics (ktop_bpf.c), streams of version 2 on */
+	BLK_AGG,	/* in-kernel aggregations' results (ktop_agg.c), version 4 on */
 	BLK_NR,
 };
 

@@ -26,10 +26,16 @@ struct store;
 struct viewfilter;
 
 /*
- * Written; read: 1 to 3. Version 3: each lost-event record says why
- * (enum store_lost_why); those of older files read as STORE_LOST_UNKNOWN.
+ * Read: 1 to 4. Version 3: each lost-event record says why (enum
+ * store_lost_why); those of older files read as STORE_LOST_UNKNOWN.
+ * Version 4: AGG blocks (the --latency/--hist results) and BLK_F_OPTIONAL,
+ * which a reader that does not know a block's type skips. Written: 4 when
+ * the file or stream carries AGG blocks (ktop_write_opts.agg), else 3,
+ * so that a ktop of version 3 still reads every file without them, and
+ * refuses the others naming the version.
  */
-#define KTOP_FILE_VERSION	3
+#define KTOP_FILE_VERSION	4
+#define KTOP_FILE_VERSION_PLAIN	3
 #define KTOP_FILE_VERSION_MIN	1
 #define KTOP_CHUNK_LEVEL	1
 /*
@@ -79,6 +85,12 @@ struct ktop_write_opts {
 	unsigned int	file_flags;
 	/* only its matches (src/view/viewfilter.h; the writer's thread owns it); NULL: all */
 	struct viewfilter *view;
+	/*
+	 * The in-kernel aggregations (src/agg/agg.h) whose results go along:
+	 * a file gets one AGG block of their last poll before its END, a
+	 * stream one per ktop_writer_agg(); NULL: none (version 3).
+	 */
+	struct agg_set	*agg;
 };
 
 /**
@@ -123,6 +135,14 @@ int ktop_writer_finish(struct ktop_writer *w);
  */
 struct bpfstats_raw;
 int ktop_writer_bpf(struct ktop_writer *w, const struct bpfstats_raw *r);
+
+/*
+ * The aggregations' results now (agg_set_result of each) as an AGG block.
+ * Return: 0, -EINVAL when the writer was not opened with opts->agg (a
+ * version 3 file cannot hold it), or the writer's error.
+ */
+struct agg_set;
+int ktop_writer_agg(struct ktop_writer *w, struct agg_set *s);
 const char *ktop_writer_error(const struct ktop_writer *w);
 
 struct ktop_writer_stats {

@@ -17,11 +17,13 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "agg/agg.h"
 #include "bpfstats/bpfstats.h"
 #include "lib/clock.h"
 #include "lib/err.h"
 #include "format.h"
 #include "ktop-local.h"
+#include "ktop_agg.h"
 #include "ktop_bpf.h"
 #include "ktop.h"
 #include "lib/intern.h"
@@ -499,8 +501,12 @@ static int reader_block_header(struct ktop_reader *r, const uint8_t *hdr, ssize_
 				   "over the %u-byte limit", (unsigned long long)r->nblocks,
 				   (unsigned long long)r->off, comp_len, raw_len,
 				   KTOP_FILE_MAX_BLOCK);
-	if (!type || type >= BLK_NR || (type == BLK_CHUNKS && r->base.meta.version < 2) ||
-	    (hdr[5] & ~BLK_F_RAW) || ((hdr[5] & BLK_F_RAW) && raw_len != comp_len))
+	if ((hdr[5] & BLK_F_OPTIONAL) && r->base.meta.version >= 4 && type >= BLK_NR)
+		;	/* a later ktop's block this one may skip (ktop_reader_next) */
+	else if (!type || type >= BLK_NR || (type == BLK_CHUNKS && r->base.meta.version < 2) ||
+		 (type == BLK_AGG && r->base.meta.version < 4) ||
+		 (hdr[5] & ~(BLK_F_RAW | (r->base.meta.version >= 4 ? BLK_F_OPTIONAL : 0))) ||
+		 ((hdr[5] & BLK_F_RAW) && raw_len != comp_len))
 		return reader_fail(r, -EBADMSG, "unknown block type %u (flags %#x) at offset %llu",
 				   type, hdr[5], (unsigned long long)r->off);
 	r->raw_in += raw_len;
@@ -739,6 +745,36 @@ static int reader_bpf(struct ktop_reader *r, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* The aggregations' results of the run that wrote it: the first makes the set, each feeds it. */
+static int reader_agg(struct ktop_reader *r, const uint8_t *p, size_t n)
+{
+	struct agg_set *s = r->base.agg;
+	struct agg_result *res = NULL;
+	unsigned int nres = 0;
+	char why[256];
+	int ret;
+
+	ret = ktop_agg_decode(p, n, &res, &nres, why, sizeof(why));
+	if (ret)
+		return reader_fail(r, ret, "block %llu: %s", (unsigned long long)r->nblocks - 1,
+				   why);
+	if (!s) {
+		ret = agg_set_new_fed(&s);
+		if (!ret)
+			__atomic_store_n(&r->base.agg, s, __ATOMIC_RELEASE);
+	}
+	if (!ret)
+		ret = agg_set_feed(s, res, nres);
+	for (unsigned int i = 0; i < nres; i++)
+		agg_result_clear(&res[i]);
+	free(res);
+	if (ret)
+		return reader_fail(r, ret, "block %llu: aggregation results that do not follow "
+				   "the last ones (%s)", (unsigned long long)r->nblocks - 1,
+				   strerror(-ret));
+	return 0;
+}
+
 int ktop_reader_next(struct ktop_reader *r)
 {
 	uint8_t hdr[BLK_HDR_SIZE];
@@ -799,6 +835,9 @@ int ktop_reader_next(struct ktop_reader *r)
 	}
 	case BLK_BPF:
 		ret = reader_bpf(r, c.p, raw_len);
+		break;
+	case BLK_AGG:
+		ret = reader_agg(r, c.p, raw_len);
 		break;
 	case BLK_END: {
 		uint64_t total = cur_var(&c);
@@ -867,8 +906,10 @@ struct ktop_reader *ktop_reader_new(int fd, const char *name, size_t mem_limit,
 	if (r->base.meta.version < KTOP_FILE_VERSION_MIN ||
 	    r->base.meta.version > KTOP_FILE_VERSION || get_le32(hdr + 12) != SNAP_HDR_SIZE) {
 		ret = reader_fail(r, -EPROTONOSUPPORT,
-				  "unsupported format version %u (this ktop reads version %u)",
-				  r->base.meta.version, KTOP_FILE_VERSION);
+				  "unsupported format version %u (this ktop reads versions %u to %u%s)",
+				  r->base.meta.version, KTOP_FILE_VERSION_MIN, KTOP_FILE_VERSION,
+				  r->base.meta.version > KTOP_FILE_VERSION ? ": a newer ktop wrote it" :
+				  "");
 		goto out_fail;
 	}
 	r->off = sizeof(hdr);
@@ -916,6 +957,7 @@ void ktop_reader_free(struct ktop_reader *r)
 	buf_free(&r->raw);
 	snap_stk_r_free(r->sr);
 	bpfstats_free(r->base.bpf);
+	agg_set_free(r->base.agg);
 	store_free(r->base.st);
 	snapshot_meta_free(&r->base.meta);
 	free(r->strmap);

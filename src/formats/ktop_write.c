@@ -22,6 +22,7 @@
 #include "lib/err.h"
 #include "format.h"
 #include "ktop-local.h"
+#include "ktop_agg.h"
 #include "ktop_bpf.h"
 #include "ktop.h"
 #include "lib/intern.h"
@@ -47,6 +48,7 @@ struct ktop_writer {
 	uint64_t		t0, t1;
 	struct viewfilter	*view;
 	const int		*cancel;	/* export_opts.cancel */
+	bool			agg;		/* version 4: AGG blocks may follow */
 	ZSTD_CCtx		*cctx;
 	struct buf		raw, comp;
 	unsigned int		ncpus;
@@ -125,7 +127,7 @@ static int writer_block(struct ktop_writer *w, enum blk_type type)
 	data = n ? w->comp.p : w->raw.p;
 	put_le32(hdr, BLK_MAGIC);
 	hdr[4] = type;
-	hdr[5] = n ? 0 : BLK_F_RAW;
+	hdr[5] = (n ? 0 : BLK_F_RAW) | (type == BLK_AGG ? BLK_F_OPTIONAL : 0);
 	hdr[6] = hdr[7] = 0;
 	if (!n)
 		n = w->raw.len;
@@ -226,7 +228,8 @@ struct ktop_writer *ktop_writer_new(int fd, const char *name, const struct store
 	w->chunks.len = 4;	/* the count goes first */
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, SNAP_MAGIC, 8);
-	put_le32(hdr + 8, KTOP_FILE_VERSION);
+	w->agg = opts && opts->agg;
+	put_le32(hdr + 8, w->agg ? KTOP_FILE_VERSION : KTOP_FILE_VERSION_PLAIN);
 	put_le32(hdr + 12, SNAP_HDR_SIZE);
 	put_le64(hdr + 16, clock_wall_ns());
 	put_le32(hdr + 28, crc(hdr, 28));
@@ -912,6 +915,17 @@ int ktop_writer_bpf(struct ktop_writer *w, const struct bpfstats_raw *r)
 	return writer_block(w, BLK_BPF);
 }
 
+int ktop_writer_agg(struct ktop_writer *w, struct agg_set *s)
+{
+	if (w->failed)
+		return -EIO;
+	if (!w->agg)
+		return -EINVAL;
+	w->raw.len = 0;
+	ktop_agg_encode(&w->raw, s);
+	return writer_block(w, BLK_AGG);
+}
+
 int ktop_writer_flush(struct ktop_writer *w, struct store *st)
 {
 	unsigned int ncpus = store_ncpus(st);
@@ -1023,6 +1037,8 @@ static int ktop_write_out(const struct format_out *out, struct store *st,
 	if (!w)
 		return format_out_close(&f, -errno, stats, err, errlen);
 	ret = ktop_writer_flush(w, st);
+	if (!ret && opts && opts->agg)
+		ret = ktop_writer_agg(w, opts->agg);
 	if (!ret)
 		ret = ktop_writer_finish(w);
 	if (ret)
@@ -1044,6 +1060,7 @@ int ktop_save(const struct format_out *out, struct store *st,
 		.t0 = eo ? eo->t0 : 0, .t1 = eo ? eo->t1 : 0,
 		.file_flags = eo ? eo->file_flags : 0, .view = eo ? eo->view : NULL,
 		.cancel = eo ? eo->cancel : NULL,
+		.agg = eo ? eo->agg : NULL,
 	};
 
 	return ktop_write_out(out, st, meta, &wo, stats, err, errlen);

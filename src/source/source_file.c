@@ -126,7 +126,7 @@ static uint64_t file_feed_end(const struct app *a, uint64_t lag_ns)
 	if (!l || atomic_load(&l->done))
 		return UINT64_MAX - 1;
 	/* a stream feeds the tracer's panes as it arrives, as a live session does */
-	return l->stream ? app_store_feed_end(a, lag_ns) : 0;
+	return l->stream ? store_feed_end(a->st, lag_ns) : 0;
 }
 
 static void file_stop(struct app *a)

@@ -240,7 +240,7 @@ static int live_filter_undo(struct app *a, bool redo, struct ftrace_filter_resul
  */
 static uint64_t live_feed_end(const struct app *a, uint64_t lag_ns)
 {
-	return app_store_feed_end(a, lag_ns);
+	return store_feed_end(a->st, lag_ns);
 }
 
 /* ---- starting ------------------------------------------------------------------- */

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "lib/array.h"
+#include "lib/clock.h"
 #include "lib/intern.h"
 #include "lib/taskstate.h"
 #include "lostmarks.h"
@@ -723,6 +724,30 @@ void store_get_cpu_stats(const struct store *st, unsigned int cpu, struct store_
 	out->limit = st->limit;
 	if (cpu < st->ncpus)
 		stream_stats(st, cpu, out);
+}
+
+uint64_t store_feed_end(const struct store *st, uint64_t lag_ns)
+{
+	uint64_t now = clock_mono_ns(), newest = 0, oldest = UINT64_MAX;
+	unsigned int n = store_ncpus(st);
+
+	for (unsigned int cpu = 0; cpu < n; cpu++) {
+		struct store_stats ss;
+
+		store_get_cpu_stats(st, cpu, &ss);
+		if (!ss.last_ts)
+			continue;
+		if (ss.last_ts > newest)
+			newest = ss.last_ts;
+		if (ss.last_ts < oldest)
+			oldest = ss.last_ts;
+	}
+	if (!newest)
+		return 0;
+	/* the same clock as ours: within a minute of now */
+	if (newest <= now + 60000000000ull && newest + 60000000000ull >= now)
+		return now > lag_ns ? now - lag_ns : 0;
+	return oldest;
 }
 
 size_t store_lost_marks(const struct store *st, uint64_t t0, uint64_t t1,

@@ -213,6 +213,15 @@ uint64_t store_table_bytes(const struct store *st);
 /* Per-CPU figures, same meaning. */
 void store_get_cpu_stats(const struct store *st, unsigned int cpu, struct store_stats *out);
 
+/**
+ * store_feed_end - what every CPU of a growing store (live, or a stream) has
+ * published: now less @lag_ns when its newest event is on our
+ * CLOCK_MONOTONIC (within a minute of now), else the oldest CPU's newest event
+ * Return: the end in trace time, ns; 0 when the store holds nothing yet.
+ * Context: any thread.
+ */
+uint64_t store_feed_end(const struct store *st, uint64_t lag_ns);
+
 struct store_lost {
 	uint64_t	ts;
 	uint64_t	count;
