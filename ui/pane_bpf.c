@@ -643,14 +643,22 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	window_name(bs, &st, win, sizeof(win));
 
 	richstr_clear(&rs);
-	richstr_addf(&rs, ROLE_DEFAULT, "BPF %s, %u CPUs, every %.1f s, %llu polls (last %s)",
-		     st.mode ? st.mode : "?", st.ncpus, st.interval, (unsigned long long)st.ticks,
-		     ui_fmt_dur(b1, sizeof(b1), st.poll_ns));
+	if (!(app_flags(ui->app) & SOURCE_KERNEL)) {
+		/* a stream's: the far side's poller, its polls as they arrive */
+		richstr_addf(&rs, ROLE_DEFAULT, "BPF %s of %s, %u CPUs, every %.1f s, %llu polls "
+			     "received", st.mode ? st.mode : "?", ui->app->remote ?
+			     remote_dest(ui->app->remote) : "the stream's sender", st.ncpus,
+			     st.interval, (unsigned long long)st.ticks);
+	} else {
+		richstr_addf(&rs, ROLE_DEFAULT, "BPF %s, %u CPUs, every %.1f s, %llu polls "
+			     "(last %s)", st.mode ? st.mode : "?", st.ncpus, st.interval,
+			     (unsigned long long)st.ticks, ui_fmt_dur(b1, sizeof(b1), st.poll_ns));
+	}
 	richstr_addf(&rs, ROLE_DIM, ", %llu tasks tracked", (unsigned long long)st.tasks);
 	if (st.tasks_untracked)
 		richstr_addf(&rs, ROLE_WARN, ", %llu untracked (map full)",
 			     (unsigned long long)st.tasks_untracked);
-	if (!st.running)
+	if (!st.running && (app_flags(ui->app) & SOURCE_KERNEL))
 		richstr_add(&rs, ROLE_WARN, "  poller stopped");
 	richstr_add(&rs, ROLE_DIM, bs->offcpu ? "  [o: histograms and outliers]" :
 		    "  [Left/Right: CPU, v: window, o: off-CPU tasks and stacks]");

@@ -5,6 +5,7 @@
  * how many events and why, in the place of nothing. What came stays held and
  * can still be explored and saved; q quits as always (status 0).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "app/app.h"
@@ -23,6 +24,13 @@ const char *ui_source_word(const struct ui *ui)
 		return "DISCONNECTED";
 	default:
 		break;
+	}
+	/* --remote: the far side's kernel, named (UI thread only: one buffer) */
+	if (a->remote && (app_flags(a) & SOURCE_GROWS)) {
+		static char word[96];
+
+		snprintf(word, sizeof(word), "REMOTE %.80s", remote_dest(a->remote));
+		return word;
 	}
 	/* a snapshot file still being read by its loader thread: LOADING */
 	return app_flags(a) & SOURCE_GROWS ? "LIVE" : app_loading(a) ? "LOADING" : "SNAPSHOT";

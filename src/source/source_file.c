@@ -163,9 +163,12 @@ static void file_describe(struct app *a, const char *name)
 {
 	const struct snapshot_meta *m = &FS(a)->meta;
 
-	snprintf(a->mode_why, sizeof(a->mode_why), "snapshot %s (%s%s%s%s%s, tracer %s)", name,
-		 m->source[0] ? m->source : "?", m->release[0] ? ", kernel " : "", m->release,
-		 m->hostname[0] ? ", host " : "", m->hostname, m->tracer[0] ? m->tracer : "nop");
+	/* cut where it is too long: the header and pane 1 show what fits */
+	if (snprintf(a->mode_why, sizeof(a->mode_why), "%s (%s%s%s%s%s, tracer %s)", name,
+		     m->source[0] ? m->source : "?", m->release[0] ? ", kernel " : "", m->release,
+		     m->hostname[0] ? ", host " : "", m->hostname,
+		     m->tracer[0] ? m->tracer : "nop") < 0)
+		a->mode_why[0] = '\0';
 	if (m->notes[0]) {
 		size_t n = strlen(a->mode_why);
 
@@ -260,7 +263,18 @@ static int file_start(struct app *a, const struct source_args *args, char *err, 
 	/* prev_state's letters as the recording's kernel printed them */
 	if (!taskstate_parse(snapshot_meta_format(&l->meta, "sched", "sched_switch"), &tsf))
 		store_set_task_states(a->st, &tsf);
-	file_describe(a, is_stdin ? "stream on standard input" : args->path);
+	{
+		char what[200];
+
+		/* --remote: the far side's kernel, by the host ssh reached */
+		if (is_stdin && a->remote)
+			snprintf(what, sizeof(what), "live stream from %.160s over ssh",
+				 remote_dest(a->remote));
+		else
+			snprintf(what, sizeof(what), "%s %.180s", is_stdin ? "stream" : "snapshot",
+				 is_stdin ? "on standard input" : args->path);
+		file_describe(a, what);
+	}
 	return file_load(l, args->flags, err, errlen);
 }
 

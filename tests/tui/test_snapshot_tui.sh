@@ -26,7 +26,7 @@ start_load
 
 # 1. a live stream through a pipe
 tui_start 120 40 "--stream 2>'$tmp/stream.err' | $KTOP -i -"
-if wait_screen '^ ktop tracer' 20 && wait_screen 'snapshot stream on standard input|LIVE' 5; then
+if wait_screen '^ ktop tracer' 20 && wait_screen 'stream on standard input|LIVE' 5; then
 	ok "stream_view_starts"
 else
 	fail "stream_view_starts"; evidence start; cat "$tmp/stderr" "$tmp/stream.err"

@@ -3,7 +3,8 @@
 #
 # ktop --remote through a real sshd on this machine (tests/lib_sshd.sh: its
 # own port, host key, client key and test user, all removed at the end):
-#   1. root@HOST: the view starts and grows; every key typed in it takes
+#   1. root@HOST: the view starts and grows, its header says REMOTE
+#      root@ktop-test and pane 1 names the far side; every key typed in it takes
 #      effect while the stream runs (panes switch; view clauses of 40
 #      characters typed into the prompt arrive whole); the BPF pane shows the
 #      far side's statistics (they come in the stream); q quits with status 0,
@@ -100,8 +101,8 @@ far_gone() {
 
 # ---- 1. root@: the view, its keys, q ---------------------------------------
 tui_start 120 40 "--remote root@ktop-test $REMOTE -e sched -e syscalls:sys_enter_getpid"
-if wait_screen '^ ktop tracer.*LIVE' 20 && wait_screen 'held [1-9]' 10; then
-	ok "root_view_starts_live"
+if wait_screen '^ ktop tracer.*REMOTE root@ktop-test' 20 && wait_screen 'held [1-9]' 10; then
+	ok "root_view_starts_live_and_says_remote_root@ktop-test"
 else
 	fail "root_view_starts_live"; evidence root; cat "$tmp/stderr"
 fi
@@ -119,9 +120,18 @@ else
 	fail "root_tracing_options_go_to_the_far_side: '$args'"
 fi
 keys_arrive root
-# the far side's BPF statistics come with the stream: the pane shows them
+# pane 1 speaks of the far side (issue 31 #8), not of standard input
+if scr | grep -q 'live stream from root@ktop-test over ssh' &&
+   ! scr | grep -q 'standard input'; then
+	ok "root_cpu_pane_names_the_far_side"
+else
+	fail "root_cpu_pane_names_the_far_side"; evidence root-pane1
+fi
+# the far side's BPF statistics come with the stream: the pane shows them, as
+# the far poller's (no "poller stopped" while its polls arrive)
 keys 6
-if wait_screen '^BPF (tp_btf|raw_tp), [0-9]+ CPUs, every' 10 && wait_screen '\|\*+ *\|' 10; then
+if wait_screen '^BPF (tp_btf|raw_tp) of root@ktop-test, [0-9]+ CPUs, every .* polls received' 10 &&
+   wait_screen '\|\*+ *\|' 10 && ! scr | grep -q 'poller stopped'; then
 	ok "root_bpf_pane_shows_the_far_side (its run-queue histogram)"
 else
 	fail "root_bpf_pane_shows_the_far_side"; evidence bpf
@@ -186,7 +196,7 @@ else
 	cat "$tmp/stderr"
 fi
 keys -l "$pw"; keys Enter
-if wait_screen '^ ktop tracer.*LIVE' 20 && wait_screen 'held [1-9]' 10; then
+if wait_screen "^ ktop tracer.*REMOTE $user@ktop-test" 20 && wait_screen 'held [1-9]' 10; then
 	ok "sudo_right_password_starts_the_stream"
 else
 	fail "sudo_right_password_starts_the_stream"; evidence sudo-ok; cat "$tmp/stderr"
