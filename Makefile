@@ -79,11 +79,15 @@ EXTRA_LDFLAGS	+= -fsanitize=thread
 endif
 
 CORE_SRCS	:= $(wildcard src/*/*.c)
-UI_SRCS		:= $(wildcard ui/*.c)
+UI_SRCS		:= $(wildcard ui/*.c ui/*/*.c)
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_SKELS	:= $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
 CORE_OBJS	:= $(patsubst %.c,$(B)/%.o,$(CORE_SRCS))
 UI_OBJS		:= $(patsubst %.c,$(B)/%.o,$(UI_SRCS))
+# The terminal's own: the loop on it and the screen's curses backend. The rest
+# is the UI library, which the UI's unit tests link with a text screen instead.
+UI_TERM_OBJS	:= $(B)/ui/main_loop.o $(B)/ui/draw/curses.o
+UI_LIB_OBJS	:= $(filter-out $(UI_TERM_OBJS),$(UI_OBJS))
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS	:= $(wildcard tests/tools/*.c)
@@ -105,9 +109,13 @@ else
 ktop: $(B)/ktop
 endif
 
-$(B)/ktop: $(B)/src/main.o $(UI_OBJS) $(B)/libktop.a
+$(B)/ktop: $(B)/src/main.o $(UI_TERM_OBJS) $(B)/libktop-ui.a $(B)/libktop.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(KTOP_LDFLAGS) -o $@ $^ $(UI_LDLIBS) $(CORE_LDLIBS)
+
+$(B)/libktop-ui.a: $(UI_LIB_OBJS) $(B)/layers-ui.ok
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $(UI_LIB_OBJS)
 
 $(B)/libktop.a: $(CORE_OBJS) $(B)/layers.ok
 	$(call msg,AR,$@)
@@ -117,7 +125,13 @@ $(B)/libktop.a: $(CORE_OBJS) $(B)/layers.ok
 # below it, never a UI header; a breach fails the build.
 $(B)/layers.ok: tests/layers.sh $(wildcard src/*/*.c src/*/*.h) | $(B)
 	$(call msg,LAYERS,src/)
-	$(Q)tests/layers.sh && touch $@
+	$(Q)tests/layers.sh src && touch $@
+
+# The layers of ui/ (the same script): drawing knows no pane, no pane or prompt
+# includes or calls another's; a breach fails the build of the UI library.
+$(B)/layers-ui.ok: tests/layers.sh $(wildcard ui/*.[ch] ui/*/*.[ch]) $(UI_LIB_OBJS) | $(B)
+	$(call msg,LAYERS,ui/)
+	$(Q)tests/layers.sh ui $(UI_LIB_OBJS) && touch $@
 
 # Objects depend on the settings baked into them (PREFIX via DATADIR, VERSION,
 # OPT), so `make install PREFIX=/usr` after a plain `make` rebuilds what it must.
@@ -138,20 +152,27 @@ $(B)/src/main.o: src/main.c $(BPF_SKELS) $(B)/settings | $(B)/src
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/ui/%.o: ui/%.c $(BPF_SKELS) $(B)/settings | $(B)/ui
+$(B)/ui/%.o: ui/%.c $(BPF_SKELS) $(B)/settings
 	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
 
-# tests/unit: no root, no tracefs, no terminal; link the core library only.
+# tests/unit: no root, no tracefs, no terminal; link the core library, and
+# test_ui_* the UI library on a text screen (tests/unit/text_screen.c).
 # Each binary's headers (tests/unit/*.h too) go in its .d file, so editing one
 # rebuilds the tests that include it.
+UI_TEST_BINS	:= $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_ui_*.c))
+$(UI_TEST_BINS): TEST_UI = $(B)/tests/text_screen.o $(B)/libktop-ui.a
+$(UI_TEST_BINS): $(B)/tests/text_screen.o $(B)/libktop-ui.a
+
 $(B)/tests/%: tests/unit/%.c $(B)/libktop.a | $(B)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(KTOP_CFLAGS) -Itests/unit -MMD -MP -MT $@ -MF $@.d $(KTOP_LDFLAGS) -o $@ $< \
-		$(B)/libktop.a $(CORE_LDLIBS)
+		$(TEST_UI) $(B)/libktop.a $(CORE_LDLIBS)
 
-# tests/unit/test_ui_*.c include the terminal-free ui/*.c files directly.
-$(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_ui_*.c)): $(wildcard ui/*.c ui/*.h)
+$(B)/tests/text_screen.o: tests/unit/text_screen.c | $(B)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(KTOP_CFLAGS) -Itests/unit -MMD -MP -c -o $@ $<
 
 $(B)/tools/%: tests/tools/%.c $(B)/libktop.a | $(B)/tools
 	$(call msg,CC,$@)
@@ -161,9 +182,11 @@ $(B)/tools/%: tests/tools/%.c $(B)/libktop.a | $(B)/tools
 # A workload whose user stacks the stack tests name: frame pointers, whatever OPT says.
 $(B)/tools/stackload: EXTRA_CFLAGS += -fno-omit-frame-pointer
 
-$(B)/bench/%: bench/%.c $(B)/libktop.a $(UI_OBJS) | $(B)/bench
+# The benches draw on curses (to /dev/null): the UI library and its curses backend.
+$(B)/bench/%: bench/%.c $(B)/libktop.a $(B)/libktop-ui.a $(B)/ui/draw/curses.o | $(B)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(filter-out $(B)/ui/main_loop.o,$(UI_OBJS)) $(B)/libktop.a $(UI_LDLIBS) $(CORE_LDLIBS)
+	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(B)/ui/draw/curses.o $(B)/libktop-ui.a \
+		$(B)/libktop.a $(UI_LDLIBS) $(CORE_LDLIBS)
 
 # BPF: CO-RE objects, stripped, then skeletons. vmlinux.h: see bpf/README.
 $(B)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(B)
@@ -187,7 +210,7 @@ $(B)/syscall_names.h: | $(B)
 
 $(B)/src/lib/syscalls.o: $(B)/syscall_names.h
 
-$(B) $(B)/src $(B)/ui $(B)/tests $(B)/tools $(B)/bench:
+$(B) $(B)/src $(B)/tests $(B)/tools $(B)/bench:
 	$(Q)mkdir -p $@
 
 tests: $(UNIT_BINS) $(TOOL_BINS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The stacks pane (ui/pane_stacks.c) with 100,000 distinct stacks: 300,000
+ * The stacks pane (ui/panes/pane_stacks.c) with 100,000 distinct stacks: 300,000
  * stacked events (three per stack, depth 12-28, shared roots, names from a
  * vocabulary of 5,000 functions, as bench_stacks.c's tree), the pane drawn
  * by ui_frame() into a curses screen on /dev/null (newterm, 200x50), as

@@ -8,7 +8,6 @@
 #include <string.h>
 #include "ui-local.h"
 
-#define CTRL(c)	((c) & 0x1f)
 
 /* .pane is left out (NULL: every pane) except for the panes' own bindings */
 #pragma GCC diagnostic push
@@ -77,7 +76,7 @@ const struct ui_key ui_keys[] = {
 	{ { 's', 'S' }, "s, S",
 	  "save the trace, or the marked time window (v): .ktop, .dat (trace.dat), .json, .txt "
 	  "or .csv", ACT_SAVE, 0, "Commands" },
-	{ { CTRL('l') }, "Ctrl-L", "redraw the whole screen", ACT_REDRAW, 0, "Commands" },
+	{ { UI_CTRL('l') }, "Ctrl-L", "redraw the whole screen", ACT_REDRAW, 0, "Commands" },
 	{ { 27 }, "Esc", "close the overlay or prompt", ACT_ESC, 0, "Commands" },
 	{ { KEY_F(10), 'q' }, "F10, q", "quit", ACT_QUIT, 0, "Commands" },
 	/* the view filter: every pane, what is held (prompt_view.c) */

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rowfmt.h"
+#include "draw/rowfmt.h"
 #include "lib/hashmap.h"
 #include "lib/intern.h"
 #include "lib/syscalls.h"
@@ -594,11 +594,8 @@ static void pat_syscall(struct lm_pattern *pt, bool exit, uint64_t nr, unsigned 
 	pat_str(pt, ")");
 }
 
-/*
- * Can the line of syscall event @ev hold the text? Its layout depends on the
- * syscall, so its answer is kept per task, syscall and argument count.
- */
-static bool sys_may(struct linematch *m, const struct ktop_event *ev)
+/* Its layout depends on the syscall: the answer is kept per task, syscall and argument count. */
+bool linematch_sys_may(struct linematch *m, const struct ktop_event *ev)
 {
 	bool exit = ev->type == KTOP_T_SYS_EXIT;
 	struct lm_priv *pv = m->priv;
@@ -698,7 +695,7 @@ bool linematch_task_may(struct linematch *m, int32_t pid, uint16_t type)
 
 bool linematch_line(struct linematch *m, const struct ktop_event *ev)
 {
-	if (!sys_may(m, ev))
+	if (!linematch_sys_may(m, ev))
 		return false;
 	ui_fmt_event(&m->line, m->st, m->style, ev);
 	return strstr(m->line.ch, m->needle) != NULL;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "model/flags.h"
-#include "richstr.h"
+#include "draw/richstr.h"
 #include "view/evsearch.h"
 
 struct store;
@@ -43,6 +43,8 @@ void linematch_destroy(struct linematch *m);
  */
 bool linematch_type_may(struct linematch *m, uint16_t type);
 bool linematch_task_may(struct linematch *m, int32_t pid, uint16_t type);
+/* Can the line of syscall event @ev (sys_enter, sys_exit) hold the text? */
+bool linematch_sys_may(struct linematch *m, const struct ktop_event *ev);
 /* Does the line of @ev hold the text? */
 bool linematch_line(struct linematch *m, const struct ktop_event *ev);
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Routing: the panes and prompts by name, the typed requests between them,
- * and the open prompt (see ui-local.h). Only key codes come from curses.h;
- * nothing here draws, so the tests run it with the panes they need and
- * stand-ins for the others.
+ * the open prompt, and the footer's message (see ui-local.h). Only key codes
+ * come from curses.h; nothing here draws, so the tests run it with the panes
+ * they need and stand-ins for the others.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <curses.h>
@@ -25,6 +27,17 @@ static const char *const req_target[UI_REQ_NR] = {
 	[UI_REQ_WIDEN]		= "view",
 	[UI_REQ_STACKS]		= "stacks",
 };
+
+void ui_message(struct ui *ui, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ui->message, sizeof(ui->message), fmt, ap);
+	va_end(ap);
+	ui->message_until = clock_mono_ns() + 4000000000ull;
+	ui->dirty = true;
+}
 
 /* The state the UI keeps for a pane or prompt: zeroed, freed after its destroy. */
 static int priv_new(void **priv, size_t size)

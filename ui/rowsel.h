@@ -6,7 +6,7 @@
 #ifndef KTOP_UI_ROWSEL_H
 #define KTOP_UI_ROWSEL_H
 
-#include "richstr.h"
+#include "draw/richstr.h"
 #include "ui-local.h"
 
 /* True for the movement keys ui_rowsel_move() takes: Up, Down, PgUp, PgDn, Home, End. */

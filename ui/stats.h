@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "rowfmt.h"
+#include "draw/rowfmt.h"
 #include "lib/hashmap.h"
 
 struct store;

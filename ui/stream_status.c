@@ -42,7 +42,7 @@ int ui_stream_header(struct ui *ui, int y)
 	enum app_stream_state s;
 	char desc[600];
 	const char *p = desc;
-	int lines = 0, width = ui->cols - 1;
+	int lines = 0, width = ui->screen.cols - 1;
 	struct richstr rs;
 
 	s = app_stream_end_desc(ui->app, desc, sizeof(desc) - 16);
@@ -63,8 +63,8 @@ int ui_stream_header(struct ui *ui, int y)
 		richstr_clear(&rs);
 		richstr_add(&rs, role, " ");
 		richstr_addn(&rs, role, p, n < width ? n : width);
-		richstr_pad(&rs, ROLE_HEADER, ui->cols);
-		ui_draw_rs(ui, y + lines++, 0, &rs, ui->cols);
+		richstr_pad(&rs, ROLE_HEADER, ui->screen.cols);
+		ui_draw_rs(&ui->screen, y + lines++, 0, &rs, ui->screen.cols);
 		p += n;
 		while (*p == ' ')
 			p++;

@@ -1,7 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The TUI's private types: the screen state, panes and prompts, the requests
- * they send each other, the key table. Only ui/ includes this.
+ * The TUI's private types: the UI's state, panes and prompts, the requests
+ * they send each other, the key table. Only ui/ includes this (and the UI's
+ * unit tests).
+ *
+ * ui/ in layers (tests/layers.sh checks them as the build archives the UI
+ * library; a breach fails the build):
+ *   ui/draw/     the drawing library: the screen (draw/screen.h) and its
+ *                backends (draw/backend.h: draw/curses.c, and the unit tests'
+ *                text screen), rows of attributed text (richstr), themes, the
+ *                line editor, row formatting. It knows no struct ui, no pane,
+ *                no prompt.
+ *   ui/          this header; the frame (frame.c: header, tabs, footer, keys,
+ *                the tables of panes and prompts), routing (route.c), the key
+ *                table (keys.c), and what panes share: the view and the
+ *                marked window (view.c), the statistics (stats.c), the
+ *                function_graph tree (graph_feed.c), walks over the store
+ *                (evnav.c), feeds (tracer_feed.c), row selection (rowsel.c).
+ *   ui/panes/    one file per pane, pane_NAME.c, with the helpers of panes.
+ *   ui/prompts/  one file per prompt (a file may hold a family: prompt_line.c).
+ * Panes and prompts include draw/ and ui/, never each other: each exports its
+ * ops alone, and uses nothing another pane or prompt defines.
  *
  * Panes and prompts are objects with a vtable (struct pane_ops, struct
  * prompt_ops), found by name (ui_pane, ui_prompt). One that needs another asks
@@ -10,6 +29,28 @@
  * changes the kernel or the recording goes through src/app/app.h's actions (app_
  * switch_tracer, app_filter_apply, app_mark, app_set_recording). Key handlers
  * return enum ui_result flags, and only the main loop acts on those.
+ *
+ * Adding a pane ("net", tab label "Net"):
+ *   1. ui/panes/pane_net.c: its state (priv_size bytes, zeroed; in
+ *      pane_net-local.h if its tests read it), and a
+ *      `const struct pane_ops pane_net_ops` with designated initialisers: name,
+ *      label, draw, and what else it does (key, click, search, update, request,
+ *      footer or keys, folded). Everything else in the file is static.
+ *   2. Declare it below (extern const struct pane_ops pane_net_ops) and list it
+ *      in frame.c's pane_table[], in tab order (the number keys go by place).
+ *   3. Draw with draw/screen.h (ui_draw_rs of a row formatted off screen into a
+ *      struct richstr, colours by role); read the store and the view
+ *      (ui_view(), src/view/viewfilter.h); say on the footer with ui_message().
+ *      A feature this kernel or run lacks: ui_draw_unavailable().
+ *   4. Its keys: ui/keys.c, with .pane = "net" for its own (the help and
+ *      man/ktop.1's KEYS list them: tests/unit/test_ui_keys.c holds them equal).
+ *   5. To show another pane or prompt, or to be shown by one: a request (kind,
+ *      arguments and target below and in route.c), never a call into it.
+ *   6. A test: tests/unit/test_ui_net.c links the UI library on a text screen
+ *      (tests/unit/text_screen.h): build the pane with ui_views_init(), draw it,
+ *      send keys through its ops, read scr[][]. The TUI as a person uses it:
+ *      tests/tui/ (tmux).
+ * A prompt likewise: ui/prompts/, struct prompt_ops, frame.c's prompt_table[].
  */
 #ifndef KTOP_UI_LOCAL_H
 #define KTOP_UI_LOCAL_H
@@ -17,13 +58,14 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "evnav.h"
 #include "model/flags.h"
-#include "rowfmt.h"
-#include "lineedit.h"
-#include "richstr.h"
+#include "draw/lineedit.h"
+#include "draw/richstr.h"
+#include "draw/rowfmt.h"
+#include "draw/screen.h"
+#include "draw/theme.h"
+#include "evnav.h"
 #include "stats.h"
-#include "theme.h"
 
 struct app;
 struct ui;
@@ -375,8 +417,11 @@ extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
 extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
 extern const struct prompt_ops prompt_recorder_ops;	/* "recorder": prompt_recorder.c */
 
-/* prompt_recorder.c: the header's recorder line. Return: false when no recorder runs. */
+/* recorder.c: the header's recorder line. Return: false when no recorder runs. */
 bool ui_recorder_header(struct ui *ui, struct richstr *rs);
+/* The recorder's status (@st) as one line of ASCII. Return: @buf. */
+struct recorder_status;
+const char *ui_recorder_status(const struct recorder_status *st, char *buf, size_t len);
 
 #define UI_MAX_PANES	10
 #define UI_MAX_PROMPTS	16
@@ -462,10 +507,7 @@ struct ui {
 	struct prompt		prompts[UI_MAX_PROMPTS];
 	int			nprompts;
 	struct prompt		*prompt;
-	int			rows, cols;
-	bool			color;		/* colours in use */
-	bool			utf8;
-	bool			term_ready;	/* curses initialised */
+	struct ui_screen	screen;		/* where everything is drawn */
 	int			refresh_ms;
 	bool			paused;
 	uint64_t		paused_appended;	/* store appended when paused */
@@ -509,49 +551,40 @@ struct ui {
 	bool			working;	/* a pane has work in slices (ui_work) */
 };
 
-/* screen.c: terminal-independent set-up and the frame. */
+/* frame.c: the UI's set-up, the frame, the keys. */
 int ui_init(struct ui *ui, struct app *a);
 void ui_destroy(struct ui *ui);
-/* After initscr/newterm: colours, keypad, mouse. */
+/* After the terminal is opened (newterm): colours, keypad, mouse, the theme. */
 void ui_term_setup(struct ui *ui);
-/* Apply ui->theme to the colour pairs. */
+/* Colour the screen as ui->theme says, and draw the next frame whole. */
 void ui_theme_apply(struct ui *ui);
-/* Read new events (unless paused) and draw a whole frame (wnoutrefresh + doupdate). */
+/* Read new events (unless paused) and draw a whole frame, then send it. */
 void ui_frame(struct ui *ui, bool ingest);
 /* Once a second: rates. */
 void ui_tick(struct ui *ui, uint64_t now_ns);
 /* One key (or KEY_MOUSE / KEY_RESIZE). Return: enum ui_result flags. */
 int ui_handle_key(struct ui *ui, int ch);
-void ui_message(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Drawing helpers for panes and prompts. */
-void ui_draw_rs(struct ui *ui, int y, int x, const struct richstr *rs, int w);
-void ui_draw_text(struct ui *ui, int y, int x, enum ui_role role, const char *s, int w);
-void ui_fill_row(struct ui *ui, int y, enum ui_role role, int w);
-/* Row @y of a bottom overlay (the prompts'), @w wide: @rs after a margin. */
-void ui_overlay_row(struct ui *ui, int y, int w, const struct richstr *rs);
 /*
- * A bottom overlay (the prompts'), @w wide and *@h rows high, at most the
- * screen but the tabs and footer (*@h lowered to that), blanked: return its
- * first row.
+ * unavailable.c: what this kernel or run does not offer. The header's line: each
+ * reason once ("function, set_ftrace_filter (not permitted (EPERM));
+ * function_graph (not built in)"). Return: the length written to @buf.
  */
-int ui_overlay_bottom(struct ui *ui, int *h, int w);
-/* Row @y of a bottom overlay: "> " and the line being typed. Return: ui_line_fmt()'s. */
-int ui_overlay_line(struct ui *ui, int y, int w, const struct ui_line *l);
-/* A blank overlay box with a border. */
-void ui_draw_box(struct ui *ui, int y, int x, int h, int w);
-/* Wrap @text into rows [y, y + h) with a left margin; return rows used. */
-int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text);
-/* Text for a pane whose feature this kernel or this run does not have: the
- * features' states and what would give it. */
+struct features;
+size_t ui_unavailable_line(const struct features *ft, char *buf, size_t len);
+/* A pane's page in place of a feature this kernel or run lacks: the features'
+ * states and what would give it. */
 void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
 			 const int *features, int nfeatures, const char *plan);
 
 /*
  * route.c: the panes and prompts by name, requests between them, the open
- * prompt. No curses. Each int return is enum ui_result flags; 0 means nothing
- * was done (an unknown name, a request nobody takes), and the state is as it was.
+ * prompt, the footer's message. No curses. Each int return is enum ui_result
+ * flags; 0 means nothing was done (an unknown name, a request nobody takes),
+ * and the state is as it was.
  */
+/* Say @fmt on the footer for a few seconds. */
+void ui_message(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ui_views_init(struct ui *ui, const struct pane_ops *const *panes, int npanes,
 		  const struct prompt_ops *const *prompts, int nprompts);
 void ui_views_destroy(struct ui *ui);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The BPF pane's row formatting (ui/bpf_rows.c), without a terminal or BPF:
+ * The BPF pane's row formatting (ui/panes/bpf_rows.c), without a terminal or BPF:
  * histogram rows in the layout of bcc's print_log2_hist, sparklines, top-task
- * and outlier rows; and the pane's histogram block (ui/pane_bpf.c) drawn into
+ * and outlier rows; and the pane's histogram block (bpf_draw_hist) drawn into
  * a text screen at any height. Expected figures are computed here from the
  * inputs, not copied from the output.
  *
@@ -19,44 +19,17 @@
 #include <string.h>
 #include "test.h"
 
-#include "../../ui/richstr.c"
-#include "../../ui/rowfmt.c"
-#include "../../ui/bpf_rows.c"
-#include "../../ui/evnav.c"
-#include "../../ui/rowsel.c"
-#include "../../ui/lineedit.c"
-#include "../../ui/route.c"
-#include "../../ui/view.c"
-#include "../../ui/prompt_view.c"
-#include "../../ui/pane_bpf.c"
-
 #include "app/app.h"
+#include "bpfstats/bpfstats.h"
+#include "lib/intern.h"
+#include "panes/bpf_rows.h"
 #include "stacks_text.h"
+#include "store/stacks.h"
 #include "view/viewfilter.h"
+#include "ui-local.h"
 #include "text_screen.h"
 
-void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
-			 const int *features, int nfeatures, const char *plan)
-{
-}
-
-int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
-{
-	size_t len = strlen(text);
-	int r;
-
-	/* cut at the width, not at words: enough to find the words in it */
-	for (r = 0; r < h && len; r++) {
-		size_t n = len < (size_t)w ? len : (size_t)w;
-		char line[SCR_COLS + 1];
-
-		snprintf(line, sizeof(line), "%.*s", (int)n, text);
-		ui_draw_text(ui, y + r, 0, role, line, w);
-		text += n;
-		len -= n;
-	}
-	return r;
-}
+#define OFF_FRAMES	64	/* frames of a stack read here */
 
 static int count_char(const char *s, char c)
 {
@@ -234,7 +207,7 @@ TEST(hist_block_keeps_every_sample_when_short)
 		int rows;
 
 		text_screen_clear();
-		rows = draw_hist(&ui, 0, 0, height, 120, "Run-queue latency", &h);
+		rows = bpf_draw_hist(&ui.screen, 0, 0, height, 120, "Run-queue latency", &h);
 		CHECK(rows <= height);
 		sum = screen_hist(0, height, &lo, &hi);
 		if (sum != h.count || lo != 1u << 10 || hi != (1ull << 31) - 1)
@@ -247,7 +220,7 @@ TEST(hist_block_keeps_every_sample_when_short)
 		CHECK((strstr(scr[0], "slots a row") != NULL) == (height - 2 < 21));
 	}
 	text_screen_clear();
-	draw_hist(&ui, 0, 0, 2, 120, "Run-queue latency", &h);
+	bpf_draw_hist(&ui.screen, 0, 0, 2, 120, "Run-queue latency", &h);
 	CHECK(strstr(scr[0], "n=") && strstr(scr[0], "no room"));
 }
 
@@ -321,7 +294,6 @@ static bool orig_open(bool with_offcpu)
 	struct store *st;
 
 	memset(&orig, 0, sizeof(orig));
-	last_msg[0] = '\0';
 	snprintf(dir, sizeof(dir), "%s/stacks-host", fixture_root());
 	st = fixture_stacks_store(dir, &orig.r);
 	if (!st)
@@ -368,8 +340,8 @@ static bool orig_open(bool with_offcpu)
 	orig.app.bpf = orig.b;
 	orig.ui.app = &orig.app;
 	orig.ui.st = st;
-	orig.ui.rows = SCR_ROWS;
-	orig.ui.cols = SCR_COLS;
+	orig.ui.screen.rows = SCR_ROWS;
+	orig.ui.screen.cols = SCR_COLS;
 	return !ui_views_init(&orig.ui, panes, 2, NULL, 0);
 }
 
@@ -497,7 +469,7 @@ TEST(offcpu_view_without_offcpu_says_how)
 	/* the tasks are still listed; i says why and asks nothing */
 	CHECK(row_of("27932 stackload") >= 0);
 	CHECK(okey(ACT_STACK_ICICLE) & UI_HANDLED);
-	CHECK(orig.nreq == 0 && strstr(last_msg, "--offcpu"));
+	CHECK(orig.nreq == 0 && strstr(orig.ui.message, "--offcpu"));
 	orig_close();
 }
 
@@ -522,7 +494,10 @@ TEST(offcpu_view_short_screen_scrolls)
 		okey(ACT_HOME);
 		text_screen_clear();
 		p->ops->draw(&orig.ui, p, 0, h, 120);
-		shown = ((struct bpf_state *)p->priv)->stack_rows;
+		/* the stack rows on the screen: under their header, each with its share */
+		shown = 0;
+		for (int r = row_of("SHARE SWITCHES") + 1; r > 0 && r < h; r++)
+			shown += strchr(scr[r], '%') != NULL;
 		CHECK(shown >= 1);
 		snprintf(want, sizeof(want), "rows 1-%d of 20", shown);
 		CHECK(row_of(want) >= 0);

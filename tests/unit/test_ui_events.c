@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The event list (ui/pane_events.c) without a terminal: its own draw and
- * search functions run against a store, and the few screen functions they
- * call are replaced below by ones that write into a text screen.
+ * The event list (ui/panes/pane_events.c) without a terminal: its draw and
+ * search run against a store, on the text screen (text_screen.c).
  *
  * A CPU's reader publishes a partly filled page up to 100 ms after the others
  * have published theirs, so events older than what the list shows can still
@@ -10,17 +9,10 @@
  */
 #include <stdlib.h>
 #include "test.h"
-#include "../../ui/richstr.c"
-#include "../../ui/rowfmt.c"
-#include "../../ui/evnav.c"
-#include "../../ui/rowsel.c"
-#include "../../ui/lineedit.c"
-#include "../../ui/route.c"
-#include "../../ui/view.c"
-#include "../../ui/prompt_view.c"
-#include "../../ui/linematch.c"
-#include "../../ui/pane_events.c"
 #include "app/app.h"
+#include "store/store.h"
+#include "ui-local.h"
+#include "panes/pane_events-local.h"
 #include "text_screen.h"
 
 static void draw(struct ui *ui, struct pane *p)
@@ -78,7 +70,7 @@ TEST(search_match_stays_on_the_page_when_older_events_arrive)
 	draw(&ui, p);
 	CHECK(es->follow && es->n == SCR_ROWS - 2);
 
-	CHECK(events_search(&ui, p, "sys_exit", -1) & UI_HANDLED);
+	CHECK(p->ops->search(&ui, p, "sys_exit", -1) & UI_HANDLED);
 	draw(&ui, p);
 	CHECK_EQ_U64(screen_count("sys_exit"), 1);
 	CHECK(es->sel >= 0 && es->rows[es->sel].ev.ts == t_match);
@@ -141,7 +133,7 @@ TEST(home_before_the_first_draw_shows_a_full_page)
 	ui.active = p;
 	es = p->priv;
 	CHECK(p->h == 0);
-	CHECK(events_key(&ui, p, ACT_HOME) & UI_REDRAW);
+	CHECK(p->ops->key(&ui, p, ACT_HOME) & UI_REDRAW);
 	draw(&ui, p);
 	CHECK_EQ_U64(es->n, SCR_ROWS - 2);
 	CHECK(row_is_oldest(st, es, 0));
@@ -183,7 +175,7 @@ TEST(home_and_a_frozen_page_follow_eviction)
 	draw(&ui, p);
 	CHECK(es->follow && es->n == SCR_ROWS - 2);
 
-	events_key(&ui, p, ACT_HOME);
+	p->ops->key(&ui, p, ACT_HOME);
 	draw(&ui, p);
 	CHECK(!strstr(scr[0], "no events held"));
 	CHECK_EQ_U64(es->n, SCR_ROWS - 2);
@@ -205,7 +197,7 @@ TEST(home_and_a_frozen_page_follow_eviction)
 	/* frozen in the middle of what is held, then all of it ages out */
 	draw(&ui, p);
 	for (int i = 0; i < 5; i++)
-		events_key(&ui, p, ACT_PGDN);
+		p->ops->key(&ui, p, ACT_PGDN);
 	draw(&ui, p);
 	CHECK(!es->follow && !row_is_oldest(st, es, 0));
 	fill(st, 2, t, 400000);
@@ -260,34 +252,34 @@ TEST(a_long_search_goes_on_in_slices_and_esc_stops_it)
 	es = p->priv;
 	draw(&ui, p);
 	/* a row selected, the page frozen */
-	events_key(&ui, p, ACT_UP);
-	events_key(&ui, p, ACT_UP);
+	p->ops->key(&ui, p, ACT_UP);
+	p->ops->key(&ui, p, ACT_UP);
 	draw(&ui, p);
 	CHECK(!es->follow && es->have_sel);
 	was = es->sel_pos;
 
 	/* the key: a first slice, then the search goes on */
-	CHECK(events_search(&ui, p, "-> 123456", -1) & UI_HANDLED);
+	CHECK(p->ops->search(&ui, p, "-> 123456", -1) & UI_HANDLED);
 	CHECK(es->run != NULL);
 	CHECK(ui.working);
-	CHECK(strstr(last_msg, "searching older events for \"-> 123456\""));
-	CHECK(strstr(last_msg, "Esc stops"));
+	CHECK(strstr(ui.message, "searching older events for \"-> 123456\""));
+	CHECK(strstr(ui.message, "Esc stops"));
 	draw(&ui, p);
 	CHECK(strstr(scr[0], "searching older"));
-	CHECK(events_work(&ui, p, 1000000));
+	CHECK(p->ops->work(&ui, p, 1000000));
 	/* Esc: stopped, the selection and the page as they were */
-	CHECK(events_key(&ui, p, ACT_ESC) & UI_HANDLED);
+	CHECK(p->ops->key(&ui, p, ACT_ESC) & UI_HANDLED);
 	CHECK(es->run == NULL);
-	CHECK(strstr(last_msg, "stopped"));
-	CHECK(!events_work(&ui, p, 1000000));
+	CHECK(strstr(ui.message, "stopped"));
+	CHECK(!p->ops->work(&ui, p, 1000000));
 	draw(&ui, p);
 	CHECK(!es->follow && es->have_sel);
 	CHECK(!ui_evpos_cmp(&es->sel_pos, &was));
 
 	/* n: it starts again, and runs to the oldest event */
-	CHECK(events_search(&ui, p, "-> 123456", -1) & UI_HANDLED);
+	CHECK(p->ops->search(&ui, p, "-> 123456", -1) & UI_HANDLED);
 	while (es->run && slices < 100000) {
-		events_work(&ui, p, 1000000);
+		p->ops->work(&ui, p, 1000000);
 		slices++;
 	}
 	CHECK(slices > 1);
@@ -295,12 +287,12 @@ TEST(a_long_search_goes_on_in_slices_and_esc_stops_it)
 	draw(&ui, p);
 	CHECK(es->have_sel && es->sel_pos.ts == 1000000);
 	CHECK_EQ_U64(screen_count("getpid -> 123456"), 1);
-	CHECK(strstr(last_msg, "found"));
+	CHECK(strstr(ui.message, "found"));
 	/* and n from there: no older match, after every event older than it (none) */
-	CHECK(events_search(&ui, p, "-> 123456", -1) & UI_HANDLED);
+	CHECK(p->ops->search(&ui, p, "-> 123456", -1) & UI_HANDLED);
 	while (es->run)
-		events_work(&ui, p, 1000000);
-	CHECK(strstr(last_msg, "no older match"));
+		p->ops->work(&ui, p, 1000000);
+	CHECK(strstr(ui.message, "no older match"));
 	CHECK(es->sel_pos.ts == 1000000);
 	ui_views_destroy(&ui);
 	store_free(st);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The help overlay (ui/help.c) without a terminal, drawn into a text screen
+ * The help overlay (ui/prompts/help.c) without a terminal, drawn into a text screen
  * at several sizes: it covers the whole screen (nothing of the pane behind
  * shows through), every key's label and description is there in full,
  * wrapped at narrow widths, with a space between label and description, and
@@ -9,23 +9,12 @@
 #include <stdlib.h>
 #include "test.h"
 
-#include "../../ui/richstr.c"
-#include "../../ui/lineedit.c"
-#include "../../ui/keys.c"
-#include "../../ui/route.c"
-#include "../../ui/help.c"
+#include <curses.h>
+#include "ui-local.h"
+#include "prompts/help-local.h"
 
 #define SCR_ROWS	60
 #include "text_screen.h"
-
-/* ui/screen.c's box: its area cleared, the border in ASCII */
-void ui_draw_box(struct ui *ui, int y, int x, int h, int w)
-{
-	for (int r = y; r < y + h && r < SCR_ROWS; r++)
-		for (int c = x; c < x + w && c < SCR_COLS; c++)
-			scr[r][c] = r == y || r == y + h - 1 ? '-' : c == x || c == x + w - 1 ?
-				    '|' : ' ';
-}
 
 static struct ui ui;
 
@@ -39,8 +28,8 @@ static void draw_at(int cols, int rows)
 	text_screen_clear();
 	for (int r = 0; r < SCR_ROWS; r++)
 		memset(scr[r], '\x01', SCR_COLS);
-	ui.cols = cols;
-	ui.rows = rows;
+	ui.screen.cols = cols;
+	ui.screen.rows = rows;
 	ui.prompt->ops->draw(&ui, ui.prompt);
 }
 

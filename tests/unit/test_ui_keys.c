@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include "test.h"
 
-#include "../../ui/keys.c"
+#include <curses.h>
+#include "ui-local.h"
 
 #include "ingest/fixture.h"
 
@@ -135,7 +136,7 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 	CHECK(ui_key_lookup_in(KEY_F(3), "stacks")->act == ACT_SEARCH);
 }
 
-/* A pane's own key names one of the panes (ui/screen.c's table) by its name. */
+/* A pane's own key names one of the panes (ui/frame.c's table) by its name. */
 TEST(pane_keys_name_a_pane)
 {
 	static const char *const panes[] = { "cpus", "top", "events", "graph", "latency", "bpf",

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include "test.h"
 #include "snap_common.h"
-#include "../../ui/richstr.c"
-#include "../../ui/rowfmt.c"
-#include "../../ui/linematch.c"
+#include "store/store.h"
+#include "draw/rowfmt.h"
+#include "linematch.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
@@ -156,10 +156,10 @@ TEST(the_layout_refuses_what_no_line_holds)
 					 .args = { 0, 5 } };
 
 		CHECK(linematch_task_may(&m, 0, KTOP_T_SYS_EXIT));	/* some syscall may */
-		CHECK(!sys_may(&m, &ev));				/* read may not */
+		CHECK(!linematch_sys_may(&m, &ev));				/* read may not */
 		linematch_destroy(&m);
 		CHECK(linematch_init(&m, st, FLAGS_STYLE_LAZY, "read -> 5") == 0);
-		CHECK(sys_may(&m, &ev));
+		CHECK(linematch_sys_may(&m, &ev));
 		CHECK(linematch_line(&m, &ev));
 		ev.args[1] = 6;
 		CHECK(!linematch_line(&m, &ev));

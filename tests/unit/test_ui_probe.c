@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The probe prompt (ui/prompt_probe.c) without a terminal or root: keys in,
+ * The probe prompt (ui/prompts/prompt_probe.c) without a terminal or root: keys in,
  * its overlay drawn into a text screen. Behind it, the probe library itself
  * (src/probe/probe.h) on a directory laid out like tracefs with a recorded kernel's
  * README (tests/fixtures/probe: the 6.12-rt guest's, with fprobes and BTF
@@ -17,19 +17,16 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <curses.h>
 #include "test.h"
-
-#include "../../ui/richstr.c"
-#include "../../ui/rowfmt.c"
-#include "../../ui/lineedit.c"
-#include "../../ui/route.c"
-#include "../../ui/rowsel.c"
-#include "../../ui/prompt_probe.c"
 
 #include "app/app.h"
 #include "fake_tracefs.h"
 #include "ingest/fixture.h"
+#include "lib/intern.h"
 #include "probe/probe.h"
+#include "store/store.h"
+#include "ui-local.h"
 #include "text_screen.h"
 
 #define VMLINUX	"/sys/kernel/btf/vmlinux"
@@ -131,7 +128,6 @@ static bool rig_open(const char *readme)
 
 	memset(&rig, 0, sizeof(rig));
 	memset(&fk, 0, sizeof(fk));
-	last_msg[0] = '\0';
 	snprintf(fake_root, sizeof(fake_root), "/tmp/ktop-test-ui-probe.XXXXXX");
 	if (!mkdtemp(fake_root))
 		return false;
@@ -153,8 +149,8 @@ static bool rig_open(const char *readme)
 	rig.app.st = store_new(1 << 20, 1);
 	rig.ui.app = &rig.app;
 	rig.ui.st = rig.app.st;
-	rig.ui.rows = SCR_ROWS;
-	rig.ui.cols = SCR_COLS;
+	rig.ui.screen.rows = SCR_ROWS;
+	rig.ui.screen.cols = SCR_COLS;
 	return rig.app.st && !ui_views_init(&rig.ui, panes, 1, prompts, 1);
 }
 
@@ -252,11 +248,11 @@ TEST(preview_follows_the_typing_on_an_fprobe_kernel)
 	CHECK(row_with("f_pa") >= 0 && row_with("f_path") >= 0);	/* the members offered */
 	CHECK(caret_under("  vfs_read file->f_pa", "f_pa"));
 	/* at 80 columns the message wraps, the caret stays under its character */
-	rig.ui.cols = 80;
+	rig.ui.screen.cols = 80;
 	draw();
 	CHECK(row_with("struct file has no member 'f_pa'") + 2 == row_with("  vfs_read file->f_pa"));
 	CHECK(caret_under("  vfs_read file->f_pa", "f_pa"));
-	rig.ui.cols = SCR_COLS;
+	rig.ui.screen.cols = SCR_COLS;
 	type("th.dentry->d_name.name:string count");
 	draw();
 	snprintf(want, sizeof(want), "writes f:%s/vfs_read vfs_read "
@@ -304,7 +300,7 @@ TEST(tab_completes_functions_members_and_types)
 	type(" zzz_no_such\t");
 	CHECK_STR(rig.ui.prompt->line.text,
 		  "vfs_read file->f_path.dentry->d_name.name:string zzz_no_such");
-	CHECK(strstr(last_msg, "nothing to complete"));
+	CHECK(strstr(rig.ui.message, "nothing to complete"));
 	rig_close();
 }
 
@@ -317,7 +313,7 @@ TEST(enter_makes_the_probe_and_the_list_turns_it_off_and_removes_it)
 	type("vfs_read%return $retval\n");
 	CHECK_EQ_U64(fk.adds, 1);
 	CHECK(rig.ui.prompt == NULL);		/* made: closed, and said so */
-	CHECK(strstr(last_msg, "vfs_read__return made"));
+	CHECK(strstr(rig.ui.message, "vfs_read__return made"));
 	snprintf(want, sizeof(want), "f:%s/vfs_read__return vfs_read%%return retval=$retval:s64",
 		 rig.group);
 	CHECK(strstr(dyn_events(), want));
@@ -326,11 +322,11 @@ TEST(enter_makes_the_probe_and_the_list_turns_it_off_and_removes_it)
 	draw();
 	CHECK(row_matching("> on +vfs_read__return .*f:ktop_[0-9]+/vfs_read__return") >= 0);
 	CHECK(row_with("1 probe") >= 0);
-	ui_prompt_key(&rig.ui, CTRL('t'));
+	ui_prompt_key(&rig.ui, UI_CTRL('t'));
 	CHECK_EQ_U64(fk.enables, 1);
 	draw();
 	CHECK(row_matching("> off +vfs_read__return") >= 0);
-	ui_prompt_key(&rig.ui, CTRL('d'));
+	ui_prompt_key(&rig.ui, UI_CTRL('d'));
 	snprintf(want, sizeof(want), "-:%s/vfs_read__return", rig.group);
 	CHECK(strstr(dyn_events(), want));
 	CHECK_EQ_U64(probe_set_count(fk.ps), 0);
@@ -395,7 +391,7 @@ TEST(without_a_kernel_the_prompt_says_why_and_stays_closed)
 		 "tracing live";
 	open_on("vfs_read");
 	CHECK(rig.ui.prompt == NULL);
-	CHECK(strstr(last_msg, "probe: viewing a recording (x.ktop)"));
+	CHECK(strstr(rig.ui.message, "probe: viewing a recording (x.ktop)"));
 	CHECK_EQ_U64(fk.adds, 0);
 	rig_close();
 }

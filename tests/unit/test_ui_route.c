@@ -10,41 +10,22 @@
  */
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <curses.h>
 #include "test.h"
 
-#include "../../ui/richstr.c"
-#include "../../ui/rowfmt.c"
-#include "../../ui/bpf_rows.c"
-#include "../../ui/evnav.c"
-#include "../../ui/rowsel.c"
-#include "../../ui/lineedit.c"
-#include "../../ui/route.c"
-#include "../../ui/view.c"
-#include "../../ui/prompt_view.c"
-#include "../../ui/prompt_line.c"
-#include "../../ui/prompt_save.c"
-#include "../../ui/linematch.c"
-#include "../../ui/pane_events.c"
-#include "../../ui/pane_bpf.c"
-
 #include "app/app.h"
+#include "bpfstats/bpfstats.h"
 #include "snap_common.h"
+#include "store/store.h"
+#include "ui-local.h"
+#include "panes/pane_events-local.h"
 #include "text_screen.h"
-
-void ui_draw_unavailable(struct ui *ui, int y, int h, int w, const char *title,
-			 const int *features, int nfeatures, const char *plan)
-{
-}
-
-int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
-{
-	ui_draw_text(ui, y, 0, role, text, w);
-	return 1;
-}
 
 static struct {
 	struct app	app;
 	struct ui	ui;
+	struct bpfstats	*bpf;
 } rig;
 
 static bool rig_open(void)
@@ -55,7 +36,6 @@ static bool rig_open(void)
 	};
 
 	memset(&rig, 0, sizeof(rig));
-	last_msg[0] = '\0';
 	rig.app.st = snap_fixture_store("host-sched", NULL);
 	rig.ui.app = &rig.app;
 	rig.ui.st = rig.app.st;
@@ -65,7 +45,34 @@ static bool rig_open(void)
 static void rig_close(void)
 {
 	ui_views_destroy(&rig.ui);
+	bpfstats_free(rig.bpf);
 	store_free(rig.app.st);
+}
+
+/*
+ * The BPF pane showing outlier @o, which came as a poll of the programs brings
+ * it (a bpfstats fed, no kernel), selected: Enter on it.
+ * Return: what the key did.
+ */
+static int bpf_enter_outlier(const struct bpfstats_outlier *o)
+{
+	struct bpfstats_raw_cpu cpu[2] = { 0 };
+	struct bpfstats_outlier ol = *o;
+	struct bpfstats_raw raw = {
+		.mono_ns = 1000000000, .ncpus = 2, .nonline = 2, .mode = "tp_btf",
+		.interval = 0.5, .cpu = cpu,
+	};
+	struct pane *p = ui_pane(&rig.ui, "bpf");
+
+	if (bpfstats_new_fed(&rig.bpf, &raw, NULL))
+		return 0;
+	raw.outl = &ol;
+	raw.noutl = 1;
+	if (bpfstats_feed(rig.bpf, &raw))
+		return 0;
+	rig.app.bpf = rig.bpf;
+	text_screen_draw(&rig.ui, p);
+	return p->ops->key(&rig.ui, p, ACT_ENTER);
 }
 
 static struct events_state *events(void)
@@ -134,8 +141,6 @@ static const char *ts_text(char *buf, size_t len, uint64_t ns)
 TEST(bpf_outlier_shows_its_cpu_and_window_in_the_event_list)
 {
 	char want[128], b0[32], b1[32], cpu_tag[16];
-	struct pane *bpf;
-	struct bpf_state *bs;
 	struct events_state *es;
 	struct ktop_event sw;
 	int rows = 0;
@@ -143,20 +148,16 @@ TEST(bpf_outlier_shows_its_cpu_and_window_in_the_event_list)
 	CHECK(rig_open());
 	/* where the other CPU was busy too: its events would be on the page */
 	CHECK(busy_switch(1, SCR_ROWS - 2, &sw));
-	bpf = ui_pane(&rig.ui, "bpf");
-	CHECK(bpf && ui_show_pane(&rig.ui, "bpf") & UI_HANDLED);
-	bs = bpf->priv;
-	/* the BPF program stamps the same switch a few microseconds apart */
-	bs->outl[0] = (struct bpfstats_outlier){
-		.seq = 1, .ts = sw.ts + 2345, .latency_ns = 41000, .pid = (uint32_t)sw.args[5],
-		.cpu = sw.cpu,
-	};
-	bs->n = 1;
+	CHECK(ui_show_pane(&rig.ui, "bpf") & UI_HANDLED);
 	/* a search another pane did, and one the list did before: neither is this view's */
 	snprintf(rig.ui.search, sizeof(rig.ui.search), "vfs_read");
 	snprintf(events()->search, sizeof(events()->search), "sched_wakeup");
 
-	CHECK(bpf_enter(&rig.ui, bs) & UI_HANDLED);
+	/* the BPF program stamps the same switch a few microseconds apart */
+	CHECK(bpf_enter_outlier(&(struct bpfstats_outlier){
+		.seq = 1, .ts = sw.ts + 2345, .latency_ns = 41000, .pid = (uint32_t)sw.args[5],
+		.cpu = sw.cpu,
+	}) & UI_HANDLED);
 	CHECK(ui_showing(&rig.ui, "events"));
 	es = events();
 	CHECK(es->only_cpu == (int)sw.cpu && !es->follow);
@@ -193,7 +194,6 @@ TEST(bpf_outlier_shows_its_cpu_and_window_in_the_event_list)
 TEST(bpf_outlier_without_its_switch_shows_that_time)
 {
 	struct ktop_event sw, next;
-	struct bpf_state *bs;
 	struct events_state *es;
 	struct ui_evwalk w;
 	struct ui_evrow r;
@@ -201,14 +201,11 @@ TEST(bpf_outlier_without_its_switch_shows_that_time)
 
 	CHECK(rig_open());
 	CHECK(middle_switch(0, &sw));
-	bs = ui_pane(&rig.ui, "bpf")->priv;
-	bs->outl[0] = (struct bpfstats_outlier){
+	CHECK(bpf_enter_outlier(&(struct bpfstats_outlier){
 		.seq = 1, .ts = sw.ts, .latency_ns = 41000, .pid = 0x7ffffff0, .cpu = sw.cpu,
-	};
-	bs->n = 1;
-	CHECK(bpf_enter(&rig.ui, bs) & UI_HANDLED);
+	}) & UI_HANDLED);
 	CHECK(ui_showing(&rig.ui, "events"));
-	CHECK(strstr(last_msg, "no sched_switch to") != NULL);
+	CHECK(strstr(rig.ui.message, "no sched_switch to") != NULL);
 	es = events();
 	draw_events();
 	CHECK(es->only_cpu == -1 && !es->follow && es->n > 0);
@@ -284,13 +281,13 @@ TEST(jump_prompt_freezes_the_event_list_at_a_time)
 	draw_events();
 	CHECK(!es->follow && es->n > 0 && es->only_cpu == -1);
 	CHECK_STR(ts_text(t, sizeof(t), es->rows[es->n - 1].ev.ts), ts_text(t2, sizeof(t2), sw.ts));
-	CHECK(!strncmp(last_msg, "at ", 3));
+	CHECK(!strncmp(rig.ui.message, "at ", 3));
 	/* not a time: said, and the list stays where it is */
 	ui_show_pane(&rig.ui, "bpf");
 	ui_prompt_open(&rig.ui, "jump");
 	type("12x");
 	ui_prompt_key(&rig.ui, '\n');
-	CHECK(strstr(last_msg, "not a time") != NULL);
+	CHECK(strstr(rig.ui.message, "not a time") != NULL);
 	CHECK(ui_showing(&rig.ui, "bpf"));
 	rig_close();
 }
@@ -323,13 +320,13 @@ TEST(save_prompt_clears_its_name_asks_before_overwriting)
 	type("n");
 	CHECK(rig.ui.prompt == NULL);
 	snprintf(want, sizeof(want), "not saved: %s exists", path);
-	CHECK_STR(last_msg, want);
+	CHECK_STR(rig.ui.message, want);
 	CHECK(!stat(path, &sb) && sb.st_size == 4);
 	/* Esc at the name: nothing */
-	last_msg[0] = '\0';
+	rig.ui.message[0] = '\0';
 	ui_prompt_open(&rig.ui, "save");
 	ui_prompt_key(&rig.ui, 27);
-	CHECK(rig.ui.prompt == NULL && !last_msg[0]);
+	CHECK(rig.ui.prompt == NULL && !rig.ui.message[0]);
 	unlink(path);
 	rig_close();
 }
@@ -353,8 +350,8 @@ TEST(unknown_names_and_requests_change_nothing)
 	CHECK(ui_req_target(UI_REQ_NR) == NULL);
 	CHECK(rig.ui.active == shown);
 	/* a pane gets only its own kinds */
-	CHECK(events_request(&rig.ui, ui_pane(&rig.ui, "events"),
-			     &(struct ui_req){ .kind = UI_REQ_LATENCY_STOP }) == 0);
+	CHECK(pane_events_ops.request(&rig.ui, ui_pane(&rig.ui, "events"),
+				      &(struct ui_req){ .kind = UI_REQ_LATENCY_STOP }) == 0);
 	CHECK(ui_prompt_key(&rig.ui, 'x') == 0);	/* no prompt open */
 	rig_close();
 }

@@ -12,14 +12,12 @@
 #include "lib/clock.h"
 #include "test.h"
 
-#include "../../ui/richstr.c"
-#include "../../ui/rowfmt.c"
-#include "../../ui/theme.c"
-#include "../../ui/evnav.c"
-#include "../../ui/stats.c"
+#include "ui-local.h"
 
 #include "ingest/decode.h"
 #include "ingest/fixture.h"
+#include "lib/syscalls.h"
+#include "lib/taskstate.h"
 #include "store/store.h"
 
 TEST(richstr_add_pad_truncate)

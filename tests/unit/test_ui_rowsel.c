@@ -5,8 +5,8 @@
  * it must, clicks on the header or below the rows select nothing.
  */
 #include "test.h"
-#include "../../ui/richstr.c"
-#include "../../ui/rowsel.c"
+#include "ui-local.h"
+#include "rowsel.h"
 
 TEST(move_stays_within_the_rows)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The stacks pane (ui/pane_stacks.c, ui/stackview.c, ui/stack_rows.c) on the
+ * The stacks pane (ui/panes/pane_stacks.c, stackview.c, stack_rows.c) on the
  * rt guest fixtures recorded with stacks (tests/fixtures/stacks-rt*: the
  * stacktrace trigger on sched_switch and softirq_entry, every event's user
  * stack), against an independent reading of the kernel's own text of the
@@ -20,44 +20,25 @@
  *     (as many as the text has), the stack: clauses of the view filter, the
  *     save prompt's .folded of what the pane shows.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "test.h"
 
-#include "../../ui/richstr.c"
-#include "../../ui/rowfmt.c"
-#include "../../ui/evnav.c"
-#include "../../ui/rowsel.c"
-#include "../../ui/lineedit.c"
-#include "../../ui/route.c"
-#include "../../ui/prompt_line.c"
-#include "../../ui/view.c"
-#include "../../ui/prompt_view.c"
-#include "../../ui/prompt_save.c"
-#include "../../ui/linematch.c"
-#include "../../ui/pane_events.c"
-#include "../../ui/tracer_feed.c"
-#include "../../ui/graph_feed.c"
-#include "../../ui/stack_rows.c"
-#include "../../ui/stackview.c"
-#include "../../ui/pane_stacks.c"
-
 #include "app/app.h"
-#include "model/fgraph.h"
 #include "fgraph_text.h"
 #include "lib/err.h"
+#include "model/fgraph.h"
+#include "model/stacktree.h"
 #include "stacks_text.h"
 #include "view/viewfilter.h"
+#include "ui-local.h"
+#include "panes/pane_events-local.h"
+#include "panes/pane_stacks-local.h"
 #include "text_screen.h"
 
 /* A function_graph model, for the stacks pane's function_graph source: the test's. */
 static struct fgraph *graph_model;
-
-int ui_draw_wrapped(struct ui *ui, int y, int h, int w, enum ui_role role, const char *text)
-{
-	ui_draw_text(ui, y, 2, role, text, w - 2);
-	return 1;
-}
 
 /* ---- the text's side --------------------------------------------------------------- */
 
@@ -390,7 +371,6 @@ static bool rig_open(const char *fixture)
 	char dir[400];
 
 	memset(&rig, 0, sizeof(rig));
-	last_msg[0] = '\0';
 	snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), fixture);
 	if (!fx_open(&rig.f, dir))
 		return false;
@@ -398,8 +378,8 @@ static bool rig_open(const char *fixture)
 	rig.app.view = viewfilter_new(rig.app.st, NULL);
 	rig.ui.app = &rig.app;
 	rig.ui.st = rig.app.st;
-	rig.ui.rows = SCR_ROWS;
-	rig.ui.cols = SCR_COLS;
+	rig.ui.screen.rows = SCR_ROWS;
+	rig.ui.screen.cols = SCR_COLS;
 	return rig.app.view && !ui_views_init(&rig.ui, panes, 2, prompts, 3);
 }
 
@@ -418,6 +398,12 @@ static struct pane *stacks_pane(void)
 static struct stacks_state *stacks(void)
 {
 	return stacks_pane()->priv;
+}
+
+/* The tree the pane shows (its mode's). */
+static const struct stack_tree *cur_tree(struct ui *ui, struct stacks_state *ss)
+{
+	return sv_tree(&ss->sv, ui->st, (enum stack_tree_dir)ss->mode);
 }
 
 static void draw(void)
@@ -533,7 +519,7 @@ TEST(search_selects_and_weighs_matches)
 		      "hrtimer_nanosleep"));
 	CHECK(stacks()->n > 5);
 	CHECK(stacks_pane()->ops->search(&rig.ui, stacks_pane(), "no_such_frame", -1) & UI_HANDLED);
-	CHECK(strstr(last_msg, "no frame matches"));
+	CHECK(strstr(rig.ui.message, "no frame matches"));
 	rig_close();
 }
 
@@ -679,7 +665,7 @@ TEST(save_prompt_writes_the_folded_stacks_shown)
 	CHECK(strstr(rig.ui.prompt->line.text, ".folded"));
 	ui_line_set(&rig.ui.prompt->line, path);
 	ui_prompt_key(&rig.ui, '\n');
-	CHECK(strstr(last_msg, "saved"));
+	CHECK(strstr(rig.ui.message, "saved"));
 	fp = fopen(path, "r");
 	CHECK(fp);
 	while (fp && fgets(line, sizeof(line), fp)) {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The event list's marked time window (ui/pane_events.c, ui/prompt_save.c):
- * the count the view shows (ui_ev_count, ui/evnav.c) and what a save of the
- * window writes (app_save with [t0, t1], the TUI's s). The window's ends are
- * picked as the view picks them, from two rows of the time-ordered event list
- * (ui_ev_after); the expected events come from an independent scan of every
- * event the store holds (store_get over each CPU's seqs), and the files are
- * read back with the library's own readers (format_load) or parsed here.
+ * The event list's marked time window (ui/panes/pane_events.c,
+ * ui/prompts/prompt_save.c): the count the view shows (ui_ev_count,
+ * ui/evnav.c) and what a save of the window writes (app_save with [t0, t1],
+ * the TUI's s). The window's ends are picked as the view picks them, from two
+ * rows of the time-ordered event list (ui_ev_after); the expected events come
+ * from an independent scan of every event the store holds (store_get over
+ * each CPU's seqs), and the files are read back with the library's own
+ * readers (format_load) or parsed here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 
 #include "test.h"
 
-#include "../../ui/evnav.c"
+#include "ui-local.h"
 
 #include "app/app.h"
 #include "formats/format.h"
