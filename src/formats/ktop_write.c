@@ -331,17 +331,17 @@ static int writer_comms(struct ktop_writer *w, struct store *st)
 	size_t n = 0, cap = 0, changed = 0, j = 0;
 	int ret;
 
-	/* every pid the store knows a comm for; the comm pages make gaps cheap */
-	for (uint32_t pid = 0; pid < COMM_SCAN_MAX; pid++) {
-		const char *c = store_comm(st, (int32_t)pid);
+	/* every pid the store knows a comm for, in pid order */
+	for (int32_t pid = 0; pid < (int32_t)COMM_SCAN_MAX; pid++) {
+		const char *c = store_comm_next(st, &pid);
 
-		if (!c)
-			continue;
+		if (!c || pid >= (int32_t)COMM_SCAN_MAX)
+			break;
 		if (array_grow((void **)&now, &cap, n + 1, sizeof(*now))) {
 			free(now);
 			return writer_fail(w, -ENOMEM, "out of memory");
 		}
-		now[n].pid = (int32_t)pid;
+		now[n].pid = pid;
 		now[n].id = intern_id(in, c, strlen(c));
 		n++;
 	}

@@ -671,6 +671,31 @@ const char *store_comm(const struct store *st, int32_t pid)
 	return id1 ? intern_str(st->strings, id1 - 1) : NULL;
 }
 
+const char *store_comm_next(const struct store *st, int32_t *pid)
+{
+	uint32_t p = *pid < 0 ? 0 : (uint32_t)*pid;
+
+	while (p <= COMM_MAX_PID) {
+		_Atomic uint32_t *page = atomic_load_explicit(
+			&((struct store *)st)->comm[p >> COMM_PAGE_SHIFT], memory_order_acquire);
+		uint32_t end = (p | (COMM_PAGE - 1)) + 1;
+
+		if (page) {
+			for (; p < end && p <= COMM_MAX_PID; p++) {
+				uint32_t id1 = atomic_load_explicit(&page[p & (COMM_PAGE - 1)],
+								    memory_order_acquire);
+
+				if (id1) {
+					*pid = (int32_t)p;
+					return intern_str(st->strings, id1 - 1);
+				}
+			}
+		}
+		p = end;
+	}
+	return NULL;
+}
+
 /* ---- stats ----------------------------------------------------------------- */
 
 static void stream_stats(const struct store *st, unsigned int cpu, struct store_stats *o)

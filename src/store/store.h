@@ -183,6 +183,13 @@ void store_set_comm(struct store *st, int32_t pid, const char *comm);
  * it stays valid until store_free(). Context: any thread.
  */
 const char *store_comm(const struct store *st, int32_t pid);
+/*
+ * store_comm_next - the comm of the first pid at or after *@pid that has one,
+ * in pid order, with *@pid set to it; the table's empty pages are skipped
+ * whole (a save's walk of every pid was 8 M lookups, ~15 ms).
+ * Return: the comm (interned), or NULL past the last. Context: any thread.
+ */
+const char *store_comm_next(const struct store *st, int32_t *pid);
 
 /* --- reader side: Context: any thread --- */
 

@@ -1020,6 +1020,38 @@ TEST(store_comm)
 	store_free(st);
 }
 
+/* store_comm_next walks the pids with a comm, in order, across and within the table's pages */
+TEST(store_comm_next)
+{
+	static const int32_t pids[] = { 0, 1, 4095, 4096, 4097, 100000, 8388607, 8388608 };
+	struct store *st = store_new(0, 1);
+	int32_t pid = 0;
+	size_t n = 0;
+	const char *c;
+
+	CHECK(st);
+	CHECK(store_comm_next(st, &pid) == NULL);
+	for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "t%d", pids[i]);
+		store_set_comm(st, pids[i], name);
+	}
+	for (pid = 0; (c = store_comm_next(st, &pid)); pid++, n++) {
+		char name[16];
+
+		CHECK(n < sizeof(pids) / sizeof(pids[0]));
+		CHECK_EQ_U64(pid, pids[n]);
+		snprintf(name, sizeof(name), "t%d", pids[n]);
+		CHECK_STR(c, name);
+	}
+	CHECK_EQ_U64(n, sizeof(pids) / sizeof(pids[0]));
+	pid = 4098;
+	CHECK_STR(store_comm_next(st, &pid), "t100000");
+	CHECK_EQ_U64(pid, 100000);
+	store_free(st);
+}
+
 /* ---- a concurrent writer per CPU and readers ---------------------------- */
 
 #define CW_CPUS		2
