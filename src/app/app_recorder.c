@@ -113,11 +113,12 @@ int app_recorder_prepare(struct app *a, char *err, size_t errlen)
 
 /* ---- the host --------------------------------------------------------------------------- */
 
-static int host_meta(void *arg, struct snapshot_meta *m, char *err, size_t errlen)
+static int host_meta(void *arg, struct snapshot_meta *m, bool full, char *err, size_t errlen)
 {
 	struct app *a = arg;
 
-	return a->src && a->src->meta ? a->src->meta(a, m, false, err, errlen) : 0;
+	/* not full: what a --stream carries, the session's formats without kallsyms */
+	return a->src && a->src->meta ? a->src->meta(a, m, !full, err, errlen) : 0;
 }
 
 static uint64_t host_published(void *arg)

@@ -516,9 +516,10 @@ static void rec_resume(struct recorder *r)
 /*
  * The metadata the saves carry: read when the thread starts, and again when
  * the store has new event types (a probe made since: its format), but not
- * once ktop is ending (the windows cut then have a deadline). Reading it live
- * takes the kernel's formats and kallsyms (0.1-0.3 s here), too much for
- * every save of a storm.
+ * once ktop is ending (the windows cut then have a deadline). The session's
+ * event formats, which every format but trace.dat needs; trace.dat writes
+ * symbols back as addresses and has kallsyms too (0.1-0.3 s a read here), so
+ * its metadata is read for each save.
  * Return: 0, or the error of a read that left no event formats (trace.dat
  * and text cannot do without; the others can).
  */
@@ -526,12 +527,17 @@ static int rec_meta(struct recorder *r, char *err, size_t errlen)
 {
 	unsigned int types = schema_max_id(store_schema(r->h.st));
 	const struct format_ops *f = format_by_name(r->o.pattern);
+	bool full = f == &format_tracedat;
 	int ret;
 
-	if (!r->h.meta || (r->meta->release[0] && (r->meta_types == types || r->ending)))
+
+	if (!r->h.meta ||
+	    (r->meta->release[0] && (r->meta_types == types || r->ending) && !full))
+		return 0;
+	if (r->ending && full && r->meta->kallsyms)
 		return 0;
 	snapshot_meta_free(r->meta);
-	ret = r->h.meta(r->h.arg, r->meta, err, errlen);
+	ret = r->h.meta(r->h.arg, r->meta, full, err, errlen);
 	r->meta_types = types;
 	if (ret && (f == &format_tracedat || f == &format_text) && !r->meta->nformats)
 		return ret;

@@ -193,8 +193,14 @@ int recorder_plan(const struct recorder_opts *o, const char *tracer,
 struct recorder_host {
 	struct store	*st;
 	void		*arg;
-	/* the metadata of a save (live: read from the kernel), as app_save writes it */
-	int		(*meta)(void *arg, struct snapshot_meta *m, char *err, size_t errlen);
+	/*
+	 * the metadata of a save (live: read from the kernel): @full: as app_save
+	 * writes it, kallsyms included (a trace.dat writes symbols back as
+	 * addresses); else the event formats of the session (as --stream has
+	 * them: the kernel's kallsyms cost 0.1-0.3 s a read)
+	 */
+	int		(*meta)(void *arg, struct snapshot_meta *m, bool full, char *err,
+				size_t errlen);
 	/* the time every CPU of the store has published up to (app_feed_end) */
 	uint64_t	(*published)(void *arg);
 	/* turn the kernel's recording back on after a kernel stop; NULL: none */

@@ -686,7 +686,7 @@ static uint64_t fake_published(void *arg)
 	return __atomic_load_n(&h->published, __ATOMIC_RELAXED);
 }
 
-static int fake_meta(void *arg, struct snapshot_meta *m, char *err, size_t errlen)
+static int fake_meta(void *arg, struct snapshot_meta *m, bool full, char *err, size_t errlen)
 {
 	snprintf(m->release, sizeof(m->release), "fake");
 	return 0;
