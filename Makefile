@@ -321,10 +321,10 @@ install: ktop
 install-pmda: ktop
 	install -d $(PMDADIR)
 	./ktop --pmda-files $(PMDADIR)
-	install -m 0755 pmda/Install pmda/Remove $(PMDADIR)/
-	sed 's|@BINDIR@|$(BINDIR)|' pmda/pmdaktop.in > $(PMDADIR)/pmdaktop
+	install -m 0755 src/pcp/pmda/Install src/pcp/pmda/Remove $(PMDADIR)/
+	sed 's|@BINDIR@|$(BINDIR)|' src/pcp/pmda/pmdaktop.in > $(PMDADIR)/pmdaktop
 	chmod 0755 $(PMDADIR)/pmdaktop
-	[ -f $(PMDADIR)/ktop.options ] || install -m 0644 pmda/ktop.options $(PMDADIR)/
+	[ -f $(PMDADIR)/ktop.options ] || install -m 0644 src/pcp/pmda/ktop.options $(PMDADIR)/
 	@echo "ktop's PMDA is in $(PMDADIR): as root, cd there and run ./Install"
 
 clean:

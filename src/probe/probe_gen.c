@@ -89,18 +89,18 @@ void probe_caps_print(const struct probe_caps *c, FILE *fp)
 		const char	*name, *config, *yes, *no;
 		bool		on;
 	} k[] = {
-		{ "kprobe", "CONFIG_KPROBE_EVENTS", "kprobe_events, README", "no kprobe_events",
+		{ "kprobe", "CONFIG_KPROBE_EVENTS", "kprobe_events, tracefs README", "no kprobe_events",
 		  c->kprobe },
-		{ "kretprobe", "CONFIG_KPROBE_EVENTS", "README: place (kretprobe)",
-		  "no kretprobe place in README", c->kretprobe },
-		{ "fprobe", "CONFIG_FPROBE_EVENTS", "README: f[:[<group>/][<event>]]",
-		  "no f: events in README", c->fprobe },
-		{ "btf_args", "CONFIG_PROBE_EVENTS_BTF_ARGS", "README: <argname>[->field...]",
-		  "no <argname> in README", c->btf_args },
+		{ "kretprobe", "CONFIG_KPROBE_EVENTS", "tracefs README: place (kretprobe)",
+		  "no kretprobe place in tracefs README", c->kretprobe },
+		{ "fprobe", "CONFIG_FPROBE_EVENTS", "tracefs README: f[:[<group>/][<event>]]",
+		  "no f: events in tracefs README", c->fprobe },
+		{ "btf_args", "CONFIG_PROBE_EVENTS_BTF_ARGS", "tracefs README: <argname>[->field...]",
+		  "no <argname> in tracefs README", c->btf_args },
 		{ "eprobe", "CONFIG_EPROBE_EVENTS", c->eprobe_why, c->eprobe_why, c->eprobe },
 		{ "uprobe", "CONFIG_UPROBE_EVENTS", "uprobe_events", "no uprobe_events", c->uprobe },
-		{ "uretprobe", "CONFIG_UPROBE_EVENTS", "README: <path>:<offset>[%return]",
-		  "no uprobe %return in README", c->uretprobe },
+		{ "uretprobe", "CONFIG_UPROBE_EVENTS", "tracefs README: <path>:<offset>[%return]",
+		  "no uprobe %return in tracefs README", c->uretprobe },
 	};
 	char state[96];
 

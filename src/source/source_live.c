@@ -40,6 +40,7 @@
 #include "lib/intern.h"
 #include "lib/taskstate.h"
 #include "probe/probe.h"
+#include "probe/probe_btf.h"
 #include "store/schema.h"
 #include "source.h"
 #include "source_live.h"
@@ -339,6 +340,48 @@ static bool app_event_matches(const char *avail, const char *pat)
 	return false;
 }
 
+/*
+ * The available event nearest to a mistyped @spec ("sched:sched_swich"), by
+ * edit distance over "SYSTEM:EVENT" (or the event's name alone when @spec
+ * has no system), at most 2 edits and fewer than a third of its length:
+ * into @near, "" when none is that close or @spec is a glob.
+ */
+static void app_event_near(const char *avail, const char *spec, char *near, size_t len)
+{
+	bool sys = strchr(spec, ':') || strchr(spec, '/');
+	int best = 3, cap;
+	const char *p;
+	char want[128];
+
+	near[0] = '\0';
+	if (strpbrk(spec, "*?[") || strlen(spec) >= sizeof(want))
+		return;
+	snprintf(want, sizeof(want), "%s", spec);
+	for (char *s = want; *s; s++)
+		if (*s == '/')
+			*s = ':';
+	cap = (int)strlen(want) / 3;
+	if (cap > 2)
+		cap = 2;
+	for (p = avail; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *e = strchr(p, '\n'), *colon;
+		char line[128];
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		int d;
+
+		if (!n || n >= sizeof(line))
+			continue;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		colon = strchr(line, ':');
+		d = probe_edit_distance(sys || !colon ? line : colon + 1, want, cap);
+		if (d <= cap && d < best) {
+			best = d;
+			snprintf(near, len, "%s", line);
+		}
+	}
+}
+
 static int app_check_events(const struct features *ft, const struct session_opts *so,
 			    char *err, size_t errlen)
 {
@@ -352,10 +395,16 @@ static int app_check_events(const struct features *ft, const struct session_opts
 			       ft->tracefs, strerror(errno));
 	for (unsigned int i = 0; i < so->nevents; i++) {
 		if (!app_event_matches(avail, so->events[i])) {
+			char near[160];
+			int ret;
+
+			app_event_near(avail, so->events[i], near, sizeof(near));
+			ret = app_err(err, errlen, -ENOENT,
+				      "unknown event '%s': no match in %s/available_events%s%s%s",
+				      so->events[i], ft->tracefs, near[0] ? " (did you mean " : "",
+				      near, near[0] ? "?)" : "");
 			free(avail);
-			return app_err(err, errlen, -ENOENT,
-				       "unknown event '%s': no match in %s/available_events",
-				       so->events[i], ft->tracefs);
+			return ret;
 		}
 	}
 	free(avail);

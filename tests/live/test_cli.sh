@@ -40,6 +40,9 @@ refuse "bad size" "-m wants a size" --batch -m 12X
 refuse "unknown event" "unknown event 'nosuchsys:nosuchevent'" --batch -e nosuchsys:nosuchevent
 refuse "unknown event among good ones" "unknown event 'sched:nope_\*'" \
 	--batch -e sched -e 'sched:nope_*'
+# a typo gets the nearest event (issue 31 #11), as -m 1K gets its unit
+refuse "misspelt event" "unknown event 'sched:sched_swich'.*did you mean sched:sched_switch\?" \
+	--batch -e sched:sched_swich
 refuse "unknown tracer" "unknown tracer 'nosuchtracer'" --batch -p nosuchtracer
 refuse "-e none without a tracer" "-e none leaves nothing to trace without a tracer" --batch -e none
 nopid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
@@ -83,5 +86,8 @@ rc=$?
 check "--features: exit 0 (got $rc)" [ $rc -eq 0 ]
 check "--features: lists function_graph and its state" \
 	grep -qE 'function_graph.*(available|not built in|not permitted|needs root|top level)' "$tmp/out"
+# the probe kinds' README is tracefs's, not ktop's (issue 31 #11)
+check "--features: the probe kinds name the tracefs README" \
+	eval '! grep -E "(^|[^s] )README" "$tmp/out" | grep -v "tracefs README" | grep -q .'
 state_same "after all of it: tracing state unchanged" "$tmp/state"
 finish

@@ -894,4 +894,18 @@ TEST(offcpu_stacks_of_the_view_tasks)
 	rig_close();
 }
 
+/* Issue 31 #11: a recording without stacks says so in words that read. */
+TEST(no_stacks_says_so_once)
+{
+	char all[SCR_ROWS * (SCR_COLS + 1) + 1] = "";
+
+	CHECK(rig_open("host-sched"));
+	open_all(false);
+	for (int r = 0; r < SCR_ROWS; r++)
+		strcat(all, scr[r]);
+	CHECK(strstr(all, "No event with a stack."));
+	CHECK(!strstr(all, "with a stack with a stack"));
+	rig_close();
+}
+
 TEST_MAIN()

@@ -431,15 +431,20 @@ static void stacks_empty(struct ui *ui, struct stacks_state *ss, int y, int h, i
 			 "to trace them (-p function_graph); o shows the event stacks or the "
 			 "off-CPU stacks.", ss->sv.scope.func ? " of that function" : "");
 		break;
-	default:
-		snprintf(text, sizeof(text), "No %s with a stack%s%s. Stack traces are recorded for "
+	default: {
+		/* the scope names its events: "every event with a stack", "sched_switch events" */
+		bool every = strstr(ss->sv.scope.what, "with a stack") != NULL;
+
+		snprintf(text, sizeof(text), "No %s%s%s%s. Stack traces are recorded for "
 			 "the events named with --stack EVENT (or -e EVENT:stack) at start; in a "
 			 "live session Y on an event in the event list (3) or the top view (2) turns "
 			 "them on for it from now on. o shows the BPF off-CPU stacks (--offcpu) or "
-			 "the function_graph paths.%s", ss->sv.scope.what,
+			 "the function_graph paths.%s", every ? "event with a stack" :
+			 ss->sv.scope.what, every ? "" : " with a stack",
 			 ui_view(ui) ? " in the view" : "", (app_flags(a) & SOURCE_GROWS) ? " yet" : "",
 			 ss->sv.without ? " The events of this scope held so far have none." : "");
 		break;
+	}
 	}
 	ui_draw_wrapped(&ui->screen, y, h, w, ROLE_DEFAULT, text);
 }
