@@ -5,6 +5,8 @@
 #   make run        build, then start ktop live (or the demo snapshot)
 #   make check      install what is missing, build, run every test
 #   make check-fast every test but the qemu ones
+#   make check-unit the unit tests alone (no root); check-asan, check-tsan: them
+#                   under ASan+UBSan, TSan; check-live, check-tui, check-vm (root)
 #   make bench      benchmarks, each next to its anchor
 #   make deps       apt-get install the Debian packages ktop needs
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -41,7 +43,7 @@ DEB_PKGS := build-essential pkg-config libtracefs-dev libtraceevent-dev libtrace
 	nftables iproute2
 
 # Lazily expanded, so a target that installs the libraries first can still use them.
-PC_LIBS		= libtracefs libtraceevent libtracecmd libbpf libpcre2-8
+PC_LIBS		= libtracefs libtraceevent libbpf libpcre2-8
 PC_CFLAGS	= $(shell $(PKG_CONFIG) --cflags $(PC_LIBS) ncursesw 2>/dev/null)
 CORE_LDLIBS	= $(shell $(PKG_CONFIG) --libs $(PC_LIBS) 2>/dev/null) -lzstd -lelf -lz -lpthread -lm
 UI_LDLIBS	= $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null)
@@ -142,17 +144,17 @@ $(B)/settings: FORCE | $(B)
 .PHONY: FORCE
 FORCE:
 
-$(B)/src/%.o: src/%.c $(BPF_SKELS) $(B)/settings
+$(B)/src/%.o: src/%.c $(B)/settings
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CORE_CFLAGS) -MMD -MP -c -o $@ $<
 
 # src/main.c starts the UI or the headless mode: the one core file above ui/.
-$(B)/src/main.o: src/main.c $(BPF_SKELS) $(B)/settings | $(B)/src
+$(B)/src/main.o: src/main.c $(B)/settings | $(B)/src
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/ui/%.o: ui/%.c $(BPF_SKELS) $(B)/settings
+$(B)/ui/%.o: ui/%.c $(B)/settings
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -c -o $@ $<
@@ -176,8 +178,13 @@ $(B)/tests/text_screen.o: tests/unit/text_screen.c | $(B)/tests
 
 $(B)/tools/%: tests/tools/%.c $(B)/libktop.a | $(B)/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(KTOP_CFLAGS) -MMD -MP -MT $@ -MF $@.d $(KTOP_LDFLAGS) -o $@ $< $(B)/libktop.a \
-		$(CORE_LDLIBS)
+	$(Q)$(CC) $(KTOP_CFLAGS) $(TOOL_CFLAGS) -MMD -MP -MT $@ -MF $@.d $(KTOP_LDFLAGS) -o $@ $< \
+		$(B)/libktop.a $(TOOL_LIBS) $(CORE_LDLIBS)
+
+# The tests' independent trace.dat reader is libtracecmd's one user: ktop reads
+# and writes trace.dat itself.
+$(B)/tools/tdat_libtracecmd: TOOL_CFLAGS = $(shell $(PKG_CONFIG) --cflags libtracecmd 2>/dev/null)
+$(B)/tools/tdat_libtracecmd: TOOL_LIBS = $(shell $(PKG_CONFIG) --libs libtracecmd 2>/dev/null)
 
 # A workload whose user stacks the stack tests name: frame pointers, whatever OPT says.
 $(B)/tools/stackload: EXTRA_CFLAGS += -fno-omit-frame-pointer
@@ -194,9 +201,17 @@ $(B)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(B)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(B) -c $< -o $@
 	$(Q)llvm-strip -g $@
 
-# Keep the generated skeletons: every object depends on them, so deleting them
-# as intermediates would rebuild everything on each make.
+# Keep the generated skeletons: deleting them as intermediates would rebuild
+# their wrappers on each make.
 .SECONDARY: $(BPF_SKELS) $(BPF_SKELS:.skel.h=.bpf.o)
+
+# A skeleton is included by its program's wrapper alone (STYLE.md): that object
+# waits for it (found in the sources as SRC.o=NAME.skel.h), so a BPF edit
+# rebuilds it, and no other object waits for clang.
+SKEL_USERS	:= $(shell grep -o '"[a-z0-9_]*\.skel\.h"' -r src --include='*.c' 2>/dev/null | \
+		     sed 's|^\(src/.*\)\.c:"\(.*\)"$$|\1.o=\2|')
+$(foreach u,$(SKEL_USERS),$(eval $(B)/$(word 1,$(subst =, ,$(u))) \
+	build-fuzz/$(word 1,$(subst =, ,$(u))): $(B)/$(word 2,$(subst =, ,$(u)))))
 
 $(B)/%.skel.h: $(B)/%.bpf.o
 	$(call msg,SKEL,$@)
@@ -225,7 +240,7 @@ FUZZ_CFLAGS	= $(filter-out -Werror,$(CORE_CFLAGS)) -O1 -fno-omit-frame-pointer
 FUZZ_OBJS	:= $(patsubst %.c,build-fuzz/%.o,$(CORE_SRCS))
 fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-build-fuzz/src/%.o: src/%.c $(BPF_SKELS) $(wildcard src/*/*.h)
+build-fuzz/src/%.o: src/%.c $(wildcard src/*/*.h)
 	$(call msg,FUZZCC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
@@ -288,8 +303,16 @@ check-unit: ktop tests
 check-live: ktop tests tools
 	$(Q)tests/run.sh live
 
-check-tui: ktop
+check-tui: ktop tools
 	$(Q)tests/run.sh tui
+
+check-asan:
+	$(Q)$(MAKE) --no-print-directory SAN=asan tests
+	$(Q)tests/run.sh asan
+
+check-tsan:
+	$(Q)$(MAKE) --no-print-directory SAN=tsan tests
+	$(Q)tests/run.sh tsan
 
 check-vm: deps-ensure
 	$(Q)$(MAKE) --no-print-directory ktop tools

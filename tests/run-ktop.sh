@@ -3,21 +3,19 @@
 #
 # make run: start ./ktop live, or say why it cannot and what it does instead.
 #   - the demo snapshot tests/fixtures/demo.ktop, when it exists, is opened
-#     whenever live tracing is impossible (not root, no tracefs);
-#   - otherwise ./ktop starts live with no options (its default view).
+#     when live tracing is impossible (not root);
+#   - otherwise ./ktop starts live with no options (its default view); where
+#     tracefs is not mounted (a fresh boot), ktop mounts it.
 # Extra arguments are passed to ktop.
 
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ktop=${KTOP:-./ktop}
 demo=${KTOP_FIXTURES:-tests/fixtures}/demo.ktop
-tracefs=/sys/kernel/tracing
 
 why=
 if [ "$(id -u)" -ne 0 ]; then
 	why="you are not root (tracefs and BPF are root-only here; try: sudo make run)"
-elif ! mountpoint -q "$tracefs"; then
-	why="tracefs is not mounted (mount -t tracefs nodev $tracefs)"
 fi
 
 if [ -n "$why" ]; then

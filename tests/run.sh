@@ -24,6 +24,9 @@
 # failure; one that succeeds silently as one pass. A missing suite (nothing
 # built, no root, no tracefs) is a failure with the reason, never a skip.
 #
+# A program that failed keeps its whole output: build/test-logs/RUN/SUITE_NAME.log
+# (RUN: when this run started), named in the list of failures at the end.
+#
 # Environment: KTOP (default ./ktop) for the scripts; KTOP_TEST_TIMEOUT
 # (seconds per program, default 300; 3600 for vm, whose guests get
 # KTOP_VM_TIMEOUT, default 3300: a hung guest fails well inside CI's 90
@@ -39,6 +42,7 @@ total_pass=0
 total_fail=0
 logdir=$(mktemp -d /tmp/ktop-tests.XXXXXX)
 trap 'rm -rf "$logdir"' EXIT
+keepdir=build/test-logs/$(date +%Y%m%d-%H%M%S)
 
 suite_pass=0
 suite_fail=0
@@ -83,10 +87,12 @@ run_prog() {
 		p=1
 	fi
 	if [ "$f" -gt 0 ]; then
-		# for the list at the very end, which is what a CI log's tail shows
+		# its whole output, kept; the list at the very end (what a CI log's tail
+		# shows) names it
+		mkdir -p "$keepdir" && cp "$log" "$keepdir/"
 		{ printf '%s: ' "$name"
 		  grep -m 3 -E '^(FAIL|not ok)\b' "$log" | tr '\n' ' ' | cut -c1-400
-		  echo; } >> "$logdir/failed.txt"
+		  printf '(whole output: %s/%s)\n' "$keepdir" "${log##*/}"; } >> "$logdir/failed.txt"
 	fi
 	if [ "$f" -gt 0 ] && [ "${KTOP_TEST_VERBOSE:-0}" != 1 ]; then
 		echo "  [$name] last lines of its output:"

@@ -84,13 +84,15 @@ tui_start() {
 # tui_start_cmd COLS ROWS 'SHELL COMMAND': the same for a whole command line (a pipeline)
 tui_start_cmd() {
 	local cols=$1 rows=$2 i err
-	rm -f "$tmp/exit"
+	rm -f "$tmp/exit" "$tmp/stty"
 	mkdir -p "$tmp/conf"
 	# a server that is still going away after kill-server makes new-session
-	# fail with "server exited unexpectedly" (about 1 in 10 here): try again
+	# fail with "server exited unexpectedly" (about 1 in 10 here): try again.
+	# The terminal's modes after ktop: written whole, then renamed into place,
+	# so that a reader never sees the file half written (or the last run's).
 	for ((i = 0; i < 50; i++)); do
 		err=$(tmux -L "$SOCK" -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
-			"cd '$PWD' && $3; echo \"EXIT=\$?\" >'$tmp/exit'; stty -a >'$tmp/stty'; sleep 600" 2>&1) && break
+			"cd '$PWD' && $3; echo \"EXIT=\$?\" >'$tmp/exit'; stty -a >'$tmp/stty.tmp'; mv '$tmp/stty.tmp' '$tmp/stty'; sleep 600" 2>&1) && break
 		sleep 0.1
 	done
 	[ "$i" -lt 50 ] || fail "tmux new-session: $err"

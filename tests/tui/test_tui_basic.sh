@@ -273,7 +273,8 @@ if grep -q '^EXIT=0$' "$tmp/exit" 2>/dev/null; then
 else
 	fail "q_quits_with_status_0: $(cat "$tmp/exit" 2>&1) $(cat "$tmp/stderr" 2>&1)"
 fi
-sleep 0.3
+# the shell after ktop writes it whole and renames it into place (lib_tui.sh)
+for ((i = 0; i < 50; i++)); do [ -s "$tmp/stty" ] && break; sleep 0.1; done
 if grep -Eq '(^| )icanon' "$tmp/stty" && grep -Eq '(^| )echo ' "$tmp/stty"; then
 	ok "terminal_restored_after_quit"
 else

@@ -43,6 +43,7 @@ run_and_signal() {
 		ok "$name: ktop exited, instance removed"
 	fi
 	if [ "$how" != session ]; then
+		# the shell after ktop writes it whole and renames it into place (lib_tui.sh)
 		for ((i = 0; i < 50; i++)); do [ -s "$tmp/stty" ] && break; sleep 0.1; done
 		if grep -Eq '(^| )icanon' "$tmp/stty" && grep -Eq '(^| )echo ' "$tmp/stty"; then
 			ok "$name: terminal restored ($(cat "$tmp/exit"))"

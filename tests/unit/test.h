@@ -18,10 +18,13 @@ struct test_case {
 	void		(*fn)(void);
 };
 
-#define TEST_MAX 256
+#ifndef TEST_MAX
+#define TEST_MAX 256	/* cases a program holds: one more fails the run (TEST_MAIN) */
+#endif
 extern struct test_case test_cases[TEST_MAX];
 extern int test_ncases;
 extern int test_failed_now;
+extern int test_dropped;
 
 #define TEST(name)							\
 	static void test_##name(void);					\
@@ -30,6 +33,8 @@ extern int test_failed_now;
 		if (test_ncases < TEST_MAX)				\
 			test_cases[test_ncases++] = (struct test_case){	\
 				#name, test_##name };			\
+		else							\
+			test_dropped++;					\
 	}								\
 	static void test_##name(void)
 
@@ -102,9 +107,16 @@ static inline uint64_t test_folded_sum(const char *path, size_t *lines)
 	struct test_case test_cases[TEST_MAX];				\
 	int test_ncases;						\
 	int test_failed_now;						\
+	int test_dropped;						\
 	int main(int argc, char **argv)					\
 	{								\
 		int pass = 0, fail = 0;					\
+		if (test_dropped) {					\
+			printf("FAIL TEST_MAX: %d cases not run: this "	\
+			       "program holds more than %d (tests/unit/test.h)\n", \
+			       test_dropped, TEST_MAX);			\
+			fail += test_dropped;				\
+		}							\
 		for (int i = 0; i < test_ncases; i++) {			\
 			if (argc > 1 && !strstr(test_cases[i].name, argv[1])) \
 				continue;				\
