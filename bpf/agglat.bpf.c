@@ -77,6 +77,8 @@ static __always_inline __u64 read_num(void *ctx, __u16 off, __u16 size, __u8 kin
 	__u32 n = size > 8 ? 8 : size;
 	__u64 v = 0;
 
+	if (kind == AGGLAT_CURPID)
+		return (__u64)(__s64)(__s32)bpf_get_current_pid_tgid();
 	bpf_probe_read_kernel(&v, n, ctx + off);
 	if (kind == AGGLAT_SINT && size < 8) {
 		__u32 sh = 64 - size * 8;
@@ -151,6 +153,13 @@ static __always_inline void read_key(void *ctx, const volatile struct agglat_fie
 		size = f[i].size;
 		if (size > AGGLAT_KEY_BYTES - koff)
 			size = AGGLAT_KEY_BYTES - koff;
+		if (f[i].kind == AGGLAT_CURPID) {
+			__u32 pid = (__u32)bpf_get_current_pid_tgid();
+
+			if (koff <= AGGLAT_KEY_BYTES - 4)
+				__builtin_memcpy(&k->b[koff], &pid, 4);
+			continue;
+		}
 		bpf_probe_read_kernel(&k->b[koff], size, ctx + f[i].off);
 	}
 }

@@ -18,7 +18,12 @@
 #define AGGLAT_MAX_KEYS		4096	/* rows of the per-key breakdown */
 
 enum agglat_mode { AGGLAT_LATENCY = 1, AGGLAT_HIST };
-enum agglat_kind { AGGLAT_UINT, AGGLAT_SINT, AGGLAT_STR };
+/*
+ * AGGLAT_CURPID: common_pid read as the current task's pid (bpf_get_current_pid_tgid):
+ * the kernel hands a BPF program on a syscalls:* event a record whose first 8
+ * bytes, the common fields, hold a pt_regs pointer instead.
+ */
+enum agglat_kind { AGGLAT_UINT, AGGLAT_SINT, AGGLAT_STR, AGGLAT_CURPID };
 enum agglat_op { AGGLAT_EQ, AGGLAT_NE, AGGLAT_LT, AGGLAT_LE, AGGLAT_GT, AGGLAT_GE, AGGLAT_AND };
 
 struct agglat_field {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agg/agg.h"
 #include "app/app.h"
 #include "batch/batch.h"
 #include "lib/clock.h"
@@ -50,9 +51,10 @@ static void main_reap_stale(void)
 	n = session_reap_stale();
 	/* after the instances, which may have had them enabled */
 	n += probe_reap_stale(NULL, session_ktop_alive);
+	n += agg_reap_stale(NULL, session_ktop_alive);
 	if (n > 0)
 		fprintf(stderr, "ktop: cleaned up %d leftover%s of killed ktop sessions "
-			"(tracefs instances, saved tracing state, probe events)\n", n,
+			"(tracefs instances, saved tracing state, probe events, hist triggers)\n", n,
 			n > 1 ? "s" : "");
 }
 

@@ -107,6 +107,19 @@ int agg_result_copy(struct agg_result *dst, const struct agg_result *src)
 	return 0;
 }
 
+char *agg_fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.*fus", ns < 10000 ? 2 : ns < 100000 ? 1 : 0, ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.*fms", ns < 10000000 ? 2 : ns < 100000000 ? 1 : 0, ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+	return buf;
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct agg_row *x = a, *y = b;
@@ -264,25 +277,6 @@ void agg_error_log(const char *dir, const char *cmd, int ret, char *buf, size_t 
 	else
 		agg_fmt(buf, len, "the kernel refused it (%s)%s%s:\n  %s", strerror(-ret),
 			msg[0] ? ": " : "", msg, cmd);
-}
-
-/* ---- what the kernel offers ------------------------------------------------------------ */
-
-bool agg_kernel_has_hist(const char *tracefs, char *why, size_t len)
-{
-	char path[PATH_MAX + 32], *readme;
-	bool hist;
-
-	agg_fmt(path, sizeof(path), "%s/README", tracefs);
-	readme = file_read_text(path);
-	hist = readme && strstr(readme, "hist trigger");
-	free(readme);
-	agg_fmt(path, sizeof(path), "%s/synthetic_events", tracefs);
-	if (hist && !access(path, F_OK))
-		return true;
-	agg_fmt(why, len, "%s", !hist ? "no hist triggers (CONFIG_HIST_TRIGGERS)" :
-		"no synthetic events (CONFIG_SYNTH_EVENTS)");
-	return false;
 }
 
 /* ---- the set ---------------------------------------------------------------------- */

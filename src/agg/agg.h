@@ -92,6 +92,8 @@ struct agg_result {
 
 /* The value at quantile @q (0..1) of a log2 histogram, interpolated, within [min, max]. */
 uint64_t agg_quantile(const struct agg_result *r, double q);
+/* @ns as "850ns", "2.13us", "12.3ms", "1.20s". Return: @buf. */
+char *agg_fmt_ns(char *buf, size_t len, uint64_t ns);
 /* Free @r's rows (the result itself is the caller's). */
 void agg_result_clear(struct agg_result *r);
 /* Copy @src into @dst (rows duplicated). Return: 0 or -ENOMEM. */
@@ -111,13 +113,6 @@ struct agg_opts {
 	bool		has_bpf;	/* ... and may load BPF tracepoint programs */
 	const char	*no_bpf_why;	/* why not, when !has_bpf */
 };
-
-/*
- * agg_kernel_has_hist - does the kernel at @tracefs have hist triggers and
- * synthetic events? (its README documents hist triggers; synthetic_events
- * exists). @why: what it lacks, when not.
- */
-bool agg_kernel_has_hist(const char *tracefs, char *why, size_t len);
 
 /* Return: 0 and *@out (free with agg_set_free), or a negative errno. */
 int agg_set_new(struct agg_set **out, const struct agg_opts *o, char *err, size_t errlen);

@@ -50,6 +50,8 @@ static int agg_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 static uint8_t kind_of(const struct agg_field *f)
 {
+	if (!strcmp(f->name, "common_pid") && f->size == 4)
+		return AGGLAT_CURPID;
 	return f->kind == AGG_FT_STR ? AGGLAT_STR : f->kind == AGG_FT_SINT ? AGGLAT_SINT :
 	       AGGLAT_UINT;
 }

@@ -383,6 +383,20 @@ static void bpf_no(struct agg_spec *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A BPF program on a syscalls:* event gets a record whose common fields are
+ * overwritten (a pt_regs pointer): common_pid it reads as the current task,
+ * the others it cannot read.
+ */
+static void bpf_common_ok(struct agg_spec *s, const struct agg_event *ev,
+			  const struct agg_field *fl)
+{
+	if (!strcmp(ev->sys, "syscalls") && !strncmp(fl->name, "common_", 7) &&
+	    strcmp(fl->name, "common_pid"))
+		bpf_no(s, "a BPF program on %s:%s cannot read %s (the kernel puts a register "
+		       "pointer where the common fields are)", ev->sys, ev->name, fl->name);
+}
+
 /* A field the BPF engine keys on: fixed size, a string no longer than it compares. */
 static void bpf_key_ok(struct agg_spec *s, const struct agg_field *fl)
 {
@@ -906,14 +920,24 @@ int agg_spec_parse(enum agg_spec_kind kind, const char *text, struct agg_formats
 			out->nkey = out->nmatch;
 			memcpy(out->key, out->match[1], sizeof(out->key[0]) * out->nmatch);
 		}
-		for (unsigned int i = 0; i < out->nmatch; i++)
+		for (unsigned int i = 0; i < out->nmatch; i++) {
 			bpf_key_ok(out, &out->match[1][i]);
+			bpf_common_ok(out, &out->ev[0], &out->match[0][i]);
+			bpf_common_ok(out, &out->ev[1], &out->match[1][i]);
+		}
 		if (key_bytes(out->match[1], out->nmatch) > AGG_KEY_BYTES)
 			bpf_no(out, "the BPF engine matches on up to %d bytes of fields",
 			       AGG_KEY_BYTES);
 	}
-	for (unsigned int i = 0; i < out->nkey; i++)
+	for (unsigned int i = 0; i < out->nkey; i++) {
 		bpf_key_ok(out, &out->key[i]);
+		bpf_common_ok(out, &out->ev[kind == AGG_LATENCY ? 1 : 0], &out->key[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		for (unsigned int k = 0; k < out->filt[i].npred; k++)
+			bpf_common_ok(out, &out->ev[i], &out->filt[i].pred[k].f);
+	if (out->has_val)
+		bpf_common_ok(out, &out->ev[0], &out->val);
 	if (key_bytes(out->key, out->nkey) > AGG_KEY_BYTES)
 		bpf_no(out, "the BPF engine keys on up to %d bytes of fields", AGG_KEY_BYTES);
 	return 0;

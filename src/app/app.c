@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agg/agg.h"
 #include "app.h"
 #include "bpfstats/bpfstats.h"
 #include "lib/clock.h"
@@ -254,6 +255,10 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 
 	eo.folded = a->opts.folded ? folded_source_from_name(a->opts.folded) : FOLDED_AUTO;
 	app_offcpu_poll(a);	/* the off-CPU totals up to now, with --offcpu */
+	/* a .ktop carries the aggregations' figures (format version 4), polled now */
+	eo.agg = app_agg(a);
+	if (eo.agg)
+		agg_set_poll(eo.agg);
 	f = fmt >= 0 ? format_by_id((enum format_id)fmt) : format_by_name(path);
 	if (!f)
 		f = &format_ktop;
@@ -316,10 +321,11 @@ unsigned int app_events(const struct app *a, const char *const **events)
 
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 {
-	struct ktop_write_opts wo = { .max_bytes_per_sec = max_bytes_per_sec };
+	struct ktop_write_opts wo = { .max_bytes_per_sec = max_bytes_per_sec,
+				      .agg = app_agg(a) };
 	struct ktop_writer_stats ws;
 	struct ktop_writer *w;
-	uint64_t end = 0, offcpu_ns = 0, bpf_ticks = 0, bpf_seq = 0;
+	uint64_t end = 0, offcpu_ns = 0, bpf_ticks = 0, bpf_seq = 0, agg_ns = 0;
 	struct snapshot_meta m;
 	char err[512] = "";
 	int ret, werr, status = 0;
@@ -372,6 +378,11 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 		ret = ktop_writer_flush(w, a->st);
 		if (!ret)
 			ret = app_stream_bpf(a, w, &bpf_ticks, &bpf_seq);
+		/* the aggregations' figures, as often as they are polled */
+		if (!ret && wo.agg && now - agg_ns >= 1000000000ull) {
+			ret = ktop_writer_agg(w, wo.agg);
+			agg_ns = now;
+		}
 		if (ret == -EPIPE || ret == -EINTR)
 			goto out;	/* the reader went away, or took nothing as we stop */
 		if (ret) {
@@ -383,6 +394,10 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	/* a signal or the end of --duration: a proper end, so the reader sees a whole file */
 	app_offcpu_poll(a);
 	ret = ktop_writer_flush(w, a->st);
+	if (!ret && wo.agg) {
+		agg_set_poll(wo.agg);
+		ret = ktop_writer_agg(w, wo.agg);
+	}
 	if (!ret)
 		ret = ktop_writer_finish(w);
 out:

@@ -38,7 +38,11 @@ struct probe_caps;
 struct app_probe_log;
 struct stack_syms;
 struct bpf_offcpu;
+struct agg_set;
 struct remote;
+
+/* What an entry of app_opts.aggs is. */
+enum app_agg_kind { APP_AGG_LATENCY, APP_AGG_HIST, APP_AGG_SQL };
 
 /* --net: the network events this kernel has; with tcp:tcp_probe (per packet). */
 enum { APP_NET_ON = 1, APP_NET_PROBE = 2 };
@@ -62,6 +66,11 @@ struct app_opts {
 	size_t			stream_rate;	/* --stream-rate, bytes/s, 0: unbounded */
 	const char		*probes[SESSION_MAX_LIST];	/* --probe SPEC */
 	unsigned int		nprobes;
+	/* in-kernel aggregations (src/agg/agg.h), in the order given */
+	const char		*aggs[SESSION_MAX_LIST];	/* --latency, --hist, --sql */
+	uint8_t			agg_kind[SESSION_MAX_LIST];	/* enum app_agg_kind */
+	unsigned int		naggs;
+	int			agg_engine;	/* --agg-engine: enum agg_engine */
 	const char		*views[SESSION_MAX_LIST];	/* -F, --view */
 	unsigned int		nviews;
 	bool			hide_self;	/* --hide-self */
@@ -104,6 +113,9 @@ struct app {
 	bool			probe_tried;	/* the set was tried; probe_why says why not */
 	char			probe_why[512];
 	struct app_probe_log	*probe_log;	/* the formats of every probe made */
+	/* --latency, --hist, --sql: live, the set measuring (src/app/app_agg.c) */
+	struct agg_set		*agg;
+	char			agg_why[512];	/* no set: why; a set: its engines */
 	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
 	char			bpf_why[256];
 	struct stack_syms	*ssyms;		/* names the store's stack frames */
@@ -223,6 +235,28 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
  * Context: any thread.
  */
 struct bpfstats *app_bpf(const struct app *a);
+
+/*
+ * The in-kernel aggregations (src/agg/agg.h): live, the set measuring
+ * --latency/--hist/--sql and what the latency pane added; for a recording,
+ * the results its AGG blocks carry. NULL when there are none.
+ */
+struct agg_set *app_agg(const struct app *a);
+/* Which engines measure and why, or why nothing does. */
+const char *app_agg_why(const struct app *a);
+/*
+ * app_agg_add - measure @text (a --latency spec, --hist with @kind
+ * APP_AGG_HIST, SQL) from now on: live only (-ENODEV with a message for a
+ * recording); the set is made with the first.
+ * Context: the UI thread. Return: the measure's index, or a negative errno
+ * with the reason in @err (nothing made).
+ */
+int app_agg_add(struct app *a, enum app_agg_kind kind, const char *text, char *err,
+		size_t errlen);
+/* Live: make the set and the measures of the options, all or none (the live source). */
+int app_agg_start(struct app *a, char *err, size_t errlen);
+/* Live: remove every measure from the kernel, free the set. Safe twice. */
+void app_agg_stop(struct app *a);
 /* Why there are no BPF statistics to show, "" when there are or nobody said. */
 const char *app_bpf_why(const struct app *a);
 

@@ -17,6 +17,7 @@
 #include "funcfilter/funcfilter.h"
 #include "formats/tracedat.h"
 #include "opts.h"
+#include "agg/agg.h"
 #include "probe/probe_spec.h"
 #include "store/store.h"
 #include "lib/tuning.h"
@@ -68,6 +69,10 @@ enum {
 	OPT_PCP_START,
 	OPT_PCP_FINISH,
 	OPT_PCP_ORIGIN,
+	OPT_LATENCY,		/* in-kernel aggregations */
+	OPT_HIST,
+	OPT_SQL,
+	OPT_AGG_ENGINE,
 };
 
 static const struct option long_opts[] = {
@@ -103,6 +108,10 @@ static const struct option long_opts[] = {
 	{ "thresh",		required_argument,	NULL, OPT_THRESH },
 	{ "tracer-option",	required_argument,	NULL, 'O' },
 	{ "probe",		required_argument,	NULL, OPT_PROBE },
+	{ "latency",		required_argument,	NULL, OPT_LATENCY },
+	{ "hist",		required_argument,	NULL, OPT_HIST },
+	{ "sql",		required_argument,	NULL, OPT_SQL },
+	{ "agg-engine",		required_argument,	NULL, OPT_AGG_ENGINE },
 	{ "view",		required_argument,	NULL, 'F' },
 	{ "hide-self",		no_argument,		NULL, OPT_HIDE_SELF },
 	{ "dat-version",	required_argument,	NULL, OPT_DAT_VERSION },
@@ -175,6 +184,14 @@ void opts_usage(FILE *fp)
 	      "                             timerlat_period_us, print_stack, cpus; repeatable\n"
 	      "      --probe SPEC           a probe event (kprobe/fprobe, eprobe, uprobe), typed\n"
 	      "                             from BTF; repeatable; see Probes below\n"
+	      "      --latency SPEC         the time from one event to another, measured in\n"
+	      "                             the kernel (no event stream); repeatable; see\n"
+	      "                             Latencies below\n"
+	      "      --hist 'EVENT key=F[,F] [val=F] [where FILTER]'  counts (and the sum\n"
+	      "                             of F) by key, in the kernel; repeatable\n"
+	      "      --sql 'SELECT ...'     a latency in sqlhist's SQL (hist triggers only)\n"
+	      "      --agg-engine E         auto (hist triggers where the kernel has them,\n"
+	      "                             else BPF), hist, bpf, or both (each measure twice)\n"
 	      "  -m, --memory SIZE          event store limit (default 256M; K, M, G suffixes)\n"
 	      "      --force                take over a top-level tracer in use, or a\n"
 	      "                             top-level buffer holding others' events\n"
@@ -277,6 +294,15 @@ void opts_usage(FILE *fp)
 	      "  --probe 'vfs_read%return $retval'   --probe 'libc:malloc size=$arg1:u64'\n"
 	      "  --probe '/usr/bin/bash:readline%return +0($retval):string'\n"
 	      "  --probe 'syscalls:sys_enter_openat filename'\n"
+	      "\n"
+	      "Latencies: START -> END [on SF = EF[, ...]] [by EF[,EF]] [where FILTER]\n"
+	      "  START, END  SYSTEM:EVENT; on: START's field = END's (default: the same\n"
+	      "         task, common_pid); by: END's fields for the per-key breakdown;\n"
+	      "         where: the kernel's filter grammar, each && clause to the event\n"
+	      "         whose fields it names (start.F, end.F where both have F)\n"
+	      "  --latency 'sched:sched_waking -> sched:sched_switch on pid = next_pid'\n"
+	      "  --latency 'raw_syscalls:sys_enter -> raw_syscalls:sys_exit by id'\n"
+	      "  --hist 'sched:sched_switch key=prev_comm'\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure while running, 2 bad usage or tracing\n"
 	      "could not be set up (the kernel's tracing state is then left untouched).\n",
@@ -825,6 +851,7 @@ static const int remote_fwd_opts[] = {
 	'p', 'l', 'n', 'g', 'e', 'P', 'C', 'b', 'O', OPT_FORCE, OPT_NO_BPF, OPT_BPF_SYSCALLS,
 	OPT_STREAM_RATE, OPT_MAX_DEPTH, OPT_FG_IRQS, OPT_NO_FG_IRQS, OPT_FG_TAIL,
 	OPT_NO_FG_TAIL, OPT_THRESH, OPT_PROBE, OPT_STACK, OPT_USTACK, OPT_OFFCPU, OPT_NET,
+	OPT_LATENCY, OPT_HIST, OPT_SQL, OPT_AGG_ENGINE,
 };
 
 static int opts_remote_fwd(struct app_opts *o, int c, const char *arg, char *err,
@@ -848,6 +875,36 @@ static int opts_remote_fwd(struct app_opts *o, int c, const char *arg, char *err
 		return 0;
 	}
 	return opts_err(err, errlen, "internal error: option %d has no long name", c);
+}
+
+/* --latency, --hist, --sql, --agg-engine: the specs are checked against the formats at start */
+static int opts_agg(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	static const char *const engines[] = {
+		[AGG_ENGINE_AUTO] = "auto", [AGG_ENGINE_HIST] = "hist", [AGG_ENGINE_BPF] = "bpf",
+		[AGG_ENGINE_BOTH] = "both",
+	};
+
+	if (c == OPT_AGG_ENGINE) {
+		for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
+			if (!strcmp(arg, engines[i])) {
+				o->agg_engine = (int)i;
+				return 0;
+			}
+		return opts_err(err, errlen, "--agg-engine takes auto, hist, bpf or both, not '%s'",
+				arg);
+	}
+	if (!*arg)
+		return opts_err(err, errlen, "%s wants a spec; see ktop --help",
+				c == OPT_LATENCY ? "--latency" : c == OPT_HIST ? "--hist" : "--sql");
+	if (o->naggs >= SESSION_MAX_LIST || o->naggs >= AGG_MAX_ITEMS)
+		return opts_err(err, errlen, "too many --latency, --hist and --sql options (at most "
+				"%d)", SESSION_MAX_LIST < AGG_MAX_ITEMS ? SESSION_MAX_LIST :
+				AGG_MAX_ITEMS);
+	o->aggs[o->naggs] = arg;
+	o->agg_kind[o->naggs++] = c == OPT_LATENCY ? APP_AGG_LATENCY : c == OPT_HIST ?
+				  APP_AGG_HIST : APP_AGG_SQL;
+	return 0;
 }
 
 /* --remote, --ssh, --remote-ktop */
@@ -951,10 +1008,11 @@ static int opts_check_pcp(const struct app_opts *o, char *err, size_t errlen)
 				o->stream ? "--stream" : o->remote.dest ? "--remote" :
 				o->output ? "-o" : "--view");
 	if (so->tracer || so->nevents || so->no_events || so->npids || so->cpus ||
-	    o->nprobes || so->nstacks || o->offcpu || so->nfilters || so->ngraph_funcs || o->net)
+	    o->nprobes || so->nstacks || o->offcpu || so->nfilters || so->ngraph_funcs || o->net ||
+	    o->naggs)
 		return opts_err(err, errlen, "%s: what each host traces is its agent's business "
 				"(the options in its pmcd.conf line); leave -p, -e, -P, -C, --probe, "
-				"--stack, --offcpu, --net out here", fleet);
+				"--stack, --offcpu, --net, --latency, --hist, --sql out here", fleet);
 	return 0;
 }
 
@@ -965,6 +1023,8 @@ static int opts_option(struct app_opts *o, int c, const char *arg, char *err, si
 
 	if (c == OPT_PROBE)
 		ret = opts_probe(o, arg, err, errlen);
+	else if (c >= OPT_LATENCY && c <= OPT_AGG_ENGINE)
+		ret = opts_agg(o, c, arg, err, errlen);
 	else if (c >= OPT_SAVE_ON && c <= OPT_SAVE_GAP)
 		ret = opts_save(o, c, arg, err, errlen);
 	else if (c == OPT_REMOTE || c == OPT_SSH || c == OPT_REMOTE_KTOP)
@@ -1069,6 +1129,11 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 		return opts_err(err, errlen, "%s records stacks live: it cannot be combined with "
 				"%s (a snapshot keeps the stacks it was recorded with)",
 				o->offcpu ? "--offcpu" : "--stack", o->input ? "-i" : "--demo");
+	if ((o->input || o->demo) && o->naggs)
+		return opts_err(err, errlen, "%s measures in the live kernel: it cannot be combined "
+				"with %s (a .ktop recording keeps the results it was recorded with)",
+				o->agg_kind[0] == APP_AGG_HIST ? "--hist" : o->agg_kind[0] ==
+				APP_AGG_SQL ? "--sql" : "--latency", o->input ? "-i" : "--demo");
 	if ((o->input || o->demo) && o->net)
 		return opts_err(err, errlen, "--net says what to trace: it cannot be combined with "
 				"%s (the Net pane shows the network events a recording holds)",

@@ -31,4 +31,12 @@ struct app;
 void batch_recorder_text(struct app *a, FILE *o, uint64_t *seen);
 void batch_recorder_json(struct app *a, FILE *o, uint64_t *seen);
 
+/*
+ * The in-kernel aggregations at their last poll (src/batch/batch_agg.c): a
+ * block per latency and --hist, or the ",\"latencies\":[...],\"hists\":[...]"
+ * members; nothing when the run has none.
+ */
+void batch_agg_text(struct app *a, FILE *o);
+void batch_agg_json(struct app *a, FILE *o);
+
 #endif

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agg/agg.h"
 #include "app/app.h"
 #include "batch.h"
 #include "batch_stacks.h"
@@ -732,6 +733,7 @@ static void batch_text(struct batch *b)
 	batch_text_lost(b, o, rm, cw);
 	fputc('\n', o);
 	batch_stacks_text(b->bs, o);
+	batch_agg_text(b->a, o);
 	batch_tracers_text(b->bt, o);
 	batch_net_text(b->bn, o);
 	if (app_bpf(b->a))
@@ -845,6 +847,7 @@ static void batch_json(struct batch *b)
 			vc.held);
 	}
 	batch_recorder_json(b->a, o, &b->rec_seen);
+	batch_agg_json(b->a, o);
 	batch_tracers_json(b->bt, o);
 	if (app_bpf(b->a))
 		b->bpf_seq = batch_bpf_json(app_bpf(b->a), o, 1, BATCH_TOP_JSON, b->bpf_seq);
@@ -953,6 +956,9 @@ int batch_run(struct app *a, FILE *out)
 			/* the saves under way end first: their lines go in this summary */
 			app_recorder_finish(a, clock_mono_ns() + APP_RECORDER_FINISH_NS);
 			batch_drain(a);	/* the summary stays at the end: now */
+			/* and the aggregations' figures too, not those of the last poll */
+			if (app_agg(a))
+				agg_set_poll(app_agg(a));
 		}
 		batch_drain_wake(a);
 		batch_gather(&b, now);

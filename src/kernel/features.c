@@ -42,6 +42,7 @@ static const struct {
 	[FEATURE_TIMERLAT]	 = { "timerlat",	  "CONFIG_TIMERLAT_TRACER" },
 	[FEATURE_BPF]		 = { "bpf",		  "CONFIG_BPF_SYSCALL" },
 	[FEATURE_BTF]		 = { "btf",		  "CONFIG_DEBUG_INFO_BTF" },
+	[FEATURE_HIST]		 = { "hist_triggers",	  "CONFIG_HIST_TRIGGERS" },
 };
 
 const char *feature_state_str(enum feature_state s)
@@ -337,6 +338,35 @@ static void probe_events(struct features *ft)
 		feat_set(ft, FEATURE_EVENTS, FEAT_NOT_BUILT, "available_events is empty");
 }
 
+bool features_has_hist(const char *tracefs, char *why, size_t len)
+{
+	char path[512], *readme;
+	bool hist;
+
+	snprintf(path, sizeof(path), "%s/README", tracefs);
+	readme = file_read_text(path);
+	hist = readme && strstr(readme, "hist trigger");
+	free(readme);
+	snprintf(path, sizeof(path), "%s/synthetic_events", tracefs);
+	if (!hist)
+		snprintf(why, len, "no hist triggers in the README");
+	else if (access(path, F_OK))
+		snprintf(why, len, "hist triggers, but no synthetic events (CONFIG_SYNTH_EVENTS)");
+	else
+		snprintf(why, len, "with synthetic events");
+	return hist && !access(path, F_OK);
+}
+
+static void probe_hist(struct features *ft)
+{
+	char why[128];
+
+	if (features_has_hist(ft->tracefs, why, sizeof(why)))
+		feat_set(ft, FEATURE_HIST, FEAT_AVAILABLE, "%s", why);
+	else
+		feat_set(ft, FEATURE_HIST, FEAT_NOT_BUILT, "%s", why);
+}
+
 static int probe_all(struct features *ft, bool keep, unsigned int flags)
 {
 	static const enum feature_id tracers[] = {
@@ -360,6 +390,7 @@ static int probe_all(struct features *ft, bool keep, unsigned int flags)
 	if (!ft->tracefs[0]) {
 		for (int i = FEATURE_INSTANCES; i <= FEATURE_TIMERLAT; i++)
 			feat_set(ft, i, ft->f[FEATURE_TRACEFS].state, "no tracefs");
+		feat_set(ft, FEATURE_HIST, ft->f[FEATURE_TRACEFS].state, "no tracefs");
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/current_tracer", ft->tracefs);
@@ -367,9 +398,11 @@ static int probe_all(struct features *ft, bool keep, unsigned int flags)
 		for (int i = FEATURE_TRACEFS; i <= FEATURE_TIMERLAT; i++)
 			feat_set(ft, i, FEAT_NEEDS_ROOT, "tracefs files are root's (%s)",
 				 strerror(errno));
+		feat_set(ft, FEATURE_HIST, FEAT_NEEDS_ROOT, "tracefs files are root's");
 		return 0;
 	}
 	probe_events(ft);
+	probe_hist(ft);
 
 	/* a scratch instance changes nothing at the top level, on any kernel tried */
 	snprintf(scratch, sizeof(scratch), "%s/instances/ktop-%s%d", ft->tracefs,

@@ -33,6 +33,7 @@ enum feature_id {
 	FEATURE_TIMERLAT,
 	FEATURE_BPF,
 	FEATURE_BTF,
+	FEATURE_HIST,		/* hist triggers and synthetic events (--latency, --hist) */
 	FEATURE_NR,
 };
 
@@ -111,6 +112,13 @@ bool features_tracefs_mounted(void);
 
 /* Remove the instance features_probe_keep() left, if it is still there. */
 void features_release(struct features *ft);
+
+/*
+ * features_has_hist - hist triggers (the README at @tracefs documents them)
+ * and synthetic events (synthetic_events)? Reads two files, changes nothing.
+ * @why: what there is, or what is missing, in words
+ */
+bool features_has_hist(const char *tracefs, char *why, size_t len);
 void features_print(const struct features *ft, FILE *fp);
 const char *feature_state_str(enum feature_state s);
 

@@ -109,6 +109,10 @@ extern const struct source_ops source_file;
 /* The BPF statistics the recording carries (a stream's BPF blocks), or NULL. */
 struct bpfstats *source_file_bpf(const struct app *a);
 
+/* The aggregations' results the recording carries (a .ktop's AGG blocks), or NULL. */
+struct agg_set;
+struct agg_set *source_file_agg(const struct app *a);
+
 /* When the recording's loader finished (CLOCK_REALTIME ns); 0 while it reads, or live. */
 uint64_t source_file_end_rt(const struct app *a);
 

@@ -325,6 +325,13 @@ struct bpfstats *source_file_bpf(const struct app *a)
 	return l && l->r ? __atomic_load_n(&l->r->bpf, __ATOMIC_ACQUIRE) : NULL;
 }
 
+struct agg_set *source_file_agg(const struct app *a)
+{
+	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
+
+	return l && l->r ? __atomic_load_n(&l->r->agg, __ATOMIC_ACQUIRE) : NULL;
+}
+
 uint64_t source_file_end_rt(const struct app *a)
 {
 	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;

@@ -884,6 +884,10 @@ static int live_prepare(struct app *a, char *err, size_t errlen)
 			       "mount -t tracefs nodev /sys/kernel/tracing");
 	ret = app_start_probes(a, err, errlen);
 	debug_step("probe events");
+	/* before the session: a refused measure leaves the kernel as it was */
+	if (!ret)
+		ret = app_agg_start(a, err, errlen);
+	debug_step("in-kernel aggregations");
 	if (ret)
 		features_release(&a->ft);
 	return ret;
@@ -1003,6 +1007,7 @@ static void live_stop(struct app *a)
 		return;
 	bpfstats_free(a->bpf);
 	a->bpf = NULL;
+	app_agg_stop(a);
 	app_offcpu_stop(a);
 	if (ls->sess)
 		session_stop(ls->sess);

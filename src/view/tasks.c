@@ -328,6 +328,11 @@ static int key_cmp(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
+static int rate_cmp(double a, double b)
+{
+	return a < b ? -1 : a > b;
+}
+
 struct sort_by {
 	enum tasks_sort	key;
 	int		dir;
@@ -346,11 +351,16 @@ static int row_cmp(const void *x, const void *y, void *arg)
 	case TASKS_BY_EVENTS:
 		c = key_cmp(a->events, b->events);
 		break;
+	/* by the figure the pane shows, the rate; the totals break ties */
 	case TASKS_BY_SYSCALLS:
-		c = key_cmp(a->syscalls, b->syscalls);
+		c = rate_cmp(a->syscalls_rate, b->syscalls_rate);
+		if (!c)
+			c = key_cmp(a->syscalls, b->syscalls);
 		break;
 	case TASKS_BY_SWITCHES:
-		c = key_cmp(a->switches, b->switches);
+		c = rate_cmp(a->switches_rate, b->switches_rate);
+		if (!c)
+			c = key_cmp(a->switches, b->switches);
 		break;
 	case TASKS_BY_RUNQ:
 		c = key_cmp(a->runq_ns, b->runq_ns);
@@ -483,7 +493,7 @@ size_t tasks_rows(struct tasks *tm, const struct tasks_query *q, struct tasks_ro
 const char *tasks_sort_name(enum tasks_sort s)
 {
 	static const char *const names[TASKS_SORT_NR] = {
-		"pid", "comm", "events", "syscalls", "switches", "runq", "offcpu", "cpu",
+		"pid", "comm", "events", "syscalls/s", "switches/s", "runq", "offcpu", "cpu",
 		"state", "last",
 	};
 

@@ -92,8 +92,8 @@ enum tasks_sort {
 	TASKS_BY_PID,
 	TASKS_BY_COMM,
 	TASKS_BY_EVENTS,
-	TASKS_BY_SYSCALLS,
-	TASKS_BY_SWITCHES,
+	TASKS_BY_SYSCALLS,	/* syscalls_rate (the figure shown), then the total */
+	TASKS_BY_SWITCHES,	/* switches_rate, then the total */
 	TASKS_BY_RUNQ,
 	TASKS_BY_OFFCPU,
 	TASKS_BY_CPU,

@@ -33,6 +33,7 @@
 #include <tracefs.h>
 
 #include "agg/agg.h"
+#include "kernel/features.h"
 #include "kernel/session.h"
 
 static volatile sig_atomic_t stop;
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	o.tracefs = tfs;
-	o.has_hist = agg_kernel_has_hist(tfs, why, sizeof(why));
+	o.has_hist = features_has_hist(tfs, why, sizeof(why));
 	o.has_bpf = true;
 	/* the options first: the engine applies to every measure */
 	while ((c = getopt(argc, argv, "e:t:i:w:l:H:s:")) != -1) {

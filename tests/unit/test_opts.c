@@ -7,6 +7,7 @@
 
 #include "app/app.h"
 #include "app/opts.h"
+#include "agg/agg.h"
 #include "opts_common.h"
 #include "test.h"
 
@@ -201,6 +202,28 @@ TEST(parse_twice)
 	CHECK(PARSE(&o, "-e", "irq") == OPTS_RUN);
 	CHECK_STR(o.so.events[0], "irq");
 	CHECK_EQ_U64(o.so.nevents, 1);
+}
+
+TEST(aggregations)
+{
+	struct app_opts o;
+
+	CHECK(PARSE(&o, "--latency", "a:b -> a:c", "--hist", "a:b key=x", "--sql", "SELECT 1",
+		    "--agg-engine", "both") == OPTS_RUN);
+	CHECK_EQ_U64(o.naggs, 3);
+	CHECK_STR(o.aggs[1], "a:b key=x");
+	CHECK(o.agg_kind[0] == APP_AGG_LATENCY && o.agg_kind[1] == APP_AGG_HIST &&
+	      o.agg_kind[2] == APP_AGG_SQL);
+	CHECK(o.agg_engine == AGG_ENGINE_BOTH);
+	/* what says what to trace goes to the far side */
+	CHECK(PARSE(&o, "--remote", "h", "--latency", "a:b -> a:c") == OPTS_RUN);
+	CHECK_EQ_U64(o.remote.nfwd, 1);
+	CHECK_STR(o.remote.fwd_name[0], "latency");
+	CHECK(PARSE(&o, "--agg-engine", "kernel") == -EINVAL);
+	CHECK(strstr(err, "auto, hist, bpf or both, not 'kernel'"));
+	CHECK(PARSE(&o, "-i", "x.ktop", "--hist", "a:b key=x") == -EINVAL);
+	CHECK(strstr(err, "--hist measures in the live kernel"));
+	CHECK(PARSE(&o, "--latency", "") == -EINVAL);
 }
 
 TEST(sizes)
