@@ -17,7 +17,7 @@
 # and ui/prompts/ sit on both and never on each other. Given the objects, it
 # also checks that no pane or prompt calls another's functions.
 
-LAYERS="lib store funcfilter kernel ingest model probe bpfstats agg view formats recorder source app batch pcp"
+LAYERS="lib store funcfilter kernel ingest model probe bpfstats agg view formats recorder source app diff batch pcp"
 
 # Pairs that break the order today, each with the reason it is tolerated.
 # Empty this list; never add to it.

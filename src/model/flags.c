@@ -11,6 +11,13 @@
 #include "store/event.h"
 #include "flags.h"
 
+const char *const flags_share_names[FLAGS_S_NR] = {
+	"irqs_off", "need_resched", "hardirq", "softirq", "nmi", "preempt", "migrate_disable",
+};
+const char *const flags_share_heads[FLAGS_S_NR] = {
+	"IRQOFF", "NRESCHED", "HARDIRQ", "SOFTIRQ", "NMI", "PREEMPT", "MIGDIS",
+};
+
 enum flags_style flags_style_detect(const char *release, bool has_lazy_count)
 {
 	unsigned long major, minor = 0;

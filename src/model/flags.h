@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "store/event.h"
 
 enum flags_style {
 	/* before 6.12: bit 0x02 is IRQS_NOSUPPORT ('X'); five columns */
@@ -63,5 +64,50 @@ int flags_format(char *buf, enum flags_style style, uint8_t flags, uint8_t pc,
  */
 int flags_format_shown(char *buf, enum flags_style style, uint8_t flags, uint8_t pc,
 		       uint8_t lazy_count);
+
+/*
+ * The per-CPU flag shares (--batch's IRQOFF .. MIGDIS columns, the diff's
+ * CPU table): an event counts in each column whose condition its context
+ * meets; an event whose context the kernel did not record
+ * (ktop_ctx_recorded()) counts in none, only in @unrec. The order is the
+ * decoders' (DECODE_F_*, src/ingest/decode.h), whose live counts batch reads.
+ */
+enum flags_share {
+	FLAGS_S_IRQS_OFF,	/* KTOP_KF_IRQS_OFF */
+	FLAGS_S_NEED_RESCHED,	/* KTOP_KF_NEED_RESCHED */
+	FLAGS_S_HARDIRQ,	/* KTOP_KF_HARDIRQ */
+	FLAGS_S_SOFTIRQ,	/* KTOP_KF_SOFTIRQ */
+	FLAGS_S_NMI,		/* KTOP_KF_NMI */
+	FLAGS_S_PREEMPT,	/* KTOP_PC_PREEMPT(pc) > 0 */
+	FLAGS_S_MIGRATE,	/* KTOP_PC_MIGRATE(pc) > 0 (migration disabled) */
+	FLAGS_S_NR,
+};
+
+/* "irqs_off", "need_resched", ... (JSON) and "IRQOFF", "NRESCHED", ... (tables). */
+extern const char *const flags_share_names[FLAGS_S_NR];
+extern const char *const flags_share_heads[FLAGS_S_NR];
+
+struct flags_count {
+	uint64_t	events;		/* counted, @unrec included */
+	uint64_t	unrec;		/* context not recorded: in no n[] */
+	uint64_t	n[FLAGS_S_NR];
+};
+
+/* Count one event of raw common_flags @f and common_preempt_count @pc. */
+static inline void flags_count_add(struct flags_count *c, uint8_t f, uint8_t pc)
+{
+	c->events++;
+	if (!ktop_ctx_recorded(pc)) {
+		c->unrec++;
+		return;
+	}
+	c->n[FLAGS_S_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
+	c->n[FLAGS_S_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
+	c->n[FLAGS_S_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
+	c->n[FLAGS_S_SOFTIRQ] += !!(f & KTOP_KF_SOFTIRQ);
+	c->n[FLAGS_S_NMI] += !!(f & KTOP_KF_NMI);
+	c->n[FLAGS_S_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
+	c->n[FLAGS_S_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
+}
 
 #endif
