@@ -60,6 +60,7 @@ struct app_opts {
 	long			iterations;	/* --iterations, 0: none */
 	const char		*output;	/* -o */
 	const char		*input;		/* -i */
+	const char		*diff;		/* --diff NEW: -i is the baseline ("live": now) */
 	const char		*theme;		/* --theme */
 	bool			demo;		/* --demo */
 	bool			stream;		/* --stream */

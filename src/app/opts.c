@@ -73,6 +73,7 @@ enum {
 	OPT_HIST,
 	OPT_SQL,
 	OPT_AGG_ENGINE,
+	OPT_DIFF,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +88,7 @@ static const struct option long_opts[] = {
 	{ "memory",		required_argument,	NULL, 'm' },
 	{ "output",		required_argument,	NULL, 'o' },
 	{ "input",		required_argument,	NULL, 'i' },
+	{ "diff",		required_argument,	NULL, OPT_DIFF },
 	{ "batch",		no_argument,		NULL, OPT_BATCH },
 	{ "json",		no_argument,		NULL, OPT_JSON },
 	{ "duration",		required_argument,	NULL, OPT_DURATION },
@@ -253,6 +255,11 @@ void opts_usage(FILE *fp)
 	      "                             .ktop, or trace.dat version 6 or 7 (uncompressed,\n"
 	      "                             zstd or zlib), every buffer; FILE@NAME: only the\n"
 	      "                             buffer NAME (trace-cmd record -B NAME; @top)\n"
+	      "      --diff NEW             compare NEW with the baseline -i FILE, pane by\n"
+	      "                             pane: rates per second of each one's length,\n"
+	      "                             rows by the largest change; NEW a file, or\n"
+	      "                             live (trace now; ./live for a file so named);\n"
+	      "                             -o FILE.folded: the two-column folded diff\n"
 	      "      --stream               write a live .ktop stream to stdout\n"
 	      "      --stream-rate SIZE     --stream bandwidth bound, bytes/s (default 4M;\n"
 	      "                             0: none); events over it are sent as lost\n"
@@ -758,6 +765,12 @@ static int opts_one(struct app_opts *o, int c, const char *arg, char *err, size_
 	case 'i':
 		o->input = arg;
 		return 0;
+	case OPT_DIFF:
+		if (!*arg)
+			return opts_err(err, errlen, "--diff wants a recording to compare with the "
+					"baseline -i FILE, or live");
+		o->diff = arg;
+		return 0;
 	case OPT_BATCH:
 		o->batch = true;
 		return 0;
@@ -1016,6 +1029,48 @@ static int opts_check_pcp(const struct app_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+bool opts_diff_live(const struct app_opts *o)
+{
+	return o->diff && !strcmp(o->diff, "live");
+}
+
+/* --diff's combinations: two recordings, or a recording and the live session. */
+static int opts_check_diff(const struct app_opts *o, char *err, size_t errlen)
+{
+	const char *dot;
+
+	if (!o->diff)
+		return 0;
+	if (!o->input)
+		return opts_err(err, errlen, "--diff %s needs the baseline to compare it with: "
+				"ktop -i BASE --diff %s", o->diff, o->diff);
+	if (!strcmp(o->input, "-") || !strcmp(o->diff, "-"))
+		return opts_err(err, errlen, "--diff compares files: save the stream first "
+				"(ktop -i - --batch -o FILE.ktop), then diff the file");
+	if (o->demo || o->stream || o->remote.dest || o->pmda || o->pcp_hosts ||
+	    o->pcp_archive || o->save_set)
+		return opts_err(err, errlen, "--diff cannot be combined with %s",
+				o->demo ? "--demo" : o->stream ? "--stream" :
+				o->remote.dest ? "--remote" : o->pmda ? "--pmda" :
+				o->pcp_hosts ? "--pcp" : o->pcp_archive ? "--pcp-archive" :
+				"--save-on");
+	if (!opts_diff_live(o) && (o->so.tracer || o->so.nevents || o->so.no_events ||
+				   o->so.npids || o->so.cpus || o->nprobes || o->so.nfilters ||
+				   o->so.ngraph_funcs || o->net || o->so.nstacks || o->offcpu ||
+				   o->naggs))
+		return opts_err(err, errlen, "--diff %s compares two recordings: what to trace "
+				"(-p, -e, -P, -C, -l, -g, --probe, --stack, --net, --offcpu, "
+				"--latency, --hist, --sql) applies to --diff live only", o->diff);
+	dot = o->output ? strrchr(o->output, '.') : NULL;
+	if (o->output && (!dot || strcmp(dot, ".folded")))
+		return opts_err(err, errlen, "with --diff, -o writes the folded diff for "
+				"flamegraph.pl: -o FILE.folded, not '%s'", o->output);
+	if (o->folded && strcmp(o->folded, "events") && strcmp(o->folded, "graph"))
+		return opts_err(err, errlen, "--diff's folded file holds events (the events' "
+				"stacks) or graph (function_graph ns), not '%s'", o->folded);
+	return 0;
+}
+
 /* One option getopt returned; those that say what to trace are noted for --remote. */
 static int opts_option(struct app_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
@@ -1122,19 +1177,21 @@ int opts_parse(struct app_opts *o, int argc, char **argv, FILE *out, char *err, 
 	if (o->dat_version == 6 && o->dat_compress == TRACEDAT_COMPRESS_ZSTD)
 		return opts_err(err, errlen, "--dat-compress zstd needs --dat-version 7 (version 6 "
 				"has no compression)");
+	if (opts_check_diff(o, err, errlen))
+		return -EINVAL;
 	if (o->input && (o->demo || o->stream))
 		return opts_err(err, errlen, "-i cannot be combined with %s",
 				o->demo ? "--demo" : "--stream");
-	if ((o->input || o->demo) && (o->so.nstacks || o->offcpu))
+	if ((o->input || o->demo) && !opts_diff_live(o) && (o->so.nstacks || o->offcpu))
 		return opts_err(err, errlen, "%s records stacks live: it cannot be combined with "
 				"%s (a snapshot keeps the stacks it was recorded with)",
 				o->offcpu ? "--offcpu" : "--stack", o->input ? "-i" : "--demo");
-	if ((o->input || o->demo) && o->naggs)
+	if ((o->input || o->demo) && !opts_diff_live(o) && o->naggs)
 		return opts_err(err, errlen, "%s measures in the live kernel: it cannot be combined "
 				"with %s (a .ktop recording keeps the results it was recorded with)",
 				o->agg_kind[0] == APP_AGG_HIST ? "--hist" : o->agg_kind[0] ==
 				APP_AGG_SQL ? "--sql" : "--latency", o->input ? "-i" : "--demo");
-	if ((o->input || o->demo) && o->net)
+	if ((o->input || o->demo) && !opts_diff_live(o) && o->net)
 		return opts_err(err, errlen, "--net says what to trace: it cannot be combined with "
 				"%s (the Net pane shows the network events a recording holds)",
 				o->input ? "-i" : "--demo");

@@ -6,6 +6,7 @@
 #ifndef KTOP_OPTS_H
 #define KTOP_OPTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -36,6 +37,9 @@ void opts_usage(FILE *fp);
  * opts_parse_size - "256M", "1G", "4096", "64k" -> bytes (K/M/G are powers of 1024)
  * Return: 0, or -EINVAL for anything else (empty, negative, junk, overflow).
  */
+/* --diff live: NEW is the running kernel, traced now. */
+bool opts_diff_live(const struct app_opts *o);
+
 int opts_parse_size(const char *s, size_t *out);
 
 /* Return: 0 when @s is a CPU list such as "0", "0-3,6", else -EINVAL. */

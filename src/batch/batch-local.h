@@ -3,6 +3,7 @@
 #ifndef KTOP_BATCH_LOCAL_H
 #define KTOP_BATCH_LOCAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -38,5 +39,8 @@ void batch_recorder_json(struct app *a, FILE *o, uint64_t *seen);
  */
 void batch_agg_text(struct app *a, FILE *o);
 void batch_agg_json(struct app *a, FILE *o);
+
+/* Sleep until @deadline (monotonic ns) or a terminating signal. Return: true on signal. */
+bool batch_wait(uint64_t deadline);
 
 #endif

@@ -40,6 +40,7 @@
 #include "lib/intern.h"
 #include "lib/jsonw.h"
 #include "lib/hashmap.h"
+#include "model/flags.h"
 #include "store/schema.h"
 #include "kernel/session.h"
 #include "formats/format.h"
@@ -63,12 +64,10 @@ enum batch_flag {
 	BF_NR = DECODE_F_NR,
 };
 
-static const char *const flag_names[BF_NR] = {
-	"irqs_off", "need_resched", "hardirq", "softirq", "nmi", "preempt", "migrate_disable",
-};
-static const char *const flag_heads[BF_NR] = {
-	"IRQOFF", "NRESCHED", "HARDIRQ", "SOFTIRQ", "NMI", "PREEMPT", "MIGDIS",
-};
+_Static_assert((int)FLAGS_S_NR == (int)BF_NR && (int)FLAGS_S_HARDIRQ == (int)BF_HARDIRQ &&
+	       (int)FLAGS_S_MIGRATE == (int)BF_MIGRATE, "the flag shares are the decoders' counts");
+#define flag_names	flags_share_names
+#define flag_heads	flags_share_heads
 
 struct batch_cpu {
 	/* where the previous summary stopped */
@@ -139,6 +138,7 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 {
 	uint64_t mask[(KTOP_BATCH_MAX_CPUS + 63) / 64] = { 0 };
 	struct batch_cpu *c = &b->cpu[cpu];
+	struct flags_count fc = { 0 };
 	uint64_t first, end, seq;
 	struct store_iter *it;
 	struct ktop_event ev;
@@ -155,8 +155,6 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 	if (!it)
 		return;
 	while (store_iter_next(it, &ev, &seq)) {
-		uint8_t f = ev.flags, pc = ev.pc;
-
 		if (seq < c->next_seq)
 			continue;
 		if (seq >= end)		/* published after we looked: next time */
@@ -169,20 +167,12 @@ static void batch_scan_cpu(struct batch *b, unsigned int cpu)
 		c->t1 = ev.ts;
 		if (b->vf && !viewfilter_match(b->vf, &ev))
 			continue;
-		c->events++;
-		if (!ktop_ctx_recorded(pc)) {
-			c->unrec++;
-			continue;
-		}
-		c->flags[BF_IRQS_OFF] += !!(f & KTOP_KF_IRQS_OFF);
-		c->flags[BF_NEED_RESCHED] += !!(f & KTOP_KF_NEED_RESCHED);
-		c->flags[BF_HARDIRQ] += !!(f & KTOP_KF_HARDIRQ);
-		c->flags[BF_SOFTIRQ] += !!(f & KTOP_KF_SOFTIRQ);
-		c->flags[BF_NMI] += !!(f & KTOP_KF_NMI);
-		c->flags[BF_PREEMPT] += KTOP_PC_PREEMPT(pc) > 0;
-		c->flags[BF_MIGRATE] += KTOP_PC_MIGRATE(pc) > 0;
+		flags_count_add(&fc, ev.flags, ev.pc);
 	}
 	store_iter_free(it);
+	c->events = fc.events;
+	c->unrec = fc.unrec;
+	memcpy(c->flags, fc.n, sizeof(c->flags));
 	c->next_seq = end;
 	if (!c->window)
 		return;
@@ -860,8 +850,7 @@ static void batch_json(struct batch *b)
 
 /* ---- the loop --------------------------------------------------------- */
 
-/* Sleep until @deadline (monotonic ns) or a terminating signal. Return: true on signal. */
-static bool batch_wait(uint64_t deadline)
+bool batch_wait(uint64_t deadline)
 {
 	int sfd = session_signal_fd();
 

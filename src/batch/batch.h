@@ -43,4 +43,19 @@ void batch_lost_read(struct app *a, unsigned int cpu, struct batch_lost *out);
  */
 int batch_run(struct app *a, FILE *out);
 
+/**
+ * batch_diff_run - print the diff of @base and @new (ktop -i BASE --diff NEW)
+ * @base: a started recording; @new: a recording, or the live session
+ *
+ * Two recordings: one summary of the whole of both. Live NEW: a summary
+ * every --interval (NEW since its start against BASE), until --duration,
+ * --iterations or a terminating signal, as batch_run() goes. --json: one
+ * object per summary, {"diff": {...}}. With -o FILE.folded the last
+ * summary's folded diff is written there (--folded events or graph).
+ * Context: the main thread.
+ * Return: the exit status (0; 1 when @out or the folded file could not be
+ * written).
+ */
+int batch_diff_run(struct app *base, struct app *new, FILE *out);
+
 #endif
