@@ -36,7 +36,7 @@
 /* The tables in the order they print. */
 static const enum diff_kind order[] = {
 	DIFF_EVENTS, DIFF_TASKS, DIFF_CPUS, DIFF_SYSCALLS, DIFF_FUNCS, DIFF_PATHS, DIFF_LATENCY,
-	DIFF_HIST, DIFF_STACKS, DIFF_CONNS, DIFF_DROPS, DIFF_BPF,
+	DIFF_AGG, DIFF_HIST, DIFF_STACKS, DIFF_CONNS, DIFF_DROPS, DIFF_BPF,
 };
 
 /* ---- text ---------------------------------------------------------------------------- */
@@ -88,7 +88,11 @@ static void row_label(const struct diff_table *t, const struct diff_row *r, char
 			snprintf(hi, sizeof(hi), "inf");
 		else
 			diff_fmt(hi, sizeof(hi), DIFF_U_NS, (double)r->hi, false);
-		snprintf(buf, len, "%-16s [%s, %s)", r->name, lo, hi);
+		/* an in-kernel measure's buckets hold (lo, hi] */
+		if (r->series >= DIFF_SERIES_AGG)
+			snprintf(buf, len, "%-16s (%s, %s]", r->name, lo, hi);
+		else
+			snprintf(buf, len, "%-16s [%s, %s)", r->name, lo, hi);
 		break;
 	default:
 		snprintf(buf, len, "%s", r->name);
@@ -121,6 +125,8 @@ static const char *label_head(const struct diff_table *t)
 		return "CONNECTION";
 	case DIFF_DROPS:
 		return "REASON";
+	case DIFF_AGG:
+		return "MEASURE [KEY]";
 	default:
 		return "FIGURE";
 	}

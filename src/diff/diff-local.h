@@ -137,6 +137,9 @@ void diff_make_stacks(struct diff *d, struct diff_build *b);
 void diff_make_conns(struct diff *d, struct diff_build *b);
 void diff_make_drops(struct diff *d, struct diff_build *b);
 void diff_make_bpf(struct diff *d, struct diff_build *b);
+void diff_make_agg(struct diff *d, struct diff_build *b);
+/* The in-kernel measures' buckets, as histogram rows (after the latency model's). */
+void diff_agg_hist(struct diff *d, struct diff_build *b);
 
 /* The models of a side, fed up to its window's end (NULL: none, or ENOMEM). */
 struct fgraph *diff_side_fgraph(struct diff_side *s);

@@ -84,6 +84,13 @@ static const struct diff_col cols_conns[] = {
 static const struct diff_col cols_drops[] = {
 	{ "DROPS/s", "per_s", DIFF_U_RATE },
 };
+static const struct diff_col cols_agg[] = {
+	{ "PAIRS/s", "per_s", DIFF_U_RATE },
+	{ "MIN", "min_ns", DIFF_U_NS },
+	{ "AVG", "avg_ns", DIFF_U_NS },
+	{ "P99", "p99_ns", DIFF_U_NS },
+	{ "MAX", "max_ns", DIFF_U_NS },
+};
 static const struct diff_col cols_bpf[] = {
 	{ "COUNT/s", "per_s", DIFF_U_RATE },
 	{ "TIME/s", "ns_per_s", DIFF_U_NS_RATE },
@@ -109,6 +116,7 @@ static const struct {
 	[DIFF_CONNS]	= { "connections", "Connections", "conn", COLS(cols_conns) },
 	[DIFF_DROPS]	= { "drops", "Drops", "reason", COLS(cols_drops) },
 	[DIFF_BPF]	= { "bpf", "BPF", "figure", COLS(cols_bpf) },
+	[DIFF_AGG]	= { "latencies", "In-kernel latencies", "measure", COLS(cols_agg) },
 };
 
 const char *diff_kind_name(enum diff_kind k)
@@ -1020,6 +1028,9 @@ const struct diff_table *diff_table(struct diff *d, enum diff_kind k)
 		break;
 	case DIFF_BPF:
 		diff_make_bpf(d, &b);
+		break;
+	case DIFF_AGG:
+		diff_make_agg(d, &b);
 		break;
 	default:
 		break;

@@ -55,6 +55,7 @@ enum diff_kind {
 	DIFF_CONNS,		/* connections by task and peer: opened/s, bytes/s, ... */
 	DIFF_DROPS,		/* packet drops by reason: drops/s */
 	DIFF_BPF,		/* ktop's BPF figures of a stream: per CPU and syscall */
+	DIFF_AGG,		/* in-kernel latencies (--latency): per measure and key */
 	DIFF_NKINDS,
 };
 
@@ -68,6 +69,7 @@ enum diff_unit {
 };
 
 #define DIFF_MAX_COLS	8
+#define DIFF_SERIES_AGG	100	/* diff_row.series of an in-kernel measure's buckets */
 
 struct diff_col {
 	const char	*head;		/* text tables' heading ("EVENTS/s") */
@@ -87,8 +89,10 @@ struct diff_row {
 	int32_t		pid[DIFF_NSIDES];	/* tasks, connections: the busiest pid; -1 */
 	uint32_t	ntasks[DIFF_NSIDES];	/* tasks: threads with this comm */
 	int32_t		cpu;		/* CPUs, latency: the CPU; -1: all */
-	int		series;		/* latency, histograms: enum latency_series; -1 */
-	uint64_t	lo, hi;		/* histograms: the bucket [lo, hi) in ns */
+	int		series;		/* latency, histograms: enum latency_series, or
+					 * DIFF_SERIES_AGG + the measure (in-kernel); -1 */
+	uint64_t	lo, hi;		/* histograms: the bucket [lo, hi) in ns; an
+					 * in-kernel measure's is (lo, hi] */
 	double		v[DIFF_NSIDES][DIFF_MAX_COLS];
 };
 

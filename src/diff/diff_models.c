@@ -430,6 +430,7 @@ void diff_make_latency(struct diff *d, struct diff_build *b, bool hist)
 	diff_sides_run(d, lat_prep, (void *[]){ NULL, NULL });
 	if (hist) {
 		hist_rows(d, b);
+		diff_agg_hist(d, b);
 	} else {
 		for (int i = 0; i < DIFF_NSIDES; i++) {
 			struct diff_side *s = &d->side[i];
@@ -459,6 +460,7 @@ void diff_make_latency(struct diff *d, struct diff_build *b, bool hist)
 		}
 	}
 	if (!b->t->have[0] && !b->t->have[1])
-		snprintf(b->t->note, sizeof(b->t->note),
+		snprintf(b->t->note, sizeof(b->t->note), hist ?
+			 "neither recording has osnoise or timerlat samples, or in-kernel latencies" :
 			 "neither recording has osnoise or timerlat samples");
 }

@@ -5,7 +5,9 @@
 #  - BASE is two seconds of this machine; NEW three plus nwrite making N
 #    write(2) calls: nwrite is the top task of the diff, new, with its events
 #    per second of NEW's length; syscalls:sys_enter_write and sys_exit_write
-#    are the top events, grown by about N per NEW's second each;
+#    are the top events, grown by about N per NEW's second each, and so are
+#    the pairs of the in-kernel latency of the writes (--latency), each side's
+#    the count its own summary gives;
 #  - a recording diffed against itself shows no change (JSON and text);
 #  - -o FILE.folded holds the two-column folded diff: read back here, each
 #    line's NEW is that stack's count in NEW's own folded export, its BASE
@@ -19,19 +21,20 @@ cd "$(dirname "$0")/../.." || exit 2
 need tracestate nwrite
 
 N=${KTOP_TEST_NWRITES:-200000}
+LAT='syscalls:sys_enter_write -> syscalls:sys_exit_write'
 EV=(-e syscalls:sys_enter_write -e syscalls:sys_exit_write -e sched:sched_process_exec
-    -e sched:sched_process_exit -e sched:sched_switch --stack sched:sched_switch)
+    -e sched:sched_process_exit -e sched:sched_switch --stack sched:sched_switch --latency "$LAT")
 state_save "$tmp/state"
 
 # --- 1. two recordings with a known difference --------------------------------------
-"$KTOP" --batch --duration 2 --no-bpf -b 16384 "${EV[@]}" -o "$tmp/base.ktop" \
+"$KTOP" --batch --duration 2 -b 16384 "${EV[@]}" -o "$tmp/base.ktop" \
 	>/dev/null 2>"$tmp/b.err"
 check "BASE recorded (stderr: $(head -c 300 "$tmp/b.err"))" [ -s "$tmp/base.ktop" ]
 # nwrite starts once ktop traces (its first summary), and ends well before ktop does
 mkfifo "$tmp/go"
 "$TOOLS/nwrite" "$N" "$tmp/go" &
 wpid=$!
-"$KTOP" --batch --duration 3 --no-bpf -b 16384 "${EV[@]}" -o "$tmp/new.ktop" \
+"$KTOP" --batch --duration 3 -b 16384 "${EV[@]}" -o "$tmp/new.ktop" \
 	>"$tmp/n.out" 2>"$tmp/n.err" &
 kpid=$!
 wait_for "$tmp/n.out" '^ktop' 30
@@ -41,6 +44,8 @@ wait $kpid
 check "NEW recorded with nwrite (pid $wpid) in it (stderr: $(head -c 300 "$tmp/n.err"))" \
 	[ -s "$tmp/new.ktop" ]
 
+"$KTOP" -i "$tmp/base.ktop" --json >"$tmp/base.json" 2>/dev/null
+"$KTOP" -i "$tmp/new.ktop" --json >"$tmp/new.json" 2>/dev/null
 "$KTOP" -i "$tmp/base.ktop" --diff "$tmp/new.ktop" --json >"$tmp/d.json" 2>"$tmp/d.err"
 rc=$?
 check "--diff --json: exit 0 (got $rc; $(head -c 300 "$tmp/d.err"))" [ $rc -eq 0 ]
@@ -75,8 +80,24 @@ for e in d["events"][:2]:
         errs.append("%s grew by %.0f/s, want about %.0f/s" % (e["event"], e["delta_per_s"], n / secs))
     if abs(e["delta_per_s"] - (e["new_per_s"] - e["base_per_s"])) > 1e-3:
         errs.append("%s: delta is not new - base" % e["event"])
+# the in-kernel latency of the writes: N more pairs, each side's own count
+lat = [r for r in d["latencies"] if r["measure"].startswith("syscalls:sys_enter_write -> ") and "[" not in r["measure"]]
+if len(lat) != 1 or lat[0]["status"] != "both":
+    errs.append("latencies: %s" % lat)
+else:
+    l = lat[0]
+    own = {}
+    for side in ("base", "new"):
+        o = json.load(open(path.replace("d.json", side + ".json")))
+        own[side] = [x for x in o["latencies"] if x["title"] == l["measure"]][0]["count"]
+        got = l[side + "_per_s"] * d[side]["secs"]
+        if abs(got - own[side]) > 0.5:
+            errs.append("latencies: %s pairs %.1f, its own summary %d" % (side, got, own[side]))
+    print("latency pairs base %d new %d" % (own["base"], own["new"]))
+    if abs(l["delta_per_s"] - n / secs) > 0.2 * n / secs:
+        errs.append("latencies: grew by %.0f/s, want about %.0f/s" % (l["delta_per_s"], n / secs))
 for k in ("events", "tasks", "cpus", "syscalls", "functions", "paths", "latency", "histograms",
-          "stacks", "connections", "drops", "bpf", "notes", "base", "new"):
+          "stacks", "connections", "drops", "bpf", "latencies", "notes", "base", "new"):
     if k not in d:
         errs.append("no %s" % k)
 for e in errs:
@@ -86,7 +107,7 @@ PY
 echo "$out" | sed 's/^/  /'
 check "diff: nwrite is the top task, new, with its 2N events per NEW's second" \
 	[ -z "$(echo "$out" | grep 'ERR.*\(task\|nwrite\)\|Traceback')" ]
-check "diff: its write events are the top events, grown by N per NEW's second" \
+check "diff: its write events are the top events, grown by N per NEW's second; the in-kernel latency's pairs too" \
 	[ -z "$(echo "$out" | grep 'ERR\|Traceback')" ]
 
 # the text: the same rows, nwrite first among the tasks
@@ -163,7 +184,7 @@ check "folded diff: two columns, NEW's counts and BASE's scaled to NEW's length"
 	       echo '$out' | grep -q 'lines=[1-9][0-9]* .* extra=0 bad=0'"
 
 # --- 4. --diff live ---------------------------------------------------------------------
-"$KTOP" -i "$tmp/base.ktop" --diff live --json --interval 1 --duration 3 --no-bpf -b 16384 \
+"$KTOP" -i "$tmp/base.ktop" --diff live --json --interval 1 --duration 3 -b 16384 \
 	"${EV[@]}" >"$tmp/l.json" 2>"$tmp/l.err" &
 kpid=$!
 if wait_for "$tmp/l.json" '"summary"' 30; then
