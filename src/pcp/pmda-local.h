@@ -16,6 +16,8 @@ enum pmda_indom {
 	PMDA_INDOM_IRQ,		/* "hardirq:NAME", "softirq:NAME" */
 	PMDA_INDOM_HIST,	/* "0-1", "2-3", "4-7", ... (ns, as pmdabpf names buckets) */
 	PMDA_INDOM_NETDROP,	/* drop reasons: "NO_SOCKET", ... */
+	PMDA_INDOM_LATENCY,	/* --latency measures: "sched:sched_waking->..._on_pid=next_pid" */
+	PMDA_INDOM_LATHIST,	/* their buckets: "MEASURE/lo-hi" (ns) */
 	PMDA_INDOM_NR,
 	PMDA_INDOM_NONE = -1,
 };
@@ -33,6 +35,7 @@ enum pmda_val {
 	V_BPF_CTXSW, V_BPF_RUNQ_N, V_BPF_HARDIRQ, V_BPF_SOFTIRQ, V_BPF_RUNQ_P99,
 	V_NAMED_COUNT, V_NAMED_NS, V_PROBE_DEF,
 	V_NET_OPENED, V_NET_OPEN, V_NET_RETRANS, V_NET_RESETS, V_NET_DROPS,
+	V_NAMED_MAX, V_NAMED_DROPPED, V_NAMED_DETAIL, V_AGG_HIST,
 };
 
 /* Units, as PCP's pmUnits fields: dimension and scale of space, time, count. */

@@ -93,6 +93,7 @@ static const int list_indom[PMDA_LIST_NR] = {
 	[PMDA_LIST_SYSCALLS] = PMDA_INDOM_SYSCALL,
 	[PMDA_LIST_IRQS] = PMDA_INDOM_IRQ,
 	[PMDA_LIST_NETDROPS] = PMDA_INDOM_NETDROP,
+	[PMDA_LIST_LATENCIES] = PMDA_INDOM_LATENCY,
 };
 
 /* The fixed instances: CPUs, task ranks, histogram buckets. */
@@ -121,8 +122,18 @@ static void ag_cache_sync(void)
 		const struct pmda_named *v;
 		size_t n = pmda_figs_list(ag.figs, (enum pmda_list)l, &v);
 
-		for (size_t i = ag.synced[l]; i < n; i++)
+		for (size_t i = ag.synced[l]; i < n; i++) {
 			ag_cache_add(list_indom[l], v[i].name, i);
+			for (unsigned int b = 0; l == PMDA_LIST_LATENCIES && b < PMDA_HIST_BUCKETS;
+			     b++) {
+				char name[PMDA_NAME_MAX + 64];
+				uint64_t lo, hi;
+
+				if (pmda_agg_hist_name(ag.figs, i, b, name, sizeof(name), &lo, &hi))
+					ag_cache_add(PMDA_INDOM_LATHIST, name,
+						     i * PMDA_HIST_BUCKETS + b);
+			}
+		}
 		ag.synced[l] = n;
 	}
 	for (int s = 0; s < PMDA_INDOM_NR; s++)
@@ -327,12 +338,20 @@ static int ag_fetch_cb(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 		if (!pmda_figs_hist(ag.figs, m->arg, hist) || idx >= PMDA_HIST_BUCKETS)
 			return PMDA_FETCH_NOVALUES;
 		return ag_u64(atom, hist[idx]);
+	case PMDA_INDOM_LATHIST:
+		if (!pmda_figs_agg_hist(ag.figs, idx / PMDA_HIST_BUCKETS, hist))
+			return PMDA_FETCH_NOVALUES;
+		return ag_u64(atom, hist[idx % PMDA_HIST_BUCKETS]);
 	default:
 		n = pmda_figs_list(ag.figs, (enum pmda_list)m->arg, &v);
 		if (idx >= n)
 			return PM_ERR_INST;
-		if (m->val == V_PROBE_DEF)
+		if (m->val == V_PROBE_DEF || m->val == V_NAMED_DETAIL)
 			return ag_str(atom, v[idx].detail);
+		if (m->val == V_NAMED_MAX)
+			return ag_u64(atom, v[idx].max);
+		if (m->val == V_NAMED_DROPPED)
+			return ag_u64(atom, v[idx].dropped);
 		return ag_u64(atom, m->val == V_NAMED_NS ? v[idx].ns : v[idx].count);
 	}
 }
@@ -391,7 +410,32 @@ static int ag_label(int ident, int type, pmLabelSet **lp, pmdaExt *ext)
 	return P->pmdaLabel(ident, type, lp, ext);
 }
 
-/* Instance labels: a CPU's number, a probe's definition, a bucket's bounds. */
+/* A label {"@key":"@val"}, with "lower_ns"/"upper_ns" when @hi is not 0. */
+static int ag_label_json(pmLabelSet **lp, const char *key, const char *val, uint64_t lo,
+			 uint64_t hi)
+{
+	struct jsonw w;
+	char *json;
+	int ret;
+
+	jsonw_init_buf(&w);
+	jsonw_obj_open(&w);
+	jsonw_key(&w, key);
+	jsonw_str(&w, val ? val : "");
+	if (hi) {
+		jsonw_key(&w, "lower_ns");
+		jsonw_u64(&w, lo);
+		jsonw_key(&w, "upper_ns");
+		jsonw_u64(&w, hi);
+	}
+	jsonw_obj_close(&w);
+	json = jsonw_take(&w, NULL);
+	ret = json ? P->pmdaAddLabels(lp, "%s", json) : 0;
+	free(json);
+	return ret;
+}
+
+/* Instance labels: a CPU's number, a probe's definition, a bucket's bounds, a measure. */
 static int ag_label_inst(pmInDom indom, unsigned int inst, pmLabelSet **lp)
 {
 	unsigned int s = P->pmInDom_serial(indom);
@@ -412,6 +456,21 @@ static int ag_label_inst(pmInDom indom, unsigned int inst, pmLabelSet **lp)
 		unsigned long long lo = idx ? 1ull << idx : 0, hi = (2ull << idx) - 1;
 
 		return P->pmdaAddLabels(lp, "{\"lower_ns\":%llu,\"upper_ns\":%llu}", lo, hi);
+	}
+	if (s == PMDA_INDOM_LATHIST && ag.figs) {
+		char bname[PMDA_NAME_MAX + 64];
+		uint64_t lo, hi;
+
+		n = pmda_figs_list(ag.figs, PMDA_LIST_LATENCIES, &v);
+		if (idx / PMDA_HIST_BUCKETS >= n ||
+		    !pmda_agg_hist_name(ag.figs, idx / PMDA_HIST_BUCKETS, idx % PMDA_HIST_BUCKETS,
+					bname, sizeof(bname), &lo, &hi))
+			return 0;
+		return ag_label_json(lp, "measure", v[idx / PMDA_HIST_BUCKETS].detail, lo, hi);
+	}
+	if (s == PMDA_INDOM_LATENCY && ag.figs) {
+		n = pmda_figs_list(ag.figs, PMDA_LIST_LATENCIES, &v);
+		return idx < n ? ag_label_json(lp, "measure", v[idx].detail, 0, 0) : 0;
 	}
 	if (s != PMDA_INDOM_PROBE || !ag.figs)
 		return 0;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg/agg.h"
 #include "app/app.h"
 #include "batch/batch.h"
 #include "batch/batch_tracers.h"
@@ -70,6 +71,14 @@ struct pmda_figs {
 	/* the network model, made once the session has a network event */
 	struct net		*net;
 	struct net_totals	net_tot;
+	/* in-kernel aggregations, by PMDA_LIST_LATENCIES entry */
+	struct figs_agg {
+		uint64_t	bucket[PMDA_HIST_BUCKETS];
+		unsigned int	unit_ns;
+		bool		latency;
+	}			*agg;
+	size_t			agg_cap;
+	struct intern		*agg_titles;
 	/* BPF */
 	bool			bpf_ok;
 	uint64_t		runq_hist[PMDA_HIST_BUCKETS];
@@ -97,7 +106,8 @@ struct pmda_figs *pmda_figs_new(struct app *a)
 			goto fail;
 	}
 	f->probe_lines = intern_new();
-	if (!f->probe_lines)
+	f->agg_titles = intern_new();
+	if (!f->probe_lines || !f->agg_titles)
 		goto fail;
 	tracer = a->st ? app_tracer(a) : NULL;
 	if (tracer && (!strcmp(tracer, "timerlat") || !strcmp(tracer, "osnoise")))
@@ -117,6 +127,8 @@ void pmda_figs_free(struct pmda_figs *f)
 		free(f->list[i].v);
 	}
 	intern_free(f->probe_lines);
+	intern_free(f->agg_titles);
+	free(f->agg);
 	net_free(f->net);
 	batch_tracers_free(f->bt);
 	free(f->type_entry);
@@ -475,6 +487,101 @@ static void figs_net(struct pmda_figs *f)
 	}
 }
 
+/*
+ * An instance name for a measure: PCP wants names unique up to their first
+ * space, so the title's spaces go: "sched:sched_waking->sched:sched_switch
+ * _on_pid=next_pid" (spaces beside "->", "=", "," dropped, others '_').
+ */
+static void agg_inst_name(const char *title, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = title; *p && o + 1 < len; p++) {
+		if (*p != ' ') {
+			buf[o++] = *p;
+			continue;
+		}
+		while (p[1] == ' ')
+			p++;
+		if (!o || strchr("-=,<>!", buf[o - 1]) || strchr("-=,<>!", p[1]))
+			continue;
+		buf[o++] = '_';
+	}
+	buf[o] = '\0';
+}
+
+/* The in-kernel aggregations (--latency, --sql, --hist): their last poll. */
+static void figs_agg(struct pmda_figs *f)
+{
+	struct agg_set *set = app_agg(f->a);
+	unsigned int n = set ? agg_set_count(set) : 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct agg_result r = { 0 };
+		char name[PMDA_NAME_MAX];
+		struct pmda_named *e;
+		struct figs_agg *g;
+		size_t idx, had;
+
+		if (agg_set_result(set, i, &r))
+			continue;
+		agg_inst_name(r.title, name, sizeof(name));
+		had = f->list[PMDA_LIST_LATENCIES].n;
+		e = figs_entry(&f->list[PMDA_LIST_LATENCIES], name);
+		if (!e) {
+			agg_result_clear(&r);
+			continue;
+		}
+		idx = (size_t)(e - f->list[PMDA_LIST_LATENCIES].v);
+		if (idx >= f->agg_cap &&
+		    array_grow((void **)&f->agg, &f->agg_cap, idx + 1, sizeof(*f->agg))) {
+			agg_result_clear(&r);
+			continue;
+		}
+		g = &f->agg[idx];
+		if (idx >= had)
+			memset(g, 0, sizeof(*g));
+		e->count = r.count;
+		e->ns = r.kind == AGG_LATENCY ? r.sum_ns : 0;
+		e->max = r.kind == AGG_LATENCY ? r.max_ns : 0;
+		e->dropped = r.dropped;
+		e->detail = intern_str(f->agg_titles, intern_id(f->agg_titles, r.title,
+								 strlen(r.title)));
+		g->latency = r.kind == AGG_LATENCY;
+		g->unit_ns = r.unit_ns ? r.unit_ns : 1;
+		memset(g->bucket, 0, sizeof(g->bucket));
+		for (unsigned int b = 0; b < AGG_BUCKETS; b++)
+			g->bucket[b < PMDA_HIST_BUCKETS ? b : PMDA_HIST_BUCKETS - 1] += r.bucket[b];
+		agg_result_clear(&r);
+	}
+}
+
+bool pmda_figs_agg_hist(const struct pmda_figs *f, size_t i, uint64_t *out)
+{
+	if (i >= f->list[PMDA_LIST_LATENCIES].n || i >= f->agg_cap || !f->agg[i].latency)
+		return false;
+	memcpy(out, f->agg[i].bucket, sizeof(f->agg[i].bucket));
+	return true;
+}
+
+bool pmda_agg_hist_name(const struct pmda_figs *f, size_t i, unsigned int b, char *buf,
+			size_t len, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t u;
+
+	if (i >= f->list[PMDA_LIST_LATENCIES].n || i >= f->agg_cap || b >= PMDA_HIST_BUCKETS)
+		return false;
+	u = f->agg[i].unit_ns ? f->agg[i].unit_ns : 1;
+	/* bucket b: values v of the unit with 2^(b-1) < v <= 2^b; b = 0: 0 and 1 */
+	*lo = b ? ((1ull << (b - 1)) + 1) * u : 0;
+	*hi = b ? (1ull << b) * u + (u - 1) : 2 * u - 1;
+	if (u == 1 && !b)
+		*hi = 1;
+	snprintf(buf, len, "%s/%llu-%llu", f->list[PMDA_LIST_LATENCIES].v[i].name,
+		 (unsigned long long)*lo, (unsigned long long)*hi);
+	return true;
+}
+
 bool pmda_figs_net(const struct pmda_figs *f, struct pmda_net *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -505,6 +612,7 @@ void pmda_figs_update(struct pmda_figs *f, uint64_t now_ns)
 	figs_bpf(f);
 	figs_probes(f);
 	figs_net(f);
+	figs_agg(f);
 	f->updates++;
 }
 

@@ -53,7 +53,9 @@ struct pmda_named {
 	const char	*name;		/* "sched:sched_switch", "hardirq:eth0" */
 	uint64_t	count;		/* since the start */
 	uint64_t	ns;		/* syscalls, irqs: time since the start */
-	const char	*detail;	/* probes: the definition; NULL */
+	const char	*detail;	/* probes: the definition; latencies: the measure; NULL */
+	uint64_t	max;		/* latencies: the largest (ns) */
+	uint64_t	dropped;	/* latencies: pairs the engine had no room for */
 };
 
 struct pmda_task {
@@ -101,6 +103,7 @@ enum pmda_list {
 	PMDA_LIST_SYSCALLS,	/* BPF, --bpf-syscalls: count and ns */
 	PMDA_LIST_IRQS,		/* BPF: "hardirq:NAME", "softirq:NAME": count and ns */
 	PMDA_LIST_NETDROPS,	/* the network model's drops by reason (skb:kfree_skb) */
+	PMDA_LIST_LATENCIES,	/* --latency, --sql, --hist (src/agg): pairs, ns, max */
 	PMDA_LIST_NR,
 };
 
@@ -132,6 +135,22 @@ struct pmda_net {
 	uint64_t	retransmits, resets, drops;
 };
 bool pmda_figs_net(const struct pmda_figs *f, struct pmda_net *out);
+
+/*
+ * The log2 histogram of latency measure @i (an entry of PMDA_LIST_LATENCIES),
+ * PMDA_HIST_BUCKETS buckets named by pmda_agg_hist_name(); the last also
+ * holds what is above it. Return: false: no such measure, or not a latency
+ * (--hist counts events by key: no histogram).
+ */
+bool pmda_figs_agg_hist(const struct pmda_figs *f, size_t i, uint64_t *out);
+
+/*
+ * Bucket @b of latency measure @i: "lo-hi" in ns (the kernel's .log2
+ * buckets, (2^(b-1), 2^b] of the measure's unit), into @buf; @lo, @hi the
+ * bounds. Return: false: no such measure.
+ */
+bool pmda_agg_hist_name(const struct pmda_figs *f, size_t i, unsigned int b, char *buf,
+			size_t len, uint64_t *lo, uint64_t *hi);
 
 /* BPF run-queue latency, 99th percentile of the newest poll, ns (0: none). */
 uint64_t pmda_figs_runq_p99(const struct pmda_figs *f);

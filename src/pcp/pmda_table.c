@@ -260,6 +260,38 @@ const struct pmda_metric_def pmda_metrics[] = {
 	  PMDA_LIST_NETDROPS, "packets dropped, by reason",
 	  "Packets dropped by each of the kernel's drop reasons (named from\n"
 	  "the kfree_skb format's own table: NO_SOCKET, NETFILTER_DROP, ...)." },
+
+#define LAT_WHEN "Only for the measures the agent was started with (--latency, --sql,\n" \
+	"--hist in ktop.options), measured in the kernel (hist triggers and\n" \
+	"synthetic events, or ktop's BPF program where the kernel has none)."
+	{ "latency.count", 14, 0, U64, C, PMDA_INDOM_LATENCY, U_COUNT, V_NAMED_COUNT,
+	  PMDA_LIST_LATENCIES, "pairs measured by each in-kernel latency",
+	  "START->END pairs each latency measure has timed since the agent\n"
+	  "started (a --hist: the events it counted). " LAT_WHEN },
+	{ "latency.total", 14, 1, U64, C, PMDA_INDOM_LATENCY, U_NSEC, V_NAMED_NS,
+	  PMDA_LIST_LATENCIES, "sum of each in-kernel latency",
+	  "The sum of the latencies each measure timed: its rate over the rate of\n"
+	  "ktop.latency.count is the mean latency. " LAT_WHEN },
+	{ "latency.max", 14, 2, U64, I, PMDA_INDOM_LATENCY, U_NSEC, V_NAMED_MAX,
+	  PMDA_LIST_LATENCIES, "largest in-kernel latency since the start",
+	  "The largest latency each measure has timed since the agent started:\n"
+	  "the figure for an alert on a bound (pmie). " LAT_WHEN },
+	{ "latency.dropped", 14, 3, U64, C, PMDA_INDOM_LATENCY, U_COUNT, V_NAMED_DROPPED,
+	  PMDA_LIST_LATENCIES, "pairs an in-kernel latency could not keep",
+	  "Pairs (or events) the engine's tables had no room for: not in the\n"
+	  "count, the sum or the histogram. " LAT_WHEN },
+	{ "latency.measure", 14, 4, STR, D, PMDA_INDOM_LATENCY, U_NONE, V_NAMED_DETAIL,
+	  PMDA_LIST_LATENCIES, "each in-kernel latency's definition",
+	  "The measure as ktop normalised it, e.g. \"sched:sched_waking ->\n"
+	  "sched:sched_switch on pid = next_pid\"; the instance name is the\n"
+	  "same without spaces. " LAT_WHEN },
+	{ "latency.hist", 14, 5, U64, C, PMDA_INDOM_LATHIST, U_COUNT, V_AGG_HIST, 0,
+	  "log2 histogram of each in-kernel latency",
+	  "The kernel's log2 histogram of each latency measure since the agent\n"
+	  "started: one instance per measure and bucket, MEASURE/lo-hi in\n"
+	  "nanoseconds (hi inclusive; the kernel's .log2 buckets), with the\n"
+	  "labels measure, lower_ns and upper_ns for heat maps. The last bucket\n"
+	  "also holds every value above it. " LAT_WHEN },
 };
 
 const unsigned int pmda_nmetrics = sizeof(pmda_metrics) / sizeof(pmda_metrics[0]);
@@ -281,6 +313,12 @@ const struct pmda_indom_def pmda_indoms[PMDA_INDOM_NR] = {
 	[PMDA_INDOM_NETDROP] = { "drop reasons",
 				 "One instance per drop reason seen (skb:kfree_skb's reason, named from\n"
 				 "its format)." },
+	[PMDA_INDOM_LATENCY] = { "in-kernel latency measures",
+				 "One instance per --latency, --sql or --hist measure of the agent,\n"
+				 "named by its definition without spaces." },
+	[PMDA_INDOM_LATHIST] = { "buckets of the in-kernel latencies",
+				 "MEASURE/lo-hi: the bucket of a latency measure holding lo to hi\n"
+				 "nanoseconds (the kernel's log2 buckets)." },
 	[PMDA_INDOM_HIST] = { "log2 histogram buckets, nanoseconds",
 			      "Bucket lo-hi holds values from lo to hi nanoseconds (0-1, 2-3, 4-7,\n"
 			      "...), as pmdabpf's histograms; the last also holds what is above." },

@@ -132,6 +132,57 @@ check "SIGTERM stops the agent, its log says so" grep -q 'stopping (Terminated)'
 no_instance "SIGTERM leaves no instance ktop-$agent" "$agent"
 pcp_stop a
 
+# an in-kernel latency (--latency, the BPF engine here) through dbpmda: its
+# pairs, sum, maximum and log2 histogram agree with one another, and rise
+# while a syscall loop runs; started through pmdaktop's quoting of
+# ktop.options, as make install-pmda's agent is
+d=$tmp/lat
+pcp_files "$d"
+mkdir -p "$d/bin"
+ln -s "$KTOP_ABS" "$d/bin/ktop"
+sed "s|@BINDIR@|$d/bin|" src/pcp/pmda/pmdaktop.in > "$d/pmdaktop"
+printf '# the test'"'"'s\n-e sched --latency '"'"'raw_syscalls:sys_enter -> raw_syscalls:sys_exit on common_pid = common_pid'"'"'\n' \
+	> "$d/ktop.options"
+taskset -c 0 dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null &
+pids+=($!)
+cat > "$d/in" <<EOD
+open pipe /bin/sh $d/pmdaktop
+wait 2
+fetch ktop.latency.measure
+fetch ktop.latency.count ktop.latency.max ktop.latency.total ktop.latency.hist
+wait 1
+fetch ktop.latency.count
+instance $PMDA_DOMAIN.9
+EOD
+(cd "$d" && PCP_VAR_DIR="$d/var" timeout 60 dbpmda -n "$d/root" -e < "$d/in" > "$d/out" 2>&1)
+kill -TERM "${pids[-1]}" 2>/dev/null
+check "dbpmda: the measure as ktop.options gave it, quoted" grep -q \
+	'value "raw_syscalls:sys_enter -> raw_syscalls:sys_exit on common_pid = common_pid"' \
+	"$d/out"
+read -r n1 mx tot hsum hlo n2 <<<"$(awk '
+	/\(ktop.latency.count\)/ { c++; sec = "count"; next }
+	/\(ktop.latency.max\)/ { sec = "max"; next }
+	/\(ktop.latency.total\)/ { sec = "total"; next }
+	/\(ktop.latency.hist\)/ { sec = "hist"; i = 0; next }
+	/^[^ ]/ || /PMID/ { sec = "" }
+	/inst \[/ && sec != "" { v = $NF
+		if (sec == "count") cnt[c] = v; else if (sec == "max") mx = v
+		else if (sec == "total") tot = v
+		else { hs += v; if (v > 0) top = i; i++ } }
+	END { print cnt[1] + 0, mx + 0, tot + 0, hs + 0, top + 0, cnt[2] + 0 }' "$d/out")"
+check "dbpmda: the latency counts pairs ($n1), rising a second later ($n2)" \
+	[ "$n1" -gt 0 -a "$n2" -gt "$n1" ]
+check "dbpmda: its histogram holds every pair of the same fetch ($hsum of $n1)" \
+	[ "$hsum" -eq "$n1" ]
+# the highest non-empty bucket's bounds hold the maximum
+lo=$(grep -o "name: \"[^\"]*/[0-9]*-[0-9]*\"" "$d/out" | sed -n "$((hlo + 1))p" |
+	sed 's/.*\/\([0-9]*\)-\([0-9]*\)"/\1 \2/')
+read -r blo bhi <<<"$lo"
+check "dbpmda: the largest latency ($mx ns) lies in the highest non-empty bucket ($blo-$bhi)" \
+	[ -n "$blo" ] && [ "$mx" -ge "$blo" -a \( "$hlo" -eq 39 -o "$mx" -le "$bhi" \) ]
+check "dbpmda: the sum of the latencies ($tot ns) lies between count x 0 and count x max" \
+	[ "$tot" -gt 0 ] && awk -v t="$tot" -v n="$n1" -v m="$mx" 'BEGIN { exit !(t <= n * m) }'
+
 # nothing of the agent's is left: programs, probes, the tracing state
 left=$(bpftool prog show -j 2>/dev/null | python3 -c '
 import json, sys
