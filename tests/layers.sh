@@ -62,6 +62,12 @@ ui_check() {
 	ubad=0
 	for f in ui/*.[ch] ui/*/*.[ch]; do
 		dir=${f%/*}
+		case $f in
+		ui/panes/*|ui/prompts/*) ;;
+		*/pane_*|*/prompt_*)
+			echo "layers: $f: a pane's file is in ui/panes/, a prompt's in ui/prompts/"
+			ubad=1 ;;
+		esac
 		case $dir in
 		ui/draw) may="src draw" ;;
 		ui) may="src draw core" ;;

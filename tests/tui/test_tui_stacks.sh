@@ -28,6 +28,9 @@
 #      of tasks sleep as long on a busy host): its own stacks, that path first with
 #      at least 20 ms a switch; i opens the stacks pane's icicle of that task's
 #      waits, do_nanosleep in it.
+#   5. A .ktop recorded with --offcpu (its off-CPU stacks, not the BPF
+#      statistics) in the BPF pane (6): what is off, then the off-CPU view,
+#      the workload's task listed and its sleep path.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
@@ -303,4 +306,22 @@ else
 fi
 quit_ok "quit_offcpu"
 state_same "state_restored_after_offcpu" "$tmp/state.before"
+
+# ---- 5. a recording with off-CPU stacks and no BPF statistics: the BPF pane -----------------
+# (a .ktop keeps the off-CPU stacks, not the statistics): it says what is off and shows its
+# off-CPU view, the workload's task among the tasks by time off CPU, its sleep path
+"$KTOP" --offcpu -P "$LOADPID" -e sched:sched_switch --batch --duration 2 \
+	-o "$tmp/offcpu.ktop" >"$tmp/offcpu_rec.out" 2>&1
+tui_start 170 50 -i "$tmp/offcpu.ktop"
+keys 6
+if wait_screen '^BPF statistics: not in this recording.*; off-CPU stacks below' 10 &&
+   wait_screen '^Off-CPU time by task' 2 && wait_screen "^[> ] +$LOADPID stackload " 2 &&
+   wait_screen ' schedule <- do_nanosleep <- hrtimer_nanosleep' 2; then
+	ok "bpf_offcpu_view_of_a_recording"
+else
+	fail "bpf_offcpu_view_of_a_recording"; evidence bpf_offcpu_recording
+	tail -3 "$tmp/offcpu_rec.out"
+fi
+quit_ok "quit_offcpu_recording"
+state_same "state_restored_after_offcpu_recording" "$tmp/state.before"
 finish

@@ -458,6 +458,40 @@ TEST(offcpu_view_opens_the_stacks_pane_by_request)
 	orig_close();
 }
 
+/*
+ * Off-CPU stacks without the BPF statistics (a recording that has the one and
+ * not the other): the pane says what is off, and shows the off-CPU view, its
+ * tasks by the stacks' own totals; the keys work as with the statistics.
+ */
+TEST(offcpu_view_without_bpf_statistics)
+{
+	char want[64], b1[32];
+
+	CHECK(orig_open(true));
+	orig.app.bpf = NULL;
+	snprintf(orig.app.bpf_why, sizeof(orig.app.bpf_why), "BPF statistics: not in this recording");
+	odraw();
+	CHECK(row_of("BPF statistics: not in this recording; off-CPU stacks below") >= 0);
+	CHECK(row_of("Off-CPU time by task") >= 0 && row_of("2 tasks") >= 0);
+	CHECK(row_of("Run-queue latency") < 0);
+	/* stackload: 1.00 s in 52 switches (its two stacks), first; the other 300 ms in 5 */
+	snprintf(want, sizeof(want), "27932 %-16s %9s %8s", "stackload",
+		 ui_fmt_dur(b1, sizeof(b1), 1000000000), "52");
+	CHECK(row_of(want) >= 0 && row_of(want) < row_of("    100 <...>"));
+	CHECK(stack_row_is(orig.sleep, 980000000, 980.0 / 13, 49));
+	/* the first task, its icicle through the stacks pane */
+	CHECK(okey(ACT_DOWN) & UI_HANDLED);
+	odraw();
+	CHECK(row_of("Off-CPU stacks of 27932 stackload") >= 0);
+	CHECK(okey(ACT_STACK_ICICLE) & UI_HANDLED);
+	CHECK(orig.nreq == 1 && orig.req.stacks.src == SV_SRC_OFFCPU);
+	CHECK(orig.req.stacks.pid == LOAD_TID && orig.req.stacks.stack == orig.sleep);
+	/* o switches to nothing: the off-CPU view is all there is */
+	orig.ui.active = ui_pane(&orig.ui, "bpf");
+	CHECK(okey(ACT_STACK_SOURCE) == 0);
+	orig_close();
+}
+
 TEST(offcpu_view_without_offcpu_says_how)
 {
 	CHECK(orig_open(false));

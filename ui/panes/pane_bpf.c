@@ -13,7 +13,11 @@
  * to its callers; Enter or i opens that task's stacks in the stacks pane's
  * icicle, y in its caller tree, with the selected stack (] [) selected.
  *
- * When BPF is off, the pane says why and the rest of ktop goes on.
+ * Without the BPF statistics (off, refused by the kernel, or a recording
+ * that did not carry them) the pane says why; where there are off-CPU stacks
+ * all the same (a recording made with --offcpu), it shows the off-CPU view
+ * below that line, the tasks by the stacks' own totals, as the stacks pane
+ * shows those stacks. When there is neither, the rest of ktop goes on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +128,79 @@ static size_t top_tasks(struct ui *ui, struct bpfstats *b, enum bpfstats_sort by
 		if (viewfilter_task_ok(vf, (int32_t)out[i].tid))
 			out[n++] = out[i];
 	return n;
+}
+
+/* By time off CPU, most first; then by thread. */
+static int offcpu_task_cmp(const void *x, const void *y)
+{
+	const struct bpfstats_task *a = x, *b = y;
+
+	if (a->offcpu_ns != b->offcpu_ns)
+		return a->offcpu_ns > b->offcpu_ns ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/* By thread. */
+static int weight_pid_cmp(const void *x, const void *y)
+{
+	const struct stack_weight *a = x, *b = y;
+
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+/*
+ * The tasks by time off CPU, those the view's task clauses keep, up to @max
+ * in @out (TASKS_VIEW_MAX of room): the BPF statistics' (@b: every task they
+ * track), or without them the off-CPU stacks' own totals by thread. Return:
+ * how many there are.
+ */
+static size_t offcpu_tasks(struct ui *ui, struct bpfstats *b, struct bpfstats_task *out,
+			   size_t max)
+{
+	struct bpfstats_task *all;
+	struct stack_query q;
+	struct stack_set set;
+	size_t n = 0;
+
+	if (b)
+		return top_tasks(ui, b, BPFSTATS_BY_OFFCPU, out, max);
+	stack_query_all(&q);
+	viewfilter_stack_query(ui_view(ui), &q);
+	if (stack_set_from_offcpu(ui->st, true, &q, &set))
+		return 0;
+	all = calloc(set.n ? set.n : 1, sizeof(*all));
+	if (!all) {
+		stack_set_free(&set);
+		return 0;
+	}
+	/* by thread: a task's stacks are next to each other */
+	qsort(set.v, set.n, sizeof(*set.v), weight_pid_cmp);
+	for (size_t i = 0; i < set.n; i++) {
+		const struct stack_weight *sw = &set.v[i];
+
+		if (!i || sw->pid != set.v[i - 1].pid) {
+			const char *comm = store_comm(ui->st, sw->pid);
+
+			all[n].tid = (uint32_t)sw->pid;
+			snprintf(all[n].comm, sizeof(all[n].comm), "%s", comm ? comm : "<...>");
+			n++;
+		}
+		all[n - 1].offcpu_ns += sw->value;
+		all[n - 1].offcpu_n += sw->count;
+	}
+	qsort(all, n, sizeof(*all), offcpu_task_cmp);
+	memcpy(out, all, (n < TASKS_VIEW_MAX ? n : TASKS_VIEW_MAX) * sizeof(*out));
+	free(all);
+	stack_set_free(&set);
+	return n;
+}
+
+/* Off-CPU stacks to show without the BPF statistics (a recording's, say). */
+static bool offcpu_alone(struct ui *ui)
+{
+	return !app_bpf(ui->app) &&
+	       (app_offcpu(ui->app) ||
+		stacks_weights_get(store_stacks(ui->st), STACKS_W_OFFCPU, NULL, 0, NULL));
 }
 
 static int draw_tasks(struct ui *ui, struct bpfstats *b, int y, int x, int h, int w,
@@ -452,7 +529,7 @@ static void offcpu_draw(struct ui *ui, struct bpf_state *bs, struct bpfstats *b,
 			int h, int w)
 {
 	struct bpfstats_task t[TASKS_VIEW_MAX];
-	size_t n = top_tasks(ui, b, BPFSTATS_BY_OFFCPU, t, OFF_TASKS_MAX);
+	size_t n = offcpu_tasks(ui, b, t, OFF_TASKS_MAX);
 	int th, used;
 
 	bs->outl_y = -1;
@@ -503,7 +580,7 @@ static int offcpu_key(struct ui *ui, struct bpf_state *bs, enum ui_action act)
 	size_t n;
 
 	if (ui_rowsel_moves(act)) {
-		n = top_tasks(ui, app_bpf(ui->app), BPFSTATS_BY_OFFCPU, t, OFF_TASKS_MAX);
+		n = offcpu_tasks(ui, app_bpf(ui->app), t, OFF_TASKS_MAX);
 		if (n > OFF_TASKS_MAX)
 			n = OFF_TASKS_MAX;
 		offcpu_select(bs, t, n, ui_rowsel_move(bs->tsel, (long)n + 1,
@@ -542,6 +619,16 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	unsigned int ticks;
 	bool sc_on;
 
+	if (!b && offcpu_alone(ui)) {
+		/* the off-CPU view alone, under what is off */
+		richstr_clear(&rs);
+		richstr_add(&rs, ROLE_WARN, app_bpf_why(ui->app)[0] ? app_bpf_why(ui->app) :
+			    "BPF statistics: not started");
+		richstr_add(&rs, ROLE_DIM, "; off-CPU stacks below");
+		ui_draw_rs(&ui->screen, y, 0, &rs, w);
+		offcpu_draw(ui, bs, NULL, y, y + 1, h - 1, w);
+		return;
+	}
 	if (!b) {
 		char plan[512];
 
@@ -727,6 +814,11 @@ static int bpf_key(struct ui *ui, struct pane *p, enum ui_action act)
 	struct bpfstats_status st;
 	int ncpus, ret;
 
+	if (offcpu_alone(ui)) {
+		/* the off-CPU view is all there is: o has nothing to switch to */
+		ret = act == ACT_STACK_SOURCE ? -1 : offcpu_key(ui, bs, act);
+		return ret < 0 ? 0 : ret;
+	}
 	if (!app_bpf(ui->app))
 		return 0;
 	if (act == ACT_STACK_SOURCE) {
@@ -766,10 +858,10 @@ static int bpf_click(struct ui *ui, struct pane *p, int row, int col)
 	struct bpf_state *bs = p->priv;
 	long r = ui_rowsel_click(bs->top, row, bs->outl_y, bs->n);
 
-	if (bs->offcpu && bs->task_y >= 0 && row >= bs->task_y &&
+	if ((bs->offcpu || offcpu_alone(ui)) && bs->task_y >= 0 && row >= bs->task_y &&
 	    row < bs->task_y + bs->task_rows) {
 		struct bpfstats_task t[TASKS_VIEW_MAX];
-		size_t n = top_tasks(ui, app_bpf(ui->app), BPFSTATS_BY_OFFCPU, t, OFF_TASKS_MAX);
+		size_t n = offcpu_tasks(ui, app_bpf(ui->app), t, OFF_TASKS_MAX);
 
 		if (n > OFF_TASKS_MAX)
 			n = OFF_TASKS_MAX;
@@ -788,7 +880,7 @@ static const char *bpf_footer(struct ui *ui, struct pane *p)
 	const struct bpf_state *bs = p->priv;
 
 	if (!app_bpf(ui->app))
-		return "";
+		return offcpu_alone(ui) ? "Up/Down task ]/[ stack Enter/i icicle y callers" : "";
 	return bs->offcpu ? "Up/Down task ]/[ stack Enter/i icicle y callers o outliers" :
 	       "Left/Right CPU v window Enter outlier's events o off-CPU";
 }
