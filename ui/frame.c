@@ -164,6 +164,8 @@ static int draw_header(struct ui *ui)
 	const char *tracer;
 	int y = 0;
 
+	if (ui->fleet)
+		return ui_fleet_header(ui);
 	store_get_stats(ui->st, &ss);
 	tracer = app_tracer(a);
 	if (!*tracer)

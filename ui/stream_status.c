@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "lib/clock.h"
+#include "pcp/fleet.h"
+#include "draw/richstr.h"
 #include "ui-local.h"
 
 const char *ui_source_word(const struct ui *ui)
@@ -70,4 +73,85 @@ int ui_stream_header(struct ui *ui, int y)
 			p++;
 	}
 	return lines;
+}
+
+/*
+ * ktop --pcp, --pcp-archive: the header is the fleet's, not the empty local
+ * session's: how many hosts answer, and the sums and worst figures of those
+ * that do (what pane 0 lists host by host).
+ */
+int ui_fleet_header(struct ui *ui)
+{
+	size_t n = fleet_nhosts(ui->fleet), up = 0;
+	double ev = 0, lost = 0, drops = 0;
+	uint64_t tl = 0, rq = 0, now = clock_mono_ns();
+	char tl_host[128] = "", rq_host[128] = "", b1[32], b2[32];
+	struct fleet_row r;
+	struct richstr rs;
+	bool rates = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (fleet_row(ui->fleet, i, &r) || !r.up)
+			continue;
+		up++;
+		if (!r.rates)
+			continue;
+		rates = true;
+		ev += r.events_per_s;
+		lost += r.lost_per_s;
+		drops += r.has_drops ? r.drops_per_s : 0;
+		if (r.has_timerlat && r.timerlat_max_ns > tl) {
+			tl = r.timerlat_max_ns;
+			snprintf(tl_host, sizeof(tl_host), "%s", r.host);
+		}
+		if (r.has_runq && r.runq_p99_ns > rq) {
+			rq = r.runq_p99_ns;
+			snprintf(rq_host, sizeof(rq_host), "%s", r.host);
+		}
+	}
+	richstr_clear(&rs);
+	richstr_add(&rs, ROLE_HEADER_VALUE, " ktop ");
+	richstr_add(&rs, ROLE_HEADER_VALUE, "FLEET");
+	richstr_addf(&rs, ROLE_HEADER, "  %s  hosts ",
+		     fleet_is_archive(ui->fleet) ? "pmlogger archives" : "pmcd, live");
+	richstr_addf(&rs, ROLE_HEADER_VALUE, "%zu", n);
+	richstr_add(&rs, ROLE_HEADER, "  up ");
+	richstr_addf(&rs, ROLE_HEADER_VALUE, "%zu", up);
+	richstr_add(&rs, ROLE_HEADER, "  down ");
+	richstr_addf(&rs, up < n ? ROLE_WARN : ROLE_HEADER_VALUE, "%zu", n - up);
+	if (!ui->fleet_t0)
+		ui->fleet_t0 = now;
+	richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
+		     ui_fmt_elapsed(b1, sizeof(b1), now - ui->fleet_t0), ui->refresh_ms);
+	richstr_pad(&rs, ROLE_HEADER, ui->screen.cols);
+	ui_draw_rs(&ui->screen, 0, 0, &rs, ui->screen.cols);
+
+	richstr_clear(&rs);
+	if (!rates) {
+		richstr_add(&rs, ROLE_HEADER, up ? " the hosts' rates after their second sample" :
+			    " no host answers yet");
+	} else {
+		richstr_add(&rs, ROLE_HEADER, " events/s ");
+		richstr_add(&rs, ROLE_HEADER_VALUE, ui_fmt_count(b1, sizeof(b1), (uint64_t)ev));
+		richstr_add(&rs, ROLE_HEADER, "  lost/s ");
+		richstr_add(&rs, lost > 0 ? ROLE_WARN : ROLE_HEADER_VALUE,
+			    ui_fmt_count(b1, sizeof(b1), (uint64_t)(lost + 0.5)));
+		richstr_add(&rs, ROLE_HEADER, "  drops/s ");
+		richstr_add(&rs, ROLE_HEADER_VALUE, ui_fmt_count(b1, sizeof(b1),
+								 (uint64_t)(drops + 0.5)));
+		if (tl) {
+			richstr_add(&rs, ROLE_HEADER, "  timerlat max ");
+			richstr_addf(&rs, ROLE_HEADER_VALUE, "%s (%s)",
+				     ui_fmt_dur(b2, sizeof(b2), tl), tl_host);
+		}
+		if (rq) {
+			richstr_add(&rs, ROLE_HEADER, "  runq p99 ");
+			richstr_addf(&rs, ROLE_HEADER_VALUE, "%s (%s)",
+				     ui_fmt_dur(b2, sizeof(b2), rq), rq_host);
+		}
+		richstr_add(&rs, ROLE_HEADER, "  (hosts up, newest second)");
+	}
+	richstr_pad(&rs, ROLE_HEADER, ui->screen.cols);
+	ui_draw_rs(&ui->screen, 1, 0, &rs, ui->screen.cols);
+	return 2;
 }

@@ -479,6 +479,8 @@ bool ui_view_header(struct ui *ui, struct richstr *rs);
 const char *ui_source_word(const struct ui *ui);
 /* Draw the line (two at most) on a stream that ended at row @y. Return: rows used. */
 int ui_stream_header(struct ui *ui, int y);
+/* ktop --pcp: the fleet's two header lines (hosts up and down, their sums). Return: 2. */
+int ui_fleet_header(struct ui *ui);
 
 /* The statistics helper reads new events in slices, at most this much a second. */
 #define UI_INGEST_SLICE_NS	2000000ull
@@ -494,6 +496,7 @@ struct fleet;
 struct ui {
 	struct app		*app;
 	struct fleet		*fleet;		/* --pcp, --pcp-archive: the fleet pane's hosts */
+	uint64_t		fleet_t0;	/* when the fleet's header was first drawn */
 	struct store		*st;
 	struct ui_stats		stats;
 	struct ui_fgraph	fgraph;

@@ -30,6 +30,13 @@ else
 fi
 check_tab() { scr | grep -Eq ' 0 Fleet( |$)' && scr | grep -q ' FLEET '; }
 if check_tab; then ok "the tab reads 0 Fleet, the header FLEET"; else fail "tab 0 Fleet"; evidence tabs; fi
+# the header is the fleet's, not the empty local session's (no held/store)
+if wait_screen '^ ktop FLEET +pmcd, live +hosts 2 +up 2 +down 0 ' 3 &&
+	wait_screen '^ events/s [0-9.]+[a-zA-Z]? +lost/s ' 3 && ! scr | grep -q ' held .* store '; then
+	ok "the header counts the hosts up and down and sums their rates"
+else
+	fail "the fleet's header"; evidence header
+fi
 
 keys Enter
 if wait_screen "^CPUs of ($A|$B)" 3 && wait_screen '^ +1 +[0-9]+ +[0-9]+ +[0-9.]+%' 3; then
@@ -47,6 +54,11 @@ if wait_screen 'sorted by events/s' 3; then ok "F6 sorts by the next column"; el
 pcp_stop b
 if wait_screen "^$B +down +pmcd does not answer" 8 && scr | grep -Eq "^$A +up +[0-9]+ "; then
 	ok "a stopped pmcd's row turns down with why; the other stays up"
+	if scr | grep -Eq '^ ktop FLEET .* hosts 2 +up 1 +down 1 '; then
+		ok "the header counts the down host"
+	else
+		fail "the header counts the down host"; evidence header-down
+	fi
 else
 	fail "down host"; evidence down
 fi
