@@ -48,10 +48,7 @@ static void main_reap_stale(void)
 
 	if (geteuid() != 0 || !features_tracefs_mounted())
 		return;
-	n = session_reap_stale();
-	/* after the instances, which may have had them enabled */
-	n += probe_reap_stale(NULL, session_ktop_alive);
-	n += agg_reap_stale(NULL, session_ktop_alive);
+	n = app_reap_stale();
 	if (n > 0)
 		fprintf(stderr, "ktop: cleaned up %d leftover%s of killed ktop sessions "
 			"(tracefs instances, saved tracing state, probe events, hist triggers)\n", n,

@@ -586,4 +586,22 @@ void app_probe_forget(struct app *a);
 /* Add the formats of probes made (and perhaps removed) since to @m, where missing. */
 void app_probe_formats(const struct app *a, struct snapshot_meta *m);
 
+/*
+ * app_reap_stale - remove what killed ktops left in the kernel: their
+ * tracefs instances (and saved top-level state), probes, hist triggers and
+ * synthetic events (src/app/app_reap.c)
+ * Return: how many things were removed.
+ */
+int app_reap_stale(void);
+
+/*
+ * app_reaper_start - fork a reaper that removes this ktop's leftovers at
+ * once if it ends without app_reaper_done() (killed), before any thread or
+ * tracing starts. Return: 0 or a negative errno (no reaper: the next ktop
+ * reaps).
+ */
+int app_reaper_start(void);
+/* The kernel is put back: the reaper ends without doing anything. */
+void app_reaper_done(void);
+
 #endif

@@ -707,6 +707,17 @@ int pmda_main(struct app *a)
 		free(ag.metrics);
 		return 1;
 	}
+	/*
+	 * pmcd's shutdown SIGKILLs an agent ~0.5 s after closing its pipe; putting
+	 * the kernel back takes 80-260 ms here and may take longer on a loaded
+	 * machine: a reaper cleans up at once after an agent killed midway.
+	 */
+	if (!a->opts.input && !geteuid()) {
+		ret = app_reaper_start();
+		if (ret)
+			fprintf(stderr, "ktop: no reaper (%s): a killed agent's leftovers wait for "
+				"the next ktop\n", strerror(-ret));
+	}
 	ag_start(a);
 	/* only pmcd waits for it (pmcd.conf's notready); dbpmda would take it for an answer */
 	if (a->opts.pmda_notready)
@@ -720,6 +731,7 @@ int pmda_main(struct app *a)
 	pmda_figs_free(ag.figs);
 	ag.figs = NULL;
 	app_stop(a);
+	app_reaper_done();
 	fprintf(stderr, "ktop: stopped in %.0f ms: tracing state put back\n",
 		(double)(clock_mono_ns() - t0) / 1e6);
 	free(ag.metrics);

@@ -131,6 +131,26 @@ check "SIGTERM stops the agent, its log says so" grep -q 'stopping (Terminated)'
 	"$tmp/pcp-a/ktop.log"
 no_instance "SIGTERM leaves no instance ktop-$agent" "$agent"
 pcp_stop a
+# an agent that stopped properly: its reaper went without a word
+check "a clean stop leaves no reaper's message" [ "$(grep -c 'reaper:' "$tmp/pcp-a/ktop.log")" -eq 0 ]
+
+# SIGKILL to the agent while it traces (pmcd's own last resort): its reaper
+# removes the instance at once, with no other ktop started to reap it
+pcp_start a "$port" || fail "pmcd starts a fourth time"
+agent=$(pcp_agent_pid a)
+if [ -n "$agent" ] && [ -e "$TRACEFS/instances/ktop-$agent" ]; then
+	kill -KILL "$agent"
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$TRACEFS/instances/ktop-$agent" ] || break
+		sleep 0.1
+	done
+	no_instance "SIGKILL: the agent's reaper removed instance ktop-$agent within $((i / 10)).$((i % 10)) s" "$agent"
+	check "the reaper says what it removed in the agent's log" wait_for "$tmp/pcp-a/ktop.log" \
+		"reaper: ktop $agent ended without putting the kernel back; removed [1-9]" 5
+else
+	fail "the agent ($agent) traces in its instance before SIGKILL"
+fi
+pcp_stop a
 
 # an in-kernel latency (--latency, the BPF engine here) through dbpmda: its
 # pairs, sum, maximum and log2 histogram agree with one another, and rise
