@@ -345,11 +345,15 @@ bool features_has_hist(const char *tracefs, char *why, size_t len)
 
 	snprintf(path, sizeof(path), "%s/README", tracefs);
 	readme = file_read_text(path);
-	hist = readme && strstr(readme, "hist trigger");
+	if (!readme) {
+		snprintf(why, len, "cannot read the tracefs README: %s", strerror(errno));
+		return false;
+	}
+	hist = strstr(readme, "hist trigger");
 	free(readme);
 	snprintf(path, sizeof(path), "%s/synthetic_events", tracefs);
 	if (!hist)
-		snprintf(why, len, "no hist triggers in the README");
+		snprintf(why, len, "no hist triggers in the tracefs README");
 	else if (access(path, F_OK))
 		snprintf(why, len, "hist triggers, but no synthetic events (CONFIG_SYNTH_EVENTS)");
 	else
@@ -363,6 +367,8 @@ static void probe_hist(struct features *ft)
 
 	if (features_has_hist(ft->tracefs, why, sizeof(why)))
 		feat_set(ft, FEATURE_HIST, FEAT_AVAILABLE, "%s", why);
+	else if (!strncmp(why, "cannot read", 11))
+		feat_set(ft, FEATURE_HIST, FEAT_UNKNOWN, "%s", why);
 	else
 		feat_set(ft, FEATURE_HIST, FEAT_NOT_BUILT, "%s", why);
 }

@@ -179,6 +179,8 @@ struct net {
 	/* the rows */
 	struct net_conn		*c;
 	size_t			nc, cap;
+	size_t			nclosed;	/* of c, closed */
+	size_t			nlisten;	/* of c, open listeners */
 	uint64_t		next_id;
 	struct hmap		by_id;		/* id -> slot in c */
 	struct hmap		live;		/* skaddr -> id of its open lifetime */

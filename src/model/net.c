@@ -112,6 +112,7 @@ void net_reset(struct net *n)
 {
 	maps_destroy(n);
 	n->nc = n->nd = 0;
+	n->nclosed = n->nlisten = 0;
 	n->cq_lo = n->cq_hi = 0;
 	n->skb_next = 0;
 	memset(n->skb_ties, 0, NET_SKB_TIES * sizeof(*n->skb_ties));
@@ -344,6 +345,8 @@ static void conn_close(struct net *n, struct net_conn *c, uint64_t ts)
 	hmap_set(&n->recent, c->skaddr, c->id);
 	c->closed = true;
 	c->t_close = ts;
+	n->nclosed++;
+	n->nlisten -= c->listener;
 	if (!array_fifo_room((void **)&n->closed_q, &n->cq_lo, &n->cq_hi, &n->cq_cap,
 			     sizeof(*n->closed_q)))
 		n->closed_q[n->cq_hi++] = c->id;
@@ -365,6 +368,10 @@ static void conn_remove(struct net *n, size_t slot)
 	if (v && *v == c->id)
 		hmap_del(&n->cookies, c->cookie, NULL);
 	hmap_del(&n->by_id, c->id, NULL);
+	if (c->closed)
+		n->nclosed--;
+	else
+		n->nlisten -= c->listener;
 	if (slot != n->nc - 1) {
 		*c = n->c[n->nc - 1];
 		hmap_set(&n->by_id, c->id, slot);
@@ -512,8 +519,10 @@ static int on_state(struct net *n, const struct net_tmap *t, const struct ktop_e
 	}
 	if (has(t, NF_PROTO, ev))
 		c->proto = (uint16_t)arg(t, NF_PROTO, ev);
-	if (to == NET_TCP_LISTEN)
+	if (to == NET_TCP_LISTEN && !c->listener) {
 		c->listener = true;
+		n->nlisten++;
+	}
 	trans_add(c, from, to, ev->ts);
 	c->state = to;
 	if (net_ev_ends(n->strs, t, ev, &s, &d))
@@ -952,12 +961,9 @@ void net_totals(const struct net *n, struct net_totals *out)
 {
 	*out = n->tot;
 	out->conns = n->nc;
-	out->open = out->closed = out->listeners = 0;
-	for (size_t i = 0; i < n->nc; i++) {
-		out->closed += n->c[i].closed;
-		out->listeners += n->c[i].listener && !n->c[i].closed;
-	}
-	out->open = n->nc - out->closed;
+	out->closed = n->nclosed;
+	out->listeners = n->nlisten;
+	out->open = n->nc - n->nclosed;
 	out->t_first = n->t_first;
 	out->t_newest = n->t_newest;
 	out->have_state = n->have[NK_STATE];
