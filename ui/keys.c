@@ -102,8 +102,9 @@ const struct ui_key ui_keys[] = {
 	  ACT_STACK_CALLERS, 0, "Stacks" },
 	{ { 'i' }, "i", "the icicle (flame graph) of the selected row's stacks, as y",
 	  ACT_STACK_ICICLE, 0, "Stacks" },
-	{ { 'Y' }, "Y", "live: kernel stack traces for the selected row's event from now on (event "
-	  "list, top view), as --stack EVENT", ACT_STACK_ON, 0, "Stacks" },
+	{ { 'Y' }, "Y", "live: stack traces for the selected row's event from now on (event list, "
+	  "top view); k kernel stacks, as --stack EVENT, u kernel and user, as --ustack EVENT",
+	  ACT_STACK_ON, 0, "Stacks" },
 	/* Pane 3, the event list */
 	{ { 'v' }, "v",
 	  "event list: mark the selected row as one end of a time window (v again: clear)",

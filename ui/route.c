@@ -26,6 +26,7 @@ static const char *const req_target[UI_REQ_NR] = {
 	[UI_REQ_NARROW]		= "view",
 	[UI_REQ_WIDEN]		= "view",
 	[UI_REQ_STACKS]		= "stacks",
+	[UI_REQ_STACKS_ON]	= "stackson",
 };
 
 void ui_message(struct ui *ui, const char *fmt, ...)

@@ -206,6 +206,7 @@ enum ui_req_kind {
 	UI_REQ_NARROW,		/* "view": narrow every pane to a task, CPU or event */
 	UI_REQ_WIDEN,		/* "view": drop the newest clause, or all */
 	UI_REQ_STACKS,		/* "stacks": the caller tree or icicle of a row */
+	UI_REQ_STACKS_ON,	/* "stackson": stack traces on for an event (live), then that */
 	UI_REQ_NR,
 };
 
@@ -281,13 +282,13 @@ enum sv_source {
  * The stacks pane (pane_stacks.c): the caller tree or the icicle of a pane's
  * selected row: an event (its type's stacks, the event's own selected), an
  * event type, a function; of the event stacks, the BPF off-CPU stacks or the
- * function_graph paths. With @enable, first turn on stack traces for @type's
- * event (live; app_stacks_add()): when the kernel refuses, the pane says what
- * --stack would and is not shown.
+ * function_graph paths. UI_REQ_STACKS_ON, the same to the stacks-on prompt
+ * (prompt_stackson.c): it first asks for kernel stacks or kernel and user
+ * stacks of @type's event from now on (live; app_stacks_add()), then shows
+ * them; when the kernel refuses, it says what --stack would.
  */
 struct ui_stacks_req {
 	bool		icicle;		/* the icicle; false: the caller tree */
-	bool		enable;
 	enum sv_source	src;
 	int32_t		type;		/* event stacks of this type; -1: every type */
 	uint32_t	func;		/* event stacks through this function, function_graph
@@ -415,6 +416,7 @@ extern const struct prompt_ops prompt_help_ops;		/* "help": help.c */
 extern const struct prompt_ops prompt_theme_ops;	/* "theme": prompt_theme.c */
 extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
 extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
+extern const struct prompt_ops prompt_stackson_ops;	/* "stackson": Y, prompt_stackson.c */
 extern const struct prompt_ops prompt_recorder_ops;	/* "recorder": prompt_recorder.c */
 
 /* recorder.c: the header's recorder line. Return: false when no recorder runs. */

@@ -16,9 +16,12 @@
 #      it (a stack: clause) and lists them, all the workload's switches; s
 #      offers a .folded file of the stacks shown, which reads back; q; the
 #      kernel's tracing state is as before.
-#   2. ktop without stacks: Y on a sched_switch turns its kernel stacks on
-#      while tracing (the stacktrace trigger on the event in ktop's instance)
-#      and the stacks pane fills with __schedule's callers; q; state as before.
+#   2. ktop without stacks: Y on a sched_switch asks kernel or user stacks; k
+#      turns its kernel stacks on while tracing (the stacktrace trigger on the
+#      event in ktop's instance) and the stacks pane fills with __schedule's
+#      callers; q; state as before. u turns user stacks on too (the
+#      instance's userstacktrace): the workload's own frames (stk_middle)
+#      show under the kernel's.
 #   3. Y in a recording: says it needs a live session, nothing else changes.
 #   4. ktop --offcpu -P WORKLOAD (BPF): o in the stacks pane shows the off-CPU
 #      stacks, a TIME column, the workload's sleep path with the time it slept.
@@ -203,11 +206,18 @@ keys 3 F
 sleep 0.3
 search 'prev_comm=stackload'
 keys Y
+if wait_screen 'stack traces of sched:sched_switch from now on: k kernel, u kernel and user' 5
+then
+	ok "Y_asks_kernel_or_user"
+else
+	fail "Y_asks_kernel_or_user"; evidence Y_asks
+fi
+keys k
 if wait_screen 'kernel stacks of sched:sched_switch from now on' 10 &&
    grep -q '^stacktrace' "$trig" 2>/dev/null; then
-	ok "Y_turns_the_trigger_on ($(head -1 "$trig"))"
+	ok "Y_k_turns_the_trigger_on ($(head -1 "$trig"))"
 else
-	fail "Y_turns_the_trigger_on ($(cat "$trig" 2>&1 | head -2))"; evidence Y
+	fail "Y_k_turns_the_trigger_on ($(cat "$trig" 2>&1 | head -2))"; evidence Y
 fi
 if wait_screen '^Stacks: caller tree of sched_switch events' 5 && wait_screen ' __schedule' 10; then
 	# every task's switches: the workload's are somewhere in the tree; / finds them
@@ -221,6 +231,37 @@ else
 fi
 quit_ok "quit_after_Y"
 state_same "state_restored_after_Y" "$tmp/state.before"
+
+# ---- 2b. Y, u: kernel and user stacks ---------------------------------------------------------
+tui_start 170 50 -e sched:sched_switch
+if wait_screen 'LIVE' 10; then
+	sleep 1
+	pid=$(ktop_pid)
+	keys 3 F
+	sleep 0.3
+	search 'prev_comm=stackload'
+	keys Y
+	wait_screen 'k kernel, u kernel and user' 5
+	keys u
+	if wait_screen 'kernel and user stacks of sched:sched_switch from now on' 10 &&
+	   grep -qx 1 "$TRACEFS/instances/ktop-$pid/options/userstacktrace" 2>/dev/null; then
+		ok "Y_u_turns_user_stacks_on"
+	else
+		fail "Y_u_turns_user_stacks_on"; evidence Yu
+	fi
+	# the workload's own frames, under the kernel's in the caller tree
+	sleep 2
+	search 'stk_middle'
+	if wait_screen ' stk_middle( |$)' 10; then
+		ok "Y_u_names_the_workloads_frames"
+	else
+		fail "Y_u_names_the_workloads_frames"; evidence Yu2
+	fi
+else
+	fail "live_start_for_user_stacks"; evidence Yu_start
+fi
+quit_ok "quit_after_Yu"
+state_same "state_restored_after_Yu" "$tmp/state.before"
 
 # ---- 3. Y in a recording ----------------------------------------------------------------------
 tui_start 120 40 -i "${KTOP_FIXTURES:-tests/fixtures}/demo.ktop"

@@ -432,9 +432,9 @@ static int events_stacks(struct ui *ui, struct events_state *es, enum ui_action 
 		ui_message(ui, "this %s has no stack%s", ui_event_name(ui->st, ev->type),
 			   (app_flags(ui->app) & SOURCE_KERNEL) ? ": Y records them from now on" : "");
 	return ui_request(ui, &(struct ui_req){
-		.kind = UI_REQ_STACKS,
+		.kind = act == ACT_STACK_ON ? UI_REQ_STACKS_ON : UI_REQ_STACKS,
 		.stacks = {
-			.icicle = act == ACT_STACK_ICICLE, .enable = act == ACT_STACK_ON,
+			.icicle = act == ACT_STACK_ICICLE,
 			.type = ev->type, .stack = ev->stack, .what = what,
 		},
 	});

@@ -31,8 +31,6 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "store/schema.h"
-#include "kernel/stacktrig.h"
 #include "store/store.h"
 #include "view/viewfilter.h"
 #include "rowsel.h"
@@ -761,26 +759,6 @@ static int stacks_click(struct ui *ui, struct pane *p, int row, int col)
 	return UI_HANDLED | UI_REDRAW;
 }
 
-/* Y: stack traces on for the event of @type, live. Return: 0, or -1 (said why). */
-static int stacks_enable(struct ui *ui, int32_t type)
-{
-	const struct ktop_schema_type *ty = type >= 0 ?
-		schema_get(store_schema(ui->st), (uint16_t)type) : NULL;
-	char spec[160], note[512], err[512];
-
-	if (!ty || !ty->name) {
-		ui_message(ui, "Y: select an event in the event list or the top view first");
-		return -1;
-	}
-	snprintf(spec, sizeof(spec), "%s:%s", ty->system ? ty->system : "*", ty->name);
-	if (app_stacks_add(ui->app, spec, STACKTRIG_KERN, note, sizeof(note), err, sizeof(err))) {
-		ui_message(ui, "stacks for %s: %s", spec, err);
-		return -1;
-	}
-	ui_message(ui, "kernel stacks of %s from now on%s%s", spec, note[0] ? "; " : "", note);
-	return 0;
-}
-
 /* UI_REQ_STACKS: show the stacks a pane's selected row names. */
 static int stacks_request(struct ui *ui, struct pane *p, const struct ui_req *req)
 {
@@ -790,8 +768,6 @@ static int stacks_request(struct ui *ui, struct pane *p, const struct ui_req *re
 
 	if (req->kind != UI_REQ_STACKS)
 		return 0;
-	if (r->enable && stacks_enable(ui, r->type))
-		return UI_REDRAW;
 	scope_all(&sc, r->src >= 0 && r->src < SV_SRC_NR ? (enum sv_source)r->src : SV_SRC_EVENTS);
 	sc.type = sc.src == SV_SRC_EVENTS ? r->type : -1;
 	sc.func = r->func;

@@ -202,9 +202,9 @@ static int top_stacks(struct ui *ui, struct ui_stats *s, uint64_t key, enum ui_a
 		name[strcspn(name, "+ ")] = '\0';	/* "func+0x1a [mod]" -> "func" */
 	snprintf(what, sizeof(what), func ? "the events through %s" : "%s events", name);
 	return ui_request(ui, &(struct ui_req){
-		.kind = UI_REQ_STACKS,
+		.kind = act == ACT_STACK_ON ? UI_REQ_STACKS_ON : UI_REQ_STACKS,
 		.stacks = {
-			.icicle = act == ACT_STACK_ICICLE, .enable = act == ACT_STACK_ON,
+			.icicle = act == ACT_STACK_ICICLE,
 			.type = func ? -1 : type,
 			.func = func ? intern_id(store_strings(ui->st), name, strlen(name)) : 0,
 			.what = what,
