@@ -217,8 +217,7 @@ int ktop_agg_on_end(void *ctx)
 {
 	struct agglat_key k = {}, bk = {};
 	struct agglat_total *t;
-	__u64 now = bpf_ktime_get_ns(), *ts, lat;
-	__u32 b;
+	__u64 now = bpf_ktime_get_ns(), *ts, lat, b;
 
 	if (!side_ok(ctx, &cfg.end))
 		return 0;
@@ -253,7 +252,9 @@ int ktop_agg_on_end(void *ctx)
 	b = bucket_of(lat);
 	if (b >= AGGLAT_BUCKETS)
 		b = AGGLAT_BUCKETS - 1;
-	t->bucket[b & (AGGLAT_BUCKETS - 1)]++;
+	/* the mask in the program itself: clang drops it as redundant, 6.1's verifier needs it */
+	asm volatile("%[b] &= 63" : [b] "+r"(b));
+	t->bucket[b]++;
 	row_add(ctx, t, &bk, lat, now);
 	return 0;
 }

@@ -11,6 +11,7 @@
  * updates (bench/agg_overhead.sh measures it per pair next to the hist
  * engine, bpftrace and streaming both events).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,12 +40,40 @@ struct bpf_priv {
 	struct agglat_row	*row;
 };
 
-static char agg_log[256];
+/*
+ * libbpf's messages: the first is kept for the reason, and, of a verifier's
+ * log, the line that says what it refused (the one before "processed N
+ * insns"); never printed over the screen.
+ */
+static char agg_log[256], agg_vlog[256];
 
 static int agg_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	char *msg = NULL, *p, *q;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return 0;
+	/* the verifier's log comes whole, between BEGIN and END PROG LOAD LOG lines */
+	p = strstr(msg, "\nprocessed ");
+	if (p && !agg_vlog[0]) {
+		/* the line before, and the one before it unless that is an instruction */
+		for (q = p; q > msg && q[-1] != '\n'; q--)
+			;
+		if (q > msg) {
+			char *r = q - 1;
+
+			for (; r > msg && r[-1] != '\n'; r--)
+				;
+			if (!isdigit((unsigned char)*r) && *r != ';')
+				q = r;
+		}
+		agg_fmt(agg_vlog, sizeof(agg_vlog), "%.*s", (int)(p - q), q);
+		for (p = agg_vlog; (p = strchr(p, '\n')); )
+			*p = ' ';
+	}
 	if (level != LIBBPF_DEBUG && !agg_log[0])
-		vsnprintf(agg_log, sizeof(agg_log), fmt, ap);
+		agg_fmt(agg_log, sizeof(agg_log), "%.*s", (int)strcspn(msg, "\n"), msg);
+	free(msg);
 	return 0;
 }
 
@@ -144,7 +173,7 @@ static int bpf_create(struct agg_set *s, struct agg_item *it, bool sql, char *er
 	bp->row = calloc(bp->ncpus, sizeof(*bp->row));
 	it->priv = bp;
 	libbpf_set_print(agg_print);
-	agg_log[0] = '\0';
+	agg_log[0] = agg_vlog[0] = '\0';
 	bp->skel = agglat_bpf__open();
 	if (!bp->tot || !bp->row || !bp->skel) {
 		ret = err_set(err, errlen, -ENOMEM, "BPF: cannot open the aggregation object: %s",
@@ -173,7 +202,8 @@ static int bpf_create(struct agg_set *s, struct agg_item *it, bool sql, char *er
 	ret = agglat_bpf__load(bp->skel);
 	if (ret) {
 		ret = err_set(err, errlen, ret, "BPF: the kernel refused the aggregation program: "
-			      "%s%s%s", strerror(-ret), agg_log[0] ? ": " : "", agg_log);
+			      "%s%s%s", strerror(-ret), agg_vlog[0] ? "; the verifier: " :
+			      agg_log[0] ? ": " : "", agg_vlog[0] ? agg_vlog : agg_log);
 		goto fail;
 	}
 	/* END first: an event that is both ends pairs before it starts again */

@@ -484,6 +484,11 @@ struct tracestate *tracestate_capture_files(const char *dir, const char *const *
 	return ts;
 }
 
+int tracestate_add_compared(struct tracestate *ts, const char *key, const char *value)
+{
+	return ts_add(ts, key, value, TS_COMPARE, TS_G_MAIN, false);
+}
+
 void tracestate_free(struct tracestate *ts)
 {
 	if (!ts)

@@ -61,6 +61,15 @@ void tracestate_free(struct tracestate *ts);
  */
 struct tracestate *tracestate_capture_files(const char *dir, const char *const *files);
 
+/**
+ * tracestate_add_compared - add an entry that is compared, never restored
+ * @key: its name, e.g. "synthetic_events" (a file of the directory or not)
+ * @value: its content, as the caller filtered it
+ * For the tests' captures of what the library does not read on its own.
+ * Return: 0 or -ENOMEM.
+ */
+int tracestate_add_compared(struct tracestate *ts, const char *key, const char *value);
+
 /* Directory the state was captured from (or loaded for). */
 const char *tracestate_dir(const struct tracestate *ts);
 /* Captured (or saved) with TRACESTATE_RAW? */

@@ -9,9 +9,15 @@
  *   tracestate --restore FILE           put the saved state back
  *
  * -E skips the per-event files (faster); -x lists only the instances named
- * ktop-<pid> (or ktop-probe-<pid>) whose pid is dead: leftovers. Instances of
+ * ktop-<pid> (or ktop-probe-<pid>, ktop-agg-<pid>) whose pid is dead: leftovers. Instances of
  * other tools and of ktops still running on the same machine are not judged. DIR defaults to
  * /sys/kernel/tracing.
+ *
+ * Every capture also holds synthetic_events (where the kernel has it), compared,
+ * never restored: a synthetic event left behind has default event files, which
+ * the events walk does not record. With -x the ktop_<pid>_* events of live pids
+ * are left out, as their instances are. (Hist triggers are compared with the
+ * other events/.../trigger files; those of a ktop-agg-<pid> instance go with it.)
  *
  * -R: raw, every value as the kernel shows it (TRACESTATE_RAW), for the
  * tests' before/after comparisons; a raw save cannot be restored. --diff of a
@@ -54,10 +60,51 @@ static bool instance_hidden(const char *name)
 	p = name + 5;
 	if (!strncmp(p, "probe-", 6))
 		p += 6;
+	else if (!strncmp(p, "agg-", 4))	/* an --latency's hist triggers */
+		p += 4;
 	pid = strtol(p, &end, 10);
 	if (*end || end == p)
 		return true;	/* ktop-test-...: some other tool's */
 	return pid_alive(pid);
+}
+
+/*
+ * Add "synthetic_events" to @ts: the kernel's lines, without those of the
+ * ktops still running when @hide_live. Return: 0, or -ENOMEM.
+ */
+static int add_synthetic(struct tracestate *ts, const char *dir, bool hide_live)
+{
+	char path[4096], line[4096], *all = NULL;
+	size_t len = 0;
+	FILE *fp, *out;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/synthetic_events", dir);
+	fp = fopen(path, "re");
+	if (!fp)
+		return 0;	/* no synthetic events on this kernel */
+	out = open_memstream(&all, &len);
+	if (!out) {
+		fclose(fp);
+		return -ENOMEM;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char *end;
+		long pid;
+
+		if (hide_live && !strncmp(line, "ktop_", 5)) {
+			pid = strtol(line + 5, &end, 10);
+			if (end != line + 5 && *end == '_' && pid_alive(pid))
+				continue;
+		}
+		fputs(line, out);
+	}
+	fclose(fp);
+	if (fclose(out))
+		return -ENOMEM;
+	ret = tracestate_add_compared(ts, "synthetic_events", all);
+	free(all);
+	return ret;
 }
 
 static void print_instances(const char *dir, bool hide_live)
@@ -216,6 +263,13 @@ int main(int argc, char **argv)
 	a = tracestate_capture(dir, flags | (hide_live ? TRACESTATE_NO_INSTANCES : 0));
 	if (!a) {
 		fprintf(stderr, "tracestate: %s: %s\n", dir, strerror(errno));
+		tracestate_free(b);
+		return 2;
+	}
+	ret = add_synthetic(a, dir, hide_live);
+	if (ret) {
+		fprintf(stderr, "tracestate: %s: %s\n", dir, strerror(-ret));
+		tracestate_free(a);
 		tracestate_free(b);
 		return 2;
 	}
