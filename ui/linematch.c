@@ -228,12 +228,10 @@ static void pat_head(struct lm_pattern *pt, const struct lm_priv *pv, struct sto
 		     int32_t pid)
 {
 	if (pid >= 0) {
-		const char *comm = pid == 0 ? "<idle>" : st ? store_comm(st, pid) : NULL;
+		const char *comm = store_task_name(st, pid);
 		struct richstr rs;
 		char b[16];
 
-		if (!comm || !*comm)
-			comm = "<...>";
 		richstr_clear(&rs);
 		richstr_add_right(&rs, ROLE_TASK, comm, 16);
 		snprintf(b, sizeof(b), "-%-7d", pid);

@@ -491,19 +491,17 @@ static const char *batch_func_name(struct batch *b, uint64_t id)
  */
 static const char *batch_comm(struct batch *b, int32_t pid)
 {
+	const char *s = pid ? store_comm(b->a->st, pid) : NULL;
 	static char buf[32];
-	const char *s;
 	char path[64];
 
-	if (pid == 0)
-		return "<idle>";
-	s = store_comm(b->a->st, pid);
-	if (s && *s)
-		return s;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	if ((app_flags(b->a) & SOURCE_KERNEL) && !file_read_value(path, buf, sizeof(buf)))
-		return buf;
-	return "<...>";
+	/* a live task the store has not named: the kernel knows it */
+	if (pid && !(s && *s) && (app_flags(b->a) & SOURCE_KERNEL)) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (!file_read_value(path, buf, sizeof(buf)))
+			return buf;
+	}
+	return store_task_name(b->a->st, pid);
 }
 
 /* One of ktop's own threads (live: /proc/self/task as of this summary)? */

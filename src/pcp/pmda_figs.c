@@ -288,10 +288,8 @@ static void figs_tasks(struct pmda_figs *f, double dt)
 	for (size_t i = 0; i < f->npids && f->ntasks < PMDA_TOP_TASKS; i++) {
 		struct pmda_task *t = &f->tasks[f->ntasks++];
 		int32_t pid = (int32_t)f->pids[i].key;
-		const char *comm = pid ? store_comm(f->a->st, pid) : "<idle>";
-
 		t->pid = pid;
-		snprintf(t->comm, sizeof(t->comm), "%s", comm && *comm ? comm : "<...>");
+		snprintf(t->comm, sizeof(t->comm), "%s", store_task_name(f->a->st, pid));
 		t->events = f->pids[i].count;
 		t->rate = dt > 0 ? (double)t->events / dt : 0;
 	}

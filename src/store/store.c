@@ -696,6 +696,13 @@ const char *store_comm_next(const struct store *st, int32_t *pid)
 	return NULL;
 }
 
+const char *store_task_name(const struct store *st, int32_t pid)
+{
+	const char *c = !pid ? "<idle>" : st ? store_comm(st, pid) : NULL;
+
+	return c && *c ? c : "<...>";
+}
+
 /* ---- stats ----------------------------------------------------------------- */
 
 static void stream_stats(const struct store *st, unsigned int cpu, struct store_stats *o)

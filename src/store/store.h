@@ -190,6 +190,12 @@ const char *store_comm(const struct store *st, int32_t pid);
  * Return: the comm (interned), or NULL past the last. Context: any thread.
  */
 const char *store_comm_next(const struct store *st, int32_t *pid);
+/*
+ * Return: the name task @pid shows as, as the kernel's trace prints it:
+ * "<idle>" for pid 0, its comm, or "<...>" when none (or an empty one) was
+ * seen (or @st is NULL). Context: any thread.
+ */
+const char *store_task_name(const struct store *st, int32_t pid);
 
 /* --- reader side: Context: any thread --- */
 

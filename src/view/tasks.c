@@ -271,9 +271,7 @@ void tasks_tick(struct tasks *tm, uint64_t ts)
 
 static const char *task_comm(const struct tasks *tm, int32_t pid)
 {
-	const char *c = pid ? store_comm(tm->st, pid) : "<idle>";
-
-	return c ? c : "<...>";
+	return store_task_name(tm->st, pid);
 }
 
 static void row_fill(struct tasks *tm, const struct task *t, struct tasks_row *r)

@@ -627,12 +627,10 @@ static bool str_pred(struct vfexpr *x, struct node *n, uint64_t id)
 static bool comm_pred(struct vfexpr *x, struct node *n, const struct vfexpr_ev *ev)
 {
 	int32_t pid = ev->pid;
-	const char *c = pid ? store_comm(x->st, pid) : "<idle>";
+	const char *c = store_task_name(x->st, pid);
 
 	if (ev->comm)
 		return str_test(n, ev->comm);	/* not cached: the caller's buffer */
-	if (!c)
-		c = "<...>";
 	if (pid != n->last_pid || c != n->last_comm) {
 		n->last_pid = pid;
 		n->last_comm = c;

@@ -471,9 +471,7 @@ uint8_t vf_tclass(struct viewfilter *vf, uint16_t type)
 
 static const char *vf_comm(const struct viewfilter *vf, int32_t pid)
 {
-	const char *c = pid ? store_comm(vf->st, pid) : "<idle>";
-
-	return c ? c : "<...>";
+	return store_task_name(vf->st, pid);
 }
 
 /* Does @pid (or, with children, an ancestor) match the task clause @c? */

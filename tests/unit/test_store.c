@@ -875,6 +875,24 @@ TEST(store_count_by_comm)
 	store_free(st);
 }
 
+/* The name a task shows as, the kernel's way, whoever asks (panes, filters, batch). */
+TEST(store_task_name_as_the_kernel_prints_it)
+{
+	struct store *st = store_new(0, 1);
+
+	CHECK(st);
+	store_set_comm(st, 0, "swapper/0");
+	store_set_comm(st, 10, "alpha");
+	store_set_comm(st, 11, "");
+	CHECK_STR(store_task_name(st, 0), "<idle>");
+	CHECK_STR(store_task_name(st, 10), "alpha");
+	CHECK_STR(store_task_name(st, 11), "<...>");
+	CHECK_STR(store_task_name(st, 12), "<...>");
+	CHECK_STR(store_task_name(NULL, 0), "<idle>");
+	CHECK_STR(store_task_name(NULL, 10), "<...>");
+	store_free(st);
+}
+
 TEST(store_lost_marks)
 {
 	struct store *st = store_new(0, 4);

@@ -227,16 +227,10 @@ void ui_fmt_event(struct richstr *rs, struct store *st, enum flags_style style,
 		  const struct ktop_event *ev)
 {
 	char flags[FLAGS_COLUMN_MAX], pid[16];
-	const char *comm = NULL;
+	const char *comm = store_task_name(st, ev->pid);
 	uint64_t us;
 
 	richstr_clear(rs);
-	if (ev->pid == 0)
-		comm = "<idle>";
-	else if (st)
-		comm = store_comm(st, ev->pid);
-	if (!comm || !*comm)
-		comm = "<...>";
 	/* The kernel's "%16s-%-7d [%03d] %s %5llu.%06lu: %s: " */
 	richstr_add_right(rs, ROLE_TASK, comm, 16);
 	snprintf(pid, sizeof(pid), "-%-7d", ev->pid);
