@@ -6,6 +6,7 @@
  * name to the lowest-addressed symbol of that name.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,6 +192,27 @@ struct symbols *symbols_load(const char *kallsyms_path)
 	free(text);
 	errno = ret;
 	return s;
+}
+
+int symbols_scan(const char *path, symbols_scan_fn fn, void *arg)
+{
+	FILE *fp = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (!fp)
+		return -errno;
+	while (!ret && (n = getline(&line, &cap, fp)) > 0) {
+		struct symbols_line sl;
+
+		if (symbols_parse_line(line, strcspn(line, "\n"), &sl))
+			ret = fn(&sl, line, (size_t)n, arg);
+	}
+	free(line);
+	fclose(fp);
+	return ret;
 }
 
 void symbols_free(struct symbols *s)

@@ -40,6 +40,23 @@ struct symbols_line {
  */
 bool symbols_parse_line(const char *line, size_t len, struct symbols_line *out);
 
+/*
+ * A callback of symbols_scan(): @sl, one symbol line split, and the @line
+ * itself (@len bytes, its newline included). Return: 0 to go on, else
+ * symbols_scan() stops and returns it.
+ */
+typedef int (*symbols_scan_fn)(const struct symbols_line *sl, const char *line, size_t len,
+			       void *arg);
+
+/**
+ * symbols_scan - call @fn for each symbol line of the kallsyms file @path,
+ * as it is read (the scans that keep no table: a name looked up once, the
+ * lines a save keeps); lines that are not "ADDR TYPE NAME" are skipped
+ * Return: 0 after the last line, what @fn returned to stop, or a negative
+ * errno when @path cannot be opened.
+ */
+int symbols_scan(const char *path, symbols_scan_fn fn, void *arg);
+
 enum symbols_flags {
 	SYMBOLS_BY_NAME	= 1 << 0,	/* index names too, for a fast symbols_addr() */
 };

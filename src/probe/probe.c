@@ -112,40 +112,49 @@ static int kconfig_has(const char *opt)
  * the like; @near, when not NULL, names within a small edit distance.
  * Return: 1 found, 0 not, -errno when unreadable.
  */
+struct ksym_find {
+	const char	*name;
+	size_t		l, clen, cn, nlen, nn;
+	char		*clones, *near;
+	int		found, cap;
+};
+
+static int ksym_find_line(const struct symbols_line *sl, const char *line, size_t len, void *arg)
+{
+	struct ksym_find *k = arg;
+	char sym[256];
+
+	if ((sl->type != 't' && sl->type != 'T') || sl->name_len >= sizeof(sym))
+		return 0;
+	memcpy(sym, sl->name, sl->name_len);
+	sym[sl->name_len] = '\0';
+	if (!strcmp(sym, k->name)) {
+		k->found = 1;
+	} else if (!strncmp(sym, k->name, k->l) && sym[k->l] == '.') {
+		if (k->cn < k->clen && !strstr(k->clones, sym))
+			k->cn += snprintf(k->clones + k->cn, k->clen - k->cn, "%s%s",
+					  k->cn ? ", " : "", sym);
+	} else if (k->near && k->nn < k->nlen &&
+		   probe_edit_distance(sym, k->name, k->cap) <= k->cap && !strstr(k->near, sym)) {
+		k->nn += snprintf(k->near + k->nn, k->nlen - k->nn, "%s%s", k->nn ? ", " : "", sym);
+	}
+	return 0;
+}
+
 static int kallsyms_find(const char *name, char *clones, size_t clen, char *near, size_t nlen)
 {
-	size_t l = strlen(name), cn = 0, nn = 0;
-	int found = 0, cap = l < 8 ? 1 : 2;
-	char line[512];
-	FILE *fp = fopen("/proc/kallsyms", "r");
+	struct ksym_find k = {
+		.name = name, .l = strlen(name), .clen = clen, .nlen = nlen,
+		.clones = clones, .near = near, .cap = strlen(name) < 8 ? 1 : 2,
+	};
+	int ret;
 
 	if (clen)
 		clones[0] = '\0';
 	if (nlen)
 		near[0] = '\0';
-	if (!fp)
-		return -errno;
-	while (fgets(line, sizeof(line), fp)) {
-		struct symbols_line sl;
-		char sym[256];
-
-		if (!symbols_parse_line(line, strcspn(line, "\n"), &sl) ||
-		    (sl.type != 't' && sl.type != 'T') || sl.name_len >= sizeof(sym))
-			continue;
-		memcpy(sym, sl.name, sl.name_len);
-		sym[sl.name_len] = '\0';
-		if (!strcmp(sym, name)) {
-			found = 1;
-		} else if (!strncmp(sym, name, l) && sym[l] == '.') {
-			if (cn < clen && !strstr(clones, sym))
-				cn += snprintf(clones + cn, clen - cn, "%s%s", cn ? ", " : "", sym);
-		} else if (near && nn < nlen && probe_edit_distance(sym, name, cap) <= cap &&
-			   !strstr(near, sym)) {
-			nn += snprintf(near + nn, nlen - nn, "%s%s", nn ? ", " : "", sym);
-		}
-	}
-	fclose(fp);
-	return found;
+	ret = symbols_scan("/proc/kallsyms", ksym_find_line, &k);
+	return ret < 0 ? ret : k.found;
 }
 
 int probe_caps_read(const char *tracefs, struct probe_caps *c)

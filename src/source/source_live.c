@@ -688,69 +688,66 @@ static int str_cmp(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* The kallsyms lines whose names are strings of @st (all when @st is NULL). */
+/* What live_kallsyms() keeps: the lines of the names of @names (sorted). */
+struct ksym_keep {
+	const char	**names;
+	size_t		nstr, len, cap;
+	char		*out;
+};
+
+static int ksym_keep_line(const struct symbols_line *sl, const char *line, size_t l, void *arg)
+{
+	struct ksym_keep *k = arg;
+	char name[256], *key = name;
+
+	if (sl->name_len >= sizeof(name))
+		return 0;
+	memcpy(name, sl->name, sl->name_len);
+	name[sl->name_len] = '\0';
+	if (!bsearch(&key, k->names, k->nstr, sizeof(*k->names), str_cmp))
+		return 0;
+	if (k->len + l + 1 > k->cap) {
+		char *p = realloc(k->out, k->cap * 2);
+
+		if (!p)
+			return 1;	/* what fits */
+		k->out = p;
+		k->cap *= 2;
+	}
+	memcpy(k->out + k->len, line, l);
+	k->len += l;
+	k->out[k->len] = '\0';
+	return 0;
+}
+
+/* The kallsyms lines whose names are strings of @st. */
 static char *live_kallsyms(struct store *st)
 {
-	struct intern *in = st ? store_strings(st) : NULL;
-	size_t len = 0, cap = 1 << 16, nstr = 0;
-	const char **names = NULL;
-	char line[512], *out;
-	FILE *fp;
+	struct intern *in = store_strings(st);
+	struct ksym_keep k = { .cap = 1 << 16 };
+	uint32_t n = intern_count(in);
 
-	fp = fopen("/proc/kallsyms", "r");
-	if (!fp)
+	k.out = malloc(k.cap);
+	k.names = calloc(n ? n : 1, sizeof(*k.names));
+	if (!k.out || !k.names) {
+		free(k.out);
+		free(k.names);
 		return NULL;
-	out = malloc(cap);
-	if (!out)
-		goto out_close;
-	out[0] = 0;
-	if (in) {
-		uint32_t n = intern_count(in);
-
-		names = calloc(n ? n : 1, sizeof(*names));
-		if (!names) {
-			free(out);
-			out = NULL;
-			goto out_close;
-		}
-		for (uint32_t id = 1; id < n; id++) {
-			const char *s = intern_str(in, id);
-
-			if (s && *s)
-				names[nstr++] = s;
-		}
-		qsort(names, nstr, sizeof(*names), str_cmp);
 	}
-	while (fgets(line, sizeof(line), fp)) {
-		size_t l = strlen(line);
+	k.out[0] = '\0';
+	for (uint32_t id = 1; id < n; id++) {
+		const char *s = intern_str(in, id);
 
-		if (names) {
-			char name[256], *key = name;
-			struct symbols_line sl;
-
-			if (!symbols_parse_line(line, strcspn(line, "\n"), &sl) ||
-			    sl.name_len >= sizeof(name))
-				continue;
-			memcpy(name, sl.name, sl.name_len);
-			name[sl.name_len] = '\0';
-			if (!bsearch(&key, names, nstr, sizeof(*names), str_cmp))
-				continue;
-		}
-		if (len + l + 1 > cap) {
-			char *p = realloc(out, cap * 2);
-
-			if (!p)
-				break;
-			out = p;
-			cap *= 2;
-		}
-		memcpy(out + len, line, l + 1);
-		len += l;
+		if (s && *s)
+			k.names[k.nstr++] = s;
 	}
-out_close:
-	free(names);
-	fclose(fp);
-	return out;
+	qsort(k.names, k.nstr, sizeof(*k.names), str_cmp);
+	if (symbols_scan("/proc/kallsyms", ksym_keep_line, &k) < 0) {
+		free(k.out);
+		k.out = NULL;
+	}
+	free(k.names);
+	return k.out;
 }
 
 /*

@@ -154,6 +154,47 @@ TEST(load_is_parse_of_the_file)
 	free(text);
 }
 
+struct scan_tally {
+	size_t		lines, stop_at;
+	const char	*text;		/* the file's text: each line must be the next of it */
+	bool		bad;
+};
+
+static int scan_line(const struct symbols_line *sl, const char *line, size_t len, void *arg)
+{
+	struct scan_tally *t = arg;
+	const char *p = t->text ? strstr(t->text, line) : NULL;
+
+	/* the lines come whole, in order, the split pointing into them */
+	t->bad |= !p || line[len - 1] != '\n' || sl->name < line || sl->name >= line + len;
+	t->text = p ? p + len : NULL;
+	t->lines++;
+	return t->lines == t->stop_at ? 7 : 0;
+}
+
+/* symbols_scan: every symbol line of the file, as symbols_parse_line() splits it. */
+TEST(scan_sees_every_symbol_line)
+{
+	struct scan_tally t = { 0 };
+	struct symbols_line sl;
+	size_t want = 0;
+	char path[600], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/rt612-fgraph/kallsyms", fixture_root());
+	CHECK(file_read(path, FILE_NO_MAX, &text, &len) == 0);
+	for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
+		want += symbols_parse_line(l, strcspn(l, "\n"), &sl);
+	t.text = text;
+	CHECK(symbols_scan(path, scan_line, &t) == 0);
+	CHECK(!t.bad && t.lines == want && want > 100);
+	/* a nonzero return stops the scan and is what it returns */
+	t = (struct scan_tally){ .text = text, .stop_at = 3 };
+	CHECK(symbols_scan(path, scan_line, &t) == 7 && t.lines == 3);
+	CHECK(symbols_scan("/nonexistent/kallsyms", scan_line, &t) == -ENOENT);
+	free(text);
+}
+
 /* This machine's kallsyms (as root: real addresses), every 97th name. */
 TEST(proc_kallsyms_names)
 {
