@@ -512,8 +512,9 @@ const char *app_filter_desc(const struct app *a, char *buf, size_t len);
  *
  * A snapshot file: all of it, once loaded. Live, on the session's
  * CLOCK_MONOTONIC (the newest record within a minute of now): now - @lag_ns
- * (the readers wake at 1% and poll every 100 ms). On another clock: the
- * oldest of the busy CPUs' newest records.
+ * (the readers wake when a CPU's buffer is 10% full, the session's
+ * buffer_percent, and poll every 100 ms). On another clock: the oldest of
+ * the busy CPUs' newest records.
  *
  * Return: the end in trace time, ns; 0 when there is nothing to feed.
  * Context: any thread.

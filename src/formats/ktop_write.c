@@ -91,21 +91,23 @@ static int writer_fail(struct ktop_writer *w, int ret, const char *fmt, ...)
 }
 
 /*
- * Compress w->raw into w->comp at @level. Return: the compressed size, or 0
- * when storing the bytes as they are is as good (BLK_F_RAW): a compressed
+ * Compress w->raw into w->comp at @level. *@out receives the compressed size,
+ * or 0 when storing the bytes as they are is as good (BLK_F_RAW): a compressed
  * block must save an eighth, or the reader's time is better spent elsewhere.
+ * Return: 0, or a negative errno (the writer's error says it).
  */
-static size_t writer_compress(struct ktop_writer *w, int level)
+static int writer_compress(struct ktop_writer *w, int level, size_t *out)
 {
 	size_t bound = ZSTD_compressBound(w->raw.len), n;
 
 	w->comp.len = 0;
 	if (buf_reserve(&w->comp, bound))
-		return writer_fail(w, -ENOMEM, "out of memory"), SIZE_MAX;
+		return writer_fail(w, -ENOMEM, "out of memory");
 	n = ZSTD_compressCCtx(w->cctx, w->comp.p, bound, w->raw.p, w->raw.len, level);
 	if (ZSTD_isError(n))
-		return writer_fail(w, -EIO, "zstd: %s", ZSTD_getErrorName(n)), SIZE_MAX;
-	return n > w->raw.len - w->raw.len / 8 ? 0 : n;
+		return writer_fail(w, -EIO, "zstd: %s", ZSTD_getErrorName(n));
+	*out = n > w->raw.len - w->raw.len / 8 ? 0 : n;
+	return 0;
 }
 
 static int writer_block(struct ktop_writer *w, enum blk_type type)
@@ -114,16 +116,16 @@ static int writer_block(struct ktop_writer *w, enum blk_type type)
 	uint8_t hdr[BLK_HDR_SIZE];
 	struct iovec iov[2];
 	const uint8_t *data;
-	size_t n;
+	size_t n = 0;
 	int ret;
 
 	if (w->raw.err)
 		return writer_fail(w, w->raw.err, "out of memory");
 	if (w->raw.len > KTOP_FILE_MAX_BLOCK)
 		return writer_fail(w, -E2BIG, "block of %zu bytes over the limit", w->raw.len);
-	n = writer_compress(w, level);
-	if (n == SIZE_MAX)
-		return -EIO;
+	ret = writer_compress(w, level, &n);
+	if (ret)
+		return ret;
 	data = n ? w->comp.p : w->raw.p;
 	put_le32(hdr, BLK_MAGIC);
 	hdr[4] = type;

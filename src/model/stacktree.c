@@ -29,10 +29,9 @@ void stack_query_all(struct stack_query *q)
 	q->type = -1;
 }
 
-typedef int (*walk_fn)(void *ctx, const struct ktop_event *ev, uint64_t seq);
-
 /* Every event of @q, in time order, to @fn. Return: 0, -ENOMEM, or @fn's value. */
-static int query_walk(struct store *st, const struct stack_query *q, walk_fn fn, void *ctx)
+static int query_walk(struct store *st, const struct stack_query *q, stack_event_fn fn,
+		      void *ctx)
 {
 	uint64_t mask[CPU_MASK_WORDS] = { 0 };
 	struct store_iter *it;

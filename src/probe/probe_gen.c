@@ -64,9 +64,21 @@ const char *probe_kind_name(enum probe_kind k)
 
 /* ---- capabilities -------------------------------------------------------- */
 
+/* What follows @key in @text, blanks skipped; NULL when @key is not there. */
+static const char *readme_after(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	return p + strspn(p, " ");
+}
+
 void probe_caps_from_readme(struct probe_caps *c, const char *readme)
 {
-	const char *ret = readme ? strstr(readme, "return probes support:") : NULL;
+	static const char retargs[] = "$retval, $arg<N>";
+	const char *ret = readme_after(readme, "return probes support:");
 	const char *fetch = readme ? strstr(readme, "fetcharg:") : NULL;
 
 	if (!readme)
@@ -79,7 +91,7 @@ void probe_caps_from_readme(struct probe_caps *c, const char *readme)
 	/* the syntax line is there whether or not CONFIG_EPROBE_EVENTS is */
 	c->eprobe = c->eprobe && strstr(readme, "e[:[<group>/][<event>]]");
 	c->kprobe_argn = c->kprobe && fetch && strstr(fetch, "$arg<N>");
-	c->ret_argn = ret && !strncmp(ret + 22 + strspn(ret + 22, " "), "$retval, $arg<N>", 16);
+	c->ret_argn = ret && !strncmp(ret, retargs, sizeof(retargs) - 1);
 	c->char_type = strstr(readme, " char, ") != NULL;
 }
 
