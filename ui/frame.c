@@ -30,7 +30,7 @@ static const struct prompt_ops *const prompt_table[] = {
 	&prompt_help_ops, &prompt_theme_ops, &prompt_search_ops, &prompt_jump_ops,
 	&prompt_pid_ops, &prompt_comm_ops, &prompt_cpu_ops, &prompt_threshold_ops,
 	&prompt_save_ops, &prompt_filter_ops, &prompt_view_ops, &prompt_probe_ops,
-	&prompt_recorder_ops, &prompt_stackson_ops,
+	&prompt_recorder_ops, &prompt_stackson_ops, &prompt_agg_ops,
 };
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))

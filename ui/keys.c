@@ -132,7 +132,8 @@ const struct ui_key ui_keys[] = {
 	  "Graph pane (4)", "graph" },
 	/* Pane 5, osnoise/timerlat latency */
 	{ { '\n', '\r', KEY_ENTER }, "Enter",
-	  "latency: the event list at the selected CPU's worst sample, from the window before it",
+	  "latency: the event list at the selected CPU's worst sample, from the window before it; "
+	  "A->B: at the selected latency's worst pair, from its START to its END",
 	  ACT_JUMP_WORST, 0, "Latency pane (5)", "latency" },
 	{ { KEY_F(6), '>', '<' }, "F6, >, <", "latency: next sort column", ACT_PANE_SORT, 0,
 	  "Latency pane (5)", "latency" },
@@ -145,6 +146,12 @@ const struct ui_key ui_keys[] = {
 	{ { 'o' }, "o", "latency: timerlat <-> osnoise: live, switch the tracer (tracing goes on); "
 	  "in a recording, show the other tracer's samples",
 	  ACT_SWITCH_TRACER, 0, "Latency pane (5)", "latency" },
+	{ { 'A' }, "A", "latency: the A->B latencies measured in the kernel (--latency, --sql, "
+	  "--hist), or the osnoise/timerlat table", ACT_AGG_SECTION, 0, "Latency pane (5)",
+	  "latency" },
+	{ { 'm' }, "m", "latency: measure a new A->B latency in the kernel, live: START -> END "
+	  "[on START_FIELD = END_FIELD] [where FILTER], as --latency", ACT_AGG_ADD, 0,
+	  "Latency pane (5)", "latency" },
 	/* Pane 6, BPF statistics */
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "BPF: the event list at the selected outlier's time; "
 	  "off-CPU view: the selected task's off-CPU stacks in the icicle (i too, y: caller tree)",

@@ -20,6 +20,7 @@ static const char *const req_target[UI_REQ_NR] = {
 	[UI_REQ_EVENTS]		= "events",
 	[UI_REQ_TOP]		= "top",
 	[UI_REQ_LATENCY_STOP]	= "latency",
+	[UI_REQ_LATENCY_AGG]	= "latency",
 	[UI_REQ_FILTER_TOGGLE]	= "filter",
 	[UI_REQ_FILTER_UNDO]	= "filter",
 	[UI_REQ_PROBE]		= "probe",

@@ -153,6 +153,9 @@ enum ui_action {
 	ACT_STACK_ALL,		/* stacks pane: every stack of the source (drop the scope) */
 	ACT_ZOOM_OUT,		/* stacks pane: the icicle's zoom one frame out */
 	ACT_RECORDER,		/* the flight recorder's prompt (prompt_recorder.c) */
+	/* latency pane: the A->B latencies measured in the kernel (src/agg/agg.h) */
+	ACT_AGG_SECTION,	/* the A->B latencies, or the osnoise/timerlat table */
+	ACT_AGG_ADD,		/* the prompt: a new START -> END to measure, live */
 	ACT_NR,
 };
 
@@ -200,6 +203,7 @@ enum ui_req_kind {
 	UI_REQ_EVENTS,		/* "events": a window, a time, a CPU, a search */
 	UI_REQ_TOP,		/* "top": narrowed to a pid, comm or CPU */
 	UI_REQ_LATENCY_STOP,	/* "latency": the stop threshold */
+	UI_REQ_LATENCY_AGG,	/* "latency": show an A->B latency just made, or why not */
 	UI_REQ_FILTER_TOGGLE,	/* "filter": a function into the kernel's filter, or out */
 	UI_REQ_FILTER_UNDO,	/* "filter": undo (or redo) the last filter change */
 	UI_REQ_PROBE,		/* "probe": the probe prompt, opened on a place */
@@ -229,6 +233,9 @@ struct ui_top_req {
 /* The latency pane's stop threshold. */
 struct ui_latency_req {
 	uint64_t	stop_ns;	/* freeze above this latency; 0: never */
+	/* UI_REQ_LATENCY_AGG: the measure made (its index), or -1 and why not */
+	int		agg_idx;
+	const char	*agg_err;	/* the spec's error, lines with a caret */
 };
 
 /* The kernel's function filter, through the filter prompt. */
@@ -418,6 +425,7 @@ extern const struct prompt_ops prompt_probe_ops;	/* "probe": prompt_probe.c */
 extern const struct prompt_ops prompt_view_ops;		/* "view": prompt_view.c */
 extern const struct prompt_ops prompt_stackson_ops;	/* "stackson": Y, prompt_stackson.c */
 extern const struct prompt_ops prompt_recorder_ops;	/* "recorder": prompt_recorder.c */
+extern const struct prompt_ops prompt_agg_ops;		/* "agg": prompt_line.c */
 
 /* recorder.c: the header's recorder line. Return: false when no recorder runs. */
 bool ui_recorder_header(struct ui *ui, struct richstr *rs);

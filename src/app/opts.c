@@ -310,6 +310,8 @@ void opts_usage(FILE *fp)
 	      "  --latency 'sched:sched_waking -> sched:sched_switch on pid = next_pid'\n"
 	      "  --latency 'raw_syscalls:sys_enter -> raw_syscalls:sys_exit by id'\n"
 	      "  --hist 'sched:sched_switch key=prev_comm'\n"
+	      "  In the latency pane (5): m measures a new one while ktop runs, A\n"
+	      "  switches between them and the osnoise/timerlat table.\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure while running, 2 bad usage or tracing\n"
 	      "could not be set up (the kernel's tracing state is then left untouched).\n",

@@ -13,6 +13,9 @@
 
 #define LAT_MAX_CPUS	1024
 
+/* What the pane shows: A toggles; by default the A->B latencies where there are any. */
+enum lat_show { LAT_SHOW_AUTO, LAT_SHOW_TRACER, LAT_SHOW_AGG };
+
 struct lat_state {
 	struct latency		*l;
 	uint64_t		t0;		/* the next feed starts here */
@@ -31,6 +34,10 @@ struct lat_state {
 	uint64_t		view_gen;	/* the view filter the model was fed under */
 	int			rows[LAT_MAX_CPUS + 1];	/* CPU of each row, -1: ALL */
 	int			nrows;
+	/* the A->B latencies measured in the kernel (src/agg/agg.h) */
+	enum lat_show		show;
+	int			agg_sel;	/* the measure selected */
+	char			agg_err[1024];	/* the last spec m could not make */
 };
 
 #endif

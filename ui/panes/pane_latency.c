@@ -11,6 +11,14 @@
  * recording (app_set_recording), so the context is kept. o switches the
  * tracer (app_switch_tracer).
  *
+ * The A->B latencies (--latency, --sql, --hist; m adds one while it runs)
+ * are the kernel's (src/agg/agg.h): one row per measure (pairs, rate, min,
+ * mean, p50, p99, max, engine), below the selected one's log2 histogram as
+ * bars, its worst pair (Enter: the events from its START to its END) and the
+ * breakdown by its key. A switches between them and the per-CPU table; they
+ * are shown first where there are any. The kernel counts every pair: the
+ * view filter does not narrow them, and the pane says so.
+ *
  * The model (src/model/latency.h) is fed here, on the UI thread, with only the
  * events published since the last frame. Without the tracers the pane says
  * why (CONFIG_OSNOISE_TRACER / CONFIG_TIMERLAT_TRACER, or EPERM).
@@ -20,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "agg/agg.h"
 #include "app/app.h"
 #include "lib/clock.h"
 #include "kernel/features.h"
@@ -35,6 +44,7 @@
 #define LAT_LAG_NS	(300ull * 1000 * 1000)	/* how far behind "now" a feed ends */
 #define LAT_SPARK	120
 #define LAT_FEED_NS	(20ull * 1000 * 1000)	/* feeding per frame, at most about */
+#define AGG_END_SLACK	(20ull * 1000)	/* Enter: past a pair's END time */
 
 
 static const int latency_features[] = { FEATURE_OSNOISE, FEATURE_TIMERLAT };
@@ -351,12 +361,13 @@ static void lat_unavailable(struct ui *ui, int y, int h, int w)
 			    avail ? "This run does not trace osnoise or timerlat and no samples "
 				    "are held: start ktop with -p timerlat or -p osnoise to see the "
 				    "per-CPU latency table, histograms and the jump to a spike's "
-				    "cause here." :
+				    "cause here. m measures an A->B latency in the kernel (A: "
+				    "those)." :
 				    "The per-CPU latency table, histograms and the jump from a "
 				    "spike to its cause need the osnoise or timerlat tracer: a "
 				    "kernel with CONFIG_OSNOISE_TRACER / CONFIG_TIMERLAT_TRACER "
 				    "(Debian's -rt kernel has both). Everything else works without "
-				    "them.");
+				    "them. m measures an A->B latency in the kernel (A: those).");
 }
 
 static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, int w)
@@ -434,6 +445,360 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 	}
 }
 
+/* ---- the A->B latencies (src/agg/agg.h) ------------------------------------ */
+
+static unsigned int agg_count(struct ui *ui)
+{
+	struct agg_set *s = app_agg(ui->app);
+
+	return s ? agg_set_count(s) : 0;
+}
+
+/* The A->B section rather than the tracer's table? */
+static bool agg_shown(struct ui *ui, struct lat_state *ls)
+{
+	if (ls->show != LAT_SHOW_AUTO)
+		return ls->show == LAT_SHOW_AGG;
+	return agg_count(ui) || ls->agg_err[0];
+}
+
+/* The bucket's bounds in ns: (lo, hi]. */
+static void agg_bounds(const struct agg_result *r, int b, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t unit = r->unit_ns ? r->unit_ns : 1;
+
+	*lo = b ? (1ull << (b - 1)) * unit : 0;
+	*hi = b < 63 ? (1ull << b) * unit : UINT64_MAX;
+}
+
+static void agg_cell(struct richstr *rs, enum ui_role role, uint64_t ns, int width)
+{
+	char b[24];
+
+	richstr_add_right(rs, role, agg_fmt_ns(b, sizeof(b), ns), width);
+}
+
+static void agg_fmt_row(struct richstr *rs, const struct agg_result *r)
+{
+	char b[32];
+
+	richstr_clear(rs);
+	richstr_addf(rs, ROLE_DIM, "%3u ", r->idx);
+	snprintf(b, sizeof(b), "%" PRIu64, r->count);
+	richstr_add_right(rs, ROLE_DEFAULT, b, 10);
+	snprintf(b, sizeof(b), "%.1f", r->rate);
+	richstr_add_right(rs, ROLE_DEFAULT, b, 9);
+	if (r->kind == AGG_LATENCY && r->count) {
+		agg_cell(rs, ROLE_DEFAULT, r->min_ns, 9);
+		agg_cell(rs, ROLE_DEFAULT, r->sum_ns / r->count, 9);
+		agg_cell(rs, ROLE_DEFAULT, agg_quantile(r, 0.5), 9);
+		agg_cell(rs, ROLE_DEFAULT, agg_quantile(r, 0.99), 9);
+		agg_cell(rs, ROLE_WARN, r->max_ns, 9);
+	} else {
+		richstr_add_right(rs, ROLE_DIM, r->kind == AGG_HIST ? "(counts)" : "-", 45);
+	}
+	richstr_addf(rs, ROLE_DIM, " %-5s ", r->engine ? r->engine : "?");
+	richstr_add(rs, r->error[0] ? ROLE_ERROR : ROLE_EVENT, r->title);
+}
+
+/* How many adjacent buckets share a row of a histogram of at most @rows rows. */
+static int agg_hist_group(const struct agg_result *r, int rows)
+{
+	int first = -1, last = -1;
+
+	for (int b = 0; b < AGG_BUCKETS; b++) {
+		if (!r->bucket[b])
+			continue;
+		if (first < 0)
+			first = b;
+		last = b;
+	}
+	if (rows < 1)
+		rows = 1;
+	return first < 0 || last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
+}
+
+/* The selected measure's log2 histogram, as bars: at most @rows rows. Return: rows drawn. */
+static int agg_draw_hist(struct ui *ui, const struct agg_result *r, int y, int rows, int w)
+{
+	int first = -1, last = -1, group, n = 0;
+	uint64_t max = 0, lo, hi, x;
+	struct richstr rs;
+
+	for (int b = 0; b < AGG_BUCKETS; b++) {
+		if (!r->bucket[b])
+			continue;
+		if (first < 0)
+			first = b;
+		last = b;
+	}
+	if (first < 0 || rows < 1)
+		return 0;
+	/* more buckets than rows: adjacent buckets share a row, no pair left out */
+	group = last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
+	first = last + 1 - group * ((last - first + group) / group);
+	for (int i = first; i <= last; i += group) {
+		uint64_t c = 0;
+
+		for (int j = i < 0 ? 0 : i; j < i + group; j++)
+			c += r->bucket[j];
+		if (c > max)
+			max = c;
+	}
+	for (int i = first; i <= last && n < rows; i += group, n++) {
+		uint64_t c = 0;
+
+		for (int j = i < 0 ? 0 : i; j < i + group; j++)
+			c += r->bucket[j];
+		agg_bounds(r, i < 0 ? 0 : i, &lo, &x);
+		agg_bounds(r, i + group - 1, &x, &hi);
+		ui_fmt_hist_row(&rs, lo, hi, c, max, w - 46);
+		ui_draw_rs(&ui->screen, y + n, 0, &rs, w);
+	}
+	return n;
+}
+
+/* Below the list: the selected measure's worst pair, histogram and breakdown by key. */
+static void agg_draw_detail(struct ui *ui, const struct agg_result *r, int y, int h, int w)
+{
+	struct richstr rs;
+	char a[24], b[24], c[24];
+	int hrows, n;
+
+	if (h < 1)
+		return;
+	richstr_clear(&rs);
+	if (r->error[0]) {
+		richstr_addf(&rs, ROLE_ERROR, "%u: %s", r->idx, r->error);
+		ui_draw_rs(&ui->screen, y++, 0, &rs, w);
+		if (--h < 1)
+			return;
+		richstr_clear(&rs);
+	}
+	if (r->kind == AGG_LATENCY && !r->count) {
+		richstr_addf(&rs, ROLE_DIM, "%u: no pairs yet (%" PRIu64 " START, %" PRIu64
+			     " END records); %s: %s", r->idx, r->starts, r->ends, r->engine,
+			     r->why);
+		ui_draw_rs(&ui->screen, y, 0, &rs, w);
+		return;
+	}
+	if (r->kind == AGG_LATENCY) {
+		richstr_addf(&rs, ROLE_DEFAULT, "%u worst %s", r->idx,
+			     agg_fmt_ns(a, sizeof(a), r->worst.lat_ns));
+		richstr_addf(&rs, ROLE_DIM, ", %s %s", r->keynames, r->worst.key);
+		if (r->worst.te_ns)
+			richstr_addf(&rs, ROLE_DIM, ", END at %" PRIu64 ".%06" PRIu64
+				     " (Enter: its events)", r->worst.te_ns / 1000000000u,
+				     r->worst.te_ns % 1000000000u / 1000u);
+		if (r->dropped)
+			richstr_addf(&rs, ROLE_WARN, "  %" PRIu64 " pairs lost: the %s engine's "
+				     "maps are full", r->dropped, r->engine);
+		ui_draw_rs(&ui->screen, y, 0, &rs, w);
+		richstr_clear(&rs);
+		richstr_addf(&rs, ROLE_COLHDR, "histogram of %" PRIu64 " pairs (log2 buckets%s), "
+			     "%s engine: %s", r->count, agg_hist_group(r, (h - 3) / 2) > 1 ?
+			     ", several a row" : "", r->engine, r->why);
+		richstr_pad(&rs, ROLE_COLHDR, w);
+		ui_draw_rs(&ui->screen, y + 1, 0, &rs, w);
+		/* the histogram takes at most half of what is left, the keys the rest */
+		hrows = (h - 3) / 2;
+		if (hrows < 1)
+			hrows = 1;
+		n = agg_draw_hist(ui, r, y + 2, hrows, w);
+		y += 2 + n;
+		h -= 2 + n;
+	} else {
+		richstr_addf(&rs, ROLE_DEFAULT, "%u: %" PRIu64 " events by %s", r->idx, r->count,
+			     r->keynames);
+		if (r->dropped)
+			richstr_addf(&rs, ROLE_WARN, "  %" PRIu64 " left out: the %s engine's maps "
+				     "are full", r->dropped, r->engine);
+		ui_draw_rs(&ui->screen, y++, 0, &rs, w);
+		h--;
+	}
+	if (h < 2)
+		return;
+	richstr_clear(&rs);
+	if (r->kind == AGG_LATENCY)
+		richstr_addf(&rs, ROLE_COLHDR, "%10s %9s %9s  %s", "PAIRS", "MEAN", "MAX",
+			     r->keynames);
+	else
+		richstr_addf(&rs, ROLE_COLHDR, "%10s %14s  %s", "COUNT", r->sum_ns ? "SUM" : "",
+			     r->keynames);
+	if (r->keys_dropped)
+		richstr_addf(&rs, ROLE_WARN, "  (%" PRIu64 " pairs not here: the breakdown's map "
+			     "is full)", r->keys_dropped);
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(&ui->screen, y, 0, &rs, w);
+	for (size_t i = 0; i < r->nrows && (int)i < h - 1; i++) {
+		const struct agg_row *k = &r->rows[i];
+
+		richstr_clear(&rs);
+		if (r->kind == AGG_LATENCY)
+			richstr_addf(&rs, ROLE_DEFAULT, "%10" PRIu64 " %9s %9s  ", k->count,
+				     agg_fmt_ns(b, sizeof(b), k->count ? k->sum / k->count : 0),
+				     agg_fmt_ns(c, sizeof(c), k->max));
+		else if (r->sum_ns)
+			richstr_addf(&rs, ROLE_DEFAULT, "%10" PRIu64 " %14" PRIu64 "  ", k->count,
+				     k->sum);
+		else
+			richstr_addf(&rs, ROLE_DEFAULT, "%10" PRIu64 " %14s  ", k->count, "");
+		richstr_add(&rs, ROLE_TASK, k->key);
+		ui_draw_rs(&ui->screen, y + 1 + (int)i, 0, &rs, w);
+	}
+}
+
+/* The text that says how to measure: the A->B section without a measure. */
+static void agg_draw_none(struct ui *ui, int y, int h, int w)
+{
+	static const char *const lines[] = {
+		"No A->B latency is measured in the kernel yet.",
+		"",
+		"m: measure one while ktop runs, e.g.",
+		"     sched:sched_waking -> sched:sched_switch on pid = next_pid",
+		"   (START -> END [on START_FIELD = END_FIELD] [where FILTER], as --latency):",
+		"   the kernel pairs each END with the latest START of its key and keeps the",
+		"   histogram (hist triggers and a synthetic event, or a BPF program where the",
+		"   kernel has none); no event comes to ktop for it.",
+		"A: the osnoise/timerlat table.",
+	};
+
+	for (int i = 0; i < (int)(sizeof(lines) / sizeof(lines[0])) && i < h; i++)
+		ui_draw_text(&ui->screen, y + i, 2, i ? ROLE_DIM : ROLE_DEFAULT, lines[i], w - 2);
+}
+
+/* How many lines what m refused takes (at most 3). */
+static int agg_err_lines(const struct lat_state *ls)
+{
+	int n = 0;
+
+	for (const char *p = ls->agg_err; *p && n < 3; n++) {
+		p += strcspn(p, "\n");
+		p += *p == '\n';
+	}
+	return n;
+}
+
+static void agg_draw(struct ui *ui, struct lat_state *ls, int y, int h, int w)
+{
+	struct agg_set *s = app_agg(ui->app);
+	unsigned int n = agg_count(ui);
+	struct agg_result sel;
+	struct richstr rs;
+	int list_h, top, r;
+
+	richstr_clear(&rs);
+	richstr_addf(&rs, ROLE_DEFAULT, "A->B latencies measured in the kernel, since each was "
+		     "made (m: a new one, A: the per-CPU table)");
+	if (ui_view(ui))
+		richstr_add(&rs, ROLE_WARN, "  the view filter does not narrow them: the kernel "
+			    "counts every pair");
+	ui_draw_rs(&ui->screen, y, 0, &rs, w);
+	y++;
+	h--;
+	if (ls->agg_err[0]) {
+		/* what m could not make, its lines as they are (the caret's too) */
+		const char *p = ls->agg_err;
+
+		for (int i = 0; *p && i < 3 && h > 0; i++, y++, h--) {
+			int len = (int)strcspn(p, "\n");
+
+			richstr_clear(&rs);
+			richstr_addf(&rs, i ? ROLE_WARN : ROLE_ERROR, "%s%.*s", i ? "" : "refused: ",
+				     len, p);
+			ui_draw_rs(&ui->screen, y, 0, &rs, w);
+			p += len + (p[len] == '\n');
+		}
+	}
+	if (!n) {
+		agg_draw_none(ui, y + 1, h - 1, w);
+		if (s && h > 11)
+			ui_draw_text(&ui->screen, y + 11, 2, ROLE_DIM, app_agg_why(ui->app), w - 2);
+		return;
+	}
+	if (ls->agg_sel >= (int)n)
+		ls->agg_sel = (int)n - 1;
+	richstr_clear(&rs);
+	richstr_addf(&rs, ROLE_COLHDR, "%3s %10s %9s %9s %9s %9s %9s %9s %-5s  %s", "#", "PAIRS",
+		     "RATE/s", "MIN", "MEAN", "P50", "P99", "MAX", "ENG", "START -> END");
+	richstr_pad(&rs, ROLE_COLHDR, w);
+	ui_draw_rs(&ui->screen, y, 0, &rs, w);
+	/* the list takes what it needs, at most a third of the pane */
+	list_h = (int)n < (h - 1) / 3 ? (int)n : (h - 1) / 3;
+	if (list_h < 1)
+		list_h = 1;
+	top = ls->agg_sel >= list_h ? ls->agg_sel - list_h + 1 : 0;
+	for (r = 0; r < list_h && top + r < (int)n; r++) {
+		struct agg_result res;
+
+		memset(&res, 0, sizeof(res));
+		if (agg_set_result(s, (unsigned int)(top + r), &res))
+			continue;
+		agg_fmt_row(&rs, &res);
+		if (top + r == ls->agg_sel)
+			ui_rowsel_mark(&rs, w);
+		ui_draw_rs(&ui->screen, y + 1 + r, 0, &rs, w);
+		agg_result_clear(&res);
+	}
+	memset(&sel, 0, sizeof(sel));
+	if (agg_set_result(s, (unsigned int)ls->agg_sel, &sel))
+		return;
+	agg_draw_detail(ui, &sel, y + 2 + list_h, h - 2 - list_h, w);
+	agg_result_clear(&sel);
+}
+
+/* Enter: the events of the selected measure's worst pair, from its START to its END. */
+static int agg_jump(struct ui *ui, struct lat_state *ls)
+{
+	struct agg_set *s = app_agg(ui->app);
+	struct agg_result r;
+	uint64_t t0, t1;
+	char b[24];
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	if (!s || agg_set_result(s, (unsigned int)ls->agg_sel, &r)) {
+		ui_message(ui, "no A->B latency selected");
+		return UI_HANDLED | UI_REDRAW;
+	}
+	t1 = r.worst.te_ns;
+	if (r.kind != AGG_LATENCY || !t1) {
+		ui_message(ui, "%u: %s", r.idx, r.kind != AGG_LATENCY ? "a --hist has no pairs" :
+			   r.count ? "the END time of the worst pair is not known" :
+			   "no pairs yet");
+		agg_result_clear(&r);
+		return UI_HANDLED | UI_REDRAW;
+	}
+	t0 = t1 > r.worst.lat_ns ? t1 - r.worst.lat_ns : 0;
+	/* the BPF engine's END time is its program's clock read, a little after the record's */
+	ret = ui_show_events(ui, &(struct ui_events_req){ .t0 = t0, .t1 = t1 + AGG_END_SLACK });
+	ui_message(ui, "%u: the events of its worst pair (%s, %s %s), where the trace holds "
+		   "them", r.idx, agg_fmt_ns(b, sizeof(b), r.worst.lat_ns), r.keynames,
+		   r.worst.key);
+	agg_result_clear(&r);
+	return ret | UI_HANDLED | UI_REDRAW;
+}
+
+/* The keys of the A->B section. Return: 0 for those it does not take. */
+static int agg_key(struct ui *ui, struct lat_state *ls, enum ui_action act)
+{
+	unsigned int n = agg_count(ui);
+
+	switch (act) {
+	case ACT_UP:
+	case ACT_DOWN:
+	case ACT_HOME:
+	case ACT_END:
+		if (n)
+			ls->agg_sel = (int)ui_rowsel_move(ls->agg_sel, (long)n, 1, act);
+		return UI_HANDLED | UI_REDRAW;
+	case ACT_JUMP_WORST:
+		return agg_jump(ui, ls);
+	default:
+		return 0;
+	}
+}
+
 static void latency_update(struct ui *ui, struct pane *p)
 {
 	lat_feed(ui, p->priv);
@@ -449,6 +814,10 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	bool user;
 
 	lat_feed(ui, ls);
+	if (agg_shown(ui, ls)) {
+		agg_draw(ui, ls, y, h, w);
+		return;
+	}
 	if (!lat_table(ui, ls, &t)) {
 		lat_unavailable(ui, y, h, w);
 		return;
@@ -510,6 +879,19 @@ static int latency_request(struct ui *ui, struct pane *p, const struct ui_req *r
 {
 	struct lat_state *ls = p->priv;
 
+	if (r->kind == UI_REQ_LATENCY_AGG) {
+		ls->show = LAT_SHOW_AGG;
+		if (r->latency.agg_idx < 0) {
+			snprintf(ls->agg_err, sizeof(ls->agg_err), "%s", r->latency.agg_err ?
+				 r->latency.agg_err : "");
+			return UI_HANDLED | UI_REDRAW;
+		}
+		ls->agg_err[0] = '\0';
+		ls->agg_sel = r->latency.agg_idx;
+		ui_message(ui, "latency %d measured in the kernel: %s", r->latency.agg_idx,
+			   app_agg_why(ui->app));
+		return UI_HANDLED | UI_REDRAW;
+	}
 	if (r->kind != UI_REQ_LATENCY_STOP)
 		return 0;
 	ls->stop_ns = r->latency.stop_ns;
@@ -556,8 +938,17 @@ static int latency_key(struct ui *ui, struct pane *p, enum ui_action act)
 	struct lat_state *ls = p->priv;
 	enum latency_table t;
 	struct latency *nl;
+	int ret;
 
-	if (!lat_table(ui, ls, &t))
+	if (act == ACT_AGG_ADD)
+		return ui_prompt_open(ui, "agg");
+	if (act == ACT_AGG_SECTION) {
+		ls->show = agg_shown(ui, ls) ? LAT_SHOW_TRACER : LAT_SHOW_AGG;
+		return UI_HANDLED | UI_REDRAW;
+	}
+	if (agg_shown(ui, ls) && (ret = agg_key(ui, ls, act)))
+		return ret;
+	if (agg_shown(ui, ls) || !lat_table(ui, ls, &t))
 		return 0;
 	lat_rows(ls, t);
 	switch (act) {
@@ -614,7 +1005,16 @@ static int latency_key(struct ui *ui, struct pane *p, enum ui_action act)
 static int latency_click(struct ui *ui, struct pane *p, int row, int col)
 {
 	struct lat_state *ls = p->priv;
-	long r = ui_rowsel_click(ls->top, row, 2, ls->nrows);
+	long r;
+
+	if (agg_shown(ui, ls)) {
+		/* the list's rows start below the title, what m refused and the header */
+		r = ui_rowsel_click(0, row, 2 + agg_err_lines(ls), (long)agg_count(ui));
+		if (r >= 0)
+			ls->agg_sel = (int)r;
+		return UI_HANDLED | UI_REDRAW;
+	}
+	r = ui_rowsel_click(ls->top, row, 2, ls->nrows);
 
 	if (r >= 0) {
 		ls->sel = (int)r;
@@ -633,6 +1033,6 @@ const struct pane_ops pane_latency_ops = {
 	.update		= latency_update,
 	.key		= latency_key,
 	.click		= latency_click,
-	.keys		= "Enter cause > sort v series b buckets T stop",
+	.keys		= "Enter cause > sort v series b buckets T stop A A->B m measure",
 	.request	= latency_request,
 };

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The one-line questions on the footer row: search (/), jump to a time (t),
- * narrow the top view (p, c, C) and the latency pane's stop threshold (T).
+ * narrow the top view (p, c, C), the latency pane's stop threshold (T) and
+ * its new A->B latency (m).
  * Each turns what was typed into a typed request for the pane that acts on
  * it; what is wrong with the text is said here, and nothing changes.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app/app.h"
 #include "store/store.h"
 #include "ui-local.h"
 
@@ -160,4 +163,54 @@ const struct prompt_ops prompt_threshold_ops = {
 	.name	= "threshold",
 	.open	= threshold_open,
 	.submit	= threshold_submit,
+};
+
+/* ---- the latency pane's new A->B latency ----------------------------------- */
+
+#define AGG_LINE	1023
+
+/* The text of a refused spec, offered again to be mended. */
+struct agg_prompt {
+	char	again[AGG_LINE + 1];
+};
+
+static int agg_open(struct ui *ui, struct prompt *pr)
+{
+	struct agg_prompt *ap = pr->priv;
+
+	return ui_prompt_ask(ui, pr, "measure in the kernel: START -> END [on SF = EF] [by EF] "
+			     "[where FILTER]:", ap->again, AGG_LINE);
+}
+
+/*
+ * Make the measure (app_agg_add: all or nothing); the latency pane shows it,
+ * or what is wrong with the text, with the caret, and m offers it again.
+ */
+static int agg_submit(struct ui *ui, struct prompt *pr, const char *s)
+{
+	struct agg_prompt *ap = pr->priv;
+	char err[2048] = "";
+	int ret;
+
+	if (!*s)
+		return UI_REDRAW;
+	ret = app_agg_add(ui->app, APP_AGG_LATENCY, s, err, sizeof(err));
+	if (ret < 0) {
+		snprintf(ap->again, sizeof(ap->again), "%s", s);
+		ui_message(ui, "latency refused (m: mend it): %.*s", (int)strcspn(err, "\n"), err);
+	} else {
+		ap->again[0] = '\0';
+	}
+	ui_request(ui, &(struct ui_req){
+		.kind = UI_REQ_LATENCY_AGG, .latency.agg_idx = ret < 0 ? -1 : ret,
+		.latency.agg_err = ret < 0 ? err : NULL,
+	});
+	return UI_HANDLED | UI_REDRAW;
+}
+
+const struct prompt_ops prompt_agg_ops = {
+	.name		= "agg",
+	.priv_size	= sizeof(struct agg_prompt),
+	.open		= agg_open,
+	.submit		= agg_submit,
 };

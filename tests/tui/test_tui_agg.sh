@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The A->B latencies of the latency pane (5) under tmux, on this host's BPF
+# engine (issue 26): ktop starts with --latency on the wakeup latency while
+# pingpong's two threads, pinned to one CPU, pass a byte N times; the pane
+# lists the measure (pairs, figures, engine), the log2 histogram as bars and
+# the breakdown by next_pid, where each pingpong tid has at most N + 1
+# wakeups (a round wakes a thread once, or not where the thread was only
+# preempted: on one CPU that is most of them) and at least N / 4. m
+# opens the prompt: a spec the engine refuses shows the message and the
+# caret under the field, and makes nothing; m again offers the text to mend,
+# and a syscall latency is measured from then on. Enter opens the event list
+# at the worst pair's END; A switches to the per-CPU table and back. q leaves
+# the tracing state as it was.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/tui/lib_tui.sh
+need
+need_tool pingpong
+N=${KTOP_PINGPONG_N:-4000}
+WAKE='sched:sched_waking -> sched:sched_switch on pid = next_pid'
+
+state_save "$tmp/before.state"
+"$TOOLS/pingpong" -n "$N" -c 0 -w "$tmp/go" > "$tmp/pp.out" &
+PP=$!
+for ((i = 0; i < 100; i++)); do grep -q '^tids' "$tmp/pp.out" && break; sleep 0.05; done
+read -r _ A B < "$tmp/pp.out"
+tui_start 220 50 -e sched:sched_switch --latency "\"$WAKE\""
+if ! wait_screen '^ ktop tracer' 20; then
+	fail "start"; evidence start; cat "$tmp/stderr"
+	kill "$PP" 2>/dev/null
+	finish
+fi
+: > "$tmp/go"
+wait "$PP" || fail "pingpong failed"
+keys 5
+row0='^ +0 +[0-9]+ +[0-9.]+ .* bpf +sched:sched_waking -> sched:sched_switch on pid = next_pid'
+if wait_screen 'A->B latencies measured in the kernel' 5 && wait_screen "$row0" 5 &&
+   wait_screen 'histogram of [0-9]+ pairs \(log2 buckets.*\), bpf engine' 5 &&
+   wait_screen '^ +[0-9.]+ - +[0-9.]+ us +[0-9]+ #' 2; then
+	ok "pane 5: the measure's row, its engine, the histogram as bars"
+else
+	fail "pane 5"; evidence pane
+fi
+# each pingpong tid: up to N wakeups (one more for the start pipe), in the breakdown by next_pid
+pairs_of() { scr | sed -n "s/^ *\([0-9][0-9]*\) \{1,\}[^ ]\{1,\} \{1,\}[^ ]\{1,\}  $1 *\$/\1/p" | head -1; }
+for ((i = 0; i < 40; i++)); do
+	pa=$(pairs_of "$A") pb=$(pairs_of "$B")
+	[ -n "$pa" ] && [ -n "$pb" ] && [ "$pa" -ge $((N / 4)) ] && [ "$pb" -ge $((N / 4)) ] &&
+		break
+	sleep 0.25
+done
+lo=$((N / 4)) hi=$((N + 1))
+if [ -n "$pa" ] && [ -n "$pb" ] && [ "$pa" -ge $lo ] && [ "$pa" -le $hi ] &&
+   [ "$pb" -ge $lo ] && [ "$pb" -le $hi ]; then
+	ok "breakdown: pingpong's tids $A and $B woken $pa and $pb times in $N rounds"
+else
+	fail "breakdown: pingpong's tids $A ($pa) and $B ($pb), wanted $lo..$hi"
+	evidence breakdown
+fi
+
+# a spec the engine refuses: the message, the caret under the field, nothing made
+keys m
+wait_footer 'measure in the kernel: START -> END' 3 || { fail "m: no prompt"; evidence prompt; }
+keys -l 'sched:sched_waking -> sched:sched_switch on pid = prev_comm'
+keys Enter
+if wait_screen '^refused: pid is a number .* and prev_comm a string' 5; then
+	line=$(scr | grep -n '^  sched:sched_waking -> sched:sched_switch on pid = prev_comm' | head -1)
+	row=${line%%:*}
+	text=${line#*:}
+	caret=$(scr | sed -n "$((row + 1))p")
+	want=$(echo "$text" | grep -bo 'prev_comm' | cut -d: -f1)
+	got=$(echo "$caret" | grep -bo '\^' | cut -d: -f1)
+	if [ -n "$line" ] && [ "$want" = "$got" ] && ! scr | grep -Eq '^ +1 +[0-9]+ '; then
+		ok "refused: the message, the caret under prev_comm (column $got), no measure made"
+	else
+		fail "refused: caret at '$got', prev_comm at '$want'"; evidence refused
+	fi
+else
+	fail "refused: no message"; evidence refused
+fi
+# m again: the text to mend; a syscall latency from now on
+keys m
+if wait_footer 'START -> END .*: sched:sched_waking -> sched:sched_switch on pid = prev_comm' 3; then
+	ok "m again: the refused text offered to mend"
+else
+	fail "m again"; evidence mend
+fi
+keys C-u
+keys -l 'raw_syscalls:sys_enter -> raw_syscalls:sys_exit on common_pid = common_pid'
+keys Enter
+row1='^ +1 +[1-9][0-9]* +[0-9.]+ .* bpf +raw_syscalls:sys_enter -> raw_syscalls:sys_exit'
+if wait_screen "$row1" 10 && wait_gone '^refused:' 1 && wait_screen "$row0" 1 &&
+   wait_screen '^1 worst .*, common_pid [0-9]+' 3; then
+	ok "made: measure 1 counts syscall pairs, selected; measure 0 goes on"
+else
+	fail "made"; evidence made; cat "$tmp/stderr"
+fi
+
+# Enter on measure 0: the event list at its worst pair's END
+keys k
+if wait_screen '^0 worst .*, next_pid [0-9]+, END at [0-9.]+' 3; then
+	keys Enter
+	# the pair it went to (a new worst may have come since the pane was drawn)
+	wait_footer '^0: the events of its worst pair \(.*, next_pid [0-9]+\)' 5
+	key=$(scr | tail -1 | sed -n 's/^0: the events of its worst pair (.*, next_pid \([0-9]*\)).*/\1/p')
+	if [ -n "$key" ] && wait_screen '^Events: ' 5 &&
+	   wait_screen "sched_switch: .*next_pid=$key " 3; then
+		ok "Enter: the event list at the worst pair's END (next_pid=$key)"
+	else
+		fail "Enter: no sched_switch to $key"; evidence jump
+	fi
+else
+	fail "worst: no line"; evidence worst
+fi
+keys 5 A
+if wait_screen 'OS noise and timer latency' 3; then
+	keys A
+	if wait_screen "$row0" 3; then
+		ok "A: the per-CPU table's page and back"
+	else
+		fail "A back"; evidence A2
+	fi
+else
+	fail "A"; evidence A
+fi
+quit_ok "q: exit status 0"
+state_same "tracing state as before" "$tmp/before.state"
+finish
