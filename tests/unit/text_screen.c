@@ -43,6 +43,14 @@ void ui_screen_end(struct ui_screen *s)
 {
 }
 
+void ui_screen_leave(struct ui_screen *s)
+{
+}
+
+void ui_screen_back(struct ui_screen *s)
+{
+}
+
 void ui_draw_rs(struct ui_screen *s, int y, int x, const struct richstr *rs, int w)
 {
 	for (int i = 0; i < rs->len && i < w && y >= 0 && y < TEXT_ROWS && x + i < TEXT_COLS; i++)

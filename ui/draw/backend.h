@@ -30,6 +30,11 @@ void ui_screen_begin(struct ui_screen *s);
 /* ... and ends: send what changed. */
 void ui_screen_end(struct ui_screen *s);
 
+/* The terminal lent to another program (its own ktop -i: endwin), and taken back
+ * (the next frame redraws every row). */
+void ui_screen_leave(struct ui_screen *s);
+void ui_screen_back(struct ui_screen *s);
+
 /* @rs at row @y, column @x, at most @w columns; rows off the screen draw nothing. */
 void ui_draw_rs(struct ui_screen *s, int y, int x, const struct richstr *rs, int w);
 /* Row @y blank in @role, @w columns from the left. */

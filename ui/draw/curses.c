@@ -93,6 +93,16 @@ void ui_screen_end(struct ui_screen *s)
 	doupdate();
 }
 
+void ui_screen_leave(struct ui_screen *s)
+{
+	endwin();
+}
+
+void ui_screen_back(struct ui_screen *s)
+{
+	clearok(curscr, TRUE);
+}
+
 void ui_draw_rs(struct ui_screen *s, int y, int x, const struct richstr *rs, int w)
 {
 	int i = 0, n = rs->len < w ? rs->len : w;

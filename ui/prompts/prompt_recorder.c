@@ -98,7 +98,7 @@ static void rp_open_file(struct ui *ui, struct prompt_recorder *rp, const char *
 		return;
 	}
 	exe[n] = '\0';
-	endwin();
+	ui_screen_leave(&ui->screen);
 	pid = fork();
 	if (pid == 0) {
 		static const int dfl[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGTSTP,
@@ -122,7 +122,7 @@ static void rp_open_file(struct ui *ui, struct prompt_recorder *rp, const char *
 		tcsetpgrp(STDIN_FILENO, getpgrp());
 		signal(SIGTTOU, ttou);
 	}
-	clearok(curscr, TRUE);
+	ui_screen_back(&ui->screen);
 	ui->dirty = true;
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		snprintf(rp->res, sizeof(rp->res), "ktop -i %s: %s", path, pid < 0 ?
