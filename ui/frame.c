@@ -317,6 +317,12 @@ void ui_frame(struct ui *ui, bool ingest)
 	struct pane *p;
 	int y, ph;
 
+	/*
+	 * Clean before drawing, not after: what draws may do a slice of a longer
+	 * job (the view's evaluation, the feeds) and set ui->dirty for the next
+	 * frame to go on.
+	 */
+	ui->dirty = false;
 	if (ingest && !ui->paused)
 		ui_stats_ingest(&ui->stats, UI_INGEST_SLICE_NS, NULL);
 	ui_screen_begin(&ui->screen);
@@ -348,7 +354,6 @@ void ui_frame(struct ui *ui, bool ingest)
 out:
 	ui_screen_end(&ui->screen);
 	ui->frames++;
-	ui->dirty = false;
 	ui->last_frame_ns = clock_mono_ns() - t0;
 }
 

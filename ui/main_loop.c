@@ -382,8 +382,7 @@ static int ui_loop(struct ui *ui, struct app *a)
 		if (keys & UI_QUIT)
 			return 0;
 		if (keys & (UI_REDRAW | UI_RESIZE)) {
-			frame_locked(ui);
-			ui->dirty = false;
+			frame_locked(ui);	/* it leaves ui->dirty set for work left */
 			if (ui->nkey_lat < UI_KEY_LAT_MAX) {
 				ui->key_wake_rt[ui->nkey_lat] = (uint64_t)wake_rt.tv_sec *
 								1000000000ull + wake_rt.tv_nsec;

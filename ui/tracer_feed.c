@@ -25,7 +25,8 @@ bool ui_feed_pace(struct ui *ui, uint64_t *slice, uint64_t slice_start, uint64_t
 	else if (took > budget_ns / 2 && *slice > 1000000)
 		*slice /= 2;
 	if (clock_thread_ns() - feed_start > budget_ns) {
-		ui->dirty = more;
+		if (more)
+			ui->dirty = true;
 		return true;
 	}
 	return false;

@@ -34,8 +34,9 @@ uint64_t ui_feed_window_end(struct ui *ui, uint64_t lag_ns);
  * @budget_ns: how long a frame's feed may take, about
  * @more: the window has more slices to feed
  *
- * Once the budget is spent, the frame is marked dirty when @more, so that
- * the next frame goes on. The budget is the UI thread's CPU time, not the
+ * Once the budget is spent, the frame is marked dirty when @more, so that the
+ * next frame goes on (never clean: other work of the frame may have marked
+ * it). The budget is the UI thread's CPU time, not the
  * wall clock, so that a thread kept waiting for a CPU (a loaded or emulated
  * machine) does not shrink its slices to nothing and fall ever further
  * behind the trace.
