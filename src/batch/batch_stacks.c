@@ -172,7 +172,8 @@ void batch_stacks_update(struct batch_stacks *bs)
 		stack_query_all(&q);
 		viewfilter_stack_query(app_view(bs->a), &q);
 		stack_set_free(&bs->off);
-		stack_set_from_offcpu(st, true, &q, &bs->off);
+		if (!stack_set_from_offcpu(st, true, &q, &bs->off))
+			stack_set_merge(st, &bs->off, true, true);
 		bs->offline_off = !app_offcpu(bs->a);
 		bs->any = true;
 	}
@@ -185,6 +186,33 @@ static int skey_cmp(const void *x, const void *y)
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
 	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/*
+ * One row per event type and distinct list of frames (two stacks that differ
+ * only in addresses within the same functions are one: stack_set_merge()).
+ * Return: the rows left in bs->top (@n unchanged when out of memory).
+ */
+static size_t top_merge(struct batch_stacks *bs, size_t n)
+{
+	struct stack_set set = { .n = n };
+
+	set.v = malloc((n ? n : 1) * sizeof(*set.v));
+	if (!set.v)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		set.v[i] = (struct stack_weight){ .stack = (uint32_t)bs->top[i].key,
+						  .pid = (int32_t)(bs->top[i].key >> 32),
+						  .count = bs->top[i].count };
+	/* the event type rides in pid: rows of different types stay apart */
+	if (!stack_set_merge(bs->a->st, &set, true, false)) {
+		for (size_t i = 0; i < set.n; i++)
+			bs->top[i] = (struct skey){ (uint64_t)(uint32_t)set.v[i].pid << 32 |
+						    set.v[i].stack, set.v[i].count };
+		n = set.n;
+	}
+	stack_set_free(&set);
+	return n;
 }
 
 /* The interval's counts in bs->top, by count. Return: how many (0 when out of memory). */
@@ -200,7 +228,7 @@ static size_t top_sorted(struct batch_stacks *bs)
 	while (hmap_next(&bs->counts, &pos, &top[n].key, &top[n].count))
 		n++;
 	qsort(top, n, sizeof(*top), skey_cmp);
-	return n;
+	return top_merge(bs, n);
 }
 
 /*
@@ -229,30 +257,20 @@ static const char *type_name(struct store *st, uint16_t type, char *buf, size_t 
 /*
  * The frames of a stack on one line, leaf first. The text skips the frames
  * of the tracing code itself at the leaf (the stack is walked from inside
- * the tracepoint); JSON keeps every frame.
+ * the tracepoint: stacks_shown_names()); JSON keeps every frame.
  */
 static void text_frames(struct store *st, uint32_t id, FILE *o)
 {
-	struct stacks *sk = store_stacks(st);
-	struct stack_info si;
-	struct stack_frame f;
-	unsigned int n, shown = 0, i = 0;
+	uint32_t names[TEXT_FRAMES];
+	int n = stacks_shown_names(store_stacks(st), id, names, TEXT_FRAMES, NULL);
 
-	if (stacks_get(sk, id, &si))
-		return;
-	n = (unsigned int)si.nkern + si.nuser;
-	for (; i < si.nkern && !stacks_frame(sk, id, i, &f); i++)
-		if (strncmp(f.name, "trace_event_raw_event_", 22) &&
-		    strncmp(f.name, "__traceiter_", 12) && strncmp(f.name, "perf_trace_", 11) &&
-		    strncmp(f.name, "__bpf_trace_", 12))
-			break;
-	for (; i < n && shown < TEXT_FRAMES; i++, shown++) {
-		if (stacks_frame(sk, id, i, &f))
-			break;
-		fprintf(o, "%s%s", shown ? " <- " : "", f.name);
+	for (int k = 0; k < n && k < TEXT_FRAMES; k++) {
+		const char *s = names[k] ? intern_str(store_strings(st), names[k]) : "";
+
+		fprintf(o, "%s%s", k ? " <- " : "", s[0] ? s : "[unknown]");
 	}
-	if (i < n)
-		fprintf(o, " <- ... (%u more)", n - i);
+	if (n > TEXT_FRAMES)
+		fprintf(o, " <- ... (%d more)", n - TEXT_FRAMES);
 }
 
 static void json_frames(struct store *st, uint32_t id, struct jsonw *w)

@@ -99,7 +99,7 @@ static size_t folded_key(struct store *st, uint32_t id, char *buf, size_t len)
 {
 	struct intern *in = store_strings(st);
 	uint32_t names[NAMES_MAX];
-	int n = stacks_names(store_stacks(st), id, names, NAMES_MAX);
+	int n = stacks_shown_names(store_stacks(st), id, names, NAMES_MAX, NULL);
 	size_t l = 0;
 
 	if (n <= 0)
@@ -209,7 +209,7 @@ static int stree_add(struct diff_stree *t, int side, struct store *st, uint32_t 
 {
 	struct intern *in = store_strings(st);
 	uint32_t names[NAMES_MAX], node = 0;
-	int n = stacks_names(store_stacks(st), stack, names, NAMES_MAX);
+	int n = stacks_shown_names(store_stacks(st), stack, names, NAMES_MAX, NULL);
 
 	if (n <= 0)
 		return 0;

@@ -42,16 +42,26 @@ static void put_name(FILE *fp, const char *s)
 		fputc(*s == ';' || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ? '_' : *s, fp);
 }
 
-long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, bool value)
+long folded_write_set(FILE *fp, struct store *st, const struct stack_set *in_set, bool value)
 {
 	struct intern *in = store_strings(st);
 	uint32_t names[2 * STACK_MAX_FRAMES + 2];
+	struct stack_set merged = *in_set, *set = &merged;
 	long lines = 0;
 
+	/* one line per distinct list of frames (addresses within a function are one) */
+	merged.v = malloc((in_set->n ? in_set->n : 1) * sizeof(*merged.v));
+	if (!merged.v)
+		return -ENOMEM;
+	memcpy(merged.v, in_set->v, in_set->n * sizeof(*merged.v));
+	if (stack_set_merge(st, &merged, false, value)) {
+		free(merged.v);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < set->n; i++) {
 		const struct stack_weight *w = &set->v[i];
-		int n = stacks_names(store_stacks(st), w->stack, names,
-				     sizeof(names) / sizeof(names[0]));
+		int n = stacks_shown_names(store_stacks(st), w->stack, names,
+					   sizeof(names) / sizeof(names[0]), NULL);
 		uint64_t v = value ? w->value : w->count;
 
 		if (n <= 0 || !v)
@@ -69,6 +79,7 @@ long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, b
 		fprintf(fp, " %llu\n", (unsigned long long)v);
 		lines++;
 	}
+	free(merged.v);
 	return ferror(fp) ? -EIO : lines;
 }
 

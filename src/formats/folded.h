@@ -8,7 +8,10 @@
  *
  * A stack with user frames reads user root .. user leaf, then the kernel
  * from its entry to its leaf. Frames are merged by name, as the flame graph
- * does; a ';' or a blank inside a name becomes '_'. Sources (enum
+ * does: stacks that differ only in addresses within the same functions are
+ * one line, and the tracing code's own frames at the kernel leaf
+ * (__traceiter_*, trace_event_raw_event_*, ...: stacks_shown_names()) are
+ * left out; a ';' or a blank inside a name becomes '_'. Sources (enum
  * folded_source, --folded):
  *	events       the stacks of the events that have one (value: events)
  *	offcpu       the BPF off-CPU stacks (value: ns off CPU)
@@ -40,8 +43,8 @@ int folded_source_from_name(const char *s);
 
 /**
  * folded_write_set - the stacks of @set as folded lines, values from @value
- * (true) or the counts (false)
- * Return: the number of lines, or -EIO.
+ * (true) or the counts (false), one line per distinct list of frames
+ * Return: the number of lines, or -EIO or -ENOMEM.
  */
 long folded_write_set(FILE *fp, struct store *st, const struct stack_set *set, bool value);
 

@@ -304,6 +304,94 @@ int stack_set_from_fgraph(struct store *st, struct fgraph *g, uint32_t func, boo
 	return acc_done(&a, ret);
 }
 
+/* The shown frames of each entry of a set, for stack_set_merge(). */
+struct mseq {
+	uint32_t	off, len;	/* names[off .. off + len) */
+	uint32_t	w;		/* index into the set */
+	int32_t		pid;		/* the key's pid; 0 when not by pid */
+};
+
+static const uint32_t *merge_names;
+
+static int mseq_cmp(const void *x, const void *y)
+{
+	const struct mseq *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	for (uint32_t i = 0; i < a->len; i++)
+		if (merge_names[a->off + i] != merge_names[b->off + i])
+			return merge_names[a->off + i] < merge_names[b->off + i] ? -1 : 1;
+	return a->w < b->w ? -1 : a->w > b->w;
+}
+
+static bool mseq_same(const uint32_t *names, const struct mseq *a, const struct mseq *b)
+{
+	return a->pid == b->pid && a->len == b->len &&
+	       !memcmp(names + a->off, names + b->off, a->len * sizeof(*names));
+}
+
+int stack_set_merge(struct store *st, struct stack_set *set, bool by_pid, bool by_value)
+{
+	uint32_t buf[2 * STACK_MAX_FRAMES + 2], *names = NULL;
+	struct stack_weight *v;
+	struct mseq *seq;
+	size_t len = 0, cap = 0, n = 0;
+
+	if (set->n < 2)
+		return 0;
+	seq = malloc(set->n * sizeof(*seq));
+	v = malloc(set->n * sizeof(*v));
+	if (!seq || !v)
+		goto nomem;
+	for (size_t i = 0; i < set->n; i++) {
+		int k = stacks_shown_names(store_stacks(st), set->v[i].stack, buf,
+					   sizeof(buf) / sizeof(buf[0]), NULL);
+
+		if (k < 0)
+			k = 0;
+		if (k > (int)(sizeof(buf) / sizeof(buf[0])))
+			k = (int)(sizeof(buf) / sizeof(buf[0]));
+		if (array_grow((void **)&names, &cap, len + (size_t)k + 1, sizeof(*names)))
+			goto nomem;
+		memcpy(names + len, buf, (size_t)k * sizeof(*buf));
+		seq[i] = (struct mseq){ (uint32_t)len, (uint32_t)k, (uint32_t)i,
+					by_pid ? set->v[i].pid : 0 };
+		len += (size_t)k;
+	}
+	merge_names = names;
+	qsort(seq, set->n, sizeof(*seq), mseq_cmp);
+	for (size_t i = 0; i < set->n; i++) {
+		const struct stack_weight *w = &set->v[seq[i].w];
+
+		if (!i || !mseq_same(names, &seq[i - 1], &seq[i])) {
+			v[n++] = *w;
+			continue;
+		}
+		/* the same frames: one entry, named by the first (a sorted set's heaviest) */
+		if (v[n - 1].pid != w->pid)
+			v[n - 1].pid = -1;
+		v[n - 1].count += w->count;
+		v[n - 1].value += w->value;
+	}
+	merge_names = NULL;
+	free(names);
+	free(seq);
+	free(set->v);
+	set->v = v;
+	set->n = n;
+	qsort(v, n, sizeof(*v), by_value ? value_cmp : weight_cmp);
+	return 0;
+
+nomem:
+	free(names);
+	free(seq);
+	free(v);
+	return -ENOMEM;
+}
+
 void stack_set_free(struct stack_set *s)
 {
 	if (!s)
@@ -325,6 +413,7 @@ struct stack_tree {
 struct tseq {
 	uint32_t	off, len;	/* names[off .. off + len), in tree order */
 	uint32_t	w;		/* index into the set */
+	uint32_t	skip;		/* leaf frames not shown: name k is frame skip + k */
 };
 
 /* qsort has no context argument: the names of the sort in progress. */
@@ -433,7 +522,9 @@ static int tree_names(struct stacks *sk, const struct stack_set *set, enum stack
 	size_t len = 0, cap = 0;
 
 	for (size_t i = 0; i < set->n; i++) {
-		int n = stacks_names(sk, set->v[i].stack, buf, sizeof(buf) / sizeof(buf[0]));
+		unsigned int skip;
+		int n = stacks_shown_names(sk, set->v[i].stack, buf, sizeof(buf) / sizeof(buf[0]),
+					   &skip);
 
 		if (n < 0)
 			n = 0;
@@ -451,7 +542,7 @@ static int tree_names(struct stacks *sk, const struct stack_set *set, enum stack
 			names = p;
 			cap = nc;
 		}
-		seq[i] = (struct tseq){ (uint32_t)len, (uint32_t)n, (uint32_t)i };
+		seq[i] = (struct tseq){ (uint32_t)len, (uint32_t)n, (uint32_t)i, skip };
 		for (int k = 0; k < n; k++)
 			names[len + k] = dir == STACK_TREE_CALLERS ? buf[k] : buf[n - 1 - k];
 		len += n;
@@ -464,7 +555,8 @@ static int tree_names(struct stacks *sk, const struct stack_set *set, enum stack
 static void tree_frame(struct stacks *sk, struct stack_node *nd, const struct stack_info *si,
 		       const struct tseq *s, enum stack_tree_dir dir)
 {
-	uint32_t i = dir == STACK_TREE_CALLERS ? nd->depth - 1u : s->len - nd->depth, name;
+	uint32_t i = s->skip + (dir == STACK_TREE_CALLERS ? nd->depth - 1u : s->len - nd->depth);
+	uint32_t name;
 
 	if (si->flags & STACK_F_NAMES) {
 		nd->kind = STACK_FRAME_NAME;

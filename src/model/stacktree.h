@@ -18,7 +18,8 @@
  *                                 ending in one function
  *      and a single event's stack is a set of one (its ktop_event.stack).
  *   2. a tree: stack_tree_build() merges the set's stacks frame by frame, by
- *      name, either leaf first (STACK_TREE_CALLERS: the root is what the
+ *      name (the frames stacks_shown_names() gives: the tracing code's own
+ *      leaf frames left out), either leaf first (STACK_TREE_CALLERS: the root is what the
  *      events were doing, its children who called that: a caller tree) or
  *      root first (STACK_TREE_ROOTS: the icicle / flame graph, one row per
  *      depth). A node has the count and value of every stack through it and
@@ -99,6 +100,21 @@ int stack_set_from_offcpu(struct store *st, bool per_pid, const struct stack_que
  */
 int stack_set_from_fgraph(struct store *st, struct fgraph *g, uint32_t func, bool ns,
 			  struct stack_set *out);
+
+/**
+ * stack_set_merge - one entry per distinct list of shown frames
+ * @by_pid: entries of different pids stay apart (off-CPU by thread); false:
+ *	they merge, and the entry's pid is -1 where theirs differ
+ * @by_value: sort the result by value (else by count)
+ *
+ * Stacks that differ only in addresses within the same functions, or in the
+ * tracing code's own leaf frames (stacks_shown_names()), are one entry, with
+ * the stack id of the first of them (in a sorted set, the heaviest). For what
+ * is printed (--batch, the folded export): a tree merges by name itself, and
+ * stack_tree_events() finds a node's events by the ids of an unmerged set.
+ * Return: 0, or -ENOMEM with @set unchanged.
+ */
+int stack_set_merge(struct store *st, struct stack_set *set, bool by_pid, bool by_value);
 
 void stack_set_free(struct stack_set *s);
 

@@ -403,6 +403,45 @@ int stacks_names(struct stacks *sk, uint32_t id, uint32_t *out, unsigned int max
 	return (int)n;
 }
 
+bool stacks_tracing_frame(const char *name)
+{
+	static const char *const prefix[] = {
+		"trace_event_raw_event_", "__traceiter_", "perf_trace_", "__bpf_trace_",
+		"trace_call_bpf", "bpf_trace_run",
+	};
+
+	for (size_t i = 0; name && i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
+}
+
+int stacks_shown_names(struct stacks *sk, uint32_t id, uint32_t *out, unsigned int max,
+		       unsigned int *skip)
+{
+	struct stk *e = stk_get(sk, id);
+	unsigned int n, k = 0;
+	uint32_t name, m;
+
+	if (skip)
+		*skip = 0;
+	if (!e)
+		return -ENOENT;
+	n = (unsigned int)e->nk + e->nu;
+	/* a stack of names (STACK_F_NAMES) has no tracing code: its frames are calls */
+	while (!(e->flags & STACK_F_NAMES) && k < e->nk && k + 1 < n) {
+		stk_name(sk, id, e, k, &name, &m);
+		if (!sk->strings || !stacks_tracing_frame(intern_str(sk->strings, name)))
+			break;
+		k++;
+	}
+	for (unsigned int i = k; i < n && i - k < max; i++)
+		stk_name(sk, id, e, i, &out[i - k], &m);
+	if (skip)
+		*skip = k;
+	return (int)(n - k);
+}
+
 void stacks_set_name(struct stacks *sk, uint32_t id, unsigned int i, uint32_t name,
 		     uint32_t module)
 {

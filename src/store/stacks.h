@@ -145,6 +145,29 @@ int stacks_frame(struct stacks *sk, uint32_t id, unsigned int i, struct stack_fr
 int stacks_names(struct stacks *sk, uint32_t id, uint32_t *out, unsigned int max);
 
 /*
+ * Whether @name is a frame of the tracing code itself (__traceiter_*,
+ * trace_event_raw_event_*, perf_trace_*, __bpf_trace_*, ...): a stack taken
+ * by a tracepoint is walked from inside it, so its kernel leaf is this code.
+ */
+bool stacks_tracing_frame(const char *name);
+
+/**
+ * stacks_shown_names - the name ids of the frames of @id a view shows, leaf first
+ * @out: receives up to @max ids: every frame but the tracing code's own at the
+ *	kernel leaf (stacks_tracing_frame(); a stack of nothing else keeps its last)
+ * @skip: when not NULL, receives how many leaf frames were left out: out[k] is
+ *	frame @skip + k of stacks_frame()
+ *
+ * Every view of stacks (the stacks pane's trees, the view filter's stack:
+ * clauses, --batch's "Top stacks", the folded export, --diff) names a stack by
+ * these frames, so two stacks that differ only in addresses within the same
+ * functions, or in the tracing code's frames, are one there.
+ * Return: the number of frames shown (may exceed @max), or -ENOENT.
+ */
+int stacks_shown_names(struct stacks *sk, uint32_t id, uint32_t *out, unsigned int max,
+		       unsigned int *skip);
+
+/*
  * Give frame @i of @id its name (a snapshot reader, whose names come with
  * the file). Ids 0 leave the frame to the resolver.
  */

@@ -109,7 +109,8 @@ static bool stack_eval(struct viewfilter *vf, uint32_t id)
 {
 	uint32_t ids[2 * STACK_MAX_FRAMES + 2];
 	const char *names[2 * STACK_MAX_FRAMES + 2];
-	int n = id ? stacks_names(store_stacks(vf->st), id, ids, sizeof(ids) / sizeof(ids[0])) : 0;
+	int n = id ? stacks_shown_names(store_stacks(vf->st), id, ids, sizeof(ids) / sizeof(ids[0]),
+					NULL) : 0;
 
 	if (n < 0)
 		n = 0;

@@ -36,6 +36,7 @@ struct tev {
 	char		*frames[MAX_FRAMES];	/* kernel frames, then user frames: leaf first */
 	unsigned int	nk, nu;
 	char		*user[16];
+	unsigned int	skip;	/* the tracepoint's own frames at the kernel leaf */
 };
 
 struct text {
@@ -118,10 +119,22 @@ static inline int text_read(const char *path, struct text *t)
 		cur = NULL;
 	}
 	free(buf);
+	/* the frames a view shows start below the tracepoint code the stack was taken in */
+	for (size_t i = 0; i < t->n; i++) {
+		struct tev *e = &t->ev[i];
+
+		while (e->skip < e->nk && e->skip + 1 < e->nk + e->nu &&
+		       (!strncmp(e->frames[e->skip], "trace_event_raw_event_", 22) ||
+			!strncmp(e->frames[e->skip], "__traceiter_", 12)))
+			e->skip++;
+	}
 	return 0;
 }
 
-/* The chain of @e (leaf first), joined with SEP; @root_first reverses it. */
+/*
+ * The chain of @e a view shows (leaf first, without the tracepoint's own
+ * frames), joined with SEP; @root_first reverses it.
+ */
 static inline char *chain(const struct tev *e, bool root_first, unsigned int upto)
 {
 	const char *f[MAX_FRAMES];
@@ -129,7 +142,7 @@ static inline char *chain(const struct tev *e, bool root_first, unsigned int upt
 	size_t len = 1;
 	char *s;
 
-	for (unsigned int k = 0; k < e->nk; k++)
+	for (unsigned int k = e->skip; k < e->nk; k++)
 		f[n++] = e->frames[k];
 	for (unsigned int k = 0; k < e->nu; k++)
 		f[n++] = e->user[k];
@@ -146,9 +159,10 @@ static inline char *chain(const struct tev *e, bool root_first, unsigned int upt
 	return s;
 }
 
+/* The frames of @e a view shows. */
 static inline unsigned int tev_frames(const struct tev *e)
 {
-	return e->nk + e->nu;
+	return e->nk - e->skip + e->nu;
 }
 
 /* Counts by key, sorted for lookups. */

@@ -14,11 +14,14 @@
 
 #include "app/app.h"
 #include "batch/batch.h"
+#include "formats/folded.h"
+#include "lib/intern.h"
 #include "lib/clock.h"
 #include "store/event.h"
 #include "ingest/fixture.h"
 #include "store/stacks.h"
 #include "store/store.h"
+#include "model/stacktree.h"
 #include "test.h"
 #include "view/viewfilter.h"
 
@@ -429,6 +432,103 @@ TEST(offcpu_section_under_a_view)
 		free(out);
 		app_done(a);
 	}
+}
+
+/* A stack of kernel frames named by address (a function per 4 KiB) and unnamed user frames. */
+static uint32_t addr_stack(struct store *st, const uint64_t *k, unsigned int nk, uint64_t user,
+			   uint32_t tgid)
+{
+	static const char *const fn[] = {
+		"", "trace_event_raw_event_sched_switch", "__traceiter_sched_switch", "__schedule",
+		"schedule", "do_nanosleep",
+	};
+	struct intern *in = store_strings(st);
+	uint32_t id = stacks_intern(store_stacks(st), k, nk, &user, user ? 1 : 0, tgid, 0, NULL);
+
+	for (unsigned int i = 0; id && i < nk; i++) {
+		const char *s = fn[k[i] >> 12];
+
+		stacks_set_name(store_stacks(st), id, i, intern_id(in, s, strlen(s)), 0);
+	}
+	return id;
+}
+
+/*
+ * Issue 31 #9: stacks that differ only in addresses within the same functions
+ * (user frames ktop cannot name, kernel offsets) and in the tracepoint's own
+ * frames at the leaf are one row of "Top stacks", one folded line and one
+ * path of the caller tree, and none of them shows the tracing code.
+ */
+TEST(stacks_apart_only_by_address_are_one)
+{
+	static const uint64_t ka[] = { 0x1010, 0x2010, 0x3010, 0x4010, 0x5010 };
+	static const uint64_t kb[] = { 0x1020, 0x2030, 0x3040, 0x4050, 0x5060 };
+	static const uint64_t kc[] = { 0x3080, 0x4090, 0x50a0 };
+	static const uint64_t kd[] = { 0x1010, 0x2010, 0x3010, 0x4010 };
+	struct app *a = app_fake();
+	struct stack_set set = { 0 };
+	struct stack_query q;
+	struct stack_tree *t;
+	uint32_t id[4];
+	char *out, *buf = NULL, *line, *p = NULL;
+	size_t len = 0;
+	unsigned int rows = 0;
+	FILE *fp;
+
+	id[0] = addr_stack(a->st, ka, 5, 0x401000, 100);
+	id[1] = addr_stack(a->st, kb, 5, 0x402000, 101);
+	id[2] = addr_stack(a->st, kc, 3, 0x403000, 102);
+	id[3] = addr_stack(a->st, kd, 4, 0, 0);
+	CHECK(id[0] && id[1] && id[2] && id[3] && stacks_count(store_stacks(a->st)) == 4);
+	for (int i = 0; i < 12; i++) {
+		struct ktop_event ev = {
+			.ts = 1000 + (uint64_t)i, .pid = 100, .type = KTOP_T_SCHED_SWITCH,
+			.stack = id[i < 6 ? 0 : i < 9 ? 1 : i < 11 ? 2 : 3],
+		};
+
+		store_append(a->st, &ev);
+	}
+	store_publish(a->st, 0);
+	/* the set keeps the ids apart (a node's events are found by them); printing merges */
+	stack_query_all(&q);
+	CHECK(!stack_set_from_store(a->st, &q, &set));
+	CHECK_EQ_U64(set.n, 4);
+	CHECK(!stack_set_merge(a->st, &set, false, false));
+	CHECK_EQ_U64(set.n, 2);
+	CHECK_EQ_U64(set.v[0].count, 11);
+	CHECK_EQ_U64(set.v[1].count, 1);
+	stack_set_free(&set);
+	/* the folded export: one line per list of frames, no tracing code */
+	CHECK(!stack_set_from_store(a->st, &q, &set));
+	fp = open_memstream(&buf, &len);
+	CHECK(fp && folded_write_set(fp, a->st, &set, false) == 2);
+	fclose(fp);
+	printf("%s", buf);
+	CHECK_STR(buf, "[unknown];do_nanosleep;schedule;__schedule 11\nschedule;__schedule 1\n");
+	free(buf);
+	/* the caller tree: one leaf, __schedule, every event under it */
+	t = stack_tree_build(a->st, &set, STACK_TREE_CALLERS);
+	CHECK(t && stack_tree_node(t, 0)->nchildren == 1);
+	CHECK_STR(stack_tree_name(t, stack_tree_node(t, 0)->first_child), "__schedule");
+	CHECK_EQ_U64(stack_tree_node(t, stack_tree_node(t, 0)->first_child)->count, 12);
+	stack_tree_free(t);
+	stack_set_free(&set);
+	/* --batch: one row for the eleven */
+	a->opts.json = false;
+	out = run(a);
+	CHECK(out && (p = strstr(out, "Top stacks")));
+	printf("%s", p);
+	/* the section ends at its blank line */
+	for (line = p; (line = strchr(line, '\n')) && line[1] != '\n'; line++)
+		rows += !strncmp(line + 1, "        ", 8) && strstr(line + 1, " <- ") &&
+			strstr(line + 1, " <- ") < strchr(line + 1, '\n');
+	CHECK_EQ_U64(rows, 2);
+	CHECK(strstr(out, "        11  sched:sched_switch       __schedule <- schedule <- "
+		      "do_nanosleep <- [unknown]\n"));
+	CHECK(strstr(out, "         1  sched:sched_switch       __schedule <- schedule\n"));
+	CHECK(!strstr(out, "traceiter") && !strstr(out, "raw_event"));
+	free(out);
+	store_free(a->st);
 }
 
 TEST_MAIN()

@@ -81,9 +81,9 @@ static int compare_cpu(struct store *st, const struct text *t, unsigned int cpu,
 				return -1;
 			}
 		}
-		if (n != tev_frames(e)) {
+		if (n != e->nk + e->nu) {
 			printf("  cpu%u seq %llu %s: %u frames, the text has %u\n", cpu,
-			       (unsigned long long)seq, e->name, n, tev_frames(e));
+			       (unsigned long long)seq, e->name, n, e->nk + e->nu);
 			return -1;
 		}
 		*with += n > 0;

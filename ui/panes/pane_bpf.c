@@ -503,7 +503,7 @@ static void offcpu_stacks_draw(struct ui *ui, struct bpf_state *bs, int y, int h
 	ui_draw_rs(&ui->screen, y + 1, 2, &rs, w - 2);
 	for (int r = 0; r < rows && bs->stop + r < (int)bs->off.n; r++) {
 		const struct stack_weight *sw = &bs->off.v[bs->stop + r];
-		int n = stacks_names(sk, sw->stack, ids, OFF_FRAMES);
+		int n = stacks_shown_names(sk, sw->stack, ids, OFF_FRAMES, NULL);
 
 		if (n > OFF_FRAMES)
 			n = OFF_FRAMES;

@@ -276,7 +276,7 @@ uint32_t sv_path_find(const struct stack_tree *t, const struct sv_path *p, uint3
 void sv_path_of_stack(struct store *st, uint32_t id, enum stack_tree_dir dir, struct sv_path *p)
 {
 	uint32_t names[SV_PATH_MAX];
-	int n = stacks_names(store_stacks(st), id, names, SV_PATH_MAX);
+	int n = stacks_shown_names(store_stacks(st), id, names, SV_PATH_MAX, NULL);
 
 	if (n < 0)
 		n = 0;
