@@ -263,17 +263,32 @@ static int draw_header(struct ui *ui)
 	return y;
 }
 
+/*
+ * The tabs, " 1 CPUs " apart by a blank; where that does not fit (80
+ * columns), without the blank between them, then as "1 CPUs ": every tab shows.
+ */
 static void draw_tabs(struct ui *ui, int y)
 {
 	struct richstr rs;
+	int tight = 0;
 
+	for (; tight < 2; tight++) {
+		int len = 0;
+
+		for (int i = 0; i < ui->npanes; i++)
+			len += (int)strlen(ui->panes[i].ops->label) + 5 - tight;
+		if (len <= ui->screen.cols)
+			break;
+	}
 	richstr_clear(&rs);
 	for (int i = 0; i < ui->npanes; i++) {
 		ui->tab_x[i] = rs.len;
 		richstr_addf(&rs, &ui->panes[i] == ui->active ? ROLE_TAB_ACTIVE : ROLE_TAB,
-			     " %d %s ", ui->panes[i].ops == &pane_fleet_ops ? 0 : i + 1,
+			     "%s%d %s ", tight == 2 ? "" : " ",
+			     ui->panes[i].ops == &pane_fleet_ops ? 0 : i + 1,
 			     ui->panes[i].ops->label);
-		richstr_add(&rs, ROLE_TAB, " ");
+		if (!tight)
+			richstr_add(&rs, ROLE_TAB, " ");
 	}
 	ui->tab_x[ui->npanes] = rs.len;
 	ui->tabs_y = y;
@@ -307,6 +322,7 @@ static void draw_footer(struct ui *ui, int y)
 	richstr_add_keys(&rs, fk, NELEM(fk), ROLE_FTEXT);
 	richstr_add(&rs, ROLE_FTEXT, p->ops->footer ? p->ops->footer(ui, p) :
 		    p->ops->keys ? p->ops->keys : "");
+	richstr_fit_words(&rs, ui->screen.cols);
 	richstr_pad(&rs, ROLE_FTEXT, ui->screen.cols);
 	ui_draw_rs(&ui->screen, y, 0, &rs, ui->screen.cols);
 }

@@ -83,6 +83,24 @@ void richstr_truncate(struct richstr *rs, int width)
 	}
 }
 
+void richstr_fit_words(struct richstr *rs, int width)
+{
+	int cut;
+
+	if (width < 0)
+		width = 0;
+	if (rs->len <= width)
+		return;
+	/* a blank at the edge: the words before it are whole */
+	for (cut = width; cut > 0 && rs->ch[cut] != ' '; cut--)
+		;
+	if (!cut)
+		cut = width;	/* one word wider than the line */
+	while (cut > 0 && rs->ch[cut - 1] == ' ')
+		cut--;
+	richstr_truncate(rs, cut);
+}
+
 void richstr_set_role(struct richstr *rs, int from, int to, enum ui_role role)
 {
 	if (from < 0)

@@ -31,6 +31,12 @@ void richstr_pad(struct richstr *rs, enum ui_role role, int col);
 void richstr_add_right(struct richstr *rs, enum ui_role role, const char *s, int width);
 /* Cut to at most @width columns. */
 void richstr_truncate(struct richstr *rs, int width);
+/*
+ * Cut to at most @width columns at a word's end: a line of words (a title,
+ * the footer's key hints) that does not fit loses its last words whole,
+ * never half a word.
+ */
+void richstr_fit_words(struct richstr *rs, int width);
 /* Remove @n columns from column @at on (fewer at the end of the line). */
 void richstr_cut(struct richstr *rs, int at, int n);
 /* Set the role of columns [from, to). */

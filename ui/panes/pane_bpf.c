@@ -298,6 +298,7 @@ static void draw_outliers(struct ui *ui, struct bpf_state *bs,
 	richstr_addf(&rs, ROLE_DIM, "  (newest first; %s received, %s dropped; Enter: the "
 		     "event list at that time)", ui_fmt_count(b1, sizeof(b1), st->outliers),
 		     ui_fmt_count(b2, sizeof(b2), st->outliers_dropped));
+	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	if (h < 2)
 		return;
@@ -410,6 +411,7 @@ static int offcpu_tasks_draw(struct ui *ui, struct bpf_state *bs, const struct b
 		     ui_view(ui) ? " in the view" : "");
 	rows_note(&rs, bs->ttop, rows > 0 ? (rows < (int)n + 1 - bs->ttop ? rows :
 					     (int)n + 1 - bs->ttop) : 0, n + 1);
+	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	if (h < 2)
 		return 1;
@@ -492,6 +494,7 @@ static void offcpu_stacks_draw(struct ui *ui, struct bpf_state *bs, int y, int h
 			     bs->off.n == 1 ? "" : "s");
 	rows_note(&rs, bs->stop, rows > 0 ? (rows < (int)bs->off.n - bs->stop ? rows :
 					     (int)bs->off.n - bs->stop) : 0, bs->off.n);
+	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	if (!bs->off.n) {
 		offcpu_none(ui, bs, y + 1, h - 1, w);
@@ -667,6 +670,7 @@ static void bpf_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		richstr_add(&rs, ROLE_WARN, "  poller stopped");
 	richstr_add(&rs, ROLE_DIM, bs->offcpu ? "  [o: histograms and outliers]" :
 		    "  [Left/Right: CPU, v: window, o: off-CPU tasks and stacks]");
+	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	row = 1;
 	if (ui_view(ui)) {

@@ -320,6 +320,7 @@ static void events_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	else
 		richstr_addf(&rs, ROLE_DIM, "  %d rows  scroll %s", es->n,
 			     ui_fmt_count(b, sizeof(b), (uint64_t)es->hscroll));
+	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	events_header(ui, p, &rs);
 	shift_left(&rs, es->hscroll);

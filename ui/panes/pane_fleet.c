@@ -103,6 +103,7 @@ static void draw_line(struct ui *ui, int y, int w, enum ui_role role, const char
 
 	richstr_clear(&rs);
 	richstr_add(&rs, role, text);
+	richstr_fit_words(&rs, w);
 	richstr_pad(&rs, role, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 }

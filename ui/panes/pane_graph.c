@@ -309,6 +309,7 @@ static void graph_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	graph_title(ui, gs, &rs);
 	if (gs->hscroll)
 		richstr_addf(&rs, ROLE_WARN, "  names scrolled %d (h/l)", gs->hscroll);
+	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	ui_fmt_graph_header(&rs, gs->view, compact);
 	richstr_pad(&rs, ROLE_COLHDR, w);

@@ -811,7 +811,7 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	struct latency_row row;
 	struct richstr rs;
 	int table_h, r;
-	bool user;
+	bool user, compact;
 
 	lat_feed(ui, ls);
 	if (agg_shown(ui, ls)) {
@@ -841,8 +841,10 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 			     (double)ls->stop_ns / 1e3);
 	else if (ls->stop_ns)
 		richstr_addf(&rs, ROLE_DIM, "  stop above %.3f us", (double)ls->stop_ns / 1e3);
+	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
-	ui_fmt_lat_header(&rs, t, user, ls->sort);
+	compact = ui_lat_width(t, user, false) > w;
+	ui_fmt_lat_header(&rs, t, user, ls->sort, compact);
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(&ui->screen, y + 1, 0, &rs, w);
 	/* the table takes what it needs, at most half the pane */
@@ -855,7 +857,7 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 
 		if (latency_row(ls->l, ls->rows[i], &row))
 			continue;
-		ui_fmt_lat_row(&rs, t, user, &row);
+		ui_fmt_lat_row(&rs, t, user, &row, compact);
 		if (i == ls->sel)
 			ui_rowsel_mark(&rs, w);
 		ui_draw_rs(&ui->screen, y + 2 + r, 0, &rs, w);
@@ -865,10 +867,16 @@ static void latency_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 		char b[40];
 
 		richstr_clear(&rs);
-		if (!latency_worst_of(ls->l, ls->sel_cpu, t, &wst))
-			richstr_addf(&rs, ROLE_DIM, "worst %s: %.3f us on CPU %d at %s "
-				     "(Enter: the events before it)", series_name(wst.series),
-				     (double)wst.value / 1e3, wst.cpu, ts_str(b, sizeof(b), wst.ts));
+		if (!latency_worst_of(ls->l, ls->sel_cpu, t, &wst)) {
+			static const char hint[] = " (Enter: the events before it)";
+
+			richstr_addf(&rs, ROLE_DIM, "worst %s: %.3f us on CPU %d at %s",
+				     series_name(wst.series), (double)wst.value / 1e3, wst.cpu,
+				     ts_str(b, sizeof(b), wst.ts));
+			/* whole or not at all (the footer says it too) */
+			if (rs.len + (int)sizeof(hint) - 1 <= w)
+				richstr_add(&rs, ROLE_DIM, hint);
+		}
 		ui_draw_rs(&ui->screen, y + 2 + table_h, 0, &rs, w);
 	}
 	lat_draw_detail(ui, ls, y + 4 + table_h, h - 4 - table_h, w);

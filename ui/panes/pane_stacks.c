@@ -456,6 +456,7 @@ static void stacks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	sv_update(ui, &ss->sv);
 	t = cur_tree(ui, ss);
 	stacks_title(ui, ss, &title);
+	richstr_fit_words(&title, w);
 	if (!t || stack_tree_size(t) < 2) {
 		ui_draw_rs(&ui->screen, y, 0, &title, w);
 		stacks_empty(ui, ss, y + 2, h - 2, w);

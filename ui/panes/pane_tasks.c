@@ -150,9 +150,12 @@ static void tasks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	tasks_layout(ui, ts);
 	ts->width = w;
 	tasks_title(ui, ts, &rs);
+	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	tasks_fmt_header(&rs, ts->q.sort);
 	richstr_cut(&rs, TASKS_PID_W, ts->hscroll);
+	/* whole columns only: the next comes with l or Right */
+	richstr_fit_words(&rs, w);
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(&ui->screen, y + 1, 0, &rs, w);
 	if (!ts->n) {
@@ -164,6 +167,7 @@ static void tasks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	for (int r = 0; r < rows && ts->top + r < (long)ts->n; r++) {
 		tasks_fmt_row(&rs, &ts->rows[ts->top + r], store_task_states(ui->st), ts->q.tree);
 		richstr_cut(&rs, TASKS_PID_W, ts->hscroll);
+		richstr_fit_words(&rs, w);
 		if (ts->top + r == ts->sel)
 			ui_rowsel_mark(&rs, w);
 		ui_draw_rs(&ui->screen, y + 2 + r, 0, &rs, w);

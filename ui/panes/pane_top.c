@@ -135,6 +135,7 @@ static void top_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 
 	ts->n = ui_stats_sorted(s, ui->sort, ts->rows, TOP_MAX);
 	top_title(ui, ts, &rs);
+	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	top_header(ui, p, &rs);
 	richstr_pad(&rs, ROLE_COLHDR, w);

@@ -198,94 +198,156 @@ const char *ui_lat_sort_name(enum ui_lat_sort s)
 }
 
 #define LW	12	/* a latency column, us with 3 decimals */
+#define LWC	9	/* the same, compact: " 139.30ms" */
 
-/* " |" and a group of latency columns: @first cur, min, avg, max; @sort: which sorts. */
-static void lat_group_header(struct richstr *rs, const char *first, bool sort, enum ui_lat_sort s)
+/* A latency: "12.345" us in LW columns, or compact ("12.3us") in LWC. */
+static void add_lat(struct richstr *rs, enum ui_role role, uint64_t ns, bool compact)
 {
-	static const char *const col[] = { "min", "avg", "max" };
-	static const enum ui_lat_sort by[] = { UI_LAT_SORT_NR, UI_LAT_SORT_AVG, UI_LAT_SORT_MAX };
+	char b[32];
 
-	richstr_add(rs, ROLE_COLHDR, " |");
-	richstr_add_right(rs, sort && s == UI_LAT_SORT_CUR ? ROLE_COLHDR_SORT : ROLE_COLHDR, first,
-			  LW);
-	for (int i = 0; i < 3; i++)
-		richstr_add_right(rs, sort && s == by[i] ? ROLE_COLHDR_SORT : ROLE_COLHDR, col[i], LW);
+	if (!compact) {
+		add_us(rs, role, ns, LW);
+		return;
+	}
+	richstr_add_right(rs, role, ui_fmt_dur(b, sizeof(b), ns), LWC);
 }
 
-void ui_fmt_lat_header(struct richstr *rs, enum latency_table t, bool user, enum ui_lat_sort s)
+/* A count in @width columns; compact: "12.3k" in @cwidth. */
+static void add_cnt(struct richstr *rs, uint64_t v, int width, int cwidth, bool compact)
+{
+	char b[32];
+
+	if (!compact) {
+		add_u64(rs, ROLE_DEFAULT, v, width);
+		return;
+	}
+	richstr_add_right(rs, ROLE_DEFAULT, ui_fmt_count(b, sizeof(b), v), cwidth);
+}
+
+/*
+ * The columns of a timerlat group: cur, min, avg, max; in the narrow layout
+ * the thread's cur, avg and max (what the sort keys read) and the others' avg
+ * and max.
+ */
+static bool lat_col_shown(bool compact, bool thread, int col)
+{
+	return !compact || col >= 2 || (thread && col == 0);
+}
+
+/* " |" and a group of latency columns: @first cur, min, avg, max; @sort: which sorts. */
+static void lat_group_header(struct richstr *rs, const char *name, bool sort, enum ui_lat_sort s,
+			     bool compact)
+{
+	static const char *const col[] = { "cur", "min", "avg", "max" };
+	static const enum ui_lat_sort by[] = {
+		UI_LAT_SORT_CUR, UI_LAT_SORT_NR, UI_LAT_SORT_AVG, UI_LAT_SORT_MAX,
+	};
+	bool named = false;
+
+	richstr_add(rs, ROLE_COLHDR, " |");
+	for (int i = 0; i < 4; i++) {
+		char b[16];
+
+		if (!lat_col_shown(compact, sort, i))
+			continue;
+		/* the group's name on its first column: "Thr cur", "IRQ avg" */
+		snprintf(b, sizeof(b), "%s%s%s", named ? "" : name, named ? "" : " ", col[i]);
+		named = true;
+		richstr_add_right(rs, sort && s == by[i] ? ROLE_COLHDR_SORT : ROLE_COLHDR, b,
+				  compact ? LWC : LW);
+	}
+}
+
+void ui_fmt_lat_header(struct richstr *rs, enum latency_table t, bool user, enum ui_lat_sort s,
+		       bool compact)
 {
 #define H(col, text, w) richstr_add_right(rs, s == (col) ? ROLE_COLHDR_SORT : ROLE_COLHDR, \
 					  text, w)
 	richstr_clear(rs);
-	H(UI_LAT_SORT_CPU, "CPU", 5);
+	H(UI_LAT_SORT_CPU, "CPU", compact ? 3 : 5);
+	H(UI_LAT_SORT_COUNT, "samples", compact ? 8 : 9);
 	if (t == LATENCY_TABLE_TIMERLAT) {
-		H(UI_LAT_SORT_COUNT, "samples", 9);
-		lat_group_header(rs, "IRQ cur", false, s);
-		lat_group_header(rs, "Thr cur", true, s);
+		lat_group_header(rs, "IRQ", false, s, compact);
+		lat_group_header(rs, "Thr", true, s, compact);
 		if (user)
-			lat_group_header(rs, "Usr cur", false, s);
-		richstr_add(rs, ROLE_COLHDR, "  (us)");
+			lat_group_header(rs, "Usr", false, s, compact);
+		if (!compact)
+			richstr_add(rs, ROLE_COLHDR, "  (us)");
 		return;
 	}
-	H(UI_LAT_SORT_COUNT, "samples", 9);
-	richstr_add_right(rs, ROLE_COLHDR, "runtime us", 14);
-	H(UI_LAT_SORT_AVG, "noise us", 12);
-	H(UI_LAT_SORT_CUR, "% avail", 10);
-	H(UI_LAT_SORT_MAX, "max single", 12);
-	richstr_add_right(rs, ROLE_COLHDR, "HW", 7);
-	richstr_add_right(rs, ROLE_COLHDR, "NMI", 7);
-	richstr_add_right(rs, ROLE_COLHDR, "IRQ", 8);
-	richstr_add_right(rs, ROLE_COLHDR, "SIRQ", 8);
-	richstr_add_right(rs, ROLE_COLHDR, "THREAD", 8);
+	richstr_add_right(rs, ROLE_COLHDR, compact ? "runtime" : "runtime us", compact ? 9 : 14);
+	H(UI_LAT_SORT_AVG, compact ? "noise" : "noise us", compact ? 9 : 12);
+	H(UI_LAT_SORT_CUR, "% avail", compact ? 8 : 10);
+	H(UI_LAT_SORT_MAX, "max single", compact ? 11 : 12);
+	richstr_add_right(rs, ROLE_COLHDR, "HW", compact ? 6 : 7);
+	richstr_add_right(rs, ROLE_COLHDR, "NMI", compact ? 6 : 7);
+	richstr_add_right(rs, ROLE_COLHDR, "IRQ", compact ? 6 : 8);
+	richstr_add_right(rs, ROLE_COLHDR, "SIRQ", compact ? 6 : 8);
+	richstr_add_right(rs, ROLE_COLHDR, "THREAD", compact ? 7 : 8);
 #undef H
 }
 
-static void lat_stat(struct richstr *rs, const struct latency_stat *s, bool with_count)
+int ui_lat_width(enum latency_table t, bool user, bool compact)
 {
-	if (with_count)
-		add_u64(rs, ROLE_DEFAULT, s->count, 9);
+	struct richstr rs;
+
+	ui_fmt_lat_header(&rs, t, user, UI_LAT_SORT_CPU, compact);
+	return rs.len;
+}
+
+static void lat_stat(struct richstr *rs, const struct latency_stat *s, bool thread, bool compact)
+{
+	const uint64_t v[] = { s->cur, s->min, s->count ? s->sum / s->count : 0, s->max };
+
 	richstr_add(rs, ROLE_DIM, " |");
-	if (!s->count) {
-		for (int i = 0; i < 4; i++)
-			richstr_add_right(rs, ROLE_DIM, "-", LW);
-		return;
+	for (int i = 0; i < 4; i++) {
+		if (!lat_col_shown(compact, thread, i))
+			continue;
+		if (!s->count)
+			richstr_add_right(rs, ROLE_DIM, "-", compact ? LWC : LW);
+		else
+			add_lat(rs, i == 3 ? ROLE_WARN : ROLE_DEFAULT, v[i], compact);
 	}
-	add_us(rs, ROLE_DEFAULT, s->cur, LW);
-	add_us(rs, ROLE_DEFAULT, s->min, LW);
-	add_us(rs, ROLE_DEFAULT, s->sum / s->count, LW);
-	add_us(rs, ROLE_WARN, s->max, LW);
 }
 
 void ui_fmt_lat_row(struct richstr *rs, enum latency_table t, bool user,
-		    const struct latency_row *row)
+		    const struct latency_row *row, bool compact)
 {
 	char b[32];
 
 	richstr_clear(rs);
 	if (row->cpu < 0)
-		richstr_add_right(rs, ROLE_EVENT, "ALL", 5);
+		richstr_add_right(rs, ROLE_EVENT, "ALL", compact ? 3 : 5);
 	else
-		add_u64(rs, ROLE_CPU, (uint64_t)row->cpu, 5);
+		add_u64(rs, ROLE_CPU, (uint64_t)row->cpu, compact ? 3 : 5);
 	if (t == LATENCY_TABLE_TIMERLAT) {
 		/* samples: the timer activations, counted in IRQ context */
-		add_u64(rs, ROLE_DEFAULT, row->tl[LATENCY_TL_IRQ].count, 9);
-		lat_stat(rs, &row->tl[LATENCY_TL_IRQ], false);
-		lat_stat(rs, &row->tl[LATENCY_TL_THREAD], false);
+		add_cnt(rs, row->tl[LATENCY_TL_IRQ].count, 9, 8, compact);
+		lat_stat(rs, &row->tl[LATENCY_TL_IRQ], false, compact);
+		lat_stat(rs, &row->tl[LATENCY_TL_THREAD], true, compact);
 		if (user)
-			lat_stat(rs, &row->tl[LATENCY_TL_USER], false);
+			lat_stat(rs, &row->tl[LATENCY_TL_USER], false, compact);
 		return;
 	}
-	add_u64(rs, ROLE_DEFAULT, row->os_samples, 9);
-	add_us(rs, ROLE_DEFAULT, row->os_runtime, 14);
-	add_us(rs, ROLE_DEFAULT, row->os_noise, 12);
+	add_cnt(rs, row->os_samples, 9, 8, compact);
+	if (compact) {
+		add_lat(rs, ROLE_DEFAULT, row->os_runtime, true);
+		add_lat(rs, ROLE_DEFAULT, row->os_noise, true);
+	} else {
+		add_us(rs, ROLE_DEFAULT, row->os_runtime, 14);
+		add_us(rs, ROLE_DEFAULT, row->os_noise, 12);
+	}
 	snprintf(b, sizeof(b), "%u.%04u", row->os_avail_ppm / 10000, row->os_avail_ppm % 10000);
-	richstr_add_right(rs, ROLE_DEFAULT, b, 10);
-	add_us(rs, ROLE_WARN, row->os_max_single, 12);
-	add_u64(rs, ROLE_DEFAULT, row->hw, 7);
-	add_u64(rs, ROLE_DEFAULT, row->nmi, 7);
-	add_u64(rs, ROLE_DEFAULT, row->irq, 8);
-	add_u64(rs, ROLE_DEFAULT, row->softirq, 8);
-	add_u64(rs, ROLE_DEFAULT, row->thread, 8);
+	richstr_add_right(rs, ROLE_DEFAULT, b, compact ? 8 : 10);
+	if (compact)
+		richstr_add_right(rs, ROLE_WARN, ui_fmt_dur(b, sizeof(b), row->os_max_single), 11);
+	else
+		add_us(rs, ROLE_WARN, row->os_max_single, 12);
+	add_cnt(rs, row->hw, 7, 6, compact);
+	add_cnt(rs, row->nmi, 7, 6, compact);
+	add_cnt(rs, row->irq, 8, 6, compact);
+	add_cnt(rs, row->softirq, 8, 6, compact);
+	add_cnt(rs, row->thread, 8, 7, compact);
 }
 
 uint64_t ui_lat_sort_key(enum latency_table t, const struct latency_row *row, enum ui_lat_sort s)

@@ -55,12 +55,25 @@ enum ui_lat_sort {
 
 const char *ui_lat_sort_name(enum ui_lat_sort s);
 
-/* The table header; @user: timerlat has user-return samples. */
-void ui_fmt_lat_header(struct richstr *rs, enum latency_table t, bool user, enum ui_lat_sort s);
+/*
+ * The table header; @user: timerlat has user-return samples. @compact: the
+ * narrow layout, for terminals where the full one does not fit
+ * (ui_lat_width()): durations with their unit ("139.30ms") in 9 columns,
+ * counts as "12.3k", and of timerlat's IRQ and user-return latencies only avg
+ * and max (the thread's cur, avg and max stay: the sort keys).
+ */
+void ui_fmt_lat_header(struct richstr *rs, enum latency_table t, bool user, enum ui_lat_sort s,
+		       bool compact);
 
-/* One CPU row (row->cpu -1: "ALL"). Figures in us with 3 decimals, as rtla top. */
+/* Return: the columns the table takes in that layout. */
+int ui_lat_width(enum latency_table t, bool user, bool compact);
+
+/*
+ * One CPU row (row->cpu -1: "ALL"). Figures in us with 3 decimals, as rtla
+ * top; @compact as the header.
+ */
 void ui_fmt_lat_row(struct richstr *rs, enum latency_table t, bool user,
-		    const struct latency_row *row);
+		    const struct latency_row *row, bool compact);
 
 /* The sort value of @row for @s (larger sorts first). */
 uint64_t ui_lat_sort_key(enum latency_table t, const struct latency_row *row, enum ui_lat_sort s);
