@@ -44,7 +44,7 @@
 #define LAT_LAG_NS	(300ull * 1000 * 1000)	/* how far behind "now" a feed ends */
 #define LAT_SPARK	120
 #define LAT_FEED_NS	(20ull * 1000 * 1000)	/* feeding per frame, at most about */
-#define AGG_END_SLACK	(20ull * 1000)	/* Enter: past a pair's END time */
+#define AGG_END_SLACK	(200ull * 1000)	/* Enter: past a pair's END time */
 
 
 static const int latency_features[] = { FEATURE_OSNOISE, FEATURE_TIMERLAT };
@@ -770,7 +770,10 @@ static int agg_jump(struct ui *ui, struct lat_state *ls)
 		return UI_HANDLED | UI_REDRAW;
 	}
 	t0 = t1 > r.worst.lat_ns ? t1 - r.worst.lat_ns : 0;
-	/* the BPF engine's END time is its program's clock read, a little after the record's */
+	/*
+	 * the BPF engine's END time is its program's clock read, which may come before
+	 * the record's time stamp (the tracepoint's callbacks run in turn)
+	 */
 	ret = ui_show_events(ui, &(struct ui_events_req){ .t0 = t0, .t1 = t1 + AGG_END_SLACK });
 	ui_message(ui, "%u: the events of its worst pair (%s, %s %s), where the trace holds "
 		   "them", r.idx, agg_fmt_ns(b, sizeof(b), r.worst.lat_ns), r.keynames,
