@@ -478,7 +478,10 @@ static void agg_cell(struct richstr *rs, enum ui_role role, uint64_t ns, int wid
 	richstr_add_right(rs, role, agg_fmt_ns(b, sizeof(b), ns), width);
 }
 
-static void agg_fmt_row(struct richstr *rs, const struct agg_result *r)
+/* Below this width a row leaves out RATE/s, MIN and P50, for the spec's sake. */
+#define AGG_WIDE	120
+
+static void agg_fmt_row(struct richstr *rs, const struct agg_result *r, bool narrow)
 {
 	char b[32];
 
@@ -486,16 +489,21 @@ static void agg_fmt_row(struct richstr *rs, const struct agg_result *r)
 	richstr_addf(rs, ROLE_DIM, "%3u ", r->idx);
 	snprintf(b, sizeof(b), "%" PRIu64, r->count);
 	richstr_add_right(rs, ROLE_DEFAULT, b, 10);
-	snprintf(b, sizeof(b), "%.1f", r->rate);
-	richstr_add_right(rs, ROLE_DEFAULT, b, 9);
+	if (!narrow) {
+		snprintf(b, sizeof(b), "%.1f", r->rate);
+		richstr_add_right(rs, ROLE_DEFAULT, b, 9);
+	}
 	if (r->kind == AGG_LATENCY && r->count) {
-		agg_cell(rs, ROLE_DEFAULT, r->min_ns, 9);
+		if (!narrow)
+			agg_cell(rs, ROLE_DEFAULT, r->min_ns, 9);
 		agg_cell(rs, ROLE_DEFAULT, r->sum_ns / r->count, 9);
-		agg_cell(rs, ROLE_DEFAULT, agg_quantile(r, 0.5), 9);
+		if (!narrow)
+			agg_cell(rs, ROLE_DEFAULT, agg_quantile(r, 0.5), 9);
 		agg_cell(rs, ROLE_DEFAULT, agg_quantile(r, 0.99), 9);
 		agg_cell(rs, ROLE_WARN, r->max_ns, 9);
 	} else {
-		richstr_add_right(rs, ROLE_DIM, r->kind == AGG_HIST ? "(counts)" : "-", 45);
+		richstr_add_right(rs, ROLE_DIM, r->kind == AGG_HIST ? "(counts)" : "-",
+				  narrow ? 27 : 45);
 	}
 	richstr_addf(rs, ROLE_DIM, " %-5s ", r->engine ? r->engine : "?");
 	richstr_add(rs, r->error[0] ? ROLE_ERROR : ROLE_EVENT, r->title);
@@ -688,8 +696,12 @@ static void agg_draw(struct ui *ui, struct lat_state *ls, int y, int h, int w)
 	int list_h, top, r;
 
 	richstr_clear(&rs);
-	richstr_addf(&rs, ROLE_DEFAULT, "A->B latencies measured in the kernel, since each was "
-		     "made (m: a new one, A: the per-CPU table)");
+	if (w < AGG_WIDE)
+		richstr_addf(&rs, ROLE_DEFAULT, "A->B latencies in the kernel (m: a new one, A: "
+			     "the CPUs)");
+	else
+		richstr_addf(&rs, ROLE_DEFAULT, "A->B latencies measured in the kernel, since each "
+			     "was made (m: a new one, A: the per-CPU table)");
 	if (ui_view(ui))
 		richstr_add(&rs, ROLE_WARN, "  the view filter does not narrow them: the kernel "
 			    "counts every pair");
@@ -719,8 +731,13 @@ static void agg_draw(struct ui *ui, struct lat_state *ls, int y, int h, int w)
 	if (ls->agg_sel >= (int)n)
 		ls->agg_sel = (int)n - 1;
 	richstr_clear(&rs);
-	richstr_addf(&rs, ROLE_COLHDR, "%3s %10s %9s %9s %9s %9s %9s %9s %-5s  %s", "#", "PAIRS",
-		     "RATE/s", "MIN", "MEAN", "P50", "P99", "MAX", "ENG", "START -> END");
+	if (w < AGG_WIDE)
+		richstr_addf(&rs, ROLE_COLHDR, "%3s %10s%9s%9s%9s %-5s %s", "#", "PAIRS",
+			     "MEAN", "P99", "MAX", "ENG", "START -> END");
+	else
+		richstr_addf(&rs, ROLE_COLHDR, "%3s %10s%9s%9s%9s%9s%9s%9s %-5s %s", "#",
+			     "PAIRS", "RATE/s", "MIN", "MEAN", "P50", "P99", "MAX", "ENG",
+			     "START -> END");
 	richstr_pad(&rs, ROLE_COLHDR, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	/* the list takes what it needs, at most a third of the pane */
@@ -734,7 +751,7 @@ static void agg_draw(struct ui *ui, struct lat_state *ls, int y, int h, int w)
 		memset(&res, 0, sizeof(res));
 		if (agg_set_result(s, (unsigned int)(top + r), &res))
 			continue;
-		agg_fmt_row(&rs, &res);
+		agg_fmt_row(&rs, &res, w < AGG_WIDE);
 		if (top + r == ls->agg_sel)
 			ui_rowsel_mark(&rs, w);
 		ui_draw_rs(&ui->screen, y + 1 + r, 0, &rs, w);
