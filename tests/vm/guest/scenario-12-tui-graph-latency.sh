@@ -6,7 +6,10 @@
 #     (fold everything) hides it and leaves the task rows; Enter on the
 #     selected task shows its vfs_read calls folded ("vfs_read() { ... }");
 #     E brings the whole tree back; "/ read_zero" finds the child and shows
-#     it again after C; q quits with status 0 and the state as before.
+#     it again after C; i on it opens the stacks pane's icicle of the
+#     function_graph paths, zoomed to vfs_read, v their caller tree with
+#     read_zero's row and vfs_read under it; q quits with status 0 and the
+#     state as before.
 #  2. ktop -p timerlat, pane 5: the table has the ALL row and a row per CPU
 #     with samples; Enter on a CPU's row opens the event list at that CPU's
 #     worst sample: the title names the CPU and its window, and the newest
@@ -123,6 +126,25 @@ if ! wait_screen "$FUNC\(\)(;| \{)" 10; then
 	fail "/ $FUNC did not find and show the child"
 fi
 note "search: $(scr | grep -m1 -E "$FUNC\(\)(;| \{)")"
+# i on the selected call: the stacks pane's icicle of the function_graph paths of this
+# live kernel (issue 30 #8), zoomed to vfs_read. $FUNC is too thin a frame to be drawn
+# there (vfs_read's time is mostly the blocking reads of the terminal and pipes): v,
+# the caller tree of the same paths, shows its row, vfs_read under it.
+keys i
+if ! wait_screen "^Stacks: icicle of every call path, at $FUNC +function_graph paths +[0-9]" 30 ||
+   ! wait_screen '^zoom: all > vfs_read' 10 || ! wait_screen '^vfs_read ' 10; then
+	evidence icicle
+	fail "i did not open the icicle of the function_graph paths, zoomed to vfs_read"
+fi
+note "icicle: $(scr | grep -m1 '^Stacks: ')"
+keys v
+if ! wait_screen "^Stacks: caller tree of every call path, at $FUNC +function_graph paths" 10 ||
+   ! wait_for "scr | sed '1,/^Stacks: /d' | grep -A1 -E ' $FUNC *\$' | grep -q ' vfs_read *\$'" 10
+then
+	evidence callers
+	fail "v did not show $FUNC's row with vfs_read under it"
+fi
+note "callers: $(scr | sed '1,/^Stacks: /d' | grep -A1 -E " $FUNC *\$" | tr -s ' ' | tr '\n' '/')"
 tui_quit
 tracestate --diff /tmp/tui.before || fail "tracing state not restored after the graph run"
 
