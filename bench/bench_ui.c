@@ -107,12 +107,13 @@ static void append_one(struct store *st, unsigned int cpu)
 }
 
 /* A stand-in for the live source: only its flags (events keep coming, a kernel to act on). */
-static unsigned int fake_live_flags(const struct app *a)
+static unsigned int fake_live_flags(const struct source *s)
 {
 	return SOURCE_KERNEL | SOURCE_GROWS;
 }
 
-static const struct source_ops fake_live = { .name = "fake-live", .flags = fake_live_flags };
+static const struct source_ops fake_live_ops = { .name = "fake-live", .flags = fake_live_flags };
+static struct source fake_live = { .ops = &fake_live_ops };
 
 int main(int argc, char **argv)
 {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "agg/agg.h"
@@ -23,55 +24,110 @@
 #include "formats/folded.h"
 #include "funcfilter/ftrace_filter.h"
 #include "kernel/session.h"
+#include "source/remote.h"
 #include "source/source.h"
 #include "store/store.h"
 
 #define STREAM_FLUSH_NS	100000000ull	/* --stream: one flush every 100 ms */
 
-/* Start @src; on failure everything it began is undone. */
-static int app_start_source(struct app *a, const struct source_ops *src,
-			    const struct source_args *args, char *err, size_t errlen)
+/*
+ * What every start has: the eventfd the source writes, no store yet. Return:
+ * 0 or a negative errno with the message.
+ */
+static int app_sink(struct app *a, struct source_sink *sink, char *err, size_t errlen)
 {
-	int ret;
-
 	err[0] = 0;
 	a->st = NULL;
-	a->wake_fd = -1;
-	a->bpf = NULL;
-	a->bpf_why[0] = 0;
-	a->ssyms = NULL;
-	a->offcpu = NULL;
-	a->offcpu_why[0] = 0;
-	a->src = src;
-	a->src_priv = NULL;
-	ret = src->start(a, args, err, errlen);
+	a->src = NULL;
+	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (a->wake_fd < 0)
+		return err_set(err, errlen, -errno, "eventfd: %s", strerror(errno));
+	*sink = (struct source_sink){ .wake_fd = a->wake_fd };
+	return 0;
+}
+
+/* What the source said at its open, for everything that reads struct app. */
+static int app_started(struct app *a, const struct source_sink *sink, int ret, char *err,
+		       size_t errlen)
+{
+	const struct source_ops *ops = a->src ? a->src->ops : NULL;
+
+	a->st = sink->st;
 	if (ret && !err[0])
 		err_set(err, errlen, ret, "cannot start: %s", strerror(-ret));
-	if (ret && src == &source_live)
-		app_stop(a);	/* the kernel as it was; a recording's caller stops it */
-	return ret;
+	if (ret)
+		return ret;
+	if (ops->features)
+		a->ft = *ops->features(a->src);
+	snprintf(a->mode_why, sizeof(a->mode_why), "%s", ops->describe(a->src));
+	a->start_ns = ops->start_ns(a->src);
+	return 0;
+}
+
+/*
+ * What the app makes in the kernel before the live session opens: the
+ * in-kernel aggregations (all or none, so a refused spec leaves the kernel as
+ * it was).
+ */
+static int app_before_session(void *arg, const struct features *ft, char *err, size_t errlen)
+{
+	struct app *a = arg;
+
+	a->ft = *ft;
+	return app_agg_start(a, err, errlen);
 }
 
 int app_start(struct app *a, char *err, size_t errlen)
 {
-	return app_start_source(a, &source_live, NULL, err, errlen);
+	const struct app_opts *o = &a->opts;
+	struct source_live_args in = {
+		.so = &o->so, .mem_limit = o->memory,
+		.bpf_interval = o->batch && o->interval > 0 ? o->interval : 0.5,
+		.no_bpf = o->no_bpf, .bpf_syscalls = o->bpf_syscalls, .offcpu = o->offcpu,
+		.net = o->net != 0, .net_probe = o->net == APP_NET_PROBE,
+		.probes = o->probes, .nprobes = o->nprobes,
+		.before_session = app_before_session, .before_arg = a,
+	};
+	struct source_sink sink;
+	int ret;
+
+	ret = app_sink(a, &sink, err, errlen);
+	if (!ret)
+		ret = source_live_open(&in, &sink, &a->src, err, errlen);
+	ret = app_started(a, &sink, ret, err, errlen);
+	if (ret)
+		app_stop(a);	/* the kernel as it was; a recording's caller stops it */
+	return ret;
 }
 
 int app_open_snapshot(struct app *a, const char *path, int in_fd, int flags, char *err,
 		      size_t errlen)
 {
-	struct source_args args = { .path = path, .fd = in_fd, .flags = flags };
+	struct source_file_args in = {
+		.path = path, .fd = in_fd, .mem_limit = a->opts.memory,
+		.sync = flags & APP_SNAP_SYNC, .end_signal = flags & APP_SNAP_END_SIGNAL,
+		.tracer = a->opts.so.tracer,
+		.remote = a->remote ? remote_dest(a->remote) : NULL,
+	};
+	struct source_sink sink;
+	int ret;
 
-	return app_start_source(a, &source_file, &args, err, errlen);
+	ret = app_sink(a, &sink, err, errlen);
+	if (!ret)
+		ret = source_file_open(&in, &sink, &a->src, err, errlen);
+	return app_started(a, &sink, ret, err, errlen);
 }
 
 void app_stop(struct app *a)
 {
 	/* the recorder reads the store and acts on the source: before either goes */
 	app_recorder_stop(a);
+	/* the measures live in the kernel beside the session: they go before it */
+	app_agg_stop(a);
 	/* the source writes the store: it stops first */
-	if (a->src && a->src->stop)
-		a->src->stop(a);
+	if (a->src)
+		a->src->ops->close(a->src);
+	a->src = NULL;
 	app_view_stop(a);
 	store_free(a->st);
 	a->st = NULL;
@@ -80,39 +136,55 @@ void app_stop(struct app *a)
 	a->wake_fd = -1;
 }
 
+/* @a's source's operation @op, or NULL (no source, or it cannot do it). */
+#define SRC_OP(a, op)	((a)->src ? (a)->src->ops->op : NULL)
+
 unsigned int app_flags(const struct app *a)
 {
-	return a->src && a->src->flags ? a->src->flags(a) : 0;
+	return SRC_OP(a, flags) ? a->src->ops->flags(a->src) : 0;
 }
 
 struct session *app_session(const struct app *a)
 {
-	return a->src && a->src->session ? a->src->session(a) : NULL;
+	return SRC_OP(a, session) ? a->src->ops->session(a->src) : NULL;
 }
 
 struct consumer *app_consumer(const struct app *a)
 {
-	return a->src && a->src->consumer ? a->src->consumer(a) : NULL;
+	return SRC_OP(a, consumer) ? a->src->ops->consumer(a->src) : NULL;
 }
 
 const char *app_instance(const struct app *a)
 {
-	return a->src && a->src->instance ? a->src->instance(a) : "";
+	return SRC_OP(a, instance) ? a->src->ops->instance(a->src) : "";
 }
 
 const struct snapshot_meta *app_recording_meta(const struct app *a)
 {
-	return source_file_meta(a);
+	return SRC_OP(a, recorded_meta) ? a->src->ops->recorded_meta(a->src) : NULL;
 }
 
 const char *app_tracer(const struct app *a)
 {
 	const char *t;
 
-	if (a->src && a->src->tracer)
-		return a->src->tracer(a);
+	if (SRC_OP(a, tracer))
+		return a->src->ops->tracer(a->src);
 	t = a->opts.so.tracer;
 	return t ? t : "";
+}
+
+unsigned int app_events(const struct app *a, const char *const **events)
+{
+	if (SRC_OP(a, events))
+		return a->src->ops->events(a->src, events);
+	*events = a->opts.so.events;
+	return a->opts.so.nevents;
+}
+
+uint64_t app_end_rt(const struct app *a)
+{
+	return SRC_OP(a, end_rt) ? a->src->ops->end_rt(a->src) : 0;
 }
 
 bool app_loading(const struct app *a)
@@ -120,8 +192,8 @@ bool app_loading(const struct app *a)
 	char err[8];
 	bool loading = false;
 
-	if (a->src && a->src->status)
-		a->src->status(a, &loading, err, sizeof(err));
+	if (SRC_OP(a, status))
+		a->src->ops->status(a->src, &loading, err, sizeof(err));
 	return loading;
 }
 
@@ -129,12 +201,12 @@ int app_loader_status(const struct app *a, char *err, size_t errlen)
 {
 	bool loading;
 
-	return a->src && a->src->status ? a->src->status(a, &loading, err, errlen) : 0;
+	return SRC_OP(a, status) ? a->src->ops->status(a->src, &loading, err, errlen) : 0;
 }
 
 int app_loader_wait(struct app *a, char *err, size_t errlen)
 {
-	return a->src && a->src->wait ? a->src->wait(a, err, errlen) : 0;
+	return SRC_OP(a, wait) ? a->src->ops->wait(a->src, err, errlen) : 0;
 }
 
 uint64_t app_snapshot_end(const struct app *a)
@@ -144,9 +216,9 @@ uint64_t app_snapshot_end(const struct app *a)
 
 uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 {
-	if (!a->src || !a->src->feed_end)
+	if (!SRC_OP(a, feed_end))
 		return app_snapshot_end(a);
-	return a->src->feed_end(a, lag_ns);
+	return a->src->ops->feed_end(a->src, lag_ns);
 }
 
 /* ---- actions on the program ------------------------------------------------------- */
@@ -154,33 +226,33 @@ uint64_t app_feed_end(const struct app *a, uint64_t lag_ns)
 int app_switch_tracer(struct app *a, const char *tracer, char *err, size_t errlen)
 {
 	err[0] = '\0';
-	if (!a->src || !a->src->switch_tracer)
+	if (!SRC_OP(a, switch_tracer))
 		return err_set(err, errlen, -ENODEV, "not tracing live: no tracer to switch");
-	return a->src->switch_tracer(a, tracer, err, errlen);
+	return a->src->ops->switch_tracer(a->src, tracer, err, errlen);
 }
 
 int app_mark(struct app *a, const char *text)
 {
-	return a->src && a->src->mark ? a->src->mark(a, text) : -ENODEV;
+	return SRC_OP(a, mark) ? a->src->ops->mark(a->src, text) : -ENODEV;
 }
 
 int app_set_recording(struct app *a, bool on)
 {
-	return a->src && a->src->set_recording ? a->src->set_recording(a, on) : -ENODEV;
+	return SRC_OP(a, set_recording) ? a->src->ops->set_recording(a->src, on) : -ENODEV;
 }
 
 void app_drain(struct app *a)
 {
-	if (a->src && a->src->drain)
-		a->src->drain(a);
+	if (SRC_OP(a, drain))
+		a->src->ops->drain(a->src);
 }
 
 const struct ftrace_filter *app_filter(struct app *a, const char **why)
 {
 	static const char none[] = "viewing a recording: there is no live kernel to filter";
 
-	if (a->src && a->src->filter)
-		return a->src->filter(a, why);
+	if (SRC_OP(a, filter))
+		return a->src->ops->filter(a->src, why);
 	if (why)
 		*why = none;
 	return NULL;
@@ -188,17 +260,17 @@ const struct ftrace_filter *app_filter(struct app *a, const char **why)
 
 int app_filter_current(struct app *a, struct funcfilter_set *out)
 {
-	return a->src && a->src->filter_current ? a->src->filter_current(a, out) : -ENODEV;
+	return SRC_OP(a, filter_current) ? a->src->ops->filter_current(a->src, out) : -ENODEV;
 }
 
 int app_filter_apply(struct app *a, const char *line, struct ftrace_filter_result *res)
 {
-	return a->src && a->src->filter_apply ? a->src->filter_apply(a, line, res) : -ENODEV;
+	return SRC_OP(a, filter_apply) ? a->src->ops->filter_apply(a->src, line, res) : -ENODEV;
 }
 
 int app_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res)
 {
-	return a->src && a->src->filter_undo ? a->src->filter_undo(a, redo, res) : -ENODEV;
+	return SRC_OP(a, filter_undo) ? a->src->ops->filter_undo(a->src, redo, res) : -ENODEV;
 }
 
 /* Append "; LABEL a b c" for the @n command-line items @v to @buf. */
@@ -213,8 +285,8 @@ static size_t desc_items(char *buf, size_t len, size_t at, const char *label,
 
 const char *app_filter_desc(const struct app *a, char *buf, size_t len)
 {
-	const struct ftrace_filter *f = a->src && a->src->filter_held ? a->src->filter_held(a) :
-					NULL;
+	const struct ftrace_filter *f = SRC_OP(a, filter_held) ?
+					a->src->ops->filter_held(a->src) : NULL;
 	const struct session_opts *o = &a->opts.so;
 	unsigned int changed;
 	size_t at;
@@ -241,6 +313,12 @@ const char *app_filter_desc(const struct app *a, char *buf, size_t len)
 
 /* ---- saving ------------------------------------------------------------------------ */
 
+int app_meta(struct app *a, struct snapshot_meta *out, bool stream, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return SRC_OP(a, meta) ? a->src->ops->meta(a->src, out, stream, err, errlen) : 0;
+}
+
 int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 	     unsigned int file_flags, char *err, size_t errlen)
 {
@@ -262,8 +340,7 @@ int app_save(struct app *a, const char *path, int fmt, uint64_t t0, uint64_t t1,
 	f = fmt >= 0 ? format_by_id((enum format_id)fmt) : format_by_name(path);
 	if (!f)
 		f = &format_ktop;
-	memset(&m, 0, sizeof(m));
-	ret = a->src && a->src->meta ? a->src->meta(a, &m, false, err, errlen) : 0;
+	ret = app_meta(a, &m, false, err, errlen);
 	/* what a trace.dat or text needs: the formats; the other formats do without */
 	if (ret && (f == &format_tracedat || f == &format_text)) {
 		char why[512];
@@ -290,10 +367,12 @@ static int app_stream_bpf(struct app *a, struct ktop_writer *w, uint64_t *ticks,
 	struct bpfstats_raw raw;
 	int ret;
 
-	if (!a->bpf)
+	struct bpfstats *bpf = app_bpf(a);
+
+	if (!bpf)
 		return 0;
-	bpfstats_get_status(a->bpf, &st);
-	if (st.ticks == *ticks || bpfstats_raw_get(a->bpf, *seq, &raw))
+	bpfstats_get_status(bpf, &st);
+	if (st.ticks == *ticks || bpfstats_raw_get(bpf, *seq, &raw))
 		return 0;
 	ret = ktop_writer_bpf(w, &raw);
 	*ticks = st.ticks;
@@ -305,18 +384,16 @@ static int app_stream_bpf(struct app *a, struct ktop_writer *w, uint64_t *ticks,
 
 struct bpfstats *app_bpf(const struct app *a)
 {
-	return a->bpf ? a->bpf : source_file_bpf(a);
+	return SRC_OP(a, bpf) ? a->src->ops->bpf(a->src, NULL) : NULL;
 }
 
 const char *app_bpf_why(const struct app *a)
 {
-	return a->bpf_why;
-}
+	const char *why = "";
 
-unsigned int app_events(const struct app *a, const char *const **events)
-{
-	*events = a->opts.so.events;
-	return a->opts.so.nevents;
+	if (SRC_OP(a, bpf))
+		a->src->ops->bpf(a->src, &why);
+	return why;
 }
 
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
@@ -330,9 +407,7 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 	char err[512] = "";
 	int ret, werr, status = 0;
 
-	memset(&m, 0, sizeof(m));
-	if (a->src && a->src->meta)
-		a->src->meta(a, &m, true, err, sizeof(err));
+	app_meta(a, &m, true, err, sizeof(err));
 	w = ktop_writer_new(fd, "standard output", a->st, &m, &wo, err, sizeof(err));
 	werr = errno;
 	snapshot_meta_free(&m);
@@ -371,7 +446,7 @@ int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log)
 		if (a->wake_fd >= 0 && read(a->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			break;
 		/* the off-CPU totals go out as a whole set: once a second is enough */
-		if (a->offcpu && now - offcpu_ns >= 1000000000ull) {
+		if (app_offcpu(a) && now - offcpu_ns >= 1000000000ull) {
 			app_offcpu_poll(a);
 			offcpu_ns = now;
 		}

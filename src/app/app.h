@@ -20,12 +20,9 @@
 struct store;
 struct fgraph;
 struct ktop_event;
-struct symbols;
-struct decode_ctx;
 struct consumer;
 struct bpfstats;
 struct snapshot_meta;
-struct source_ops;
 struct session;
 struct ftrace_filter;
 struct ftrace_filter_result;
@@ -34,9 +31,8 @@ struct probe_set;
 struct viewfilter;
 struct taskrel;
 struct probe_def;
+struct probe_info;
 struct probe_caps;
-struct app_probe_log;
-struct stack_syms;
 struct bpf_offcpu;
 struct agg_set;
 struct remote;
@@ -100,28 +96,31 @@ struct app_opts {
 	unsigned int		nspecbuf;
 };
 
+/*
+ * The running program. Who writes each field (everyone may read it, on the
+ * thread that owns the app unless it says otherwise):
+ *   main/opts.c   opts, before the start (app_recorder_prepare adds to it);
+ *                 main may add to mode_why and set start_ns after the start
+ *   app.c         ft, st, wake_fd, start_ns, mode_why at the start (what the
+ *                 source said), src; they stay until app_stop()
+ *   app_view.c    view, rel, rec_t0; app_recorder.c rec, rec_plan; app_agg.c agg,
+ *                 agg_why; main remote
+ * What the source keeps to itself (the session, probes, stacks, BPF) is asked
+ * through the functions below.
+ */
 struct app {
 	struct app_opts		opts;
-	struct features		ft;
-	struct store		*st;
+	struct features		ft;		/* what the kernel permits; zero for a recording */
+	struct store		*st;		/* the source fills it; threads read it lock-free */
 	int			wake_fd;	/* eventfd the source writes as events arrive */
 	uint64_t		start_ns;	/* CLOCK_MONOTONIC at start */
 	char			mode_why[256];	/* what ktop chose to trace, and why */
 	/* where the events come from (src/source/source.h): the live kernel or a recording */
-	const struct source_ops	*src;
-	void			*src_priv;	/* the source's own state */
-	/* probes made while tracing (src/app/app_probe.c; the set is the live source's) */
-	bool			probe_tried;	/* the set was tried; probe_why says why not */
-	char			probe_why[512];
-	struct app_probe_log	*probe_log;	/* the formats of every probe made */
+	struct source		*src;
+	char			probe_why[512];	/* app_probe_why()'s, when the source has none */
 	/* --latency, --hist, --sql: live, the set measuring (src/app/app_agg.c) */
 	struct agg_set		*agg;
 	char			agg_why[512];	/* no set: why; a set: its engines */
-	struct bpfstats		*bpf;		/* NULL: BPF off, see bpf_why */
-	char			bpf_why[256];
-	struct stack_syms	*ssyms;		/* names the store's stack frames */
-	struct bpf_offcpu	*offcpu;	/* --offcpu; NULL: off, see offcpu_why */
-	char			offcpu_why[256];
 	/* what readers of the store honour (src/app/app_view.c) */
 	struct viewfilter	*view;		/* --view; the UI's later */
 	struct taskrel		*rel;
@@ -152,6 +151,15 @@ struct consumer *app_consumer(const struct app *a);
 const char *app_instance(const struct app *a);
 /* A recording's metadata as it was read, NULL live. */
 const struct snapshot_meta *app_recording_meta(const struct app *a);
+/*
+ * The metadata a save writes with the store (the source's meta operation):
+ * the recording's, or the running kernel's; @stream: --stream's (no kallsyms).
+ * Return: 0 and @out filled (snapshot_meta_free it), or a negative errno with
+ * the message (@out still usable, partly filled).
+ */
+int app_meta(struct app *a, struct snapshot_meta *out, bool stream, char *err, size_t errlen);
+/* When a stream or file finished being read (CLOCK_REALTIME ns); 0 while it reads, or live. */
+uint64_t app_end_rt(const struct app *a);
 /*
  * Stop recording and wait until the readers have brought in what the kernel
  * held (--duration's last summary). Nothing for a recording.
@@ -254,7 +262,7 @@ const char *app_agg_why(const struct app *a);
  */
 int app_agg_add(struct app *a, enum app_agg_kind kind, const char *text, char *err,
 		size_t errlen);
-/* Live: make the set and the measures of the options, all or none (the live source). */
+/* Live: make the set and the measures of the options, all or none (app_start). */
 int app_agg_start(struct app *a, char *err, size_t errlen);
 /* Live: remove every measure from the kernel, free the set. Safe twice. */
 void app_agg_stop(struct app *a);
@@ -273,15 +281,8 @@ unsigned int app_events(const struct app *a, const char *const **events);
  */
 int app_stream(struct app *a, int fd, uint64_t max_bytes_per_sec, FILE *log);
 
-/* ---- stacks: src/app/app_stacks.c (the live source calls them) ---- */
+/* ---- stacks: src/app/app_stacks.c (the source's stacks facility) ---- */
 
-/*
- * Live: tell the decoders @dc which events carry stacks (--stack, -e
- * EVENT:stack) and install the frame resolver (kallsyms @syms, /proc/PID/maps
- * + ELF). Before the readers start. Return: 0 or -ENOMEM (message in @err).
- */
-int app_stacks_start(struct app *a, struct decode_ctx *dc, struct symbols *syms, char *err,
-		     size_t errlen);
 /**
  * app_stacks_add - kernel (@parts STACKTRIG_KERN) or user stacks of the
  * events @spec names from now on, while tracing goes on ("stacks for this
@@ -295,12 +296,7 @@ int app_stacks_start(struct app *a, struct decode_ctx *dc, struct symbols *syms,
  */
 int app_stacks_add(struct app *a, const char *spec, unsigned int parts, char *note,
 		   size_t notelen, char *err, size_t errlen);
-/* Stop naming frames (before the store goes). Safe twice. */
-void app_stacks_stop(struct app *a);
 
-/* --offcpu: load the off-CPU BPF program, or say why not in a->offcpu_why. */
-void app_offcpu_start(struct app *a, struct symbols *syms);
-void app_offcpu_stop(struct app *a);
 /* The off-CPU stacks' BPF object (--offcpu, live), else NULL. */
 struct bpf_offcpu *app_offcpu(const struct app *a);
 /* Why there is none when --offcpu asked for it, else "". */
@@ -442,17 +438,6 @@ const char *app_tracer(const struct app *a);
  */
 int app_switch_tracer(struct app *a, const char *tracer, char *err, size_t errlen);
 
-/*
- * app_readers_stop, app_readers_start - stop the readers (what the buffers
- * hold is drained into the store) while the session or the decoders change,
- * then start them again. Tracing goes on meanwhile: the ring buffer keeps what
- * comes. @err may hold what went wrong before: start adds to it.
- * Return (start): 0, or a negative errno; reading has then stopped.
- * Context: the thread that owns the app.
- */
-void app_readers_stop(struct app *a);
-int app_readers_start(struct app *a, char *err, size_t errlen);
-
 /**
  * app_mark - write @text into the recording, in time order with the events
  *
@@ -566,26 +551,11 @@ int app_probe_remove(struct app *a, const char *event, char *err, size_t errlen)
 /* Enable or disable @event in ktop's instance. Return: 0 or -errno (@err). */
 int app_probe_enable(struct app *a, const char *event, bool on, char *err, size_t errlen);
 
-/* One probe of the run, for the probe list. */
-struct app_probe_info {
-	const struct probe_def	*def;		/* valid until the next add or remove */
-	int			enabled;	/* 1, 0, or a negative errno: cannot tell */
-	bool			have_hits;	/* the kernel counts its hits in @hits_from */
-	uint64_t		hits;		/* times it fired since it was defined */
-	const char		*hits_from;	/* "uprobe_profile", "kprobe_profile" */
-};
-
-/* Fill @out with up to @max probes (one read of the profile files). Return: how many. */
-unsigned int app_probe_list(struct app *a, struct app_probe_info *out, unsigned int max);
-
-/* Tell the decoders the kinds of @d's fields its format cannot say (hex, symbol). */
-void app_probe_kinds_one(struct app *a, const struct probe_def *d);
-
-/* Free what app_probe_add() kept (app_stop calls it). */
-void app_probe_forget(struct app *a);
-
-/* Add the formats of probes made (and perhaps removed) since to @m, where missing. */
-void app_probe_formats(const struct app *a, struct snapshot_meta *m);
+/*
+ * Fill @out with up to @max probes of the run (struct probe_info,
+ * src/probe/probe.h; one read of the profile files). Return: how many.
+ */
+unsigned int app_probe_list(struct app *a, struct probe_info *out, unsigned int max);
 
 /*
  * app_reap_stale - remove what killed ktops left in the kernel: their

@@ -21,16 +21,22 @@ static const char *const kind_opt[] = {
 	[APP_AGG_LATENCY] = "--latency", [APP_AGG_HIST] = "--hist", [APP_AGG_SQL] = "--sql",
 };
 
+/* The results a recording carries (the source's recorded_agg), else NULL. */
+static struct agg_set *agg_recorded(const struct app *a)
+{
+	return a->src && a->src->ops->recorded_agg ? a->src->ops->recorded_agg(a->src) : NULL;
+}
+
 struct agg_set *app_agg(const struct app *a)
 {
-	return a->agg ? a->agg : source_file_agg(a);
+	return a->agg ? a->agg : agg_recorded(a);
 }
 
 const char *app_agg_why(const struct app *a)
 {
 	if (a->agg)
 		return agg_set_engine_why(a->agg);
-	if (source_file_agg(a))
+	if (agg_recorded(a))
 		return "measured where the recording was made";
 	return a->agg_why[0] ? a->agg_why : "no --latency, --hist or --sql";
 }

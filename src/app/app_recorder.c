@@ -21,6 +21,7 @@
 #include "lib/evspec.h"
 #include "lib/file.h"
 #include "kernel/session.h"
+#include "probe/probe.h"
 #include "probe/probe_gen.h"
 #include "recorder/recorder.h"
 #include "source/source.h"
@@ -118,7 +119,7 @@ static int host_meta(void *arg, struct snapshot_meta *m, bool full, char *err, s
 	struct app *a = arg;
 
 	/* not full: what a --stream carries, the session's formats without kallsyms */
-	return a->src && a->src->meta ? a->src->meta(a, m, !full, err, errlen) : 0;
+	return app_meta(a, m, !full, err, errlen);
 }
 
 static uint64_t host_published(void *arg)
@@ -140,7 +141,7 @@ static bool host_known(void *arg, const char *name)
 static int host_probe_event(void *arg, const char *spec, char *sys, size_t syslen, char *name,
 			    size_t namelen)
 {
-	struct app_probe_info pi[SESSION_MAX_LIST];
+	struct probe_info pi[SESSION_MAX_LIST];
 	unsigned int n = app_probe_list(arg, pi, SESSION_MAX_LIST);
 
 	for (unsigned int i = 0; i < n; i++) {

@@ -22,7 +22,7 @@ enum app_stream_state app_stream_state(const struct app *a)
 		return APP_STREAM_NONE;
 	if (!a->remote && !(a->opts.input && !strcmp(a->opts.input, "-")))
 		return APP_STREAM_NONE;
-	if (app_loading(a) || !source_file_end_rt(a))
+	if (app_loading(a) || !app_end_rt(a))
 		return APP_STREAM_RUNNING;
 	return app_loader_status(a, err, sizeof(err)) ? APP_STREAM_CUT : APP_STREAM_ENDED;
 }
@@ -31,7 +31,7 @@ enum app_stream_state app_stream_end_desc(const struct app *a, char *buf, size_t
 {
 	enum app_stream_state s = app_stream_state(a);
 	char when[16] = "?", why[320] = "", lerr[512] = "";
-	uint64_t rt = source_file_end_rt(a);
+	uint64_t rt = app_end_rt(a);
 	time_t t = (time_t)(rt / 1000000000ull);
 	struct store_stats ss;
 	struct tm tm;

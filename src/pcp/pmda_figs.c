@@ -25,6 +25,7 @@
 #include "lib/file.h"
 #include "model/latency.h"
 #include "model/net.h"
+#include "probe/probe.h"
 #include "probe/probe_gen.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -403,7 +404,7 @@ static void figs_bpf(struct pmda_figs *f)
 /* ktop's probes: the kernel's hit count, or (fprobes, eprobes) the events counted. */
 static void figs_probes(struct pmda_figs *f)
 {
-	struct app_probe_info pi[PMDA_MAX_PROBES];
+	struct probe_info pi[PMDA_MAX_PROBES];
 	unsigned int n;
 
 	if (!(app_flags(f->a) & SOURCE_KERNEL) || !f->a->opts.nprobes)

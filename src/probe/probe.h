@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "probe_gen.h"
 
 struct probe_set;
@@ -45,6 +46,15 @@ int probe_set_new(struct probe_set **out, const char *tracefs, const char *btf_p
 
 /* Remove every probe of the set from the kernel, then free it. Accepts NULL. */
 void probe_set_free(struct probe_set *ps);
+
+/* One probe of a set as the kernel has it now (the probe list). */
+struct probe_info {
+	const struct probe_def	*def;		/* valid until the next create, remove */
+	int			enabled;	/* 1, 0, or a negative errno: cannot tell */
+	bool			have_hits;	/* the kernel counts its hits in @hits_from */
+	uint64_t		hits;		/* times it fired since it was defined */
+	const char		*hits_from;	/* "uprobe_profile", "kprobe_profile" */
+};
 
 const char *probe_set_group(const struct probe_set *ps);	/* "ktop_1234" */
 const struct probe_caps *probe_set_caps(const struct probe_set *ps);

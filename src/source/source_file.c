@@ -4,9 +4,9 @@
  * (src/formats/, detected from its content), or a .ktop stream on a pipe
  * (-i -). A loader thread reads it into the store: the store exists once the
  * reader has opened the input (a .ktop's header and metadata), so the views
- * draw their first frame while the rest arrives; the loader writes
- * a->wake_fd as it goes, like the live readers. A recording has no kernel:
- * the program's actions on one are refused (app.h says so to the user).
+ * draw their first frame while the rest arrives; the loader writes the
+ * sink's wake_fd as it goes, like the live readers. A recording has no
+ * kernel: the program's actions are NULL (app.h refuses them with a message).
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,10 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "app/app.h"
 #include "lib/clock.h"
 #include "lib/err.h"
 #include "formats/format.h"
@@ -33,8 +31,9 @@
 
 #define LOADER_WAKE_NS	50000000ull	/* wake the UI at most every 50 ms while loading */
 
-/* The recording source's state (a->src_priv). */
+/* The recording source's state. */
 struct file_src {
+	struct source		base;
 	pthread_t		th;
 	struct format_reader	*r;
 	struct snapshot_meta	meta;		/* a copy: the reader's stays the reader's */
@@ -48,13 +47,17 @@ struct file_src {
 	atomic_bool		stop;
 	int			ret;
 	uint64_t		end_rt;		/* CLOCK_REALTIME ns when it finished */
+	uint64_t		start_ns;	/* CLOCK_MONOTONIC: opened */
+	struct store		*st;		/* the reader's, handed to the sink */
+	const char		*tracer;	/* the recording's, else the options' -p */
+	char			mode_why[256];	/* what it reads */
 	char			err[512];
 	char			file[PATH_MAX];	/* the file of -i FILE@NAME */
 };
 
-static inline struct file_src *FS(const struct app *a)
+static inline struct file_src *FS(const struct source *s)
 {
-	return a->src_priv;
+	return (struct file_src *)s;
 }
 
 static void loader_wake(int fd)
@@ -95,22 +98,22 @@ static void *loader_main(void *arg)
 	return NULL;
 }
 
-static int file_status(const struct app *a, bool *loading, char *err, size_t errlen)
+static int file_status(const struct source *s, bool *loading, char *err, size_t errlen)
 {
-	const struct file_src *l = FS(a);
+	const struct file_src *l = FS(s);
 
-	*loading = l && !atomic_load(&l->done);
-	if (!l || !atomic_load(&l->done) || l->ret >= 0)
+	*loading = !atomic_load(&l->done);
+	if (!atomic_load(&l->done) || l->ret >= 0)
 		return 0;
 	snprintf(err, errlen, "%s", l->err);
 	return l->ret;
 }
 
-static int file_wait(struct app *a, char *err, size_t errlen)
+static int file_wait(struct source *s, char *err, size_t errlen)
 {
-	struct file_src *l = FS(a);
+	struct file_src *l = FS(s);
 
-	if (!l || !l->started)
+	if (!l->started)
 		return 0;
 	pthread_join(l->th, NULL);
 	l->started = false;
@@ -119,22 +122,21 @@ static int file_wait(struct app *a, char *err, size_t errlen)
 	return 0;
 }
 
-static uint64_t file_feed_end(const struct app *a, uint64_t lag_ns)
+static uint64_t file_feed_end(const struct source *s, uint64_t lag_ns)
 {
-	const struct file_src *l = FS(a);
+	const struct file_src *l = FS(s);
 
-	if (!l || atomic_load(&l->done))
+	if (atomic_load(&l->done))
 		return UINT64_MAX - 1;
 	/* a stream feeds the tracer's panes as it arrives, as a live session does */
-	return l->stream ? store_feed_end(a->st, lag_ns) : 0;
+	return l->stream ? store_feed_end(l->st, lag_ns) : 0;
 }
 
-static void file_stop(struct app *a)
+/* Stop the loader, free @s; the store it handed to the sink stays the sink's. */
+static void file_close(struct source *s)
 {
-	struct file_src *l = FS(a);
+	struct file_src *l = FS(s);
 
-	if (!l)
-		return;
 	atomic_store(&l->stop, true);
 	/*
 	 * A file's loader sees the flag after its block; a stream's may sit in
@@ -147,36 +149,35 @@ static void file_stop(struct app *a)
 		pthread_cancel(l->th);
 	if (l->started)
 		pthread_join(l->th, NULL);
-	/* the store outlives the reader: app_stop frees it */
-	if (l->r && a->st == l->r->st)
+	/* the store outlives the reader: the sink's owner frees it */
+	if (l->r && l->st && l->st == l->r->st)
 		format_reader_take_store(l->r);
 	format_reader_free(l->r);
 	if (l->close_fd)
 		close(l->fd);
 	snapshot_meta_free(&l->meta);
 	free(l);
-	a->src_priv = NULL;
 }
 
 /* What the batch header and the UI say about the recording. */
-static void file_describe(struct app *a, const char *name)
+static void file_set_describe(struct file_src *l, const char *name)
 {
-	const struct snapshot_meta *m = &FS(a)->meta;
+	const struct snapshot_meta *m = &l->meta;
 
 	/* cut where it is too long: the header and pane 1 show what fits */
-	if (snprintf(a->mode_why, sizeof(a->mode_why), "%s (%s%s%s%s%s, tracer %s)", name,
+	if (snprintf(l->mode_why, sizeof(l->mode_why), "%s (%s%s%s%s%s, tracer %s)", name,
 		     m->source[0] ? m->source : "?", m->release[0] ? ", kernel " : "", m->release,
 		     m->hostname[0] ? ", host " : "", m->hostname,
 		     m->tracer[0] ? m->tracer : "nop") < 0)
-		a->mode_why[0] = '\0';
+		l->mode_why[0] = '\0';
 	if (m->notes[0]) {
-		size_t n = strlen(a->mode_why);
+		size_t n = strlen(l->mode_why);
 
 		/* several buffers, their clocks, what the reader did not apply */
-		snprintf(a->mode_why + n, sizeof(a->mode_why) - n, "; %s", m->notes);
+		snprintf(l->mode_why + n, sizeof(l->mode_why) - n, "; %s", m->notes);
 	}
 	if (m->tracer[0])
-		a->opts.so.tracer = m->tracer;
+		l->tracer = m->tracer;
 }
 
 /* Standard input: wait for the stream to begin (ssh may take a while); a signal still ends ktop. */
@@ -195,12 +196,12 @@ static int file_wait_stream(int fd, char *err, size_t errlen)
 	return 0;
 }
 
-/* Read the whole input before returning (APP_SNAP_SYNC), or start the loader. */
-static int file_load(struct file_src *l, int flags, char *err, size_t errlen)
+/* Read the whole input before returning (@sync), or start the loader. */
+static int file_load(struct file_src *l, bool sync, char *err, size_t errlen)
 {
 	int ret;
 
-	if (flags & APP_SNAP_SYNC) {
+	if (sync) {
 		while ((ret = format_reader_next(l->r)) > 0)
 			;
 		atomic_store(&l->done, true);
@@ -216,27 +217,20 @@ static int file_load(struct file_src *l, int flags, char *err, size_t errlen)
 	return 0;
 }
 
-static int file_start(struct app *a, const struct source_args *args, char *err, size_t errlen)
+static const struct source_ops source_file;
+
+static int file_open(struct file_src *l, const struct source_file_args *args,
+		     struct source_sink *sink, char *err, size_t errlen)
 {
 	bool is_stdin = !strcmp(args->path, "-");
-	struct format_in in = { .mem_limit = a->opts.memory };
+	struct format_in in = { .mem_limit = args->mem_limit };
 	struct taskstate_fmt tsf;
-	struct file_src *l;
 	int ret;
 
-	snprintf(a->bpf_why, sizeof(a->bpf_why), "BPF statistics: not in this recording (a stream from ktop --stream carries them)");
-	a->start_ns = clock_mono_ns();
-	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	l = calloc(1, sizeof(*l));
-	if (a->wake_fd < 0 || !l) {
-		free(l);
-		return err_set(err, errlen, a->wake_fd < 0 ? -errno : -ENOMEM, "cannot start: %s",
-			       strerror(a->wake_fd < 0 ? errno : ENOMEM));
-	}
-	a->src_priv = l;
 	l->fd = -1;
-	l->wake_fd = a->wake_fd;
+	l->wake_fd = sink->wake_fd;
 	l->stream = is_stdin;
+	l->tracer = args->tracer;
 	if (is_stdin) {
 		in.fd = args->fd >= 0 ? args->fd : STDIN_FILENO;
 		in.name = "standard input";
@@ -248,98 +242,137 @@ static int file_start(struct app *a, const struct source_args *args, char *err, 
 		ret = format_in_open(&in, args->path, l->file, sizeof(l->file), err, errlen);
 		if (ret)
 			return ret;
-		in.mem_limit = a->opts.memory;
+		in.mem_limit = args->mem_limit;
 		l->close_fd = true;
 	}
 	l->fd = in.fd;
-	l->end_signal = is_stdin && (args->flags & APP_SNAP_END_SIGNAL);
+	l->end_signal = is_stdin && args->end_signal;
 	ret = format_open(&in, &l->r, err, errlen);
 	if (ret)
 		return ret;
-	a->st = l->r->st;
-	a->start_ns = clock_mono_ns();	/* a stream's header may have kept us waiting */
+	l->st = sink->st = l->r->st;
+	l->start_ns = clock_mono_ns();	/* a stream's header may have kept us waiting */
 	if (snapshot_meta_copy(&l->meta, &l->r->meta))
 		return err_set(err, errlen, -ENOMEM, "out of memory");
 	/* prev_state's letters as the recording's kernel printed them */
 	if (!taskstate_parse(snapshot_meta_format(&l->meta, "sched", "sched_switch"), &tsf))
-		store_set_task_states(a->st, &tsf);
+		store_set_task_states(l->st, &tsf);
 	{
 		char what[200];
 
 		/* --remote: the far side's kernel, by the host ssh reached */
-		if (is_stdin && a->remote)
+		if (is_stdin && args->remote)
 			snprintf(what, sizeof(what), "live stream from %.160s over ssh",
-				 remote_dest(a->remote));
+				 args->remote);
 		else
 			snprintf(what, sizeof(what), "%s %.180s", is_stdin ? "stream" : "snapshot",
 				 is_stdin ? "on standard input" : args->path);
-		file_describe(a, what);
+		file_set_describe(l, what);
 	}
-	return file_load(l, args->flags, err, errlen);
+	return file_load(l, args->sync, err, errlen);
 }
 
-static unsigned int file_flags(const struct app *a)
+int source_file_open(const struct source_file_args *args, struct source_sink *sink,
+		     struct source **out, char *err, size_t errlen)
+{
+	struct file_src *l = calloc(1, sizeof(*l));
+	int ret;
+
+	*out = NULL;
+	if (!l)
+		return err_set(err, errlen, -ENOMEM, "cannot start: %s", strerror(ENOMEM));
+	l->base.ops = &source_file;
+	ret = file_open(l, args, sink, err, errlen);
+	if (ret) {
+		file_close(&l->base);
+		return ret;
+	}
+	*out = &l->base;
+	return 0;
+}
+
+static unsigned int file_flags(const struct source *s)
 {
 	/* a stream is live data: the views follow it as it grows */
-	return FS(a) && FS(a)->stream ? SOURCE_GROWS : 0;
+	return FS(s)->stream ? SOURCE_GROWS : 0;
 }
 
-static int file_meta(struct app *a, struct snapshot_meta *out, bool stream, char *err,
+static const char *file_describe(const struct source *s)
+{
+	return FS(s)->mode_why;
+}
+
+static uint64_t file_start_ns(const struct source *s)
+{
+	return FS(s)->start_ns;
+}
+
+static int file_meta(struct source *s, struct snapshot_meta *out, bool stream, char *err,
 		     size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
-	if (!FS(a) || snapshot_meta_copy(out, &FS(a)->meta))
+	if (snapshot_meta_copy(out, &FS(s)->meta))
 		return err_set(err, errlen, -ENOMEM, "out of memory");
 	return 0;
 }
 
-static const char *file_tracer(const struct app *a)
+static const struct snapshot_meta *file_recorded_meta(const struct source *s)
 {
-	const char *t = a->opts.so.tracer;
+	return &FS(s)->meta;
+}
+
+static const char *file_tracer(const struct source *s)
+{
+	const char *t = FS(s)->tracer;
 
 	return t ? t : "";
 }
 
-static const char *file_instance(const struct app *a)
+static const char *file_instance(const struct source *s)
 {
 	return "";
 }
 
-const struct source_ops source_file = {
+static uint64_t file_end_rt(const struct source *s)
+{
+	const struct file_src *l = FS(s);
+
+	return atomic_load(&l->done) ? l->end_rt : 0;
+}
+
+/* The BPF statistics a .ktop stream carries (its BPF blocks), once the first came. */
+static struct bpfstats *file_bpf(const struct source *s, const char **why)
+{
+	const struct file_src *l = FS(s);
+
+	if (why)
+		*why = "BPF statistics: not in this recording (a stream from ktop --stream "
+		       "carries them)";
+	return l->r ? __atomic_load_n(&l->r->bpf, __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* The in-kernel aggregations' results a .ktop carries (its AGG blocks). */
+static struct agg_set *file_recorded_agg(const struct source *s)
+{
+	const struct file_src *l = FS(s);
+
+	return l->r ? __atomic_load_n(&l->r->agg, __ATOMIC_ACQUIRE) : NULL;
+}
+
+static const struct source_ops source_file = {
 	.name		= "file",
-	.start		= file_start,
-	.stop		= file_stop,
+	.close		= file_close,
 	.flags		= file_flags,
+	.describe	= file_describe,
+	.start_ns	= file_start_ns,
 	.feed_end	= file_feed_end,
 	.meta		= file_meta,
+	.recorded_meta	= file_recorded_meta,
+	.recorded_agg	= file_recorded_agg,
 	.tracer		= file_tracer,
 	.instance	= file_instance,
 	.status		= file_status,
 	.wait		= file_wait,
+	.end_rt		= file_end_rt,
+	.bpf		= file_bpf,
 };
-
-struct bpfstats *source_file_bpf(const struct app *a)
-{
-	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
-
-	return l && l->r ? __atomic_load_n(&l->r->bpf, __ATOMIC_ACQUIRE) : NULL;
-}
-
-struct agg_set *source_file_agg(const struct app *a)
-{
-	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
-
-	return l && l->r ? __atomic_load_n(&l->r->agg, __ATOMIC_ACQUIRE) : NULL;
-}
-
-uint64_t source_file_end_rt(const struct app *a)
-{
-	const struct file_src *l = a->src == &source_file ? FS(a) : NULL;
-
-	return l && atomic_load(&l->done) ? l->end_rt : 0;
-}
-
-const struct snapshot_meta *source_file_meta(const struct app *a)
-{
-	return a->src == &source_file && FS(a) ? &FS(a)->meta : NULL;
-}

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The live source (src/source/source.h): the running kernel. Starting it probes the
+ * The live source (src/source/source.h): the running kernel. Opening it probes the
  * kernel, picks what to trace, opens the session, the store, symbols,
  * decoders and readers; the program's actions (tracer switch, marks, the
- * function filter, recording on/off) act on the session.
+ * function filter, recording on/off) act on the session. Its facilities,
+ * probes and stacks, are live_probe.c's and live_stacks.c's (live-local.h).
  *
  * The order matters for the promise "on failure the kernel state is unchanged":
  * everything that only reads (probe, checks of the request) comes before
@@ -20,14 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <tracefs.h>
 #include <event-parse.h>
 
-#include "app/app.h"
 #include "bpfstats/bpfstats.h"
 #include "lib/clock.h"
 #include "ingest/consumer.h"
@@ -43,7 +42,7 @@
 #include "probe/probe_btf.h"
 #include "store/schema.h"
 #include "source.h"
-#include "source_live.h"
+#include "live-local.h"
 #include "store/stacks.h"
 #include "store/store.h"
 #include "kernel/symbols.h"
@@ -53,77 +52,67 @@
 /* What ktop traces when asked for nothing: scheduling, interrupts, syscalls. */
 static const char *const default_events[] = { "sched", "irq", "raw_syscalls" };
 
-
-static inline struct live_src *LS(const struct app *a)
-{
-	return a->src_priv;
-}
-
-#define app_err err_set
-
 /* ---- actions on the kernel -------------------------------------------------------- */
 
-static int live_switch_tracer(struct app *a, const char *tracer, char *err, size_t errlen)
+static int live_switch_tracer(struct source *s, const char *tracer, char *err, size_t errlen)
 {
-	struct live_src *ls = LS(a);
+	struct live_src *ls = LS(s);
 	int ret, r2;
 
 	if (!ls->sess || !ls->cons)
-		return app_err(err, errlen, -ENODEV, "not tracing live: no tracer to switch");
+		return err_set(err, errlen, -ENODEV, "not tracing live: no tracer to switch");
 	if (!strcmp(session_tracer(ls->sess), tracer))
 		return 0;
 	/* refused before the readers stop: same checks, nothing written */
 	ret = session_switch_latency_tracer(ls->sess, session_tracer(ls->sess), err, errlen);
 	if (ret)
 		return ret;
-	app_readers_stop(a);
+	live_readers_stop(ls);
 	ret = session_switch_latency_tracer(ls->sess, tracer, err, errlen);
-	r2 = app_readers_start(a, err, errlen);
+	r2 = live_readers_start(ls, err, errlen);
 	return r2 ? r2 : ret;
 }
 
-void app_readers_stop(struct app *a)
+void live_readers_stop(struct live_src *ls)
 {
-	struct live_src *ls = live_src(a);
-
-	if (!ls)
-		return;
 	consumer_stop(ls->cons);
 	ls->cons = NULL;
 }
 
-int app_readers_start(struct app *a, char *err, size_t errlen)
+int live_readers_start(struct live_src *ls, char *err, size_t errlen)
 {
-	struct live_src *ls = live_src(a);
 	char first[256];
 	int ret;
 
-	if (!ls)
-		return app_err(err, errlen, -ENODEV, "not tracing live: no trace buffers to read");
-	ret = consumer_start(&ls->cons, ls->sess, a->st, ls->dc, a->wake_fd);
+	ret = consumer_start(&ls->cons, ls->sess, ls->st, ls->dc, ls->wake_fd);
 	if (!ret)
 		return 0;
 	snprintf(first, sizeof(first), "%s", err);
 	ls->cons = NULL;
-	return app_err(err, errlen, ret, "%s%scannot read the trace buffers again: %s; quit and "
+	return err_set(err, errlen, ret, "%s%scannot read the trace buffers again: %s; quit and "
 		       "start ktop again", first, first[0] ? "; " : "", strerror(-ret));
 }
 
-static const char *live_tracer(const struct app *a)
+static const char *live_tracer(const struct source *s)
 {
-	const char *t = LS(a)->sess ? session_tracer(LS(a)->sess) : a->opts.so.tracer;
+	const char *t = LS(s)->sess ? session_tracer(LS(s)->sess) : LS(s)->so.tracer;
 
 	return t ? t : "";
 }
 
-static const char *live_instance(const struct app *a)
+static unsigned int live_events(const struct source *s, const char *const **events)
 {
-	return LS(a)->sess ? session_name(LS(a)->sess) : "";
+	*events = LS(s)->so.events;
+	return LS(s)->so.nevents;
 }
 
-static int live_mark(struct app *a, const char *text)
+static const char *live_instance(const struct source *s)
 {
-	struct live_src *ls = LS(a);
+	return LS(s)->sess ? session_name(LS(s)->sess) : "";
+}
+
+int live_mark_text(struct live_src *ls, const char *text)
+{
 	size_t n = strlen(text);
 	int fd, ret = 0;
 
@@ -141,11 +130,16 @@ static int live_mark(struct app *a, const char *text)
 	return ret;
 }
 
-static int live_set_recording(struct app *a, bool on)
+static int live_mark(struct source *s, const char *text)
 {
-	if (!LS(a)->sess)
+	return live_mark_text(LS(s), text);
+}
+
+static int live_set_recording(struct source *s, bool on)
+{
+	if (!LS(s)->sess)
 		return -ENODEV;
-	return on ? session_start(LS(a)->sess) : session_stop(LS(a)->sess);
+	return on ? session_start(LS(s)->sess) : session_stop(LS(s)->sess);
 }
 
 /*
@@ -154,9 +148,9 @@ static int live_set_recording(struct app *a, bool on)
  * event held back for its stack (its stack is in what was read, or the stop
  * cut it: decoder_flush()).
  */
-static void live_drain(struct app *a)
+static void live_drain(struct source *s)
 {
-	struct live_src *ls = LS(a);
+	struct live_src *ls = LS(s);
 	uint64_t prev = UINT64_MAX;
 	int still = 0;
 
@@ -171,8 +165,8 @@ static void live_drain(struct app *a)
 		bool held = false;
 
 		nanosleep(&ts, NULL);
-		store_get_stats(a->st, &ss);
-		for (unsigned int cpu = 0; cpu < store_ncpus(a->st); cpu++) {
+		store_get_stats(ls->st, &ss);
+		for (unsigned int cpu = 0; cpu < store_ncpus(ls->st); cpu++) {
 			struct consumer_cpu_stats cs;
 
 			consumer_get_stats(ls->cons, cpu, &cs);
@@ -185,9 +179,9 @@ static void live_drain(struct app *a)
 	}
 }
 
-static const struct ftrace_filter *live_filter(struct app *a, const char **why)
+static const struct ftrace_filter *live_filter(struct source *s, const char **why)
 {
-	struct live_src *ls = LS(a);
+	struct live_src *ls = LS(s);
 	int ret;
 
 	if (!ls->filter_tried) {
@@ -208,30 +202,31 @@ static const struct ftrace_filter *live_filter(struct app *a, const char **why)
 	return ls->filter;
 }
 
-static const struct ftrace_filter *live_filter_held(const struct app *a)
+static const struct ftrace_filter *live_filter_held(const struct source *s)
 {
-	return LS(a) ? LS(a)->filter : NULL;
+	return LS(s)->filter;
 }
 
-static int live_filter_current(struct app *a, struct funcfilter_set *out)
+static int live_filter_current(struct source *s, struct funcfilter_set *out)
 {
-	if (!LS(a)->filter || !ftrace_filter_funcs(LS(a)->filter))
+	if (!LS(s)->filter || !ftrace_filter_funcs(LS(s)->filter))
 		return -ENODEV;
-	return ftrace_filter_current(LS(a)->filter, FUNCFILTER_T_FILTER, out);
+	return ftrace_filter_current(LS(s)->filter, FUNCFILTER_T_FILTER, out);
 }
 
-static int live_filter_apply(struct app *a, const char *line, struct ftrace_filter_result *res)
+static int live_filter_apply(struct source *s, const char *line, struct ftrace_filter_result *res)
 {
-	if (!LS(a)->filter)
+	if (!LS(s)->filter)
 		return -ENODEV;
-	return ftrace_filter_apply(LS(a)->filter, line, res);
+	return ftrace_filter_apply(LS(s)->filter, line, res);
 }
 
-static int live_filter_undo(struct app *a, bool redo, struct ftrace_filter_result *res)
+static int live_filter_undo(struct source *s, bool redo, struct ftrace_filter_result *res)
 {
-	if (!LS(a)->filter)
+	if (!LS(s)->filter)
 		return -ENODEV;
-	return redo ? ftrace_filter_redo(LS(a)->filter, res) : ftrace_filter_undo(LS(a)->filter, res);
+	return redo ? ftrace_filter_redo(LS(s)->filter, res) :
+		      ftrace_filter_undo(LS(s)->filter, res);
 }
 
 /*
@@ -239,9 +234,9 @@ static int live_filter_undo(struct app *a, bool redo, struct ftrace_filter_resul
  * now): now - @lag_ns. On another clock: the oldest of the busy CPUs' newest
  * records.
  */
-static uint64_t live_feed_end(const struct app *a, uint64_t lag_ns)
+static uint64_t live_feed_end(const struct source *s, uint64_t lag_ns)
 {
-	return store_feed_end(a->st, lag_ns);
+	return store_feed_end(LS(s)->st, lag_ns);
 }
 
 /* ---- starting ------------------------------------------------------------------- */
@@ -259,7 +254,7 @@ static char *live_read_tracefs(const struct features *ft, const char *name)
 	return buf;
 }
 
-static const struct feature *app_feature_named(const struct features *ft, const char *name)
+static const struct feature *live_feature_named(const struct features *ft, const char *name)
 {
 	for (int i = 0; i < FEATURE_NR; i++)
 		if (ft->f[i].name && !strcmp(ft->f[i].name, name))
@@ -267,7 +262,7 @@ static const struct feature *app_feature_named(const struct features *ft, const 
 	return NULL;
 }
 
-static bool app_word_in(const char *list, const char *word)
+static bool live_word_in(const char *list, const char *word)
 {
 	size_t n = strlen(word);
 
@@ -278,10 +273,10 @@ static bool app_word_in(const char *list, const char *word)
 }
 
 /* -p NAME: is there such a tracer, and may we use it? Reads only. */
-static int app_check_tracer(const struct features *ft, const char *tracer, char *err,
-			    size_t errlen)
+static int live_check_tracer(const struct features *ft, const char *tracer, char *err,
+			     size_t errlen)
 {
-	const struct feature *f = app_feature_named(ft, tracer);
+	const struct feature *f = live_feature_named(ft, tracer);
 	char *avail;
 	bool found;
 
@@ -289,31 +284,31 @@ static int app_check_tracer(const struct features *ft, const char *tracer, char 
 		return 0;
 	avail = live_read_tracefs(ft, "available_tracers");
 	if (!avail)
-		return app_err(err, errlen, -errno, "cannot read %s/available_tracers: %s",
+		return err_set(err, errlen, -errno, "cannot read %s/available_tracers: %s",
 			       ft->tracefs, strerror(errno));
-	found = app_word_in(avail, tracer);
+	found = live_word_in(avail, tracer);
 	if (!found) {
 		int n = (int)strcspn(avail, "\n");
 
 		if (f && f->config)
-			app_err(err, errlen, -ENOENT,
+			err_set(err, errlen, -ENOENT,
 				"tracer '%s' is not built into this kernel (%s); available: %.*s",
 				tracer, f->config, n, avail);
 		else
-			app_err(err, errlen, -ENOENT, "unknown tracer '%s'; available: %.*s",
+			err_set(err, errlen, -ENOENT, "unknown tracer '%s'; available: %.*s",
 				tracer, n, avail);
 		free(avail);
 		return -ENOENT;
 	}
 	free(avail);
 	if (f && f->state == FEAT_NOT_PERMITTED)
-		return app_err(err, errlen, -EPERM, "tracer '%s' is not permitted here: %s", tracer,
+		return err_set(err, errlen, -EPERM, "tracer '%s' is not permitted here: %s", tracer,
 			       f->detail[0] ? f->detail : "EPERM");
 	return 0;
 }
 
 /* Does -e PATTERN name at least one event in available_events ("sys:event" lines)? */
-static bool app_event_matches(const char *avail, const char *pat)
+static bool live_event_matches(const char *avail, const char *pat)
 {
 	const char *colon = strchr(pat, ':');
 	char sys[128], ev[256];
@@ -346,7 +341,7 @@ static bool app_event_matches(const char *avail, const char *pat)
  * has no system), at most 2 edits and fewer than a third of its length:
  * into @near, "" when none is that close or @spec is a glob.
  */
-static void app_event_near(const char *avail, const char *spec, char *near, size_t len)
+static void live_event_near(const char *avail, const char *spec, char *near, size_t len)
 {
 	bool sys = strchr(spec, ':') || strchr(spec, '/');
 	int best = 3, cap;
@@ -382,8 +377,8 @@ static void app_event_near(const char *avail, const char *spec, char *near, size
 	}
 }
 
-static int app_check_events(const struct features *ft, const struct session_opts *so,
-			    char *err, size_t errlen)
+static int live_check_events(const struct features *ft, const struct session_opts *so,
+			     char *err, size_t errlen)
 {
 	char *avail;
 
@@ -391,15 +386,15 @@ static int app_check_events(const struct features *ft, const struct session_opts
 		return 0;
 	avail = live_read_tracefs(ft, "available_events");
 	if (!avail)
-		return app_err(err, errlen, -errno, "cannot read %s/available_events: %s",
+		return err_set(err, errlen, -errno, "cannot read %s/available_events: %s",
 			       ft->tracefs, strerror(errno));
 	for (unsigned int i = 0; i < so->nevents; i++) {
-		if (!app_event_matches(avail, so->events[i])) {
+		if (!live_event_matches(avail, so->events[i])) {
 			char near[160];
 			int ret;
 
-			app_event_near(avail, so->events[i], near, sizeof(near));
-			ret = app_err(err, errlen, -ENOENT,
+			live_event_near(avail, so->events[i], near, sizeof(near));
+			ret = err_set(err, errlen, -ENOENT,
 				      "unknown event '%s': no match in %s/available_events%s%s%s",
 				      so->events[i], ft->tracefs, near[0] ? " (did you mean " : "",
 				      near, near[0] ? "?)" : "");
@@ -412,11 +407,11 @@ static int app_check_events(const struct features *ft, const struct session_opts
 }
 
 /* @nuser: the events asked with -e (those --net added come after them). */
-static void app_describe_request(struct app *a, unsigned int nuser)
+static void live_describe_request(struct live_src *ls, unsigned int nuser)
 {
-	const struct session_opts *so = &a->opts.so;
-	size_t len = sizeof(a->mode_why);
-	char *p = a->mode_why;
+	const struct session_opts *so = &ls->so;
+	size_t len = sizeof(ls->mode_why);
+	char *p = ls->mode_why;
 	int n;
 
 	if (so->tracer && strcmp(so->tracer, "nop"))
@@ -428,19 +423,19 @@ static void app_describe_request(struct app *a, unsigned int nuser)
 	if (so->nevents > nuser && n > 0 && (size_t)n < len)
 		n += snprintf(p + n, len - (size_t)n, "%s%u network events (--net%s)",
 			      nuser ? " + " : " ", so->nevents - nuser,
-			      a->opts.net == APP_NET_PROBE ? "=probe" : "");
+			      ls->args.net_probe ? "=probe" : "");
 	/* the probes' group: which events it holds */
-	for (unsigned int i = 0; i < probe_set_count(LS(a)->probes) && n > 0 && (size_t)n < len; i++)
+	for (unsigned int i = 0; i < probe_set_count(ls->probes) && n > 0 && (size_t)n < len; i++)
 		n += snprintf(p + n, len - (size_t)n, "%s%s", i ? ", " : " (probes ",
-			      probe_set_get(LS(a)->probes, i)->event);
-	if (probe_set_count(LS(a)->probes) && n > 0 && (size_t)n < len)
+			      probe_set_get(ls->probes, i)->event);
+	if (probe_set_count(ls->probes) && n > 0 && (size_t)n < len)
 		n += snprintf(p + n, len - (size_t)n, ")");
 	if (n > 0 && (size_t)n < len)
 		snprintf(p + n, len - (size_t)n, ", as asked on the command line");
 }
 
 /* One line of why function_graph cannot be the default here. */
-static void app_fgraph_why(const struct features *ft, char *buf, size_t len)
+static void live_fgraph_why(const struct features *ft, char *buf, size_t len)
 {
 	const struct feature *f = &ft->f[FEATURE_FUNCTION_GRAPH];
 
@@ -459,22 +454,22 @@ static void app_fgraph_why(const struct features *ft, char *buf, size_t len)
 	}
 }
 
-static bool app_fgraph_ok(const struct features *ft)
+static bool live_fgraph_ok(const struct features *ft)
 {
 	enum feature_state s = ft->f[FEATURE_FUNCTION_GRAPH].state;
 
 	return s == FEAT_AVAILABLE || s == FEAT_TOP_LEVEL_ONLY;
 }
 
-static void app_use_default_events(struct app *a, const char *why)
+static void live_use_default_events(struct live_src *ls, const char *why)
 {
-	struct session_opts *so = &a->opts.so;
+	struct session_opts *so = &ls->so;
 
 	so->tracer = NULL;
 	so->nevents = 0;
 	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 		so->events[so->nevents++] = default_events[i];
-	snprintf(a->mode_why, sizeof(a->mode_why),
+	snprintf(ls->mode_why, sizeof(ls->mode_why),
 		 "events sched, irq, raw_syscalls (default): %s", why);
 }
 
@@ -482,26 +477,27 @@ static void app_use_default_events(struct app *a, const char *why)
  * --net: add the network events this kernel has to what is asked (once each),
  * and say which it has not in the mode line. Return: 0, or a negative errno.
  */
-static int live_net_events(struct app *a, char *note, size_t notelen, char *err, size_t errlen)
+static int live_net_events(struct live_src *ls, char *note, size_t notelen, char *err,
+			   size_t errlen)
 {
-	struct session_opts *so = &a->opts.so;
-	char *avail = live_read_tracefs(&a->ft, "available_events");
+	struct session_opts *so = &ls->so;
+	char *avail = live_read_tracefs(&ls->ft, "available_events");
 	const char *want[SESSION_MAX_LIST];
 	unsigned int nwant = 0;
 	size_t o = 0;
 
 	note[0] = '\0';
 	if (!avail)
-		return app_err(err, errlen, -errno, "cannot read %s/available_events: %s",
-			       a->ft.tracefs, strerror(errno));
+		return err_set(err, errlen, -errno, "cannot read %s/available_events: %s",
+			       ls->ft.tracefs, strerror(errno));
 	for (unsigned int i = 0; net_trace_events[i] && nwant < SESSION_MAX_LIST; i++)
 		want[nwant++] = net_trace_events[i];
-	if (a->opts.net == APP_NET_PROBE && nwant < SESSION_MAX_LIST)
+	if (ls->args.net_probe && nwant < SESSION_MAX_LIST)
 		want[nwant++] = NET_PROBE_EVENT;
 	for (unsigned int i = 0; i < nwant; i++) {
 		bool dup = false;
 
-		if (!app_event_matches(avail, want[i])) {
+		if (!live_event_matches(avail, want[i])) {
 			o += (size_t)snprintf(note + o, o < notelen ? notelen - o : 0, "%s%s",
 					      o ? ", " : "; not on this kernel: ", want[i]);
 			continue;
@@ -512,7 +508,7 @@ static int live_net_events(struct app *a, char *note, size_t notelen, char *err,
 			continue;
 		if (so->nevents == SESSION_MAX_LIST) {
 			free(avail);
-			return app_err(err, errlen, -E2BIG, "--net: more than %d events asked",
+			return err_set(err, errlen, -E2BIG, "--net: more than %d events asked",
 				       SESSION_MAX_LIST);
 		}
 		so->events[so->nevents++] = want[i];
@@ -521,63 +517,63 @@ static int live_net_events(struct app *a, char *note, size_t notelen, char *err,
 	return 0;
 }
 
-static int app_open_session(struct app *a, char *err, size_t errlen)
+static int live_open_session(struct live_src *ls, char *err, size_t errlen)
 {
-	struct session_opts *so = &a->opts.so;
-	bool by_default = !so->tracer && !so->nevents && !so->no_events && !a->opts.net;
+	struct session_opts *so = &ls->so;
+	bool by_default = !so->tracer && !so->nevents && !so->no_events && !ls->args.net;
 	unsigned int nuser = so->nevents;
 	char why[200], netnote[400] = "";
 	int ret;
 
-	if (a->opts.net) {
-		ret = live_net_events(a, netnote, sizeof(netnote), err, errlen);
+	if (ls->args.net) {
+		ret = live_net_events(ls, netnote, sizeof(netnote), err, errlen);
 		if (ret)
 			return ret;
 	}
 
 	if (so->no_events && !so->nevents && (!so->tracer || !strcmp(so->tracer, "nop")))
-		return app_err(err, errlen, -EINVAL,
+		return err_set(err, errlen, -EINVAL,
 			       "-e none leaves nothing to trace without a tracer: add -p TRACER");
 	for (unsigned int i = 0; i < so->npids; i++)
 		if (kill(so->pids[i], 0) && errno == ESRCH)
-			return app_err(err, errlen, -ESRCH, "-P %d: no such process", so->pids[i]);
+			return err_set(err, errlen, -ESRCH, "-P %d: no such process", so->pids[i]);
 	if (by_default) {
-		if (app_fgraph_ok(&a->ft)) {
+		if (live_fgraph_ok(&ls->ft)) {
 			so->tracer = "function_graph";
-			snprintf(a->mode_why, sizeof(a->mode_why),
+			snprintf(ls->mode_why, sizeof(ls->mode_why),
 				 "function_graph (default): this kernel permits it%s",
-				 a->ft.f[FEATURE_FUNCTION_GRAPH].state == FEAT_TOP_LEVEL_ONLY ?
+				 ls->ft.f[FEATURE_FUNCTION_GRAPH].state == FEAT_TOP_LEVEL_ONLY ?
 				 " (top-level buffer only)" : "");
 		} else {
-			app_fgraph_why(&a->ft, why, sizeof(why));
-			app_use_default_events(a, why);
+			live_fgraph_why(&ls->ft, why, sizeof(why));
+			live_use_default_events(ls, why);
 		}
 	} else {
 		if (so->tracer)
-			ret = app_check_tracer(&a->ft, so->tracer, err, errlen);
+			ret = live_check_tracer(&ls->ft, so->tracer, err, errlen);
 		else
 			ret = 0;
 		if (!ret)
-			ret = app_check_events(&a->ft, so, err, errlen);
+			ret = live_check_events(&ls->ft, so, err, errlen);
 		if (ret)
 			return ret;
-		app_describe_request(a, nuser);
-		if (a->opts.net) {
-			size_t n = strlen(a->mode_why);
+		live_describe_request(ls, nuser);
+		if (ls->args.net) {
+			size_t n = strlen(ls->mode_why);
 
-			snprintf(a->mode_why + n, sizeof(a->mode_why) - n, "%s", netnote);
+			snprintf(ls->mode_why + n, sizeof(ls->mode_why) - n, "%s", netnote);
 		}
 	}
 
-	ret = session_open(&LS(a)->sess, so, &a->ft, err, errlen);
+	ret = session_open(&ls->sess, so, &ls->ft, err, errlen);
 	if (ret && by_default && so->tracer) {
 		/* function_graph looked possible but was refused: say so, use events */
 		snprintf(why, sizeof(why), "function_graph refused: %.150s", err);
-		app_use_default_events(a, why);
-		ret = session_open(&LS(a)->sess, so, &a->ft, err, errlen);
+		live_use_default_events(ls, why);
+		ret = session_open(&ls->sess, so, &ls->ft, err, errlen);
 	}
 	if (ret && !err[0])
-		app_err(err, errlen, ret, "cannot set up tracing: %s", strerror(-ret));
+		err_set(err, errlen, ret, "cannot set up tracing: %s", strerror(-ret));
 	return ret;
 }
 
@@ -586,63 +582,25 @@ static int app_open_session(struct app *a, char *err, size_t errlen)
  * --no-bpf) the reason is kept for the UI and the batch header, and tracing
  * goes on without them.
  */
-static void app_start_bpf(struct app *a)
+static void live_start_bpf(struct live_src *ls)
 {
 	struct bpfstats_opts bo = {
-		.interval = a->opts.batch && a->opts.interval > 0 ? a->opts.interval : 0.5,
-		.wake_fd = a->wake_fd,
-		.no_syscalls = !a->opts.bpf_syscalls,	/* the costly part: opt in */
+		.interval = ls->args.bpf_interval,
+		.wake_fd = ls->wake_fd,
+		.no_syscalls = !ls->args.bpf_syscalls,	/* the costly part: opt in */
 	};
 
-	if (a->opts.no_bpf) {
-		snprintf(a->bpf_why, sizeof(a->bpf_why), "BPF statistics off (--no-bpf)");
+	if (ls->args.no_bpf) {
+		snprintf(ls->bpf_why, sizeof(ls->bpf_why), "BPF statistics off (--no-bpf)");
 		return;
 	}
-	if (bpfstats_new(&a->bpf, &bo, &a->ft, a->bpf_why, sizeof(a->bpf_why)))
-		a->bpf = NULL;
-	else if (bpfstats_start(a->bpf)) {
-		snprintf(a->bpf_why, sizeof(a->bpf_why), "BPF poller thread could not start");
-		bpfstats_free(a->bpf);
-		a->bpf = NULL;
+	if (bpfstats_new(&ls->bpf, &bo, &ls->ft, ls->bpf_why, sizeof(ls->bpf_why)))
+		ls->bpf = NULL;
+	else if (bpfstats_start(ls->bpf)) {
+		snprintf(ls->bpf_why, sizeof(ls->bpf_why), "BPF poller thread could not start");
+		bpfstats_free(ls->bpf);
+		ls->bpf = NULL;
 	}
-}
-
-/*
- * --probe: ktop's probe events, all defined or none, before the session
- * enables their group in its instance (and reads their formats with the
- * others'). Return: 0, or a negative errno with @err naming the spec.
- */
-static int app_start_probes(struct app *a, char *err, size_t errlen)
-{
-	struct session_opts *so = &a->opts.so;
-	int ret;
-
-	/* a SIGKILLed ktop's probes: its instance went with session_reap_stale() */
-	probe_reap_stale(a->ft.tracefs, session_ktop_alive);
-	if (!a->opts.nprobes)
-		return 0;
-	if (so->nevents >= SESSION_MAX_LIST)
-		return app_err(err, errlen, -E2BIG, "too many -e options to add the probes' group");
-	ret = probe_set_new(&LS(a)->probes, a->ft.tracefs, tuning()->probe_btf, err, errlen);
-	if (ret)
-		return ret;
-	/* from the first definition on, a crash removes them too */
-	session_set_emergency_hook(probe_emergency);
-	ret = probe_create_all(LS(a)->probes, a->opts.probes, a->opts.nprobes, err, errlen);
-	if (ret) {
-		probe_set_free(LS(a)->probes);
-		LS(a)->probes = NULL;
-		return ret;
-	}
-	so->events[so->nevents++] = probe_set_group(LS(a)->probes);
-	return 0;
-}
-
-/* What the probes' definitions say their fields are: x64 is hex, symbol a symbol. */
-static void app_probe_kinds(struct app *a)
-{
-	for (unsigned int i = 0; i < probe_set_count(LS(a)->probes); i++)
-		app_probe_kinds_one(a, probe_set_get(LS(a)->probes, i));
 }
 
 /*
@@ -650,21 +608,21 @@ static void app_probe_kinds(struct app *a)
  * machine, and once a function tracer is on, every kernel function (reading
  * /proc/kallsyms too) gets slower.
  */
-static void *app_syms_thread(void *arg)
+static void *live_syms_thread(void *arg)
 {
-	struct app *a = arg;
+	struct live_src *ls = arg;
 
-	LS(a)->syms = symbols_load("/proc/kallsyms");
+	ls->syms = symbols_load("/proc/kallsyms");
 	return NULL;
 }
 
 /*
- * What the session will do, for features_probe_keep(): see app_open_session().
+ * What the session will do, for features_probe_keep(): see live_open_session().
  * FEATURES_TRACER for a tracer the probe tries (a name the kernel does not
  * have is refused without it), or for none and no events: function_graph
  * when permitted.
  */
-static unsigned int app_probe_flags(const struct session_opts *so)
+static unsigned int live_probe_flags(const struct session_opts *so)
 {
 	static const char *const probed[] = { "function", "function_graph", "osnoise",
 					      "timerlat" };
@@ -754,9 +712,9 @@ static char *live_kallsyms(struct store *st)
  * --stream: the formats of the session's events (its tep holds the systems it
  * enabled), read from tracefs, besides those load_dir already kept.
  */
-static void live_tep_formats(struct app *a, struct snapshot_meta *m)
+static void live_tep_formats(struct live_src *ls, struct snapshot_meta *m)
 {
-	struct tep_handle *tep = LS(a)->sess ? session_tep(LS(a)->sess) : NULL;
+	struct tep_handle *tep = ls->sess ? session_tep(ls->sess) : NULL;
 	struct tep_event **evs;
 	char path[1024];
 	int n;
@@ -770,7 +728,7 @@ static void live_tep_formats(struct app *a, struct snapshot_meta *m)
 
 		if (snapshot_meta_format(m, evs[i]->system, evs[i]->name))
 			continue;
-		snprintf(path, sizeof(path), "%s/events/%s/%s/format", a->ft.tracefs,
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format", ls->ft.tracefs,
 			 evs[i]->system, evs[i]->name);
 		if (!file_read(path, 1 << 20, &text, NULL) && *text)
 			snapshot_meta_add_format(m, evs[i]->system, text);
@@ -779,14 +737,14 @@ static void live_tep_formats(struct app *a, struct snapshot_meta *m)
 }
 
 /* The session's clock and the tracer's options, as its instance says. */
-static void live_meta_instance(struct app *a, struct snapshot_meta *m)
+static void live_meta_instance(struct live_src *ls, struct snapshot_meta *m)
 {
 	struct tracefs_instance *in;
 	char *clock;
 
-	if (!LS(a)->sess)
+	if (!ls->sess)
 		return;
-	in = session_instance(LS(a)->sess);
+	in = session_instance(ls->sess);
 	clock = tracefs_get_clock(in);
 	if (clock)
 		snprintf(m->clock, sizeof(m->clock), "%s", clock);
@@ -821,10 +779,10 @@ static void live_name_stacks(struct store *st)
  * (only those of the store's types when @only is set, else those of the
  * session's systems) and, for a file, the kallsyms lines of its symbols.
  */
-static int live_meta_fill(struct app *a, struct snapshot_meta *m, struct store *only)
+static int live_meta_fill(struct live_src *ls, struct snapshot_meta *m, struct store *only)
 {
 	struct utsname un;
-	const char *t = LS(a)->sess ? session_tracer(LS(a)->sess) : NULL;
+	const char *t = ls->sess ? session_tracer(ls->sess) : NULL;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
@@ -833,27 +791,27 @@ static int live_meta_fill(struct app *a, struct snapshot_meta *m, struct store *
 		snprintf(m->hostname, sizeof(m->hostname), "%s", un.nodename);
 	}
 	snprintf(m->tracer, sizeof(m->tracer), "%s", t && *t ? t : "nop");
-	m->ncpus = store_ncpus(a->st);
-	live_meta_instance(a, m);
-	m->features = strdup(a->mode_why);
+	m->ncpus = store_ncpus(ls->st);
+	live_meta_instance(ls, m);
+	m->features = strdup(ls->mode_why);
 	if (only) {
 		live_name_stacks(only);
 		m->kallsyms = live_kallsyms(only);
-		ret = snapshot_meta_load_dir(m, a->ft.tracefs, only);
+		ret = snapshot_meta_load_dir(m, ls->ft.tracefs, only);
 		/* the probes removed since: their events are in the store */
-		app_probe_formats(a, m);
+		live_probe_formats(ls, m);
 		return ret;
 	}
 	/* a stream: no kallsyms (5 MB), the formats of what the session enabled */
-	ret = snapshot_meta_load_dir(m, a->ft.tracefs, a->st);
-	live_tep_formats(a, m);
-	app_probe_formats(a, m);
+	ret = snapshot_meta_load_dir(m, ls->ft.tracefs, ls->st);
+	live_tep_formats(ls, m);
+	live_probe_formats(ls, m);
 	return m->nformats ? 0 : ret;
 }
 
 
 /* Reap, probe, check: what comes before anything is written to tracefs. */
-static int live_prepare(struct app *a, char *err, size_t errlen)
+static int live_prepare(struct live_src *ls, char *err, size_t errlen)
 {
 	int ret;
 
@@ -866,44 +824,43 @@ static int live_prepare(struct app *a, char *err, size_t errlen)
 	if (geteuid() == 0)
 		session_reap_stale();
 	debug_step("reap stale sessions");
-	ret = features_probe_keep(&a->ft, app_probe_flags(&a->opts.so));
+	ret = features_probe_keep(&ls->ft, live_probe_flags(&ls->so));
 	debug_step("probe features");
 	if (ret)
-		return app_err(err, errlen, ret, "cannot probe the kernel's tracing support: %s",
+		return err_set(err, errlen, ret, "cannot probe the kernel's tracing support: %s",
 			       strerror(-ret));
-	if (!a->ft.root)
-		return app_err(err, errlen, -EPERM,
+	if (!ls->ft.root)
+		return err_set(err, errlen, -EPERM,
 			       "ktop needs root to trace (tracefs and BPF are root-only here); "
 			       "try: sudo ktop");
-	if (!a->ft.tracefs[0])
-		return app_err(err, errlen, -ENODEV,
+	if (!ls->ft.tracefs[0])
+		return err_set(err, errlen, -ENODEV,
 			       "tracefs is not mounted; mount it with: "
 			       "mount -t tracefs nodev /sys/kernel/tracing");
-	ret = app_start_probes(a, err, errlen);
+	ret = live_probe_start(ls, err, errlen);
 	debug_step("probe events");
 	/* before the session: a refused measure leaves the kernel as it was */
-	if (!ret)
-		ret = app_agg_start(a, err, errlen);
-	debug_step("in-kernel aggregations");
+	if (!ret && ls->args.before_session)
+		ret = ls->args.before_session(ls->args.before_arg, &ls->ft, err, errlen);
+	debug_step("before the session (in-kernel aggregations)");
 	if (ret)
-		features_release(&a->ft);
+		features_release(&ls->ft);
 	return ret;
 }
 
 /* The session, with kallsyms read meanwhile on another thread. */
-static int live_open(struct app *a, char *err, size_t errlen)
+static int live_open(struct live_src *ls, char *err, size_t errlen)
 {
-	struct live_src *ls = LS(a);
 	bool syms_thread;
 	pthread_t syms_tid;
 	int ret;
 
-	syms_thread = !pthread_create(&syms_tid, NULL, app_syms_thread, a);
-	ret = app_open_session(a, err, errlen);
+	syms_thread = !pthread_create(&syms_tid, NULL, live_syms_thread, ls);
+	ret = live_open_session(ls, err, errlen);
 	/* the probe's instance is the session's now, or it goes */
-	if (!ls->sess || strcmp(session_name(ls->sess), a->ft.kept))
-		features_release(&a->ft);
-	a->ft.kept[0] = '\0';
+	if (!ls->sess || strcmp(session_name(ls->sess), ls->ft.kept))
+		features_release(&ls->ft);
+	ls->ft.kept[0] = '\0';
 	debug_step("open session");
 	if (syms_thread)
 		pthread_join(syms_tid, NULL);
@@ -920,92 +877,71 @@ static int live_open(struct app *a, char *err, size_t errlen)
 }
 
 /* prev_state's letters from this kernel's sched_switch format (the default without one). */
-static void live_task_states(struct app *a)
+static void live_task_states(struct live_src *ls)
 {
 	struct taskstate_fmt f;
 	char path[PATH_MAX];
 	char *text;
 
-	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", a->ft.tracefs);
+	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", ls->ft.tracefs);
 	text = file_read_text(path);
 	if (!taskstate_parse(text, &f))
-		store_set_task_states(a->st, &f);
+		store_set_task_states(ls->st, &f);
 	free(text);
 }
 
 /* The store, the decoders and the readers of an open session, then tracing on. */
-static int live_run(struct app *a, char *err, size_t errlen)
+static int live_run(struct live_src *ls, struct source_sink *sink, char *err, size_t errlen)
 {
-	struct live_src *ls = LS(a);
 	int ncpus = session_ncpus(ls->sess), ret;
 
-	a->st = store_new(a->opts.memory, ncpus > 0 ? (unsigned int)ncpus : 1);
-	if (!a->st)
-		return app_err(err, errlen, -ENOMEM, "cannot allocate the event store");
-	live_task_states(a);
+	ls->st = store_new(ls->args.mem_limit, ncpus > 0 ? (unsigned int)ncpus : 1);
+	if (!ls->st)
+		return err_set(err, errlen, -ENOMEM, "cannot allocate the event store");
+	sink->st = ls->st;
+	live_task_states(ls);
 	/* Without symbols, addresses print as hex: worth a note, not a failure. */
-	ls->dc = decode_ctx_new(session_tep(ls->sess), a->st, ls->syms);
+	ls->dc = decode_ctx_new(session_tep(ls->sess), ls->st, ls->syms);
 	if (!ls->dc)
-		return app_err(err, errlen, errno ? -errno : -EINVAL,
+		return err_set(err, errlen, errno ? -errno : -EINVAL,
 			       "cannot prepare the event decoders: %s", strerror(errno));
-	app_probe_kinds(a);
-	ret = app_stacks_start(a, ls->dc, ls->syms, err, errlen);
+	live_probe_kinds(ls);
+	ret = live_stacks_start(ls, err, errlen);
 	if (ret)
 		return ret;
-	a->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (a->wake_fd < 0)
-		return app_err(err, errlen, -errno, "eventfd: %s", strerror(errno));
 	debug_step("decoders");
-	ret = consumer_start(&ls->cons, ls->sess, a->st, ls->dc, a->wake_fd);
+	ret = consumer_start(&ls->cons, ls->sess, ls->st, ls->dc, ls->wake_fd);
 	debug_step("start readers");
 	if (ret)
-		return app_err(err, errlen, ret, "cannot start reading the trace buffers: %s",
+		return err_set(err, errlen, ret, "cannot start reading the trace buffers: %s",
 			       strerror(-ret));
 	/*
 	 * BPF before tracing: loading and attaching the programs (the verifier,
 	 * text patching for the trampolines) takes seconds on a slow machine and
 	 * delays timers; ktop's own start-up must not be what the trace shows.
 	 */
-	app_start_bpf(a);
+	live_start_bpf(ls);
 	debug_step("BPF statistics");
-	app_offcpu_start(a, ls->syms);
+	live_offcpu_start(ls);
 	debug_step("BPF off-CPU stacks");
 	ret = session_start(ls->sess);
 	debug_step("tracing on");
 	if (ret)
-		return app_err(err, errlen, ret, "cannot turn tracing on: %s", strerror(-ret));
-	a->start_ns = clock_mono_ns();
+		return err_set(err, errlen, ret, "cannot turn tracing on: %s", strerror(-ret));
+	ls->start_ns = clock_mono_ns();
 	/* outliers from before tracing have no events in the trace to jump to */
-	bpfstats_outliers_from(a->bpf, a->start_ns);
+	bpfstats_outliers_from(ls->bpf, ls->start_ns);
 	return 0;
 }
 
-static int live_start(struct app *a, const struct source_args *args, char *err, size_t errlen)
+/* Stop the readers, close the session, restore the kernel, free @s (not the store). */
+static void live_close(struct source *s)
 {
-	int ret;
+	struct live_src *ls = LS(s);
 
-	a->src_priv = calloc(1, sizeof(struct live_src));
-	if (!a->src_priv)
-		return app_err(err, errlen, -ENOMEM, "out of memory");
-	ret = live_prepare(a, err, errlen);
-	if (!ret)
-		ret = live_open(a, err, errlen);
-	if (!ret)
-		ret = live_run(a, err, errlen);
-	return ret;
-}
-
-/* Stop the readers, close the session, restore the kernel. Safe twice. */
-static void live_stop(struct app *a)
-{
-	struct live_src *ls = LS(a);
-
-	if (!ls)
-		return;
-	bpfstats_free(a->bpf);
-	a->bpf = NULL;
-	app_agg_stop(a);
-	app_offcpu_stop(a);
+	bpfstats_free(ls->bpf);
+	ls->bpf = NULL;
+	live_offcpu_stop(ls);
 	if (ls->sess)
 		session_stop(ls->sess);
 	consumer_stop(ls->cons);
@@ -1013,51 +949,104 @@ static void live_stop(struct app *a)
 	if (ls->sess)
 		session_close(ls->sess);
 	/* after the instance that had them enabled */
-	probe_set_free(ls->probes);
-	ls->probes = NULL;
-	app_probe_forget(a);
+	live_probe_stop(ls);
 	decode_ctx_free(ls->dc);
-	app_stacks_stop(a);
+	live_stacks_stop(ls);
 	symbols_free(ls->syms);
 	free(ls);
-	a->src_priv = NULL;
 }
 
-static int live_meta(struct app *a, struct snapshot_meta *out, bool stream, char *err,
+static const struct source_ops source_live;
+
+int source_live_open(const struct source_live_args *in, struct source_sink *sink,
+		     struct source **out, char *err, size_t errlen)
+{
+	struct live_src *ls = calloc(1, sizeof(*ls));
+	int ret;
+
+	*out = NULL;
+	if (!ls)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
+	ls->base.ops = &source_live;
+	ls->args = *in;
+	ls->so = *in->so;
+	ls->args.so = &ls->so;
+	ls->wake_fd = sink->wake_fd;
+	ret = live_prepare(ls, err, errlen);
+	if (!ret)
+		ret = live_open(ls, err, errlen);
+	if (!ret)
+		ret = live_run(ls, sink, err, errlen);
+	if (ret) {
+		live_close(&ls->base);
+		return ret;
+	}
+	*out = &ls->base;
+	return 0;
+}
+
+static int live_meta(struct source *s, struct snapshot_meta *out, bool stream, char *err,
 		     size_t errlen)
 {
-	int ret = live_meta_fill(a, out, stream ? NULL : a->st);
+	struct live_src *ls = LS(s);
+	int ret = live_meta_fill(ls, out, stream ? NULL : ls->st);
 
 	if (ret)
-		app_err(err, errlen, ret, "cannot read the event formats from %s: %s",
-			a->ft.tracefs, strerror(-ret));
+		err_set(err, errlen, ret, "cannot read the event formats from %s: %s",
+			ls->ft.tracefs, strerror(-ret));
 	return ret;
 }
 
-static unsigned int live_flags(const struct app *a)
+static unsigned int live_flags(const struct source *s)
 {
 	return SOURCE_KERNEL | SOURCE_GROWS;
 }
 
-static struct session *live_session(const struct app *a)
+static const char *live_describe(const struct source *s)
 {
-	return LS(a) ? LS(a)->sess : NULL;
+	return LS(s)->mode_why;
 }
 
-static struct consumer *live_consumer(const struct app *a)
+static uint64_t live_start_ns(const struct source *s)
 {
-	return LS(a) ? LS(a)->cons : NULL;
+	return LS(s)->start_ns;
 }
 
-const struct source_ops source_live = {
+static const struct features *live_features(const struct source *s)
+{
+	return &LS(s)->ft;
+}
+
+static struct bpfstats *live_bpf(const struct source *s, const char **why)
+{
+	if (why)
+		*why = LS(s)->bpf_why;
+	return LS(s)->bpf;
+}
+
+static struct session *live_session(const struct source *s)
+{
+	return LS(s)->sess;
+}
+
+static struct consumer *live_consumer(const struct source *s)
+{
+	return LS(s)->cons;
+}
+
+static const struct source_ops source_live = {
 	.name		= "live",
-	.start		= live_start,
-	.stop		= live_stop,
+	.close		= live_close,
 	.flags		= live_flags,
+	.describe	= live_describe,
+	.start_ns	= live_start_ns,
+	.features	= live_features,
 	.feed_end	= live_feed_end,
 	.meta		= live_meta,
 	.tracer		= live_tracer,
+	.events		= live_events,
 	.instance	= live_instance,
+	.bpf		= live_bpf,
 	.switch_tracer	= live_switch_tracer,
 	.mark		= live_mark,
 	.set_recording	= live_set_recording,
@@ -1069,4 +1058,6 @@ const struct source_ops source_live = {
 	.filter_held	= live_filter_held,
 	.session	= live_session,
 	.consumer	= live_consumer,
+	.probe		= &live_probe_ops,
+	.stacks		= &live_stacks_ops,
 };

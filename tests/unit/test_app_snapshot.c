@@ -70,11 +70,12 @@ TEST(open_sync_has_every_event_and_the_tracer)
 	CHECK_EQ_U64(held(a.st), want);
 	CHECK(!app_loading(&a));
 	CHECK_EQ_U64(app_snapshot_end(&a), UINT64_MAX - 1);
-	CHECK(a.opts.so.tracer && app_recording_meta(&a) &&
-	      !strcmp(a.opts.so.tracer, app_recording_meta(&a)->tracer));
+	/* the recording's tracer, not written into the options */
+	CHECK(app_recording_meta(&a) && app_recording_meta(&a)->tracer[0] &&
+	      !strcmp(app_tracer(&a), app_recording_meta(&a)->tracer) && !a.opts.so.tracer);
 	CHECK(strstr(a.mode_why, demo) != NULL);
 	app_stop(&a);
-	CHECK(!a.st && !app_recording_meta(&a) && !a.src_priv);
+	CHECK(!a.st && !app_recording_meta(&a) && !a.src);
 }
 
 TEST(open_with_loader_thread_ends_with_every_event)

@@ -274,6 +274,17 @@ TEST(second_summary_is_incremental)
 
 static struct fixture *fx;
 
+/* A recording's source as far as the batch printer asks it: no BPF, and why. */
+static struct bpfstats *no_bpf(const struct source *s, const char **why)
+{
+	if (why)
+		*why = "BPF statistics: not in a snapshot";
+	return NULL;
+}
+
+static const struct source_ops fixture_ops = { .name = "fixture", .bpf = no_bpf };
+static struct source fixture_src = { .ops = &fixture_ops };
+
 static struct app *app_fixture(const char *name, bool json)
 {
 	static struct app a;
@@ -291,7 +302,7 @@ static struct app *app_fixture(const char *name, bool json)
 	if (!a.st || fixture_decode(fx, a.st, NULL))
 		return NULL;
 	snprintf(a.mode_why, sizeof(a.mode_why), "snapshot %s", name);
-	snprintf(a.bpf_why, sizeof(a.bpf_why), "BPF statistics: not in a snapshot");
+	a.src = &fixture_src;
 	/* as main_offline does for a file: one summary, at once */
 	a.start_ns = clock_mono_ns() - 1000000000ull;
 	return &a;

@@ -569,12 +569,13 @@ TEST(marker_event)
 /* The live source's function filter as the header asks for it (source_ops.filter_held). */
 static struct ftrace_filter *held_ff;
 
-static const struct ftrace_filter *held_filter(const struct app *a)
+static const struct ftrace_filter *held_filter(const struct source *s)
 {
 	return held_ff;
 }
 
-static const struct source_ops held_src = { .name = "test", .filter_held = held_filter };
+static const struct source_ops held_ops = { .name = "test", .filter_held = held_filter };
+static struct source held_src = { .ops = &held_ops };
 
 /*
  * Issue 18 #3.6: the header's filter line says what the prompt left in the

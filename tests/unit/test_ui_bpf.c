@@ -14,6 +14,7 @@
  * (a stand-in pane records it); without --offcpu it says how to turn it on;
  * on a short screen the rows scroll and the title says which are shown.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,39 @@ static struct {
 	int			nreq;
 } orig;
 
+/*
+ * The source the BPF pane asks: the fed statistics (or none, and why), no
+ * off-CPU object (and why).
+ */
+static char offcpu_why[64], bpf_why[64];
+static bool bpf_none;
+
+static struct bpfstats *orig_bpf(const struct source *s, const char **why)
+{
+	if (why)
+		*why = bpf_why;
+	return bpf_none ? NULL : orig.b;
+}
+
+static struct bpf_offcpu *orig_offcpu(const struct source *s, const char **why)
+{
+	if (why)
+		*why = offcpu_why;
+	return NULL;
+}
+
+static int orig_offcpu_poll(struct source *s)
+{
+	return -ENODEV;
+}
+
+static const struct source_stacks_ops orig_stacks = {
+	.offcpu = orig_offcpu, .offcpu_poll = orig_offcpu_poll,
+};
+static const struct source_ops orig_ops = { .name = "test", .bpf = orig_bpf,
+					    .stacks = &orig_stacks };
+static struct source orig_src = { .ops = &orig_ops };
+
 static struct bpfstats_raw_cpu ocpu[2];
 static struct bpfstats_task otask[2];
 static bool odead[2];
@@ -337,7 +371,10 @@ static bool orig_open(bool with_offcpu)
 	if (bpfstats_new_fed(&orig.b, &raw, NULL) || bpfstats_feed(orig.b, &raw))
 		return false;
 	orig.app.st = st;
-	orig.app.bpf = orig.b;
+	orig.app.src = &orig_src;
+	offcpu_why[0] = '\0';
+	bpf_why[0] = '\0';
+	bpf_none = false;
 	orig.ui.app = &orig.app;
 	orig.ui.st = st;
 	orig.ui.screen.rows = SCR_ROWS;
@@ -468,8 +505,8 @@ TEST(offcpu_view_without_bpf_statistics)
 	char want[64], b1[32];
 
 	CHECK(orig_open(true));
-	orig.app.bpf = NULL;
-	snprintf(orig.app.bpf_why, sizeof(orig.app.bpf_why), "BPF statistics: not in this recording");
+	bpf_none = true;
+	snprintf(bpf_why, sizeof(bpf_why), "BPF statistics: not in this recording");
 	odraw();
 	CHECK(row_of("BPF statistics: not in this recording; off-CPU stacks below") >= 0);
 	CHECK(row_of("Off-CPU time by task") >= 0 && row_of("2 tasks") >= 0);
@@ -495,7 +532,7 @@ TEST(offcpu_view_without_bpf_statistics)
 TEST(offcpu_view_without_offcpu_says_how)
 {
 	CHECK(orig_open(false));
-	snprintf(orig.app.offcpu_why, sizeof(orig.app.offcpu_why), "not asked for");
+	snprintf(offcpu_why, sizeof(offcpu_why), "not asked for");
 	okey(ACT_STACK_SOURCE);
 	odraw();
 	CHECK(row_of("start ktop with --offcpu") >= 0);

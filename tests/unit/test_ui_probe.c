@@ -93,12 +93,12 @@ int app_probe_enable(struct app *a, const char *event, bool on, char *err, size_
 	return 0;
 }
 
-unsigned int app_probe_list(struct app *a, struct app_probe_info *out, unsigned int max)
+unsigned int app_probe_list(struct app *a, struct probe_info *out, unsigned int max)
 {
 	unsigned int n = probe_set_count(fk.ps);
 
 	for (unsigned int i = 0; i < n && i < max; i++)
-		out[i] = (struct app_probe_info){
+		out[i] = (struct probe_info){
 			.def = probe_set_get(fk.ps, i), .enabled = !fk.off[i],
 		};
 	return n < max ? n : max;

@@ -17,6 +17,7 @@
 #include "app/app.h"
 #include "bpfstats/bpfstats.h"
 #include "snap_common.h"
+#include "source/source.h"
 #include "store/store.h"
 #include "ui-local.h"
 #include "panes/pane_events-local.h"
@@ -27,6 +28,17 @@ static struct {
 	struct ui	ui;
 	struct bpfstats	*bpf;
 } rig;
+
+/* The source the BPF pane asks for its statistics: the fed ones. */
+static struct bpfstats *rig_bpf(const struct source *s, const char **why)
+{
+	if (why)
+		*why = "";
+	return rig.bpf;
+}
+
+static const struct source_ops rig_ops = { .name = "test", .bpf = rig_bpf };
+static struct source rig_src = { .ops = &rig_ops };
 
 static bool rig_open(void)
 {
@@ -70,7 +82,7 @@ static int bpf_enter_outlier(const struct bpfstats_outlier *o)
 	raw.noutl = 1;
 	if (bpfstats_feed(rig.bpf, &raw))
 		return 0;
-	rig.app.bpf = rig.bpf;
+	rig.app.src = &rig_src;
 	text_screen_draw(&rig.ui, p);
 	return p->ops->key(&rig.ui, p, ACT_ENTER);
 }

@@ -73,12 +73,13 @@ static const struct pane_ops fake_events_ops = {
 
 
 /* A stand-in for the live source: only its flags (events keep coming, a kernel to act on). */
-static unsigned int fake_live_flags(const struct app *a)
+static unsigned int fake_live_flags(const struct source *s)
 {
 	return SOURCE_KERNEL | SOURCE_GROWS;
 }
 
-static const struct source_ops fake_live = { .name = "fake-live", .flags = fake_live_flags };
+static const struct source_ops fake_live_ops = { .name = "fake-live", .flags = fake_live_flags };
+static struct source fake_live = { .ops = &fake_live_ops };
 
 struct rig {
 	struct app	app;

@@ -65,7 +65,7 @@ struct prompt_probe {
 	/* the list */
 	int			sel;
 	unsigned int		n;
-	struct app_probe_info	info[PP_LIST];
+	struct probe_info	info[PP_LIST];
 	uint64_t		info_ns;
 	struct pp_rate		rate[PP_LIST];
 };
@@ -113,7 +113,7 @@ static void pp_refresh(struct ui *ui, struct prompt_probe *pp, bool force)
 	memcpy(old, pp->rate, sizeof(old));
 	pp->n = app_probe_list(ui->app, pp->info, PP_LIST);
 	for (unsigned int i = 0; i < pp->n; i++) {
-		const struct app_probe_info *in = &pp->info[i];
+		const struct probe_info *in = &pp->info[i];
 		struct pp_rate *r = &pp->rate[i];
 
 		memset(r, 0, sizeof(*r));
@@ -250,7 +250,7 @@ static int pp_submit(struct ui *ui, struct prompt *pr, const char *line)
 /* Ctrl-T, Ctrl-D: the selected probe off or on, or removed. */
 static int pp_list_key(struct ui *ui, struct prompt_probe *pp, int ch)
 {
-	const struct app_probe_info *in;
+	const struct probe_info *in;
 	char event[PROBE_NAME_MAX], err[512];
 	int ret;
 
@@ -324,7 +324,7 @@ static const char *pp_place_event(struct ui *ui, uint16_t type, uint64_t arg0, c
 				  size_t len)
 {
 	const struct ktop_schema_type *t;
-	struct app_probe_info in[PP_LIST];
+	struct probe_info in[PP_LIST];
 	unsigned int n;
 
 	switch (type) {
@@ -499,7 +499,7 @@ static void pp_draw_detail(struct ui *ui, struct prompt *pr, int y, int w)
 static void pp_fmt_probe(struct ui *ui, struct richstr *rs, const struct prompt_probe *pp,
 			 unsigned int i)
 {
-	const struct app_probe_info *in = &pp->info[i];
+	const struct probe_info *in = &pp->info[i];
 	const struct pp_rate *r = &pp->rate[i];
 	char b[32], c[32];
 	uint64_t count;
