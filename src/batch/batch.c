@@ -313,38 +313,10 @@ static int batch_list_add(struct batch_list *l, const struct store_count *v, siz
 	return 0;
 }
 
-static int count_key_cmp(const void *x, const void *y)
-{
-	const struct store_count *a = x, *b = y;
-
-	return a->key < b->key ? -1 : a->key > b->key;
-}
-
-static int count_desc_cmp(const void *x, const void *y)
-{
-	const struct store_count *a = x, *b = y;
-
-	if (a->count != b->count)
-		return a->count < b->count ? 1 : -1;
-	return a->key < b->key ? -1 : a->key > b->key;
-}
-
 /* Merge the per-CPU lists: sum equal keys, sort by count. */
 static void batch_list_finish(struct batch_list *l)
 {
-	size_t w = 0;
-
-	if (!l->n)
-		return;
-	qsort(l->v, l->n, sizeof(*l->v), count_key_cmp);
-	for (size_t r = 1; r < l->n; r++) {
-		if (l->v[r].key == l->v[w].key)
-			l->v[w].count += l->v[r].count;
-		else
-			l->v[++w] = l->v[r];
-	}
-	l->n = w + 1;
-	qsort(l->v, l->n, sizeof(*l->v), count_desc_cmp);
+	l->n = store_counts_merge(l->v, l->n);
 }
 
 /* Every key of one CPU's window (exact, so that merging CPUs stays exact). */

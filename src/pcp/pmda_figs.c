@@ -203,22 +203,6 @@ static size_t figs_count(struct pmda_figs *f, enum store_key key, unsigned int c
 	}
 }
 
-static int count_key_cmp(const void *x, const void *y)
-{
-	const struct store_count *a = x, *b = y;
-
-	return a->key < b->key ? -1 : a->key > b->key;
-}
-
-static int count_desc_cmp(const void *x, const void *y)
-{
-	const struct store_count *a = x, *b = y;
-
-	if (a->count != b->count)
-		return a->count < b->count ? 1 : -1;
-	return a->key < b->key ? -1 : a->key > b->key;
-}
-
 /* One CPU: its new events by type, its tasks, its counters. */
 static void figs_cpu(struct pmda_figs *f, unsigned int cpu)
 {
@@ -272,20 +256,8 @@ static void figs_cpu(struct pmda_figs *f, unsigned int cpu)
 /* The tasks of this update: the per-CPU counts merged, the first PMDA_TOP_TASKS kept. */
 static void figs_tasks(struct pmda_figs *f, double dt)
 {
-	size_t w = 0;
-
 	f->ntasks = 0;
-	if (!f->npids)
-		return;
-	qsort(f->pids, f->npids, sizeof(*f->pids), count_key_cmp);
-	for (size_t r = 1; r < f->npids; r++) {
-		if (f->pids[r].key == f->pids[w].key)
-			f->pids[w].count += f->pids[r].count;
-		else
-			f->pids[++w] = f->pids[r];
-	}
-	f->npids = w + 1;
-	qsort(f->pids, f->npids, sizeof(*f->pids), count_desc_cmp);
+	f->npids = store_counts_merge(f->pids, f->npids);
 	for (size_t i = 0; i < f->npids && f->ntasks < PMDA_TOP_TASKS; i++) {
 		struct pmda_task *t = &f->tasks[f->ntasks++];
 		int32_t pid = (int32_t)f->pids[i].key;

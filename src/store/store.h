@@ -505,5 +505,11 @@ struct hmap;
  * For other counters of the same keys (view filters). Return: how many keys.
  */
 size_t store_count_sorted(const struct hmap *m, struct store_count *out, size_t max);
+/*
+ * store_counts_merge - @n counts of several lists (each CPU's, say) made
+ * one: the counts of equal keys summed, in place, by count descending (then
+ * by key), as store_count_by() returns them. Return: how many keys remain.
+ */
+size_t store_counts_merge(struct store_count *v, size_t n);
 
 #endif

@@ -147,6 +147,30 @@ static int count_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+	const struct store_count *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+size_t store_counts_merge(struct store_count *v, size_t n)
+{
+	size_t w = 0;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), key_cmp);
+	for (size_t r = 1; r < n; r++) {
+		if (v[r].key == v[w].key)
+			v[w].count += v[r].count;
+		else
+			v[++w] = v[r];
+	}
+	qsort(v, w + 1, sizeof(*v), count_cmp);
+	return w + 1;
+}
+
 size_t store_count_sorted(const struct hmap *m, struct store_count *out, size_t max)
 {
 	struct store_count *v = malloc((hmap_count(m) ? hmap_count(m) : 1) * sizeof(*v));

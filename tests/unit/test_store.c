@@ -875,6 +875,27 @@ TEST(store_count_by_comm)
 	store_free(st);
 }
 
+/* Two CPUs' counts made one list (--batch's and the PMDA's top keys). */
+TEST(store_counts_merge)
+{
+	struct store_count v[] = {
+		{ 7, 1 }, { 3, 5 }, { 9, 2 },		/* one CPU's */
+		{ 9, 4 }, { 3, 1 }, { 5, 6 }, { 7, 5 },	/* another's */
+	};
+
+	CHECK_EQ_U64(store_counts_merge(v, 7), 4);
+	/* by count descending, equal counts by key: 3 and 7 and 9 summed */
+	CHECK(v[0].key == 3 && v[0].count == 6);
+	CHECK(v[1].key == 5 && v[1].count == 6);
+	CHECK(v[2].key == 7 && v[2].count == 6);
+	CHECK(v[3].key == 9 && v[3].count == 6);
+	CHECK_EQ_U64(store_counts_merge(v, 0), 0);
+	v[0] = (struct store_count){ 1, 1 };
+	v[1] = (struct store_count){ 2, 3 };
+	CHECK_EQ_U64(store_counts_merge(v, 2), 2);
+	CHECK(v[0].key == 2 && v[1].key == 1);
+}
+
 /* The name a task shows as, the kernel's way, whoever asks (panes, filters, batch). */
 TEST(store_task_name_as_the_kernel_prints_it)
 {
