@@ -135,7 +135,8 @@ const struct ui_key ui_keys[] = {
 	  "latency: the event list at the selected CPU's worst sample, from the window before it; "
 	  "A->B: at the selected latency's worst pair, from its START to its END",
 	  ACT_JUMP_WORST, 0, "Latency pane (5)", "latency" },
-	{ { KEY_F(6), '>', '<' }, "F6, >, <", "latency: next sort column", ACT_PANE_SORT, 0,
+	{ { KEY_F(6), '>', '<' }, "F6, >, <", "latency: next sort column; A->B: the breakdown's "
+	  "order (pairs or count, mean or sum, max, key; Left the previous)", ACT_PANE_SORT, 0,
 	  "Latency pane (5)", "latency" },
 	{ { 'v' }, "v", "latency: histogram and sparkline of IRQ, thread or user-return latency",
 	  ACT_VIEW, 0, "Latency pane (5)", "latency" },

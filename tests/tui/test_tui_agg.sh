@@ -60,6 +60,41 @@ else
 	evidence breakdown
 fi
 
+# the breakdown's order: F6/> the next (pairs, mean, max, key), Left the previous
+brk_rows() { scr | sed -n '/^ *PAIRS.* MAX .*next_pid/,$p' |
+	sed -n 's/^ *\([0-9][0-9]*\) \{1,\}\([^ ]\{1,\}\) \{1,\}\([^ ]\{1,\}\)  \([0-9][0-9]*\) *$/\1 \2 \3 \4/p'; }
+# "2.13us" -> ns
+to_ns='function ns(v) { n = v + 0; if (v ~ /ns$/) return n; if (v ~ /us$/) return n * 1e3;
+	if (v ~ /ms$/) return n * 1e6; return n * 1e9 }'
+keys '>'
+if wait_screen 'MEAN v .*\(by mean; F6' 3 &&
+   brk_rows | awk "$to_ns"' { m = ns($2); if (NR > 1 && m > prev * 1.0001) bad = 1; prev = m; n++ }
+	END { exit !(n >= 2 && !bad) }'; then
+	ok "> sorts the breakdown by mean latency, largest first"
+else
+	fail "> by mean"; evidence sort-mean; brk_rows | head -5
+fi
+keys '>'
+if wait_screen 'MAX v .*\(by max; F6' 3 &&
+   brk_rows | awk "$to_ns"' { m = ns($3); if (NR > 1 && m > prev * 1.0001) bad = 1; prev = m; n++ }
+	END { exit !(n >= 2 && !bad) }'; then
+	ok "> again: by the largest latency"
+else
+	fail "> by max"; evidence sort-max; brk_rows | head -5
+fi
+keys '>'
+if wait_screen '\(by key; F6' 3 && [ "$(brk_rows | wc -l)" -ge 2 ] &&
+   brk_rows | awk '{ print $4 }' | LC_ALL=C sort -c 2>/dev/null; then
+	ok "> again: by key ($(brk_rows | wc -l) keys in order)"
+else
+	fail "> by key"; evidence sort-key
+fi
+keys Left
+if wait_screen 'MAX v .*\(by max; F6' 3; then ok "Left: back to by max"; else
+	fail "Left"; evidence sort-left; fi
+keys '>' '>'
+wait_screen 'PAIRS v .*\(by pairs; F6' 3 || { fail "back to by pairs"; evidence sort-pairs; }
+
 # a spec the engine refuses: the message, the caret under the field, nothing made
 keys m
 wait_footer 'measure in the kernel: START -> END' 3 || { fail "m: no prompt"; evidence prompt; }

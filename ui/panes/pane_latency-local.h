@@ -37,6 +37,7 @@ struct lat_state {
 	/* the A->B latencies measured in the kernel (src/agg/agg.h) */
 	enum lat_show		show;
 	int			agg_sel;	/* the measure selected */
+	int			agg_sort;	/* the breakdown's order: enum agg_sort (pane_latency.c) */
 	char			agg_err[1024];	/* the last spec m could not make */
 };
 

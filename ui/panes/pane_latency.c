@@ -566,8 +566,65 @@ static int agg_draw_hist(struct ui *ui, const struct agg_result *r, int y, int r
 	return n;
 }
 
+/* The breakdown's orders: F6, >, Right the next, Left the previous. */
+enum agg_sort { AGG_SORT_COUNT, AGG_SORT_VALUE, AGG_SORT_MAX, AGG_SORT_KEY, AGG_SORT_NR };
+
+/* What a row of @r is sorted by; --hist has no MAX column (its value is a sum). */
+static const char *agg_sort_name(const struct agg_result *r, int sort)
+{
+	switch (sort) {
+	case AGG_SORT_VALUE:
+		return r->kind == AGG_LATENCY ? "mean" : "sum";
+	case AGG_SORT_MAX:
+		return "max";
+	case AGG_SORT_KEY:
+		return "key";
+	default:
+		return r->kind == AGG_LATENCY ? "pairs" : "count";
+	}
+}
+
+static int agg_row_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct agg_row *a = pa, *b = pb;
+	const int *how = arg;	/* the sort, the measure's kind */
+	uint64_t ka, kb;
+
+	switch (how[0]) {
+	case AGG_SORT_VALUE:
+		/* a latency's mean, a --hist's sum */
+		ka = how[1] == AGG_HIST ? a->sum : a->count ? a->sum / a->count : 0;
+		kb = how[1] == AGG_HIST ? b->sum : b->count ? b->sum / b->count : 0;
+		break;
+	case AGG_SORT_MAX:
+		ka = a->max;
+		kb = b->max;
+		break;
+	case AGG_SORT_KEY:
+		return strcmp(a->key, b->key);
+	default:
+		ka = a->count;
+		kb = b->count;
+		break;
+	}
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+/* The sort that applies to @r: a --hist without values has only count and key. */
+static int agg_sort_of(const struct agg_result *r, int sort)
+{
+	if (r->kind == AGG_HIST && sort == AGG_SORT_MAX)
+		return AGG_SORT_KEY;
+	if (r->kind == AGG_HIST && sort == AGG_SORT_VALUE && !r->sum_ns)
+		return AGG_SORT_KEY;
+	return sort;
+}
+
 /* Below the list: the selected measure's worst pair, histogram and breakdown by key. */
-static void agg_draw_detail(struct ui *ui, const struct agg_result *r, int y, int h, int w)
+static void agg_draw_detail(struct ui *ui, struct agg_result *r, int sort, int y, int h,
+			    int w)
 {
 	struct richstr rs;
 	char a[24], b[24], c[24];
@@ -626,13 +683,24 @@ static void agg_draw_detail(struct ui *ui, const struct agg_result *r, int y, in
 	}
 	if (h < 2)
 		return;
+	{
+		int arg[2] = { agg_sort_of(r, sort), r->kind };
+
+		qsort_r(r->rows, r->nrows, sizeof(*r->rows), agg_row_cmp, arg);
+		sort = arg[0];
+	}
 	richstr_clear(&rs);
 	if (r->kind == AGG_LATENCY)
-		richstr_addf(&rs, ROLE_COLHDR, "%10s %9s %9s  %s", "PAIRS", "MEAN", "MAX",
-			     r->keynames);
+		richstr_addf(&rs, ROLE_COLHDR, "%10s %9s %9s  %s", sort == AGG_SORT_COUNT ?
+			     "PAIRS v" : "PAIRS", sort == AGG_SORT_VALUE ? "MEAN v" : "MEAN",
+			     sort == AGG_SORT_MAX ? "MAX v" : "MAX", r->keynames);
 	else
-		richstr_addf(&rs, ROLE_COLHDR, "%10s %14s  %s", "COUNT", r->sum_ns ? "SUM" : "",
-			     r->keynames);
+		richstr_addf(&rs, ROLE_COLHDR, "%10s %14s  %s", sort == AGG_SORT_COUNT ?
+			     "COUNT v" : "COUNT", !r->sum_ns ? "" : sort == AGG_SORT_VALUE ?
+			     "SUM v" : "SUM", r->keynames);
+	if (sort == AGG_SORT_KEY)
+		richstr_add(&rs, ROLE_COLHDR, " ^");
+	richstr_addf(&rs, ROLE_COLHDR, "  (by %s; F6 > < sort)", agg_sort_name(r, sort));
 	if (r->keys_dropped)
 		richstr_addf(&rs, ROLE_WARN, "  (%" PRIu64 " pairs not here: the breakdown's map "
 			     "is full)", r->keys_dropped);
@@ -760,7 +828,7 @@ static void agg_draw(struct ui *ui, struct lat_state *ls, int y, int h, int w)
 	memset(&sel, 0, sizeof(sel));
 	if (agg_set_result(s, (unsigned int)ls->agg_sel, &sel))
 		return;
-	agg_draw_detail(ui, &sel, y + 2 + list_h, h - 2 - list_h, w);
+	agg_draw_detail(ui, &sel, ls->agg_sort, y + 2 + list_h, h - 2 - list_h, w);
 	agg_result_clear(&sel);
 }
 
@@ -814,6 +882,13 @@ static int agg_key(struct ui *ui, struct lat_state *ls, enum ui_action act)
 		return UI_HANDLED | UI_REDRAW;
 	case ACT_JUMP_WORST:
 		return agg_jump(ui, ls);
+	case ACT_PANE_SORT:
+	case ACT_RIGHT:
+		ls->agg_sort = (ls->agg_sort + 1) % AGG_SORT_NR;
+		return UI_HANDLED | UI_REDRAW;
+	case ACT_LEFT:
+		ls->agg_sort = (ls->agg_sort + AGG_SORT_NR - 1) % AGG_SORT_NR;
+		return UI_HANDLED | UI_REDRAW;
 	default:
 		return 0;
 	}
