@@ -18,6 +18,7 @@
 #include "agg/agg.h"
 #include "app/app.h"
 #include "batch/batch.h"
+#include "diff/diff.h"
 #include "lib/clock.h"
 #include "kernel/features.h"
 #include "formats/format.h"
@@ -87,6 +88,41 @@ static int main_diff_batch(struct app *base, struct app *a)
 	status = batch_diff_run(base, a, out);
 	if (fclose(out) && !status && errno != EPIPE && errno != EINTR)
 		status = 1;
+	return status;
+}
+
+/*
+ * -o FILE.folded after the diff panes: the folded diff of both sides whole
+ * (recordings read to their end; live NEW: what it holds now), as --batch
+ * writes it.
+ */
+static int main_diff_output(struct app *base, struct app *a, bool live, int status)
+{
+	enum diff_stack_src src = a->opts.folded && !strcmp(a->opts.folded, "graph") ?
+				  DIFF_STACK_GRAPH : DIFF_STACK_EVENTS;
+	char err[512] = "";
+	struct diff *d;
+	int ret;
+
+	if (!a->opts.output)
+		return status;
+	if (app_loader_wait(base, err, sizeof(err)) ||
+	    (!live && app_loader_wait(a, err, sizeof(err))))
+		return EXIT_USAGE;	/* said after, by the loaders' status */
+	if (live)
+		app_drain(a);
+	d = diff_new(base, a);
+	if (!d) {
+		fprintf(stderr, "ktop: -o %s: %s\n", a->opts.output, strerror(ENOMEM));
+		return status ? status : 1;
+	}
+	diff_refresh(d);
+	ret = diff_save_folded(d, src, a->opts.output, 0, err, sizeof(err));
+	diff_free(d);
+	if (ret) {
+		fprintf(stderr, "ktop: %s\n", err[0] ? err : strerror(-ret));
+		return status ? status : 1;
+	}
 	return status;
 }
 
@@ -454,11 +490,8 @@ static int main_diff(struct app *a)
 		fprintf(stderr, "ktop: %s: %s\n", bad, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (!a->opts.batch) {
-		fprintf(stderr, "ktop: --diff prints with --batch or --json for now; the panes' "
-			"diff mode is not built yet\n");
+	if (!a->opts.batch && !main_has_terminal())
 		return EXIT_USAGE;
-	}
 	if (live && geteuid() != 0) {
 		fprintf(stderr, "ktop: --diff live traces this machine now: that needs root "
 			"(tracefs and BPF are root-only)\n");
@@ -489,7 +522,10 @@ static int main_diff(struct app *a)
 		return EXIT_USAGE;
 	}
 	main_reap_stale();
-	status = main_diff_batch(&base, a);
+	if (a->opts.batch)
+		status = main_diff_batch(&base, a);
+	else
+		status = main_diff_output(&base, a, live, ui_run_diff(a, &base));
 	for (int i = 0; i < 2; i++) {
 		struct app *x = i ? a : &base;
 

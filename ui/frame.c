@@ -26,6 +26,13 @@ static const struct pane_ops *const pane_table[] = {
 	&pane_fleet_ops,	/* key 0: last, whatever the others' number */
 };
 
+/* ktop -i BASE --diff NEW: the same tabs in the same places, BASE against NEW */
+static const struct pane_ops *const diff_pane_table[] = {
+	&pane_diff_cpus_ops, &pane_diff_top_ops, &pane_events_ops,
+	&pane_diff_graph_ops, &pane_diff_latency_ops, &pane_diff_bpf_ops, &pane_diff_tasks_ops,
+	&pane_diff_stacks_ops,
+};
+
 static const struct prompt_ops *const prompt_table[] = {
 	&prompt_help_ops, &prompt_theme_ops, &prompt_search_ops, &prompt_jump_ops,
 	&prompt_pid_ops, &prompt_comm_ops, &prompt_cpu_ops, &prompt_threshold_ops,
@@ -35,7 +42,7 @@ static const struct prompt_ops *const prompt_table[] = {
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
 
-int ui_init(struct ui *ui, struct app *a)
+static int init_with(struct ui *ui, struct app *a, struct app *base)
 {
 	char name[64] = "", err[256];
 	struct utsname un;
@@ -64,8 +71,15 @@ int ui_init(struct ui *ui, struct app *a)
 		ui_theme_builtin(&ui->theme);
 		ui_message(ui, "theme: %s; using the built-in default", err);
 	}
-	ret = ui_views_init(ui, pane_table, NELEM(pane_table), prompt_table, NELEM(prompt_table));
+	ret = base ? ui_diff_start(ui, base) : 0;
+	if (!ret && base)
+		ret = ui_views_init(ui, diff_pane_table, NELEM(diff_pane_table), prompt_table,
+				    NELEM(prompt_table));
+	else if (!ret)
+		ret = ui_views_init(ui, pane_table, NELEM(pane_table), prompt_table,
+				    NELEM(prompt_table));
 	if (ret) {
+		ui_diff_stop(ui);
 		ui_stats_destroy(&ui->stats);
 		return ret;
 	}
@@ -74,9 +88,20 @@ int ui_init(struct ui *ui, struct app *a)
 	return 0;
 }
 
+int ui_init(struct ui *ui, struct app *a)
+{
+	return init_with(ui, a, NULL);
+}
+
+int ui_init_diff(struct ui *ui, struct app *a, struct app *base)
+{
+	return init_with(ui, a, base);
+}
+
 void ui_destroy(struct ui *ui)
 {
 	ui_views_destroy(ui);
+	ui_diff_stop(ui);
 	ui_fgraph_free(ui);
 	ui_stats_destroy(&ui->stats);
 	pthread_cond_destroy(&ui->cond);
@@ -221,6 +246,13 @@ static int draw_header(struct ui *ui)
 	richstr_add(&rs, ROLE_HEADER_VALUE, app_filter_desc(a, filters, sizeof(filters)));
 	richstr_pad(&rs, ROLE_HEADER, ui->screen.cols);
 	ui_draw_rs(&ui->screen, y++, 0, &rs, ui->screen.cols);
+	/* --diff: the two sides, and what to know to read the figures */
+	for (int line = 0; line < 2; line++) {
+		if (!ui_diff_header(ui, line, &rs))
+			continue;
+		richstr_pad(&rs, ROLE_HEADER, ui->screen.cols);
+		ui_draw_rs(&ui->screen, y++, 0, &rs, ui->screen.cols);
+	}
 	/* a stream that ended: when, after how many events, why */
 	y += ui_stream_header(ui, y);
 	/* the view filter, when one is set: what every pane shows of what is held */
@@ -387,6 +419,7 @@ void ui_tick(struct ui *ui, uint64_t now_ns)
 	ui->tick_ns = now_ns;
 	if (!ui->paused)
 		ui_stats_tick(&ui->stats, now_ns);
+	ui_diff_tick(ui, now_ns);
 	ui->dirty = true;
 }
 
@@ -547,7 +580,7 @@ int ui_handle_key(struct ui *ui, int ch)
 		return UI_RESIZE | UI_REDRAW;
 	if (ui->prompt)
 		return ui_prompt_key(ui, ch);
-	k = ui_key_lookup_in(ch, p->ops->name);
+	k = ui_key_lookup_in(ch, p->ops->keyset ? p->ops->keyset : p->ops->name);
 	if (!k)
 		return 0;
 	/* a pane's own binding (ui_keys[].pane) goes to that pane only */

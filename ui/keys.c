@@ -228,6 +228,27 @@ const struct ui_key ui_keys[] = {
 	  "fleet" },
 	{ { 'I' }, "I", "fleet: invert the sort order", ACT_SORT_INVERT, 0, "Fleet pane (0)",
 	  "fleet" },
+	/* ktop -i BASE --diff NEW: the diff panes (pane_diff.c), all but the event list */
+	{ { KEY_F(6), '>' }, "F6, >", "diff: next sort: change, ratio, NEW, BASE, name, the "
+	  "table's order", ACT_PANE_SORT, 0, "Diff panes (-i BASE --diff NEW)", "diff" },
+	{ { '<' }, "<", "diff: previous sort", ACT_SORT_PREV, 0, "Diff panes (-i BASE --diff NEW)",
+	  "diff" },
+	{ { KEY_LEFT, 'h' }, "Left, h", "diff: the previous figure of the table (BASE, NEW, DELTA, "
+	  "RATIO are of it)", ACT_LEFT, 0, "Diff panes (-i BASE --diff NEW)", "diff" },
+	{ { KEY_RIGHT, 'l' }, "Right, l", "diff: the next figure of the table", ACT_RIGHT, 0,
+	  "Diff panes (-i BASE --diff NEW)", "diff" },
+	{ { 'v' }, "v", "diff: the pane's next table (top: events, syscalls, connections, drops; "
+	  "graph: functions, call paths; latency: series, histograms, in-kernel latencies)",
+	  ACT_VIEW, 0, "Diff panes (-i BASE --diff NEW)", "diff" },
+	/* ... and its stacks pane (pane_diff_stacks.c) */
+	{ { 'v' }, "v", "diff stacks: differential icicle or caller tree", ACT_VIEW, 0,
+	  "Diff stacks pane (8)", "diff-stacks" },
+	{ { 'o' }, "o", "diff stacks: the events' stacks or the function_graph paths (self time)",
+	  ACT_STACK_SOURCE, 0, "Diff stacks pane (8)", "diff-stacks" },
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "diff stacks: icicle: zoom into the selected frame",
+	  ACT_ENTER, 0, "Diff stacks pane (8)", "diff-stacks" },
+	{ { KEY_BACKSPACE, 127, 8 }, "Backspace", "diff stacks: icicle: zoom out one frame (Esc "
+	  "too, Home: to the root)", ACT_ZOOM_OUT, 0, "Diff stacks pane (8)", "diff-stacks" },
 };
 #pragma GCC diagnostic pop
 

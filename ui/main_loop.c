@@ -392,8 +392,19 @@ static int ui_loop(struct ui *ui, struct app *a)
 	}
 }
 
-/* The fleet of ui_run_fleet(), for ui_run. */
+/* The fleet of ui_run_fleet(), the BASE of ui_run_diff(), for ui_run. */
 static struct fleet *run_fleet;
+static struct app *run_base;
+
+int ui_run_diff(struct app *a, struct app *base)
+{
+	int status;
+
+	run_base = base;
+	status = ui_run(a);
+	run_base = NULL;
+	return status;
+}
 
 int ui_run_fleet(struct app *a, struct fleet *f)
 {
@@ -415,7 +426,7 @@ int ui_run(struct app *a)
 	ui = calloc(1, sizeof(*ui));
 	if (!ui)
 		return 1;
-	ret = ui_init(ui, a);
+	ret = run_base ? ui_init_diff(ui, a, run_base) : ui_init(ui, a);
 	if (ret) {
 		fprintf(stderr, "ktop: cannot start the interactive view: %s\n", strerror(-ret));
 		free(ui);

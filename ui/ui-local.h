@@ -329,6 +329,8 @@ struct ui_req {
 struct pane_ops {
 	const char	*name;		/* what ui_pane() and requests find it by: "events" */
 	const char	*label;		/* tab label: "Events" */
+	/* the pane-scoped keys it takes (ui_keys[].pane); NULL: those of its name */
+	const char	*keyset;
 	size_t		priv_size;
 	int		(*init)(struct ui *ui, struct pane *p);
 	void		(*destroy)(struct pane *p);
@@ -374,6 +376,15 @@ extern const struct pane_ops pane_bpf_ops;
 extern const struct pane_ops pane_tasks_ops;
 extern const struct pane_ops pane_stacks_ops;
 extern const struct pane_ops pane_fleet_ops;
+/* --diff (panes/pane_diff.c, pane_diff_stacks.c): the tables of BASE against NEW; the
+ * event list stays (NEW's events) */
+extern const struct pane_ops pane_diff_cpus_ops;
+extern const struct pane_ops pane_diff_top_ops;
+extern const struct pane_ops pane_diff_graph_ops;
+extern const struct pane_ops pane_diff_latency_ops;
+extern const struct pane_ops pane_diff_bpf_ops;
+extern const struct pane_ops pane_diff_tasks_ops;
+extern const struct pane_ops pane_diff_stacks_ops;
 
 /*
  * A prompt: what takes the keys while it is open, from a question on the
@@ -502,11 +513,17 @@ int ui_fleet_header(struct ui *ui);
 #define UI_MIN_ROWS	12
 
 struct fleet;
+struct diff;
 
 struct ui {
 	struct app		*app;
 	struct fleet		*fleet;		/* --pcp, --pcp-archive: the fleet pane's hosts */
 	uint64_t		fleet_t0;	/* when the fleet's header was first drawn */
+	/* ktop -i BASE --diff NEW (ui/diff.c): @app is NEW, @base BASE; NULL: no diff */
+	struct diff		*diff;
+	struct app		*base;
+	uint64_t		diff_next;	/* monotonic ns: the diff's next refresh */
+	uint64_t		diff_cost;	/* ns the last table took to make */
 	struct store		*st;
 	struct ui_stats		stats;
 	struct ui_fgraph	fgraph;
@@ -577,6 +594,30 @@ void ui_frame(struct ui *ui, bool ingest);
 void ui_tick(struct ui *ui, uint64_t now_ns);
 /* One key (or KEY_MOUSE / KEY_RESIZE). Return: enum ui_result flags. */
 int ui_handle_key(struct ui *ui, int ch);
+
+/*
+ * diff.c: ktop -i BASE --diff NEW in the view. ui_diff_start() compares @base
+ * with ui->app; ui_init_diff() (frame.c) starts it and shows the diff panes in
+ * place of the others (the event list stays: NEW's events). ui_diff_tick()
+ * refreshes the diff while a side is read or NEW is live (each second, or 10x
+ * the last table's cost when that is longer).
+ */
+int ui_diff_start(struct ui *ui, struct app *base);
+/* ui_init() for a diff: the diff panes in the tabs, @base against @a. */
+int ui_init_diff(struct ui *ui, struct app *a, struct app *base);
+void ui_diff_stop(struct ui *ui);
+void ui_diff_tick(struct ui *ui, uint64_t now_ns);
+/* The header's diff lines: @line 0 the two sides, 1 the notes. Return: false: none. */
+bool ui_diff_header(struct ui *ui, int line, struct richstr *rs);
+/* Are both sides read? Return: false, with what is being read in @why. */
+bool ui_diff_ready(struct ui *ui, char *why, size_t len);
+/*
+ * A diff table for a pane, made now if it was not (how long that took is kept
+ * for the refresh's pace). Return: NULL while a side is still being read
+ * (@why says which, and how far).
+ */
+struct diff_table;
+const struct diff_table *ui_diff_table(struct ui *ui, int kind, char *why, size_t len);
 
 /*
  * unavailable.c: what this kernel or run does not offer. The header's line: each

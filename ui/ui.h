@@ -20,4 +20,10 @@ struct fleet;
  */
 int ui_run_fleet(struct app *a, struct fleet *f);
 
+/*
+ * ui_run_diff - ui_run() with the diff panes: @base (ktop -i BASE) against @a
+ * (--diff NEW: a second recording, or the live session); both started.
+ */
+int ui_run_diff(struct app *a, struct app *base);
+
 #endif

@@ -35,7 +35,7 @@ static void unescape(char *s)
 TEST(man_keys_section_lists_the_key_table)
 {
 	char *man = fixture_read_file("man/ktop.1", NULL), *p, *end, *line, *save = NULL;
-	char *lines[512];
+	char *lines[2048];
 	unsigned int n = 0, k = 0;
 	int bad = 0;
 
@@ -45,8 +45,10 @@ TEST(man_keys_section_lists_the_key_table)
 	end = strstr(p + 1, "\n.SH ");
 	if (end)
 		*end = '\0';
-	for (line = strtok_r(p, "\n", &save); line && n < 512; line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(p, "\n", &save); line && n < 2048; line = strtok_r(NULL, "\n", &save))
 		lines[n++] = line;
+	/* a KEYS section longer than this would lose its last keys silently */
+	CHECK(n < 2048);
 	for (unsigned int i = 0; i + 2 < n; i++) {
 		char label[128], help[256];
 		size_t hl;
@@ -134,13 +136,26 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 	CHECK(ui_key_lookup_in('o', "stacks")->act == ACT_STACK_SOURCE);
 	CHECK(ui_key_lookup_in('x', "stacks")->act == ACT_STACK_ALL);
 	CHECK(ui_key_lookup_in(KEY_F(3), "stacks")->act == ACT_SEARCH);
+	/* the diff panes: sorts, figures, tables; their stacks pane: views, sources, zoom */
+	CHECK(ui_key_lookup_in(KEY_F(6), "diff")->act == ACT_PANE_SORT);
+	CHECK(ui_key_lookup_in('<', "diff")->act == ACT_SORT_PREV);
+	CHECK(ui_key_lookup_in('l', "diff")->act == ACT_RIGHT);
+	CHECK(ui_key_lookup_in('v', "diff")->act == ACT_VIEW);
+	CHECK(ui_key_lookup_in('s', "diff")->act == ACT_SAVE);
+	CHECK(ui_key_lookup_in('v', "diff-stacks")->act == ACT_VIEW);
+	CHECK(ui_key_lookup_in('o', "diff-stacks")->act == ACT_STACK_SOURCE);
+	CHECK(ui_key_lookup_in(KEY_BACKSPACE, "diff-stacks")->act == ACT_ZOOM_OUT);
+	CHECK(ui_key_lookup_in(KEY_DOWN, "diff-stacks")->act == ACT_DOWN);
 }
 
-/* A pane's own key names one of the panes (ui/frame.c's table) by its name. */
+/*
+ * A pane's own key names one of the panes (ui/frame.c's table) by its name, or
+ * a key set panes share (struct pane_ops.keyset: the diff panes').
+ */
 TEST(pane_keys_name_a_pane)
 {
 	static const char *const panes[] = { "cpus", "top", "events", "graph", "latency", "bpf",
-					     "tasks", "stacks", "fleet" };
+					     "tasks", "stacks", "fleet", "diff", "diff-stacks" };
 	unsigned int scoped = 0;
 
 	for (unsigned int i = 0; i < ui_nkeys; i++) {

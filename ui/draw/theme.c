@@ -67,6 +67,9 @@ static const char *const role_names[ROLE_NR] = {
 	[ROLE_STK_USER]		= "stack_user",
 	[ROLE_STK_LIB]		= "stack_lib",
 	[ROLE_STK_UNKNOWN]	= "stack_unknown",
+	[ROLE_DIFF_GROW]	= "diff_grow",
+	[ROLE_DIFF_SHRINK]	= "diff_shrink",
+	[ROLE_DIFF_SAME]	= "diff_same",
 };
 
 static const unsigned int mono_attr[ROLE_NR] = {
@@ -100,6 +103,9 @@ static const unsigned int mono_attr[ROLE_NR] = {
 	[ROLE_STK_USER]		= UI_A_REVERSE,
 	[ROLE_STK_LIB]		= UI_A_REVERSE,
 	[ROLE_STK_UNKNOWN]	= UI_A_REVERSE,
+	[ROLE_DIFF_GROW]	= UI_A_REVERSE | UI_A_BOLD,
+	[ROLE_DIFF_SHRINK]	= UI_A_UNDERLINE,
+	[ROLE_DIFF_SAME]	= UI_A_REVERSE,
 };
 
 /* The same text as themes/default.theme, so ktop looks right uninstalled. */
@@ -145,7 +151,10 @@ static const char builtin_text[] =
 	"stack_irq = black 203/red\n"
 	"stack_user = black 150/green\n"
 	"stack_lib = black 108/cyan\n"
-	"stack_unknown = black 250/white\n";
+	"stack_unknown = black 250/white\n"
+	"diff_grow = black 210/red\n"
+	"diff_shrink = black 111/blue\n"
+	"diff_same = black 250/white\n";
 
 const char *ui_role_name(enum ui_role r)
 {

@@ -61,6 +61,9 @@ enum ui_role {
 	ROLE_STK_USER,		/* user frames of the program */
 	ROLE_STK_LIB,		/* user frames of a shared library */
 	ROLE_STK_UNKNOWN,	/* [unknown] frames */
+	ROLE_DIFF_GROW,		/* --diff: a figure or frame that grew from BASE to NEW */
+	ROLE_DIFF_SHRINK,	/* ... that shrank */
+	ROLE_DIFF_SAME,		/* ... about the same (an icicle's frame) */
 	ROLE_NR,
 };
 
