@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 struct bpfstats;
+struct jsonw;
 
 /**
  * batch_bpf_json - the BPF statistics as a ",\"bpf\":{...}" member, the same
@@ -39,6 +40,9 @@ void batch_recorder_json(struct app *a, FILE *o, uint64_t *seen);
  */
 void batch_agg_text(struct app *a, FILE *o);
 void batch_agg_json(struct app *a, FILE *o);
+
+/* ,"KEY":VALUE into @o, the value built in @w (a buffer writer), which is then freed. */
+void batch_json_member(FILE *o, const char *key, struct jsonw *w);
 
 /* Sleep until @deadline (monotonic ns) or a terminating signal. Return: true on signal. */
 bool batch_wait(uint64_t deadline);

@@ -704,6 +704,18 @@ static void batch_text(struct batch *b)
 
 /* ---- JSON ------------------------------------------------------------- */
 
+void batch_json_member(FILE *o, const char *key, struct jsonw *w)
+{
+	char *t;
+
+	jsonw_finish(w);
+	t = jsonw_take(w, NULL);
+	if (t)
+		fprintf(o, ",\"%s\":%s", key, t);
+	free(t);
+	jsonw_destroy(w);
+}
+
 static void batch_json(struct batch *b)
 {
 	char name[160], clock[40];

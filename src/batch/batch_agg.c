@@ -131,65 +131,53 @@ void batch_agg_text(struct app *a, FILE *o)
 	}
 }
 
-static void kv_u64(struct jsonw *w, const char *k, uint64_t v)
-{
-	jsonw_key(w, k);
-	jsonw_u64(w, v);
-}
-
-static void kv_str(struct jsonw *w, const char *k, const char *v)
-{
-	jsonw_key(w, k);
-	jsonw_str(w, v);
-}
-
 static void json_rows(const struct agg_result *r, struct jsonw *w)
 {
 	jsonw_key(w, "rows");
 	jsonw_arr_open(w);
 	for (size_t i = 0; i < r->nrows && i < AGG_JSON_ROWS; i++) {
 		jsonw_obj_open(w);
-		kv_str(w, "key", r->rows[i].key);
-		kv_u64(w, "count", r->rows[i].count);
-		kv_u64(w, r->kind == AGG_HIST ? "sum" : "sum_ns", r->rows[i].sum);
+		jsonw_kv_str(w, "key", r->rows[i].key);
+		jsonw_kv_u64(w, "count", r->rows[i].count);
+		jsonw_kv_u64(w, r->kind == AGG_HIST ? "sum" : "sum_ns", r->rows[i].sum);
 		if (r->kind == AGG_LATENCY) {
-			kv_u64(w, "max_ns", r->rows[i].max);
-			kv_u64(w, "max_end_ns", r->rows[i].max_te);
+			jsonw_kv_u64(w, "max_ns", r->rows[i].max);
+			jsonw_kv_u64(w, "max_end_ns", r->rows[i].max_te);
 		}
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
-	kv_u64(w, "rows_total", r->nrows);
+	jsonw_kv_u64(w, "rows_total", r->nrows);
 }
 
 static void json_one(const struct agg_result *r, struct jsonw *w)
 {
 	jsonw_obj_open(w);
-	kv_str(w, "title", r->title);
+	jsonw_kv_str(w, "title", r->title);
 	if (r->kind == AGG_LATENCY) {
-		kv_str(w, "start", r->start);
-		kv_str(w, "end", r->end);
+		jsonw_kv_str(w, "start", r->start);
+		jsonw_kv_str(w, "end", r->end);
 	} else {
-		kv_str(w, "event", r->start);
+		jsonw_kv_str(w, "event", r->start);
 	}
-	kv_str(w, "keys", r->keynames);
-	kv_str(w, "engine", r->engine);
-	kv_str(w, "why", r->why);
+	jsonw_kv_str(w, "keys", r->keynames);
+	jsonw_kv_str(w, "engine", r->engine);
+	jsonw_kv_str(w, "why", r->why);
 	if (r->error[0])
-		kv_str(w, "error", r->error);
-	kv_u64(w, "count", r->count);
+		jsonw_kv_str(w, "error", r->error);
+	jsonw_kv_u64(w, "count", r->count);
 	jsonw_key(w, "rate");
 	jsonw_double(w, r->rate, 1);
-	kv_u64(w, "dropped", r->dropped);
+	jsonw_kv_u64(w, "dropped", r->dropped);
 	if (r->kind == AGG_LATENCY) {
-		kv_u64(w, "starts", r->starts);
-		kv_u64(w, "ends", r->ends);
-		kv_u64(w, "min_ns", r->min_ns);
-		kv_u64(w, "max_ns", r->max_ns);
-		kv_u64(w, "mean_ns", r->count ? r->sum_ns / r->count : 0);
-		kv_u64(w, "sum_ns", r->sum_ns);
-		kv_u64(w, "p50_ns", agg_quantile(r, 0.5));
-		kv_u64(w, "p99_ns", agg_quantile(r, 0.99));
+		jsonw_kv_u64(w, "starts", r->starts);
+		jsonw_kv_u64(w, "ends", r->ends);
+		jsonw_kv_u64(w, "min_ns", r->min_ns);
+		jsonw_kv_u64(w, "max_ns", r->max_ns);
+		jsonw_kv_u64(w, "mean_ns", r->count ? r->sum_ns / r->count : 0);
+		jsonw_kv_u64(w, "sum_ns", r->sum_ns);
+		jsonw_kv_u64(w, "p50_ns", agg_quantile(r, 0.5));
+		jsonw_kv_u64(w, "p99_ns", agg_quantile(r, 0.99));
 		jsonw_key(w, "buckets");
 		jsonw_arr_open(w);
 		for (int b = 0; b < AGG_BUCKETS; b++) {
@@ -199,21 +187,21 @@ static void json_one(const struct agg_result *r, struct jsonw *w)
 				continue;
 			bounds(r, b, &lo, &hi);
 			jsonw_obj_open(w);
-			kv_u64(w, "gt_ns", lo);
-			kv_u64(w, "le_ns", hi);
-			kv_u64(w, "count", r->bucket[b]);
+			jsonw_kv_u64(w, "gt_ns", lo);
+			jsonw_kv_u64(w, "le_ns", hi);
+			jsonw_kv_u64(w, "count", r->bucket[b]);
 			jsonw_obj_close(w);
 		}
 		jsonw_arr_close(w);
 		jsonw_key(w, "worst");
 		jsonw_obj_open(w);
-		kv_u64(w, "lat_ns", r->worst.lat_ns);
-		kv_u64(w, "end_ns", r->worst.te_ns);
-		kv_str(w, "key", r->worst.key);
+		jsonw_kv_u64(w, "lat_ns", r->worst.lat_ns);
+		jsonw_kv_u64(w, "end_ns", r->worst.te_ns);
+		jsonw_kv_str(w, "key", r->worst.key);
 		jsonw_obj_close(w);
-		kv_u64(w, "keys_dropped", r->keys_dropped);
+		jsonw_kv_u64(w, "keys_dropped", r->keys_dropped);
 	} else {
-		kv_u64(w, "sum", r->sum_ns);
+		jsonw_kv_u64(w, "sum", r->sum_ns);
 	}
 	json_rows(r, w);
 	jsonw_obj_close(w);

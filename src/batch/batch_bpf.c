@@ -39,18 +39,6 @@ static void json_cpus(struct bpfstats *bs, struct jsonw *w, unsigned int ncpus)
 	jsonw_arr_close(w);
 }
 
-static void kv_u64(struct jsonw *w, const char *k, uint64_t v)
-{
-	jsonw_key(w, k);
-	jsonw_u64(w, v);
-}
-
-static void kv_str(struct jsonw *w, const char *k, const char *v)
-{
-	jsonw_key(w, k);
-	jsonw_str(w, v);
-}
-
 static void json_runq(struct bpfstats *bs, struct jsonw *w, unsigned int ticks)
 {
 	struct bpfstats_hist h;
@@ -58,19 +46,19 @@ static void json_runq(struct bpfstats *bs, struct jsonw *w, unsigned int ticks)
 	bpfstats_runq_hist(bs, -1, ticks, &h);
 	jsonw_key(w, "runq");
 	jsonw_obj_open(w);
-	kv_str(w, "window", ticks ? "last poll" : "since start");
-	kv_u64(w, "count", h.count);
-	kv_u64(w, "avg_ns", h.count ? h.sum_ns / h.count : 0);
-	kv_u64(w, "p99_ns", bpfstats_hist_quantile(&h, 0.99));
+	jsonw_kv_str(w, "window", ticks ? "last poll" : "since start");
+	jsonw_kv_u64(w, "count", h.count);
+	jsonw_kv_u64(w, "avg_ns", h.count ? h.sum_ns / h.count : 0);
+	jsonw_kv_u64(w, "p99_ns", bpfstats_hist_quantile(&h, 0.99));
 	jsonw_key(w, "hist");
 	jsonw_arr_open(w);
 	for (unsigned int k = 0; k < BPFSTATS_SLOTS; k++) {
 		if (!h.slot[k])
 			continue;
 		jsonw_obj_open(w);
-		kv_u64(w, "lo_ns", k ? 1ull << k : 0);
-		kv_u64(w, "hi_ns", (1ull << (k + 1)) - 1);
-		kv_u64(w, "count", h.slot[k]);
+		jsonw_kv_u64(w, "lo_ns", k ? 1ull << k : 0);
+		jsonw_kv_u64(w, "hi_ns", (1ull << (k + 1)) - 1);
+		jsonw_kv_u64(w, "count", h.slot[k]);
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
@@ -88,16 +76,16 @@ static void json_tasks(struct bpfstats *bs, struct jsonw *w, unsigned int ticks,
 		jsonw_arr_open(w);
 		for (size_t i = 0; i < n && i < max; i++) {
 			jsonw_obj_open(w);
-			kv_u64(w, "tid", t[i].tid);
-			kv_u64(w, "tgid", t[i].tgid);
-			kv_str(w, "comm", t[i].comm);
+			jsonw_kv_u64(w, "tid", t[i].tid);
+			jsonw_kv_u64(w, "tgid", t[i].tgid);
+			jsonw_kv_str(w, "comm", t[i].comm);
 			if (list) {
-				kv_u64(w, "offcpu_ns", t[i].offcpu_ns);
-				kv_u64(w, "switches", t[i].offcpu_n);
+				jsonw_kv_u64(w, "offcpu_ns", t[i].offcpu_ns);
+				jsonw_kv_u64(w, "switches", t[i].offcpu_n);
 			} else {
-				kv_u64(w, "wait_ns", t[i].runq_ns);
-				kv_u64(w, "wakeups", t[i].runq_n);
-				kv_u64(w, "max_ns", t[i].runq_max_ns);
+				jsonw_kv_u64(w, "wait_ns", t[i].runq_ns);
+				jsonw_kv_u64(w, "wakeups", t[i].runq_n);
+				jsonw_kv_u64(w, "max_ns", t[i].runq_max_ns);
 			}
 			jsonw_obj_close(w);
 		}
@@ -114,12 +102,12 @@ static void json_syscalls_irqs(struct bpfstats *bs, struct jsonw *w, unsigned in
 	jsonw_arr_open(w);
 	for (size_t i = 0; i < n && i < max; i++) {
 		jsonw_obj_open(w);
-		kv_u64(w, "id", s[i].id);
-		kv_str(w, "name", s[i].name);
-		kv_u64(w, "calls", s[i].h.count);
-		kv_u64(w, "total_ns", s[i].h.sum_ns);
-		kv_u64(w, "avg_ns", s[i].h.count ? s[i].h.sum_ns / s[i].h.count : 0);
-		kv_u64(w, "p99_ns", bpfstats_hist_quantile(&s[i].h, 0.99));
+		jsonw_kv_u64(w, "id", s[i].id);
+		jsonw_kv_str(w, "name", s[i].name);
+		jsonw_kv_u64(w, "calls", s[i].h.count);
+		jsonw_kv_u64(w, "total_ns", s[i].h.sum_ns);
+		jsonw_kv_u64(w, "avg_ns", s[i].h.count ? s[i].h.sum_ns / s[i].h.count : 0);
+		jsonw_kv_u64(w, "p99_ns", bpfstats_hist_quantile(&s[i].h, 0.99));
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
@@ -128,11 +116,11 @@ static void json_syscalls_irqs(struct bpfstats *bs, struct jsonw *w, unsigned in
 	jsonw_arr_open(w);
 	for (size_t i = 0; i < n && i < max; i++) {
 		jsonw_obj_open(w);
-		kv_str(w, "kind", q[i].soft ? "softirq" : "irq");
-		kv_u64(w, "vec", q[i].vec);
-		kv_str(w, "name", q[i].name);
-		kv_u64(w, "ns", q[i].ns);
-		kv_u64(w, "count", q[i].count);
+		jsonw_kv_str(w, "kind", q[i].soft ? "softirq" : "irq");
+		jsonw_kv_u64(w, "vec", q[i].vec);
+		jsonw_kv_str(w, "name", q[i].name);
+		jsonw_kv_u64(w, "ns", q[i].ns);
+		jsonw_kv_u64(w, "count", q[i].count);
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
@@ -152,13 +140,13 @@ static uint64_t json_outliers(struct bpfstats *bs, struct jsonw *w, uint64_t tot
 	while ((n = bpfstats_outliers(bs, after_seq, ol, 16))) {
 		for (size_t i = 0; i < n; i++) {
 			jsonw_obj_open(w);
-			kv_u64(w, "ts", ol[i].ts);
-			kv_u64(w, "cpu", ol[i].cpu);
-			kv_u64(w, "tid", ol[i].pid);
-			kv_str(w, "comm", ol[i].comm);
-			kv_u64(w, "latency_ns", ol[i].latency_ns);
-			kv_u64(w, "prev_tid", ol[i].prev_pid);
-			kv_str(w, "prev_comm", ol[i].prev_comm);
+			jsonw_kv_u64(w, "ts", ol[i].ts);
+			jsonw_kv_u64(w, "cpu", ol[i].cpu);
+			jsonw_kv_u64(w, "tid", ol[i].pid);
+			jsonw_kv_str(w, "comm", ol[i].comm);
+			jsonw_kv_u64(w, "latency_ns", ol[i].latency_ns);
+			jsonw_kv_u64(w, "prev_tid", ol[i].prev_pid);
+			jsonw_kv_str(w, "prev_comm", ol[i].prev_comm);
 			jsonw_obj_close(w);
 		}
 		after_seq = ol[n - 1].seq;
@@ -199,7 +187,7 @@ uint64_t batch_bpf_json(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 	bpfstats_get_status(bs, &st);
 	jsonw_init_buf(&w);
 	jsonw_obj_open(&w);
-	kv_str(&w, "mode", st.mode);
+	jsonw_kv_str(&w, "mode", st.mode);
 	/* which programs run (the lists of the same names come below) */
 	jsonw_key(&w, "irq_programs");
 	jsonw_bool(&w, st.irqs);
@@ -207,11 +195,11 @@ uint64_t batch_bpf_json(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 	jsonw_bool(&w, st.syscalls);
 	jsonw_key(&w, "interval_s");
 	jsonw_double(&w, st.interval, 3);
-	kv_u64(&w, "poll_ns", st.poll_ns);
-	kv_u64(&w, "outliers_total", st.outliers);
-	kv_u64(&w, "outliers_dropped", st.outliers_dropped);
-	kv_u64(&w, "tasks", st.tasks);
-	kv_u64(&w, "tasks_untracked", st.tasks_untracked);
+	jsonw_kv_u64(&w, "poll_ns", st.poll_ns);
+	jsonw_kv_u64(&w, "outliers_total", st.outliers);
+	jsonw_kv_u64(&w, "outliers_dropped", st.outliers_dropped);
+	jsonw_kv_u64(&w, "tasks", st.tasks);
+	jsonw_kv_u64(&w, "tasks_untracked", st.tasks_untracked);
 	json_cpus(bs, &w, st.ncpus);
 	json_runq(bs, &w, ticks);
 	if (u && q) {
@@ -232,7 +220,7 @@ void batch_bpf_json_off(FILE *o, const char *why)
 
 	jsonw_init_buf(&w);
 	jsonw_obj_open(&w);
-	kv_str(&w, "error", why);
+	jsonw_kv_str(&w, "error", why);
 	jsonw_obj_close(&w);
 	json_emit(&w, o);
 }

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "app/app.h"
+#include "batch-local.h"
 #include "batch_net.h"
 #include "lib/jsonw.h"
 #include "model/net.h"
@@ -253,19 +254,6 @@ static void json_row(struct jsonw *w, const struct net_conn_row *r, const struct
 	jsonw_obj_close(w);
 }
 
-/* ,"KEY":VALUE with the value built in @w (a buffer writer), which is freed. */
-static void member(FILE *o, const char *key, struct jsonw *w)
-{
-	char *t;
-
-	jsonw_finish(w);
-	t = jsonw_take(w, NULL);
-	if (t)
-		fprintf(o, ",\"%s\":%s", key, t);
-	free(t);
-	jsonw_destroy(w);
-}
-
 void batch_net_json(struct batch_net *bn, FILE *o)
 {
 	struct net_totals t;
@@ -282,7 +270,7 @@ void batch_net_json(struct batch_net *bn, FILE *o)
 	for (size_t i = 0; i < n && i < NET_JSON_ROWS; i++)
 		json_row(&w, &bn->rows[i], &t);
 	jsonw_arr_close(&w);
-	member(o, "connections", &w);
+	batch_json_member(o, "connections", &w);
 	fprintf(o, ",\"connections_total\":%zu", n);
 	nd = net_drops(bn->n, NET_DROPS_BY_REASON_LOCATION, bn->drops, NET_JSON_DROPS);
 	jsonw_init_buf(&w);
@@ -300,7 +288,7 @@ void batch_net_json(struct batch_net *bn, FILE *o)
 		jsonw_obj_close(&w);
 	}
 	jsonw_arr_close(&w);
-	member(o, "drops", &w);
+	batch_json_member(o, "drops", &w);
 	jsonw_init_buf(&w);
 	jsonw_obj_open(&w);
 	jsonw_kv_u64(&w, "events", t.events);
@@ -321,5 +309,5 @@ void batch_net_json(struct batch_net *bn, FILE *o)
 	if (bn->err)
 		jsonw_kv_str(&w, "error", strerror(-bn->err));
 	jsonw_obj_close(&w);
-	member(o, "net", &w);
+	batch_json_member(o, "net", &w);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "batch-local.h"
 #include "batch_stacks.h"
 #include "bpfstats/bpf_offcpu.h"
 #include "ingest/consumer.h"
@@ -284,19 +285,6 @@ static void json_frames(struct store *st, uint32_t id, struct jsonw *w)
 	jsonw_arr_close(w);
 }
 
-/* ,"KEY":VALUE with the value built in @w (a buffer writer), which is freed. */
-static void json_member(FILE *o, const char *key, struct jsonw *w)
-{
-	char *t;
-
-	jsonw_finish(w);
-	t = jsonw_take(w, NULL);
-	if (t)
-		fprintf(o, ",\"%s\":%s", key, t);
-	free(t);
-	jsonw_destroy(w);
-}
-
 void batch_stacks_text(struct batch_stacks *bs, FILE *o)
 {
 	struct store *st;
@@ -449,10 +437,10 @@ void batch_stacks_json(struct batch_stacks *bs, FILE *o)
 	}
 	jsonw_arr_close(&w);
 	jsonw_obj_close(&w);
-	json_member(o, "stacks", &w);
+	batch_json_member(o, "stacks", &w);
 	if (!bs->a->opts.offcpu && !bs->offline_off)
 		return;
 	jsonw_init_buf(&w);
 	json_offcpu(bs, st, &w);
-	json_member(o, "offcpu", &w);
+	batch_json_member(o, "offcpu", &w);
 }
