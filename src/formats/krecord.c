@@ -90,22 +90,32 @@ static void put_common(struct tep_event *tev, uint8_t *rec, const char *name, ui
 {
 	struct tep_format_field *f = tep_find_common_field(tev, name);
 
-	if (f && f->offset + f->size <= KRECORD_MAX)
+	if (f && evformat_field_fits(f, KRECORD_MAX))
 		put_int(rec + f->offset, f->size, v);
 }
 
-/* The bytes the fixed part of @tev's records takes. */
+/*
+ * The bytes the fixed part of @tev's records takes; -1 when a field lies
+ * outside the half of the buffer a record may take (a corrupt format: every
+ * field written below is then inside the record).
+ */
 static int record_size(struct tep_event *tev)
 {
 	struct tep_format_field *f;
 	int size = 0;
 
-	for (f = tev->format.common_fields; f; f = f->next)
+	for (f = tev->format.common_fields; f; f = f->next) {
+		if (!evformat_field_fits(f, KRECORD_MAX / 2))
+			return -1;
 		if (f->offset + f->size > size)
 			size = f->offset + f->size;
-	for (f = tev->format.fields; f; f = f->next)
+	}
+	for (f = tev->format.fields; f; f = f->next) {
+		if (!evformat_field_fits(f, KRECORD_MAX / 2))
+			return -1;
 		if (f->offset + f->size > size)
 			size = f->offset + f->size;
+	}
 	return size;
 }
 

@@ -27,6 +27,7 @@
 
 #include "ingest/decode.h"
 #include "lib/err.h"
+#include "lib/evformat.h"
 #include "format.h"
 #include "store/stacks.h"
 #include "kernel/stacksym.h"
@@ -220,6 +221,31 @@ static int formats_trial(struct tload *l)
 			  WTERMSIG(status));
 }
 
+/*
+ * A field outside any record (libtraceevent reads "offset:4294901772" as
+ * -65524): the file is corrupt, said so by name, before a decoder or a
+ * writer could use the offset.
+ */
+static int check_fields(struct tload *l)
+{
+	int nev = tep_get_events_count(l->tep);
+
+	for (int i = 0; i < nev; i++) {
+		struct tep_event *ev = tep_get_event(l->tep, i);
+		struct tep_format_field *f = ev ? ev->format.common_fields : NULL;
+
+		for (int k = 0; k < 2; k++, f = ev ? ev->format.fields : NULL)
+			for (; f; f = f->next)
+				if (!evformat_field_fits(f, UINT16_MAX))
+					return err_set_at(l->err, l->errlen, -EBADMSG, l->path,
+						"corrupt trace.dat: the format of %s:%s puts "
+						"field %s at offset %u, size %u, outside a record",
+						ev->system, ev->name, f->name,
+						(unsigned int)f->offset, (unsigned int)f->size);
+	}
+	return 0;
+}
+
 static int build_tep(struct tload *l)
 {
 	struct tdat *t = &l->t;
@@ -235,7 +261,7 @@ static int build_tep(struct tload *l)
 	if (!parsed)
 		return err_set_at(l->err, l->errlen, -EBADMSG, l->path, "corrupt trace.dat: none "
 				  "of its %zu event formats parses", t->nformats);
-	return 0;
+	return check_fields(l);
 }
 
 /* saved_cmdlines: "PID COMM" lines. */

@@ -27,6 +27,7 @@
 #include <traceevent/event-parse.h>
 
 #include "lib/err.h"
+#include "lib/evformat.h"
 #include "format.h"
 #include "krecord.h"
 #include "lib/safefile.h"
@@ -503,7 +504,10 @@ static int stack_init(struct tw *w, struct tw_stack *k, const char *name)
 		return 0;
 	n = tep_find_field(ev, strcmp(name, "user_stack") ? "size" : "tgid");
 	c = tep_find_field(ev, "caller");
-	if (!n || !c || n->size != 4 || c->offset < n->offset + 4)
+	/* a corrupt format (fields outside a record, a huge array): no stacks written */
+	if (!n || !c || n->size != 4 || !evformat_field_fits(n, KRECORD_MAX / 2) ||
+	    !evformat_field_fits(c, KRECORD_MAX / 2) || c->offset < n->offset + 4 ||
+	    c->size / (int)w->long_size > STACK_MAX_FRAMES + 1)
 		return 0;
 	k->ev = ev;
 	k->off_n = n->offset;
@@ -543,7 +547,7 @@ static int stack_record(struct tw *w, struct tw_stack *k, const struct ktop_even
 			     !strcmp(f->name, "common_preempt_count") ? ev->pc :
 			     !strcmp(f->name, "common_pid") ? (uint32_t)ev->pid : 0;
 
-		if (f->offset + f->size <= k->off_caller)
+		if (evformat_field_fits(f, k->off_caller))
 			put_word(k->rec + f->offset, f->size, v);
 	}
 	put_word(k->rec + k->off_n, 4, k->fixed ? tgid : n);

@@ -156,6 +156,8 @@ static bool slot_from_field(const struct tep_format_field *f, struct dslot *s,
 {
 	unsigned long fl = f->flags;
 
+	if (!evformat_field_fits(f, UINT16_MAX))
+		return false;	/* a corrupt format: the slots hold u16 offsets */
 	s->off = f->offset;
 	s->size = f->size;
 	s->rel = !!(fl & TEP_FIELD_IS_RELATIVE);
@@ -205,8 +207,8 @@ static void slot_fixed(struct tep_event *event, const char *spec, enum ktop_fiel
 	if (br)
 		idx = strtoul(br + 1, NULL, 10);
 	f = tep_find_field(event, name);
-	if (!f)
-		return;		/* DOP_ZERO: this kernel has no such field */
+	if (!f || !evformat_field_fits(f, UINT16_MAX))
+		return;		/* DOP_ZERO: no such field here (or a corrupt one) */
 	if (br) {
 		esz = f->elementsize ? f->elementsize :
 		      (f->arraylen ? f->size / f->arraylen : 0);
@@ -256,7 +258,8 @@ static struct dtype *dtype_fixed(struct decode_ctx *dc, struct tep_event *event,
 		struct tep_format_field *f = tep_find_field(event, "bottom_delta_ts");
 
 		/* top_delta_ts is a u16 or u32 depending on the kernel */
-		if (f && f->size == 4 && t->slot[3].op != DOP_ZERO && t->slot[3].size <= 4) {
+		if (f && f->size == 4 && evformat_field_fits(f, UINT16_MAX) &&
+		    t->slot[3].op != DOP_ZERO && t->slot[3].size <= 4) {
 			t->aux_off = f->offset;
 			if (f->offset + 4 > t->min_size)
 				t->min_size = f->offset + 4;
@@ -374,7 +377,7 @@ static int common_slot(struct tep_event *event, const char *name, struct dslot *
 {
 	struct tep_format_field *f = tep_find_common_field(event, name);
 
-	if (!f)
+	if (!f || !evformat_field_fits(f, UINT16_MAX))
 		return -EINVAL;
 	s->off = f->offset;
 	s->size = f->size;

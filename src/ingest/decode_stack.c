@@ -10,6 +10,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "decode-local.h"
+#include "lib/evformat.h"
 #include "lib/evspec.h"
 
 bool dstack_fmt_init(struct tep_event *ev, int long_size, struct dstack_fmt *f)
@@ -27,8 +28,9 @@ bool dstack_fmt_init(struct tep_event *ev, int long_size, struct dstack_fmt *f)
 		return false;
 	n = tep_find_field(ev, user ? "tgid" : "size");
 	c = tep_find_field(ev, "caller");
-	if (!n || !c || n->size != 4 || (long_size != 4 && long_size != 8))
-		return false;
+	if (!n || !c || n->size != 4 || (long_size != 4 && long_size != 8) ||
+	    !evformat_field_fits(n, UINT16_MAX) || !evformat_field_fits(c, UINT16_MAX))
+		return false;	/* no such event here, or a corrupt format */
 	memset(f, 0, sizeof(*f));
 	f->off_n = n->offset;
 	f->off_caller = c->offset;
@@ -45,7 +47,7 @@ static unsigned int dstack_read(const struct dstack_fmt *f, const uint8_t *p, in
 	unsigned int n, max;
 	int32_t v;
 
-	if (size < f->off_caller)
+	if (size < f->off_caller || size < f->off_n + 4)
 		return 0;
 	max = (size - f->off_caller) / f->lsize;
 	memcpy(&v, p + f->off_n, 4);

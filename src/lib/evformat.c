@@ -39,6 +39,11 @@ bool evformat_field_is_text(const struct tep_format_field *f)
 	return (f->flags & TEP_FIELD_IS_STRING) && strstr(t, "char") && !strstr(t, "unsigned");
 }
 
+bool evformat_field_fits(const struct tep_format_field *f, int max)
+{
+	return f->offset >= 0 && f->size >= 0 && f->offset <= max && f->size <= max - f->offset;
+}
+
 int evformat_load_system(struct tep_handle *tep, const char *events_dir, const char *sys,
 			 bool gz)
 {

@@ -43,6 +43,17 @@ struct tep_format_field;
 bool evformat_field_is_text(const struct tep_format_field *f);
 
 /**
+ * evformat_field_fits - does field @f lie inside the first @max bytes of a record?
+ *
+ * libtraceevent reads a format's offset and size with strtoul into ints: a
+ * corrupt format's "offset:4294901772" is -65524, and "size:100000" is more
+ * than any record. A reader or writer that uses @f's offset or size checks
+ * them first, with the size of what it reads or writes.
+ * Return: true when 0 <= offset, 0 <= size and offset + size <= @max.
+ */
+bool evformat_field_fits(const struct tep_format_field *f, int max);
+
+/**
  * evformat_load_system - parse every @events_dir/@sys/EVENT/format into @tep
  * @gz: read EVENT/format.gz where there is no plain file (recorded fixtures)
  *

@@ -1159,6 +1159,32 @@ TEST(tracedat_corrupt_and_truncated)
 	CHECK(checked || !nfiles);
 }
 
+/*
+ * A format whose field lies outside any record: "offset:4294901772", which
+ * libtraceevent reads as -65524 (made from ktop-host-sparse-v7none.dat; the
+ * trace.dat writer wrote 64 KiB before its record buffer). Refused, naming
+ * the event and the field.
+ */
+TEST(tracedat_field_outside_record)
+{
+	const char *path = "tests/fuzz/corpus/regress-field-offset.dat";
+	struct snapshot_meta meta;
+	struct store *st = NULL;
+	char err[512] = "";
+	int ret;
+
+	ret = format_load(path, 16 << 20, &st, &meta, err, sizeof(err));
+	if (!ret) {
+		store_free(st);
+		snapshot_meta_free(&meta);
+	}
+	printf("  %s\n", err);
+	CHECK(ret == -EBADMSG);
+	CHECK(strstr(err, path));
+	CHECK(strstr(err, "sched:sched_process_fork puts field parent_pid at offset 4294901772, "
+		      "size 4, outside a record"));
+}
+
 TEST(cleanup)
 {
 	if (tmpdir[0])
