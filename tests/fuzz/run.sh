@@ -56,7 +56,9 @@ for b in "${bins[@]}"; do
 		mkdir -p build-fuzz/artifacts
 		[ -n "$crash" ] && cp "$work/$name.art/$crash" build-fuzz/artifacts/
 		echo "FAIL $name: exit status $rc${crash:+, input kept in build-fuzz/artifacts/$crash}"
-		grep -E 'ERROR|SUMMARY|#[0-9]+ 0x' "$work/$name.log" | head -n 12 | sed 's/^/    /'
+		# the seed: with -seed=N and the same corpus, libFuzzer makes the same inputs again
+		grep -E 'INFO: Seed:|ERROR|SUMMARY|#[0-9]+ 0x' "$work/$name.log" | head -n 13 |
+			sed 's/^/    /'
 		fail=$((fail + 1))
 	fi
 done
