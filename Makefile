@@ -94,8 +94,8 @@ UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS	:= $(wildcard tests/tools/*.c)
 TOOL_BINS	:= $(patsubst tests/tools/%.c,$(B)/tools/%,$(TOOL_SRCS))
-BENCH_SRCS	:= $(wildcard bench/*.c)
-BENCH_BINS	:= $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
+BENCH_SRCS	:= $(wildcard tests/bench/*.c)
+BENCH_BINS	:= $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all run check check-fast check-unit check-asan check-tsan check-live check-tui \
 	check-vm fixtures bench install install-pmda deps deps-ensure clean tests tools benches fuzz
@@ -190,7 +190,7 @@ $(B)/tools/tdat_libtracecmd: TOOL_LIBS = $(shell $(PKG_CONFIG) --libs libtracecm
 $(B)/tools/stackload: EXTRA_CFLAGS += -fno-omit-frame-pointer
 
 # The benches draw on curses (to /dev/null): the UI library and its curses backend.
-$(B)/bench/%: bench/%.c $(B)/libktop.a $(B)/libktop-ui.a $(B)/ui/draw/curses.o | $(B)/bench
+$(B)/bench/%: tests/bench/%.c $(B)/libktop.a $(B)/libktop-ui.a $(B)/ui/draw/curses.o | $(B)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(KTOP_CFLAGS) $(KTOP_LDFLAGS) -o $@ $< $(B)/ui/draw/curses.o $(B)/libktop-ui.a \
 		$(B)/libktop.a $(UI_LDLIBS) $(CORE_LDLIBS)
@@ -324,7 +324,7 @@ fixtures: deps-ensure
 
 bench: deps-ensure
 	$(Q)$(MAKE) --no-print-directory ktop tools benches
-	$(Q)bench/run.sh
+	$(Q)tests/bench/run.sh
 
 # ---- install ---------------------------------------------------------------
 

@@ -148,7 +148,7 @@ static void restore_handlers(void)
 /*
  * KTOP_UI_KEY_LATENCY=FILE (src/lib/tuning.h): on exit, write one line per key
  * redraw with the time from poll() waking up to the frame sent (ns) and the
- * wake-up's CLOCK_REALTIME (ns), for bench/ui_latency.sh, which splits the
+ * wake-up's CLOCK_REALTIME (ns), for tests/bench/ui_latency.sh, which splits the
  * time from its key to the screen at these two points.
  */
 static void key_lat_dump(struct ui *ui)

@@ -8,7 +8,7 @@
  * (SEC("tracepoint"): the context is the record as the format describes it).
  *
  * Cost: a START is a hash update; an END a lookup, a delete and two per-CPU
- * updates (bench/agg_overhead.sh measures it per pair next to the hist
+ * updates (tests/bench/agg_overhead.sh measures it per pair next to the hist
  * engine, bpftrace and streaming both events).
  */
 #include <ctype.h>

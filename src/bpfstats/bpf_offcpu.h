@@ -7,7 +7,7 @@
  * destroy detaches. Nothing else includes the skeleton.
  *
  * Cost: one stack walk (kernel, and user for user tasks) at every context
- * switch of the machine, and two hash updates: bench/offcpu_overhead.sh
+ * switch of the machine, and two hash updates: tests/bench/offcpu_overhead.sh
  * measures it next to libbpf-tools offcputime on the same load.
  */
 #ifndef KTOP_BPF_OFFCPU_H_USER

@@ -13,7 +13,7 @@
  * kernel is still writing is taken with read(), which copies it event by
  * event and leaves the rest of that page to be copied the same way; doing
  * that at every wake-up cost the reader 3-4x the CPU per event under a
- * one-byte dd (bench/live_loss.sh, KTOP_NO_SPLICE=1 for the old way). So a
+ * one-byte dd (tests/bench/live_loss.sh, KTOP_NO_SPLICE=1 for the old way). So a
  * partly filled page is read only on a poll timeout (a trickle) or when
  * consumer_flush() asks for it (a summary up to now).
  *

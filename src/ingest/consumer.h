@@ -13,7 +13,7 @@
  * KTOP_DECODE_THREAD (decode in a second thread per CPU instead of in the
  * reader when the kernel buffer is empty), KTOP_NO_SPLICE (read() every page,
  * the partly filled one at each wake-up, as before splicing; for comparison
- * in bench/live_loss.sh).
+ * in tests/bench/live_loss.sh).
  */
 #ifndef KTOP_CONSUMER_H
 #define KTOP_CONSUMER_H

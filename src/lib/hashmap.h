@@ -9,7 +9,7 @@
  * Key 0 marks an empty slot, so it is kept aside in one extra slot past the
  * table: every key is allowed. A zeroed struct hmap is an empty map.
  *
- * Lookups and the get-or-insert of a counter are inline: bench/bench_hashmap.c
+ * Lookups and the get-or-insert of a counter are inline: tests/bench/bench_hashmap.c
  * measures them against the hand-written probe loops they replace.
  *
  * Strings: struct strmap maps NUL-terminated strings the caller keeps (the

@@ -40,7 +40,7 @@ const struct tuning_var tuning_vars[] = {
 	SWITCH("KTOP_NO_SPLICE", no_splice,
 	       "read() every page, the partly filled one at each wake-up, instead of "
 	       "splicing whole pages: the reader as it was before, for comparison in "
-	       "bench/live_loss.sh."),
+	       "tests/bench/live_loss.sh."),
 	SWITCH("KTOP_DECODE_KBUFFER_WALK", decode_kbuffer_walk,
 	       "Walk ring-buffer pages with libtraceevent's kbuffer instead of ktop's own "
 	       "walker (the tests compare the two)."),
@@ -52,7 +52,7 @@ const struct tuning_var tuning_vars[] = {
 	     "A file the interactive view writes on exit: one line per key-driven redraw "
 	     "with the nanoseconds from poll() waking up to the frame sent and that "
 	     "wake-up's CLOCK_REALTIME, and the loop iterations that kept it from poll() "
-	     "over 2 ms (bench/ui_latency.sh)."),
+	     "over 2 ms (tests/bench/ui_latency.sh)."),
 	PATH("KTOP_THEME_DIR", theme_dir, NULL,
 	     "A directory searched first for --theme files."),
 };

@@ -17,7 +17,7 @@
  *                                            "cpu ts pid system:name"
  *   snapshot_tool replicate IN OUT N [UNTIL] load IN, append copies of its events
  *                                            (shifted in time) up to N events,
- *                                            write OUT (bench/reopen_frame.sh);
+ *                                            write OUT (tests/bench/reopen_frame.sh);
  *                                            with UNTIL (seconds, as the event list
  *                                            shows them) the copies take only the
  *                                            events before it, so that what IN holds

@@ -22,7 +22,7 @@
 #   bench probe.prompt_add_ms V ms
 # Environment: KTOP_BENCH_ROUNDS (default 5).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C.UTF-8
 
 KTOP=${KTOP:-./ktop}

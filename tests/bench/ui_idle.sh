@@ -9,7 +9,7 @@
 #   bench ui.idle_cpu_ui V %  / ui.idle_cpu_process V %   (a trace with almost no events)
 #   bench ui.busy_cpu_ui V %  / ui.busy_cpu_process V %   (the default events, this host)
 #   bench ui.idle_cpu_ui.anchor V % (top -d 1)
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C.UTF-8
 KTOP=${KTOP:-./ktop}
 SECS=${UI_IDLE_SECS:-10}

@@ -32,7 +32,7 @@
 # Environment: KTOP_BENCH_ROUNDS (5), KTOP_BENCH_SECONDS (6), KTOP_BENCH_CPU (1).
 
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 KTOP=${KTOP:-./ktop}
 TOOLS=build/tools

@@ -23,7 +23,7 @@
 # Environment: KTOP_BENCH_LOOPS (default 50000), KTOP_BENCH_ROUNDS (5),
 # KTOP_BENCH_CPU (0).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 
 KTOP=${KTOP:-./ktop}
@@ -31,8 +31,8 @@ LOOPS=${KTOP_BENCH_LOOPS:-50000}
 ROUNDS=${KTOP_BENCH_ROUNDS:-5}
 CPU=${KTOP_BENCH_CPU-0}
 # $tmp, $bg, the BPF run-time accounting, the load, rounds and medians:
-# bench/lib_sched.sh
-. bench/lib_sched.sh
+# tests/bench/lib_sched.sh
+. tests/bench/lib_sched.sh
 sched_bench_begin offcpu bpf_stats
 
 for need in perf offcputime bpftool python3; do

@@ -3,7 +3,7 @@
  * The event list's search (src/view/evsearch.h with ui/linematch.h) on a
  * recording: from the newest event back to the newest line holding TEXT,
  * as / TEXT does, timed to its end (each step as long as it needs).
- * bench/bench_search.sh runs it on a 10 M-event recording next to grep over
+ * tests/bench/bench_search.sh runs it on a 10 M-event recording next to grep over
  * the same recording's text export.
  *
  *   bench_search FILE TEXT [plain]

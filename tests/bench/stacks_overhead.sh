@@ -23,15 +23,15 @@
 # Environment: KTOP_BENCH_LOOPS (default 20000), KTOP_BENCH_ROUNDS (3),
 # KTOP_BENCH_CPU (0).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 
 KTOP=${KTOP:-./ktop}
 LOOPS=${KTOP_BENCH_LOOPS:-20000}
 ROUNDS=${KTOP_BENCH_ROUNDS:-3}
 CPU=${KTOP_BENCH_CPU-0}
-# $tmp, $bg and medians: bench/lib_sched.sh
-. bench/lib_sched.sh
+# $tmp, $bg and medians: tests/bench/lib_sched.sh
+. tests/bench/lib_sched.sh
 sched_bench_begin stacks
 
 for need in perf python3; do

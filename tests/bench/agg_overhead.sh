@@ -40,7 +40,7 @@
 # Environment: KTOP_BENCH_LOOPS (default 200000), KTOP_BENCH_ROUNDS (3),
 # KTOP_BENCH_CPU (0; "" for unpinned).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 
 TOOLS=${KTOP_TOOLS:-build/tools}
@@ -49,7 +49,7 @@ ROUNDS=${KTOP_BENCH_ROUNDS:-3}
 CPU=${KTOP_BENCH_CPU-0}
 WAKE='sched:sched_waking -> sched:sched_switch on pid = next_pid'
 TRACEFS=/sys/kernel/tracing
-. bench/lib_sched.sh
+. tests/bench/lib_sched.sh
 sched_bench_begin agg bpf_stats
 
 for need in perf bpftrace bpftool python3; do

@@ -19,7 +19,7 @@
 
 set -uo pipefail
 export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 
 BYTES=${KTOP_ANCHOR_BYTES:-50000}
 

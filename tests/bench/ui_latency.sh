@@ -28,7 +28,7 @@
 # and on stderr where ktop's time went: key to ktop's poll wake-up (tmux, the
 # pty, scheduling), the frame, frame to seen (tmux reading it, the polling);
 # and the CPU of tmux and ktop and what ktop wrote to the terminal meanwhile.
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C.UTF-8
 KTOP=${KTOP:-./ktop}
 TOOLS=${KTOP_TOOLS:-build/tools}

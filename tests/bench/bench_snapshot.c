@@ -4,7 +4,7 @@
  * per event for .ktop, trace.dat and JSON on the same events, and the time to
  * reopen a 10 M-event .ktop into a ready store (targets on the 10 M events: write
  * >= 15 M events/s, read >= 30 M events/s, reopened in <= 0.4 s).
- * bench/bench_snapshot.sh runs it next to the same benchmark built from
+ * tests/bench/bench_snapshot.sh runs it next to the same benchmark built from
  * the commit before .ktop carried the store's chunks.
  *
  * The events are real: the host-sched fixture (raw pages recorded from this

@@ -22,7 +22,7 @@
 # Environment: KTOP_BENCH_LOOPS (default 100000), KTOP_BENCH_ROUNDS (5),
 # KTOP_BENCH_CPU (0; "" for unpinned).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 
 TOOLS=${KTOP_TOOLS:-build/tools}
@@ -30,8 +30,8 @@ LOOPS=${KTOP_BENCH_LOOPS:-100000}
 ROUNDS=${KTOP_BENCH_ROUNDS:-5}
 CPU=${KTOP_BENCH_CPU-0}
 # $tmp, $bg, the BPF run-time accounting, the load, rounds and medians:
-# bench/lib_sched.sh
-. bench/lib_sched.sh
+# tests/bench/lib_sched.sh
+. tests/bench/lib_sched.sh
 sched_bench_begin bpf bpf_stats
 
 for need in perf runqlat bpftool python3; do

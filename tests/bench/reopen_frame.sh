@@ -10,7 +10,7 @@
 #                blocks are in the store and the panes draw them);
 #   anchor       the whole file is in the store (LOADING left the header).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 KTOP=${KTOP:-./ktop}
 N=${KTOP_BENCH_EVENTS:-10000000}
 tmp=$(mktemp -d /tmp/ktop-bench-reopen.XXXXXX)

@@ -13,7 +13,7 @@
 # Needs root.
 
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 KTOP=${KTOP:-./ktop}
 secs=${KTOP_BENCH_IDLE_SECONDS:-10}

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the benchmarks that load the scheduler (bpf_overhead.sh,
-# offcpu_overhead.sh, stacks_overhead.sh); bench/run.sh does not run lib_*.sh.
+# offcpu_overhead.sh, stacks_overhead.sh); tests/bench/run.sh does not run lib_*.sh.
 
 # pipe_load LOOPS CPU: the CPU time (user + system) of `perf bench sched pipe
 # -l LOOPS`, pinned to CPU ("" for unpinned), in microseconds per operation.

@@ -17,7 +17,7 @@
 # Needs root and PCP (make deps; Debian's python3-pcp, through /usr/bin/python3).
 
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 KTOP=${KTOP:-./ktop}
 KTOP_TOOLS=build/tools

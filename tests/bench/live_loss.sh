@@ -23,7 +23,7 @@
 # each ktop run with the splice_record run after it).
 
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 KTOP=${KTOP:-./ktop}
 TOOLS=build/tools

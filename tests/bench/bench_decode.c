@@ -18,7 +18,7 @@
  *                                    records: kbuffer walk, tep_data_type, and
  *                                    tep_get_field_val/_raw for every field
  *   bench decode.anchor.libtraceevent_generic  the same figure, ns/event
- * The trace-cmd report anchor is bench/decode_anchor.sh (needs root).
+ * The trace-cmd report anchor is tests/bench/decode_anchor.sh (needs root).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -4,26 +4,26 @@
 # make bench: run every benchmark and print its figures, one per line:
 #   bench <name> <value> <unit>
 #   bench <name>.anchor... <value> <unit> (<what the anchor is>)
-# Benchmarks are bench/*.sh (scripts, e.g. the live ones needing root; lib_*.sh
+# Benchmarks are tests/bench/*.sh (scripts, e.g. the live ones needing root; lib_*.sh
 # are sourced helpers) and
-# build/bench/* (programs built from bench/*.c by make benches). Lines that are
+# build/bench/* (programs built from tests/bench/*.c by make benches). Lines that are
 # not "bench ..." are notes and go to stderr.
 #
-#   bench/run.sh [NAME...]     only the benchmarks whose name contains NAME
+#   tests/bench/run.sh [NAME...]     only the benchmarks whose name contains NAME
 
 set -uo pipefail
 export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 
 progs=()
 shopt -s nullglob
-for s in bench/*.sh; do
+for s in tests/bench/*.sh; do
 	case $(basename "$s") in run.sh|lib_*.sh) continue ;; esac
 	progs+=("$s")
 done
 for b in build/bench/*; do
-	# bench/NAME.sh runs build/bench/NAME itself (bench_snapshot.sh: next to a base build)
-	[ -f "bench/$(basename "$b").sh" ] && continue
+	# tests/bench/NAME.sh runs build/bench/NAME itself (bench_snapshot.sh: next to a base build)
+	[ -f "tests/bench/$(basename "$b").sh" ] && continue
 	[ -x "$b" ] && [ -f "$b" ] && progs+=("$b")
 done
 shopt -u nullglob

@@ -25,7 +25,7 @@
 # seconds apart; the shared machine's load drifts more between rounds).
 # Environment: KTOP_BENCH_SECONDS (default 2), KTOP_BENCH_ROUNDS (5).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 
 KTOP=${KTOP:-./ktop}

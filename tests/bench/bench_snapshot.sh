@@ -8,11 +8,11 @@
 # our figures is printed with the base's after it; the base's own lines are
 # notes. KTOP_BENCH_BASE=none skips the base.
 #
-# Usage: bench/bench_snapshot.sh [EVENTS [BIG_EVENTS]]
+# Usage: tests/bench/bench_snapshot.sh [EVENTS [BIG_EVENTS]]
 
 set -uo pipefail
 export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 
 base=${KTOP_BENCH_BASE:-6f76397}
 args=("${1:-1000000}" "${2:-10000000}")

@@ -22,7 +22,7 @@
 # Environment: KTOP_BENCH_CALLS (default 100000), KTOP_BENCH_ROUNDS (5),
 # KTOP_BENCH_CPU (0; "" for unpinned).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
 
 KTOP=${KTOP:-./ktop}

@@ -18,7 +18,7 @@
 #   bench search.far_match_plain <s> (the same search formatting every event)
 set -uo pipefail
 export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 KTOP=${KTOP:-./ktop}
 N=${KTOP_BENCH_EVENTS:-10000000}
 T=build/tools/snapshot_tool

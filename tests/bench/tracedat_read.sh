@@ -18,7 +18,7 @@
 #   bench tracedat.read_VARIANT.anchor <M events/s> (trace-cmd report ...; ratio)
 set -uo pipefail
 export LC_ALL=C
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 KTOP=${KTOP:-./ktop}
 N=${KTOP_BENCH_EVENTS:-2000000}
 T=build/tools/snapshot_tool
