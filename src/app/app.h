@@ -120,6 +120,7 @@ struct app {
 	char			probe_why[512];	/* app_probe_why()'s, when the source has none */
 	/* --latency, --hist, --sql: live, the set measuring (src/app/app_agg.c) */
 	struct agg_set		*agg;
+	int			agg_idx[SESSION_MAX_LIST];	/* opts.aggs[i]'s measure */
 	char			agg_why[512];	/* no set: why; a set: its engines */
 	/* what readers of the store honour (src/app/app_view.c) */
 	struct viewfilter	*view;		/* --view; the UI's later */

@@ -85,10 +85,12 @@ int app_agg_start(struct app *a, char *err, size_t errlen)
 
 		ret = agg_set_add(a->agg, k == APP_AGG_HIST ? AGG_HIST : AGG_LATENCY,
 				  k == APP_AGG_SQL, a->opts.aggs[i], msg, sizeof(msg));
-		if (ret < 0)
+		if (ret < 0) {
 			err_set(err, errlen, ret, "%s '%s': %s", kind_opt[k], a->opts.aggs[i], msg);
-		else
+		} else {
+			a->agg_idx[i] = ret;
 			ret = 0;
+		}
 	}
 	if (!ret)
 		ret = agg_set_start(a->agg);

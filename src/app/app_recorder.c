@@ -155,6 +155,28 @@ static int host_probe_event(void *arg, const char *spec, char *sys, size_t sysle
 }
 
 /*
+ * The measure of an in-kernel latency condition (--save-on 'latency SPEC >
+ * 2ms'): a --latency of the same spec, or one made now (shown as theirs are).
+ */
+static int host_latency(void *arg, const char *spec, struct agg_set **set, char *err,
+			size_t errlen)
+{
+	struct app *a = arg;
+	int ret;
+
+	for (unsigned int i = 0; a->agg && i < a->opts.naggs; i++) {
+		if (a->opts.agg_kind[i] == APP_AGG_LATENCY && !strcmp(a->opts.aggs[i], spec)) {
+			*set = a->agg;
+			return a->agg_idx[i];
+		}
+	}
+	ret = app_agg_add(a, APP_AGG_LATENCY, spec, err, errlen);
+	if (ret >= 0)
+		*set = a->agg;
+	return ret;
+}
+
+/*
  * An event condition's event must be enabled in the session: with explicit
  * -e options app_recorder_prepare() added it; with the defaults, it must be
  * among them. Return: 0, or -EINVAL with what to add.
@@ -190,6 +212,7 @@ static int recorder_make(struct app *a, const struct recorder_opts *o, char *err
 		.st = a->st, .arg = a, .meta = host_meta, .published = host_published,
 		.set_recording = host_set_recording, .probe_event = host_probe_event,
 		.known_field = host_known, .tracefs = a->ft.tracefs, .bpf = app_bpf(a),
+		.latency = host_latency,
 		.wake_fd = a->wake_fd,
 	};
 	int ret;

@@ -9,11 +9,14 @@
  *             | 'osnoise' OP DURATION
  *             | 'lost' [OP COUNT]
  *             | BPFSTAT OP VALUE
+ *             | 'latency' SPEC OP DURATION
  *   EVENT    := SYSTEM:NAME | SYSTEM/NAME | NAME
  *   OP       := '>' | '>='
  *   DURATION := NUMBER ['ns' | 'us' | 'ms' | 's']      (no unit: us, as rtla)
  *   BPFSTAT  := 'runq-p99' | 'runq-avg' (DURATION) | 'hardirq' | 'softirq' (NUMBER['%'])
  *             | 'ctxsw' | 'syscalls' (NUMBER['k'|'M'], per second)
+ *   SPEC     := START '->' END [...]     --latency's spec (src/agg/agg_spec.h): the
+ *                                        bound is the last '>' or '>=' of the text
  *
  * FILTER is the kernel's event filter grammar (src/view/vfexpr.h); the same
  * text goes to the kernel when it stops recording at the match (a traceoff
@@ -249,6 +252,48 @@ static int parse_bpf(struct recorder_cond *c, size_t p, size_t n, int i, struct 
 	return 0;
 }
 
+/*
+ * 'latency' SPEC OP DURATION: an in-kernel A->B latency over a bound. The
+ * spec is --latency's, checked against the kernel when its measure is made;
+ * the bound is the last '>' of the text (a where clause may compare too).
+ */
+static int parse_agg(struct recorder_cond *c, size_t p, struct err_pos *err)
+{
+	const char *t = c->text, *gt = strrchr(t + p, '>');
+	size_t s = skip_ws(t, p), op, v, end;
+
+	c->kind = RECORDER_AGG;
+	if (!t[s] || !strstr(t + s, "->"))
+		return cond_err(err, (int)s, "latency: wants START -> END as --latency takes it, "
+				"then '> DURATION' (latency sched:sched_waking -> "
+				"sched:sched_switch on pid = next_pid > 2ms)");
+	if (!gt || (gt > t && gt[-1] == '-'))
+		return cond_err(err, (int)strlen(t), "latency: wants '> DURATION' at the end "
+				"(> 2ms)");
+	op = (size_t)(gt - t);
+	v = op + 1;
+	if (t[v] == '=') {
+		c->ge = true;
+		v++;
+	}
+	v = skip_ws(t, v);
+	end = v + word_len(t, v);
+	if (!t[v])
+		return cond_err(err, (int)v, "no duration (100us, 2ms) after the operator");
+	if (t[skip_ws(t, end)])
+		return cond_err(err, (int)skip_ws(t, end), "unexpected '%s' after the bound",
+				t + skip_ws(t, end));
+	if (rec_parse_duration(t + v, end - v, &c->bound) || !c->bound)
+		return cond_err(err, (int)v, "'%.*s' is not a duration: write 100us, 2.5ms, "
+				"1s or 300 (us)", (int)(end - v), t + v);
+	while (op > s && isspace((unsigned char)t[op - 1]))
+		op--;
+	if (!strstr(t + s, "->") || (size_t)(strstr(t + s, "->") - t) >= op)
+		return cond_err(err, (int)s, "latency: wants START -> END before the bound");
+	snprintf(c->agg, sizeof(c->agg), "%.*s", (int)(op - s), t + s);
+	return 0;
+}
+
 /* Where " if " starts (a word of its own), or NULL. */
 static const char *find_if(const char *s)
 {
@@ -309,8 +354,8 @@ static int parse_event(struct recorder_cond *c, size_t p, struct err_pos *err)
 		n++;
 	if (!n || (t[p + n] && !isspace((unsigned char)t[p + n])))
 		return cond_err(err, (int)(p + n), "a condition starts with an event "
-				"(sched:sched_switch), probe, timerlat, osnoise, lost or a BPF "
-				"statistic (runq-p99...)");
+				"(sched:sched_switch), probe, timerlat, osnoise, lost, latency "
+				"or a BPF statistic (runq-p99...)");
 	sep = memchr(t + p, ':', n);
 	if (!sep)
 		sep = memchr(t + p, '/', n);
@@ -368,6 +413,8 @@ int recorder_cond_parse(struct recorder_cond *c, const char *text, struct err_po
 		return parse_lost(c, n, err);
 	if (word_is(c->text, 0, n, "probe"))
 		return parse_probe(c, n, err);
+	if (word_is(c->text, 0, n, "latency"))
+		return parse_agg(c, n, err);
 	for (size_t i = 0; i < sizeof(bpf_stats) / sizeof(bpf_stats[0]); i++)
 		if (word_is(c->text, 0, n, bpf_stats[i].name))
 			return parse_bpf(c, 0, n, (int)i, err);
@@ -387,6 +434,14 @@ const char *recorder_value_str(const struct recorder_cond *c, uint64_t value, ch
 		break;
 	case RECORDER_LOST:
 		snprintf(buf, len, "lost %llu", (unsigned long long)value);
+		break;
+	case RECORDER_AGG:
+		if (value >= 1000000000ull)
+			snprintf(buf, len, "latency %.3fs", (double)value / 1e9);
+		else if (value >= 1000000ull)
+			snprintf(buf, len, "latency %.3fms", (double)value / 1e6);
+		else
+			snprintf(buf, len, "latency %.1fus", (double)value / 1e3);
 		break;
 	case RECORDER_BPF:
 		i = bpf_stat_index(c->metric);

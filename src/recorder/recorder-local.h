@@ -18,6 +18,7 @@
 
 #include "recorder.h"
 
+struct agg_set;
 struct vfexpr;
 struct store;
 struct store_chunk_rd;
@@ -100,6 +101,13 @@ struct rec_watch {
 	char			trigger_path[512];	/* "" when none set */
 	uint64_t		bpf_last;	/* BPF: the newest sample time seen (mono) */
 	uint64_t		lost_seq;	/* LOST: the next lost mark to look at */
+	/* AGG: the measure, and what its last poll seen held */
+	struct agg_set		*agg;
+	unsigned int		agg_idx;
+	uint64_t		agg_looked;	/* when the measure was last looked at (mono) */
+	uint64_t		agg_polled;	/* its poll's time (mono), 0: none yet */
+	uint64_t		agg_max;	/* the largest latency then */
+	uint64_t		agg_bucket[64];	/* its histogram then (AGG_BUCKETS) */
 };
 
 struct rec_scan {

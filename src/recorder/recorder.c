@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agg/agg.h"
 #include "bpfstats/bpfstats.h"
 #include "lib/clock.h"
 #include "lib/err.h"
@@ -46,6 +47,8 @@
 #define REC_OFF_KEPT		16	/* kernel stops remembered for the windows after */
 /* Events this long after a kernel stop's match say the kernel did not stop there. */
 #define REC_KSTOP_SLACK_NS	(2ull * 1000 * 1000)
+/* How often an in-kernel latency's measure is looked at (it is polled every second). */
+#define REC_AGG_LOOK_NS		(200ull * 1000 * 1000)
 
 struct recorder {
 	struct recorder_opts	o;
@@ -218,6 +221,49 @@ static void status_kernel(struct recorder *r)
 		 r->kernel_why);
 }
 
+/* The bucket @b's smallest value (ns): every value in it is larger. */
+static uint64_t agg_bucket_floor(unsigned int b, unsigned int unit_ns)
+{
+	return b ? (1ull << (b - 1)) * (unit_ns ? unit_ns : 1) : 0;
+}
+
+/*
+ * An AGG watch's measure: the host's (made now if need be), and what it
+ * holds now, so that only what comes after counts. Return: 0, or a negative
+ * errno with @err.
+ */
+static int agg_watch_make(struct recorder *r, struct rec_watch *w, struct err_pos *err)
+{
+	const char *spec = strstr(w->c.text, w->c.agg);
+	int ret, at = spec ? (int)(spec - w->c.text) : 0;
+	struct agg_result res;
+	char msg[1024] = "";
+
+	if (!r->h.latency)
+		return err_pos_set(err, at, -ENODEV, "in-kernel latencies need the live kernel "
+				   "(--latency)");
+	ret = r->h.latency(r->h.arg, w->c.agg, &w->agg, msg, sizeof(msg));
+	if (ret < 0) {
+		/* the measure's own message: its first line (its caret is under the spec) */
+		msg[strcspn(msg, "\n")] = 0;
+		return err_pos_set(err, at, ret, "latency '%.400s': %s", w->c.agg, msg);
+	}
+	w->agg_idx = (unsigned int)ret;
+	memset(&res, 0, sizeof(res));
+	if (agg_set_result(w->agg, w->agg_idx, &res))
+		return err_pos_set(err, at, -EINVAL, "latency '%.400s': no such measure",
+				   w->c.agg);
+	if (res.kind != AGG_LATENCY) {
+		agg_result_clear(&res);
+		return err_pos_set(err, at, -EINVAL, "'%.400s' is not a latency", w->c.agg);
+	}
+	w->agg_polled = res.polled_ns;
+	w->agg_max = res.count ? res.max_ns : 0;
+	memcpy(w->agg_bucket, res.bucket, sizeof(w->agg_bucket));
+	agg_result_clear(&res);
+	return 0;
+}
+
 /*
  * Make a watch of @text and arm it. Context: r->lock held (or before the thread).
  * Return: its index, or a negative errno with @err.
@@ -280,6 +326,11 @@ static int watch_add(struct recorder *r, const char *text, struct err_pos *err)
 	case RECORDER_LOST:
 		w->lost_seq = 0;
 		break;
+	case RECORDER_AGG:
+		ret = agg_watch_make(r, w, err);
+		if (ret)
+			goto out_free;
+		break;
 	}
 	ret = rec_watch_compile(w, r->h.st, r->h.known_field, r->h.arg, err);
 	if (ret)
@@ -305,6 +356,10 @@ static int watch_add(struct recorder *r, const char *text, struct err_pos *err)
 	} else if (!r->o.after_ns && w->c.kind == RECORDER_LATENCY) {
 		/* recorder_plan() gave the session its stop_tracing_us */
 		w->kstop = r->h.instance_dir && !r->h.top_level;
+	} else if (!r->o.after_ns && w->c.kind == RECORDER_AGG) {
+		snprintf(r->kernel_why, sizeof(r->kernel_why), "the kernel's stop at the match is "
+			 "not used for an in-kernel latency: its match is seen at its measure's "
+			 "next poll");
 	}
 	idx = r->nw++;
 	r->w[idx] = w;
@@ -442,6 +497,69 @@ static void scan_bpf(struct recorder *r, struct rec_watch *w, unsigned int idx)
 	w->bpf_last = last;
 }
 
+/*
+ * An in-kernel latency (watch @w): at each new poll of its measure, a new
+ * maximum over the bound matches at its END's time; else, pairs new in the
+ * log2 buckets wholly above the bound match at the poll's time (they ended
+ * in the poll interval before it: --save-before covers them from 1 s on).
+ * A pair in the bucket the bound falls in is seen only as a new maximum.
+ * The live trace clock is CLOCK_MONOTONIC, as the measures' times are.
+ */
+static void scan_agg(struct recorder *r, struct rec_watch *w, unsigned int idx)
+{
+	uint64_t over = 0, floor = 0, now = clock_mono_ns();
+	struct agg_result res;
+	struct rec_match m;
+	char val[64], bound[32];
+
+	/* a measure is polled about once a second: a look every REC_AGG_LOOK_NS is enough */
+	if (now - w->agg_looked < REC_AGG_LOOK_NS)
+		return;
+	w->agg_looked = now;
+	memset(&res, 0, sizeof(res));
+	if (!w->agg || agg_set_result(w->agg, w->agg_idx, &res))
+		return;
+	if (!res.polled_ns || res.polled_ns == w->agg_polled) {
+		agg_result_clear(&res);
+		return;
+	}
+	for (unsigned int b = AGG_BUCKETS; b-- > 1;) {
+		uint64_t f = agg_bucket_floor(b, res.unit_ns);
+
+		if (f < w->c.bound)
+			break;
+		if (res.bucket[b] > w->agg_bucket[b]) {
+			over += res.bucket[b] - w->agg_bucket[b];
+			if (!floor)
+				floor = f;
+		}
+	}
+	memset(&m, 0, sizeof(m));
+	m.cond = idx;
+	m.pid = -1;
+	if (res.count && res.max_ns > w->agg_max &&
+	    (w->c.ge ? res.max_ns >= w->c.bound : res.max_ns > w->c.bound)) {
+		m.ts = res.worst.te_ns ? res.worst.te_ns : res.polled_ns;
+		m.value = res.max_ns;
+		snprintf(m.what, sizeof(m.what), "%s, its largest%s%.40s", recorder_value_str(
+			 &w->c, m.value, val, sizeof(val)), res.worst.key[0] ? ", key " : "",
+			 res.worst.key);
+		collect(r, &m);
+	} else if (over) {
+		m.ts = res.polled_ns;
+		m.value = floor;
+		snprintf(m.what, sizeof(m.what), "latency > %s: %" PRIu64 " pair%s over %s in the "
+			 "poll before", agg_fmt_ns(val, sizeof(val), floor), over,
+			 over == 1 ? "" : "s", agg_fmt_ns(bound, sizeof(bound), w->c.bound));
+		collect(r, &m);
+	}
+	w->agg_polled = res.polled_ns;
+	if (res.count && res.max_ns > w->agg_max)
+		w->agg_max = res.max_ns;
+	memcpy(w->agg_bucket, res.bucket, sizeof(w->agg_bucket));
+	agg_result_clear(&res);
+}
+
 /* The kernel's stop at a latency sample: only where its own threshold stopped it. */
 static void match_kstop(struct recorder *r, struct rec_match *m)
 {
@@ -473,6 +591,8 @@ static void rec_poll(struct recorder *r, uint64_t published)
 			rec_scan_lost(&r->scan, act[k], idx[k], collect, r);
 		else if (act[k]->c.kind == RECORDER_BPF && r->h.bpf)
 			scan_bpf(r, act[k], idx[k]);
+		else if (act[k]->c.kind == RECORDER_AGG)
+			scan_agg(r, act[k], idx[k]);
 	}
 	qsort(r->pm, r->npm, sizeof(*r->pm), match_cmp);
 	for (size_t i = 0; i < r->npm; i++) {

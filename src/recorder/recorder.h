@@ -19,6 +19,10 @@
  *   timerlat [irq|thread|user] > 100us, osnoise > 50us
  *   lost [> N]                  events lost (the kernel's ring buffer, ktop)
  *   runq-p99 > 5ms ...          a BPF statistic over a bound (src/bpfstats/)
+ *   latency A -> B [on ...] > 2ms
+ *                               an in-kernel A->B latency (src/agg/, --latency's
+ *                               spec) over a bound: its measure's new maximum,
+ *                               or pairs in its histogram's buckets above the bound
  * FILTER is the kernel's event filter grammar, evaluated on the store with
  * src/view/vfexpr.c.
  *
@@ -49,6 +53,7 @@ struct store;
 struct snapshot_meta;
 struct bpfstats;
 struct err_pos;
+struct agg_set;
 
 #define RECORDER_MAX_CONDS	16
 #define RECORDER_COND_MAX	1024	/* bytes of a condition's text */
@@ -61,6 +66,7 @@ enum recorder_kind {
 	RECORDER_LATENCY,	/* a timerlat or osnoise sample over a bound */
 	RECORDER_LOST,		/* lost events */
 	RECORDER_BPF,		/* a BPF statistic over a bound */
+	RECORDER_AGG,		/* an in-kernel A->B latency (src/agg/) over a bound */
 };
 
 /* The latency conditions' samples. */
@@ -81,10 +87,11 @@ struct recorder_cond {
 	char			filter[RECORDER_COND_MAX];	/* "" when none */
 	int			filter_pos;	/* where the filter starts in text */
 	char			probe[RECORDER_COND_MAX];	/* PROBE: the spec */
+	char			agg[RECORDER_COND_MAX];	/* AGG: --latency's spec */
 	enum recorder_lat	lat;		/* LATENCY */
 	int			metric;		/* BPF: enum bpfstats_metric */
 	bool			ge;		/* '>=' rather than '>' */
-	uint64_t		bound;		/* LATENCY, BPF durations: ns; LOST: count;
+	uint64_t		bound;		/* LATENCY, AGG, BPF durations: ns; LOST: count;
 						 * BPF others: the value x 1000 */
 };
 
@@ -170,6 +177,9 @@ struct recorder_plan {
 	unsigned int	ntracer_opts;
 	char		probes[RECORDER_MAX_CONDS][RECORDER_COND_MAX];	/* the probes' specs */
 	unsigned int	nprobes;
+	/* the in-kernel latencies to measure (--latency specs), each once */
+	char		latencies[RECORDER_MAX_CONDS][RECORDER_COND_MAX];
+	unsigned int	nlatencies;
 	char		note[256];	/* what the plan could not give */
 };
 
@@ -216,6 +226,12 @@ struct recorder_host {
 	bool		top_level;	/* the session is the top level: no triggers there */
 	const char	*tracer;	/* the session's tracer, "" or NULL: none */
 	struct bpfstats	*bpf;		/* NULL: no BPF statistics */
+	/*
+	 * an AGG condition's measure: the index in *@set of the in-kernel
+	 * latency @spec measures (made now if need be); NULL: none (a recording)
+	 */
+	int		(*latency)(void *arg, const char *spec, struct agg_set **set,
+				   char *err, size_t errlen);
 	int64_t		wall_offset_ns;	/* wall clock - trace clock; 0: unknown */
 	int		wake_fd;	/* written after each save (the UI redraws); -1 */
 };

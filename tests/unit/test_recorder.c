@@ -15,6 +15,7 @@
 
 #include "test.h"
 #include "snap_common.h"
+#include "agg/agg.h"
 #include "bpfstats/bpfstats.h"
 #include "formats/format.h"
 #include "lib/err.h"
@@ -88,6 +89,17 @@ TEST(cond_forms)
 	CHECK_EQ_U64(c.bound, 20000);
 	CHECK(!recorder_cond_parse(&c, "ctxsw > 100k", &fe));
 	CHECK_EQ_U64(c.bound, 100000000);
+
+	CHECK(!recorder_cond_parse(&c, "latency sched:sched_waking -> sched:sched_switch on pid = "
+				   "next_pid > 2ms", &fe));
+	CHECK(c.kind == RECORDER_AGG && !c.ge);
+	CHECK_STR(c.agg, "sched:sched_waking -> sched:sched_switch on pid = next_pid");
+	CHECK_EQ_U64(c.bound, 2000000);
+	/* a where clause compares too: the bound is the last '>' */
+	CHECK(!recorder_cond_parse(&c, "latency a:b -> c:d where prio > 100 >=1.5s", &fe));
+	CHECK(c.kind == RECORDER_AGG && c.ge);
+	CHECK_STR(c.agg, "a:b -> c:d where prio > 100");
+	CHECK_EQ_U64(c.bound, 1500000000);
 }
 
 TEST(cond_errors_point_at_the_problem)
@@ -110,6 +122,12 @@ TEST(cond_errors_point_at_the_problem)
 		{ "probe", 5, "probe spec" },
 		{ "sched:a:b", 0, "not an event" },
 		{ "(comm == x)", 0, "starts with an event" },
+		{ "latency", 7, "wants START -> END" },
+		{ "latency sched:sched_waking > 2ms", 8, "wants START -> END" },
+		{ "latency a:b -> c:d", 18, "wants '> DURATION' at the end" },
+		{ "latency a:b -> c:d > soon", 21, "not a duration" },
+		{ "latency a:b -> c:d > 2ms then", 25, "unexpected" },
+		{ "latency a:b -> c:d > ", 20, "no duration" },
 	};
 	struct recorder_cond c;
 	struct err_pos fe;
@@ -674,6 +692,7 @@ TEST(space_check_refuses_and_says_why)
 /* ---- the thread, end to end ---------------------------------------------------------------- */
 
 struct fake_host {
+	struct fake_agg	*agg;
 	struct store	*st;
 	uint64_t	published;	/* atomic */
 	int		recording_on;
@@ -851,6 +870,138 @@ TEST(recorder_kernel_stop)
 	fclose(f);
 	recorder_free(r);
 	store_free(fh.st);
+}
+
+/* ---- an in-kernel latency's measure (a set fed by hand, as a poller would) ------------ */
+
+struct fake_agg {
+	struct agg_set	*set;
+	char		spec[256];
+};
+
+static int fake_latency(void *arg, const char *spec, struct agg_set **set, char *err,
+			size_t errlen)
+{
+	struct fake_agg *fa = ((struct fake_host *)arg)->agg;
+
+	snprintf(fa->spec, sizeof(fa->spec), "%s", spec);
+	if (strstr(spec, "nosuch"))
+		return err_set(err, errlen, -ENOENT, "no event 'nosuch'\n  nosuch -> x\n  ^");
+	*set = fa->set;
+	return 0;
+}
+
+/* One poll of measure 0: @count pairs, the largest @max ns (its END at @te), @lat one more. */
+static void feed_poll(struct agg_set *set, uint64_t polled, uint64_t count, uint64_t max,
+		      uint64_t te, const uint64_t *lat, unsigned int nlat)
+{
+	static uint64_t bucket[AGG_BUCKETS];
+	struct agg_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = AGG_LATENCY;
+	r.polled_ns = polled;
+	r.count = count;
+	r.max_ns = max;
+	r.unit_ns = 1;
+	r.worst.lat_ns = max;
+	r.worst.te_ns = te;
+	snprintf(r.worst.key, sizeof(r.worst.key), "42");
+	for (unsigned int i = 0; i < nlat; i++)
+		bucket[agg_bucket(lat[i])]++;
+	memcpy(r.bucket, bucket, sizeof(bucket));
+	CHECK(!agg_set_feed(set, &r, 1));
+}
+
+/*
+ * --save-on 'latency A -> B > 2ms': what the measure held when armed does
+ * not count; a new maximum over the bound matches at its END's time; a pair
+ * in a bucket wholly above the bound that is not the maximum matches at the
+ * poll's time; a pair under the bound, or in the bucket the bound falls in
+ * and not the maximum, does not. A spec the host refuses: its message.
+ */
+TEST(recorder_agg_latency)
+{
+	struct fake_agg fa = { 0 };
+	struct fake_host fh = { .agg = &fa };
+	const char *cond = "latency sched:sched_waking -> sched:sched_switch on pid = next_pid "
+			   "> 2ms";
+	struct recorder_opts o = { .conds = { cond }, .nconds = 1, .before_ns = 1 * SEC,
+				   .after_ns = 200 * MS, .max = 5 };
+	struct recorder_host h = { .meta = fake_meta, .published = fake_published,
+				   .latency = fake_latency, .wake_fd = -1 };
+	const uint64_t l3ms[] = { 3 * MS }, l5ms[] = { 5 * MS }, l1ms[] = { 1 * MS },
+		       l15[] = { 1500000 }, l205[] = { 2050000 };
+	struct recorder_status rs = { 0 };
+	struct recorder_save sv[4];
+	struct recorder *r;
+	char pattern[600], err[1024];
+	size_t n = 0;
+
+	CHECK(!agg_set_new_fed(&fa.set));
+	fh.st = store_new(64 << 20, 2);
+	CHECK(fh.st && fa.set);
+	h.st = fh.st;
+	h.arg = &fh;
+	snprintf(pattern, sizeof(pattern), "%s/agg-%%n.ktop", scratch());
+	o.pattern = pattern;
+	for (uint64_t t = 100 * MS; t < 10 * SEC; t += 10 * MS)
+		add_ev(fh.st, 0, t, KTOP_T_SCHED_WAKEUP, 99, "rec_target");
+	store_publish(fh.st, 0);
+	/* held when armed: a 3 ms pair among ten of 1 ms */
+	for (int i = 0; i < 10; i++)
+		feed_poll(fa.set, 1 * SEC, 0, 0, 0, l1ms, 1);
+	feed_poll(fa.set, 1 * SEC, 11, 3 * MS, 900 * MS, l3ms, 1);
+	CHECK(!recorder_new(&r, &o, &h, err, sizeof(err)));
+	CHECK_STR(fa.spec, "sched:sched_waking -> sched:sched_switch on pid = next_pid");
+	CHECK(!recorder_start(r));
+	/* a new maximum, 5 ms, its END at 1.9 s */
+	feed_poll(fa.set, 2 * SEC, 12, 5 * MS, 1900 * MS, l5ms, 1);
+	__atomic_store_n(&fh.published, 3 * SEC, __ATOMIC_RELAXED);
+	for (int i = 0; i < 400 && !n; i++) {
+		usleep(10 * 1000);
+		n = recorder_saves(r, 0, sv, 4);
+	}
+	CHECK_EQ_U64(n, 1);
+	CHECK(!sv[0].err);
+	CHECK_EQ_U64(sv[0].match_ts, 1900 * MS);
+	CHECK_EQ_U64(sv[0].t0, 900 * MS);
+	CHECK_EQ_U64(sv[0].t1, 2100 * MS);
+	CHECK_STR(sv[0].what, "latency 5.000ms, its largest, key 42");
+	CHECK_STR(sv[0].cond, cond);
+	/* 3 ms again, not the largest: its bucket (2.10..4.19 ms) is over 2 ms: at the poll */
+	feed_poll(fa.set, 4 * SEC, 13, 5 * MS, 1900 * MS, l3ms, 1);
+	for (int i = 0; i < 400 && rs.matches < 2; i++) {
+		usleep(10 * 1000);
+		recorder_status(r, &rs);
+	}
+	CHECK_EQ_U64(rs.matches, 2);
+	/* 1.5 ms, then 2.05 ms in the bucket the bound falls in (1.05..2.10 ms): not seen */
+	feed_poll(fa.set, 6 * SEC, 14, 5 * MS, 1900 * MS, l15, 1);
+	usleep(150 * 1000);
+	feed_poll(fa.set, 7 * SEC, 15, 5 * MS, 1900 * MS, l205, 1);
+	__atomic_store_n(&fh.published, 9 * SEC, __ATOMIC_RELAXED);
+	for (int i = 0; i < 400 && n < 2; i++) {
+		usleep(10 * 1000);
+		n = recorder_saves(r, 0, sv, 4);
+	}
+	usleep(200 * 1000);
+	n = recorder_saves(r, 0, sv, 4);
+	CHECK_EQ_U64(n, 2);
+	CHECK_EQ_U64(sv[1].match_ts, 4 * SEC);
+	CHECK_STR(sv[1].what, "latency > 2.10ms: 1 pair over 2.00ms in the poll before");
+	recorder_status(r, &rs);
+	CHECK_EQ_U64(rs.matches, 2);
+	recorder_free(r);
+
+	/* the host refuses the spec: said, with the condition */
+	o.conds[0] = "latency nosuch -> x > 1ms";
+	CHECK(recorder_new(&r, &o, &h, err, sizeof(err)) == -ENOENT);
+	CHECK(strstr(err, "--save-on 'latency nosuch -> x > 1ms': latency 'nosuch -> x': "
+		      "no event 'nosuch'"));
+	CHECK(strstr(err, "(at column 9)"));
+	store_free(fh.st);
+	agg_set_free(fa.set);
 }
 
 TEST(zz_cleanup)

@@ -266,7 +266,7 @@ static void rp_draw(struct ui *ui, struct prompt *pr)
 	richstr_clear(&rs);
 	richstr_add(&rs, ROLE_DIM, rp->st.kernel[0] ? rp->st.kernel :
 		    "e.g. sched:sched_process_exec comm ~ \"pg*\"   timerlat > 100us   lost > 1000"
-		    "   runq-p99 > 5ms");
+		    "   runq-p99 > 5ms   latency A -> B on f = g > 2ms");
 	ui_overlay_row(&ui->screen, y + 1, w, &rs);
 	ui_overlay_line(&ui->screen, y + 2, w, &pr->line);
 	/* the last Enter's or key's word: an error has a caret line under its condition */
