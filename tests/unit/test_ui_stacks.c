@@ -586,6 +586,44 @@ TEST(enter_lists_the_events_under_a_node)
 	rig_close();
 }
 
+/*
+ * A view set while the caller tree is shown: the tree is built again from the
+ * events it keeps, and the rows with it (they were the old tree's when the
+ * stack view's generation started again from 1 at every new scope).
+ */
+TEST(a_new_view_lays_the_rows_out_again)
+{
+	const struct stack_tree *t;
+	uint32_t tops = 0;
+	size_t n_all;
+
+	CHECK(rig_open("stacks-rt"));
+	open_all(false);
+	draw();
+	n_all = stacks()->n;
+	CHECK(n_all > 0);
+	CHECK(ui_request(&rig.ui, &(struct ui_req){
+		.kind = UI_REQ_NARROW,
+		.view = { .what = UI_VIEW_EVENT, .type = KTOP_T_SCHED_SWITCH },
+	}) & UI_HANDLED);
+	CHECK(ui_show_pane(&rig.ui, "stacks"));
+	draw();
+	draw();
+	t = cur_tree(&rig.ui, stacks());
+	CHECK(t != NULL);
+	/* every row a node of the tree shown, its top rows the root's children */
+	for (size_t i = 0; i < stacks()->n; i++) {
+		CHECK(stacks()->rows[i].id < stack_tree_size(t));
+		tops += stacks()->rows[i].level == 0;
+	}
+	for (uint32_t c = stack_tree_node(t, 0)->first_child; c != STACK_TREE_NONE;
+	     c = stack_tree_node(t, c)->next_sibling)
+		tops--;
+	CHECK_EQ_U64(tops, 0);
+	CHECK(stacks()->n < n_all);
+	rig_close();
+}
+
 /* stack: clauses of the view filter against the text: anchors, globs, negation, errors. */
 TEST(stack_clauses_match_kernel_text)
 {

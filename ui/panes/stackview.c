@@ -47,11 +47,13 @@ void sv_destroy(struct stackview *sv)
 void sv_set_scope(struct stackview *sv, const struct sv_scope *sc)
 {
 	struct sv_scope keep = *sc;
+	uint64_t gen = sv->gen;
 
 	sv_destroy(sv);
 	sv_init(sv);
 	sv->scope = keep;
-	sv->gen++;
+	/* on from the last one: a pane caches its rows by it, whatever the scope */
+	sv->gen = gen + 1;
 	sv->changed = true;
 }
 
