@@ -23,6 +23,7 @@
 static const struct pane_ops *const pane_table[] = {
 	&pane_cpus_ops, &pane_top_ops, &pane_events_ops,
 	&pane_graph_ops, &pane_latency_ops, &pane_bpf_ops, &pane_tasks_ops, &pane_stacks_ops,
+	&pane_net_ops,
 	&pane_fleet_ops,	/* key 0: last, whatever the others' number */
 };
 

@@ -19,15 +19,17 @@ const struct ui_key ui_keys[] = {
 	{ { '1', '2', '3', '4', '5', '6', '7', '8' }, "1-8",
 	  "go to pane: 1 CPUs, 2 Top, 3 Events, 4 Graph, 5 Latency, 6 BPF, 7 Tasks, 8 Stacks",
 	  ACT_PANE, -1, "Panes" },
+	{ { '9' }, "9", "go to pane 9, Net: connections and drops (--net)", ACT_PANE, -1,
+	  "Panes" },
 	{ { '0' }, "0", "go to pane 0, Fleet: the hosts of --pcp or --pcp-archive", ACT_PANE, -1,
 	  "Panes" },
 	/* Moving */
 	{ { KEY_UP, 'k' }, "Up, k", "move up one row", ACT_UP, 0, "Moving" },
 	{ { KEY_DOWN, 'j' }, "Down, j", "move down one row", ACT_DOWN, 0, "Moving" },
 	{ { KEY_LEFT, 'h' }, "Left, h", "scroll left (event list: the lines; graph: the names; "
-	  "tasks: the columns after PID)", ACT_LEFT, 0, "Moving" },
+	  "tasks, net: the columns after PID)", ACT_LEFT, 0, "Moving" },
 	{ { KEY_RIGHT, 'l' }, "Right, l", "scroll right (event list: the lines; graph: the names; "
-	  "tasks: the columns after PID)", ACT_RIGHT, 0, "Moving" },
+	  "tasks, net: the columns after PID)", ACT_RIGHT, 0, "Moving" },
 	{ { KEY_PPAGE }, "PgUp", "up one page", ACT_PGUP, 0, "Moving" },
 	{ { KEY_NPAGE }, "PgDn", "down one page", ACT_PGDN, 0, "Moving" },
 	{ { KEY_HOME, 'g' }, "Home, g", "first row (event list: oldest event held)", ACT_HOME,
@@ -98,12 +100,12 @@ const struct ui_key ui_keys[] = {
 	  "View filter (every pane)" },
 	/* stacks (pane_stacks.c): from the row a pane selects */
 	{ { 'y' }, "y", "the caller tree of the selected row's stacks: an event (its type's, its "
-	  "own selected), an event type or function (top view), a function (graph)",
-	  ACT_STACK_CALLERS, 0, "Stacks" },
+	  "own selected), an event type or function (top view), a function (graph), a drop group "
+	  "(net)", ACT_STACK_CALLERS, 0, "Stacks" },
 	{ { 'i' }, "i", "the icicle (flame graph) of the selected row's stacks, as y",
 	  ACT_STACK_ICICLE, 0, "Stacks" },
 	{ { 'Y' }, "Y", "live: stack traces for the selected row's event from now on (event list, "
-	  "top view); k kernel stacks, as --stack EVENT, u kernel and user, as --ustack EVENT",
+	  "top view; net: skb:kfree_skb); k kernel stacks, as --stack EVENT, u kernel and user, as --ustack EVENT",
 	  ACT_STACK_ON, 0, "Stacks" },
 	/* Pane 3, the event list */
 	{ { 'v' }, "v",
@@ -217,7 +219,25 @@ const struct ui_key ui_keys[] = {
 	{ { 'o' }, "o", "stacks: event stacks, BPF off-CPU stacks (--offcpu) or function_graph "
 	  "paths", ACT_STACK_SOURCE, 0, "Stacks pane (8)", "stacks" },
 	{ { 'x' }, "x", "stacks: every stack of the source, not only the row's it was opened on",
-	  ACT_STACK_ALL, 0, "Stacks pane (8)", "stacks" },	/* Pane 0, fleet */
+	  ACT_STACK_ALL, 0, "Stacks pane (8)", "stacks" },
+	/* Pane 9, net */
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "net: the selected connection's timeline in the "
+	  "event list (a conn: view clause); drops: the events of the selected group",
+	  ACT_ENTER, 0, "Net pane (9)", "net" },
+	{ { KEY_F(6), '>' }, "F6, >", "net: next sort column", ACT_PANE_SORT, 0, "Net pane (9)",
+	  "net" },
+	{ { '<' }, "<", "net: previous sort column", ACT_SORT_PREV, 0, "Net pane (9)", "net" },
+	{ { 'I' }, "I", "net: invert the sort order", ACT_SORT_INVERT, 0, "Net pane (9)", "net" },
+	{ { 'd' }, "d", "net: the connections or the drops (by reason and location)",
+	  ACT_NET_DROPS, 0, "Net pane (9)", "net" },
+	{ { 'c' }, "c", "net: hide or show the closed connections", ACT_NET_CLOSED, 0,
+	  "Net pane (9)", "net" },
+	{ { 'g' }, "g", "net: drops by reason and location, by reason, by location "
+	  "(connections: the first row)",
+	  ACT_NET_GROUP, 0, "Net pane (9)", "net" },
+	{ { 'P' }, "P", "net: live, tcp:tcp_probe on or off (srtt, cwnd; fires per segment)",
+	  ACT_NET_PROBE, 0, "Net pane (9)", "net" },
+	/* Pane 0, fleet */
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "fleet: the selected host's CPUs, or back",
 	  ACT_ENTER, 0, "Fleet pane (0)", "fleet" },
 	{ { KEY_BACKSPACE, 127, 8 }, "Backspace", "fleet: back from the host's CPUs", ACT_ZOOM_OUT,

@@ -156,6 +156,11 @@ enum ui_action {
 	/* latency pane: the A->B latencies measured in the kernel (src/agg/agg.h) */
 	ACT_AGG_SECTION,	/* the A->B latencies, or the osnoise/timerlat table */
 	ACT_AGG_ADD,		/* the prompt: a new START -> END to measure, live */
+	/* the network pane (pane_net.c) */
+	ACT_NET_DROPS,		/* connections <-> drops */
+	ACT_NET_CLOSED,		/* closed connections hidden or shown */
+	ACT_NET_GROUP,		/* drops by reason and location, reason, location */
+	ACT_NET_PROBE,		/* tcp:tcp_probe on or off, live */
 	ACT_NR,
 };
 
@@ -374,6 +379,7 @@ extern const struct pane_ops pane_graph_ops;
 extern const struct pane_ops pane_latency_ops;
 extern const struct pane_ops pane_bpf_ops;
 extern const struct pane_ops pane_tasks_ops;
+extern const struct pane_ops pane_net_ops;
 extern const struct pane_ops pane_stacks_ops;
 extern const struct pane_ops pane_fleet_ops;
 /* --diff (panes/pane_diff.c, pane_diff_stacks.c): the tables of BASE against NEW; the

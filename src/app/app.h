@@ -410,6 +410,14 @@ bool app_net_present(const struct app *a);
  * Context: the thread that owns the model.
  */
 struct net *app_net_new(struct app *a);
+/**
+ * app_net_probe - live, with --net: turn tcp:tcp_probe on (*@on true) when it
+ * is off, else off, in ktop's session (an instance goes with its events; at the
+ * top level the session's saved state puts it back)
+ * Return: 0, or a negative errno with @err (-ENODEV: a recording).
+ * Context: the thread that owns the app.
+ */
+int app_net_probe(struct app *a, bool *on, char *err, size_t errlen);
 
 /*
  * ---- actions on the program ----

@@ -6,12 +6,15 @@
  * kernel's), and kallsyms where the kernel's kfree_skb format leaves the drop
  * location an address (6.1).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/app.h"
+#include "kernel/session.h"
 #include "kernel/symbols.h"
+#include "lib/err.h"
 #include "lib/file.h"
 #include "model/net.h"
 #include "store/meta.h"
@@ -85,4 +88,27 @@ struct net *app_net_new(struct app *a)
 	if (syms)
 		net_set_symbols(n, app_kallsyms(a), true);
 	return n;
+}
+
+int app_net_probe(struct app *a, bool *on, char *err, size_t errlen)
+{
+	struct session *s = app_session(a);
+	char path[600], *text = NULL;
+	int ret;
+
+	if (!s)
+		return err_set(err, errlen, -ENODEV, "a recording: there is no kernel to ask");
+	if (!a->opts.net)
+		return err_set(err, errlen, -EINVAL, "start ktop with --net (or --net=probe): its "
+			       "decoders know the tcp events then");
+	snprintf(path, sizeof(path), "%s/events/tcp/tcp_probe/enable", session_dir(s));
+	if (file_read(path, 64, &text, NULL))
+		return err_set(err, errlen, -ENOENT, "this kernel has no tcp:tcp_probe");
+	*on = text[0] != '1';
+	free(text);
+	ret = session_enable_event(s, "tcp", "tcp_probe", *on);
+	if (ret)
+		return err_set(err, errlen, ret, "cannot %s it in %s: %s", *on ? "enable" : "disable",
+			       session_dir(s), strerror(-ret));
+	return 0;
 }

@@ -155,7 +155,7 @@ TEST(the_keys_the_issue_asks_for_are_bound)
 TEST(pane_keys_name_a_pane)
 {
 	static const char *const panes[] = { "cpus", "top", "events", "graph", "latency", "bpf",
-					     "tasks", "stacks", "fleet", "diff", "diff-stacks" };
+					     "tasks", "stacks", "net", "fleet", "diff", "diff-stacks" };
 	unsigned int scoped = 0;
 
 	for (unsigned int i = 0; i < ui_nkeys; i++) {
@@ -177,7 +177,7 @@ TEST(pane_keys_name_a_pane)
 TEST(s_saves_in_every_pane_and_v_marks_in_the_event_list)
 {
 	static const char *const panes[] = { "cpus", "top", "events", "graph", "latency", "bpf",
-					     "tasks", "stacks" };
+					     "tasks", "stacks", "net" };
 
 	for (unsigned int i = 0; i < sizeof(panes) / sizeof(panes[0]); i++) {
 		const char *pane = panes[i];
