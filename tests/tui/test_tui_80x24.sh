@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Every pane at 80x24 (issue 31 #5), the recorded demo under tmux:
-#   1. each pane (1-8, 0): no line is wider than 80 columns, every tab shows,
+#   1. each pane (1-9, 0): no line is wider than 80 columns, every tab shows,
 #      and the pane's title, its column header and the footer end in a whole
 #      word: the last word of each at 80 columns is a word the same line
 #      shows at 200 columns (a line cut at the edge ends in half a word);
@@ -23,7 +23,7 @@ tui_start 80 24 --demo
 if ! wait_screen 'SNAPSHOT' 10; then
 	fail "demo_starts"; evidence start; cat "$tmp/stderr"; finish
 fi
-for p in 1 2 3 4 5 6 7 8 0; do
+for p in 1 2 3 4 5 6 7 8 9 0; do
 	keys "$p"
 	sleep 0.5
 	narrow=$(scr)
@@ -34,7 +34,7 @@ for p in 1 2 3 4 5 6 7 8 0; do
 	sleep 0.5
 	bad=""
 	awk 'length > 80 { bad = 1 } END { exit !bad }' <<<"$narrow" && bad="a line wider than 80"
-	for t in '1 CPUs' '2 Top' '3 Events' '5 Latency' '8 Stacks' '0 Fleet'; do
+	for t in '1 CPUs' '2 Top' '3 Events' '5 Latency' '8 Stacks' '9 Net' '0 Fleet'; do
 		sed -n 3p <<<"$narrow" | grep -qF "$t" || bad="$bad; tab '$t' missing"
 	done
 	for l in 4 5 24; do
