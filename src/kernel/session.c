@@ -425,14 +425,52 @@ static int open_instance(struct session *s, const struct features *ft, char *err
 	return 0;
 }
 
+/* The pid of another live ktop whose session holds the top level (its toplevel-PID.state), or 0. */
+static long top_level_holder(void)
+{
+	const char *run = sess_run_dir();
+	struct dirent *de;
+	long pid, found = 0;
+	DIR *d;
+
+	if (!run || !(d = opendir(run)))
+		return 0;
+	while (!found && (de = readdir(d))) {
+		char *end;
+
+		if (strncmp(de->d_name, "toplevel-", 9))
+			continue;
+		pid = strtol(de->d_name + 9, &end, 10);
+		if (pid > 0 && pid != getpid() && !strcmp(end, ".state") && session_ktop_alive(pid))
+			found = pid;
+	}
+	closedir(d);
+	return found;
+}
+
 static int open_top(struct session *s, const struct session_opts *o, char *err, size_t errlen)
 {
 	const char *cur, *ev;
 	uint64_t held;
 	int ret, held_cpus;
+	long holder;
 
 	snprintf(s->name, sizeof(s->name), "(top level)");
 	snprintf(s->dir, sizeof(s->dir), "%s", s->tracefs);
+	/*
+	 * Another live ktop's session there: its saved state is the one to put
+	 * back. Taking over would save its settings as "before" and leave them
+	 * behind when both have ended, whichever ends first: --force does not
+	 * share the top level.
+	 */
+	holder = top_level_holder();
+	if (holder > 0) {
+		snprintf(err, errlen, "ktop %ld traces at the top level (its state to put back is "
+			 "%s/toplevel-%ld.state): two sessions there would put back each other's "
+			 "settings; stop it first (--force does not share the top level)", holder,
+			 sess_run_dir(), holder);
+		return -EBUSY;
+	}
 	s->saved = tracestate_capture(s->dir, TRACESTATE_NO_TRIGGERS);
 	if (!s->saved) {
 		ret = -errno;
@@ -556,6 +594,15 @@ static int configure(struct session *s, const struct session_opts *o, const char
 		}
 	}
 	sess_write(s, "buffer_percent", SESSION_BUFFER_PERCENT);
+	/*
+	 * A new instance takes the top level's trace options: where someone left
+	 * options/stacktrace or userstacktrace on there, every event of ktop's
+	 * would carry a stack (8 times the store's bytes, seen). Stacks are
+	 * ktop's to ask for (--stack, --ustack, Y: stacktrig.c sets them again);
+	 * at the top level as ktop's session they are saved and put back.
+	 */
+	sess_write(s, "options/stacktrace", "0");
+	sess_write(s, "options/userstacktrace", "0");
 	/*
 	 * CLOCK_MONOTONIC timestamps line the ring buffer up with BPF's
 	 * bpf_ktime_get_ns() and with the UI's clock; "local" drifts per CPU.

@@ -154,6 +154,27 @@ fi
 echo > $T/set_event
 echo > $T/set_event_pid
 
+# 3c. two ktops at the top level: the second is refused even with --force (it
+# would save the first's settings as "before" and leave them behind), and
+# when the first ends the top level is as before both
+name=drive_top_twice
+snap "$TMP/before"
+KTOP_TEST_TOP_LEVEL=1 $DRIVE -e raw_syscalls -d 3 > "$TMP/out" 2> "$TMP/err" &
+pid=$!
+if wait_ready "$TMP/out"; then
+	KTOP_TEST_TOP_LEVEL=1 $DRIVE -F -e sched -d 0.5 > "$TMP/out2" 2> "$TMP/err2"
+	rc=$?
+	wait $pid
+	if [ $rc -ne 2 ] || ! grep -q "ktop $pid traces at the top level" "$TMP/err2"; then
+		bad $name "the second top-level session was not refused: rc $rc: $(cat "$TMP/err2")"
+	else
+		same $name top && ok "$name (the second refused: $(head -c 100 "$TMP/err2")...)"
+	fi
+else
+	bad $name "the first top-level session did not start: $(cat "$TMP/err")"
+	wait $pid
+fi
+
 # 4. a refused session leaves nothing behind
 snap "$TMP/before"
 $DRIVE -e sched -e nosuchsys:nosuchevent -d 1 > "$TMP/out" 2> "$TMP/err"
