@@ -212,9 +212,15 @@ static int draw_header(struct ui *ui)
 		richstr_add(&rs, app_stream_state(a) == APP_STREAM_CUT ? ROLE_WARN :
 			    ROLE_HEADER_VALUE, ui_source_word(ui));
 	}
-	richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
-		     ui_fmt_elapsed(b2, sizeof(b2), now - (a->start_ns ? a->start_ns : now)),
-		     ui->refresh_ms);
+	{
+		uint64_t span = ui_rec_span(ui);
+
+		/* a recording: its own span of trace time, which does not tick */
+		richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
+			     ui_fmt_elapsed(b2, sizeof(b2), span ? span :
+					    now - (a->start_ns ? a->start_ns : now)),
+			     ui->refresh_ms);
+	}
 	richstr_pad(&rs, ROLE_HEADER, ui->screen.cols);
 	ui_draw_rs(&ui->screen, y++, 0, &rs, ui->screen.cols);
 
@@ -410,11 +416,15 @@ void ui_tick(struct ui *ui, uint64_t now_ns)
 {
 	struct store_stats ss;
 	double dt = (double)(now_ns - ui->tick_ns) / 1e9;
+	uint64_t span = ui_rec_span(ui);
 
 	if (dt <= 0)
 		return;
 	store_get_stats(ui->st, &ss);
-	if (ss.appended >= ui->appended_prev)
+	ui->stats.span_ns = span;
+	if (span)
+		ui->ev_rate = (double)ss.appended / ((double)span / 1e9);
+	else if (ss.appended >= ui->appended_prev)
 		ui->ev_rate = (double)(ss.appended - ui->appended_prev) / dt;
 	ui->appended_prev = ss.appended;
 	ui->tick_ns = now_ns;

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# A recording in the interactive view reads its own time base (issue 31 #11),
+# the demo under tmux, no root:
+#   1. the header's clock is the recording's span of trace time and stands
+#      still (it ticked with the wall clock on a file that does not change);
+#   2. the rates are the counts over that span, as `--batch` prints them for
+#      the same file: the header's events/s, the CPU pane's "all" row and the
+#      top view's RATE/s of its first event (they were 0 after the first
+#      second: everything arrived at once, then nothing).
+cd "$(dirname "$0")/../.." || exit 2
+. tests/tui/lib_tui.sh
+need
+demo=${KTOP_FIXTURES:-tests/fixtures}/demo.ktop
+
+# what --batch says of the demo: the rate of all events, and of the first top event
+batch=$(timeout 30 "$KTOP" -i "$demo" --batch 2>&1)
+b_all=$(awk '$1 == "all" { print $3; exit }' <<<"$batch")
+b_ev=$(awk '/^Top events/ { getline; getline; print $2; exit }' <<<"$batch")
+b_ev_rate=$(awk -v e="$b_ev" '/^Top events/ { t = 1 } t && $2 == e { print $1; exit }' <<<"$batch")
+span=$(sed -n 's/.*interval \([0-9.]*\)s (trace time).*/\1/p' <<<"$batch")
+[ -n "$b_all" ] && [ -n "$b_ev" ] && [ -n "$span" ] || { fail "batch_of_the_demo: $batch"; finish; }
+want_ev=$(awk -v c="$b_ev_rate" -v s="$span" 'BEGIN { printf "%d\n", c / s + 0.5 }')
+
+tui_start 120 30 --demo
+if ! wait_screen 'SNAPSHOT' 10; then
+	fail "demo_starts"; evidence start; cat "$tmp/stderr"; finish
+fi
+sleep 1.2
+c1=$(scr | head -1 | grep -o '[0-9][0-9]:[0-9][0-9]:[0-9][0-9]')
+sleep 2.2
+c2=$(scr | head -1 | grep -o '[0-9][0-9]:[0-9][0-9]:[0-9][0-9]')
+secs=$(awk -F: -v t="$c2" 'BEGIN { split(t, a, ":"); print a[1] * 3600 + a[2] * 60 + a[3] }')
+if [ -n "$c1" ] && [ "$c1" = "$c2" ] && awk -v a="$secs" -v b="$span" 'BEGIN { exit !(a - b < 1.5 && b - a < 1.5) }'; then
+	ok "clock_is_the_recordings_span ($c2, ${span}s of trace time)"
+else
+	fail "clock_is_the_recordings_span: $c1 then $c2, the recording spans ${span}s"
+fi
+hdr=$(scr | sed -n 's/^ events\/s \([0-9.]*[kM]\?\) .*/\1/p' | head -1)
+keys 1
+wait_screen '^all ' 3
+all=$(scr | awk '$1 == "all" { print $2; exit }')
+if [ "$hdr" = "$b_all" ] && [ "$all" = "$b_all" ]; then
+	ok "events_per_s_over_the_recording (header $hdr, CPU pane $all, --batch $b_all)"
+else
+	fail "events_per_s_over_the_recording: header '$hdr', CPU pane '$all', --batch '$b_all'"
+	evidence cpus 8
+fi
+keys 2
+wait_screen 'RATE/s' 3
+sleep 1.2
+row=$(scr | awk -v e="${b_ev#*:}" '$NF == e || $(NF-1) == e { print $2; exit }')
+if [ -n "$row" ] && [ "$row" = "$want_ev" ] && [ "$row" != 0 ]; then
+	ok "top_rate_over_the_recording (${b_ev#*:}: $row/s, $b_ev_rate in ${span}s)"
+else
+	fail "top_rate_over_the_recording: ${b_ev#*:} '$row', want $want_ev"
+	evidence top 10
+fi
+tui_stop
+finish
