@@ -43,6 +43,17 @@ static const struct prompt_ops *const prompt_table[] = {
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
 
+/* A recording's (or a stream's, once its metadata came) flag style, the kernel's that wrote it. */
+static void ui_fstyle_update(struct ui *ui)
+{
+	const struct snapshot_meta *m;
+
+	if (ui->fstyle_meta || !ui->app || !(m = app_recording_meta(ui->app)))
+		return;
+	ui->fstyle = flags_style_of_meta(m);
+	ui->fstyle_meta = true;
+}
+
 static int init_with(struct ui *ui, struct app *a, struct app *base)
 {
 	char name[64] = "", err[256];
@@ -62,7 +73,9 @@ static int init_with(struct ui *ui, struct app *a, struct app *base)
 	ui->stats.live_skip = app_flags(a) & SOURCE_GROWS;
 	/* the kernel's syscall argument names, for the event list's raw_syscalls lines */
 	syscall_args_dir(a->ft.tracefs);
+	/* the flag letters of the kernel that wrote the events: a recording's own */
 	ui->fstyle = flags_style_detect(uname(&un) ? NULL : un.release, false);
+	ui_fstyle_update(ui);
 
 	if (a->opts.theme && *a->opts.theme)
 		snprintf(name, sizeof(name), "%s", a->opts.theme);
@@ -421,6 +434,7 @@ void ui_tick(struct ui *ui, uint64_t now_ns)
 	if (dt <= 0)
 		return;
 	store_get_stats(ui->st, &ss);
+	ui_fstyle_update(ui);
 	ui->stats.span_ns = span;
 	if (span)
 		ui->ev_rate = (double)ss.appended / ((double)span / 1e9);

@@ -541,6 +541,7 @@ struct ui {
 	struct ui_fgraph	fgraph;
 	struct ui_theme		theme;
 	enum flags_style	fstyle;
+	bool			fstyle_meta;	/* fstyle is the recording's kernel's */
 	/* the tabs, in order, and the one shown */
 	struct pane		panes[UI_MAX_PANES];
 	int			npanes;

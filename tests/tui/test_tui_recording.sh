@@ -8,7 +8,11 @@
 #   2. the rates are the counts over that span, as `--batch` prints them for
 #      the same file: the header's events/s, the CPU pane's "all" row and the
 #      top view's RATE/s of its first event (they were 0 after the first
-#      second: everything arrived at once, then nothing).
+#      second: everything arrived at once, then nothing);
+#   3. the flag letters are those of the kernel that wrote the recording, not
+#      of the one reading it: the demo (6.1-rt, common_preempt_lazy_count)
+#      has seven columns, as its text export (-o FILE.txt) writes them, in
+#      the event list and the CPU pane's legend.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
@@ -56,6 +60,20 @@ if [ -n "$row" ] && [ "$row" = "$want_ev" ] && [ "$row" != 0 ]; then
 else
 	fail "top_rate_over_the_recording: ${b_ev#*:} '$row', want $want_ev"
 	evidence top 10
+fi
+# 3. the recording's flag letters
+timeout 30 "$KTOP" -i "$demo" --batch -o "$tmp/demo.txt" >/dev/null 2>&1
+ncol=$(grep -c '^#.*=> ' "$tmp/demo.txt")
+keys 3
+wait_screen 'TIMESTAMP' 3
+n7=$(scr | grep -cE '\] [.dDbX][.nN][.L][.zZhHs][0-9a-f.][0-9a-f.+][0-9a-f.] ')
+keys 1
+if [ "$ncol" = 7 ] && [ "$n7" -gt 5 ] && wait_screen '^ 6 lazy  +preempt-lazy-depth' 3 &&
+   wait_screen '^ 7 migrate ' 1; then
+	ok "flag_letters_of_the_recordings_kernel (the text: $ncol columns; $n7 rows of seven)"
+else
+	fail "flag_letters_of_the_recordings_kernel: text legend $ncol lines, $n7 rows of seven letters"
+	evidence legend 20
 fi
 tui_stop
 finish
