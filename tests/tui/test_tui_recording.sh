@@ -12,7 +12,9 @@
 #   3. the flag letters are those of the kernel that wrote the recording, not
 #      of the one reading it: the demo (6.1-rt, common_preempt_lazy_count)
 #      has seven columns, as its text export (-o FILE.txt) writes them, in
-#      the event list and the CPU pane's legend.
+#      the event list and the CPU pane's legend;
+#   4. a long stack: clause in the view line gives way to "N of M events"
+#      at 80 columns (it pushed the count off the edge).
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
@@ -74,6 +76,16 @@ if [ "$ncol" = 7 ] && [ "$n7" -gt 5 ] && wait_screen '^ 6 lazy  +preempt-lazy-de
 else
 	fail "flag_letters_of_the_recordings_kernel: text legend $ncol lines, $n7 rows of seven letters"
 	evidence legend 20
+fi
+tui_stop
+
+# 4. a long view clause at 80 columns
+long="stack:$(printf 'a%.0s' {1..40});$(printf 'b%.0s' {1..40});__schedule"
+tui_start 80 24 --demo -F "'$long'"
+if wait_screen 'SNAPSHOT' 10 && wait_screen '^ view stack:a+.*\.\.\.  0 of 5\.73k events' 3; then
+	ok "long_view_clause_keeps_its_count"
+else
+	fail "long_view_clause_keeps_its_count"; evidence view 4
 fi
 tui_stop
 finish
