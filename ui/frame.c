@@ -43,6 +43,17 @@ static const struct prompt_ops *const prompt_table[] = {
 
 #define NELEM(a)	((int)(sizeof(a) / sizeof((a)[0])))
 
+/* A recording's (or a stream's, once its metadata came) flag style, the kernel's that wrote it. */
+static void ui_fstyle_update(struct ui *ui)
+{
+	const struct snapshot_meta *m;
+
+	if (ui->fstyle_meta || !ui->app || !(m = app_recording_meta(ui->app)))
+		return;
+	ui->fstyle = flags_style_of_meta(m);
+	ui->fstyle_meta = true;
+}
+
 static int init_with(struct ui *ui, struct app *a, struct app *base)
 {
 	char name[64] = "", err[256];
@@ -62,7 +73,9 @@ static int init_with(struct ui *ui, struct app *a, struct app *base)
 	ui->stats.live_skip = app_flags(a) & SOURCE_GROWS;
 	/* the kernel's syscall argument names, for the event list's raw_syscalls lines */
 	syscall_args_dir(a->ft.tracefs);
+	/* the flag letters of the kernel that wrote the events: a recording's own */
 	ui->fstyle = flags_style_detect(uname(&un) ? NULL : un.release, false);
+	ui_fstyle_update(ui);
 
 	if (a->opts.theme && *a->opts.theme)
 		snprintf(name, sizeof(name), "%s", a->opts.theme);
@@ -212,9 +225,15 @@ static int draw_header(struct ui *ui)
 		richstr_add(&rs, app_stream_state(a) == APP_STREAM_CUT ? ROLE_WARN :
 			    ROLE_HEADER_VALUE, ui_source_word(ui));
 	}
-	richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
-		     ui_fmt_elapsed(b2, sizeof(b2), now - (a->start_ns ? a->start_ns : now)),
-		     ui->refresh_ms);
+	{
+		uint64_t span = ui_rec_span(ui);
+
+		/* a recording: its own span of trace time, which does not tick */
+		richstr_addf(&rs, ROLE_HEADER, "  %s  refresh %dms",
+			     ui_fmt_elapsed(b2, sizeof(b2), span ? span :
+					    now - (a->start_ns ? a->start_ns : now)),
+			     ui->refresh_ms);
+	}
 	richstr_pad(&rs, ROLE_HEADER, ui->screen.cols);
 	ui_draw_rs(&ui->screen, y++, 0, &rs, ui->screen.cols);
 
@@ -410,11 +429,16 @@ void ui_tick(struct ui *ui, uint64_t now_ns)
 {
 	struct store_stats ss;
 	double dt = (double)(now_ns - ui->tick_ns) / 1e9;
+	uint64_t span = ui_rec_span(ui);
 
 	if (dt <= 0)
 		return;
 	store_get_stats(ui->st, &ss);
-	if (ss.appended >= ui->appended_prev)
+	ui_fstyle_update(ui);
+	ui->stats.span_ns = span;
+	if (span)
+		ui->ev_rate = (double)ss.appended / ((double)span / 1e9);
+	else if (ss.appended >= ui->appended_prev)
 		ui->ev_rate = (double)(ss.appended - ui->appended_prev) / dt;
 	ui->appended_prev = ss.appended;
 	ui->tick_ns = now_ns;

@@ -349,6 +349,7 @@ bool ui_stats_behind(struct ui_stats *s)
 void ui_stats_tick(struct ui_stats *s, uint64_t now_ns)
 {
 	double dt = (double)(now_ns - s->last_tick_ns) / 1e9;
+	double span = (double)s->span_ns / 1e9;
 
 	if (dt <= 0)
 		return;
@@ -357,7 +358,9 @@ void ui_stats_tick(struct ui_stats *s, uint64_t now_ns)
 		struct store_stats ss;
 
 		store_get_cpu_stats(s->st, c, &ss);
-		if (s->fed)
+		if (s->span_ns)
+			cs->rate = (double)(s->fed ? cs->events : ss.appended) / span;
+		else if (s->fed)
 			cs->rate = (double)(cs->events - cs->events_prev) / dt;
 		else if (s->last_tick_ns && ss.appended >= cs->appended_prev)
 			cs->rate = (double)(ss.appended - cs->appended_prev) / dt;
@@ -375,7 +378,8 @@ void ui_stats_tick(struct ui_stats *s, uint64_t now_ns)
 	for (size_t i = 0; i < s->n; i++) {
 		struct ui_top_ent *e = &s->tab[i];
 
-		e->rate = (double)(e->count - e->count_prev) / dt;
+		e->rate = s->span_ns ? (double)e->count / span :
+			  (double)(e->count - e->count_prev) / dt;
 		e->count_prev = e->count;
 	}
 	s->rates_valid = !s->rescanning;

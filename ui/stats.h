@@ -85,6 +85,12 @@ struct ui_stats {
 		struct ui_open_span	span;
 	}			*sys;		/* open syscalls by pid & 0xffff */
 	uint64_t		last_tick_ns;
+	/*
+	 * A whole recording's span of trace time (ui_rec_span()), 0 live: set,
+	 * the rates are the counts over it (the recording's time base), not what
+	 * arrived since the last tick (all of it at once, then nothing).
+	 */
+	uint64_t		span_ns;
 	uint64_t		examined;	/* events read, each once: a recount adds none */
 	uint64_t		last_ingest_ns;	/* cost of the last ingest */
 	bool			rates_valid;

@@ -64,6 +64,7 @@ struct ui_stats *ui_stats_view_feed(struct ui *ui, struct ui_stats_view *vs,
 	viewfilter_walk_free(w);
 	/* rates once a second, once a whole second was counted */
 	if (clock_mono_ns() - vs->tick_ns >= SECOND_NS) {
+		vs->s.span_ns = ui_rec_span(ui);
 		ui_stats_tick(&vs->s, clock_mono_ns());
 		vs->s.rates_valid = vs->was_caught_up;
 		vs->was_caught_up = vs->caught_up;

@@ -14,6 +14,15 @@
 #include "draw/richstr.h"
 #include "ui-local.h"
 
+uint64_t ui_rec_span(struct ui *ui)
+{
+	uint64_t start, now;
+
+	if (!ui->app || (app_flags(ui->app) & SOURCE_GROWS) || !app_clock(ui->app, &start, &now))
+		return 0;
+	return now > start ? now - start : 0;
+}
+
 const char *ui_source_word(const struct ui *ui)
 {
 	const struct app *a = ui->app;

@@ -504,6 +504,12 @@ bool ui_view_header(struct ui *ui, struct richstr *rs);
 
 /* ui/stream_status.c: LIVE, LOADING, SNAPSHOT, or a stream's ENDED, DISCONNECTED */
 const char *ui_source_word(const struct ui *ui);
+/*
+ * The span of trace time of a whole recording (-i FILE: the source does not
+ * grow), from its first event to its newest; 0 live or on a stream. Rates on
+ * a recording are over this, as --batch reads them.
+ */
+uint64_t ui_rec_span(struct ui *ui);
 /* Draw the line (two at most) on a stream that ended at row @y. Return: rows used. */
 int ui_stream_header(struct ui *ui, int y);
 /* ktop --pcp: the fleet's two header lines (hosts up and down, their sums). Return: 2. */
@@ -535,6 +541,7 @@ struct ui {
 	struct ui_fgraph	fgraph;
 	struct ui_theme		theme;
 	enum flags_style	fstyle;
+	bool			fstyle_meta;	/* fstyle is the recording's kernel's */
 	/* the tabs, in order, and the one shown */
 	struct pane		panes[UI_MAX_PANES];
 	int			npanes;

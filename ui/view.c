@@ -8,6 +8,7 @@
  * prompt (prompt_view.c) changes the filter, the event list the window.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "app/app.h"
 #include "view/viewfilter.h"
@@ -29,23 +30,33 @@ bool ui_view_header(struct ui *ui, struct richstr *rs)
 {
 	struct viewfilter *vf = ui_view(ui);
 	struct viewfilter_counts vc;
-	char desc[VIEWFILTER_TEXT_MAX], b1[32], b2[32];
+	static const char hint[] = "  w widens, W clears, \\ adds";
+	char desc[VIEWFILTER_TEXT_MAX], b1[32], b2[32], cnt[96], pct[32] = "";
+	int room;
 
 	if (!vf)
 		return false;
 	if (!viewfilter_update(vf, VIEW_UPDATE_NS))
 		ui->dirty = true;	/* more to evaluate: the next frame goes on */
 	viewfilter_counts(vf, &vc);
+	snprintf(cnt, sizeof(cnt), "  %s%s of %s events", vc.evaluated < vc.held ? ">=" : "",
+		 ui_fmt_count(b1, sizeof(b1), vc.matched), ui_fmt_count(b2, sizeof(b2), vc.held));
+	if (vc.evaluated < vc.held)
+		snprintf(pct, sizeof(pct), " (%d%% read)",
+			 (int)(100 * vc.evaluated / (vc.held ? vc.held : 1)));
+	viewfilter_describe(vf, desc, sizeof(desc));
+	/* a long clause (stack:...) gives way to the count: "N of M" always shows */
+	room = ui->screen.cols - 6 - (int)strlen(cnt) - (int)strlen(pct);
+	if (room >= 8 && (int)strlen(desc) > room)
+		snprintf(desc + room - 3, sizeof(desc) - (size_t)(room - 3), "...");
 	richstr_clear(rs);
 	richstr_add(rs, ROLE_HEADER, " view ");
-	richstr_add(rs, ROLE_HEADER_VALUE, viewfilter_describe(vf, desc, sizeof(desc)));
-	richstr_addf(rs, ROLE_HEADER_VALUE, "  %s%s of %s events",
-		     vc.evaluated < vc.held ? ">=" : "", ui_fmt_count(b1, sizeof(b1), vc.matched),
-		     ui_fmt_count(b2, sizeof(b2), vc.held));
-	if (vc.evaluated < vc.held)
-		richstr_addf(rs, ROLE_HEADER, " (%d%% read)",
-			     (int)(100 * vc.evaluated / (vc.held ? vc.held : 1)));
-	richstr_add(rs, ROLE_HEADER, "  w widens, W clears, \\ adds");
+	richstr_add(rs, ROLE_HEADER_VALUE, desc);
+	richstr_add(rs, ROLE_HEADER_VALUE, cnt);
+	if (pct[0])
+		richstr_add(rs, ROLE_HEADER, pct);
+	if (rs->len + (int)strlen(hint) <= ui->screen.cols)
+		richstr_add(rs, ROLE_HEADER, hint);
 	return true;
 }
 

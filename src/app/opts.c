@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "lib/err.h"
@@ -18,6 +19,7 @@
 #include "formats/tracedat.h"
 #include "opts.h"
 #include "agg/agg.h"
+#include "probe/probe.h"
 #include "probe/probe_spec.h"
 #include "store/store.h"
 #include "lib/tuning.h"
@@ -632,6 +634,26 @@ static int opts_add_pids(struct session_opts *so, const char *arg, char *err, si
 	}
 }
 
+/*
+ * What --probe '' suggests: a kernel function where this kernel has
+ * kprobe_events, a uprobe where it has only uprobe_events, both when tracefs
+ * cannot be read (not root).
+ */
+static const char *probe_example(void)
+{
+	/* where tracefs is mounted already: bad input mounts nothing */
+	const char *t = !access("/sys/kernel/tracing/README", R_OK) ? "/sys/kernel/tracing" :
+			!access("/sys/kernel/debug/tracing/README", R_OK) ?
+			"/sys/kernel/debug/tracing" : NULL;
+	struct probe_caps c;
+
+	if (!t || probe_caps_read(t, &c) || (c.kprobe == c.uprobe))
+		return "'vfs_read count' (a kernel function) or 'bash:readline' (a uprobe)";
+	if (c.kprobe)
+		return "'vfs_read count' (a kernel function)";
+	return "'bash:readline' (a uprobe: this kernel has no kprobe_events)";
+}
+
 /* --probe SPEC: its syntax now, so a typo costs no start; the kernel's say comes later */
 static int opts_probe(struct app_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -639,6 +661,9 @@ static int opts_probe(struct app_opts *o, const char *arg, char *err, size_t err
 	struct probe_err pe;
 	char msg[1024];
 
+	if (!arg[strspn(arg, " \t\n")])
+		return opts_err(err, errlen, "--probe '%s': empty probe spec: give PLACE [ARG...], "
+				"e.g. %s", arg, probe_example());
 	if (probe_spec_parse(arg, &sp, &pe))
 		return opts_err(err, errlen, "--probe '%s': %s", arg,
 				probe_err_format(&pe, arg, msg, sizeof(msg)));

@@ -20,13 +20,6 @@
 #include "view/viewfilter.h"
 
 
-static bool meta_has_lazy_count(const struct snapshot_meta *m)
-{
-	for (size_t i = 0; i < m->nformats; i++)
-		if (strstr(m->formats[i].text, "common_preempt_lazy_count"))
-			return true;
-	return false;
-}
 
 /*
  * The duration column of the kernel's function_graph layout
@@ -262,8 +255,7 @@ static int text_save(const struct format_out *out, struct store *st,
 	ret = format_out_open(&o, out, opts ? opts->file_flags : 0, true, err, errlen);
 	if (ret)
 		goto out_free;
-	style = flags_style_detect(meta->release[0] ? meta->release : NULL,
-				   meta_has_lazy_count(meta));
+	style = flags_style_of_meta(meta);
 	text_header(o.fp, meta, style, st);
 	trace_seq_init(&seq);
 	it = store_iter_new(st, t0, t1, NULL);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "store/event.h"
+#include "store/meta.h"
 #include "flags.h"
 
 const char *const flags_share_names[FLAGS_S_NR] = {
@@ -33,6 +34,15 @@ enum flags_style flags_style_detect(const char *release, bool has_lazy_count)
 	if (major > 6 || (major == 6 && minor >= 12))
 		return FLAGS_STYLE_LAZY;
 	return FLAGS_STYLE_NOSUPPORT;
+}
+
+enum flags_style flags_style_of_meta(const struct snapshot_meta *m)
+{
+	bool lazy = false;
+
+	for (size_t i = 0; i < m->nformats && !lazy; i++)
+		lazy = m->formats[i].text && strstr(m->formats[i].text, "common_preempt_lazy_count");
+	return flags_style_detect(m->release[0] ? m->release : NULL, lazy);
 }
 
 static char flags_hardsoft(uint8_t f)

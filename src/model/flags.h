@@ -40,6 +40,13 @@ enum flags_style {
  */
 enum flags_style flags_style_detect(const char *release, bool has_lazy_count);
 
+struct snapshot_meta;
+/*
+ * The style of a recording's kernel: its release and whether its event
+ * formats have common_preempt_lazy_count, not the kernel reading it.
+ */
+enum flags_style flags_style_of_meta(const struct snapshot_meta *m);
+
 /**
  * flags_format - format the latency column
  * @buf: receives the column, NUL-terminated; at least FLAGS_COLUMN_MAX bytes

@@ -44,6 +44,18 @@ refuse "unknown event among good ones" "unknown event 'sched:nope_\*'" \
 refuse "misspelt event" "unknown event 'sched:sched_swich'.*did you mean sched:sched_switch\?" \
 	--batch -e sched:sched_swich
 refuse "unknown tracer" "unknown tracer 'nosuchtracer'" --batch -p nosuchtracer
+# an empty --probe suggests a probe this kernel has (issue 31 #11)
+if [ -e "$TRACEFS/kprobe_events" ]; then
+	refuse "--probe '': a kernel function" "empty probe spec.*e\.g\. 'vfs_read count'" \
+		--batch --probe ''
+else
+	refuse "--probe '': no kprobe where the kernel has none" \
+		"empty probe spec.*e\.g\. 'bash:readline' \(a uprobe: this kernel has no kprobe_events\)" \
+		--batch --probe ''
+	if grep -q vfs_read "$tmp/err"; then
+		fail "--probe '': suggests a kprobe: $(cat "$tmp/err")"
+	fi
+fi
 refuse "-e none without a tracer" "-e none leaves nothing to trace without a tracer" --batch -e none
 nopid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
 while [ -e /proc/$nopid ]; do nopid=$((nopid - 1)); done

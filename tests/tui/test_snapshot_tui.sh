@@ -87,7 +87,8 @@ else
 	fail "demo_top_pane"; evidence top
 fi
 keys 3
-if wait_screen '\] [.dDbX][.NnpLlBb][.zZhHs][.0-9a-f][.0-9a-f]. +[0-9]+\.[0-9]{6}: (sched_|softirq|timerlat|osnoise|irq_noise|sample_threshold)' 5; then
+# the demo's kernel (6.1-rt, common_preempt_lazy_count) writes seven flag columns
+if wait_screen '\] [.dDbX][.n][.L][.zZhHs][.0-9a-f][.0-9a-f+][.0-9a-f] +[0-9]+\.[0-9]{6}: (sched_|softirq|timerlat|osnoise|irq_noise|sample_threshold)' 5; then
 	ok "demo_event_list"
 else
 	fail "demo_event_list"; evidence events

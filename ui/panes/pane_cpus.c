@@ -30,8 +30,21 @@ static const char *const legend_common[] = {
 	" 5 migrate  migrate_disable depth, hex digit, . when 0 (column migrdis)",
 };
 
+/* The old PREEMPT_RT lazy patch's seven columns (FLAGS_STYLE_RT_LAZY_COUNT: 6.1-rt) */
+static const char *const legend_rt_lazy[] = {
+	"Flags column of the trace, e.g. \"dn.h1..\", a letter per column (? none)",
+	" 1 irqs     d irqs off  D irqs and BH off  b BH off  X no irq flags  . on",
+	" 2 resched  n need-resched   3 lazy  L need-resched-lazy",
+	" 4 context  z NMI  Z NMI in hardirq  h hardirq  H hardirq in softirq  s softirq",
+	" 5 preempt  preempt_count depth, hex digit, . when 0 (column preempt: > 0)",
+	" 6 lazy     preempt-lazy-depth, hex digit, + over 15, . when 0",
+	" 7 migrate  migrate_disable depth, hex digit, . when 0 (column migrdis)",
+};
+
 static const char *legend_line(struct ui *ui, int i)
 {
+	if (ui->fstyle == FLAGS_STYLE_RT_LAZY_COUNT)
+		return legend_rt_lazy[i];
 	if (i == 1 && ui->fstyle == FLAGS_STYLE_NOSUPPORT)
 		return " 1 irqs     d irqs off  D irqs and BH off  b BH off  X no irq flags  . on";
 	if (i == 2)
