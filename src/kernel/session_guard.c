@@ -484,8 +484,19 @@ int session_reap_stale(void)
 
 	d = sess_run_dir() ? opendir(sess_run_dir()) : NULL;
 	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
 		char *end;
 
+		/* a save cut by a SIGKILL before its rename: toplevel-PID.ours.tmp, ... */
+		if (len > 4 && !strcmp(de->d_name + len - 4, ".tmp") &&
+		    (!strncmp(de->d_name, "toplevel-", 9) || !strncmp(de->d_name, "global-", 7))) {
+			pid = strtol(de->d_name + (de->d_name[0] == 't' ? 9 : 7), &end, 10);
+			if (pid > 0 && *end == '.' && !ktop_alive(pid)) {
+				snprintf(path, sizeof(path), "%s/%s", sess_run_dir(), de->d_name);
+				unlink(path);
+			}
+			continue;
+		}
 		if (!strncmp(de->d_name, "toplevel-", 9)) {
 			pid = strtol(de->d_name + 9, &end, 10);
 			if (ktop_alive(pid))
