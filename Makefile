@@ -236,7 +236,7 @@ benches: $(BENCH_BINS)
 # Every core source is compiled with the same instrumentation into an archive,
 # so the linker takes whatever the readers reach, with no list to keep up.
 # tests/fuzz/run.sh builds and runs them.
-FUZZ_CFLAGS	= $(filter-out -Werror,$(CORE_CFLAGS)) -O1 -fno-omit-frame-pointer
+FUZZ_CFLAGS	= $(CORE_CFLAGS) -O1 -fno-omit-frame-pointer
 FUZZ_OBJS	:= $(patsubst %.c,build-fuzz/%.o,$(CORE_SRCS))
 fuzz: $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 

@@ -47,7 +47,8 @@ struct bpf_priv {
  */
 static char agg_log[256], agg_vlog[256];
 
-static int agg_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int __attribute__((format(printf, 2, 0)))
+agg_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char *msg = NULL, *p, *q;
 

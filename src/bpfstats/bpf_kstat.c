@@ -34,7 +34,8 @@ struct bpf_kstat {
 static pthread_mutex_t kstat_log_lock = PTHREAD_MUTEX_INITIALIZER;
 static char kstat_log_last[256];
 
-static int kstat_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int __attribute__((format(printf, 2, 0)))
+kstat_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char buf[256];
 	size_t n;

@@ -45,7 +45,8 @@ struct bpf_offcpu {
 /* libbpf's messages: kept for the reason string, never printed over the screen. */
 static char offcpu_log[256];
 
-static int offcpu_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int __attribute__((format(printf, 2, 0)))
+offcpu_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level != LIBBPF_DEBUG && !offcpu_log[0])
 		vsnprintf(offcpu_log, sizeof(offcpu_log), fmt, ap);

@@ -64,7 +64,8 @@ struct ktop_reader {
 	bool			ended;
 };
 
-static int reader_fail(struct ktop_reader *r, int ret, const char *fmt, ...)
+static int __attribute__((format(printf, 3, 4)))
+reader_fail(struct ktop_reader *r, int ret, const char *fmt, ...)
 {
 	va_list ap;
 

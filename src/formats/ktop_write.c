@@ -79,7 +79,8 @@ static double mono_now(void)
 	return (double)clock_mono_ns() / 1e9;
 }
 
-static int writer_fail(struct ktop_writer *w, int ret, const char *fmt, ...)
+static int __attribute__((format(printf, 3, 4)))
+writer_fail(struct ktop_writer *w, int ret, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -303,8 +303,8 @@ int safefile_xdg_path(const char *xdg_var, const char *home_dir, const char *nam
 
 /* ---- output files ------------------------------------------------------------ */
 
-static int out_fail(struct safefile_out *o, char *err, size_t errlen, int ret,
-		    const char *fmt, ...)
+static int __attribute__((format(printf, 5, 6)))
+out_fail(struct safefile_out *o, char *err, size_t errlen, int ret, const char *fmt, ...)
 {
 	va_list ap;
 

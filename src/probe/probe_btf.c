@@ -197,7 +197,8 @@ struct dump_buf {
 	size_t	len, n;
 };
 
-static void dump_printf(void *ctx, const char *fmt, va_list args)
+static void __attribute__((format(printf, 2, 0)))
+dump_printf(void *ctx, const char *fmt, va_list args)
 {
 	struct dump_buf *d = ctx;
 	int r;
