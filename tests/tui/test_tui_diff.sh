@@ -259,8 +259,14 @@ else
 	fail "live: header"; evidence live
 fi
 keys 7
-"$TOOLS/nwrite" "$N" &
+# nwrite waits on a FIFO after its exec: the per-CPU readers take the forked
+# shell's last events (comm "bash", same pid) before nwrite's own, whose comm
+# then names the pid (the comm table keeps the newest name decoded)
+mkfifo "$tmp/live-go"
+"$TOOLS/nwrite" "$N" "$tmp/live-go" &
 lpid=$!
+sleep 0.5
+echo go > "$tmp/live-go"
 wait $lpid
 if wait_screen " $lpid nwrite *\$" 30 && row " $lpid nwrite *\$" | grep -qE '^ +0 .* new +'; then
 	ok "live: nwrite ($lpid) run meanwhile is a new task"
