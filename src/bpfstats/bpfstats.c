@@ -819,11 +819,27 @@ static uint64_t task_key(const struct bpfstats_task *t, enum bpfstats_sort by)
 	}
 }
 
+/* insertion of @t (key @key) into the sorted top @max of @out, @kept of them so far */
+static void top_insert(struct bpfstats_task *out, size_t max, size_t *kept,
+		       const struct bpfstats_task *t, uint64_t key, enum bpfstats_sort by)
+{
+	size_t j;
+
+	if (!max || (*kept == max && task_key(&out[max - 1], by) >= key))
+		return;
+	j = *kept < max ? (*kept)++ : max - 1;
+	while (j > 0 && task_key(&out[j - 1], by) < key) {
+		out[j] = out[j - 1];
+		j--;
+	}
+	out[j] = *t;
+}
+
 size_t bpfstats_top_tasks(struct bpfstats *bs, enum bpfstats_sort by, unsigned int ticks,
 			  struct bpfstats_task *out, size_t max)
 {
 	struct bpfstats_task t;
-	size_t i, j, n = 0, kept = 0;
+	size_t i, n = 0, kept = 0;
 	uint64_t key;
 
 	pthread_mutex_lock(&bs->lock);
@@ -833,19 +849,37 @@ size_t bpfstats_top_tasks(struct bpfstats *bs, enum bpfstats_sort by, unsigned i
 		if (!key)
 			continue;
 		n++;
-		if (!max)
-			continue;
-		/* insertion into the sorted top @max */
-		if (kept == max && task_key(&out[max - 1], by) >= key)
-			continue;
-		j = kept < max ? kept++ : max - 1;
-		while (j > 0 && task_key(&out[j - 1], by) < key) {
-			out[j] = out[j - 1];
-			j--;
-		}
-		out[j] = t;
+		top_insert(out, max, &kept, &t, key, by);
 	}
 	pthread_mutex_unlock(&bs->lock);
+	return n;
+}
+
+size_t bpfstats_top_tasks_if(struct bpfstats *bs, enum bpfstats_sort by, unsigned int ticks,
+			     bool (*keep)(void *ctx, uint32_t tid), void *ctx,
+			     struct bpfstats_task *out, size_t max)
+{
+	struct bpfstats_task *all;
+	size_t i, got = 0, n = 0, kept = 0;
+
+	/* a copy of every task with a figure, so that @keep runs without the lock */
+	pthread_mutex_lock(&bs->lock);
+	all = malloc((bs->ntasks ? bs->ntasks : 1) * sizeof(*all));
+	for (i = 0; all && i < bs->ntasks; i++) {
+		task_out(&bs->tasks[i], ticks, &all[got]);
+		if (task_key(&all[got], by))
+			got++;
+	}
+	pthread_mutex_unlock(&bs->lock);
+	if (!all)
+		return 0;
+	for (i = 0; i < got; i++) {
+		if (keep && !keep(ctx, all[i].tid))
+			continue;
+		n++;
+		top_insert(out, max, &kept, &all[i], task_key(&all[i], by), by);
+	}
+	free(all);
 	return n;
 }
 

@@ -214,6 +214,16 @@ size_t bpfstats_series(struct bpfstats *bs, enum bpfstats_metric m, int cpu,
 size_t bpfstats_top_tasks(struct bpfstats *bs, enum bpfstats_sort by, unsigned int ticks,
 			  struct bpfstats_task *out, size_t max);
 
+/**
+ * bpfstats_top_tasks_if - bpfstats_top_tasks() of the tasks @keep keeps
+ * @keep: called without the statistics' lock, for every task with a non-zero
+ *	value (NULL keeps all)
+ * Return: the number of kept tasks with a non-zero value (may exceed @max).
+ */
+size_t bpfstats_top_tasks_if(struct bpfstats *bs, enum bpfstats_sort by, unsigned int ticks,
+			     bool (*keep)(void *ctx, uint32_t tid), void *ctx,
+			     struct bpfstats_task *out, size_t max);
+
 /* One task's figures since start. Return: 0, or -ENOENT when not tracked. */
 int bpfstats_task(struct bpfstats *bs, uint32_t tid, struct bpfstats_task *out);
 

@@ -256,3 +256,44 @@ TEST(stream_block_flipped_bytes)
 }
 
 TEST_MAIN()
+
+static bool keep_small(void *ctx, uint32_t tid)
+{
+	return tid <= *(uint32_t *)ctx;
+}
+
+/*
+ * A view's tasks ranked among themselves: a task the view keeps is listed
+ * however many others rank above it (the BPF pane once read only the top 512
+ * tasks and filtered those, so a view's quiet task was not there), and the
+ * count is of the view's tasks.
+ */
+TEST(top_tasks_of_a_view_rank_every_task)
+{
+	static struct bpfstats_task many[1000];
+	static bool many_dead[1000];
+	struct bpfstats_raw r;
+	struct bpfstats_task t[4];
+	struct bpfstats *bs;
+	uint32_t lim = 3;
+
+	make_raw(&r, 0);
+	for (uint32_t i = 0; i < 1000; i++)
+		many[i] = (struct bpfstats_task){ .tid = i + 1, .tgid = i + 1, .comm = "t",
+						  .offcpu_ns = 1000ull * (i + 1), .offcpu_n = 1,
+						  .runq_ns = 10, .runq_n = 1 };
+	r.task = many;
+	r.task_dead = many_dead;
+	r.ntask = 1000;
+	CHECK(bpfstats_new_fed(&bs, &r, NULL) == 0);
+	CHECK(bpfstats_feed(bs, &r) == 0);
+	CHECK(bpfstats_top_tasks(bs, BPFSTATS_BY_OFFCPU, 0, t, 4) == 1000);
+	CHECK_EQ_U64(t[0].tid, 1000);
+	CHECK(bpfstats_top_tasks_if(bs, BPFSTATS_BY_OFFCPU, 0, keep_small, &lim, t, 4) == 3);
+	CHECK_EQ_U64(t[0].tid, 3);
+	CHECK_EQ_U64(t[0].offcpu_ns, 3000);
+	CHECK_EQ_U64(t[2].tid, 1);
+	CHECK(bpfstats_top_tasks_if(bs, BPFSTATS_BY_OFFCPU, 0, NULL, NULL, t, 4) == 1000);
+	CHECK_EQ_U64(t[3].tid, 997);
+	bpfstats_free(bs);
+}

@@ -41,7 +41,7 @@
 #define RECENT_S	10.0	/* the "recent" histogram window */
 #define COL_W		78	/* a histogram column */
 #define TASK_W		56	/* a top-task table */
-#define TASKS_VIEW_MAX	512	/* top tasks read to find those of a view */
+#define TASKS_VIEW_MAX	512	/* tasks an off-CPU list without the BPF statistics holds */
 #define OFF_TASKS_MAX	128	/* tasks the off-CPU view lists */
 #define OFF_FRAMES	64	/* frames of a stack row */
 #define OFF_REFRESH_NS	1000000000ull	/* the off-CPU stacks are read once a second */
@@ -110,24 +110,24 @@ static void window_name(const struct bpf_state *bs, const struct bpfstats_status
 		snprintf(buf, len, "last %.0f s", recent_ticks(st) * st->interval);
 }
 
+static bool view_task_keep(void *ctx, uint32_t tid)
+{
+	return viewfilter_task_ok(ctx, (int32_t)tid);
+}
+
 /*
- * The top tasks by @by since start, those the view's task clauses keep: up
- * to @max in @out (TASKS_VIEW_MAX of room). Return: how many there are.
+ * The top tasks by @by since start, those the view's task clauses keep (all
+ * of them, ranked after the view): up to @max in @out. Return: how many
+ * there are.
  */
 static size_t top_tasks(struct ui *ui, struct bpfstats *b, enum bpfstats_sort by,
 			struct bpfstats_task *out, size_t max)
 {
 	struct viewfilter *vf = ui_view(ui);
-	size_t n = 0, total, got;
 
-	total = bpfstats_top_tasks(b, by, 0, out, vf ? TASKS_VIEW_MAX : max);
 	if (!vf)
-		return total;
-	got = total < TASKS_VIEW_MAX ? total : TASKS_VIEW_MAX;
-	for (size_t i = 0; i < got; i++)
-		if (viewfilter_task_ok(vf, (int32_t)out[i].tid))
-			out[n++] = out[i];
-	return n;
+		return bpfstats_top_tasks(b, by, 0, out, max);
+	return bpfstats_top_tasks_if(b, by, 0, view_task_keep, vf, out, max);
 }
 
 /* By time off CPU, most first; then by thread. */
