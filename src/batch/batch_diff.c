@@ -56,50 +56,6 @@ static void text_side(FILE *o, const char *what, const struct diff_side_info *s)
 	fputc('\n', o);
 }
 
-/* The row's name as the text shows it: tasks with their pid, CPUs and buckets spelled. */
-static void row_label(const struct diff_table *t, const struct diff_row *r, char *buf,
-		      size_t len)
-{
-	char lo[32], hi[32];
-
-	switch (t->kind) {
-	case DIFF_TASKS: {
-		int32_t pid = r->pid[DIFF_NEW] >= 0 ? r->pid[DIFF_NEW] : r->pid[DIFF_BASE];
-		uint32_t nt = r->ntasks[DIFF_NEW] ? r->ntasks[DIFF_NEW] : r->ntasks[DIFF_BASE];
-
-		if (nt > 1)
-			snprintf(buf, len, "%8d  %s (%u threads)", (int)pid, r->name, nt);
-		else
-			snprintf(buf, len, "%8d  %s", (int)pid, r->name);
-		break;
-	}
-	case DIFF_CPUS:
-		snprintf(buf, len, "%s", r->cpu >= 0 ? r->name : "all");
-		break;
-	case DIFF_LATENCY:
-		if (r->cpu >= 0)
-			snprintf(buf, len, "%-4d %s", (int)r->cpu, r->name);
-		else
-			snprintf(buf, len, "all  %s", r->name);
-		break;
-	case DIFF_HIST:
-		diff_fmt(lo, sizeof(lo), DIFF_U_NS, (double)r->lo, false);
-		if (r->hi == UINT64_MAX)
-			snprintf(hi, sizeof(hi), "inf");
-		else
-			diff_fmt(hi, sizeof(hi), DIFF_U_NS, (double)r->hi, false);
-		/* an in-kernel measure's buckets hold (lo, hi] */
-		if (r->series >= DIFF_SERIES_AGG)
-			snprintf(buf, len, "%-16s (%s, %s]", r->name, lo, hi);
-		else
-			snprintf(buf, len, "%-16s [%s, %s)", r->name, lo, hi);
-		break;
-	default:
-		snprintf(buf, len, "%s", r->name);
-		break;
-	}
-}
-
 static const char *label_head(const struct diff_table *t)
 {
 	switch (t->kind) {
@@ -184,7 +140,7 @@ static void text_table(FILE *o, struct diff *d, enum diff_kind k)
 					 diff_fmt(b[1], sizeof(b[1]), t->cols[c].unit, dl, true));
 			fprintf(o, " %18s", cell);
 		}
-		row_label(t, r, label, sizeof(label));
+		diff_row_name(t, r, DIFF_NAME_TEXT, label, sizeof(label));
 		fprintf(o, "  %s\n", label);
 	}
 	if (t->n > shown)

@@ -428,6 +428,56 @@ const char *diff_fmt(char *buf, size_t len, enum diff_unit u, double v, bool sig
 	return buf;
 }
 
+const char *diff_row_name(const struct diff_table *t, const struct diff_row *r,
+			  enum diff_name_form form, char *buf, size_t len)
+{
+	bool text = form == DIFF_NAME_TEXT;
+	char lo[32], hi[32];
+
+	switch (t->kind) {
+	case DIFF_TASKS: {
+		int32_t pid = r->pid[DIFF_NEW] >= 0 ? r->pid[DIFF_NEW] : r->pid[DIFF_BASE];
+		uint32_t nt = r->ntasks[DIFF_NEW] ? r->ntasks[DIFF_NEW] : r->ntasks[DIFF_BASE];
+
+		if (nt <= 1)
+			snprintf(buf, len, text ? "%8d  %s" : "%7d %s", (int)pid, r->name);
+		else
+			snprintf(buf, len, text ? "%8d  %s (%u threads)" : "%7d %s (%u)", (int)pid,
+				 r->name, nt);
+		break;
+	}
+	case DIFF_CPUS:
+		snprintf(buf, len, "%s", r->cpu >= 0 ? r->name : "all");
+		break;
+	case DIFF_LATENCY:
+		if (r->cpu >= 0)
+			snprintf(buf, len, text ? "%-4d %s" : "%-3d %s", (int)r->cpu, r->name);
+		else
+			snprintf(buf, len, text ? "all  %s" : "all %s", r->name);
+		break;
+	case DIFF_HIST: {
+		/* an in-kernel measure's buckets hold (lo, hi] */
+		bool agg = r->series >= DIFF_SERIES_AGG;
+
+		diff_fmt(lo, sizeof(lo), DIFF_U_NS, (double)r->lo, false);
+		if (r->hi == UINT64_MAX)
+			snprintf(hi, sizeof(hi), "inf");
+		else
+			diff_fmt(hi, sizeof(hi), DIFF_U_NS, (double)r->hi, false);
+		if (text)
+			snprintf(buf, len, agg ? "%-16s (%s, %s]" : "%-16s [%s, %s)", r->name, lo,
+				 hi);
+		else
+			snprintf(buf, len, agg ? "(%s, %s] %s" : "[%s, %s) %s", lo, hi, r->name);
+		break;
+	}
+	default:
+		snprintf(buf, len, "%s", r->name);
+		break;
+	}
+	return buf;
+}
+
 const char *diff_fmt_ratio(char *buf, size_t len, const struct diff_row *r, unsigned int col)
 {
 	double b = r->v[DIFF_BASE][col], n = r->v[DIFF_NEW][col];

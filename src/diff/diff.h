@@ -181,6 +181,22 @@ const char *diff_fmt(char *buf, size_t len, enum diff_unit u, double v, bool sig
 /* A row's ratio on column @col: "2.50x", "new", "gone", "-" (both 0). Return: @buf. */
 const char *diff_fmt_ratio(char *buf, size_t len, const struct diff_row *r, unsigned int col);
 
+/* The two forms of a row's name: the text report's (padded columns), a pane's (narrow). */
+enum diff_name_form {
+	DIFF_NAME_TEXT,		/* "   PID  comm (N threads)", "CPU  series", "series  [lo, hi)" */
+	DIFF_NAME_PANE,		/* "  PID comm (N)", "CPU series", "[lo, hi) series" */
+};
+
+/**
+ * diff_row_name - the name of row @r of @t in @form: tasks with their pid (and
+ * thread count), CPUs ("all" for the total), latency series with their CPU,
+ * buckets spelled "[lo, hi)" ("(lo, hi]" for an in-kernel measure's), the
+ * rest their name
+ * Return: @buf.
+ */
+const char *diff_row_name(const struct diff_table *t, const struct diff_row *r,
+			  enum diff_name_form form, char *buf, size_t len);
+
 /* One side, as the header and the summaries name it. */
 struct diff_side_info {
 	const char	*name;		/* the file, or "live" */

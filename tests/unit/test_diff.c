@@ -767,4 +767,40 @@ TEST(diff_new_and_gone)
 	side_close(&n);
 }
 
+/* A row's name in both forms: the text report's padded columns, a pane's narrow ones. */
+TEST(diff_row_name_forms)
+{
+	static const struct {
+		enum diff_kind	kind;
+		struct diff_row	r;
+		const char	*text, *pane;
+	} c[] = {
+		{ DIFF_TASKS, { .name = "nwrite", .pid = { 7, 42 }, .ntasks = { 1, 3 } },
+		  "      42  nwrite (3 threads)", "     42 nwrite (3)" },
+		{ DIFF_TASKS, { .name = "nwrite", .pid = { 7, -1 }, .ntasks = { 1, 0 } },
+		  "       7  nwrite", "      7 nwrite" },
+		{ DIFF_CPUS, { .name = "3", .cpu = 3 }, "3", "3" },
+		{ DIFF_CPUS, { .name = "3", .cpu = -1 }, "all", "all" },
+		{ DIFF_LATENCY, { .name = "irq", .cpu = 2 }, "2    irq", "2   irq" },
+		{ DIFF_LATENCY, { .name = "irq", .cpu = -1 }, "all  irq", "all irq" },
+		{ DIFF_HIST, { .name = "irq", .series = 0, .lo = 1024, .hi = 2048 },
+		  "irq              [1.02us, 2.05us)", "[1.02us, 2.05us) irq" },
+		{ DIFF_HIST, { .name = "wake", .series = DIFF_SERIES_AGG, .lo = 0,
+			       .hi = UINT64_MAX },
+		  "wake             (0ns, inf]", "(0ns, inf] wake" },
+		{ DIFF_EVENTS, { .name = "sched:sched_switch" }, "sched:sched_switch",
+		  "sched:sched_switch" },
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct diff_table t = { .kind = c[i].kind };
+
+		CHECK_STR(diff_row_name(&t, &c[i].r, DIFF_NAME_TEXT, buf, sizeof(buf)),
+			    c[i].text);
+		CHECK_STR(diff_row_name(&t, &c[i].r, DIFF_NAME_PANE, buf, sizeof(buf)),
+			    c[i].pane);
+	}
+}
+
 TEST_MAIN()

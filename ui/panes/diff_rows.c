@@ -20,42 +20,6 @@ enum ui_role dr_change_role(double base, double new, double delta)
 	return delta > 0 ? ROLE_DIFF_GROW : ROLE_DIFF_SHRINK;
 }
 
-void dr_row_name(const struct diff_table *t, const struct diff_row *r, char *buf, size_t len)
-{
-	char lo[32], hi[32];
-
-	switch (t->kind) {
-	case DIFF_TASKS: {
-		int32_t pid = r->pid[DIFF_NEW] >= 0 ? r->pid[DIFF_NEW] : r->pid[DIFF_BASE];
-		uint32_t nt = r->ntasks[DIFF_NEW] ? r->ntasks[DIFF_NEW] : r->ntasks[DIFF_BASE];
-
-		snprintf(buf, len, nt > 1 ? "%7d %s (%u)" : "%7d %s", (int)pid, r->name, nt);
-		break;
-	}
-	case DIFF_CPUS:
-		snprintf(buf, len, "%s", r->cpu >= 0 ? r->name : "all");
-		break;
-	case DIFF_LATENCY:
-		if (r->cpu >= 0)
-			snprintf(buf, len, "%-3d %s", (int)r->cpu, r->name);
-		else
-			snprintf(buf, len, "all %s", r->name);
-		break;
-	case DIFF_HIST:
-		diff_fmt(lo, sizeof(lo), DIFF_U_NS, (double)r->lo, false);
-		if (r->hi == UINT64_MAX)
-			snprintf(hi, sizeof(hi), "inf");
-		else
-			diff_fmt(hi, sizeof(hi), DIFF_U_NS, (double)r->hi, false);
-		snprintf(buf, len, r->series >= DIFF_SERIES_AGG ? "(%s, %s] %s" : "[%s, %s) %s", lo,
-			 hi, r->name);
-		break;
-	default:
-		snprintf(buf, len, "%s", r->name);
-		break;
-	}
-}
-
 static const char *name_head(const struct diff_table *t)
 {
 	switch (t->kind) {
@@ -156,7 +120,7 @@ void dr_fmt_row(struct richstr *rs, const struct diff_table *t, const struct dif
 				  DR_EXTRA_W - 1);
 		richstr_add(rs, ROLE_DEFAULT, " ");
 	}
-	dr_row_name(t, r, name, sizeof(name));
+	diff_row_name(t, r, DIFF_NAME_PANE, name, sizeof(name));
 	richstr_add(rs, t->kind == DIFF_TASKS ? ROLE_TASK : ROLE_EVENT, name);
 	richstr_truncate(rs, w);
 }

@@ -27,9 +27,6 @@
  */
 enum ui_role dr_change_role(double base, double new, double delta);
 
-/* The name of @r as a pane shows it: tasks "PID comm", latency "CPU series", ... */
-void dr_row_name(const struct diff_table *t, const struct diff_row *r, char *buf, size_t len);
-
 /**
  * dr_extra_cols - how many of the table's other figures (after @col) fit in
  * @w beside a name of @name_w columns (at least 20)

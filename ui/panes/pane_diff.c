@@ -156,7 +156,7 @@ static int names_w(const struct diff_table *t, const uint32_t *order, int top, i
 	for (int i = top; i < top + rows && i < (int)t->n; i++) {
 		int l;
 
-		dr_row_name(t, &t->rows[order[i]], name, sizeof(name));
+		diff_row_name(t, &t->rows[order[i]], DIFF_NAME_PANE, name, sizeof(name));
 		l = (int)strlen(name);
 		m = l > m ? l : m;
 	}
