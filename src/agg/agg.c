@@ -54,6 +54,22 @@ unsigned int agg_bucket(uint64_t v)
 	return b;
 }
 
+/* @a * @b, UINT64_MAX where it does not fit. */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+void agg_bucket_bounds(unsigned int unit_ns, unsigned int b, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t u = unit_ns ? unit_ns : 1;
+
+	if (b > AGG_BUCKETS - 1)
+		b = AGG_BUCKETS - 1;
+	*lo = b ? mul_sat(1ull << (b - 1), u) : 0;
+	*hi = b < AGG_BUCKETS - 1 ? mul_sat(1ull << b, u) : UINT64_MAX;
+}
+
 uint64_t agg_quantile(const struct agg_result *r, double q)
 {
 	uint64_t cum = 0, total = 0, unit = r->unit_ns ? r->unit_ns : 1;

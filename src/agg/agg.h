@@ -100,6 +100,13 @@ void agg_result_clear(struct agg_result *r);
 int agg_result_copy(struct agg_result *dst, const struct agg_result *src);
 /* The bucket @v falls in: the kernel's .log2, ilog2(roundup_pow_of_two(v)). */
 unsigned int agg_bucket(uint64_t v);
+/**
+ * agg_bucket_bounds - bucket @b's bounds in ns, (lo, hi], of a histogram in
+ * units of @unit_ns (0: 1): (2^(b-1), 2^b] units; bucket 0 is (0, 1] and
+ * holds 0 too. The last bucket takes everything above: its @hi is UINT64_MAX,
+ * as is any bound beyond 64 bits.
+ */
+void agg_bucket_bounds(unsigned int unit_ns, unsigned int b, uint64_t *lo, uint64_t *hi);
 
 struct agg_set;
 

@@ -20,15 +20,6 @@
 #define AGG_JSON_ROWS	32
 #define AGG_BAR		30
 
-/* The bucket's bounds in ns: (lo, hi]. */
-static void bounds(const struct agg_result *r, int b, uint64_t *lo, uint64_t *hi)
-{
-	uint64_t unit = r->unit_ns ? r->unit_ns : 1;
-
-	*lo = b ? (1ull << (b - 1)) * unit : 0;
-	*hi = (b < 64 ? 1ull << b : UINT64_MAX) * unit;
-}
-
 static void text_hist(const struct agg_result *r, FILE *o)
 {
 	uint64_t most = 0;
@@ -48,7 +39,7 @@ static void text_hist(const struct agg_result *r, FILE *o)
 		uint64_t l, h;
 		int n = most ? (int)((r->bucket[b] * AGG_BAR + most - 1) / most) : 0;
 
-		bounds(r, b, &l, &h);
+		agg_bucket_bounds(r->unit_ns, (unsigned int)b, &l, &h);
 		memset(bar, '#', n);
 		bar[n] = '\0';
 		fprintf(o, "  %9s .. %-9s |%-*s| %" PRIu64 "\n", agg_fmt_ns(lo, sizeof(lo), l),
@@ -185,7 +176,7 @@ static void json_one(const struct agg_result *r, struct jsonw *w)
 
 			if (!r->bucket[b])
 				continue;
-			bounds(r, b, &lo, &hi);
+			agg_bucket_bounds(r->unit_ns, (unsigned int)b, &lo, &hi);
 			jsonw_obj_open(w);
 			jsonw_kv_u64(w, "gt_ns", lo);
 			jsonw_kv_u64(w, "le_ns", hi);

@@ -114,7 +114,8 @@ void diff_agg_hist(struct diff *d, struct diff_build *b)
 		}
 	}
 	for (unsigned int t = 0; t < nt; t++) {
-		uint64_t h[DIFF_NSIDES][AGG_BUCKETS] = { { 0 } }, unit = 1;
+		uint64_t h[DIFF_NSIDES][AGG_BUCKETS] = { { 0 } };
+		unsigned int unit = 1;
 		bool have[DIFF_NSIDES] = { false, false };
 		int lo = -1, hi = -1;
 
@@ -124,7 +125,7 @@ void diff_agg_hist(struct diff *d, struct diff_build *b)
 
 				if (side_measure(&d->side[i], m, &r) && !strcmp(r.title, titles[t])) {
 					memcpy(h[i], r.bucket, sizeof(h[i]));
-					unit = r.unit_ns ? r.unit_ns : 1;
+					unit = r.unit_ns;
 					have[i] = true;
 				}
 				agg_result_clear(&r);
@@ -146,8 +147,7 @@ void diff_agg_hist(struct diff *d, struct diff_build *b)
 			if (!r)
 				return;
 			r->series = DIFF_SERIES_AGG + (int)t;
-			r->lo = k ? (1ull << (k - 1)) * unit : 0;
-			r->hi = (k < 64 ? 1ull << k : UINT64_MAX) * unit;
+			agg_bucket_bounds(unit, (unsigned int)k, &r->lo, &r->hi);
 			for (int i = 0; i < DIFF_NSIDES; i++) {
 				if (!have[i])
 					continue;

@@ -543,11 +543,13 @@ bool pmda_agg_hist_name(const struct pmda_figs *f, size_t i, unsigned int b, cha
 	if (i >= f->list[PMDA_LIST_LATENCIES].n || i >= f->agg_cap || b >= PMDA_HIST_BUCKETS)
 		return false;
 	u = f->agg[i].unit_ns ? f->agg[i].unit_ns : 1;
-	/* bucket b: values v of the unit with 2^(b-1) < v <= 2^b; b = 0: 0 and 1 */
-	*lo = b ? ((1ull << (b - 1)) + 1) * u : 0;
-	*hi = b ? (1ull << b) * u + (u - 1) : 2 * u - 1;
-	if (u == 1 && !b)
-		*hi = 1;
+	/*
+	 * bucket b: values v of the unit with 2^(b-1) < v <= 2^b; b = 0: 0 and 1;
+	 * in whole ns: the first ns of unit 2^(b-1) + 1 to the last ns of unit 2^b
+	 */
+	agg_bucket_bounds(f->agg[i].unit_ns, b, lo, hi);
+	*lo = b ? *lo + u : 0;
+	*hi += u - 1;
 	snprintf(buf, len, "%s/%llu-%llu", f->list[PMDA_LIST_LATENCIES].v[i].name,
 		 (unsigned long long)*lo, (unsigned long long)*hi);
 	return true;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg/agg.h"
 #include "agg/agg_histfile.h"
 #include "ingest/fixture.h"
 #include "lib/file.h"
@@ -240,6 +241,40 @@ TEST(odd_input)
 	CHECK(strstr(h.tab[0].ent[0].key[0].text, "a+0x1/0x2"));
 	CHECK_EQ_U64(h.tab[0].ent[0].val[0].num, 7);
 	agg_histfile_free(&h);
+}
+
+/* A value's .log2 bucket (agg_bucket) has it within its bounds, (lo, hi], in every unit. */
+TEST(bucket_bounds_hold_their_values)
+{
+	static const uint64_t v[] = { 0, 1, 2, 3, 4, 5, 1000, 1023, 1024, 1025, 999999,
+				      1ull << 40, (1ull << 40) + 1, 1ull << 62, (1ull << 62) + 1,
+				      UINT64_MAX };
+	static const unsigned int unit[] = { 0, 1, 1000 };
+	uint64_t lo, hi, plo, phi;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		unsigned int b = agg_bucket(v[i]);
+
+		agg_bucket_bounds(1, b, &lo, &hi);
+		CHECK(b < AGG_BUCKETS || v[i] > 1ull << 63);
+		CHECK(v[i] <= hi && (v[i] > lo || (!b && !v[i])));
+	}
+	for (size_t u = 0; u < sizeof(unit) / sizeof(unit[0]); u++) {
+		uint64_t un = unit[u] ? unit[u] : 1;
+
+		agg_bucket_bounds(unit[u], 0, &lo, &hi);
+		CHECK(lo == 0 && hi == un);
+		for (unsigned int b = 1; b < AGG_BUCKETS; b++) {
+			agg_bucket_bounds(unit[u], b - 1, &plo, &phi);
+			agg_bucket_bounds(unit[u], b, &lo, &hi);
+			/* adjacent, growing, saturated where 64 bits end; the last open */
+			CHECK(lo == phi && hi >= lo);
+			CHECK(hi == UINT64_MAX || hi == (1ull << b) * un);
+		}
+		CHECK(hi == UINT64_MAX);
+	}
+	agg_bucket_bounds(1000, 10, &lo, &hi);
+	CHECK(lo == 512000 && hi == 1024000);
 }
 
 TEST_MAIN()

@@ -462,15 +462,6 @@ static bool agg_shown(struct ui *ui, struct lat_state *ls)
 	return agg_count(ui) || ls->agg_err[0];
 }
 
-/* The bucket's bounds in ns: (lo, hi]. */
-static void agg_bounds(const struct agg_result *r, int b, uint64_t *lo, uint64_t *hi)
-{
-	uint64_t unit = r->unit_ns ? r->unit_ns : 1;
-
-	*lo = b ? (1ull << (b - 1)) * unit : 0;
-	*hi = b < 63 ? (1ull << b) * unit : UINT64_MAX;
-}
-
 static void agg_cell(struct richstr *rs, enum ui_role role, uint64_t ns, int width)
 {
 	char b[24];
@@ -558,8 +549,8 @@ static int agg_draw_hist(struct ui *ui, const struct agg_result *r, int y, int r
 
 		for (int j = i < 0 ? 0 : i; j < i + group; j++)
 			c += r->bucket[j];
-		agg_bounds(r, i < 0 ? 0 : i, &lo, &x);
-		agg_bounds(r, i + group - 1, &x, &hi);
+		agg_bucket_bounds(r->unit_ns, (unsigned int)(i < 0 ? 0 : i), &lo, &x);
+		agg_bucket_bounds(r->unit_ns, (unsigned int)(i + group - 1), &x, &hi);
 		ui_fmt_hist_row(&rs, lo, hi, c, max, w - 46);
 		ui_draw_rs(&ui->screen, y + n, 0, &rs, w);
 	}
