@@ -15,6 +15,7 @@
 #include "app/app.h"
 #include "batch-local.h"
 #include "lib/jsonw.h"
+#include "lib/series.h"
 
 #define AGG_TEXT_ROWS	5
 #define AGG_JSON_ROWS	32
@@ -23,17 +24,12 @@
 static void text_hist(const struct agg_result *r, FILE *o)
 {
 	uint64_t most = 0;
-	int first = -1, last = -1;
+	int first, last;
 
-	for (int b = 0; b < AGG_BUCKETS; b++) {
-		if (!r->bucket[b])
-			continue;
-		if (first < 0)
-			first = b;
-		last = b;
+	series_hist_span(r->bucket, AGG_BUCKETS, &first, &last);
+	for (int b = first; b >= 0 && b <= last; b++)
 		if (r->bucket[b] > most)
 			most = r->bucket[b];
-	}
 	for (int b = first; b >= 0 && b <= last; b++) {
 		char lo[24], hi[24], bar[AGG_BAR + 1];
 		uint64_t l, h;

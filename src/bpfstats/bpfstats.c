@@ -18,6 +18,7 @@
 #include <sys/eventfd.h>
 #include "bpfstats-local.h"
 #include "lib/clock.h"
+#include "lib/series.h"
 #include "kernel/features.h"
 #include "lib/syscalls.h"
 
@@ -1072,7 +1073,7 @@ static void print_cpus(struct bpfstats *bs, FILE *o, const struct bpfstats_statu
 /* The run-queue latency histogram, as runqlat draws it. */
 static void print_runq(struct bpfstats *bs, FILE *o, unsigned int ticks)
 {
-	unsigned int k, first = BPFSTATS_SLOTS, last = 0;
+	int first, last;
 	struct bpfstats_hist h;
 	uint64_t peak = 0;
 	char a[32], b[32];
@@ -1082,16 +1083,11 @@ static void print_runq(struct bpfstats *bs, FILE *o, unsigned int ticks)
 	print_ns(b, sizeof(b), bpfstats_hist_quantile(&h, 0.99));
 	fprintf(o, "Run-queue latency %s: %" PRIu64 " wakeups, avg %s, p99 %s\n",
 		ticks ? "(last poll)" : "(since start)", h.count, a, b);
-	for (k = 0; k < BPFSTATS_SLOTS; k++) {
-		if (!h.slot[k])
-			continue;
-		if (first == BPFSTATS_SLOTS)
-			first = k;
-		last = k;
+	series_hist_span(h.slot, BPFSTATS_SLOTS, &first, &last);
+	for (int k = first; k >= 0 && k <= last; k++)
 		if (h.slot[k] > peak)
 			peak = h.slot[k];
-	}
-	for (k = first; k <= last && k < BPFSTATS_SLOTS; k++) {
+	for (int k = first; k >= 0 && k <= last; k++) {
 		char bar[41];
 		unsigned int w = (unsigned int)(h.slot[k] * 40 / (peak ? peak : 1));
 

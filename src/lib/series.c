@@ -81,3 +81,16 @@ uint64_t series_hist_quantile(const uint64_t *slot, unsigned int nslots, double 
 	}
 	return 1ull << nslots;
 }
+
+bool series_hist_span(const uint64_t *slot, int nslots, int *first, int *last)
+{
+	*first = *last = -1;
+	for (int k = 0; k < nslots; k++) {
+		if (!slot[k])
+			continue;
+		if (*first < 0)
+			*first = k;
+		*last = k;
+	}
+	return *first >= 0;
+}

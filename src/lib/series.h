@@ -7,6 +7,7 @@
 #ifndef KTOP_SERIES_H
 #define KTOP_SERIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,5 +39,11 @@ double series_last(const struct series *s);
  * Return: the estimate, 0 for an empty histogram.
  */
 uint64_t series_hist_quantile(const uint64_t *slot, unsigned int nslots, double q);
+
+/*
+ * series_hist_span - the first and last non-empty of a histogram's @nslots
+ * slots (any histogram). Return: false, and both -1, when all are empty.
+ */
+bool series_hist_span(const uint64_t *slot, int nslots, int *first, int *last);
 
 #endif

@@ -46,6 +46,20 @@ TEST(hist_quantile_inside_the_right_slot)
 	CHECK(series_hist_quantile(slot, 40, 0) <= 2048);
 }
 
+TEST(hist_span_first_and_last_nonempty)
+{
+	uint64_t slot[8] = { 0 };
+	int first = 7, last = 7;
+
+	CHECK(!series_hist_span(slot, 8, &first, &last) && first == -1 && last == -1);
+	slot[3] = 1;
+	CHECK(series_hist_span(slot, 8, &first, &last) && first == 3 && last == 3);
+	slot[0] = slot[7] = 2;
+	CHECK(series_hist_span(slot, 8, &first, &last) && first == 0 && last == 7);
+	CHECK(series_hist_span(slot, 4, &first, &last) && first == 0 && last == 3);
+	CHECK(!series_hist_span(slot, 0, &first, &last) && first == -1);
+}
+
 TEST(bpfstats_names)
 {
 	/* the table is generated from <sys/syscall.h>: check it against the libc macros */

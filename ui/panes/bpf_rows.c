@@ -9,6 +9,7 @@
 #include <string.h>
 #include "bpf_rows.h"
 #include "draw/rowfmt.h"
+#include "lib/series.h"
 
 #define HIST_STARS	32	/* the histogram block's bar */
 
@@ -23,15 +24,10 @@ void bpf_fmt_hist_header(struct richstr *rs, const char *unit)
 
 void bpf_hist_span(const struct bpfstats_hist *h, int *first, int *end)
 {
-	*first = 0;
-	*end = 0;
-	for (int k = 0; k < BPFSTATS_SLOTS; k++) {
-		if (!h->slot[k])
-			continue;
-		if (!*end)
-			*first = k;
-		*end = k + 1;
-	}
+	if (series_hist_span(h->slot, BPFSTATS_SLOTS, first, end))
+		++*end;
+	else
+		*first = *end = 0;
 }
 
 uint64_t bpf_hist_max(const struct bpfstats_hist *h)

@@ -31,6 +31,7 @@
 #include "agg/agg.h"
 #include "app/app.h"
 #include "lib/clock.h"
+#include "lib/series.h"
 #include "kernel/features.h"
 #include "model/latency.h"
 #include "rowsel.h"
@@ -374,7 +375,7 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 {
 	uint64_t spark[LAT_SPARK], hist[128], lo, hi, x, max = 0;
 	enum latency_series s = ls->series;
-	int n, first = -1, last = -1, rows, avail, group;
+	int n, first, last, rows, avail, group;
 	struct richstr rs;
 
 	if (h < 1)
@@ -403,12 +404,7 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 		ui_fmt_spark(&rs, spark, n);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	n = latency_hist(ls->l, ls->sel_cpu, s, hist, 128);
-	for (int i = 0; i < n; i++) {
-		if (hist[i] && first < 0)
-			first = i;
-		if (hist[i])
-			last = i;
-	}
+	series_hist_span(hist, n, &first, &last);
 	rows = h - 2;
 	/* more buckets than rows: adjacent buckets share a row, no sample left out */
 	group = first < 0 || last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
@@ -503,35 +499,23 @@ static void agg_fmt_row(struct richstr *rs, const struct agg_result *r, bool nar
 /* How many adjacent buckets share a row of a histogram of at most @rows rows. */
 static int agg_hist_group(const struct agg_result *r, int rows)
 {
-	int first = -1, last = -1;
+	int first, last;
 
-	for (int b = 0; b < AGG_BUCKETS; b++) {
-		if (!r->bucket[b])
-			continue;
-		if (first < 0)
-			first = b;
-		last = b;
-	}
 	if (rows < 1)
 		rows = 1;
-	return first < 0 || last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
+	if (!series_hist_span(r->bucket, AGG_BUCKETS, &first, &last))
+		return 1;
+	return last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
 }
 
 /* The selected measure's log2 histogram, as bars: at most @rows rows. Return: rows drawn. */
 static int agg_draw_hist(struct ui *ui, const struct agg_result *r, int y, int rows, int w)
 {
-	int first = -1, last = -1, group, n = 0;
+	int first, last, group, n = 0;
 	uint64_t max = 0, lo, hi, x;
 	struct richstr rs;
 
-	for (int b = 0; b < AGG_BUCKETS; b++) {
-		if (!r->bucket[b])
-			continue;
-		if (first < 0)
-			first = b;
-		last = b;
-	}
-	if (first < 0 || rows < 1)
+	if (!series_hist_span(r->bucket, AGG_BUCKETS, &first, &last) || rows < 1)
 		return 0;
 	/* more buckets than rows: adjacent buckets share a row, no pair left out */
 	group = last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
