@@ -27,6 +27,7 @@
 #include "agg-local.h"
 #include "lib/err.h"
 #include "lib/file.h"
+#include "lib/strutil.h"
 
 #define AGG_FULL_EVERY	10	/* polls between two reads of the START/END tables */
 
@@ -289,9 +290,9 @@ void agg_error_log(const char *dir, const char *cmd, int ret, char *buf, size_t 
 	}
 	free(text);
 	if (msg[0] && pos >= 0)
-		agg_fmt(buf, len, "the kernel refused it: %s\n  %s\n  %*s^", msg, cmd, pos, "");
+		str_fmt(buf, len, "the kernel refused it: %s\n  %s\n  %*s^", msg, cmd, pos, "");
 	else
-		agg_fmt(buf, len, "the kernel refused it (%s)%s%s:\n  %s", strerror(-ret),
+		str_fmt(buf, len, "the kernel refused it (%s)%s%s:\n  %s", strerror(-ret),
 			msg[0] ? ": " : "", msg, cmd);
 }
 
@@ -310,7 +311,7 @@ int agg_set_new(struct agg_set **out, const struct agg_opts *o, char *err, size_
 	if (o->events_dir)
 		snprintf(s->events_dir, sizeof(s->events_dir), "%s", o->events_dir);
 	else
-		agg_fmt(s->events_dir, sizeof(s->events_dir), "%s/events", s->tracefs);
+		str_fmt(s->events_dir, sizeof(s->events_dir), "%s/events", s->tracefs);
 	snprintf(s->clock, sizeof(s->clock), "%s", o->clock ? o->clock : "mono");
 	if (!s->o.poll_ms)
 		s->o.poll_ms = 1000;
@@ -321,7 +322,7 @@ int agg_set_new(struct agg_set **out, const struct agg_opts *o, char *err, size_
 		return err_set(err, errlen, ret, "out of memory");
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	agg_fmt(s->inst, sizeof(s->inst), "%s/instances/ktop-agg-%d", s->tracefs, getpid());
+	str_fmt(s->inst, sizeof(s->inst), "%s/instances/ktop-agg-%d", s->tracefs, getpid());
 	if (o->has_hist)
 		snprintf(s->why, sizeof(s->why), "hist: the kernel has hist triggers and "
 			 "synthetic events, so it measures in place%s", o->has_bpf ?
@@ -331,7 +332,7 @@ int agg_set_new(struct agg_set **out, const struct agg_opts *o, char *err, size_
 			 "synthetic events (CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS), so a BPF "
 			 "tracepoint program measures");
 	else
-		agg_fmt(s->why, sizeof(s->why), "none: this kernel has no hist triggers "
+		str_fmt(s->why, sizeof(s->why), "none: this kernel has no hist triggers "
 			"(CONFIG_HIST_TRIGGERS) and BPF is off (%s)", o->no_bpf_why ?
 			o->no_bpf_why : "not available");
 	*out = s;

@@ -26,6 +26,7 @@
 #include "agg-local.h"
 #include "agglat.skel.h"
 #include "lib/err.h"
+#include "lib/strutil.h"
 
 _Static_assert(AGGLAT_KEY_BYTES == AGG_KEY_BYTES && AGGLAT_FIELDS == AGG_MATCH_MAX &&
 	       AGGLAT_FIELDS == AGG_KEYF_MAX && AGGLAT_PREDS == AGG_PRED_MAX &&
@@ -68,12 +69,12 @@ agg_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 			if (!isdigit((unsigned char)*r) && *r != ';')
 				q = r;
 		}
-		agg_fmt(agg_vlog, sizeof(agg_vlog), "%.*s", (int)(p - q), q);
+		str_fmt(agg_vlog, sizeof(agg_vlog), "%.*s", (int)(p - q), q);
 		for (p = agg_vlog; (p = strchr(p, '\n')); )
 			*p = ' ';
 	}
 	if (level != LIBBPF_DEBUG && !agg_log[0])
-		agg_fmt(agg_log, sizeof(agg_log), "%.*s", (int)strcspn(msg, "\n"), msg);
+		str_fmt(agg_log, sizeof(agg_log), "%.*s", (int)strcspn(msg, "\n"), msg);
 	free(msg);
 	return 0;
 }

@@ -42,6 +42,7 @@
 #include "kernel/session.h"
 #include "lib/err.h"
 #include "lib/file.h"
+#include "lib/strutil.h"
 
 #define START_SIZE	16384	/* START and END hists: keys ever seen */
 #define KEYS_SIZE	2048	/* the per-key breakdown's rows */
@@ -72,7 +73,7 @@ static int write_file(const char *dir, const char *name, const char *val)
 {
 	char path[PATH_MAX + 64];
 
-	agg_fmt(path, sizeof(path), "%s/%s", dir, name);
+	str_fmt(path, sizeof(path), "%s/%s", dir, name);
 	return file_write_str(path, val, O_TRUNC);
 }
 
@@ -89,7 +90,7 @@ static void state_path(char *buf, size_t len, long pid)
 	const char *dir = session_run_dir();
 
 	if (dir)
-		agg_fmt(buf, len, "%s/agg-%ld.events", dir, pid);
+		str_fmt(buf, len, "%s/agg-%ld.events", dir, pid);
 	else
 		buf[0] = '\0';
 }
@@ -105,7 +106,7 @@ static void state_add(const char *sys, const char *ev)
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return;
-	agg_fmt(line, sizeof(line), "%s/%s\n", sys, ev);
+	str_fmt(line, sizeof(line), "%s/%s\n", sys, ev);
 	if (file_write_all(fd, line, strlen(line))) {
 		/* the reaper then reads every trigger file */
 	}
@@ -162,7 +163,7 @@ static int trig_write(struct agg_set *s, struct hist_priv *hp, const char *sys, 
 
 	if (hp->ntrig == NTRIG || strlen(text) >= sizeof(t->text))
 		return err_set(err, errlen, -E2BIG, "a trigger too long for ktop: %.80s...", text);
-	agg_fmt(t->file, sizeof(t->file), "%s/events/%s/%s/trigger", s->inst, sys, ev);
+	str_fmt(t->file, sizeof(t->file), "%s/events/%s/%s/trigger", s->inst, sys, ev);
 	snprintf(t->text, sizeof(t->text), "%s", text);
 	/* the first variable it defines tells its table from the others */
 	t->sig[0] = '\0';
@@ -173,7 +174,7 @@ static int trig_write(struct agg_set *s, struct hist_priv *hp, const char *sys, 
 		if (colon[1 + n] == '=' && strncmp(colon + 1, "vals", n) &&
 		    strncmp(colon + 1, "clock", n) && strncmp(colon + 1, "size", n) &&
 		    strncmp(colon + 1, "keys", n) && n < AGG_NAME_MAX) {
-			agg_fmt(t->sig, sizeof(t->sig), "%.*s=", (int)n, colon + 1);
+			str_fmt(t->sig, sizeof(t->sig), "%.*s=", (int)n, colon + 1);
 			break;
 		}
 		colon = strchr(colon + 1, ':');
@@ -183,11 +184,11 @@ static int trig_write(struct agg_set *s, struct hist_priv *hp, const char *sys, 
 	if (ret) {
 		char path[PATH_MAX];
 
-		agg_fmt(path, sizeof(path), "%s", s->inst);
+		str_fmt(path, sizeof(path), "%s", s->inst);
 		agg_error_log(path, text, ret, err, errlen);
 		return ret;
 	}
-	agg_fmt(rm, sizeof(rm), "!%s", text);
+	str_fmt(rm, sizeof(rm), "!%s", text);
 	t->em = agg_em_add(AGG_EM_TRIGGER, t->file, rm);
 	hp->ntrig++;
 	return 0;
@@ -199,15 +200,15 @@ static void undo(struct agg_set *s, struct hist_priv *hp)
 		struct trig *t = &hp->t[--hp->ntrig];
 		char rm[TRIG_MAX + 1];
 
-		agg_fmt(rm, sizeof(rm), "!%s", t->text);
+		str_fmt(rm, sizeof(rm), "!%s", t->text);
 		agg_tracefs_append(t->file, rm);
 		agg_em_drop(t->em);
 	}
 	if (hp->synth[0] && hp->em_synth != -2) {
 		char path[PATH_MAX + 32], rm[AGG_NAME_MAX + 2];
 
-		agg_fmt(path, sizeof(path), "%s/synthetic_events", s->tracefs);
-		agg_fmt(rm, sizeof(rm), "!%s", hp->synth);
+		str_fmt(path, sizeof(path), "%s/synthetic_events", s->tracefs);
+		str_fmt(rm, sizeof(rm), "!%s", hp->synth);
 		agg_tracefs_append(path, rm);
 		agg_em_drop(hp->em_synth);
 		hp->em_synth = -2;
@@ -230,8 +231,8 @@ static int echo_line(const char *buf, int n, char *text, size_t tlen, char *path
 		;
 	if (q <= p + 6)
 		return -EINVAL;
-	agg_fmt(text, tlen, "%.*s", (int)(q - p - 6), p + 6);
-	agg_fmt(path, plen, "%.*s", (int)(end - q - 5), q + 5);
+	str_fmt(text, tlen, "%.*s", (int)(q - p - 6), p + 6);
+	str_fmt(path, plen, "%.*s", (int)(end - q - 5), q + 5);
 	return 0;
 }
 
@@ -251,8 +252,8 @@ static void add_attrs(char *t, size_t len, const char *clock, unsigned int size)
 	char rest[TRIG_MAX], *p = strchr(t + 10, ':');
 	size_t at = p ? (size_t)(p - t) : strcspn(t, " ");
 
-	agg_fmt(rest, sizeof(rest), "%s", t + at);
-	agg_fmt(t + at, len - at, ":clock=%s:size=%u%s", clock, size, rest);
+	str_fmt(rest, sizeof(rest), "%s", t + at);
+	str_fmt(t + at, len - at, ":clock=%s:size=%u%s", clock, size, rest);
 }
 
 static void add_filter(char *t, size_t len, const char *filter)
@@ -260,7 +261,7 @@ static void add_filter(char *t, size_t len, const char *filter)
 	size_t n = strlen(t);
 
 	if (filter[0])
-		agg_fmt(t + n, len - n, " if %s", filter);
+		str_fmt(t + n, len - n, " if %s", filter);
 }
 
 /* The synthetic field's name for END field @f: common_ dropped, kept apart from lat, te. */
@@ -271,7 +272,7 @@ static void synth_name(const char *f, char names[][AGG_NAME_MAX], unsigned int n
 
 	for (unsigned int i = 0; i < n; i++)
 		clash |= !strcmp(names[i], base);
-	agg_fmt(out, AGG_NAME_MAX, "%s%s", clash ? "k_" : "", base);
+	str_fmt(out, AGG_NAME_MAX, "%s%s", clash ? "k_" : "", base);
 }
 
 /* Load the formats of the events @sql names, so tracefs_sql finds them in the tep. */
@@ -290,7 +291,7 @@ static void sql_preload(struct agg_set *s, const char *sql)
 			n++;
 		if (!n)
 			break;
-		agg_fmt(word, sizeof(word), "%.*s", (int)n, p);
+		str_fmt(word, sizeof(word), "%.*s", (int)n, p);
 		p += n;
 		if (sscanf(word, "%63[^.].%63s", sys, ev) == 2)
 			agg_formats_event(s->fmts, sys, ev, &e, NULL, 0);
@@ -315,7 +316,7 @@ static int sql_latency(const char *end_trig, const char *def, char *lat, unsigne
 
 		while (v > end_trig && (isalnum((unsigned char)v[-1]) || v[-1] == '_'))
 			v--;
-		agg_fmt(var, sizeof(var), "%.*s", (int)(p - v), v);
+		str_fmt(var, sizeof(var), "%.*s", (int)(p - v), v);
 		p += 17;
 		*unit = !strncmp(p, ".usecs", 6) ? 1000 : 1;
 		p += *unit == 1000 ? 6 : 0;
@@ -352,7 +353,7 @@ static int sql_latency(const char *end_trig, const char *def, char *lat, unsigne
 		if (k == idx) {
 			for (sp = semi; sp > p && !isspace((unsigned char)sp[-1]); sp--)
 				;
-			agg_fmt(lat, AGG_NAME_MAX, "%.*s", (int)(semi - sp), sp);
+			str_fmt(lat, AGG_NAME_MAX, "%.*s", (int)(semi - sp), sp);
 			/* "char name[16]" */
 			lat[strcspn(lat, "[")] = '\0';
 			return 0;
@@ -393,7 +394,7 @@ static int hist_create_latency(struct agg_set *s, struct agg_item *it, struct hi
 	int ret = -EINVAL;
 
 	trace_seq_init(&seq);
-	agg_fmt(hp->synth, sizeof(hp->synth), "ktop_%d_%u", getpid(), s->next_synth++);
+	str_fmt(hp->synth, sizeof(hp->synth), "ktop_%d_%u", getpid(), s->next_synth++);
 	if (sql) {
 		sql_preload(s, it->sql);
 		syn = tracefs_sql(tep, hp->synth, it->sql, &sqlerr);
@@ -444,7 +445,7 @@ static int hist_create_latency(struct agg_set *s, struct agg_item *it, struct hi
 		goto synth_fail;
 	trace_seq_terminate(&seq);
 	if (echo_line(seq.buffer, 0, def, sizeof(def), path, sizeof(path)) ||
-	    !strrchr(path, '/') || agg_fmt(def_file, sizeof(def_file), "%s",
+	    !strrchr(path, '/') || str_fmt(def_file, sizeof(def_file), "%s",
 					   strrchr(path, '/') + 1) < 0 ||
 	    echo_line(seq.buffer, 1, trig[0], sizeof(trig[0]), path, sizeof(path)) ||
 	    path_event(path, sys[0], ev[0]) ||
@@ -473,7 +474,7 @@ static int hist_create_latency(struct agg_set *s, struct agg_item *it, struct hi
 	if (ret)
 		goto out;
 	/* the event: "s:NAME ..." to dynamic_events, or "NAME ..." to synthetic_events */
-	agg_fmt(file, sizeof(file), "%s/%s", s->tracefs, def_file);
+	str_fmt(file, sizeof(file), "%s/%s", s->tracefs, def_file);
 	ret = agg_tracefs_append(file, def);
 	if (ret) {
 		agg_error_log(s->tracefs, def, ret, err, errlen);
@@ -482,8 +483,8 @@ static int hist_create_latency(struct agg_set *s, struct agg_item *it, struct hi
 	{
 		char rm[AGG_NAME_MAX + 2];
 
-		agg_fmt(file, sizeof(file), "%s/synthetic_events", s->tracefs);
-		agg_fmt(rm, sizeof(rm), "!%s", hp->synth);
+		str_fmt(file, sizeof(file), "%s/synthetic_events", s->tracefs);
+		str_fmt(rm, sizeof(rm), "!%s", hp->synth);
 		hp->em_synth = agg_em_add(AGG_EM_SYNTH, file, rm);
 	}
 	if (sql) {
@@ -508,7 +509,7 @@ static int hist_create_latency(struct agg_set *s, struct agg_item *it, struct hi
 	if (ret)
 		goto undo;
 	/* the synthetic event's tables */
-	agg_fmt(t, sizeof(t), "hist:keys=%s.log2:vals=hitcount,%s:__ktop_mn=" MIN_BIAS "-%s:"
+	str_fmt(t, sizeof(t), "hist:keys=%s.log2:vals=hitcount,%s:__ktop_mn=" MIN_BIAS "-%s:"
 		"onmax($__ktop_mn).save(%s)", hp->lat, hp->lat, hp->lat, hp->lat);
 	ret = trig_write(s, hp, "synthetic", hp->synth, t, err, errlen);
 	if (ret)
@@ -518,13 +519,13 @@ static int hist_create_latency(struct agg_set *s, struct agg_item *it, struct hi
 		n += snprintf(hp->keys + n, sizeof(hp->keys) - n, "%s%s", i ? "," : "", keyn[i]);
 	if (!nk)
 		snprintf(hp->keys, sizeof(hp->keys), "common_pid");
-	agg_fmt(t, sizeof(t), "hist:keys=%s:vals=hitcount,%s:size=%d:__ktop_mx=%s:"
+	str_fmt(t, sizeof(t), "hist:keys=%s:vals=hitcount,%s:size=%d:__ktop_mx=%s:"
 		"onmax($__ktop_mx).save(%s%s)", hp->keys, hp->lat, KEYS_SIZE, hp->lat,
 		hp->has_te ? "te," : "", hp->lat);
 	ret = trig_write(s, hp, "synthetic", hp->synth, t, err, errlen);
 	if (ret)
 		goto undo;
-	agg_fmt(it->res.kobj, sizeof(it->res.kobj), "synthetic:%s", hp->synth);
+	str_fmt(it->res.kobj, sizeof(it->res.kobj), "synthetic:%s", hp->synth);
 	ret = 0;
 	goto out;
 synth_fail:
@@ -551,7 +552,7 @@ static int hist_create_hist(struct agg_set *s, struct agg_item *it, struct hist_
 	for (unsigned int i = 0; i < sp->nkey; i++)
 		n += snprintf(hp->keys + n, sizeof(hp->keys) - n, "%s%s", i ? "," : "",
 			      sp->key[i].name);
-	agg_fmt(t, sizeof(t), "hist:keys=%s:vals=hitcount%s%s:size=%d:__ktop_h%u=common_pid",
+	str_fmt(t, sizeof(t), "hist:keys=%s:vals=hitcount%s%s:size=%d:__ktop_h%u=common_pid",
 		hp->keys, sp->has_val ? "," : "", sp->has_val ? sp->val.name : "", START_SIZE,
 		s->next_synth++);
 	add_filter(t, sizeof(t), sp->filt[0].kernel);
@@ -601,7 +602,7 @@ static int read_hist(struct agg_set *s, const char *sys, const char *ev, struct 
 	char path[PATH_MAX + 64], *text;
 	int ret;
 
-	agg_fmt(path, sizeof(path), "%s/events/%s/%s/hist", s->inst, sys, ev);
+	str_fmt(path, sizeof(path), "%s/events/%s/%s/hist", s->inst, sys, ev);
 	text = file_read_text(path);
 	if (!text)
 		return err_set(err, errlen, -errno ? -errno : -EIO, "cannot read %s: %s", path,
@@ -711,9 +712,9 @@ static int hist_poll(struct agg_set *s, struct agg_item *it, struct agg_result *
 		agg_histfile_free(&h);
 		return ret;
 	}
-	agg_fmt(pre, sizeof(pre), "hist:keys=%s.log2:vals=hitcount,%s:", hp->lat, hp->lat);
+	str_fmt(pre, sizeof(pre), "hist:keys=%s.log2:vals=hitcount,%s:", hp->lat, hp->lat);
 	t1 = agg_histfile_find(&h, pre);
-	agg_fmt(pre, sizeof(pre), "hist:keys=%s:vals=hitcount,%s:", hp->keys, hp->lat);
+	str_fmt(pre, sizeof(pre), "hist:keys=%s:vals=hitcount,%s:", hp->keys, hp->lat);
 	t2 = agg_histfile_find(&h, pre);
 	if (!t1 || !t2) {
 		agg_histfile_free(&h);
@@ -786,7 +787,7 @@ static int strip_file(const char *tp, int *left)
 
 		if (*p == '#' || !len || len >= TRIG_MAX)
 			continue;
-		agg_fmt(line, sizeof(line), "!%.*s", (int)len, p);
+		str_fmt(line, sizeof(line), "!%.*s", (int)len, p);
 		len = strlen(line);
 		if (len > 9 && (!strcmp(line + len - 9, " [active]") ||
 				!strcmp(line + len - 9, " [paused]")))
@@ -819,23 +820,23 @@ static int strip_triggers(const char *dir, const char *state, int *left)
 
 			if (!len || memchr(p, '.', len))
 				continue;
-			agg_fmt(tp, sizeof(tp), "%s/events/%.*s/trigger", dir, (int)len, p);
+			str_fmt(tp, sizeof(tp), "%s/events/%.*s/trigger", dir, (int)len, p);
 			n += strip_file(tp, left);
 		}
 		free(list);
 		return n;
 	}
-	agg_fmt(tp, sizeof(tp), "%s/events", dir);
+	str_fmt(tp, sizeof(tp), "%s/events", dir);
 	d = opendir(tp);
 	while (d && (sd = readdir(d))) {
 		if (sd->d_name[0] == '.')
 			continue;
-		agg_fmt(tp, sizeof(tp), "%s/events/%s", dir, sd->d_name);
+		str_fmt(tp, sizeof(tp), "%s/events/%s", dir, sd->d_name);
 		e = opendir(tp);
 		while (e && (ed = readdir(e))) {
 			if (ed->d_name[0] == '.')
 				continue;
-			agg_fmt(tp, sizeof(tp), "%s/events/%s/%s/trigger", dir, sd->d_name,
+			str_fmt(tp, sizeof(tp), "%s/events/%s/%s/trigger", dir, sd->d_name,
 				ed->d_name);
 			n += strip_file(tp, left);
 		}
@@ -858,7 +859,7 @@ int agg_reap_stale(const char *tracefs, bool (*alive)(long pid))
 		tracefs = tracefs_tracing_dir();
 	if (!tracefs)
 		return 0;
-	agg_fmt(path, sizeof(path), "%s/instances", tracefs);
+	str_fmt(path, sizeof(path), "%s/instances", tracefs);
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
 		char dir[PATH_MAX + 300], *end;
@@ -870,7 +871,7 @@ int agg_reap_stale(const char *tracefs, bool (*alive)(long pid))
 		pid = strtol(de->d_name + 9, &end, 10);
 		if (*end || pid <= 0 || alive(pid))
 			continue;
-		agg_fmt(dir, sizeof(dir), "%s/%s", path, de->d_name);
+		str_fmt(dir, sizeof(dir), "%s/%s", path, de->d_name);
 		state_path(state, sizeof(state), pid);
 		if (state[0] && access(state, F_OK))
 			state[0] = '\0';
@@ -895,15 +896,15 @@ int agg_reap_stale(const char *tracefs, bool (*alive)(long pid))
 		pid = strtol(de->d_name + 4, &end, 10);
 		if (strcmp(end, ".events") || pid <= 0 || alive(pid))
 			continue;
-		agg_fmt(state, sizeof(state), "%s/instances/ktop-agg-%ld", tracefs, pid);
+		str_fmt(state, sizeof(state), "%s/instances/ktop-agg-%ld", tracefs, pid);
 		if (!access(state, F_OK))
 			continue;
-		agg_fmt(state, sizeof(state), "%s/%s", session_run_dir(), de->d_name);
+		str_fmt(state, sizeof(state), "%s/%s", session_run_dir(), de->d_name);
 		unlink(state);
 	}
 	if (d)
 		closedir(d);
-	agg_fmt(path, sizeof(path), "%s/synthetic_events", tracefs);
+	str_fmt(path, sizeof(path), "%s/synthetic_events", tracefs);
 	text = file_read_text(path);
 	for (p = text; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
 		char name[AGG_NAME_MAX], rm[AGG_NAME_MAX + 2], *end;
@@ -914,7 +915,7 @@ int agg_reap_stale(const char *tracefs, bool (*alive)(long pid))
 		pid = strtol(name + 5, &end, 10);
 		if (*end != '_' || pid <= 0 || alive(pid))
 			continue;
-		agg_fmt(rm, sizeof(rm), "!%s", name);
+		str_fmt(rm, sizeof(rm), "!%s", name);
 		n += !agg_tracefs_append(path, rm);
 	}
 	free(text);

@@ -22,17 +22,7 @@
 #include "agg_spec.h"
 #include "lib/err.h"
 #include "lib/file.h"
-
-int agg_fmt(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return n;
-}
+#include "lib/strutil.h"
 
 struct agg_formats {
 	struct tep_handle	*tep;
@@ -70,7 +60,7 @@ struct tep_handle *agg_formats_tep(struct agg_formats *f)
 
 char *agg_event_name(const struct agg_event *ev, char *buf, size_t len)
 {
-	agg_fmt(buf, len, "%s:%s", ev->sys, ev->name);
+	str_fmt(buf, len, "%s:%s", ev->sys, ev->name);
 	return buf;
 }
 
@@ -80,7 +70,7 @@ static int read_format(const struct agg_formats *f, const char *sys, const char 
 {
 	char path[4352];
 
-	agg_fmt(path, sizeof(path), "%s/%s/%s/format", f->dir, sys, name);
+	str_fmt(path, sizeof(path), "%s/%s/%s/format", f->dir, sys, name);
 	if (!file_read(path, 1 << 20, buf, len))
 		return 0;
 	strcat(path, ".gz");
@@ -91,7 +81,7 @@ static bool has_format(const struct agg_formats *f, const char *sys, const char 
 {
 	char path[4352];
 
-	agg_fmt(path, sizeof(path), "%s/%s/%s/format", f->dir, sys, name);
+	str_fmt(path, sizeof(path), "%s/%s/%s/format", f->dir, sys, name);
 	if (!access(path, R_OK))
 		return true;
 	strcat(path, ".gz");
@@ -134,7 +124,7 @@ int agg_formats_event(struct agg_formats *f, const char *sys, const char *name,
 			    !has_format(f, de->d_name, name))
 				continue;
 			if (n < 4)
-				agg_fmt(found[n], AGG_NAME_MAX, "%s", de->d_name);
+				str_fmt(found[n], AGG_NAME_MAX, "%s", de->d_name);
 			n++;
 		}
 		closedir(d);

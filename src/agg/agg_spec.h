@@ -155,8 +155,6 @@ int agg_spec_parse(enum agg_spec_kind kind, const char *text, struct agg_formats
  */
 char *agg_err_format(const struct agg_err *e, const char *text, char *buf, size_t len);
 
-/* snprintf for texts whose truncation is accepted (names, messages). */
-int agg_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* "sched:sched_waking" into @buf. Return: @buf. */
 char *agg_event_name(const struct agg_event *ev, char *buf, size_t len);

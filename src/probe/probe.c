@@ -23,6 +23,7 @@
 #include <zlib.h>
 
 #include "lib/file.h"
+#include "lib/strutil.h"
 #include "probe.h"
 #include "probe_elf.h"
 #include "kernel/symbols.h"
@@ -323,7 +324,7 @@ static int event_fields(const char *tracefs, const char *sys, const char *ev,
 		if (!strncmp(name, "common_", 7))
 			continue;
 		br = strchr(name, '[');
-		probe_fmt(f[*n].ctype, sizeof(f[*n].ctype), "%s%s", decl, br ? br : "");
+		str_fmt(f[*n].ctype, sizeof(f[*n].ctype), "%s%s", decl, br ? br : "");
 		if (br)
 			*br = '\0';
 		snprintf(f[*n].name, sizeof(f[*n].name), "%s", name);
@@ -339,7 +340,7 @@ static bool event_exists(const char *tracefs, const char *sys, const char *ev)
 {
 	char path[1024];
 
-	probe_fmt(path, sizeof(path), "%s/events/%s/%s/format", tracefs, sys, ev);
+	str_fmt(path, sizeof(path), "%s/events/%s/%s/format", tracefs, sys, ev);
 	return path_exists(path);
 }
 
@@ -415,11 +416,11 @@ static int resolve_kernel(struct probe_set *ps, const struct probe_spec *sp, str
 			 "this kernel has no kretprobes");
 		return -ENOTSUP;
 	}
-	probe_fmt(r->tg.name, sizeof(r->tg.name), "%s", fn);
+	str_fmt(r->tg.name, sizeof(r->tg.name), "%s", fn);
 	if (sp->has_offset)
-		probe_fmt(r->tg.place, sizeof(r->tg.place), "%s+%lu", fn, sp->offset);
+		str_fmt(r->tg.place, sizeof(r->tg.place), "%s+%lu", fn, sp->offset);
 	else
-		probe_fmt(r->tg.place, sizeof(r->tg.place), "%s", fn);
+		str_fmt(r->tg.place, sizeof(r->tg.place), "%s", fn);
 	return 0;
 }
 
@@ -506,14 +507,14 @@ static int resolve_user(struct probe_set *ps, const struct probe_spec *sp, struc
 		}
 		snprintf(r->tg.place, sizeof(r->tg.place), "%s:0x%lx", path,
 			 sym.offset + (sp->has_offset ? sp->offset : 0));
-		probe_fmt(r->tg.name, sizeof(r->tg.name), "%s", sp->symbol);
-		probe_fmt(r->how, sizeof(r->how), "%s found as %s; %s at 0x%lx (vaddr 0x%lx%s%s)",
+		str_fmt(r->tg.name, sizeof(r->tg.name), "%s", sp->symbol);
+		str_fmt(r->how, sizeof(r->how), "%s found as %s; %s at 0x%lx (vaddr 0x%lx%s%s)",
 			 sp->target, how, sp->symbol, sym.offset, sym.vaddr,
 			 sym.dynsym ? ", .dynsym" : "", sym.ifunc ? ", an IFUNC: its resolver" : "");
 	} else {
 		snprintf(r->tg.place, sizeof(r->tg.place), "%s:0x%lx", path, sp->offset);
 		snprintf(r->tg.name, sizeof(r->tg.name), "0x%lx", sp->offset);
-		probe_fmt(r->how, sizeof(r->how), "%s found as %s", sp->target, how);
+		str_fmt(r->how, sizeof(r->how), "%s found as %s", sp->target, how);
 	}
 	return 0;
 }
@@ -610,7 +611,7 @@ int probe_preview(struct probe_set *ps, const char *spec, struct probe_def *def,
 	}
 	while (event_taken(ps, event)) {
 		probe_default_event(sp, r->tg.name, event, sizeof(event) - 8);
-		probe_fmt(event + strlen(event), 8, "_%d", k++);
+		str_fmt(event + strlen(event), 8, "_%d", k++);
 	}
 	/* user programs have no BTF: a uprobe-only run does not read the kernel's */
 	ret = probe_gen(sp, &ps->caps, r->tg.kind == PROBE_UPROBE ||
@@ -1006,7 +1007,7 @@ static void complete_place(struct probe_set *ps, const char *w, struct cands *c,
 		DIR *d;
 
 		snprintf(a, sizeof(a), "%.*s", (int)(colon - w), w);
-		probe_fmt(path, sizeof(path), "%s/events/%s", ps->tracefs, a);
+		str_fmt(path, sizeof(path), "%s/events/%s", ps->tracefs, a);
 		d = strchr(a, '/') ? NULL : opendir(path);
 		if (d) {
 			while ((de = readdir(d)))
@@ -1049,7 +1050,7 @@ static int complete_target(struct probe_set *ps, const struct probe_spec *sp, st
 		return 0;
 	}
 	r->tg.kind = sp->ret ? PROBE_KRETPROBE : PROBE_KPROBE;
-	probe_fmt(r->tg.name, sizeof(r->tg.name), "%s", sp->target);
+	str_fmt(r->tg.name, sizeof(r->tg.name), "%s", sp->target);
 	if (set_btf(ps) && !probe_btf_func(ps->btf, sp->target, &r->func))
 		r->tg.func = &r->func;
 	return 0;

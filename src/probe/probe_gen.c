@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "lib/err.h"
+#include "lib/strutil.h"
 #include "probe_gen.h"
 
 /* x86-64 SysV: the first six integer arguments */
@@ -177,7 +178,7 @@ static void unique_name(struct probe_def *d, char *name, size_t len)
 			dup = !strcmp(d->fields[i].name, name);
 		if (!dup && strncmp(name, "common_", 7) && strncmp(name, "__probe_", 8))
 			return;
-		probe_fmt(name, len, "%s_%d", base, n++);
+		str_fmt(name, len, "%s_%d", base, n++);
 	}
 }
 
@@ -211,9 +212,9 @@ static void materialize(const struct gen *g, struct gval *v)
 
 	if (!v->loc)
 		return;
-	probe_fmt(t, sizeof(t), "%s%s%ld(%s)", v->off < 0 ? "-" : "+",
+	str_fmt(t, sizeof(t), "%s%s%ld(%s)", v->off < 0 ? "-" : "+",
 		 v->user_ptr && !g->user ? "u" : "", v->off < 0 ? -v->off : v->off, v->text);
-	probe_fmt(v->text, sizeof(v->text), "%s", t);
+	str_fmt(v->text, sizeof(v->text), "%s", t);
 	v->loc = false;
 	v->off = 0;
 }
@@ -322,7 +323,7 @@ static int base_value(const struct gen *g, const struct probe_expr *x, int pos, 
 		if (ret)
 			return ret;
 		materialize(g, &in);
-		probe_fmt(v->text, sizeof(v->text), "%s%s%ld(%s)", x->offset < 0 ? "-" : "+",
+		str_fmt(v->text, sizeof(v->text), "%s%s%ld(%s)", x->offset < 0 ? "-" : "+",
 			 x->user ? "u" : "", x->offset < 0 ? -x->offset : x->offset, in.text);
 		v->deref = true;
 		return 0;
@@ -618,7 +619,7 @@ static int gen_arg(const struct gen *g, const struct probe_arg *a, unsigned int 
 			one.expr.base = PROBE_BASE_ARGN;
 			one.expr.argn = (int)i + 1;
 			snprintf(one.expr.name, sizeof(one.expr.name), "$arg%u", i + 1);
-			probe_fmt(one.name, sizeof(one.name), "%s",
+			str_fmt(one.name, sizeof(one.name), "%s",
 				 f->names[i] && *f->names[i] ? f->names[i] : one.expr.name + 1);
 			ret = gen_arg(g, &one, idx, d, n);
 			if (ret)

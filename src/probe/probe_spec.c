@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/err.h"
+#include "lib/strutil.h"
 #include "probe_spec.h"
 
 struct cur {
@@ -20,17 +21,6 @@ struct cur {
 	int		i;	/* position */
 	int		end;	/* end of the current token */
 };
-
-int probe_fmt(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return n;
-}
 
 int probe_err_set(struct probe_err *e, int pos, const char *fmt, ...)
 {

@@ -131,12 +131,6 @@ bool probe_type_valid(const char *type);
  */
 char *probe_err_format(const struct probe_err *e, const char *text, char *buf, size_t len);
 
-/*
- * snprintf for texts whose truncation is accepted (messages, definitions
- * bounded by the spec's length): the compiler's truncation warnings do not
- * look through it. Return: the length it would have had.
- */
-int probe_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* @e = msg at @pos; returns -EINVAL (for "return probe_err_set(...)"). */
 int probe_err_set(struct probe_err *e, int pos, const char *fmt, ...)

@@ -26,6 +26,7 @@
 #include "ingest/decode.h"
 #include "lib/err.h"
 #include "lib/file.h"
+#include "lib/strutil.h"
 #include "probe/probe.h"
 #include "store/schema.h"
 #include "kernel/session.h"
@@ -264,7 +265,7 @@ static int probe_add(struct source *s, const char *spec, struct probe_def *def, 
 	log_format(ls, d);
 	mark = malloc(PROBE_TEXT_MAX + 64);
 	if (mark) {
-		probe_fmt(mark, PROBE_TEXT_MAX + 64, "ktop: probe %s/%s: %s", d->group, d->event,
+		str_fmt(mark, PROBE_TEXT_MAX + 64, "ktop: probe %s/%s: %s", d->group, d->event,
 			  d->line);
 		live_mark_text(ls, mark);
 		free(mark);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/strutil.h"
 #include "probe/probe_btf.h"
 #include "probe/probe_gen.h"
 #include "probe/probe_spec.h"
@@ -195,10 +196,10 @@ static int gen(const char *spec, const struct probe_caps *c, enum probe_kind kin
 	ret = probe_spec_parse(spec, &sp, e);
 	if (ret)
 		return ret;
-	probe_fmt(tg.name, sizeof(tg.name), "%s", sp->target);
+	str_fmt(tg.name, sizeof(tg.name), "%s", sp->target);
 	if (kind == PROBE_UPROBE || kind == PROBE_URETPROBE) {
 		snprintf(tg.place, sizeof(tg.place), "/usr/bin/x:0x1234");
-		probe_fmt(tg.name, sizeof(tg.name), "%s", sp->symbol);
+		str_fmt(tg.name, sizeof(tg.name), "%s", sp->symbol);
 	} else {
 		snprintf(tg.place, sizeof(tg.place), "%s", sp->target);
 		if (!probe_btf_func(btf, sp->target, &f))

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Small text helpers every layer may use: formatting whose truncation is
+ * accepted.
+ */
+#ifndef KTOP_STRUTIL_H
+#define KTOP_STRUTIL_H
+
+#include <stddef.h>
+
+/*
+ * str_fmt - snprintf for texts whose truncation is accepted (names,
+ * messages, definitions bounded by their spec's length): the compiler's
+ * truncation warnings do not look through it.
+ * Return: the length the text would have had.
+ */
+int str_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif
