@@ -15,6 +15,7 @@
 #include "krecord.h"
 #include "store/meta.h"
 #include "lib/intern.h"
+#include "lib/strutil.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "kernel/symbols.h"
@@ -65,22 +66,13 @@ static void put_int(uint8_t *p, unsigned int size, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* Decode hex text into @out (at most @max bytes). Return: bytes. */
 static size_t unhex(const char *s, uint8_t *out, size_t max)
 {
 	size_t n = 0;
 
-	while (n < max && hexval(s[0]) >= 0 && hexval(s[1]) >= 0) {
-		out[n++] = (uint8_t)(hexval(s[0]) << 4 | hexval(s[1]));
+	while (n < max && hex_digit(s[0]) >= 0 && hex_digit(s[1]) >= 0) {
+		out[n++] = (uint8_t)(hex_digit(s[0]) << 4 | hex_digit(s[1]));
 		s += 2;
 	}
 	return n;

@@ -12,6 +12,7 @@
 
 #include "lib/file.h"
 #include "lib/hashmap.h"
+#include "lib/strutil.h"
 #include "symbols.h"
 
 struct sym {
@@ -28,24 +29,13 @@ struct symbols {
 	struct strmap	by_name;	/* name -> index in syms (SYMBOLS_BY_NAME) */
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 bool symbols_parse_line(const char *line, size_t len, struct symbols_line *out)
 {
 	size_t i = 0, name, end;
 	uint64_t addr = 0;
 	int d;
 
-	for (; i < len && (d = hexval(line[i])) >= 0; i++) {
+	for (; i < len && (d = hex_digit(line[i])) >= 0; i++) {
 		if (i == 16)
 			return false;	/* wider than 64 bits */
 		addr = addr << 4 | (uint64_t)d;

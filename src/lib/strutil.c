@@ -17,3 +17,14 @@ int str_fmt(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Small text helpers every layer may use: formatting whose truncation is
- * accepted.
+ * accepted, hex digits.
  */
 #ifndef KTOP_STRUTIL_H
 #define KTOP_STRUTIL_H
@@ -15,5 +15,8 @@
  * Return: the length the text would have had.
  */
 int str_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The value of hex digit @c (0-9, a-f, A-F). Return: 0..15, or -1 for any other. */
+int hex_digit(int c);
 
 #endif

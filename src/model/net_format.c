@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "lib/intern.h"
+#include "lib/strutil.h"
 #include "net-local.h"
 #include "store/schema.h"
 
@@ -107,17 +108,6 @@ int net_tmap_resolve(const struct schema *sc, uint16_t id, bool any, struct net_
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The bytes of an array field (kept as a hex string). Return: how many, 0: none. */
 static size_t arg_bytes(const struct intern *strs, const struct net_tmap *t, enum net_field f,
 			const struct ktop_event *ev, uint8_t *out, size_t max)
@@ -132,7 +122,7 @@ static size_t arg_bytes(const struct intern *strs, const struct net_tmap *t, enu
 	if (len % 2 || len / 2 > max)
 		return 0;
 	for (i = 0; i < len / 2; i++) {
-		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+		int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return 0;

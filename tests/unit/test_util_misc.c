@@ -4,7 +4,7 @@
  * (src/lib/err.c), an event format's name (src/lib/evformat.c) on every format file
  * of the fixtures, and the ring-buffer page layout (src/ingest/rb_page.h) against
  * the recording kernels' header_page, growable arrays (src/lib/array.c), and
- * writing a whole buffer (file_write_all).
+ * writing a whole buffer (file_write_all), the text helpers (src/lib/strutil.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include "lib/err.h"
 #include "lib/evformat.h"
 #include "lib/file.h"
+#include "lib/strutil.h"
 #include "ingest/fixture.h"
 #include "ingest/rb_page.h"
 #include "test.h"
@@ -223,6 +224,20 @@ TEST(file_write_all_through_a_pipe)
 	CHECK_EQ_U64(got, sizeof(big));
 	CHECK(!memcmp(big, back, sizeof(big)));
 	CHECK(file_write_all(-1, big, 1) == -EBADF);
+}
+
+TEST(strutil_fmt_and_hex)
+{
+	char buf[8];
+	const char *hex = "0123456789abcdefABCDEF";
+
+	CHECK(str_fmt(buf, sizeof(buf), "%s-%d", "abcdef", 42) == 9);
+	CHECK(!strcmp(buf, "abcdef-"));
+	for (int i = 0; hex[i]; i++)
+		CHECK(hex_digit(hex[i]) == (i < 16 ? i : i - 6));
+	CHECK(hex_digit('g') == -1 && hex_digit('G') == -1 && hex_digit('/') == -1);
+	CHECK(hex_digit(':') == -1 && hex_digit('@') == -1 && hex_digit('`') == -1);
+	CHECK(hex_digit(0) == -1 && hex_digit((char)0xe9) == -1 && hex_digit(' ') == -1);
 }
 
 TEST_MAIN()
