@@ -2,6 +2,7 @@
 /*
  * The diff panes' rows, off screen (diff_rows.h).
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +60,8 @@ static unsigned int other_col(const struct diff_table *t, unsigned int col, unsi
 void dr_fmt_header(struct richstr *rs, const struct diff_table *t, unsigned int col,
 		   unsigned int extra, int w)
 {
+	char head[64];
+
 	richstr_clear(rs);
 	richstr_add_right(rs, ROLE_COLHDR_SORT, "BASE", DR_FIG_W);
 	richstr_add(rs, ROLE_COLHDR, " ");
@@ -73,7 +76,11 @@ void dr_fmt_header(struct richstr *rs, const struct diff_table *t, unsigned int 
 				  DR_EXTRA_W - 1);
 		richstr_add(rs, ROLE_COLHDR, " ");
 	}
-	richstr_add(rs, ROLE_COLHDR, name_head(t));
+	/* the JSON key ("event", "function") as a column's head: in capitals, as the others */
+	snprintf(head, sizeof(head), "%s", name_head(t));
+	for (char *c = head; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	richstr_add(rs, ROLE_COLHDR, head);
 	richstr_pad(rs, ROLE_COLHDR, w);
 	richstr_truncate(rs, w);
 }
