@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The diff panes (ui/panes/pane_diff.c, diff_rows.c) drawn into the text
+ * screen, as ktop -i BASE --diff NEW shows them (ui_init_diff), on recordings
+ * of the two rt kernels (6.1-rt as BASE, 6.12-rt as NEW), each line of the
+ * screen read back and checked against the kernel's own text of the same
+ * records (trace.txt), read here without ktop's decoder:
+ *
+ *   - Top (events, rt*-sched-irq): the title's row count is the number of
+ *     event names of both texts; the column heads; each line BASE, NEW (events
+ *     per second of each text's length), DELTA (signed), RATIO (n.nnx, "new",
+ *     "gone") of one event within the printed precision; every event of the
+ *     texts on one line; lines by the largest change first; F6 until "by name"
+ *     puts them in name order; v shows the syscalls table;
+ *   - Latency, v (histograms, rt*-timerlat): each series under its heading,
+ *     each line one log2 bucket (its label's bounds), BASE/s and NEW/s the
+ *     samples the texts print in it per second, its bar '=' for what both
+ *     have, '+' for NEW beyond BASE, '-' for BASE beyond NEW, scaled to the
+ *     series' largest rate; every sample of the texts in a listed bucket.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "test.h"
+
+#include "app/app.h"
+#include "app/opts.h"
+#include "ingest/fixture.h"
+#include "snap_common.h"
+#include "ui-local.h"
+#include "text_screen.h"
+
+static char tmpdir[] = "/tmp/ktop-test-ui-diff-XXXXXX";
+
+static void tmpdir_rm(void)
+{
+	test_rm_rf(tmpdir);
+}
+
+/* The recordings' directory, made before the first case and removed at the end. */
+__attribute__((constructor)) static void tmpdir_make(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	atexit(tmpdir_rm);
+}
+
+/* ---- the two recordings, and the screen ---------------------------------------------- */
+
+static struct {
+	struct app	side[2];	/* BASE, NEW */
+	struct ui	ui;
+} rig;
+
+/* Fixture @name written as a .ktop in tmpdir, opened as ktop -i opens it. */
+static bool side_open(struct app *a, const char *name)
+{
+	struct snapshot_meta meta;
+	struct store *st = snap_fixture_store(name, &meta);
+	static char path[2][600];
+	char *p = path[a == &rig.side[1]];
+	char err[512] = "";
+
+	if (!st)
+		return false;
+	snprintf(p, 600, "%s/%s.ktop", tmpdir, name);
+	if (export_write(FORMAT_KTOP, p, st, &meta, NULL, NULL, err, sizeof(err))) {
+		printf("  %s: %s\n", name, err);
+		store_free(st);
+		snapshot_meta_free(&meta);
+		return false;
+	}
+	snapshot_meta_free(&meta);
+	store_free(st);
+	memset(a, 0, sizeof(*a));
+	opts_defaults(&a->opts);
+	a->wake_fd = -1;
+	a->opts.input = p;
+	if (app_open_snapshot(a, p, -1, APP_SNAP_SYNC, err, sizeof(err))) {
+		printf("  %s: %s\n", p, err);
+		return false;
+	}
+	return true;
+}
+
+static bool rig_open(const char *base, const char *new)
+{
+	memset(&rig, 0, sizeof(rig));
+	if (!side_open(&rig.side[0], base) || !side_open(&rig.side[1], new))
+		return false;
+	if (ui_init_diff(&rig.ui, &rig.side[1], &rig.side[0]))
+		return false;
+	rig.ui.screen.rows = SCR_ROWS;
+	rig.ui.screen.cols = SCR_COLS;
+	return true;
+}
+
+static void rig_close(void)
+{
+	ui_destroy(&rig.ui);
+	app_stop(&rig.side[0]);
+	app_stop(&rig.side[1]);
+}
+
+static struct pane *pane_of(const char *name)
+{
+	return ui_pane(&rig.ui, name);
+}
+
+static void draw(struct pane *p)
+{
+	text_screen_draw(&rig.ui, p);
+}
+
+static void key(struct pane *p, enum ui_action act)
+{
+	CHECK(p->ops->key(&rig.ui, p, act) & UI_REDRAW);
+}
+
+/* ---- the kernel's text ------------------------------------------------------------------ */
+
+struct text {
+	double		secs;		/* first to last time stamp */
+	char		(*name)[64];	/* event names, with their counts */
+	uint64_t	*count;
+	size_t		n;
+	uint64_t	lat[2][4096];	/* timerlat: irq, thread latencies (ns) */
+	size_t		nlat[2];
+};
+
+static void text_read(const char *fixture, struct text *t)
+{
+	char path[600], *buf, *save = NULL;
+	double first = -1, last = 0;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(path, sizeof(path), "%s/%s/trace.txt", fixture_root(), fixture);
+	buf = fixture_read_file(path, NULL);
+	CHECK(buf);
+	if (!buf)
+		return;
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		const char *br = strstr(l, "] "), *c;
+		char what[64];
+		double ts;
+		size_t i;
+
+		/* "  comm-pid  [CPU] flags  TS: name: ..." */
+		if (l[0] == '#' || !br || sscanf(br + 2, "%*s %lf: %63[^:]", &ts, what) != 2)
+			continue;
+		if (first < 0)
+			first = ts;
+		last = ts;
+		c = strstr(l, "context ");
+		if (c) {
+			unsigned long long v;
+			char ctx[16];
+
+			if (sscanf(c, "context %15s timer_latency %llu ns", ctx, &v) == 2) {
+				int s = !strcmp(ctx, "thread");
+
+				if (t->nlat[s] < 4096)
+					t->lat[s][t->nlat[s]++] = v;
+			}
+			continue;
+		}
+		for (i = 0; i < t->n && strcmp(t->name[i], what); i++)
+			;
+		if (i == t->n) {
+			t->name = realloc(t->name, (t->n + 1) * sizeof(*t->name));
+			t->count = realloc(t->count, (t->n + 1) * sizeof(*t->count));
+			snprintf(t->name[i], 64, "%s", what);
+			t->count[i] = 0;
+			t->n++;
+		}
+		t->count[i]++;
+	}
+	t->secs = last - first;
+	free(buf);
+}
+
+static void text_free(struct text *t)
+{
+	free(t->name);
+	free(t->count);
+}
+
+/* Events per second of event @ev (no system) in @t. */
+static double text_rate(const struct text *t, const char *ev, bool *has)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->name[i], ev)) {
+			*has = true;
+			return (double)t->count[i] / t->secs;
+		}
+	*has = false;
+	return 0;
+}
+
+/* ---- the screen's text ----------------------------------------------------------------- */
+
+/* A figure as the panes print it ("45.8k", "-1.23", "+781", "1.2ms"): its value, in ns for a time. */
+static bool fig(const char *s, double *v)
+{
+	static const struct {
+		const char	*sfx;
+		double		mul;
+	} sfx[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "k", 1e3 },
+		    { "M", 1e6 }, { "G", 1e9 }, { "", 1 } };
+	char *end;
+
+	*v = strtod(s, &end);
+	if (end == s)
+		return false;
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+		if (!strcmp(end, sfx[i].sfx)) {
+			*v *= sfx[i].mul;
+			return true;
+		}
+	return false;
+}
+
+/* Is the printed @got @want, to the three digits the panes print? */
+static bool shown_as(double got, double want)
+{
+	return fabs(got - want) <= 0.0051 * fabs(want) + 0.0051;
+}
+
+/* The screen's row @y, its blanks at the end cut. */
+static const char *line(int y, char *buf, size_t len)
+{
+	size_t n;
+
+	snprintf(buf, len, "%s", scr[y]);
+	n = strlen(buf);
+	while (n && buf[n - 1] == ' ')
+		buf[--n] = 0;
+	return buf;
+}
+
+/* ---- Top: the events ------------------------------------------------------------------- */
+
+struct ev_line {
+	char	name[64];
+	double	base, new, delta, ratio;	/* ratio: -1 "new", -2 "gone" */
+};
+
+/* The event rows of the screen (from row 2) into @out, @n of them. */
+static void event_lines(struct ev_line *out, int max, int *np)
+{
+	int n = 0;
+
+	for (int y = 2; y < SCR_ROWS && n < max; y++) {
+		char b[TEXT_COLS + 1], f[4][32], name[128];
+		struct ev_line *e = &out[n];
+
+		if (sscanf(line(y, b, sizeof(b)), "%31s %31s %31s %31s %127s", f[0], f[1], f[2],
+			   f[3], name) != 5)
+			break;
+		CHECK(fig(f[0], &e->base) && fig(f[1], &e->new) && fig(f[2], &e->delta));
+		/* a growth is signed */
+		CHECK(e->delta <= 0 || f[2][0] == '+');
+		if (!strcmp(f[3], "new"))
+			e->ratio = -1;
+		else if (!strcmp(f[3], "gone"))
+			e->ratio = -2;
+		else
+			CHECK(sscanf(f[3], "%lfx", &e->ratio) == 1 && f[3][strlen(f[3]) - 1] == 'x');
+		snprintf(e->name, sizeof(e->name), "%.63s", name);
+		*np = ++n;
+	}
+}
+
+TEST(top_pane_events_line_by_line)
+{
+	struct text tx[2];
+	struct ev_line ev[64];
+	struct pane *p;
+	size_t names = 0;
+	char b[TEXT_COLS + 1], want[64];
+	int n = 0;
+
+	text_read("rt-sched-irq", &tx[0]);
+	text_read("rt612-sched-irq", &tx[1]);
+	CHECK(tx[0].secs > 0 && tx[1].secs > 0 && tx[0].n >= 5);
+	/* the union of both texts' event names */
+	names = tx[0].n;
+	for (size_t i = 0; i < tx[1].n; i++) {
+		bool has;
+
+		text_rate(&tx[0], tx[1].name[i], &has);
+		names += !has;
+	}
+	CHECK(rig_open("rt-sched-irq", "rt612-sched-irq"));
+	p = pane_of("top");
+	CHECK(p);
+	CHECK(ui_diff_ready(&rig.ui, b, sizeof(b)));
+	draw(p);
+	snprintf(want, sizeof(want), " Events: %zu rows, by change of EVENTS/s", names);
+	CHECK(!strncmp(line(0, b, sizeof(b)), want, strlen(want)));
+	if (strncmp(b, want, strlen(want)))
+		printf("  title: '%s', want '%s'\n", b, want);
+	CHECK(strstr(b, "(v: syscalls)"));
+	CHECK(!strncmp(line(1, b, sizeof(b)), "     BASE       NEW     DELTA   RATIO  EVENT", 44));
+
+	event_lines(ev, 64, &n);
+	CHECK_EQ_U64((uint64_t)n, names);
+	for (int i = 0; i < n; i++) {
+		const char *nm = strchr(ev[i].name, ':') ? strchr(ev[i].name, ':') + 1 : ev[i].name;
+		bool hb, hn;
+		double rb = text_rate(&tx[0], nm, &hb), rn = text_rate(&tx[1], nm, &hn);
+
+		/* each event once */
+		for (int j = 0; j < i; j++)
+			CHECK(strcmp(ev[i].name, ev[j].name));
+		CHECK(hb || hn);
+		if (!shown_as(ev[i].base, rb) || !shown_as(ev[i].new, rn) ||
+		    !shown_as(ev[i].delta, rn - rb))
+			printf("  %s: %g %g %g on the screen, the texts %g %g %g\n", ev[i].name,
+			       ev[i].base, ev[i].new, ev[i].delta, rb, rn, rn - rb);
+		CHECK(shown_as(ev[i].base, rb) && shown_as(ev[i].new, rn));
+		CHECK(shown_as(ev[i].delta, rn - rb));
+		if (!hb)
+			CHECK(ev[i].ratio == -1);
+		else if (!hn)
+			CHECK(ev[i].ratio == -2);
+		else
+			CHECK(fabs(ev[i].ratio - rn / rb) <= 0.0051 + 0.001 * rn / rb);
+		/* by the largest change first (the texts' changes, within their stamps' us) */
+		if (i) {
+			const char *pn = strchr(ev[i - 1].name, ':') + 1;
+			double pb = text_rate(&tx[0], pn, &hb), pw = text_rate(&tx[1], pn, &hn);
+
+			CHECK(fabs(pw - pb) >= fabs(rn - rb) * (1 - 1e-4));
+		}
+	}
+	printf("  %d event lines agree with the texts (%.3f s, %.3f s)\n", n, tx[0].secs,
+	       tx[1].secs);
+
+	/* F6 until the rows are by name: the same lines in name order */
+	for (int i = 0; i < 6 && !strstr(line(0, b, sizeof(b)), "by name"); i++) {
+		key(p, ACT_PANE_SORT);
+		draw(p);
+	}
+	CHECK(strstr(line(0, b, sizeof(b)), " rows, by name"));
+	event_lines(ev, 64, &n);
+	CHECK_EQ_U64((uint64_t)n, names);
+	for (int i = 1; i < n; i++)
+		CHECK(strcmp(ev[i - 1].name, ev[i].name) < 0);
+	/* v: the syscalls table (none in these recordings: it says so) */
+	key(p, ACT_VIEW);
+	draw(p);
+	CHECK(!strncmp(line(0, b, sizeof(b)), " Syscalls", 9));
+	CHECK(strstr(b, "(v: connections)"));
+	rig_close();
+	text_free(&tx[0]);
+	text_free(&tx[1]);
+}
+
+/* ---- Latency: the histograms ------------------------------------------------------------ */
+
+TEST(latency_pane_histograms_line_by_line)
+{
+	static const char *const series[2] = { "timerlat irq", "timerlat thread" };
+	struct text *tx = calloc(2, sizeof(*tx));
+	uint64_t held[2][2] = { { 0 } };
+	int cur = -1, buckets = 0, grow = 0, shrink = 0;
+	double max[2][2] = { { 0 } };	/* per series: the largest rate of either side */
+	struct pane *p;
+	char b[TEXT_COLS + 1];
+
+	text_read("rt-timerlat", &tx[0]);
+	text_read("rt612-timerlat", &tx[1]);
+	CHECK(tx[0].nlat[0] > 20 && tx[1].nlat[1] > 20);
+	/* each series' largest bucket rate, as the bars scale to it */
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 63; k++)
+			for (int i = 0; i < 2; i++) {
+				uint64_t c = 0;
+
+				for (size_t j = 0; j < tx[i].nlat[s]; j++)
+					c += tx[i].lat[s][j] >= (k ? 1ull << k : 0) &&
+					     tx[i].lat[s][j] < 2ull << k;
+				if ((double)c / tx[i].secs > max[s][0])
+					max[s][0] = (double)c / tx[i].secs;
+			}
+	CHECK(rig_open("rt-timerlat", "rt612-timerlat"));
+	p = pane_of("latency");
+	CHECK(p);
+	key(p, ACT_VIEW);
+	draw(p);
+	CHECK(!strncmp(line(0, b, sizeof(b)), " Latency histograms: ", 21));
+	CHECK(strstr(b, "by order"));
+	CHECK(strstr(line(1, b, sizeof(b)), "BASE/s") && strstr(b, "NEW/s") &&
+	      strstr(b, "+ more in NEW") && strstr(b, "- less in NEW"));
+	for (int y = 2; y < SCR_ROWS; y++) {
+		char f[3][32], *bar;
+		double vb, vn, lo, hi, want[2];
+		uint64_t c[2] = { 0, 0 };
+		int k, eq = 0, plus = 0, minus = 0, room, nb, nn;
+
+		line(y, b, sizeof(b));
+		if (!b[0])
+			break;
+		if (b[0] == ' ' && b[1] != ' ') {
+			/* a heading: the series of the lines below */
+			cur = !strcmp(b + 1, series[0]) ? 0 : !strcmp(b + 1, series[1]) ? 1 : -1;
+			CHECK(cur >= 0);
+			continue;
+		}
+		CHECK(cur >= 0);
+		if (cur < 0 || sscanf(b, "%31s %31s %31s", f[0], f[1], f[2]) != 3)
+			break;
+		CHECK(fig(f[0], &vb) && fig(f[1], &vn));
+		/* the bucket "LO-HI": a power of two and the next */
+		bar = strchr(f[2], '-');
+		CHECK(bar);
+		if (!bar)
+			break;
+		*bar = 0;
+		CHECK(fig(f[2], &lo) && fig(bar + 1, &hi));
+		k = lo > 0 ? (int)lround(log2(lo)) : 0;
+		CHECK(shown_as(lo, k ? (double)(1ull << k) : 0) && shown_as(hi, (double)(2ull << k)));
+		for (int i = 0; i < 2; i++) {
+			for (size_t j = 0; j < tx[i].nlat[cur]; j++)
+				c[i] += tx[i].lat[cur][j] >= (k ? 1ull << k : 0) &&
+					tx[i].lat[cur][j] < 2ull << k;
+			want[i] = (double)c[i] / tx[i].secs;
+			held[i][cur] += c[i];
+		}
+		if (!shown_as(vb, want[0]) || !shown_as(vn, want[1]))
+			printf("  %s [%g, %g): %g %g on the screen, the texts %g %g\n", series[cur], lo,
+			       hi, vb, vn, want[0], want[1]);
+		CHECK(shown_as(vb, want[0]) && shown_as(vn, want[1]));
+		/* the bar, from the column after the label's padding to the screen's end */
+		bar = scr[y] + 2 * (9 + 1) + 1 + 16;
+		room = SCR_COLS - (int)(bar - scr[y]) - 1;
+		for (char *q = bar; *q && *q != ' '; q++) {
+			eq += *q == '=';
+			plus += *q == '+';
+			minus += *q == '-';
+		}
+		nb = (int)lround(want[0] / max[cur][0] * room);
+		nn = (int)lround(want[1] / max[cur][0] * room);
+		/* the texts' stamps are microseconds: a bar's end within one column */
+		CHECK(abs(eq - (nb < nn ? nb : nn)) <= 1);
+		CHECK(abs(plus - (nn > nb ? nn - nb : 0)) <= 1 && abs(minus - (nb > nn ? nb - nn : 0)) <= 1);
+		CHECK(!plus || !minus);
+		grow += plus > 1;
+		shrink += minus > 1;
+		buckets++;
+	}
+	/* every sample of the texts is in a bucket on the screen */
+	for (int i = 0; i < 2; i++)
+		for (int s = 0; s < 2; s++)
+			CHECK_EQ_U64(held[i][s], tx[i].nlat[s]);
+	CHECK(buckets >= 10 && grow && shrink);
+	printf("  %d bucket lines agree with the texts (%d with +, %d with -)\n", buckets, grow,
+	       shrink);
+	rig_close();
+	free(tx);
+}
+
+TEST_MAIN()
