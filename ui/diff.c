@@ -55,22 +55,55 @@ void ui_diff_tick(struct ui *ui, uint64_t now_ns)
 	ui->diff_next = now_ns + pace;
 }
 
-static void side_text(struct richstr *rs, const char *label, const struct diff_side_info *s)
+/* A side's name as the header shows it: @fit > 0, the last component. */
+static const char *side_name(const struct diff_side_info *s, int fit)
 {
+	const char *name = s->name && *s->name ? s->name : "?", *slash = strrchr(name, '/');
+
+	return fit && slash && slash[1] ? slash + 1 : name;
+}
+
+/*
+ * The header's line of both sides, each name as @fit says: 0 as given, 1 its
+ * last component, 2 that without the line's closing words, 3 that cut from
+ * the left to @room columns ("...tail"), 4 that without the CPU counts (a
+ * note says when they differ).
+ */
+static void side_text(struct richstr *rs, const char *label, const struct diff_side_info *s,
+		      int fit, int room)
+{
+	const char *name = side_name(s, fit);
 	char b[32];
 
 	richstr_add(rs, ROLE_HEADER, label);
-	richstr_add(rs, ROLE_HEADER_VALUE, s->name && *s->name ? s->name : "?");
+	if (fit >= 3 && (int)strlen(name) > room) {
+		richstr_add(rs, ROLE_HEADER_VALUE, "...");
+		name += strlen(name) - (size_t)(room > 3 ? room - 3 : 1);
+	}
+	richstr_add(rs, ROLE_HEADER_VALUE, name);
 	if (s->loading) {
 		richstr_addf(rs, ROLE_WARN, " (reading: %s events)",
 			     ui_fmt_count(b, sizeof(b), s->events));
 		return;
 	}
-	richstr_addf(rs, ROLE_HEADER, " (%.1f s, %u CPUs, %s events", s->secs, s->ncpus,
-		     ui_fmt_count(b, sizeof(b), s->events));
+	richstr_addf(rs, ROLE_HEADER, " (%.1f s, ", s->secs);
+	if (fit < 4)
+		richstr_addf(rs, ROLE_HEADER, "%u CPUs, ", s->ncpus);
+	richstr_addf(rs, ROLE_HEADER, "%s events", ui_fmt_count(b, sizeof(b), s->events));
 	if (s->lost)
 		richstr_addf(rs, ROLE_WARN, ", %s lost", ui_fmt_count(b, sizeof(b), s->lost));
 	richstr_add(rs, ROLE_HEADER, ")");
+}
+
+static void sides_text(struct richstr *rs, const struct diff_side_info *b,
+		       const struct diff_side_info *n, int fit, int room)
+{
+	richstr_clear(rs);
+	richstr_add(rs, ROLE_HEADER_VALUE, " diff ");
+	side_text(rs, " BASE ", b, fit, room);
+	side_text(rs, "  NEW ", n, fit, room);
+	if (fit < 2)
+		richstr_add(rs, ROLE_HEADER, "  per s of each side's own length");
 }
 
 bool ui_diff_header(struct ui *ui, int line, struct richstr *rs)
@@ -83,12 +116,26 @@ bool ui_diff_header(struct ui *ui, int line, struct richstr *rs)
 		return false;
 	richstr_clear(rs);
 	if (line == 0) {
+		int cols = ui->screen.cols > 0 ? ui->screen.cols : 80, fit, fixed, room = 0;
+
 		diff_side(ui->diff, DIFF_BASE, &b);
 		diff_side(ui->diff, DIFF_NEW, &n);
-		richstr_add(rs, ROLE_HEADER_VALUE, " diff ");
-		side_text(rs, " BASE ", &b);
-		side_text(rs, "  NEW ", &n);
-		richstr_add(rs, ROLE_HEADER, "  per s of each side's own length");
+		/* both sides' figures stay on the line: the names give way first */
+		for (fit = 0; fit < 3; fit++) {
+			sides_text(rs, &b, &n, fit, 0);
+			if (rs->len <= cols)
+				return true;
+		}
+		/* what is left for the two names, shared between them: at least 12 each */
+		for (; fit <= 4; fit++) {
+			sides_text(rs, &b, &n, fit, 1 << 20);
+			fixed = rs->len - (int)strlen(side_name(&b, fit)) -
+				(int)strlen(side_name(&n, fit));
+			room = (cols - fixed) / 2;
+			if (room >= 12 || fit == 4)
+				break;
+		}
+		sides_text(rs, &b, &n, fit, room > 4 ? room : 4);
 		return true;
 	}
 	nn = diff_notes(ui->diff, notes, 8);

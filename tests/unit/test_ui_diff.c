@@ -16,7 +16,11 @@
  *     each line one log2 bucket (its label's bounds), BASE/s and NEW/s the
  *     samples the texts print in it per second, its bar '=' for what both
  *     have, '+' for NEW beyond BASE, '-' for BASE beyond NEW, scaled to the
- *     series' largest rate; every sample of the texts in a listed bucket.
+ *     series' largest rate; every sample of the texts in a listed bucket;
+ *   - the header's line of both sides at 400 to 80 columns: within the width,
+ *     each side's length, CPUs and events (the texts') whole, the names
+ *     shortened to fit (their last component, then its tail), the CPU
+ *     counts left out last.
  */
 #include <math.h>
 #include <stdio.h>
@@ -463,6 +467,71 @@ TEST(latency_pane_histograms_line_by_line)
 	       shrink);
 	rig_close();
 	free(tx);
+}
+
+/* ---- the header's line of both sides ----------------------------------------------------- */
+
+/* "(S s, N CPUs, E events)" of a side in @line, from @from on: its figures. */
+static const char *side_figs(const char *from, double *secs, unsigned int *cpus, double *events)
+{
+	const char *p = strstr(from, " (");
+	char ev[32];
+
+	*cpus = 0;
+	if (!p || (sscanf(p, " (%lf s, %u CPUs, %31s events)", secs, cpus, ev) != 3 &&
+		   sscanf(p, " (%lf s, %31s events)", secs, ev) != 2) || !fig(ev, events))
+		return NULL;
+	return strchr(p, ')');
+}
+
+TEST(header_line_of_both_sides_fits)
+{
+	static const int widths[] = { 400, 200, 120, 100, 80 };
+	struct text tx[2];
+	uint64_t total[2] = { 0, 0 };
+	struct richstr rs;
+
+	text_read("rt-sched-irq", &tx[0]);
+	text_read("rt612-sched-irq", &tx[1]);
+	for (int i = 0; i < 2; i++)
+		for (size_t k = 0; k < tx[i].n; k++)
+			total[i] += tx[i].count[k];
+	CHECK(rig_open("rt-sched-irq", "rt612-sched-irq"));
+	for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+		char l[RICHSTR_MAX + 1];
+		const char *p, *nb, *nn;
+		double secs, events;
+		unsigned int cpus;
+
+		rig.ui.screen.cols = widths[w];
+		CHECK(ui_diff_header(&rig.ui, 0, &rs));
+		snprintf(l, sizeof(l), "%.*s", rs.len, rs.ch);
+		if (getenv("KTOP_TEST_SHOW"))
+			printf("  %3d: '%s'\n", widths[w], l);
+		/* within the width, both sides' figures whole: the names gave way */
+		CHECK(rs.len <= widths[w]);
+		CHECK(!strncmp(l, " diff  BASE ", 12));
+		nb = strstr(l, "rt-sched-irq.ktop");
+		nn = strstr(l, "rt612-sched-irq.ktop");
+		/* each name whole, or its tail after "..." */
+		CHECK((nb && nn) || widths[w] <= 100);
+		CHECK(strstr(l, ".ktop (") && strstr(strstr(l, ".ktop (") + 1, ".ktop ("));
+		p = l;
+		for (int i = 0; i < 2; i++) {
+			p = side_figs(p, &secs, &cpus, &events);
+			CHECK(p);
+			/* the CPU counts give way last (below 120 columns here) */
+			CHECK(fabs(secs - tx[i].secs) < 0.051 && (cpus == 2 || widths[w] < 120));
+			CHECK(shown_as(events, (double)total[i]));
+		}
+		CHECK(strstr(l, "  NEW "));
+		/* the whole paths where they fit */
+		if (widths[w] == 400)
+			CHECK(strstr(l, tmpdir) && strstr(l, "per s of each side's own length"));
+	}
+	rig_close();
+	text_free(&tx[0]);
+	text_free(&tx[1]);
 }
 
 TEST_MAIN()
