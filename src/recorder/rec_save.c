@@ -171,6 +171,21 @@ uint64_t rec_store_events(struct store *st, uint64_t t0, uint64_t t1)
 	return n;
 }
 
+uint64_t rec_store_last(struct store *st, uint64_t t0, uint64_t t1)
+{
+	uint64_t last = t0;
+
+	for (unsigned int cpu = 0; cpu < store_ncpus(st); cpu++) {
+		uint64_t first, end, s = store_seek(st, cpu, t1);
+		struct ktop_event ev;
+
+		store_cpu_range(st, cpu, &first, &end);
+		if (s > first && s <= end && !store_get(st, cpu, s - 1, &ev) && ev.ts > last)
+			last = ev.ts;
+	}
+	return last;
+}
+
 /*
  * What the store still holds of the window: from the newest of the CPUs'
  * oldest events, among the CPUs that had events evicted (an idle CPU's old
@@ -276,8 +291,10 @@ char *rec_save_note(const struct rec_save_req *q, const struct recorder_save *s)
 	for (unsigned int i = 0; i < q->noff; i++) {
 		ts_str(q->off[i][0], t0, sizeof(t0));
 		ts_str(q->off[i][1], t1, sizeof(t1));
+		ts_str(q->off_match[i], w, sizeof(w));
 		note_add(b, &o, len, "off: recording was stopped from %s to %s (the kernel's stop "
-			 "at an earlier match): no events there\n", t0, t1);
+			 "at an earlier match, at %s; from: the last event recorded before the "
+			 "stop reached every CPU): no events there\n", t0, t1, w);
 	}
 	ts_str(s->held_from, t0, sizeof(t0));
 	if (s->held_from > s->t0)
@@ -289,7 +306,8 @@ char *rec_save_note(const struct rec_save_req *q, const struct recorder_save *s)
 	note_add(b, &o, len, "lost: %" PRIu64 " events in the window%s\n", s->lost,
 		 s->lost ? " (the trace has holes there)" : "");
 	note_add(b, &o, len, "kernel: %s\n", s->kernel_stop ?
-		 "stopped recording at the match (nothing after it is recorded)" : q->kstop_failed ?
+		 "stopped recording at the match (the window ends there; another CPU may record "
+		 "a little after it, until the stop reaches it)" : q->kstop_failed ?
 		 "asked to stop recording at the match, it did not (events came after it): the "
 		 "window ends there all the same" :
 		 "kept recording (the window's end was read as it came)");

@@ -15,7 +15,8 @@
  *     counted as late.
  *   - After --save-max windows, every match is skipped (counted).
  *   - A kernel stop (the kernel stopped recording at the match) ends the
- *     window at the match: nothing after it is recorded.
+ *     window at the match: little after it is recorded (another CPU's
+ *     events until the stop reaches it).
  */
 #include <string.h>
 

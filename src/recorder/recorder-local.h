@@ -164,8 +164,13 @@ struct rec_save_req {
 	const int			*cancel;	/* export_opts.cancel */
 	const char			*cut;		/* why the window ends early, or NULL */
 	bool				kstop_failed;	/* asked to stop, the kernel did not */
-	/* when recording was off inside the window (an earlier kernel stop) */
+	/*
+	 * When recording was off inside the window (an earlier kernel stop): from
+	 * the last event recorded before the stop reached every CPU to the
+	 * recorder's restart, and the match it stopped at (off_match <= off[][0]).
+	 */
 	uint64_t			off[16][2];
+	uint64_t			off_match[16];
 	unsigned int			noff;
 };
 
@@ -181,6 +186,12 @@ char *rec_save_note(const struct rec_save_req *q, const struct recorder_save *s)
 
 /* Events the store holds in [@t0, @t1], from the CPUs' seeks (none read). */
 uint64_t rec_store_events(struct store *st, uint64_t t0, uint64_t t1);
+
+/*
+ * The newest event the store holds in [@t0, @t1), over every CPU. Return: its
+ * time, or @t0 when there is none.
+ */
+uint64_t rec_store_last(struct store *st, uint64_t t0, uint64_t t1);
 
 /*
  * Is there room for @need bytes in the file system of @path, with a reserve

@@ -621,15 +621,21 @@ static void rec_wake_host(struct recorder *r)
 static void rec_resume(struct recorder *r)
 {
 	const struct rec_pending *p = rec_window_next(&r->win);
+	uint64_t now;
 
 	if (!r->kernel_off || (p && p->kstop))
 		return;
+	/*
+	 * The live trace clock is CLOCK_MONOTONIC: a later window shows the
+	 * hole, up to now, read before recording is on again (every event
+	 * recorded after it is later).
+	 */
+	now = clock_mono_ns();
 	if (r->h.set_recording)
 		r->h.set_recording(r->h.arg, true);
 	r->kernel_off = false;
-	/* the live trace clock is CLOCK_MONOTONIC: a later window shows the hole */
 	r->off[r->noff % REC_OFF_KEPT][0] = r->off_from;
-	r->off[r->noff % REC_OFF_KEPT][1] = clock_mono_ns();
+	r->off[r->noff % REC_OFF_KEPT][1] = now;
 	r->noff++;
 }
 
@@ -702,15 +708,26 @@ static void rec_write_one(struct recorder *r, const char *cut, uint64_t publishe
 	}
 	/* the window is in the store: the kernel may record again */
 	rec_resume(r);
-	/* the holes an earlier kernel stop left in this window (not its own: it ends there) */
+	/*
+	 * The holes an earlier kernel stop left in this window (not its own: it
+	 * ends there). A hole starts at the last event recorded before the restart,
+	 * not at the match: the kernel stops the CPU of the match right after its
+	 * sample, another CPU once the stop reaches it (a timerlat sample of
+	 * CPU 0 0.5 ms after CPU 1's match, in a 6.1-rt guest under TCG).
+	 */
 	for (unsigned int i = 0; i < r->noff && i < REC_OFF_KEPT; i++) {
 		const uint64_t *o = r->off[i];
+		uint64_t from;
 
-		if (o[1] > p.t0 && o[0] < p.t1 && q.noff < REC_OFF_KEPT) {
-			q.off[q.noff][0] = o[0] > p.t0 ? o[0] : p.t0;
-			q.off[q.noff][1] = o[1] < p.t1 ? o[1] : p.t1;
-			q.noff++;
-		}
+		if (o[1] <= p.t0 || o[0] >= p.t1 || q.noff >= REC_OFF_KEPT)
+			continue;
+		from = rec_store_last(r->h.st, o[0], o[1]);
+		if (from >= p.t1)
+			continue;
+		q.off[q.noff][0] = from > p.t0 ? from : p.t0;
+		q.off[q.noff][1] = o[1] < p.t1 ? o[1] : p.t1;
+		q.off_match[q.noff] = o[0];
+		q.noff++;
 	}
 	pthread_mutex_unlock(&r->lock);
 	t = clock_mono_ns();

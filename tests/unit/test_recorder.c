@@ -597,6 +597,49 @@ TEST(save_writes_the_window_and_its_note)
 	store_free(st);
 }
 
+/*
+ * A hole an earlier kernel stop left: it starts at the last event recorded
+ * before the restart (another CPU's, after the match), and the note says so.
+ */
+TEST(save_names_the_hole_from_the_last_event)
+{
+	struct store *st = timeline(0), *back = NULL;
+	struct snapshot_meta meta = { .release = "test" }, bm;
+	struct rec_watch w = { 0 };
+	const struct rec_watch *wv[1];
+	struct rec_save_req q;
+	struct rec_pending p;
+	struct recorder_save s;
+	char pattern[600], err[512];
+
+	CHECK(st);
+	/* CPU 0 every 10 ms from 1 s, CPU 1 5 ms after it */
+	CHECK_EQ_U64(rec_store_last(st, 30 * SEC, 30 * SEC + 500 * MS), 30 * SEC + 495 * MS);
+	CHECK_EQ_U64(rec_store_last(st, 30 * SEC + 1 * MS, 30 * SEC + 4 * MS),
+		     30 * SEC + 1 * MS);
+	CHECK_EQ_U64(rec_store_last(st, 45 * SEC, 50 * SEC), 45 * SEC);
+	CHECK_EQ_U64(rec_store_last(st, 40 * SEC, 50 * SEC), 40 * SEC + 995 * MS);
+	CHECK(!recorder_cond_parse(&w.c, "lost", NULL));
+	snprintf(pattern, sizeof(pattern), "%s/hole-%%n.ktop", scratch());
+	req_for(&q, &p, &w, wv, pattern);
+	q.noff = 1;
+	q.off[0][0] = 25 * SEC + 5 * MS;
+	q.off[0][1] = 25 * SEC + 300 * MS;
+	q.off_match[0] = 25 * SEC;
+	CHECK(!rec_save_write(&q, st, &meta, &s));
+	CHECK(strstr(s.msg, "recording was off for 0.295 s of the window"));
+	CHECK(!format_load(s.path, 0, &back, &bm, err, sizeof(err)));
+	CHECK(bm.save_note && strstr(bm.save_note, "off: recording was stopped from "
+				     "25.005000000 to 25.300000000 (the kernel's stop at an "
+				     "earlier match, at 25.000000000; from: the last event "
+				     "recorded before the stop reached every CPU): no events "
+				     "there\n"));
+	snapshot_meta_free(&bm);
+	snapshot_meta_free(&meta);
+	store_free(back);
+	store_free(st);
+}
+
 TEST(save_says_what_eviction_cut)
 {
 	/* a store too small for 40 s: the oldest go, the window's start with them */
