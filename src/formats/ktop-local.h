@@ -184,6 +184,15 @@ static inline void buf_str(struct buf *b, const char *s)
 	buf_put(b, s, n);
 }
 
+/* At most @max bytes of @s, up to its NUL (a fixed char array's text). */
+static inline void buf_strn(struct buf *b, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+
+	buf_var(b, n);
+	buf_put(b, s, n);
+}
+
 static inline void buf_free(struct buf *b)
 {
 	free(b->p);

@@ -27,14 +27,6 @@
 #define AGG_BLOCK_VERSION	1
 #define AGG_BLOCK_ROWS		(1u << 20)
 
-static void put_str(struct buf *b, const char *s, size_t max)
-{
-	size_t n = strnlen(s, max);
-
-	buf_var(b, n);
-	buf_put(b, s, n);
-}
-
 int ktop_agg_encode(struct buf *b, struct agg_set *s)
 {
 	unsigned int n = agg_set_count(s);
@@ -50,14 +42,14 @@ int ktop_agg_encode(struct buf *b, struct agg_set *s)
 			r.idx = i;
 		buf_var(b, r.idx);
 		buf_var(b, r.kind);
-		put_str(b, r.engine ? r.engine : "", 16);
-		put_str(b, r.title, sizeof(r.title));
-		put_str(b, r.start, sizeof(r.start));
-		put_str(b, r.end, sizeof(r.end));
-		put_str(b, r.keynames, sizeof(r.keynames));
-		put_str(b, r.why, sizeof(r.why));
-		put_str(b, r.kobj, sizeof(r.kobj));
-		put_str(b, r.error, sizeof(r.error));
+		buf_strn(b, r.engine ? r.engine : "", 16);
+		buf_strn(b, r.title, sizeof(r.title));
+		buf_strn(b, r.start, sizeof(r.start));
+		buf_strn(b, r.end, sizeof(r.end));
+		buf_strn(b, r.keynames, sizeof(r.keynames));
+		buf_strn(b, r.why, sizeof(r.why));
+		buf_strn(b, r.kobj, sizeof(r.kobj));
+		buf_strn(b, r.error, sizeof(r.error));
 		buf_var(b, r.unit_ns);
 		buf_var(b, r.count);
 		buf_var(b, r.sum_ns);
@@ -78,10 +70,10 @@ int ktop_agg_encode(struct buf *b, struct agg_set *s)
 			}
 		buf_var(b, r.worst.lat_ns);
 		buf_var(b, r.worst.te_ns);
-		put_str(b, r.worst.key, sizeof(r.worst.key));
+		buf_strn(b, r.worst.key, sizeof(r.worst.key));
 		buf_var(b, r.nrows);
 		for (size_t k = 0; k < r.nrows; k++) {
-			put_str(b, r.rows[k].key, sizeof(r.rows[k].key));
+			buf_strn(b, r.rows[k].key, sizeof(r.rows[k].key));
 			buf_var(b, r.rows[k].count);
 			buf_var(b, r.rows[k].sum);
 			buf_var(b, r.rows[k].max);

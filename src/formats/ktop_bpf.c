@@ -61,14 +61,6 @@ static void put_vecs(struct buf *b, const struct bpfstats_raw_vec *v, size_t n)
 	}
 }
 
-static void put_cstr(struct buf *b, const char *s, size_t max)
-{
-	size_t n = strnlen(s, max);
-
-	buf_var(b, n);
-	buf_put(b, s, n);
-}
-
 int ktop_bpf_encode(struct buf *b, const struct bpfstats_raw *r)
 {
 	buf_var(b, BPF_BLOCK_VERSION);
@@ -76,7 +68,7 @@ int ktop_bpf_encode(struct buf *b, const struct bpfstats_raw *r)
 	buf_var(b, r->ncpus);
 	buf_var(b, r->nonline);
 	buf_u8(b, (r->irqs ? 1 : 0) | (r->syscalls ? 2 : 0));
-	put_cstr(b, r->mode, sizeof(r->mode) - 1);
+	buf_strn(b, r->mode, sizeof(r->mode) - 1);
 	buf_var(b, (uint64_t)(r->interval * 1e6));
 	for (unsigned int c = 0; c < r->ncpus; c++) {
 		const struct bpfstats_raw_cpu *k = &r->cpu[c];
@@ -90,7 +82,7 @@ int ktop_bpf_encode(struct buf *b, const struct bpfstats_raw *r)
 	buf_var(b, r->nirq_name);
 	for (size_t i = 0; i < r->nirq_name; i++) {
 		buf_var(b, r->irq_name[i].vec);
-		put_cstr(b, r->irq_name[i].name, sizeof(r->irq_name[i].name) - 1);
+		buf_strn(b, r->irq_name[i].name, sizeof(r->irq_name[i].name) - 1);
 	}
 	put_vecs(b, r->irq, r->nirq);
 	buf_var(b, r->nsys);
@@ -105,7 +97,7 @@ int ktop_bpf_encode(struct buf *b, const struct bpfstats_raw *r)
 
 		buf_var(b, t->tid);
 		buf_var(b, t->tgid);
-		put_cstr(b, t->comm, sizeof(t->comm) - 1);
+		buf_strn(b, t->comm, sizeof(t->comm) - 1);
 		buf_var(b, t->offcpu_ns);
 		buf_var(b, t->offcpu_n);
 		buf_var(b, t->runq_ns);
@@ -124,8 +116,8 @@ int ktop_bpf_encode(struct buf *b, const struct bpfstats_raw *r)
 		buf_var(b, o->tgid);
 		buf_var(b, o->cpu);
 		buf_var(b, o->prev_pid);
-		put_cstr(b, o->comm, sizeof(o->comm) - 1);
-		put_cstr(b, o->prev_comm, sizeof(o->prev_comm) - 1);
+		buf_strn(b, o->comm, sizeof(o->comm) - 1);
+		buf_strn(b, o->prev_comm, sizeof(o->prev_comm) - 1);
 	}
 	return b->err;
 }
