@@ -292,6 +292,15 @@ static inline const uint8_t *get_uv(const uint8_t *p, uint64_t *out)
 	return p + len;
 }
 
+/* A value of a section ending at @end: NULL when it would run past it. */
+static inline const uint8_t *get_uv_in(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (p >= end)
+		return NULL;
+	p = get_uv(p, v);
+	return p <= end ? p : NULL;
+}
+
 static inline uint64_t zz_enc(uint64_t v)
 {
 	return (v << 1) ^ (uint64_t)((int64_t)v >> 63);

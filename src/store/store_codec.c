@@ -705,15 +705,6 @@ static int bad(char *why, size_t whylen, const char *fmt, ...)
 	return -EBADMSG;
 }
 
-/* A value of a section ending at @end: NULL when it would run past it. */
-static inline const uint8_t *get_uv_in(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	if (p >= end)
-		return NULL;
-	p = get_uv(p, v);
-	return p <= end ? p : NULL;
-}
-
 /* What chunk_check() learns walking the columns, to check the rest against. */
 struct xcheck {
 	uint16_t	midx[CHUNK_EVENTS];

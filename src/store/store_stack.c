@@ -120,15 +120,6 @@ void chunk_decode_stacks(const struct chunk *c, struct decbuf *d)
 		r->row[i].stack = d->sidx[i] < c->nstk ? d->stks[d->sidx[i]] : 0;
 }
 
-/* A value of the column: NULL when it would run past @end. */
-static inline const uint8_t *stk_uv(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	if (p >= end)
-		return NULL;
-	p = get_uv(p, v);
-	return p <= end ? p : NULL;
-}
-
 /* The runs of a stack column: @n events, values below @max (ids, or indices). */
 static const uint8_t *check_stack_runs(const uint8_t *p, const uint8_t *end, uint32_t n,
 				       uint64_t max)
@@ -138,9 +129,9 @@ static const uint8_t *check_stack_runs(const uint8_t *p, const uint8_t *end, uin
 	while (i < n) {
 		uint64_t v, run = 1;
 
-		p = stk_uv(p, end, &v);
+		p = get_uv_in(p, end, &v);
 		if (p && (v & 1)) {
-			p = stk_uv(p, end, &run);
+			p = get_uv_in(p, end, &run);
 			run += 2;
 		}
 		if (!p || v >> 1 >= max || run > n - i)
@@ -159,14 +150,14 @@ const char *chunk_check_stacks(const struct chunk *c, uint32_t max_id)
 		return p == end ? NULL : "stack column without stacks";
 	if (c->nstk > c->n)
 		return "more stacks than events";
-	p = stk_uv(p, end, &v);
+	p = get_uv_in(p, end, &v);
 	if (!p || v >> 1 != c->nstk)
 		return "stack column header";
 	if (v & 1) {
 		p = check_stack_runs(p, end, c->n, (uint64_t)max_id + 1);
 	} else {
 		for (uint32_t i = 0; i < c->nstk && p; i++) {
-			p = stk_uv(p, end, &v);
+			p = get_uv_in(p, end, &v);
 			if (p && v > max_id)
 				return "a stack the file did not define";
 		}
