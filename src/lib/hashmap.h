@@ -21,6 +21,7 @@
 #ifndef KTOP_HASHMAP_H
 #define KTOP_HASHMAP_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,6 +121,17 @@ static inline uint64_t *hmap_put(struct hmap *m, uint64_t key, bool *added)
 
 /* Set @key to @val. Return: 0 or -ENOMEM. */
 int hmap_set(struct hmap *m, uint64_t key, uint64_t val);
+
+/* Add @n to @key's value (a new key's starts at 0): a count. Return: 0 or -ENOMEM. */
+static inline int hmap_add(struct hmap *m, uint64_t key, uint64_t n)
+{
+	uint64_t *v = hmap_put(m, key, NULL);
+
+	if (!v)
+		return -ENOMEM;
+	*v += n;
+	return 0;
+}
 
 /**
  * hmap_del - remove @key

@@ -28,16 +28,6 @@ struct counting {
 	struct store_chunk_rd	*rd;
 };
 
-static int count_add(struct hmap *m, uint64_t key, uint64_t n)
-{
-	uint64_t *v = hmap_put(m, key, NULL);
-
-	if (!v)
-		return -ENOMEM;
-	*v += n;
-	return 0;
-}
-
 /* Does @pid pass the filter's pid and comm conditions? */
 static bool pid_ok(const struct counting *c, int32_t pid)
 {
@@ -64,13 +54,13 @@ static int count_whole(struct counting *c, unsigned int cpu, const struct store_
 		if (!d.pid_n[i] || (c->by_pid && !pid_ok(c, d.pid[i])))
 			continue;
 		matched += d.pid_n[i];
-		if (c->key == STORE_KEY_PID && count_add(&c->m, (uint64_t)(int64_t)d.pid[i], d.pid_n[i]))
+		if (c->key == STORE_KEY_PID && hmap_add(&c->m, (uint64_t)(int64_t)d.pid[i], d.pid_n[i]))
 			return -ENOMEM;
 	}
 	if (c->key == STORE_KEY_PID || !matched)
 		return COUNT_DONE;
 	if (c->key == STORE_KEY_CPU)
-		return count_add(&c->m, cpu, matched) ? -ENOMEM : COUNT_DONE;
+		return hmap_add(&c->m, cpu, matched) ? -ENOMEM : COUNT_DONE;
 	if (matched != total && c->key == STORE_KEY_TYPE)
 		return COUNT_DECODE;	/* some pids pass, some not: per row */
 	for (uint32_t i = 0; i < d.ntype; i++) {
@@ -79,7 +69,7 @@ static int count_whole(struct counting *c, unsigned int cpu, const struct store_
 				return COUNT_DECODE;
 			continue;
 		}
-		if (count_add(&c->m, d.type[i], d.type_n[i]))
+		if (hmap_add(&c->m, d.type[i], d.type_n[i]))
 			return -ENOMEM;
 	}
 	return COUNT_DONE;
@@ -102,7 +92,7 @@ static int count_rows(struct counting *c, unsigned int cpu, uint64_t seq)
 		if (w->ts < c->f->t0 || (c->by_pid && !pid_ok(c, w->pid)) ||
 		    !store_row_key(&r, i, cpu, c->key, &k))
 			continue;
-		if (count_add(&c->m, k, 1))
+		if (hmap_add(&c->m, k, 1))
 			return -ENOMEM;
 	}
 	return COUNT_DONE;

@@ -314,16 +314,6 @@ size_t viewfilter_page(struct viewfilter *vf, const struct viewfilter_pos *pos, 
 
 /* ---- counting ------------------------------------------------------------------------- */
 
-static int count_add(struct hmap *m, uint64_t key, uint64_t n)
-{
-	uint64_t *v = hmap_put(m, key, NULL);
-
-	if (!v)
-		return -ENOMEM;
-	*v += n;
-	return 0;
-}
-
 /* A whole chunk whose events all match, from its dictionaries. Return: 1 done, 0 not, <0 errno. */
 static int count_dict(struct viewfilter *vf, unsigned int cpu, const struct vf_seg *s,
 		      enum store_key key, struct hmap *m)
@@ -332,7 +322,7 @@ static int count_dict(struct viewfilter *vf, unsigned int cpu, const struct vf_s
 	uint64_t total = 0;
 
 	if (key == STORE_KEY_CPU)
-		return count_add(m, cpu, s->n) ? -ENOMEM : 1;
+		return hmap_add(m, cpu, s->n) ? -ENOMEM : 1;
 	if (key == STORE_KEY_FUNC || store_chunk_dict(vf->rd, cpu, s->first_seq, &d))
 		return 0;
 	for (uint32_t i = 0; i < d.npid; i++)
@@ -340,10 +330,10 @@ static int count_dict(struct viewfilter *vf, unsigned int cpu, const struct vf_s
 	if (total != s->n)
 		return 0;	/* not all of it published yet */
 	for (uint32_t i = 0; key == STORE_KEY_PID && i < d.npid; i++)
-		if (count_add(m, (uint64_t)(int64_t)d.pid[i], d.pid_n[i]))
+		if (hmap_add(m, (uint64_t)(int64_t)d.pid[i], d.pid_n[i]))
 			return -ENOMEM;
 	for (uint32_t i = 0; key == STORE_KEY_TYPE && i < d.ntype; i++)
-		if (count_add(m, d.type[i], d.type_n[i]))
+		if (hmap_add(m, d.type[i], d.type_n[i]))
 			return -ENOMEM;
 	return 1;
 }
@@ -363,7 +353,7 @@ static int count_rows(struct viewfilter *vf, unsigned int cpu, const struct vf_s
 		if (!vf_seg_match(s, i) || r.row[i].ts < t0 || r.row[i].ts > t1 ||
 		    !store_row_key(&r, i, cpu, key, &k))
 			continue;
-		if (count_add(m, k, 1))
+		if (hmap_add(m, k, 1))
 			return -ENOMEM;
 	}
 	return 0;
