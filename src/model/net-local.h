@@ -81,6 +81,15 @@ struct net_symtab {
 	char		**name;
 };
 
+/* Are the 16 bytes at @a all zero (an address not given)? */
+static inline bool zero16(const uint8_t *a)
+{
+	for (int i = 0; i < 16; i++)
+		if (a[i])
+			return false;
+	return true;
+}
+
 static inline bool has(const struct net_tmap *t, enum net_field f, const struct ktop_event *ev)
 {
 	return t->slot[f] >= 0 && t->slot[f] < ev->nargs;

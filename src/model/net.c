@@ -202,14 +202,6 @@ static const struct net_tmap *tmap_of(struct net *n, uint16_t type)
 	return &n->tm[type];
 }
 
-static bool zero16(const uint8_t *a)
-{
-	for (int i = 0; i < 16; i++)
-		if (a[i])
-			return false;
-	return true;
-}
-
 static bool process_ctx(const struct ktop_event *ev)
 {
 	return !(ev->flags & (KTOP_KF_HARDIRQ | KTOP_KF_SOFTIRQ | KTOP_KF_NMI));

@@ -153,14 +153,6 @@ static bool sockaddr_end(const uint8_t *b, size_t len, struct net_endpoint *e)
 	return false;	/* AF_UNSPEC: nothing was stored */
 }
 
-static bool zero16(const uint8_t *a)
-{
-	for (int i = 0; i < 16; i++)
-		if (a[i])
-			return false;
-	return true;
-}
-
 static bool v4mapped(const uint8_t *a)
 {
 	static const uint8_t pre[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
