@@ -51,17 +51,6 @@ struct evsearch {
 	struct evsearch_progress	pr;
 };
 
-static int pos_cmp(uint64_t ts, unsigned int cpu, uint64_t seq, const struct viewfilter_pos *p)
-{
-	if (ts != p->ts)
-		return ts < p->ts ? -1 : 1;
-	if (cpu != p->cpu)
-		return cpu < p->cpu ? -1 : 1;
-	if (seq != p->seq)
-		return seq < p->seq ? -1 : 1;
-	return 0;
-}
-
 struct evsearch *evsearch_new(struct store *st, struct viewfilter *vf,
 			      const struct viewfilter_pos *from, int dir, int cpu,
 			      const struct evsearch_ops *ops, void *arg)
@@ -241,8 +230,8 @@ static bool may_beat(const struct evsearch *s, unsigned int cpu)
 	if (!s->have_hit)
 		return true;
 	if (s->dir < 0)
-		return pos_cmp(c->ci.t_max, cpu, c->hi - 1, &s->hit_pos) > 0;
-	return pos_cmp(c->ci.t_min, cpu, c->lo, &s->hit_pos) < 0;
+		return vf_pos_cmp(c->ci.t_max, cpu, c->hi - 1, &s->hit_pos) > 0;
+	return vf_pos_cmp(c->ci.t_min, cpu, c->lo, &s->hit_pos) < 0;
 }
 
 /* Is the event at (@ts, @cpu, @seq) on the search's side of its start? */
@@ -250,7 +239,7 @@ static bool past_start(const struct evsearch *s, uint64_t ts, unsigned int cpu, 
 {
 	if (ts != s->from.ts)
 		return true;	/* the seek bounds took care of the rest */
-	return pos_cmp(ts, cpu, seq, &s->from) * s->dir > 0;
+	return vf_pos_cmp(ts, cpu, seq, &s->from) * s->dir > 0;
 }
 
 /*
@@ -336,7 +325,7 @@ static int scan_chunk(struct evsearch *s, unsigned int cpu)
 		/* this CPU's best: the rest of its events are further from the start */
 		c->done = true;
 		if (!s->have_hit ||
-		    pos_cmp(ev.ts, cpu, seq, &s->hit_pos) * s->dir < 0) {
+		    vf_pos_cmp(ev.ts, cpu, seq, &s->hit_pos) * s->dir < 0) {
 			s->hit = ev;
 			s->hit_pos = (struct viewfilter_pos){ .ts = ev.ts, .seq = seq, .cpu = cpu };
 			s->have_hit = true;

@@ -150,4 +150,17 @@ uint8_t vf_tclass(struct viewfilter *vf, uint16_t type);
 /* Return: does @pid pass the task clauses? */
 bool vf_pid_ok(struct viewfilter *vf, int32_t pid);
 
+/* An event at (@ts, @cpu, @seq) against position @p, in the walks' order. Return: <0, 0, >0. */
+static inline int vf_pos_cmp(uint64_t ts, unsigned int cpu, uint64_t seq,
+			     const struct viewfilter_pos *p)
+{
+	if (ts != p->ts)
+		return ts < p->ts ? -1 : 1;
+	if (cpu != p->cpu)
+		return cpu < p->cpu ? -1 : 1;
+	if (seq != p->seq)
+		return seq < p->seq ? -1 : 1;
+	return 0;
+}
+
 #endif

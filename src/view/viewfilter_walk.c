@@ -32,21 +32,10 @@ struct viewfilter_walk {
 	struct vw_cpu		*c;
 };
 
-static int pos_cmp(uint64_t ts, unsigned int cpu, uint64_t seq, const struct viewfilter_pos *p)
-{
-	if (ts != p->ts)
-		return ts < p->ts ? -1 : 1;
-	if (cpu != p->cpu)
-		return cpu < p->cpu ? -1 : 1;
-	if (seq != p->seq)
-		return seq < p->seq ? -1 : 1;
-	return 0;
-}
-
 /* Is the event on the walk's side of its start? */
 static bool walk_side(const struct viewfilter_walk *w, const struct ktop_event *ev, uint64_t seq)
 {
-	int c = pos_cmp(ev->ts, ev->cpu, seq, &w->pos);
+	int c = vf_pos_cmp(ev->ts, ev->cpu, seq, &w->pos);
 
 	return c * w->dir > 0 || (!c && w->incl);
 }
@@ -236,7 +225,7 @@ static struct vw_cpu *walk_best(struct viewfilter_walk *w)
 			bp = (struct viewfilter_pos){ .ts = best->buf[best->bi].ts,
 						      .seq = best->seq[best->bi],
 						      .cpu = best->buf[best->bi].cpu };
-			if (pos_cmp(h->ts, h->cpu, c->seq[c->bi], &bp) * w->dir > 0)
+			if (vf_pos_cmp(h->ts, h->cpu, c->seq[c->bi], &bp) * w->dir > 0)
 				continue;
 		}
 		best = c;
