@@ -19,6 +19,7 @@
 #include "bpfstats-local.h"
 #include "lib/clock.h"
 #include "lib/series.h"
+#include "lib/strutil.h"
 #include "kernel/features.h"
 #include "lib/syscalls.h"
 
@@ -1026,18 +1027,6 @@ size_t bpfstats_outliers(struct bpfstats *bs, uint64_t after_seq,
 
 /* --- batch text --- */
 
-static void print_ns(char *buf, size_t len, uint64_t ns)
-{
-	if (ns >= 1000000000ull)
-		snprintf(buf, len, "%.2fs", (double)ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, len, "%.2fms", (double)ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
-	else
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-}
-
 /* The status line and the per-CPU figures of the last poll. */
 static void print_cpus(struct bpfstats *bs, FILE *o, const struct bpfstats_status *st)
 {
@@ -1079,8 +1068,8 @@ static void print_runq(struct bpfstats *bs, FILE *o, unsigned int ticks)
 	char a[32], b[32];
 
 	bpfstats_runq_hist(bs, -1, ticks, &h);
-	print_ns(a, sizeof(a), h.count ? h.sum_ns / h.count : 0);
-	print_ns(b, sizeof(b), bpfstats_hist_quantile(&h, 0.99));
+	str_dur(a, sizeof(a), h.count ? h.sum_ns / h.count : 0);
+	str_dur(b, sizeof(b), bpfstats_hist_quantile(&h, 0.99));
 	fprintf(o, "Run-queue latency %s: %" PRIu64 " wakeups, avg %s, p99 %s\n",
 		ticks ? "(last poll)" : "(since start)", h.count, a, b);
 	series_hist_span(h.slot, BPFSTATS_SLOTS, &first, &last);
@@ -1093,8 +1082,8 @@ static void print_runq(struct bpfstats *bs, FILE *o, unsigned int ticks)
 
 		memset(bar, '*', w);
 		bar[w] = '\0';
-		print_ns(a, sizeof(a), k ? 1ull << k : 0);
-		print_ns(b, sizeof(b), (1ull << (k + 1)) - 1);
+		str_dur(a, sizeof(a), k ? 1ull << k : 0);
+		str_dur(b, sizeof(b), (1ull << (k + 1)) - 1);
 		fprintf(o, "  %9s -> %-9s : %-10" PRIu64 " |%-40s|\n", a, b, h.slot[k], bar);
 	}
 }
@@ -1127,8 +1116,8 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 		fprintf(o, "%7s %-16s %10s %10s %10s  (top run-queue wait)\n", "TID", "COMM",
 			"WAIT", "WAKEUPS", "MAX");
 	for (i = 0; i < n && i < max; i++) {
-		print_ns(a, sizeof(a), u->t[i].runq_ns);
-		print_ns(b, sizeof(b), u->t[i].runq_max_ns);
+		str_dur(a, sizeof(a), u->t[i].runq_ns);
+		str_dur(b, sizeof(b), u->t[i].runq_max_ns);
 		fprintf(o, "%7u %-16s %10s %10" PRIu64 " %10s\n", u->t[i].tid, u->t[i].comm, a,
 			u->t[i].runq_n, b);
 	}
@@ -1137,7 +1126,7 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 		fprintf(o, "%7s %-16s %10s %10s  (top off-CPU)\n", "TID", "COMM", "OFF-CPU",
 			"SWITCHES");
 	for (i = 0; i < n && i < max; i++) {
-		print_ns(a, sizeof(a), u->t[i].offcpu_ns);
+		str_dur(a, sizeof(a), u->t[i].offcpu_ns);
 		fprintf(o, "%7u %-16s %10s %10" PRIu64 "\n", u->t[i].tid, u->t[i].comm, a,
 			u->t[i].offcpu_n);
 	}
@@ -1146,9 +1135,9 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 		fprintf(o, "%-16s %10s %10s %10s %10s  (syscalls by total time)\n", "SYSCALL",
 			"CALLS", "TOTAL", "AVG", "P99");
 	for (i = 0; i < n && i < max; i++) {
-		print_ns(a, sizeof(a), u->s[i].h.sum_ns);
-		print_ns(b, sizeof(b), u->s[i].h.sum_ns / u->s[i].h.count);
-		print_ns(c, sizeof(c), bpfstats_hist_quantile(&u->s[i].h, 0.99));
+		str_dur(a, sizeof(a), u->s[i].h.sum_ns);
+		str_dur(b, sizeof(b), u->s[i].h.sum_ns / u->s[i].h.count);
+		str_dur(c, sizeof(c), bpfstats_hist_quantile(&u->s[i].h, 0.99));
 		fprintf(o, "%-16s %10" PRIu64 " %10s %10s %10s\n", u->s[i].name, u->s[i].h.count,
 			a, b, c);
 	}
@@ -1156,7 +1145,7 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 	if (n)
 		fprintf(o, "%-8s %-20s %10s %10s  (irq time)\n", "KIND", "NAME", "TIME", "COUNT");
 	for (i = 0; i < n && i < max; i++) {
-		print_ns(a, sizeof(a), u->q[i].ns);
+		str_dur(a, sizeof(a), u->q[i].ns);
 		fprintf(o, "%-8s %-20s %10s %10" PRIu64 "\n", u->q[i].soft ? "softirq" : "irq",
 			u->q[i].name, a, u->q[i].count);
 	}
@@ -1166,7 +1155,7 @@ uint64_t bpfstats_print(struct bpfstats *bs, FILE *o, unsigned int ticks, unsign
 		after_seq = st.outliers - max;
 	while ((n = bpfstats_outliers(bs, after_seq, ol, max < 16 ? max : 16))) {
 		for (i = 0; i < n; i++) {
-			print_ns(a, sizeof(a), ol[i].latency_ns);
+			str_dur(a, sizeof(a), ol[i].latency_ns);
 			fprintf(o, "outlier ts %" PRIu64 " cpu %u tid %u %s waited %s "
 				"(after %u %s)\n", ol[i].ts, ol[i].cpu, ol[i].pid, ol[i].comm, a,
 				ol[i].prev_pid, ol[i].prev_comm);

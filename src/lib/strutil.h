@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Small text helpers every layer may use: formatting whose truncation is
- * accepted, hex digits.
+ * accepted, hex digits, durations.
  */
 #ifndef KTOP_STRUTIL_H
 #define KTOP_STRUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * str_fmt - snprintf for texts whose truncation is accepted (names,
@@ -18,5 +19,8 @@ int str_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(p
 
 /* The value of hex digit @c (0-9, a-f, A-F). Return: 0..15, or -1 for any other. */
 int hex_digit(int c);
+
+/* @ns as "512ns", "12.3us", "1.23ms", "2.50s". Return: @buf. */
+char *str_dur(char *buf, size_t len, uint64_t ns);
 
 #endif

@@ -238,6 +238,10 @@ TEST(strutil_fmt_and_hex)
 	CHECK(hex_digit('g') == -1 && hex_digit('G') == -1 && hex_digit('/') == -1);
 	CHECK(hex_digit(':') == -1 && hex_digit('@') == -1 && hex_digit('`') == -1);
 	CHECK(hex_digit(0) == -1 && hex_digit((char)0xe9) == -1 && hex_digit(' ') == -1);
+	CHECK(!strcmp(str_dur(buf, sizeof(buf), 999), "999ns"));
+	CHECK(!strcmp(str_dur(buf, sizeof(buf), 1000), "1.0us"));
+	CHECK(!strcmp(str_dur(buf, sizeof(buf), 1230000), "1.23ms"));
+	CHECK(!strcmp(str_dur(buf, sizeof(buf), 2500000000ull), "2.50s"));
 }
 
 TEST_MAIN()

@@ -33,19 +33,6 @@ char *ui_fmt_count(char *buf, size_t len, uint64_t n)
 	return buf;
 }
 
-char *ui_fmt_dur(char *buf, size_t len, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2fms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", (double)ns / 1e9);
-	return buf;
-}
-
 char *ui_fmt_bytes(char *buf, size_t len, uint64_t n)
 {
 	static const char unit[] = "KMGTPE";

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/strutil.h"
 #include "store/event.h"
 #include "model/flags.h"
 #include "richstr.h"
@@ -15,8 +16,11 @@ struct store;
 
 /* 999, 1.0k, 12.3k, 123k, 1.23M, ... Return: @buf. */
 char *ui_fmt_count(char *buf, size_t len, uint64_t n);
-/* 512ns, 12.3us, 1.23ms, 2.50s. Return: @buf. */
-char *ui_fmt_dur(char *buf, size_t len, uint64_t ns);
+/* 512ns, 12.3us, 1.23ms, 2.50s: str_dur() (src/lib/strutil.h), as the batch text has them. */
+static inline char *ui_fmt_dur(char *buf, size_t len, uint64_t ns)
+{
+	return str_dur(buf, len, ns);
+}
 /* 512B, 12.3K, 1.2M, 3.0G (powers of 1024). Return: @buf. */
 char *ui_fmt_bytes(char *buf, size_t len, uint64_t n);
 /* "12.3%", "100%", "0.0%", "-" when @total is 0. Return: @buf. */
