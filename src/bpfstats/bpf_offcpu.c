@@ -269,7 +269,7 @@ static void offcpu_comm(struct store *st, uint32_t pid)
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
 	if (!file_read_value(path, comm, sizeof(comm)))
-		store_set_comm(st, (int32_t)pid, comm);
+		store_set_comm(st, (int32_t)pid, comm, 0);
 }
 
 int bpf_offcpu_poll(struct bpf_offcpu *b, struct store *st, struct bpf_offcpu_stats *out)

@@ -369,8 +369,9 @@ static int reader_comm(struct ktop_reader *r, struct cur *c)
 
 		if (c->bad || (id && id >= r->nstr) || pid < 0 || pid > INT32_MAX)
 			return reader_fail(r, -EBADMSG, "corrupt comm table");
-		store_set_comm(r->base.st, (int32_t)pid, intern_str(in, id ? r->strmap[id] : 0));
-		/* a page of the comm table per 4096 pids: a few bytes each can cost 16 KiB */
+		/* no trace time: a stream's later comm blocks replace its earlier ones */
+		store_set_comm(r->base.st, (int32_t)pid, intern_str(in, id ? r->strmap[id] : 0), 0);
+		/* a page of the comm table per 4096 pids: a few bytes each can cost 48 KiB */
 		if (!(i & 255) && reader_budget(r, 0))
 			return -E2BIG;
 	}

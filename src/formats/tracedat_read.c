@@ -282,7 +282,7 @@ static void load_cmdlines(struct tload *l)
 			snprintf(comm, sizeof(comm), "%.*s", (int)(n - (sp - p) - 1), sp + 1);
 			pid = strtol(num, NULL, 10);
 			if (pid > 0 && pid < (1l << 30))
-				store_set_comm(l->st, (int32_t)pid, comm);
+				store_set_comm(l->st, (int32_t)pid, comm, STORE_COMM_LAST);
 		}
 		p = nl ? nl + 1 : end;
 	}

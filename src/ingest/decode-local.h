@@ -114,7 +114,6 @@ struct decode_ctx {
 #define STR_CACHE	1024	/* entries, power of two */
 #define STR_KEY		32	/* strings up to this long are cached */
 #define SYM_CACHE	4096
-#define COMM_CACHE	4096
 
 struct str_entry {
 	uint64_t	key[STR_KEY / 8];
@@ -128,11 +127,6 @@ struct sym_entry {
 	uint32_t	valid;		/* 0 empty, 1 the name, 2 the name with its offset */
 };
 
-struct comm_entry {
-	int32_t		pid;
-	uint32_t	id;
-};
-
 struct decoder {
 	struct decode_ctx	*dc;
 	struct kbuffer		*kb;
@@ -140,7 +134,6 @@ struct decoder {
 	unsigned int		cpu;
 	struct str_entry	str[STR_CACHE];
 	struct sym_entry	sym[SYM_CACHE];
-	struct comm_entry	comm[COMM_CACHE];
 };
 
 /*

@@ -650,8 +650,6 @@ struct decoder *decoder_new(struct decode_ctx *dc, unsigned int cpu)
 	}
 	if (dc->old_format)
 		kbuffer_set_old_format(d->kb);
-	for (unsigned int i = 0; i < COMM_CACHE; i++)
-		d->comm[i].pid = -1;
 	return d;
 }
 
@@ -763,17 +761,17 @@ static inline bool dloc(const uint8_t *data, int size, const struct dslot *s, bo
 	return true;
 }
 
-static void decoder_comm(struct decoder *d, int32_t pid, uint32_t id)
+/*
+ * Task @pid is named string @id at trace time @ts. Every sighting goes to the
+ * store, even of the name it has: the table keeps the newest name by trace
+ * time, and a later sighting's time is what keeps an older event decoded late
+ * by another CPU's reader from taking the name back.
+ */
+static inline void decoder_comm(struct decoder *d, int32_t pid, uint32_t id, uint64_t ts)
 {
-	struct comm_entry *e = &d->comm[(uint32_t)pid & (COMM_CACHE - 1)];
-
 	if (pid <= 0 || !id)
 		return;		/* pid 0 is each CPU's idle task, named per CPU */
-	if (e->pid == pid && e->id == id)
-		return;
-	e->pid = pid;
-	e->id = id;
-	store_set_comm(d->dc->st, pid, intern_str(d->dc->strs, id));
+	store_set_comm_id(d->dc->st, pid, id, ts);
 }
 
 static int decoder_register(struct decoder *d, struct dtype *t)
@@ -847,11 +845,11 @@ decode_post(struct decoder *d, const struct dtype *t, const uint8_t *p,
 	case DPOST_NONE:
 		break;
 	case DPOST_SWITCH:
-		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0]);
-		decoder_comm(d, (int32_t)args[5], (uint32_t)args[4]);
+		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0], out->ts);
+		decoder_comm(d, (int32_t)args[5], (uint32_t)args[4], out->ts);
 		break;
 	case DPOST_COMM_PID:
-		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0]);
+		decoder_comm(d, (int32_t)args[1], (uint32_t)args[0], out->ts);
 		break;
 	case DPOST_EXEC: {
 		/* the kernel names the new image after the file: kbasename(), 15 chars */
@@ -860,12 +858,12 @@ decode_post(struct decoder *d, const struct dtype *t, const uint8_t *p,
 
 		base = base ? base + 1 : fn;
 		decoder_comm(d, (int32_t)args[1],
-			     decoder_intern(d, base, strnlen(base, 15)));
+			     decoder_intern(d, base, strnlen(base, 15)), out->ts);
 		break;
 	}
 	case DPOST_COMM_SLOTS:
 		decoder_comm(d, t->aux_pid == AUX_COMMON_PID ? out->pid :
-			     (int32_t)args[t->aux_pid], (uint32_t)args[t->aux_comm]);
+			     (int32_t)args[t->aux_pid], (uint32_t)args[t->aux_comm], out->ts);
 		break;
 	case DPOST_REPEATS: {
 		uint32_t bottom;

@@ -32,7 +32,7 @@ int cmdlines_fill(struct store *st, const char *tracefs)
 			continue;
 		if (store_comm(st, (int32_t)pid))
 			continue;
-		store_set_comm(st, (int32_t)pid, comm);
+		store_set_comm(st, (int32_t)pid, comm, 0);
 		named++;
 	}
 	fclose(fp);

@@ -207,6 +207,17 @@ struct stream {
 #define COMM_PAGE_SHIFT	12
 #define COMM_PAGE	(1u << COMM_PAGE_SHIFT)
 #define COMM_MAX_PID	(1u << 23)
+#define COMM_TS_LOCK	(1ull << 63)	/* set in a ts while its entry is written */
+
+/*
+ * 4096 pids' comms. A name is kept with the trace time it was last seen at:
+ * the per-CPU readers decode at different paces, and a lagging CPU's event
+ * from before an exec must not bring the old name back (store_set_comm).
+ */
+struct comm_page {
+	_Atomic uint64_t	ts[COMM_PAGE];	/* COMM_TS_LOCK while written */
+	_Atomic uint32_t	id1[COMM_PAGE];	/* interned id + 1, 0 none */
+};
 
 struct store {
 	unsigned int		ncpus;
@@ -223,7 +234,7 @@ struct store {
 	struct decbuf		*pool[DECBUF_POOL];
 	unsigned int		npool;
 	struct lostmarks	*lost;
-	_Atomic(_Atomic uint32_t *) comm[COMM_MAX_PID / COMM_PAGE + 1];	/* pid -> id + 1 */
+	struct comm_page *_Atomic comm[COMM_MAX_PID / COMM_PAGE + 1];	/* by pid >> 12 */
 	struct stream		sm[];
 };
 

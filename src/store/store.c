@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -166,7 +167,7 @@ void store_free(struct store *st)
 		pthread_mutex_destroy(&sm->lock);
 	}
 	for (size_t i = 0; i < sizeof(st->comm) / sizeof(st->comm[0]); i++)
-		free((void *)atomic_load_explicit(&st->comm[i], memory_order_relaxed));
+		free(atomic_load_explicit(&st->comm[i], memory_order_relaxed));
 	lostmarks_free(st->lost);
 	stacks_free(st->stacks);
 	intern_free(st->strings);
@@ -622,46 +623,87 @@ void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t co
 
 /* ---- comm ------------------------------------------------------------------ */
 
-void store_set_comm(struct store *st, int32_t pid, const char *comm)
+/* Return: the comm page of @pid, made when @make; NULL when none (or no memory). */
+static struct comm_page *comm_page(struct store *st, int32_t pid, bool make)
 {
-	_Atomic uint32_t *page, *exp = NULL;
-	uint32_t id;
+	struct comm_page *page, *exp = NULL;
 
+	page = atomic_load_explicit(&st->comm[pid >> COMM_PAGE_SHIFT], memory_order_acquire);
+	if (page || !make)
+		return page;
+	page = calloc(1, sizeof(*page));
+	if (!page)
+		return NULL;
+	if (!atomic_compare_exchange_strong_explicit(&st->comm[pid >> COMM_PAGE_SHIFT], &exp, page,
+						     memory_order_acq_rel, memory_order_acquire)) {
+		free(page);
+		return exp;
+	}
+	atomic_fetch_add_explicit(&st->comm_bytes, sizeof(*page), memory_order_relaxed);
+	return page;
+}
+
+void store_set_comm_id(struct store *st, int32_t pid, uint32_t id, uint64_t ts)
+{
+	struct comm_page *page;
+	_Atomic uint64_t *t;
+	unsigned int spins = 0;
+	uint64_t old;
+
+	if (pid < 0 || (uint32_t)pid > COMM_MAX_PID || id == UINT32_MAX)
+		return;
+	page = comm_page(st, pid, true);
+	if (!page)
+		return;
+	/* the entry's time has 63 bits: STORE_COMM_LAST stays above any trace time */
+	if (ts == STORE_COMM_LAST)
+		ts = COMM_TS_LOCK - 1;
+	else if (ts >= COMM_TS_LOCK - 1)
+		ts = COMM_TS_LOCK - 2;
+	t = &page->ts[pid & (COMM_PAGE - 1)];
+	old = atomic_load_explicit(t, memory_order_acquire);
+	for (;;) {
+		if (old & COMM_TS_LOCK) {
+			/* another thread is writing the entry: two stores */
+			if (++spins & 63)
+				__asm__ __volatile__("" ::: "memory");
+			else
+				sched_yield();
+			old = atomic_load_explicit(t, memory_order_acquire);
+			continue;
+		}
+		if (ts < old)
+			return;		/* a name seen later is kept */
+		if (ts == old && atomic_load_explicit(&page->id1[pid & (COMM_PAGE - 1)],
+						      memory_order_relaxed) == id + 1)
+			return;
+		if (atomic_compare_exchange_weak_explicit(t, &old, ts | COMM_TS_LOCK,
+							  memory_order_acquire,
+							  memory_order_acquire))
+			break;
+	}
+	atomic_store_explicit(&page->id1[pid & (COMM_PAGE - 1)], id + 1, memory_order_release);
+	atomic_store_explicit(t, ts, memory_order_release);
+}
+
+void store_set_comm(struct store *st, int32_t pid, const char *comm, uint64_t ts)
+{
 	if (pid < 0 || (uint32_t)pid > COMM_MAX_PID || !comm)
 		return;
-	id = intern_id(st->strings, comm, strlen(comm));
-	if (id == UINT32_MAX)
-		return;
-	page = atomic_load_explicit(&st->comm[pid >> COMM_PAGE_SHIFT], memory_order_acquire);
-	if (!page) {
-		page = calloc(COMM_PAGE, sizeof(*page));
-		if (!page)
-			return;
-		if (!atomic_compare_exchange_strong_explicit(&st->comm[pid >> COMM_PAGE_SHIFT],
-							     &exp, page, memory_order_acq_rel,
-							     memory_order_acquire)) {
-			free((void *)page);
-			page = exp;
-		} else {
-			atomic_fetch_add_explicit(&st->comm_bytes, COMM_PAGE * sizeof(*page),
-						  memory_order_relaxed);
-		}
-	}
-	atomic_store_explicit(&page[pid & (COMM_PAGE - 1)], id + 1, memory_order_release);
+	store_set_comm_id(st, pid, intern_id(st->strings, comm, strlen(comm)), ts);
 }
 
 /* Return: the interned comm id + 1 of @pid, 0 when never seen. */
 static uint32_t store_comm_id1(const struct store *st, int32_t pid)
 {
-	_Atomic uint32_t *page;
+	struct comm_page *page;
 
 	if (pid < 0 || (uint32_t)pid > COMM_MAX_PID)
 		return 0;
-	page = atomic_load_explicit(&((struct store *)st)->comm[pid >> COMM_PAGE_SHIFT],
-				    memory_order_acquire);
+	page = comm_page((struct store *)st, pid, false);
 	if (!page)
 		return 0;
-	return atomic_load_explicit(&page[pid & (COMM_PAGE - 1)], memory_order_acquire);
+	return atomic_load_explicit(&page->id1[pid & (COMM_PAGE - 1)], memory_order_acquire);
 }
 
 const char *store_comm(const struct store *st, int32_t pid)
@@ -676,14 +718,14 @@ const char *store_comm_next(const struct store *st, int32_t *pid)
 	uint32_t p = *pid < 0 ? 0 : (uint32_t)*pid;
 
 	while (p <= COMM_MAX_PID) {
-		_Atomic uint32_t *page = atomic_load_explicit(
+		struct comm_page *page = atomic_load_explicit(
 			&((struct store *)st)->comm[p >> COMM_PAGE_SHIFT], memory_order_acquire);
 		uint32_t end = (p | (COMM_PAGE - 1)) + 1;
 
 		if (page) {
 			for (; p < end && p <= COMM_MAX_PID; p++) {
-				uint32_t id1 = atomic_load_explicit(&page[p & (COMM_PAGE - 1)],
-								    memory_order_acquire);
+				uint32_t id1 = atomic_load_explicit(
+					&page->id1[p & (COMM_PAGE - 1)], memory_order_acquire);
 
 				if (id1) {
 					*pid = (int32_t)p;

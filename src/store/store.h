@@ -176,8 +176,29 @@ const char *store_lost_why_name(unsigned int why);
 void store_add_lost(struct store *st, unsigned int cpu, uint64_t ts, uint64_t count,
 		    enum store_lost_why why);
 
-/* pid -> comm, as last seen in sched_switch/exec/wakeup. Context: any thread. */
-void store_set_comm(struct store *st, int32_t pid, const char *comm);
+/* The trace time of a comm that names a task at the end of the recording. */
+#define STORE_COMM_LAST	UINT64_MAX
+
+/**
+ * store_set_comm - name task @pid @comm, as seen at trace time @ts
+ * (sched_switch, exec, wakeup, ...).
+ *
+ * The table keeps the name seen at the latest trace time, not the one set
+ * last: the per-CPU readers decode at their own pace, and a lagging CPU's
+ * event from before an exec must not bring the old name back. A name seen at
+ * the same time or later replaces the entry (its time goes up even when the
+ * name is the same); an older one is dropped. @ts 0 is a name with no trace
+ * time (saved_cmdlines, /proc, a .ktop's table): it replaces only another
+ * one, in the order they are set; STORE_COMM_LAST replaces any.
+ * Context: any thread.
+ */
+void store_set_comm(struct store *st, int32_t pid, const char *comm, uint64_t ts);
+/*
+ * store_set_comm_id - store_set_comm() with @comm given as its id in
+ * store_strings(@st) (the decoders' strings are interned there already).
+ * Context: any thread.
+ */
+void store_set_comm_id(struct store *st, int32_t pid, uint32_t id, uint64_t ts);
 /*
  * Return: the comm of @pid, or NULL when never seen. The string is interned:
  * it stays valid until store_free(). Context: any thread.

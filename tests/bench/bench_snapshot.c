@@ -109,7 +109,7 @@ static struct store *make_store(const char *fixture, uint64_t n, struct snapshot
 	}
 	for (int32_t pid = 0; pid < 70000; pid++)
 		if (store_comm(base, pid))
-			store_set_comm(st, pid, store_comm(base, pid));
+			store_set_comm(st, pid, store_comm(base, pid), 0);
 	store_get_stats(base, &bs);
 	if (!n)
 		n = bs.events;	/* one pass: the recorded events as they are */

@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 
 		snprintf(name, sizeof(name), "task-%d", i);
 		comm_ids[i] = intern_id(store_strings(st), name, strlen(name));
-		store_set_comm(st, 100 + i, name);
+		store_set_comm(st, 100 + i, name, 0);
 	}
 	for (uint64_t i = 0; i < nevents; i++)
 		append_one(st, (unsigned int)(i & 1));

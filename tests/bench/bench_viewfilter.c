@@ -97,9 +97,9 @@ static int fill(struct store *dst, struct store *src, uint64_t want)
 
 				ev.pid += shift;
 				if (c && r % 64 == 0)
-					store_set_comm(dst, ev.pid, c);
+					store_set_comm(dst, ev.pid, c, 0);
 			} else if (ev.pid && r == 0 && store_comm(src, ev.pid)) {
-				store_set_comm(dst, ev.pid, store_comm(src, ev.pid));
+				store_set_comm(dst, ev.pid, store_comm(src, ev.pid), 0);
 			}
 			if (store_append(dst, &ev))
 				return -1;

@@ -16,7 +16,7 @@
  *            to refuse, so they must be evicted under -m
  *   bigblock a block of 16 MiB that does not compress (lost marks: none, then
  *            padding): the largest buffers a reader ever needs
- *   comm     a comm for every 4096th pid up to 2^23 (each costs a 16 KiB
+ *   comm     a comm for every 4096th pid up to 2^23 (each costs a 48 KiB
  *            page of the comm table)
  *   strings  half a million distinct strings
  *   schema   65472 event types (ktop used to look each up in all the others)

@@ -269,7 +269,7 @@ static int cmd_stream(const char *dir, int parts)
 	live = empty_like(full);
 	for (int32_t pid = 0; pid < 70000; pid++)
 		if (store_comm(full, pid))
-			store_set_comm(live, pid, store_comm(full, pid));
+			store_set_comm(live, pid, store_comm(full, pid), 0);
 	w = ktop_writer_new(1, "<stdout>", live, &meta, NULL, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "%s\n", err);

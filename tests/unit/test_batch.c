@@ -63,8 +63,8 @@ static void fill(struct store *st)
 	put(st, 1, 1502, KTOP_T_SYS_ENTER, 200, KTOP_KF_SOFTIRQ | KTOP_KF_NMI, 0x00);
 	store_publish(st, 0);
 	store_publish(st, 1);
-	store_set_comm(st, 100, "wr\"it\\er");
-	store_set_comm(st, 200, "sys");
+	store_set_comm(st, 100, "wr\"it\\er", 0);
+	store_set_comm(st, 200, "sys", 0);
 }
 
 static char *run(struct app *a)

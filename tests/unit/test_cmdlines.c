@@ -20,7 +20,7 @@ TEST(fills_only_unnamed_pids)
 	fputs("243 vmload\n17 kworker/0:1\n99 <...>\nbogus line\n18 from-cmdlines\n", fp);
 	fclose(fp);
 
-	store_set_comm(st, 18, "from-event");
+	store_set_comm(st, 18, "from-event", 0);
 	CHECK_EQ_U64(cmdlines_fill(st, dir), 2);
 	CHECK_STR(store_comm(st, 243), "vmload");
 	CHECK_STR(store_comm(st, 17), "kworker/0:1");

@@ -951,6 +951,206 @@ TEST(records_match_kernel_text)
 	CHECK(checked > 0);
 }
 
+/* ---- the comm table keeps the newest name by trace time ------------------ */
+
+/*
+ * Each CPU's reader decodes at its own pace, so across an exec a lagging
+ * CPU's event from before it (the parent's comm) may be decoded after the
+ * other CPU's events from after it. The table must still end with the name
+ * of the latest sighting in trace time, whichever CPU was decoded last.
+ */
+#define NAMED_MAX	4096
+
+struct named {
+	int32_t		pid;
+	uint64_t	ts;		/* of the newest sighting */
+	bool		tie;		/* two names at that same time: not checked */
+	char		comm[16];	/* its name */
+	char		last[2][16];	/* the last name each CPU's records give */
+};
+
+struct named_walk {
+	struct tep_handle	*tep;
+	struct trace_seq	s;
+	struct named		*v;
+	size_t			n;
+	bool			full;
+};
+
+static void named_see(struct named_walk *w, unsigned int cpu, uint64_t ts, int64_t pid,
+		      const char *comm, int len)
+{
+	struct named *e = NULL;
+	char name[16];
+
+	if (pid <= 0)
+		return;
+	snprintf(name, sizeof(name), "%.*s", (int)strnlen(comm, len), comm);
+	for (size_t i = 0; i < w->n && !e; i++)
+		if (w->v[i].pid == pid)
+			e = &w->v[i];
+	if (!e) {
+		if (w->n == NAMED_MAX) {
+			w->full = true;
+			return;
+		}
+		e = &w->v[w->n++];
+		*e = (struct named){ .pid = (int32_t)pid, .ts = ts };
+		snprintf(e->comm, sizeof(e->comm), "%s", name);
+	} else if (ts > e->ts || (ts == e->ts && !strcmp(name, e->comm))) {
+		e->ts = ts;
+		e->tie = false;
+		snprintf(e->comm, sizeof(e->comm), "%s", name);
+	} else if (ts == e->ts) {
+		e->tie = true;
+	}
+	if (cpu < 2)
+		snprintf(e->last[cpu], sizeof(e->last[cpu]), "%s", name);
+}
+
+/* A field's string, as libtraceevent reads it: NULL when the event has none. */
+static const char *named_field(struct named_walk *w, struct tep_event *ev,
+			       struct tep_record *rec, const char *name, int *len)
+{
+	return tep_find_any_field(ev, name) ? tep_get_field_raw(&w->s, ev, name, rec, len, 0) :
+	       NULL;
+}
+
+/* Every (pid, comm) a record gives, read by name with libtraceevent. */
+static int named_record(void *arg, unsigned int cpu, unsigned long long ts, void *data, int size)
+{
+	static const struct {
+		const char *sys, *name, *comm, *pid;
+	} said[] = {
+		{ "sched", "sched_switch", "prev_comm", "prev_pid" },
+		{ "sched", "sched_switch", "next_comm", "next_pid" },
+		{ "sched", "sched_wakeup", "comm", "pid" },
+		{ "sched", "sched_wakeup_new", "comm", "pid" },
+		{ "sched", "sched_waking", "comm", "pid" },
+		{ "sched", "sched_process_exit", "comm", "pid" },
+		{ "sched", "sched_process_fork", "child_comm", "child_pid" },
+		{ "task", "task_rename", "newcomm", "pid" },
+	};
+	struct named_walk *w = arg;
+	struct tep_record rec = { .ts = ts, .cpu = (int)cpu, .size = size, .data = data };
+	struct tep_event *ev = tep_find_event(w->tep, tep_data_type(w->tep, &rec));
+	unsigned long long pid;
+	const char *c;
+	int len;
+
+	if (!ev)
+		return 0;
+	for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
+		if (strcmp(ev->system, said[i].sys) || strcmp(ev->name, said[i].name))
+			continue;
+		c = named_field(w, ev, &rec, said[i].comm, &len);
+		if (c && !tep_get_field_val(&w->s, ev, said[i].pid, &rec, &pid, 0))
+			named_see(w, cpu, ts, (int64_t)(int32_t)pid, c, len);
+	}
+	if (!strcmp(ev->system, "sched") && !strcmp(ev->name, "sched_process_exec") &&
+	    (c = named_field(w, ev, &rec, "filename", &len)) &&
+	    !tep_get_field_val(&w->s, ev, "pid", &rec, &pid, 0)) {
+		/* the kernel names the new image kbasename(filename), 15 bytes */
+		const char *end = c + strnlen(c, len), *base = end;
+
+		while (base > c && base[-1] != '/')
+			base--;
+		named_see(w, cpu, ts, (int64_t)(int32_t)pid, base, (int)(end - base));
+	}
+	return 0;
+}
+
+/*
+ * Decode @dir's two CPUs one after the other (@first, then the other), whole,
+ * into one store. Return: the pids whose stored comm is not the newest, or -1.
+ * *@stale: the pids where the CPU decoded last gave another name (what the
+ * table showed when it kept the name decoded last).
+ */
+static int comm_order(struct fixture *fx, const struct named_walk *w, unsigned int first,
+		      int *stale)
+{
+	struct store *st = store_new(0, 2);
+	struct decode_ctx *dc = st ? decode_ctx_new(fixture_tep(fx), st, NULL) : NULL;
+	int wrong = 0;
+
+	if (!dc) {
+		store_free(st);
+		return -1;
+	}
+	for (unsigned int k = 0; k < 2; k++) {
+		unsigned int cpu = k ? !first : first;
+		struct decoder *d = decoder_new(dc, cpu);
+
+		if (!d) {
+			wrong = -1;
+			break;
+		}
+		for (size_t i = 0; i < fixture_npages(fx, cpu); i++)
+			decoder_page(d, fixture_page(fx, cpu, i), fixture_page_size(fx), NULL);
+		decoder_free(d);
+	}
+	for (size_t i = 0; wrong >= 0 && i < w->n; i++) {
+		const struct named *e = &w->v[i];
+		const char *have = store_comm(st, e->pid);
+		const char *last = e->last[!first][0] ? e->last[!first] : e->last[first];
+
+		if (e->tie)
+			continue;
+		*stale += strcmp(last, e->comm) != 0;
+		if (!have || strcmp(have, e->comm)) {
+			printf("  %s first: pid %d is '%s', newest '%s' (decoded last: '%s')\n",
+			       first ? "cpu1" : "cpu0", e->pid, have ? have : "(null)", e->comm,
+			       last);
+			wrong++;
+		}
+	}
+	decode_ctx_free(dc);
+	store_free(st);
+	return wrong;
+}
+
+TEST(comm_newest_by_time_across_cpus)
+{
+	char names[MAX_FIXTURES][256];
+	int n = list_fixtures("host-", names, MAX_FIXTURES);
+	int stale = 0, fixtures = 0;
+	size_t pids = 0;
+
+	CHECK(n > 0);
+	for (int f = 0; f < n; f++) {
+		struct fixture *fx = fixture_open(names[f]);
+		struct named_walk w = { 0 };
+		int st0 = 0;
+
+		CHECK(fx);
+		if (fixture_ncpus(fx) != 2) {
+			fixture_close(fx);
+			continue;
+		}
+		w.tep = fixture_tep(fx);
+		w.v = calloc(NAMED_MAX, sizeof(*w.v));
+		CHECK(w.v);
+		trace_seq_init(&w.s);
+		for (unsigned int cpu = 0; cpu < 2; cpu++)
+			CHECK(fixture_for_each_record(fx, cpu, named_record, &w) == 0);
+		CHECK(!w.full);
+		CHECK_EQ_U64(comm_order(fx, &w, 0, &st0), 0);
+		CHECK_EQ_U64(comm_order(fx, &w, 1, &st0), 0);
+		printf("  %s: %zu pids named, %d named otherwise by the CPU decoded last\n",
+		       names[f], w.n, st0);
+		stale += st0;
+		pids += w.n;
+		fixtures++;
+		trace_seq_destroy(&w.s);
+		free(w.v);
+		fixture_close(fx);
+	}
+	CHECK(fixtures > 0);
+	CHECK(pids > 0);
+	/* the recordings hold execs seen by both CPUs: decode order alone would get them wrong */
+	CHECK(stale > 0);
+}
+
 /* One decoder per CPU on its own thread, one shared context and store (TSan). */
 struct cpu_job {
 	struct fixture		*fx;

@@ -612,7 +612,7 @@ TEST(json_keeps_utf8_comm)
 		store_iter_free(it);
 		if (pid) {
 			tried = true;
-			store_set_comm(st, pid, comm);
+			store_set_comm(st, pid, comm, 0);
 			CHECK(export_write(FORMAT_JSON, path, st, &meta, NULL, NULL, err,
 					   sizeof(err)) == 0);
 			CHECK(file_read(path, FILE_NO_MAX, &text, NULL) == 0);

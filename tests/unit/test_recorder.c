@@ -384,8 +384,8 @@ TEST(scan_finds_an_exec_by_name)
 	struct got g = { .n = 0 };
 
 	CHECK(st);
-	store_set_comm(st, 4242, "rec_target");
-	store_set_comm(st, 17, "bash");
+	store_set_comm(st, 4242, "rec_target", 0);
+	store_set_comm(st, 17, "bash", 0);
 	/* thousands of other events in sealed chunks around the matches */
 	for (uint64_t i = 0; i < 10000; i++)
 		add_ev(st, i & 1, SEC + i * 100000, KTOP_T_SCHED_WAKEUP, 17, "bash");
@@ -403,7 +403,7 @@ TEST(scan_finds_an_exec_by_name)
 	 * the fork's "bash", decoded by another CPU's reader after the exec: the
 	 * comm table's last word, not the task's name at the exec
 	 */
-	store_set_comm(st, 4242, "bash");
+	store_set_comm(st, 4242, "bash", 0);
 	rec_scan_events(&s, ws, 1, 3 * SEC + 6, got_one, &g);
 	CHECK_EQ_U64(g.n, 1);
 	CHECK_EQ_U64(g.m[0].ts, 3 * SEC + 5);
@@ -500,7 +500,7 @@ static struct store *timeline(size_t mem)
 
 	if (!st)
 		return NULL;
-	store_set_comm(st, 7, "worker");
+	store_set_comm(st, 7, "worker", 0);
 	for (uint64_t t = 1 * SEC; t < 41 * SEC; t += 10 * MS) {
 		add_ev(st, 0, t, KTOP_T_SCHED_WAKEUP, 7, "worker");
 		add_ev(st, 1, t + 5 * MS, KTOP_T_SCHED_WAKEUP, 7, "worker");
@@ -770,7 +770,7 @@ TEST(recorder_thread_end_to_end)
 
 	fh.st = store_new(64 << 20, 2);
 	CHECK(fh.st);
-	store_set_comm(fh.st, 99, "rec_target");
+	store_set_comm(fh.st, 99, "rec_target", 0);
 	h.st = fh.st;
 	h.arg = &fh;
 	snprintf(pattern, sizeof(pattern), "%s/e2e-%%n.ktop", scratch());
@@ -862,7 +862,7 @@ TEST(recorder_kernel_stop)
 	snprintf(trig, sizeof(trig), "%s/events/sched/sched_process_exec/trigger", dir);
 	fh.st = store_new(64 << 20, 2);
 	CHECK(fh.st);
-	store_set_comm(fh.st, 99, "rec_target");
+	store_set_comm(fh.st, 99, "rec_target", 0);
 	h.st = fh.st;
 	h.arg = &fh;
 	h.instance_dir = dir;

@@ -604,7 +604,7 @@ TEST(many_marks_and_comms_round_trip)
 	for (uint64_t i = 0; i < 150000; i++)
 		store_add_lost(st, i & 1, 1000 + i, i % 5, STORE_LOST_KERNEL);
 	for (int32_t pid = 1; pid < 140000; pid++)
-		store_set_comm(st, pid, pid & 1 ? "odd" : "even");
+		store_set_comm(st, pid, pid & 1 ? "odd" : "even", 0);
 	CHECK(ktop_write(path, st, NULL, NULL, err, sizeof(err)) == 0);
 	CHECK(format_load(path, 0, &st2, &back, err, sizeof(err)) == 0);
 	store_get_stats(st, &a);

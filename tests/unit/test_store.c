@@ -739,9 +739,9 @@ TEST(store_count_by_whole_chunks)
 	uint64_t h = 1;
 
 	CHECK(st);
-	store_set_comm(st, 300, "alpha");
-	store_set_comm(st, 302, "alpha");
-	store_set_comm(st, 301, "beta");
+	store_set_comm(st, 300, "alpha", 0);
+	store_set_comm(st, 302, "alpha", 0);
+	store_set_comm(st, 301, "beta", 0);
 	for (unsigned int c = 0; c < NCPU; c++) {
 		for (uint64_t s = 0; s < N; s++) {
 			struct wc_ev *e = &evs[ne++];
@@ -856,9 +856,9 @@ TEST(store_count_by_comm)
 	struct ktop_event ev;
 
 	CHECK(st);
-	store_set_comm(st, 10, "alpha");
-	store_set_comm(st, 11, "beta");
-	store_set_comm(st, 12, "alpha");
+	store_set_comm(st, 10, "alpha", 0);
+	store_set_comm(st, 11, "beta", 0);
+	store_set_comm(st, 12, "alpha", 0);
 	for (int i = 0; i < 30; i++) {
 		memset(&ev, 0, sizeof(ev));
 		ev.ts = 100 + i;
@@ -902,9 +902,9 @@ TEST(store_task_name_as_the_kernel_prints_it)
 	struct store *st = store_new(0, 1);
 
 	CHECK(st);
-	store_set_comm(st, 0, "swapper/0");
-	store_set_comm(st, 10, "alpha");
-	store_set_comm(st, 11, "");
+	store_set_comm(st, 0, "swapper/0", 0);
+	store_set_comm(st, 10, "alpha", 0);
+	store_set_comm(st, 11, "", 0);
 	CHECK_STR(store_task_name(st, 0), "<idle>");
 	CHECK_STR(store_task_name(st, 10), "alpha");
 	CHECK_STR(store_task_name(st, 11), "<...>");
@@ -1047,15 +1047,125 @@ TEST(store_comm)
 	CHECK(st);
 	CHECK(store_comm(st, 42) == NULL);
 	CHECK(store_comm(st, -1) == NULL);
-	store_set_comm(st, 42, "bash");
-	store_set_comm(st, 0, "swapper/0");
-	store_set_comm(st, 4194304, "maxpid");
+	store_set_comm(st, 42, "bash", 0);
+	store_set_comm(st, 0, "swapper/0", 0);
+	store_set_comm(st, 4194304, "maxpid", 0);
 	CHECK_STR(store_comm(st, 42), "bash");
 	CHECK_STR(store_comm(st, 0), "swapper/0");
 	CHECK_STR(store_comm(st, 4194304), "maxpid");
-	store_set_comm(st, 42, "ls");
+	store_set_comm(st, 42, "ls", 0);
 	CHECK_STR(store_comm(st, 42), "ls");
 	CHECK(store_comm(st, 43) == NULL);
+	store_free(st);
+}
+
+/* The newest name by trace time wins, not the one set last (readers decode at their own pace). */
+TEST(store_comm_newest_by_time)
+{
+	struct store *st = store_new(0, 2);
+
+	CHECK(st);
+	/* an exec on one CPU, then a lagging CPU's event from before it */
+	store_set_comm(st, 7, "bash", 100);
+	store_set_comm(st, 7, "nwrite", 300);
+	store_set_comm(st, 7, "bash", 200);
+	CHECK_STR(store_comm(st, 7), "nwrite");
+	/* the same time: the one set last */
+	store_set_comm(st, 7, "other", 300);
+	CHECK_STR(store_comm(st, 7), "other");
+	/* a later sighting of the same name moves its time: an older rename loses */
+	store_set_comm(st, 8, "a", 10);
+	store_set_comm(st, 8, "a", 50);
+	store_set_comm(st, 8, "b", 30);
+	CHECK_STR(store_comm(st, 8), "a");
+	/* untimed names (saved_cmdlines, /proc) replace untimed ones only */
+	store_set_comm(st, 9, "cmdline", 0);
+	store_set_comm(st, 9, "cmdline2", 0);
+	CHECK_STR(store_comm(st, 9), "cmdline2");
+	store_set_comm(st, 9, "event", 5);
+	store_set_comm(st, 9, "cmdline3", 0);
+	CHECK_STR(store_comm(st, 9), "event");
+	/* the end of the recording replaces any, and stays */
+	store_set_comm(st, 9, "atend", STORE_COMM_LAST);
+	store_set_comm(st, 9, "late", UINT64_MAX - 1);
+	CHECK_STR(store_comm(st, 9), "atend");
+	CHECK(store_comm(st, 10) == NULL);
+	store_free(st);
+}
+
+/* Threads naming the same pids at interleaved times: each pid ends with its newest name. */
+#define CT_THREADS	4
+#define CT_PIDS		64
+#define CT_ROUNDS	4000
+
+struct ct {
+	struct store	*st;
+	unsigned int	k;
+	atomic_int	*done;
+};
+
+static void *ct_name(void *p)
+{
+	struct ct *c = p;
+	char comm[16];
+
+	for (unsigned int r = 0; r < CT_ROUNDS; r++) {
+		/* thread k's round r is time r * CT_THREADS + k; odd threads go backwards */
+		unsigned int rr = c->k & 1 ? CT_ROUNDS - 1 - r : r;
+
+		snprintf(comm, sizeof(comm), "t%u-%u", c->k, rr % 5);
+		store_set_comm(c->st, 1000 + (int32_t)(r % CT_PIDS), comm,
+			       1 + (uint64_t)rr * CT_THREADS + c->k);
+	}
+	atomic_fetch_add(c->done, 1);
+	return NULL;
+}
+
+static void *ct_read(void *p)
+{
+	struct ct *c = p;
+	uint64_t reads = 0;
+
+	while (atomic_load(c->done) < CT_THREADS || !reads)
+		for (int32_t pid = 1000; pid < 1000 + CT_PIDS; pid++, reads++) {
+			const char *s = store_comm(c->st, pid);
+
+			if (s && s[0] != 't')
+				abort();
+		}
+	return NULL;
+}
+
+TEST(store_comm_threads_keep_newest)
+{
+	struct ct c[CT_THREADS + 1];
+	pthread_t th[CT_THREADS + 1];
+	atomic_int done = 0;
+	struct store *st = store_new(0, 2);
+
+	CHECK(st);
+	for (unsigned int k = 0; k <= CT_THREADS; k++) {
+		c[k] = (struct ct){ .st = st, .k = k, .done = &done };
+		CHECK(!pthread_create(&th[k], NULL, k < CT_THREADS ? ct_name : ct_read, &c[k]));
+	}
+	for (unsigned int k = 0; k <= CT_THREADS; k++)
+		pthread_join(th[k], NULL);
+	/* what each pid must end with: the name its newest time came with */
+	for (unsigned int j = 0; j < CT_PIDS; j++) {
+		uint64_t best = 0;
+		char want[16] = "";
+
+		for (unsigned int k = 0; k < CT_THREADS; k++)
+			for (unsigned int r = j; r < CT_ROUNDS; r += CT_PIDS) {
+				unsigned int rr = k & 1 ? CT_ROUNDS - 1 - r : r;
+
+				if (1 + (uint64_t)rr * CT_THREADS + k > best) {
+					best = 1 + (uint64_t)rr * CT_THREADS + k;
+					snprintf(want, sizeof(want), "t%u-%u", k, rr % 5);
+				}
+			}
+		CHECK_STR(store_comm(st, 1000 + (int32_t)j), want);
+	}
 	store_free(st);
 }
 
@@ -1074,7 +1184,7 @@ TEST(store_comm_next)
 		char name[16];
 
 		snprintf(name, sizeof(name), "t%d", pids[i]);
-		store_set_comm(st, pids[i], name);
+		store_set_comm(st, pids[i], name, 0);
 	}
 	for (pid = 0; (c = store_comm_next(st, &pid)); pid++, n++) {
 		char name[16];
@@ -1124,7 +1234,7 @@ static void *cw_write(void *p)
 			store_publish(w->cw->st, w->cpu);
 		if (s % 1000 == 0) {
 			snprintf(comm, sizeof(comm), "c%u-%" PRIu64, w->cpu, s % 7);
-			store_set_comm(w->cw->st, 100 + s % 40, comm);
+			store_set_comm(w->cw->st, 100 + s % 40, comm, 0);
 		}
 		if (s % 50 == 0)	/* marks evicted as the writers evict chunks */
 			store_add_lost(w->cw->st, w->cpu, ev.ts, 1, STORE_LOST_KERNEL);

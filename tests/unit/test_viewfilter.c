@@ -134,9 +134,9 @@ static struct store *replay(struct store *src, int reps, size_t mem)
 
 					ev.pid += shift;
 					if (c)
-						store_set_comm(dst, ev.pid, c);
+						store_set_comm(dst, ev.pid, c, 0);
 				} else if (ev.pid && store_comm(src, ev.pid)) {
-					store_set_comm(dst, ev.pid, store_comm(src, ev.pid));
+					store_set_comm(dst, ev.pid, store_comm(src, ev.pid), 0);
 				}
 				if (store_append(dst, &ev)) {
 					store_free(dst);
