@@ -31,8 +31,10 @@
 
 #include "app/app.h"
 #include "app/opts.h"
+#include "diff/diff.h"
 #include "ingest/fixture.h"
 #include "snap_common.h"
+#include "stacks_text.h"
 #include "ui-local.h"
 #include "text_screen.h"
 
@@ -63,12 +65,28 @@ static struct {
 /* Fixture @name written as a .ktop in tmpdir, opened as ktop -i opens it. */
 static bool side_open(struct app *a, const char *name)
 {
-	struct snapshot_meta meta;
-	struct store *st = snap_fixture_store(name, &meta);
+	struct snapshot_meta meta = { 0 };
+	struct res r = { 0 };
+	struct store *st;
 	static char path[2][600];
 	char *p = path[a == &rig.side[1]];
 	char err[512] = "";
 
+	if (!strncmp(name, "stacks-", 7)) {
+		/* its frames named as its text names them (stacks_text.h) */
+		snprintf(err, sizeof(err), "%s/%s", fixture_root(), name);
+		st = fixture_stacks_store(err, &r);
+		if (st)
+			snapshot_meta_load_dir(&meta, err, NULL);
+		/* every stack named while the fixture's symbols are there */
+		for (uint32_t id = 1; st && id <= stacks_count(store_stacks(st)); id++) {
+			uint32_t names[2 * STACK_MAX_FRAMES];
+
+			stacks_names(store_stacks(st), id, names, 2 * STACK_MAX_FRAMES);
+		}
+	} else {
+		st = snap_fixture_store(name, &meta);
+	}
 	if (!st)
 		return false;
 	snprintf(p, 600, "%s/%s.ktop", tmpdir, name);
@@ -76,10 +94,12 @@ static bool side_open(struct app *a, const char *name)
 		printf("  %s: %s\n", name, err);
 		store_free(st);
 		snapshot_meta_free(&meta);
+		symbols_free(r.ksyms);
 		return false;
 	}
 	snapshot_meta_free(&meta);
 	store_free(st);
+	symbols_free(r.ksyms);
 	memset(a, 0, sizeof(*a));
 	opts_defaults(&a->opts);
 	a->wake_fd = -1;
@@ -127,7 +147,7 @@ static void key(struct pane *p, enum ui_action act)
 
 /* ---- the kernel's text ------------------------------------------------------------------ */
 
-struct text {
+struct ktext {
 	double		secs;		/* first to last time stamp */
 	char		(*name)[64];	/* event names, with their counts */
 	uint64_t	*count;
@@ -136,7 +156,7 @@ struct text {
 	size_t		nlat[2];
 };
 
-static void text_read(const char *fixture, struct text *t)
+static void ktext_read(const char *fixture, struct ktext *t)
 {
 	char path[600], *buf, *save = NULL;
 	double first = -1, last = 0;
@@ -187,14 +207,14 @@ static void text_read(const char *fixture, struct text *t)
 	free(buf);
 }
 
-static void text_free(struct text *t)
+static void ktext_free(struct ktext *t)
 {
 	free(t->name);
 	free(t->count);
 }
 
 /* Events per second of event @ev (no system) in @t. */
-static double text_rate(const struct text *t, const char *ev, bool *has)
+static double ktext_rate(const struct ktext *t, const char *ev, bool *has)
 {
 	for (size_t i = 0; i < t->n; i++)
 		if (!strcmp(t->name[i], ev)) {
@@ -281,22 +301,22 @@ static void event_lines(struct ev_line *out, int max, int *np)
 
 TEST(top_pane_events_line_by_line)
 {
-	struct text tx[2];
+	struct ktext tx[2];
 	struct ev_line ev[64];
 	struct pane *p;
 	size_t names = 0;
 	char b[TEXT_COLS + 1], want[64];
 	int n = 0;
 
-	text_read("rt-sched-irq", &tx[0]);
-	text_read("rt612-sched-irq", &tx[1]);
+	ktext_read("rt-sched-irq", &tx[0]);
+	ktext_read("rt612-sched-irq", &tx[1]);
 	CHECK(tx[0].secs > 0 && tx[1].secs > 0 && tx[0].n >= 5);
 	/* the union of both texts' event names */
 	names = tx[0].n;
 	for (size_t i = 0; i < tx[1].n; i++) {
 		bool has;
 
-		text_rate(&tx[0], tx[1].name[i], &has);
+		ktext_rate(&tx[0], tx[1].name[i], &has);
 		names += !has;
 	}
 	CHECK(rig_open("rt-sched-irq", "rt612-sched-irq"));
@@ -316,7 +336,7 @@ TEST(top_pane_events_line_by_line)
 	for (int i = 0; i < n; i++) {
 		const char *nm = strchr(ev[i].name, ':') ? strchr(ev[i].name, ':') + 1 : ev[i].name;
 		bool hb, hn;
-		double rb = text_rate(&tx[0], nm, &hb), rn = text_rate(&tx[1], nm, &hn);
+		double rb = ktext_rate(&tx[0], nm, &hb), rn = ktext_rate(&tx[1], nm, &hn);
 
 		/* each event once */
 		for (int j = 0; j < i; j++)
@@ -337,7 +357,7 @@ TEST(top_pane_events_line_by_line)
 		/* by the largest change first (the texts' changes, within their stamps' us) */
 		if (i) {
 			const char *pn = strchr(ev[i - 1].name, ':') + 1;
-			double pb = text_rate(&tx[0], pn, &hb), pw = text_rate(&tx[1], pn, &hn);
+			double pb = ktext_rate(&tx[0], pn, &hb), pw = ktext_rate(&tx[1], pn, &hn);
 
 			CHECK(fabs(pw - pb) >= fabs(rn - rb) * (1 - 1e-4));
 		}
@@ -361,8 +381,8 @@ TEST(top_pane_events_line_by_line)
 	CHECK(!strncmp(line(0, b, sizeof(b)), " Syscalls", 9));
 	CHECK(strstr(b, "(v: connections)"));
 	rig_close();
-	text_free(&tx[0]);
-	text_free(&tx[1]);
+	ktext_free(&tx[0]);
+	ktext_free(&tx[1]);
 }
 
 /* ---- Latency: the histograms ------------------------------------------------------------ */
@@ -370,15 +390,15 @@ TEST(top_pane_events_line_by_line)
 TEST(latency_pane_histograms_line_by_line)
 {
 	static const char *const series[2] = { "timerlat irq", "timerlat thread" };
-	struct text *tx = calloc(2, sizeof(*tx));
+	struct ktext *tx = calloc(2, sizeof(*tx));
 	uint64_t held[2][2] = { { 0 } };
 	int cur = -1, buckets = 0, grow = 0, shrink = 0;
 	double max[2][2] = { { 0 } };	/* per series: the largest rate of either side */
 	struct pane *p;
 	char b[TEXT_COLS + 1];
 
-	text_read("rt-timerlat", &tx[0]);
-	text_read("rt612-timerlat", &tx[1]);
+	ktext_read("rt-timerlat", &tx[0]);
+	ktext_read("rt612-timerlat", &tx[1]);
 	CHECK(tx[0].nlat[0] > 20 && tx[1].nlat[1] > 20);
 	/* each series' largest bucket rate, as the bars scale to it */
 	for (int s = 0; s < 2; s++)
@@ -487,12 +507,12 @@ static const char *side_figs(const char *from, double *secs, unsigned int *cpus,
 TEST(header_line_of_both_sides_fits)
 {
 	static const int widths[] = { 400, 200, 120, 100, 80 };
-	struct text tx[2];
+	struct ktext tx[2];
 	uint64_t total[2] = { 0, 0 };
 	struct richstr rs;
 
-	text_read("rt-sched-irq", &tx[0]);
-	text_read("rt612-sched-irq", &tx[1]);
+	ktext_read("rt-sched-irq", &tx[0]);
+	ktext_read("rt612-sched-irq", &tx[1]);
 	for (int i = 0; i < 2; i++)
 		for (size_t k = 0; k < tx[i].n; k++)
 			total[i] += tx[i].count[k];
@@ -530,8 +550,87 @@ TEST(header_line_of_both_sides_fits)
 			CHECK(strstr(l, tmpdir) && strstr(l, "per s of each side's own length"));
 	}
 	rig_close();
-	text_free(&tx[0]);
-	text_free(&tx[1]);
+	ktext_free(&tx[0]);
+	ktext_free(&tx[1]);
+}
+
+/* ---- Stacks: the icicle's zoom across a refresh ------------------------------------------ */
+
+/* The icicle's zoomed frame (its first row) and the selected one (the last line). */
+static void icicle_names(char *zoom, char *sel, size_t len)
+{
+	char b[TEXT_COLS + 1], *p;
+
+	snprintf(zoom, len, "%s", line(1, b, sizeof(b)));
+	/* the selected frame's line: figures, then its name after the tree's marker */
+	line(SCR_ROWS - 1, b, sizeof(b));
+	p = strrchr(b, ' ');
+	snprintf(sel, len, "%s", p ? p + 1 : b);
+}
+
+/* The root's child that the icicle's row @name starts with, in the diff's tree now. */
+static uint32_t child_named(const char *name)
+{
+	const struct diff_stree *t = diff_stree(rig.ui.diff, DIFF_STACK_EVENTS, false);
+
+	for (uint32_t k = t ? diff_stree_node(t, 0)->first_child : DIFF_SNONE; k != DIFF_SNONE;
+	     k = diff_stree_node(t, k)->next_sibling) {
+		const char *n = diff_stree_node(t, k)->name;
+
+		/* the row shows the name cut to its cell, then blanks */
+		if (!strncmp(name, n, strlen(n)) && (!name[strlen(n)] || name[strlen(n)] == ' '))
+			return k;
+	}
+	return DIFF_SNONE;
+}
+
+/*
+ * Zoom into a frame two levels down and select one of its children, then
+ * make the diff again with the sides the other way round (the tree's nodes
+ * are numbered again, its children by the other side's rates), as a refresh
+ * of a live NEW does: the icicle stays on the same frames.
+ */
+TEST(icicle_zoom_follows_the_frame_across_a_refresh)
+{
+	char z0[TEXT_COLS + 1], s0[TEXT_COLS + 1], z1[TEXT_COLS + 1], s1[TEXT_COLS + 1];
+	char b[TEXT_COLS + 1];
+	struct pane *p;
+	uint32_t old_id;
+
+	CHECK(rig_open("stacks-rt", "stacks-rt612"));
+	p = pane_of("stacks");
+	CHECK(p);
+	draw(p);
+	CHECK(!strncmp(line(1, b, sizeof(b)), "all", 3));
+	/* down twice, right as far as the frames allow (a frame other trees number otherwise) */
+	key(p, ACT_DOWN);
+	for (int i = 0; i < 3; i++)
+		p->ops->key(&rig.ui, p, ACT_RIGHT);
+	key(p, ACT_ENTER);
+	key(p, ACT_DOWN);
+	for (int i = 0; i < 2; i++)
+		p->ops->key(&rig.ui, p, ACT_RIGHT);
+	draw(p);
+	icicle_names(z0, s0, sizeof(z0));
+	CHECK(strncmp(z0, "all", 3) && strcmp(z0, s0));
+	old_id = child_named(z0);
+	CHECK(old_id != DIFF_SNONE);
+	/* the refresh: BASE and NEW swapped, the tree made again */
+	ui_diff_stop(&rig.ui);
+	rig.ui.app = &rig.side[0];
+	CHECK(!ui_diff_start(&rig.ui, &rig.side[1]));
+	/* the zoomed frame has another number in the new tree */
+	CHECK(child_named(z0) != DIFF_SNONE && child_named(z0) != old_id);
+	draw(p);
+	icicle_names(z1, s1, sizeof(z1));
+	if (strcmp(z0, z1) || strcmp(s0, s1))
+		printf("  before: zoom '%.60s' sel '%s'; after: zoom '%.60s' sel '%s'\n", z0, s0,
+		       z1, s1);
+	CHECK(!strcmp(z0, z1) && !strcmp(s0, s1));
+	printf("  zoom '%.40s' (node %u, then %u), selected '%s': kept across the refresh\n", z0,
+	       old_id, child_named(z0), s0);
+	rig.ui.app = &rig.side[1];
+	rig_close();
 }
 
 TEST_MAIN()

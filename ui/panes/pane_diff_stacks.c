@@ -7,7 +7,10 @@
  * flame graphs do), or as a caller tree (v), leaf first, each frame with
  * BASE, NEW, DELTA and RATIO. o: the events' stacks or the function_graph
  * paths (self time). In the icicle the arrows walk the frames, Enter zooms
- * into the selected one, Backspace zooms out.
+ * into the selected one, Backspace zooms out. The zoom and the selection are
+ * kept as frame paths: a refresh (a live NEW) makes the tree again, with
+ * other node numbers, and they stay on the same frames (or the deepest of
+ * their callers still there).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +21,14 @@
 
 #define DS_MAX_CELLS	8192
 #define DS_MAX_ROWS	100000
+#define DS_PATH_MAX	8192
 
 struct diff_stacks {
 	enum diff_stack_src	src;
 	bool			tree;		/* the caller tree, else the icicle */
-	uint32_t		zoom, sel;	/* icicle: node ids */
+	uint32_t		zoom, sel;	/* icicle: node ids in the tree drawn */
+	char			zpath[DS_PATH_MAX];	/* ... as frame paths, '\n'-joined */
+	char			spath[DS_PATH_MAX];
 	int			tsel, ttop;	/* tree: the selected row, the first shown */
 	struct dr_cell		cells[DS_MAX_CELLS];
 	uint32_t		*rows;		/* tree: node, level << 24 */
@@ -45,6 +51,73 @@ static const struct diff_stree *ds_tree(struct ui *ui, struct diff_stacks *ds)
 	if (!ui_diff_ready(ui, why, sizeof(why)))
 		return NULL;
 	return diff_stree(ui->diff, ds->src, ds->tree);
+}
+
+/* @id's frames from the root's child down, '\n'-joined, into @buf ("" for the root). */
+static void path_of(const struct diff_stree *t, uint32_t id, char *buf, size_t len)
+{
+	uint32_t ids[512];
+	int n = 0;
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (uint32_t k = id; k != DIFF_SNONE && k && n < 512; k = diff_stree_node(t, k)->parent)
+		ids[n++] = k;
+	while (n-- > 0) {
+		const char *name = diff_stree_node(t, ids[n])->name;
+		size_t l = strlen(name);
+
+		if (at + l + 2 > len)
+			break;	/* deeper than kept: the path stops at its caller */
+		memcpy(buf + at, name, l);
+		at += l;
+		buf[at++] = '\n';
+		buf[at] = 0;
+	}
+}
+
+/* The node of frame path @path in @t, or the deepest of its callers there. */
+static uint32_t node_of(const struct diff_stree *t, const char *path)
+{
+	uint32_t id = 0;
+
+	while (*path) {
+		const char *end = strchr(path, '\n');
+		size_t l = end ? (size_t)(end - path) : strlen(path);
+		uint32_t k = diff_stree_node(t, id)->first_child;
+
+		for (; k != DIFF_SNONE; k = diff_stree_node(t, k)->next_sibling) {
+			const char *name = diff_stree_node(t, k)->name;
+
+			if (strlen(name) == l && !memcmp(name, path, l))
+				break;
+		}
+		if (k == DIFF_SNONE)
+			break;
+		id = k;
+		path += l + (end ? 1 : 0);
+	}
+	return id;
+}
+
+/* The zoom and the selection in tree @t, from their frame paths. */
+static void icicle_find(struct diff_stacks *ds, const struct diff_stree *t)
+{
+	ds->zoom = node_of(t, ds->zpath);
+	ds->sel = node_of(t, ds->spath);
+	/* the selection is at or under the zoom */
+	for (uint32_t k = ds->sel; k != ds->zoom; k = diff_stree_node(t, k)->parent)
+		if (k == DIFF_SNONE || !k) {
+			ds->sel = ds->zoom;
+			break;
+		}
+}
+
+/* The zoom and the selection as frame paths, after a key moved them. */
+static void icicle_keep(struct diff_stacks *ds, const struct diff_stree *t)
+{
+	path_of(t, ds->zoom, ds->zpath, sizeof(ds->zpath));
+	path_of(t, ds->sel, ds->spath, sizeof(ds->spath));
 }
 
 static const char *src_name(enum diff_stack_src s)
@@ -104,10 +177,7 @@ static void draw_icicle(struct ui *ui, struct diff_stacks *ds, const struct diff
 	struct richstr rs;
 	size_t n;
 
-	if (ds->zoom >= diff_stree_size(t))
-		ds->zoom = 0;
-	if (ds->sel >= diff_stree_size(t))
-		ds->sel = ds->zoom;
+	icicle_find(ds, t);
 	n = dr_icicle_layout(t, ds->zoom, w, h - 1, ds->cells, DS_MAX_CELLS);
 	if (n > DS_MAX_CELLS)
 		n = DS_MAX_CELLS;
@@ -211,8 +281,7 @@ static int icicle_key(struct ui *ui, struct diff_stacks *ds, enum ui_action act)
 
 	if (!t)
 		return 0;
-	if (ds->sel >= diff_stree_size(t))
-		ds->sel = 0;
+	icicle_find(ds, t);
 	n = diff_stree_node(t, ds->sel);
 	switch (act) {
 	case ACT_UP:
@@ -248,6 +317,7 @@ static int icicle_key(struct ui *ui, struct diff_stacks *ds, enum ui_action act)
 	default:
 		return 0;
 	}
+	icicle_keep(ds, t);
 	return UI_REDRAW;
 }
 
@@ -260,11 +330,13 @@ static int ds_key(struct ui *ui, struct pane *p, enum ui_action act)
 	case ACT_VIEW:
 		ds->tree = !ds->tree;
 		ds->zoom = ds->sel = 0;
+		ds->zpath[0] = ds->spath[0] = 0;
 		ds->tsel = ds->ttop = 0;
 		return UI_REDRAW;
 	case ACT_STACK_SOURCE:
 		ds->src = ds->src == DIFF_STACK_EVENTS ? DIFF_STACK_GRAPH : DIFF_STACK_EVENTS;
 		ds->zoom = ds->sel = 0;
+		ds->zpath[0] = ds->spath[0] = 0;
 		ds->tsel = ds->ttop = 0;
 		ui_message(ui, "stacks: %s", src_name(ds->src));
 		return UI_REDRAW;
