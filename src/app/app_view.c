@@ -45,6 +45,12 @@ static bool any_field(void *arg, const char *name)
 	return true;
 }
 
+/* Up to where every CPU has published (the view's joins walk no further). */
+static uint64_t view_feed_end(void *arg, uint64_t lag_ns)
+{
+	return app_feed_end(arg, lag_ns);
+}
+
 int app_view_start(struct app *a, char *err, size_t errlen)
 {
 	struct tep_handle *tep = app_session(a) ? session_tep(app_session(a)) : NULL;
@@ -60,6 +66,7 @@ int app_view_start(struct app *a, char *err, size_t errlen)
 		viewfilter_set_live(a->view, tep ? tep_has_field : NULL, tep, "/proc");
 	else if (app_loading(a))
 		viewfilter_set_live(a->view, any_field, NULL, NULL);
+	viewfilter_set_feed_end(a->view, view_feed_end, a);
 	/* buffer:NAME, for a trace.dat's buffers */
 	if (viewfilter_set_buffers(a->view, app_recording_meta(a))) {
 		snprintf(err, errlen, "out of memory");

@@ -327,6 +327,16 @@ struct net_ev_fields {
 	struct net_endpoint	a, b;		/* the ends (a: the socket's, saddr) */
 	bool			ends_life;	/* the socket's lifetime ends here: a
 						 * transition to CLOSE, tcp_destroy_sock */
+	uint8_t			pkt;		/* enum net_pkt_kind, of an skb event */
+};
+
+/* What an event with an skb address but no ends is in a packet's life. */
+enum net_pkt_kind {
+	NET_PKT_NONE,		/* no skb, or the ends too (tcp_probe, a reset) */
+	NET_PKT_XMIT,		/* net:net_dev_xmit: handed to a device */
+	NET_PKT_RECV,		/* net:netif_receive_skb, netif_rx, napi_gro_receive_entry */
+	NET_PKT_FREE,		/* skb:kfree_skb, skb:consume_skb: the end of its life */
+	NET_PKT_OTHER,		/* another event naming the skb (net_dev_queue, ...) */
 };
 
 /* Each type's fields by name, for reading any event of a store. */

@@ -15,6 +15,7 @@
 
 struct net_tinfo {
 	bool		known;
+	uint8_t		pkt;		/* enum net_pkt_kind */
 	unsigned int	has;
 	struct net_tmap	tm;
 };
@@ -40,6 +41,25 @@ void net_fields_free(struct net_fields *nf)
 		return;
 	free(nf->t);
 	free(nf);
+}
+
+/* What an skb event without ends is in a packet's life, by its name. */
+static uint8_t pkt_kind(const struct ktop_schema_type *t)
+{
+	static const struct { const char *sys, *name; uint8_t kind; } k[] = {
+		{ "net", "net_dev_xmit", NET_PKT_XMIT },
+		{ "net", "netif_receive_skb", NET_PKT_RECV },
+		{ "net", "netif_rx", NET_PKT_RECV },
+		{ "net", "napi_gro_receive_entry", NET_PKT_RECV },
+		{ "net", "netif_receive_skb_entry", NET_PKT_RECV },
+		{ "skb", "kfree_skb", NET_PKT_FREE },
+		{ "skb", "consume_skb", NET_PKT_FREE },
+	};
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (!strcmp(t->system, k[i].sys) && !strcmp(t->name, k[i].name))
+			return k[i].kind;
+	return NET_PKT_OTHER;
 }
 
 static const struct net_tinfo *tinfo(struct net_fields *nf, uint16_t type)
@@ -70,6 +90,8 @@ static const struct net_tinfo *tinfo(struct net_fields *nf, uint16_t type)
 			ti->has |= NET_F_SK;
 		if (ti->tm.slot[NF_SKB] >= 0)
 			ti->has |= NET_F_SKB;
+		if ((ti->has & (NET_F_ENDS | NET_F_SKB)) == NET_F_SKB)
+			ti->pkt = pkt_kind(schema_get(store_schema(nf->st), type));
 		ti->known = true;
 	}
 	return ti;
@@ -100,6 +122,7 @@ unsigned int net_fields_read(struct net_fields *nf, uint16_t type, const uint64_
 		out->sk = arg(&ti->tm, NF_RX_SK, &ev);
 	out->skb = arg(&ti->tm, NF_SKB, &ev);
 	out->has |= (out->sk ? NET_F_SK : 0) | (out->skb ? NET_F_SKB : 0);
+	out->pkt = ti->pkt;
 	out->ends_life = ti->tm.kind == NK_DESTROY ||
 			 (ti->tm.kind == NK_STATE && arg(&ti->tm, NF_NEWSTATE, &ev) == NET_TCP_CLOSE);
 	return out->has;

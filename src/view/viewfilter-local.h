@@ -73,6 +73,8 @@ struct viewfilter {
 	vfexpr_field_fn		known;
 	void			*known_arg;
 	const char		*procdir;	/* live: /proc for the task tree */
+	uint64_t		(*feed_end)(void *arg, uint64_t lag_ns);
+	void			*feed_arg;
 	struct vf_buffer	*bufs;		/* NULL: one buffer, "top" */
 	size_t			nbufs;
 	bool			proc_read;
@@ -125,6 +127,8 @@ int vf_net_sync(struct viewfilter *vf, uint64_t t);
 void vf_net_reset(struct viewfilter *vf);
 /* How far past an event's time the join pass must have walked before it is evaluated. */
 #define VF_NET_AHEAD_NS	(1000ull * 1000)
+/* How far behind "now" the join pass stays in a growing store (every CPU published there). */
+#define VF_NET_LAG_NS	(300ull * 1000 * 1000)
 
 /* Bring @cpu's segments in line with the store's chunks. Return: 0 or -ENOMEM. */
 int vf_sync_cpu(struct viewfilter *vf, unsigned int cpu);

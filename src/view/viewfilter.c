@@ -989,6 +989,13 @@ void viewfilter_set_live(struct viewfilter *vf, vfexpr_field_fn known, void *arg
 	vf->procdir = procdir;
 }
 
+void viewfilter_set_feed_end(struct viewfilter *vf, uint64_t (*end)(void *arg, uint64_t lag_ns),
+			     void *arg)
+{
+	vf->feed_end = end;
+	vf->feed_arg = arg;
+}
+
 static int vf_add(struct viewfilter *vf, struct vf_clause *c)
 {
 	if (vf->nc == VIEWFILTER_MAX_CLAUSES) {

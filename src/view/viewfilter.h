@@ -79,6 +79,17 @@ void viewfilter_free(struct viewfilter *vf);
 void viewfilter_set_live(struct viewfilter *vf, vfexpr_field_fn known, void *arg,
 			 const char *procdir);
 
+/*
+ * A growing store (live, a stream, a recording still loading): @end(@arg,
+ * lag) says up to where every CPU has published (app_feed_end). The joins of
+ * the network clauses (port:, addr:, conn:) are walked in time order up to
+ * there only, since a packet's events tell its life apart from the next
+ * packet's at the same address by their order; what they join later is
+ * evaluated again. NULL (the default): the store is complete.
+ */
+void viewfilter_set_feed_end(struct viewfilter *vf, uint64_t (*end)(void *arg, uint64_t lag_ns),
+			     void *arg);
+
 struct snapshot_meta;
 
 /**

@@ -16,8 +16,13 @@
  *    tcp_destroy_sock, or an event of the same socket with other ends: the
  *    address was reused), NET_JOIN_GRACE_NS after it: sock_send_length,
  *    sock_recv_length, a drop with rx_sk;
- *  - an skb address the events that matched named, within NET_JOIN_SKB_NS of
- *    it: the packet's net_dev_xmit, netif_receive_skb, kfree_skb.
+ *  - a packet an event that matched named (tcp_probe, a reset: its skb
+ *    address): the events of the same packet's life, told apart from those of
+ *    other packets at the same address (a freed skb's memory is soon another
+ *    connection's): the skb's chain of events before it (net_dev_xmit,
+ *    netif_receive_skb, ... within NET_JOIN_SKB_NS of it) since the address's
+ *    last free (kfree_skb, consume_skb), last transmit, or last packet of any
+ *    connection, and the free right after it (a kfree_skb with its reason).
  * The joins come from a walk of the store in time order (the join pass),
  * which a segment's evaluation first brings up to the segment's end; what a
  * later pass learns about time already evaluated (a CPU that published late)
@@ -44,11 +49,24 @@ struct net_span {
 	size_t		prev;		/* the same socket's earlier span, or SIZE_MAX */
 };
 
-/* A time an event of the clause named an skb address. */
+/* A packet event joined to the clause: its time (exact). */
 struct net_tie {
 	uint64_t	ts;
-	size_t		prev;		/* the same address's earlier tie, or SIZE_MAX */
+	size_t		prev;		/* the same address's earlier one, or SIZE_MAX */
 };
+
+#define CHAIN_MAX	4
+
+/* An skb address's events since the last boundary of its packets' lives. */
+struct net_chain {
+	uint64_t	ts[CHAIN_MAX];	/* the newest CHAIN_MAX */
+	uint8_t		n;
+	uint8_t		last;		/* enum net_pkt_kind of the last event, or CHAIN_TIE */
+	uint16_t	last_type;
+	bool		ours;		/* the last event was a packet of the clause's */
+};
+
+#define CHAIN_TIE	0xff
 
 struct vf_net {
 	uint8_t			what;		/* enum vf_net_what */
@@ -61,9 +79,12 @@ struct vf_net {
 	struct hmap		socks;		/* sk -> its newest span's index + 1 */
 	struct net_span		*spans;
 	size_t			nspans, cap;
-	struct hmap		skbs;		/* skb -> its newest tie's index + 1 */
+	struct hmap		skbs;		/* skb -> its newest joined event's index + 1 */
 	struct net_tie		*ties;
 	size_t			nties, tcap;
+	struct hmap		chain_of;	/* skb -> its chain's index + 1 */
+	struct net_chain	*chains;
+	size_t			nchains, ccap;
 };
 
 enum vf_net_what { VN_PORT, VN_ADDR, VN_CONN };
@@ -196,8 +217,10 @@ void vf_net_free(struct vf_clause *c)
 	free(n->ports);
 	hmap_destroy(&n->socks);
 	hmap_destroy(&n->skbs);
+	hmap_destroy(&n->chain_of);
 	free(n->spans);
 	free(n->ties);
+	free(n->chains);
 	free(n);
 	c->net = NULL;
 }
@@ -249,6 +272,7 @@ static bool sock_joined(const struct vf_net *n, uint64_t sk, uint64_t ts)
 	return false;
 }
 
+/* The packet event of @skb at @ts is one the join pass tied to the clause. */
 static bool skb_joined(const struct vf_net *n, uint64_t skb, uint64_t ts)
 {
 	uint64_t *v = hmap_get(&n->skbs, skb);
@@ -256,10 +280,10 @@ static bool skb_joined(const struct vf_net *n, uint64_t skb, uint64_t ts)
 	for (size_t i = v ? (size_t)*v - 1 : SIZE_MAX; i != SIZE_MAX; i = n->ties[i].prev) {
 		uint64_t t = n->ties[i].ts;
 
-		if ((ts >= t ? ts - t : t - ts) <= NET_JOIN_SKB_NS)
+		if (t == ts)
 			return true;
-		if (t + NET_JOIN_SKB_NS < ts)
-			break;	/* older ties are further away */
+		if (t + 2 * NET_JOIN_SKB_NS < ts)
+			break;	/* added in time order, give or take a chain's span */
 	}
 	return false;
 }
@@ -275,6 +299,28 @@ static int tie_add(struct vf_net *n, uint64_t skb, uint64_t ts)
 		return -ENOMEM;
 	n->nties++;
 	return 0;
+}
+
+static struct net_chain *chain_get(struct vf_net *n, uint64_t skb)
+{
+	uint64_t *v = hmap_get(&n->chain_of, skb);
+
+	if (v)
+		return &n->chains[*v - 1];
+	if (array_grow((void **)&n->chains, &n->ccap, n->nchains + 1, sizeof(*n->chains)) ||
+	    hmap_set(&n->chain_of, skb, n->nchains + 1))
+		return NULL;
+	memset(&n->chains[n->nchains], 0, sizeof(*n->chains));
+	return &n->chains[n->nchains++];
+}
+
+static void chain_push(struct net_chain *c, uint64_t ts)
+{
+	if (c->n == CHAIN_MAX) {
+		memmove(c->ts, c->ts + 1, (CHAIN_MAX - 1) * sizeof(*c->ts));
+		c->n--;
+	}
+	c->ts[c->n++] = ts;
 }
 
 uint8_t vf_net_tclass(struct viewfilter *vf, const struct vf_clause *c, uint16_t type)
@@ -315,48 +361,128 @@ static int span_open(struct vf_net *n, uint64_t sk, uint64_t ts)
 	return 1;
 }
 
-static void span_close(struct vf_net *n, uint64_t sk, uint64_t ts)
+static void dirty_from(struct viewfilter *vf, uint64_t ts)
+{
+	if (ts < vf->net_dirty)
+		vf->net_dirty = ts;
+}
+
+/* The end of @sk's lifetime: what was evaluated while it lasted, again. */
+static void span_close(struct viewfilter *vf, struct vf_net *n, uint64_t sk, uint64_t ts)
 {
 	uint64_t *v = hmap_get(&n->socks, sk);
 
-	if (v && n->spans[*v - 1].t1 == SPAN_OPEN && ts >= n->spans[*v - 1].t0)
+	if (v && n->spans[*v - 1].t1 == SPAN_OPEN && ts >= n->spans[*v - 1].t0) {
 		n->spans[*v - 1].t1 = ts;
+		dirty_from(vf, ts + NET_JOIN_GRACE_NS);
+	}
+}
+
+/*
+ * A packet of the clause's (@ours) or another's at @skb, named at @ts: the
+ * chain before it joins it (ours), and what comes after starts anew.
+ */
+static int chain_tie(struct viewfilter *vf, struct vf_net *n, uint64_t skb, uint64_t ts,
+		     bool ours)
+{
+	struct net_chain *c = chain_get(n, skb);
+
+	if (!c)
+		return -ENOMEM;
+	for (unsigned int i = 0; ours && i < c->n; i++) {
+		if (c->ts[i] + NET_JOIN_SKB_NS < ts)
+			continue;	/* too long before it to be the same packet */
+		if (tie_add(n, skb, c->ts[i]))
+			return -ENOMEM;
+		dirty_from(vf, c->ts[i]);
+	}
+	c->n = 0;
+	c->last = CHAIN_TIE;
+	c->ours = ours;
+	return 0;
+}
+
+/* A packet event (an skb, no ends) in @skb's chain. Return: 0, or -ENOMEM. */
+static int chain_event(struct viewfilter *vf, struct vf_net *n, const struct ktop_event *ev,
+		       uint64_t skb, uint8_t pkt)
+{
+	struct net_chain *c = chain_get(n, skb);
+	bool go_on;
+
+	if (!c)
+		return -ENOMEM;
+	switch (pkt) {
+	case NET_PKT_XMIT:	/* a new transmission, but after its queueing */
+		go_on = c->last == NET_PKT_OTHER;
+		break;
+	case NET_PKT_RECV:	/* a looped-back transmission, or another stage of it */
+		go_on = c->last == NET_PKT_XMIT || c->last == NET_PKT_OTHER ||
+			(c->last == NET_PKT_RECV && c->last_type != ev->type);
+		break;
+	case NET_PKT_FREE:	/* the end: of the packet just tied to the clause's? */
+		if (c->last == CHAIN_TIE && c->ours) {
+			if (tie_add(n, skb, ev->ts))
+				return -ENOMEM;
+			dirty_from(vf, ev->ts);
+		}
+		c->n = 0;
+		c->last = NET_PKT_FREE;
+		c->last_type = ev->type;
+		c->ours = false;
+		return 0;
+	default:
+		go_on = c->last != CHAIN_TIE && c->last != NET_PKT_FREE;
+		break;
+	}
+	if (!go_on)
+		c->n = 0;
+	chain_push(c, ev->ts);
+	c->last = pkt;
+	c->last_type = ev->type;
+	c->ours = false;
+	return 0;
 }
 
 /* One event of the walk, for each net clause. Return: 0, or -ENOMEM. */
 static int join_one(struct viewfilter *vf, const struct ktop_event *ev)
 {
 	struct net_ev_fields f;
+	bool ends;
 
-	if (!net_fields_read(vf->netf, ev->type, ev->args, ev->nargs, &f) || !(f.has & NET_F_ENDS))
+	if (!net_fields_read(vf->netf, ev->type, ev->args, ev->nargs, &f))
+		return 0;
+	ends = f.has & NET_F_ENDS;
+	if (!ends && !(f.skb && f.pkt != NET_PKT_NONE))
 		return 0;
 	for (size_t i = 0; i < vf->nc; i++) {
 		struct vf_net *n = vf->c[i].kind == VK_NET ? vf->c[i].net : NULL;
+		bool match;
 		int ret;
 
 		if (!n)
 			continue;
-		if (!ends_match(n, &f)) {
+		if (!ends) {
+			if (chain_event(vf, n, ev, f.skb, f.pkt))
+				return -ENOMEM;
+			continue;
+		}
+		match = ends_match(n, &f);
+		if (f.skb && chain_tie(vf, n, f.skb, ev->ts, match))
+			return -ENOMEM;
+		if (!match) {
 			/* the socket's address, now another's */
 			if (f.sk)
-				span_close(n, f.sk, ev->ts);
+				span_close(vf, n, f.sk, ev->ts);
 			continue;
 		}
 		if (f.sk) {
 			ret = span_open(n, f.sk, ev->ts);
 			if (ret < 0)
 				return ret;
-			if (ret && ev->ts < vf->net_dirty)
-				vf->net_dirty = ev->ts;
+			if (ret)
+				dirty_from(vf, ev->ts);
 			if (f.ends_life)
-				span_close(n, f.sk, ev->ts);
-		}
-		if (f.skb) {
-			if (tie_add(n, f.skb, ev->ts))
-				return -ENOMEM;
-			if (ev->ts - (ev->ts < NET_JOIN_SKB_NS ? ev->ts : NET_JOIN_SKB_NS) <
-			    vf->net_dirty)
-				vf->net_dirty = ev->ts > NET_JOIN_SKB_NS ? ev->ts - NET_JOIN_SKB_NS : 0;
+				span_close(vf, n, f.sk, ev->ts);
 		}
 	}
 	return 0;
@@ -369,7 +495,13 @@ int vf_net_sync(struct viewfilter *vf, uint64_t t)
 	uint64_t seq;
 	int ret = 0;
 
-	if (!vf->has_net || (vf->net_done && t < vf->net_done))
+	if (vf->feed_end) {
+		uint64_t end = vf->feed_end(vf->feed_arg, VF_NET_LAG_NS);
+
+		if (t > end)
+			t = end;
+	}
+	if (!vf->has_net || !t || (vf->net_done && t < vf->net_done))
 		return 0;
 	it = store_iter_new(vf->st, vf->net_done, t, NULL);
 	if (!it)
@@ -380,7 +512,7 @@ int vf_net_sync(struct viewfilter *vf, uint64_t t)
 			continue;
 		vf->net_next[ev.cpu] = seq + 1;
 		vf->net_done = ev.ts;
-		if (net_fields_of(vf->netf, ev.type) & NET_F_ENDS)
+		if (net_fields_of(vf->netf, ev.type) & (NET_F_ENDS | NET_F_SKB))
 			ret = join_one(vf, &ev);
 	}
 	store_iter_free(it);
@@ -396,7 +528,8 @@ void vf_net_reset(struct viewfilter *vf)
 			continue;
 		hmap_clear(&n->socks);
 		hmap_clear(&n->skbs);
-		n->nspans = n->nties = 0;
+		hmap_clear(&n->chain_of);
+		n->nspans = n->nties = n->nchains = 0;
 	}
 	if (vf->net_next)
 		memset(vf->net_next, 0, vf->ncpus * sizeof(*vf->net_next));

@@ -13,12 +13,20 @@
  *                                            SECONDS: prints the throughput
  *   netload conns [-6] N                     N short connections one after the
  *                                            other (1 byte each way)
+ *   netload pair [-6] N SIZEA SIZEB          two connections at once: the client
+ *                                            writes N segments of SIZEA bytes on
+ *                                            the first and of SIZEB on the
+ *                                            second, in turn (TCP_NODELAY), each
+ *                                            read by a server process of its own
+ *                                            as it comes (so the packets' buffers
+ *                                            are freed and reused between them)
  *
  * The server is a child process named "nl-server", the client "nl-client"
  * (prctl), so a test can tell their rows apart by comm as well as by pid.
  * tcp prints "client PID PORT server PID PORT sent N received M"; refused
  * prints "refused PORT" when connect(2) failed with ECONNREFUSED; udp
- * prints "udp sent COUNT"; stream "stream BYTES bytes SECONDS s MBPS MB/s".
+ * prints "udp sent COUNT"; stream "stream BYTES bytes SECONDS s MBPS MB/s";
+ * pair "pair PORTA PORTB server PORT" (the client's two ports).
  * Exit status 0 when the workload did what it says, 1 otherwise.
  *
  * Only libc: the qemu rig copies it into the rt guests as well.
@@ -335,10 +343,75 @@ static int do_conns(long n)
 	return 0;
 }
 
+/* The server of pair: a reader process per connection, to EOF. */
+static void serve_pair(int lfd)
+{
+	prctl(PR_SET_NAME, "nl-server", 0, 0, 0);
+	for (int i = 0; i < 2; i++) {
+		int fd = accept(lfd, NULL, NULL);
+		pid_t pid;
+
+		if (fd < 0)
+			_exit(1);
+		pid = fork();
+		if (pid < 0)
+			_exit(1);
+		if (!pid) {
+			close(lfd);
+			_exit(read_n(fd, buf, sizeof(buf), 0) < 0);
+		}
+		close(fd);
+	}
+	close(lfd);
+	for (int i = 0; i < 2; i++)
+		if (reap(-1))
+			_exit(1);
+	_exit(0);
+}
+
+static int do_pair(long n, size_t sa, size_t sb)
+{
+	unsigned int port = 0;
+	int lfd = listen_on(&port), fd[2], one = 1;
+	pid_t srv;
+
+	if (lfd < 0 || !sa || !sb || sa > sizeof(buf) || sb > sizeof(buf))
+		return 1;
+	srv = fork();
+	if (srv < 0)
+		return 1;
+	if (!srv)
+		serve_pair(lfd);
+	close(lfd);
+	prctl(PR_SET_NAME, "nl-client", 0, 0, 0);
+	for (int i = 0; i < 2; i++) {
+		fd[i] = connect_to(port);
+		if (fd[i] < 0) {
+			perror("netload: connect");
+			kill(srv, SIGKILL);
+			reap(srv);
+			return 1;
+		}
+		setsockopt(fd[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	for (long i = 0; i < n; i++) {
+		if (write_all(fd[0], buf, sa, sa) || write_all(fd[1], buf, sb, sb)) {
+			perror("netload: write");
+			return 1;
+		}
+		usleep(200);
+	}
+	printf("pair %u %u server %u\n", sock_port(fd[0], 0), sock_port(fd[1], 0), port);
+	close(fd[0]);
+	close(fd[1]);
+	return reap(srv) ? 1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: netload tcp [-6] [-p PORT] SEND RECV | refused [-6] PORT |\n"
-		"       udp [-6] PORT COUNT SIZE | stream [-6] [-p PORT] SECONDS | conns [-6] N\n");
+		"       udp [-6] PORT COUNT SIZE | stream [-6] [-p PORT] SECONDS | conns [-6] N |\n"
+		"       pair [-6] N SIZEA SIZEB\n");
 	exit(2);
 }
 
@@ -378,6 +451,9 @@ int main(int argc, char **argv)
 			      strtoul(argv[2], NULL, 10));
 	if (!strcmp(mode, "stream") && argc == 1)
 		return do_stream(port, strtod(argv[0], NULL));
+	if (!strcmp(mode, "pair") && argc == 3)
+		return do_pair(strtol(argv[0], NULL, 10), strtoul(argv[1], NULL, 10),
+			       strtoul(argv[2], NULL, 10));
 	if (!strcmp(mode, "conns") && argc == 1)
 		return do_conns(strtol(argv[0], NULL, 10));
 	usage();

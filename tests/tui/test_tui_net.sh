@@ -17,7 +17,11 @@
 #      the NO_SOCKET kfree_skb events; Y k on the NETFILTER_DROP group turns
 #      kfree_skb's kernel stacks on, the nftables transfer again, y: the
 #      caller tree of those drops goes through nft_do_chain; P turns
-#      tcp:tcp_probe on and a transfer's row then has its cwnd, P again off;
+#      tcp:tcp_probe on and a transfer's row then has its cwnd; with it, two
+#      connections at once (netload pair, segments of 1000 and 700 bytes):
+#      Enter on one's row lists its packets' net_dev_xmit and
+#      netif_receive_skb (joined by the skb address tcp_probe names), not the
+#      other's, for each of the two; P again off;
 #      q; the kernel's tracing state is as before.
 #   2. A recording of the 6.12-rt guest (tests/fixtures/rt612-net as a .ktop):
 #      the same pane from that kernel's formats: nl-client and nl-server rows
@@ -222,6 +226,72 @@ if wait_screen 'cwnd [1-9][0-9]* ssthresh [0-9]+' 5; then
 else
 	fail "live: no cwnd on the row of port $3"; evidence cwnd
 fi
+# The timeline's packets, joined by the skb address tcp_probe names: two
+# connections at once (netload pair: segments of 1000 bytes on A, 700 on B,
+# in turn, each read as it comes, so one's freed skbs carry the other's next
+# packets). On lo a segment of N bytes is net_dev_xmit len=N+66 and
+# netif_receive_skb len=N+52. Enter on A's row: A's segments are listed, B's
+# are not; and the other way round, so that "no match" means something.
+ip netns exec "$ns" "$nl" pair 40 1000 700 > "$tmp/pair" 2>&1
+set -- $(cat "$tmp/pair")	# pair PORTA PORTB server PORT
+pa=$2 pb=$3 ps=$5
+echo "  (netload: $(cat "$tmp/pair"))"
+# search TEXT: / TEXT Enter in the event list, searching from the newest back;
+# the page scrolled 40 columns right, to the fields after the skb address
+# (net_dev_xmit's "len=N rc=0 name=lo", netif_receive_skb's "len=N name=lo")
+search() {
+	keys End
+	keys /
+	wait_screen 'search older events for:' 3 || return 1
+	keys -l "$1"
+	keys Enter
+	keys Right Right Right Right Right
+}
+timeline() {	# PORT OURS THEIRS: Enter on the client row of PORT
+	local port=$1 ours=$2 theirs=$3 xo=$(($2 + 66)) ro=$(($2 + 52)) xt=$(($3 + 66))
+	keys 9
+	wait_screen '^Net: ' 5
+	wait_screen "127\.0\.0\.1:$port +127\.0\.0\.1:$ps" 10 ||
+		{ fail "live: no row of the pair's client port $port"; evidence "pair$port"; }
+	keys /
+	sleep 0.2
+	keys -l "TCP 127.0.0.1:$port"
+	keys Enter
+	sleep 0.3
+	keys Enter
+	wait_screen "view conn:127\.0\.0\.1:$port-127\.0\.0\.1:$ps" 5 ||
+		{ fail "live: no conn: view for port $port"; evidence "view$port"; }
+	search "len=$xo"
+	if wait_screen "[0-9a-f] len=$xo rc=0 name=lo" 10 &&
+	   wait_screen "search \"len=$xo\" \(n older" 5; then
+		ok "live: port $port's timeline lists its $ours-byte segments' net_dev_xmit (len=$xo)"
+	else
+		fail "live: no net_dev_xmit len=$xo in port $port's timeline"; evidence "xmit$port"
+	fi
+	keys Left Left Left Left Left
+	search "len=$ro"
+	if wait_screen "[0-9a-f] len=$ro name=lo" 10; then
+		ok "live: and their netif_receive_skb (len=$ro)"
+	else
+		fail "live: no netif_receive_skb len=$ro in port $port's timeline"
+		evidence "recv$port"
+	fi
+	keys Left Left Left Left Left
+	search "len=$xt"
+	if wait_screen "\"len=$xt\": no older match" 10; then
+		ok "live: and not the other connection's (no len=$xt)"
+	else
+		fail "live: port $port's timeline has the other connection's len=$xt"
+		evidence "theirs$port"
+	fi
+	keys Left Left Left Left Left
+	keys W
+	sleep 0.3
+}
+timeline "$pa" 1000 700
+timeline "$pb" 700 1000
+keys 9
+wait_screen '^Net: ' 5
 keys P
 if wait_screen 'tcp:tcp_probe off' 5; then ok "live: P again turns it off"
 else fail "live: no 'tcp:tcp_probe off'"; evidence probeoff; fi

@@ -5,8 +5,9 @@
  * records (trace.txt). A reader of the text here finds the lines whose ends
  * match, the sockets they name (the kernel hashes %p pointers, consistently
  * within a boot, so the text can join them too), the send/recv lengths and
- * drops of those sockets, and the packets whose skb address a matching line
- * named within 1 ms: the view must hold exactly that many events. Then
+ * drops of those sockets, and the packets a matching line named by their skb
+ * address (the events of that packet's life, not of the address's next
+ * packets): the view must hold exactly that many events. Then
  * negation, the per-event match against the chunk walk, and the refusals
  * with their carets.
  */
@@ -176,22 +177,136 @@ static size_t text_lines(const char *text, struct tline *out, size_t max)
 	return n;
 }
 
+/* What a line naming an skb is in a packet's life (net.h's enum net_pkt_kind). */
+enum { P_NONE, P_XMIT, P_RECV, P_FREE, P_OTHER, P_TIE };
+
+static int line_pkt(const struct tline *l, char *name, size_t len)
+{
+	const char *colon = strstr(l->p, ": ");
+	const char *e, *p;
+
+	/* "... 1525.190002: net_dev_xmit: skbaddr=..." */
+	while (colon && colon < l->eol && !(colon[-1] >= '0' && colon[-1] <= '9'))
+		colon = strstr(colon + 1, ": ");
+	if (!colon || colon > l->eol)
+		return P_NONE;
+	p = colon + 2;
+	e = strchr(p, ':');
+	if (!e || e > l->eol)
+		return P_NONE;
+	snprintf(name, len, "%.*s", (int)(e - p), p);
+	if (!strcmp(name, "net_dev_xmit"))
+		return P_XMIT;
+	if (!strcmp(name, "netif_receive_skb"))
+		return P_RECV;
+	if (!strcmp(name, "kfree_skb") || !strcmp(name, "consume_skb"))
+		return P_FREE;
+	return P_OTHER;
+}
+
+/* An skb address's lines since the last boundary of its packets' lives. */
+struct tchain {
+	size_t		line[4];
+	unsigned int	n;
+	int		last;
+	char		last_name[32];
+	bool		ours;
+};
+
+/*
+ * The packet lines a clause keeps (@keep[i] set): a line with ends naming an
+ * skb that matches (tcp_probe, a reset) takes the skb's lines before it
+ * (within 1 ms) back to the skb's last free, last transmit (a receive right
+ * after a transmit goes on with it: loopback), or last line with ends; and a
+ * free right after it.
+ */
+static void text_packets(const struct tline *l, size_t n, const struct want *w, bool *keep)
+{
+	static char keys[1 << 18];
+	static struct tchain ch[8192];
+	struct strmap skbs = { 0 };
+	size_t ko = 0, nch = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char skb[40], name[32];
+		unsigned int s, d;
+		struct tchain *c;
+		uint64_t *v;
+		bool go_on;
+		int k;
+
+		if (!field(&l[i], "skbaddr=", skb, sizeof(skb)))
+			continue;
+		v = strmap_get(&skbs, skb, strlen(skb));
+		if (!v) {
+			if (nch == 8192 || ko + 40 >= sizeof(keys))
+				continue;
+			strcpy(keys + ko, skb);
+			v = strmap_put(&skbs, keys + ko, NULL);
+			if (!v)
+				continue;
+			ko += strlen(skb) + 1;
+			memset(&ch[nch], 0, sizeof(ch[0]));
+			*v = ++nch;
+		}
+		c = &ch[*v - 1];
+		if (line_ports(&l[i], &s, &d)) {
+			bool match = ends_match(w, &l[i]);
+
+			for (unsigned int j = 0; match && j < c->n; j++)
+				if (l[c->line[j]].us + 1000 >= l[i].us)
+					keep[c->line[j]] = true;
+			c->n = 0;
+			c->last = P_TIE;
+			c->ours = match;
+			continue;
+		}
+		k = line_pkt(&l[i], name, sizeof(name));
+		if (k == P_FREE) {
+			if (c->last == P_TIE && c->ours)
+				keep[i] = true;
+			c->n = 0;
+			c->last = P_FREE;
+			c->ours = false;
+			continue;
+		}
+		if (k == P_XMIT)
+			go_on = c->last == P_OTHER;
+		else if (k == P_RECV)
+			go_on = c->last == P_XMIT || c->last == P_OTHER ||
+				(c->last == P_RECV && strcmp(c->last_name, name));
+		else
+			go_on = c->last != P_TIE && c->last != P_FREE;
+		if (!go_on)
+			c->n = 0;
+		if (c->n == 4) {
+			memmove(c->line, c->line + 1, 3 * sizeof(c->line[0]));
+			c->n--;
+		}
+		c->line[c->n++] = i;
+		c->last = k;
+		snprintf(c->last_name, sizeof(c->last_name), "%s", name);
+		c->ours = false;
+	}
+	strmap_destroy(&skbs);
+}
+
 /*
  * The lines a clause must keep: those whose ends match; the sock_*_length
- * and kfree_skb (rx_sk) lines of the sockets those name; the lines naming an
- * skb address a matching line named within 1 ms.
+ * and kfree_skb (rx_sk) lines of the sockets those name; the packet lines
+ * joined to a matching line (text_packets; *@npkt counts them).
  */
-static uint64_t text_oracle(const char *text, const struct want *w)
+static uint64_t text_oracle(const char *text, const struct want *w, uint64_t *npkt)
 {
 	static struct tline l[8192];
+	static bool pkt[8192];
 	struct strmap socks = { 0 };
-	static char keys[1 << 16], skbs[4096][40];
-	static uint64_t tie_us[4096];
-	size_t n = text_lines(text, l, 8192), ko = 0, nt = 0;
+	static char keys[1 << 16];
+	size_t n = text_lines(text, l, 8192), ko = 0;
 	uint64_t count = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		char sk[40], skb[40];
+		char sk[40];
 
 		if (!ends_match(w, &l[i]))
 			continue;
@@ -201,25 +316,19 @@ static uint64_t text_oracle(const char *text, const struct want *w)
 			if (strmap_put(&socks, keys + ko, NULL))
 				ko += strlen(sk) + 1;
 		}
-		if (field(&l[i], "skbaddr=", skb, sizeof(skb)) && nt < 4096) {
-			snprintf(skbs[nt], sizeof(skbs[nt]), "%s", skb);
-			tie_us[nt++] = l[i].us;
-		}
 	}
+	memset(pkt, 0, sizeof(pkt));
+	text_packets(l, n, w, pkt);
 	for (size_t i = 0; i < n; i++) {
 		const char *p = strstr(l[i].p, "sk address = ");
-		char sk[40], skb[40];
-		bool keep = ends_match(w, &l[i]);
+		char sk[40];
+		bool keep = ends_match(w, &l[i]) || pkt[i];
 
+		*npkt += pkt[i] && !ends_match(w, &l[i]);
 		if (!keep && p && p < l[i].eol)
 			keep = strmap_get(&socks, p + 13, strcspn(p + 13, ",")) != NULL;
 		if (!keep && field(&l[i], "rx_sk=", sk, sizeof(sk)))
 			keep = strmap_get(&socks, sk, strlen(sk)) != NULL;
-		if (!keep && field(&l[i], "skbaddr=", skb, sizeof(skb)))
-			for (size_t k = 0; k < nt && !keep; k++)
-				keep = !strcmp(skbs[k], skb) &&
-				       (l[i].us > tie_us[k] ? l[i].us - tie_us[k] :
-							      tie_us[k] - l[i].us) <= 1000;
 		count += keep;
 	}
 	strmap_destroy(&socks);
@@ -240,7 +349,7 @@ static void nft_ports(const char *work, unsigned int *cport, unsigned int *sport
 TEST(port_and_conn_equal_the_text)
 {
 	struct want w = { 0 };
-	uint64_t got, want;
+	uint64_t got, want, npkt = 0;
 	char clause[128];
 	struct vfx f;
 
@@ -249,16 +358,17 @@ TEST(port_and_conn_equal_the_text)
 	CHECK(w.cport && w.sport);
 	w.port = w.sport;
 	snprintf(clause, sizeof(clause), "port:%u", w.port);
-	want = text_oracle(f.text, &w);
+	want = text_oracle(f.text, &w, &npkt);
 	got = matched(f.st, clause, NULL);
-	printf("# %s: %llu events, the text's reader: %llu\n", clause, (unsigned long long)got,
-	       (unsigned long long)want);
+	printf("# %s: %llu events, the text's reader: %llu (%llu packet events joined)\n", clause,
+	       (unsigned long long)got, (unsigned long long)want, (unsigned long long)npkt);
 	CHECK(want > 20);
+	CHECK(npkt > 10);
 	CHECK_EQ_U64(got, want);
 	/* the connection alone: without the listener's events */
 	w.port = 0;
 	snprintf(clause, sizeof(clause), "conn:127.0.0.1:%u-127.0.0.1:%u", w.cport, w.sport);
-	want = text_oracle(f.text, &w);
+	want = text_oracle(f.text, &w, &npkt);
 	got = matched(f.st, clause, NULL);
 	printf("# %s: %llu events, the text's reader: %llu\n", clause, (unsigned long long)got,
 	       (unsigned long long)want);
