@@ -23,7 +23,11 @@
 #      netif_receive_skb (joined by the skb address tcp_probe names), not the
 #      other's, for each of the two; P again off;
 #      q; the kernel's tracing state is as before.
-#   2. A recording of the 6.12-rt guest (tests/fixtures/rt612-net as a .ktop):
+#   2. A recording whose trace time runs 65 s past a connection's close
+#      (tests/fixtures/net-age): the IPv6 transfer at its end has both rows
+#      with their [::1] ends; the IPv4 one before it aged out (60 s of trace
+#      time): no rows, the header counts them, its events still listed.
+#   3. A recording of the 6.12-rt guest (tests/fixtures/rt612-net as a .ktop):
 #      the same pane from that kernel's formats: nl-client and nl-server rows
 #      with the transfers' ports, the NO_SOCKET drops; F6 sorts, I inverts.
 cd "$(dirname "$0")/../.." || exit 2
@@ -100,6 +104,29 @@ if scr | grep -Eq '^SYN_SENT ESTABLISHED [0-9.]+[mun]?s FIN_WAIT1 .* FIN_WAIT2 .
 	ok "live: its states up to CLOSE"
 else
 	fail "live: no states line up to CLOSE"; evidence states
+fi
+# IPv6: a transfer over ::1, its client row with both ends in brackets
+ip netns exec "$ns" "$nl" tcp -6 3000 2000 > "$tmp/work6" 2>&1
+set -- $(grep '^client ' "$tmp/work6")
+c6pid=$2 c6port=$3 s6port=$6
+if wait_screen "\[::1\]:$c6port +\[::1\]:$s6port " 10; then
+	keys /
+	sleep 0.2
+	keys -l "TCP [::1]:$c6port"
+	keys Enter
+	sleep 0.3
+	line=$(scr | grep -E "^ *\S+ +\S+ +\[::1\]:$c6port +\[::1\]:$s6port " | head -1)
+	case $line in
+	*" $c6pid "*nl-client*) ok "live: an IPv6 transfer's row: [::1]:$c6port to [::1]:$s6port, pid $c6pid" ;;
+	*) fail "live: IPv6 row '$line' (want pid $c6pid, nl-client)"; evidence row6 ;;
+	esac
+	if wait_screen "^sent 3000 received 2000 bytes" 3; then
+		ok "live: its bytes each way (3000, 2000)"
+	else
+		fail "live: no 'sent 3000 received 2000 bytes' for the IPv6 row"; evidence bytes6
+	fi
+else
+	fail "live: no row [::1]:$c6port -> [::1]:$s6port"; evidence rows6
 fi
 # the nftables transfer ran last: once its row is drawn, the rows before it are held
 wait_screen "127\.0\.0\.1:$ncport +127\.0\.0\.1:7001 " 10 ||
@@ -251,12 +278,18 @@ timeline() {	# PORT OURS THEIRS: Enter on the client row of PORT
 	local port=$1 ours=$2 theirs=$3 xo=$(($2 + 66)) ro=$(($2 + 52)) xt=$(($3 + 66))
 	keys 9
 	wait_screen '^Net: ' 5
-	wait_screen "127\.0\.0\.1:$port +127\.0\.0\.1:$ps" 10 ||
+	# (after W the pane reads the store again from its start: the row may come later)
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		keys /
+		sleep 0.2
+		keys -l "TCP 127.0.0.1:$port"
+		keys Enter
+		# selected: the lines under the table say its bytes (40 segments, nothing back)
+		wait_screen "^sent $((ours * 40)) received 0 bytes" 1 && break
+	done
+	wait_screen "127\.0\.0\.1:$port +127\.0\.0\.1:$ps" 1 &&
+	wait_screen "^sent $((ours * 40)) received 0 bytes" 1 ||
 		{ fail "live: no row of the pair's client port $port"; evidence "pair$port"; }
-	keys /
-	sleep 0.2
-	keys -l "TCP 127.0.0.1:$port"
-	keys Enter
 	sleep 0.3
 	keys Enter
 	wait_screen "view conn:127\.0\.0\.1:$port-127\.0\.0\.1:$ps" 5 ||
@@ -298,7 +331,48 @@ else fail "live: no 'tcp:tcp_probe off'"; evidence probeoff; fi
 quit_ok "live: q exits with status 0"
 state_same "live: tracing state unchanged" "$tmp/state.before"
 
-# --- 2. a recording of the 6.12-rt guest -------------------------------------------
+# --- 2. closed rows aged out: a recording whose trace time runs past 60 s ----------
+# tests/fixtures/net-age: an IPv4 transfer, 65 s of trace time, an IPv6 one
+fx=tests/fixtures/net-age
+"$TOOLS/snapshot_tool" merge "$tmp/age.ktop" "$fx" > /dev/null 2>&1 ||
+	fail "age: cannot write a .ktop of $fx"
+set -- $(grep '^client ' "$fx/workload.out" | sed -n 1p)
+a4c=$3 a4s=$6
+set -- $(grep '^client ' "$fx/workload.out" | sed -n 2p)
+a6c=$3 a6s=$6
+tui_start 80 24 -i "$tmp/age.ktop"
+wait_screen 'SNAPSHOT' 10
+keys 9
+if wait_screen "nl-client +\[::1\]:$a6c +\[::1\]:$a6s " 10 &&
+   wait_screen "nl-server +\[::1\]:$a6s +\[::1\]:$a6c " 2; then
+	ok "age: the IPv6 transfer closed at the end: both its rows, [::1]:$a6c and [::1]:$a6s"
+else
+	fail "age: no rows [::1]:$a6c <-> [::1]:$a6s"; evidence age6
+fi
+if ! scr | grep -Eq "127\.0\.0\.1:($a4c|$a4s) " &&
+   wait_screen '^Net: .* [2-9][0-9]* aged out' 2; then
+	ok "age: the IPv4 transfer closed 65 s before: its rows aged out (the header counts them)"
+else
+	fail "age: the rows of 127.0.0.1:$a4c <-> $a4s are still there"; evidence age4
+fi
+# its events are held all the same: a view of its connection lists them
+keys 3
+wait_screen 'Events: ' 5
+keys '\'
+if wait_screen 'View filter' 3; then
+	keys -l "conn:127.0.0.1:$a4c-127.0.0.1:$a4s"
+	keys Enter
+fi
+keys Right Right Right Right Right
+if wait_screen "view conn:127\\.0\\.0\\.1:$a4c-127\\.0\\.0\\.1:$a4s +[1-9][0-9.]*[kM]? of " 5 &&
+   wait_screen "tcp_destroy_sock: skaddr=\\S+ sport=($a4c dport=$a4s|$a4s dport=$a4c) " 5; then
+	ok "age: the aged-out connection's events are still held and listed"
+else
+	fail "age: no events of 127.0.0.1:$a4c <-> $a4s"; evidence age4ev
+fi
+quit_ok "age: q exits with status 0"
+
+# --- 3. a recording of the 6.12-rt guest -------------------------------------------
 fx=tests/fixtures/rt612-net
 if [ -d "$fx" ]; then
 	"$TOOLS/snapshot_tool" merge "$tmp/rt612.ktop" "$fx" > /dev/null 2>&1 ||

@@ -174,6 +174,9 @@ static void pn_layout(struct net_state *ns)
 {
 	uint64_t now = clock_mono_ns();
 	struct net_totals t;
+	int64_t sel_reason = 0;
+	char sel_loc[256];
+	bool had_sel = false;
 
 	if (!ns->n)
 		return;
@@ -200,9 +203,22 @@ static void pn_layout(struct net_state *ns)
 		}
 		if (!ns->drows)
 			ns->drows = calloc(NET_DROPS_MAX, sizeof(*ns->drows));
+		/* the selection follows its group, as the counts reorder them */
+		if (ns->nd && ns->dsel >= 0 && ns->dsel < (long)ns->nd) {
+			sel_reason = ns->drows[ns->dsel].reason;
+			snprintf(sel_loc, sizeof(sel_loc), "%s", ns->drows[ns->dsel].location);
+			had_sel = true;
+		}
 		ns->nd = ns->drows ? net_drops(ns->n, ns->dgroup, ns->drows, NET_DROPS_MAX) : 0;
 		if (ns->nd > NET_DROPS_MAX)
 			ns->nd = NET_DROPS_MAX;
+		for (size_t i = 0; had_sel && i < ns->nd; i++) {
+			if (ns->drows[i].reason == sel_reason &&
+			    !strcmp(ns->drows[i].location, sel_loc)) {
+				ns->dsel = (long)i;
+				break;
+			}
+		}
 	}
 	ns->sel = ui_rowsel_clamp(ns->sel, (long)ns->nids);
 	ns->sel_id = ns->nids ? ns->ids[ns->sel] : 0;
