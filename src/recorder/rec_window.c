@@ -104,7 +104,7 @@ const struct rec_pending *rec_window_next(const struct rec_window *w)
 
 bool rec_window_due(const struct rec_window *w, uint64_t published)
 {
-	return w->n && published >= w->w[0].t1;
+	return w->n && published >= w->w[0].t1 + (w->w[0].kstop ? REC_KSTOP_SETTLE_NS : 0);
 }
 
 bool rec_window_take(struct rec_window *w, struct rec_pending *out)

@@ -50,6 +50,17 @@ struct rec_pending {
 
 #define REC_READY_MAX		8	/* closed windows waiting to be written */
 
+/*
+ * A kernel stop stops the CPU of the match at once, the others when it
+ * reaches them: events up to REC_KSTOP_SLACK_NS after the match are theirs
+ * (18 ms seen in a 6.1-rt guest under TCG, whose vCPUs take turns), a later
+ * one says the kernel did not stop. Its window is written once every CPU has
+ * published up to REC_KSTOP_SETTLE_NS after the match, so that the verdict
+ * sees past the slack.
+ */
+#define REC_KSTOP_SLACK_NS	(150ull * 1000 * 1000)
+#define REC_KSTOP_SETTLE_NS	(300ull * 1000 * 1000)
+
 struct rec_window {
 	uint64_t	before, after, gap, extend_max;
 	unsigned int	max;		/* 0: no limit */
@@ -75,7 +86,10 @@ void rec_window_init(struct rec_window *w, uint64_t before, uint64_t after, uint
 		     unsigned int max);
 /* Feed one match (in any order of time; the thread sorts each poll's). */
 enum rec_verdict rec_window_match(struct rec_window *w, const struct rec_match *m);
-/* Is the oldest waiting window complete, every CPU having published up to @published? */
+/*
+ * Is the oldest waiting window complete, every CPU having published up to
+ * @published (REC_KSTOP_SETTLE_NS past a kernel stop's match)?
+ */
 bool rec_window_due(const struct rec_window *w, uint64_t published);
 /* Hand out the oldest waiting window (into @out). Return: false when none waits. */
 bool rec_window_take(struct rec_window *w, struct rec_pending *out);

@@ -45,8 +45,6 @@
 #define REC_WATCHES_MAX		64	/* ever added (removed ones stay until free) */
 #define REC_POLL_MATCHES	4096	/* matches kept from one poll; more are counted */
 #define REC_OFF_KEPT		16	/* kernel stops remembered for the windows after */
-/* Events this long after a kernel stop's match say the kernel did not stop there. */
-#define REC_KSTOP_SLACK_NS	(2ull * 1000 * 1000)
 /* How often an in-kernel latency's measure is looked at (it is polled every second). */
 #define REC_AGG_LOOK_NS		(200ull * 1000 * 1000)
 
@@ -695,9 +693,9 @@ static void rec_write_one(struct recorder *r, const char *cut, uint64_t publishe
 	q.id = (unsigned int)++r->nsaves;
 	/*
 	 * Did the kernel stop? Its threshold is the condition's, so it should
-	 * have; but events recorded after the match (a CPU writes one a
-	 * millisecond under timerlat) say it did not, and the file must not
-	 * claim it.
+	 * have; but events recorded well after the match (past the other CPUs'
+	 * slack; a CPU writes one a millisecond under timerlat) say it did not,
+	 * and the file must not claim it.
 	 */
 	if (p.kstop && published > p.t1 + REC_KSTOP_SLACK_NS &&
 	    rec_store_events(r->h.st, p.t1 + REC_KSTOP_SLACK_NS, published)) {

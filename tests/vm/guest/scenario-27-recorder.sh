@@ -19,9 +19,9 @@
 #     says the kernel stopped there; recording resumed: a second file, its
 #     match later, and its window, which holds the first match, shows the
 #     kernel's pause as its note names it ("off:"): the stop reached every
-#     CPU within 0.1 s of the match (another CPU may record a little after
-#     it), then no event for 0.1 s and more (timerlat writes one a
-#     millisecond per CPU).
+#     CPU within 0.15 s of the match (another CPU may record a little after
+#     it: 18 ms once), then no event for 0.1 s and more (timerlat writes one
+#     a millisecond per CPU).
 #  3. The tracing state (osnoise/ included) is as before each run.
 # One kernel (bookworm, 6.1): timerlat's stop thresholds are the same code on
 # 6.12; the recorder's side is tested on the host (tests/live/test_recorder.sh).
@@ -143,9 +143,9 @@ awk -v a="$m1" -v b="$MATCH" 'BEGIN { exit !(b > a) }' || fail "2: the second fi
 # the first match's pause, in the second file, as its note names it: "off:
 # recording was stopped from X to Y (... at M; ...)", M the first match, X the
 # last event recorded before the stop reached every CPU (the match's CPU stops
-# right after its sample, another CPU when the stop reaches it: 0.5 ms after
-# it here once), Y the restart. Without the kernel's stop, timerlat writes a
-# sample a millisecond per CPU: X would be the restart, no pause.
+# right after its sample, another CPU when the stop reaches it: 0.5 ms and
+# 18 ms after it here), Y the restart. Without the kernel's stop, timerlat
+# writes a sample a millisecond per CPU: X would be the restart, no pause.
 off=$(sed -n "s/^Save note: off: recording was stopped from \([0-9.]*\) to \([0-9.]*\) (the kernel's stop at an earlier match, at $m1;.*/\1 \2/p" /tmp/note.txt)
 [ -n "$off" ] || { grep '^Save note: off' /tmp/note.txt; fail "2: the second file's note does not name the first stop"; }
 awk -v m="$m1" -v x="${off% *}" -v y="${off#* }" '
@@ -156,6 +156,6 @@ awk -v m="$m1" -v x="${off% *}" -v y="${off#* }" '
 	ts + 0 > x + 0.0000015 && ts + 0 < y - 0.0000015 { if (++in_off <= 5) shown = shown "  ! " $0 "\n" }
 	END { printf "  the second file: %d events before the first match, %d after it until the stop reached every CPU (%.6f s later), %d in the %.3f s recording was off\n%s",
 		before, until, x - m, in_off, y - x, shown
-	      exit !(before > 0 && x >= m && x - m < 0.1 && y - x >= 0.1 && !in_off) }' /tmp/file.txt ||
+	      exit !(before > 0 && x >= m && x - m < 0.15 && y - x >= 0.1 && !in_off) }' /tmp/file.txt ||
 	fail "2: no pause after the first match in the second file: the kernel did not stop"
 same_state "--save-on, --save-after 0 (osnoise/stop_tracing_us put back)"
