@@ -178,6 +178,7 @@ struct rec_save_req {
 	const int			*cancel;	/* export_opts.cancel */
 	const char			*cut;		/* why the window ends early, or NULL */
 	bool				kstop_failed;	/* asked to stop, the kernel did not */
+	double				per_event;	/* bytes per event the last save took */
 	/*
 	 * When recording was off inside the window (an earlier kernel stop): from
 	 * the last event recorded before the stop reached every CPU to the
@@ -206,6 +207,16 @@ uint64_t rec_store_events(struct store *st, uint64_t t0, uint64_t t1);
  * time, or @t0 when there is none.
  */
 uint64_t rec_store_last(struct store *st, uint64_t t0, uint64_t t1);
+
+struct format_ops;
+
+/*
+ * Roughly the bytes a save of @events events takes in format @f (a little
+ * more, rather than less): by the format's figure, or by @learnt, the bytes
+ * per event the last save of this run took (0: none yet).
+ */
+uint64_t rec_save_estimate(const struct format_ops *f, uint64_t events, unsigned int dat_version,
+			   int dat_compress, double learnt);
 
 /*
  * Is there room for @need bytes in the file system of @path, with a reserve

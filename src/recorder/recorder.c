@@ -45,6 +45,7 @@
 #define REC_WATCHES_MAX		64	/* ever added (removed ones stay until free) */
 #define REC_POLL_MATCHES	4096	/* matches kept from one poll; more are counted */
 #define REC_OFF_KEPT		16	/* kernel stops remembered for the windows after */
+#define REC_LEARN_EVENTS	10000	/* a save this large sets the next one's estimate */
 /* How often an in-kernel latency's measure is looked at (it is polled every second). */
 #define REC_AGG_LOOK_NS		(200ull * 1000 * 1000)
 
@@ -81,6 +82,7 @@ struct recorder {
 	uint64_t		nsaves;		/* ids handed out: the newest is nsaves */
 	uint64_t		saved, failed;
 	uint64_t		last_wall;
+	double			per_event;	/* bytes per event of the last save written */
 	char			last_what[96];
 	char			kernel[256];	/* the kernel's stop: in use, and why not */
 	char			kernel_why[192];	/* why the kernel could not stop */
@@ -691,6 +693,7 @@ static void rec_write_one(struct recorder *r, const char *cut, uint64_t publishe
 	q.w = (const struct rec_watch *const *)r->w;
 	q.nw = r->nw;
 	q.id = (unsigned int)++r->nsaves;
+	q.per_event = r->per_event;
 	/*
 	 * Did the kernel stop? Its threshold is the condition's, so it should
 	 * have; but events recorded well after the match (past the other CPUs'
@@ -747,6 +750,17 @@ static void rec_write_one(struct recorder *r, const char *cut, uint64_t publishe
 		r->failed++;
 	else
 		r->saved++;
+	/*
+	 * The next save's estimate goes by this one's bytes per event of the
+	 * store's window (what the estimate counts, -F or not), from a window
+	 * large enough for the file's fixed part not to weigh.
+	 */
+	if (!s.err) {
+		uint64_t n = rec_store_events(r->h.st, s.t0, s.t1);
+
+		if (n >= REC_LEARN_EVENTS)
+			r->per_event = (double)s.bytes / (double)n;
+	}
 	r->last_wall = s.match_wall_ns ? s.match_wall_ns : (uint64_t)time(NULL) * 1000000000ull;
 	snprintf(r->last_what, sizeof(r->last_what), "%s", s.what);
 	r->saves[(s.id - 1) % RECORDER_SAVES_KEPT] = s;

@@ -12,12 +12,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "test.h"
 #include "snap_common.h"
 #include "agg/agg.h"
 #include "bpfstats/bpfstats.h"
 #include "formats/format.h"
+#include "formats/tracedat.h"
 #include "lib/err.h"
 #include "lib/clock.h"
 #include "lib/file.h"
@@ -640,6 +642,89 @@ TEST(save_names_the_hole_from_the_last_event)
 	snapshot_meta_free(&meta);
 	store_free(back);
 	store_free(st);
+}
+
+/* Save [@t0, @t1] of @st as @ext into scratch: the file's size (0: failed) and its events. */
+static uint64_t save_size(struct store *st, struct snapshot_meta *meta, const char *ext,
+			  unsigned int ver, int z, uint64_t t0, uint64_t t1, uint64_t *events)
+{
+	static unsigned int n;
+	struct rec_watch w = { 0 };
+	const struct rec_watch *wv[1];
+	struct rec_save_req q;
+	struct rec_pending p;
+	struct recorder_save s;
+	char pattern[600];
+	struct stat sb;
+
+	if (recorder_cond_parse(&w.c, "lost", NULL))
+		return 0;
+	snprintf(pattern, sizeof(pattern), "%s/est-%u-%%n%s", scratch(), n++, ext);
+	req_for(&q, &p, &w, wv, pattern);
+	p.t0 = t0;
+	p.t1 = t1;
+	q.dat_version = ver;
+	q.dat_compress = z;
+	if (rec_save_write(&q, st, meta, &s) || stat(s.path, &sb) || s.bytes != (uint64_t)sb.st_size)
+		return 0;
+	unlink(s.path);
+	*events = s.events;
+	return s.bytes;
+}
+
+/*
+ * The free-space check's estimate against what saves of events recorded
+ * from real kernels take in each format, the file's fixed part (a save of
+ * an empty window) apart: per event, never less (a save must not fill the
+ * disk) and not several times more (a save refused with room to spare); the
+ * fixed part within the estimate's. After a save, the next estimate goes by
+ * what it took.
+ */
+TEST(save_estimate_is_near_the_file)
+{
+	static const char *const fixtures[] = { "host-sched", "rt-fgraph", "rt-timerlat",
+						"rt-sched-irq", "rt-osnoise" };
+	static const struct { const char *ext; unsigned int ver; int z; } fmts[] = {
+		{ ".ktop", 0, 0 }, { ".json", 0, 0 }, { ".txt", 0, 0 },
+		{ ".dat", 7, TRACEDAT_COMPRESS_DEFAULT }, { ".dat", 6, TRACEDAT_COMPRESS_DEFAULT },
+		{ ".dat", 7, TRACEDAT_COMPRESS_NONE },
+	};
+
+	for (size_t k = 0; k < sizeof(fixtures) / sizeof(fixtures[0]); k++) {
+		struct snapshot_meta meta;
+		struct store *st = snap_fixture_store(fixtures[k], &meta);
+
+		CHECK(st);
+		for (size_t i = 0; st && i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+			const struct format_ops *f = format_by_name(fmts[i].ext);
+			uint64_t n = 0, none = 0, all, fixed, est, est0, learnt;
+			double per, est_per;
+
+			all = save_size(st, &meta, fmts[i].ext, fmts[i].ver, fmts[i].z, 1,
+					UINT64_MAX - 1, &n);
+			fixed = save_size(st, &meta, fmts[i].ext, fmts[i].ver, fmts[i].z, 1, 1,
+					  &none);
+			CHECK(f && all && fixed && n > 100 && !none);
+			if (!f || !all || !fixed || n <= 100 || none)
+				continue;
+			per = (double)(all - fixed) / (double)n;
+			est = rec_save_estimate(f, n, fmts[i].ver, fmts[i].z, 0);
+			est0 = rec_save_estimate(f, 0, fmts[i].ver, fmts[i].z, 0);
+			est_per = (double)(est - est0) / (double)n;
+			learnt = rec_save_estimate(f, n, fmts[i].ver, fmts[i].z,
+						   (double)all / (double)n);
+			printf("# %s %s v%u z%d: %llu events, %.1f B each + %llu B; estimate "
+			       "%.1f B each (%.2fx) + %llu B\n", fixtures[k], fmts[i].ext,
+			       fmts[i].ver, fmts[i].z, (unsigned long long)n, per,
+			       (unsigned long long)fixed, est_per, est_per / per,
+			       (unsigned long long)est0);
+			CHECK(est_per >= per && est_per <= 3 * per);
+			CHECK(est0 >= fixed);
+			CHECK(learnt >= all);
+		}
+		snapshot_meta_free(&meta);
+		store_free(st);
+	}
 }
 
 TEST(save_says_what_eviction_cut)
