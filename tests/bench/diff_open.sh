@@ -24,7 +24,9 @@ N=${KTOP_BENCH_EVENTS:-10000000}
 T=build/tools/snapshot_tool
 tmp=$(mktemp -d /tmp/ktop-bench-diff.XXXXXX)
 sock=ktop-bench-diff-$$
-trap 'tmux -L $sock kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+# the server, then its socket file (tmux leaves it behind)
+trap 'tmux -L $sock kill-server 2>/dev/null; rm -rf "$tmp"
+      rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"' EXIT
 
 command -v tmux >/dev/null || { echo "diff_open: tmux missing; skipped" >&2; exit 0; }
 [ -x "$KTOP" ] && [ -x "$T" ] || { echo "diff_open: build ktop and tools first"; exit 1; }
