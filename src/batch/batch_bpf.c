@@ -11,6 +11,7 @@
 #include "batch-local.h"
 #include "bpfstats/bpfstats.h"
 #include "lib/jsonw.h"
+#include "lib/series.h"
 
 #define BPF_JSON_ROWS	32
 
@@ -53,11 +54,14 @@ static void json_runq(struct bpfstats *bs, struct jsonw *w, unsigned int ticks)
 	jsonw_key(w, "hist");
 	jsonw_arr_open(w);
 	for (unsigned int k = 0; k < BPFSTATS_SLOTS; k++) {
+		uint64_t lo, hi;
+
 		if (!h.slot[k])
 			continue;
+		series_hist_slot_bounds(k, &lo, &hi);
 		jsonw_obj_open(w);
-		jsonw_kv_u64(w, "lo_ns", k ? 1ull << k : 0);
-		jsonw_kv_u64(w, "hi_ns", (1ull << (k + 1)) - 1);
+		jsonw_kv_u64(w, "lo_ns", lo);
+		jsonw_kv_u64(w, "hi_ns", hi);
 		jsonw_kv_u64(w, "count", h.slot[k]);
 		jsonw_obj_close(w);
 	}

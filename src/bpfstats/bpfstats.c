@@ -1077,13 +1077,15 @@ static void print_runq(struct bpfstats *bs, FILE *o, unsigned int ticks)
 		if (h.slot[k] > peak)
 			peak = h.slot[k];
 	for (int k = first; k >= 0 && k <= last; k++) {
+		uint64_t lo, hi;
 		char bar[41];
 		unsigned int w = (unsigned int)(h.slot[k] * 40 / (peak ? peak : 1));
 
 		memset(bar, '*', w);
 		bar[w] = '\0';
-		str_dur(a, sizeof(a), k ? 1ull << k : 0);
-		str_dur(b, sizeof(b), (1ull << (k + 1)) - 1);
+		series_hist_slot_bounds((unsigned int)k, &lo, &hi);
+		str_dur(a, sizeof(a), lo);
+		str_dur(b, sizeof(b), hi);
 		fprintf(o, "  %9s -> %-9s : %-10" PRIu64 " |%-40s|\n", a, b, h.slot[k], bar);
 	}
 }

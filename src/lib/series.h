@@ -41,6 +41,17 @@ double series_last(const struct series *s);
 uint64_t series_hist_quantile(const uint64_t *slot, unsigned int nslots, double q);
 
 /*
+ * series_hist_slot_bounds - slot @k's bounds, both inclusive, as bcc and
+ * pmdabpf print them: [2^k, 2^(k+1) - 1]; slot 0: [0, 1]. The top one
+ * ends at UINT64_MAX.
+ */
+static inline void series_hist_slot_bounds(unsigned int k, uint64_t *lo, uint64_t *hi)
+{
+	*lo = !k ? 0 : k < 64 ? 1ull << k : UINT64_MAX;
+	*hi = k < 63 ? (2ull << k) - 1 : UINT64_MAX;
+}
+
+/*
  * series_hist_span - the first and last non-empty of a histogram's @nslots
  * slots (any histogram). Return: false, and both -1, when all are empty.
  */

@@ -39,6 +39,7 @@
 #include "kernel/session.h"
 #include "lib/clock.h"
 #include "lib/jsonw.h"
+#include "lib/series.h"
 #include "pcplib.h"
 #include "pmda-local.h"
 #include "pmda.h"
@@ -453,9 +454,11 @@ static int ag_label_inst(pmInDom indom, unsigned int inst, pmLabelSet **lp)
 	if (s == PMDA_INDOM_CPU)
 		return P->pmdaAddLabels(lp, "{\"cpu\":%zu}", idx);
 	if (s == PMDA_INDOM_HIST) {
-		unsigned long long lo = idx ? 1ull << idx : 0, hi = (2ull << idx) - 1;
+		uint64_t lo, hi;
 
-		return P->pmdaAddLabels(lp, "{\"lower_ns\":%llu,\"upper_ns\":%llu}", lo, hi);
+		series_hist_slot_bounds((unsigned int)idx, &lo, &hi);
+		return P->pmdaAddLabels(lp, "{\"lower_ns\":%llu,\"upper_ns\":%llu}",
+					(unsigned long long)lo, (unsigned long long)hi);
 	}
 	if (s == PMDA_INDOM_LATHIST && ag.figs) {
 		char bname[PMDA_NAME_MAX + 64];

@@ -21,6 +21,7 @@
 #include "batch/batch_tracers.h"
 #include "bpfstats/bpfstats.h"
 #include "lib/array.h"
+#include "lib/series.h"
 #include "lib/intern.h"
 #include "lib/file.h"
 #include "model/latency.h"
@@ -680,7 +681,8 @@ uint64_t pmda_figs_runq_p99(const struct pmda_figs *f)
 
 void pmda_hist_name(unsigned int i, char *buf, size_t len)
 {
-	unsigned long long lo = i ? 1ull << i : 0, hi = (2ull << i) - 1;
+	uint64_t lo, hi;
 
-	snprintf(buf, len, "%llu-%llu", lo, hi);
+	series_hist_slot_bounds(i, &lo, &hi);
+	snprintf(buf, len, "%llu-%llu", (unsigned long long)lo, (unsigned long long)hi);
 }

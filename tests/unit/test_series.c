@@ -60,6 +60,22 @@ TEST(hist_span_first_and_last_nonempty)
 	CHECK(!series_hist_span(slot, 0, &first, &last) && first == -1);
 }
 
+TEST(hist_slot_bounds_as_bcc_prints_them)
+{
+	uint64_t lo, hi;
+
+	series_hist_slot_bounds(0, &lo, &hi);
+	CHECK(lo == 0 && hi == 1);
+	series_hist_slot_bounds(1, &lo, &hi);
+	CHECK(lo == 2 && hi == 3);
+	series_hist_slot_bounds(10, &lo, &hi);
+	CHECK(lo == 1024 && hi == 2047);
+	series_hist_slot_bounds(39, &lo, &hi);
+	CHECK(lo == 1ull << 39 && hi == (1ull << 40) - 1);
+	series_hist_slot_bounds(63, &lo, &hi);
+	CHECK(lo == 1ull << 63 && hi == UINT64_MAX);
+}
+
 TEST(bpfstats_names)
 {
 	/* the table is generated from <sys/syscall.h>: check it against the libc macros */

@@ -43,9 +43,11 @@ uint64_t bpf_hist_max(const struct bpfstats_hist *h)
 void bpf_fmt_hist_range(struct richstr *rs, const struct bpfstats_hist *h, int k0, int k1,
 			uint64_t max, int stars)
 {
-	uint64_t low = k0 ? 1ull << k0 : 0, high = (1ull << (k1 + 1)) - 1, v = 0;
+	uint64_t low, high, x, v = 0;
 	int n;
 
+	series_hist_slot_bounds((unsigned int)k0, &low, &x);
+	series_hist_slot_bounds((unsigned int)k1, &x, &high);
 	for (int k = k0; k <= k1 && k < BPFSTATS_SLOTS; k++)
 		v += h->slot[k];
 	n = max ? (int)((double)v * stars / (double)max + 0.5) : 0;
