@@ -371,9 +371,64 @@ static void lat_unavailable(struct ui *ui, int y, int h, int w)
 				    "them. m measures an A->B latency in the kernel (A: those).");
 }
 
+/*
+ * How many adjacent buckets of [@first, @last] share a row of a histogram of
+ * at most @rows rows: more buckets than rows, no sample left out.
+ */
+static int hist_group(int first, int last, int rows)
+{
+	if (first < 0)
+		return 1;
+	if (rows < 1)
+		rows = 1;
+	return last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
+}
+
+/* Bucket @b's bounds in ns, of the histogram @arg (hist_draw). */
+typedef void hist_bounds_fn(const void *arg, unsigned int b, uint64_t *lo, uint64_t *hi);
+
+static void tracer_bounds(const void *arg, unsigned int b, uint64_t *lo, uint64_t *hi)
+{
+	latency_hist_bounds(arg, b, lo, hi);
+}
+
+/*
+ * Buckets [@first, @last] of @hist as bars from row @y, @group to a row, at
+ * most @rows rows; the groups end at the highest bucket, the lowest group may
+ * be short. Return: rows drawn.
+ */
+static int hist_draw(struct ui *ui, const uint64_t *hist, int first, int last, int group,
+		     hist_bounds_fn *bounds, const void *arg, int y, int rows, int w)
+{
+	uint64_t max = 0, lo, hi, x;
+	struct richstr rs;
+	int n = 0;
+
+	first = last + 1 - group * ((last - first + group) / group);
+	for (int i = first; i <= last; i += group) {
+		uint64_t c = 0;
+
+		for (int j = i < 0 ? 0 : i; j < i + group; j++)
+			c += hist[j];
+		if (c > max)
+			max = c;
+	}
+	for (int i = first; i <= last && n < rows; i += group, n++) {
+		uint64_t c = 0;
+
+		for (int j = i < 0 ? 0 : i; j < i + group; j++)
+			c += hist[j];
+		bounds(arg, (unsigned int)(i < 0 ? 0 : i), &lo, &x);
+		bounds(arg, (unsigned int)(i + group - 1), &x, &hi);
+		ui_fmt_hist_row(&rs, lo, hi, c, max, w - 46);
+		ui_draw_rs(&ui->screen, y + n, 0, &rs, w);
+	}
+	return n;
+}
+
 static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, int w)
 {
-	uint64_t spark[LAT_SPARK], hist[128], lo, hi, x, max = 0;
+	uint64_t spark[LAT_SPARK], hist[128];
 	enum latency_series s = ls->series;
 	int n, first, last, rows, avail, group;
 	struct richstr rs;
@@ -406,8 +461,7 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 	n = latency_hist(ls->l, ls->sel_cpu, s, hist, 128);
 	series_hist_span(hist, n, &first, &last);
 	rows = h - 2;
-	/* more buckets than rows: adjacent buckets share a row, no sample left out */
-	group = first < 0 || last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
+	group = hist_group(first, last, rows);
 	richstr_clear(&rs);
 	richstr_addf(&rs, ROLE_COLHDR, "histogram (%s buckets, b switches, v: series)",
 		     ls->mode == LATENCY_HIST_LOG2 ? "log2" : "linear 5 us");
@@ -419,26 +473,7 @@ static void lat_draw_detail(struct ui *ui, struct lat_state *ls, int y, int h, i
 		ui_draw_text(&ui->screen, y + 2, 2, ROLE_DIM, "no samples of this series", w - 2);
 		return;
 	}
-	/* the groups end at the highest bucket, the lowest group may be short */
-	first = last + 1 - group * ((last - first + group) / group);
-	for (int i = first; i <= last; i += group) {
-		uint64_t c = 0;
-
-		for (int j = i < 0 ? 0 : i; j < i + group; j++)
-			c += hist[j];
-		if (c > max)
-			max = c;
-	}
-	for (int i = first, r = 0; i <= last && r < rows; i += group, r++) {
-		uint64_t c = 0;
-
-		for (int j = i < 0 ? 0 : i; j < i + group; j++)
-			c += hist[j];
-		latency_hist_bounds(ls->l, (unsigned int)(i < 0 ? 0 : i), &lo, &x);
-		latency_hist_bounds(ls->l, (unsigned int)(i + group - 1), &x, &hi);
-		ui_fmt_hist_row(&rs, lo, hi, c, max, w - 46);
-		ui_draw_rs(&ui->screen, y + 2 + r, 0, &rs, w);
-	}
+	hist_draw(ui, hist, first, last, group, tracer_bounds, ls->l, y + 2, rows, w);
 }
 
 /* ---- the A->B latencies (src/agg/agg.h) ------------------------------------ */
@@ -501,44 +536,26 @@ static int agg_hist_group(const struct agg_result *r, int rows)
 {
 	int first, last;
 
-	if (rows < 1)
-		rows = 1;
-	if (!series_hist_span(r->bucket, AGG_BUCKETS, &first, &last))
-		return 1;
-	return last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
+	series_hist_span(r->bucket, AGG_BUCKETS, &first, &last);
+	return hist_group(first, last, rows);
+}
+
+static void agg_bounds(const void *arg, unsigned int b, uint64_t *lo, uint64_t *hi)
+{
+	const struct agg_result *r = arg;
+
+	agg_bucket_bounds(r->unit_ns, b, lo, hi);
 }
 
 /* The selected measure's log2 histogram, as bars: at most @rows rows. Return: rows drawn. */
 static int agg_draw_hist(struct ui *ui, const struct agg_result *r, int y, int rows, int w)
 {
-	int first, last, group, n = 0;
-	uint64_t max = 0, lo, hi, x;
-	struct richstr rs;
+	int first, last;
 
 	if (!series_hist_span(r->bucket, AGG_BUCKETS, &first, &last) || rows < 1)
 		return 0;
-	/* more buckets than rows: adjacent buckets share a row, no pair left out */
-	group = last - first + 1 <= rows ? 1 : (last - first + rows) / rows;
-	first = last + 1 - group * ((last - first + group) / group);
-	for (int i = first; i <= last; i += group) {
-		uint64_t c = 0;
-
-		for (int j = i < 0 ? 0 : i; j < i + group; j++)
-			c += r->bucket[j];
-		if (c > max)
-			max = c;
-	}
-	for (int i = first; i <= last && n < rows; i += group, n++) {
-		uint64_t c = 0;
-
-		for (int j = i < 0 ? 0 : i; j < i + group; j++)
-			c += r->bucket[j];
-		agg_bucket_bounds(r->unit_ns, (unsigned int)(i < 0 ? 0 : i), &lo, &x);
-		agg_bucket_bounds(r->unit_ns, (unsigned int)(i + group - 1), &x, &hi);
-		ui_fmt_hist_row(&rs, lo, hi, c, max, w - 46);
-		ui_draw_rs(&ui->screen, y + n, 0, &rs, w);
-	}
-	return n;
+	return hist_draw(ui, r->bucket, first, last, hist_group(first, last, rows), agg_bounds, r,
+			 y, rows, w);
 }
 
 /* The breakdown's orders: F6, >, Right the next, Left the previous. */
