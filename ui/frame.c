@@ -97,6 +97,9 @@ static int init_with(struct ui *ui, struct app *a, struct app *base)
 		ui_stats_destroy(&ui->stats);
 		return ret;
 	}
+	/* the demo opens on its overview: the recording's busiest events and functions */
+	if (a->opts.demo && !base)
+		ui_show_pane(ui, "top");
 	ui->tick_ns = clock_mono_ns();
 	ui->dirty = true;
 	return 0;

@@ -268,7 +268,8 @@ void opts_usage(FILE *fp)
 	      "      --stream               write a live .ktop stream to stdout\n"
 	      "      --stream-rate SIZE     --stream bandwidth bound, bytes/s (default 4M;\n"
 	      "                             0: none); events over it are sent as lost\n"
-	      "      --demo                 open the bundled demo snapshot\n"
+	      "      --demo                 open the bundled demo snapshot (on the top\n"
+	      "                             view, 2)\n"
 	      "      --remote [USER@]HOST   view HOST's kernel live: ssh runs ktop --stream\n"
 	      "                             there (with sudo unless USER is root; its\n"
 	      "                             password is asked for here); what-to-trace\n"
@@ -639,7 +640,7 @@ static int opts_add_pids(struct session_opts *so, const char *arg, char *err, si
  * kprobe_events, a uprobe where it has only uprobe_events, both when tracefs
  * cannot be read (not root).
  */
-static const char *probe_example(void)
+static const char *opts_probe_example(void)
 {
 	/* where tracefs is mounted already: bad input mounts nothing */
 	const char *t = !access("/sys/kernel/tracing/README", R_OK) ? "/sys/kernel/tracing" :
@@ -647,11 +648,7 @@ static const char *probe_example(void)
 			"/sys/kernel/debug/tracing" : NULL;
 	struct probe_caps c;
 
-	if (!t || probe_caps_read(t, &c) || (c.kprobe == c.uprobe))
-		return "'vfs_read count' (a kernel function) or 'bash:readline' (a uprobe)";
-	if (c.kprobe)
-		return "'vfs_read count' (a kernel function)";
-	return "'bash:readline' (a uprobe: this kernel has no kprobe_events)";
+	return probe_example(t && !probe_caps_read(t, &c) ? &c : NULL);
 }
 
 /* --probe SPEC: its syntax now, so a typo costs no start; the kernel's say comes later */
@@ -663,7 +660,7 @@ static int opts_probe(struct app_opts *o, const char *arg, char *err, size_t err
 
 	if (!arg[strspn(arg, " \t\n")])
 		return opts_err(err, errlen, "--probe '%s': empty probe spec: give PLACE [ARG...], "
-				"e.g. %s", arg, probe_example());
+				"e.g. %s", arg, opts_probe_example());
 	if (probe_spec_parse(arg, &sp, &pe))
 		return opts_err(err, errlen, "--probe '%s': %s", arg,
 				probe_err_format(&pe, arg, msg, sizeof(msg)));

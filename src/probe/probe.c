@@ -158,6 +158,15 @@ static int kallsyms_find(const char *name, char *clones, size_t clen, char *near
 	return ret < 0 ? ret : k.found;
 }
 
+const char *probe_example(const struct probe_caps *c)
+{
+	if (!c || c->kprobe == c->uprobe)
+		return "'vfs_read count' (a kernel function) or 'bash:readline' (a uprobe)";
+	if (c->kprobe)
+		return "'vfs_read count' (a kernel function)";
+	return "'bash:readline' (a uprobe: this kernel has no kprobe_events)";
+}
+
 int probe_caps_read(const char *tracefs, struct probe_caps *c)
 {
 	char path[512], *readme;

@@ -36,6 +36,14 @@ struct probe_set;
 int probe_caps_read(const char *tracefs, struct probe_caps *c);
 
 /**
+ * probe_example - a spec that works on a kernel with @c, for the messages
+ * about an empty one: a kernel function where it has kprobes, a uprobe where
+ * it has only uprobes, both when @c is NULL (tracefs unread) or says neither.
+ * Return: the example(s), quoted, each saying what it is (a constant).
+ */
+const char *probe_example(const struct probe_caps *c);
+
+/**
  * probe_set_new - ktop's probes, in group ktop_<pid>
  * @btf_path: the BTF to read, NULL: the running kernel's (tests point it
  *	      elsewhere)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Every pane at 80x24 (issue 31 #5), the recorded demo under tmux:
+# Every pane at 80x24 (issue 31 #5), the recorded demo under tmux (it opens
+# on the top view, 2):
 #   1. each pane (1-9, 0): no line is wider than 80 columns, every tab shows,
 #      and the pane's title, its column header and the footer end in a whole
 #      word: the last word of each at 80 columns is a word the same line
@@ -9,7 +10,8 @@
 #   2. the latency pane's table fits: timerlat's header ends with the thread
 #      latency's max (the narrow layout), its rows are no wider, and Right
 #      changes the sort there ("sorted by max") with the table still whole;
-#      o: osnoise's header ends with THREAD.
+#      o: osnoise's header ends with THREAD;
+#   3. the fleet pane with no --pcp says what to start it with, whole.
 cd "$(dirname "$0")/../.." || exit 2
 . tests/tui/lib_tui.sh
 need
@@ -22,6 +24,14 @@ last_word() {
 tui_start 80 24 --demo
 if ! wait_screen 'SNAPSHOT' 10; then
 	fail "demo_starts"; evidence start; cat "$tmp/stderr"; finish
+fi
+# the demo opens on its overview, the top view (2), as the README says (it
+# opened on the CPU pane)
+if wait_screen '^Top events and functions' 3 && wait_screen ' sample_threshold$' 5 &&
+   scr | grep -q 'EVENT / FUNCTION'; then
+	ok "demo_opens_on_the_top_view"
+else
+	fail "demo_opens_on_the_top_view"; evidence first 8
 fi
 for p in 1 2 3 4 5 6 7 8 9 0; do
 	keys "$p"
@@ -52,6 +62,19 @@ for p in 1 2 3 4 5 6 7 8 9 0; do
 		printf '%s\n' "$narrow" | sed 's/^/    | /'
 	fi
 done
+
+# the fleet pane without --pcp: what to start it with, whole (it was cut
+# after "make install-pmda," at 80 columns)
+keys 0
+want="Start ktop with --pcp HOST[:PORT],... (each host's pmcd runs ktop's agent:"
+want="$want make install-pmda, ./Install), or --pcp-archive ARCHIVE,... (their"
+want="$want pmlogger archives)."
+if wait_screen '^Fleet: no hosts' 3 && scr | tr -s ' \n' '  ' | grep -qF -- "$want" &&
+   ! scr | awk 'length > 80 { bad = 1 } END { exit !bad }'; then
+	ok "fleet_without_hosts_says_it_whole_at_80"
+else
+	fail "fleet_without_hosts_says_it_whole_at_80"; evidence fleet-80
+fi
 
 # 2. the latency table
 keys 5

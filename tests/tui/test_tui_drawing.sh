@@ -114,8 +114,23 @@ else
 	fail "tasks_at_80_columns_says_where_command_is"; evidence tasks-80
 fi
 pids0=$(scr | awk 'NR > 5 { print substr($0, 1, 8) }' | head -5)
-keys l l l
-if wait_screen 'columns scrolled 24' 3 && scr | grep -q ' COMMAND' &&
+# a whole column a step: every title of the header stays whole (it read
+# "PIDS" and "PID/s" when the columns moved 8 characters a step)
+cut=
+for n in 1 2 3 4 5 6 7 8 9; do
+	keys l
+	wait_screen "$n columns? scrolled" 3 || { cut="$cut step$n:no-title"; continue; }
+	bad=$(scr | grep -A1 -m1 '^Tasks: ' | sed -n 2p | tr -s ' ' '\n' | grep -v '^$' |
+		grep -vxE 'PID|EVENTS|EV/s|SYSC/s|CSW/s|RUNQ|OFF-CPU|CPU|S|LAST|COMMAND')
+	[ -z "$bad" ] || cut="$cut step$n:$(echo $bad)"
+done
+if [ -z "$cut" ]; then
+	ok "tasks_scroll_keeps_titles_whole"
+else
+	fail "tasks_scroll_keeps_titles_whole:$cut"; evidence tasks-80-cut
+fi
+keys h h h h h h
+if wait_screen '3 columns scrolled' 3 && scr | grep -q ' COMMAND' &&
    scr | grep -q 'ktimers/1' &&
    [ "$(scr | awk 'NR > 5 { print substr($0, 1, 8) }' | head -5)" = "$pids0" ]; then
 	ok "tasks_l_scrolls_to_the_names"

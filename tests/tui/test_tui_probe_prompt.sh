@@ -3,7 +3,8 @@
 #
 # The probe prompt (K) under tmux, on this host's uprobes: ktop starts with
 # no probe (and one rare event, so the probes' events stay on the event
-# list's page); in the prompt, Tab completes build/tools/probe_target's
+# list's page); in the prompt, Enter on the empty line gives an example this
+# kernel takes (it previews without an error), Tab completes build/tools/probe_target's
 # symbol and a type, the preview shows the line it will write, a spec the
 # kernel refuses shows the error_log message with its caret and defines
 # nothing; Enter makes a uprobe and a uretprobe, probe_target's calls then
@@ -32,6 +33,25 @@ if wait_screen 'Probe +this kernel has: .*uprobe' 5 && wait_screen 'no probes ye
 else
 	fail "prompt"; evidence prompt
 fi
+
+# Enter on the empty line: an example this kernel takes (it offered a kprobe on
+# a kernel without kprobe_events); typed, it previews without an error
+keys Enter
+if wait_screen 'empty probe spec: give PLACE \[ARG\.\.\.\], e\.g\. ' 5; then
+	ex=$(scr | grep -m1 -o "empty probe spec: give PLACE \[ARG\.\.\.\], e\.g\. '[^']*'" |
+		sed "s/.*e\.g\. '\([^']*\)'/\1/")
+	keys -l "$ex"
+	if [ -n "$ex" ] && wait_screen '^ +writes [a-z]:' 10 &&
+	   ! scr | grep -qi 'refused\|not found\|no such\|unknown'; then
+		ok "empty Enter: its example '$ex' is a spec this kernel takes"
+	else
+		fail "empty Enter: example '$ex' does not preview"; evidence example
+	fi
+	keys C-u
+else
+	fail "empty Enter: no example"; evidence empty-enter
+fi
+dyn_same "empty Enter: nothing defined"
 
 # a definition the kernel refuses: its error_log message, the caret, nothing defined
 keys -l "$TOOLS/probe_target:ktop_probe_word r=%bogus"

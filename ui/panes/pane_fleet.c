@@ -118,9 +118,12 @@ static void fleet_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	size_t n, nc = 0;
 
 	if (!ui->fleet) {
-		draw_line(ui, row++, w, ROLE_DEFAULT, "Fleet: no hosts. Start ktop with --pcp "
-			  "HOST[:PORT],... (each host's pmcd runs ktop's agent: make install-pmda, "
-			  "./Install), or --pcp-archive ARCHIVE,... (their pmlogger archives).");
+		/* wrapped: at 80 columns it is three lines */
+		draw_line(ui, row++, w, ROLE_DEFAULT, "Fleet: no hosts.");
+		ui_draw_wrapped(&ui->screen, row, end - row, w, ROLE_DEFAULT,
+				"Start ktop with --pcp HOST[:PORT],... (each host's pmcd runs "
+				"ktop's agent: make install-pmda, ./Install), or --pcp-archive "
+				"ARCHIVE,... (their pmlogger archives).");
 		return;
 	}
 	n = fleet_sorted(ui, fs, rows);

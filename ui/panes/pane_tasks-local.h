@@ -23,7 +23,7 @@ struct tasks_state {
 	long			sel, top;
 	int32_t			sel_pid;	/* the selection follows its task */
 	int			width;		/* of the last frame */
-	int			hscroll;	/* the columns after PID, shifted left by this */
+	int			hscroll;	/* l/Right steps: tasks_hscroll_chars() */
 };
 
 #endif

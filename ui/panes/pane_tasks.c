@@ -133,7 +133,8 @@ static void tasks_title(struct ui *ui, const struct tasks_state *ts, struct rich
 	if (ui_view(ui))
 		richstr_add(rs, ROLE_WARN, "  counting the events in the view");
 	if (ts->hscroll)
-		richstr_addf(rs, ROLE_WARN, "  columns scrolled %d (h/l)", ts->hscroll);
+		richstr_addf(rs, ROLE_WARN, "  %d column%s scrolled (h/l)", ts->hscroll,
+			     ts->hscroll > 1 ? "s" : "");
 	else if (ts->width < tasks_fixed_width() + 8)
 		richstr_add(rs, ROLE_WARN, "  COMMAND: l or Right");
 	richstr_add(rs, ROLE_DIM, app_bpf(ui->app) ? "  runq/off-CPU: BPF where tracked" :
@@ -153,7 +154,7 @@ static void tasks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	richstr_fit_words(&rs, w);
 	ui_draw_rs(&ui->screen, y, 0, &rs, w);
 	tasks_fmt_header(&rs, ts->q.sort);
-	richstr_cut(&rs, TASKS_PID_W, ts->hscroll);
+	richstr_cut(&rs, TASKS_PID_W, tasks_hscroll_chars(ts->hscroll));
 	/* whole columns only: the next comes with l or Right */
 	richstr_fit_words(&rs, w);
 	richstr_pad(&rs, ROLE_COLHDR, w);
@@ -166,7 +167,7 @@ static void tasks_draw(struct ui *ui, struct pane *p, int y, int h, int w)
 	ts->top = ui_rowsel_top(ts->sel, ts->top, rows);
 	for (int r = 0; r < rows && ts->top + r < (long)ts->n; r++) {
 		tasks_fmt_row(&rs, &ts->rows[ts->top + r], store_task_states(ui->st), ts->q.tree);
-		richstr_cut(&rs, TASKS_PID_W, ts->hscroll);
+		richstr_cut(&rs, TASKS_PID_W, tasks_hscroll_chars(ts->hscroll));
 		richstr_fit_words(&rs, w);
 		if (ts->top + r == ts->sel)
 			ui_rowsel_mark(&rs, w);
@@ -259,7 +260,10 @@ static int tasks_key(struct ui *ui, struct pane *p, enum ui_action act)
 	case ACT_LEFT:
 	case ACT_RIGHT:
 		/* at 80 columns COMMAND starts past the edge: the columns after PID move */
-		ts->hscroll = ui_rowsel_hscroll(ts->hscroll, act);
+		if (act == ACT_LEFT && ts->hscroll > 0)
+			ts->hscroll--;
+		else if (act == ACT_RIGHT && ts->hscroll < TASKS_HSCROLL_MAX)
+			ts->hscroll++;
 		break;
 	case ACT_HIDE_SELF:
 		ts->q.hide_self = !ts->q.hide_self;
@@ -279,7 +283,8 @@ static int tasks_click(struct ui *ui, struct pane *p, int row, int col)
 
 	if (row == 1) {
 		/* a column header: sort by it (past PID, where the header is scrolled to) */
-		ts->q.sort = tasks_col_sort(col >= TASKS_PID_W ? col + ts->hscroll : col);
+		ts->q.sort = tasks_col_sort(col >= TASKS_PID_W ?
+					    col + tasks_hscroll_chars(ts->hscroll) : col);
 	} else if (i >= 0) {
 		ts->sel = i;
 		ts->sel_pid = ts->rows[i].pid;

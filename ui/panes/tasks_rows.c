@@ -119,6 +119,19 @@ enum tasks_sort tasks_col_sort(int x)
 	return cols[c].sort;
 }
 
+int tasks_hscroll_chars(int steps)
+{
+	int c, at = 0;
+
+	/* the columns after PID, whole */
+	for (c = 1; cols[c].w && c <= steps; c++)
+		at += cols[c].w;
+	/* then COMMAND (a tree's indented names), 8 characters a step */
+	if (steps >= c)
+		at += 8 * (steps - c + 1);
+	return at;
+}
+
 int tasks_fixed_width(void)
 {
 	int w = 0;

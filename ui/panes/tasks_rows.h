@@ -30,6 +30,14 @@ void tasks_fmt_row(struct richstr *rs, const struct tasks_row *r, const struct t
 /* Return: the sort of the column at column @x of a row (not scrolled). */
 enum tasks_sort tasks_col_sort(int x);
 
+/*
+ * The columns after PID scroll by whole columns (a title never shows cut):
+ * Return: the characters they move left after @steps presses of l or Right,
+ * each past one column, then past LAST 8 characters of COMMAND a step.
+ */
+int tasks_hscroll_chars(int steps);
+#define TASKS_HSCROLL_MAX	17	/* every column, then 64 characters of COMMAND */
+
 /* Return: the width of a row up to COMMAND (the columns and the two spaces before it). */
 int tasks_fixed_width(void);
 

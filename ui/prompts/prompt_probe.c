@@ -229,8 +229,13 @@ static int pp_submit(struct ui *ui, struct prompt *pr, const char *line)
 		pp->have_res = true;
 		return UI_REDRAW;
 	}
-	if (!line[strspn(line, " \t")])
+	if (!line[strspn(line, " \t")]) {
+		/* as --probe '' says it: an example this kernel takes */
+		snprintf(pp->res, sizeof(pp->res), "empty probe spec: give PLACE [ARG...], e.g. %s",
+			 probe_example(app_probe_caps(ui->app)));
+		pp->have_res = true;
 		return UI_REDRAW;
+	}
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return UI_REDRAW;
@@ -416,7 +421,7 @@ static void pp_fmt_status(struct ui *ui, struct richstr *rs, const struct prompt
 
 /*
  * @text's lines into rows @y.., at most @max, the first (the message) wrapped
- * to the width and the others (a spec and its caret) as they are, so that
+ * to the width at blanks and the others (a spec and its caret) as they are, so that
  * the caret stays under its character. Return: rows used.
  */
 static int pp_lines(struct ui *ui, int y, int w, int max, enum ui_role role, const char *text)
@@ -430,13 +435,16 @@ static int pp_lines(struct ui *ui, int y, int w, int max, enum ui_role role, con
 		rest++;
 	while (n < max && *text) {
 		l = strcspn(text, "\n");
+		/* wrap the message at a blank; leave rows for the rest */
 		if (msg && l > (size_t)room && max - n > rest + 1)
-			l = (size_t)room;	/* wrap the message; leave rows for the rest */
+			l = (size_t)richstr_wrap_len(text, (int)l, room);
 		richstr_clear(&rs);
 		richstr_addn(&rs, role, text, (int)l);
 		ui_overlay_row(&ui->screen, y + n++, w, &rs);
 		msg -= msg ? l : 0;
 		text += l;
+		for (; msg && *text == ' '; msg--)
+			text++;
 		text += !msg && *text == '\n';
 	}
 	return n;
@@ -456,13 +464,16 @@ static void pp_draw_detail(struct ui *ui, struct prompt *pr, int y, int w)
 	if (pp->proto[0])
 		richstr_add(&rs, ROLE_FIELD, pp->proto);
 	else if (!pr->line.len)
-		richstr_add(&rs, ROLE_DIM, "FUNC [ARG...], FUNC%return $retval, SYSTEM:EVENT FIELD, "
-			    "BINARY:SYMBOL $arg1:string; ARG: [NAME=]EXPR[:TYPE], EXPR: param->member");
+		richstr_addf(&rs, ROLE_DIM, "e.g. %s", probe_example(app_probe_caps(ui->app)));
 	else if (d->how[0])
 		richstr_add(&rs, ROLE_DIM, d->how);
 	ui_overlay_row(&ui->screen, y, w, &rs);
 	if (pp->have_res) {
 		pp_lines(ui, y + 1, w, 4, ROLE_ERROR, pp->res);
+	} else if (!pr->line.len && !pp->proto[0]) {
+		pp_lines(ui, y + 1, w, 4, ROLE_DIM, "FUNC [ARG...], FUNC%return $retval, "
+			 "SYSTEM:EVENT FIELD, BINARY:SYMBOL $arg1:string; ARG: [NAME=]EXPR[:TYPE], "
+			 "EXPR: param->member");
 	} else if (pr->line.len && pp->pv_ret) {
 		pp_lines(ui, y + 1, w, 4, ROLE_ERROR, pp->pv_err);
 	} else if (pr->line.len) {
