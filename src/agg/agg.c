@@ -52,7 +52,7 @@ unsigned int agg_bucket(uint64_t v)
 		b++;
 		v >>= 1;
 	}
-	return b;
+	return b < AGG_BUCKETS ? b : AGG_BUCKETS - 1;	/* the last takes all above */
 }
 
 /* @a * @b, UINT64_MAX where it does not fit. */

@@ -98,7 +98,10 @@ char *agg_fmt_ns(char *buf, size_t len, uint64_t ns);
 void agg_result_clear(struct agg_result *r);
 /* Copy @src into @dst (rows duplicated). Return: 0 or -ENOMEM. */
 int agg_result_copy(struct agg_result *dst, const struct agg_result *src);
-/* The bucket @v falls in: the kernel's .log2, ilog2(roundup_pow_of_two(v)). */
+/*
+ * The bucket @v falls in: the kernel's .log2, ilog2(roundup_pow_of_two(v)); values
+ * above 2^63 in the last (AGG_BUCKETS - 1), as agg_bucket_bounds() has it.
+ */
 unsigned int agg_bucket(uint64_t v);
 /**
  * agg_bucket_bounds - bucket @b's bounds in ns, (lo, hi], of a histogram in
