@@ -373,6 +373,15 @@ out_free:
 	return ret;
 }
 
+/* The view's joins walk up to where every CPU has published (the host's published()). */
+static uint64_t view_published(void *arg, uint64_t lag_ns)
+{
+	struct recorder *r = arg;
+
+	(void)lag_ns;	/* the host's own */
+	return r->h.published(r->h.arg);
+}
+
 static void *rec_thread(void *arg);
 
 int recorder_new(struct recorder **out, const struct recorder_opts *o,
@@ -408,6 +417,8 @@ int recorder_new(struct recorder **out, const struct recorder_opts *o,
 			return err_set(err, errlen, -ENOMEM, "out of memory");
 		}
 		viewfilter_set_live(r->view, h->known_field, h->arg, NULL);
+		if (r->h.published)
+			viewfilter_set_feed_end(r->view, view_published, r);
 		for (unsigned int i = 0; i < o->nviews; i++) {
 			ret = viewfilter_push(r->view, o->views[i], &fe);
 			if (ret) {

@@ -75,6 +75,7 @@ struct viewfilter {
 	const char		*procdir;	/* live: /proc for the task tree */
 	uint64_t		(*feed_end)(void *arg, uint64_t lag_ns);
 	void			*feed_arg;
+	uint64_t		feed_to, feed_asked;	/* its last answer, and when */
 	struct vf_buffer	*bufs;		/* NULL: one buffer, "top" */
 	size_t			nbufs;
 	bool			proc_read;
@@ -129,6 +130,7 @@ void vf_net_reset(struct viewfilter *vf);
 #define VF_NET_AHEAD_NS	(1000ull * 1000)
 /* How far behind "now" the join pass stays in a growing store (every CPU published there). */
 #define VF_NET_LAG_NS	(300ull * 1000 * 1000)
+#define VF_NET_FEED_ASK_NS	(10ull * 1000 * 1000)
 
 /* Bring @cpu's segments in line with the store's chunks. Return: 0 or -ENOMEM. */
 int vf_sync_cpu(struct viewfilter *vf, unsigned int cpu);

@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 
 #include "lib/array.h"
+#include "lib/clock.h"
 #include "lib/hashmap.h"
 #include "model/net.h"
 #include "store/store.h"
@@ -495,13 +496,20 @@ int vf_net_sync(struct viewfilter *vf, uint64_t t)
 	uint64_t seq;
 	int ret = 0;
 
-	if (vf->feed_end) {
-		uint64_t end = vf->feed_end(vf->feed_arg, VF_NET_LAG_NS);
+	if (!vf->has_net)
+		return 0;
+	if (vf->feed_end && t > vf->feed_to) {
+		/* asked again at most every VF_NET_FEED_ASK_NS (a match per event asks) */
+		uint64_t now = clock_mono_ns();
 
-		if (t > end)
-			t = end;
+		if (now - vf->feed_asked >= VF_NET_FEED_ASK_NS) {
+			vf->feed_to = vf->feed_end(vf->feed_arg, VF_NET_LAG_NS);
+			vf->feed_asked = now;
+		}
+		if (t > vf->feed_to)
+			t = vf->feed_to;
 	}
-	if (!vf->has_net || !t || (vf->net_done && t < vf->net_done))
+	if (!t || (vf->net_done && t < vf->net_done))
 		return 0;
 	it = store_iter_new(vf->st, vf->net_done, t, NULL);
 	if (!it)

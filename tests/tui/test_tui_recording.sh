@@ -63,6 +63,19 @@ else
 	fail "top_rate_over_the_recording: ${b_ev#*:} '$row', want $want_ev"
 	evidence top 10
 fi
+# the tasks pane's EV/s on a recording: the rate over what was read, still
+# there seconds later (it fell to 0 a second after the file was read)
+keys 7
+wait_screen ' EV/s ' 3
+sleep 0.5
+r1=$(scr | awk '$1 ~ /^[0-9]+$/ && $2 ~ /[0-9]/ { print $1, $3; exit }')
+sleep 2.5
+r2=$(scr | awk -v p="${r1%% *}" '$1 == p { print $1, $3; exit }')
+if [ -n "$r1" ] && [ "$r1" = "$r2" ] && [ "${r2#* }" != 0 ]; then
+	ok "tasks_rate_stays_on_a_recording (pid/EV/s: $r1, then $r2)"
+else
+	fail "tasks_rate_stays_on_a_recording: '$r1', 2.5 s later '$r2'"; evidence tasks 8
+fi
 # 3. the recording's flag letters
 timeout 30 "$KTOP" -i "$demo" --batch -o "$tmp/demo.txt" >/dev/null 2>&1
 ncol=$(grep -c '^#.*=> ' "$tmp/demo.txt")

@@ -16,6 +16,7 @@ struct tasks_state {
 	uint64_t		fed;		/* the model has read up to here (trace time) */
 	uint64_t		slice;
 	uint64_t		tick_ns;
+	uint64_t		tick_fed;	/* ts->fed at the last rate tick */
 	struct tasks_query	q;
 	struct tasks_row	*rows;
 	size_t			n;		/* rows held (at most TASKS_MAX_ROWS) */

@@ -84,10 +84,15 @@ static void tasks_feed(struct ui *ui, struct tasks_state *ts)
 		return;
 	t1 = ui_feed_window_end(ui, TASKS_LAG_NS);
 	ui_feed_slices(ui, &ts->fed, t1, &ts->slice, t_in, TASKS_FEED_NS, tasks_feed_slice, ts);
-	/* rates over the trace time read in the last second */
-	if (now - ts->tick_ns >= 1000000000ull && ts->fed > 1) {
+	/*
+	 * Rates over the trace time read in the last second; a recording's
+	 * stay those of what was read (they fell to 0 a second after it was)
+	 */
+	if (now - ts->tick_ns >= 1000000000ull && ts->fed > 1 &&
+	    (!ui_rec_span(ui) || ts->fed != ts->tick_fed)) {
 		tasks_tick(ts->tm, ts->fed - 1);
 		ts->tick_ns = now;
+		ts->tick_fed = ts->fed;
 	}
 }
 
