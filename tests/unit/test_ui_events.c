@@ -298,4 +298,67 @@ TEST(a_long_search_goes_on_in_slices_and_esc_stops_it)
 	store_free(st);
 }
 
+/*
+ * Left and Right scroll the columns of a search that goes on and do not stop
+ * it (they did: Right at once after the search's Enter, as one does to see
+ * the fields it looks for, ended every search that took longer than its key);
+ * it then ends on its own, slice after slice, on its match; Esc still stops.
+ */
+TEST(left_right_scroll_a_search_that_goes_on)
+{
+	static const struct pane_ops *const panes[] = { &pane_events_ops };
+	struct store *st = store_new(0, 1);
+	struct app app = { 0 };
+	static struct ui ui;
+	struct events_state *es;
+	struct pane *p;
+	int slices = 0;
+
+	CHECK(st);
+	fill_exits(st, 1000000, 1, 123456);
+	fill_exits(st, 2000000, 2000000, 7);
+	app.st = st;
+	ui.app = &app;
+	ui.st = st;
+	CHECK(ui_views_init(&ui, panes, 1, NULL, 0) == 0);
+	p = ui_pane(&ui, "events");
+	ui.active = p;
+	es = p->priv;
+	draw(&ui, p);
+
+	CHECK(p->ops->search(&ui, p, "-> 123456", -1) & UI_HANDLED);
+	CHECK(es->run != NULL && ui.working);
+	for (int i = 0; i < 5; i++)
+		CHECK(p->ops->key(&ui, p, ACT_RIGHT) & UI_HANDLED);
+	CHECK(p->ops->key(&ui, p, ACT_LEFT) & UI_HANDLED);
+	CHECK(es->run != NULL);
+	CHECK_EQ_U64(es->hscroll, 32);
+	CHECK(!strstr(ui.message, "stopped"));
+	draw(&ui, p);
+	CHECK(strstr(scr[0], "searching older"));
+	/* no key: the slices take it to its match */
+	while (es->run && slices < 100000) {
+		p->ops->work(&ui, p, 1000000);
+		slices++;
+	}
+	CHECK(slices > 1);
+	CHECK(es->run == NULL);
+	CHECK(strstr(ui.message, "\"-> 123456\": found"));
+	draw(&ui, p);
+	CHECK(es->have_sel && es->sel_pos.ts == 1000000);
+	CHECK_EQ_U64(screen_count("getpid -> 123456"), 1);
+	CHECK_EQ_U64(es->hscroll, 32);
+
+	/* Esc, and any other key of the list, still stop it */
+	CHECK(p->ops->search(&ui, p, "-> 99", 1) & UI_HANDLED);
+	CHECK(es->run != NULL);
+	CHECK(p->ops->key(&ui, p, ACT_RIGHT) & UI_HANDLED);
+	CHECK(es->run != NULL);
+	CHECK(p->ops->key(&ui, p, ACT_DOWN) & UI_HANDLED);
+	CHECK(es->run == NULL);
+	CHECK(strstr(ui.message, "stopped"));
+	ui_views_destroy(&ui);
+	store_free(st);
+}
+
 TEST_MAIN()

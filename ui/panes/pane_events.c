@@ -10,8 +10,9 @@
  * own lines as the text (ui/linematch.h). It runs in the key for up to
  * SEARCH_KEY_NS; one that needs longer goes on in slices between frames
  * (ui_work), the title and the message line saying how far it is, until it
- * finds the match, knows there is none, or Esc (any key of the list) stops it:
- * then the selection stays where it was.
+ * finds the match, knows there is none, or Esc (any key of the list but
+ * Left and Right, which scroll the columns only) stops it: then the selection
+ * stays where it was.
  *
  * Other panes show it through a request (struct ui_events_req): a time, a
  * window [t0, t1] ending the page, one CPU's events only (the latency pane's
@@ -446,8 +447,17 @@ static int events_act(struct ui *ui, struct pane *p, enum ui_action act)
 	struct events_state *es = p->priv;
 	int page = rows_visible(p);
 
+	if (es->run && (act == ACT_LEFT || act == ACT_RIGHT)) {
+		/*
+		 * The columns scroll sideways, the selection and the page stay:
+		 * a search that goes on goes on (one scrolls to the fields it
+		 * looks for at once after its Enter, before it may have ended)
+		 */
+		es->hscroll = ui_rowsel_hscroll(es->hscroll, act);
+		return UI_HANDLED | UI_REDRAW;
+	}
 	if (es->run) {
-		/* Esc, or any key of the list, stops a search that goes on */
+		/* Esc, or any other key of the list, stops a search that goes on */
 		search_stop(es);
 		ui_message(ui, "search for \"%s\" stopped: the selection stays where it was",
 			   es->search);
