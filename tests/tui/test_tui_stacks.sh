@@ -121,9 +121,18 @@ if wait_screen '^Stacks: icicle of sched_switch events' 5; then
 else
 	fail "icicle_draws_the_path_root_first: no icicle"; evidence v
 fi
+# The search's weight is the selected frame's events over the view's: nearly
+# all the workload's switches go through its sleep (a preemption on the way
+# back to user mode, seen once in 446, takes another path)
 search '__x64_sys_nanosleep'
-if wait_screen '"__x64_sys_nanosleep": 1 frame, 100%' 5; then
-	ok "search_weighs_the_match (the workload's every switch goes through it)"
+if wait_screen '"__x64_sys_nanosleep": 1 frame, [0-9.]+%' 5 &&
+   scr | awk '
+	/^Stacks: icicle/ { for (i = 1; i < NF; i++) if ($(i + 1) == "events,") all = $i
+			    if (match($0, /1 frame, [0-9.]+%/)) w = substr($0, RSTART + 9, RLENGTH - 10) }
+	/^__x64_sys_nanosleep  [0-9]+ events/ { n = $2 }
+	END { if (!all || !n || w == "") exit 1
+	      p = 100 * n / all; exit !(n >= 0.99 * all && (w - p < 0.051 && p - w < 0.051)) }'; then
+	ok "search_weighs_the_match ($(scr | grep -o '"__x64_sys_nanosleep": 1 frame, [0-9.]*%'): its events over the view's)"
 else
 	fail "search_weighs_the_match"; evidence search
 fi
