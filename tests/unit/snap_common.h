@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared by test_snapshot.c and test_export.c: fill a store from a recorded
+ * Shared by the unit tests that read recorded fixtures: fill a store from a recorded
  * fixture (the same path a live session takes: raw pages -> decoder_page),
  * and compare two stores event by event, by meaning (type names, string
  * texts) rather than by ids, which may differ between stores.
@@ -91,6 +91,35 @@ static inline struct store *snap_fixture_store(const char *name, struct snapshot
 	symbols_free(syms);
 	fixture_close(fx);
 	return st;
+}
+
+/* Fixture @name as a .ktop (its events, formats and kallsyms) at @path. Return: true when written. */
+static inline bool snap_fixture_ktop(const char *name, const char *path)
+{
+	struct snapshot_meta meta = { 0 };
+	struct fixture *fx;
+	struct symbols *syms;
+	struct store *st;
+	char dir[512], err[256];
+	int ret = -1;
+
+	snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name);
+	fx = fixture_open(dir);
+	if (!fx)
+		return false;
+	st = store_new(0, fixture_ncpus(fx));
+	syms = symbols_load(fixture_path(fx, "kallsyms"));
+	if (st && !fixture_decode(fx, st, syms) && !snapshot_meta_load_dir(&meta, dir, NULL)) {
+		meta.ncpus = fixture_ncpus(fx);
+		ret = export_write(FORMAT_KTOP, path, st, &meta, NULL, NULL, err, sizeof(err));
+		if (ret)
+			printf("# %s\n", err);
+	}
+	snapshot_meta_free(&meta);
+	symbols_free(syms);
+	store_free(st);
+	fixture_close(fx);
+	return !ret;
 }
 
 static inline uint64_t snap_count(const struct store *st)

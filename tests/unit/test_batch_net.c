@@ -19,39 +19,11 @@
 #include "kernel/symbols.h"
 #include "store/meta.h"
 #include "store/store.h"
+#include "snap_common.h"
 #include "test.h"
 #include "view/viewfilter.h"
 
 static char tmpdir[] = "/tmp/ktop-test-batch-net-XXXXXX";
-
-/* @name's fixture as a .ktop (its events, formats and kallsyms) at @path. */
-static bool make_ktop(const char *name, const char *path)
-{
-	struct snapshot_meta meta = { 0 };
-	struct fixture *fx;
-	struct symbols *syms;
-	struct store *st;
-	char dir[512], err[256];
-	int ret = -1;
-
-	snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name);
-	fx = fixture_open(dir);
-	if (!fx)
-		return false;
-	st = store_new(0, fixture_ncpus(fx));
-	syms = symbols_load(fixture_path(fx, "kallsyms"));
-	if (st && !fixture_decode(fx, st, syms) && !snapshot_meta_load_dir(&meta, dir, NULL)) {
-		meta.ncpus = fixture_ncpus(fx);
-		ret = export_write(FORMAT_KTOP, path, st, &meta, NULL, NULL, err, sizeof(err));
-		if (ret)
-			printf("# %s\n", err);
-	}
-	snapshot_meta_free(&meta);
-	symbols_free(syms);
-	store_free(st);
-	fixture_close(fx);
-	return !ret;
-}
 
 /* One summary of the recording at @path, as ktop -i PATH --batch [--json] [-F VIEW]. */
 static char *run(const char *path, bool json, const char *view)
@@ -115,7 +87,7 @@ TEST(connections_of_each_fixture)
 		work = workload(fixtures[i]);
 		if (!work && i)
 			continue;	/* an rt fixture not recorded here */
-		CHECK(work && make_ktop(fixtures[i], path));
+		CHECK(work && snap_fixture_ktop(fixtures[i], path));
 		text = run(path, false, NULL);
 		json = run(path, true, NULL);
 		CHECK(text && json);
@@ -168,7 +140,7 @@ TEST(sections_under_a_view)
 	char path[600], *text;
 
 	snprintf(path, sizeof(path), "%s/view.ktop", tmpdir);
-	CHECK(make_ktop("host-net", path));
+	CHECK(snap_fixture_ktop("host-net", path));
 	text = run(path, false, "!event:skb:kfree_skb");
 	CHECK(text);
 	CHECK(strstr(text, "\nConnections (of the events the view keeps): "));

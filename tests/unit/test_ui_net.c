@@ -32,41 +32,13 @@
 #include "store/meta.h"
 #include "store/store.h"
 #include "ui-local.h"
+#include "snap_common.h"
 #include "text_screen.h"
 
 static char tmpdir[] = "/tmp/ktop-test-ui-net-XXXXXX";
 static char ktop_path[600];
 
 /* ---- the recording --------------------------------------------------------------- */
-
-/* @name's fixture as a .ktop (its events, formats and kallsyms) at @path. */
-static bool make_ktop(const char *name, const char *path)
-{
-	struct snapshot_meta meta = { 0 };
-	struct fixture *fx;
-	struct symbols *syms;
-	struct store *st;
-	char dir[512], err[256];
-	int ret = -1;
-
-	snprintf(dir, sizeof(dir), "%s/%s", fixture_root(), name);
-	fx = fixture_open(dir);
-	if (!fx)
-		return false;
-	st = store_new(0, fixture_ncpus(fx));
-	syms = symbols_load(fixture_path(fx, "kallsyms"));
-	if (st && !fixture_decode(fx, st, syms) && !snapshot_meta_load_dir(&meta, dir, NULL)) {
-		meta.ncpus = fixture_ncpus(fx);
-		ret = export_write(FORMAT_KTOP, path, st, &meta, NULL, NULL, err, sizeof(err));
-		if (ret)
-			printf("# %s\n", err);
-	}
-	snapshot_meta_free(&meta);
-	symbols_free(syms);
-	store_free(st);
-	fixture_close(fx);
-	return !ret;
-}
 
 static char *fixture_text(const char *name, const char *file)
 {
@@ -196,7 +168,7 @@ TEST(setup)
 {
 	CHECK(mkdtemp(tmpdir));
 	snprintf(ktop_path, sizeof(ktop_path), "%s/host-net.ktop", tmpdir);
-	CHECK(make_ktop("host-net", ktop_path));
+	CHECK(snap_fixture_ktop("host-net", ktop_path));
 }
 
 /* The kernel text's lines of event @ev (": ev: ") that have @a and @b (NULL: any). */
