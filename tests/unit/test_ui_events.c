@@ -223,6 +223,27 @@ static void fill_exits(struct store *st, uint64_t t, uint64_t n, uint64_t ret)
 }
 
 /*
+ * The events pane of the search cases, drawn, over @st filled with the match
+ * ("getpid -> 123456" at 1 ms), then 2 M returns of 7. Return: the pane, or
+ * NULL when the views do not start.
+ */
+static struct pane *search_pane(struct ui *ui, struct app *app, struct store *st)
+{
+	static const struct pane_ops *const panes[] = { &pane_events_ops };
+
+	fill_exits(st, 1000000, 1, 123456);
+	fill_exits(st, 2000000, 2000000, 7);
+	app->st = st;
+	ui->app = app;
+	ui->st = st;
+	if (ui_views_init(ui, panes, 1, NULL, 0))
+		return NULL;
+	ui->active = ui_pane(ui, "events");
+	draw(ui, ui->active);
+	return ui->active;
+}
+
+/*
  * A search that takes longer than its key goes on in slices (the pane's
  * work), saying how far it is; Esc stops it and the selection stays where it
  * was; n again lets it go on; run to its end it selects the oldest event,
@@ -230,7 +251,6 @@ static void fill_exits(struct store *st, uint64_t t, uint64_t n, uint64_t ret)
  */
 TEST(a_long_search_goes_on_in_slices_and_esc_stops_it)
 {
-	static const struct pane_ops *const panes[] = { &pane_events_ops };
 	struct store *st = store_new(0, 1);
 	struct app app = { 0 };
 	static struct ui ui;
@@ -240,17 +260,9 @@ TEST(a_long_search_goes_on_in_slices_and_esc_stops_it)
 	int slices = 0;
 
 	CHECK(st);
-	/* the match, "getpid -> 123456", then 2 M returns of 7 */
-	fill_exits(st, 1000000, 1, 123456);
-	fill_exits(st, 2000000, 2000000, 7);
-	app.st = st;
-	ui.app = &app;
-	ui.st = st;
-	CHECK(ui_views_init(&ui, panes, 1, NULL, 0) == 0);
-	p = ui_pane(&ui, "events");
-	ui.active = p;
+	p = search_pane(&ui, &app, st);
+	CHECK(p);
 	es = p->priv;
-	draw(&ui, p);
 	/* a row selected, the page frozen */
 	p->ops->key(&ui, p, ACT_UP);
 	p->ops->key(&ui, p, ACT_UP);
@@ -306,7 +318,6 @@ TEST(a_long_search_goes_on_in_slices_and_esc_stops_it)
  */
 TEST(left_right_scroll_a_search_that_goes_on)
 {
-	static const struct pane_ops *const panes[] = { &pane_events_ops };
 	struct store *st = store_new(0, 1);
 	struct app app = { 0 };
 	static struct ui ui;
@@ -315,16 +326,9 @@ TEST(left_right_scroll_a_search_that_goes_on)
 	int slices = 0;
 
 	CHECK(st);
-	fill_exits(st, 1000000, 1, 123456);
-	fill_exits(st, 2000000, 2000000, 7);
-	app.st = st;
-	ui.app = &app;
-	ui.st = st;
-	CHECK(ui_views_init(&ui, panes, 1, NULL, 0) == 0);
-	p = ui_pane(&ui, "events");
-	ui.active = p;
+	p = search_pane(&ui, &app, st);
+	CHECK(p);
 	es = p->priv;
-	draw(&ui, p);
 
 	CHECK(p->ops->search(&ui, p, "-> 123456", -1) & UI_HANDLED);
 	CHECK(es->run != NULL && ui.working);
